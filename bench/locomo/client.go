@@ -1,0 +1,96 @@
+package locomo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// HTTPSystem evaluates a mnemo server through its JSON API: turns go in
+// through POST /v1/messages, questions through POST /v1/surface (no side
+// effect, so the order questions are asked in does not matter).
+type HTTPSystem struct {
+	BaseURL string
+	Client  *http.Client
+	Profile string // ranking profile; empty is the server's default
+}
+
+type message struct {
+	Key       string    `json:"key"`
+	Role      string    `json:"role"`
+	Name      string    `json:"name"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// AddSession implements System.
+func (h *HTTPSystem) AddSession(ctx context.Context, agent, session string, at time.Time, turns []Turn) error {
+	msgs := make([]message, len(turns))
+	for i, t := range turns {
+		msgs[i] = message{Key: "/turn/" + t.DiaID, Role: "user", Name: t.Speaker, Content: t.Content(), CreatedAt: at}
+	}
+	var out struct {
+		IDs []string `json:"ids"`
+	}
+	if err := h.post(ctx, "/v1/messages", map[string]any{"agent_id": agent, "session_id": session, "messages": msgs}, &out); err != nil {
+		return err
+	}
+	if len(out.IDs) != len(turns) {
+		return fmt.Errorf("stored %d of %d turns", len(out.IDs), len(turns))
+	}
+	return nil
+}
+
+// Search implements System.
+func (h *HTTPSystem) Search(ctx context.Context, agent, query string, now time.Time, limit int) ([]string, error) {
+	req := map[string]any{"agent_id": agent, "query": query, "now": now, "limit": limit}
+	if h.Profile != "" {
+		req["profile"] = h.Profile
+	}
+	var out struct {
+		Results []struct {
+			Key string `json:"key"`
+		} `json:"results"`
+	}
+	if err := h.post(ctx, "/v1/surface", req, &out); err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(out.Results))
+	for i, r := range out.Results {
+		keys[i] = r.Key
+	}
+	return keys, nil
+}
+
+func (h *HTTPSystem) post(ctx context.Context, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.BaseURL+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	c := h.Client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s: %s: %s", path, resp.Status, bytes.TrimSpace(b))
+	}
+	return json.Unmarshal(b, out)
+}

@@ -1,0 +1,130 @@
+// Package locomo evaluates recall on the LoCoMo benchmark (Maharana et al.,
+// ACL 2024): every dialogue turn is a memory, every question of categories
+// 1–4 is a query, and a hit is an evidence turn among the top k results.
+//
+// The dataset is CC BY-NC 4.0 and is not shipped with mnemo: pass its path.
+package locomo
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Turn is one line of dialogue.
+type Turn struct {
+	Speaker     string `json:"speaker"`
+	DiaID       string `json:"dia_id"`
+	Text        string `json:"text"`
+	BlipCaption string `json:"blip_caption,omitempty"`
+}
+
+// Session is one dated conversation session.
+type Session struct {
+	N     int
+	Time  time.Time
+	Turns []Turn
+}
+
+// QA is one question with the turns that hold its answer.
+type QA struct {
+	Question string          `json:"question"`
+	Answer   json.RawMessage `json:"answer"`
+	Evidence []string        `json:"evidence"`
+	Category int             `json:"category"`
+}
+
+// Conversation is one LoCoMo sample.
+type Conversation struct {
+	SampleID string
+	SpeakerA string
+	SpeakerB string
+	Sessions []Session
+	QA       []QA
+}
+
+// LastTime is the time of the conversation's last session: questions are
+// asked "now".
+func (c *Conversation) LastTime() time.Time {
+	var t time.Time
+	for _, s := range c.Sessions {
+		if s.Time.After(t) {
+			t = s.Time
+		}
+	}
+	return t
+}
+
+// sessionTimeLayout parses LoCoMo's "1:56 pm on 8 May, 2023".
+const sessionTimeLayout = "3:04 pm on 2 January, 2006"
+
+// Load reads a LoCoMo JSON file: a list of samples.
+func Load(r io.Reader) ([]Conversation, error) {
+	var raw []struct {
+		SampleID     string                     `json:"sample_id"`
+		Conversation map[string]json.RawMessage `json:"conversation"`
+		QA           []QA                       `json:"qa"`
+	}
+	if err := json.NewDecoder(r).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("locomo: %w", err)
+	}
+	sessionKey := regexp.MustCompile(`^session_(\d+)$`)
+	out := make([]Conversation, 0, len(raw))
+	for _, s := range raw {
+		c := Conversation{SampleID: s.SampleID, QA: s.QA}
+		json.Unmarshal(s.Conversation["speaker_a"], &c.SpeakerA)
+		json.Unmarshal(s.Conversation["speaker_b"], &c.SpeakerB)
+		for k, v := range s.Conversation {
+			m := sessionKey.FindStringSubmatch(k)
+			if m == nil {
+				continue
+			}
+			n, _ := strconv.Atoi(m[1])
+			sess := Session{N: n}
+			if err := json.Unmarshal(v, &sess.Turns); err != nil {
+				return nil, fmt.Errorf("locomo: %s %s: %w", s.SampleID, k, err)
+			}
+			var when string
+			json.Unmarshal(s.Conversation[k+"_date_time"], &when)
+			t, err := time.Parse(sessionTimeLayout, strings.ToLower(strings.TrimSpace(when)))
+			if err != nil {
+				return nil, fmt.Errorf("locomo: %s %s_date_time %q: %w", s.SampleID, k, when, err)
+			}
+			sess.Time = t
+			c.Sessions = append(c.Sessions, sess)
+		}
+		sort.Slice(c.Sessions, func(i, j int) bool { return c.Sessions[i].N < c.Sessions[j].N })
+		for i := range c.QA {
+			c.QA[i].Evidence = splitEvidence(c.QA[i].Evidence)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// splitEvidence repairs malformed entries such as "D8:6; D9:17".
+func splitEvidence(ev []string) []string {
+	var out []string
+	for _, e := range ev {
+		for _, p := range strings.FieldsFunc(e, func(r rune) bool { return r == ';' || r == ',' || r == ' ' }) {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Content is what a turn is stored as: its text and, for a shared photo,
+// the photo's caption.
+func (t Turn) Content() string {
+	if t.BlipCaption != "" {
+		return t.Text + " [shares a photo: " + t.BlipCaption + "]"
+	}
+	return t.Text
+}

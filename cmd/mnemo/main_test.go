@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// run calls Main with args against data dir dir.
+func run(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), append([]string{"--data", dir}, args...), strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRememberRecallGetForget(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := run(t, dir, "", "remember", "--key", "/user/lang", "--tag", "code", "Prefers Python for scripts")
+	if code != 0 {
+		t.Fatalf("remember: %d %s", code, errs)
+	}
+	id := strings.TrimSpace(out)
+	if _, _, errs := run(t, dir, "Writes Go services at work", "remember", "-"); errs != "" {
+		t.Fatalf("remember from stdin: %s", errs)
+	}
+
+	code, out, _ = run(t, dir, "", "recall", "--json", "python")
+	var res mnemo.Result
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Results) != 1 || res.Results[0].ID != id {
+		t.Fatalf("recall: %d %s", code, out)
+	}
+	if code, out, _ = run(t, dir, "", "surface", "--explain", "Pyth*"); code != 0 || !strings.Contains(out, "keyword") || !strings.Contains(out, id) {
+		t.Fatalf("surface --explain: %d %s", code, out)
+	}
+	var m mnemo.Memory
+	if code, out, _ = run(t, dir, "", "get", "--json", id); code != 0 || json.Unmarshal([]byte(out), &m) != nil || m.AccessCount != 1 {
+		t.Fatalf("get: %d %s", code, out)
+	}
+	if code, out, _ = run(t, dir, "", "get", "--key", "/user/lang"); code != 0 || !strings.Contains(out, "Prefers Python") {
+		t.Fatalf("get --key: %d %s", code, out)
+	}
+	if code, out, _ = run(t, dir, "", "list", "--json"); code != 0 || !strings.Contains(out, `"total": 2`) {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, out, _ = run(t, dir, "", "stats"); code != 0 || !strings.Contains(out, "memories:   2") {
+		t.Fatalf("stats: %d %s", code, out)
+	}
+	// Another agent sees nothing.
+	if code, out, _ = run(t, dir, "", "--agent", "other", "recall", "python"); code != 0 || !strings.Contains(out, "no memories found") {
+		t.Fatalf("other agent recall: %d %s", code, out)
+	}
+	if code, out, _ = run(t, dir, "", "forget", "--key", "/user/lang"); code != 0 || out != "forgot 1\n" {
+		t.Fatalf("forget: %d %q", code, out)
+	}
+	if code, _, errs = run(t, dir, "", "get", id); code != 2 || !strings.Contains(errs, "not found") {
+		t.Fatalf("get forgotten: %d %s", code, errs)
+	}
+	if code, out, _ = run(t, dir, "", "clear", "--yes"); code != 0 || out != "cleared 1\n" {
+		t.Fatalf("clear: %d %q", code, out)
+	}
+}
+
+func TestBadInputExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	tests := [][]string{
+		{"remember"},
+		{"remember", "--priority", "9", "x"},
+		{"remember", "--key", "no-slash", "x"},
+		{"remember", "--value", "{bad", "x"},
+		{"remember", strings.Repeat("x", 2001)},
+		{"recall"},
+		{"recall", "--limit", "50", "x"},
+		{"recall", "--now", "yesterday", "x"},
+		{"get"},
+		{"forget"},
+		{"clear"},
+		{"nosuchcommand"},
+		{"list", "--nosuchflag"},
+		{"import", "/does/not/exist.jsonl"},
+		{"bench", "locomo", "/does/not/exist.json"},
+	}
+	for _, args := range tests {
+		code, _, errs := run(t, dir, "", args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
+		}
+		if !strings.HasPrefix(errs, "mnemo: ") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: want a one-line message, got %q", args, errs)
+		}
+	}
+	if code, out, _ := run(t, dir, "", "--agent", "default", "list", "--json"); code != 0 || !strings.Contains(out, `"total": 0`) {
+		t.Fatalf("bad input stored something: %s", out)
+	}
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	run(t, src, "", "remember", "--key", "/user/tz", "--tag", "a", "--tag", "b", "--value", `{"tz":"Europe/Paris"}`, "--source", `{"kind":"user","name":"chat"}`, "--pinned", "Lives in Paris")
+	run(t, src, "", "remember", "--security", "confidential", "--type", "fact", "--priority", "1", "The vault code is 0000")
+	run(t, src, "", "recall", "Paris") // access count 1 must survive
+	file := filepath.Join(t.TempDir(), "out.jsonl")
+	if code, _, errs := run(t, src, "", "export", "-o", file); code != 0 {
+		t.Fatalf("export: %s", errs)
+	}
+	if code, out, errs := run(t, dst, "", "import", file); code != 0 || out != "imported 2\n" {
+		t.Fatalf("import: %d %s %s", code, out, errs)
+	}
+	file2 := filepath.Join(t.TempDir(), "again.jsonl")
+	run(t, dst, "", "export", "-o", file2)
+	a, _ := os.ReadFile(file)
+	b, _ := os.ReadFile(file2)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("export → import → export is not lossless:\n%s\n%s", a, b)
+	}
+	// The confidential memory is marked on the CLI.
+	if _, out, _ := run(t, dst, "", "recall", "vault"); !strings.Contains(out, "[CONFIDENTIAL]") {
+		t.Fatalf("confidential memory not marked: %s", out)
+	}
+	// A bad line stores nothing and names the line.
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, append(a, []byte("{\"content\":\"x\",\"bogus\":1}\n")...), 0o644)
+	empty := t.TempDir()
+	if code, _, errs := run(t, empty, "", "import", bad); code != 2 || !strings.Contains(errs, "line 3") {
+		t.Fatalf("bad import: %d %s", code, errs)
+	}
+	if _, out, _ := run(t, empty, "", "list", "--json"); !strings.Contains(out, `"total": 0`) {
+		t.Fatalf("a bad import stored records: %s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the server writes logs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var logs syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- Main(ctx, []string{"--data", dir, "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &logs, &logs)
+	}()
+	addrRE := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
+	var addr string
+	for i := 0; i < 100 && addr == ""; i++ {
+		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
+			addr = m[1]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if addr == "" {
+		t.Fatalf("server did not start: %s", logs.String())
+	}
+	resp, err := http.Post("http://"+addr+"/v1/memories", "application/json", strings.NewReader(`{"agent_id":"default","content":"served"}`))
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("POST: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, logs.String())
+	}
+	// What the server stored, the CLI reads (same embedded store).
+	if _, out, _ := run(t, dir, "", "recall", "served"); !strings.Contains(out, "served") {
+		t.Fatalf("CLI does not see served memory: %s", out)
+	}
+	// Non-loopback without auth is refused.
+	if code, _, errs := run(t, dir, "", "serve", "--addr", "0.0.0.0:0"); code != 2 || !strings.Contains(errs, "insecure-bind") {
+		t.Fatalf("non-loopback serve: %d %s", code, errs)
+	}
+}

@@ -1,0 +1,407 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+func (a *app) rememberCommand() *cobra.Command {
+	var (
+		d          mnemo.Draft
+		data, src  string
+		priority   int
+		importance float64
+		confidence float64
+		expires    string
+	)
+	cmd := &cobra.Command{
+		Use:   "remember [content | -]",
+		Short: "Store a memory (an upsert when --key is given; no content and no --data on a key is a tombstone)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				content := args[0]
+				if content == "-" {
+					b, err := io.ReadAll(io.LimitReader(a.stdin, 1<<20))
+					if err != nil {
+						return err
+					}
+					content = string(b)
+				}
+				d.Content = &content
+			}
+			if data != "" {
+				d.Data = json.RawMessage(data)
+			}
+			if src != "" {
+				if json.Valid([]byte(src)) {
+					d.Source = json.RawMessage(src)
+				} else {
+					d.Source, _ = json.Marshal(src)
+				}
+			}
+			f := cmd.Flags()
+			if f.Changed("priority") {
+				d.Priority = &priority
+			}
+			if f.Changed("importance") {
+				d.Importance = &importance
+			}
+			if f.Changed("confidence") {
+				d.Confidence = &confidence
+			}
+			if expires != "" {
+				t, err := time.Parse(time.RFC3339, expires)
+				if err != nil {
+					return usagef("--expires must be an RFC 3339 time such as 2026-12-31T00:00:00Z")
+				}
+				d.ExpiresAt = &t
+			}
+			if d.Content == nil && d.Data == nil && d.Key == "" {
+				return usagef("give the content to remember, '-' to read it from standard input, or --value")
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				m, err := svc.Remember(cmd.Context(), a.scope(), d)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(m)
+				}
+				fmt.Fprintln(a.stdout, m.ID)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&d.Key, "key", "", "logical key such as /user/preference/style (upsert)")
+	f.StringVar(&d.SessionID, "session", "", "session id")
+	f.StringVar(&data, "value", "", "JSON data (seed 001 value, seed 004 json_content)")
+	f.StringVar(&d.Summary, "summary", "", "summary")
+	f.StringVar(&d.Type, "type", "", "type: identity, emotion, knowledge, event, preference, fact, pattern, …")
+	f.StringVar(&d.Category, "category", "", "category (seed 001: preference, fact, pattern)")
+	f.IntVar(&priority, "priority", 2, "priority 0 (P0) to 3 (P3)")
+	f.Float64Var(&importance, "importance", 0.5, "importance 0–1")
+	f.Float64Var(&confidence, "confidence", 1, "confidence 0–1")
+	f.StringSliceVar(&d.Tags, "tag", nil, "tag (repeatable, or comma-separated)")
+	f.StringVar(&d.SecurityLevel, "security", "", "security level: public, internal, confidential, restricted")
+	f.BoolVar(&d.Pinned, "pinned", false, "always load this memory")
+	f.StringVar(&src, "source", "", "provenance: a string or a JSON object")
+	f.StringVar(&expires, "expires", "", "expiry time (RFC 3339)")
+	return cmd
+}
+
+// filterFlags binds the common filter flags.
+func filterFlags(cmd *cobra.Command, f *mnemo.Filter, after, before *string) {
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.Tags, "tag", nil, "only memories with this tag (repeatable)")
+	fl.BoolVar(&f.AllTags, "all-tags", false, "require all --tag values, not any")
+	fl.StringSliceVar(&f.Types, "type", nil, "only these types")
+	fl.StringSliceVar(&f.Categories, "category", nil, "only these categories")
+	fl.StringVar(&f.SessionID, "session", "", "only this session")
+	fl.Float64Var(&f.MinConfidence, "min-confidence", 0, "only memories at least this confident")
+	fl.BoolVar(&f.IncludeArchived, "include-archived", false, "include archived memories")
+	fl.BoolVar(&f.IncludeExpired, "include-expired", false, "include expired memories")
+	fl.StringVar(after, "after", "", "only memories created at or after this time (RFC 3339)")
+	fl.StringVar(before, "before", "", "only memories created before this time (RFC 3339)")
+}
+
+func parseTimes(f *mnemo.Filter, after, before string) error {
+	for _, t := range []struct {
+		name, v string
+		dst     **time.Time
+	}{{"--after", after, &f.CreatedAfter}, {"--before", before, &f.CreatedBefore}} {
+		if t.v == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339Nano, t.v)
+		if err != nil {
+			return usagef("%s must be an RFC 3339 time", t.name)
+		}
+		*t.dst = &v
+	}
+	return nil
+}
+
+func (a *app) recallCommand(name, short string) *cobra.Command {
+	var (
+		q             mnemo.Query
+		now           string
+		after, before string
+	)
+	cmd := &cobra.Command{
+		Use:   name + " <query>",
+		Short: short,
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Text = strings.Join(args, " ")
+			if now != "" {
+				t, err := time.Parse(time.RFC3339Nano, now)
+				if err != nil {
+					return usagef("--now must be an RFC 3339 time")
+				}
+				q.Now = t
+			}
+			if err := parseTimes(&q.Filter, after, before); err != nil {
+				return err
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				find := svc.Recall
+				if name == "surface" {
+					find = svc.Surface
+				}
+				res, err := find(cmd.Context(), a.scope(), q)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(res)
+				}
+				a.printScored(res)
+				return nil
+			})
+		},
+	}
+	filterFlags(cmd, &q.Filter, &after, &before)
+	f := cmd.Flags()
+	f.IntVarP(&q.Limit, "limit", "n", 0, "how many results (default 5, max 20)")
+	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
+	f.StringVar(&q.Profile, "profile", "", "ranking profile: seed001 (default) or lexical")
+	f.BoolVar(&q.Explain, "explain", false, "show every score component")
+	return cmd
+}
+
+// label is what the CLI shows of a memory's content: confidential and
+// restricted memories are marked (seed 000 FR-7.2).
+func label(m *mnemo.Memory) string {
+	s := oneLine(m.Content)
+	switch m.SecurityLevel {
+	case mnemo.SecurityConfidential:
+		s = "[CONFIDENTIAL] " + s
+	case mnemo.SecurityRestricted:
+		s = "[RESTRICTED] " + s
+	}
+	return s
+}
+
+func (a *app) printScored(res mnemo.Result) {
+	if res.Degraded {
+		fmt.Fprintf(a.stderr, "warning: degraded: %s\n", res.Reason)
+	}
+	if len(res.Results) == 0 {
+		fmt.Fprintln(a.stdout, "no memories found")
+		return
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	for _, r := range res.Results {
+		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", r.Score, r.ID, r.Key, label(&r.Memory))
+		if r.Explain != nil {
+			for _, c := range r.Explain.Components {
+				fmt.Fprintf(tw, "\t  %s\t%.3f × %.2f\t= %.3f\n", c.Name, c.Value, c.Weight, c.Contribution)
+			}
+		}
+	}
+	tw.Flush()
+}
+
+func (a *app) printMemories(ms []mnemo.Memory) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	for i := range ms {
+		m := &ms[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.ID, m.CreatedAt.Format(time.RFC3339), m.Type, m.Key, label(m))
+	}
+	tw.Flush()
+}
+
+func (a *app) getCommand() *cobra.Command {
+	var key string
+	cmd := &cobra.Command{
+		Use:   "get [id]",
+		Short: "Show one memory by id or --key",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (key != "") {
+				return usagef("give an id or --key, not both")
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				var m mnemo.Memory
+				var err error
+				if key != "" {
+					m, err = svc.GetByKey(cmd.Context(), a.scope(), key)
+				} else {
+					m, err = svc.Get(cmd.Context(), a.scope(), args[0])
+				}
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(m)
+				}
+				fmt.Fprintf(a.stdout, "id:         %s\nkey:        %s\ntype:       %s\ncreated_at: %s\naccesses:   %d\ntags:       %s\ncontent:    %s\n",
+					m.ID, m.Key, m.Type, m.CreatedAt.Format(time.RFC3339), m.AccessCount, strings.Join(m.Tags, ", "), label(&m))
+				if len(m.Data) > 0 {
+					fmt.Fprintf(a.stdout, "data:       %s\n", m.Data)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&key, "key", "", "the memory's key")
+	return cmd
+}
+
+func (a *app) listCommand() *cobra.Command {
+	var (
+		q             mnemo.ListQuery
+		after, before string
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List memories, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := parseTimes(&q.Filter, after, before); err != nil {
+				return err
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				ms, total, err := svc.List(cmd.Context(), a.scope(), q)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					if ms == nil {
+						ms = []mnemo.Memory{}
+					}
+					return a.printJSON(map[string]any{"memories": ms, "total": total, "limit": q.Limit, "offset": q.Offset})
+				}
+				a.printMemories(ms)
+				fmt.Fprintf(a.stderr, "%d of %d\n", len(ms), total)
+				return nil
+			})
+		},
+	}
+	filterFlags(cmd, &q.Filter, &after, &before)
+	f := cmd.Flags()
+	f.IntVarP(&q.Limit, "limit", "n", 50, "page size")
+	f.IntVar(&q.Offset, "offset", 0, "page offset")
+	f.StringVar(&q.KeyPrefix, "prefix", "", "only keys under this prefix (recall_path)")
+	f.StringVar(&q.Order, "order", "newest", "order: newest, oldest, key")
+	return cmd
+}
+
+func (a *app) forgetCommand() *cobra.Command {
+	var keys []string
+	cmd := &cobra.Command{
+		Use:   "forget [id...]",
+		Short: "Delete memories by id or --key, for good",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(keys) == 0 {
+				return usagef("give an id or --key to forget")
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				n, err := svc.Forget(cmd.Context(), a.scope(), args, keys)
+				if err != nil {
+					return err
+				}
+				return a.printCount("forgot", n)
+			})
+		},
+	}
+	cmd.Flags().StringSliceVar(&keys, "key", nil, "key to forget (repeatable)")
+	return cmd
+}
+
+func (a *app) printCount(verb string, n int) error {
+	if a.asJSON {
+		return a.printJSON(map[string]int{"deleted": n})
+	}
+	fmt.Fprintf(a.stdout, "%s %d\n", verb, n)
+	return nil
+}
+
+func (a *app) clearCommand() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "clear --yes",
+		Short: "Delete every memory of the agent",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !yes {
+				return usagef("clear deletes every memory of agent %q: confirm with --yes", a.agent)
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				n, err := svc.Clear(cmd.Context(), a.scope())
+				if err != nil {
+					return err
+				}
+				return a.printCount("cleared", n)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm")
+	return cmd
+}
+
+func (a *app) historyCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "history <key>",
+		Short: "Show every write of a key, tombstones and lost writes included",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				revs, err := svc.History(cmd.Context(), a.scope(), args[0])
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					if revs == nil {
+						revs = []mnemo.Revision{}
+					}
+					return a.printJSON(revs)
+				}
+				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				for _, r := range revs {
+					content := ""
+					if r.Memory != nil {
+						content = label(r.Memory)
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\tapplied=%t\t%s\n", r.Seq, r.At.Format(time.RFC3339Nano), r.Op, r.Applied, content)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+}
+
+func (a *app) statsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "stats",
+		Short: "Describe the agent's memories",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				st, err := svc.Stats(cmd.Context(), a.scope())
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(st)
+				}
+				fmt.Fprintf(a.stdout, "memories:   %d\narchived:   %d\nkeys:       %d\ntombstones: %d\nsessions:   %d\n",
+					st.Memories, st.Archived, st.Keys, st.Tombstones, st.Sessions)
+				if st.Oldest != nil {
+					fmt.Fprintf(a.stdout, "oldest:     %s\nnewest:     %s\n", st.Oldest.Format(time.RFC3339), st.Newest.Format(time.RFC3339))
+				}
+				return nil
+			})
+		},
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	mhttp "github.com/mnemo-dev/mnemo/http"
+)
+
+func (a *app) serveCommand() *cobra.Command {
+	var (
+		addr     string
+		insecure bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP JSON API over the embedded store",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			a.serving = true
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return usagef("--addr must be host:port, got %q", addr)
+			}
+			if !isLoopback(host) && !insecure {
+				return usagef("refusing to serve on %s without auth: bind to 127.0.0.1, or pass --insecure-bind", addr)
+			}
+			svc, db, err := a.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			log := a.logger()
+			if !isLoopback(host) {
+				log.Warn("serving without authentication on a non-loopback address", "addr", addr)
+			}
+			srv := mhttp.NewServer(svc, mhttp.Options{Logger: log, Version: version()})
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listen: %w", err)
+			}
+			log.Info("mnemo serving", "addr", ln.Addr().String(), "data", db.Path())
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return err
+			case <-ctx.Done():
+			}
+			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			log.Info("shutting down")
+			return srv.Shutdown(shutdown)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", env("MNEMO_ADDR", "127.0.0.1:7077"), "listen address ($MNEMO_ADDR)")
+	cmd.Flags().BoolVar(&insecure, "insecure-bind", false, "allow a non-loopback address without auth")
+	return cmd
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

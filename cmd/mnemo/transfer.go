@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// bar returns a progress bar on standard error when it is a terminal, and
+// nil otherwise (pipes and tests get no bar).
+func (a *app) bar(total int64, what string) *progressbar.ProgressBar {
+	f, ok := a.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(100_000_000),
+	)
+}
+
+func (a *app) importCommand() *cobra.Command {
+	var keepScope bool
+	cmd := &cobra.Command{
+		Use:   "import <file.jsonl | ->",
+		Short: "Import memories from JSON Lines written by export",
+		Long: "Import memories from JSON Lines written by export. Every line is checked before anything is\n" +
+			"stored, so a bad line stores nothing. Records go to --tenant/--agent unless --keep-scope.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var r io.Reader = a.stdin
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return usagef("%v", err)
+				}
+				defer f.Close()
+				r = f
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				opts := mnemo.ImportOptions{}
+				if !keepScope {
+					sc := a.scope()
+					opts.Scope = &sc
+				}
+				if bar := a.bar(-1, "importing"); bar != nil {
+					defer bar.Finish()
+					opts.Progress = func(done int) { bar.Set(done) }
+				}
+				n, err := svc.Import(cmd.Context(), r, opts)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(map[string]int{"imported": n})
+				}
+				fmt.Fprintf(a.stdout, "imported %d\n", n)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&keepScope, "keep-scope", false, "keep each record's own tenant_id and agent_id")
+	return cmd
+}
+
+func (a *app) exportCommand() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Export the agent's memories as JSON Lines (to standard output, or -o FILE)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var w io.Writer = a.stdout
+			var f *os.File
+			if out != "" && out != "-" {
+				var err error
+				if f, err = os.Create(out); err != nil {
+					return usagef("%v", err)
+				}
+				defer f.Close()
+				w = f
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				var progress func(done, total int)
+				var bar = a.bar(0, "exporting")
+				if bar != nil {
+					defer bar.Finish()
+					progress = func(done, total int) {
+						bar.ChangeMax(total)
+						bar.Set(done)
+					}
+				}
+				n, err := svc.Export(cmd.Context(), a.scope(), w, progress)
+				if err != nil {
+					return err
+				}
+				if f != nil {
+					if err := f.Sync(); err != nil {
+						return err
+					}
+					fmt.Fprintf(a.stderr, "exported %d to %s\n", n, out)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	return cmd
+}

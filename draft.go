@@ -1,0 +1,311 @@
+package mnemo
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits bound what one write may hold. Over a limit is an ETOOLARGE error,
+// never a silent truncation.
+type Limits struct {
+	MaxContentChars int // content, in characters (seed 000 FR-2: 2,000)
+	MaxSummaryChars int
+	MaxDataBytes    int // data JSON, in bytes
+	MaxSourceBytes  int // source JSON, in bytes
+	MaxTags         int
+	MaxTagChars     int
+	MaxBatch        int // records in one batch write
+}
+
+// DefaultLimits are the limits used when none are configured.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxContentChars: 2000,
+		MaxSummaryChars: 2000,
+		MaxDataBytes:    64 << 10,
+		MaxSourceBytes:  4 << 10,
+		MaxTags:         32,
+		MaxTagChars:     64,
+		MaxBatch:        1000,
+	}
+}
+
+// withDefaults fills zero fields from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	for _, f := range []struct{ v, d *int }{
+		{&l.MaxContentChars, &d.MaxContentChars}, {&l.MaxSummaryChars, &d.MaxSummaryChars},
+		{&l.MaxDataBytes, &d.MaxDataBytes}, {&l.MaxSourceBytes, &d.MaxSourceBytes},
+		{&l.MaxTags, &d.MaxTags}, {&l.MaxTagChars, &d.MaxTagChars}, {&l.MaxBatch, &d.MaxBatch},
+	} {
+		if *f.v <= 0 {
+			*f.v = *f.d
+		}
+	}
+	return l
+}
+
+// Draft is a write: a new memory, an upsert of Key, or — when Key is set and
+// both Content and Data are null — a tombstone of Key. Unset optional fields
+// get defaults: type knowledge, priority 2, importance 0.5, confidence 1,
+// security internal.
+type Draft struct {
+	Key       string          `json:"key,omitempty"`
+	SessionID string          `json:"session_id,omitempty"`
+	Content   *string         `json:"content"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Summary   string          `json:"summary,omitempty"`
+
+	Type          string   `json:"type,omitempty"`
+	Category      string   `json:"category,omitempty"`
+	Priority      *int     `json:"priority,omitempty"`
+	Importance    *float64 `json:"importance,omitempty"`
+	Confidence    *float64 `json:"confidence,omitempty"`
+	Tags          []string `json:"tags,omitempty"`
+	SecurityLevel string   `json:"security_level,omitempty"`
+	Pinned        bool     `json:"pinned,omitempty"`
+
+	Source json.RawMessage `json:"source,omitempty"`
+
+	// CreatedAt defaults to now; UpdatedAt, the time last-write-wins
+	// compares, defaults to CreatedAt when that is given, else to now.
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Archived  bool       `json:"archived,omitempty"`
+
+	// context is the conversational neighbourhood of a message, indexed
+	// with a lower weight. Set by AddMessages only.
+	context string
+}
+
+// Tombstone reports whether d deletes its key.
+func (d *Draft) Tombstone() bool { return d.Key != "" && d.Content == nil && isNull(d.Data) }
+
+func isNull(raw json.RawMessage) bool {
+	return len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null"
+}
+
+// memory validates d and builds the memory it writes, without an ID.
+func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
+	m := Memory{
+		TenantID: scope.TenantID, AgentID: scope.AgentID,
+		Type: TypeKnowledge, Priority: 2, Importance: 0.5, Confidence: 1,
+		SecurityLevel: SecurityInternal, Pinned: d.Pinned, Archived: d.Archived,
+		Vitality: 1, Version: FormatVersion, Tags: []string{},
+	}
+	var err error
+	if d.Key != "" {
+		if m.Key, err = NormalizeKey(d.Key); err != nil {
+			return m, err
+		}
+	}
+	if m.SessionID, err = checkID("session_id", d.SessionID, true); err != nil {
+		return m, err
+	}
+	if d.Tombstone() {
+		m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
+		m.AccessedAt = m.CreatedAt
+		m.Tags = nil
+		return m, nil
+	}
+
+	if !isNull(d.Data) {
+		if len(d.Data) > lim.MaxDataBytes {
+			return m, Errorf(ETOOLARGE, "data is %d bytes, the limit is %d", len(d.Data), lim.MaxDataBytes)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, d.Data); err != nil {
+			return m, Errorf(EINVALID, "data is not valid JSON: %v", err)
+		}
+		m.Data = buf.Bytes()
+	}
+	switch {
+	case d.Content != nil:
+		m.Content = strings.TrimSpace(*d.Content)
+	case m.Data != nil:
+		// What search sees of a JSON-only memory (seed 004) is its text.
+		m.Content = truncateRunes(string(m.Data), lim.MaxContentChars)
+	}
+	if m.Content == "" {
+		return m, Errorf(EINVALID, "content is empty: give content or data")
+	}
+	if n := utf8.RuneCountInString(m.Content); n > lim.MaxContentChars {
+		return m, Errorf(ETOOLARGE, "content is %d characters, the limit is %d", n, lim.MaxContentChars)
+	}
+	if !utf8.ValidString(m.Content) || !utf8.ValidString(d.Summary) {
+		return m, Errorf(EINVALID, "content is not valid UTF-8")
+	}
+	m.Summary = strings.TrimSpace(d.Summary)
+	if n := utf8.RuneCountInString(m.Summary); n > lim.MaxSummaryChars {
+		return m, Errorf(ETOOLARGE, "summary is %d characters, the limit is %d", n, lim.MaxSummaryChars)
+	}
+
+	if d.Type != "" {
+		if m.Type, err = checkWord("type", d.Type); err != nil {
+			return m, err
+		}
+	}
+	if d.Category != "" {
+		if m.Category, err = checkWord("category", d.Category); err != nil {
+			return m, err
+		}
+	}
+	if d.Priority != nil {
+		if *d.Priority < 0 || *d.Priority > 3 {
+			return m, Errorf(EINVALID, "priority must be 0 (P0) to 3 (P3), got %d", *d.Priority)
+		}
+		m.Priority = *d.Priority
+	}
+	if m.Importance, err = checkUnit("importance", d.Importance, m.Importance); err != nil {
+		return m, err
+	}
+	if m.Confidence, err = checkUnit("confidence", d.Confidence, m.Confidence); err != nil {
+		return m, err
+	}
+	if m.Tags, err = checkTags(d.Tags, lim); err != nil {
+		return m, err
+	}
+	switch d.SecurityLevel {
+	case "":
+	case SecurityPublic, SecurityInternal, SecurityConfidential, SecurityRestricted:
+		m.SecurityLevel = d.SecurityLevel
+	default:
+		return m, Errorf(EINVALID, "security_level must be public, internal, confidential or restricted, got %q", d.SecurityLevel)
+	}
+	if m.Source, err = checkSource(d.Source, lim); err != nil {
+		return m, err
+	}
+
+	m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
+	m.AccessedAt = m.CreatedAt
+	if d.ExpiresAt != nil {
+		t := d.ExpiresAt.UTC()
+		m.ExpiresAt = &t
+	}
+	m.Stability = StabilityDays(m.Priority)
+	return m, nil
+}
+
+func writeTimes(d *Draft, now time.Time) (created, updated time.Time) {
+	created, updated = now, now
+	if d.CreatedAt != nil {
+		created, updated = d.CreatedAt.UTC(), d.CreatedAt.UTC()
+	}
+	if d.UpdatedAt != nil {
+		updated = d.UpdatedAt.UTC()
+	}
+	return created, updated
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+// checkID validates a tenant, agent or session id: 1–128 characters with no
+// spaces or control characters.
+func checkID(field, v string, optional bool) (string, error) {
+	if v == "" {
+		if optional {
+			return "", nil
+		}
+		return "", Errorf(EINVALID, "%s is required", field)
+	}
+	if len(v) > 128 {
+		return "", Errorf(EINVALID, "%s is longer than 128 bytes", field)
+	}
+	if !utf8.ValidString(v) {
+		return "", Errorf(EINVALID, "%s is not valid UTF-8", field)
+	}
+	for _, r := range v {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return "", Errorf(EINVALID, "%s must not contain spaces or control characters", field)
+		}
+	}
+	return v, nil
+}
+
+// CheckScope validates a scope's tenant and agent ids.
+func CheckScope(s Scope) error {
+	if _, err := checkID("tenant_id", s.TenantID, false); err != nil {
+		return err
+	}
+	_, err := checkID("agent_id", s.AgentID, false)
+	return err
+}
+
+// checkWord validates a type or category: a lower-case word of letters,
+// digits, '_' or '-', at most 32 bytes.
+func checkWord(field, v string) (string, error) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if v == "" || len(v) > 32 {
+		return "", Errorf(EINVALID, "%s must be 1 to 32 characters", field)
+	}
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return "", Errorf(EINVALID, "%s %q may hold only letters, digits, '_' and '-'", field, v)
+		}
+	}
+	return v, nil
+}
+
+func checkUnit(field string, v *float64, def float64) (float64, error) {
+	if v == nil {
+		return def, nil
+	}
+	if !(*v >= 0 && *v <= 1) { // also rejects NaN
+		return 0, Errorf(EINVALID, "%s must be between 0 and 1, got %v", field, *v)
+	}
+	return *v, nil
+}
+
+// checkTags trims and lower-cases tags and drops duplicates.
+func checkTags(tags []string, lim Limits) ([]string, error) {
+	if len(tags) > lim.MaxTags {
+		return nil, Errorf(ETOOLARGE, "%d tags, the limit is %d", len(tags), lim.MaxTags)
+	}
+	out := make([]string, 0, len(tags))
+	seen := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" {
+			return nil, Errorf(EINVALID, "tags must not be empty")
+		}
+		if utf8.RuneCountInString(t) > lim.MaxTagChars {
+			return nil, Errorf(ETOOLARGE, "tag %q is longer than %d characters", truncateRunes(t, 16)+"…", lim.MaxTagChars)
+		}
+		if !utf8.ValidString(t) || strings.IndexFunc(t, unicode.IsControl) >= 0 {
+			return nil, Errorf(EINVALID, "tags must be valid UTF-8 text without control characters")
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// checkSource accepts provenance as a JSON string or object (seed 004 §3.2).
+func checkSource(src json.RawMessage, lim Limits) (json.RawMessage, error) {
+	if isNull(src) {
+		return nil, nil
+	}
+	if len(src) > lim.MaxSourceBytes {
+		return nil, Errorf(ETOOLARGE, "source is %d bytes, the limit is %d", len(src), lim.MaxSourceBytes)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, src); err != nil {
+		return nil, Errorf(EINVALID, "source is not valid JSON: %v", err)
+	}
+	if c := buf.Bytes()[0]; c != '"' && c != '{' {
+		return nil, Errorf(EINVALID, "source must be a string or an object")
+	}
+	return buf.Bytes(), nil
+}

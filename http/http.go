@@ -1,0 +1,109 @@
+// Package http serves mnemo's JSON API over HTTP. It is a thin adapter: it
+// decodes requests, calls the mnemo.Service and encodes answers; domain
+// errors become RFC 9457 problem+json bodies with a stable code.
+package http
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// codeStatus maps error codes to HTTP statuses. Only this package knows
+// HTTP; the client side (tests, bench) reads it back with errorCode.
+var codeStatus = map[string]int{
+	mnemo.EINVALID:      http.StatusBadRequest,
+	mnemo.EUNAUTHORIZED: http.StatusUnauthorized,
+	mnemo.EFORBIDDEN:    http.StatusForbidden,
+	mnemo.ENOTFOUND:     http.StatusNotFound,
+	mnemo.ECONFLICT:     http.StatusConflict,
+	mnemo.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	mnemo.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	mnemo.EINTERNAL:     http.StatusInternalServerError,
+}
+
+// Problem is an RFC 9457 problem details body with mnemo's code.
+type Problem struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	Code     string `json:"code"`
+}
+
+// Error is a problem returned to a client, as an error.
+func (p *Problem) Error() string {
+	return fmt.Sprintf("%s (%d %s): %s", p.Code, p.Status, p.Title, p.Detail)
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := mnemo.ErrorCode(err)
+	if code == mnemo.EINTERNAL {
+		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	status, ok := codeStatus[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	writeProblemBody(w, status, code, mnemo.ErrorMessage(err), r.URL.Path)
+}
+
+func writeProblemBody(w io.Writer, status int, code, detail, instance string) {
+	json.NewEncoder(w).Encode(Problem{
+		Type:     "https://mnemo.dev/problems/" + strings.ReplaceAll(code, "_", "-"),
+		Title:    http.StatusText(status),
+		Status:   status,
+		Detail:   detail,
+		Instance: instance,
+		Code:     code,
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// decode reads a JSON body strictly: size-limited, unknown fields rejected,
+// exactly one value.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return mnemo.Errorf(mnemo.EINVALID, "Content-Type must be application/json, got %q", ct)
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooLarge *http.MaxBytesError
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &tooLarge):
+			return mnemo.Errorf(mnemo.ETOOLARGE, "request body is over %d bytes", s.maxBody)
+		case errors.Is(err, io.EOF):
+			return mnemo.Errorf(mnemo.EINVALID, "request body is empty")
+		case errors.As(err, &syntax):
+			return mnemo.Errorf(mnemo.EINVALID, "request body is not valid JSON at byte %d", syntax.Offset)
+		case errors.As(err, &typ):
+			return mnemo.Errorf(mnemo.EINVALID, "field %q must be %s", typ.Field, typ.Type)
+		default:
+			// Unknown fields and other decoding errors; the message names
+			// the field and holds no internals.
+			return mnemo.Errorf(mnemo.EINVALID, "request body: %s", strings.TrimPrefix(err.Error(), "json: "))
+		}
+	}
+	if dec.More() {
+		return mnemo.Errorf(mnemo.EINVALID, "request body holds more than one JSON value")
+	}
+	return nil
+}

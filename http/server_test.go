@@ -1,0 +1,284 @@
+package http_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// serve starts a real server over a real SQLite store on a loopback port
+// and returns its base URL.
+func serve(t *testing.T, opts mhttp.Options) string {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mhttp.NewServer(mnemo.New(db, mnemo.Options{}), opts)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		db.Close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// call sends a request and decodes the JSON answer into out (if not nil),
+// returning the status and the raw body.
+func call(t *testing.T, method, url string, body any, out any) (int, []byte) {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		buf, _ := json.Marshal(b)
+		r = bytes.NewReader(buf)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if out != nil && resp.StatusCode < 300 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s %s: decoding %s: %v", method, url, raw, err)
+		}
+	}
+	return resp.StatusCode, raw
+}
+
+func problem(t *testing.T, raw []byte) mhttp.Problem {
+	t.Helper()
+	var p mhttp.Problem
+	if err := json.Unmarshal(raw, &p); err != nil || p.Code == "" {
+		t.Fatalf("not a problem: %s", raw)
+	}
+	return p
+}
+
+func TestMemoryLifecycle(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	if st, _ := call(t, "GET", base+"/healthz", nil, nil); st != 200 {
+		t.Fatalf("healthz %d", st)
+	}
+
+	var m mnemo.Memory
+	st, raw := call(t, "POST", base+"/v1/memories", map[string]any{
+		"agent_id": "a1", "content": "Prefers Python for data work", "key": "/user/preference/lang",
+		"tags": []string{"lang"}, "category": "preference",
+	}, &m)
+	if st != 201 || m.ID == "" || m.TenantID != "default" || m.Key != "/user/preference/lang" {
+		t.Fatalf("remember %d %s", st, raw)
+	}
+
+	var batch struct{ IDs []string }
+	st, raw = call(t, "POST", base+"/v1/memories/batch", map[string]any{
+		"agent_id": "a1", "memories": []map[string]any{{"content": "Uses Go at work"}, {"content": "Likes hiking", "tags": []string{"hobby"}}},
+	}, &batch)
+	if st != 201 || len(batch.IDs) != 2 {
+		t.Fatalf("batch %d %s", st, raw)
+	}
+
+	var got mnemo.Memory
+	if st, raw := call(t, "GET", base+"/v1/memories/"+m.ID+"?agent_id=a1", nil, &got); st != 200 || got.Content != m.Content {
+		t.Fatalf("get %d %s", st, raw)
+	}
+	if st, raw := call(t, "GET", base+"/v1/memories/"+m.ID+"?agent_id=a2", nil, nil); st != 404 || problem(t, raw).Code != "not_found" {
+		t.Fatalf("other agent get %d %s", st, raw)
+	}
+	if st, _ := call(t, "GET", base+"/v1/keys?agent_id=a1&key=/user/preference/lang", nil, &got); st != 200 || got.ID != m.ID {
+		t.Fatalf("get by key %d", st)
+	}
+
+	var list struct {
+		Memories []mnemo.Memory
+		Total    int
+		Limit    int
+		Offset   int
+	}
+	if st, raw := call(t, "GET", base+"/v1/memories?agent_id=a1&limit=2&offset=1", nil, &list); st != 200 || list.Total != 3 || len(list.Memories) != 2 || list.Limit != 2 || list.Offset != 1 {
+		t.Fatalf("list %d %s", st, raw)
+	}
+	if st, raw := call(t, "GET", base+"/v1/memories?agent_id=a1&tags=hobby", nil, &list); st != 200 || list.Total != 1 {
+		t.Fatalf("list by tag %d %s", st, raw)
+	}
+
+	var res mnemo.Result
+	st, raw = call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a1", "query": "python", "explain": true}, &res)
+	if st != 200 || len(res.Results) != 1 || res.Results[0].ID != m.ID || res.Results[0].Explain == nil || res.Degraded {
+		t.Fatalf("recall %d %s", st, raw)
+	}
+	if st, _ := call(t, "GET", base+"/v1/memories/"+m.ID+"?agent_id=a1", nil, &got); st != 200 || got.AccessCount != 1 {
+		t.Fatalf("recall did not record access: %+v", got)
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	if st, raw := call(t, "POST", base+"/v1/surface", map[string]any{"agent_id": "a1", "query": "hiking", "now": now, "tags": []string{"hobby"}, "limit": 3}, &res); st != 200 || len(res.Results) != 1 {
+		t.Fatalf("surface %d %s", st, raw)
+	}
+
+	var hist struct{ Revisions []mnemo.Revision }
+	if st, _ := call(t, "GET", base+"/v1/history?agent_id=a1&key=/user/preference/lang", nil, &hist); st != 200 || len(hist.Revisions) != 1 {
+		t.Fatalf("history %d %+v", st, hist)
+	}
+	var stats mnemo.Stats
+	if st, _ := call(t, "GET", base+"/v1/stats?agent_id=a1", nil, &stats); st != 200 || stats.Memories != 3 || stats.Keys != 1 {
+		t.Fatalf("stats %d %+v", st, stats)
+	}
+
+	var del struct{ Deleted int }
+	if st, raw := call(t, "DELETE", base+"/v1/memories/"+batch.IDs[0]+"?agent_id=a1", nil, &del); st != 200 || del.Deleted != 1 {
+		t.Fatalf("delete %d %s", st, raw)
+	}
+	if st, _ := call(t, "DELETE", base+"/v1/memories/"+batch.IDs[0]+"?agent_id=a1", nil, nil); st != 404 {
+		t.Fatalf("second delete %d", st)
+	}
+	if st, raw := call(t, "DELETE", base+"/v1/memories?agent_id=a1&key=/user/preference/lang", nil, &del); st != 200 || del.Deleted != 1 {
+		t.Fatalf("forget key %d %s", st, raw)
+	}
+	if st, _ := call(t, "DELETE", base+"/v1/memories?agent_id=a1", nil, nil); st != 400 {
+		t.Fatalf("clear without all=true %d", st)
+	}
+	if st, raw := call(t, "DELETE", base+"/v1/memories?agent_id=a1&all=true", nil, &del); st != 200 || del.Deleted != 1 {
+		t.Fatalf("clear %d %s", st, raw)
+	}
+}
+
+func TestMessages(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	var out struct{ IDs []string }
+	st, raw := call(t, "POST", base+"/v1/messages", map[string]any{
+		"agent_id": "conv", "session_id": "session_1",
+		"messages": []map[string]any{
+			{"key": "/turn/D1:1", "role": "user", "name": "Caroline", "content": "I went to a LGBTQ support group yesterday", "created_at": at},
+			{"key": "/turn/D1:2", "role": "user", "name": "Melanie", "content": "Wow, that's cool!", "created_at": at},
+		},
+	}, &out)
+	if st != 201 || len(out.IDs) != 2 {
+		t.Fatalf("messages %d %s", st, raw)
+	}
+	var res mnemo.Result
+	call(t, "POST", base+"/v1/surface", map[string]any{"agent_id": "conv", "query": "When did Caroline go to the support group?", "now": at}, &res)
+	if len(res.Results) == 0 || res.Results[0].Key != "/turn/D1:1" || res.Results[0].SessionID != "session_1" {
+		t.Fatalf("surface = %+v", res.Results)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	base := serve(t, mhttp.Options{MaxBody: 1024})
+	tests := []struct {
+		name, method, path string
+		body               any
+		status             int
+		code               string
+	}{
+		{"unknown field", "POST", "/v1/memories", `{"agent_id":"a","content":"x","colour":"red"}`, 400, "invalid_input"},
+		{"not json", "POST", "/v1/memories", `{"agent_id":`, 400, "invalid_input"},
+		{"empty body", "POST", "/v1/memories", ``, 400, "invalid_input"},
+		{"two values", "POST", "/v1/memories", `{"agent_id":"a","content":"x"}{}`, 400, "invalid_input"},
+		{"wrong type", "POST", "/v1/memories", `{"agent_id":"a","content":5}`, 400, "invalid_input"},
+		{"no agent", "POST", "/v1/memories", `{"content":"x"}`, 400, "invalid_input"},
+		{"too large body", "POST", "/v1/memories", `{"agent_id":"a","content":"` + strings.Repeat("x", 2048) + `"}`, 413, "too_large"},
+		{"bad limit", "GET", "/v1/memories?agent_id=a&limit=x", nil, 400, "invalid_input"},
+		{"bad time", "GET", "/v1/memories?agent_id=a&created_after=yesterday", nil, 400, "invalid_input"},
+		{"limit over max", "POST", "/v1/recall", `{"agent_id":"a","query":"x","limit":21}`, 400, "invalid_input"},
+		{"empty query", "POST", "/v1/recall", `{"agent_id":"a","query":""}`, 400, "invalid_input"},
+		{"unknown profile", "POST", "/v1/recall", `{"agent_id":"a","query":"x","profile":"magic"}`, 400, "invalid_input"},
+		{"bad key", "GET", "/v1/keys?agent_id=a&key=../x", nil, 400, "invalid_input"},
+		{"no route", "GET", "/v2/nothing", nil, 404, "not_found"},
+		{"wrong method", "PUT", "/v1/memories", `{}`, 405, "invalid_input"},
+		{"messages no session", "POST", "/v1/messages", `{"agent_id":"a","messages":[{"role":"user","content":"x"}]}`, 400, "invalid_input"},
+		{"batch empty", "POST", "/v1/memories/batch", `{"agent_id":"a","memories":[]}`, 400, "invalid_input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, raw := call(t, tt.method, base+tt.path, tt.body, nil)
+			if st != tt.status {
+				t.Fatalf("status %d, want %d: %s", st, tt.status, raw)
+			}
+			p := problem(t, raw)
+			if p.Code != tt.code || p.Status != tt.status || p.Detail == "" {
+				t.Fatalf("problem %+v, want code %s", p, tt.code)
+			}
+		})
+	}
+	// Nothing was stored by any of them.
+	var list struct{ Total int }
+	if call(t, "GET", base+"/v1/memories?agent_id=a", nil, &list); list.Total != 0 {
+		t.Fatalf("bad requests stored %d memories", list.Total)
+	}
+}
+
+func TestProblemContentType(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	resp, err := http.Get(base + "/v1/memories/nope?agent_id=a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+}
+
+func TestConcurrentWriters(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	const writers, each = 8, 25
+	errc := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		go func(w int) {
+			for i := 0; i < each; i++ {
+				body, _ := json.Marshal(map[string]any{"agent_id": "shared", "content": fmt.Sprintf("writer %d note %d", w, i)})
+				resp, err := http.Post(base+"/v1/memories", "application/json", bytes.NewReader(body))
+				if err != nil {
+					errc <- err
+					return
+				}
+				resp.Body.Close()
+				if resp.StatusCode != 201 {
+					errc <- fmt.Errorf("status %d", resp.StatusCode)
+					return
+				}
+			}
+			errc <- nil
+		}(w)
+	}
+	for w := 0; w < writers; w++ {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var list struct{ Total int }
+	call(t, "GET", base+"/v1/memories?agent_id=shared", nil, &list)
+	if list.Total != writers*each {
+		t.Fatalf("stored %d of %d acknowledged writes", list.Total, writers*each)
+	}
+}

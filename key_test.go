@@ -1,0 +1,80 @@
+package mnemo
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestNormalizeKey(t *testing.T) {
+	tests := []struct {
+		in, want, code string
+	}{
+		{"/user/preference/style", "/user/preference/style", ""},
+		{"//user///calendar/", "/user/calendar", ""},
+		{"/user/calendar/2026-02-23_10-00_牙科复诊", "/user/calendar/2026-02-23_10-00_牙科复诊", ""},
+		{"knowledge://trading/rebound", "knowledge://trading/rebound", ""},
+		{"knowledge://trading//rebound/", "knowledge://trading/rebound", ""},
+		{"/turn/D1:3", "/turn/D1:3", ""},
+		{"", "", EINVALID},
+		{"user/style", "", EINVALID},
+		{"/", "", EINVALID},
+		{"/a/../b", "", EINVALID},
+		{"/a/./b", "", EINVALID},
+		{"/a/\x00b", "", EINVALID},
+		{"/a/b\nc", "", EINVALID},
+		{"/a/ /b", "", EINVALID},
+		{"Know://x", "", EINVALID},
+		{"://x", "", EINVALID},
+		{"/\xff", "", EINVALID},
+		{"/" + strings.Repeat("a", MaxKeyLen), "", ETOOLARGE},
+	}
+	for _, tt := range tests {
+		got, err := NormalizeKey(tt.in)
+		if code := ErrorCode(err); code != tt.code {
+			t.Errorf("NormalizeKey(%q) error %v, want code %q", tt.in, err, tt.code)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("NormalizeKey(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzNormalizeKey(f *testing.F) {
+	for _, s := range []string{"/user/preference/style", "knowledge://a/b", "//a//b/", "/a/../b", "/牙科/复诊", "/a\x00", "x://", "/%2e%2e/x", "/a/b/c/d/e/f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := NormalizeKey(in)
+		if err != nil {
+			if c := ErrorCode(err); c != EINVALID && c != ETOOLARGE {
+				t.Fatalf("NormalizeKey(%q): unexpected code %q", in, c)
+			}
+			return
+		}
+		// A normalised key is stable, bounded, safe to map to a path.
+		if again, err := NormalizeKey(got); err != nil || again != got {
+			t.Fatalf("NormalizeKey not idempotent: %q -> %q -> %q, %v", in, got, again, err)
+		}
+		if len(got) > MaxKeyLen || !utf8.ValidString(got) {
+			t.Fatalf("bad key %q", got)
+		}
+		path := got
+		if i := strings.Index(got, "://"); i > 0 {
+			path = got[i+2:]
+		}
+		if !strings.HasPrefix(path, "/") || strings.Contains(path, "//") || strings.HasSuffix(path, "/") {
+			t.Fatalf("key %q is not a clean path", got)
+		}
+		for _, seg := range strings.Split(path[1:], "/") {
+			if seg == "." || seg == ".." || seg == "" {
+				t.Fatalf("key %q has segment %q", got, seg)
+			}
+		}
+		if strings.IndexFunc(got, unicode.IsControl) >= 0 {
+			t.Fatalf("key %q has a control character", got)
+		}
+	})
+}

@@ -1,0 +1,133 @@
+// Package mnemo is long-term and short-term memory for AI agents.
+//
+// The root package holds the domain: the Memory record, the write and query
+// types, the Store interface that backends implement, error codes, and the
+// Service that remembers and recalls on top of a Store. Backends live in
+// their own packages (sqlite, ...), ways in in theirs (http, cmd/mnemo).
+package mnemo
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Security levels (seed 000 FR-7). Internal is the default.
+const (
+	SecurityPublic       = "public"
+	SecurityInternal     = "internal"
+	SecurityConfidential = "confidential"
+	SecurityRestricted   = "restricted"
+)
+
+// Well-known memory types. Any other lower-case word is accepted too.
+const (
+	TypeIdentity   = "identity"
+	TypeEmotion    = "emotion"
+	TypeKnowledge  = "knowledge"
+	TypeEvent      = "event"
+	TypePreference = "preference"
+	TypeFact       = "fact"
+	TypePattern    = "pattern"
+)
+
+// FormatVersion is the memory format version written into new records.
+const FormatVersion = 1
+
+// Scope isolates memories: every read and write names one tenant and one
+// agent, and no call sees another scope's data.
+type Scope struct {
+	TenantID string `json:"tenant_id"`
+	AgentID  string `json:"agent_id"`
+}
+
+// Memory is one stored record. Every seed's entry is a view of it.
+type Memory struct {
+	// Identity.
+	ID        string `json:"id"` // UUIDv7
+	TenantID  string `json:"tenant_id"`
+	AgentID   string `json:"agent_id"`
+	SessionID string `json:"session_id,omitempty"`
+	Key       string `json:"key,omitempty"`
+
+	// Content.
+	Content string          `json:"content"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Summary string          `json:"summary,omitempty"`
+
+	// Classification.
+	Type          string   `json:"type"`
+	Category      string   `json:"category,omitempty"`
+	Priority      int      `json:"priority"` // 0 (P0, never decays) .. 3 (P3)
+	Importance    float64  `json:"importance"`
+	Confidence    float64  `json:"confidence"`
+	Tags          []string `json:"tags"`
+	SecurityLevel string   `json:"security_level"`
+	Pinned        bool     `json:"pinned"`
+
+	// Provenance: a JSON string or an object with kind/name/retrieved_at/locator.
+	Source json.RawMessage `json:"source,omitempty"`
+
+	// Life.
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	AccessedAt  time.Time  `json:"accessed_at"`
+	AccessCount int        `json:"access_count"`
+	ExpiresAt   *time.Time `json:"expires_at,omitempty"`
+	Archived    bool       `json:"archived"`
+	Vitality    float64    `json:"vitality"`
+	Stability   float64    `json:"stability"` // days; Ebbinghaus S in R = e^(-t/S)
+	Version     int        `json:"version"`
+
+	// Embedding is the memory's vector, when one has been computed.
+	Embedding      []float32 `json:"embedding,omitempty"`
+	EmbeddingModel string    `json:"embedding_model,omitempty"`
+}
+
+// Scope returns the memory's scope.
+func (m *Memory) Scope() Scope { return Scope{TenantID: m.TenantID, AgentID: m.AgentID} }
+
+// Expired reports whether the memory has expired at now, by expires_at or by
+// an "expired_at" timestamp inside data (seed 004).
+func (m *Memory) Expired(now time.Time) bool {
+	if m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
+		return true
+	}
+	if t, ok := DataExpiredAt(m.Data); ok && !now.Before(t) {
+		return true
+	}
+	return false
+}
+
+// DataExpiredAt returns the "expired_at" timestamp of a JSON object, if it
+// has one in RFC 3339 form.
+func DataExpiredAt(data json.RawMessage) (time.Time, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return time.Time{}, false
+	}
+	var v struct {
+		ExpiredAt string `json:"expired_at"`
+	}
+	if json.Unmarshal(data, &v) != nil || v.ExpiredAt == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, v.ExpiredAt)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// StabilityDays is the Ebbinghaus stability a priority starts with
+// (seed 003: P0 never decays, P1 365 days, P2 90 days, P3 14 days).
+func StabilityDays(priority int) float64 {
+	switch priority {
+	case 0:
+		return 0 // 0 means no decay
+	case 1:
+		return 365
+	case 2:
+		return 90
+	default:
+		return 14
+	}
+}

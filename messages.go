@@ -1,0 +1,108 @@
+package mnemo
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Key       string     `json:"key,omitempty"`
+	Role      string     `json:"role"`
+	Name      string     `json:"name,omitempty"`
+	Content   string     `json:"content"`
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+}
+
+// contextWindow is how many neighbours on each side of a message are indexed
+// as its conversational context.
+const contextWindow = 1
+
+// AddMessages stores a session's messages in order, each as a memory of type
+// event whose data holds the role and speaker name. The speaker name is
+// indexed with the text, and each message's neighbours in the session are
+// indexed as its context (with a lower weight), so that recall can find a
+// turn by what was said around it.
+//
+// Neighbours are taken from the same call and, for the first message, from
+// the last message already stored in the session; a message stored earlier
+// does not learn of replies that arrive in a later call.
+func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string, msgs []Message) ([]Memory, error) {
+	if err := CheckScope(scope); err != nil {
+		return nil, err
+	}
+	if sessionID == "" {
+		return nil, Errorf(EINVALID, "session_id is required")
+	}
+	if len(msgs) == 0 {
+		return nil, Errorf(EINVALID, "no messages")
+	}
+	lines := make([]string, len(msgs))
+	drafts := make([]Draft, len(msgs))
+	for i, m := range msgs {
+		role, err := checkWord("role", m.Role)
+		if err != nil {
+			return nil, prefixError(err, messagePrefix(i, len(msgs)))
+		}
+		name := strings.TrimSpace(m.Name)
+		if len(name) > 128 {
+			return nil, Errorf(EINVALID, "%sname is longer than 128 bytes", messagePrefix(i, len(msgs)))
+		}
+		data, _ := json.Marshal(struct {
+			Role string `json:"role"`
+			Name string `json:"name,omitempty"`
+		}{role, name})
+		content := m.Content
+		drafts[i] = Draft{
+			Key: m.Key, SessionID: sessionID, Content: &content, Data: data,
+			Type: TypeEvent, CreatedAt: m.CreatedAt,
+		}
+		lines[i] = content
+		if name != "" {
+			lines[i] = name + ": " + content
+		}
+	}
+
+	prev := ""
+	if last, _, err := s.store.List(ctx, scope, ListQuery{
+		Filter: Filter{SessionID: sessionID, Types: []string{TypeEvent}, IncludeArchived: true, IncludeExpired: true},
+		Order:  OrderNewest, Limit: 1,
+	}); err == nil && len(last) == 1 {
+		prev = last[0].Content
+		if name := speakerName(&last[0]); name != "" {
+			prev = name + ": " + prev
+		}
+	}
+	if prev != "" {
+		lines = append([]string{prev}, lines...)
+		for i := range drafts {
+			drafts[i].context = neighbours(lines, i+1)
+		}
+	} else {
+		for i := range drafts {
+			drafts[i].context = neighbours(lines, i)
+		}
+	}
+	return s.RememberBatch(ctx, scope, drafts)
+}
+
+// neighbours joins the lines within contextWindow of line k, except k.
+func neighbours(lines []string, k int) string {
+	var out []string
+	for j := max(0, k-contextWindow); j <= k+contextWindow && j < len(lines); j++ {
+		if j != k {
+			out = append(out, lines[j])
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func messagePrefix(i, n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "messages[" + strconv.Itoa(i) + "]: "
+}

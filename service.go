@@ -1,0 +1,309 @@
+package mnemo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/rank"
+)
+
+// Options configure a Service. The zero value is usable.
+type Options struct {
+	Limits Limits
+	// DefaultLimit and MaxLimit bound recall results (seed 000 FR-3:
+	// default 5, max 20; seed 001's MEMORY_RETRIEVAL_LIMIT sets the default).
+	DefaultLimit int
+	MaxLimit     int
+	// Profile is the default ranking profile (rank.Seed001 when unset).
+	Profile *rank.Profile
+	Now     func() time.Time
+	Logger  *slog.Logger
+}
+
+// Service remembers and recalls on top of a Store. Everything the CLI, the
+// HTTP API and the MCP server do goes through it. It is safe for concurrent
+// use.
+type Service struct {
+	store    Store
+	analyzer *analysis.Analyzer
+	limits   Limits
+	defLimit int
+	maxLimit int
+	profile  rank.Profile
+	now      func() time.Time
+	log      *slog.Logger
+}
+
+// New returns a Service over store.
+func New(store Store, opts Options) *Service {
+	s := &Service{
+		store:    store,
+		analyzer: analysis.New(),
+		limits:   opts.Limits.withDefaults(),
+		defLimit: opts.DefaultLimit,
+		maxLimit: opts.MaxLimit,
+		profile:  rank.Seed001(),
+		now:      opts.Now,
+		log:      opts.Logger,
+	}
+	if s.maxLimit <= 0 {
+		s.maxLimit = 20
+	}
+	if s.defLimit <= 0 {
+		s.defLimit = 5
+	}
+	if s.defLimit > s.maxLimit {
+		s.defLimit = s.maxLimit
+	}
+	if opts.Profile != nil {
+		s.profile = *opts.Profile
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// Store returns the underlying store.
+func (s *Service) Store() Store { return s.store }
+
+// Limits returns the write limits in force.
+func (s *Service) Limits() Limits { return s.limits }
+
+// Remember stores one memory and returns it as stored.
+func (s *Service) Remember(ctx context.Context, scope Scope, d Draft) (Memory, error) {
+	ms, err := s.RememberBatch(ctx, scope, []Draft{d})
+	if err != nil {
+		return Memory{}, err
+	}
+	return ms[0], nil
+}
+
+// RememberBatch stores drafts atomically: all or none. An invalid draft
+// fails the batch with an error naming its index.
+func (s *Service) RememberBatch(ctx context.Context, scope Scope, drafts []Draft) ([]Memory, error) {
+	if err := CheckScope(scope); err != nil {
+		return nil, err
+	}
+	if len(drafts) == 0 {
+		return nil, Errorf(EINVALID, "no memories to write")
+	}
+	if len(drafts) > s.limits.MaxBatch {
+		return nil, Errorf(ETOOLARGE, "%d memories in one batch, the limit is %d", len(drafts), s.limits.MaxBatch)
+	}
+	now := s.now().UTC()
+	recs := make([]Record, len(drafts))
+	for i := range drafts {
+		d := &drafts[i]
+		m, err := d.memory(scope, s.limits, now)
+		if err != nil {
+			if len(drafts) > 1 {
+				return nil, prefixError(err, fmt.Sprintf("memories[%d]: ", i))
+			}
+			return nil, err
+		}
+		m.ID = newID()
+		recs[i] = Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, d.context)}
+	}
+	return s.store.Write(ctx, scope, recs)
+}
+
+// prefixError adds a prefix to a domain error's message, keeping its code.
+func prefixError(err error, prefix string) error {
+	if e, ok := err.(*Error); ok {
+		return &Error{Code: e.Code, Message: prefix + e.Message}
+	}
+	return err
+}
+
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// indexText analyses what the lexical index sees of m.
+func (s *Service) indexText(m *Memory, context string) IndexText {
+	text := m.Content
+	if name := speakerName(m); name != "" {
+		text = name + ": " + text
+	}
+	if m.Summary != "" {
+		text += "\n" + m.Summary
+	}
+	var meta strings.Builder
+	for _, seg := range strings.FieldsFunc(m.Key, func(r rune) bool { return r == '/' || r == ':' }) {
+		meta.WriteString(seg + " ")
+	}
+	for _, t := range m.Tags {
+		meta.WriteString(t + " ")
+	}
+	meta.WriteString(m.Category)
+	return IndexText{
+		Text:    s.analyzer.IndexString(text),
+		Context: s.analyzer.IndexString(context),
+		Meta:    s.analyzer.IndexString(meta.String()),
+	}
+}
+
+// Get returns a live memory by id.
+func (s *Service) Get(ctx context.Context, scope Scope, id string) (Memory, error) {
+	if err := CheckScope(scope); err != nil {
+		return Memory{}, err
+	}
+	if id == "" {
+		return Memory{}, Errorf(EINVALID, "id is required")
+	}
+	return s.store.Get(ctx, scope, id)
+}
+
+// GetByKey returns the live memory of a key.
+func (s *Service) GetByKey(ctx context.Context, scope Scope, key string) (Memory, error) {
+	if err := CheckScope(scope); err != nil {
+		return Memory{}, err
+	}
+	k, err := NormalizeKey(key)
+	if err != nil {
+		return Memory{}, err
+	}
+	return s.store.GetByKey(ctx, scope, k)
+}
+
+// MaxListLimit bounds one page of List.
+const MaxListLimit = 1000
+
+// List returns a page of memories and the total matching.
+func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) ([]Memory, int, error) {
+	if err := CheckScope(scope); err != nil {
+		return nil, 0, err
+	}
+	if q.Limit < 0 || q.Offset < 0 {
+		return nil, 0, Errorf(EINVALID, "limit and offset must not be negative")
+	}
+	if q.Limit == 0 || q.Limit > MaxListLimit {
+		q.Limit = min(max(q.Limit, 50), MaxListLimit)
+	}
+	switch q.Order {
+	case "", OrderNewest, OrderOldest, OrderKey:
+	default:
+		return nil, 0, Errorf(EINVALID, "order must be newest, oldest or key, got %q", q.Order)
+	}
+	if err := s.checkFilter(&q.Filter); err != nil {
+		return nil, 0, err
+	}
+	return s.store.List(ctx, scope, q)
+}
+
+// RecallPath lists the memories whose key starts with prefix, by key (seed
+// 003 recall_path).
+func (s *Service) RecallPath(ctx context.Context, scope Scope, prefix string, limit int) ([]Memory, int, error) {
+	p := prefix
+	if p != "/" && !strings.HasSuffix(p, "://") {
+		var err error
+		if p, err = NormalizeKey(prefix); err != nil {
+			return nil, 0, err
+		}
+	}
+	return s.List(ctx, scope, ListQuery{Filter: Filter{KeyPrefix: p}, Order: OrderKey, Limit: limit})
+}
+
+func (s *Service) checkFilter(f *Filter) error {
+	if f.Now.IsZero() {
+		f.Now = s.now().UTC()
+	}
+	var err error
+	for i, t := range f.Tags {
+		f.Tags[i] = strings.ToLower(strings.TrimSpace(t))
+	}
+	for i, t := range f.Types {
+		if f.Types[i], err = checkWord("type", t); err != nil {
+			return err
+		}
+	}
+	for i, c := range f.Categories {
+		if f.Categories[i], err = checkWord("category", c); err != nil {
+			return err
+		}
+	}
+	if f.MinConfidence < 0 || f.MinConfidence > 1 {
+		return Errorf(EINVALID, "min_confidence must be between 0 and 1")
+	}
+	if f.KeyPrefix != "" && f.KeyPrefix != "/" && !strings.HasSuffix(f.KeyPrefix, "://") {
+		if f.KeyPrefix, err = NormalizeKey(f.KeyPrefix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Forget deletes memories by id and key for good.
+func (s *Service) Forget(ctx context.Context, scope Scope, ids, keys []string) (int, error) {
+	if err := CheckScope(scope); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 && len(keys) == 0 {
+		return 0, Errorf(EINVALID, "give an id or a key to forget")
+	}
+	norm := make([]string, len(keys))
+	for i, k := range keys {
+		var err error
+		if norm[i], err = NormalizeKey(k); err != nil {
+			return 0, err
+		}
+	}
+	return s.store.Forget(ctx, scope, ids, norm)
+}
+
+// Clear deletes every memory of one agent (seed 001 "clear all").
+func (s *Service) Clear(ctx context.Context, scope Scope) (int, error) {
+	if err := CheckScope(scope); err != nil {
+		return 0, err
+	}
+	n, err := s.store.Clear(ctx, scope)
+	if err == nil {
+		s.log.Info("cleared memories", "tenant", scope.TenantID, "agent", scope.AgentID, "count", n)
+	}
+	return n, err
+}
+
+// History returns a key's revisions, oldest first.
+func (s *Service) History(ctx context.Context, scope Scope, key string) ([]Revision, error) {
+	if err := CheckScope(scope); err != nil {
+		return nil, err
+	}
+	k, err := NormalizeKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.History(ctx, scope, k)
+}
+
+// Stats describes one agent's memories.
+func (s *Service) Stats(ctx context.Context, scope Scope) (Stats, error) {
+	if err := CheckScope(scope); err != nil {
+		return Stats{}, err
+	}
+	return s.store.Stats(ctx, scope)
+}
+
+// speakerName is the name of a message's speaker, kept in data by
+// AddMessages, so that "who said it" is searchable with the text.
+func speakerName(m *Memory) string {
+	if m.Type != TypeEvent || len(m.Data) == 0 || m.Data[0] != '{' {
+		return ""
+	}
+	var v struct {
+		Role string `json:"role"`
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(m.Data, &v) != nil || v.Role == "" {
+		return ""
+	}
+	return v.Name
+}

@@ -1,0 +1,399 @@
+package mnemo_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// clock is a settable test clock.
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time          { return c.t }
+func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
+func newClock() *clock                   { return &clock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+func str(s string) *string               { return &s }
+func fptr(f float64) *float64            { return &f }
+func tptr(t time.Time) *time.Time        { return &t }
+func draft(content string, tags ...string) mnemo.Draft {
+	return mnemo.Draft{Content: str(content), Tags: tags}
+}
+
+var (
+	alice = mnemo.Scope{TenantID: "t1", AgentID: "alice"}
+	bob   = mnemo.Scope{TenantID: "t1", AgentID: "bob"}
+	other = mnemo.Scope{TenantID: "t2", AgentID: "alice"}
+)
+
+// newService returns a service over a fresh real SQLite store.
+func newService(t testing.TB, c *clock) *mnemo.Service {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return mnemo.New(db, mnemo.Options{Now: c.Now})
+}
+
+func TestRememberDefaultsAndFields(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	exp := c.t.Add(48 * time.Hour)
+	m, err := svc.Remember(ctx, alice, mnemo.Draft{
+		Key: "//user/preference//style/", Content: str("  Prefers concise answers  "), Summary: "concise",
+		Type: "Preference", Category: "preference", Priority: new(int), Importance: fptr(0.9), Confidence: fptr(0.95),
+		Tags: []string{"Style", "style", " writing "}, SecurityLevel: "confidential", Pinned: true,
+		Source: json.RawMessage(`{"kind":"user","name":"chat"}`), ExpiresAt: &exp,
+		Data: json.RawMessage(`{ "tone": "concise" }`), SessionID: "s1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ID == "" || m.Key != "/user/preference/style" || m.Content != "Prefers concise answers" ||
+		m.Type != "preference" || m.Priority != 0 || m.Importance != 0.9 || m.Confidence != 0.95 ||
+		strings.Join(m.Tags, ",") != "style,writing" || m.SecurityLevel != "confidential" || !m.Pinned ||
+		string(m.Data) != `{"tone":"concise"}` || m.SessionID != "s1" || m.Version != mnemo.FormatVersion ||
+		m.Vitality != 1 || m.Stability != 0 || !m.CreatedAt.Equal(c.t) || m.ExpiresAt == nil {
+		t.Fatalf("stored memory = %+v", m)
+	}
+	got, err := svc.Get(ctx, alice, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(m)
+	b, _ := json.Marshal(got)
+	if string(a) != string(b) {
+		t.Fatalf("Get differs from Remember:\n%s\n%s", a, b)
+	}
+
+	d, err := svc.Remember(ctx, alice, draft("plain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Type != "knowledge" || d.Priority != 2 || d.Importance != 0.5 || d.Confidence != 1 || d.SecurityLevel != "internal" || d.Stability != 90 {
+		t.Fatalf("defaults = %+v", d)
+	}
+}
+
+func TestRememberRejects(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	tags := make([]string, 33)
+	for i := range tags {
+		tags[i] = string(rune('a'+i%26)) + strings.Repeat("x", i)
+	}
+	big := json.RawMessage(`"` + strings.Repeat("x", 64<<10) + `"`)
+	tests := []struct {
+		name  string
+		scope mnemo.Scope
+		d     mnemo.Draft
+		code  string
+	}{
+		{"no agent", mnemo.Scope{TenantID: "t"}, draft("x"), mnemo.EINVALID},
+		{"no tenant", mnemo.Scope{AgentID: "a"}, draft("x"), mnemo.EINVALID},
+		{"agent with space", mnemo.Scope{TenantID: "t", AgentID: "a b"}, draft("x"), mnemo.EINVALID},
+		{"empty", alice, mnemo.Draft{}, mnemo.EINVALID},
+		{"blank content", alice, draft("   "), mnemo.EINVALID},
+		{"content too long", alice, draft(strings.Repeat("字", 2001)), mnemo.ETOOLARGE},
+		{"too many tags", alice, draft("x", tags...), mnemo.ETOOLARGE},
+		{"empty tag", alice, draft("x", ""), mnemo.EINVALID},
+		{"data too large", alice, mnemo.Draft{Data: big}, mnemo.ETOOLARGE},
+		{"bad data", alice, mnemo.Draft{Content: str("x"), Data: json.RawMessage(`{`)}, mnemo.EINVALID},
+		{"bad priority", alice, mnemo.Draft{Content: str("x"), Priority: func() *int { p := 4; return &p }()}, mnemo.EINVALID},
+		{"bad confidence", alice, mnemo.Draft{Content: str("x"), Confidence: fptr(1.5)}, mnemo.EINVALID},
+		{"bad security", alice, mnemo.Draft{Content: str("x"), SecurityLevel: "secret"}, mnemo.EINVALID},
+		{"bad type", alice, mnemo.Draft{Content: str("x"), Type: "no spaces"}, mnemo.EINVALID},
+		{"bad key", alice, mnemo.Draft{Content: str("x"), Key: "../etc/passwd"}, mnemo.EINVALID},
+		{"source array", alice, mnemo.Draft{Content: str("x"), Source: json.RawMessage(`[1]`)}, mnemo.EINVALID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := svc.Remember(ctx, tt.scope, tt.d)
+			if got := mnemo.ErrorCode(err); got != tt.code {
+				t.Fatalf("error %v, want code %s", err, tt.code)
+			}
+		})
+	}
+	// Nothing was stored by any of them.
+	if _, total, _ := svc.List(ctx, alice, mnemo.ListQuery{}); total != 0 {
+		t.Fatalf("%d memories stored by rejected writes", total)
+	}
+}
+
+func TestContentLimitIsConfigurable(t *testing.T) {
+	c := newClock()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), sqlite.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc := mnemo.New(db, mnemo.Options{Limits: mnemo.Limits{MaxContentChars: 10, MaxTags: 1}})
+	if _, err := svc.Remember(context.Background(), alice, draft("12345678901")); mnemo.ErrorCode(err) != mnemo.ETOOLARGE {
+		t.Fatalf("11 chars over a limit of 10: %v", err)
+	}
+	if _, err := svc.Remember(context.Background(), alice, draft("1234567890", "a", "b")); mnemo.ErrorCode(err) != mnemo.ETOOLARGE {
+		t.Fatalf("2 tags over a limit of 1: %v", err)
+	}
+}
+
+func TestBatchIsAtomic(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	_, err := svc.RememberBatch(ctx, alice, []mnemo.Draft{draft("one"), {Content: str("two"), Confidence: fptr(-1)}})
+	if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "memories[1]") {
+		t.Fatalf("batch error %v, want invalid_input naming memories[1]", err)
+	}
+	if _, total, _ := svc.List(ctx, alice, mnemo.ListQuery{}); total != 0 {
+		t.Fatalf("a failed batch stored %d memories", total)
+	}
+	ms, err := svc.RememberBatch(ctx, alice, []mnemo.Draft{draft("one"), draft("two")})
+	if err != nil || len(ms) != 2 || ms[0].ID == ms[1].ID {
+		t.Fatalf("batch = %v, %v", ms, err)
+	}
+}
+
+func TestUpsertTombstoneHistory(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	first, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/city", Content: str("lives in Paris")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Minute)
+	second, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/city", Content: str("lives in Berlin")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.ID != first.ID || second.Content != "lives in Berlin" {
+		t.Fatalf("upsert = %+v", second)
+	}
+	// An older write arriving late loses.
+	late, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/city", Content: str("lives in Rome"), UpdatedAt: tptr(c.t.Add(-time.Hour))})
+	if err != nil || late.Content != "lives in Berlin" {
+		t.Fatalf("late write = %+v, %v", late, err)
+	}
+	// {} is content, not a tombstone (seed 004).
+	if m, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/empty", Data: json.RawMessage(`{}`)}); err != nil || m.Content != "{}" {
+		t.Fatalf("{} = %+v, %v", m, err)
+	}
+	c.Advance(time.Minute)
+	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/city", Data: json.RawMessage(`null`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.GetByKey(ctx, alice, "/user/city"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Fatalf("tombstoned key still readable: %v", err)
+	}
+	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "Berlin"})
+	if err != nil || len(res.Results) != 0 {
+		t.Fatalf("tombstoned key recalled: %+v %v", res, err)
+	}
+	revs, err := svc.History(ctx, alice, "/user/city")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, r := range revs {
+		op := r.Op
+		if !r.Applied {
+			op += "(lost)"
+		}
+		ops = append(ops, op)
+	}
+	if got := strings.Join(ops, ","); got != "put,put,put(lost),tombstone" {
+		t.Fatalf("history = %s", got)
+	}
+}
+
+func TestScopeIsolation(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	m, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/secret", Content: str("alice's launch code is 1234")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []mnemo.Scope{bob, other} {
+		if _, err := svc.Get(ctx, sc, m.ID); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+			t.Errorf("%v reads alice's memory: %v", sc, err)
+		}
+		if _, err := svc.GetByKey(ctx, sc, "/secret"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+			t.Errorf("%v reads alice's key: %v", sc, err)
+		}
+		if res, _ := svc.Recall(ctx, sc, mnemo.Query{Text: "launch code"}); len(res.Results) != 0 {
+			t.Errorf("%v recalls alice's memory", sc)
+		}
+		if _, total, _ := svc.List(ctx, sc, mnemo.ListQuery{}); total != 0 {
+			t.Errorf("%v lists alice's memory", sc)
+		}
+		if n, _ := svc.Forget(ctx, sc, []string{m.ID}, []string{"/secret"}); n != 0 {
+			t.Errorf("%v forgot alice's memory", sc)
+		}
+		if n, _ := svc.Clear(ctx, sc); n != 0 {
+			t.Errorf("%v cleared alice's memory", sc)
+		}
+	}
+	if _, err := svc.Get(ctx, alice, m.ID); err != nil {
+		t.Fatalf("alice lost her memory: %v", err)
+	}
+}
+
+func TestRecallScoringAndAccess(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	old, _ := svc.Remember(ctx, alice, draft("the rebound after a sharp drop lasts two hours", "trading"))
+	c.Advance(30 * 24 * time.Hour)
+	recent, _ := svc.Remember(ctx, alice, draft("a sharp drop is followed by a rebound", "trading"))
+	svc.Remember(ctx, alice, draft("user likes green tea"))
+
+	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "rebound after a drop", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 2 || res.Results[0].ID != recent.ID || res.Results[1].ID != old.ID {
+		t.Fatalf("want recent before old (time decay), got %+v", res.Results)
+	}
+	ex := res.Results[0].Explain
+	if ex == nil || ex.Profile != "seed001" || len(ex.Components) != 5 || len(res.Terms) == 0 {
+		t.Fatalf("explain = %+v, terms %v", ex, res.Terms)
+	}
+	got, _ := svc.Get(ctx, alice, recent.ID)
+	if got.AccessCount != 1 || !got.AccessedAt.Equal(c.t) {
+		t.Fatalf("recall did not record access: %+v", got)
+	}
+	// Surface has no side effect.
+	if _, err := svc.Surface(ctx, alice, mnemo.Query{Text: "rebound"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := svc.Get(ctx, alice, recent.ID); got.AccessCount != 1 {
+		t.Fatalf("surface recorded access: %d", got.AccessCount)
+	}
+	// Filters.
+	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "rebound", Filter: mnemo.Filter{Tags: []string{"nope"}}}); len(res.Results) != 0 {
+		t.Fatalf("tag filter ignored: %+v", res.Results)
+	}
+	// Prefix match.
+	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "rebou*"}); len(res.Results) != 2 {
+		t.Fatalf("prefix search found %d", len(res.Results))
+	}
+	// Limits.
+	if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: "x", Limit: 21}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Fatalf("limit 21: %v", err)
+	}
+	if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: "  "}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Fatalf("empty query: %v", err)
+	}
+	if res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "zebra"}); err != nil || len(res.Results) != 0 {
+		t.Fatalf("no match = %+v, %v", res, err)
+	}
+}
+
+func TestCategoryBoostAndChinese(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	fact, _ := svc.Remember(ctx, alice, mnemo.Draft{Content: str("Python 代码 项目 使用 Django"), Category: "fact"})
+	pref, _ := svc.Remember(ctx, alice, mnemo.Draft{Content: str("喜欢 Python 代码"), Category: "preference"})
+	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "我喜欢用 Python 写代码", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 2 || res.Results[0].ID != pref.ID || res.Results[1].ID != fact.ID {
+		t.Fatalf("want the preference first, got %+v", res.Results)
+	}
+	for _, term := range []string{"喜欢", "python", "代码"} {
+		if !strings.Contains(strings.Join(res.Terms, " "), term) {
+			t.Fatalf("query terms %v lack %q", res.Terms, term)
+		}
+	}
+}
+
+func TestExpiryAndArchive(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist appointment tomorrow"), ExpiresAt: tptr(c.t.Add(time.Hour))})
+	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/calendar/dentist", Data: json.RawMessage(`{"what":"dentist visit","expired_at":"2026-03-01T13:00:00Z"}`)})
+	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist archived note"), Archived: true})
+	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist"}); len(res.Results) != 2 {
+		t.Fatalf("before expiry: %d results", len(res.Results))
+	}
+	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist", Now: c.t.Add(2 * time.Hour)}); len(res.Results) != 0 {
+		t.Fatalf("after expiry: %+v", res.Results)
+	}
+	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist", Filter: mnemo.Filter{IncludeArchived: true}}); len(res.Results) != 3 {
+		t.Fatalf("with archived: %d results", len(res.Results))
+	}
+}
+
+func TestMessagesUseContext(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	at := c.t
+	ms, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{
+		{Key: "/turn/1", Role: "user", Name: "Caroline", Content: "I went to the support group yesterday", CreatedAt: &at},
+		{Key: "/turn/2", Role: "assistant", Name: "Melanie", Content: "That sounds really powerful!", CreatedAt: &at},
+	})
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("AddMessages = %v, %v", ms, err)
+	}
+	if ms[0].Type != mnemo.TypeEvent || ms[0].SessionID != "s1" || string(ms[0].Data) != `{"role":"user","name":"Caroline"}` {
+		t.Fatalf("message memory = %+v", ms[0])
+	}
+	// The speaker's name is indexed with the text.
+	res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "Caroline"})
+	if len(res.Results) == 0 || res.Results[0].ID != ms[0].ID {
+		t.Fatalf("speaker search = %+v", res.Results)
+	}
+	// The reply is found by what it replied to, ranked below the turn itself.
+	res, _ = svc.Surface(ctx, alice, mnemo.Query{Text: "support group", Limit: 5})
+	if len(res.Results) != 2 || res.Results[0].ID != ms[0].ID || res.Results[1].ID != ms[1].ID {
+		t.Fatalf("context search = %+v", res.Results)
+	}
+	// A later call links its first message to the session's last one.
+	later := at.Add(time.Minute)
+	ms2, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Key: "/turn/3", Role: "user", Name: "Caroline", Content: "Thanks, it was", CreatedAt: &later}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ = svc.Surface(ctx, alice, mnemo.Query{Text: "powerful"})
+	if len(res.Results) != 3 || res.Results[0].ID != ms[1].ID || res.Results[1].ID != ms2[0].ID {
+		t.Fatalf("cross-call context = %+v", res.Results)
+	}
+	if _, err := svc.AddMessages(ctx, alice, "", []mnemo.Message{{Role: "user", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Fatalf("no session: %v", err)
+	}
+	if _, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Fatalf("no role: %v", err)
+	}
+}
+
+func TestForgetClearRecallPath(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	a, _ := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/a", Content: str("a")})
+	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/b", Content: str("b")})
+	svc.Remember(ctx, alice, mnemo.Draft{Key: "/kb/c", Content: str("c")})
+	svc.Remember(ctx, bob, mnemo.Draft{Key: "/user/a", Content: str("bob a")})
+	ms, total, err := svc.RecallPath(ctx, alice, "/user", 10)
+	if err != nil || total != 2 || ms[0].Key != "/user/a" || ms[1].Key != "/user/b" {
+		t.Fatalf("RecallPath = %v %d %v", ms, total, err)
+	}
+	if n, err := svc.Forget(ctx, alice, []string{a.ID}, []string{"/user/b"}); err != nil || n != 2 {
+		t.Fatalf("Forget = %d, %v", n, err)
+	}
+	if n, err := svc.Clear(ctx, alice); err != nil || n != 1 {
+		t.Fatalf("Clear = %d, %v", n, err)
+	}
+	if _, total, _ := svc.List(ctx, bob, mnemo.ListQuery{}); total != 1 {
+		t.Fatal("clear of alice touched bob")
+	}
+}

@@ -1,0 +1,154 @@
+package mnemo
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps memories. Backends (sqlite, postgres, files) implement it and
+// pass the conformance suite in storetest. Every method is scoped: nothing a
+// call does is visible from, or touches, another scope.
+//
+// A Store does not analyse text or rank results: the Service hands it
+// analysed index text on write and analysed terms on search, and ranks the
+// candidates it returns.
+type Store interface {
+	// Write applies a batch atomically: all records are stored or none.
+	// A record with a key upserts the key's memory, last write wins by
+	// UpdatedAt and then by arrival (a write older than the stored one is
+	// kept in history but does not change the memory). A tombstone removes
+	// the key from every read and stays in history. Write returns, for each
+	// record, the memory as stored after the batch.
+	Write(ctx context.Context, scope Scope, recs []Record) ([]Memory, error)
+
+	// Get returns a live memory by id, or ENOTFOUND.
+	Get(ctx context.Context, scope Scope, id string) (Memory, error)
+	// GetByKey returns the live memory of a key, or ENOTFOUND.
+	GetByKey(ctx context.Context, scope Scope, key string) (Memory, error)
+	// List returns live memories matching q and the total number matching.
+	List(ctx context.Context, scope Scope, q ListQuery) ([]Memory, int, error)
+	// Search returns lexical candidates for q, best BM25 first. When the
+	// full-text index cannot answer it falls back to substring matching and
+	// says so in SearchResult.Degraded.
+	Search(ctx context.Context, scope Scope, q TextQuery) (SearchResult, error)
+
+	// Touch records an access (recall) of the memories at time at.
+	Touch(ctx context.Context, scope Scope, ids []string, at time.Time) error
+	// Forget deletes memories by id and by key for good, returning how many
+	// were deleted. Their history keeps only the fact of the deletion.
+	Forget(ctx context.Context, scope Scope, ids, keys []string) (int, error)
+	// Clear deletes every memory of the scope, returning how many.
+	Clear(ctx context.Context, scope Scope) (int, error)
+
+	// History returns the revisions of a key, oldest first.
+	History(ctx context.Context, scope Scope, key string) ([]Revision, error)
+	// Stats describes the scope's memories.
+	Stats(ctx context.Context, scope Scope) (Stats, error)
+
+	Close() error
+}
+
+// Record is one write handed to a Store: the full memory to store, or a
+// tombstone for Memory.Key, with its analysed index text.
+type Record struct {
+	Memory    Memory
+	Tombstone bool
+	Index     IndexText
+}
+
+// IndexText is what the lexical index sees of a memory, already analysed
+// into space-separated terms (see package analysis).
+type IndexText struct {
+	Text    string // content, speaker name, summary: weighted 1
+	Context string // conversational neighbours: weighted lower
+	Meta    string // key segments, tags, category, type
+}
+
+// Filter narrows reads. The zero Filter matches every live memory that is
+// neither archived nor expired at Now.
+type Filter struct {
+	Tags            []string   `json:"tags,omitempty"`
+	AllTags         bool       `json:"all_tags,omitempty"` // all of Tags, not any
+	Types           []string   `json:"types,omitempty"`
+	Categories      []string   `json:"categories,omitempty"`
+	SessionID       string     `json:"session_id,omitempty"`
+	KeyPrefix       string     `json:"key_prefix,omitempty"`
+	CreatedAfter    *time.Time `json:"created_after,omitempty"`  // inclusive
+	CreatedBefore   *time.Time `json:"created_before,omitempty"` // exclusive
+	MinConfidence   float64    `json:"min_confidence,omitempty"`
+	IncludeArchived bool       `json:"include_archived,omitempty"`
+	IncludeExpired  bool       `json:"include_expired,omitempty"`
+	// Now is the time expiry is judged at; zero means the store's clock.
+	Now time.Time `json:"-"`
+}
+
+// List orders.
+const (
+	OrderNewest = "newest" // created_at descending (default)
+	OrderOldest = "oldest" // created_at ascending
+	OrderKey    = "key"    // key ascending, for recall_path
+)
+
+// ListQuery selects a page of memories.
+type ListQuery struct {
+	Filter
+	Order  string
+	Limit  int // 0 means all
+	Offset int
+}
+
+// TextQuery asks for lexical candidates. Terms and Prefixes are analysed
+// (see analysis.Analyzer.Query); a memory matches if it contains any.
+type TextQuery struct {
+	Filter
+	Terms    []string
+	Prefixes []string
+	Limit    int
+}
+
+// Hit is one lexical candidate.
+type Hit struct {
+	Memory Memory
+	// Lexical is the BM25 score (higher is better) or, when degraded, the
+	// fraction of query terms found.
+	Lexical float64
+}
+
+// SearchResult is a Store's answer to a TextQuery.
+type SearchResult struct {
+	Hits     []Hit
+	Degraded bool   // answered by the fallback, not the full-text index
+	Reason   string // why it degraded
+}
+
+// Revision ops.
+const (
+	OpPut       = "put"
+	OpTombstone = "tombstone"
+	OpForget    = "forget"
+	OpClear     = "clear"
+)
+
+// Revision is one entry of a key's history.
+type Revision struct {
+	Seq      int64     `json:"seq"`
+	MemoryID string    `json:"memory_id"`
+	Key      string    `json:"key,omitempty"`
+	Op       string    `json:"op"`
+	At       time.Time `json:"at"`
+	Applied  bool      `json:"applied"` // false when the write lost last-write-wins
+	Memory   *Memory   `json:"memory,omitempty"`
+}
+
+// Stats describes one scope.
+type Stats struct {
+	Memories   int        `json:"memories"` // live, including archived and expired
+	Archived   int        `json:"archived"`
+	Keys       int        `json:"keys"`       // live memories with a key
+	Tombstones int        `json:"tombstones"` // keys currently tombstoned
+	Sessions   int        `json:"sessions"`
+	Oldest     *time.Time `json:"oldest,omitempty"`
+	Newest     *time.Time `json:"newest,omitempty"`
+	// Degraded is set when the lexical index is unavailable.
+	Degraded bool `json:"degraded"`
+}
