@@ -1,0 +1,93 @@
+package locomo
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func load(t *testing.T) []Conversation {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "tiny.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	convs, err := Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return convs
+}
+
+func TestLoad(t *testing.T) {
+	c := load(t)[0]
+	if c.SampleID != "tiny-1" || c.SpeakerA != "Ann" || len(c.Sessions) != 2 || c.Sessions[1].N != 2 {
+		t.Fatalf("conversation = %+v", c)
+	}
+	if want := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC); !c.Sessions[0].Time.Equal(want) {
+		t.Fatalf("session 1 time = %v, want %v", c.Sessions[0].Time, want)
+	}
+	if !c.LastTime().Equal(time.Date(2023, 6, 1, 10, 0, 0, 0, time.UTC)) {
+		t.Fatalf("last time = %v", c.LastTime())
+	}
+	if ev := c.QA[1].Evidence; len(ev) != 2 || ev[0] != "D1:3" || ev[1] != "D1:1" {
+		t.Fatalf("malformed evidence not split: %q", ev)
+	}
+	if got := c.Sessions[0].Turns[1].Content(); got != "Lovely! What breed? [shares a photo: a photo of a dog]" {
+		t.Fatalf("content with caption = %q", got)
+	}
+}
+
+// scripted answers each question with fixed keys: it tests the metrics,
+// not a memory system.
+type scripted struct {
+	answers map[string][]string
+	added   int
+}
+
+func (s *scripted) AddSession(_ context.Context, _, _ string, _ time.Time, turns []Turn) error {
+	s.added += len(turns)
+	return nil
+}
+
+func (s *scripted) Search(_ context.Context, _, q string, _ time.Time, limit int) ([]string, error) {
+	return s.answers[q], nil
+}
+
+func TestRunMetrics(t *testing.T) {
+	sys := &scripted{answers: map[string][]string{
+		// Found at rank 1.
+		"What is the name of Ann's puppy?": {"/turn/D1:1", "/turn/D2:2"},
+		// One of two evidence turns at rank 1, the other at rank 7.
+		"What breed is Rex?": {"/turn/D1:3", "/turn/x2", "/turn/x3", "/turn/x4", "/turn/x5", "/turn/x6", "/turn/D1:1"},
+		// Not found.
+		"When did Bo start pottery?": {"/turn/D1:2"},
+	}}
+	rep, err := Run(context.Background(), load(t), sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys.added != 5 || rep.Turns != 5 || rep.All.Questions != 3 {
+		t.Fatalf("report = %+v (added %d)", rep, sys.added)
+	}
+	var buf bytes.Buffer
+	rep.WriteText(&buf, false)
+	golden := filepath.Join("testdata", "tiny.golden")
+	if *update {
+		os.WriteFile(golden, buf.Bytes(), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("report differs from %s:\n%s", golden, buf.String())
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo/bench/locomo"
+)
+
+// locomoPath finds the LoCoMo dev split: $MNEMO_LOCOMO, or shared/eval
+// beside the repository (where the workplace and CI put it).
+func locomoPath() string {
+	if p := os.Getenv("MNEMO_LOCOMO"); p != "" {
+		return p
+	}
+	return filepath.Join("..", "..", "..", "shared", "eval", "locomo-dev.json")
+}
+
+// TestLocomoQuality guards recall quality end to end (HTTP, analysis,
+// SQLite FTS5, ranking) on the LoCoMo dev split. The floors sit a little
+// under the measured figures in docs/BENCHMARKS.md, and well over plain
+// BM25's hit@10 of 0.637, so a change that hurts quality fails here.
+func TestLocomoQuality(t *testing.T) {
+	f, err := os.Open(locomoPath())
+	if err != nil {
+		t.Skipf("LoCoMo dev split not found (%v); set MNEMO_LOCOMO", err)
+	}
+	convs, err := locomo.Load(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		profile string
+		hit10   float64
+	}{{"", 0.72}, {"lexical", 0.76}} {
+		rep, err := runLocomo(context.Background(), convs, tt.profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.All.Questions != 383 {
+			t.Fatalf("asked %d questions, want 383", rep.All.Questions)
+		}
+		if got := rep.All.Hit[10]; got < tt.hit10 {
+			t.Errorf("profile %q: hit@10 = %.3f, want ≥ %.2f", tt.profile, got, tt.hit10)
+		}
+		t.Logf("profile %q: hit@10 %.3f recall@10 %.3f", tt.profile, rep.All.Hit[10], rep.All.Recall[10])
+	}
+}
