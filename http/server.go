@@ -75,6 +75,9 @@ func (s *Server) routes() {
 	})
 }
 
+// Handle mounts another handler (such as the MCP endpoint) at pattern.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
 // ServeHTTP logs each request and turns panics into 500 problems.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()

@@ -40,6 +40,7 @@ func (a *app) serveCommand() *cobra.Command {
 				log.Warn("serving without authentication on a non-loopback address", "addr", addr)
 			}
 			srv := mhttp.NewServer(svc, mhttp.Options{Logger: log, Version: version()})
+			srv.Handle("/mcp", mcpHandler(svc, log))
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listen: %w", err)

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// TestMCPStdioBinary builds mnemo and drives `mnemo mcp` as an MCP client
+// does: spawn it, talk on its stdin and stdout.
+func TestMCPStdioBinary(t *testing.T) {
+	if !registered("mcp") {
+		t.Skip("mnemo mcp is not in rootCommand yet: add a.mcpCommand() to its commands")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool to build mnemo with")
+	}
+	bin := filepath.Join(t.TempDir(), "mnemo")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "--data", dir, "--agent", "tester", "mcp")
+	cmd.Stderr = &stderr
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "0"}, nil)
+	start := time.Now()
+	cs, err := client.Connect(t.Context(), &mcpsdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	// Clients spawn the server on demand and wait for it: start-up is part
+	// of every first call.
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("start-up and initialize took %v, want well under a second", took)
+	} else {
+		t.Logf("start-up and initialize took %v", took)
+	}
+	if got := cs.InitializeResult().ServerInfo.Name; got != "mnemo" {
+		t.Errorf("server name %q", got)
+	}
+
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil || len(tools.Tools) != 10 {
+		t.Fatalf("list tools: %d tools, %v", len(tools.Tools), err)
+	}
+	res := callTool(t, cs, "remember", map[string]any{"content": "The deploy window is Thursday 14:00", "key": "/team/deploy"})
+	var rem struct{ ID string }
+	decodeJSON(t, res.StructuredContent, &rem)
+	res = callTool(t, cs, "recall", map[string]any{"query": "deploy window"})
+	var got struct {
+		Count    int
+		Memories []struct{ ID string }
+	}
+	decodeJSON(t, res.StructuredContent, &got)
+	if rem.ID == "" || got.Count != 1 || got.Memories[0].ID != rem.ID {
+		t.Fatalf("recall: %+v, want %s", got, rem.ID)
+	}
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if s := stderr.String(); strings.Contains(s, "level=ERROR") {
+		t.Errorf("stderr: %s", s)
+	}
+
+	// The CLI sees what MCP wrote, in the same agent only.
+	if code, out, errs := run(t, dir, "", "--agent", "tester", "get", "--key", "/team/deploy"); code != 0 || !strings.Contains(out, "Thursday 14:00") {
+		t.Fatalf("get after mcp: %d %s %s", code, out, errs)
+	}
+	if code, _, _ := run(t, dir, "", "--agent", "other", "get", "--key", "/team/deploy"); code != exitUsage {
+		t.Fatalf("another agent sees the memory: exit %d", code)
+	}
+}
+
+// TestMCPCommand runs the mcp command in process over pipes, and checks that
+// a bad scope stops it before it serves.
+func TestMCPCommand(t *testing.T) {
+	dir := t.TempDir()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	a := &app{stdin: inR, stdout: outW, stderr: &stderr, dataDir: dir, tenant: "t1", agent: "a1", limits: mnemo.DefaultLimits()}
+	ctx, cancel := context.WithCancel(t.Context())
+	cmd := a.mcpCommand()
+	cmd.SetContext(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- cmd.RunE(cmd, nil)
+		outW.Close()
+	}()
+
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := callTool(t, cs, "status", nil)
+	var st struct {
+		TenantID string `json:"tenant_id"`
+		AgentID  string `json:"agent_id"`
+	}
+	decodeJSON(t, res.StructuredContent, &st)
+	if st.TenantID != "t1" || st.AgentID != "a1" {
+		t.Fatalf("status scope: %+v, want t1/a1 from the flags", st)
+	}
+	cs.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("mcp: %v", err)
+	}
+
+	a = &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, dataDir: dir, tenant: "t1", agent: "has space"}
+	cmd = a.mcpCommand()
+	cmd.SetContext(t.Context())
+	var ue usageError
+	if err := cmd.RunE(cmd, nil); !errors.As(err, &ue) {
+		t.Fatalf("bad agent: %v, want a usage error", err)
+	}
+}
+
+// registered reports whether the root command has a subcommand name.
+func registered(name string) bool {
+	root := (&app{}).rootCommand()
+	for _, c := range root.Commands() {
+		if c.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+func callTool(t *testing.T, cs *mcpsdk.ClientSession, name string, args any) *mcpsdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcpsdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcpsdk.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		t.Fatalf("%s: %s", name, b.String())
+	}
+	return res
+}
+
+func decodeJSON(t *testing.T, v, out any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("decoding %s: %v", b, err)
+	}
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# inspector_test.sh checks `mnemo mcp` with the MCP Inspector's CLI, the
+# reference TypeScript client: it spawns mnemo over stdio, lists the tools,
+# remembers, recalls, and reads a tool error, as a client other than the Go
+# SDK sees them.
+#
+# Usage: mcp/inspector_test.sh
+# Needs go, node (20 works; the Inspector's dependencies ask for 22) and npm
+# with access to the registry. INSPECTOR_DIR keeps the install between runs
+# (a CI cache); by default it goes in a temporary directory.
+set -euo pipefail
+
+version=2.12.0
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dir=${INSPECTOR_DIR:-$tmp/inspector}
+inspector=$dir/node_modules/.bin/mcp-inspector
+
+start=$SECONDS
+if [[ ! -x $inspector || $("$inspector" --version 2>/dev/null) != "$version" ]]; then
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/inspector@$version" >/dev/null
+fi
+installed=$SECONDS
+(cd "$root" && go build -o "$tmp/mnemo" ./cmd/mnemo)
+server=("$tmp/mnemo" --data "$tmp/data" --agent inspector mcp)
+
+passed=0
+failed=0
+
+# run METHOD-ARGS...: the Inspector's output for one request to a freshly
+# spawned server; its exit code in rc (5 when the tool returned isError).
+run() {
+	rc=0
+	out=$("$inspector" --cli "$@" -- "${server[@]}" 2>&1) || rc=$?
+}
+
+# expect NAME CODE PATTERN...: the last run exited with CODE and its output
+# matches every PATTERN (grep -E).
+expect() {
+	local name=$1 code=$2 p
+	shift 2
+	for p in "$@"; do
+		if [[ $rc -ne $code ]] || ! grep -Eq -- "$p" <<<"$out"; then
+			failed=$((failed + 1))
+			echo "FAIL $name: exit $rc (want $code), output lacks /$p/:"
+			head -n 40 <<<"$out"
+			return
+		fi
+	done
+	passed=$((passed + 1))
+	echo "ok   $name"
+}
+
+if ! "${server[@]}" --help >/dev/null 2>&1; then
+	echo "FAIL mnemo has no mcp command: add a.mcpCommand() to rootCommand"
+	failed=$((failed + 1))
+fi
+
+run --method tools/list
+for tool in remember recall surface recall_path forget status set_memory boot reflect ingest; do
+	expect "tools/list has $tool" 0 "\"name\": \"$tool\""
+done
+expect "tools/list has schemas" 0 '"inputSchema"' '"outputSchema"'
+
+run --method tools/call --tool-name remember --tool-arg 'content=Deploys happen on Thursday afternoons' key=/ci/deploy priority=1 'tags=["ci"]'
+expect "remember" 0 'Remembered [0-9a-f-]{36} at /ci/deploy' '"key": "/ci/deploy"' '"priority": 1'
+
+run --method tools/call --tool-name recall --tool-arg 'query=thursday deploys'
+expect "recall" 0 '"count": 1' 'Deploys happen on Thursday afternoons' '"access_count": 1'
+
+run --method tools/call --tool-name remember --tool-arg content=x priority=9
+expect "remember with a bad priority" 5 '"isError": true' '"code": "invalid_input"'
+
+run --method tools/call --tool-name boot
+expect "boot" 5 '"code": "unavailable"' 'not available in this build'
+
+echo "inspector $version: install ${installed}s, checks $((SECONDS - installed))s, total $((SECONDS - start))s"
+echo "inspector: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

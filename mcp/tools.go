@@ -1,0 +1,562 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Parameter names follow seed 003 (agent-memory: content, type, uri,
+// emotion_val, source; query, limit; uri, traverse_hops; keywords, types,
+// min_vitality; text, dry_run; format; phase) and seed 004 (key,
+// json_content, source), so that clients written for either keep working;
+// the rest are mnemo's own, named as in mnemo.Draft and mnemo.Query.
+
+type rememberIn struct {
+	Content       string          `json:"content" jsonschema:"the memory itself, as a short self-contained statement (at most 2000 characters), e.g. 'The user prefers tabs over spaces in Go code'"`
+	Key           string          `json:"key,omitempty" jsonschema:"optional stable name, a path such as /user/preference/indent or a URI such as knowledge://go/style; remembering the same key again replaces the memory instead of adding one"`
+	URI           string          `json:"uri,omitempty" jsonschema:"seed 003's name for key; give one or the other"`
+	Type          string          `json:"type,omitempty" jsonschema:"kind of memory: identity, emotion, knowledge (default), event, preference, fact, pattern, or another lower-case word"`
+	Priority      *int            `json:"priority,omitempty" jsonschema:"how long it should last: 0 (P0, never fades: identity), 1 (P1, a year), 2 (P2, default, three months), 3 (P3, two weeks)"`
+	Tags          []string        `json:"tags,omitempty" jsonschema:"labels to filter recall by, e.g. [\"work\", \"go\"]"`
+	Importance    *float64        `json:"importance,omitempty" jsonschema:"0 to 1, default 0.5"`
+	Confidence    *float64        `json:"confidence,omitempty" jsonschema:"how sure you are that it is true, 0 to 1, default 1"`
+	Category      string          `json:"category,omitempty" jsonschema:"optional finer grouping than type, a lower-case word"`
+	Source        json.RawMessage `json:"source,omitempty" jsonschema:"where it came from: a string (default 'manual') or an object {kind, name, retrieved_at, locator}; required as an object for web, tool and file sources and for /kb/ keys"`
+	SecurityLevel string          `json:"security_level,omitempty" jsonschema:"public, internal (default), confidential or restricted; confidential and restricted memories are masked in every MCP result"`
+	Pinned        bool            `json:"pinned,omitempty" jsonschema:"always load this memory at the start of a run"`
+	ExpiresAt     *time.Time      `json:"expires_at,omitempty" jsonschema:"when the memory stops being true, RFC 3339; it is not recalled after that"`
+	EmotionVal    *float64        `json:"emotion_val,omitempty" jsonschema:"seed 003's emotional valence, -1 (negative) to 1 (positive); kept in the memory's data"`
+}
+
+type rememberOut struct {
+	ID     string  `json:"id" jsonschema:"the stored memory's id, for forget"`
+	Memory *Memory `json:"memory" jsonschema:"the memory as stored"`
+}
+
+type recallIn struct {
+	Query   string   `json:"query" jsonschema:"what to look for: a question, a topic or keywords, in English or Chinese; a word ending in * matches as a prefix"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"how many memories to return: default 5, at most 20"`
+	Tags    []string `json:"tags,omitempty" jsonschema:"only memories with any of these tags"`
+	Types   []string `json:"types,omitempty" jsonschema:"only memories of these types, e.g. [\"preference\", \"fact\"]"`
+	Explain bool     `json:"explain,omitempty" jsonschema:"add each result's score components, to see why it ranked where it did"`
+}
+
+type recallOut struct {
+	Count    int      `json:"count"`
+	Memories []Scored `json:"memories" jsonschema:"best first"`
+	Degraded bool     `json:"degraded,omitempty" jsonschema:"the full-text index could not answer and a slower, rougher match was used"`
+	Reason   string   `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
+	Terms    []string `json:"terms,omitempty" jsonschema:"the analysed query, when explain was asked"`
+}
+
+type surfaceIn struct {
+	Keywords    []string `json:"keywords,omitempty" jsonschema:"words to look for; a memory matching any of them can surface (seed 003)"`
+	Query       string   `json:"query,omitempty" jsonschema:"the same as keywords, as one string; give keywords, query or both"`
+	Limit       int      `json:"limit,omitempty" jsonschema:"how many memories to return: default 5, at most 20"`
+	Types       []string `json:"types,omitempty" jsonschema:"only memories of these types, e.g. [\"emotion\", \"knowledge\"]"`
+	Tags        []string `json:"tags,omitempty" jsonschema:"only memories with any of these tags"`
+	MinVitality *float64 `json:"min_vitality,omitempty" jsonschema:"drop ranked results whose vitality is below this, 0 to 1, default 0.1; this can return fewer than limit"`
+	Explain     bool     `json:"explain,omitempty" jsonschema:"add each result's score components"`
+}
+
+type surfaceOut struct {
+	Count    int      `json:"count"`
+	Results  []Scored `json:"results" jsonschema:"best first"`
+	Degraded bool     `json:"degraded,omitempty" jsonschema:"the full-text index could not answer and a slower, rougher match was used"`
+	Reason   string   `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
+}
+
+type recallPathIn struct {
+	URI          string `json:"uri" jsonschema:"a key or key prefix: /user/preference lists every key under it, knowledge:// every key with that scheme, / every key"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"how many memories to return: default 50, at most 1000"`
+	TraverseHops int    `json:"traverse_hops,omitempty" jsonschema:"reserved for graph traversal; accepted and ignored, as in seed 003 v3"`
+}
+
+type recallPathOut struct {
+	Prefix   string   `json:"prefix" jsonschema:"the prefix, normalised"`
+	Count    int      `json:"count" jsonschema:"memories returned"`
+	Total    int      `json:"total" jsonschema:"memories under the prefix"`
+	Memories []Memory `json:"memories" jsonschema:"in key order"`
+}
+
+type forgetIn struct {
+	ID   string `json:"id,omitempty" jsonschema:"id of the memory to delete, as returned by remember or recall"`
+	Key  string `json:"key,omitempty" jsonschema:"key of the memory to delete; give id, key or both"`
+	Hard *bool  `json:"hard,omitempty" jsonschema:"seed 003: true deletes; false (a soft forget that lets the memory fade) is not available yet; omitted means delete"`
+}
+
+type forgetOut struct {
+	Forgotten int `json:"forgotten" jsonschema:"how many memories were deleted"`
+}
+
+type statusIn struct{}
+
+type statusOut struct {
+	Version  string `json:"version" jsonschema:"mnemo's version"`
+	TenantID string `json:"tenant_id"`
+	AgentID  string `json:"agent_id"`
+	mnemo.Stats
+}
+
+type setMemoryIn struct {
+	Key         string          `json:"key" jsonschema:"the slot to write: a path starting with /, e.g. /user/calendar/2026-02-23_dentist or /kb/go/generics"`
+	JSONContent json.RawMessage `json:"json_content" jsonschema:"any JSON value (an object is best, e.g. {\"when\": \"2026-02-23T10:00:00+08:00\", \"what\": \"dentist\"}) to store under key, replacing what was there; null deletes the key (a tombstone); {} is an empty object, not a deletion; an \"expired_at\" time in an object hides it after that time"`
+	Source      json.RawMessage `json:"source" jsonschema:"where it came from: a string such as 'user said so in chat', or an object {kind: user|tool|web|file|system|agent, name, retrieved_at (RFC 3339), locator}; the object with all four fields is required for web, tool and file sources and for /kb/ keys"`
+}
+
+type setMemoryOut struct {
+	Key       string  `json:"key" jsonschema:"the key, normalised"`
+	Tombstone bool    `json:"tombstone" jsonschema:"true when the call deleted the key"`
+	ID        string  `json:"id,omitempty" jsonschema:"the memory's id"`
+	Memory    *Memory `json:"memory,omitempty" jsonschema:"the memory as stored"`
+}
+
+type bootIn struct {
+	Format string `json:"format,omitempty" jsonschema:"narrative (default): markdown by layer; json: the memories as a list"`
+}
+
+type reflectIn struct {
+	Phase string `json:"phase,omitempty" jsonschema:"which part of the sleep cycle to run: decay, tidy, govern or all (default)"`
+}
+
+type ingestIn struct {
+	Text   string `json:"text" jsonschema:"markdown to extract memories from, e.g. a daily note"`
+	Source string `json:"source,omitempty" jsonschema:"where the text came from, e.g. memory/2026-02-23.md"`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema:"return what would be extracted without writing it"`
+}
+
+// addTools adds every tool to srv.
+func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "remember",
+		Title: "Remember",
+		Description: "Store one memory for later conversations. Use it when you learn something worth keeping beyond this conversation: " +
+			"a fact about the user, a preference, a decision, an event, a lesson. Give a key when the memory may change later " +
+			"(remembering the same key replaces it). Returns the memory's id.",
+		InputSchema: inputSchema[rememberIn](func(p props) {
+			p.rng("priority", 0, 3)
+			p.rng("importance", 0, 1)
+			p.rng("confidence", 0, 1)
+			p.rng("emotion_val", -1, 1)
+			p.enum("security_level", mnemo.SecurityPublic, mnemo.SecurityInternal, mnemo.SecurityConfidential, mnemo.SecurityRestricted)
+			p.anyOf("source", "string", "object")
+			p.format("expires_at", "date-time")
+		}),
+		OutputSchema: outputSchema[rememberOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
+	}, s.remember)
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "recall",
+		Title: "Recall",
+		Description: "Find the memories that best match a query, best first, and count them as used (which keeps them from fading). " +
+			"Call it before answering anything that may depend on what you were told before: the user's preferences, past decisions, facts, events.",
+		InputSchema:  inputSchema[recallIn](func(p props) { p.rng("limit", 1, 20) }),
+		OutputSchema: outputSchema[recallOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
+	}, s.recall)
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "surface",
+		Title: "Surface",
+		Description: "Look for memories related to some keywords without any side effect: nothing is counted as used. " +
+			"Use it to add background context quietly (e.g. from the words of the user's message); use recall when you are actively looking something up.",
+		InputSchema: inputSchema[surfaceIn](func(p props) {
+			p.rng("limit", 1, 20)
+			p.rng("min_vitality", 0, 1)
+		}),
+		OutputSchema: outputSchema[surfaceOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
+	}, s.surface)
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "recall_path",
+		Title: "Recall by key",
+		Description: "Read the memories whose key is, or starts with, a path or URI, in key order: the memory at /user/preference/editor, " +
+			"or everything under /user/preference. Use it when you know where something is kept.",
+		InputSchema:  inputSchema[recallPathIn](func(p props) { p.rng("limit", 1, mnemo.MaxListLimit) }),
+		OutputSchema: outputSchema[recallPathOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
+	}, s.recallPath)
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "forget",
+		Title: "Forget",
+		Description: "Delete a memory for good, by id or by key. Use it when the user asks you to forget something, " +
+			"or when a memory is wrong and should not be corrected in place.",
+		InputSchema:  inputSchema[forgetIn](nil),
+		OutputSchema: outputSchema[forgetOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
+	}, s.forget)
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:         "status",
+		Title:        "Status",
+		Description:  "Report how many memories this agent has (live, archived, keyed, tombstoned), their time span, whether search is degraded, and the server version.",
+		InputSchema:  inputSchema[statusIn](nil),
+		OutputSchema: outputSchema[statusOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
+	}, s.status)
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "set_memory",
+		Title: "Set memory",
+		Description: "Write JSON under a key, replacing what the key held, or delete the key with json_content null. " +
+			"Use it for structured state you will update: a calendar entry, a task, a preference record, a knowledge-base note. " +
+			"Always say where the content came from in source.",
+		InputSchema: inputSchema[setMemoryIn](func(p props) {
+			p.pattern("key", "^/")
+			p.anyOf("source", "string", "object")
+		}),
+		OutputSchema: outputSchema[setMemoryOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(true), OpenWorldHint: new(false)},
+	}, s.setMemory)
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "boot",
+		Title: "Boot",
+		Description: "Load who this agent is and what it should know at the start of a session: identity, recent emotions, key knowledge, " +
+			"recent events. Not available in this build yet: it says so when called.",
+		InputSchema: inputSchema[bootIn](func(p props) { p.enum("format", "narrative", "json") }),
+		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
+	}, unavailable[bootIn]("boot will load this agent's identity, recent emotions, key knowledge and recent events as a warm-start narrative (seed 003 §4.5); until then, use recall or recall_path"))
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "reflect",
+		Title: "Reflect",
+		Description: "Run the memory's sleep cycle — decay, tidy (archive faded memories), govern (clean up) — and report what changed. " +
+			"Not available in this build yet: it says so when called.",
+		InputSchema: inputSchema[reflectIn](func(p props) { p.enum("phase", "decay", "tidy", "govern", "all") }),
+		Annotations: &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
+	}, unavailable[reflectIn]("reflect will run the sleep cycle (decay, tidy, govern) and report what changed, memory by memory (seed 003 §4.6)"))
+
+	add(s, srv, scope, &mcpsdk.Tool{
+		Name:  "ingest",
+		Title: "Ingest",
+		Description: "Extract memories from markdown (a daily note, a journal) and store them: identity, emotion, knowledge and event items. " +
+			"Not available in this build yet: it says so when called.",
+		InputSchema: inputSchema[ingestIn](nil),
+		Annotations: &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
+	}, unavailable[ingestIn]("ingest will split markdown into identity, emotion, knowledge and event memories and store them, or preview them with dry_run (seed 003 §4.4); until then, call remember for each item"))
+}
+
+// A handler serves one tool call in scope. It returns the structured result
+// and a short text rendering of it, or a domain error.
+type handler[In, Out any] func(ctx context.Context, sc mnemo.Scope, in In) (Out, string, error)
+
+// add adds tool t, served by h in the scope of each call.
+func add[In, Out any](s *Server, srv *mcpsdk.Server, scope scopeFunc, t *mcpsdk.Tool, h handler[In, Out]) {
+	mcpsdk.AddTool(srv, t, func(ctx context.Context, req *mcpsdk.CallToolRequest, in In) (*mcpsdk.CallToolResult, Out, error) {
+		var zero Out
+		sc, err := scope(req)
+		if err != nil {
+			return nil, zero, s.toolError(t.Name, err)
+		}
+		out, text, err := h(ctx, sc, in)
+		if err != nil {
+			return nil, zero, s.toolError(t.Name, err)
+		}
+		return &mcpsdk.CallToolResult{Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: text}}}, out, nil
+	})
+}
+
+// toolError returns err as the model may see it: a domain error as it is,
+// anything else logged and reported as an internal error, without details.
+func (s *Server) toolError(tool string, err error) error {
+	if mnemo.ErrorCode(err) != mnemo.EINTERNAL {
+		return err
+	}
+	s.log.Error("mcp tool failed", "tool", tool, "err", err)
+	return mnemo.Errorf(mnemo.EINTERNAL, "internal error")
+}
+
+// unavailable serves a tool whose engine is not in this build: it says what
+// the tool will do rather than give an answer it cannot stand behind.
+func unavailable[In any](what string) handler[In, any] {
+	return func(context.Context, mnemo.Scope, In) (any, string, error) {
+		return nil, "", mnemo.Errorf(mnemo.EUNAVAILABLE, "not available in this build: %s", what)
+	}
+}
+
+func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (rememberOut, string, error) {
+	if strings.TrimSpace(in.Content) == "" {
+		return rememberOut{}, "", mnemo.Errorf(mnemo.EINVALID, "content is empty")
+	}
+	key, err := oneKey(in.Key, in.URI)
+	if err != nil {
+		return rememberOut{}, "", err
+	}
+	src := in.Source
+	if isNull(src) {
+		src = json.RawMessage(`"manual"`) // seed 003 §4.4.2: what remember writes is marked manual
+	}
+	if err := checkProvenance(key, src); err != nil {
+		return rememberOut{}, "", err
+	}
+	d := mnemo.Draft{
+		Key: key, Content: &in.Content, Type: in.Type, Category: in.Category,
+		Priority: in.Priority, Importance: in.Importance, Confidence: in.Confidence,
+		Tags: in.Tags, SecurityLevel: in.SecurityLevel, Pinned: in.Pinned,
+		Source: src, ExpiresAt: in.ExpiresAt,
+	}
+	if in.EmotionVal != nil {
+		d.Data, _ = json.Marshal(map[string]float64{"emotion_val": *in.EmotionVal})
+	}
+	m, err := s.svc.Remember(ctx, sc, d)
+	if err != nil {
+		return rememberOut{}, "", err
+	}
+	v := view(&m)
+	text := "Remembered " + m.ID
+	if m.Key != "" {
+		text += " at " + m.Key
+	}
+	return rememberOut{ID: m.ID, Memory: &v}, text + ".", nil
+}
+
+// oneKey returns the normalised key given as key or as uri (seed 003's
+// name), which must agree when both are given.
+func oneKey(key, uri string) (string, error) {
+	if key == "" && uri == "" {
+		return "", nil
+	}
+	if key == "" {
+		key = uri
+	}
+	k, err := mnemo.NormalizeKey(key)
+	if err != nil {
+		return "", err
+	}
+	if uri != "" {
+		u, err := mnemo.NormalizeKey(uri)
+		if err != nil {
+			return "", err
+		}
+		if u != k {
+			return "", mnemo.Errorf(mnemo.EINVALID, "key %q and uri %q differ: give one of them", key, uri)
+		}
+	}
+	return k, nil
+}
+
+func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recallOut, string, error) {
+	res, err := s.svc.Recall(ctx, sc, mnemo.Query{
+		Text: in.Query, Limit: in.Limit, Explain: in.Explain,
+		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types},
+	})
+	if err != nil {
+		return recallOut{}, "", err
+	}
+	out := recallOut{
+		Count: len(res.Results), Memories: scoredViews(res.Results),
+		Degraded: res.Degraded, Reason: res.Reason, Terms: res.Terms,
+	}
+	return out, scoredText(out.Memories, res.Degraded, res.Reason), nil
+}
+
+func (s *Server) surface(ctx context.Context, sc mnemo.Scope, in surfaceIn) (surfaceOut, string, error) {
+	text := strings.TrimSpace(in.Query + " " + strings.Join(in.Keywords, " "))
+	if text == "" {
+		return surfaceOut{}, "", mnemo.Errorf(mnemo.EINVALID, "give keywords or a query")
+	}
+	minVitality := 0.1 // seed 003 §4.7.2
+	if in.MinVitality != nil {
+		minVitality = *in.MinVitality
+	}
+	res, err := s.svc.Surface(ctx, sc, mnemo.Query{
+		Text: text, Limit: in.Limit, Explain: in.Explain,
+		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types},
+	})
+	if err != nil {
+		return surfaceOut{}, "", err
+	}
+	// The service has no vitality filter yet: apply it to the ranked
+	// results, which may leave fewer than asked for.
+	kept := res.Results[:0]
+	for _, r := range res.Results {
+		if r.Vitality >= minVitality {
+			kept = append(kept, r)
+		}
+	}
+	out := surfaceOut{Count: len(kept), Results: scoredViews(kept), Degraded: res.Degraded, Reason: res.Reason}
+	return out, scoredText(out.Results, res.Degraded, res.Reason), nil
+}
+
+func scoredText(rs []Scored, degraded bool, reason string) string {
+	text := list(len(rs), func(i int) string {
+		return line(&rs[i].Memory, fmt.Sprintf("score %.3f", rs[i].Score))
+	}, "No memories found.")
+	if len(rs) > 0 {
+		text = "Found " + plural(len(rs), "memory", "memories") + ", best first:\n" + text
+	}
+	if degraded {
+		text = "Degraded search (" + reason + ").\n" + text
+	}
+	return text
+}
+
+func (s *Server) recallPath(ctx context.Context, sc mnemo.Scope, in recallPathIn) (recallPathOut, string, error) {
+	ms, total, err := s.svc.RecallPath(ctx, sc, in.URI, in.Limit)
+	if err != nil {
+		return recallPathOut{}, "", err
+	}
+	prefix := in.URI
+	if k, err := mnemo.NormalizeKey(in.URI); err == nil {
+		prefix = k
+	}
+	out := recallPathOut{Prefix: prefix, Count: len(ms), Total: total, Memories: views(ms)}
+	text := list(len(ms), func(i int) string { return line(&out.Memories[i]) }, "No memories under "+prefix+".")
+	if len(ms) > 0 {
+		text = fmt.Sprintf("%s under %s (%d in all), by key:\n%s", plural(len(ms), "memory", "memories"), prefix, total, text)
+	}
+	return out, text, nil
+}
+
+func (s *Server) forget(ctx context.Context, sc mnemo.Scope, in forgetIn) (forgetOut, string, error) {
+	if in.Hard != nil && !*in.Hard {
+		return forgetOut{}, "", mnemo.Errorf(mnemo.EUNAVAILABLE, "not available in this build: a soft forget, which lets a memory fade instead of deleting it, arrives with the lifecycle engine; omit hard, or pass hard: true, to delete")
+	}
+	var ids, keys []string
+	if in.ID != "" {
+		ids = []string{in.ID}
+	}
+	if in.Key != "" {
+		keys = []string{in.Key}
+	}
+	n, err := s.svc.Forget(ctx, sc, ids, keys)
+	if err != nil {
+		return forgetOut{}, "", err
+	}
+	if n == 0 {
+		what := "id " + in.ID
+		if in.ID == "" {
+			what = "key " + in.Key
+		} else if in.Key != "" {
+			what += " or key " + in.Key
+		}
+		return forgetOut{}, "", mnemo.Errorf(mnemo.ENOTFOUND, "no memory with %s", what)
+	}
+	return forgetOut{Forgotten: n}, "Forgot " + plural(n, "memory", "memories") + ".", nil
+}
+
+func (s *Server) status(ctx context.Context, sc mnemo.Scope, _ statusIn) (statusOut, string, error) {
+	st, err := s.svc.Stats(ctx, sc)
+	if err != nil {
+		return statusOut{}, "", err
+	}
+	out := statusOut{Version: s.version, TenantID: sc.TenantID, AgentID: sc.AgentID, Stats: st}
+	text := fmt.Sprintf("mnemo %s, agent %s (tenant %s): %s (%d archived), %d keys, %d tombstones, %d sessions",
+		s.version, sc.AgentID, sc.TenantID, plural(st.Memories, "memory", "memories"), st.Archived, st.Keys, st.Tombstones, st.Sessions)
+	if st.Oldest != nil && st.Newest != nil {
+		text += fmt.Sprintf(", from %s to %s", st.Oldest.Format(time.RFC3339), st.Newest.Format(time.RFC3339))
+	}
+	if st.Degraded {
+		text += "; search is degraded"
+	}
+	return out, text + ".", nil
+}
+
+func (s *Server) setMemory(ctx context.Context, sc mnemo.Scope, in setMemoryIn) (setMemoryOut, string, error) {
+	if !strings.HasPrefix(in.Key, "/") {
+		return setMemoryOut{}, "", mnemo.Errorf(mnemo.EINVALID, "key must be a path starting with '/', got %q", in.Key)
+	}
+	key, err := mnemo.NormalizeKey(in.Key)
+	if err != nil {
+		return setMemoryOut{}, "", err
+	}
+	if err := checkProvenance(key, in.Source); err != nil {
+		return setMemoryOut{}, "", err
+	}
+	data := in.JSONContent
+	if isNull(data) {
+		data = nil // seed 004 §3.1.2: null, and only null, is a tombstone
+	}
+	m, err := s.svc.Remember(ctx, sc, mnemo.Draft{Key: key, Data: data, Source: in.Source})
+	if err != nil {
+		return setMemoryOut{}, "", err
+	}
+	if data == nil {
+		return setMemoryOut{Key: key, Tombstone: true}, "Deleted " + key + ": it no longer appears in reads.", nil
+	}
+	v := view(&m)
+	return setMemoryOut{Key: key, ID: m.ID, Memory: &v}, "Set " + key + " (id " + m.ID + ").", nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	return s == "" || s == "null"
+}
+
+// props are the properties of an object schema, to refine with what struct
+// tags cannot say: ranges, enums, patterns.
+type props map[string]*jsonschema.Schema
+
+func (p props) rng(name string, lo, hi float64) { p[name].Minimum, p[name].Maximum = &lo, &hi }
+func (p props) format(name, f string)           { p[name].Format = f }
+func (p props) pattern(name, re string)         { p[name].Pattern = re }
+func (p props) anyOf(name string, types ...string) {
+	s := &jsonschema.Schema{Description: p[name].Description}
+	for _, t := range types {
+		s.AnyOf = append(s.AnyOf, &jsonschema.Schema{Type: t})
+	}
+	p[name] = s
+}
+func (p props) enum(name string, vals ...string) {
+	for _, v := range vals {
+		p[name].Enum = append(p[name].Enum, v)
+	}
+}
+
+// schemaFor returns the JSON schema of T, from its fields and their
+// jsonschema tags. Free JSON (json.RawMessage) may be any value.
+func schemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {},
+	}})
+	if err != nil {
+		panic(err) // T is one of ours: this is a bug
+	}
+	return s
+}
+
+// inputSchema returns T's schema, refined by refine.
+func inputSchema[T any](refine func(props)) *jsonschema.Schema {
+	s := schemaFor[T]()
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	// An optional parameter is left out, not sent as null, and a single
+	// type is what every client's schema dialect understands (some map
+	// tool schemas onto OpenAPI, which has no type arrays).
+	for _, p := range s.Properties {
+		if i := slices.Index(p.Types, "null"); i >= 0 && len(p.Types) == 2 {
+			p.Type, p.Types = p.Types[1-i], nil
+		}
+	}
+	if refine != nil {
+		refine(props(s.Properties))
+	}
+	return s
+}
+
+// outputSchema returns T's schema as a tool result carries it: a failed call
+// carries "error" alone, so no property is required.
+func outputSchema[T any]() *jsonschema.Schema {
+	s := schemaFor[T]()
+	s.Required = nil
+	e := schemaFor[ToolError]()
+	e.Description = "set, alone, when the call failed"
+	s.Properties["error"] = e
+	s.PropertyOrder = append(s.PropertyOrder, "error")
+	return s
+}
