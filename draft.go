@@ -108,6 +108,10 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		return m, err
 	}
 	if d.Tombstone() {
+		// A tombstone keeps who deleted the key and why (seed 004's envelope).
+		if m.Source, err = checkSource(d.Source, lim); err != nil {
+			return m, err
+		}
 		m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
 		m.AccessedAt = m.CreatedAt
 		m.Tags = nil
@@ -178,6 +182,9 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		return m, Errorf(EINVALID, "security_level must be public, internal, confidential or restricted, got %q", d.SecurityLevel)
 	}
 	if m.Source, err = checkSource(d.Source, lim); err != nil {
+		return m, err
+	}
+	if err := CheckProvenance(m.Key, m.Source, false); err != nil {
 		return m, err
 	}
 

@@ -112,6 +112,10 @@ func TestRememberRejects(t *testing.T) {
 		{"bad security", alice, mnemo.Draft{Content: str("x"), SecurityLevel: "secret"}, mnemo.EINVALID},
 		{"bad type", alice, mnemo.Draft{Content: str("x"), Type: "no spaces"}, mnemo.EINVALID},
 		{"bad key", alice, mnemo.Draft{Content: str("x"), Key: "../etc/passwd"}, mnemo.EINVALID},
+		{"kb key without source", alice, mnemo.Draft{Content: str("x"), Key: "/kb/go/generics"}, mnemo.EINVALID},
+		{"kb key with string source", alice, mnemo.Draft{Content: str("x"), Key: "/kb/go/generics", Source: json.RawMessage(`"a blog"`)}, mnemo.EINVALID},
+		{"web source without locator", alice, mnemo.Draft{Content: str("x"), Source: json.RawMessage(`{"kind":"web","name":"site","retrieved_at":"2026-02-22T10:00:00Z"}`)}, mnemo.EINVALID},
+		{"source with unknown kind", alice, mnemo.Draft{Content: str("x"), Source: json.RawMessage(`{"kind":"rumour"}`)}, mnemo.EINVALID},
 		{"source array", alice, mnemo.Draft{Content: str("x"), Source: json.RawMessage(`[1]`)}, mnemo.EINVALID},
 	}
 	for _, tt := range tests {
@@ -381,7 +385,7 @@ func TestForgetClearRecallPath(t *testing.T) {
 	svc := newService(t, newClock())
 	a, _ := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/a", Content: str("a")})
 	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/b", Content: str("b")})
-	svc.Remember(ctx, alice, mnemo.Draft{Key: "/kb/c", Content: str("c")})
+	svc.Remember(ctx, alice, mnemo.Draft{Key: "/notes/c", Content: str("c")})
 	svc.Remember(ctx, bob, mnemo.Draft{Key: "/user/a", Content: str("bob a")})
 	ms, total, err := svc.RecallPath(ctx, alice, "/user", 10)
 	if err != nil || total != 2 || ms[0].Key != "/user/a" || ms[1].Key != "/user/b" {

@@ -300,7 +300,7 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 	if isNull(src) {
 		src = json.RawMessage(`"manual"`) // seed 003 §4.4.2: what remember writes is marked manual
 	}
-	if err := checkProvenance(key, src); err != nil {
+	if err := mnemo.CheckProvenance(key, src, true); err != nil {
 		return rememberOut{}, "", err
 	}
 	d := mnemo.Draft{
@@ -474,7 +474,7 @@ func (s *Server) setMemory(ctx context.Context, sc mnemo.Scope, in setMemoryIn) 
 	if err != nil {
 		return setMemoryOut{}, "", err
 	}
-	if err := checkProvenance(key, in.Source); err != nil {
+	if err := mnemo.CheckProvenance(key, in.Source, true); err != nil {
 		return setMemoryOut{}, "", err
 	}
 	data := in.JSONContent

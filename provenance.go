@@ -1,51 +1,54 @@
-package mcp
+package mnemo
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
-
-	"github.com/mnemo-dev/mnemo"
 )
 
-// checkProvenance enforces seed 004 §3.2 on a write of key with source.
-// Source is required, as a string or an object. When the key is in the
+// CheckProvenance enforces seed 004 §3.2 on a write of key with source.
+// When required (set_memory), a source must be given, as a string or an
+// object; otherwise an absent source is accepted except for knowledge-base
+// keys. When the key is in the
 // knowledge base (/kb/…, kb://…) or the source says it came from the web, a
 // tool or a file, it must be an object with kind, name, retrieved_at (RFC
 // 3339) and locator: what enters long-term memory from outside must be
 // traceable to where it came from, or it is refused.
-func checkProvenance(key string, source json.RawMessage) error {
+func CheckProvenance(key string, source json.RawMessage, required bool) error {
 	source = bytes.TrimSpace(source)
-	if len(source) == 0 || string(source) == "null" {
-		return mnemo.Errorf(mnemo.EINVALID, "source is required: say where this came from, as a string or an object with kind, name, retrieved_at and locator")
-	}
 	kb := key == "/kb" || strings.HasPrefix(key, "/kb/") || strings.HasPrefix(key, "kb://")
+	if len(source) == 0 || string(source) == "null" {
+		if !required && !kb {
+			return nil
+		}
+		return Errorf(EINVALID, "source is required: say where this came from, as a string or an object with kind, name, retrieved_at and locator")
+	}
 	switch source[0] {
 	case '"':
 		var s string
 		if err := json.Unmarshal(source, &s); err != nil {
-			return mnemo.Errorf(mnemo.EINVALID, "source is not valid JSON: %v", err)
+			return Errorf(EINVALID, "source is not valid JSON: %v", err)
 		}
 		if strings.TrimSpace(s) == "" {
-			return mnemo.Errorf(mnemo.EINVALID, "source is empty")
+			return Errorf(EINVALID, "source is empty")
 		}
 		if kb {
-			return mnemo.Errorf(mnemo.EINVALID, "source of the knowledge-base key %s must be an object with kind, name, retrieved_at and locator, not a string (seed 004 §3.2)", key)
+			return Errorf(EINVALID, "source of the knowledge-base key %s must be an object with kind, name, retrieved_at and locator, not a string (seed 004 §3.2)", key)
 		}
 		return nil
 	case '{':
 	default:
-		return mnemo.Errorf(mnemo.EINVALID, "source must be a string or an object")
+		return Errorf(EINVALID, "source must be a string or an object")
 	}
 
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(source, &obj); err != nil {
-		return mnemo.Errorf(mnemo.EINVALID, "source is not valid JSON: %v", err)
+		return Errorf(EINVALID, "source is not valid JSON: %v", err)
 	}
 	kind, hasKind := stringField(obj, "kind")
 	if _, present := obj["kind"]; present && !validKind(kind) {
-		return mnemo.Errorf(mnemo.EINVALID, "source.kind must be user, tool, web, file, system or agent")
+		return Errorf(EINVALID, "source.kind must be user, tool, web, file, system or agent")
 	}
 	if !kb && kind != "web" && kind != "tool" && kind != "file" {
 		return nil
@@ -70,10 +73,10 @@ func checkProvenance(key string, source json.RawMessage) error {
 		why = "the knowledge-base key " + key
 	}
 	if len(missing) > 0 {
-		return mnemo.Errorf(mnemo.EINVALID, "source is missing %s: %s needs kind, name, retrieved_at and locator (seed 004 §3.2)", strings.Join(missing, ", "), why)
+		return Errorf(EINVALID, "source is missing %s: %s needs kind, name, retrieved_at and locator (seed 004 §3.2)", strings.Join(missing, ", "), why)
 	}
 	if _, err := time.Parse(time.RFC3339, at); err != nil {
-		return mnemo.Errorf(mnemo.EINVALID, "source.retrieved_at must be an RFC 3339 time such as 2026-02-22T10:00:00Z, got %q", at)
+		return Errorf(EINVALID, "source.retrieved_at must be an RFC 3339 time such as 2026-02-22T10:00:00Z, got %q", at)
 	}
 	return nil
 }
