@@ -1,0 +1,97 @@
+package sqlite
+
+import (
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// where builds a conjunction of conditions on memories aliased m, with
+// positional parameters.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) String() string { return strings.Join(w.conds, " AND ") }
+
+// liveIn returns the conditions selecting the live memories of scope, whose
+// seqs are sp, that f matches, expiry judged at f.Now or else now.
+func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
+	w := &where{}
+	if len(f.Tags) == 0 {
+		w.add(`m.tenant_id = ? AND m.agent_id = ? AND m.tombstone = 0`, scope.TenantID, scope.AgentID)
+	} else {
+		// Each tag's memories of the scope are one range of memory_tags_tag,
+		// so the tag leads: a rare tag is cheap to count even in a large
+		// scope. Without statistics SQLite takes the scope's equality for
+		// the more selective and walks every memory of the scope; the unary
+		// + keeps the scope columns from choosing the index.
+		w.add(`+m.tenant_id = ? AND +m.agent_id = ? AND m.tombstone = 0`, scope.TenantID, scope.AgentID)
+		const tagged = `SELECT seq FROM memory_tags WHERE tag = ? AND seq >= ? AND seq < ?`
+		if f.AllTags {
+			sets := make([]string, len(f.Tags))
+			for i, t := range f.Tags {
+				sets[i] = tagged
+				w.args = append(w.args, t, sp.lo, sp.hi)
+			}
+			w.conds = append(w.conds, `m.seq IN (`+strings.Join(sets, ` INTERSECT `)+`)`)
+		} else {
+			w.add(`m.seq IN (SELECT seq FROM memory_tags WHERE tag IN (SELECT value FROM json_each(?)) AND seq >= ? AND seq < ?)`,
+				jsonArray(f.Tags), sp.lo, sp.hi)
+		}
+	}
+	if len(f.Types) > 0 {
+		w.add(`m.type IN (SELECT value FROM json_each(?))`, jsonArray(f.Types))
+	}
+	if len(f.Categories) > 0 {
+		w.add(`m.category IN (SELECT value FROM json_each(?))`, jsonArray(f.Categories))
+	}
+	if f.SessionID != "" {
+		w.add(`m.session_id = ?`, f.SessionID)
+	}
+	if f.KeyPrefix != "" {
+		// A range, so that the key index answers it. No byte of valid UTF-8
+		// is 0xFF, so prefix+"\xff" sorts after every key with the prefix.
+		w.add(`m.key >= ? AND m.key < ?`, f.KeyPrefix, f.KeyPrefix+"\xff")
+	}
+	if f.CreatedAfter != nil {
+		w.add(`m.created_at >= ?`, nanos(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		w.add(`m.created_at < ?`, nanos(*f.CreatedBefore))
+	}
+	if f.MinConfidence > 0 {
+		w.add(`m.confidence >= ?`, f.MinConfidence)
+	}
+	if !f.IncludeArchived {
+		w.add(`m.archived = 0`)
+	}
+	if !f.IncludeExpired {
+		at := f.Now
+		if at.IsZero() {
+			at = now
+		}
+		n := nanos(at)
+		w.add(`(m.expires_at IS NULL OR m.expires_at > ?) AND (m.data_expired_at IS NULL OR m.data_expired_at > ?)`, n, n)
+	}
+	return w
+}
+
+// checkFilter rejects times that the time columns cannot hold.
+func checkFilter(f *mnemo.Filter) error {
+	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
+		if t != nil {
+			if err := checkTime(*t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// migrationFS holds the schema, one file per version: NNNN_name.sql. A file
+// is never edited once released; a change is a new file.
+//
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// ftsMigration is the migration that defines the current full-text index.
+// RebuildIndex reruns it; a migration that redefines the index replaces it.
+const ftsMigration = "migrations/0002_fts.sql"
+
+type migration struct {
+	version int
+	name    string
+}
+
+// migrations returns the embedded migrations in version order.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		prefix, _, _ := strings.Cut(base, "_")
+		v, err := strconv.Atoi(prefix)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: migration %s: name must start with a version number", base)
+		}
+		ms = append(ms, migration{version: v, name: name})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("sqlite: migration %s: expected version %d", m.name, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// migrate brings the schema to the latest version, one transaction per
+// migration, so that a failure leaves the file at the last good version.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		applied_at INTEGER NOT NULL
+	)`); err != nil {
+		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	current, err := schemaVersion(ctx, db.writer)
+	if err != nil {
+		return err
+	}
+	if current > len(ms) {
+		return fmt.Errorf("sqlite: %s has schema version %d, newer than this build knows (%d): upgrade mnemo", db.path, current, len(ms))
+	}
+	for _, m := range ms[current:] {
+		if err := db.apply(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) apply(ctx context.Context, m migration) error {
+	body, err := migrationFS.ReadFile(m.name)
+	if err != nil {
+		return err
+	}
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	defer tx.Rollback()
+	// Another process may have applied it since the version was read; the
+	// write lock this transaction holds makes the check final.
+	var done int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&done); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	} else if done > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
+		m.version, db.now().UnixNano()); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	}
+	db.logger.Info("migrated database", "path", db.path, "version", m.version)
+	return nil
+}
+
+// SchemaVersion returns the version of the last migration applied.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	return schemaVersion(ctx, db.reader)
+}
+
+func schemaVersion(ctx context.Context, q *sql.DB) (int, error) {
+	var v int
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	return v, nil
+}
+
+// RebuildIndex drops the full-text index and builds it again from the index
+// text kept in the memories table. It repairs a lost or corrupt index; until
+// it runs, searches fall back to substring matching.
+func (db *DB) RebuildIndex(ctx context.Context) error {
+	body, err := migrationFS.ReadFile(ftsMigration)
+	if err != nil {
+		return err
+	}
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: rebuild index: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS memories_fts`); err != nil {
+		return fmt.Errorf("sqlite: rebuild index: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return fmt.Errorf("sqlite: rebuild index: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: rebuild index: %w", err)
+	}
+	return nil
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ftsExists reports whether the full-text table exists. Writes skip index
+// maintenance while it does not: the rebuild that recreates it indexes every
+// row, so nothing is lost.
+func (db *DB) ftsExists(ctx context.Context, q querier) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'memories_fts'`).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: %w", err)
+	}
+	return n > 0, nil
+}

@@ -1,0 +1,192 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// defaultSearchLimit is the number of candidates Search returns when
+// TextQuery.Limit is zero.
+const defaultSearchLimit = 100
+
+// bm25 ranks a full-text match: lower is better, as FTS5 sorts it. The
+// weights are those of the columns text, context and meta.
+const bm25 = `bm25(memories_fts, 1.0, 0.35, 0.6)`
+
+// overfetch is how many candidates per hit wanted the full-text index ranks
+// before the filter applies, when the filter is not selective.
+const overfetch = 2
+
+// Search returns the live memories of scope that contain any of q's terms or
+// prefixes and match q's filter, best BM25 first. When the full-text index
+// fails it answers by substring matching instead, and says so.
+//
+// BM25 statistics (document frequency, average length) are those of the
+// whole index, all scopes together, as FTS5 keeps them.
+func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) (mnemo.SearchResult, error) {
+	if err := checkScope(scope); err != nil {
+		return mnemo.SearchResult{}, err
+	}
+	if err := checkFilter(&q.Filter); err != nil {
+		return mnemo.SearchResult{}, err
+	}
+	if len(q.Terms) == 0 && len(q.Prefixes) == 0 {
+		return mnemo.SearchResult{}, nil
+	}
+	if q.Limit <= 0 {
+		q.Limit = defaultSearchLimit
+	}
+	sp, err := db.scopeSpan(ctx, scope)
+	if err != nil {
+		return mnemo.SearchResult{}, err
+	}
+	w := liveIn(scope, sp, &q.Filter, db.now())
+
+	hits, err := db.match(ctx, sp, &q, w)
+	if err == nil {
+		return mnemo.SearchResult{Hits: hits}, nil
+	} else if ctx.Err() != nil {
+		return mnemo.SearchResult{}, ctx.Err()
+	}
+	db.warnDegraded(err)
+	if hits, err = db.like(ctx, &q, w); err != nil {
+		return mnemo.SearchResult{}, err
+	}
+	return mnemo.SearchResult{
+		Hits:     hits,
+		Degraded: true,
+		Reason:   "full-text index unavailable: answered by substring matching",
+	}, nil
+}
+
+// match asks the full-text index, within the scope's rowid range, so that
+// FTS5 reads only the scope's part of each posting list. CROSS JOIN keeps
+// the index as the outer loop: without statistics, SQLite may otherwise walk
+// every memory of the scope and look each up in the matches.
+//
+// FTS5 scores every row that matches before it can sort, so the join with
+// memories is what to keep off the rows that do not make the page. Unless
+// the filter is selective, match ranks in the index alone, takes a few more
+// candidates than wanted, and filters those; only if too few survive does it
+// filter every match, which is exact.
+func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) ([]mnemo.Hit, error) {
+	expr := matchExpr(q)
+	if !selective(&q.Filter) {
+		args := append([]any{expr, sp.lo, sp.hi, overfetch * q.Limit}, w.args...)
+		rows, err := db.reader.QueryContext(ctx, `WITH ranked AS (
+				SELECT rowid AS seq, `+bm25+` AS rank FROM memories_fts
+				WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ?
+				ORDER BY rank LIMIT ?
+			)
+			SELECT `+memoryColumns+`, -ranked.rank
+			FROM ranked CROSS JOIN memories m ON m.seq = ranked.seq
+			WHERE `+w.String()+`
+			ORDER BY ranked.rank, m.seq LIMIT ?`, append(args, q.Limit)...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		hits, err := scanHits(rows)
+		if err != nil || len(hits) == q.Limit {
+			return hits, err
+		}
+	}
+	args := append([]any{expr, sp.lo, sp.hi}, w.args...)
+	rows, err := db.reader.QueryContext(ctx, `WITH ranked AS (
+			SELECT m.seq, `+bm25+` AS rank
+			FROM memories_fts CROSS JOIN memories m ON m.seq = memories_fts.rowid
+			WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND memories_fts.rowid < ? AND `+w.String()+`
+			ORDER BY rank LIMIT ?
+		)
+		SELECT `+memoryColumns+`, -ranked.rank
+		FROM ranked CROSS JOIN memories m ON m.seq = ranked.seq
+		ORDER BY ranked.rank, m.seq`, append(args, q.Limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	return scanHits(rows)
+}
+
+// selective reports whether f may drop most of the matches, beyond the
+// archived, expired and low-confidence memories a page can absorb.
+func selective(f *mnemo.Filter) bool {
+	return len(f.Tags) > 0 || len(f.Types) > 0 || len(f.Categories) > 0 || f.SessionID != "" ||
+		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil
+}
+
+// matchExpr returns the FTS5 query for q: `"term" OR "pre"*`.
+func matchExpr(q *mnemo.TextQuery) string {
+	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
+	for _, t := range q.Terms {
+		parts = append(parts, quote(t))
+	}
+	for _, p := range q.Prefixes {
+		parts = append(parts, quote(p)+"*")
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// quote makes s one FTS5 string, which the tokenizer splits like indexed
+// text: a term can never be read as an operator or a column name.
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// like is the fallback when the full-text index cannot answer: it looks for
+// each term as a word, and each prefix as the start of a word, in the index
+// text and meta, and scores the fraction of them found.
+func (db *DB) like(ctx context.Context, q *mnemo.TextQuery, w *where) ([]mnemo.Hit, error) {
+	const hay = `(' ' || m.index_text || ' ' || m.index_meta || ' ')`
+	var (
+		found []string
+		args  []any
+	)
+	for _, t := range q.Terms {
+		found = append(found, hay+` LIKE ? ESCAPE '\'`)
+		args = append(args, "% "+escapeLike(t)+" %")
+	}
+	for _, p := range q.Prefixes {
+		found = append(found, hay+` LIKE ? ESCAPE '\'`)
+		args = append(args, "% "+escapeLike(p)+"%")
+	}
+	args = append(args, w.args...)
+	args = append(args, q.Limit)
+	rows, err := db.reader.QueryContext(ctx, `WITH scored AS (
+			SELECT m.seq, ((`+strings.Join(found, ") + (")+`)) * 1.0 / `+fmt.Sprint(len(found))+` AS score
+			FROM memories m WHERE `+w.String()+`
+		)
+		SELECT `+memoryColumns+`, scored.score
+		FROM scored JOIN memories m ON m.seq = scored.seq
+		WHERE scored.score > 0
+		ORDER BY scored.score DESC, m.created_at DESC, m.seq
+		LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search fallback: %w", err)
+	}
+	return scanHits(rows)
+}
+
+// scanHits reads rows of memoryColumns and a score, and closes rows.
+func scanHits(rows *sql.Rows) ([]mnemo.Hit, error) {
+	defer rows.Close()
+	var hits []mnemo.Hit
+	for rows.Next() {
+		var h mnemo.Hit
+		m, err := scanMemory(rows, &h.Lexical)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		h.Memory = m
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	return hits, nil
+}
+
+// escapeLike escapes the LIKE wildcards in s for ESCAPE '\'.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

@@ -1,0 +1,181 @@
+// Package sqlite is mnemo's embedded Store: one SQLite file in WAL mode, with
+// an FTS5 index for lexical search.
+//
+// A DB holds two connection pools on the same file. Writes go through a
+// single connection, because SQLite has one writer and a second writer in
+// the same process would only wait on the first (or fail with SQLITE_BUSY).
+// Reads use a small pool of query-only connections, which WAL lets run
+// beside the writer: on one shared connection, a remember waited behind
+// every search in flight (BenchmarkWriteWhileSearching).
+//
+// The schema is in migrations/. Each scope (tenant and agent) owns a range
+// of row numbers, so that the full-text index, keyed by row number, is
+// narrowed to a scope by a rowid range; the index text is kept with each
+// memory, so that the full-text index can always be rebuilt (RebuildIndex).
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// readConns is the size of the read pool. Searches are CPU-bound in SQLite,
+// so more connections than cores buy little.
+const readConns = 4
+
+// Options configures a DB.
+type Options struct {
+	// Now is the clock, for expiry and history times; nil means time.Now.
+	Now func() time.Time
+	// Synchronous is "FULL" (the default: nothing acknowledged is ever lost,
+	// even on power loss) or "NORMAL" (faster; a power loss may lose the
+	// last transactions, never corrupt the file).
+	Synchronous string
+	// Logger receives warnings such as a degraded full-text index; nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// DB is a mnemo.Store on a SQLite file. It is safe for concurrent use.
+type DB struct {
+	path   string
+	now    func() time.Time
+	logger *slog.Logger
+
+	writer      *sql.DB // one connection
+	synchronous string  // the writer's durability for acknowledged writes
+	reader      *sql.DB // query-only pool
+
+	// scopes caches scope numbers: mnemo.Scope → int64. See scopeSpan.
+	scopes sync.Map
+
+	// warnOnce logs the degraded-search warning once per DB, not per query.
+	warnOnce sync.Once
+}
+
+var _ mnemo.Store = (*DB)(nil)
+
+// Open opens the database at path, creating it and its parent directory if
+// needed, and migrates its schema to the latest version.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	synchronous := strings.ToUpper(opts.Synchronous)
+	switch synchronous {
+	case "":
+		synchronous = "FULL"
+	case "FULL", "NORMAL":
+	default:
+		return nil, fmt.Errorf("sqlite: synchronous must be FULL or NORMAL, not %q", opts.Synchronous)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+
+	db := &DB{
+		path:        abs,
+		now:         opts.Now,
+		logger:      opts.Logger,
+		synchronous: synchronous,
+	}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	if db.logger == nil {
+		db.logger = slog.New(slog.DiscardHandler)
+	}
+
+	// The writer sets journal_mode, which is persistent, so it opens first.
+	// BEGIN IMMEDIATE takes the write lock up front: a deferred transaction
+	// that reads and then writes can fail with SQLITE_BUSY when another
+	// process committed in between, without waiting on busy_timeout.
+	db.writer, err = sql.Open("sqlite", dsn(abs,
+		"_txlock=immediate",
+		"_pragma=busy_timeout(5000)",
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous("+synchronous+")",
+		"_pragma=foreign_keys(1)",
+	))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	db.writer.SetMaxOpenConns(1)
+	db.writer.SetMaxIdleConns(1)
+	db.writer.SetConnMaxLifetime(0)
+	db.writer.SetConnMaxIdleTime(0)
+
+	if err := db.migrate(ctx); err != nil {
+		db.writer.Close()
+		return nil, err
+	}
+
+	db.reader, err = sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout(5000)",
+		"_pragma=query_only(1)",
+	))
+	if err != nil {
+		db.writer.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	db.reader.SetMaxOpenConns(readConns)
+	db.reader.SetMaxIdleConns(readConns)
+	db.reader.SetConnMaxLifetime(0)
+	db.reader.SetConnMaxIdleTime(0)
+
+	// A lost full-text index is rebuilt from the memories table, which
+	// always holds the index text.
+	if ok, err := db.ftsExists(ctx, db.writer); err != nil {
+		db.Close()
+		return nil, err
+	} else if !ok {
+		db.logger.Warn("full-text index missing, rebuilding", "path", abs)
+		if err := db.RebuildIndex(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// dsn returns a file: URI for path with the given query parameters. The URI
+// form keeps a '?' or '#' in the path from being read as parameters.
+func dsn(path string, params ...string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), OmitHost: true}
+	return u.String() + "?" + strings.Join(params, "&")
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	var err error
+	if db.reader != nil {
+		err = db.reader.Close()
+	}
+	if e := db.writer.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Path returns the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// warnDegraded logs, once per DB, that searches fall back to substring
+// matching; every degraded answer says so itself.
+func (db *DB) warnDegraded(err error) {
+	db.warnOnce.Do(func() {
+		db.logger.Warn("full-text search unavailable, falling back to substring matching", "path", db.path, "err", err)
+	})
+}

@@ -1,0 +1,426 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/mnemo-dev/mnemo"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Write applies recs in one transaction. See mnemo.Store.
+//
+// A record with a key loses last-write-wins when the key's stored row (live
+// or tombstone) has a later UpdatedAt; on equal UpdatedAt the record, which
+// arrives later, wins. An upsert keeps the stored memory's id, created_at and
+// access counters. A put on a tombstoned key stores the record as a new
+// memory, with the record's own id and times. A record without a key is an
+// insert: an id that is already stored is ECONFLICT.
+//
+// Missing TenantID and AgentID are taken from scope, a missing ID is a new
+// UUIDv7, and zero CreatedAt and UpdatedAt are the clock's now.
+func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
+	if err := checkScope(scope); err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: write: %w", err)
+	}
+	defer tx.Rollback()
+
+	fts, err := db.ftsExists(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	b := &batch{tx: tx, scope: scope, fts: fts, now: db.now()}
+	if err := b.begin(ctx); err != nil {
+		return nil, fmt.Errorf("sqlite: write: %w", err)
+	}
+	seqs := make([]int64, len(recs))
+	for i := range recs {
+		if seqs[i], err = b.apply(ctx, &recs[i]); err != nil {
+			return nil, fmt.Errorf("sqlite: write record %d: %w", i, err)
+		}
+	}
+
+	// Read back what the batch left, so that the caller sees exactly what a
+	// later Get returns, including a key written twice in the batch.
+	out := make([]mnemo.Memory, len(recs))
+	for i, seq := range seqs {
+		row := tx.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE m.seq = ?`, seq)
+		if out[i], err = scanMemory(row); err != nil {
+			return nil, fmt.Errorf("sqlite: write: read back: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("sqlite: write: commit: %w", err)
+	}
+	return out, nil
+}
+
+// batch is one Write transaction.
+type batch struct {
+	tx    *sql.Tx
+	scope mnemo.Scope
+	fts   bool // the full-text table exists
+	now   time.Time
+	span  span  // the scope's seqs
+	last  int64 // the highest seq of the scope so far
+}
+
+// begin numbers the scope if it is new, and finds where its seqs are at.
+func (b *batch) begin(ctx context.Context) error {
+	id, err := scopeID(ctx, b.tx, b.scope)
+	if err != nil {
+		return err
+	}
+	if id == 0 {
+		res, err := b.tx.ExecContext(ctx, `INSERT INTO scopes (tenant_id, agent_id) VALUES (?, ?)`, b.scope.TenantID, b.scope.AgentID)
+		if err != nil {
+			return fmt.Errorf("new scope: %w", err)
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+	}
+	b.span = spanOf(id)
+	err = b.tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), ?) FROM memories WHERE seq >= ? AND seq < ?`,
+		b.span.lo, b.span.lo, b.span.hi).Scan(&b.last)
+	if err != nil {
+		return fmt.Errorf("last seq: %w", err)
+	}
+	return nil
+}
+
+// stored is what a write needs to know of the row already holding a key.
+type stored struct {
+	seq         int64
+	id          string
+	createdAt   int64
+	updatedAt   int64
+	accessedAt  sql.NullInt64
+	accessCount int
+	tombstone   bool
+}
+
+// apply writes one record and returns the seq of the row holding its result.
+func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
+	m := rec.Memory
+	idx := rec.Index
+	if m.TenantID == "" {
+		m.TenantID = b.scope.TenantID
+	}
+	if m.AgentID == "" {
+		m.AgentID = b.scope.AgentID
+	}
+	if m.Scope() != b.scope {
+		return 0, mnemo.Errorf(mnemo.EINVALID, "memory %s belongs to another tenant or agent", m.ID)
+	}
+	if rec.Tombstone && m.Key == "" {
+		return 0, mnemo.Errorf(mnemo.EINVALID, "a tombstone needs a key")
+	}
+	if m.ID == "" {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return 0, err
+		}
+		m.ID = id.String()
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = b.now
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = b.now
+	}
+	op := mnemo.OpPut
+	if rec.Tombstone {
+		// A tombstone keeps the key's slot and its time, not its content.
+		op = mnemo.OpTombstone
+		m.Content, m.Data, m.Summary = "", nil, ""
+		m.Embedding, m.EmbeddingModel = nil, ""
+		idx = mnemo.IndexText{}
+	}
+	// r refers to m: it is stored with the changes an upsert makes below.
+	r, err := newRow(&m, idx, rec.Tombstone)
+	if err != nil {
+		return 0, err
+	}
+
+	var cur *stored
+	if m.Key != "" {
+		if cur, err = b.lookup(ctx, m.Key); err != nil {
+			return 0, err
+		}
+	}
+	if cur != nil && cur.updatedAt > nanos(m.UpdatedAt) {
+		// The record is older than what is stored: history keeps it, the
+		// memory does not change.
+		if _, err := b.history(ctx, &m, op, false); err != nil {
+			return 0, err
+		}
+		return cur.seq, nil
+	}
+	if cur != nil && (!cur.tombstone || rec.Tombstone) {
+		m.ID, m.CreatedAt = cur.id, fromNanos(cur.createdAt)
+		m.AccessedAt, m.AccessCount = time.Time{}, cur.accessCount
+		if cur.accessedAt.Valid {
+			m.AccessedAt = fromNanos(cur.accessedAt.Int64)
+		}
+	}
+
+	if r.arrival, err = b.history(ctx, &m, op, true); err != nil {
+		return 0, err
+	}
+	seq, err := b.store(ctx, r, cur)
+	if err != nil {
+		return 0, err
+	}
+	if cur != nil && !cur.tombstone {
+		if err := b.unindex(ctx, seq); err != nil {
+			return 0, err
+		}
+	}
+	if !rec.Tombstone {
+		if err := b.index(ctx, seq, &m, &idx); err != nil {
+			return 0, err
+		}
+	}
+	return seq, nil
+}
+
+// index adds the live memory m, stored at seq, to the full-text index and
+// the tag index.
+func (b *batch) index(ctx context.Context, seq int64, m *mnemo.Memory, idx *mnemo.IndexText) error {
+	if b.fts {
+		if _, err := b.tx.ExecContext(ctx, `INSERT INTO memories_fts (rowid, text, context, meta) VALUES (?, ?, ?, ?)`,
+			seq, idx.Text, idx.Context, idx.Meta); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	for _, tag := range m.Tags {
+		if _, err := b.tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_tags (seq, tag) VALUES (?, ?)`, seq, tag); err != nil {
+			return fmt.Errorf("index tags: %w", err)
+		}
+	}
+	return nil
+}
+
+// unindex removes the memory at seq from the indexes.
+func (b *batch) unindex(ctx context.Context, seq int64) error {
+	if b.fts {
+		if _, err := b.tx.ExecContext(ctx, `DELETE FROM memories_fts WHERE rowid = ?`, seq); err != nil {
+			return fmt.Errorf("unindex: %w", err)
+		}
+	}
+	if _, err := b.tx.ExecContext(ctx, `DELETE FROM memory_tags WHERE seq = ?`, seq); err != nil {
+		return fmt.Errorf("unindex tags: %w", err)
+	}
+	return nil
+}
+
+// lookup returns the row holding key, live or tombstone, or nil.
+func (b *batch) lookup(ctx context.Context, key string) (*stored, error) {
+	var s stored
+	err := b.tx.QueryRowContext(ctx, `SELECT seq, id, created_at, updated_at, accessed_at, access_count, tombstone
+		FROM memories WHERE tenant_id = ? AND agent_id = ? AND key = ?`,
+		b.scope.TenantID, b.scope.AgentID, key,
+	).Scan(&s.seq, &s.id, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("lookup key: %w", err)
+	}
+	return &s, nil
+}
+
+// store inserts r, or replaces the row cur, and returns the row's seq.
+func (b *batch) store(ctx context.Context, r *row, cur *stored) (int64, error) {
+	args := r.args()
+	marks := strings.Repeat("?, ", len(args)-1) + "?"
+	if cur == nil {
+		if b.last+1 >= b.span.hi {
+			return 0, fmt.Errorf("scope %s/%s has used all its seqs", b.scope.TenantID, b.scope.AgentID)
+		}
+		seq := b.last + 1
+		_, err := b.tx.ExecContext(ctx, `INSERT INTO memories (seq, `+insertColumns+`) VALUES (?, `+marks+`)`,
+			append([]any{seq}, args...)...)
+		if err != nil {
+			return 0, conflict(err, r.m.ID)
+		}
+		b.last = seq
+		return seq, nil
+	}
+	_, err := b.tx.ExecContext(ctx, `UPDATE memories SET (`+insertColumns+`) = (`+marks+`) WHERE seq = ?`,
+		append(args, cur.seq)...)
+	if err != nil {
+		return 0, conflict(err, r.m.ID)
+	}
+	return cur.seq, nil
+}
+
+// conflict turns a unique-constraint failure, a memory id already taken,
+// into ECONFLICT.
+func conflict(err error, id string) error {
+	var e *sqlite.Error
+	if errors.As(err, &e) && (e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+		return mnemo.Errorf(mnemo.ECONFLICT, "memory %s already exists", id)
+	}
+	return fmt.Errorf("store memory: %w", err)
+}
+
+// history appends a revision of m and returns its seq, which orders every
+// write of the database.
+//
+// The revision omits the embedding: it is derived from the content, and
+// would make history many times the size of the memories themselves.
+func (b *batch) history(ctx context.Context, m *mnemo.Memory, op string, applied bool) (int64, error) {
+	rev := *m
+	rev.Embedding = nil
+	body, err := json.Marshal(rev)
+	if err != nil {
+		return 0, fmt.Errorf("history: %w", err)
+	}
+	res, err := b.tx.ExecContext(ctx, `INSERT INTO history (tenant_id, agent_id, memory_id, key, op, at, applied, memory)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.TenantID, m.AgentID, m.ID, nullString(m.Key), op, nanos(b.now), applied, string(body))
+	if err != nil {
+		return 0, fmt.Errorf("history: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+// Touch records an access of the live memories ids at time at (the clock's
+// now when zero).
+func (db *DB) Touch(ctx context.Context, scope mnemo.Scope, ids []string, at time.Time) error {
+	if err := checkScope(scope); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if at.IsZero() {
+		at = db.now()
+	} else if err := checkTime(at); err != nil {
+		return err
+	}
+	// An access record is bookkeeping, not an acknowledged write: it is
+	// committed without waiting for fsync (synchronous=NORMAL keeps the
+	// database consistent; a power cut may lose the last few access
+	// counts). The next durable write syncs it along. This takes the fsync
+	// off every recall.
+	conn, err := db.writer.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlite: touch: %w", err)
+	}
+	defer conn.Close()
+	if db.synchronous != "NORMAL" {
+		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+			return fmt.Errorf("sqlite: touch: %w", err)
+		}
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = `+db.synchronous); err != nil {
+				// Leave no connection behind that acknowledges writes
+				// without syncing them.
+				conn.Raw(func(any) error { return driver.ErrBadConn })
+				db.logger.Error("restoring synchronous after touch failed", "err", err)
+			}
+		}()
+	}
+	_, err = conn.ExecContext(ctx, `UPDATE memories SET accessed_at = ?, access_count = access_count + 1
+		WHERE tenant_id = ? AND agent_id = ? AND tombstone = 0 AND id IN (SELECT value FROM json_each(?))`,
+		nanos(at), scope.TenantID, scope.AgentID, jsonArray(ids))
+	if err != nil {
+		return fmt.Errorf("sqlite: touch: %w", err)
+	}
+	return nil
+}
+
+// Forget deletes the memories ids and the memories of keys, live or
+// tombstoned, and returns how many live memories it deleted. Their history
+// revisions lose their content and gain one "forget" revision each.
+func (db *DB) Forget(ctx context.Context, scope mnemo.Scope, ids, keys []string) (int, error) {
+	if err := checkScope(scope); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 && len(keys) == 0 {
+		return 0, nil
+	}
+	return db.delete(ctx, scope, mnemo.OpForget,
+		`(id IN (SELECT value FROM json_each(:ids)) OR key IN (SELECT value FROM json_each(:keys)))`,
+		sql.Named("ids", jsonArray(ids)), sql.Named("keys", jsonArray(keys)))
+}
+
+// Clear deletes every memory and tombstone of scope and returns how many live
+// memories it deleted. History is treated as by Forget: one "clear" revision
+// per deleted row, so that each key's history says what became of it.
+func (db *DB) Clear(ctx context.Context, scope mnemo.Scope) (int, error) {
+	if err := checkScope(scope); err != nil {
+		return 0, err
+	}
+	return db.delete(ctx, scope, mnemo.OpClear, `1`)
+}
+
+// delete removes the rows of scope matching cond, a condition on memories
+// with named parameters args.
+func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, args ...any) (int, error) {
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	defer tx.Rollback()
+	fts, err := db.ftsExists(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+
+	sel := `FROM memories WHERE tenant_id = :tenant AND agent_id = :agent AND ` + cond
+	args = append(args, sql.Named("tenant", scope.TenantID), sql.Named("agent", scope.AgentID))
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) `+sel+` AND tombstone = 0`, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	stmts := []string{
+		`UPDATE history SET memory = NULL
+		WHERE tenant_id = :tenant AND agent_id = :agent AND memory IS NOT NULL
+		AND (memory_id IN (SELECT id ` + sel + `) OR key IN (SELECT key ` + sel + ` AND key IS NOT NULL))`,
+		`INSERT INTO history (tenant_id, agent_id, memory_id, key, op, at, applied, memory)
+		SELECT tenant_id, agent_id, id, key, :op, :at, 1, NULL ` + sel + ` ORDER BY seq`,
+	}
+	if fts {
+		stmts = append(stmts, `DELETE FROM memories_fts WHERE rowid IN (SELECT seq `+sel+` AND tombstone = 0)`)
+	}
+	stmts = append(stmts, `DELETE FROM memory_tags WHERE seq IN (SELECT seq `+sel+`)`)
+	stmts = append(stmts, `DELETE `+sel)
+	args = append(args, sql.Named("op", op), sql.Named("at", nanos(db.now())))
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s, args...); err != nil {
+			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	return n, nil
+}
+
+// jsonArray encodes ss for json_each: one parameter for a list of any
+// length.
+func jsonArray(ss []string) string {
+	if len(ss) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ss) // a []string always marshals
+	return string(b)
+}
