@@ -73,7 +73,7 @@ var fixtureMu sync.Mutex
 func fixture(b *testing.B, n int) string {
 	fixtureMu.Lock()
 	defer fixtureMu.Unlock()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-bench-v1-%d", n))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-bench-v2-%d", n))
 	path := filepath.Join(dir, "mnemo.db")
 	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
 		return path

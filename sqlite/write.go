@@ -338,9 +338,11 @@ func (db *DB) Touch(ctx context.Context, scope mnemo.Scope, ids []string, at tim
 			}
 		}()
 	}
-	_, err = conn.ExecContext(ctx, `UPDATE memories SET accessed_at = ?, access_count = access_count + 1
-		WHERE tenant_id = ? AND agent_id = ? AND tombstone = 0 AND id IN (SELECT value FROM json_each(?))`,
-		nanos(at), scope.TenantID, scope.AgentID, jsonArray(ids))
+	// The unary + keeps the planner on the id index: the scope index would
+	// walk every memory of the agent.
+	_, err = conn.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1, accessed_at = ?
+		WHERE id IN (SELECT value FROM json_each(?)) AND +tenant_id = ? AND +agent_id = ? AND tombstone = 0`,
+		nanos(at), jsonArray(ids), scope.TenantID, scope.AgentID)
 	if err != nil {
 		return fmt.Errorf("sqlite: touch: %w", err)
 	}
