@@ -386,6 +386,7 @@ func TestForgetClearRecallPath(t *testing.T) {
 	a, _ := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/a", Content: str("a")})
 	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/b", Content: str("b")})
 	svc.Remember(ctx, alice, mnemo.Draft{Key: "/notes/c", Content: str("c")})
+	svc.Remember(ctx, alice, mnemo.Draft{Key: "/username", Content: str("not under /user")})
 	svc.Remember(ctx, bob, mnemo.Draft{Key: "/user/a", Content: str("bob a")})
 	ms, total, err := svc.RecallPath(ctx, alice, "/user", 10)
 	if err != nil || total != 2 || ms[0].Key != "/user/a" || ms[1].Key != "/user/b" {
@@ -394,7 +395,10 @@ func TestForgetClearRecallPath(t *testing.T) {
 	if n, err := svc.Forget(ctx, alice, []string{a.ID}, []string{"/user/b"}); err != nil || n != 2 {
 		t.Fatalf("Forget = %d, %v", n, err)
 	}
-	if n, err := svc.Clear(ctx, alice); err != nil || n != 1 {
+	if ms, total, _ := svc.RecallPath(ctx, alice, "/", 10); total != 2 || ms[0].Key != "/notes/c" {
+		t.Fatalf("RecallPath(/) = %v", ms)
+	}
+	if n, err := svc.Clear(ctx, alice); err != nil || n != 2 {
 		t.Fatalf("Clear = %d, %v", n, err)
 	}
 	if _, total, _ := svc.List(ctx, bob, mnemo.ListQuery{}); total != 1 {

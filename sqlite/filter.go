@@ -57,9 +57,16 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 		w.add(`m.session_id = ?`, f.SessionID)
 	}
 	if f.KeyPrefix != "" {
-		// A range, so that the key index answers it. No byte of valid UTF-8
-		// is 0xFF, so prefix+"\xff" sorts after every key with the prefix.
-		w.add(`m.key >= ? AND m.key < ?`, f.KeyPrefix, f.KeyPrefix+"\xff")
+		// Ranges, so that the key index answers them. No byte of valid
+		// UTF-8 is 0xFF, so p+"\xff" sorts after every key starting with p.
+		// A prefix is a path: "/user" matches "/user" and "/user/…", not
+		// "/username"; one ending in "/" ("/", "kb://") matches below it.
+		p := f.KeyPrefix
+		if strings.HasSuffix(p, "/") {
+			w.add(`m.key >= ? AND m.key < ?`, p, p+"\xff")
+		} else {
+			w.add(`(m.key = ? OR (m.key >= ? AND m.key < ?))`, p, p+"/", p+"/\xff")
+		}
 	}
 	if f.CreatedAfter != nil {
 		w.add(`m.created_at >= ?`, nanos(*f.CreatedAfter))
