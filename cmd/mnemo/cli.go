@@ -13,8 +13,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -30,14 +32,11 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
-	dataDir  string
-	tenant   string
-	agent    string
-	asJSON   bool
-	logLevel string
-	serving  bool // serve logs at info by default; one-shot commands at warn
-	limits   mnemo.Limits
-	recallN  int
+	getenv     func(string) string
+	configPath string
+	cfg        Config // the effective configuration, set before any command runs
+	asJSON     bool
+	serving    bool // serve logs at info by default; one-shot commands at warn
 }
 
 // usageError marks errors in how the command was called.
@@ -50,7 +49,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // Main runs the CLI with args and returns the exit code. Tests call it
 // directly.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, limits: mnemo.DefaultLimits()}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cfg: defaultConfig()}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -64,8 +63,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	code := exitFailure
 	var ue usageError
 	var de *mnemo.Error
+	var ce *ConfigError
 	switch {
-	case errors.As(err, &ue), isCobraUsage(err):
+	case errors.As(err, &ue), errors.As(err, &ce), isCobraUsage(err):
 		code = exitUsage
 	case errors.As(err, &de):
 		msg = de.Message
@@ -94,13 +94,6 @@ func isCobraUsage(err error) bool {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mnemo",
@@ -112,16 +105,23 @@ func (a *app) rootCommand() *cobra.Command {
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.dataDir, "data", env("MNEMO_DATA", "./mnemo-data"), "data directory ($MNEMO_DATA)")
-	pf.StringVar(&a.tenant, "tenant", env("MNEMO_TENANT", "default"), "tenant id ($MNEMO_TENANT)")
-	pf.StringVar(&a.agent, "agent", env("MNEMO_AGENT", "default"), "agent id ($MNEMO_AGENT)")
+	def := defaultConfig()
+	pf.StringVar(&a.configPath, "config", "", "config file, YAML ($MNEMO_CONFIG)")
+	pf.String("data", def.Data, "data directory ($MNEMO_DATA)")
+	pf.String("tenant", def.Tenant, "tenant id ($MNEMO_TENANT)")
+	pf.String("agent", def.Agent, "agent id ($MNEMO_AGENT)")
+	pf.String("log-level", "", "log level: debug, info, warn, error (default: info for serve, warn otherwise; $MNEMO_LOG_LEVEL)")
 	pf.BoolVar(&a.asJSON, "json", false, "print JSON")
-	pf.StringVar(&a.logLevel, "log-level", env("MNEMO_LOG_LEVEL", ""), "log level: debug, info, warn, error (default: info for serve, warn otherwise)")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		var lvl slog.Level
-		if a.logLevel != "" && lvl.UnmarshalText([]byte(a.logLevel)) != nil {
-			return usagef("--log-level must be debug, info, warn or error, got %q", a.logLevel)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		path := a.configPath
+		if path == "" {
+			path = a.getenv("MNEMO_CONFIG")
 		}
+		cfg, err := loadConfig(path, a.getenv, cmd.Flags())
+		if err != nil {
+			return err
+		}
+		a.cfg = cfg
 		return nil
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
@@ -142,49 +142,41 @@ func (a *app) rootCommand() *cobra.Command {
 		a.statsCommand(),
 		a.benchCommand(),
 		a.versionCommand(),
+		a.configCommand(),
 	)
 	return root
 }
 
-func (a *app) scope() mnemo.Scope { return mnemo.Scope{TenantID: a.tenant, AgentID: a.agent} }
+func (a *app) scope() mnemo.Scope { return mnemo.Scope{TenantID: a.cfg.Tenant, AgentID: a.cfg.Agent} }
 
 func (a *app) logger() *slog.Logger {
 	lvl := slog.LevelWarn
 	if a.serving {
 		lvl = slog.LevelInfo
 	}
-	if a.logLevel != "" {
-		lvl.UnmarshalText([]byte(a.logLevel)) // validated in PersistentPreRunE
+	if a.cfg.LogLevel != "" {
+		lvl.UnmarshalText([]byte(a.cfg.LogLevel)) // validated with the config
 	}
 	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
-}
-
-// retrievalLimit reads seed 001's MEMORY_RETRIEVAL_LIMIT.
-func retrievalLimit() (int, error) {
-	v := os.Getenv("MEMORY_RETRIEVAL_LIMIT")
-	if v == "" {
-		return 0, nil
-	}
-	var n int
-	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n < 1 {
-		return 0, usagef("MEMORY_RETRIEVAL_LIMIT must be a positive whole number, got %q", v)
-	}
-	return n, nil
 }
 
 // open opens the embedded store under the data directory and a service
 // over it. The caller closes the store.
 func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
-	n, err := retrievalLimit()
-	if err != nil {
-		return nil, nil, err
-	}
 	log := a.logger()
-	db, err := sqlite.Open(ctx, filepath.Join(a.dataDir, "mnemo.db"), sqlite.Options{Logger: log})
+	db, err := sqlite.Open(ctx, filepath.Join(a.cfg.Data, "mnemo.db"), sqlite.Options{Logger: log, Synchronous: a.cfg.SQLite.Synchronous})
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := mnemo.New(db, mnemo.Options{Limits: a.limits, DefaultLimit: n, Logger: log})
+	profile, ok := rank.Profiles()[a.cfg.Recall.Profile]
+	if !ok {
+		db.Close()
+		return nil, nil, &ConfigError{"recall.profile", fmt.Sprintf("unknown profile %q", a.cfg.Recall.Profile)}
+	}
+	svc := mnemo.New(db, mnemo.Options{
+		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
+		Profile: &profile, Logger: log,
+	})
 	return svc, db, nil
 }
 
@@ -223,6 +215,31 @@ func (a *app) versionCommand() *cobra.Command {
 			}
 			fmt.Fprintln(a.stdout, "mnemo", version())
 			return nil
+		},
+	}
+}
+
+func (a *app) configCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "config",
+		Short: "Print the effective configuration (defaults < file < environment < flags), secrets hidden",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.asJSON {
+				c := a.cfg
+				for i := range c.Auth.Keys {
+					if c.Auth.Keys[i].Secret != "" {
+						c.Auth.Keys[i].Secret = "<secret>"
+					}
+				}
+				return a.printJSON(c)
+			}
+			enc := yaml.NewEncoder(a.stdout)
+			enc.SetIndent(2)
+			if err := enc.Encode(a.cfg); err != nil {
+				return err
+			}
+			return enc.Close()
 		},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,6 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mnemo-dev/mnemo"
 )
 
 // TestMCPStdioBinary builds mnemo and drives `mnemo mcp` as an MCP client
@@ -92,7 +92,9 @@ func TestMCPCommand(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr bytes.Buffer
-	a := &app{stdin: inR, stdout: outW, stderr: &stderr, dataDir: dir, tenant: "t1", agent: "a1", limits: mnemo.DefaultLimits()}
+	cfg := defaultConfig()
+	cfg.Data, cfg.Tenant, cfg.Agent = dir, "t1", "a1"
+	a := &app{stdin: inR, stdout: outW, stderr: &stderr, getenv: os.Getenv, cfg: cfg}
 	ctx, cancel := context.WithCancel(t.Context())
 	cmd := a.mcpCommand()
 	cmd.SetContext(ctx)
@@ -122,7 +124,8 @@ func TestMCPCommand(t *testing.T) {
 		t.Fatalf("mcp: %v", err)
 	}
 
-	a = &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, dataDir: dir, tenant: "t1", agent: "has space"}
+	cfg.Agent = "has space"
+	a = &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: os.Getenv, cfg: cfg}
 	cmd = a.mcpCommand()
 	cmd.SetContext(t.Context())
 	var ue usageError

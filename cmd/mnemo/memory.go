@@ -335,7 +335,7 @@ func (a *app) clearCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !yes {
-				return usagef("clear deletes every memory of agent %q: confirm with --yes", a.agent)
+				return usagef("clear deletes every memory of agent %q: confirm with --yes", a.cfg.Agent)
 			}
 			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
 				n, err := svc.Clear(cmd.Context(), a.scope())

@@ -23,6 +23,10 @@ func (a *app) serveCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			a.serving = true
+			if !cmd.Flags().Changed("addr") {
+				addr = a.cfg.Addr
+			}
+			insecure = insecure || a.cfg.InsecureBind
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
 				return usagef("--addr must be host:port, got %q", addr)
@@ -59,7 +63,7 @@ func (a *app) serveCommand() *cobra.Command {
 			return srv.Shutdown(shutdown)
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", env("MNEMO_ADDR", "127.0.0.1:7077"), "listen address ($MNEMO_ADDR)")
+	cmd.Flags().StringVar(&addr, "addr", defaultConfig().Addr, "listen address ($MNEMO_ADDR)")
 	cmd.Flags().BoolVar(&insecure, "insecure-bind", false, "allow a non-loopback address without auth")
 	return cmd
 }

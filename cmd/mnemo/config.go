@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Config is mnemo's configuration. Precedence, lowest first: built-in
+// defaults, the config file (--config, $MNEMO_CONFIG), environment variables
+// (MNEMO_*), flags. `mnemo config` prints the result with secrets hidden.
+type Config struct {
+	Data         string `yaml:"data"`          // data directory
+	Addr         string `yaml:"addr"`          // serve address
+	InsecureBind bool   `yaml:"insecure_bind"` // allow a non-loopback address without auth
+	Tenant       string `yaml:"tenant"`        // CLI and stdio MCP scope
+	Agent        string `yaml:"agent"`
+	LogLevel     string `yaml:"log_level"` // debug, info, warn, error; empty = info for serve, warn otherwise
+
+	SQLite struct {
+		Synchronous string `yaml:"synchronous"` // FULL (default) or NORMAL
+	} `yaml:"sqlite"`
+
+	Limits struct {
+		MaxContentChars int `yaml:"max_content_chars"`
+		MaxDataBytes    int `yaml:"max_data_bytes"`
+		MaxTags         int `yaml:"max_tags"`
+		MaxBatch        int `yaml:"max_batch"`
+	} `yaml:"limits"`
+
+	Recall struct {
+		DefaultLimit int    `yaml:"default_limit"` // seed 001 MEMORY_RETRIEVAL_LIMIT
+		MaxLimit     int    `yaml:"max_limit"`
+		Profile      string `yaml:"profile"`
+	} `yaml:"recall"`
+
+	HTTP struct {
+		MaxBodyBytes int64         `yaml:"max_body_bytes"`
+		Timeout      time.Duration `yaml:"timeout"`
+		RateLimit    float64       `yaml:"rate_limit"` // requests per second per key or client; 0 = off
+		RateBurst    int           `yaml:"rate_burst"`
+	} `yaml:"http"`
+
+	Auth struct {
+		Keys []KeyConfig `yaml:"keys"`
+	} `yaml:"auth"`
+}
+
+// KeyConfig is one API key: its secret (usually "${MNEMO_KEY_…}" from the
+// environment) or the secret's sha256 hex hash, mapped to one tenant and
+// optionally some agents, with scopes read, write, admin.
+type KeyConfig struct {
+	Name   string   `yaml:"name"`
+	Secret Secret   `yaml:"secret,omitempty"`
+	Hash   string   `yaml:"hash,omitempty"`
+	Tenant string   `yaml:"tenant"`
+	Agents []string `yaml:"agents,omitempty"`
+	Scopes []string `yaml:"scopes"`
+}
+
+// Secret is a string that marshals as "<secret>", so printing a config
+// never shows one.
+type Secret string
+
+// MarshalYAML hides the secret.
+func (s Secret) MarshalYAML() (any, error) {
+	if s == "" {
+		return "", nil
+	}
+	return "<secret>", nil
+}
+
+// defaultConfig is the configuration with nothing set.
+func defaultConfig() Config {
+	var c Config
+	c.Data = "./mnemo-data"
+	c.Addr = "127.0.0.1:7077"
+	c.Tenant = "default"
+	c.Agent = "default"
+	c.SQLite.Synchronous = "FULL"
+	l := mnemo.DefaultLimits()
+	c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch = l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch
+	c.Recall.DefaultLimit, c.Recall.MaxLimit, c.Recall.Profile = 5, 20, "seed001"
+	c.HTTP.MaxBodyBytes = 8 << 20
+	c.HTTP.Timeout = 30 * time.Second
+	return c
+}
+
+// ConfigError names the setting that is wrong.
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("config: %s: %s", e.Field, e.Msg) }
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// parseConfig reads a YAML config over c: unknown keys are errors, and
+// ${VAR} references are replaced by the environment (an unset variable is
+// an error, so a missing secret never becomes an empty key).
+func parseConfig(r io.Reader, c *Config, getenv func(string) string) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	expanded := envRef.ReplaceAllStringFunc(string(raw), func(m string) string {
+		name := envRef.FindStringSubmatch(m)[1]
+		v := getenv(name)
+		if v == "" {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		return &ConfigError{Field: "${" + missing[0] + "}", Msg: "environment variable is not set"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return &ConfigError{Field: "file", Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	return nil
+}
+
+// applyEnv overrides c with MNEMO_* variables and seed 001's
+// MEMORY_RETRIEVAL_LIMIT.
+func applyEnv(c *Config, getenv func(string) string) error {
+	strs := []struct {
+		name string
+		dst  *string
+	}{
+		{"MNEMO_DATA", &c.Data}, {"MNEMO_ADDR", &c.Addr}, {"MNEMO_TENANT", &c.Tenant},
+		{"MNEMO_AGENT", &c.Agent}, {"MNEMO_LOG_LEVEL", &c.LogLevel},
+	}
+	for _, s := range strs {
+		if v := getenv(s.name); v != "" {
+			*s.dst = v
+		}
+	}
+	if v := getenv("MEMORY_RETRIEVAL_LIMIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return &ConfigError{Field: "MEMORY_RETRIEVAL_LIMIT", Msg: fmt.Sprintf("must be a positive whole number, got %q", v)}
+		}
+		c.Recall.DefaultLimit = n
+	}
+	return nil
+}
+
+// applyFlags overrides c with the global flags that were set.
+func applyFlags(c *Config, fs *pflag.FlagSet) {
+	set := func(name string, dst *string) {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			*dst = f.Value.String()
+		}
+	}
+	set("data", &c.Data)
+	set("tenant", &c.Tenant)
+	set("agent", &c.Agent)
+	set("log-level", &c.LogLevel)
+}
+
+// validate checks c, naming the first bad field.
+func (c *Config) validate() error {
+	switch strings.ToUpper(c.SQLite.Synchronous) {
+	case "FULL", "NORMAL":
+		c.SQLite.Synchronous = strings.ToUpper(c.SQLite.Synchronous)
+	default:
+		return &ConfigError{"sqlite.synchronous", "must be FULL or NORMAL"}
+	}
+	if c.Data == "" {
+		return &ConfigError{"data", "must not be empty"}
+	}
+	switch c.LogLevel {
+	case "", "debug", "info", "warn", "error":
+	default:
+		return &ConfigError{"log_level", "must be debug, info, warn or error"}
+	}
+	for _, v := range []struct {
+		field string
+		n     int
+	}{
+		{"limits.max_content_chars", c.Limits.MaxContentChars}, {"limits.max_data_bytes", c.Limits.MaxDataBytes},
+		{"limits.max_tags", c.Limits.MaxTags}, {"limits.max_batch", c.Limits.MaxBatch},
+		{"recall.default_limit", c.Recall.DefaultLimit}, {"recall.max_limit", c.Recall.MaxLimit},
+	} {
+		if v.n < 1 {
+			return &ConfigError{v.field, "must be at least 1"}
+		}
+	}
+	if c.Recall.DefaultLimit > c.Recall.MaxLimit {
+		return &ConfigError{"recall.default_limit", "must not exceed recall.max_limit"}
+	}
+	if c.HTTP.MaxBodyBytes < 1024 {
+		return &ConfigError{"http.max_body_bytes", "must be at least 1024"}
+	}
+	if c.HTTP.Timeout <= 0 {
+		return &ConfigError{"http.timeout", "must be positive, such as 30s"}
+	}
+	if c.HTTP.RateLimit < 0 || c.HTTP.RateBurst < 0 {
+		return &ConfigError{"http.rate_limit", "must not be negative"}
+	}
+	names := map[string]bool{}
+	for i, k := range c.Auth.Keys {
+		field := fmt.Sprintf("auth.keys[%d]", i)
+		switch {
+		case k.Name == "":
+			return &ConfigError{field + ".name", "is required"}
+		case names[k.Name]:
+			return &ConfigError{field + ".name", fmt.Sprintf("%q is used twice", k.Name)}
+		case (k.Secret == "") == (k.Hash == ""):
+			return &ConfigError{field, "give exactly one of secret and hash"}
+		case k.Hash != "" && !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(k.Hash):
+			return &ConfigError{field + ".hash", "must be the sha256 of the secret in lower-case hex"}
+		case len(k.Secret) > 0 && len(k.Secret) < 16:
+			return &ConfigError{field + ".secret", "must be at least 16 characters"}
+		case k.Tenant == "":
+			return &ConfigError{field + ".tenant", "is required"}
+		case len(k.Scopes) == 0:
+			return &ConfigError{field + ".scopes", "give at least one of read, write, admin"}
+		}
+		for _, s := range k.Scopes {
+			if s != "read" && s != "write" && s != "admin" {
+				return &ConfigError{field + ".scopes", fmt.Sprintf("unknown scope %q: use read, write or admin", s)}
+			}
+		}
+		names[k.Name] = true
+	}
+	return nil
+}
+
+// loadConfig builds the effective configuration.
+func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Config, error) {
+	c := defaultConfig()
+	if path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return c, &ConfigError{Field: "--config", Msg: err.Error()}
+		}
+		err = parseConfig(f, &c, getenv)
+		f.Close()
+		if err != nil {
+			return c, err
+		}
+	}
+	if err := applyEnv(&c, getenv); err != nil {
+		return c, err
+	}
+	if fs != nil {
+		applyFlags(&c, fs)
+	}
+	return c, c.validate()
+}
+
+// limits returns the write limits of c.
+func (c *Config) limits() mnemo.Limits {
+	l := mnemo.DefaultLimits()
+	l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch = c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch
+	return l
+}
