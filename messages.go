@@ -19,7 +19,7 @@ type Message struct {
 
 // contextWindow is how many neighbours on each side of a message are indexed
 // as its conversational context.
-const contextWindow = 1
+const contextWindow = 2
 
 // AddMessages stores a session's messages in order, each as a memory of type
 // event whose data holds the role and speaker name. The speaker name is
