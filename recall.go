@@ -59,8 +59,8 @@ func (s *Service) Surface(ctx context.Context, scope Scope, q Query) (Result, er
 
 // candidateFactor is how many lexical candidates are ranked per result asked.
 const (
-	candidateFactor = 10
-	minCandidates   = 100
+	candidateFactor = 3
+	minCandidates   = 50
 )
 
 func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool) (Result, error) {

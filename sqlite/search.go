@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
@@ -76,22 +77,16 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) ([]mnemo.Hit, error) {
 	expr := matchExpr(q)
 	if !selective(&q.Filter) {
-		args := append([]any{expr, sp.lo, sp.hi, overfetch * q.Limit}, w.args...)
-		rows, err := db.reader.QueryContext(ctx, `WITH ranked AS (
-				SELECT rowid AS seq, `+bm25+` AS rank FROM memories_fts
-				WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ?
-				ORDER BY rank LIMIT ?
-			)
-			SELECT `+memoryColumns+`, -ranked.rank
-			FROM ranked CROSS JOIN memories m ON m.seq = ranked.seq
-			WHERE `+w.String()+`
-			ORDER BY ranked.rank, m.seq LIMIT ?`, append(args, q.Limit)...)
+		want := overfetch * q.Limit
+		ranked, err := db.rankInIndex(ctx, expr, sp, want)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: search: %w", err)
+			return nil, err
 		}
-		hits, err := scanHits(rows)
-		if err != nil || len(hits) == q.Limit {
-			return hits, err
+		hits, err := db.fetchRanked(ctx, ranked, w)
+		// Exact when enough survive the filter, or when the index had no
+		// more matches than it returned.
+		if err != nil || len(hits) >= q.Limit || len(ranked) < want {
+			return hits[:min(len(hits), q.Limit)], err
 		}
 	}
 	args := append([]any{expr, sp.lo, sp.hi}, w.args...)
@@ -108,6 +103,79 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
 	return scanHits(rows)
+}
+
+// ranked is one full-text match: a memory's seq and its BM25 rank (lower
+// is better).
+type ranked struct {
+	seq  int64
+	rank float64
+}
+
+// rankInIndex returns the best n matches of expr in the scope's rowid range,
+// from the full-text index alone.
+func (db *DB) rankInIndex(ctx context.Context, expr string, sp span, n int) ([]ranked, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT rowid, `+bm25+` AS rank FROM memories_fts
+		WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ?
+		ORDER BY rank LIMIT ?`, expr, sp.lo, sp.hi, n)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	defer rows.Close()
+	var out []ranked
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.seq, &r.rank); err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	return out, nil
+}
+
+// fetchRanked loads the memories of rs that pass the filter, in rank order.
+func (db *DB) fetchRanked(ctx context.Context, rs []ranked, w *where) ([]mnemo.Hit, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	seqs := make([]string, len(rs))
+	order := make(map[int64]int, len(rs))
+	for i, r := range rs {
+		seqs[i] = strconv.FormatInt(r.seq, 10)
+		order[r.seq] = i
+	}
+	// CROSS JOIN looks each memory up by seq; a plain IN would let the
+	// planner walk the scope's index instead.
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
+		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value WHERE `+w.String(),
+		append([]any{"[" + strings.Join(seqs, ",") + "]"}, w.args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	defer rows.Close()
+	found := make([]*mnemo.Hit, len(rs))
+	for rows.Next() {
+		var seq int64
+		m, err := scanMemory(rows, &seq)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		i := order[seq]
+		found[i] = &mnemo.Hit{Memory: m, Lexical: -rs[i].rank}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	hits := make([]mnemo.Hit, 0, len(rs))
+	for _, h := range found {
+		if h != nil {
+			hits = append(hits, *h)
+		}
+	}
+	return hits, nil
 }
 
 // selective reports whether f may drop most of the matches, beyond the
