@@ -1,6 +1,12 @@
 // Package http serves mnemo's JSON API over HTTP. It is a thin adapter: it
 // decodes requests, calls the mnemo.Service and encodes answers; domain
 // errors become RFC 9457 problem+json bodies with a stable code.
+//
+// Around the handlers it authenticates API keys (auth.go), limits the rate
+// and the time of requests (limit.go), measures them for Prometheus and
+// logs them (metrics.go). One table of routes (routes.go) registers the
+// handlers and generates the OpenAPI document (openapi.go), so the two
+// cannot drift apart.
 package http
 
 import (
@@ -14,8 +20,13 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
+// ERATELIMITED is the code of a request refused because its client sent
+// too many. It belongs with the codes of the root package; until it moves
+// there, it lives here, where the only thing that can be rate limited is.
+const ERATELIMITED = "rate_limited"
+
 // codeStatus maps error codes to HTTP statuses. Only this package knows
-// HTTP; the client side (tests, bench) reads it back with errorCode.
+// HTTP; a client reads a problem's code, not its status.
 var codeStatus = map[string]int{
 	mnemo.EINVALID:      http.StatusBadRequest,
 	mnemo.EUNAUTHORIZED: http.StatusUnauthorized,
@@ -23,6 +34,7 @@ var codeStatus = map[string]int{
 	mnemo.ENOTFOUND:     http.StatusNotFound,
 	mnemo.ECONFLICT:     http.StatusConflict,
 	mnemo.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	ERATELIMITED:        http.StatusTooManyRequests,
 	mnemo.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	mnemo.EINTERNAL:     http.StatusInternalServerError,
 }
@@ -44,6 +56,12 @@ func (p *Problem) Error() string {
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := mnemo.ErrorCode(err)
+	msg := mnemo.ErrorMessage(err)
+	if code == mnemo.EINTERNAL && r.Context().Err() != nil {
+		// The store gave up because the request timed out or its client
+		// went away: not a bug, and not worth an error in the log.
+		code, msg = mnemo.EUNAVAILABLE, "the request timed out or was cancelled"
+	}
 	if code == mnemo.EINTERNAL {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -53,7 +71,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	writeProblemBody(w, status, code, mnemo.ErrorMessage(err), r.URL.Path)
+	writeProblemBody(w, status, code, msg, r.URL.Path)
 }
 
 func writeProblemBody(w io.Writer, status int, code, detail, instance string) {

@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -19,34 +22,94 @@ const DefaultTenant = "default"
 // DefaultMaxBody bounds a request body.
 const DefaultMaxBody = 8 << 20
 
-// Options configure a Server.
+// Options configure a Server. The zero value serves without auth, rate
+// limit or metrics, on the default tenant.
 type Options struct {
 	Logger  *slog.Logger
 	MaxBody int64 // request body limit in bytes; 0 = DefaultMaxBody
 	Version string
+
+	// Keys are the API keys that may call the server. With none, there is
+	// no auth and every request is the default tenant's; with any, every
+	// route but /healthz and /openapi.json needs one (see ValidateKeys).
+	Keys []APIKey
+
+	// RateLimit is how many requests per second each API key (or, for a
+	// request without a valid key, each client IP) may make, with bursts
+	// of up to RateBurst (0 = RateLimit rounded up). 0 means no limit.
+	RateLimit float64
+	RateBurst int
+
+	// Timeout bounds each JSON API request: 0 means DefaultTimeout, a
+	// negative value none. Handlers mounted with Handle are never bounded,
+	// since they may stream.
+	Timeout time.Duration
+
+	// Registry, when set, gets the server's Prometheus metrics, and
+	// everything registered on it (the caller's own collectors too) is
+	// served at /metrics to keys with the admin scope. One registry holds
+	// one server's metrics: a second registers the same names and panics,
+	// as prometheus.MustRegister does. StoreBytes, when set, reports the
+	// store's size on disk for the mnemo_store_size_bytes gauge.
+	Registry   *prometheus.Registry
+	StoreBytes func() int64
 }
 
 // Server serves the JSON API.
 type Server struct {
-	svc     *mnemo.Service
-	log     *slog.Logger
-	maxBody int64
-	version string
-	mux     *http.ServeMux
-	srv     *http.Server
-	ln      net.Listener
+	svc      *mnemo.Service
+	log      *slog.Logger
+	maxBody  int64
+	version  string
+	authOn   bool
+	keys     *keyring
+	limit    *limiter
+	timeout  time.Duration
+	registry *prometheus.Registry
+	metrics  *metrics
+	routes   []route
+	openAPI  func() ([]byte, error)
+	mux      *http.ServeMux
+	srv      *http.Server
 }
 
-// NewServer returns a server over svc.
+// NewServer returns a server over svc. Keys that ValidateKeys would reject
+// are logged and never match, but still turn auth on: a typo in one key
+// must not open the server to everyone.
 func NewServer(svc *mnemo.Service, opts Options) *Server {
-	s := &Server{svc: svc, log: opts.Logger, maxBody: opts.MaxBody, version: opts.Version, mux: http.NewServeMux()}
+	s := &Server{
+		svc: svc, log: opts.Logger, maxBody: opts.MaxBody, version: opts.Version,
+		authOn:   len(opts.Keys) > 0,
+		limit:    newLimiter(opts.RateLimit, opts.RateBurst),
+		timeout:  opts.Timeout,
+		registry: opts.Registry,
+		mux:      http.NewServeMux(),
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
 	}
-	s.routes()
+	if s.timeout == 0 {
+		s.timeout = DefaultTimeout
+	}
+	s.keys = newKeyring(opts.Keys, func(k APIKey, err error) {
+		s.log.Error("ignoring invalid API key", "key", k.Name, "err", mnemo.ErrorMessage(err))
+	})
+	var reg prometheus.Registerer // a nil *Registry in it would not be nil
+	if opts.Registry != nil {
+		reg = opts.Registry
+	}
+	s.metrics = newMetrics(reg, opts.StoreBytes)
+	s.routes = s.routeTable()
+	for _, rt := range s.routes {
+		s.register(rt)
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, mnemo.Errorf(mnemo.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+	})
+	s.openAPI = sync.OnceValues(s.openAPIDocument)
 	s.srv = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -56,70 +119,85 @@ func NewServer(svc *mnemo.Service, opts Options) *Server {
 	return s
 }
 
-func (s *Server) routes() {
-	s.mux.HandleFunc("GET /healthz", s.handleHealth)
-	s.mux.HandleFunc("POST /v1/memories", s.handleRemember)
-	s.mux.HandleFunc("POST /v1/memories/batch", s.handleRememberBatch)
-	s.mux.HandleFunc("GET /v1/memories", s.handleList)
-	s.mux.HandleFunc("DELETE /v1/memories", s.handleForgetOrClear)
-	s.mux.HandleFunc("GET /v1/memories/{id}", s.handleGet)
-	s.mux.HandleFunc("DELETE /v1/memories/{id}", s.handleDelete)
-	s.mux.HandleFunc("GET /v1/keys", s.handleGetKey)
-	s.mux.HandleFunc("GET /v1/history", s.handleHistory)
-	s.mux.HandleFunc("POST /v1/recall", s.handleRecall)
-	s.mux.HandleFunc("POST /v1/surface", s.handleSurface)
-	s.mux.HandleFunc("POST /v1/messages", s.handleMessages)
-	s.mux.HandleFunc("GET /v1/stats", s.handleStats)
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, mnemo.Errorf(mnemo.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+// Handle mounts another handler, such as the MCP endpoint, at pattern. It
+// sits behind the same auth, rate limit, metrics and access log as the
+// JSON API: with keys configured it needs a valid one, and reads what the
+// key grants with AuthFromContext, checking scopes itself. It gets no
+// timeout, so that it may stream, and is not in the OpenAPI document.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if err := authorize(w, r, scopeAuthenticated); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 
-// Handle mounts another handler (such as the MCP endpoint) at pattern.
-func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+// unmatched is the route label of a request that matched no route.
+const unmatched = "unmatched"
 
-// ServeHTTP logs each request and turns panics into 500 problems.
+// ServeHTTP authenticates and rate-limits each request, routes it, turns
+// panics into 500 problems, and measures and logs it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	s.metrics.inFlight.Inc()
+	defer s.metrics.inFlight.Dec()
+	rw := &responseWriter{ResponseWriter: w}
+
+	_, route := s.mux.Handler(r)
+	if route == "" || route == "/" {
+		route = unmatched
+	}
+	a, err := s.Authenticate(r.Header)
+	st := &authState{auth: a, err: err}
+	r = r.WithContext(context.WithValue(r.Context(), authKey{}, st))
+
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.Error("panic serving request", "path", r.URL.Path, "panic", v)
-			s.writeError(rw, r, errors.New("panic"))
-		}
-		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rw.status, "dur", time.Since(start))
-	}()
-	// A route that exists for another method gets 405 from the mux as
-	// plain text; answer with a problem instead.
-	if _, pattern := s.mux.Handler(r); pattern == "" || pattern == "/" {
-		for _, m := range []string{"GET", "POST", "DELETE"} {
-			probe := r.Clone(r.Context())
-			probe.Method = m
-			if _, p := s.mux.Handler(probe); p != "" && p != "/" {
-				rw.Header().Set("Allow", m)
-				rw.Header().Set("Content-Type", "application/problem+json")
-				rw.WriteHeader(http.StatusMethodNotAllowed)
-				writeProblemBody(rw, http.StatusMethodNotAllowed, mnemo.EINVALID, "method "+r.Method+" not allowed on "+r.URL.Path, r.URL.Path)
-				return
+			s.log.Error("panic serving request", "method", r.Method, "route", route, "panic", v)
+			if rw.status == 0 {
+				s.writeError(rw, r, errors.New("panic"))
 			}
+		}
+		s.observe(r, route, rw, st, time.Since(start))
+	}()
+
+	if s.rateLimit(rw, r, st) {
+		return
+	}
+	if route == unmatched {
+		// A route that exists for another method gets 405 from the mux
+		// as plain text; answer with a problem instead.
+		if allow := s.allowedMethods(r); len(allow) > 0 {
+			rw.Header().Set("Allow", strings.Join(allow, ", "))
+			rw.Header().Set("Content-Type", "application/problem+json")
+			rw.WriteHeader(http.StatusMethodNotAllowed)
+			writeProblemBody(rw, http.StatusMethodNotAllowed, mnemo.EINVALID, "method "+r.Method+" not allowed on "+r.URL.Path, r.URL.Path)
+			return
 		}
 	}
 	s.mux.ServeHTTP(rw, r)
 }
 
-type statusWriter struct {
-	http.ResponseWriter
-	status int
+// allowedMethods returns the methods that have a route at r's path.
+func (s *Server) allowedMethods(r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := s.mux.Handler(probe); p != "" && p != "/" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }
 
-func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
-
-// Serve accepts connections on ln until Close.
+// Serve accepts connections on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	s.ln = ln
 	err := s.srv.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -130,18 +208,28 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops the server gracefully, waiting for requests in flight.
 func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
 
-// scope returns the request's scope: the tenant (DefaultTenant until auth
-// maps keys to tenants) and the given agent.
-func scope(agent string) mnemo.Scope {
-	return mnemo.Scope{TenantID: DefaultTenant, AgentID: agent}
+// healthResponse answers /healthz.
+type healthResponse struct {
+	Status  string `json:"status"`
+	Version string `json:"version"`
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.version})
+	writeJSON(w, http.StatusOK, healthResponse{Status: "ok", Version: s.version})
+}
+
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
+	doc, err := s.openAPI()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(doc)
 }
 
 type rememberRequest struct {
-	AgentID string `json:"agent_id"`
+	AgentID string `json:"agent_id,omitempty"`
 	mnemo.Draft
 }
 
@@ -151,7 +239,12 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	m, err := s.svc.Remember(r.Context(), scope(req.AgentID), req.Draft)
+	sc, err := requestScope(r, req.AgentID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	m, err := s.svc.Remember(r.Context(), sc, req.Draft)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -160,7 +253,7 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 }
 
 type batchRequest struct {
-	AgentID  string        `json:"agent_id"`
+	AgentID  string        `json:"agent_id,omitempty"`
 	Memories []mnemo.Draft `json:"memories"`
 }
 
@@ -183,7 +276,12 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ms, err := s.svc.RememberBatch(r.Context(), scope(req.AgentID), req.Memories)
+	sc, err := requestScope(r, req.AgentID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ms, err := s.svc.RememberBatch(r.Context(), sc, req.Memories)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -192,7 +290,7 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 }
 
 type messagesRequest struct {
-	AgentID   string          `json:"agent_id"`
+	AgentID   string          `json:"agent_id,omitempty"`
 	SessionID string          `json:"session_id"`
 	Messages  []mnemo.Message `json:"messages"`
 }
@@ -203,7 +301,12 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ms, err := s.svc.AddMessages(r.Context(), scope(req.AgentID), req.SessionID, req.Messages)
+	sc, err := requestScope(r, req.AgentID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ms, err := s.svc.AddMessages(r.Context(), sc, req.SessionID, req.Messages)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -212,46 +315,103 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 }
 
 type recallRequest struct {
-	AgentID string `json:"agent_id"`
+	AgentID string `json:"agent_id,omitempty"`
 	mnemo.Query
 }
 
-func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request)  { s.search(w, r, true) }
-func (s *Server) handleSurface(w http.ResponseWriter, r *http.Request) { s.search(w, r, false) }
+func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request)  { s.search(w, r, "recall") }
+func (s *Server) handleSurface(w http.ResponseWriter, r *http.Request) { s.search(w, r, "surface") }
 
-func (s *Server) search(w http.ResponseWriter, r *http.Request, record bool) {
+// search answers recall and surface, which differ only in whether the
+// access is recorded.
+func (s *Server) search(w http.ResponseWriter, r *http.Request, op string) {
 	var req recallRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	find := s.svc.Surface
-	if record {
-		find = s.svc.Recall
-	}
-	res, err := find(r.Context(), scope(req.AgentID), req.Query)
+	sc, err := requestScope(r, req.AgentID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	find := s.svc.Surface
+	if op == "recall" {
+		find = s.svc.Recall
+	}
+	start := time.Now()
+	res, err := find(r.Context(), sc, req.Query)
+	s.metrics.recall.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if res.Degraded {
+		s.metrics.degraded.WithLabelValues(op).Inc()
+	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// defaultPageLimit is the page size of a list route that is given none.
+const defaultPageLimit = 50
+
+// page is the paging part of every list answer. A client reads pages
+// until has_more is false, asking each time for offset next_offset.
+type page struct {
+	Total      int  `json:"total"`
+	Limit      int  `json:"limit"`
+	Offset     int  `json:"offset"`
+	HasMore    bool `json:"has_more"`
+	NextOffset *int `json:"next_offset,omitempty"` // set when has_more
+}
+
+// newPage describes the page of n items at offset of total.
+func newPage(total, limit, offset, n int) page {
+	p := page{Total: total, Limit: limit, Offset: offset}
+	if next := offset + n; n > 0 && next < total {
+		p.HasMore, p.NextOffset = true, &next
+	}
+	return p
+}
+
+// pageQuery reads limit and offset from the URL query. Out of range is an
+// error rather than silently clamped, so that a page never holds less than
+// the client thinks it asked for.
+func pageQuery(r *http.Request) (limit, offset int, err error) {
+	v := r.URL.Query()
+	limit = defaultPageLimit
+	if s := v.Get("limit"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > mnemo.MaxListLimit {
+			return 0, 0, mnemo.Errorf(mnemo.EINVALID, "limit must be a whole number from 1 to %d", mnemo.MaxListLimit)
+		}
+	}
+	if s := v.Get("offset"); s != "" {
+		if offset, err = strconv.Atoi(s); err != nil || offset < 0 {
+			return 0, 0, mnemo.Errorf(mnemo.EINVALID, "offset must be a whole number, 0 or more")
+		}
+	}
+	return limit, offset, nil
 }
 
 // listResponse is a page of memories.
 type listResponse struct {
 	Memories []mnemo.Memory `json:"memories"`
-	Total    int            `json:"total"`
-	Limit    int            `json:"limit"`
-	Offset   int            `json:"offset"`
+	page
 }
 
+// handleList answers GET /v1/memories and seed 001's GET /memory/long-term.
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	q, err := listQuery(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	ms, total, err := s.svc.List(r.Context(), scope(r.URL.Query().Get("agent_id")), q)
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ms, total, err := s.svc.List(r.Context(), sc, q)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -259,7 +419,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	if ms == nil {
 		ms = []mnemo.Memory{}
 	}
-	writeJSON(w, http.StatusOK, listResponse{Memories: ms, Total: total, Limit: q.Limit, Offset: q.Offset})
+	writeJSON(w, http.StatusOK, listResponse{Memories: ms, page: newPage(total, q.Limit, q.Offset, len(ms))})
 }
 
 // listQuery reads filters and paging from the URL query.
@@ -267,19 +427,8 @@ func listQuery(r *http.Request) (mnemo.ListQuery, error) {
 	v := r.URL.Query()
 	var q mnemo.ListQuery
 	var err error
-	ints := []struct {
-		name string
-		dst  *int
-	}{{"limit", &q.Limit}, {"offset", &q.Offset}}
-	for _, f := range ints {
-		if s := v.Get(f.name); s != "" {
-			if *f.dst, err = strconv.Atoi(s); err != nil {
-				return q, mnemo.Errorf(mnemo.EINVALID, "%s must be a whole number", f.name)
-			}
-		}
-	}
-	if q.Limit == 0 {
-		q.Limit = 50
+	if q.Limit, q.Offset, err = pageQuery(r); err != nil {
+		return q, err
 	}
 	bools := []struct {
 		name string
@@ -332,8 +481,14 @@ func splitList(vals []string) []string {
 	return out
 }
 
+// handleGet answers GET /v1/memories/{id} and GET /memory/long-term/{id}.
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
-	m, err := s.svc.Get(r.Context(), scope(r.URL.Query().Get("agent_id")), r.PathValue("id"))
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	m, err := s.svc.Get(r.Context(), sc, r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -342,7 +497,12 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetKey(w http.ResponseWriter, r *http.Request) {
-	m, err := s.svc.GetByKey(r.Context(), scope(r.URL.Query().Get("agent_id")), r.URL.Query().Get("key"))
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	m, err := s.svc.GetByKey(r.Context(), sc, r.URL.Query().Get("key"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -355,8 +515,15 @@ type deletedResponse struct {
 	Deleted int `json:"deleted"`
 }
 
+// handleDelete answers DELETE /v1/memories/{id} and DELETE
+// /memory/long-term/{id}.
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
-	n, err := s.svc.Forget(r.Context(), scope(r.URL.Query().Get("agent_id")), []string{r.PathValue("id")}, nil)
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	n, err := s.svc.Forget(r.Context(), sc, []string{r.PathValue("id")}, nil)
 	if err == nil && n == 0 {
 		err = mnemo.Errorf(mnemo.ENOTFOUND, "memory %s not found", r.PathValue("id"))
 	}
@@ -371,11 +538,14 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 // ?all=true, clears every memory of the agent.
 func (s *Server) handleForgetOrClear(w http.ResponseWriter, r *http.Request) {
 	v := r.URL.Query()
-	sc := scope(v.Get("agent_id"))
+	sc, err := requestScope(r, v.Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	var n int
-	var err error
 	switch keys := v["key"]; {
-	case len(keys) > 0 && v.Get("all") != "":
+	case len(keys) > 0 && v.Has("all"):
 		err = mnemo.Errorf(mnemo.EINVALID, "give key or all=true, not both")
 	case len(keys) > 0:
 		n, err = s.svc.Forget(r.Context(), sc, nil, keys)
@@ -391,20 +561,75 @@ func (s *Server) handleForgetOrClear(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
 }
 
-func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
-	revs, err := s.svc.History(r.Context(), scope(r.URL.Query().Get("agent_id")), r.URL.Query().Get("key"))
+// handleClear answers seed 001's DELETE /memory/long-term: every memory of
+// the agent, for good. The route table lets it take no parameter but the
+// agent, so that a stray ?key= meant to forget one key cannot clear all.
+func (s *Server) handleClear(w http.ResponseWriter, r *http.Request) {
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	n, err := s.svc.Clear(r.Context(), sc)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
+}
+
+// handleWorking answers seed 001's GET /memory/working/{session_id}. There
+// is no working-memory store yet (it arrives with sessions), so every
+// session is not found: an honest 404, as the seed asks for a session that
+// does not exist, rather than made-up state. The scope is still checked,
+// so that the answer already depends on the key as it will later.
+func (s *Server) handleWorking(w http.ResponseWriter, r *http.Request) {
+	if _, err := requestScope(r, r.URL.Query().Get("agent_id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeError(w, r, mnemo.Errorf(mnemo.ENOTFOUND, "no working memory for session %q", r.PathValue("session_id")))
+}
+
+// historyResponse is a page of a key's revisions.
+type historyResponse struct {
+	Revisions []mnemo.Revision `json:"revisions"`
+	page
+}
+
+func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
+	limit, offset, err := pageQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	revs, err := s.svc.History(r.Context(), sc, r.URL.Query().Get("key"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The store returns a key's whole history, which is short; page it
+	// here so that every list route pages alike.
+	total := len(revs)
+	revs = revs[min(offset, total):min(offset+limit, total)]
 	if revs == nil {
 		revs = []mnemo.Revision{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"revisions": revs})
+	writeJSON(w, http.StatusOK, historyResponse{Revisions: revs, page: newPage(total, limit, offset, len(revs))})
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
-	st, err := s.svc.Stats(r.Context(), scope(r.URL.Query().Get("agent_id")))
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	st, err := s.svc.Stats(r.Context(), sc)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -2,87 +2,16 @@ package http_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
-	"github.com/mnemo-dev/mnemo/sqlite"
 )
-
-// serve starts a real server over a real SQLite store on a loopback port
-// and returns its base URL.
-func serve(t *testing.T, opts mhttp.Options) string {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mhttp.NewServer(mnemo.New(db, mnemo.Options{}), opts)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		db.Close()
-	})
-	return "http://" + ln.Addr().String()
-}
-
-// call sends a request and decodes the JSON answer into out (if not nil),
-// returning the status and the raw body.
-func call(t *testing.T, method, url string, body any, out any) (int, []byte) {
-	t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r = strings.NewReader(b)
-	default:
-		buf, _ := json.Marshal(b)
-		r = bytes.NewReader(buf)
-	}
-	req, err := http.NewRequest(method, url, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if out != nil && resp.StatusCode < 300 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s %s: decoding %s: %v", method, url, raw, err)
-		}
-	}
-	return resp.StatusCode, raw
-}
-
-func problem(t *testing.T, raw []byte) mhttp.Problem {
-	t.Helper()
-	var p mhttp.Problem
-	if err := json.Unmarshal(raw, &p); err != nil || p.Code == "" {
-		t.Fatalf("not a problem: %s", raw)
-	}
-	return p
-}
 
 func TestMemoryLifecycle(t *testing.T) {
 	base := serve(t, mhttp.Options{})

@@ -1,0 +1,473 @@
+package http_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	mhttp "github.com/mnemo-dev/mnemo/http"
+)
+
+func TestHashKey(t *testing.T) {
+	// sha256("abc"), from FIPS 180-2.
+	if got := mhttp.HashKey("abc"); got != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Fatalf("HashKey(abc) = %s", got)
+	}
+}
+
+func TestValidateKeys(t *testing.T) {
+	good := apiKey("k", "t1", nil, mhttp.ScopeRead)
+	with := func(f func(*mhttp.APIKey)) mhttp.APIKey { k := good; f(&k); return k }
+	tests := []struct {
+		name string
+		keys []mhttp.APIKey
+		want string // in the error; "" = valid
+	}{
+		{"valid", []mhttp.APIKey{good, apiKey("k2", "t2", []string{"a1", "a2"}, allScopes...)}, ""},
+		{"upper-case hash", []mhttp.APIKey{with(func(k *mhttp.APIKey) { k.Hash = strings.ToUpper(k.Hash) })}, ""},
+		{"no name", []mhttp.APIKey{with(func(k *mhttp.APIKey) { k.Name = "" })}, "name is required"},
+		{"name twice", []mhttp.APIKey{good, with(func(k *mhttp.APIKey) { k.Hash = mhttp.HashKey("other") })}, "used twice"},
+		{"hash twice", []mhttp.APIKey{good, with(func(k *mhttp.APIKey) { k.Name = "k2" })}, "also another key's"},
+		{"secret as hash", []mhttp.APIKey{with(func(k *mhttp.APIKey) { k.Hash = "hunter2" })}, "64 hex digits"},
+		{"short hash", []mhttp.APIKey{with(func(k *mhttp.APIKey) { k.Hash = k.Hash[:62] })}, "64 hex digits"},
+		{"no tenant", []mhttp.APIKey{with(func(k *mhttp.APIKey) { k.Tenant = "" })}, "tenant_id is required"},
+		{"bad agent", []mhttp.APIKey{with(func(k *mhttp.APIKey) { k.Agents = []string{"a b"} })}, "agent_id"},
+		{"no scope", []mhttp.APIKey{with(func(k *mhttp.APIKey) { k.Scopes = nil })}, "at least one scope"},
+		{"unknown scope", []mhttp.APIKey{with(func(k *mhttp.APIKey) { k.Scopes = []string{"root"} })}, `unknown scope "root"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := mhttp.ValidateKeys(tt.keys)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("ValidateKeys = %v, want nil", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || mnemo.ErrorCode(err) != mnemo.EINVALID):
+				t.Fatalf("ValidateKeys = %v, want invalid_input containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	bad := apiKey("bad", "t1", nil, "root") // invalid: ignored, but auth stays on
+	// Two keys of one secret: which tenant it means is unknowable, so neither counts.
+	dup1, dup2 := apiKey("dup", "t1", nil, allScopes...), apiKey("dup", "t2", nil, allScopes...)
+	dup2.Name = "dup2"
+	base := serve(t, mhttp.Options{Keys: []mhttp.APIKey{apiKey("k", "t1", nil, allScopes...), bad, dup1, dup2}})
+	tests := []struct {
+		name    string
+		header  http.Header
+		status  int
+		wwwAuth string // WWW-Authenticate, on 401
+	}{
+		{"no key", nil, 401, `Bearer realm="mnemo"`},
+		{"wrong key", http.Header{"Authorization": {"Bearer nope"}}, 401, `Bearer realm="mnemo", error="invalid_token"`},
+		{"empty bearer", http.Header{"Authorization": {"Bearer "}}, 401, `Bearer realm="mnemo"`},
+		{"basic scheme", http.Header{"Authorization": {"Basic " + secret("k")}}, 401, `Bearer realm="mnemo", error="invalid_token"`},
+		{"hash as secret", http.Header{"Authorization": {"Bearer " + mhttp.HashKey(secret("k"))}}, 401, `Bearer realm="mnemo", error="invalid_token"`},
+		{"invalid key's secret", http.Header{"Authorization": {"Bearer " + secret("bad")}}, 401, `Bearer realm="mnemo", error="invalid_token"`},
+		{"secret of two keys", http.Header{"Authorization": {"Bearer " + secret("dup")}}, 401, `Bearer realm="mnemo", error="invalid_token"`},
+		{"bearer", http.Header{"Authorization": {"Bearer " + secret("k")}}, 200, ""},
+		{"lower-case scheme", http.Header{"Authorization": {"bearer " + secret("k")}}, 200, ""},
+		{"X-API-Key", http.Header{"X-Api-Key": {secret("k")}}, 200, ""},
+		{"Authorization wins over X-API-Key", http.Header{"Authorization": {"Bearer nope"}, "X-Api-Key": {secret("k")}}, 401, `Bearer realm="mnemo", error="invalid_token"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", base+"/v1/stats?agent_id=a", nil)
+			for k, v := range tt.header {
+				req.Header[k] = v
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
+			}
+			if tt.status == 401 {
+				var p mhttp.Problem
+				json.NewDecoder(resp.Body).Decode(&p)
+				if p.Code != mnemo.EUNAUTHORIZED || resp.Header.Get("WWW-Authenticate") != tt.wwwAuth {
+					t.Fatalf("problem %+v, WWW-Authenticate %q; want unauthorized, %q", p, resp.Header.Get("WWW-Authenticate"), tt.wwwAuth)
+				}
+			}
+		})
+	}
+	// A config whose every key is invalid locks everyone out, rather than
+	// turning auth off.
+	locked := serve(t, mhttp.Options{Keys: []mhttp.APIKey{bad}})
+	if st, raw := call(t, "GET", locked+"/v1/stats?agent_id=a", nil, nil); st != 401 {
+		t.Errorf("only invalid keys, no key: %d %s, want 401", st, raw)
+	}
+	// Public routes need no key, and ignore a bad one.
+	for _, path := range []string{"/healthz", "/openapi.json"} {
+		if st, raw := callAs(t, "nope", "GET", base+path, nil, nil); st != 200 {
+			t.Errorf("GET %s with a bad key: %d %s", path, st, raw)
+		}
+	}
+}
+
+// TestScopes sends a request to every route with keys of each scope: only
+// a key with the scope the route needs gets past authorization.
+func TestScopes(t *testing.T) {
+	keys := []mhttp.APIKey{
+		apiKey("reader", "t1", nil, mhttp.ScopeRead),
+		apiKey("writer", "t1", nil, mhttp.ScopeWrite),
+		apiKey("admin", "t1", nil, mhttp.ScopeAdmin),
+	}
+	ts := start(t, mhttp.Options{Keys: keys, Registry: newRegistry()}, nil)
+	tests := []struct {
+		route, method, path string
+		body                any
+		scope               string // "" = public
+	}{
+		{"GET /healthz", "GET", "/healthz", nil, ""},
+		{"GET /openapi.json", "GET", "/openapi.json", nil, ""},
+		{"GET /metrics", "GET", "/metrics", nil, mhttp.ScopeAdmin},
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a", "content": "x"}, mhttp.ScopeWrite},
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a", "key": "/k", "content": nil}, mhttp.ScopeWrite}, // tombstone
+		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", map[string]any{"agent_id": "a", "memories": []any{map[string]any{"content": "x"}}}, mhttp.ScopeWrite},
+		{"POST /v1/messages", "POST", "/v1/messages", map[string]any{"agent_id": "a", "session_id": "s", "messages": []any{map[string]any{"role": "user", "content": "x"}}}, mhttp.ScopeWrite},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a", nil, mhttp.ScopeRead},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=a&key=/k", nil, mhttp.ScopeWrite},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=a&all=true", nil, mhttp.ScopeAdmin},
+		{"GET /v1/memories/{id}", "GET", "/v1/memories/x?agent_id=a", nil, mhttp.ScopeRead},
+		{"DELETE /v1/memories/{id}", "DELETE", "/v1/memories/x?agent_id=a", nil, mhttp.ScopeWrite},
+		{"GET /v1/keys", "GET", "/v1/keys?agent_id=a&key=/k", nil, mhttp.ScopeRead},
+		{"GET /v1/history", "GET", "/v1/history?agent_id=a&key=/k", nil, mhttp.ScopeRead},
+		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "a", "query": "x"}, mhttp.ScopeRead},
+		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "a", "query": "x"}, mhttp.ScopeRead},
+		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a", nil, mhttp.ScopeRead},
+		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a", nil, mhttp.ScopeRead},
+		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a", nil, mhttp.ScopeAdmin},
+		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/x?agent_id=a", nil, mhttp.ScopeRead},
+		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/x?agent_id=a", nil, mhttp.ScopeWrite},
+		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a", nil, mhttp.ScopeRead},
+	}
+	covered := map[string]bool{}
+	scopes := ts.Srv.RouteScopes()
+	for _, tt := range tests {
+		covered[tt.route] = true
+		if tt.scope != "" && !slices.Contains(scopes[tt.route], tt.scope) {
+			t.Errorf("%s: the route table says it needs %v, the test %s", tt.route, scopes[tt.route], tt.scope)
+		}
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			resp, raw := send(t, "", tt.method, ts.URL+tt.path, tt.body)
+			if tt.scope == "" {
+				if resp.StatusCode != 200 {
+					t.Fatalf("public route without a key: %d %s", resp.StatusCode, raw)
+				}
+				return
+			}
+			if resp.StatusCode != 401 || problem(t, raw).Code != mnemo.EUNAUTHORIZED {
+				t.Fatalf("no key: %d %s, want 401 unauthorized", resp.StatusCode, raw)
+			}
+			for _, k := range keys {
+				resp, raw := send(t, secret(k.Name), tt.method, ts.URL+tt.path, tt.body)
+				if k.Scopes[0] == tt.scope {
+					if resp.StatusCode == 401 || resp.StatusCode == 403 {
+						t.Errorf("key %s with scope %s: %d %s", k.Name, tt.scope, resp.StatusCode, raw)
+					}
+					continue
+				}
+				want := `Bearer realm="mnemo", error="insufficient_scope", scope="` + tt.scope + `"`
+				if resp.StatusCode != 403 || problem(t, raw).Code != mnemo.EFORBIDDEN || resp.Header.Get("WWW-Authenticate") != want {
+					t.Errorf("key %s without scope %s: %d %s %q, want 403 forbidden", k.Name, tt.scope, resp.StatusCode, raw, resp.Header.Get("WWW-Authenticate"))
+				}
+			}
+		})
+	}
+	covers(t, ts.Srv.Routes(), covered)
+}
+
+// TestTenantIsolation has tenant A try every route on tenant B's data,
+// with the same agent id, and checks that A sees, counts, finds and
+// deletes nothing of B's, and that B's data is whole afterwards.
+func TestTenantIsolation(t *testing.T) {
+	ts := start(t, mhttp.Options{Keys: []mhttp.APIKey{
+		apiKey("a", "tenant-a", nil, allScopes...),
+		apiKey("b", "tenant-b", nil, allScopes...),
+	}, Registry: newRegistry()}, nil)
+	a, b := secret("a"), secret("b")
+	url := func(p string) string { return ts.URL + p }
+
+	// B's data: a keyed memory with two revisions, a message, a plain one.
+	var mB mnemo.Memory
+	for _, content := range []string{"B keeps pythons in the attic", "B keeps pythons in the cellar"} {
+		if st, raw := callAs(t, b, "POST", url("/v1/memories"), map[string]any{"agent_id": "shared", "key": "/pets", "content": content}, &mB); st != 201 {
+			t.Fatalf("B remember: %d %s", st, raw)
+		}
+	}
+	if st, raw := callAs(t, b, "POST", url("/v1/messages"), map[string]any{"agent_id": "shared", "session_id": "sB",
+		"messages": []any{map[string]any{"role": "user", "content": "pythons are quiet"}}}, nil); st != 201 {
+		t.Fatalf("B messages: %d %s", st, raw)
+	}
+	snapshot := func() (mnemo.Stats, historyAnswer) {
+		var st mnemo.Stats
+		var h historyAnswer
+		callAs(t, b, "GET", url("/v1/stats?agent_id=shared"), nil, &st)
+		callAs(t, b, "GET", url("/v1/history?agent_id=shared&key=/pets"), nil, &h)
+		return st, h
+	}
+	before, beforeHist := snapshot()
+	if before.Memories != 2 || beforeHist.Total != 2 {
+		t.Fatalf("B's data: %+v, %d revisions", before, beforeHist.Total)
+	}
+
+	type check func(t *testing.T, st int, raw []byte)
+	status := func(want int) check {
+		return func(t *testing.T, st int, raw []byte) {
+			if st != want {
+				t.Fatalf("status %d, want %d: %s", st, want, raw)
+			}
+		}
+	}
+	notFound := func(t *testing.T, st int, raw []byte) {
+		if st != 404 || problem(t, raw).Code != mnemo.ENOTFOUND {
+			t.Fatalf("%d %s, want 404 not_found", st, raw)
+		}
+	}
+	emptyList := func(t *testing.T, st int, raw []byte) {
+		var l listAnswer
+		if st != 200 || json.Unmarshal(raw, &l) != nil || l.Total != 0 || len(l.Memories) != 0 {
+			t.Fatalf("%d %s, want an empty list", st, raw)
+		}
+	}
+	noResults := func(t *testing.T, st int, raw []byte) {
+		var res mnemo.Result
+		if st != 200 || json.Unmarshal(raw, &res) != nil || len(res.Results) != 0 {
+			t.Fatalf("%d %s, want no results", st, raw)
+		}
+	}
+	deletedNone := func(t *testing.T, st int, raw []byte) {
+		var d struct{ Deleted int }
+		if st != 200 || json.Unmarshal(raw, &d) != nil || d.Deleted != 0 {
+			t.Fatalf("%d %s, want nothing deleted", st, raw)
+		}
+	}
+	noBData := func(t *testing.T, st int, raw []byte) {
+		if st != 200 || strings.Contains(string(raw), "python") || strings.Contains(string(raw), "tenant-b") {
+			t.Fatalf("%d %s, want 200 with nothing of B's", st, raw)
+		}
+	}
+	invalid := func(t *testing.T, st int, raw []byte) {
+		if st != 400 || problem(t, raw).Code != mnemo.EINVALID {
+			t.Fatalf("%d %s, want 400 invalid_input", st, raw)
+		}
+	}
+	inA := func(t *testing.T, st int, raw []byte) {
+		var m mnemo.Memory
+		if st != 201 || json.Unmarshal(raw, &m) != nil || m.TenantID != "tenant-a" {
+			t.Fatalf("%d %s, want a write in tenant-a", st, raw)
+		}
+	}
+	tests := []struct {
+		route, method, path string
+		body                any
+		check               check
+	}{
+		// Reads first, while A has nothing of its own.
+		{"GET /healthz", "GET", "/healthz", nil, noBData},
+		{"GET /openapi.json", "GET", "/openapi.json", nil, noBData},
+		{"GET /metrics", "GET", "/metrics", nil, noBData},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=shared", nil, emptyList},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=shared&tenant_id=tenant-b", nil, invalid},
+		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=shared&include_archived=true&include_expired=true", nil, emptyList},
+		{"GET /v1/memories/{id}", "GET", "/v1/memories/" + mB.ID + "?agent_id=shared", nil, notFound},
+		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/" + mB.ID + "?agent_id=shared", nil, notFound},
+		{"GET /v1/keys", "GET", "/v1/keys?agent_id=shared&key=/pets", nil, notFound},
+		{"GET /v1/history", "GET", "/v1/history?agent_id=shared&key=/pets", nil, func(t *testing.T, st int, raw []byte) {
+			var h historyAnswer
+			if st != 200 || json.Unmarshal(raw, &h) != nil || h.Total != 0 || len(h.Revisions) != 0 {
+				t.Fatalf("%d %s, want no revisions", st, raw)
+			}
+		}},
+		{"GET /v1/stats", "GET", "/v1/stats?agent_id=shared", nil, func(t *testing.T, st int, raw []byte) {
+			var s mnemo.Stats
+			if st != 200 || json.Unmarshal(raw, &s) != nil || s.Memories != 0 || s.Keys != 0 || s.Sessions != 0 {
+				t.Fatalf("%d %s, want zero counts", st, raw)
+			}
+		}},
+		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
+		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
+		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons", "tenant_id": "tenant-b"}, invalid},
+		{"GET /memory/working/{session_id}", "GET", "/memory/working/sB?agent_id=shared", nil, notFound},
+		// Deletes.
+		{"DELETE /v1/memories/{id}", "DELETE", "/v1/memories/" + mB.ID + "?agent_id=shared", nil, notFound},
+		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + mB.ID + "?agent_id=shared", nil, notFound},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=shared&key=/pets", nil, deletedNone},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=shared&all=true", nil, deletedNone},
+		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=shared", nil, deletedNone},
+		// Writes to the same agent and key land in A's tenant.
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "shared", "key": "/pets", "content": nil}, inA}, // a tombstone
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "shared", "key": "/pets", "content": "A has a cat"}, inA},
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "shared", "content": "x", "tenant_id": "tenant-b"}, invalid},
+		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", map[string]any{"agent_id": "shared", "memories": []any{map[string]any{"key": "/pets", "content": "A has two cats"}}}, status(201)},
+		{"POST /v1/messages", "POST", "/v1/messages", map[string]any{"agent_id": "shared", "session_id": "sB", "messages": []any{map[string]any{"role": "user", "content": "hello"}}}, status(201)},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.route] = true
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			st, raw := callAs(t, a, tt.method, url(tt.path), tt.body, nil)
+			tt.check(t, st, raw)
+		})
+	}
+	covers(t, ts.Srv.Routes(), covered)
+
+	after, afterHist := snapshot()
+	if !reflect.DeepEqual(after, before) || !reflect.DeepEqual(afterHist, beforeHist) {
+		t.Fatalf("B's data changed: %+v -> %+v, %d -> %d revisions", before, after, beforeHist.Total, afterHist.Total)
+	}
+	var got mnemo.Memory
+	if st, _ := callAs(t, b, "GET", url("/v1/keys?agent_id=shared&key=/pets"), nil, &got); st != 200 || got.Content != "B keeps pythons in the cellar" {
+		t.Fatalf("B's /pets: %d %+v", st, got)
+	}
+	// And B sees nothing of A's.
+	var res mnemo.Result
+	callAs(t, b, "POST", url("/v1/recall"), map[string]any{"agent_id": "shared", "query": "cats hello"}, &res)
+	if len(res.Results) != 0 {
+		t.Fatalf("B recalls A's memories: %+v", res.Results)
+	}
+}
+
+// TestAgentRestriction has a key limited to agent a1 try every route on
+// agent a2, and use a1 when it names no agent.
+func TestAgentRestriction(t *testing.T) {
+	ts := start(t, mhttp.Options{Keys: []mhttp.APIKey{
+		apiKey("all", "t1", nil, allScopes...),
+		apiKey("a1", "t1", []string{"a1"}, allScopes...),
+		apiKey("a1a3", "t1", []string{"a1", "a3"}, allScopes...),
+	}}, nil)
+	all, a1 := secret("all"), secret("a1")
+	url := func(p string) string { return ts.URL + p }
+	var m1, m2 mnemo.Memory
+	callAs(t, all, "POST", url("/v1/memories"), map[string]any{"agent_id": "a1", "key": "/k", "content": "one"}, &m1)
+	callAs(t, all, "POST", url("/v1/memories"), map[string]any{"agent_id": "a2", "key": "/k", "content": "two"}, &m2)
+
+	tests := []struct {
+		route, method, path string
+		body                any
+	}{
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a2", "content": "x"}},
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a2", "key": "/k", "content": nil}},
+		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", map[string]any{"agent_id": "a2", "memories": []any{map[string]any{"content": "x"}}}},
+		{"POST /v1/messages", "POST", "/v1/messages", map[string]any{"agent_id": "a2", "session_id": "s", "messages": []any{map[string]any{"role": "user", "content": "x"}}}},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a2", nil},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=a2&key=/k", nil},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=a2&all=true", nil},
+		{"GET /v1/memories/{id}", "GET", "/v1/memories/" + m2.ID + "?agent_id=a2", nil},
+		{"DELETE /v1/memories/{id}", "DELETE", "/v1/memories/" + m2.ID + "?agent_id=a2", nil},
+		{"GET /v1/keys", "GET", "/v1/keys?agent_id=a2&key=/k", nil},
+		{"GET /v1/history", "GET", "/v1/history?agent_id=a2&key=/k", nil},
+		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "a2", "query": "two"}},
+		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "a2", "query": "two"}},
+		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a2", nil},
+		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a2", nil},
+		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a2", nil},
+		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/" + m2.ID + "?agent_id=a2", nil},
+		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + m2.ID + "?agent_id=a2", nil},
+		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a2", nil},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.route] = true
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			st, raw := callAs(t, a1, tt.method, url(tt.path), tt.body, nil)
+			if p := problem(t, raw); st != 403 || p.Code != mnemo.EFORBIDDEN || !strings.Contains(p.Detail, `"a2"`) {
+				t.Fatalf("%d %s, want 403 forbidden naming a2", st, raw)
+			}
+		})
+	}
+	covers(t, ts.Srv.Routes(), covered, "GET /healthz", "GET /openapi.json") // public: no agent
+
+	// a2 is whole.
+	var st mnemo.Stats
+	if callAs(t, all, "GET", url("/v1/stats?agent_id=a2"), nil, &st); st.Memories != 1 {
+		t.Fatalf("a2 has %d memories, want 1", st.Memories)
+	}
+	// With no agent named, a key of one agent uses it.
+	var l listAnswer
+	if s, raw := callAs(t, a1, "GET", url("/memory/long-term"), nil, &l); s != 200 || l.Total != 1 || l.Memories[0].ID != m1.ID {
+		t.Fatalf("list without agent: %d %s", s, raw)
+	}
+	if s, _ := callAs(t, a1, "GET", url("/v1/memories/"+m2.ID), nil, nil); s != 404 {
+		t.Fatalf("a2's memory by id without agent: %d, want 404", s)
+	}
+	var m mnemo.Memory
+	if s, raw := callAs(t, a1, "POST", url("/v1/memories"), map[string]any{"content": "three"}, &m); s != 201 || m.AgentID != "a1" {
+		t.Fatalf("remember without agent: %d %s", s, raw)
+	}
+	// A key of two agents must name one.
+	if s, raw := callAs(t, secret("a1a3"), "GET", url("/v1/stats"), nil, nil); s != 400 || problem(t, raw).Code != mnemo.EINVALID {
+		t.Fatalf("two-agent key without agent: %d %s, want 400", s, raw)
+	}
+	if s, _ := callAs(t, secret("a1a3"), "GET", url("/v1/stats?agent_id=a3"), nil, nil); s != 200 {
+		t.Fatalf("two-agent key on its second agent: %d", s)
+	}
+}
+
+// TestMounted checks that a handler mounted with Handle sits behind auth,
+// learns the key with AuthFromContext, can stream, and has no timeout.
+func TestMounted(t *testing.T) {
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond) // longer than the API's timeout
+		a, ok := mhttp.AuthFromContext(r.Context())
+		_, flusher := w.(http.Flusher)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"auth": a, "ok": ok, "flusher": flusher})
+	})
+	mount := func(s *mhttp.Server) { s.Handle("/echo", echo) }
+	type answer struct {
+		Auth    mhttp.Auth
+		OK      bool
+		Flusher bool
+	}
+
+	t.Run("auth", func(t *testing.T) {
+		ts := start(t, mhttp.Options{Timeout: 20 * time.Millisecond, Keys: []mhttp.APIKey{apiKey("k", "t1", []string{"a1"}, mhttp.ScopeRead)}}, mount)
+		if st, raw := call(t, "POST", ts.URL+"/echo", nil, nil); st != 401 || problem(t, raw).Code != mnemo.EUNAUTHORIZED {
+			t.Fatalf("no key: %d %s", st, raw)
+		}
+		var got answer
+		if st, raw := callAs(t, secret("k"), "POST", ts.URL+"/echo", nil, &got); st != 200 {
+			t.Fatalf("with key: %d %s", st, raw)
+		}
+		want := mhttp.Auth{KeyName: "k", Tenant: "t1", Agents: []string{"a1"}, Scopes: []string{mhttp.ScopeRead}}
+		if !got.OK || !got.Flusher || got.Auth.KeyName != want.KeyName || got.Auth.Tenant != want.Tenant ||
+			!slices.Equal(got.Auth.Agents, want.Agents) || !slices.Equal(got.Auth.Scopes, want.Scopes) {
+			t.Fatalf("got %+v, want %+v, ok, flusher", got, want)
+		}
+		// The same answer from the headers alone, for hooks that see no context.
+		a, err := ts.Srv.Authenticate(http.Header{"Authorization": {"Bearer " + secret("k")}})
+		if err != nil || a.Tenant != "t1" {
+			t.Fatalf("Authenticate = %+v, %v", a, err)
+		}
+		if _, err := ts.Srv.Authenticate(http.Header{}); mnemo.ErrorCode(err) != mnemo.EUNAUTHORIZED {
+			t.Fatalf("Authenticate without key: %v", err)
+		}
+	})
+	t.Run("no auth", func(t *testing.T) {
+		ts := start(t, mhttp.Options{Timeout: 20 * time.Millisecond}, mount)
+		var got answer
+		if st, raw := call(t, "GET", ts.URL+"/echo", nil, &got); st != 200 {
+			t.Fatalf("%d %s", st, raw)
+		}
+		if !got.OK || got.Auth.Tenant != mhttp.DefaultTenant || got.Auth.KeyName != "" || len(got.Auth.Scopes) != 3 {
+			t.Fatalf("got %+v, want the default tenant with every scope", got)
+		}
+		if sc, err := got.Auth.Scope("bob"); err != nil || sc != (mnemo.Scope{TenantID: "default", AgentID: "bob"}) {
+			t.Fatalf("Scope(bob) = %+v, %v", sc, err)
+		}
+	})
+	if _, ok := mhttp.AuthFromContext(t.Context()); ok {
+		t.Fatal("AuthFromContext of a context that is no request's: ok")
+	}
+}

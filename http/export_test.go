@@ -1,0 +1,19 @@
+package http
+
+// Routes returns the patterns of the routes s registered from its table.
+func (s *Server) Routes() []string {
+	out := make([]string, len(s.routes))
+	for i, rt := range s.routes {
+		out[i] = rt.pattern()
+	}
+	return out
+}
+
+// RouteScopes returns the scopes each route may need, by pattern.
+func (s *Server) RouteScopes() map[string][]string {
+	out := make(map[string][]string, len(s.routes))
+	for _, rt := range s.routes {
+		out[rt.pattern()] = rt.scopes
+	}
+	return out
+}

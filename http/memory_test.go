@@ -1,0 +1,216 @@
+package http_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+	mhttp "github.com/mnemo-dev/mnemo/http"
+)
+
+// TestLongTermRoutes walks seed 001's routes through a memory's life.
+func TestLongTermRoutes(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	var ids []string
+	for i := range 3 {
+		var m mnemo.Memory
+		if st, raw := call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "u1", "content": fmt.Sprintf("fact %d", i), "category": "fact"}, &m); st != 201 {
+			t.Fatalf("remember: %d %s", st, raw)
+		}
+		ids = append(ids, m.ID)
+	}
+	call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "u2", "content": "other user"}, nil)
+
+	var l listAnswer
+	if st, raw := call(t, "GET", base+"/memory/long-term?agent_id=u1&limit=10&offset=0", nil, &l); st != 200 ||
+		len(l.Memories) != 3 || l.Total != 3 || l.Limit != 10 || l.Offset != 0 || l.HasMore || l.NextOffset != nil {
+		t.Fatalf("list: %d %s", st, raw)
+	}
+	var m mnemo.Memory
+	if st, raw := call(t, "GET", base+"/memory/long-term/"+ids[1]+"?agent_id=u1", nil, &m); st != 200 || m.ID != ids[1] || m.Content != "fact 1" {
+		t.Fatalf("get: %d %s", st, raw)
+	}
+	var del struct{ Deleted int }
+	if st, raw := call(t, "DELETE", base+"/memory/long-term/"+ids[1]+"?agent_id=u1", nil, &del); st != 200 || del.Deleted != 1 {
+		t.Fatalf("delete: %d %s", st, raw)
+	}
+	if st, raw := call(t, "GET", base+"/memory/long-term/"+ids[1]+"?agent_id=u1", nil, nil); st != 404 || problem(t, raw).Code != mnemo.ENOTFOUND {
+		t.Fatalf("get after delete: %d %s", st, raw)
+	}
+	if st, raw := call(t, "DELETE", base+"/memory/long-term?agent_id=u1", nil, &del); st != 200 || del.Deleted != 2 {
+		t.Fatalf("clear: %d %s", st, raw)
+	}
+	if call(t, "GET", base+"/memory/long-term?agent_id=u1", nil, &l); l.Total != 0 || len(l.Memories) != 0 {
+		t.Fatalf("list after clear: %+v", l)
+	}
+	// Clearing one agent leaves the others.
+	if call(t, "GET", base+"/memory/long-term?agent_id=u2", nil, &l); l.Total != 1 {
+		t.Fatalf("u2 after clearing u1: %+v", l)
+	}
+	// There is no working memory yet: every session is not found.
+	st, raw := call(t, "GET", base+"/memory/working/session-1?agent_id=u1", nil, nil)
+	if p := problem(t, raw); st != 404 || p.Code != mnemo.ENOTFOUND || !strings.Contains(p.Detail, `"session-1"`) {
+		t.Fatalf("working memory: %d %s", st, raw)
+	}
+}
+
+// TestPagination pages every list route the same way.
+func TestPagination(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	for i := range 5 {
+		call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "p", "key": "/h", "content": fmt.Sprintf("version %d", i)}, nil)
+		call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "p", "content": fmt.Sprintf("note %d", i)}, nil)
+	}
+	// 6 live memories (/h and 5 notes); /h has 5 revisions.
+	next := func(n int) *int { return &n }
+	tests := []struct {
+		query     string
+		n         int
+		want      page
+		wantItems int
+	}{
+		{"", 6, page{Total: 6, Limit: 50}, 6},
+		{"limit=2", 6, page{Total: 6, Limit: 2, HasMore: true, NextOffset: next(2)}, 2},
+		{"limit=2&offset=2", 6, page{Total: 6, Limit: 2, Offset: 2, HasMore: true, NextOffset: next(4)}, 2},
+		{"limit=2&offset=4", 6, page{Total: 6, Limit: 2, Offset: 4}, 2},
+		{"limit=4&offset=4", 6, page{Total: 6, Limit: 4, Offset: 4}, 2},
+		{"limit=2&offset=9", 6, page{Total: 6, Limit: 2, Offset: 9}, 0},
+		{"limit=1000", 6, page{Total: 6, Limit: 1000}, 6},
+	}
+	routes := []struct {
+		path  string
+		total int // of the test data on this route
+	}{
+		{"/v1/memories?agent_id=p", 6},
+		{"/memory/long-term?agent_id=p", 6},
+		{"/v1/history?agent_id=p&key=/h", 5},
+	}
+	for _, rt := range routes {
+		for _, tt := range tests {
+			want, wantItems := tt.want, tt.wantItems
+			want.Total = rt.total
+			if want.Offset+want.Limit >= rt.total {
+				want.HasMore, want.NextOffset = false, nil
+			}
+			wantItems = max(0, min(want.Limit, rt.total-want.Offset))
+			t.Run(rt.path+"&"+tt.query, func(t *testing.T) {
+				var got struct {
+					listAnswer
+					Revisions []mnemo.Revision `json:"revisions"`
+				}
+				st, raw := call(t, "GET", base+rt.path+"&"+tt.query, nil, &got)
+				items := len(got.Memories) + len(got.Revisions)
+				if st != 200 || items != wantItems || got.Total != want.Total || got.Limit != want.Limit || got.Offset != want.Offset ||
+					got.HasMore != want.HasMore || (got.NextOffset == nil) != (want.NextOffset == nil) ||
+					(got.NextOffset != nil && *got.NextOffset != *want.NextOffset) {
+					t.Fatalf("%d %s\nwant %d items and %+v", st, raw, wantItems, want)
+				}
+			})
+		}
+		// Following next_offset visits every item once.
+		seen := map[string]bool{}
+		for off, pages := 0, 0; ; pages++ {
+			var got struct {
+				listAnswer
+				Revisions []mnemo.Revision `json:"revisions"`
+			}
+			call(t, "GET", fmt.Sprintf("%s%s&limit=2&offset=%d", base, rt.path, off), nil, &got)
+			for _, m := range got.Memories {
+				seen[m.ID] = true
+			}
+			for _, r := range got.Revisions {
+				seen[fmt.Sprint(r.Seq)] = true
+			}
+			if !got.HasMore {
+				break
+			}
+			if pages > 10 {
+				t.Fatalf("%s: paging does not end", rt.path)
+			}
+			off = *got.NextOffset
+		}
+		if len(seen) != rt.total {
+			t.Errorf("%s: paging saw %d items, want %d", rt.path, len(seen), rt.total)
+		}
+	}
+}
+
+// TestBadInputEverywhere sends bad requests to every route and checks that
+// each gets a clear problem and that nothing changed.
+func TestBadInputEverywhere(t *testing.T) {
+	ts := start(t, mhttp.Options{MaxBody: 1024, Registry: newRegistry()}, nil)
+	var kept mnemo.Memory
+	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "key": "/k", "content": "kept"}, &kept)
+	call(t, "POST", ts.URL+"/v1/messages", map[string]any{"agent_id": "a", "session_id": "s", "messages": []any{map[string]any{"role": "user", "content": "hi"}}}, nil)
+	var before mnemo.Stats
+	call(t, "GET", ts.URL+"/v1/stats?agent_id=a", nil, &before)
+
+	tests := []struct {
+		route, method, path string
+		body                any
+		status              int
+		code                string
+	}{
+		{"GET /healthz", "GET", "/healthz?verbose=1", nil, 400, mnemo.EINVALID},
+		{"GET /openapi.json", "GET", "/openapi.json?format=yaml", nil, 400, mnemo.EINVALID},
+		{"GET /metrics", "GET", "/metrics?name[]=x", nil, 400, mnemo.EINVALID},
+		{"POST /v1/memories", "POST", "/v1/memories", `{"agent_id":"a","content":"x","tenant_id":"other"}`, 400, mnemo.EINVALID},
+		{"POST /v1/memories", "POST", "/v1/memories?agent_id=a", `{"content":"x"}`, 400, mnemo.EINVALID},
+		{"POST /v1/memories", "POST", "/v1/memories", `{"agent_id":"a","key":"/k","content":"` + strings.Repeat("x", 2048) + `"}`, 413, mnemo.ETOOLARGE},
+		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", `{"agent_id":"a","memories":[{"content":"ok"},{"content":7}]}`, 400, mnemo.EINVALID},
+		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", `{"agent_id":"a","memories":[{"content":"ok"},{"key":"relative","content":"x"}]}`, 400, mnemo.EINVALID},
+		{"POST /v1/messages", "POST", "/v1/messages", `{"agent_id":"a","session_id":"s","messages":[{"role":"user","content":"x","mood":"sad"}]}`, 400, mnemo.EINVALID},
+		{"POST /v1/messages", "POST", "/v1/messages", `{"agent_id":"a","session_id":"s","messages":[{"role":"","content":"x"}]}`, 400, mnemo.EINVALID},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&limit=0", nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&limit=1001", nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&offset=-1", nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&order=random", nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&agentid=b", nil, 400, mnemo.EINVALID},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=a&key=/k&all=true", nil, 400, mnemo.EINVALID},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=a&all=yes", nil, 400, mnemo.EINVALID},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=a&key=../k", nil, 400, mnemo.EINVALID},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?all=true", nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories/{id}", "GET", "/v1/memories/" + kept.ID, nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories/{id}", "GET", "/v1/memories/" + kept.ID + "?agent_id=a&key=/k", nil, 400, mnemo.EINVALID},
+		{"DELETE /v1/memories/{id}", "DELETE", "/v1/memories/" + kept.ID + "?agent_id=a%20b", nil, 400, mnemo.EINVALID},
+		{"DELETE /v1/memories/{id}", "DELETE", "/v1/memories/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
+		{"GET /v1/keys", "GET", "/v1/keys?agent_id=a", nil, 400, mnemo.EINVALID},
+		{"GET /v1/history", "GET", "/v1/history?agent_id=a&key=/k&limit=x", nil, 400, mnemo.EINVALID},
+		{"GET /v1/history", "GET", "/v1/history?agent_id=a&key=no-slash", nil, 400, mnemo.EINVALID},
+		{"POST /v1/recall", "POST", "/v1/recall", `{"agent_id":"a","query":"x","limit":-1}`, 400, mnemo.EINVALID},
+		{"POST /v1/recall", "POST", "/v1/recall", `{"agent_id":"a","query":"x","min_confidence":2}`, 400, mnemo.EINVALID},
+		{"POST /v1/surface", "POST", "/v1/surface", `{"agent_id":"a","query":"x","now":"yesterday"}`, 400, mnemo.EINVALID},
+		{"POST /v1/surface", "POST", "/v1/surface", `["a"]`, 400, mnemo.EINVALID},
+		{"GET /v1/stats", "GET", "/v1/stats", nil, 400, mnemo.EINVALID},
+		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a&limit=-5", nil, 400, mnemo.EINVALID},
+		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a&created_after=monday", nil, 400, mnemo.EINVALID},
+		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a&key=/k", nil, 400, mnemo.EINVALID}, // must not clear all
+		{"DELETE /memory/long-term", "DELETE", "/memory/long-term", nil, 400, mnemo.EINVALID},
+		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
+		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
+		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + kept.ID + "?agent_id=a&all=true", nil, 400, mnemo.EINVALID},
+		{"GET /memory/working/{session_id}", "GET", "/memory/working/s", nil, 400, mnemo.EINVALID},
+		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a&turns=3", nil, 400, mnemo.EINVALID},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.route] = true
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			st, raw := call(t, tt.method, ts.URL+tt.path, tt.body, nil)
+			p := problem(t, raw)
+			if st != tt.status || p.Code != tt.code || p.Status != st || p.Detail == "" {
+				t.Fatalf("%d %s, want %d %s with a detail", st, raw, tt.status, tt.code)
+			}
+		})
+	}
+	covers(t, ts.Srv.Routes(), covered)
+
+	var after mnemo.Stats
+	call(t, "GET", ts.URL+"/v1/stats?agent_id=a", nil, &after)
+	var got mnemo.Memory
+	call(t, "GET", ts.URL+"/v1/memories/"+kept.ID+"?agent_id=a", nil, &got)
+	if after.Memories != before.Memories || after.Keys != before.Keys || after.Sessions != before.Sessions || got.Version != kept.Version || got.Content != "kept" {
+		t.Fatalf("bad requests changed the store: %+v -> %+v, %+v", before, after, got)
+	}
+}

@@ -1,0 +1,248 @@
+package http_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mnemo-dev/mnemo"
+	mhttp "github.com/mnemo-dev/mnemo/http"
+)
+
+// openAPI is the part of an OpenAPI document the tests read.
+type openAPI struct {
+	OpenAPI    string                          `json:"openapi"`
+	Paths      map[string]map[string]operation `json:"paths"`
+	Components struct {
+		Schemas         map[string]json.RawMessage `json:"schemas"`
+		SecuritySchemes map[string]json.RawMessage `json:"securitySchemes"`
+	} `json:"components"`
+}
+
+type operation struct {
+	OperationID string `json:"operationId"`
+	Summary     string `json:"summary"`
+	Parameters  []struct {
+		Name     string          `json:"name"`
+		In       string          `json:"in"`
+		Required bool            `json:"required"`
+		Schema   json.RawMessage `json:"schema"`
+	} `json:"parameters"`
+	RequestBody *struct {
+		Content map[string]struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"content"`
+	} `json:"requestBody"`
+	Responses map[string]struct {
+		Ref     string `json:"$ref"`
+		Content map[string]struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"content"`
+	} `json:"responses"`
+	Security []map[string][]string `json:"security"`
+}
+
+func fetchOpenAPI(t *testing.T, base string) openAPI {
+	t.Helper()
+	resp, raw := send(t, "", "GET", base+"/openapi.json", nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GET /openapi.json: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var doc openAPI
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+var (
+	wildcard    = regexp.MustCompile(`\{([^}]+)\}`)
+	operationID = regexp.MustCompile(`^[a-z][A-Za-z0-9]*$`)
+)
+
+// TestOpenAPIMatchesRoutes fails when the document and the server's routes
+// disagree: a route missing from the document, an operation that no route
+// serves, or a path parameter, scope or error answer left out.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	for _, opts := range []mhttp.Options{{}, {Registry: newRegistry(), Keys: []mhttp.APIKey{apiKey("k", "t", nil, mhttp.ScopeRead)}}} {
+		ts := start(t, opts, nil)
+		doc := fetchOpenAPI(t, ts.URL)
+		if doc.OpenAPI != "3.1.0" || doc.Components.SecuritySchemes["bearer"] == nil || doc.Components.Schemas["Problem"] == nil {
+			t.Fatalf("document head: %+v", doc)
+		}
+		var documented []string
+		ids := map[string]bool{}
+		for path, ops := range doc.Paths {
+			for method, op := range ops {
+				pattern := strings.ToUpper(method) + " " + path
+				documented = append(documented, pattern)
+				if op.Summary == "" || !operationID.MatchString(op.OperationID) || ids[op.OperationID] {
+					t.Errorf("%s: no summary, or a bad or repeated operationId %q", pattern, op.OperationID)
+				}
+				ids[op.OperationID] = true
+				if op.Responses["4XX"].Ref == "" || op.Responses["5XX"].Ref == "" {
+					t.Errorf("%s: error answers are not documented", pattern)
+				}
+				var inPath []string
+				for _, p := range op.Parameters {
+					if p.In == "path" && p.Required {
+						inPath = append(inPath, p.Name)
+					}
+				}
+				var want []string
+				for _, m := range wildcard.FindAllStringSubmatch(path, -1) {
+					want = append(want, m[1])
+				}
+				if !slices.Equal(inPath, want) {
+					t.Errorf("%s: path parameters %v, want %v", pattern, inPath, want)
+				}
+				var scopes []string
+				for _, req := range op.Security {
+					for _, s := range req["bearer"] {
+						scopes = append(scopes, s)
+					}
+				}
+				if routeScopes := ts.Srv.RouteScopes()[pattern]; !slices.Equal(scopes, routeScopes) {
+					t.Errorf("%s: documented scopes %v, the route needs %v", pattern, scopes, routeScopes)
+				}
+			}
+		}
+		routes := ts.Srv.Routes()
+		slices.Sort(documented)
+		slices.Sort(routes)
+		if !slices.Equal(documented, routes) {
+			t.Fatalf("documented operations:\n%s\nroutes:\n%s", strings.Join(documented, "\n"), strings.Join(routes, "\n"))
+		}
+		// Every documented operation is served: none falls through to the
+		// server's "no route" answer or to 405.
+		for _, pattern := range documented {
+			method, path, _ := strings.Cut(pattern, " ")
+			path = wildcard.ReplaceAllString(path, "x")
+			st, raw := callAs(t, secret("k"), method, ts.URL+path, nil, nil)
+			if st == 405 || (st == 404 && strings.HasPrefix(problem(t, raw).Detail, "no route")) {
+				t.Errorf("%s is documented but not served: %d %s", pattern, st, raw)
+			}
+		}
+	}
+}
+
+// TestOpenAPIDescribesAnswers sends a request to every route and validates
+// the request body and the answer against the schemas the document gives
+// for them, so that a change to a Go type that the document does not
+// follow fails here.
+func TestOpenAPIDescribesAnswers(t *testing.T) {
+	ts := start(t, mhttp.Options{Registry: newRegistry()}, nil)
+	doc := fetchOpenAPI(t, ts.URL)
+	var m mnemo.Memory
+	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "key": "/k", "content": "Prefers Python", "data": map[string]any{"v": 1}, "tags": []string{"lang"}}, &m)
+	var gone mnemo.Memory
+	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "content": "to forget"}, &gone)
+
+	tests := []struct {
+		route, method, path string
+		body                any
+		status              int
+	}{
+		{"GET /healthz", "GET", "/healthz", nil, 200},
+		{"GET /openapi.json", "GET", "/openapi.json", nil, 200},
+		{"GET /metrics", "GET", "/metrics", nil, 200},
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a", "key": "/k2", "content": "x", "source": "user_stated", "confidence": 0.9}, 201},
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a", "key": "/k2", "content": nil}, 201},
+		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a", "content": 5}, 400},
+		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", map[string]any{"agent_id": "a", "memories": []any{map[string]any{"content": "y"}}}, 201},
+		{"POST /v1/messages", "POST", "/v1/messages", map[string]any{"agent_id": "a", "session_id": "s", "messages": []any{map[string]any{"role": "user", "name": "Ann", "content": "hi"}}}, 201},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&limit=1", nil, 200},
+		{"GET /v1/memories/{id}", "GET", "/v1/memories/" + m.ID + "?agent_id=a", nil, 200},
+		{"GET /v1/memories/{id}", "GET", "/v1/memories/nope?agent_id=a", nil, 404},
+		{"GET /v1/keys", "GET", "/v1/keys?agent_id=a&key=/k", nil, 200},
+		{"GET /v1/history", "GET", "/v1/history?agent_id=a&key=/k2", nil, 200},
+		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "a", "query": "python", "explain": true}, 200},
+		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "a", "query": "python", "tags": []string{"lang"}}, 200},
+		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a", nil, 200},
+		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a", nil, 200},
+		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/" + m.ID + "?agent_id=a", nil, 200},
+		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a", nil, 404},
+		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + gone.ID + "?agent_id=a", nil, 200},
+		{"DELETE /v1/memories/{id}", "DELETE", "/v1/memories/" + m.ID + "?agent_id=a", nil, 200},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=a&key=/k2", nil, 200},
+		{"DELETE /v1/memories", "DELETE", "/v1/memories?agent_id=b&all=true", nil, 200},
+		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a", nil, 200},
+	}
+	problemSchema := resolve(t, doc.Components.Schemas["Problem"])
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.route] = true
+		method, path, _ := strings.Cut(tt.route, " ")
+		op := doc.Paths[path][strings.ToLower(method)]
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			if tt.body != nil && tt.status < 400 {
+				if op.RequestBody == nil {
+					t.Fatal("the document has no request body")
+				}
+				validate(t, "request", resolve(t, op.RequestBody.Content["application/json"].Schema), tt.body)
+			}
+			resp, raw := send(t, "", tt.method, ts.URL+tt.path, tt.body)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("%d %s, want %d", resp.StatusCode, raw, tt.status)
+			}
+			ct := resp.Header.Get("Content-Type")
+			if tt.status >= 400 {
+				if ct != "application/problem+json" {
+					t.Fatalf("error Content-Type %q", ct)
+				}
+				validate(t, "problem", problemSchema, decodeJSON(t, raw))
+				return
+			}
+			documented, ok := op.Responses[strconv.Itoa(tt.status)]
+			if !ok {
+				t.Fatalf("status %d is not documented", tt.status)
+			}
+			if !strings.HasPrefix(ct, "application/json") {
+				for media := range documented.Content {
+					if !strings.HasPrefix(ct, strings.Split(media, ";")[0]) {
+						t.Fatalf("Content-Type %q, documented %q", ct, media)
+					}
+				}
+				return
+			}
+			validate(t, "answer", resolve(t, documented.Content["application/json"].Schema), decodeJSON(t, raw))
+		})
+	}
+	covers(t, ts.Srv.Routes(), covered)
+}
+
+func resolve(t *testing.T, raw json.RawMessage) *jsonschema.Resolved {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("schema %s: %v", raw, err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("resolving schema: %v", err)
+	}
+	return rs
+}
+
+func decodeJSON(t *testing.T, raw []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return v
+}
+
+// validate validates v, as it is sent or received in JSON, against rs.
+func validate(t *testing.T, what string, rs *jsonschema.Resolved, v any) {
+	t.Helper()
+	raw, _ := json.Marshal(v)
+	if err := rs.Validate(decodeJSON(t, raw)); err != nil {
+		t.Fatalf("%s does not match the document: %v\n%s", what, err, raw)
+	}
+}

@@ -1,0 +1,55 @@
+package http
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// TestTimeout mounts handlers of its own as JSON API routes, since no
+// real route can be made slow on purpose, and calls them over HTTP.
+func TestTimeout(t *testing.T) {
+	s := NewServer(nil, Options{Timeout: 50 * time.Millisecond})
+	s.register(route{method: "GET", path: "/slow", handler: func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+		s.writeError(w, r, r.Context().Err())
+	}})
+	s.register(route{method: "GET", path: "/fast", handler: func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"ok": "yes"})
+	}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	tests := []struct {
+		path   string
+		status int
+		ctype  string
+		code   string
+	}{
+		{"/slow", 503, "application/problem+json", mnemo.EUNAVAILABLE},
+		{"/fast", 200, "application/json", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			resp, err := http.Get(ts.URL + tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != tt.ctype {
+				t.Fatalf("%d %s, want %d %s", resp.StatusCode, resp.Header.Get("Content-Type"), tt.status, tt.ctype)
+			}
+			if tt.code == "" {
+				return
+			}
+			var p Problem
+			if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || p.Code != tt.code || p.Status != tt.status || p.Detail == "" {
+				t.Fatalf("problem %+v, %v; want code %s", p, err, tt.code)
+			}
+		})
+	}
+}
