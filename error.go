@@ -16,6 +16,7 @@ const (
 	EUNAVAILABLE  = "unavailable"   // a dependency (store, index, provider) is down
 	EUNAUTHORIZED = "unauthorized"  // no or wrong credentials
 	EFORBIDDEN    = "forbidden"     // credentials do not allow this scope or action
+	ERATELIMITED  = "rate_limited"  // the client sent too many requests; retry later
 )
 
 // Error is a domain error with a machine-readable code and a message that is

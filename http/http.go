@@ -20,10 +20,9 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// ERATELIMITED is the code of a request refused because its client sent
-// too many. It belongs with the codes of the root package; until it moves
-// there, it lives here, where the only thing that can be rate limited is.
-const ERATELIMITED = "rate_limited"
+// ERATELIMITED is the domain's rate-limit code, kept here for callers of
+// this package.
+const ERATELIMITED = mnemo.ERATELIMITED
 
 // codeStatus maps error codes to HTTP statuses. Only this package knows
 // HTTP; a client reads a problem's code, not its status.

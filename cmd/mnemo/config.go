@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mnemo-dev/mnemo"
+	mhttp "github.com/mnemo-dev/mnemo/http"
 )
 
 // Config is mnemo's configuration. Precedence, lowest first: built-in
@@ -270,4 +271,21 @@ func (c *Config) limits() mnemo.Limits {
 	l := mnemo.DefaultLimits()
 	l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch = c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch
 	return l
+}
+
+// apiKeys turns the configured keys into the HTTP server's, hashing
+// secrets: only hashes are kept in memory.
+func (c *Config) apiKeys() ([]mhttp.APIKey, error) {
+	keys := make([]mhttp.APIKey, len(c.Auth.Keys))
+	for i, k := range c.Auth.Keys {
+		hash := k.Hash
+		if k.Secret != "" {
+			hash = mhttp.HashKey(string(k.Secret))
+		}
+		keys[i] = mhttp.APIKey{Name: k.Name, Hash: hash, Tenant: k.Tenant, Agents: k.Agents, Scopes: k.Scopes}
+	}
+	if err := mhttp.ValidateKeys(keys); err != nil {
+		return nil, &ConfigError{Field: "auth.keys", Msg: mnemo.ErrorMessage(err)}
+	}
+	return keys, nil
 }

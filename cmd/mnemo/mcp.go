@@ -4,9 +4,11 @@ import (
 	"log/slog"
 	"net/http"
 
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	mhttp "github.com/mnemo-dev/mnemo/http"
 	mmcp "github.com/mnemo-dev/mnemo/mcp"
 )
 
@@ -39,9 +41,23 @@ stdout carries only the protocol.`,
 }
 
 // mcpHandler returns the MCP streamable HTTP handler over svc, for serve to
-// mount at /mcp. Each call's scope comes from its request: tenant "default"
-// until auth maps credentials to tenants, agent from the X-Mnemo-Agent
-// header.
-func mcpHandler(svc *mnemo.Service, log *slog.Logger) http.Handler {
-	return mmcp.NewServer(svc, mmcp.Options{Logger: log, Version: version()}).HTTPHandler()
+// mount at /mcp on srv. Each call's scope comes from its request: the
+// tenant and allowed agents from its API key (tenant "default" without
+// auth), the agent from the X-Mnemo-Agent header. The tools write, so a key
+// needs both read and write scopes.
+func mcpHandler(svc *mnemo.Service, srv *mhttp.Server, log *slog.Logger) http.Handler {
+	scope := func(extra *mcpsdk.RequestExtra) (mnemo.Scope, error) {
+		if extra == nil {
+			return mnemo.Scope{}, mnemo.Errorf(mnemo.EUNAUTHORIZED, "no request")
+		}
+		a, err := srv.Authenticate(extra.Header)
+		if err != nil {
+			return mnemo.Scope{}, err
+		}
+		if !a.Has(mhttp.ScopeRead) || !a.Has(mhttp.ScopeWrite) {
+			return mnemo.Scope{}, mnemo.Errorf(mnemo.EFORBIDDEN, "MCP needs a key with the read and write scopes")
+		}
+		return a.Scope(extra.Header.Get(mmcp.AgentHeader))
+	}
+	return mmcp.NewServer(svc, mmcp.Options{HTTPScope: scope, Logger: log, Version: version()}).HTTPHandler()
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 )
 
 // TestMCPStdioBinary builds mnemo and drives `mnemo mcp` as an MCP client

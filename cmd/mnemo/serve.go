@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
 	mhttp "github.com/mnemo-dev/mnemo/http"
@@ -31,8 +34,12 @@ func (a *app) serveCommand() *cobra.Command {
 			if err != nil {
 				return usagef("--addr must be host:port, got %q", addr)
 			}
-			if !isLoopback(host) && !insecure {
-				return usagef("refusing to serve on %s without auth: bind to 127.0.0.1, or pass --insecure-bind", addr)
+			keys, err := a.cfg.apiKeys()
+			if err != nil {
+				return err
+			}
+			if !isLoopback(host) && !insecure && len(keys) == 0 {
+				return usagef("refusing to serve on %s without auth: configure auth.keys, bind to 127.0.0.1, or pass --insecure-bind", addr)
 			}
 			svc, db, err := a.open(ctx)
 			if err != nil {
@@ -40,11 +47,18 @@ func (a *app) serveCommand() *cobra.Command {
 			}
 			defer db.Close()
 			log := a.logger()
-			if !isLoopback(host) {
+			if !isLoopback(host) && len(keys) == 0 {
 				log.Warn("serving without authentication on a non-loopback address", "addr", addr)
 			}
-			srv := mhttp.NewServer(svc, mhttp.Options{Logger: log, Version: version()})
-			srv.Handle("/mcp", mcpHandler(svc, log))
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+			srv := mhttp.NewServer(svc, mhttp.Options{
+				Logger: log, Version: version(), Keys: keys,
+				MaxBody: a.cfg.HTTP.MaxBodyBytes, Timeout: a.cfg.HTTP.Timeout,
+				RateLimit: a.cfg.HTTP.RateLimit, RateBurst: a.cfg.HTTP.RateBurst,
+				Registry: reg, StoreBytes: storeBytes(db.Path()),
+			})
+			srv.Handle("/mcp", mcpHandler(svc, srv, log))
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listen: %w", err)
@@ -66,6 +80,19 @@ func (a *app) serveCommand() *cobra.Command {
 	cmd.Flags().StringVar(&addr, "addr", defaultConfig().Addr, "listen address ($MNEMO_ADDR)")
 	cmd.Flags().BoolVar(&insecure, "insecure-bind", false, "allow a non-loopback address without auth")
 	return cmd
+}
+
+// storeBytes reports the size of the database file and its WAL.
+func storeBytes(path string) func() int64 {
+	return func() int64 {
+		var n int64
+		for _, p := range []string{path, path + "-wal"} {
+			if fi, err := os.Stat(p); err == nil {
+				n += fi.Size()
+			}
+		}
+		return n
+	}
 }
 
 func isLoopback(host string) bool {
