@@ -74,6 +74,9 @@ func New(store Store, opts Options) *Service {
 	return s
 }
 
+// Close closes the underlying store.
+func (s *Service) Close() error { return s.store.Close() }
+
 // Store returns the underlying store.
 func (s *Service) Store() Store { return s.store }
 
