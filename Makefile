@@ -5,9 +5,9 @@ GO       ?= go
 FUZZTIME ?= 10s
 LOCOMO   ?= ../shared/eval/locomo-dev.json
 
-.PHONY: test vet unit fuzz bench locomo build
+.PHONY: test vet unit fuzz inspector bench locomo build
 
-test: vet unit fuzz
+test: vet unit fuzz inspector
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
@@ -22,6 +22,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) ./analysis
 	$(GO) test -run '^$$' -fuzz '^FuzzTerms$$' -fuzztime $(FUZZTIME) ./analysis
+
+# The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio.
+inspector:
+	bash mcp/inspector_test.sh
 
 # Benchmarks: figures for docs/BENCHMARKS.md, never assertions.
 bench:

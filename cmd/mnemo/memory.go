@@ -24,7 +24,7 @@ func (a *app) rememberCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "remember [content | -]",
-		Short: "Store a memory (an upsert when --key is given; no content and no --data on a key is a tombstone)",
+		Short: "Store a memory (an upsert when --key is given; no content and no --value on a key is a tombstone)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
