@@ -115,7 +115,16 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 			recs[i] = items[i].rec
 		}
 		s.linkMessages(recs)
-		if _, err := s.store.Write(ctx, items[0].scope, recs); err != nil {
+		_, err := s.store.Write(ctx, items[0].scope, recs)
+		if ErrorCode(err) == ECONFLICT {
+			// Keyless records already here (a second import of the same
+			// file) are skipped, so importing twice changes nothing; an id
+			// taken by another scope still fails.
+			if recs, err = s.dropPresent(ctx, items[0].scope, recs); err == nil && len(recs) > 0 {
+				_, err = s.store.Write(ctx, items[0].scope, recs)
+			}
+		}
+		if err != nil {
 			return done, err
 		}
 		done += n
@@ -125,6 +134,22 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		}
 	}
 	return done, nil
+}
+
+// dropPresent removes the keyless records whose id the scope already holds.
+func (s *Service) dropPresent(ctx context.Context, scope Scope, recs []Record) ([]Record, error) {
+	out := recs[:0:0]
+	for _, r := range recs {
+		if r.Memory.Key == "" {
+			if _, err := s.store.Get(ctx, scope, r.Memory.ID); err == nil {
+				continue
+			} else if ErrorCode(err) != ENOTFOUND {
+				return nil, err
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // decodeMemory parses one JSONL line strictly: unknown fields are errors.

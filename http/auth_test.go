@@ -145,6 +145,8 @@ func TestScopes(t *testing.T) {
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "a", "query": "x"}, mhttp.ScopeRead},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "a", "query": "x"}, mhttp.ScopeRead},
 		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a", nil, mhttp.ScopeRead},
+		{"GET /v1/export", "GET", "/v1/export?agent_id=a", nil, mhttp.ScopeRead},
+		{"POST /v1/import", "POST", "/v1/import?agent_id=a", map[string]any{"content": "x"}, mhttp.ScopeWrite},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a", nil, mhttp.ScopeRead},
 		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a", nil, mhttp.ScopeAdmin},
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/x?agent_id=a", nil, mhttp.ScopeRead},
@@ -295,6 +297,11 @@ func TestTenantIsolation(t *testing.T) {
 				t.Fatalf("%d %s, want zero counts", st, raw)
 			}
 		}},
+		{"GET /v1/export", "GET", "/v1/export?agent_id=shared", nil, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || len(raw) != 0 {
+				t.Fatalf("%d %s, want an empty export", st, raw)
+			}
+		}},
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons", "tenant_id": "tenant-b"}, invalid},
@@ -311,6 +318,7 @@ func TestTenantIsolation(t *testing.T) {
 		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "shared", "content": "x", "tenant_id": "tenant-b"}, invalid},
 		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", map[string]any{"agent_id": "shared", "memories": []any{map[string]any{"key": "/pets", "content": "A has two cats"}}}, status(201)},
 		{"POST /v1/messages", "POST", "/v1/messages", map[string]any{"agent_id": "shared", "session_id": "sB", "messages": []any{map[string]any{"role": "user", "content": "hello"}}}, status(201)},
+		{"POST /v1/import", "POST", "/v1/import?agent_id=shared", map[string]any{"key": "/imported", "content": "A imports", "tenant_id": "tenant-b", "agent_id": "shared"}, status(200)},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
@@ -325,6 +333,10 @@ func TestTenantIsolation(t *testing.T) {
 	after, afterHist := snapshot()
 	if !reflect.DeepEqual(after, before) || !reflect.DeepEqual(afterHist, beforeHist) {
 		t.Fatalf("B's data changed: %+v -> %+v, %d -> %d revisions", before, after, beforeHist.Total, afterHist.Total)
+	}
+	var imported mnemo.Memory
+	if st, _ := callAs(t, a, "GET", url("/v1/keys?agent_id=shared&key=/imported"), nil, &imported); st != 200 || imported.TenantID != "tenant-a" {
+		t.Fatalf("A's import is not in A's tenant: %d %+v", st, imported)
 	}
 	var got mnemo.Memory
 	if st, _ := callAs(t, b, "GET", url("/v1/keys?agent_id=shared&key=/pets"), nil, &got); st != 200 || got.Content != "B keeps pythons in the cellar" {
@@ -370,6 +382,8 @@ func TestAgentRestriction(t *testing.T) {
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "a2", "query": "two"}},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "a2", "query": "two"}},
 		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a2", nil},
+		{"GET /v1/export", "GET", "/v1/export?agent_id=a2", nil},
+		{"POST /v1/import", "POST", "/v1/import?agent_id=a2", map[string]any{"content": "x"}},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a2", nil},
 		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a2", nil},
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/" + m2.ID + "?agent_id=a2", nil},

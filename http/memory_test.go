@@ -183,6 +183,12 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"POST /v1/surface", "POST", "/v1/surface", `{"agent_id":"a","query":"x","now":"yesterday"}`, 400, mnemo.EINVALID},
 		{"POST /v1/surface", "POST", "/v1/surface", `["a"]`, 400, mnemo.EINVALID},
 		{"GET /v1/stats", "GET", "/v1/stats", nil, 400, mnemo.EINVALID},
+		{"GET /v1/export", "GET", "/v1/export", nil, 400, mnemo.EINVALID},
+		{"GET /v1/export", "GET", "/v1/export?agent_id=a&format=csv", nil, 400, mnemo.EINVALID},
+		{"POST /v1/import", "POST", "/v1/import?agent_id=a", "{\"content\":\"fine\"}\n{\"content\":\"x\",\"bogus\":1}\n", 400, mnemo.EINVALID},
+		{"POST /v1/import", "POST", "/v1/import?agent_id=a", "{\"content\":\"x\",\"priority\":9}", 400, mnemo.EINVALID},
+		{"POST /v1/import", "POST", "/v1/import?agent_id=a", "not json", 400, mnemo.EINVALID},
+		{"POST /v1/import", "POST", "/v1/import", "{\"content\":\"x\"}", 400, mnemo.EINVALID},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a&limit=-5", nil, 400, mnemo.EINVALID},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a&created_after=monday", nil, 400, mnemo.EINVALID},
 		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a&key=/k", nil, 400, mnemo.EINVALID}, // must not clear all

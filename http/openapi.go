@@ -105,6 +105,18 @@ func operation(rt *route) (map[string]any, error) {
 			"content":  map[string]any{"application/json": map[string]any{"schema": sch}},
 		}
 	}
+	if rt.bodyLines != nil {
+		// JSON Lines: each line is one value of this schema.
+		sch, err := schemaOf(rt.bodyLines)
+		if err != nil {
+			return nil, err
+		}
+		op["requestBody"] = map[string]any{
+			"required":    true,
+			"description": "JSON Lines: one value of the schema per line.",
+			"content":     map[string]any{ndjson: map[string]any{"schema": sch}},
+		}
+	}
 	problem := map[string]any{"$ref": "#/components/responses/Problem"}
 	responses := map[string]any{"4XX": problem, "5XX": problem}
 	if rt.status != 0 {

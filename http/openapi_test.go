@@ -164,6 +164,8 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "a", "query": "python", "explain": true}, 200},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "a", "query": "python", "tags": []string{"lang"}}, 200},
 		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a", nil, 200},
+		{"GET /v1/export", "GET", "/v1/export?agent_id=a", nil, 200},
+		{"POST /v1/import", "POST", "/v1/import?agent_id=a", m, 200}, // an exported record
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a", nil, 200},
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/" + m.ID + "?agent_id=a", nil, 200},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a", nil, 404},
@@ -184,7 +186,11 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 				if op.RequestBody == nil {
 					t.Fatal("the document has no request body")
 				}
-				validate(t, "request", resolve(t, op.RequestBody.Content["application/json"].Schema), tt.body)
+				media, ok := op.RequestBody.Content["application/json"]
+				if !ok {
+					media = op.RequestBody.Content["application/x-ndjson"] // one line
+				}
+				validate(t, "request", resolve(t, media.Schema), tt.body)
 			}
 			resp, raw := send(t, "", tt.method, ts.URL+tt.path, tt.body)
 			if resp.StatusCode != tt.status {

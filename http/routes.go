@@ -23,8 +23,10 @@ type route struct {
 	scopeOf func(*http.Request) string
 	params  []param // query parameters; path parameters come from path
 	body    any     // the request body's type, as a zero value; nil = none
-	status  int     // the status of success; 0 = the route always fails
-	resp    any     // the success body's type, as a zero value
+	// bodyLines is the type of each line of a JSON Lines request body.
+	bodyLines any
+	status    int // the status of success; 0 = the route always fails
+	resp      any // the success body's type, as a zero value
 	// contentType is the success body's media type; "" means JSON.
 	contentType string
 	handler     http.HandlerFunc
@@ -131,6 +133,12 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/v1/messages", summary: "Store the messages of a conversation",
 			doc:    "Stores each message as an event memory of the session, in order, indexed with its neighbours.",
 			scopes: []string{ScopeWrite}, body: messagesRequest{}, status: 201, resp: idsResponse{}, handler: s.handleMessages},
+		{method: "GET", path: "/v1/export", summary: "Export the agent's memories as JSON Lines",
+			doc:    "Every live memory of the agent, archived and expired included, oldest first, one per line; POST /v1/import reads it back losslessly.",
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: "", contentType: ndjson, handler: s.handleExport},
+		{method: "POST", path: "/v1/import", summary: "Import memories from JSON Lines",
+			doc:    "Reads memories written by export into the agent, keeping ids, times and access counts. Every line is checked first: a bad line stores nothing.",
+			scopes: []string{ScopeWrite}, params: agent, bodyLines: mnemo.Memory{}, status: 200, resp: importResponse{}, handler: s.handleImport},
 		{method: "GET", path: "/v1/stats", summary: "Count the agent's memories",
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Stats{}, handler: s.handleStats},
 

@@ -636,3 +636,47 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, st)
 }
+
+// ndjson is the media type of JSON Lines.
+const ndjson = "application/x-ndjson"
+
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// Check the scope before the first byte: once streaming starts, an
+	// error can no longer become a problem response.
+	if _, err := s.svc.Stats(r.Context(), sc); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", ndjson)
+	if _, err := s.svc.Export(r.Context(), sc, w, nil); err != nil {
+		s.log.Warn("export cut short", "err", err)
+	}
+}
+
+// importResponse answers an import.
+type importResponse struct {
+	Imported int `json:"imported"`
+}
+
+func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
+	sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), mnemo.ImportOptions{Scope: &sc})
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			err = mnemo.Errorf(mnemo.ETOOLARGE, "request body is over %d bytes", s.maxBody)
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, importResponse{Imported: n})
+}

@@ -211,3 +211,30 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Fatalf("stored %d of %d acknowledged writes", list.Total, writers*each)
 	}
 }
+
+func TestExportImportRoundTrip(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "src", "key": "/a", "content": "alpha", "tags": []string{"t"}}, nil)
+	call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "src", "content": "beta", "security_level": "confidential"}, nil)
+	st, exported := call(t, "GET", base+"/v1/export?agent_id=src", nil, nil)
+	if st != 200 || bytes.Count(exported, []byte("\n")) != 2 {
+		t.Fatalf("export %d %s", st, exported)
+	}
+	// Into a fresh server, twice: the second import changes nothing.
+	other := serve(t, mhttp.Options{})
+	for i := 0; i < 2; i++ {
+		var out struct{ Imported int }
+		if st, raw := call(t, "POST", other+"/v1/import?agent_id=src", string(exported), &out); st != 200 || out.Imported != 2 {
+			t.Fatalf("import %d: %d %s", i, st, raw)
+		}
+	}
+	_, again := call(t, "GET", other+"/v1/export?agent_id=src", nil, nil)
+	if !bytes.Equal(exported, again) {
+		t.Fatalf("round trip differs:\n%s\n%s", exported, again)
+	}
+	// Ids are global: the same records cannot be copied into another
+	// agent of the same store.
+	if st, raw := call(t, "POST", base+"/v1/import?agent_id=dst", string(exported), nil); st != 409 || problem(t, raw).Code != "conflict" {
+		t.Fatalf("import into another agent: %d %s", st, raw)
+	}
+}
