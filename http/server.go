@@ -228,18 +228,32 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	w.Write(doc)
 }
 
+// scopedBody is a request body that names its agent.
+type scopedBody interface{ agent() string }
+
+func (b rememberRequest) agent() string { return b.AgentID }
+func (b batchRequest) agent() string    { return b.AgentID }
+func (b messagesRequest) agent() string { return b.AgentID }
+func (b recallRequest) agent() string   { return b.AgentID }
+
+// decodeScoped decodes a JSON body strictly and resolves the request's
+// scope: the tenant from its key, the agent from the body.
+func decodeScoped[B scopedBody](s *Server, w http.ResponseWriter, r *http.Request) (B, mnemo.Scope, error) {
+	var body B
+	if err := s.decode(w, r, &body); err != nil {
+		return body, mnemo.Scope{}, err
+	}
+	sc, err := requestScope(r, body.agent())
+	return body, sc, err
+}
+
 type rememberRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
 	mnemo.Draft
 }
 
 func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
-	var req rememberRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	sc, err := requestScope(r, req.AgentID)
+	req, sc, err := decodeScoped[rememberRequest](s, w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -271,12 +285,7 @@ func ids(ms []mnemo.Memory) idsResponse {
 }
 
 func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
-	var req batchRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	sc, err := requestScope(r, req.AgentID)
+	req, sc, err := decodeScoped[batchRequest](s, w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -296,12 +305,7 @@ type messagesRequest struct {
 }
 
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
-	var req messagesRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	sc, err := requestScope(r, req.AgentID)
+	req, sc, err := decodeScoped[messagesRequest](s, w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -325,12 +329,7 @@ func (s *Server) handleSurface(w http.ResponseWriter, r *http.Request) { s.searc
 // search answers recall and surface, which differ only in whether the
 // access is recorded.
 func (s *Server) search(w http.ResponseWriter, r *http.Request, op string) {
-	var req recallRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	sc, err := requestScope(r, req.AgentID)
+	req, sc, err := decodeScoped[recallRequest](s, w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
