@@ -205,3 +205,19 @@ func TestServe(t *testing.T) {
 		t.Fatalf("non-loopback serve: %d %s", code, errs)
 	}
 }
+
+func TestRetrievalLimitFromEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []string{"tea one", "tea two", "tea three"} {
+		run(t, dir, "", "remember", c)
+	}
+	t.Setenv("MEMORY_RETRIEVAL_LIMIT", "2")
+	var res mnemo.Result
+	if code, out, errs := run(t, dir, "", "surface", "--json", "tea"); code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Results) != 2 {
+		t.Fatalf("MEMORY_RETRIEVAL_LIMIT=2: %d %s %s", code, out, errs)
+	}
+	t.Setenv("MEMORY_RETRIEVAL_LIMIT", "lots")
+	if code, _, errs := run(t, dir, "", "surface", "tea"); code != 2 || !strings.Contains(errs, "MEMORY_RETRIEVAL_LIMIT") {
+		t.Fatalf("bad MEMORY_RETRIEVAL_LIMIT: %d %s", code, errs)
+	}
+}
