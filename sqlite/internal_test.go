@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -72,3 +73,54 @@ func TestTouchKeepsWritesDurable(t *testing.T) {
 		t.Fatalf("writer synchronous = %d after Touch, want 2 (FULL)", level)
 	}
 }
+
+// TestCommonTermsDropped checks the common-terms rule: with a word in more
+// than commonTermMatches memories, a query that also has a rare word ranks
+// only the memories with the rare word; a query of common words alone still
+// finds them.
+func TestCommonTermsDropped(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var recs []mnemo.Record
+	for i := 0; i < commonTermMatches+50; i++ {
+		text := "weather report"
+		if i%500 == 0 {
+			text = "weather report with a rare zebra"
+		}
+		m := mnemo.Memory{ID: uuidFor(i), Content: text, Type: "fact", CreatedAt: now, UpdatedAt: now, AccessedAt: now}
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: text}})
+		if len(recs) == 1000 {
+			if _, err := db.Write(ctx, scope, recs); err != nil {
+				t.Fatal(err)
+			}
+			recs = nil
+		}
+	}
+	if _, err := db.Write(ctx, scope, recs); err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{"weather", "zebra"}, Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 5 {
+		t.Fatalf("%d hits, want the 5 memories with the rare word", len(res.Hits))
+	}
+	for _, h := range res.Hits {
+		if h.Memory.Content != "weather report with a rare zebra" {
+			t.Fatalf("hit %q has no rare word", h.Memory.Content)
+		}
+	}
+	res, err = db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{"weather", "report"}, Limit: 20})
+	if err != nil || len(res.Hits) != 20 {
+		t.Fatalf("common words alone: %d hits, %v", len(res.Hits), err)
+	}
+}
+
+func uuidFor(i int) string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", i) }

@@ -75,6 +75,10 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 // candidates than wanted, and filters those; only if too few survive does it
 // filter every match, which is exact.
 func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) ([]mnemo.Hit, error) {
+	q, err := db.dropCommonTerms(ctx, sp, q)
+	if err != nil {
+		return nil, err
+	}
 	expr := matchExpr(q)
 	if !selective(&q.Filter) {
 		want := overfetch * q.Limit
@@ -103,6 +107,58 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
 	return scanHits(rows)
+}
+
+// commonTermMatches is how many matches in a scope make a query term
+// common. FTS5 computes bm25 for every row that matches any term before it
+// can sort, so one frequent word makes a query score thousands of rows.
+const commonTermMatches = 2000
+
+// dropCommonTerms returns q without its common terms when it has rare ones
+// too: the rows to rank are then those with a rare term, and the common
+// words, whose BM25 weight is low anyway, no longer decide which rows are
+// looked at. This is the "common terms" rule of Lucene and Elasticsearch.
+// Counting stops at commonTermMatches, so the check is bounded; in a scope
+// with fewer memories than that nothing is ever dropped.
+func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) (*mnemo.TextQuery, error) {
+	if len(q.Terms)+len(q.Prefixes) < 2 {
+		return q, nil
+	}
+	var rare mnemo.TextQuery
+	count := func(expr string) (bool, error) {
+		var n int
+		err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM memories_fts
+			WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?)`,
+			expr, sp.lo, sp.hi, commonTermMatches+1).Scan(&n)
+		if err != nil {
+			return false, fmt.Errorf("sqlite: search: %w", err)
+		}
+		return n <= commonTermMatches, nil
+	}
+	for _, t := range q.Terms {
+		ok, err := count(quote(t))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			rare.Terms = append(rare.Terms, t)
+		}
+	}
+	for _, p := range q.Prefixes {
+		ok, err := count(quote(p) + "*")
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			rare.Prefixes = append(rare.Prefixes, p)
+		}
+	}
+	if len(rare.Terms)+len(rare.Prefixes) == 0 {
+		return q, nil // all common: rank them all
+	}
+	out := *q
+	out.Terms, out.Prefixes = rare.Terms, rare.Prefixes
+	return &out, nil
 }
 
 // ranked is one full-text match: a memory's seq and its BM25 rank (lower
