@@ -114,7 +114,6 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		}
 		m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
 		m.AccessedAt = m.CreatedAt
-		m.Tags = nil
 		return m, nil
 	}
 

@@ -17,6 +17,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -27,7 +28,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	sqlitedriver "modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // readConns is the size of the read pool. Searches are CPU-bound in SQLite,
@@ -117,7 +119,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.writer.SetConnMaxLifetime(0)
 	db.writer.SetConnMaxIdleTime(0)
 
-	if err := db.migrate(ctx); err != nil {
+	if err := retryBusy(ctx, func() error { return db.migrate(ctx) }); err != nil {
 		db.writer.Close()
 		return nil, err
 	}
@@ -178,4 +180,27 @@ func (db *DB) warnDegraded(err error) {
 	db.warnOnce.Do(func() {
 		db.logger.Warn("full-text search unavailable, falling back to substring matching", "path", db.path, "err", err)
 	})
+}
+
+// retryBusy runs fn again while it fails with SQLITE_BUSY, for up to ten
+// seconds. Processes opening a new file at once race to switch it to WAL,
+// and SQLite reports that race as busy without calling the busy handler.
+func retryBusy(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := fn()
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	var e *sqlitedriver.Error
+	return errors.As(err, &e) && (e.Code()&0xff == sqlite3.SQLITE_BUSY || e.Code()&0xff == sqlite3.SQLITE_LOCKED)
 }
