@@ -13,7 +13,7 @@ import (
 // TestTimeout mounts handlers of its own as JSON API routes, since no
 // real route can be made slow on purpose, and calls them over HTTP.
 func TestTimeout(t *testing.T) {
-	s := NewServer(nil, Options{Timeout: 50 * time.Millisecond})
+	s := NewServer(nil, Options{Timeout: 300 * time.Millisecond})
 	s.register(route{method: "GET", path: "/slow", handler: func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		s.writeError(w, r, r.Context().Err())

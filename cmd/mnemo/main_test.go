@@ -163,7 +163,7 @@ func TestServe(t *testing.T) {
 	}()
 	addrRE := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
 	var addr string
-	for i := 0; i < 100 && addr == ""; i++ {
+	for i := 0; i < 500 && addr == ""; i++ {
 		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
 			addr = m[1]
 		}

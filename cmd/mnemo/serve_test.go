@@ -26,7 +26,7 @@ func startServe(t *testing.T, args ...string) string {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	re := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 500; i++ {
 		if m := re.FindStringSubmatch(logs.String()); m != nil {
 			return "http://" + m[1]
 		}
