@@ -189,8 +189,11 @@ func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) ([]Memory,
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, Errorf(EINVALID, "limit and offset must not be negative")
 	}
-	if q.Limit == 0 || q.Limit > MaxListLimit {
-		q.Limit = min(max(q.Limit, 50), MaxListLimit)
+	switch {
+	case q.Limit == 0:
+		q.Limit = 50
+	case q.Limit > MaxListLimit:
+		q.Limit = MaxListLimit
 	}
 	switch q.Order {
 	case "", OrderNewest, OrderOldest, OrderKey:
@@ -220,19 +223,18 @@ func (s *Service) checkFilter(f *Filter) error {
 	if f.Now.IsZero() {
 		f.Now = s.now().UTC()
 	}
-	var err error
+	// Normalised copies: the caller's slices stay as they were.
+	tags := make([]string, len(f.Tags))
 	for i, t := range f.Tags {
-		f.Tags[i] = strings.ToLower(strings.TrimSpace(t))
+		tags[i] = strings.ToLower(strings.TrimSpace(t))
 	}
-	for i, t := range f.Types {
-		if f.Types[i], err = checkWord("type", t); err != nil {
-			return err
-		}
+	f.Tags = tags
+	var err error
+	if f.Types, err = checkWords("type", f.Types); err != nil {
+		return err
 	}
-	for i, c := range f.Categories {
-		if f.Categories[i], err = checkWord("category", c); err != nil {
-			return err
-		}
+	if f.Categories, err = checkWords("category", f.Categories); err != nil {
+		return err
 	}
 	if f.MinConfidence < 0 || f.MinConfidence > 1 {
 		return Errorf(EINVALID, "min_confidence must be between 0 and 1")
@@ -243,6 +245,21 @@ func (s *Service) checkFilter(f *Filter) error {
 		}
 	}
 	return nil
+}
+
+// checkWords validates a list of types or categories into a new slice.
+func checkWords(field string, in []string) ([]string, error) {
+	if len(in) == 0 {
+		return in, nil
+	}
+	out := make([]string, len(in))
+	for i, v := range in {
+		var err error
+		if out[i], err = checkWord(field, v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Forget deletes memories by id and key for good.
