@@ -5,9 +5,9 @@ GO       ?= go
 FUZZTIME ?= 10s
 LOCOMO   ?= ../shared/eval/locomo-dev.json
 
-.PHONY: test vet unit fuzz inspector bench locomo build
+.PHONY: test vet unit quality fuzz inspector bench locomo scale build
 
-test: vet unit fuzz inspector
+test: vet unit quality fuzz inspector
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
@@ -16,12 +16,20 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 
+# Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
+# it measures ranking, and the detector slows the sentence encoder 20x.
+quality:
+	$(GO) test -count=1 -run 'TestLocomoQuality' ./cmd/mnemo
+
 # A short run of every fuzzer past its seed corpus.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzNormalizeKey$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) ./analysis
 	$(GO) test -run '^$$' -fuzz '^FuzzTerms$$' -fuzztime $(FUZZTIME) ./analysis
+	$(GO) test -run '^$$' -fuzz '^FuzzEmbed$$' -fuzztime $(FUZZTIME) ./embed/glove
+	$(GO) test -run '^$$' -fuzz '^FuzzEmbed$$' -fuzztime $(FUZZTIME) ./embed/use
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./vector
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio.
 inspector:
@@ -35,6 +43,13 @@ bench:
 locomo:
 	$(GO) run ./cmd/mnemo bench locomo $(LOCOMO)
 	$(GO) run ./cmd/mnemo bench locomo --profile lexical $(LOCOMO)
+	$(GO) run ./cmd/mnemo bench locomo --profile semantic $(LOCOMO)
+
+# Hybrid recall, index build, reopen and memory at 100k and 1M memories in
+# one agent (the stores are generated once, under $$TMPDIR/mnemo-scale).
+scale:
+	$(GO) run ./cmd/mnemo bench scale --n 100000
+	$(GO) run ./cmd/mnemo bench scale --n 1000000
 
 build:
 	$(GO) build -o bin/mnemo ./cmd/mnemo

@@ -79,8 +79,10 @@ type Draft struct {
 	Archived  bool       `json:"archived,omitempty"`
 
 	// context is the conversational neighbourhood of a message, indexed
-	// with a lower weight. Set by AddMessages only.
+	// with a lower weight; prev is the message before it, embedded with it.
+	// Set by AddMessages only.
 	context string
+	prev    string
 }
 
 // Tombstone reports whether d deletes its key.

@@ -8,15 +8,16 @@ import (
 // Error codes are stable, snake_case and never renamed: clients branch on
 // them. Add new ones at the end.
 const (
-	ECONFLICT     = "conflict"      // the write conflicts with stored state
-	EINTERNAL     = "internal"      // a bug or an unexpected failure; details are logged, not shown
-	EINVALID      = "invalid_input" // the request is malformed or breaks a rule
-	ENOTFOUND     = "not_found"     // no such memory, key or session
-	ETOOLARGE     = "too_large"     // a field or a batch is over its limit
-	EUNAVAILABLE  = "unavailable"   // a dependency (store, index, provider) is down
-	EUNAUTHORIZED = "unauthorized"  // no or wrong credentials
-	EFORBIDDEN    = "forbidden"     // credentials do not allow this scope or action
-	ERATELIMITED  = "rate_limited"  // the client sent too many requests; retry later
+	ECONFLICT     = "conflict"       // the write conflicts with stored state
+	EINTERNAL     = "internal"       // a bug or an unexpected failure; details are logged, not shown
+	EINVALID      = "invalid_input"  // the request is malformed or breaks a rule
+	ENOTFOUND     = "not_found"      // no such memory, key or session
+	ETOOLARGE     = "too_large"      // a field or a batch is over its limit
+	EUNAVAILABLE  = "unavailable"    // a dependency (store, index, provider) is down
+	EUNAUTHORIZED = "unauthorized"   // no or wrong credentials
+	EFORBIDDEN    = "forbidden"      // credentials do not allow this scope or action
+	ERATELIMITED  = "rate_limited"   // the client sent too many requests; retry later
+	EMISMATCH     = "model_mismatch" // vectors of another embedding model or dimension are stored; reindex
 )
 
 // Error is a domain error with a machine-readable code and a message that is

@@ -68,6 +68,11 @@ const MaxImportLine = 1 << 20
 // before anything is written, so a bad line stores nothing; it fails with
 // an EINVALID error naming the line. Records with a key upsert it by
 // last-write-wins, so importing the same file twice changes nothing.
+//
+// Imported memories are embedded in the background, not on write (those
+// that come with a vector of the store's model keep it): a large import is
+// not held up by the embedder, and each memory is findable by meaning as
+// soon as its vector lands (WaitEmbedded waits for all).
 func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (int, error) {
 	type item struct {
 		scope Scope
@@ -115,13 +120,13 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 			recs[i] = items[i].rec
 		}
 		s.linkMessages(recs)
-		_, err := s.store.Write(ctx, items[0].scope, recs)
+		_, err := s.write(ctx, items[0].scope, recs, false)
 		if ErrorCode(err) == ECONFLICT {
 			// Keyless records already here (a second import of the same
 			// file) are skipped, so importing twice changes nothing; an id
 			// taken by another scope still fails.
 			if recs, err = s.dropPresent(ctx, items[0].scope, recs); err == nil && len(recs) > 0 {
-				_, err = s.store.Write(ctx, items[0].scope, recs)
+				_, err = s.write(ctx, items[0].scope, recs, false)
 			}
 		}
 		if err != nil {
@@ -205,8 +210,10 @@ func (s *Service) importRecord(m Memory, scope Scope, now time.Time) (Record, er
 	if m.Version > 0 {
 		v.Version = m.Version
 	}
+	// An embedding of the store's model is kept; one of another model is
+	// dropped by the store, and the memory embedded again.
 	v.Embedding, v.EmbeddingModel = m.Embedding, m.EmbeddingModel
-	return Record{Memory: v, Index: s.indexText(&v, "")}, nil
+	return Record{Memory: v, Index: s.indexText(&v, ""), Embed: embedText(&v, "")}, nil
 }
 
 // linkMessages gives the messages of a batch their conversational context,
@@ -231,6 +238,9 @@ func (s *Service) linkMessages(recs []Record) {
 		}
 		for k, i := range idx {
 			recs[i].Index = s.indexText(&recs[i].Memory, neighbours(lines, k))
+			if k > 0 {
+				recs[i].Embed = embedText(&recs[i].Memory, lines[k-1])
+			}
 		}
 	}
 }

@@ -76,14 +76,15 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 			prev = name + ": " + prev
 		}
 	}
+	off := 0
 	if prev != "" {
 		lines = append([]string{prev}, lines...)
-		for i := range drafts {
-			drafts[i].context = neighbours(lines, i+1)
-		}
-	} else {
-		for i := range drafts {
-			drafts[i].context = neighbours(lines, i)
+		off = 1
+	}
+	for i := range drafts {
+		drafts[i].context = neighbours(lines, i+off)
+		if i+off > 0 {
+			drafts[i].prev = lines[i+off-1]
 		}
 	}
 	return s.RememberBatch(ctx, scope, drafts)

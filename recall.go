@@ -2,8 +2,11 @@ package mnemo
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/rank"
@@ -57,11 +60,20 @@ func (s *Service) Surface(ctx context.Context, scope Scope, q Query) (Result, er
 	return s.search(ctx, scope, q, false)
 }
 
-// candidateFactor is how many lexical candidates are ranked per result asked.
+// candidateFactor is how many candidates each index returns per result
+// asked, at least minCandidates: enough for the adjustments and MMR to have
+// a choice.
 const (
 	candidateFactor = 3
 	minCandidates   = 50
 )
+
+// candidate is one memory found by either index.
+type candidate struct {
+	m       Memory
+	lexical float64 // BM25; 0 when the lexical index did not return it
+	sim     float64 // cosine similarity to the query; NaN without a vector
+}
 
 func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool) (Result, error) {
 	if err := CheckScope(scope); err != nil {
@@ -103,63 +115,167 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	if q.Explain {
 		res.Terms, res.Prefixes = aq.Terms, aq.Prefixes
 	}
-	if aq.Empty() {
+
+	// 2. Candidates, from both indexes at once.
+	want := max(q.Limit*candidateFactor, minCandidates)
+	var (
+		wg       sync.WaitGroup
+		sr       SearchResult
+		lexErr   error
+		vhits    []VectorHit
+		qvec     []float32
+		vecNote  string // why semantic search did not run
+		vecErr   error
+		useVec   = s.vec != nil && profile.UsesVectors()
+		vecModel string
+	)
+	if !aq.Empty() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sr, lexErr = s.store.Search(ctx, scope, TextQuery{
+				Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: want,
+			})
+		}()
+	}
+	if useVec {
+		vecModel = s.vec.embedder.Model()
+		if err := s.vec.init(ctx); err != nil {
+			vecNote = "semantic index unavailable: " + err.Error()
+		} else if vs, err := s.vec.query.Embed(ctx, []string{q.Text}); err != nil || len(vs) != 1 {
+			vecNote = fmt.Sprintf("embedder %s unavailable: answered by the lexical index alone", vecModel)
+			s.log.Warn("query embedding failed", "model", vecModel, "err", err)
+		} else {
+			qvec = vs[0]
+			vhits, vecErr = s.store.(VectorStore).SearchVectors(ctx, scope, VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want})
+		}
+	}
+	wg.Wait()
+	if lexErr != nil {
+		return Result{}, lexErr
+	}
+	if vecErr != nil {
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		vecNote = "semantic index failed: answered by the lexical index alone"
+		s.log.Warn("vector search failed", "err", vecErr)
+		vhits = nil
+	}
+	var reasons []string
+	if sr.Degraded {
+		reasons = append(reasons, sr.Reason)
+		s.log.Warn("recall degraded", "reason", sr.Reason)
+	}
+	if vecNote != "" {
+		reasons = append(reasons, vecNote)
+	}
+	res.Degraded, res.Reason = len(reasons) > 0, strings.Join(reasons, "; ")
+
+	// The union of both lists, in the order found. A lexical candidate's
+	// similarity comes from its stored vector, so that fusion sees both
+	// signals of every candidate.
+	var cands []candidate
+	at := map[string]int{}
+	for _, h := range sr.Hits {
+		at[h.Memory.ID] = len(cands)
+		cands = append(cands, candidate{m: h.Memory, lexical: h.Lexical, sim: similarity(qvec, h.Memory, vecModel)})
+	}
+	for _, h := range vhits {
+		if i, ok := at[h.Memory.ID]; ok {
+			cands[i].sim = h.Similarity
+			continue
+		}
+		at[h.Memory.ID] = len(cands)
+		cands = append(cands, candidate{m: h.Memory, sim: h.Similarity})
+	}
+	if len(cands) == 0 {
 		return res, nil
 	}
 
-	// 2. Candidates.
-	sr, err := s.store.Search(ctx, scope, TextQuery{
-		Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes,
-		Limit: max(q.Limit*candidateFactor, minCandidates),
-	})
-	if err != nil {
-		return Result{}, err
+	// 3. Fuse and adjust: every signal a separate feature, combined by the
+	// profile.
+	lex := make([]float64, len(cands))
+	sims := make([]float64, len(cands))
+	for i, c := range cands {
+		lex[i], sims[i] = c.lexical, c.sim
 	}
-	res.Degraded, res.Reason = sr.Degraded, sr.Reason
-	if sr.Degraded {
-		s.log.Warn("recall degraded", "reason", sr.Reason)
-	}
-
-	// 3. Score: every signal a separate feature, weighed by the profile.
-	lex := make([]float64, len(sr.Hits))
-	for i, h := range sr.Hits {
-		lex[i] = h.Lexical
-	}
-	lex = rank.Normalize(lex)
+	keyword, semantic, relevance := profile.Fuse(lex, sims)
 	intent := rank.Intent(q.Text)
-	scored := make([]Scored, len(sr.Hits))
-	for i, h := range sr.Hits {
-		m := h.Memory
+	var terms map[string]bool
+	if profile.Formula == rank.FormulaSurface {
+		terms = make(map[string]bool)
+		for _, t := range aq.Terms {
+			terms[t] = true
+		}
+	}
+	scored := make([]Scored, 0, len(cands))
+	kept := cands[:0:0]
+	for i, c := range cands {
+		if relevance[i] < profile.MinRelevance {
+			continue // vector search always has a nearest neighbour, related or not
+		}
+		m := c.m
 		cat := m.Category
 		if cat == "" {
 			cat = m.Type
 		}
 		f := rank.Features{
-			Keyword:       lex[i],
-			CategoryBoost: profile.CategoryBoost(intent, cat),
-			Recency:       rank.Recency(now, m.AccessedAt, profile.HalfLife),
-			Frequency:     rank.Frequency(m.AccessCount, profile.FrequencySaturation),
-			Confidence:    m.Confidence,
+			Keyword: keyword[i], Semantic: semantic[i], Relevance: relevance[i],
+			CategoryBoost:    profile.CategoryBoost(intent, cat),
+			Recency:          rank.Recency(now, m.AccessedAt, profile.HalfLife),
+			Frequency:        rank.Frequency(m.AccessCount, profile.FrequencySaturation),
+			Confidence:       m.Confidence,
+			Decay:            profile.Decay(now, m.CreatedAt),
+			PriorityVitality: profile.PriorityFactor(m.Priority, m.Vitality),
 		}
-		scored[i] = Scored{Memory: m, Score: profile.Score(f)}
+		if profile.Formula == rank.FormulaHybrid && intent == "" {
+			f.CategoryBoost = 1 // no intent: no memory is boosted, none held back
+		}
+		if terms != nil {
+			f.HitRatio = s.hitRatio(&m, terms)
+		}
+		sc := Scored{Memory: m, Score: profile.Score(f)}
 		if q.Explain {
 			ex := profile.Explain(f)
-			scored[i].Explain = &ex
+			ex.Vector = vectorState(&m, vecModel, useVec)
+			sc.Explain = &ex
 		}
+		scored = append(scored, sc)
+		kept = append(kept, c)
 	}
+	cands = kept
 
-	// 4. Top k; ties keep the lexical order.
-	sort.SliceStable(scored, func(i, j int) bool { return scored[i].Score > scored[j].Score })
-	if len(scored) > q.Limit {
-		scored = scored[:q.Limit]
+	// 4. Best first (ties keep the order found), then diversify and cut.
+	order := make([]int, len(scored))
+	for i := range order {
+		order[i] = i
 	}
-	res.Results = scored
+	sort.SliceStable(order, func(a, b int) bool { return scored[order[a]].Score > scored[order[b]].Score })
+	ranked := make([]Scored, len(order))
+	rcands := make([]candidate, len(order))
+	scores := make([]float64, len(order))
+	for k, i := range order {
+		ranked[k], rcands[k], scores[k] = scored[i], cands[i], scored[i].Score
+	}
+	picked, penalty := rank.MMR(scores, func(i, j int) float64 {
+		return math.Max(0, cosine(rcands[i].m.Embedding, rcands[j].m.Embedding))
+	}, profile.MMRLambda, q.Limit)
+	res.Results = make([]Scored, len(picked))
+	for k, i := range picked {
+		r := ranked[i]
+		if r.Explain != nil && penalty[k] > 0 {
+			r.Explain.MMR = (1 - profile.MMRLambda) * penalty[k]
+		}
+		r.Embedding = nil // a vector is no answer: Get returns it
+		res.Results[k] = r
+	}
 
 	// 5. Record access.
-	if record && len(scored) > 0 {
-		ids := make([]string, len(scored))
-		for i := range scored {
-			ids[i] = scored[i].ID
+	if record && len(res.Results) > 0 {
+		ids := make([]string, len(res.Results))
+		for i := range res.Results {
+			ids[i] = res.Results[i].ID
 		}
 		at := now // a replayed query records its access at its own time
 		if err := s.store.Touch(ctx, scope, ids, at); err != nil {
@@ -174,4 +290,58 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		}
 	}
 	return res, nil
+}
+
+// similarity is the cosine similarity of the query vector q with m's stored
+// vector, or NaN when m has none of model.
+func similarity(q []float32, m Memory, model string) float64 {
+	if len(q) == 0 || len(m.Embedding) != len(q) || m.EmbeddingModel != model {
+		return math.NaN()
+	}
+	return cosine(q, m.Embedding)
+}
+
+// cosine is the cosine similarity of a and b; 0 when either is missing or
+// zero, or their lengths differ.
+func cosine(a, b []float32) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot, na, nb = dot+x*y, na+x*x, nb+y*y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// vectorState says whether m took part in semantic search.
+func vectorState(m *Memory, model string, used bool) string {
+	switch {
+	case !used:
+		return "none"
+	case len(m.Embedding) > 0 && m.EmbeddingModel == model:
+		return "indexed"
+	default:
+		return "pending"
+	}
+}
+
+// hitRatio is the fraction of the query's terms that m's text has (seed
+// 003's surface weighting).
+func (s *Service) hitRatio(m *Memory, terms map[string]bool) float64 {
+	if len(terms) == 0 {
+		return 0
+	}
+	text := m.Content + " " + m.Summary + " " + strings.Join(m.Tags, " ") + " " + m.Key
+	found := map[string]bool{}
+	for _, t := range s.analyzer.Terms(text) {
+		if terms[t] {
+			found[t] = true
+		}
+	}
+	return float64(len(found)) / float64(len(terms))
 }

@@ -21,10 +21,21 @@ type Options struct {
 	// default 5, max 20; seed 001's MEMORY_RETRIEVAL_LIMIT sets the default).
 	DefaultLimit int
 	MaxLimit     int
-	// Profile is the default ranking profile (rank.Seed001 when unset).
+	// Profile is the default ranking profile (rank.Hybrid when unset).
 	Profile *rank.Profile
 	Now     func() time.Time
 	Logger  *slog.Logger
+
+	// Embedder makes the vectors of memories, for semantic recall; nil
+	// means lexical recall only. The store must be a VectorStore.
+	Embedder Embedder
+	// QueryEmbedder makes the vectors of queries: Embedder behind a cache,
+	// usually (embed/cache). Nil means Embedder.
+	QueryEmbedder Embedder
+	// AsyncEmbedding writes memories without waiting for their vectors,
+	// which a background worker adds: for remote embedders, whose latency
+	// should not be the write's.
+	AsyncEmbedding bool
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -39,6 +50,7 @@ type Service struct {
 	profile  rank.Profile
 	now      func() time.Time
 	log      *slog.Logger
+	vec      *vectors // nil without an embedder
 }
 
 // New returns a Service over store.
@@ -49,7 +61,7 @@ func New(store Store, opts Options) *Service {
 		limits:   opts.Limits.withDefaults(),
 		defLimit: opts.DefaultLimit,
 		maxLimit: opts.MaxLimit,
-		profile:  rank.Seed001(),
+		profile:  rank.Hybrid(),
 		now:      opts.Now,
 		log:      opts.Logger,
 	}
@@ -71,11 +83,26 @@ func New(store Store, opts Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.vec = newVectors(store, opts, s.log)
 	return s
 }
 
-// Close closes the underlying store.
-func (s *Service) Close() error { return s.store.Close() }
+// Init prepares semantic recall: it sets the store's vector space to the
+// embedder's and starts embedding queued memories. A store embedded with
+// another model or dimension is EMISMATCH (run Reindex). Without Init, the
+// first write or recall does it, and a failure degrades recall to lexical.
+func (s *Service) Init(ctx context.Context) error {
+	if s.vec == nil {
+		return nil
+	}
+	return s.vec.init(ctx)
+}
+
+// Close stops the embedding worker and closes the underlying store.
+func (s *Service) Close() error {
+	s.vec.close()
+	return s.store.Close()
+}
 
 // Store returns the underlying store.
 func (s *Service) Store() Store { return s.store }
@@ -117,8 +144,49 @@ func (s *Service) RememberBatch(ctx context.Context, scope Scope, drafts []Draft
 		}
 		m.ID = newID()
 		recs[i] = Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, d.context)}
+		if !d.Tombstone() {
+			recs[i].Embed = embedText(&m, d.prev)
+		}
 	}
-	return s.store.Write(ctx, scope, recs)
+	return s.write(ctx, scope, recs, true)
+}
+
+// write embeds recs, when inline and the embedder answers at once, and
+// stores them; the worker embeds the others.
+func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline bool) ([]Memory, error) {
+	if s.vec != nil {
+		if err := s.vec.init(ctx); err != nil {
+			// The memories are stored and queued all the same.
+			s.log.Warn("semantic index unavailable", "err", err)
+		} else if inline {
+			s.vec.embedRecords(ctx, recs)
+		}
+	}
+	ms, err := s.store.Write(ctx, scope, recs)
+	if err != nil {
+		return nil, err
+	}
+	if s.vec != nil {
+		s.vec.kick()
+	}
+	return ms, nil
+}
+
+// embedText is what a memory's vector is made from: what was said, by whom,
+// and the turn it answers (prev), since a reply alone ("yes, last May")
+// often means nothing.
+func embedText(m *Memory, prev string) string {
+	text := m.Content
+	if name := speakerName(m); name != "" {
+		text = name + ": " + text
+	}
+	if m.Summary != "" {
+		text += "\n" + m.Summary
+	}
+	if prev != "" {
+		text += "\n" + prev
+	}
+	return text
 }
 
 // prefixError adds a prefix to a domain error's message, keeping its code.
@@ -239,6 +307,9 @@ func (s *Service) checkFilter(f *Filter) error {
 	if f.MinConfidence < 0 || f.MinConfidence > 1 {
 		return Errorf(EINVALID, "min_confidence must be between 0 and 1")
 	}
+	if f.MinVitality < 0 || f.MinVitality > 1 {
+		return Errorf(EINVALID, "min_vitality must be between 0 and 1")
+	}
 	if f.KeyPrefix != "" && f.KeyPrefix != "/" && !strings.HasSuffix(f.KeyPrefix, "://") {
 		if f.KeyPrefix, err = NormalizeKey(f.KeyPrefix); err != nil {
 			return err
@@ -309,7 +380,17 @@ func (s *Service) Stats(ctx context.Context, scope Scope) (Stats, error) {
 	if err := CheckScope(scope); err != nil {
 		return Stats{}, err
 	}
-	return s.store.Stats(ctx, scope)
+	st, err := s.store.Stats(ctx, scope)
+	if err != nil {
+		return st, err
+	}
+	if s.vec != nil && st.Vectors != nil {
+		if c, ok := s.vec.query.(interface{ HitRate() float64 }); ok {
+			r := c.HitRate()
+			st.Vectors.CacheHitRate = &r
+		}
+	}
+	return st, nil
 }
 
 // speakerName is the name of a message's speaker, kept in data by

@@ -266,8 +266,16 @@ func TestRecallScoringAndAccess(t *testing.T) {
 		t.Fatalf("want recent before old (time decay), got %+v", res.Results)
 	}
 	ex := res.Results[0].Explain
-	if ex == nil || ex.Profile != "seed001" || len(ex.Components) != 5 || len(res.Terms) == 0 {
+	if ex == nil || ex.Profile != "hybrid" || len(ex.Components) != 4 || len(res.Terms) == 0 || ex.Vector != "none" {
 		t.Fatalf("explain = %+v, terms %v", ex, res.Terms)
+	}
+	// Seed 001's formula is a profile away: five weighted components.
+	res, err = svc.Surface(ctx, alice, mnemo.Query{Text: "rebound after a drop", Explain: true, Profile: "seed001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex := res.Results[0].Explain; ex.Profile != "seed001" || len(ex.Components) != 5 {
+		t.Fatalf("seed001 explain = %+v", ex)
 	}
 	got, _ := svc.Get(ctx, alice, recent.ID)
 	if got.AccessCount != 1 || !got.AccessedAt.Equal(c.t) {

@@ -54,6 +54,12 @@ type Record struct {
 	Memory    Memory
 	Tombstone bool
 	Index     IndexText
+	// Embed is the text the memory's vector is made from (its content with
+	// a little conversational context); empty means the memory gets no
+	// vector. When Memory.Embedding is set it is that text's vector, made
+	// with Memory.EmbeddingModel; otherwise a VectorStore queues the memory
+	// for embedding.
+	Embed string
 }
 
 // IndexText is what the lexical index sees of a memory, already analysed
@@ -76,6 +82,7 @@ type Filter struct {
 	CreatedAfter    *time.Time `json:"created_after,omitempty"`  // inclusive
 	CreatedBefore   *time.Time `json:"created_before,omitempty"` // exclusive
 	MinConfidence   float64    `json:"min_confidence,omitempty"`
+	MinVitality     float64    `json:"min_vitality,omitempty"`
 	IncludeArchived bool       `json:"include_archived,omitempty"`
 	IncludeExpired  bool       `json:"include_expired,omitempty"`
 	// Now is the time expiry is judged at; zero means the store's clock.
@@ -151,4 +158,74 @@ type Stats struct {
 	Newest     *time.Time `json:"newest,omitempty"`
 	// Degraded is set when the lexical index is unavailable.
 	Degraded bool `json:"degraded"`
+	// Vectors describes the scope's embeddings, for stores that keep them.
+	Vectors *VectorStats `json:"vectors,omitempty"`
+}
+
+// VectorStats describes a scope's embeddings.
+type VectorStats struct {
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+	Embedded  int    `json:"embedded"` // live memories with a vector
+	Pending   int    `json:"pending"`  // live memories waiting for one
+	Indexed   int    `json:"indexed"`  // vectors in the ANN index; -1 until it is loaded
+	// CacheHitRate is the query-embedding cache's hit rate since start, set
+	// by the Service.
+	CacheHitRate *float64 `json:"cache_hit_rate,omitempty"`
+}
+
+// VectorStore is a Store that keeps one embedding per memory and finds the
+// nearest ones. The Service embeds; the store keeps vectors durable with
+// their memories and indexes them.
+//
+// A store is made with one model and dimension (VectorSpace); a vector of
+// another is refused, so that vectors of different models are never
+// compared.
+type VectorStore interface {
+	Store
+	// VectorSpace returns the model and dimension of the stored vectors; the
+	// zero VectorSpace when none was set.
+	VectorSpace(ctx context.Context) (VectorSpace, error)
+	// SetVectorSpace sets the model and dimension. When it differs from the
+	// stored one, it fails with EMISMATCH unless reset is true, in which
+	// case every stored vector is dropped and every memory queued again
+	// (reindex).
+	SetVectorSpace(ctx context.Context, vs VectorSpace, reset bool) error
+	// Unembedded returns up to n live memories, of any scope, waiting for a
+	// vector, oldest first.
+	Unembedded(ctx context.Context, n int) ([]EmbedJob, error)
+	// CountUnembedded counts the live memories waiting for a vector.
+	CountUnembedded(ctx context.Context) (int, error)
+	// SetVectors stores the vectors of jobs (vecs[i] for jobs[i]). A job
+	// whose memory was deleted, or whose embed text changed since, is
+	// skipped: its vector would describe text the memory no longer has.
+	SetVectors(ctx context.Context, jobs []EmbedJob, vecs [][]float32) error
+	// SearchVectors returns the live memories of scope matching q's filter
+	// whose vectors are nearest q.Vector, best first.
+	SearchVectors(ctx context.Context, scope Scope, q VectorQuery) ([]VectorHit, error)
+}
+
+// VectorSpace names the model vectors are made with, and their dimension.
+type VectorSpace struct {
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+}
+
+// EmbedJob is a memory waiting for its vector.
+type EmbedJob struct {
+	ID   string // the memory's id
+	Text string // what to embed (Record.Embed)
+}
+
+// VectorQuery asks for the nearest neighbours of Vector.
+type VectorQuery struct {
+	Filter
+	Vector []float32
+	Limit  int
+}
+
+// VectorHit is one vector candidate.
+type VectorHit struct {
+	Memory     Memory
+	Similarity float64 // cosine similarity, -1 to 1
 }

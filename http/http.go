@@ -32,6 +32,7 @@ var codeStatus = map[string]int{
 	mnemo.EFORBIDDEN:    http.StatusForbidden,
 	mnemo.ENOTFOUND:     http.StatusNotFound,
 	mnemo.ECONFLICT:     http.StatusConflict,
+	mnemo.EMISMATCH:     http.StatusConflict,
 	mnemo.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	ERATELIMITED:        http.StatusTooManyRequests,
 	mnemo.EUNAVAILABLE:  http.StatusServiceUnavailable,

@@ -54,7 +54,7 @@ type recallIn struct {
 type recallOut struct {
 	Count    int      `json:"count"`
 	Memories []Scored `json:"memories" jsonschema:"best first"`
-	Degraded bool     `json:"degraded,omitempty" jsonschema:"the full-text index could not answer and a slower, rougher match was used"`
+	Degraded bool     `json:"degraded,omitempty" jsonschema:"part of the search could not answer (the full-text index, or the embedder) and a rougher match was used"`
 	Reason   string   `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
 	Terms    []string `json:"terms,omitempty" jsonschema:"the analysed query, when explain was asked"`
 }
@@ -65,14 +65,14 @@ type surfaceIn struct {
 	Limit       int      `json:"limit,omitempty" jsonschema:"how many memories to return: default 5, at most 20"`
 	Types       []string `json:"types,omitempty" jsonschema:"only memories of these types, e.g. [\"emotion\", \"knowledge\"]"`
 	Tags        []string `json:"tags,omitempty" jsonschema:"only memories with any of these tags"`
-	MinVitality *float64 `json:"min_vitality,omitempty" jsonschema:"drop ranked results whose vitality is below this, 0 to 1, default 0.1; this can return fewer than limit"`
+	MinVitality *float64 `json:"min_vitality,omitempty" jsonschema:"only memories whose vitality is at least this, 0 to 1, default 0.1"`
 	Explain     bool     `json:"explain,omitempty" jsonschema:"add each result's score components"`
 }
 
 type surfaceOut struct {
 	Count    int      `json:"count"`
 	Results  []Scored `json:"results" jsonschema:"best first"`
-	Degraded bool     `json:"degraded,omitempty" jsonschema:"the full-text index could not answer and a slower, rougher match was used"`
+	Degraded bool     `json:"degraded,omitempty" jsonschema:"part of the search could not answer (the full-text index, or the embedder) and a rougher match was used"`
 	Reason   string   `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
 }
 
@@ -373,22 +373,15 @@ func (s *Server) surface(ctx context.Context, sc mnemo.Scope, in surfaceIn) (sur
 	if in.MinVitality != nil {
 		minVitality = *in.MinVitality
 	}
+	// Seed 003's surface ranks keyword hits by priority × vitality.
 	res, err := s.svc.Surface(ctx, sc, mnemo.Query{
-		Text: text, Limit: in.Limit, Explain: in.Explain,
-		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types},
+		Text: text, Limit: in.Limit, Explain: in.Explain, Profile: "seed003",
+		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types, MinVitality: minVitality},
 	})
 	if err != nil {
 		return surfaceOut{}, "", err
 	}
-	// The service has no vitality filter yet: apply it to the ranked
-	// results, which may leave fewer than asked for.
-	kept := res.Results[:0]
-	for _, r := range res.Results {
-		if r.Vitality >= minVitality {
-			kept = append(kept, r)
-		}
-	}
-	out := surfaceOut{Count: len(kept), Results: scoredViews(kept), Degraded: res.Degraded, Reason: res.Reason}
+	out := surfaceOut{Count: len(res.Results), Results: scoredViews(res.Results), Degraded: res.Degraded, Reason: res.Reason}
 	return out, scoredText(out.Results, res.Degraded, res.Reason), nil
 }
 

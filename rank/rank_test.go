@@ -8,11 +8,11 @@ import (
 
 func TestSeed001Formula(t *testing.T) {
 	p := Seed001()
-	f := Features{Keyword: 1, CategoryBoost: 1, Recency: 1, Frequency: 1, Confidence: 1}
+	f := Features{Relevance: 1, CategoryBoost: 1, Recency: 1, Frequency: 1, Confidence: 1}
 	if got := p.Score(f); math.Abs(got-1) > 1e-9 {
 		t.Fatalf("weights sum to %v, want 1", got)
 	}
-	f = Features{Keyword: 0.5, CategoryBoost: 2.0 / 3, Recency: 0.25, Frequency: 0, Confidence: 0.9}
+	f = Features{Relevance: 0.5, CategoryBoost: 2.0 / 3, Recency: 0.25, Frequency: 0, Confidence: 0.9}
 	want := 0.5*0.4 + 2.0/3*0.2 + 0.25*0.15 + 0 + 0.9*0.15
 	if got := p.Score(f); math.Abs(got-want) > 1e-9 {
 		t.Fatalf("Score = %v, want %v", got, want)

@@ -77,6 +77,9 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 	if f.MinConfidence > 0 {
 		w.add(`m.confidence >= ?`, f.MinConfidence)
 	}
+	if f.MinVitality > 0 {
+		w.add(`m.vitality >= ?`, f.MinVitality)
+	}
 	if !f.IncludeArchived {
 		w.add(`m.archived = 0`)
 	}

@@ -90,7 +90,7 @@ func TestCommonTermsDropped(t *testing.T) {
 	var recs []mnemo.Record
 	for i := 0; i < commonTermMatches+50; i++ {
 		text := "weather report"
-		if i%500 == 0 {
+		if i%(commonTermMatches/4) == 0 {
 			text = "weather report with a rare zebra"
 		}
 		m := mnemo.Memory{ID: uuidFor(i), Content: text, Type: "fact", CreatedAt: now, UpdatedAt: now, AccessedAt: now}

@@ -78,6 +78,8 @@ type row struct {
 	dataExpiredAt any
 	tags          string
 	index         mnemo.IndexText
+	embedText     string
+	vectorRev     any // int64, or nil while the memory waits for a vector
 }
 
 // args returns the row's values in the order of insertColumns.
@@ -89,7 +91,8 @@ func (r *row) args() []any {
 		m.Type, m.Category, m.Priority, m.Importance, m.Confidence, m.SecurityLevel, m.Pinned,
 		m.Vitality, m.Stability, m.Version, r.tags, m.EmbeddingModel, m.Summary,
 		nullJSON(m.Source), nullJSON(m.Data), m.Content,
-		r.index.Text, r.index.Context, r.index.Meta, encodeEmbedding(m.Embedding)}
+		r.index.Text, r.index.Context, r.index.Meta, encodeEmbedding(m.Embedding),
+		r.embedText, r.vectorRev}
 }
 
 // insertColumns are the columns row.args fills.
@@ -99,7 +102,8 @@ const insertColumns = `id, tenant_id, agent_id, key, session_id,
 	type, category, priority, importance, confidence, security_level, pinned,
 	vitality, stability, version, tags, embedding_model, summary,
 	source, data, content,
-	index_text, index_context, index_meta, embedding`
+	index_text, index_context, index_meta, embedding,
+	embed_text, vector_rev`
 
 // newRow validates m and returns its row. It reports EINVALID for a value
 // the table cannot hold faithfully.

@@ -178,6 +178,24 @@ func (db *DB) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error)
 		t := fromNanos(newest.Int64)
 		s.Newest = &t
 	}
+	if vs, _, err := vectorSpace(ctx, db.reader); err != nil {
+		return mnemo.Stats{}, fmt.Errorf("sqlite: stats: %w", err)
+	} else if vs.Model != "" {
+		v := &mnemo.VectorStats{Model: vs.Model, Dimension: vs.Dimension}
+		err := db.reader.QueryRowContext(ctx, `SELECT
+				count(*) FILTER (WHERE vector_rev IS NOT NULL),
+				count(*) FILTER (WHERE vector_rev IS NULL AND embed_text <> '')
+			FROM memories WHERE tenant_id = ? AND agent_id = ? AND tombstone = 0`,
+			scope.TenantID, scope.AgentID).Scan(&v.Embedded, &v.Pending)
+		if err != nil {
+			return mnemo.Stats{}, fmt.Errorf("sqlite: stats: %w", err)
+		}
+		v.Indexed = -1
+		if sp, err := db.scopeSpan(ctx, scope); err == nil && sp.lo != 0 {
+			v.Indexed = db.vectors.indexed(sp)
+		}
+		s.Vectors = v
+	}
 	// A query exercises the index as a search would.
 	var probe sql.NullInt64
 	err = db.reader.QueryRowContext(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH '"mnemo"' LIMIT 1`).Scan(&probe)

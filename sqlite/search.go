@@ -112,7 +112,7 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 // commonTermMatches is how many matches in a scope make a query term
 // common. FTS5 computes bm25 for every row that matches any term before it
 // can sort, so one frequent word makes a query score thousands of rows.
-const commonTermMatches = 2000
+const commonTermMatches = 1000
 
 // dropCommonTerms returns q without its common terms when it has rare ones
 // too: the rows to rank are then those with a rare term, and the common

@@ -64,6 +64,9 @@ type DB struct {
 
 	// warnOnce logs the degraded-search warning once per DB, not per query.
 	warnOnce sync.Once
+
+	// vectors are the ANN indexes of the scopes, loaded on first search.
+	vectors *annIndexes
 }
 
 var _ mnemo.Store = (*DB)(nil)
@@ -92,6 +95,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		now:         opts.Now,
 		logger:      opts.Logger,
 		synchronous: synchronous,
+		vectors:     newANNIndexes(abs),
 	}
 	if db.now == nil {
 		db.now = time.Now
@@ -159,9 +163,13 @@ func dsn(path string, params ...string) string {
 	return u.String() + "?" + strings.Join(params, "&")
 }
 
-// Close closes the database.
+// Close writes the ANN indexes with unsaved changes and closes the database.
 func (db *DB) Close() error {
-	var err error
+	err := db.vectors.close()
+	if err != nil {
+		db.logger.Warn("saving vector indexes failed; they will be caught up on open", "err", err)
+		err = nil // the database holds every vector: nothing is lost
+	}
 	if db.reader != nil {
 		err = db.reader.Close()
 	}

@@ -48,6 +48,9 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 	if err := b.begin(ctx); err != nil {
 		return nil, fmt.Errorf("sqlite: write: %w", err)
 	}
+	if b.space, b.rev, err = vectorSpace(ctx, tx); err != nil {
+		return nil, fmt.Errorf("sqlite: write: %w", err)
+	}
 	seqs := make([]int64, len(recs))
 	for i := range recs {
 		if seqs[i], err = b.apply(ctx, &recs[i]); err != nil {
@@ -64,9 +67,15 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 			return nil, fmt.Errorf("sqlite: write: read back: %w", err)
 		}
 	}
+	if b.revUsed {
+		if _, err := tx.ExecContext(ctx, `UPDATE vector_space SET rev = ?`, b.rev); err != nil {
+			return nil, fmt.Errorf("sqlite: write: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("sqlite: write: commit: %w", err)
 	}
+	db.vectors.forget(b.span, b.unvectored)
 	return out, nil
 }
 
@@ -78,6 +87,13 @@ type batch struct {
 	now   time.Time
 	span  span  // the scope's seqs
 	last  int64 // the highest seq of the scope so far
+
+	space   mnemo.VectorSpace // of the store's vectors; zero when unset
+	rev     int64             // vector_space.rev, counting this batch's vectors
+	revUsed bool              // the batch stored a vector
+	// unvectored are the seqs whose vector the batch removed or replaced
+	// by none: the ANN index must drop them.
+	unvectored []int64
 }
 
 // begin numbers the scope if it is new, and finds where its seqs are at.
@@ -157,6 +173,10 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if !rec.Tombstone {
+		r.embedText = rec.Embed
+		b.vector(r)
+	}
 
 	var cur *stored
 	if m.Key != "" {
@@ -191,6 +211,9 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 		if err := b.unindex(ctx, seq); err != nil {
 			return 0, err
 		}
+		if r.vectorRev == nil {
+			b.unvectored = append(b.unvectored, seq)
+		}
 	}
 	if !rec.Tombstone {
 		if err := b.index(ctx, seq, &m, &idx); err != nil {
@@ -198,6 +221,22 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 		}
 	}
 	return seq, nil
+}
+
+// vector stamps r's embedding with a new rev when it belongs to the store's
+// vector space, which puts it in the ANN index. Any other memory waits for
+// the embedder: an embedding of another model or dimension (an import from
+// another store, say) is kept as it came until then, but never indexed, so
+// never compared with vectors of this store's model.
+func (b *batch) vector(r *row) {
+	m := r.m
+	if r.embedText == "" || len(m.Embedding) == 0 || b.space.Model == "" ||
+		m.EmbeddingModel != b.space.Model || len(m.Embedding) != b.space.Dimension || !finite(m.Embedding) {
+		return
+	}
+	b.rev++
+	b.revUsed = true
+	r.vectorRev = b.rev
 }
 
 // index adds the live memory m, stored at seq, to the full-text index and
@@ -393,6 +432,25 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) `+sel+` AND tombstone = 0`, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 	}
+	var vectored []int64 // seqs to drop from the ANN index
+	if op != mnemo.OpClear {
+		rows, err := tx.QueryContext(ctx, `SELECT seq `+sel+` AND vector_rev IS NOT NULL`, args...)
+		if err != nil {
+			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+		}
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				rows.Close()
+				return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+			}
+			vectored = append(vectored, seq)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+		}
+	}
 	stmts := []string{
 		`UPDATE history SET memory = NULL
 		WHERE tenant_id = :tenant AND agent_id = :agent AND memory IS NOT NULL
@@ -413,6 +471,13 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	if sp, err := db.scopeSpan(ctx, scope); err == nil && sp.lo != 0 {
+		if op == mnemo.OpClear {
+			db.vectors.drop(sp)
+		} else {
+			db.vectors.forget(sp, vectored)
+		}
 	}
 	return n, nil
 }

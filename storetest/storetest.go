@@ -70,6 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 			tt.fn(t, s)
 		})
 	}
+	runVectors(t, open)
 }
 
 var (

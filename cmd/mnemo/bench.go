@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/bench/locomo"
+	"github.com/mnemo-dev/mnemo/bench/scale"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -46,7 +47,7 @@ func (a *app) benchCommand() *cobra.Command {
 					return usagef("unknown profile %q", profile)
 				}
 			}
-			rep, err := runLocomo(cmd.Context(), convs, profile)
+			rep, err := runLocomo(cmd.Context(), convs, profile, &a.cfg)
 			if err != nil {
 				return err
 			}
@@ -57,15 +58,50 @@ func (a *app) benchCommand() *cobra.Command {
 			return nil
 		},
 	}
-	loc.Flags().StringVar(&profile, "profile", "", "ranking profile (default: the server's, seed001)")
-	cmd.AddCommand(loc)
+	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
+	cmd.AddCommand(loc, a.benchScaleCommand())
+	return cmd
+}
+
+func (a *app) benchScaleCommand() *cobra.Command {
+	var cfg scale.Config
+	cmd := &cobra.Command{
+		Use:   "scale",
+		Short: "Latency, index build, reopen and memory at N memories in one agent",
+		Long: "Generates N memories in one agent (English sentences from the built-in embedder's vocabulary,\n" +
+			"embedded on write) under --dir, kept for later runs, then measures: ANN index build and save,\n" +
+			"reopen (open, load the index, first recall), hybrid recall p50/p95 with the query embedding's\n" +
+			"share, ANN recall@10 against exact search, and peak RSS.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.N < 1 {
+				return usagef("--n must be at least 1")
+			}
+			if cfg.Dir == "" {
+				cfg.Dir = filepath.Join(os.TempDir(), "mnemo-scale")
+			}
+			cfg.Log = a.stderr
+			rep, err := scale.Run(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			if a.asJSON {
+				return a.printJSON(rep)
+			}
+			rep.WriteText(a.stdout)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&cfg.N, "n", 100_000, "memories in the store")
+	cmd.Flags().StringVar(&cfg.Dir, "dir", "", "where the generated store is kept (default: $TMPDIR/mnemo-scale)")
+	cmd.Flags().IntVar(&cfg.Queries, "queries", 500, "recall queries timed")
 	return cmd
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // runLocomo evaluates a fresh embedded store served over loopback HTTP.
-func runLocomo(ctx context.Context, convs []locomo.Conversation, profile string) (locomo.Report, error) {
+func runLocomo(ctx context.Context, convs []locomo.Conversation, profile string, cfg *Config) (locomo.Report, error) {
 	dir, err := os.MkdirTemp("", "mnemo-locomo-*")
 	if err != nil {
 		return locomo.Report{}, err
@@ -75,8 +111,16 @@ func runLocomo(ctx context.Context, convs []locomo.Conversation, profile string)
 	if err != nil {
 		return locomo.Report{}, err
 	}
-	defer db.Close()
-	srv := mhttp.NewServer(mnemo.New(db, mnemo.Options{}), mhttp.Options{})
+	doc, query, _, err := cfg.embedders()
+	if err != nil {
+		db.Close()
+		return locomo.Report{}, err
+	}
+	// Vectors are made on write, so that every turn is searchable by
+	// meaning when the questions come, whatever the provider.
+	svc := mnemo.New(db, mnemo.Options{Embedder: doc, QueryEmbedder: query})
+	defer svc.Close()
+	srv := mhttp.NewServer(svc, mhttp.Options{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return locomo.Report{}, err

@@ -19,10 +19,19 @@ func locomoPath() string {
 }
 
 // TestLocomoQuality guards recall quality end to end (HTTP, analysis,
-// SQLite FTS5, ranking) on the LoCoMo dev split. The floors sit a little
-// under the measured figures in docs/BENCHMARKS.md, and well over plain
-// BM25's hit@10 of 0.637, so a change that hurts quality fails here.
+// SQLite FTS5, the built-in embedder, the ANN index, ranking) on the LoCoMo
+// dev split. The default profile's floors are issue 3's goal (hit@5 0.70,
+// hit@10 0.80), a little under the measured figures in docs/BENCHMARKS.md
+// and well over plain BM25's hit@10 of 0.637, so a change that hurts
+// quality fails here.
+//
+// It measures ranking, not concurrency, and the race detector slows the
+// sentence encoder twentyfold: `make test` runs it in a step of its own,
+// without -race.
 func TestLocomoQuality(t *testing.T) {
+	if raceEnabled {
+		t.Skip("runs without -race (make quality)")
+	}
 	f, err := os.Open(locomoPath())
 	if err != nil {
 		t.Skipf("LoCoMo dev split not found (%v); set MNEMO_LOCOMO", err)
@@ -33,10 +42,11 @@ func TestLocomoQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		profile string
-		hit10   float64
-	}{{"", 0.78}, {"lexical", 0.79}} {
-		rep, err := runLocomo(context.Background(), convs, tt.profile)
+		profile     string
+		hit5, hit10 float64
+	}{{"", 0.70, 0.80}, {"lexical", 0.72, 0.79}} {
+		cfg := defaultConfig()
+		rep, err := runLocomo(context.Background(), convs, tt.profile, &cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,6 +56,9 @@ func TestLocomoQuality(t *testing.T) {
 		if got := rep.All.Hit[10]; got < tt.hit10 {
 			t.Errorf("profile %q: hit@10 = %.3f, want ≥ %.2f", tt.profile, got, tt.hit10)
 		}
-		t.Logf("profile %q: hit@10 %.3f recall@10 %.3f", tt.profile, rep.All.Hit[10], rep.All.Recall[10])
+		if got := rep.All.Hit[5]; got < tt.hit5 {
+			t.Errorf("profile %q: hit@5 = %.3f, want ≥ %.2f", tt.profile, got, tt.hit5)
+		}
+		t.Logf("profile %q: hit@5 %.3f hit@10 %.3f recall@10 %.3f", tt.profile, rep.All.Hit[5], rep.All.Hit[10], rep.All.Recall[10])
 	}
 }

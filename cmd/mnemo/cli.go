@@ -140,6 +140,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.importCommand(),
 		a.exportCommand(),
 		a.statsCommand(),
+		a.reindexCommand(),
 		a.benchCommand(),
 		a.versionCommand(),
 		a.configCommand(),
@@ -173,20 +174,26 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		db.Close()
 		return nil, nil, &ConfigError{"recall.profile", fmt.Sprintf("unknown profile %q", a.cfg.Recall.Profile)}
 	}
+	doc, query, async, err := a.cfg.embedders()
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
 	svc := mnemo.New(db, mnemo.Options{
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
 		Profile: &profile, Logger: log,
+		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
 	})
 	return svc, db, nil
 }
 
 // withService runs fn with a service over the embedded store.
 func (a *app) withService(ctx context.Context, fn func(*mnemo.Service) error) error {
-	svc, db, err := a.open(ctx)
+	svc, _, err := a.open(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer svc.Close()
 	return fn(svc)
 }
 

@@ -56,7 +56,51 @@ type Config struct {
 	Auth struct {
 		Keys []KeyConfig `yaml:"keys"`
 	} `yaml:"auth"`
+
+	Embedding EmbeddingConfig `yaml:"embedding"`
 }
+
+// EmbeddingConfig chooses the embedder of semantic recall.
+type EmbeddingConfig struct {
+	// Provider is builtin (the default, the same as ensemble: GloVe SIF
+	// word vectors and the Universal Sentence Encoder Lite, both in the
+	// binary, their cosines averaged), glove or use (one of the two alone),
+	// hashed (hashed TF-IDF, no model), random (seeded random vectors:
+	// mock mode), openai (any OpenAI-compatible /v1/embeddings) or none
+	// (lexical recall only).
+	Provider string `yaml:"provider"`
+	// Dimension of hashed and random vectors.
+	Dimension int `yaml:"dimension"`
+	// Seed of random vectors.
+	Seed uint64 `yaml:"seed"`
+	// CacheSize is how many query embeddings are kept (seed 000: 1,000).
+	CacheSize int `yaml:"cache_size"`
+	// Async writes memories before their vectors are made. Unset: on for
+	// openai, off for the in-process embedders, which take microseconds.
+	Async *bool `yaml:"async"`
+
+	OpenAI struct {
+		BaseURL    string        `yaml:"base_url"`
+		Model      string        `yaml:"model"`
+		APIKey     Secret        `yaml:"api_key"`
+		Dimension  int           `yaml:"dimension"`
+		BatchSize  int           `yaml:"batch_size"`
+		Timeout    time.Duration `yaml:"timeout"`
+		MaxRetries int           `yaml:"max_retries"`
+	} `yaml:"openai"`
+}
+
+// Embedding providers.
+const (
+	ProviderBuiltin  = "builtin"
+	ProviderGloVe    = "glove"
+	ProviderUSE      = "use"
+	ProviderEnsemble = "ensemble"
+	ProviderHashed   = "hashed"
+	ProviderRandom   = "random"
+	ProviderOpenAI   = "openai"
+	ProviderNone     = "none"
+)
 
 // KeyConfig is one API key: its secret (usually "${MNEMO_KEY_…}" from the
 // environment) or the secret's sha256 hex hash, mapped to one tenant and
@@ -92,7 +136,11 @@ func defaultConfig() Config {
 	c.SQLite.Synchronous = "FULL"
 	l := mnemo.DefaultLimits()
 	c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch = l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch
-	c.Recall.DefaultLimit, c.Recall.MaxLimit, c.Recall.Profile = 5, 20, "seed001"
+	c.Recall.DefaultLimit, c.Recall.MaxLimit, c.Recall.Profile = 5, 20, "hybrid"
+	c.Embedding.Provider = ProviderBuiltin
+	c.Embedding.Dimension = 256
+	c.Embedding.Seed = 42
+	c.Embedding.CacheSize = 1000
 	c.HTTP.MaxBodyBytes = 8 << 20
 	c.HTTP.Timeout = 30 * time.Second
 	return c
@@ -145,6 +193,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 	}{
 		{"MNEMO_DATA", &c.Data}, {"MNEMO_ADDR", &c.Addr}, {"MNEMO_TENANT", &c.Tenant},
 		{"MNEMO_AGENT", &c.Agent}, {"MNEMO_LOG_LEVEL", &c.LogLevel},
+		{"MNEMO_EMBEDDING", &c.Embedding.Provider}, {"MNEMO_PROFILE", &c.Recall.Profile},
 	}
 	for _, s := range strs {
 		if v := getenv(s.name); v != "" {
@@ -204,6 +253,21 @@ func (c *Config) validate() error {
 	}
 	if c.Recall.DefaultLimit > c.Recall.MaxLimit {
 		return &ConfigError{"recall.default_limit", "must not exceed recall.max_limit"}
+	}
+	switch c.Embedding.Provider {
+	case ProviderBuiltin, ProviderGloVe, ProviderUSE, ProviderEnsemble, ProviderHashed, ProviderRandom, ProviderNone:
+	case ProviderOpenAI:
+		if c.Embedding.OpenAI.BaseURL == "" || c.Embedding.OpenAI.Model == "" {
+			return &ConfigError{"embedding.openai", "base_url and model are required"}
+		}
+	default:
+		return &ConfigError{"embedding.provider", "must be builtin, glove, use, ensemble, hashed, random, openai or none"}
+	}
+	if c.Embedding.Dimension < 1 || c.Embedding.Dimension > 4096 {
+		return &ConfigError{"embedding.dimension", "must be between 1 and 4096"}
+	}
+	if c.Embedding.CacheSize < 0 {
+		return &ConfigError{"embedding.cache_size", "must not be negative"}
 	}
 	if c.HTTP.MaxBodyBytes < 1024 {
 		return &ConfigError{"http.max_body_bytes", "must be at least 1024"}

@@ -41,7 +41,7 @@ func TestRememberRecallGetForget(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Results) != 1 || res.Results[0].ID != id {
 		t.Fatalf("recall: %d %s", code, out)
 	}
-	if code, out, _ = run(t, dir, "", "surface", "--explain", "Pyth*"); code != 0 || !strings.Contains(out, "keyword") || !strings.Contains(out, id) {
+	if code, out, _ = run(t, dir, "", "surface", "--explain", "Pyth*"); code != 0 || !strings.Contains(out, "relevance") || !strings.Contains(out, id) {
 		t.Fatalf("surface --explain: %d %s", code, out)
 	}
 	var m mnemo.Memory

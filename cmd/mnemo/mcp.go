@@ -29,11 +29,11 @@ stdout carries only the protocol.`,
 			if err := mnemo.CheckScope(a.scope()); err != nil {
 				return usagef("%s", mnemo.ErrorMessage(err))
 			}
-			svc, db, err := a.open(cmd.Context())
+			svc, _, err := a.open(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer svc.Close()
 			srv := mmcp.NewServer(svc, mmcp.Options{Scope: a.scope(), Logger: a.logger(), Version: version()})
 			return srv.RunStdio(cmd.Context(), a.stdin, a.stdout)
 		},

@@ -174,7 +174,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 	f := cmd.Flags()
 	f.IntVarP(&q.Limit, "limit", "n", 0, "how many results (default 5, max 20)")
 	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
-	f.StringVar(&q.Profile, "profile", "", "ranking profile: seed001 (default) or lexical")
+	f.StringVar(&q.Profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	f.BoolVar(&q.Explain, "explain", false, "show every score component")
 	return cmd
 }
@@ -399,6 +399,12 @@ func (a *app) statsCommand() *cobra.Command {
 					st.Memories, st.Archived, st.Keys, st.Tombstones, st.Sessions)
 				if st.Oldest != nil {
 					fmt.Fprintf(a.stdout, "oldest:     %s\nnewest:     %s\n", st.Oldest.Format(time.RFC3339), st.Newest.Format(time.RFC3339))
+				}
+				if v := st.Vectors; v != nil {
+					fmt.Fprintf(a.stdout, "embedder:   %s (%d dimensions)\nembedded:   %d\npending:    %d\n", v.Model, v.Dimension, v.Embedded, v.Pending)
+					if v.CacheHitRate != nil {
+						fmt.Fprintf(a.stdout, "query cache hit rate: %.2f\n", *v.CacheHitRate)
+					}
 				}
 				return nil
 			})

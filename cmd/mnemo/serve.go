@@ -45,7 +45,12 @@ func (a *app) serveCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer svc.Close()
+			// A store embedded with another model would answer with
+			// garbage similarities: refuse to serve it.
+			if err := svc.Init(ctx); err != nil {
+				return err
+			}
 			log := a.logger()
 			if !isLoopback(host) && len(keys) == 0 {
 				log.Warn("serving without authentication on a non-loopback address", "addr", addr)

@@ -1,0 +1,392 @@
+// Package scale measures mnemo at scale: it generates a store of N memories
+// in one agent (English sentences from the built-in embedder's vocabulary,
+// embedded on write), then measures what a user of a large store waits for:
+// building and saving the ANN index, reopening the store, hybrid recall
+// latency with the query embedding's share reported apart, ANN recall@10
+// against exact search, and peak memory.
+//
+// `mnemo bench scale --n 1000000` runs it; the generated store is kept in
+// the data directory given, so that a second run measures without
+// regenerating.
+package scale
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// Config says what to measure.
+type Config struct {
+	N       int    // memories in the store
+	Dir     string // where the store is generated and kept
+	Queries int    // recall queries timed (default 500)
+	// Exact is how many queries are also answered by exact search, for
+	// ANN recall@10 (default 100).
+	Exact int
+	Log   io.Writer // progress; nil for none
+}
+
+// Report is what was measured. Durations are wall-clock on this machine.
+type Report struct {
+	N             int           `json:"n"`
+	Generated     bool          `json:"generated"`      // the store was written in this run
+	WriteRate     float64       `json:"write_per_s"`    // memories/s, embedding included, when generated
+	IndexBuild    time.Duration `json:"index_build"`    // ANN index built from the table
+	IndexSave     time.Duration `json:"index_save"`     // written to its file
+	Reopen        time.Duration `json:"reopen"`         // open + load the index file + first recall
+	RecallP50     time.Duration `json:"recall_p50"`     // hybrid recall (surface), embedding included
+	RecallP95     time.Duration `json:"recall_p95"`     //
+	EmbedP50      time.Duration `json:"embed_p50"`      // the query embedding alone
+	EmbedP95      time.Duration `json:"embed_p95"`      //
+	ANNRecall10   float64       `json:"ann_recall_10"`  // vector search vs exact top 10
+	PeakRSS       int64         `json:"peak_rss_bytes"` // VmHWM of this process
+	DBBytes       int64         `json:"db_bytes"`
+	IndexBytes    int64         `json:"index_bytes"`
+	EmbedderModel string        `json:"embedder"`
+}
+
+// Scope is the agent that holds the generated memories.
+var Scope = mnemo.Scope{TenantID: "bench", AgentID: "scale"}
+
+// vocabulary is how many of the embedder's most frequent words text is made
+// of.
+const vocabulary = 20000
+
+// openStore opens the store at path with the built-in embedder.
+func openStore(ctx context.Context, path string, emb mnemo.Embedder) (*mnemo.Service, *sqlite.DB, error) {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		return nil, nil, err
+	}
+	svc := mnemo.New(db, mnemo.Options{Embedder: emb})
+	if err := svc.Init(ctx); err != nil {
+		svc.Close()
+		return nil, nil, err
+	}
+	return svc, db, nil
+}
+
+// Generate makes the store of n memories under dir, unless an earlier run
+// did, and returns its path, whether it was made now, and the write rate
+// (memories/s, embedding included) if so.
+func Generate(ctx context.Context, dir string, n int, log io.Writer) (path string, generated bool, rate float64, err error) {
+	emb := glove.New()
+	words, err := emb.Words(vocabulary)
+	if err != nil {
+		return "", false, 0, err
+	}
+	gen := newGenerator(words, 1)
+	dir = filepath.Join(dir, fmt.Sprintf("scale-%d", n))
+	path = filepath.Join(dir, "mnemo.db")
+	done := filepath.Join(dir, "generated")
+	if _, err := os.Stat(done); err == nil {
+		return path, false, 0, nil
+	}
+	os.RemoveAll(dir)
+	if log != nil {
+		fmt.Fprintf(log, "generating %d memories in %s\n", n, dir)
+	}
+	svc, _, err := openStore(ctx, path, emb)
+	if err != nil {
+		return "", false, 0, err
+	}
+	start := time.Now()
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i += 1000 {
+		drafts := make([]mnemo.Draft, min(1000, n-i))
+		for j := range drafts {
+			s := gen.sentence()
+			at := created.Add(time.Duration(i+j) * 30 * time.Second)
+			drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Tags: []string{gen.tag()}}
+		}
+		if _, err := svc.RememberBatch(ctx, Scope, drafts); err != nil {
+			svc.Close()
+			return "", false, 0, err
+		}
+		if log != nil && (i/1000)%100 == 99 {
+			fmt.Fprintf(log, "  %d written, %.0f/s\n", i+1000, float64(i+1000)/time.Since(start).Seconds())
+		}
+	}
+	rate = float64(n) / time.Since(start).Seconds()
+	if err := svc.Close(); err != nil {
+		return "", false, 0, err
+	}
+	return path, true, rate, os.WriteFile(done, nil, 0o644)
+}
+
+// Run generates the store if needed and measures it.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	if cfg.N <= 0 {
+		return Report{}, fmt.Errorf("scale: n must be positive")
+	}
+	if cfg.Queries <= 0 {
+		cfg.Queries = 500
+	}
+	if cfg.Exact <= 0 {
+		cfg.Exact = 100
+	}
+	logf := func(format string, args ...any) {
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, format+"\n", args...)
+		}
+	}
+	emb := glove.New()
+	words, err := emb.Words(vocabulary)
+	if err != nil {
+		return Report{}, err
+	}
+	gen := newGenerator(words, 1)
+	rep := Report{N: cfg.N, EmbedderModel: emb.Model()}
+	path, generated, rate, err := Generate(ctx, cfg.Dir, cfg.N, cfg.Log)
+	if err != nil {
+		return rep, err
+	}
+	rep.Generated, rep.WriteRate = generated, rate
+	open := func() (*mnemo.Service, *sqlite.DB, error) {
+		return openStore(ctx, path, emb)
+	}
+
+	// 2. Build the index from the table, and save it.
+	os.RemoveAll(path + "-vectors")
+	svc, db, err := open()
+	if err != nil {
+		return rep, err
+	}
+	logf("building the ANN index")
+	start := time.Now()
+	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: gen.query(), Profile: "semantic"}); err != nil {
+		svc.Close()
+		return rep, err
+	}
+	rep.IndexBuild = time.Since(start)
+	start = time.Now()
+	if err := svc.Close(); err != nil {
+		return rep, err
+	}
+	rep.IndexSave = time.Since(start)
+
+	// 3. Reopen: open, load the index, answer.
+	start = time.Now()
+	svc, db, err = open()
+	if err != nil {
+		return rep, err
+	}
+	defer svc.Close()
+	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: gen.query()}); err != nil {
+		return rep, err
+	}
+	rep.Reopen = time.Since(start)
+	logf("reopened in %v", rep.Reopen)
+
+	// 4. Hybrid recall, and the query embedding alone.
+	qgen := newGenerator(words, 2)
+	recall := make([]time.Duration, cfg.Queries)
+	embed := make([]time.Duration, cfg.Queries)
+	for i := range recall {
+		q := qgen.query()
+		t0 := time.Now()
+		if _, err := emb.Embed(ctx, []string{q}); err != nil {
+			return rep, err
+		}
+		embed[i] = time.Since(t0)
+		t0 = time.Now()
+		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: q, Limit: 10}); err != nil {
+			return rep, err
+		}
+		recall[i] = time.Since(t0)
+	}
+	rep.RecallP50, rep.RecallP95 = percentile(recall, 0.5), percentile(recall, 0.95)
+	rep.EmbedP50, rep.EmbedP95 = percentile(embed, 0.5), percentile(embed, 0.95)
+
+	// 5. ANN recall@10 against exact search over every stored vector.
+	logf("measuring ANN recall@10 on %d queries", cfg.Exact)
+	queries := make([][]float32, cfg.Exact)
+	for i := range queries {
+		vs, err := emb.Embed(ctx, []string{qgen.query()})
+		if err != nil {
+			return rep, err
+		}
+		queries[i] = vs[0]
+	}
+	exact, err := exactTop10(ctx, path, queries)
+	if err != nil {
+		return rep, err
+	}
+	found := 0
+	for i, q := range queries {
+		hits, err := db.SearchVectors(ctx, Scope, mnemo.VectorQuery{Vector: q, Limit: 10})
+		if err != nil {
+			return rep, err
+		}
+		for _, h := range hits {
+			if slices.Contains(exact[i], h.Memory.ID) {
+				found++
+			}
+		}
+	}
+	rep.ANNRecall10 = float64(found) / float64(10*len(queries))
+
+	rep.PeakRSS = peakRSS()
+	rep.DBBytes = size(path) + size(path+"-wal")
+	filepath.Walk(path+"-vectors", func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			rep.IndexBytes += info.Size()
+		}
+		return nil
+	})
+	return rep, nil
+}
+
+// WriteText prints r as a table.
+func (r Report) WriteText(w io.Writer) {
+	ms := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + " ms"
+	}
+	fmt.Fprintf(w, "scale: %d memories in one agent, embedder %s\n\n", r.N, r.EmbedderModel)
+	if r.Generated {
+		fmt.Fprintf(w, "write (embedding included)   %.0f memories/s\n", r.WriteRate)
+	}
+	fmt.Fprintf(w, "ANN index build              %.1f s\n", r.IndexBuild.Seconds())
+	fmt.Fprintf(w, "ANN index save               %.1f s\n", r.IndexSave.Seconds())
+	fmt.Fprintf(w, "reopen + first recall        %.2f s\n", r.Reopen.Seconds())
+	fmt.Fprintf(w, "hybrid recall p50 / p95      %s / %s\n", ms(r.RecallP50), ms(r.RecallP95))
+	fmt.Fprintf(w, "  of which query embedding   %s / %s\n", ms(r.EmbedP50), ms(r.EmbedP95))
+	fmt.Fprintf(w, "ANN recall@10 vs exact       %.3f\n", r.ANNRecall10)
+	fmt.Fprintf(w, "peak RSS                     %.0f MB\n", float64(r.PeakRSS)/(1<<20))
+	fmt.Fprintf(w, "database / index files       %.0f MB / %.0f MB\n", float64(r.DBBytes)/(1<<20), float64(r.IndexBytes)/(1<<20))
+}
+
+// generator makes English-looking memories and queries from a frequency-
+// ordered vocabulary, the same for the same seed.
+type generator struct {
+	words []string
+	zipf  *rand.Zipf
+	rng   *rand.Rand
+}
+
+func newGenerator(words []string, seed uint64) *generator {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	return &generator{words: words, zipf: rand.NewZipf(rng, 1.07, 10, uint64(len(words)-1)), rng: rng}
+}
+
+func (g *generator) sentence() string {
+	n := 8 + g.rng.IntN(18)
+	w := make([]string, n)
+	for i := range w {
+		w[i] = g.words[g.zipf.Uint64()]
+	}
+	return strings.Join(w, " ")
+}
+
+// query is 2–5 words of middling frequency, like a question's content words.
+func (g *generator) query() string {
+	n := 2 + g.rng.IntN(4)
+	w := make([]string, n)
+	for i := range w {
+		w[i] = g.words[100+g.rng.IntN(5000)]
+	}
+	return strings.Join(w, " ")
+}
+
+func (g *generator) tag() string { return g.words[200+g.rng.IntN(50)] }
+
+// exactTop10 returns, for each query, the ids of the 10 stored vectors of
+// highest cosine similarity, reading every vector once.
+func exactTop10(ctx context.Context, path string, queries [][]float32) ([][]string, error) {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	type hit struct {
+		id  string
+		sim float64
+	}
+	top := make([][]hit, len(queries))
+	qn := make([]float64, len(queries))
+	for i, q := range queries {
+		qn[i] = norm(q)
+	}
+	err = db.EachVector(ctx, func(id string, v []float32) error {
+		vn := norm(v)
+		if vn == 0 {
+			return nil
+		}
+		for i, q := range queries {
+			var dot float64
+			for k := range q {
+				dot += float64(q[k]) * float64(v[k])
+			}
+			s := dot / (qn[i] * vn)
+			t := top[i]
+			if len(t) < 10 || s > t[len(t)-1].sim {
+				t = append(t, hit{id, s})
+				sort.Slice(t, func(a, b int) bool { return t[a].sim > t[b].sim })
+				if len(t) > 10 {
+					t = t[:10]
+				}
+				top[i] = t
+			}
+		}
+		return nil
+	})
+	out := make([][]string, len(queries))
+	for i, t := range top {
+		for _, h := range t {
+			out[i] = append(out[i], h.id)
+		}
+	}
+	return out, err
+}
+
+func norm(v []float32) float64 {
+	var s float64
+	for _, f := range v {
+		s += float64(f) * float64(f)
+	}
+	return math.Sqrt(s)
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+func size(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// peakRSS is the process's peak resident set (VmHWM), 0 where /proc has no
+// such line.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/cache"
+	"github.com/mnemo-dev/mnemo/embed/concat"
+	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/embed/openai"
+	"github.com/mnemo-dev/mnemo/embed/random"
+	"github.com/mnemo-dev/mnemo/embed/use"
+)
+
+// embedders returns the configured embedder for memories, the same behind
+// an LRU cache for queries, and whether writes should not wait for vectors.
+// Provider none returns nils: lexical recall only.
+func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) {
+	e := c.Embedding
+	switch e.Provider {
+	case ProviderNone:
+		return nil, nil, false, nil
+	case ProviderGloVe:
+		doc = glove.New()
+	case ProviderUSE:
+		doc = use.New()
+	case ProviderBuiltin, ProviderEnsemble:
+		doc, err = concat.New(concat.Part{Embedder: glove.New(), Weight: 0.5}, concat.Part{Embedder: use.New(), Weight: 0.5})
+		if err != nil {
+			return nil, nil, false, err
+		}
+	case ProviderHashed:
+		doc = hashed.New(e.Dimension)
+	case ProviderRandom:
+		doc = random.New(e.Dimension, e.Seed)
+	case ProviderOpenAI:
+		o := e.OpenAI
+		doc, err = openai.New(openai.Config{
+			BaseURL: o.BaseURL, Model: o.Model, APIKey: string(o.APIKey), Dimension: o.Dimension,
+			BatchSize: o.BatchSize, Timeout: o.Timeout, MaxRetries: o.MaxRetries,
+		})
+		if err != nil {
+			return nil, nil, false, &ConfigError{"embedding.openai", err.Error()}
+		}
+		async = true
+	}
+	if e.Async != nil {
+		async = *e.Async
+	}
+	query = doc
+	if e.CacheSize > 0 {
+		query = cache.New(doc, e.CacheSize)
+	}
+	return doc, query, async, nil
+}

@@ -1,0 +1,98 @@
+// Package concat joins several embedders into one: each text's vector is
+// the concatenation of the normalised vectors of each embedder, weighted.
+// The cosine similarity of two such vectors is the weighted mean of the
+// embedders' cosine similarities, so embedders with different strengths
+// (word vectors, a sentence encoder) vote together in one ANN index.
+package concat
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Part is one embedder and its weight.
+type Part struct {
+	Embedder mnemo.Embedder
+	Weight   float64
+}
+
+// Embedder is the concatenation of its parts. It is safe for concurrent use
+// when its parts are.
+type Embedder struct {
+	parts []Part
+	dim   int
+	model string
+}
+
+var _ mnemo.Embedder = (*Embedder)(nil)
+
+// New returns the concatenation of parts. Weights are normalised to sum to
+// one; a part of weight <= 0 is an error.
+func New(parts ...Part) (*Embedder, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("concat: no embedders")
+	}
+	sum := 0.0
+	names := make([]string, len(parts))
+	e := &Embedder{}
+	for i, p := range parts {
+		if p.Weight <= 0 || p.Embedder.Dimension() <= 0 {
+			return nil, fmt.Errorf("concat: %s needs a positive weight and a known dimension", p.Embedder.Model())
+		}
+		sum += p.Weight
+		e.dim += p.Embedder.Dimension()
+		names[i] = fmt.Sprintf("%s*%g", p.Embedder.Model(), p.Weight)
+	}
+	for _, p := range parts {
+		e.parts = append(e.parts, Part{p.Embedder, p.Weight / sum})
+	}
+	e.model = "concat(" + strings.Join(names, "+") + ")"
+	return e, nil
+}
+
+// Dimension is the sum of the parts' dimensions.
+func (e *Embedder) Dimension() int { return e.dim }
+
+// Model names the parts and their weights.
+func (e *Embedder) Model() string { return e.model }
+
+// Embed embeds texts with every part and joins the vectors.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = make([]float32, 0, e.dim)
+	}
+	for _, p := range e.parts {
+		vs, err := p.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("concat: %w", err)
+		}
+		if len(vs) != len(texts) {
+			return nil, fmt.Errorf("concat: %s returned %d vectors for %d texts", p.Embedder.Model(), len(vs), len(texts))
+		}
+		// sqrt(weight) on each unit part makes the dot product of two
+		// joined vectors the weighted sum of the parts' cosines.
+		w := math.Sqrt(p.Weight)
+		for i, v := range vs {
+			if len(v) != p.Embedder.Dimension() {
+				return nil, fmt.Errorf("concat: %s returned %d dimensions, not %d", p.Embedder.Model(), len(v), p.Embedder.Dimension())
+			}
+			var n float64
+			for _, f := range v {
+				n += float64(f) * float64(f)
+			}
+			scale := 0.0
+			if n > 0 {
+				scale = w / math.Sqrt(n)
+			}
+			for _, f := range v {
+				out[i] = append(out[i], float32(float64(f)*scale))
+			}
+		}
+	}
+	return out, nil
+}

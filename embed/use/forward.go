@@ -1,0 +1,217 @@
+package use
+
+import "math"
+
+// model is everything Embed needs, built once by load and read-only after.
+type model struct {
+	*weights
+	tok    *tokenizer
+	kernel kernel
+}
+
+// span locates one text's tokens among the rows of a batch.
+type span struct{ start, n int }
+
+// forward embeds a batch of tokenised texts, one unit vector per text.
+//
+// The TF.js graph pads the batch into a [texts][longest][width] tensor and
+// masks the padding out of attention and pooling. Here the tokens of all
+// texts are stacked instead, [tokens][width] with no padding: the dense
+// layers run over every token of the batch at once, and only attention and
+// pooling look at text boundaries. Masked positions contribute exactly zero
+// in the graph, so the results agree.
+func (m *model) forward(docs [][]int32) [][]float32 {
+	spans := make([]span, len(docs))
+	rows := 0
+	for i, ids := range docs {
+		spans[i] = span{rows, len(ids)}
+		rows += len(ids)
+	}
+
+	x := make([]float32, rows*embedDim)
+	m.embed(x, docs)
+
+	h := make([]float32, rows*modelDim)     // layer-norm output
+	qkv := make([]float32, rows*3*modelDim) // queries, keys, values
+	att := make([]float32, rows*modelDim)   // attention output, heads concatenated
+	ffn := make([]float32, rows*ffnDim)     // feed-forward hidden units
+	y0 := make([]float32, rows*modelDim)    // residual stream after layer 0
+	y1 := make([]float32, rows*modelDim)    // ... and after layer 1
+	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn)
+	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn)
+
+	// Mean over each text's tokens; an empty text pools to zeros.
+	pooled := make([]float32, len(docs)*modelDim)
+	for d, s := range spans {
+		dst := pooled[d*modelDim : (d+1)*modelDim]
+		for r := s.start; r < s.start+s.n; r++ {
+			for j, v := range y1[r*modelDim : (r+1)*modelDim] {
+				dst[j] += v
+			}
+		}
+		inv := 1 / float32(max(s.n, 1))
+		for j := range dst {
+			dst[j] *= inv
+		}
+	}
+
+	out := make([]float32, len(docs)*modelDim)
+	m.pool.apply(m.kernel, out, pooled, len(docs))
+	vecs := make([][]float32, len(docs))
+	for d := range docs {
+		v := out[d*modelDim : (d+1)*modelDim : (d+1)*modelDim]
+		var sum float64
+		for j, x := range v {
+			t := float32(math.Tanh(float64(x)))
+			v[j] = t
+			sum += float64(t) * float64(t)
+		}
+		inv := float32(1 / math.Sqrt(max(sum, l2Epsilon)))
+		for j := range v {
+			v[j] *= inv
+		}
+		vecs[d] = v
+	}
+	return vecs
+}
+
+// embed writes the input of layer 0 for every token: twice its embedding
+// plus the sinusoidal timing signal of its position. "Twice" is the graph's:
+// it adds the timing signal to a copy of the embeddings and then adds the
+// result back onto the embeddings.
+func (m *model) embed(x []float32, docs [][]int32) {
+	r := 0
+	for _, ids := range docs {
+		for pos, id := range ids {
+			row := x[r*embedDim : (r+1)*embedDim]
+			e := m.embeddings[int(id)*embedDim : (int(id)+1)*embedDim]
+			for i, inv := range m.timing {
+				angle := float64(float32(pos) * inv)
+				row[i] = 2*e[i] + float32(math.Sin(angle))
+				row[numTimings+i] = 2*e[numTimings+i] + float32(math.Cos(angle))
+			}
+			r++
+		}
+	}
+}
+
+// layer runs one pre-norm transformer layer from x (l.dim wide) into y
+// (modelDim wide):
+//
+//	y = residual(x) + attention(norm(x))
+//	y = y + ffn2(relu(ffn1(norm(y))))
+//
+// h, qkv, att and ffn are scratch space.
+func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32) {
+	dim := l.dim
+	h = h[:rows*dim]
+	layerNorm(h, x, dim, l.attnNormScale, l.attnNormBias)
+	qkv = qkv[:rows*3*dim]
+	l.qkv.apply(m.kernel, qkv, h, rows)
+	att = att[:rows*dim]
+	attention(att, qkv, dim, spans)
+
+	if l.residual != nil {
+		l.residual.apply(m.kernel, y, x, rows)
+	} else {
+		copy(y, x)
+	}
+	l.attnOut.applyAdd(m.kernel, y, att, rows)
+
+	h = h[:rows*modelDim]
+	layerNorm(h, y, modelDim, l.ffnNormScale, l.ffnNormBias)
+	ffn = ffn[:rows*ffnDim]
+	l.ffn1.apply(m.kernel, ffn, h, rows)
+	for i, v := range ffn {
+		ffn[i] = max(v, 0)
+	}
+	l.ffn2.applyAdd(m.kernel, y, ffn, rows)
+}
+
+// layerNorm normalises each dim-wide row of src to zero mean and unit
+// variance, then scales and shifts it.
+func layerNorm(dst, src []float32, dim int, scale, bias []float32) {
+	for r := 0; r < len(src)/dim; r++ {
+		in := src[r*dim : (r+1)*dim]
+		out := dst[r*dim : (r+1)*dim]
+		var sum float64
+		for _, v := range in {
+			sum += float64(v)
+		}
+		mean := float32(sum / float64(dim))
+		var sq float64
+		for _, v := range in {
+			d := float64(v - mean)
+			sq += d * d
+		}
+		inv := float32(1 / math.Sqrt(sq/float64(dim)+normEpsilon))
+		for i, v := range in {
+			out[i] = scale[i]*inv*(v-mean) + bias[i]
+		}
+	}
+}
+
+// attention computes multi-head scaled dot-product attention within each
+// span. qkv holds each token's queries, keys and values side by side (each
+// dim wide, numHeads heads of dim/numHeads); att receives the heads' outputs
+// concatenated.
+func attention(att, qkv []float32, dim int, spans []span) {
+	headDim := dim / numHeads
+	scale := float32(1 / math.Sqrt(float64(headDim)))
+	stride := 3 * dim
+	q := make([]float32, headDim)
+	w := make([]float32, maxTokens)
+	for _, s := range spans {
+		for hd := 0; hd < dim; hd += headDim {
+			for i := range s.n {
+				qi := qkv[(s.start+i)*stride+hd:][:headDim]
+				for d, v := range qi {
+					q[d] = v * scale
+				}
+				// Scores and softmax over the span's keys.
+				top := float32(math.Inf(-1))
+				for j := range s.n {
+					dot := dot(q, qkv[(s.start+j)*stride+dim+hd:][:headDim])
+					w[j] = dot
+					top = max(top, dot)
+				}
+				var total float32
+				for j := range s.n {
+					w[j] = float32(math.Exp(float64(w[j] - top)))
+					total += w[j]
+				}
+				// Weighted sum of the values.
+				out := att[(s.start+i)*dim+hd:][:headDim]
+				clear(out)
+				for j := range s.n {
+					axpy(out, qkv[(s.start+j)*stride+2*dim+hd:][:headDim], w[j]/total)
+				}
+			}
+		}
+	}
+}
+
+// dot returns a·b over len(a) (a multiple of 4), with four independent
+// sums so that the additions pipeline.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	for i := 0; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy adds s·x to y.
+func axpy(y, x []float32, s float32) {
+	x = x[:len(y)]
+	for i := 0; i+4 <= len(y); i += 4 {
+		y[i] += s * x[i]
+		y[i+1] += s * x[i+1]
+		y[i+2] += s * x[i+2]
+		y[i+3] += s * x[i+3]
+	}
+}

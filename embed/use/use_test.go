@@ -1,0 +1,341 @@
+package use
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// golden is testdata/golden.json, written by scripts/use/golden.js from the
+// reference TF.js implementation.
+type golden struct {
+	Sentences []struct {
+		Text      string    `json:"text"`
+		Tokens    []int32   `json:"tokens"`
+		Embedding []float32 `json:"embedding"`
+	} `json:"sentences"`
+	Tokens []struct {
+		Text   string  `json:"text"`
+		Tokens []int32 `json:"tokens"`
+	} `json:"tokens"`
+}
+
+// loaded is one Embedder, loaded, shared by the tests that do not test
+// loading itself: decoding the model takes most of a second under -race.
+var loaded = sync.OnceValues(func() (*Embedder, error) {
+	e := New()
+	_, err := e.Load()
+	return e, err
+})
+
+func loadedEmbedder(t testing.TB) *Embedder {
+	t.Helper()
+	e, err := loaded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func readGolden(t testing.TB) *golden {
+	t.Helper()
+	data, err := os.ReadFile("testdata/golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g golden
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	return &g
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+func TestTokenizerMatchesReference(t *testing.T) {
+	e := loadedEmbedder(t)
+	g := readGolden(t)
+	cases := g.Tokens
+	for _, s := range g.Sentences {
+		cases = append(cases, struct {
+			Text   string  `json:"text"`
+			Tokens []int32 `json:"tokens"`
+		}{s.Text, s.Tokens})
+	}
+	for _, c := range cases {
+		want := c.Tokens
+		if len(want) > maxTokens {
+			want = want[:maxTokens]
+		}
+		if got := e.model.tok.encode(c.Text); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("encode(%q) = %v, want %v", c.Text, got, want)
+		}
+	}
+}
+
+func TestEmbedMatchesReference(t *testing.T) {
+	g := readGolden(t)
+	texts := make([]string, len(g.Sentences))
+	for i, s := range g.Sentences {
+		texts[i] = s.Text
+	}
+	got, err := loadedEmbedder(t).Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 1.0
+	for i, s := range g.Sentences {
+		c := cosine(got[i], s.Embedding)
+		worst = min(worst, c)
+		if c < 0.999 {
+			t.Errorf("cosine(%q) = %.5f, want >= 0.999", s.Text, c)
+		}
+	}
+	t.Logf("lowest cosine with the reference: %.7f", worst)
+}
+
+func TestEmbedderIdentity(t *testing.T) {
+	e := New()
+	if got := e.Model(); got != "use-lite-512-v1" {
+		t.Errorf("Model() = %q", got)
+	}
+	if got := e.Dimension(); got != 512 {
+		t.Errorf("Dimension() = %d", got)
+	}
+	d, err := e.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2, _ := e.Load(); d2 != d {
+		t.Errorf("second Load reported %v, first %v", d2, d)
+	}
+	t.Logf("load time: %v", d)
+}
+
+// TestEmbedEdgeCases checks the inputs the reference handles badly or not
+// at all: every one must give a finite unit vector.
+func TestEmbedEdgeCases(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+	}{
+		{"empty", ""},
+		{"spaces", "    "},
+		{"chinese", "我喜欢吃北京烤鸭"},
+		{"japanese", "東京は日本の首都です。"},
+		{"emoji", "😀🎉👍"},
+		{"invalid utf-8", "caf\xe9 \xff\xfe"},
+		{"nul", "\x00\x00"},
+		{"combining marks", "e\u0301\u0301\u0301\u0301\u0323"},
+		{"very long", strings.Repeat("antidisestablishmentarianism ", 400)},
+		{"hangul jamo", "\u1100\u1161\u11a8 \u3131\u314f"},
+	}
+	e := loadedEmbedder(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vecs, err := e.Embed(context.Background(), []string{tt.text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkUnit(t, vecs[0])
+		})
+	}
+}
+
+func checkUnit(t testing.TB, v []float32) {
+	t.Helper()
+	if len(v) != Dimension {
+		t.Fatalf("len = %d, want %d", len(v), Dimension)
+	}
+	var sum float64
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			t.Fatalf("component %d = %v", i, x)
+		}
+		sum += float64(x) * float64(x)
+	}
+	if math.Abs(sum-1) > 1e-4 {
+		t.Fatalf("squared norm = %v, want 1", sum)
+	}
+}
+
+// TestOutOfVocabularyScripts documents what the model does with text it
+// has no pieces for: one unknown token per space-separated run, so texts of
+// the same shape collide.
+func TestOutOfVocabularyScripts(t *testing.T) {
+	e := loadedEmbedder(t)
+	vecs, err := e.Embed(context.Background(), []string{"我喜欢吃北京烤鸭", "東京は日本の首都です。", "今天天气很好"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cosine(vecs[0], vecs[1]); c < 0.99999 {
+		t.Errorf("cosine of two unrelated all-CJK texts = %v; the model was expected to collide them", c)
+	}
+	if got := e.model.tok.encode("我喜欢吃北京烤鸭"); !slices.Equal(got, []int32{30, 0}) {
+		t.Errorf("encode(Chinese) = %v, want [30 0] (▁, unknown)", got)
+	}
+}
+
+// TestBatchingIsInvisible checks that a text's vector does not depend on
+// the batch it is in, including batches split into chunks and spread over
+// goroutines.
+func TestBatchingIsInvisible(t *testing.T) {
+	g := readGolden(t)
+	var texts []string
+	for range 2 { // 2 copies: several chunks of chunkTokens
+		for _, s := range g.Sentences {
+			texts = append(texts, s.Text)
+		}
+	}
+	e := loadedEmbedder(t)
+	batch, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts[:len(g.Sentences)] {
+		one, err := e.Embed(context.Background(), []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cosine(one[0], batch[i]); c < 0.999999 {
+			t.Errorf("%q: cosine alone vs in batch = %v", text, c)
+		}
+		if c := cosine(batch[i], batch[i+len(g.Sentences)]); c < 0.999999 {
+			t.Errorf("%q: cosine between copies in one batch = %v", text, c)
+		}
+	}
+}
+
+func TestEmbedConcurrent(t *testing.T) {
+	e := New() // not loaded: the goroutines race to load it
+	var wg sync.WaitGroup
+	results := make([][][]float32, 8)
+	for g := range results {
+		wg.Go(func() {
+			vecs, err := e.Embed(context.Background(), shortTexts)
+			if err != nil {
+				t.Error(err)
+			}
+			results[g] = vecs
+		})
+	}
+	wg.Wait()
+	for g := 1; g < len(results); g++ {
+		for i := range shortTexts {
+			if !slices.Equal(results[g][i], results[0][i]) {
+				t.Errorf("goroutine %d, text %d: vector differs", g, i)
+			}
+		}
+	}
+}
+
+func TestEmbedNoTexts(t *testing.T) {
+	vecs, err := loadedEmbedder(t).Embed(context.Background(), nil)
+	if err != nil || len(vecs) != 0 {
+		t.Errorf("Embed(nil) = %d vectors, %v; want none, nil", len(vecs), err)
+	}
+}
+
+func TestEmbedCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := loadedEmbedder(t).Embed(ctx, []string{"hello"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestKernelsAgree checks the assembly kernel against the portable one,
+// including row counts that are not a multiple of the block.
+func TestKernelsAgree(t *testing.T) {
+	e := loadedEmbedder(t)
+	l := e.model.layers[0].qkv
+	for _, rows := range []int{1, 3, 4, 7} {
+		x := make([]float32, rows*l.in)
+		for i := range x {
+			x[i] = float32(math.Sin(float64(i)))
+		}
+		want := make([]float32, rows*l.out)
+		got := make([]float32, rows*l.out)
+		l.apply(gemmGo, want, x, rows)
+		l.apply(pickKernel(), got, x, rows)
+		for i := range want {
+			if d := math.Abs(float64(got[i] - want[i])); d > 1e-4*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("rows=%d: element %d = %v, want %v", rows, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestNFKC(t *testing.T) {
+	e := loadedEmbedder(t)
+	tests := []struct{ in, want string }{
+		{"plain ascii", "plain ascii"},
+		{"ﬁne", "fine"},
+		{"ＡＢＣ１２３", "ABC123"},
+		{"x²", "x2"},
+		{"a\u00a0b", "a b"},
+		{"…", "..."},
+		{"e\u0301", "é"},
+		{"\u212b", "Å"},
+		{"q\u0307\u0323", "q\u0323\u0307"},
+		{"\u1e9b\u0323", "\u1e69"},
+		{"\u1100\u1161\u11a8", "각"},
+		{"\u3131\u314f", "가"},
+		{"ｶﾞ", "ガ"},
+	}
+	for _, tt := range tests {
+		if got := e.model.tok.norm.String(tt.in); got != tt.want {
+			t.Errorf("NFKC(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestHalfToFloat(t *testing.T) {
+	tests := []struct {
+		h    uint16
+		want float32
+	}{
+		{0x0000, 0},
+		{0x3c00, 1},
+		{0xc000, -2},
+		{0x3555, 0.33325195},
+		{0x7bff, 65504},
+		{0x0001, 5.9604645e-8}, // smallest subnormal
+		{0x03ff, 6.097555e-5},  // largest subnormal
+		{0x7c00, float32(math.Inf(1))},
+	}
+	for _, tt := range tests {
+		if got := halfToFloat(tt.h); got != tt.want {
+			t.Errorf("halfToFloat(%#04x) = %v, want %v", tt.h, got, tt.want)
+		}
+	}
+}
+
+func FuzzEmbed(f *testing.F) {
+	for _, s := range []string{"", "hello world", "我喜欢", "\xff", "e\u0301\u0323", "▁▁", "a  b"} {
+		f.Add(s)
+	}
+	e := loadedEmbedder(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		vecs, err := e.Embed(context.Background(), []string{text, "anchor text"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkUnit(t, vecs[0])
+		checkUnit(t, vecs[1])
+	})
+}

@@ -1,0 +1,290 @@
+package mnemo
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// embedBatch is how many memories the embedding worker embeds at once.
+const embedBatch = 64
+
+// vectors is the Service's semantic side: the embedder, the store's vectors
+// and the worker that embeds what was written without a vector.
+//
+// A memory is written with its vector when the embedder answers at once
+// (synchronous mode, the default for in-process embedders); otherwise, or
+// when the embedder fails, it is written without one and queued in the
+// store, and the worker embeds it in the background, retrying with backoff
+// while the embedder is down. Until its vector lands the memory is found by
+// the lexical index alone; recall's explain says so.
+type vectors struct {
+	store    VectorStore
+	embedder Embedder // for memories
+	query    Embedder // for queries: usually embedder behind a cache
+	async    bool
+	log      *slog.Logger
+
+	initMu sync.Mutex
+	ready  bool // the vector space is set and the worker runs
+
+	wake    chan struct{} // a write left memories to embed
+	stop    context.CancelFunc
+	stopped chan struct{}
+
+	mu      sync.Mutex
+	lastErr error // the worker's last failure, cleared on success
+}
+
+func newVectors(store Store, opts Options, log *slog.Logger) *vectors {
+	vs, ok := store.(VectorStore)
+	if !ok || opts.Embedder == nil {
+		return nil
+	}
+	v := &vectors{
+		store:    vs,
+		embedder: opts.Embedder,
+		query:    opts.QueryEmbedder,
+		async:    opts.AsyncEmbedding,
+		log:      log,
+		wake:     make(chan struct{}, 1),
+	}
+	if v.query == nil {
+		v.query = v.embedder
+	}
+	return v
+}
+
+// init sets the store's vector space to the embedder's and starts the
+// worker, once it succeeds. A store embedded with another model is
+// EMISMATCH; an embedder that cannot tell its dimension is tried again on
+// the next call.
+func (v *vectors) init(ctx context.Context) error {
+	v.initMu.Lock()
+	defer v.initMu.Unlock()
+	if v.ready {
+		return nil
+	}
+	space, err := v.space(ctx)
+	if err != nil {
+		return err
+	}
+	if err := v.store.SetVectorSpace(ctx, space, false); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	v.stop, v.stopped = cancel, make(chan struct{})
+	go v.work(wctx)
+	v.ready = true
+	v.kick() // memories left unembedded by an earlier run
+	return nil
+}
+
+// space returns the embedder's vector space. A remote model may tell its
+// dimension only with its first answer.
+func (v *vectors) space(ctx context.Context) (VectorSpace, error) {
+	dim := v.embedder.Dimension()
+	if dim <= 0 {
+		vecs, err := v.embedder.Embed(ctx, []string{"dimension probe"})
+		if err != nil {
+			return VectorSpace{}, fmt.Errorf("embedder %s: %w", v.embedder.Model(), err)
+		}
+		if len(vecs) != 1 || len(vecs[0]) == 0 {
+			return VectorSpace{}, fmt.Errorf("embedder %s returned no vector", v.embedder.Model())
+		}
+		dim = len(vecs[0])
+	}
+	return VectorSpace{Model: v.embedder.Model(), Dimension: dim}, nil
+}
+
+// close stops the worker.
+func (v *vectors) close() {
+	if v == nil {
+		return
+	}
+	v.initMu.Lock()
+	defer v.initMu.Unlock()
+	if v.ready {
+		v.stop()
+		<-v.stopped
+		v.ready = false
+	}
+}
+
+func (v *vectors) kick() {
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+}
+
+// embedRecords gives each record with embed text its vector, in one call to
+// the embedder. On failure the records are written without vectors and the
+// worker embeds them later.
+func (v *vectors) embedRecords(ctx context.Context, recs []Record) {
+	if v.async {
+		return
+	}
+	var (
+		texts []string
+		idx   []int
+	)
+	model := v.embedder.Model()
+	for i := range recs {
+		m := &recs[i].Memory
+		if len(m.Embedding) > 0 && m.EmbeddingModel == model {
+			continue // imported with its vector
+		}
+		if recs[i].Embed != "" && !recs[i].Tombstone {
+			texts = append(texts, recs[i].Embed)
+			idx = append(idx, i)
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	vecs, err := v.embedder.Embed(ctx, texts)
+	if err != nil || len(vecs) != len(texts) {
+		v.log.Warn("embedding on write failed; the memories are queued", "model", v.embedder.Model(), "err", err)
+		return
+	}
+	for k, i := range idx {
+		recs[i].Memory.Embedding, recs[i].Memory.EmbeddingModel = vecs[k], model
+	}
+}
+
+// work embeds queued memories until ctx is cancelled.
+func (v *vectors) work(ctx context.Context) {
+	defer close(v.stopped)
+	backoff := time.Duration(0)
+	for {
+		n, err := v.embedQueued(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			backoff = min(max(2*backoff, time.Second), time.Minute)
+			v.log.Warn("embedding queued memories failed; retrying", "model", v.embedder.Model(), "err", err, "retry_in", backoff)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			continue
+		case n > 0:
+			backoff = 0
+			continue // there may be more
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-v.wake:
+		case <-time.After(time.Minute): // memories written by another process
+		}
+	}
+}
+
+// embedQueued embeds one batch of queued memories and returns how many.
+func (v *vectors) embedQueued(ctx context.Context) (int, error) {
+	jobs, err := v.store.Unembedded(ctx, embedBatch)
+	if err != nil || len(jobs) == 0 {
+		v.setErr(err)
+		return 0, err
+	}
+	texts := make([]string, len(jobs))
+	for i, j := range jobs {
+		texts[i] = j.Text
+	}
+	vecs, err := v.embedder.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(jobs) {
+		err = fmt.Errorf("embedder %s returned %d vectors for %d texts", v.embedder.Model(), len(vecs), len(jobs))
+	}
+	if err == nil {
+		err = v.store.SetVectors(ctx, jobs, vecs)
+	}
+	v.setErr(err)
+	if err != nil {
+		return 0, err
+	}
+	return len(jobs), nil
+}
+
+func (v *vectors) setErr(err error) {
+	v.mu.Lock()
+	v.lastErr = err
+	v.mu.Unlock()
+}
+
+func (v *vectors) err() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.lastErr
+}
+
+// WaitEmbedded returns when every memory written so far has its vector (or
+// the embedder cannot be reached, or ctx ends). Writes are acknowledged
+// before their vectors land; tests, benchmarks and imports that want
+// semantic recall at once wait here.
+func (s *Service) WaitEmbedded(ctx context.Context) error {
+	v := s.vec
+	if v == nil {
+		return nil
+	}
+	if err := v.init(ctx); err != nil {
+		return err
+	}
+	for {
+		jobs, err := v.store.Unembedded(ctx, 1)
+		if err != nil {
+			return err
+		}
+		if len(jobs) == 0 {
+			return nil
+		}
+		if err := v.err(); err != nil {
+			return fmt.Errorf("embedding is failing: %w", err)
+		}
+		v.kick()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// Reindex re-embeds every memory with the service's embedder, whatever the
+// store was embedded with, and reports progress as memories get their
+// vectors. It returns when all have them.
+func (s *Service) Reindex(ctx context.Context, progress func(done, total int)) error {
+	v := s.vec
+	if v == nil {
+		return Errorf(EINVALID, "no embedder is configured: nothing to reindex")
+	}
+	space, err := v.space(ctx)
+	if err != nil {
+		return err
+	}
+	if err := v.store.SetVectorSpace(ctx, space, true); err != nil {
+		return err
+	}
+	total, err := v.store.CountUnembedded(ctx)
+	if err != nil {
+		return err
+	}
+	for done := 0; ; {
+		if progress != nil {
+			progress(done, total)
+		}
+		n, err := v.embedQueued(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return v.init(ctx) // the worker takes over
+		}
+		done += n
+	}
+}

@@ -1,0 +1,345 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// Embeddings live in the memories table, with their memories: a vector is
+// as durable as the write that stored it, and the ANN index (see ann.go) is
+// only a cache of them that can always be rebuilt.
+
+// vectorSpace reads the store's vector space and rev.
+func vectorSpace(ctx context.Context, q querier) (mnemo.VectorSpace, int64, error) {
+	var (
+		vs  mnemo.VectorSpace
+		rev int64
+	)
+	err := q.QueryRowContext(ctx, `SELECT model, dimension, rev FROM vector_space WHERE id = 1`).Scan(&vs.Model, &vs.Dimension, &rev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return mnemo.VectorSpace{}, 0, nil
+	} else if err != nil {
+		return mnemo.VectorSpace{}, 0, fmt.Errorf("vector space: %w", err)
+	}
+	return vs, rev, nil
+}
+
+// VectorSpace returns the model and dimension of the stored vectors.
+func (db *DB) VectorSpace(ctx context.Context) (mnemo.VectorSpace, error) {
+	vs, _, err := vectorSpace(ctx, db.reader)
+	if err != nil {
+		return vs, fmt.Errorf("sqlite: %w", err)
+	}
+	return vs, nil
+}
+
+// SetVectorSpace sets the model and dimension of the store's vectors. See
+// mnemo.VectorStore.
+func (db *DB) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bool) error {
+	if vs.Model == "" || vs.Dimension <= 0 {
+		return mnemo.Errorf(mnemo.EINVALID, "a vector space needs a model and a positive dimension")
+	}
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: vector space: %w", err)
+	}
+	defer tx.Rollback()
+	cur, rev, err := vectorSpace(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	if cur == vs {
+		return nil
+	}
+	if cur.Model != "" && !reset {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE vector_rev IS NOT NULL`).Scan(&n); err != nil {
+			return fmt.Errorf("sqlite: vector space: %w", err)
+		}
+		if n > 0 {
+			return mnemo.Errorf(mnemo.EMISMATCH,
+				"the store holds %d vectors of model %s (%d dimensions), not %s (%d dimensions): run `mnemo reindex` to re-embed it",
+				n, cur.Model, cur.Dimension, vs.Model, vs.Dimension)
+		}
+	}
+	// Every vector of the old space is dropped and its memory queued. The
+	// rev carries on, so that no persisted index can mistake itself for
+	// current.
+	stmts := []string{
+		`UPDATE memories SET embedding = NULL, embedding_model = '', vector_rev = NULL WHERE vector_rev IS NOT NULL OR embedding IS NOT NULL`,
+		`UPDATE memories SET embed_text = content WHERE embed_text = '' AND tombstone = 0`,
+		`DELETE FROM vector_space`,
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("sqlite: vector space: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO vector_space (id, model, dimension, rev) VALUES (1, ?, ?, ?)`,
+		vs.Model, vs.Dimension, rev+1); err != nil {
+		return fmt.Errorf("sqlite: vector space: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: vector space: %w", err)
+	}
+	db.vectors.reset(vs)
+	return nil
+}
+
+// Unembedded returns up to n live memories waiting for a vector.
+func (db *DB) Unembedded(ctx context.Context, n int) ([]mnemo.EmbedJob, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, embed_text FROM memories
+		WHERE vector_rev IS NULL AND embed_text <> '' AND tombstone = 0
+		ORDER BY seq LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: unembedded: %w", err)
+	}
+	defer rows.Close()
+	var jobs []mnemo.EmbedJob
+	for rows.Next() {
+		var j mnemo.EmbedJob
+		if err := rows.Scan(&j.ID, &j.Text); err != nil {
+			return nil, fmt.Errorf("sqlite: unembedded: %w", err)
+		}
+		jobs = append(jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: unembedded: %w", err)
+	}
+	return jobs, nil
+}
+
+// SetVectors stores the vectors of jobs. See mnemo.VectorStore.
+func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]float32) error {
+	if len(jobs) != len(vecs) {
+		return fmt.Errorf("sqlite: set vectors: %d jobs but %d vectors", len(jobs), len(vecs))
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: set vectors: %w", err)
+	}
+	defer tx.Rollback()
+	vs, rev, err := vectorSpace(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("sqlite: set vectors: %w", err)
+	}
+	if vs.Model == "" {
+		return mnemo.Errorf(mnemo.EINVALID, "the store has no vector space: set one first")
+	}
+	stmt, err := tx.PrepareContext(ctx, `UPDATE memories SET embedding = ?, embedding_model = ?, vector_rev = ?
+		WHERE id = ? AND embed_text = ? AND tombstone = 0`)
+	if err != nil {
+		return fmt.Errorf("sqlite: set vectors: %w", err)
+	}
+	defer stmt.Close()
+	for i, j := range jobs {
+		if len(vecs[i]) != vs.Dimension {
+			return mnemo.Errorf(mnemo.EMISMATCH, "a vector of %d dimensions for a store of %d", len(vecs[i]), vs.Dimension)
+		}
+		if !finite(vecs[i]) {
+			return mnemo.Errorf(mnemo.EINVALID, "memory %s: the vector has a NaN or infinite component", j.ID)
+		}
+		rev++
+		// A memory deleted or rewritten since matches no row: its vector
+		// is no longer wanted.
+		if _, err := stmt.ExecContext(ctx, encodeEmbedding(vecs[i]), vs.Model, rev, j.ID, j.Text); err != nil {
+			return fmt.Errorf("sqlite: set vectors: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE vector_space SET rev = ?`, rev); err != nil {
+		return fmt.Errorf("sqlite: set vectors: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: set vectors: %w", err)
+	}
+	// Indexes catch up with the new vectors when next searched.
+	return nil
+}
+
+// finite reports whether every component of v is a number.
+func finite(v []float32) bool {
+	for _, f := range v {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// exactBelow is the number of filtered memories under which a filtered
+// vector search scores each of them rather than walking the index.
+const exactBelow = 20000
+
+// SearchVectors returns the live memories of scope matching q's filter
+// whose vectors are nearest q.Vector. See mnemo.VectorStore.
+//
+// The index is asked for more neighbours than wanted, and each is checked
+// against the memories table: a neighbour that was deleted, rewritten or
+// filtered out is dropped, so the index can be behind the table but never
+// make an answer wrong. A selective filter that leaves few memories is
+// answered by scoring exactly those.
+func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) ([]mnemo.VectorHit, error) {
+	if err := checkScope(scope); err != nil {
+		return nil, err
+	}
+	if err := checkFilter(&q.Filter); err != nil {
+		return nil, err
+	}
+	if q.Limit <= 0 {
+		q.Limit = defaultSearchLimit
+	}
+	sp, err := db.scopeSpan(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	if sp.lo == 0 {
+		return nil, nil // a scope never written
+	}
+	idx, err := db.vectors.open(ctx, db, sp)
+	if err != nil {
+		return nil, err
+	}
+	if idx == nil {
+		return nil, nil // no vector space yet
+	}
+	if len(q.Vector) != idx.ix.Dim() {
+		return nil, mnemo.Errorf(mnemo.EMISMATCH, "a query vector of %d dimensions for a store of %d", len(q.Vector), idx.ix.Dim())
+	}
+	w := liveIn(scope, sp, &q.Filter, db.now())
+	w.add(`m.vector_rev IS NOT NULL`)
+
+	if selective(&q.Filter) {
+		seqs, err := db.filteredSeqs(ctx, w, exactBelow+1)
+		if err != nil {
+			return nil, err
+		}
+		if len(seqs) <= exactBelow {
+			ids := make([]uint64, len(seqs))
+			for i, s := range seqs {
+				ids[i] = uint64(s)
+			}
+			return db.fetchNeighbours(ctx, idx.ix.SearchIDs(q.Vector, q.Limit, ids), w, q.Limit)
+		}
+	}
+	// Ask for more than wanted, and more again while the filter drops too
+	// many, up to the whole index.
+	for k := overfetch * q.Limit; ; k *= 4 {
+		res := idx.ix.Search(q.Vector, k, nil)
+		hits, err := db.fetchNeighbours(ctx, res, w, q.Limit)
+		if err != nil || len(hits) >= q.Limit || len(res) < k || k >= idx.ix.Len() {
+			return hits, err
+		}
+	}
+}
+
+// filteredSeqs returns up to n seqs of the memories w selects.
+func (db *DB) filteredSeqs(ctx context.Context, w *where, n int) ([]int64, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT m.seq FROM memories m WHERE `+w.String()+` LIMIT ?`, append(w.args, n)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: vector search: %w", err)
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("sqlite: vector search: %w", err)
+		}
+		seqs = append(seqs, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: vector search: %w", err)
+	}
+	return seqs, nil
+}
+
+// fetchNeighbours loads the memories of res that w selects, in order, at
+// most limit.
+func (db *DB) fetchNeighbours(ctx context.Context, res []vector.Result, w *where, limit int) ([]mnemo.VectorHit, error) {
+	if len(res) == 0 {
+		return nil, nil
+	}
+	seqs := make([]string, len(res))
+	order := make(map[int64]int, len(res))
+	for i, r := range res {
+		seqs[i] = strconv.FormatUint(r.ID, 10)
+		order[int64(r.ID)] = i
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
+		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value WHERE `+w.String(),
+		append([]any{"[" + strings.Join(seqs, ",") + "]"}, w.args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: vector search: %w", err)
+	}
+	defer rows.Close()
+	found := make([]*mnemo.VectorHit, len(res))
+	for rows.Next() {
+		var seq int64
+		m, err := scanMemory(rows, &seq)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: vector search: %w", err)
+		}
+		i := order[seq]
+		found[i] = &mnemo.VectorHit{Memory: m, Similarity: float64(res[i].Score)}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: vector search: %w", err)
+	}
+	hits := make([]mnemo.VectorHit, 0, min(limit, len(res)))
+	for _, h := range found {
+		if h != nil && len(hits) < limit {
+			hits = append(hits, *h)
+		}
+	}
+	return hits, nil
+}
+
+// CountUnembedded counts the live memories waiting for a vector.
+func (db *DB) CountUnembedded(ctx context.Context) (int, error) {
+	var n int
+	err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM memories
+		WHERE vector_rev IS NULL AND embed_text <> '' AND tombstone = 0`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: unembedded: %w", err)
+	}
+	return n, nil
+}
+
+// EachVector calls fn with the id and vector of every live memory that has
+// one in the store's vector space, in storage order: for exact-search
+// baselines and exports of vectors.
+func (db *DB) EachVector(ctx context.Context, fn func(id string, v []float32) error) error {
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, embedding FROM memories
+		WHERE vector_rev IS NOT NULL AND tombstone = 0 ORDER BY seq`)
+	if err != nil {
+		return fmt.Errorf("sqlite: vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id   string
+			blob []byte
+		)
+		if err := rows.Scan(&id, &blob); err != nil {
+			return fmt.Errorf("sqlite: vectors: %w", err)
+		}
+		if err := fn(id, decodeEmbedding(blob)); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,286 @@
+package vector
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Benchmarks run on dataset's clustered vectors. Indexes of 100k vectors
+// and more, and their ground truth, are cached under os.TempDir() keyed by
+// size, dimension, options and format version, so reruns only load them.
+// Set MNEMO_BENCH_1M=1 to include 1M vectors (the first build takes
+// minutes).
+//
+//	go test -run '^$' -bench 'Search/n=100k' -benchtime 2000x ./vector
+//	MNEMO_BENCH_1M=1 go test -run '^$' -bench 'Search/n=1M/dim=100' -benchtime 2000x -timeout 60m ./vector
+
+const benchSeed = 42
+
+var benchSizes = []struct {
+	name string
+	n    int
+}{{"10k", 10_000}, {"100k", 100_000}, {"1M", 1_000_000}}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, dim := range []int{100, 384} {
+		b.Run(fmt.Sprintf("n=10k/dim=%d", dim), func(b *testing.B) {
+			data := dataset(10_000, dim, benchSeed)
+			var total time.Duration
+			for b.Loop() {
+				start := time.Now()
+				build(b, data, Options{Seed: benchSeed})
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(len(data)*b.N)/total.Seconds(), "vectors/s")
+		})
+	}
+}
+
+func BenchmarkSearch(b *testing.B) {
+	for _, sz := range benchSizes {
+		for _, dim := range []int{100, 384} {
+			b.Run(fmt.Sprintf("n=%s/dim=%d", sz.name, dim), func(b *testing.B) {
+				if sz.n >= 1_000_000 && os.Getenv("MNEMO_BENCH_1M") == "" {
+					b.Skip("set MNEMO_BENCH_1M=1 to run")
+				}
+				benchSearch(b, sz.n, dim)
+			})
+		}
+	}
+}
+
+// benchSearch reports, for graph search over n vectors of dim:
+// recall@10 against a float64 exact search over the original vectors,
+// recall@10 of an exact scan over the quantised vectors (the quantisation
+// ceiling), latency percentiles of graph, filtered and exact search, the
+// build rate, the index's heap per vector and the time to load it.
+//
+// MNEMO_BENCH_SPREAD overrides the clusters' spread (default 0.6; larger
+// is harder: neighbours are farther and less distinct).
+func benchSearch(b *testing.B, n, dim int) {
+	if v, err := strconv.ParseFloat(os.Getenv("MNEMO_BENCH_SPREAD"), 64); err == nil {
+		defer func(old float64) { spread = old }(spread)
+		spread = v
+	}
+	opts := Options{Seed: benchSeed, ExactBelow: 1}
+	const nq, k = 200, 10
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-vector-v%d-n%d-d%d-m%d-efc%d-seed%d-spread%g",
+		version, n, dim, New(1, opts).opts.M, New(1, opts).opts.EfConstruction, benchSeed, spread))
+	qs := queries(nq, n, dim, benchSeed)
+	truth, buildRate := cached(b, path, n, dim, opts, qs, k)
+
+	// Load, measuring time and retained heap.
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	f, err := os.Open(path + ".idx")
+	if err != nil {
+		b.Fatal(err)
+	}
+	x, err := Read(bufio.NewReaderSize(f, 1<<20))
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	load := time.Since(start)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+
+	var graphRecall, exactRecall float64
+	exactQ := min(nq, max(20, 20_000_000/n)) // exact scans are slow at 1M
+	var exactLat []time.Duration
+	for i, q := range qs {
+		graphRecall += recall(x.Search(q, k, nil), truth[i])
+		if i < exactQ {
+			start := time.Now()
+			r := x.exact(x.normalized(q), k, nil)
+			exactLat = append(exactLat, time.Since(start))
+			exactRecall += recall(r, truth[i])
+		}
+	}
+	tenth := func(id uint64) bool { return id%10 == 3 }
+	var filterLat []time.Duration
+	for _, q := range qs {
+		start := time.Now()
+		x.Search(q, k, tenth)
+		filterLat = append(filterLat, time.Since(start))
+	}
+
+	lat := make([]time.Duration, 0, 1<<16)
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		x.Search(qs[i%nq], k, nil)
+		lat = append(lat, time.Since(start))
+		i++
+	}
+	b.ReportMetric(graphRecall/nq, "recall@10")
+	b.ReportMetric(exactRecall/float64(exactQ), "recall@10-exact-quantised")
+	b.ReportMetric(pct(lat, 50), "p50-ms")
+	b.ReportMetric(pct(lat, 95), "p95-ms")
+	b.ReportMetric(pct(filterLat, 95), "p95-filter10%-ms")
+	b.ReportMetric(pct(exactLat, 50), "exact-p50-ms")
+	b.ReportMetric(buildRate, "build-vectors/s")
+	b.ReportMetric(heap/float64(n), "heap-bytes/vector")
+	b.ReportMetric(heap/(1<<20), "heap-MB")
+	b.ReportMetric(float64(load.Milliseconds()), "load-ms")
+	runtime.KeepAlive(x)
+}
+
+func pct(d []time.Duration, p int) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	d = slices.Clone(d)
+	slices.Sort(d)
+	return float64(d[(len(d)-1)*p/100].Microseconds()) / 1000
+}
+
+// cached returns the ground truth for qs and the build rate of the index at
+// path, building and writing both first if needed.
+func cached(b *testing.B, path string, n, dim int, opts Options, qs [][]float32, k int) ([][]uint64, float64) {
+	truth, rate, err := readTruth(path+".truth", len(qs), k)
+	if err == nil {
+		if _, err = os.Stat(path + ".idx"); err == nil {
+			return truth, rate
+		}
+	}
+	data := dataset(n, dim, benchSeed)
+	start := time.Now()
+	x := New(dim, opts)
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = uint64(i)
+	}
+	const batch = 50_000
+	for i := 0; i < n; i += batch {
+		j := min(n, i+batch)
+		if err := x.AddBatch(ids[i:j], data[i:j]); err != nil {
+			b.Fatal(err)
+		}
+		if n >= 1_000_000 {
+			b.Logf("built %d in %v", j, time.Since(start).Round(time.Second))
+		}
+	}
+	rate = float64(n) / time.Since(start).Seconds()
+	if err := writeFile(path+".idx", x.WriteTo); err != nil {
+		b.Fatal(err)
+	}
+	x = nil
+	truth = make([][]uint64, len(qs))
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(qs); i += workers {
+				truth[i] = bruteForce(data, qs[i], k)
+			}
+		})
+	}
+	wg.Wait()
+	err = writeFile(path+".truth", func(w io.Writer) (int64, error) {
+		out := binary.LittleEndian.AppendUint64(nil, uint64(rate))
+		for _, t := range truth {
+			for _, id := range t {
+				out = binary.LittleEndian.AppendUint64(out, id)
+			}
+		}
+		m, err := w.Write(out)
+		return int64(m), err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return truth, rate
+}
+
+func readTruth(path string, nq, k int) ([][]uint64, float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(b) != 8*(1+nq*k) {
+		return nil, 0, fmt.Errorf("%s: bad size", path)
+	}
+	rate := float64(binary.LittleEndian.Uint64(b))
+	truth := make([][]uint64, nq)
+	for i := range truth {
+		for j := range k {
+			truth[i] = append(truth[i], binary.LittleEndian.Uint64(b[8*(1+i*k+j):]))
+		}
+	}
+	return truth, rate, nil
+}
+
+// writeFile writes atomically through a temporary file.
+func writeFile(path string, write func(io.Writer) (int64, error)) error {
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if _, err := write(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// BenchmarkDelete deletes every tenth of 100k vectors, which runs three
+// vacuums, and reports the delete rate and the recall@10 afterwards against
+// an exact search over the remaining vectors.
+func BenchmarkDelete(b *testing.B) {
+	const n, dim, k = 100_000, 100, 10
+	opts := Options{Seed: benchSeed, ExactBelow: 1}
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-vector-v%d-n%d-d%d-m%d-efc%d-seed%d-spread%g",
+		version, n, dim, New(1, opts).opts.M, New(1, opts).opts.EfConstruction, benchSeed, spread))
+	qs := queries(200, n, dim, benchSeed)
+	cached(b, path, n, dim, opts, qs, k)
+	qs = qs[:100]
+	data := dataset(n, dim, benchSeed)
+	for b.Loop() {
+		b.StopTimer()
+		f, err := os.Open(path + ".idx")
+		if err != nil {
+			b.Fatal(err)
+		}
+		x, err := Read(bufio.NewReader(f))
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		for i := 0; i < n; i += 10 {
+			x.Delete(uint64(i))
+		}
+		b.ReportMetric(float64(n/10)/time.Since(start).Seconds(), "deletes/s")
+		b.StopTimer()
+		left := slices.Clone(data)
+		for i := 0; i < n; i += 10 {
+			left[i] = nil
+		}
+		b.ReportMetric(meanRecall(x, left, qs, k, nil), "recall@10")
+		b.StartTimer()
+	}
+}

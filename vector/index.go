@@ -1,0 +1,558 @@
+package vector
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Default parameters; see doc.go for the measurements behind them.
+const (
+	DefaultM              = 16
+	DefaultEfConstruction = 128
+	DefaultEfSearch       = 96
+	DefaultExactBelow     = 5000
+)
+
+const (
+	maxM      = 127       // so that 2*M fits the per-block count and the header stays small
+	maxDim    = 1 << 16   // bounds allocations on Read
+	maxLevel  = 24        // with M >= 2 a level above this is unreachable in practice
+	maxNodes  = 1<<31 - 1 // node numbers are uint32, noNode is reserved
+	noNode    = math.MaxUint32
+	lockShift = 12 // 4096 striped link locks for parallel insertion
+)
+
+// Node states, stored one byte per node.
+const (
+	live uint8 = iota // searchable
+	dead              // deleted: still routes searches until vacuumed
+	free              // vacuumed: nothing links to it; the slot awaits reuse
+)
+
+// Options tune an Index; zero values mean defaults.
+type Options struct {
+	M              int   // max links per node per layer (default 16; layer 0 gets 2*M)
+	EfConstruction int   // candidate list size while inserting (default 128)
+	EfSearch       int   // candidate list size while searching (default 96)
+	ExactBelow     int   // below this many live vectors, Search scans exactly (default 5000)
+	Seed           int64 // level generator seed, for reproducible builds
+
+	// Workers bounds the goroutines AddBatch inserts with; 0 means
+	// GOMAXPROCS. A parallel build gives a slightly different graph on each
+	// run; Workers 1 with a fixed Seed builds the same graph every time.
+	// It is not persisted.
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.M <= 0 {
+		o.M = DefaultM
+	}
+	o.M = max(2, min(maxM, o.M))
+	if o.EfConstruction <= 0 {
+		o.EfConstruction = DefaultEfConstruction
+	}
+	o.EfConstruction = max(o.EfConstruction, o.M)
+	if o.EfSearch <= 0 {
+		o.EfSearch = DefaultEfSearch
+	}
+	if o.ExactBelow <= 0 {
+		o.ExactBelow = DefaultExactBelow
+	}
+	return o
+}
+
+// Result is one search hit.
+type Result struct {
+	ID    uint64
+	Score float32 // cosine similarity in [-1, 1]
+}
+
+// An Index is an HNSW graph over int8-quantised unit vectors, searched by
+// cosine similarity. It is safe for concurrent use: searches share a read
+// lock and run in parallel; Add, AddBatch and Delete take the write lock.
+type Index struct {
+	mu   sync.RWMutex
+	dim  int
+	opts Options
+	m0   int     // layer-0 capacity, 2*M
+	mult float64 // level multiplier, 1/ln(M)
+	rng  uint64  // splitmix64 state for levels; persisted so reloads continue it
+
+	// Per node, indexed by node number. Node numbers are dense and stable
+	// until the node is vacuumed; ids map to them through byID.
+	ids    []uint64
+	scales []float32 // v ≈ scale*code + fineScale*fine
+	codes  []int8    // dim per node
+	fineSc []float32
+	fine   []int8 // dim per node
+	levels []uint8
+	state  []uint8
+	links0 []uint32 // (m0+1) per node: count, then neighbours
+	upOff  []uint32 // start of the node's layer-1 block in upper
+	upper  []uint32 // (M+1) per node per layer above 0, layers 1..level back to back
+
+	byID  map[uint64]uint32 // live ids only
+	freed []uint32          // free node numbers, reused by inserts
+	entry uint32
+	top   int // level of entry
+	live  int
+	dead  int
+
+	entryMu sync.Mutex // guards entry and top during a parallel batch
+	locks   [1 << lockShift]sync.Mutex
+	pool    sync.Pool // *searcher
+}
+
+// New returns an empty index for vectors of dimension dim.
+func New(dim int, opts Options) *Index {
+	if dim <= 0 || dim > maxDim {
+		panic(fmt.Sprintf("vector: dimension %d out of range [1, %d]", dim, maxDim))
+	}
+	opts = opts.withDefaults()
+	return &Index{
+		dim:   dim,
+		opts:  opts,
+		m0:    2 * opts.M,
+		mult:  1 / math.Log(float64(opts.M)),
+		rng:   uint64(opts.Seed),
+		byID:  make(map[uint64]uint32),
+		entry: noNode,
+	}
+}
+
+// Dim returns the dimension of the vectors.
+func (x *Index) Dim() int { return x.dim }
+
+// Len returns the number of live (not deleted) vectors.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.live
+}
+
+// Has reports whether id has a live vector.
+func (x *Index) Has(id uint64) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, ok := x.byID[id]
+	return ok
+}
+
+// Options returns the options in effect, defaults filled in.
+func (x *Index) Options() Options { return x.opts }
+
+// Add inserts v under id, replacing the vector id had. The index keeps its
+// own normalised, quantised copy of v. It fails on a vector of the wrong
+// dimension or one without a direction (zero, NaN or infinite).
+func (x *Index) Add(id uint64, v []float32) error {
+	return x.AddBatch([]uint64{id}, [][]float32{v})
+}
+
+// AddBatch adds vs[i] under ids[i] for every i, as Add would, but inserts
+// them concurrently with Options.Workers goroutines. A later duplicate id in
+// the batch wins. If any vector is invalid, nothing is added.
+func (x *Index) AddBatch(ids []uint64, vs [][]float32) error {
+	if len(ids) != len(vs) {
+		return fmt.Errorf("vector: %d ids for %d vectors", len(ids), len(vs))
+	}
+	norms := make([]float64, len(vs))
+	for i, v := range vs {
+		if len(v) != x.dim {
+			return fmt.Errorf("vector: id %d: dimension %d, want %d", ids[i], len(v), x.dim)
+		}
+		if norms[i] = norm(v); norms[i] == 0 {
+			return fmt.Errorf("vector: id %d: %w", ids[i], ErrNoDirection)
+		}
+	}
+	// Keep only the last occurrence of each id.
+	keep := make([]int, 0, len(ids))
+	if len(ids) == 1 {
+		keep = append(keep, 0)
+	} else {
+		last := make(map[uint64]int, len(ids))
+		for i, id := range ids {
+			last[id] = i
+		}
+		for i, id := range ids {
+			if last[id] == i {
+				keep = append(keep, i)
+			}
+		}
+	}
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.ids)-len(x.freed)+len(keep) > maxNodes {
+		return errors.New("vector: index full")
+	}
+	nodes := make([]uint32, len(keep))
+	for j, i := range keep {
+		if old, ok := x.byID[ids[i]]; ok {
+			x.state[old] = dead
+			x.live--
+			x.dead++
+		}
+		n := x.alloc(x.randomLevel())
+		x.ids[n] = ids[i]
+		x.scales[n], x.fineSc[n] = encode(x.code(n), x.fineCode(n), vs[i], norms[i])
+		x.state[n] = live
+		x.byID[ids[i]] = n
+		x.live++
+		nodes[j] = n
+	}
+	x.insertAll(nodes)
+	x.maybeVacuum()
+	return nil
+}
+
+// ErrNoDirection is returned for a vector that cannot be normalised.
+var ErrNoDirection = errors.New("zero, NaN or infinite vector")
+
+// Delete removes id and reports whether it was present. The node stays in
+// the graph as a routing point until enough deletes accumulate for a vacuum,
+// which relinks its neighbours and frees the slot for reuse.
+func (x *Index) Delete(id uint64) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n, ok := x.byID[id]
+	if !ok {
+		return false
+	}
+	delete(x.byID, id)
+	x.state[n] = dead
+	x.live--
+	x.dead++
+	x.maybeVacuum()
+	return true
+}
+
+func (x *Index) code(n uint32) []int8 {
+	off := int(n) * x.dim
+	return x.codes[off : off+x.dim : off+x.dim]
+}
+
+func (x *Index) fineCode(n uint32) []int8 {
+	off := int(n) * x.dim
+	return x.fine[off : off+x.dim : off+x.dim]
+}
+
+// links returns the block of n at layer: its count followed by capacity
+// slots. The caller must have checked layer <= levels[n].
+func (x *Index) links(n uint32, layer int) []uint32 {
+	if layer == 0 {
+		off := int(n) * (x.m0 + 1)
+		return x.links0[off : off+x.m0+1 : off+x.m0+1]
+	}
+	w := x.opts.M + 1
+	off := int(x.upOff[n]) + (layer-1)*w
+	return x.upper[off : off+w : off+w]
+}
+
+func (x *Index) randomLevel() int {
+	// splitmix64
+	x.rng += 0x9e3779b97f4a7c15
+	z := x.rng
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	u := (float64(z>>11) + 1) / (1 << 53) // (0, 1]
+	return min(maxLevel, int(-math.Log(u)*x.mult))
+}
+
+// alloc returns a node with room for level, reusing a freed slot if any.
+func (x *Index) alloc(level int) uint32 {
+	var n uint32
+	if k := len(x.freed); k > 0 {
+		n = x.freed[k-1]
+		x.freed = x.freed[:k-1]
+		if level > int(x.levels[n]) {
+			x.upOff[n] = x.growUpper(level)
+		}
+	} else {
+		n = uint32(len(x.ids))
+		x.ids = append(x.ids, 0)
+		x.scales = append(x.scales, 0)
+		x.codes = append(x.codes, make([]int8, x.dim)...)
+		x.fineSc = append(x.fineSc, 0)
+		x.fine = append(x.fine, make([]int8, x.dim)...)
+		x.levels = append(x.levels, 0)
+		x.state = append(x.state, live)
+		x.links0 = append(x.links0, make([]uint32, x.m0+1)...)
+		x.upOff = append(x.upOff, 0)
+		if level > 0 {
+			x.upOff[n] = x.growUpper(level)
+		}
+	}
+	x.levels[n] = uint8(level)
+	x.links0[int(n)*(x.m0+1)] = 0
+	for l := 1; l <= level; l++ {
+		x.links(n, l)[0] = 0
+	}
+	return n
+}
+
+func (x *Index) growUpper(level int) uint32 {
+	off := len(x.upper)
+	x.upper = append(x.upper, make([]uint32, level*(x.opts.M+1))...)
+	return uint32(off)
+}
+
+// insertAll links the given allocated nodes into the graph.
+func (x *Index) insertAll(nodes []uint32) {
+	if len(nodes) == 0 {
+		return
+	}
+	if x.entry == noNode {
+		x.entry, x.top = nodes[0], int(x.levels[nodes[0]])
+		nodes = nodes[1:]
+	}
+	workers := x.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(nodes)/64)
+	if workers <= 1 {
+		s := x.searcher()
+		for _, n := range nodes {
+			x.insert(s, n, false)
+		}
+		x.pool.Put(s)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			s := x.searcher()
+			defer x.pool.Put(s)
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(nodes)) {
+					return
+				}
+				x.insert(s, nodes[i], true)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// lockFor returns the striped lock guarding the links of n while a batch
+// inserts in parallel.
+func (x *Index) lockFor(n uint32) *sync.Mutex {
+	return &x.locks[n&(1<<lockShift-1)]
+}
+
+// sim returns the approximate cosine similarity of two stored vectors.
+func (x *Index) sim(a, b uint32) float32 {
+	return float32(dotInt8(x.code(a), x.code(b))) * x.scales[a] * x.scales[b]
+}
+
+// insert links node n into every layer up to its level. With locked set,
+// other goroutines are inserting too: every read or write of a link block
+// happens under the block owner's striped lock, and the entry point under
+// entryMu.
+func (x *Index) insert(s *searcher, n uint32, locked bool) {
+	level := int(x.levels[n])
+	if locked {
+		x.entryMu.Lock()
+	}
+	ep, top := x.entry, x.top
+	if locked {
+		x.entryMu.Unlock()
+	}
+	s.prepare(len(x.ids))
+	s.setQueryCode(x.code(n), x.scales[n])
+	cur, curSim := ep, s.simTo(x, ep)
+	for l := top; l > level; l-- {
+		cur, curSim = x.greedy(s, cur, curSim, l, locked)
+	}
+	for l := min(level, top); l >= 0; l-- {
+		s.newEpoch()
+		x.searchLayer(s, cur, curSim, x.opts.EfConstruction, l, nil, 0, locked)
+		cands := s.res.sortedDesc(s.sel[:0])
+		// Never link to self (a concurrent insert may have linked n
+		// already) and prefer live neighbours; dead ones will be vacuumed.
+		cands = slices.DeleteFunc(cands, func(it item) bool { return it.n == n })
+		if len(cands) == 0 {
+			continue
+		}
+		cur, curSim = cands[0].n, cands[0].s
+		isDead := func(it item) bool { return x.state[it.n] != live }
+		if slices.ContainsFunc(cands, isDead) && !all(cands, isDead) {
+			cands = slices.DeleteFunc(cands, isDead)
+		}
+		chosen := x.heuristic(cands, x.opts.M, &s.tmp)
+		s.sel = cands[:0]
+		capacity := x.opts.M
+		if l == 0 {
+			capacity = x.m0
+		}
+		x.addLinks(n, l, chosen, capacity, locked, s)
+		for _, c := range chosen {
+			x.addLinks(c.n, l, []item{{s: c.s, n: n}}, capacity, locked, s)
+		}
+	}
+	if level > top {
+		if locked {
+			x.entryMu.Lock()
+		}
+		if level > x.top {
+			x.entry, x.top = n, level
+		}
+		if locked {
+			x.entryMu.Unlock()
+		}
+	}
+}
+
+// heuristic picks up to m of cands (sorted best first) by the HNSW
+// neighbour-selection heuristic: a candidate is kept only if it is closer to
+// the base than to every candidate already kept, which spreads links across
+// directions and keeps clusters connected to each other.
+func (x *Index) heuristic(cands []item, m int, buf *[]item) []item {
+	out := (*buf)[:0]
+	for _, c := range cands {
+		if len(out) >= m {
+			break
+		}
+		good := true
+		for _, o := range out {
+			if x.sim(c.n, o.n) > c.s {
+				good = false
+				break
+			}
+		}
+		if good {
+			out = append(out, c)
+		}
+	}
+	*buf = out
+	return out
+}
+
+// addLinks adds links from n to add at layer, pruning n's list with the
+// heuristic when it would overflow capacity.
+func (x *Index) addLinks(n uint32, layer int, add []item, capacity int, locked bool, s *searcher) {
+	if locked {
+		mu := x.lockFor(n)
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	blk := x.links(n, layer)
+	cnt := int(blk[0])
+	for _, a := range add {
+		if a.n == n || slices.Contains(blk[1:1+cnt], a.n) {
+			continue
+		}
+		if cnt < capacity {
+			blk[1+cnt] = a.n
+			cnt++
+			continue
+		}
+		// Full: choose capacity links among the old ones and a.
+		all := s.prune[:0]
+		for _, o := range blk[1 : 1+cnt] {
+			all = append(all, item{s: x.sim(n, o), n: o})
+		}
+		all = append(all, item{s: x.sim(n, a.n), n: a.n})
+		slices.SortFunc(all, func(p, q item) int { return cmp.Compare(q.s, p.s) })
+		kept := x.heuristic(all, capacity, &s.prune2)
+		s.prune = all
+		cnt = len(kept)
+		for i, k := range kept {
+			blk[1+i] = k.n
+		}
+	}
+	blk[0] = uint32(cnt)
+}
+
+// greedy walks layer from cur to a local best, as HNSW does above layer 0.
+func (x *Index) greedy(s *searcher, cur uint32, curSim float32, layer int, locked bool) (uint32, float32) {
+	for changed := true; changed; {
+		changed = false
+		for _, nb := range x.neighbours(s, cur, layer, locked) {
+			if sim := s.simTo(x, nb); sim > curSim {
+				cur, curSim, changed = nb, sim, true
+			}
+		}
+	}
+	return cur, curSim
+}
+
+// neighbours returns the links of n at layer, copied under n's lock when
+// other goroutines may be writing them.
+func (x *Index) neighbours(s *searcher, n uint32, layer int, locked bool) []uint32 {
+	if int(x.levels[n]) < layer {
+		return nil
+	}
+	if !locked {
+		blk := x.links(n, layer)
+		return blk[1 : 1+blk[0]]
+	}
+	mu := x.lockFor(n)
+	mu.Lock()
+	blk := x.links(n, layer)
+	s.nbuf = append(s.nbuf[:0], blk[1:1+blk[0]]...)
+	mu.Unlock()
+	return s.nbuf
+}
+
+// searchLayer runs the HNSW beam search on layer from ep, leaving up to ef
+// results in s.res. With ok set, only nodes it accepts enter the results,
+// while every node still routes. budget, when positive, bounds the number of
+// nodes expanded; searchLayer reports whether it stopped for that reason.
+func (x *Index) searchLayer(s *searcher, ep uint32, epSim float32, ef, layer int, ok func(uint32) bool, budget int, locked bool) (cut bool) {
+	s.cand.reset()
+	s.res.reset()
+	s.visit(ep)
+	s.cand.push(item{s: epSim, n: ep})
+	if ok == nil || ok(ep) {
+		s.res.push(item{s: epSim, n: ep})
+	}
+	expanded := 0
+	for s.cand.len() > 0 {
+		c := s.cand.popMax()
+		if s.res.len() >= ef && c.s < s.res.min().s {
+			break
+		}
+		if budget > 0 {
+			if expanded >= budget {
+				return true
+			}
+			expanded++
+		}
+		for _, nb := range x.neighbours(s, c.n, layer, locked) {
+			if !s.visit(nb) {
+				continue
+			}
+			sim := s.simTo(x, nb)
+			if s.res.len() < ef || sim > s.res.min().s {
+				s.cand.push(item{s: sim, n: nb})
+				if ok == nil || ok(nb) {
+					s.res.push(item{s: sim, n: nb})
+					if s.res.len() > ef {
+						s.res.popMin()
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func all(items []item, f func(item) bool) bool {
+	for _, it := range items {
+		if !f(it) {
+			return false
+		}
+	}
+	return true
+}

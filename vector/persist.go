@@ -1,0 +1,316 @@
+package vector
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+)
+
+// ErrCorrupt is returned, wrapped, by Read for input that is not a complete,
+// intact index of a supported version.
+var ErrCorrupt = errors.New("vector: corrupt or unsupported index file")
+
+const (
+	magic   = "mnemovec"
+	version = 1
+	// headerSize is the fixed header: magic, then 8 uint32 fields
+	// (version, dim, M, efConstruction, efSearch, exactBelow, nodes, entry),
+	// then top as uint32, the rng state and the length of upper as uint64.
+	headerSize = 8 + 9*4 + 2*8
+	chunk      = 1 << 16 // bytes per buffered read or write
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// WriteTo writes the index to w in the format described in doc.go. It holds
+// the read lock, so searches continue while it writes.
+func (x *Index) WriteTo(w io.Writer) (int64, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	e := &encoder{w: w, crc: crc32.New(castagnoli), buf: make([]byte, 0, chunk)}
+	var h []byte
+	h = append(h, magic...)
+	for _, v := range []int{version, x.dim, x.opts.M, x.opts.EfConstruction, x.opts.EfSearch, x.opts.ExactBelow, len(x.ids), int(x.entry), x.top} {
+		h = binary.LittleEndian.AppendUint32(h, uint32(v))
+	}
+	h = binary.LittleEndian.AppendUint64(h, x.rng)
+	h = binary.LittleEndian.AppendUint64(h, uint64(len(x.upper)))
+	e.put(h)
+	for _, v := range x.ids {
+		e.buf = binary.LittleEndian.AppendUint64(e.room(8), v)
+	}
+	for _, s := range [][]float32{x.scales, x.fineSc} {
+		for _, v := range s {
+			e.buf = binary.LittleEndian.AppendUint32(e.room(4), math.Float32bits(v))
+		}
+	}
+	for _, s := range [][]int8{x.codes, x.fine} {
+		for _, v := range s {
+			e.buf = append(e.room(1), byte(v))
+		}
+	}
+	e.put(x.levels)
+	e.put(x.state)
+	for _, s := range [][]uint32{x.links0, x.upOff, x.upper} {
+		for _, v := range s {
+			e.buf = binary.LittleEndian.AppendUint32(e.room(4), v)
+		}
+	}
+	e.flush()
+	if e.err == nil {
+		var sum [4]byte
+		binary.LittleEndian.PutUint32(sum[:], e.crc.Sum32())
+		var n int
+		n, e.err = w.Write(sum[:])
+		e.n += int64(n)
+	}
+	return e.n, e.err
+}
+
+// encoder buffers writes and checksums them.
+type encoder struct {
+	w   io.Writer
+	crc hash.Hash32
+	buf []byte
+	n   int64
+	err error
+}
+
+// room returns the buffer with room for k more bytes, flushing if needed.
+func (e *encoder) room(k int) []byte {
+	if len(e.buf)+k > cap(e.buf) {
+		e.flush()
+	}
+	return e.buf
+}
+
+func (e *encoder) put(p []byte) {
+	for len(p) > 0 {
+		k := min(len(p), cap(e.buf)-len(e.buf))
+		if k == 0 {
+			e.flush()
+			continue
+		}
+		e.buf = append(e.buf, p[:k]...)
+		p = p[k:]
+	}
+}
+
+func (e *encoder) flush() {
+	if e.err == nil && len(e.buf) > 0 {
+		e.crc.Write(e.buf)
+		var n int
+		n, e.err = e.w.Write(e.buf)
+		e.n += int64(n)
+	}
+	e.buf = e.buf[:0]
+}
+
+// decoder reads checksummed input in chunks. Slices grow only as their
+// bytes actually arrive, so a header that claims a huge index cannot make
+// Read allocate more than about twice the input it was given.
+type decoder struct {
+	r   io.Reader
+	crc hash.Hash32
+	buf []byte
+	err error
+}
+
+// next returns the next k <= chunk bytes, or nil after an error.
+func (d *decoder) next(k int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	b := d.buf[:k]
+	if _, err := io.ReadFull(d.r, b); err != nil {
+		d.err = fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil
+	}
+	d.crc.Write(b)
+	return b
+}
+
+// each calls f on n elements of size bytes each, a chunk at a time.
+func (d *decoder) each(n, size int, f func(b []byte)) {
+	per := chunk / size
+	for n > 0 && d.err == nil {
+		k := min(n, per)
+		if b := d.next(k * size); b != nil {
+			f(b)
+		}
+		n -= k
+	}
+}
+
+func readUint32s(d *decoder, n int) []uint32 {
+	out := make([]uint32, 0, min(n, chunk))
+	d.each(n, 4, func(b []byte) {
+		for i := 0; i < len(b); i += 4 {
+			out = append(out, binary.LittleEndian.Uint32(b[i:]))
+		}
+	})
+	return out
+}
+
+func readFloat32s(d *decoder, n int) []float32 {
+	out := make([]float32, 0, min(n, chunk))
+	d.each(n, 4, func(b []byte) {
+		for i := 0; i < len(b); i += 4 {
+			out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+		}
+	})
+	return out
+}
+
+func readInt8s(d *decoder, n int) []int8 {
+	out := make([]int8, 0, min(n, chunk))
+	d.each(n, 1, func(b []byte) {
+		for _, c := range b {
+			out = append(out, int8(c))
+		}
+	})
+	return out
+}
+
+func readBytes(d *decoder, n int) []byte {
+	out := make([]byte, 0, min(n, chunk))
+	d.each(n, 1, func(b []byte) { out = append(out, b...) })
+	return out
+}
+
+// Read reads an index written by WriteTo. Any damage, truncation or version
+// mismatch gives an error wrapping ErrCorrupt; the checksum covers every
+// byte, and the structure is validated besides, so a bad file never yields
+// an index that could panic or answer wrongly.
+func Read(r io.Reader) (*Index, error) {
+	d := &decoder{r: r, crc: crc32.New(castagnoli), buf: make([]byte, chunk)}
+	h := d.next(headerSize)
+	if h == nil {
+		return nil, d.err
+	}
+	if string(h[:8]) != magic {
+		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
+	}
+	u32 := func(i int) int { return int(binary.LittleEndian.Uint32(h[8+4*i:])) }
+	if v := u32(0); v != version {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, version)
+	}
+	dim, m, efc, efs, exact, nodes, entry, top := u32(1), u32(2), u32(3), u32(4), u32(5), u32(6), u32(7), u32(8)
+	rng := binary.LittleEndian.Uint64(h[8+36:])
+	upLen := binary.LittleEndian.Uint64(h[8+44:])
+	if dim < 1 || dim > maxDim || m < 2 || m > maxM || efc < m || efs < 1 || exact < 1 ||
+		nodes > maxNodes || top > maxLevel || upLen > uint64(nodes)*uint64(maxLevel*(m+1)) ||
+		uint64(nodes)*uint64(dim) > math.MaxInt/2 {
+		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
+	}
+	x := New(dim, Options{M: m, EfConstruction: efc, EfSearch: efs, ExactBelow: exact})
+	x.rng = rng
+	x.ids = make([]uint64, 0, min(nodes, chunk))
+	d.each(nodes, 8, func(b []byte) {
+		for i := 0; i < len(b); i += 8 {
+			x.ids = append(x.ids, binary.LittleEndian.Uint64(b[i:]))
+		}
+	})
+	x.scales = readFloat32s(d, nodes)
+	x.fineSc = readFloat32s(d, nodes)
+	x.codes = readInt8s(d, nodes*dim)
+	x.fine = readInt8s(d, nodes*dim)
+	x.levels = readBytes(d, nodes)
+	x.state = readBytes(d, nodes)
+	x.links0 = readUint32s(d, nodes*(x.m0+1))
+	x.upOff = readUint32s(d, nodes)
+	x.upper = readUint32s(d, int(upLen))
+	if d.err != nil {
+		return nil, d.err
+	}
+	want := d.crc.Sum32()
+	sum := d.next(4)
+	if sum == nil {
+		return nil, d.err
+	}
+	if binary.LittleEndian.Uint32(sum) != want {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	x.entry, x.top = uint32(entry), top
+	if err := x.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return x, nil
+}
+
+// validate checks every invariant the search code relies on and rebuilds
+// the derived state: byID, the free list and the counts.
+func (x *Index) validate() error {
+	n := len(x.ids)
+	for u := range n {
+		switch x.state[u] {
+		case live:
+			if _, dup := x.byID[x.ids[u]]; dup {
+				return fmt.Errorf("id %d appears twice", x.ids[u])
+			}
+			x.byID[x.ids[u]] = uint32(u)
+			x.live++
+		case dead:
+			x.dead++
+		case free:
+			x.freed = append(x.freed, uint32(u))
+		default:
+			return fmt.Errorf("node %d: bad state %d", u, x.state[u])
+		}
+		lv := int(x.levels[u])
+		if lv > maxLevel {
+			return fmt.Errorf("node %d: level %d", u, lv)
+		}
+		if lv > 0 && uint64(x.upOff[u])+uint64(lv*(x.opts.M+1)) > uint64(len(x.upper)) {
+			return fmt.Errorf("node %d: upper links out of range", u)
+		}
+		if x.state[u] != free {
+			if s, f := float64(x.scales[u]), float64(x.fineSc[u]); !(s > 0) || math.IsInf(s, 0) || !(f >= 0) || math.IsInf(f, 0) {
+				return fmt.Errorf("node %d: bad scale", u)
+			}
+		}
+		for l := 0; l <= lv; l++ {
+			if x.state[u] == free && l > 0 {
+				break // the block is only reserved; alloc clears it
+			}
+			blk := x.links(uint32(u), l)
+			c := int(blk[0])
+			if c > len(blk)-1 || (l > 0 && c > x.opts.M) || (x.state[u] == free && c > 0) {
+				return fmt.Errorf("node %d: bad link count", u)
+			}
+			for _, v := range blk[1 : 1+c] {
+				if int(v) >= n || int(x.levels[v]) < l {
+					return fmt.Errorf("node %d: bad link", u)
+				}
+			}
+		}
+	}
+	// Now that every state is known, check that no links lead to free nodes.
+	for u := range n {
+		if x.state[u] == free {
+			continue
+		}
+		for l := 0; l <= int(x.levels[u]); l++ {
+			blk := x.links(uint32(u), l)
+			for _, v := range blk[1 : 1+blk[0]] {
+				if x.state[v] == free {
+					return fmt.Errorf("node %d: link to free node", u)
+				}
+			}
+		}
+	}
+	if x.live+x.dead == 0 {
+		if x.entry != noNode || x.top != 0 {
+			return errors.New("bad entry point")
+		}
+		return nil
+	}
+	if int(x.entry) >= n || x.state[x.entry] == free || int(x.levels[x.entry]) != x.top {
+		return errors.New("bad entry point")
+	}
+	return nil
+}

@@ -1,0 +1,269 @@
+package vector
+
+import (
+	"cmp"
+	"slices"
+)
+
+// item is a node with its similarity to the current query.
+type item struct {
+	s float32
+	n uint32
+}
+
+// heap is a binary heap of items; max-first if max is set, else min-first.
+// It is hand-written rather than container/heap to avoid interface calls on
+// the hot path.
+type heap struct {
+	items []item
+	max   bool
+}
+
+func (h *heap) reset()       { h.items = h.items[:0] }
+func (h *heap) len() int     { return len(h.items) }
+func (h *heap) min() item    { return h.items[0] }
+func (h *heap) popMax() item { return h.pop() }
+func (h *heap) popMin() item { return h.pop() }
+
+func (h *heap) less(a, b item) bool {
+	if h.max {
+		return a.s > b.s
+	}
+	return a.s < b.s
+}
+
+func (h *heap) push(it item) {
+	h.items = append(h.items, it)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(h.items[i], h.items[p]) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *heap) pop() item {
+	top := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items = h.items[:last]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= last {
+			break
+		}
+		c := l
+		if r := l + 1; r < last && h.less(h.items[r], h.items[l]) {
+			c = r
+		}
+		if !h.less(h.items[c], h.items[i]) {
+			break
+		}
+		h.items[i], h.items[c] = h.items[c], h.items[i]
+		i = c
+	}
+	return top
+}
+
+// sortedDesc appends the heap's items to dst, best first.
+func (h *heap) sortedDesc(dst []item) []item {
+	dst = append(dst, h.items...)
+	slices.SortFunc(dst, func(a, b item) int { return cmp.Compare(b.s, a.s) })
+	return dst
+}
+
+// A searcher holds the scratch space of one search or insert, pooled so
+// that steady-state searches allocate only their results.
+type searcher struct {
+	visited []uint16
+	epoch   uint16
+	cand    heap
+	res     heap
+	q8      []int8
+	qscale  float32
+	nbuf    []uint32
+	sel     []item
+	tmp     []item
+	prune   []item
+	prune2  []item
+}
+
+func (x *Index) searcher() *searcher {
+	s, _ := x.pool.Get().(*searcher)
+	if s == nil {
+		s = &searcher{cand: heap{max: true}}
+	}
+	s.prepare(len(x.ids))
+	return s
+}
+
+// prepare sizes the visited marks for n nodes.
+func (s *searcher) prepare(n int) {
+	if len(s.visited) < n {
+		s.visited = make([]uint16, n+n/4)
+		s.epoch = 0
+	}
+}
+
+// newEpoch forgets all visits in O(1), clearing the marks only when the
+// 16-bit epoch wraps.
+func (s *searcher) newEpoch() {
+	s.epoch++
+	if s.epoch == 0 {
+		clear(s.visited)
+		s.epoch = 1
+	}
+}
+
+// visit marks n and reports whether it was unvisited.
+func (s *searcher) visit(n uint32) bool {
+	if s.visited[n] == s.epoch {
+		return false
+	}
+	s.visited[n] = s.epoch
+	return true
+}
+
+func (s *searcher) setQueryCode(c []int8, scale float32) {
+	s.q8 = append(s.q8[:0], c...)
+	s.qscale = scale
+}
+
+func (s *searcher) simTo(x *Index, n uint32) float32 {
+	return float32(dotInt8(s.q8, x.code(n))) * s.qscale * x.scales[n]
+}
+
+// normalized returns q scaled to unit length, or nil if q has the wrong
+// dimension or no direction.
+func (x *Index) normalized(q []float32) []float32 {
+	if len(q) != x.dim {
+		return nil
+	}
+	n := norm(q)
+	if n == 0 {
+		return nil
+	}
+	out := make([]float32, len(q))
+	for i, f := range q {
+		out[i] = float32(float64(f) / n)
+	}
+	return out
+}
+
+// Search returns up to k results, best first. accept, when non-nil, filters
+// ids: only accepted ids are returned, and the graph search keeps expanding
+// past rejected nodes until it holds EfSearch accepted candidates, the graph
+// is exhausted, or it has expanded max(32*ef, nodes/64) nodes. If that leaves
+// fewer than k results while more could exist, Search falls back to an exact
+// scan over every accepted id, so a restrictive filter still returns its
+// true nearest ids; for filters that select only a few ids, SearchIDs is
+// cheaper. Search returns nil if q has the wrong dimension or no direction.
+// Below ExactBelow live vectors it always scans exactly.
+func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result {
+	qn := x.normalized(q)
+	if qn == nil || k <= 0 {
+		return nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.live == 0 {
+		return nil
+	}
+	if x.live < x.opts.ExactBelow {
+		return x.exact(qn, k, accept)
+	}
+	s := x.searcher()
+	defer x.pool.Put(s)
+	s.q8 = slices.Grow(s.q8[:0], x.dim)[:x.dim]
+	s.qscale = quantize(s.q8, qn, 1)
+	cur, curSim := x.entry, s.simTo(x, x.entry)
+	for l := x.top; l > 0; l-- {
+		cur, curSim = x.greedy(s, cur, curSim, l, false)
+	}
+	ef := max(x.opts.EfSearch, k)
+	ok := func(n uint32) bool {
+		return x.state[n] == live && (accept == nil || accept(x.ids[n]))
+	}
+	budget := max(32*ef, len(x.ids)/64)
+	s.newEpoch()
+	x.searchLayer(s, cur, curSim, ef, 0, ok, budget, false)
+	if s.res.len() < min(k, x.live) {
+		// Too few accepted nodes were reachable within the budget.
+		return x.exact(qn, k, accept)
+	}
+	// Rerank the candidates with the float query against the stored codes:
+	// this removes the query's own quantisation error from the order.
+	top := heap{items: s.tmp[:0]}
+	for _, it := range s.res.items {
+		top.pushTop(k, item{s: x.score(qn, it.n), n: it.n})
+	}
+	s.tmp = top.items
+	return x.results(&top)
+}
+
+// score is the cosine similarity of the unit query q with node n under its
+// quantised vector, clamped to [-1, 1].
+func (x *Index) score(q []float32, n uint32) float32 {
+	s := dotFloatInt8(q, x.code(n))*x.scales[n] + dotFloatInt8(q, x.fineCode(n))*x.fineSc[n]
+	return max(-1, min(1, s))
+}
+
+// pushTop keeps the k best items in a min-heap.
+func (h *heap) pushTop(k int, it item) {
+	if h.len() < k {
+		h.push(it)
+	} else if it.s > h.items[0].s {
+		h.items[0] = it
+		h.push(h.pop()) // restore order; k is small
+	}
+}
+
+// results drains a min-heap of at most k items into results, best first.
+func (x *Index) results(h *heap) []Result {
+	out := make([]Result, h.len())
+	for i := len(out) - 1; i >= 0; i-- {
+		it := h.pop()
+		out[i] = Result{ID: x.ids[it.n], Score: it.s}
+	}
+	return out
+}
+
+// exact scans every live node that accept allows.
+func (x *Index) exact(q []float32, k int, accept func(uint64) bool) []Result {
+	top := heap{items: make([]item, 0, k+1)}
+	for n := range x.state {
+		if x.state[n] != live || (accept != nil && !accept(x.ids[n])) {
+			continue
+		}
+		top.pushTop(k, item{s: x.score(q, uint32(n)), n: uint32(n)})
+	}
+	return x.results(&top)
+}
+
+// SearchIDs returns up to k of the given ids nearest to q, best first, by an
+// exact scan over those ids only. Ids without a live vector and repeated ids
+// are skipped. It returns nil if q has the wrong dimension or no direction.
+func (x *Index) SearchIDs(q []float32, k int, ids []uint64) []Result {
+	qn := x.normalized(q)
+	if qn == nil || k <= 0 {
+		return nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	s := x.searcher()
+	defer x.pool.Put(s)
+	s.newEpoch()
+	top := heap{items: make([]item, 0, min(k, len(ids))+1)}
+	for _, id := range ids {
+		n, ok := x.byID[id]
+		if !ok || !s.visit(n) {
+			continue
+		}
+		top.pushTop(k, item{s: x.score(qn, n), n: n})
+	}
+	return x.results(&top)
+}
