@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/cache"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/random"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -446,5 +447,32 @@ func TestSeed003Surface(t *testing.T) {
 	_, err = svc.Surface(ctx, alice, mnemo.Query{Text: "deploy", Filter: mnemo.Filter{MinVitality: 1.5}})
 	if mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("min_vitality 1.5: %v", err)
+	}
+}
+
+// Query embeddings are cached (seed 000 FR-4.4), and stats report the
+// cache's hit rate.
+func TestQueryCacheHitRate(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	emb := glove.New()
+	svc := newSemantic(t, c, "", mnemo.Options{Embedder: emb, QueryEmbedder: cache.New(emb, 10)})
+	if _, err := svc.Remember(ctx, alice, draft("The office moves to the fifth floor in May")); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"office move", "office move", "office move", "new floor"} {
+		if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: q}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := svc.Stats(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Vectors == nil || st.Vectors.CacheHitRate == nil || *st.Vectors.CacheHitRate != 0.5 {
+		t.Fatalf("vector stats %+v", st.Vectors)
+	}
+	if st.Vectors.Model != emb.Model() || st.Vectors.Embedded != 1 || st.Vectors.Indexed != 1 {
+		t.Fatalf("vector stats %+v", st.Vectors)
 	}
 }

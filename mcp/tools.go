@@ -453,6 +453,9 @@ func (s *Server) status(ctx context.Context, sc mnemo.Scope, _ statusIn) (status
 	if st.Oldest != nil && st.Newest != nil {
 		text += fmt.Sprintf(", from %s to %s", st.Oldest.Format(time.RFC3339), st.Newest.Format(time.RFC3339))
 	}
+	if v := st.Vectors; v != nil {
+		text += fmt.Sprintf("; embedder %s, %d embedded, %d waiting for a vector", v.Model, v.Embedded, v.Pending)
+	}
 	if st.Degraded {
 		text += "; search is degraded"
 	}

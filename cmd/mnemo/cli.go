@@ -36,7 +36,8 @@ type app struct {
 	configPath string
 	cfg        Config // the effective configuration, set before any command runs
 	asJSON     bool
-	serving    bool // serve logs at info by default; one-shot commands at warn
+	serving    bool     // serve logs at info by default; one-shot commands at warn
+	cleanup    []func() // run when the command has returned
 }
 
 // usageError marks errors in how the command was called.
@@ -56,6 +57,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	for _, f := range a.cleanup {
+		f()
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -165,7 +169,21 @@ func (a *app) logger() *slog.Logger {
 // over it. The caller closes the store.
 func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 	log := a.logger()
-	db, err := sqlite.Open(ctx, filepath.Join(a.cfg.Data, "mnemo.db"), sqlite.Options{Logger: log, Synchronous: a.cfg.SQLite.Synchronous})
+	data := a.cfg.Data
+	if a.cfg.Mock {
+		// Mock mode: seeded random vectors, and nothing kept unless a data
+		// directory was given.
+		a.cfg.Embedding.Provider = ProviderRandom
+		if a.cfg.Data == defaultConfig().Data {
+			tmp, err := os.MkdirTemp("", "mnemo-mock-*")
+			if err != nil {
+				return nil, nil, err
+			}
+			data = tmp
+			a.cleanup = append(a.cleanup, func() { os.RemoveAll(tmp) })
+		}
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(data, "mnemo.db"), sqlite.Options{Logger: log, Synchronous: a.cfg.SQLite.Synchronous})
 	if err != nil {
 		return nil, nil, err
 	}

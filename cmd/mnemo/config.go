@@ -28,6 +28,11 @@ type Config struct {
 	Tenant       string `yaml:"tenant"`        // CLI and stdio MCP scope
 	Agent        string `yaml:"agent"`
 	LogLevel     string `yaml:"log_level"` // debug, info, warn, error; empty = info for serve, warn otherwise
+	// Mock is seed 000's mock mode, for development with no services and
+	// no state: seeded random vectors, and a store in a temporary
+	// directory that is deleted on exit (unless Data is set as well, which
+	// keeps it: "mock_mode with persist").
+	Mock bool `yaml:"mock"`
 
 	SQLite struct {
 		Synchronous string `yaml:"synchronous"` // FULL (default) or NORMAL
@@ -199,6 +204,13 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		if v := getenv(s.name); v != "" {
 			*s.dst = v
 		}
+	}
+	if v := getenv("MNEMO_MOCK"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return &ConfigError{Field: "MNEMO_MOCK", Msg: fmt.Sprintf("must be true or false, got %q", v)}
+		}
+		c.Mock = b
 	}
 	if v := getenv("MEMORY_RETRIEVAL_LIMIT"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/hashed"
+)
+
+// fakeOpenAI is an OpenAI-compatible /v1/embeddings server whose vectors are
+// hashed TF-IDF vectors, so that similar texts get similar vectors. While
+// down, it answers 503.
+type fakeOpenAI struct {
+	*httptest.Server
+	down  atomic.Bool
+	calls atomic.Int64
+}
+
+func newFakeOpenAI(t *testing.T) *fakeOpenAI {
+	f := &fakeOpenAI{}
+	emb := hashed.New(64)
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.calls.Add(1)
+		if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer sk-test-0123456789" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		if f.down.Load() {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		vecs, _ := emb.Embed(r.Context(), req.Input)
+		type datum struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		out := struct {
+			Data []datum `json:"data"`
+		}{}
+		for i, v := range vecs {
+			out.Data = append(out.Data, datum{i, v})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+// The OpenAI-compatible provider, end to end through `mnemo serve`: writes
+// are acknowledged at once and embedded in the background; while the
+// provider is down recall answers lexically and says so; a store embedded
+// by one provider is refused by another until `mnemo reindex`.
+func TestServeWithOpenAIEmbedder(t *testing.T) {
+	fake := newFakeOpenAI(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mnemo.yml")
+	os.WriteFile(cfg, []byte(`embedding:
+  provider: openai
+  openai:
+    base_url: `+fake.URL+`/v1
+    model: fake-embed
+    api_key: sk-test-0123456789
+    max_retries: -1
+`), 0o644)
+	data := filepath.Join(dir, "data")
+	base := startServe(t, "--config", cfg, "--data", data)
+
+	post := func(path, body string) (int, []byte) {
+		t.Helper()
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	stats := func() mnemo.Stats {
+		t.Helper()
+		resp, err := http.Get(base + "/v1/stats?agent_id=a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var st mnemo.Stats
+		json.NewDecoder(resp.Body).Decode(&st)
+		return st
+	}
+	waitEmbedded := func() {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for st := stats(); st.Vectors == nil || st.Vectors.Pending > 0; st = stats() {
+			if time.Now().After(deadline) {
+				t.Fatalf("vectors never landed: %+v", st.Vectors)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	if code, b := post("/v1/memories", `{"agent_id":"a","content":"The invoice service retries failed payments three times"}`); code != 201 {
+		t.Fatalf("remember: %d %s", code, b)
+	}
+	waitEmbedded()
+	if st := stats(); st.Vectors.Model != "openai:fake-embed" || st.Vectors.Dimension != 64 || st.Vectors.Embedded != 1 {
+		t.Fatalf("vector stats %+v", st.Vectors)
+	}
+	var res mnemo.Result
+	code, b := post("/v1/recall", `{"agent_id":"a","query":"payment retries","explain":true}`)
+	if json.Unmarshal(b, &res); code != 200 || len(res.Results) != 1 || res.Results[0].Explain.Vector != "indexed" || res.Degraded {
+		t.Fatalf("recall: %d %s", code, b)
+	}
+
+	// The provider goes down: writes are still acknowledged, recall is
+	// lexical and says so.
+	fake.down.Store(true)
+	if code, b := post("/v1/memories", `{"agent_id":"a","content":"Payments over 10k need a second approval"}`); code != 201 {
+		t.Fatalf("remember while the provider is down: %d %s", code, b)
+	}
+	res = mnemo.Result{}
+	code, b = post("/v1/recall", `{"agent_id":"a","query":"payments approval","explain":true}`)
+	if json.Unmarshal(b, &res); code != 200 || !res.Degraded || len(res.Results) == 0 {
+		t.Fatalf("recall while down: %d %s", code, b)
+	}
+	if st := stats(); st.Vectors.Pending != 1 {
+		t.Fatalf("pending while down: %+v", st.Vectors)
+	}
+	fake.down.Store(false)
+	waitEmbedded()
+}
+
+// A store embedded with one model is refused by another (exit 1, a message
+// naming reindex) until `mnemo reindex` re-embeds it.
+func TestReindexChangesModel(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := run(t, dir, "", "remember", "Deploys happen on Tuesdays"); code != 0 {
+		t.Fatalf("remember: %s", errs)
+	}
+	if code, _, errs := run(t, dir, "", "remember", "The cafeteria closes at three"); code != 0 {
+		t.Fatalf("remember: %s", errs)
+	}
+	hashedCfg := filepath.Join(t.TempDir(), "hashed.yml")
+	os.WriteFile(hashedCfg, []byte("embedding:\n  provider: hashed\n  dimension: 128\n"), 0o644)
+
+	var logs bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	code := Main(ctx, []string{"--config", hashedCfg, "--data", dir, "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &logs, &logs)
+	if code != exitFailure || !strings.Contains(logs.String(), "mnemo reindex") {
+		t.Fatalf("serve over another model: exit %d, %s", code, logs.String())
+	}
+
+	code, out, errs := run(t, dir, "", "--config", hashedCfg, "--json", "reindex")
+	if code != 0 || !strings.Contains(out, `"embedded": 2`) {
+		t.Fatalf("reindex: %d %s %s", code, out, errs)
+	}
+	code, out, _ = run(t, dir, "", "--config", hashedCfg, "--json", "stats")
+	var st mnemo.Stats
+	if json.Unmarshal([]byte(out), &st); code != 0 || st.Vectors == nil || st.Vectors.Model != "hashed-tfidf-128" || st.Vectors.Embedded != 2 {
+		t.Fatalf("stats after reindex: %s", out)
+	}
+	code, out, _ = run(t, dir, "", "--config", hashedCfg, "--json", "recall", "deploys")
+	if code != 0 || !strings.Contains(out, "Tuesdays") {
+		t.Fatalf("recall after reindex: %s", out)
+	}
+}
+
+// Seed 000 scenario 5 from the command line: mock mode needs no service and
+// keeps nothing once the server stops.
+func TestMockMode(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("MNEMO_MOCK", "true")
+	t.Setenv("TMPDIR", dir)
+	wd, _ := os.Getwd()
+	os.Chdir(dir) // the default data directory, ./mnemo-data, must stay unused
+	t.Cleanup(func() { os.Chdir(wd) })
+	t.Run("serve", func(t *testing.T) {
+		base := startServe(t)
+		resp, err := http.Post(base+"/v1/memories", "application/json", strings.NewReader(`{"agent_id":"a","content":"test memory"}`))
+		if err != nil || resp.StatusCode != 201 {
+			t.Fatalf("remember: %v %v", resp, err)
+		}
+		resp.Body.Close()
+		resp, err = http.Post(base+"/v1/recall", "application/json", strings.NewReader(`{"agent_id":"a","query":"test"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res mnemo.Result
+		json.NewDecoder(resp.Body).Decode(&res)
+		resp.Body.Close()
+		if len(res.Results) != 1 || res.Results[0].Content != "test memory" || res.Results[0].EmbeddingModel != "random-256-42" {
+			t.Fatalf("recall in mock mode: %+v", res)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "mnemo-mock-*")); len(left) != 1 {
+			t.Fatalf("mock store: %v", left)
+		}
+	})
+	if left, _ := filepath.Glob(filepath.Join(dir, "mnemo-mock-*")); len(left) != 0 {
+		t.Fatalf("mock mode left %v behind", left)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mnemo-data")); err == nil {
+		t.Fatal("mock mode wrote to the default data directory")
+	}
+}
