@@ -8,16 +8,18 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// Embed mnemo in a Go program: open the embedded store, remember, recall.
+// Embed mnemo in a Go program: open the embedded store with the built-in
+// embedder, remember, recall by meaning as well as by words.
 func Example() {
 	dir, _ := os.MkdirTemp("", "mnemo-example")
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	svc, err := sqlite.OpenService(ctx, dir, mnemo.Options{})
+	svc, err := sqlite.OpenService(ctx, dir, mnemo.Options{Embedder: builtin.New()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -33,15 +35,24 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	res, err := svc.Recall(ctx, scope, mnemo.Query{Text: "which language does the user like?"})
+	res, err := svc.Recall(ctx, scope, mnemo.Query{Text: "which programming language does the user like?", Limit: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, r := range res.Results {
 		fmt.Println(r.Key, r.Content)
 	}
+	// No word in common: found by meaning.
+	res, err = svc.Recall(ctx, scope, mnemo.Query{Text: "which weekday are releases", Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range res.Results {
+		fmt.Println(r.Content)
+	}
 	// Output:
 	// /user/preference/language The user prefers Python for data work
+	// Deploys happen on Tuesdays
 }
 
 // Feed a conversation session and find a turn by what was said around it.

@@ -129,7 +129,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		useVec   = s.vec != nil && profile.UsesVectors()
 		vecModel string
 	)
-	if !aq.Empty() {
+	if !aq.Empty() && profile.LexicalWeight > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

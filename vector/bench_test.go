@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,7 +100,7 @@ func benchSearch(b *testing.B, n, dim int) {
 	runtime.ReadMemStats(&after)
 	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
 
-	var graphRecall, exactRecall float64
+	var graphRecall, exactRecall, coarseRecall float64
 	exactQ := min(nq, max(20, 20_000_000/n)) // exact scans are slow at 1M
 	var exactLat []time.Duration
 	for i, q := range qs {
@@ -108,6 +110,7 @@ func benchSearch(b *testing.B, n, dim int) {
 			r := x.exact(x.normalized(q), k, nil)
 			exactLat = append(exactLat, time.Since(start))
 			exactRecall += recall(r, truth[i])
+			coarseRecall += recall(coarseExact(x, q, k), truth[i])
 		}
 	}
 	tenth := func(id uint64) bool { return id%10 == 3 }
@@ -128,6 +131,7 @@ func benchSearch(b *testing.B, n, dim int) {
 	}
 	b.ReportMetric(graphRecall/nq, "recall@10")
 	b.ReportMetric(exactRecall/float64(exactQ), "recall@10-exact-quantised")
+	b.ReportMetric(coarseRecall/float64(exactQ), "recall@10-exact-int8-only")
 	b.ReportMetric(pct(lat, 50), "p50-ms")
 	b.ReportMetric(pct(lat, 95), "p95-ms")
 	b.ReportMetric(pct(filterLat, 95), "p95-filter10%-ms")
@@ -136,7 +140,26 @@ func benchSearch(b *testing.B, n, dim int) {
 	b.ReportMetric(heap/float64(n), "heap-bytes/vector")
 	b.ReportMetric(heap/(1<<20), "heap-MB")
 	b.ReportMetric(float64(load.Milliseconds()), "load-ms")
+	debug.FreeOSMemory()
+	if rss := rssMB(); rss > 0 {
+		b.ReportMetric(rss, "process-rss-MB")
+	}
 	runtime.KeepAlive(x)
+}
+
+// rssMB returns the resident set size of the process on Linux, else 0.
+func rssMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
 }
 
 func pct(d []time.Duration, p int) float64 {
@@ -282,5 +305,60 @@ func BenchmarkDelete(b *testing.B) {
 		}
 		b.ReportMetric(meanRecall(x, left, qs, k, nil), "recall@10")
 		b.StartTimer()
+	}
+}
+
+// coarseExact is an exact scan scoring with the first int8 code alone, to
+// measure what the residual code buys.
+func coarseExact(x *Index, q []float32, k int) []Result {
+	qn := x.normalized(q)
+	top := heap{}
+	for n, st := range x.state {
+		if st == live {
+			top.pushTop(k, item{s: dotFloatInt8(qn, x.code(uint32(n))) * x.scales[n], n: uint32(n)})
+		}
+	}
+	return x.results(&top)
+}
+
+// BenchmarkEfSearch reports recall@10 and latency of graph search over the
+// cached 100k index for a range of efSearch values.
+func BenchmarkEfSearch(b *testing.B) {
+	const n, k = 100_000, 10
+	for _, dim := range []int{100, 384} {
+		opts := Options{Seed: benchSeed, ExactBelow: 1}
+		path := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-vector-v%d-n%d-d%d-m%d-efc%d-seed%d-spread%g",
+			version, n, dim, New(1, opts).opts.M, New(1, opts).opts.EfConstruction, benchSeed, spread))
+		qs := queries(200, n, dim, benchSeed)
+		truth, _ := cached(b, path, n, dim, opts, qs, k)
+		f, err := os.Open(path + ".idx")
+		if err != nil {
+			b.Fatal(err)
+		}
+		x, err := Read(bufio.NewReader(f))
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, ef := range []int{16, 32, 48, 64, 96, 128, 192} {
+			b.Run(fmt.Sprintf("n=100k/dim=%d/ef=%d", dim, ef), func(b *testing.B) {
+				x.opts.EfSearch = ef
+				var r float64
+				for i, q := range qs {
+					r += recall(x.Search(q, k, nil), truth[i])
+				}
+				var lat []time.Duration
+				i := 0
+				for b.Loop() {
+					start := time.Now()
+					x.Search(qs[i%len(qs)], k, nil)
+					lat = append(lat, time.Since(start))
+					i++
+				}
+				b.ReportMetric(r/float64(len(qs)), "recall@10")
+				b.ReportMetric(pct(lat, 50), "p50-ms")
+				b.ReportMetric(pct(lat, 95), "p95-ms")
+			})
+		}
 	}
 }

@@ -29,7 +29,8 @@ func TestRunSmall(t *testing.T) {
 
 // BenchmarkHybridRecall times hybrid recall (surface, limit 10) on a
 // generated store of $MNEMO_SCALE_N memories (default 100,000), kept under
-// $TMPDIR/mnemo-scale for later runs:
+// $TMPDIR/mnemo-scale for later runs; $MNEMO_SCALE_PROFILE picks another
+// profile (lexical, semantic) to time one index alone:
 //
 //	go test -run '^$' -bench HybridRecall -benchtime 1000x ./bench/scale
 func BenchmarkHybridRecall(b *testing.B) {
@@ -62,7 +63,7 @@ func BenchmarkHybridRecall(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qs[i], Limit: 10}); err != nil {
+		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qs[i], Limit: 10, Profile: os.Getenv("MNEMO_SCALE_PROFILE")}); err != nil {
 			b.Fatal(err)
 		}
 		d[i] = time.Since(t0)

@@ -2,8 +2,8 @@ package main
 
 import (
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embed/cache"
-	"github.com/mnemo-dev/mnemo/embed/concat"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/embed/openai"
@@ -24,10 +24,7 @@ func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) 
 	case ProviderUSE:
 		doc = use.New()
 	case ProviderBuiltin, ProviderEnsemble:
-		doc, err = concat.New(concat.Part{Embedder: glove.New(), Weight: 0.5}, concat.Part{Embedder: use.New(), Weight: 0.5})
-		if err != nil {
-			return nil, nil, false, err
-		}
+		doc = builtin.New()
 	case ProviderHashed:
 		doc = hashed.New(e.Dimension)
 	case ProviderRandom:
