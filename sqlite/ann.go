@@ -340,7 +340,9 @@ func (x *annIndex) load(path string, vs mnemo.VectorSpace) error {
 		return err
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
+	// The header is read a byte at a time, so that the file is positioned
+	// at the index itself: vector.Read loads from an *os.File in bulk.
+	r := fileBytes{f}
 	// The header's length depends on the rev; read field by field.
 	magic := make([]byte, len(annMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != annMagic {
@@ -375,13 +377,25 @@ func (x *annIndex) load(path string, vs mnemo.VectorSpace) error {
 	if string(model) != vs.Model || int(dim) != vs.Dimension {
 		return fmt.Errorf("%s: %w", path, errStale)
 	}
-	ix, err := vector.Read(r)
+	ix, err := vector.Read(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	ix.SetEfSearch(0) // the file keeps the search effort it was built with; use today's default
 	if ix.Dim() != vs.Dimension {
 		return fmt.Errorf("%s: %w", path, errStale)
 	}
 	x.ix, x.rev, x.unsaved = ix, int64(rev), 0
 	return nil
+}
+
+// fileBytes reads a file one byte at a time, for the few bytes of a header.
+type fileBytes struct{ f *os.File }
+
+func (b fileBytes) Read(p []byte) (int, error) { return b.f.Read(p) }
+
+func (b fileBytes) ReadByte() (byte, error) {
+	var c [1]byte
+	_, err := io.ReadFull(b.f, c[:])
+	return c[0], err
 }

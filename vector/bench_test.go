@@ -90,12 +90,13 @@ func benchSearch(b *testing.B, n, dim int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	x, err := Read(bufio.NewReaderSize(f, 1<<20))
+	x, err := Read(f)
 	f.Close()
 	if err != nil {
 		b.Fatal(err)
 	}
 	load := time.Since(start)
+	x.SetEfSearch(0) // the default of this build, whatever the file says
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
@@ -287,7 +288,7 @@ func BenchmarkDelete(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		x, err := Read(bufio.NewReader(f))
+		x, err := Read(f)
 		f.Close()
 		if err != nil {
 			b.Fatal(err)
@@ -322,43 +323,55 @@ func coarseExact(x *Index, q []float32, k int) []Result {
 }
 
 // BenchmarkEfSearch reports recall@10 and latency of graph search over the
-// cached 100k index for a range of efSearch values.
+// cached indexes of BenchmarkSearch for a range of efSearch values.
 func BenchmarkEfSearch(b *testing.B) {
-	const n, k = 100_000, 10
-	for _, dim := range []int{100, 384} {
-		opts := Options{Seed: benchSeed, ExactBelow: 1}
-		path := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-vector-v%d-n%d-d%d-m%d-efc%d-seed%d-spread%g",
-			version, n, dim, New(1, opts).opts.M, New(1, opts).opts.EfConstruction, benchSeed, spread))
-		qs := queries(200, n, dim, benchSeed)
-		truth, _ := cached(b, path, n, dim, opts, qs, k)
-		f, err := os.Open(path + ".idx")
-		if err != nil {
-			b.Fatal(err)
-		}
-		x, err := Read(bufio.NewReader(f))
-		f.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, ef := range []int{16, 32, 48, 64, 96, 128, 192} {
-			b.Run(fmt.Sprintf("n=100k/dim=%d/ef=%d", dim, ef), func(b *testing.B) {
-				x.opts.EfSearch = ef
-				var r float64
-				for i, q := range qs {
-					r += recall(x.Search(q, k, nil), truth[i])
+	const k = 10
+	for _, sz := range benchSizes[1:] {
+		for _, dim := range []int{100, 384} {
+			b.Run(fmt.Sprintf("n=%s/dim=%d", sz.name, dim), func(b *testing.B) {
+				if sz.n >= 1_000_000 && os.Getenv("MNEMO_BENCH_1M") == "" {
+					b.Skip("set MNEMO_BENCH_1M=1 to run")
 				}
-				var lat []time.Duration
-				i := 0
-				for b.Loop() {
-					start := time.Now()
-					x.Search(qs[i%len(qs)], k, nil)
-					lat = append(lat, time.Since(start))
-					i++
-				}
-				b.ReportMetric(r/float64(len(qs)), "recall@10")
-				b.ReportMetric(pct(lat, 50), "p50-ms")
-				b.ReportMetric(pct(lat, 95), "p95-ms")
+				efSweep(b, sz.n, dim)
 			})
 		}
+	}
+}
+
+func efSweep(b *testing.B, n, dim int) {
+	const k = 10
+	opts := Options{Seed: benchSeed, ExactBelow: 1}
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-vector-v%d-n%d-d%d-m%d-efc%d-seed%d-spread%g",
+		version, n, dim, New(1, opts).opts.M, New(1, opts).opts.EfConstruction, benchSeed, spread))
+	qs := queries(200, n, dim, benchSeed)
+	truth, _ := cached(b, path, n, dim, opts, qs, k)
+	f, err := os.Open(path + ".idx")
+	if err != nil {
+		b.Fatal(err)
+	}
+	x, err := Read(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ef := range []int{32, 64, 96, 128, 160, 256} {
+		b.Run(fmt.Sprintf("ef=%d", ef), func(b *testing.B) {
+			x.SetEfSearch(ef)
+			var r float64
+			for i, q := range qs {
+				r += recall(x.Search(q, k, nil), truth[i])
+			}
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				x.Search(qs[i%len(qs)], k, nil)
+				lat = append(lat, time.Since(start))
+				i++
+			}
+			b.ReportMetric(r/float64(len(qs)), "recall@10")
+			b.ReportMetric(pct(lat, 50), "p50-ms")
+			b.ReportMetric(pct(lat, 95), "p95-ms")
+		})
 	}
 }

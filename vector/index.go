@@ -15,7 +15,7 @@ import (
 const (
 	DefaultM              = 16
 	DefaultEfConstruction = 128
-	DefaultEfSearch       = 96
+	DefaultEfSearch       = 128
 	DefaultExactBelow     = 5000
 )
 
@@ -39,7 +39,7 @@ const (
 type Options struct {
 	M              int   // max links per node per layer (default 16; layer 0 gets 2*M)
 	EfConstruction int   // candidate list size while inserting (default 128)
-	EfSearch       int   // candidate list size while searching (default 96)
+	EfSearch       int   // candidate list size while searching (default 128)
 	ExactBelow     int   // below this many live vectors, Search scans exactly (default 5000)
 	Seed           int64 // level generator seed, for reproducible builds
 
@@ -146,7 +146,23 @@ func (x *Index) Has(id uint64) bool {
 }
 
 // Options returns the options in effect, defaults filled in.
-func (x *Index) Options() Options { return x.opts }
+func (x *Index) Options() Options {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.opts
+}
+
+// SetEfSearch changes the candidate list size of later searches, trading
+// latency for recall without rebuilding; it is persisted by WriteTo.
+// Values below 1 restore the default.
+func (x *Index) SetEfSearch(ef int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if ef <= 0 {
+		ef = DefaultEfSearch
+	}
+	x.opts.EfSearch = ef
+}
 
 // Add inserts v under id, replacing the vector id had. The index keeps its
 // own normalised, quantised copy of v. It fails on a vector of the wrong

@@ -8,6 +8,9 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
+	"slices"
+	"unsafe"
 )
 
 // ErrCorrupt is returned, wrapped, by Read for input that is not a complete,
@@ -110,14 +113,16 @@ func (e *encoder) flush() {
 	e.buf = e.buf[:0]
 }
 
-// decoder reads checksummed input in chunks. Slices grow only as their
-// bytes actually arrive, so a header that claims a huge index cannot make
-// Read allocate more than about twice the input it was given.
+// decoder reads checksummed input. Unless the reader can tell how many
+// bytes it holds, slices grow only as their bytes actually arrive, so a
+// header that claims a huge index cannot make Read allocate much more than
+// the input it was given.
 type decoder struct {
-	r   io.Reader
-	crc hash.Hash32
-	buf []byte
-	err error
+	r     io.Reader
+	crc   hash.Hash32
+	buf   []byte
+	sized bool // the input is known to hold the whole declared body
+	err   error
 }
 
 // next returns the next k <= chunk bytes, or nil after an error.
@@ -134,55 +139,85 @@ func (d *decoder) next(k int) []byte {
 	return b
 }
 
-// each calls f on n elements of size bytes each, a chunk at a time.
-func (d *decoder) each(n, size int, f func(b []byte)) {
-	per := chunk / size
-	for n > 0 && d.err == nil {
-		k := min(n, per)
-		if b := d.next(k * size); b != nil {
-			f(b)
-		}
-		n -= k
+// readSlice reads n elements of size bytes each, decoding a chunk at a time.
+func readSlice[T any](d *decoder, n, size int, decode func(dst []T, b []byte)) []T {
+	c := min(n, chunk)
+	if d.sized {
+		c = n
 	}
+	out := make([]T, 0, c)
+	for len(out) < n && d.err == nil {
+		k := min(n-len(out), chunk/size)
+		b := d.next(k * size)
+		if b == nil {
+			break
+		}
+		out = slices.Grow(out, k)
+		m := len(out)
+		out = out[:m+k]
+		decode(out[m:], b)
+	}
+	return out
 }
 
 func readUint32s(d *decoder, n int) []uint32 {
-	out := make([]uint32, 0, min(n, chunk))
-	d.each(n, 4, func(b []byte) {
-		for i := 0; i < len(b); i += 4 {
-			out = append(out, binary.LittleEndian.Uint32(b[i:]))
+	return readSlice(d, n, 4, func(dst []uint32, b []byte) {
+		for i := range dst {
+			dst[i] = binary.LittleEndian.Uint32(b[4*i:])
 		}
 	})
-	return out
 }
 
 func readFloat32s(d *decoder, n int) []float32 {
-	out := make([]float32, 0, min(n, chunk))
-	d.each(n, 4, func(b []byte) {
-		for i := 0; i < len(b); i += 4 {
-			out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+	return readSlice(d, n, 4, func(dst []float32, b []byte) {
+		for i := range dst {
+			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 		}
 	})
-	return out
 }
 
-func readInt8s(d *decoder, n int) []int8 {
-	out := make([]int8, 0, min(n, chunk))
-	d.each(n, 1, func(b []byte) {
-		for _, c := range b {
-			out = append(out, int8(c))
+func readUint64s(d *decoder, n int) []uint64 {
+	return readSlice(d, n, 8, func(dst []uint64, b []byte) {
+		for i := range dst {
+			dst[i] = binary.LittleEndian.Uint64(b[8*i:])
 		}
 	})
-	return out
 }
 
 func readBytes(d *decoder, n int) []byte {
-	out := make([]byte, 0, min(n, chunk))
-	d.each(n, 1, func(b []byte) { out = append(out, b...) })
-	return out
+	return readSlice(d, n, 1, func(dst []byte, b []byte) { copy(dst, b) })
 }
 
-// Read reads an index written by WriteTo. Any damage, truncation or version
+func readInt8s(d *decoder, n int) []int8 {
+	b := readBytes(d, n)
+	// int8 and byte share their layout; reinterpreting saves a copy of
+	// what is most of the file.
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+}
+
+// remaining returns how many bytes r holds, if it can tell: for readers
+// over memory and for regular files.
+func remaining(r io.Reader) (int64, bool) {
+	switch r := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, bytes.Buffer, strings.Reader
+		return int64(r.Len()), true
+	case *os.File:
+		fi, err := r.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0, false
+		}
+		pos, err := r.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return 0, false
+		}
+		return fi.Size() - pos, true
+	}
+	return 0, false
+}
+
+// Read reads an index written by WriteTo. Given an *os.File or a
+// bytes.Reader it allocates each slice once, at its final size; any other
+// reader works too but costs some copying as the slices grow. Any damage, truncation or version
 // mismatch gives an error wrapping ErrCorrupt; the checksum covers every
 // byte, and the structure is validated besides, so a bad file never yields
 // an index that could panic or answer wrongly.
@@ -207,14 +242,16 @@ func Read(r io.Reader) (*Index, error) {
 		uint64(nodes)*uint64(dim) > math.MaxInt/2 {
 		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
 	}
+	body := uint64(nodes)*uint64(8+4+4+2*dim+1+1+4*(2*m+1)+4) + 4*upLen + 4
+	if left, ok := remaining(r); ok {
+		if uint64(left) < body {
+			return nil, fmt.Errorf("%w: truncated: %d bytes left, want %d", ErrCorrupt, left, body)
+		}
+		d.sized = true
+	}
 	x := New(dim, Options{M: m, EfConstruction: efc, EfSearch: efs, ExactBelow: exact})
 	x.rng = rng
-	x.ids = make([]uint64, 0, min(nodes, chunk))
-	d.each(nodes, 8, func(b []byte) {
-		for i := 0; i < len(b); i += 8 {
-			x.ids = append(x.ids, binary.LittleEndian.Uint64(b[i:]))
-		}
-	})
+	x.ids = readUint64s(d, nodes)
 	x.scales = readFloat32s(d, nodes)
 	x.fineSc = readFloat32s(d, nodes)
 	x.codes = readInt8s(d, nodes*dim)

@@ -58,6 +58,13 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			unsized, err := Read(struct{ io.Reader }{bytes.NewReader(b)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(unsized.codes, y.codes) || !reflect.DeepEqual(unsized.links0, y.links0) {
+				t.Fatal("reading without a known size gave a different index")
+			}
 			if y.Len() != x.Len() || y.Dim() != x.Dim() || y.Options().M != x.Options().M || y.dead != x.dead {
 				t.Fatalf("reloaded Len %d Dim %d M %d dead %d; want %d %d %d %d",
 					y.Len(), y.Dim(), y.Options().M, y.dead, x.Len(), x.Dim(), x.Options().M, x.dead)
@@ -97,9 +104,12 @@ func TestReadCorrupt(t *testing.T) {
 	_, good := persisted(t, 200, 8)
 	check := func(name string, b []byte) {
 		t.Helper()
-		x, err := Read(bytes.NewReader(b))
-		if !errors.Is(err, ErrCorrupt) || x != nil {
-			t.Fatalf("%s: Read = %v, %v; want ErrCorrupt", name, x, err)
+		// A bytes.Reader tells its size; a plain io.Reader does not.
+		for _, r := range []io.Reader{bytes.NewReader(b), struct{ io.Reader }{bytes.NewReader(b)}} {
+			x, err := Read(r)
+			if !errors.Is(err, ErrCorrupt) || x != nil {
+				t.Fatalf("%s: Read = %v, %v; want ErrCorrupt", name, x, err)
+			}
 		}
 	}
 	for n := range len(good) {
@@ -186,6 +196,9 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(magic))
 	q := []float32{1, 0.5, -0.25, 2}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, err := Read(struct{ io.Reader }{bytes.NewReader(b)}); err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Read error %v does not wrap ErrCorrupt", err)
+		}
 		x, err := Read(bytes.NewReader(b))
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
