@@ -27,6 +27,14 @@ import (
 // memory) are harmless: every neighbour is checked against the table before
 // it is returned.
 
+// annOptions shape the ANN indexes. Memories on one topic are many
+// near-equal vectors (bench/scale), and finding their true ten nearest
+// takes a denser graph and a wider search than the vector package's
+// defaults, which are tuned on well-separated clusters: at 100k generated
+// memories, M 16 / ef 128 found 0.70 of the true ten, M 32 / ef 512 0.94
+// (docs/BENCHMARKS.md).
+var annOptions = vector.Options{M: 32, EfConstruction: 200, EfSearch: 512}
+
 // annSaveEvery is how many changes since the last save make a scope's index
 // worth writing again in the background (besides on Close).
 const annSaveEvery = 20000
@@ -89,7 +97,7 @@ func (a *annIndexes) open(ctx context.Context, db *DB, sp span) (*annIndex, erro
 			if !errors.Is(err, os.ErrNotExist) {
 				db.logger.Warn("vector index unreadable, rebuilding it from the database", "scope", scope, "err", err)
 			}
-			x.ix, x.rev = vector.New(vs.Dimension, vector.Options{}), 0
+			x.ix, x.rev = vector.New(vs.Dimension, annOptions), 0
 		}
 	}
 	if rev > x.rev {
@@ -381,7 +389,7 @@ func (x *annIndex) load(path string, vs mnemo.VectorSpace) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	ix.SetEfSearch(0) // the file keeps the search effort it was built with; use today's default
+	ix.SetEfSearch(annOptions.EfSearch) // the file keeps the effort it was built with; use today's
 	if ix.Dim() != vs.Dimension {
 		return fmt.Errorf("%s: %w", path, errStale)
 	}

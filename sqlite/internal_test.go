@@ -123,4 +123,52 @@ func TestCommonTermsDropped(t *testing.T) {
 	}
 }
 
+// TestCommonTermsOnly checks a query of common words only: the memories with
+// all of its words rank first, and with too few of those, every match is
+// ranked.
+func TestCommonTermsOnly(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var recs []mnemo.Record
+	for i := 0; i < 2*commonTermMatches+100; i++ {
+		text := "weather"
+		switch {
+		case i%2 == 1:
+			text = "report"
+		case i%100 == 0:
+			text = "weather report"
+		}
+		m := mnemo.Memory{ID: uuidFor(i), Content: text, Type: "fact", CreatedAt: now, UpdatedAt: now}
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: text}})
+	}
+	for len(recs) > 0 {
+		n := min(1000, len(recs))
+		if _, err := db.Write(ctx, scope, recs[:n]); err != nil {
+			t.Fatal(err)
+		}
+		recs = recs[n:]
+	}
+	// 21 memories have both words: a page of 20 is all of them.
+	res, err := db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{"weather", "report"}, Limit: 20})
+	if err != nil || len(res.Hits) != 20 {
+		t.Fatalf("%d hits, %v", len(res.Hits), err)
+	}
+	for _, h := range res.Hits {
+		if h.Memory.Content != "weather report" {
+			t.Fatalf("hit %q lacks a word while memories with both were left out", h.Memory.Content)
+		}
+	}
+	// A page larger than them: the rest come from every match.
+	res, err = db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{"weather", "report"}, Limit: 50})
+	if err != nil || len(res.Hits) != 50 || res.Hits[0].Memory.Content != "weather report" {
+		t.Fatalf("%d hits, %v", len(res.Hits), err)
+	}
+}
+
 func uuidFor(i int) string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", i) }

@@ -75,13 +75,29 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 // candidates than wanted, and filters those; only if too few survive does it
 // filter every match, which is exact.
 func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) ([]mnemo.Hit, error) {
-	q, err := db.dropCommonTerms(ctx, sp, q)
+	q, allCommon, err := db.dropCommonTerms(ctx, sp, q)
 	if err != nil {
 		return nil, err
 	}
 	expr := matchExpr(q)
 	if !selective(&q.Filter) {
 		want := overfetch * q.Limit
+		// A query of common words only would score every row that has any
+		// of them. The rows with two or more of its words are far fewer
+		// and hold its best matches: rank those first, and every match
+		// only if they are too few.
+		for _, e := range narrower(q, allCommon) {
+			ranked, err := db.rankInIndex(ctx, e, sp, want)
+			if err != nil {
+				return nil, err
+			}
+			if len(ranked) >= q.Limit {
+				hits, err := db.fetchRanked(ctx, ranked, w)
+				if err != nil || len(hits) >= q.Limit {
+					return hits[:min(len(hits), q.Limit)], err
+				}
+			}
+		}
 		ranked, err := db.rankInIndex(ctx, expr, sp, want)
 		if err != nil {
 			return nil, err
@@ -120,9 +136,11 @@ const commonTermMatches = 1000
 // looked at. This is the "common terms" rule of Lucene and Elasticsearch.
 // Counting stops at commonTermMatches, so the check is bounded; in a scope
 // with fewer memories than that nothing is ever dropped.
-func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) (*mnemo.TextQuery, error) {
+//
+// allCommon reports that every term is common, and none was dropped.
+func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) (_ *mnemo.TextQuery, allCommon bool, err error) {
 	if len(q.Terms)+len(q.Prefixes) < 2 {
-		return q, nil
+		return q, false, nil
 	}
 	var rare mnemo.TextQuery
 	count := func(expr string) (bool, error) {
@@ -138,7 +156,7 @@ func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) 
 	for _, t := range q.Terms {
 		ok, err := count(quote(t))
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if ok {
 			rare.Terms = append(rare.Terms, t)
@@ -147,18 +165,49 @@ func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) 
 	for _, p := range q.Prefixes {
 		ok, err := count(quote(p) + "*")
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if ok {
 			rare.Prefixes = append(rare.Prefixes, p)
 		}
 	}
 	if len(rare.Terms)+len(rare.Prefixes) == 0 {
-		return q, nil // all common: rank them all
+		return q, true, nil // all common
 	}
 	out := *q
 	out.Terms, out.Prefixes = rare.Terms, rare.Prefixes
-	return &out, nil
+	return &out, false, nil
+}
+
+// narrower returns, for a query of common terms only, FTS5 queries that
+// match fewer rows than the query itself and hold its best matches: the
+// rows with every term, then the rows with at least two. None for other
+// queries, or for queries of fewer than two terms.
+func narrower(q *mnemo.TextQuery, allCommon bool) []string {
+	if !allCommon {
+		return nil
+	}
+	var parts []string
+	for _, t := range q.Terms {
+		parts = append(parts, quote(t))
+	}
+	for _, p := range q.Prefixes {
+		parts = append(parts, quote(p)+"*")
+	}
+	if len(parts) < 2 || len(parts) > 6 {
+		return nil // at most 15 pairs
+	}
+	out := []string{strings.Join(parts, " AND ")}
+	if len(parts) > 2 {
+		var pairs []string
+		for i := range parts {
+			for j := i + 1; j < len(parts); j++ {
+				pairs = append(pairs, "("+parts[i]+" AND "+parts[j]+")")
+			}
+		}
+		out = append(out, strings.Join(pairs, " OR "))
+	}
+	return out
 }
 
 // ranked is one full-text match: a memory's seq and its BM25 rank (lower

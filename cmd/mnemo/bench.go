@@ -95,6 +95,7 @@ func (a *app) benchScaleCommand() *cobra.Command {
 	cmd.Flags().IntVar(&cfg.N, "n", 100_000, "memories in the store")
 	cmd.Flags().StringVar(&cfg.Dir, "dir", "", "where the generated store is kept (default: $TMPDIR/mnemo-scale)")
 	cmd.Flags().IntVar(&cfg.Queries, "queries", 500, "recall queries timed")
+	cmd.Flags().BoolVar(&cfg.ReuseIndex, "reuse-index", false, "load the ANN index an earlier run saved instead of building it again")
 	return cmd
 }
 
