@@ -40,29 +40,29 @@ type Config struct {
 	// ReuseIndex keeps the index file of an earlier run instead of
 	// building (and timing) the index again.
 	ReuseIndex bool
-	Log   io.Writer // progress; nil for none
+	Log        io.Writer // progress; nil for none
 }
 
 // Report is what was measured. Durations are wall-clock on this machine.
 type Report struct {
-	N             int           `json:"n"`
-	Generated     bool          `json:"generated"`      // the store was written in this run
-	WriteRate     float64       `json:"write_per_s"`    // memories/s, embedding included, when generated
-	IndexBuild    time.Duration `json:"index_build"`    // ANN index built from the table
-	IndexSave     time.Duration `json:"index_save"`     // written to its file
-	Reopen        time.Duration `json:"reopen"`         // open + load the index file + first recall
-	RecallP50     time.Duration `json:"recall_p50"`     // hybrid recall (surface), embedding included
-	RecallP95     time.Duration `json:"recall_p95"`     //
-	EmbedP50      time.Duration `json:"embed_p50"`      // the query embedding alone
-	EmbedP95      time.Duration `json:"embed_p95"`      //
-	ANNRecall10   float64       `json:"ann_recall_10"`  // vector search vs exact top 10
+	N           int           `json:"n"`
+	Generated   bool          `json:"generated"`     // the store was written in this run
+	WriteRate   float64       `json:"write_per_s"`   // memories/s, embedding included, when generated
+	IndexBuild  time.Duration `json:"index_build"`   // ANN index built from the table
+	IndexSave   time.Duration `json:"index_save"`    // written to its file
+	Reopen      time.Duration `json:"reopen"`        // open + load the index file + first recall
+	RecallP50   time.Duration `json:"recall_p50"`    // hybrid recall (surface), embedding included
+	RecallP95   time.Duration `json:"recall_p95"`    //
+	EmbedP50    time.Duration `json:"embed_p50"`     // the query embedding alone
+	EmbedP95    time.Duration `json:"embed_p95"`     //
+	ANNRecall10 float64       `json:"ann_recall_10"` // vector search vs exact top 10
 	// ANNRecall10Ties counts a result as found when its exact similarity
 	// is within 0.001 of the exact tenth's: on a topic, many memories tie.
 	ANNRecall10Ties float64 `json:"ann_recall_10_ties"`
-	PeakRSS       int64         `json:"peak_rss_bytes"` // VmHWM of this process
-	DBBytes       int64         `json:"db_bytes"`
-	IndexBytes    int64         `json:"index_bytes"`
-	EmbedderModel string        `json:"embedder"`
+	PeakRSS         int64   `json:"peak_rss_bytes"` // VmHWM of this process
+	DBBytes         int64   `json:"db_bytes"`
+	IndexBytes      int64   `json:"index_bytes"`
+	EmbedderModel   string  `json:"embedder"`
 }
 
 // Scope is the agent that holds the generated memories.
