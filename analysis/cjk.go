@@ -10,7 +10,7 @@ import (
 // rather than words.
 func IsCJK(text string) bool {
 	for _, r := range text {
-		if c := classOf(fold(r)); c != sep && c != word {
+		if c := classOf(Fold(r)); c != sep && c != word {
 			return true
 		}
 	}

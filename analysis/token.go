@@ -28,10 +28,10 @@ type token struct {
 	star bool   // followed immediately by '*' (a prefix in a query)
 }
 
-// fold maps full-width ASCII variants to ASCII ("Ｐｙｔｈｏｎ" -> "Python")
+// Fold maps full-width ASCII variants to ASCII ("Ｐｙｔｈｏｎ" -> "Python")
 // and the ideographic space to a space, so that text typed with a CJK input
 // method matches text typed without one.
-func fold(r rune) rune {
+func Fold(r rune) rune {
 	switch {
 	case r >= 0xFF01 && r <= 0xFF5E:
 		return r - 0xFEE0
@@ -130,7 +130,7 @@ func tokens(s string) iter.Seq[token] {
 
 		for i := 0; i < len(s); {
 			orig, n := utf8.DecodeRuneInString(s[i:])
-			r := fold(orig)
+			r := Fold(orig)
 			c := classOf(r)
 			switch {
 			case c == word || c == han || c == kata || c == hangul:
@@ -171,6 +171,6 @@ func tokens(s string) iter.Seq[token] {
 // the second half of "don't" must.
 func letterFollows(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	r = fold(r)
+	r = Fold(r)
 	return classOf(r) == word && unicode.IsLetter(r)
 }

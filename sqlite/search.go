@@ -243,44 +243,57 @@ func (db *DB) rankInIndex(ctx context.Context, expr string, sp span, n int) ([]r
 
 // fetchRanked loads the memories of rs that pass the filter, in rank order.
 func (db *DB) fetchRanked(ctx context.Context, rs []ranked, w *where) ([]mnemo.Hit, error) {
-	if len(rs) == 0 {
+	seqs := make([]int64, len(rs))
+	for i, r := range rs {
+		seqs[i] = r.seq
+	}
+	found, err := db.fetchSeqs(ctx, seqs, w)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]mnemo.Hit, 0, len(rs))
+	for i, m := range found {
+		if m != nil {
+			hits = append(hits, mnemo.Hit{Memory: *m, Lexical: -rs[i].rank})
+		}
+	}
+	return hits, nil
+}
+
+// fetchSeqs loads the memories at seqs that w selects: found[i] is the
+// memory at seqs[i], or nil when w leaves it out or it is gone.
+func (db *DB) fetchSeqs(ctx context.Context, seqs []int64, w *where) (found []*mnemo.Memory, err error) {
+	if len(seqs) == 0 {
 		return nil, nil
 	}
-	seqs := make([]string, len(rs))
-	order := make(map[int64]int, len(rs))
-	for i, r := range rs {
-		seqs[i] = strconv.FormatInt(r.seq, 10)
-		order[r.seq] = i
+	list := make([]string, len(seqs))
+	order := make(map[int64]int, len(seqs))
+	for i, s := range seqs {
+		list[i] = strconv.FormatInt(s, 10)
+		order[s] = i
 	}
 	// CROSS JOIN looks each memory up by seq; a plain IN would let the
 	// planner walk the scope's index instead.
 	rows, err := db.reader.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
 		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value WHERE `+w.String(),
-		append([]any{"[" + strings.Join(seqs, ",") + "]"}, w.args...)...)
+		append([]any{"[" + strings.Join(list, ",") + "]"}, w.args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
 	defer rows.Close()
-	found := make([]*mnemo.Hit, len(rs))
+	found = make([]*mnemo.Memory, len(seqs))
 	for rows.Next() {
 		var seq int64
 		m, err := scanMemory(rows, &seq)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: search: %w", err)
 		}
-		i := order[seq]
-		found[i] = &mnemo.Hit{Memory: m, Lexical: -rs[i].rank}
+		found[order[seq]] = &m
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
-	hits := make([]mnemo.Hit, 0, len(rs))
-	for _, h := range found {
-		if h != nil {
-			hits = append(hits, *h)
-		}
-	}
-	return hits, nil
+	return found, nil
 }
 
 // selective reports whether f may drop most of the matches, beyond the

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -270,39 +268,18 @@ func (db *DB) filteredSeqs(ctx context.Context, w *where, n int) ([]int64, error
 // fetchNeighbours loads the memories of res that w selects, in order, at
 // most limit.
 func (db *DB) fetchNeighbours(ctx context.Context, res []vector.Result, w *where, limit int) ([]mnemo.VectorHit, error) {
-	if len(res) == 0 {
-		return nil, nil
-	}
-	seqs := make([]string, len(res))
-	order := make(map[int64]int, len(res))
+	seqs := make([]int64, len(res))
 	for i, r := range res {
-		seqs[i] = strconv.FormatUint(r.ID, 10)
-		order[int64(r.ID)] = i
+		seqs[i] = int64(r.ID)
 	}
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
-		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value WHERE `+w.String(),
-		append([]any{"[" + strings.Join(seqs, ",") + "]"}, w.args...)...)
+	found, err := db.fetchSeqs(ctx, seqs, w)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: vector search: %w", err)
-	}
-	defer rows.Close()
-	found := make([]*mnemo.VectorHit, len(res))
-	for rows.Next() {
-		var seq int64
-		m, err := scanMemory(rows, &seq)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: vector search: %w", err)
-		}
-		i := order[seq]
-		found[i] = &mnemo.VectorHit{Memory: m, Similarity: float64(res[i].Score)}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: vector search: %w", err)
+		return nil, err
 	}
 	hits := make([]mnemo.VectorHit, 0, min(limit, len(res)))
-	for _, h := range found {
-		if h != nil && len(hits) < limit {
-			hits = append(hits, *h)
+	for i, m := range found {
+		if m != nil && len(hits) < limit {
+			hits = append(hits, mnemo.VectorHit{Memory: *m, Similarity: float64(res[i].Score)})
 		}
 	}
 	return hits, nil

@@ -57,6 +57,9 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Search", testSearch},
 		{"Touch", testTouch},
 		{"Stats", testStats},
+		{"VectorSpace", testVectorSpace},
+		{"VectorQueue", testVectorQueue},
+		{"VectorSearch", testVectorSearch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +73,6 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 			tt.fn(t, s)
 		})
 	}
-	runVectors(t, open)
 }
 
 var (

@@ -21,31 +21,13 @@ import (
 //     filters of Search; deleted and rewritten memories never come back
 //     with a stale vector.
 
-func runVectors(t *testing.T, open func(t *testing.T) mnemo.Store) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s mnemo.VectorStore)
-	}{
-		{"VectorSpace", testVectorSpace},
-		{"VectorQueue", testVectorQueue},
-		{"VectorSearch", testVectorSearch},
+// vectorStore returns s as a VectorStore, or skips the test.
+func vectorStore(t *testing.T, s mnemo.Store) mnemo.VectorStore {
+	vs, ok := s.(mnemo.VectorStore)
+	if !ok {
+		t.Skip("not a VectorStore")
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := open(t)
-			t.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					t.Errorf("close: %v", err)
-				}
-			})
-			vs, ok := s.(mnemo.VectorStore)
-			if !ok {
-				t.Skip("not a VectorStore")
-			}
-			tt.fn(t, vs)
-		})
-	}
+	return vs
 }
 
 var space3 = mnemo.VectorSpace{Model: "test/axes-3", Dimension: 3}
@@ -82,7 +64,8 @@ func queued(t *testing.T, s mnemo.VectorStore) []string {
 	return out
 }
 
-func testVectorSpace(t *testing.T, s mnemo.VectorStore) {
+func testVectorSpace(t *testing.T, store mnemo.Store) {
+	s := vectorStore(t, store)
 	ctx := t.Context()
 	if vs, err := s.VectorSpace(ctx); err != nil || vs != (mnemo.VectorSpace{}) {
 		t.Fatalf("new store: %+v %v", vs, err)
@@ -106,7 +89,8 @@ func testVectorSpace(t *testing.T, s mnemo.VectorStore) {
 		s.SetVectors(ctx, []mnemo.EmbedJob{{ID: id(1), Text: "one"}}, [][]float32{{1, 0, 0}}), mnemo.EMISMATCH)
 }
 
-func testVectorQueue(t *testing.T, s mnemo.VectorStore) {
+func testVectorQueue(t *testing.T, store mnemo.Store) {
+	s := vectorStore(t, store)
 	ctx := t.Context()
 	setSpace(t, s)
 	write(t, s, scopeAX,
@@ -150,7 +134,8 @@ func testVectorQueue(t *testing.T, s mnemo.VectorStore) {
 	wantCode(t, "NaN vector", s.SetVectors(ctx, []mnemo.EmbedJob{jobs[0]}, [][]float32{{float32(math.NaN()), 0, 0}}), mnemo.EINVALID)
 }
 
-func testVectorSearch(t *testing.T, s mnemo.VectorStore) {
+func testVectorSearch(t *testing.T, store mnemo.Store) {
+	s := vectorStore(t, store)
 	ctx := t.Context()
 	setSpace(t, s)
 	blue := embedded(scopeAX, 2, "", "b", []float32{0.9, 0.1, 0})

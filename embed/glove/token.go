@@ -1,6 +1,7 @@
 package glove
 
 import (
+	"github.com/mnemo-dev/mnemo/analysis"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,18 +18,14 @@ import (
 // GloVe does have (see words). CJK text, which GloVe lacks, is cut into
 // character bigrams instead.
 
-// fold maps full-width ASCII to ASCII, the ideographic space to a space and
-// typographic apostrophes (’, ʼ) to the ASCII one.
+// fold maps full-width ASCII to ASCII and the ideographic space to a space,
+// as the lexical analyser does, and typographic apostrophes (’, ʼ) to the
+// ASCII one.
 func fold(r rune) rune {
-	switch {
-	case r >= 0xFF01 && r <= 0xFF5E:
-		return r - 0xFEE0
-	case r == 0x3000:
-		return ' '
-	case r == 0x2019 || r == 0x02BC:
+	if r == 0x2019 || r == 0x02BC {
 		return '\''
 	}
-	return r
+	return analysis.Fold(r)
 }
 
 // isCJK reports whether r is Han, Hiragana, Katakana or Hangul, or the
