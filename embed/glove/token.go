@@ -1,10 +1,11 @@
 package glove
 
 import (
-	"github.com/mnemo-dev/mnemo/analysis"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/analysis"
 )
 
 // Tokenisation follows scripts/glove/sif.js step by step; the golden test
