@@ -233,9 +233,10 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 			return db.fetchNeighbours(ctx, idx.ix.SearchIDs(q.Vector, q.Limit, ids), w, q.Limit)
 		}
 	}
-	// Ask for more than wanted, and more again while the filter drops too
+	// Ask for a few more than wanted (archived or expired memories are
+	// dropped here), and four times more again while the filter drops too
 	// many, up to the whole index.
-	for k := overfetch * q.Limit; ; k *= 4 {
+	for k := q.Limit + max(10, q.Limit/4); ; k *= 4 {
 		res := idx.ix.Search(q.Vector, k, nil)
 		hits, err := db.fetchNeighbours(ctx, res, w, q.Limit)
 		if err != nil || len(hits) >= q.Limit || len(res) < k || k >= idx.ix.Len() {
