@@ -129,6 +129,11 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		useVec   = s.vec != nil && profile.UsesVectors()
 		vecModel string
 	)
+	if profile.LexicalWeight == 0 && !useVec {
+		// A vectors-only profile with no embedder: better words than nothing.
+		vecNote = "no embedder is configured: answered by the lexical index"
+		profile.LexicalWeight = 1
+	}
 	if !aq.Empty() && profile.LexicalWeight > 0 {
 		wg.Add(1)
 		go func() {

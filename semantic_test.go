@@ -476,3 +476,18 @@ func TestQueryCacheHitRate(t *testing.T) {
 		t.Fatalf("vector stats %+v", st.Vectors)
 	}
 }
+
+// The semantic profile on a service with no embedder answers lexically and
+// says so.
+func TestSemanticProfileWithoutEmbedder(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	if _, err := svc.Remember(ctx, alice, draft("The printer on floor two is broken")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Surface(ctx, alice, mnemo.Query{Text: "printer", Profile: "semantic"})
+	if err != nil || len(res.Results) != 1 || !res.Degraded || !strings.Contains(res.Reason, "no embedder") {
+		t.Fatalf("%q degraded %v %q %v", ids(res), res.Degraded, res.Reason, err)
+	}
+}
