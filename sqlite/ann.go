@@ -32,8 +32,9 @@ import (
 // takes a denser graph and a wider search than the vector package's
 // defaults, which are tuned on well-separated clusters: at 100k generated
 // memories, M 16 / ef 128 found 0.70 of the true ten, M 32 / ef 512 0.94
-// (docs/BENCHMARKS.md).
-var annOptions = vector.Options{M: 32, EfConstruction: 200, EfSearch: 512}
+// and M 32 / ef 1024 0.97, within the latency target (docs/BENCHMARKS.md).
+// Options.SearchEffort overrides EfSearch.
+var annOptions = vector.Options{M: 32, EfConstruction: 200, EfSearch: 1024}
 
 // annSaveEvery is how many changes since the last save make a scope's index
 // worth writing again in the background (besides on Close).
@@ -41,7 +42,8 @@ const annSaveEvery = 20000
 
 // annIndexes holds the loaded indexes of a DB.
 type annIndexes struct {
-	dir string // where index files live; "" keeps indexes in memory only
+	dir  string // where index files live; "" keeps indexes in memory only
+	opts vector.Options
 
 	mu     sync.Mutex
 	space  mnemo.VectorSpace
@@ -61,8 +63,12 @@ type annIndex struct {
 	unsaved int   // changes since the file was written
 }
 
-func newANNIndexes(dbPath string) *annIndexes {
-	return &annIndexes{dir: dbPath + "-vectors", scopes: make(map[int64]*annIndex)}
+func newANNIndexes(dbPath string, efSearch int) *annIndexes {
+	opts := annOptions
+	if efSearch > 0 {
+		opts.EfSearch = efSearch
+	}
+	return &annIndexes{dir: dbPath + "-vectors", opts: opts, scopes: make(map[int64]*annIndex)}
 }
 
 // open returns the index of the scope whose seqs are sp, loading or building
@@ -93,11 +99,11 @@ func (a *annIndexes) open(ctx context.Context, db *DB, sp span) (*annIndex, erro
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.ix == nil {
-		if err := x.load(a.path(scope), vs); err != nil {
+		if err := x.load(a.path(scope), vs, a.opts.EfSearch); err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				db.logger.Warn("vector index unreadable, rebuilding it from the database", "scope", scope, "err", err)
 			}
-			x.ix, x.rev = vector.New(vs.Dimension, annOptions), 0
+			x.ix, x.rev = vector.New(vs.Dimension, a.opts), 0
 		}
 	}
 	if rev > x.rev {
@@ -342,7 +348,7 @@ var errStale = errors.New("index file is of another model")
 
 // load reads the index file at path, if it is of space vs. The caller holds
 // x.mu.
-func (x *annIndex) load(path string, vs mnemo.VectorSpace) error {
+func (x *annIndex) load(path string, vs mnemo.VectorSpace, efSearch int) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -389,7 +395,7 @@ func (x *annIndex) load(path string, vs mnemo.VectorSpace) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	ix.SetEfSearch(annOptions.EfSearch) // the file keeps the effort it was built with; use today's
+	ix.SetEfSearch(efSearch) // the file keeps the effort it was built with; use today's
 	if ix.Dim() != vs.Dimension {
 		return fmt.Errorf("%s: %w", path, errStale)
 	}

@@ -47,6 +47,10 @@ type Options struct {
 	// Logger receives warnings such as a degraded full-text index; nil
 	// discards them.
 	Logger *slog.Logger
+	// SearchEffort is the ANN index's efSearch: how many candidates a vector
+	// search visits; more finds more of the true nearest and takes longer.
+	// 0 means 1024 (docs/BENCHMARKS.md, "ANN recall").
+	SearchEffort int
 }
 
 // DB is a mnemo.Store on a SQLite file. It is safe for concurrent use.
@@ -95,7 +99,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		now:         opts.Now,
 		logger:      opts.Logger,
 		synchronous: synchronous,
-		vectors:     newANNIndexes(abs),
+		vectors:     newANNIndexes(abs, opts.SearchEffort),
 	}
 	if db.now == nil {
 		db.now = time.Now

@@ -40,7 +40,9 @@ type Config struct {
 	// ReuseIndex keeps the index file of an earlier run instead of
 	// building (and timing) the index again.
 	ReuseIndex bool
-	Log        io.Writer // progress; nil for none
+	// SearchEffort is the ANN index's efSearch; 0 is the store's default.
+	SearchEffort int
+	Log          io.Writer // progress; nil for none
 }
 
 // Report is what was measured. Durations are wall-clock on this machine.
@@ -48,6 +50,7 @@ type Report struct {
 	N           int           `json:"n"`
 	Generated   bool          `json:"generated"`     // the store was written in this run
 	IndexReused bool          `json:"index_reused"`  // IndexBuild is a load of an earlier run's index
+	EfSearch    int           `json:"ef_search"`     // the ANN search effort; 0 = the store's default
 	WriteRate   float64       `json:"write_per_s"`   // memories/s, embedding included, when generated
 	IndexBuild  time.Duration `json:"index_build"`   // ANN index built from the table
 	IndexSave   time.Duration `json:"index_save"`    // written to its file
@@ -78,8 +81,8 @@ var Scope = mnemo.Scope{TenantID: "bench", AgentID: "scale"}
 const vocabulary = 20000
 
 // openStore opens the store at path with the built-in embedder.
-func openStore(ctx context.Context, path string, emb mnemo.Embedder) (*mnemo.Service, *sqlite.DB, error) {
-	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+func openStore(ctx context.Context, path string, emb mnemo.Embedder, efSearch int) (*mnemo.Service, *sqlite.DB, error) {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL", SearchEffort: efSearch})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,7 +114,7 @@ func Generate(ctx context.Context, dir string, n int, log io.Writer) (path strin
 	if log != nil {
 		fmt.Fprintf(log, "generating %d memories in %s\n", n, dir)
 	}
-	svc, _, err := openStore(ctx, path, emb)
+	svc, _, err := openStore(ctx, path, emb, 0)
 	if err != nil {
 		return "", false, 0, err
 	}
@@ -161,14 +164,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	gen := newGenerator(words, 1)
-	rep := Report{N: cfg.N, EmbedderModel: emb.Model()}
+	rep := Report{N: cfg.N, EmbedderModel: emb.Model(), EfSearch: cfg.SearchEffort}
 	path, generated, rate, err := Generate(ctx, cfg.Dir, cfg.N, cfg.Log)
 	if err != nil {
 		return rep, err
 	}
 	rep.Generated, rep.WriteRate = generated, rate
 	open := func() (*mnemo.Service, *sqlite.DB, error) {
-		return openStore(ctx, path, emb)
+		return openStore(ctx, path, emb, cfg.SearchEffort)
 	}
 
 	// 2. Build the index from the table, and save it.
@@ -286,7 +289,11 @@ func (r Report) WriteText(w io.Writer) {
 	ms := func(d time.Duration) string {
 		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + " ms"
 	}
-	fmt.Fprintf(w, "scale: %d memories in one agent, embedder %s\n\n", r.N, r.EmbedderModel)
+	ef := "default"
+	if r.EfSearch > 0 {
+		ef = strconv.Itoa(r.EfSearch)
+	}
+	fmt.Fprintf(w, "scale: %d memories in one agent, embedder %s, efSearch %s\n\n", r.N, r.EmbedderModel, ef)
 	if r.Generated {
 		fmt.Fprintf(w, "write (embedding included)   %.0f memories/s\n", r.WriteRate)
 	}

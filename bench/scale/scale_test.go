@@ -30,7 +30,8 @@ func TestRunSmall(t *testing.T) {
 // BenchmarkHybridRecall times hybrid recall (surface, limit 10) on a
 // generated store of $MNEMO_SCALE_N memories (default 100,000), kept under
 // $TMPDIR/mnemo-scale for later runs; $MNEMO_SCALE_PROFILE picks another
-// profile (lexical, semantic) to time one index alone:
+// profile (lexical, semantic) to time one index alone, $MNEMO_SCALE_EF
+// another ANN search effort:
 //
 //	go test -run '^$' -bench HybridRecall -benchtime 1000x ./bench/scale
 func BenchmarkHybridRecall(b *testing.B) {
@@ -44,7 +45,8 @@ func BenchmarkHybridRecall(b *testing.B) {
 		b.Fatal(err)
 	}
 	emb := glove.New()
-	svc, _, err := openStore(ctx, path, emb)
+	ef, _ := strconv.Atoi(os.Getenv("MNEMO_SCALE_EF"))
+	svc, _, err := openStore(ctx, path, emb, ef)
 	if err != nil {
 		b.Fatal(err)
 	}

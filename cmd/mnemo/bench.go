@@ -96,6 +96,7 @@ func (a *app) benchScaleCommand() *cobra.Command {
 	cmd.Flags().StringVar(&cfg.Dir, "dir", "", "where the generated store is kept (default: $TMPDIR/mnemo-scale)")
 	cmd.Flags().IntVar(&cfg.Queries, "queries", 500, "recall queries timed")
 	cmd.Flags().BoolVar(&cfg.ReuseIndex, "reuse-index", false, "load the ANN index an earlier run saved instead of building it again")
+	cmd.Flags().IntVar(&cfg.SearchEffort, "ef", 0, "ANN search effort (efSearch); 0 is the store's default, 1024")
 	return cmd
 }
 
