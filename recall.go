@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,6 +28,11 @@ type Query struct {
 	Profile string `json:"profile,omitempty"`
 	// Explain adds every score component to each result.
 	Explain bool `json:"explain,omitempty"`
+	// Session names a session whose working memory shapes the recall
+	// (seed 001): its current topic's words join the lexical query, and
+	// memories on the topic score TopicBoost (1.3) times higher. A session
+	// without working memory changes nothing.
+	Session string `json:"session,omitempty"`
 }
 
 // Result is the answer to a Query.
@@ -39,6 +45,8 @@ type Result struct {
 	// Terms and Prefixes are the analysed query, when Explain is set.
 	Terms    []string `json:"terms,omitempty"`
 	Prefixes []string `json:"prefixes,omitempty"`
+	// Topic is the session's topic that boosted the results, if any.
+	Topic string `json:"topic,omitempty"`
 }
 
 // Scored is one recalled memory with its score.
@@ -109,9 +117,26 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		return Result{}, err
 	}
 
-	// 1. Analyse.
+	// 1. Analyse, with the session's topic.
 	aq := s.analyzer.Query(q.Text)
 	res := Result{Results: []Scored{}}
+	var topic map[string]bool
+	if q.Session != "" {
+		wm, err := s.GetWorkingMemory(ctx, scope, q.Session)
+		if err != nil && ErrorCode(err) != ENOTFOUND {
+			return Result{}, err
+		}
+		if wm.CurrentTopic != "" {
+			res.Topic = wm.CurrentTopic
+			topic = make(map[string]bool)
+			for _, t := range s.analyzer.Query(wm.CurrentTopic).Terms {
+				topic[t] = true
+				if !slices.Contains(aq.Terms, t) {
+					aq.Terms = append(aq.Terms, t)
+				}
+			}
+		}
+	}
 	if q.Explain {
 		res.Terms, res.Prefixes = aq.Terms, aq.Prefixes
 	}
@@ -241,9 +266,18 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 			f.HitRatio = s.hitRatio(&m, terms)
 		}
 		sc := Scored{Memory: m, Score: profile.Score(f)}
+		boost := 1.0
+		if topic != nil && s.hitRatio(&m, topic) > 0 {
+			boost = s.ctx.TopicBoost
+			sc.Score *= boost
+		}
 		if q.Explain {
 			ex := profile.Explain(f)
 			ex.Vector = vectorState(&m, vecModel, useVec)
+			if boost != 1 {
+				ex.Components = append(ex.Components, rank.Component{Name: "topic_boost", Value: boost})
+				ex.Score = sc.Score
+			}
 			sc.Explain = &ex
 		}
 		scored = append(scored, sc)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/tokens"
 )
 
 // Options configure a Service. The zero value is usable.
@@ -36,6 +37,10 @@ type Options struct {
 	// which a background worker adds: for remote embedders, whose latency
 	// should not be the write's.
 	AsyncEmbedding bool
+
+	// Context configures short-term memory of runs, working memory of
+	// sessions, snapshots, boot and the default read.
+	Context ContextOptions
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -51,6 +56,10 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	vec      *vectors // nil without an embedder
+	state    StateStore
+	locks    stateLocks
+	ctx      ContextOptions
+	tok      Tokenizer
 }
 
 // New returns a Service over store.
@@ -84,6 +93,16 @@ func New(store Store, opts Options) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.vec = newVectors(store, opts, s.log)
+	s.ctx = opts.Context.withDefaults()
+	s.tok = s.ctx.Tokenizer
+	if s.tok == nil {
+		s.tok, _ = tokens.New(tokens.CL100K)
+	}
+	if st, ok := store.(StateStore); ok {
+		s.state = st
+	} else {
+		s.state = newMemState()
+	}
 	return s
 }
 
@@ -264,7 +283,7 @@ func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) ([]Memory,
 		q.Limit = MaxListLimit
 	}
 	switch q.Order {
-	case "", OrderNewest, OrderOldest, OrderKey:
+	case "", OrderNewest, OrderOldest, OrderKey, OrderVitality:
 	default:
 		return nil, 0, Errorf(EINVALID, "order must be newest, oldest or key, got %q", q.Order)
 	}

@@ -44,6 +44,9 @@ type Store interface {
 	History(ctx context.Context, scope Scope, key string) ([]Revision, error)
 	// Stats describes the scope's memories.
 	Stats(ctx context.Context, scope Scope) (Stats, error)
+	// CountTypes counts the memories matching f by type, with their mean
+	// vitality, most numerous first.
+	CountTypes(ctx context.Context, scope Scope, f Filter) ([]TypeCount, error)
 
 	Close() error
 }
@@ -83,6 +86,7 @@ type Filter struct {
 	CreatedBefore   *time.Time `json:"created_before,omitempty"` // exclusive
 	MinConfidence   float64    `json:"min_confidence,omitempty"`
 	MinVitality     float64    `json:"min_vitality,omitempty"`
+	Pinned          bool       `json:"pinned,omitempty"` // only pinned memories
 	IncludeArchived bool       `json:"include_archived,omitempty"`
 	IncludeExpired  bool       `json:"include_expired,omitempty"`
 	// Now is the time expiry is judged at; zero means the store's clock.
@@ -94,7 +98,17 @@ const (
 	OrderNewest = "newest" // created_at descending (default)
 	OrderOldest = "oldest" // created_at ascending
 	OrderKey    = "key"    // key ascending, for recall_path
+	// OrderVitality is vitality descending, then the most recently
+	// updated first, for boot.
+	OrderVitality = "vitality"
 )
+
+// TypeCount is how many memories of a type there are.
+type TypeCount struct {
+	Type         string  `json:"type"`
+	Count        int     `json:"count"`
+	MeanVitality float64 `json:"mean_vitality"`
+}
 
 // ListQuery selects a page of memories.
 type ListQuery struct {
@@ -102,6 +116,9 @@ type ListQuery struct {
 	Order  string
 	Limit  int // 0 means all
 	Offset int
+	// NoVectors leaves Embedding out of the results, for reads that do not
+	// need it.
+	NoVectors bool
 }
 
 // TextQuery asks for lexical candidates. Terms and Prefixes are analysed

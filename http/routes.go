@@ -88,7 +88,7 @@ var listParams = slices.Concat([]param{agentParam}, pageParams, []param{
 	{name: "min_confidence", schema: map[string]any{"type": "number", "minimum": 0, "maximum": 1}, doc: "Memories at least this confident."},
 	{name: "include_archived", schema: boolSchema, doc: "Include archived memories."},
 	{name: "include_expired", schema: boolSchema, doc: "Include expired memories."},
-	{name: "order", schema: map[string]any{"type": "string", "enum": []string{mnemo.OrderNewest, mnemo.OrderOldest, mnemo.OrderKey}, "default": mnemo.OrderNewest},
+	{name: "order", schema: map[string]any{"type": "string", "enum": []string{mnemo.OrderNewest, mnemo.OrderOldest, mnemo.OrderKey, mnemo.OrderVitality}, "default": mnemo.OrderNewest},
 		doc: "Order of the list."},
 })
 

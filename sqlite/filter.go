@@ -80,6 +80,9 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 	if f.MinVitality > 0 {
 		w.add(`m.vitality >= ?`, f.MinVitality)
 	}
+	if f.Pinned {
+		w.add(`m.pinned = 1`)
+	}
 	if !f.IncludeArchived {
 		w.add(`m.archived = 0`)
 	}

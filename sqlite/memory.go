@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -19,6 +20,9 @@ const memoryColumns = `m.id, m.tenant_id, m.agent_id, m.session_id, m.key,
 	m.created_at, m.updated_at, m.accessed_at, m.access_count, m.expires_at, m.archived,
 	m.vitality, m.stability, m.version,
 	m.embedding, m.embedding_model`
+
+// memoryColumnsNoVector reads the same columns but the embedding.
+var memoryColumnsNoVector = strings.Replace(memoryColumns, "m.embedding,", "NULL,", 1)
 
 type scanner interface {
 	Scan(dest ...any) error

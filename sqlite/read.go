@@ -46,10 +46,11 @@ func (db *DB) GetByKey(ctx context.Context, scope mnemo.Scope, key string) (mnem
 // orders maps a ListQuery order to SQL. The arrival breaks ties between
 // memories created in the same nanosecond, by write order.
 var orders = map[string]string{
-	"":                `m.created_at DESC, m.arrival DESC`,
-	mnemo.OrderNewest: `m.created_at DESC, m.arrival DESC`,
-	mnemo.OrderOldest: `m.created_at ASC, m.arrival ASC`,
-	mnemo.OrderKey:    `m.key ASC, m.created_at ASC, m.arrival ASC`,
+	"":                  `m.created_at DESC, m.arrival DESC`,
+	mnemo.OrderNewest:   `m.created_at DESC, m.arrival DESC`,
+	mnemo.OrderOldest:   `m.created_at ASC, m.arrival ASC`,
+	mnemo.OrderKey:      `m.key ASC, m.created_at ASC, m.arrival ASC`,
+	mnemo.OrderVitality: `m.vitality DESC, m.updated_at DESC, m.arrival DESC`,
 }
 
 // List returns a page of the live memories matching q and how many match in
@@ -88,7 +89,11 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+w.String(), w.args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqlite: list: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE `+w.String()+`
+	cols := memoryColumns
+	if q.NoVectors {
+		cols = memoryColumnsNoVector
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+cols+` FROM memories m WHERE `+w.String()+`
 		ORDER BY `+order+` LIMIT ? OFFSET ?`, append(w.args, limit, q.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlite: list: %w", err)

@@ -1,0 +1,242 @@
+package mnemo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Boot formats.
+const (
+	BootNarrative = "narrative" // markdown by layer (seed 003 §4.5), the default
+	BootJSON      = "json"      // the layers as data, no text
+)
+
+// BootQuery asks for a warm start (seed 003 §4.5).
+type BootQuery struct {
+	Format string `json:"format,omitempty"` // narrative (default) or json
+	// Lang is the language of the headings: en (default) or zh, seed 003's
+	// own.
+	Lang string    `json:"lang,omitempty"`
+	Now  time.Time `json:"now,omitempty"`
+}
+
+// Boot is who the agent is and what it should know at the start of a
+// session: four layers, identity → emotion → knowledge → event, each by
+// vitality, and a summary.
+type Boot struct {
+	Identity  []BootItem `json:"identity"`
+	Emotion   []BootItem `json:"emotion"`
+	Knowledge []BootItem `json:"knowledge"`
+	// Events are those of the last 7 days; EarlierEvents counts the rest.
+	Events        []BootItem  `json:"events"`
+	EarlierEvents int         `json:"earlier_events"`
+	Summary       BootSummary `json:"summary"`
+	Text          string      `json:"text,omitempty"` // the narrative markdown
+}
+
+// BootItem is one memory of a boot layer.
+type BootItem struct {
+	ID        string    `json:"id"`
+	Key       string    `json:"key,omitempty"`
+	Type      string    `json:"type"`
+	Content   string    `json:"content"`
+	Vitality  float64   `json:"vitality"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// BootSummary counts the active memories.
+type BootSummary struct {
+	Total        int         `json:"total"`
+	Types        []TypeCount `json:"types"`
+	MeanVitality float64     `json:"mean_vitality"`
+}
+
+// bootLayer is one layer: the types it shows and how many at most.
+type bootLayer struct {
+	types []string
+	limit int
+}
+
+// The layers. Knowledge takes seed 001's categories of long-term memory
+// too; other types are counted in the summary only.
+var (
+	bootIdentity  = bootLayer{[]string{TypeIdentity}, 20}
+	bootEmotion   = bootLayer{[]string{TypeEmotion}, 10}
+	bootKnowledge = bootLayer{[]string{TypeKnowledge, TypeFact, TypePreference, TypePattern}, 20}
+	bootEvents    = bootLayer{[]string{TypeEvent}, 15}
+	bootEventDays = 7
+)
+
+// Boot returns the warm start of seed 003 §4.5. Nothing is recorded as
+// accessed.
+func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, error) {
+	if err := CheckScope(scope); err != nil {
+		return Boot{}, err
+	}
+	switch q.Format {
+	case "", BootNarrative, BootJSON:
+	default:
+		return Boot{}, Errorf(EINVALID, "format must be narrative or json, not %q", q.Format)
+	}
+	switch q.Lang {
+	case "", "en", "zh":
+	default:
+		return Boot{}, Errorf(EINVALID, "lang must be en or zh, not %q", q.Lang)
+	}
+	now := q.Now
+	if now.IsZero() {
+		now = s.now()
+	}
+	now = now.UTC()
+	var b Boot
+	layer := func(l bootLayer, f Filter) ([]BootItem, int, error) {
+		f.Types, f.Now = l.types, now
+		ms, total, err := s.store.List(ctx, scope, ListQuery{Filter: f, Order: OrderVitality, Limit: l.limit, NoVectors: true})
+		items := make([]BootItem, len(ms))
+		for i := range ms {
+			m := &ms[i]
+			text := m.Summary
+			if text == "" {
+				text = m.Content
+			}
+			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: oneLine(text), Vitality: m.Vitality,
+				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+		}
+		return items, total, err
+	}
+	var err error
+	if b.Identity, _, err = layer(bootIdentity, Filter{}); err != nil {
+		return Boot{}, err
+	}
+	if b.Emotion, _, err = layer(bootEmotion, Filter{}); err != nil {
+		return Boot{}, err
+	}
+	if b.Knowledge, _, err = layer(bootKnowledge, Filter{}); err != nil {
+		return Boot{}, err
+	}
+	since := now.AddDate(0, 0, -bootEventDays)
+	if b.Events, _, err = layer(bootEvents, Filter{CreatedAfter: &since}); err != nil {
+		return Boot{}, err
+	}
+	types, err := s.store.CountTypes(ctx, scope, Filter{Now: now})
+	if err != nil {
+		return Boot{}, err
+	}
+	b.Summary.Types = types
+	var sum float64
+	recent := 0
+	for _, tc := range types {
+		b.Summary.Total += tc.Count
+		sum += tc.MeanVitality * float64(tc.Count)
+		if tc.Type == TypeEvent {
+			recent = tc.Count
+		}
+	}
+	if b.Summary.Total > 0 {
+		b.Summary.MeanVitality = sum / float64(b.Summary.Total)
+	}
+	// Events older than the window, folded into a count. The window's own
+	// are counted by listing them: at most the layer's limit are shown.
+	_, inWindow, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Types: bootEvents.types, CreatedAfter: &since, Now: now}, Limit: 1, NoVectors: true})
+	if err != nil {
+		return Boot{}, err
+	}
+	b.EarlierEvents = recent - inWindow
+	if q.Format != BootJSON {
+		b.Text = b.narrative(q.Lang, inWindow)
+	}
+	return b, nil
+}
+
+// bootText is the wording of the narrative, by language.
+type bootText struct {
+	identity, identityNote                 string
+	emotion, emotionNote                   string
+	knowledge, knowledgeNote               string
+	events, eventsNote, earlier, moreShown string
+	summary, total, mean, none             string
+}
+
+var bootTexts = map[string]bootText{
+	"en": {
+		identity: "## 🪪 Who I am", identityNote: "Identity memories never decay.",
+		emotion: "## 💕 Recent emotions", emotionNote: "Last updated: %s",
+		knowledge: "## 🧠 Key knowledge", knowledgeNote: "%d active knowledge memories",
+		events: "## 📅 Recent events", eventsNote: "Events of the last 7 days",
+		earlier: "... and %d earlier events", moreShown: "... and %d more of the last 7 days",
+		summary: "## 📊 Memory overview", total: "Total %d", mean: "Mean vitality: %.2f", none: "- (none yet)",
+	},
+	"zh": {
+		identity: "## 🪪 我是谁", identityNote: "身份记忆从不衰减。",
+		emotion: "## 💕 最近的情感", emotionNote: "最后更新：%s",
+		knowledge: "## 🧠 关键知识", knowledgeNote: "共 %d 条活跃知识记忆",
+		events: "## 📅 近期事件", eventsNote: "最近 7 天内的事件",
+		earlier: "... 及 %d 条更早事件", moreShown: "... 及最近 7 天内的另外 %d 条",
+		summary: "## 📊 记忆概况", total: "总计 %d 条", mean: "平均 vitality: %.2f", none: "-（暂无）",
+	},
+}
+
+// narrative renders the layers as seed 003 §4.5's markdown.
+func (b *Boot) narrative(lang string, eventsInWindow int) string {
+	if lang == "" {
+		lang = "en"
+	}
+	t := bootTexts[lang]
+	var sb strings.Builder
+	list := func(items []BootItem, line func(BootItem) string) {
+		if len(items) == 0 {
+			sb.WriteString(t.none + "\n")
+		}
+		for _, it := range items {
+			sb.WriteString(line(it) + "\n")
+		}
+	}
+	withVitality := func(it BootItem) string { return fmt.Sprintf("- %s (vitality: %.2f)", clip(it.Content, 200), it.Vitality) }
+
+	sb.WriteString(t.identity + "\n" + t.identityNote + "\n")
+	list(b.Identity, func(it BootItem) string { return "- " + clip(it.Content, 300) })
+
+	sb.WriteString("\n" + t.emotion + "\n")
+	var last time.Time
+	for _, it := range b.Emotion {
+		if it.UpdatedAt.After(last) {
+			last = it.UpdatedAt
+		}
+	}
+	if !last.IsZero() {
+		sb.WriteString(fmt.Sprintf(t.emotionNote, last.Format("2006-01-02")) + "\n")
+	}
+	list(b.Emotion, withVitality)
+
+	knowledge := 0
+	for _, tc := range b.Summary.Types {
+		for _, k := range bootKnowledge.types {
+			if tc.Type == k {
+				knowledge += tc.Count
+			}
+		}
+	}
+	sb.WriteString("\n" + t.knowledge + "\n" + fmt.Sprintf(t.knowledgeNote, knowledge) + "\n")
+	list(b.Knowledge, withVitality)
+
+	sb.WriteString("\n" + t.events + "\n" + t.eventsNote + "\n")
+	list(b.Events, func(it BootItem) string {
+		return fmt.Sprintf("- [%s] %s", it.CreatedAt.Format("01-02"), clip(it.Content, 200))
+	})
+	if n := eventsInWindow - len(b.Events); n > 0 {
+		sb.WriteString(fmt.Sprintf(t.moreShown, n) + "\n")
+	}
+	if b.EarlierEvents > 0 {
+		sb.WriteString(fmt.Sprintf(t.earlier, b.EarlierEvents) + "\n")
+	}
+
+	sb.WriteString("\n" + t.summary + "\n" + fmt.Sprintf(t.total, b.Summary.Total))
+	for _, tc := range b.Summary.Types {
+		fmt.Fprintf(&sb, " | %s: %d", tc.Type, tc.Count)
+	}
+	sb.WriteString("\n" + fmt.Sprintf(t.mean, b.Summary.MeanVitality) + "\n")
+	return sb.String()
+}

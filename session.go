@@ -1,0 +1,454 @@
+package mnemo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/analysis"
+)
+
+// WorkingMemory is a session's working memory (seed 001): the state of the
+// conversation now. It is created by the session's first message, updated
+// by each, and deleted after SessionIdle without one.
+type WorkingMemory struct {
+	SessionID        string            `json:"session_id"`
+	CurrentTopic     string            `json:"current_topic,omitempty"`
+	ContextVariables map[string]string `json:"context_variables"`
+	TurnCount        int               `json:"turn_count"`
+	LastEmotion      string            `json:"last_emotion,omitempty"`
+	// Facts are marked for long-term memory: written there when the
+	// session is ended with archiving, or swept with ArchiveFacts.
+	Facts     []string  `json:"facts,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	ExpiresAt time.Time `json:"expires_at"` // when the sweeper deletes it, unless a turn comes first
+
+	// Topics weighs the keywords of recent turns; the heaviest are the
+	// current topic.
+	Topics map[string]float64 `json:"topic_weights,omitempty"`
+}
+
+// Turn is one message of a session.
+type Turn struct {
+	Role string `json:"role,omitempty"` // user (default) or assistant
+	Text string `json:"text"`
+	// Topic, Emotion and Variables, when given, are taken as they are
+	// instead of read from Text; a variable set to "" is removed.
+	Topic     string            `json:"topic,omitempty"`
+	Emotion   string            `json:"emotion,omitempty"`
+	Variables map[string]string `json:"variables,omitempty"`
+	// Remember marks facts for long-term memory.
+	Remember []string `json:"remember,omitempty"`
+}
+
+// TurnAnalysis is what a TurnAnalyzer reads from a turn.
+type TurnAnalysis struct {
+	Keywords  []string          // what the turn is about, most salient first
+	Emotion   string            // "" when the turn shows none (assistant turns)
+	Variables map[string]string // context variables it states
+	Facts     []string          // facts the user asked to be remembered
+}
+
+// TurnAnalyzer reads a turn for working memory: an LLM when one is
+// configured, RuleAnalyzer otherwise.
+type TurnAnalyzer interface {
+	AnalyzeTurn(ctx context.Context, wm *WorkingMemory, t Turn) (TurnAnalysis, error)
+}
+
+// Limits of working memory.
+const (
+	maxTurnChars   = 20000
+	maxVariables   = 64
+	maxVarChars    = 500
+	maxFacts       = 64
+	topicWords     = 3
+	topicRetention = 0.6 // a keyword's weight kept per later turn
+)
+
+// AddTurn records a message of a session in its working memory, creating
+// it on the first (turn_count 1), and returns it.
+func (s *Service) AddTurn(ctx context.Context, scope Scope, sessionID string, t Turn) (WorkingMemory, error) {
+	if err := CheckScope(scope); err != nil {
+		return WorkingMemory{}, err
+	}
+	if _, err := checkID("session_id", sessionID, false); err != nil {
+		return WorkingMemory{}, err
+	}
+	switch t.Role {
+	case "":
+		t.Role = "user"
+	case "user", "assistant":
+	default:
+		return WorkingMemory{}, Errorf(EINVALID, "role must be user or assistant, not %q", t.Role)
+	}
+	if strings.TrimSpace(t.Text) == "" {
+		return WorkingMemory{}, Errorf(EINVALID, "text is empty")
+	}
+	if utf8.RuneCountInString(t.Text) > maxTurnChars {
+		return WorkingMemory{}, Errorf(ETOOLARGE, "text is over %d characters", maxTurnChars)
+	}
+	if len(t.Variables) > maxVariables || len(t.Remember) > maxFacts {
+		return WorkingMemory{}, Errorf(ETOOLARGE, "at most %d variables and %d facts in one turn", maxVariables, maxFacts)
+	}
+	for k, v := range t.Variables {
+		if k == "" || utf8.RuneCountInString(k) > 64 || utf8.RuneCountInString(v) > maxVarChars {
+			return WorkingMemory{}, Errorf(EINVALID, "variable %q: names are 1 to 64 characters, values at most %d", k, maxVarChars)
+		}
+	}
+	for _, f := range t.Remember {
+		if strings.TrimSpace(f) == "" || utf8.RuneCountInString(f) > s.limits.MaxContentChars {
+			return WorkingMemory{}, Errorf(EINVALID, "a fact to remember must be 1 to %d characters", s.limits.MaxContentChars)
+		}
+	}
+	// Analysed before the update, which may run more than once: an LLM is
+	// asked once per turn. It sees the working memory as it was.
+	cur, _, _ := getState[WorkingMemory](ctx, s.state, scope, StateSession, sessionID)
+	an, err := s.ctx.TurnAnalyzer.AnalyzeTurn(ctx, &cur, t)
+	if err != nil {
+		s.log.Warn("turn analysis failed, using the rules", "session", sessionID, "err", err)
+		an, _ = RuleAnalyzer{}.AnalyzeTurn(ctx, nil, t)
+	}
+	defer s.locks.lock(scope, StateSession, sessionID)()
+	now := s.now().UTC()
+	first := false
+	wm, err := updateState(ctx, s.state, scope, StateSession, sessionID, true, s.now, func(wm *WorkingMemory, exists bool) (bool, error) {
+		if exists && !now.Before(wm.ExpiresAt) {
+			exists = false // idle past its time and not yet swept: a new session
+		}
+		if !exists {
+			n, err := s.countSessions(ctx, scope)
+			if err != nil {
+				return false, err
+			}
+			if n >= s.ctx.MaxSessions {
+				return false, Errorf(ETOOLARGE, "%d sessions have working memory for this agent, the limit: end one first", n)
+			}
+			*wm = WorkingMemory{SessionID: sessionID, CreatedAt: now}
+			first = true
+		}
+		wm.apply(t, an)
+		wm.TurnCount++
+		wm.UpdatedAt, wm.ExpiresAt = now, now.Add(s.ctx.SessionIdle)
+		return true, nil
+	})
+	if err != nil {
+		return WorkingMemory{}, err
+	}
+	if first {
+		s.log.Debug("working memory created", "session", sessionID)
+	}
+	return wm.public(), nil
+}
+
+func (s *Service) countSessions(ctx context.Context, scope Scope) (int, error) {
+	docs, err := s.state.ListState(ctx, scope, StateSession)
+	return len(docs), err
+}
+
+// apply folds a turn's analysis, and what the caller set, into wm.
+func (wm *WorkingMemory) apply(t Turn, an TurnAnalysis) {
+	if wm.ContextVariables == nil {
+		wm.ContextVariables = map[string]string{}
+	}
+	if wm.Topics == nil {
+		wm.Topics = map[string]float64{}
+	}
+	for k, w := range wm.Topics {
+		if w *= topicRetention; w < 0.2 {
+			delete(wm.Topics, k)
+		} else {
+			wm.Topics[k] = w
+		}
+	}
+	if t.Topic != "" {
+		// Set by the caller: it replaces what was detected.
+		clear(wm.Topics)
+		wm.CurrentTopic = oneLine(t.Topic)
+		wm.Topics[strings.ToLower(wm.CurrentTopic)] = 100
+	} else {
+		for i, k := range an.Keywords {
+			// The first keywords of a turn count a little more.
+			wm.Topics[strings.ToLower(k)] += 1 + 0.1*float64(len(an.Keywords)-i)
+		}
+		wm.CurrentTopic = wm.topic()
+	}
+	switch {
+	case t.Emotion != "":
+		wm.LastEmotion = t.Emotion
+	case t.Role == "user" && an.Emotion != "":
+		wm.LastEmotion = an.Emotion
+	}
+	for k, v := range an.Variables {
+		wm.ContextVariables[k] = v
+	}
+	for k, v := range t.Variables {
+		if v == "" {
+			delete(wm.ContextVariables, k)
+		} else {
+			wm.ContextVariables[k] = v
+		}
+	}
+	for _, f := range slices.Concat(an.Facts, t.Remember) {
+		if f = strings.TrimSpace(f); f != "" && !slices.Contains(wm.Facts, f) && len(wm.Facts) < maxFacts {
+			wm.Facts = append(wm.Facts, f)
+		}
+	}
+	if len(wm.ContextVariables) > maxVariables {
+		// Keep the variables bounded: drop the alphabetically last. Rare:
+		// only a caller setting many at once gets here.
+		keys := slices.Sorted(maps.Keys(wm.ContextVariables))
+		for _, k := range keys[maxVariables:] {
+			delete(wm.ContextVariables, k)
+		}
+	}
+}
+
+// topic is the heaviest keywords, heaviest first.
+func (wm *WorkingMemory) topic() string {
+	type kw struct {
+		k string
+		w float64
+	}
+	var kws []kw
+	for k, w := range wm.Topics {
+		if w >= 1 {
+			kws = append(kws, kw{k, w})
+		}
+	}
+	slices.SortFunc(kws, func(a, b kw) int {
+		if a.w != b.w {
+			if a.w > b.w {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.k, b.k)
+	})
+	var out []string
+	for _, k := range kws[:min(topicWords, len(kws))] {
+		out = append(out, k.k)
+	}
+	return strings.Join(out, " ")
+}
+
+// public is the working memory as callers see it, without the weights.
+func (wm WorkingMemory) public() WorkingMemory {
+	wm.Topics = nil
+	if wm.ContextVariables == nil {
+		wm.ContextVariables = map[string]string{}
+	}
+	return wm
+}
+
+// GetWorkingMemory returns a session's working memory (seed 001's GET
+// /memory/working/{session_id}), or ENOTFOUND when there is none or it has
+// been idle past its time.
+func (s *Service) GetWorkingMemory(ctx context.Context, scope Scope, sessionID string) (WorkingMemory, error) {
+	if err := CheckScope(scope); err != nil {
+		return WorkingMemory{}, err
+	}
+	wm, _, err := getState[WorkingMemory](ctx, s.state, scope, StateSession, sessionID)
+	if ErrorCode(err) == ENOTFOUND || err == nil && !s.now().Before(wm.ExpiresAt) {
+		return WorkingMemory{}, Errorf(ENOTFOUND, "no working memory for session %q", sessionID)
+	}
+	if err != nil {
+		return WorkingMemory{}, err
+	}
+	return wm.public(), nil
+}
+
+// ListSessions returns the agent's sessions with working memory, most
+// recently active first.
+func (s *Service) ListSessions(ctx context.Context, scope Scope) ([]WorkingMemory, error) {
+	if err := CheckScope(scope); err != nil {
+		return nil, err
+	}
+	docs, err := s.state.ListState(ctx, scope, StateSession)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	out := []WorkingMemory{}
+	for _, d := range docs {
+		var wm WorkingMemory
+		if err := json.Unmarshal(d.Body, &wm); err != nil {
+			return nil, fmt.Errorf("session %q: %w", d.ID, err)
+		}
+		if now.Before(wm.ExpiresAt) {
+			out = append(out, wm.public())
+		}
+	}
+	return out, nil
+}
+
+// SessionEnd reports an ended session.
+type SessionEnd struct {
+	WorkingMemory WorkingMemory `json:"working_memory"`
+	// Archived are the memories written from the session's facts.
+	Archived []string `json:"archived,omitempty"`
+}
+
+// EndSession deletes a session's working memory, first writing its marked
+// facts to long-term memory when archive is set.
+func (s *Service) EndSession(ctx context.Context, scope Scope, sessionID string, archive bool) (SessionEnd, error) {
+	if err := CheckScope(scope); err != nil {
+		return SessionEnd{}, err
+	}
+	return s.endSession(ctx, scope, sessionID, 0, archive)
+}
+
+// endSession deletes a session's working memory if it is still at version
+// (0: any), archiving its facts first when asked. The facts are written
+// before the delete, so that a crash between the two writes them twice at
+// worst (as the same key: once), never loses them.
+func (s *Service) endSession(ctx context.Context, scope Scope, sessionID string, version int64, archive bool) (SessionEnd, error) {
+	defer s.locks.lock(scope, StateSession, sessionID)()
+	for range stateRetries {
+		wm, doc, err := getState[WorkingMemory](ctx, s.state, scope, StateSession, sessionID)
+		if ErrorCode(err) == ENOTFOUND {
+			return SessionEnd{}, Errorf(ENOTFOUND, "no working memory for session %q", sessionID)
+		} else if err != nil {
+			return SessionEnd{}, err
+		}
+		if version != 0 && doc.Version != version {
+			return SessionEnd{}, Errorf(ECONFLICT, "session %q had a turn meanwhile", sessionID)
+		}
+		end := SessionEnd{WorkingMemory: wm.public()}
+		if archive && len(wm.Facts) > 0 {
+			drafts := make([]Draft, len(wm.Facts))
+			for i, f := range wm.Facts {
+				key := fmt.Sprintf("/session/%s/fact/%d", url.PathEscape(sessionID), i+1)
+				drafts[i] = Draft{Content: &f, Key: key, Type: TypeFact, SessionID: sessionID,
+					Source: json.RawMessage(`"auto:session"`), Tags: []string{"session-fact"}}
+			}
+			ms, err := s.RememberBatch(ctx, scope, drafts)
+			if err != nil {
+				return SessionEnd{}, fmt.Errorf("archiving the facts of session %q: %w", sessionID, err)
+			}
+			for _, m := range ms {
+				end.Archived = append(end.Archived, m.ID)
+			}
+		}
+		ok, err := s.state.DeleteState(ctx, scope, StateSession, sessionID, doc.Version)
+		if ErrorCode(err) == ECONFLICT {
+			if version != 0 {
+				return SessionEnd{}, err
+			}
+			continue
+		} else if err != nil {
+			return SessionEnd{}, err
+		}
+		if !ok {
+			return SessionEnd{}, Errorf(ENOTFOUND, "no working memory for session %q", sessionID)
+		}
+		return end, nil
+	}
+	return SessionEnd{}, Errorf(ECONFLICT, "session %q is being changed by too many writers at once; retry", sessionID)
+}
+
+// SweepSessions deletes the working memory of every session, of every
+// agent, idle past SessionIdle, archiving marked facts when ArchiveFacts is
+// set, and returns how many it deleted. A session that has a turn while it
+// is being swept is kept.
+func (s *Service) SweepSessions(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		// Idle for SessionIdle or longer, as GetWorkingMemory judges it.
+		docs, err := s.state.IdleState(ctx, StateSession, s.now().Add(-s.ctx.SessionIdle+time.Nanosecond), 256)
+		if err != nil {
+			return n, err
+		}
+		swept := 0
+		for _, d := range docs {
+			_, err := s.endSession(ctx, d.Scope, d.ID, d.Version, s.ctx.ArchiveFacts)
+			switch ErrorCode(err) {
+			case "":
+				swept++
+			case ECONFLICT, ENOTFOUND: // a turn came, or another sweeper was first
+			default:
+				return n, err
+			}
+		}
+		n += swept
+		if len(docs) < 256 || swept == 0 {
+			return n, nil
+		}
+	}
+}
+
+// RuleAnalyzer reads turns without a model: keywords for the topic,
+// emotion from cue words (English and Chinese), and variables and facts
+// from a few sentence patterns ("my name is …", "remember that …").
+type RuleAnalyzer struct{}
+
+var (
+	emotionCues = []struct {
+		emotion string
+		cues    []string
+	}{
+		{"angry", []string{"angry", "furious", "annoyed", "irritated", "mad at", "hate", "ridiculous", "生气", "愤怒", "烦死", "气死", "讨厌"}},
+		{"sad", []string{"sad", "unhappy", "depressed", "upset", "disappointed", "miss ", "lonely", "cry", "难过", "伤心", "失望", "沮丧", "哭"}},
+		{"anxious", []string{"worried", "anxious", "nervous", "stressed", "afraid", "scared", "panic", "担心", "焦虑", "紧张", "害怕", "压力"}},
+		{"frustrated", []string{"frustrated", "stuck", "doesn't work", "does not work", "not working", "again?!", "still broken", "崩溃", "搞不定", "又坏了"}},
+		{"grateful", []string{"thank", "thanks", "grateful", "appreciate", "谢谢", "感谢", "多谢"}},
+		{"happy", []string{"happy", "glad", "great", "awesome", "excited", "love it", "wonderful", "yay", "开心", "高兴", "太好了", "棒", "兴奋"}},
+		{"confused", []string{"confused", "don't understand", "do not understand", "what do you mean", "unclear", "不明白", "不懂", "困惑", "什么意思"}},
+	}
+	variablePatterns = []struct {
+		name string
+		re   *regexp.Regexp
+	}{
+		{"name", regexp.MustCompile(`\b(?i:my name is|call me|i am called|i'm called)\s+(\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*)?)`)},
+		{"name", regexp.MustCompile(`(?:我叫|我的名字是|叫我)\s*([\p{Han}A-Za-z]{1,12}?)(?:[，。,.!！\s]|$)`)},
+		{"location", regexp.MustCompile(`\b(?i:i live in|i'm from|i am from|i'm based in|i am based in)\s+(\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*)*)`)},
+		{"location", regexp.MustCompile(`(?:我住在|我来自|我在)\s*([\p{Han}]{2,10}?)(?:工作|生活|上班|[，。,.!！\s]|$)`)},
+		{"language", regexp.MustCompile(`(?i)\b(?:reply|answer|respond|speak|write)\s+(?:to me\s+)?in\s+([\p{L}]+)`)},
+		{"timezone", regexp.MustCompile(`(?i)\bmy time ?zone is\s+([A-Za-z_/+\-0-9:]+)`)},
+	}
+	factPatterns = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:please\s+)?(?:remember|note|keep in mind|don't forget)\s+(?:that\s+)?(.{3,500}?)(?:[.!?]\s|[.!?]?$)`),
+		regexp.MustCompile(`(?:请)?(?:记住|记得|别忘了)[:：]?\s*(.{2,300}?)(?:[。！？]|$)`),
+	}
+)
+
+// AnalyzeTurn implements TurnAnalyzer.
+func (RuleAnalyzer) AnalyzeTurn(_ context.Context, _ *WorkingMemory, t Turn) (TurnAnalysis, error) {
+	an := TurnAnalysis{Keywords: analysis.New().Keywords(t.Text, 5)}
+	if t.Role != "user" {
+		return an, nil
+	}
+	lower := strings.ToLower(t.Text)
+	an.Emotion = "neutral"
+	for _, e := range emotionCues {
+		if slices.ContainsFunc(e.cues, func(c string) bool { return strings.Contains(lower, c) }) {
+			an.Emotion = e.emotion
+			break
+		}
+	}
+	for _, p := range variablePatterns {
+		if m := p.re.FindStringSubmatch(t.Text); m != nil {
+			if an.Variables == nil {
+				an.Variables = map[string]string{}
+			}
+			if _, ok := an.Variables[p.name]; !ok {
+				an.Variables[p.name] = strings.TrimSpace(m[1])
+			}
+		}
+	}
+	for _, p := range factPatterns {
+		for _, m := range p.FindAllStringSubmatch(t.Text, 4) {
+			if f := strings.TrimSpace(m[1]); f != "" {
+				an.Facts = append(an.Facts, f)
+			}
+		}
+	}
+	return an, nil
+}

@@ -1,0 +1,216 @@
+package mnemo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// SnapshotQuery asks for the memories a run starts with (seed 000 FR-6).
+type SnapshotQuery struct {
+	Trigger Trigger `json:"trigger"`
+	Focus   string  `json:"focus,omitempty"`
+	// TokenLimit bounds the whole section; 0 is the configured limit
+	// (500 by default).
+	TokenLimit int `json:"token_limit,omitempty"`
+	// Now is the time "recent" and expiry are judged at; zero is the clock.
+	Now time.Time `json:"now,omitempty"`
+}
+
+// Snapshot reasons: why a memory is in a snapshot.
+const (
+	ReasonPinned  = "pinned"
+	ReasonRelated = "related"
+	ReasonRecent  = "recent"
+)
+
+// Snapshot is the memories a run starts with, and their "Recent
+// Experience" section for the system prompt.
+type Snapshot struct {
+	Memories   []SnapshotItem `json:"memories"`
+	Text       string         `json:"text"` // the section, ready for the prompt
+	Tokens     int            `json:"tokens"`
+	TokenLimit int            `json:"token_limit"`
+	// Omitted counts the memories that were chosen but did not fit; Notes
+	// say which kind, so that nothing is dropped silently.
+	Omitted  int      `json:"omitted"`
+	Notes    []string `json:"notes,omitempty"`
+	Degraded bool     `json:"degraded"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// SnapshotItem is one memory of a snapshot.
+type SnapshotItem struct {
+	ID        string    `json:"id"`
+	Key       string    `json:"key,omitempty"`
+	Type      string    `json:"type"`
+	Reason    string    `json:"reason"` // pinned, related or recent
+	Score     float64   `json:"score,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	Line      string    `json:"line"` // as it appears in Text
+	Tokens    int       `json:"tokens"`
+	Cut       bool      `json:"cut,omitempty"` // the line was shortened to fit
+}
+
+// Snapshot budgets (seed 000 FR-6).
+const (
+	snapshotRelated   = 3
+	snapshotRecent    = 5
+	snapshotWindow    = 24 * time.Hour
+	snapshotMaxPinned = 50
+	lineTokens        = 80 // a memory's line is cut beyond this
+	minLineTokens     = 16 // a line is not worth cutting below this
+)
+
+// RecentExperienceHeading opens a snapshot's section.
+const RecentExperienceHeading = "## Recent Experience"
+
+// Snapshot returns the memories a run should start with: every pinned
+// memory, the three most related to the trigger and focus, and up to five
+// created in the last day, within a token budget (pinned first, then
+// relevance, then recency), rendered as the "Recent Experience" section of
+// a system prompt. Nothing is recorded as accessed.
+func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (Snapshot, error) {
+	if err := CheckScope(scope); err != nil {
+		return Snapshot{}, err
+	}
+	typ, err := checkWord("trigger.type", q.Trigger.Type)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	q.Trigger.Type = typ
+	if _, err := s.checkStep("trigger.payload", q.Trigger.Payload); err != nil {
+		return Snapshot{}, err
+	}
+	limit := q.TokenLimit
+	switch {
+	case limit < 0:
+		return Snapshot{}, Errorf(EINVALID, "token_limit must not be negative")
+	case limit == 0:
+		limit = s.ctx.SnapshotTokenLimit
+	case limit < 20:
+		return Snapshot{}, Errorf(EINVALID, "token_limit %d is too small for a snapshot: at least 20", limit)
+	}
+	now := q.Now
+	if now.IsZero() {
+		now = s.now()
+	}
+	now = now.UTC()
+	snap := Snapshot{Memories: []SnapshotItem{}, TokenLimit: limit}
+
+	pinned, nPinned, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Pinned: true, Now: now}, Limit: snapshotMaxPinned, NoVectors: true})
+	if err != nil {
+		return Snapshot{}, err
+	}
+	seen := make(map[string]bool)
+	for _, m := range pinned {
+		seen[m.ID] = true
+	}
+	var related []Scored
+	text := strings.TrimSpace(q.Trigger.text() + " " + q.Focus)
+	res, err := s.Surface(ctx, scope, Query{Text: text, Limit: min(s.maxLimit, snapshotRelated+len(pinned)), Now: now})
+	switch {
+	case ErrorCode(err) == EINVALID:
+		snap.Notes = append(snap.Notes, "no related memories: the trigger and focus have nothing to search by")
+	case err != nil:
+		return Snapshot{}, err
+	default:
+		snap.Degraded, snap.Reason = res.Degraded, res.Reason
+		for _, r := range res.Results {
+			if !seen[r.ID] && len(related) < snapshotRelated {
+				seen[r.ID] = true
+				related = append(related, r)
+			}
+		}
+	}
+	after := now.Add(-snapshotWindow)
+	recentAll, _, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{CreatedAfter: &after, Now: now}, Limit: snapshotRecent + len(seen), NoVectors: true})
+	if err != nil {
+		return Snapshot{}, err
+	}
+	var recent []Memory
+	for _, m := range recentAll {
+		if !seen[m.ID] && len(recent) < snapshotRecent {
+			seen[m.ID] = true
+			recent = append(recent, m)
+		}
+	}
+
+	// Fill the budget in priority order; the note about what did not fit
+	// is reserved for up front, so that it always fits too.
+	const noteReserve = 24
+	used := s.tok.Count(RecentExperienceHeading + "\n")
+	budget := limit - noteReserve
+	omitted := map[string]int{}
+	add := func(m *Memory, reason string, score float64) {
+		line := snapshotLine(m, reason, now)
+		n := s.tok.Count(line + "\n")
+		cut := false
+		if n > lineTokens || used+n > budget {
+			room := min(lineTokens, budget-used) - 2
+			if room < minLineTokens {
+				omitted[reason]++
+				return
+			}
+			line, _ = s.tok.Truncate(line, room)
+			line += "…"
+			n, cut = s.tok.Count(line+"\n"), true
+		}
+		used += n
+		snap.Memories = append(snap.Memories, SnapshotItem{ID: m.ID, Key: m.Key, Type: m.Type, Reason: reason,
+			Score: score, CreatedAt: m.CreatedAt, Line: line, Tokens: n, Cut: cut})
+	}
+	for i := range pinned {
+		add(&pinned[i], ReasonPinned, 0)
+	}
+	if extra := nPinned - len(pinned); extra > 0 {
+		omitted[ReasonPinned] += extra
+	}
+	for i := range related {
+		add(&related[i].Memory, ReasonRelated, related[i].Score)
+	}
+	for i := range recent {
+		add(&recent[i], ReasonRecent, 0)
+	}
+
+	var b strings.Builder
+	b.WriteString(RecentExperienceHeading + "\n")
+	for _, it := range snap.Memories {
+		b.WriteString(it.Line + "\n")
+	}
+	if len(snap.Memories) == 0 {
+		b.WriteString("- (no memories yet)\n")
+	}
+	for _, reason := range []string{ReasonPinned, ReasonRelated, ReasonRecent} {
+		if n := omitted[reason]; n > 0 {
+			snap.Omitted += n
+			snap.Notes = append(snap.Notes, fmt.Sprintf("%d %s memories did not fit in %d tokens", n, reason, limit))
+		}
+	}
+	if snap.Omitted > 0 {
+		fmt.Fprintf(&b, "(%d more did not fit; use recall to search them)\n", snap.Omitted)
+	}
+	snap.Text = b.String()
+	snap.Tokens = s.tok.Count(snap.Text)
+	return snap, nil
+}
+
+// snapshotLine renders a memory for the Recent Experience section.
+func snapshotLine(m *Memory, reason string, now time.Time) string {
+	text := m.Summary
+	if text == "" {
+		text = m.Content
+	}
+	text = oneLine(text)
+	var when string
+	switch reason {
+	case ReasonPinned:
+		return "- [pinned] " + text
+	case ReasonRecent:
+		when = m.CreatedAt.UTC().Format("2006-01-02 15:04")
+	default:
+		when = m.CreatedAt.UTC().Format("2006-01-02")
+	}
+	return fmt.Sprintf("- [%s · %s] %s", m.Type, when, text)
+}
