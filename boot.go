@@ -194,7 +194,9 @@ func (b *Boot) narrative(lang string, eventsInWindow int) string {
 			sb.WriteString(line(it) + "\n")
 		}
 	}
-	withVitality := func(it BootItem) string { return fmt.Sprintf("- %s (vitality: %.2f)", clip(it.Content, 200), it.Vitality) }
+	withVitality := func(it BootItem) string {
+		return fmt.Sprintf("- %s (vitality: %.2f)", clip(it.Content, 200), it.Vitality)
+	}
 
 	sb.WriteString(t.identity + "\n" + t.identityNote + "\n")
 	list(b.Identity, func(it BootItem) string { return "- " + clip(it.Content, 300) })
