@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -152,6 +153,20 @@ func TestScopes(t *testing.T) {
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/x?agent_id=a", nil, mhttp.ScopeRead},
 		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/x?agent_id=a", nil, mhttp.ScopeWrite},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a", nil, mhttp.ScopeRead},
+		{"POST /v1/runs", "POST", "/v1/runs", map[string]any{"agent_id": "a", "trigger": map[string]any{"type": "cron"}}, mhttp.ScopeWrite},
+		{"GET /v1/runs", "GET", "/v1/runs?agent_id=a", nil, mhttp.ScopeRead},
+		{"GET /v1/runs/{run_id}", "GET", "/v1/runs/r?agent_id=a", nil, mhttp.ScopeRead},
+		{"POST /v1/runs/{run_id}/calls", "POST", "/v1/runs/r/calls", map[string]any{"agent_id": "a", "name": "f"}, mhttp.ScopeWrite},
+		{"POST /v1/runs/{run_id}/responses", "POST", "/v1/runs/r/responses", map[string]any{"agent_id": "a", "text": "x"}, mhttp.ScopeWrite},
+		{"POST /v1/runs/{run_id}/instructions", "POST", "/v1/runs/r/instructions", map[string]any{"agent_id": "a", "text": "x"}, mhttp.ScopeWrite},
+		{"DELETE /v1/runs/{run_id}", "DELETE", "/v1/runs/r?agent_id=a", nil, mhttp.ScopeWrite},
+		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/s/turns", map[string]any{"agent_id": "a", "text": "hi"}, mhttp.ScopeWrite},
+		{"GET /v1/sessions", "GET", "/v1/sessions?agent_id=a", nil, mhttp.ScopeRead},
+		{"GET /v1/sessions/{session_id}", "GET", "/v1/sessions/s?agent_id=a", nil, mhttp.ScopeRead},
+		{"DELETE /v1/sessions/{session_id}", "DELETE", "/v1/sessions/s?agent_id=a", nil, mhttp.ScopeWrite},
+		{"POST /v1/snapshot", "POST", "/v1/snapshot", map[string]any{"agent_id": "a", "trigger": map[string]any{"type": "cron"}}, mhttp.ScopeRead},
+		{"GET /v1/boot", "GET", "/v1/boot?agent_id=a", nil, mhttp.ScopeRead},
+		{"POST /v1/read", "POST", "/v1/read", map[string]any{"agent_id": "a", "token_limit": 100}, mhttp.ScopeRead},
 	}
 	covered := map[string]bool{}
 	scopes := ts.Srv.RouteScopes()
@@ -211,6 +226,20 @@ func TestTenantIsolation(t *testing.T) {
 		"messages": []any{map[string]any{"role": "user", "content": "pythons are quiet"}}}, nil); st != 201 {
 		t.Fatalf("B messages: %d %s", st, raw)
 	}
+	if st, raw := callAs(t, b, "POST", url("/v1/runs"), map[string]any{"agent_id": "shared", "run_id": "rB", "trigger": map[string]any{"type": "cron", "payload": "pythons"}}, nil); st != 201 {
+		t.Fatalf("B run: %d %s", st, raw)
+	}
+	if st, raw := callAs(t, b, "POST", url("/v1/sessions/sB/turns"), map[string]any{"agent_id": "shared", "text": "my pythons are quiet"}, nil); st != 200 {
+		t.Fatalf("B turn: %d %s", st, raw)
+	}
+	bState := func() string {
+		var r mnemo.Run
+		var wm mnemo.WorkingMemory
+		callAs(t, b, "GET", url("/v1/runs/rB?agent_id=shared"), nil, &r)
+		callAs(t, b, "GET", url("/v1/sessions/sB?agent_id=shared"), nil, &wm)
+		return fmt.Sprintf("%d rounds, %d instructions; %d turns", len(r.Rounds), len(r.Instructions), wm.TurnCount)
+	}
+	beforeState := bState()
 	snapshot := func() (mnemo.Stats, historyAnswer) {
 		var st mnemo.Stats
 		var h historyAnswer
@@ -306,6 +335,34 @@ func TestTenantIsolation(t *testing.T) {
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons", "tenant_id": "tenant-b"}, invalid},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/sB?agent_id=shared", nil, notFound},
+		{"GET /v1/runs", "GET", "/v1/runs?agent_id=shared", nil, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || strings.Contains(string(raw), "rB") {
+				t.Fatalf("%d %s, want no runs", st, raw)
+			}
+		}},
+		{"GET /v1/runs/{run_id}", "GET", "/v1/runs/rB?agent_id=shared", nil, notFound},
+		{"POST /v1/runs/{run_id}/calls", "POST", "/v1/runs/rB/calls", map[string]any{"agent_id": "shared", "name": "f"}, notFound},
+		{"POST /v1/runs/{run_id}/responses", "POST", "/v1/runs/rB/responses", map[string]any{"agent_id": "shared", "text": "x"}, notFound},
+		{"POST /v1/runs/{run_id}/instructions", "POST", "/v1/runs/rB/instructions", map[string]any{"agent_id": "shared", "text": "x"}, notFound},
+		{"DELETE /v1/runs/{run_id}", "DELETE", "/v1/runs/rB?agent_id=shared", nil, notFound},
+		{"GET /v1/sessions", "GET", "/v1/sessions?agent_id=shared", nil, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || strings.Contains(string(raw), "sB") {
+				t.Fatalf("%d %s, want no sessions", st, raw)
+			}
+		}},
+		{"GET /v1/sessions/{session_id}", "GET", "/v1/sessions/sB?agent_id=shared", nil, notFound},
+		{"DELETE /v1/sessions/{session_id}", "DELETE", "/v1/sessions/sB?agent_id=shared&archive=true", nil, notFound},
+		{"POST /v1/snapshot", "POST", "/v1/snapshot", map[string]any{"agent_id": "shared", "trigger": map[string]any{"type": "cron", "payload": "pythons"}}, noBData},
+		{"GET /v1/boot", "GET", "/v1/boot?agent_id=shared", nil, noBData},
+		{"POST /v1/read", "POST", "/v1/read", map[string]any{"agent_id": "shared", "token_limit": 500}, noBData},
+		// A's own run and session under the same ids are A's.
+		{"POST /v1/runs", "POST", "/v1/runs", map[string]any{"agent_id": "shared", "run_id": "rB", "trigger": map[string]any{"type": "cron"}}, status(201)},
+		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/sB/turns", map[string]any{"agent_id": "shared", "text": "hello"}, func(t *testing.T, st int, raw []byte) {
+			var wm mnemo.WorkingMemory
+			if st != 200 || json.Unmarshal(raw, &wm) != nil || wm.TurnCount != 1 {
+				t.Fatalf("%d %s, want A's first turn", st, raw)
+			}
+		}},
 		// Deletes.
 		{"DELETE /v1/memories/{id}", "DELETE", "/v1/memories/" + mB.ID + "?agent_id=shared", nil, notFound},
 		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + mB.ID + "?agent_id=shared", nil, notFound},
@@ -330,6 +387,9 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	covers(t, ts.Srv.Routes(), covered)
 
+	if got := bState(); got != beforeState {
+		t.Fatalf("B's run and session changed: %s -> %s", beforeState, got)
+	}
 	after, afterHist := snapshot()
 	if !reflect.DeepEqual(after, before) || !reflect.DeepEqual(afterHist, beforeHist) {
 		t.Fatalf("B's data changed: %+v -> %+v, %d -> %d revisions", before, after, beforeHist.Total, afterHist.Total)
@@ -389,6 +449,20 @@ func TestAgentRestriction(t *testing.T) {
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/" + m2.ID + "?agent_id=a2", nil},
 		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + m2.ID + "?agent_id=a2", nil},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a2", nil},
+		{"POST /v1/runs", "POST", "/v1/runs", map[string]any{"agent_id": "a2", "trigger": map[string]any{"type": "cron"}}},
+		{"GET /v1/runs", "GET", "/v1/runs?agent_id=a2", nil},
+		{"GET /v1/runs/{run_id}", "GET", "/v1/runs/r?agent_id=a2", nil},
+		{"POST /v1/runs/{run_id}/calls", "POST", "/v1/runs/r/calls", map[string]any{"agent_id": "a2", "name": "f"}},
+		{"POST /v1/runs/{run_id}/responses", "POST", "/v1/runs/r/responses", map[string]any{"agent_id": "a2", "text": "x"}},
+		{"POST /v1/runs/{run_id}/instructions", "POST", "/v1/runs/r/instructions", map[string]any{"agent_id": "a2", "text": "x"}},
+		{"DELETE /v1/runs/{run_id}", "DELETE", "/v1/runs/r?agent_id=a2", nil},
+		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/s/turns", map[string]any{"agent_id": "a2", "text": "hi"}},
+		{"GET /v1/sessions", "GET", "/v1/sessions?agent_id=a2", nil},
+		{"GET /v1/sessions/{session_id}", "GET", "/v1/sessions/s?agent_id=a2", nil},
+		{"DELETE /v1/sessions/{session_id}", "DELETE", "/v1/sessions/s?agent_id=a2", nil},
+		{"POST /v1/snapshot", "POST", "/v1/snapshot", map[string]any{"agent_id": "a2", "trigger": map[string]any{"type": "cron"}}},
+		{"GET /v1/boot", "GET", "/v1/boot?agent_id=a2", nil},
+		{"POST /v1/read", "POST", "/v1/read", map[string]any{"agent_id": "a2", "token_limit": 100}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -48,9 +48,20 @@ func TestLongTermRoutes(t *testing.T) {
 	if call(t, "GET", base+"/memory/long-term?agent_id=u2", nil, &l); l.Total != 1 {
 		t.Fatalf("u2 after clearing u1: %+v", l)
 	}
-	// There is no working memory yet: every session is not found.
+	// Working memory: none before the session's first message, then the
+	// session's state; clearing long-term memory keeps it (seed 001).
 	st, raw := call(t, "GET", base+"/memory/working/session-1?agent_id=u1", nil, nil)
 	if p := problem(t, raw); st != 404 || p.Code != mnemo.ENOTFOUND || !strings.Contains(p.Detail, `"session-1"`) {
+		t.Fatalf("working memory: %d %s", st, raw)
+	}
+	for _, text := range []string{"Hi, I'm planning a trip to Kyoto.", "What about Kyoto in April?"} {
+		if st, raw := call(t, "POST", base+"/v1/sessions/session-1/turns", map[string]any{"agent_id": "u1", "text": text}, nil); st != 200 {
+			t.Fatalf("turn: %d %s", st, raw)
+		}
+	}
+	call(t, "DELETE", base+"/memory/long-term?agent_id=u1", nil, nil)
+	var wm mnemo.WorkingMemory
+	if st, raw := call(t, "GET", base+"/memory/working/session-1?agent_id=u1", nil, &wm); st != 200 || wm.TurnCount != 2 || wm.SessionID != "session-1" || !strings.Contains(wm.CurrentTopic, "kyoto") {
 		t.Fatalf("working memory: %d %s", st, raw)
 	}
 }
@@ -198,6 +209,23 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + kept.ID + "?agent_id=a&all=true", nil, 400, mnemo.EINVALID},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/s", nil, 400, mnemo.EINVALID},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a&turns=3", nil, 400, mnemo.EINVALID},
+		{"POST /v1/runs", "POST", "/v1/runs", `{"agent_id":"a","trigger":{"type":""}}`, 400, mnemo.EINVALID},
+		{"POST /v1/runs", "POST", "/v1/runs", `{"agent_id":"a","trigger":{"type":"cron"},"token_limit":-1}`, 400, mnemo.EINVALID},
+		{"POST /v1/runs", "POST", "/v1/runs", `{"agent_id":"a","trigger":{"type":"cron"},"focus":"` + strings.Repeat("f", 1001) + `"}`, 413, mnemo.ETOOLARGE},
+		{"GET /v1/runs", "GET", "/v1/runs", nil, 400, mnemo.EINVALID},
+		{"GET /v1/runs/{run_id}", "GET", "/v1/runs/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
+		{"POST /v1/runs/{run_id}/calls", "POST", "/v1/runs/nope/calls", `{"agent_id":"a","name":"f"}`, 404, mnemo.ENOTFOUND},
+		{"POST /v1/runs/{run_id}/calls", "POST", "/v1/runs/nope/calls", `{"agent_id":"a","name":"f","input":{"a":1},"bogus":1}`, 400, mnemo.EINVALID},
+		{"POST /v1/runs/{run_id}/responses", "POST", "/v1/runs/nope/responses", `{"agent_id":"a","text":""}`, 400, mnemo.EINVALID},
+		{"POST /v1/runs/{run_id}/instructions", "POST", "/v1/runs/nope/instructions", `{"agent_id":"a","text":"x"}`, 404, mnemo.ENOTFOUND},
+		{"DELETE /v1/runs/{run_id}", "DELETE", "/v1/runs/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
+		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/s/turns", `{"agent_id":"a","role":"system","text":"x"}`, 400, mnemo.EINVALID},
+		{"GET /v1/sessions", "GET", "/v1/sessions?agent_id=a&all=1", nil, 400, mnemo.EINVALID},
+		{"GET /v1/sessions/{session_id}", "GET", "/v1/sessions/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
+		{"DELETE /v1/sessions/{session_id}", "DELETE", "/v1/sessions/s?agent_id=a&archive=maybe", nil, 400, mnemo.EINVALID},
+		{"POST /v1/snapshot", "POST", "/v1/snapshot", `{"agent_id":"a","trigger":{"type":"cron"},"token_limit":3}`, 400, mnemo.EINVALID},
+		{"GET /v1/boot", "GET", "/v1/boot?agent_id=a&format=yaml", nil, 400, mnemo.EINVALID},
+		{"POST /v1/read", "POST", "/v1/read", `{"agent_id":"a"}`, 400, mnemo.EINVALID},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

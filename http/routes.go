@@ -154,9 +154,10 @@ func (s *Server) routeTable() []route {
 		{method: "DELETE", path: "/memory/long-term/{id}", summary: "Delete a long-term memory",
 			scopes: []string{ScopeWrite}, params: agent, status: 200, resp: deletedResponse{}, handler: s.handleDelete},
 		{method: "GET", path: "/memory/working/{session_id}", summary: "Get a session's working memory",
-			doc:    "Working memory is not stored yet: every session answers 404 not_found until it is.",
-			scopes: []string{ScopeRead}, params: agent, handler: s.handleWorking},
+			doc:    "Seed 001's route: the same as GET /v1/sessions/{session_id}; 404 when the session has no working memory.",
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.WorkingMemory{}, handler: s.handleWorking},
 	}
+	rts = append(rts, s.contextRoutes()...)
 	if s.registry != nil {
 		rts = append(rts, route{method: "GET", path: "/metrics", summary: "Prometheus metrics",
 			scopes: []string{ScopeAdmin}, status: 200, resp: "", contentType: "text/plain; version=0.0.4",

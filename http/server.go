@@ -577,19 +577,6 @@ func (s *Server) handleClear(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
 }
 
-// handleWorking answers seed 001's GET /memory/working/{session_id}. There
-// is no working-memory store yet (it arrives with sessions), so every
-// session is not found: an honest 404, as the seed asks for a session that
-// does not exist, rather than made-up state. The scope is still checked,
-// so that the answer already depends on the key as it will later.
-func (s *Server) handleWorking(w http.ResponseWriter, r *http.Request) {
-	if _, err := requestScope(r, r.URL.Query().Get("agent_id")); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeError(w, r, mnemo.Errorf(mnemo.ENOTFOUND, "no working memory for session %q", r.PathValue("session_id")))
-}
-
 // historyResponse is a page of a key's revisions.
 type historyResponse struct {
 	Revisions []mnemo.Revision `json:"revisions"`
