@@ -20,6 +20,9 @@ type BootQuery struct {
 	// own.
 	Lang string    `json:"lang,omitempty"`
 	Now  time.Time `json:"now,omitempty"`
+	// Redact masks confidential and restricted memories' text, for a
+	// channel that reaches a model (MCP).
+	Redact bool `json:"-"`
 }
 
 // Boot is who the agent is and what it should know at the start of a
@@ -102,7 +105,7 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 			if text == "" {
 				text = m.Content
 			}
-			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: oneLine(text), Vitality: m.Vitality,
+			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: masked(m, oneLine(text), q.Redact), Vitality: m.Vitality,
 				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 		}
 		return items, total, err

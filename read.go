@@ -19,6 +19,8 @@ type ReadQuery struct {
 	Tags []string `json:"tags,omitempty"`
 	// Now is the current time, for expiry and recency; zero is the clock.
 	Now time.Time `json:"current_time,omitempty"`
+	// Redact masks confidential and restricted memories' text.
+	Redact bool `json:"-"`
 }
 
 // ReadResult is a default read: compact lines `key type summary` under a
@@ -129,7 +131,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (Re
 	var b strings.Builder
 	b.WriteString(ReadHeader + "\n")
 	for _, r := range ranked {
-		line := readLine(r.m)
+		line := readLine(r.m, q.Redact)
 		n := s.tok.Count(line + "\n")
 		if used+n > q.TokenLimit-noteReserve {
 			continue // a shorter line further down may still fit
@@ -184,7 +186,7 @@ func fromData(m *Memory) {
 
 // readLine is seed 004 §5.5's `key type summary`: the key without its
 // leading slash (as ls and grep see it), or the id when there is none.
-func readLine(m *Memory) string {
+func readLine(m *Memory, redact bool) string {
 	key := strings.TrimPrefix(m.Key, "/")
 	if key == "" {
 		key = "id:" + m.ID
@@ -200,6 +202,6 @@ func readLine(m *Memory) string {
 	if m.Type != "" {
 		parts = append(parts, m.Type)
 	}
-	parts = append(parts, clip(oneLine(text), readLineChars))
+	parts = append(parts, masked(m, clip(oneLine(text), readLineChars), redact))
 	return strings.Join(parts, " ")
 }

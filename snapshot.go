@@ -16,6 +16,8 @@ type SnapshotQuery struct {
 	TokenLimit int `json:"token_limit,omitempty"`
 	// Now is the time "recent" and expiry are judged at; zero is the clock.
 	Now time.Time `json:"now,omitempty"`
+	// Redact masks confidential and restricted memories' text.
+	Redact bool `json:"-"`
 }
 
 // Snapshot reasons: why a memory is in a snapshot.
@@ -144,7 +146,7 @@ func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (S
 	budget := limit - noteReserve
 	omitted := map[string]int{}
 	add := func(m *Memory, reason string, score float64) {
-		line := snapshotLine(m, reason, now)
+		line := snapshotLine(m, reason, now, q.Redact)
 		n := s.tok.Count(line + "\n")
 		cut := false
 		if n > lineTokens || used+n > budget {
@@ -197,12 +199,12 @@ func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (S
 }
 
 // snapshotLine renders a memory for the Recent Experience section.
-func snapshotLine(m *Memory, reason string, now time.Time) string {
+func snapshotLine(m *Memory, reason string, now time.Time, redact bool) string {
 	text := m.Summary
 	if text == "" {
 		text = m.Content
 	}
-	text = oneLine(text)
+	text = masked(m, oneLine(text), redact)
 	var when string
 	switch reason {
 	case ReasonPinned:

@@ -198,8 +198,8 @@ func TestListTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}
-	structured := []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory"}
-	for _, name := range append(structured, "boot", "reflect", "ingest") {
+	structured := []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot"}
+	for _, name := range append(structured, "reflect", "ingest") {
 		tool := tools[name]
 		if tool == nil {
 			t.Errorf("tool %s is missing", name)
@@ -577,14 +577,56 @@ func TestBadInputChangesNothing(t *testing.T) {
 	}
 }
 
+// boot is seed 003's warm start: markdown by layer, or the layers as a
+// list; a confidential memory's text never reaches the model.
+func TestBoot(t *testing.T) {
+	svc := newService(t)
+	for _, d := range []mnemo.Draft{
+		{Content: new("I am Noa, the Lin family's assistant."), Type: "identity"},
+		{Content: new("Mei was happy with the garden plan."), Type: "emotion"},
+		{Content: new("The door code is 4711."), Type: "knowledge", SecurityLevel: mnemo.SecurityConfidential},
+		{Content: new("Ordered seeds for the garden."), Type: "event"},
+	} {
+		if _, err := svc.Remember(t.Context(), alice, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := connectMemory(t, svc, alice)
+	var out struct {
+		Memories  []mnemo.BootItem `json:"memories"`
+		Narrative string           `json:"narrative"`
+		Summary   mnemo.BootSummary
+	}
+	res := ok(t, cs, "boot", map[string]any{}, &out)
+	md := text(res)
+	for _, want := range []string{"## 🪪 Who I am", "I am Noa", "## 💕 Recent emotions", "## 🧠 Key knowledge", "[CONFIDENTIAL] ******", "## 📅 Recent events", "Ordered seeds", "## 📊 Memory overview", "Total 4"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("narrative lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "4711") || strings.Contains(out.Narrative, "4711") {
+		t.Fatalf("boot leaked a confidential memory:\n%s", md)
+	}
+	if len(out.Memories) != 4 || out.Memories[0].Type != "identity" || out.Memories[3].Type != "event" || out.Summary.Total != 4 {
+		t.Fatalf("structured = %+v", out)
+	}
+	var asJSON struct{ Narrative string }
+	res = ok(t, cs, "boot", map[string]any{"format": "json", "lang": "zh"}, &asJSON)
+	if asJSON.Narrative != "" || !strings.HasPrefix(text(res), `{"memories":[`) || strings.Contains(text(res), "4711") {
+		t.Fatalf("json boot: %s", text(res))
+	}
+	if md := text(ok(t, cs, "boot", map[string]any{"lang": "zh"}, nil)); !strings.Contains(md, "## 🪪 我是谁") {
+		t.Fatalf("zh narrative: %s", md)
+	}
+	fails(t, cs, "boot", map[string]any{"lang": "fr"}, mnemo.EINVALID)
+}
+
 func TestNotAvailable(t *testing.T) {
 	cs := connectMemory(t, newService(t), alice)
 	tests := []struct {
 		tool string
 		args map[string]any
 	}{
-		{"boot", map[string]any{}},
-		{"boot", map[string]any{"format": "json"}},
 		{"reflect", map[string]any{"phase": "all"}},
 		{"ingest", map[string]any{"text": "## 决策\n- DD 流程改用 Codex", "dry_run": true}},
 	}

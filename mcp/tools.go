@@ -123,6 +123,16 @@ type setMemoryOut struct {
 
 type bootIn struct {
 	Format string `json:"format,omitempty" jsonschema:"narrative (default): markdown by layer; json: the memories as a list"`
+	Lang   string `json:"lang,omitempty" jsonschema:"language of the narrative's headings: en (default) or zh"`
+}
+
+type bootOut struct {
+	// Memories are the layers in order: identity, emotion, knowledge, then
+	// the last 7 days' events, each by vitality.
+	Memories      []mnemo.BootItem  `json:"memories"`
+	EarlierEvents int               `json:"earlier_events" jsonschema:"events older than 7 days, not listed"`
+	Summary       mnemo.BootSummary `json:"summary"`
+	Narrative     string            `json:"narrative,omitempty" jsonschema:"the markdown, unless format is json"`
 }
 
 type reflectIn struct {
@@ -225,11 +235,16 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 	add(s, srv, scope, &mcpsdk.Tool{
 		Name:  "boot",
 		Title: "Boot",
-		Description: "Load who this agent is and what it should know at the start of a session: identity, recent emotions, key knowledge, " +
-			"recent events. Not available in this build yet: it says so when called.",
-		InputSchema: inputSchema[bootIn](func(p props) { p.enum("format", "narrative", "json") }),
-		Annotations: &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
-	}, unavailable[bootIn]("boot will load this agent's identity, recent emotions, key knowledge and recent events as a warm-start narrative (seed 003 §4.5); until then, use recall or recall_path"))
+		Description: "Load who this agent is and what it should know at the start of a session: identity, recent emotions, key knowledge " +
+			"and the last 7 days' events, each by vitality, with a summary — as markdown to read (default) or, with format json, as a list. " +
+			"Call it once when a session starts.",
+		InputSchema: inputSchema[bootIn](func(p props) {
+			p.enum("format", "narrative", "json")
+			p.enum("lang", "en", "zh")
+		}),
+		OutputSchema: outputSchema[bootOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
+	}, s.boot)
 
 	add(s, srv, scope, &mcpsdk.Tool{
 		Name:  "reflect",
@@ -440,6 +455,20 @@ func (s *Server) forget(ctx context.Context, sc mnemo.Scope, in forgetIn) (forge
 		return forgetOut{}, "", mnemo.Errorf(mnemo.ENOTFOUND, "no memory with %s", what)
 	}
 	return forgetOut{Forgotten: n}, "Forgot " + plural(n, "memory", "memories") + ".", nil
+}
+
+func (s *Server) boot(ctx context.Context, sc mnemo.Scope, in bootIn) (bootOut, string, error) {
+	b, err := s.svc.Boot(ctx, sc, mnemo.BootQuery{Format: in.Format, Lang: in.Lang, Redact: true})
+	if err != nil {
+		return bootOut{}, "", err
+	}
+	out := bootOut{Memories: slices.Concat(b.Identity, b.Emotion, b.Knowledge, b.Events), EarlierEvents: b.EarlierEvents,
+		Summary: b.Summary, Narrative: b.Text}
+	if in.Format == mnemo.BootJSON {
+		text, err := json.Marshal(out)
+		return out, string(text), err
+	}
+	return out, b.Text, nil
 }
 
 func (s *Server) status(ctx context.Context, sc mnemo.Scope, _ statusIn) (statusOut, string, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/rank"
@@ -64,14 +63,14 @@ func view(m *mnemo.Memory) Memory {
 	if v.Tags == nil {
 		v.Tags = []string{}
 	}
-	if label := maskLabel(m.SecurityLevel); label != "" {
+	if label := mnemo.MaskLabel(m.SecurityLevel); label != "" {
 		v.Masked = true
-		v.Content = mask(label, m.Content)
+		v.Content = mnemo.Mask(label, m.Content)
 		if m.Summary != "" {
-			v.Summary = mask(label, m.Summary)
+			v.Summary = mnemo.Mask(label, m.Summary)
 		}
 		if len(m.Data) > 0 {
-			v.Data, _ = json.Marshal(mask(label, string(m.Data)))
+			v.Data, _ = json.Marshal(mnemo.Mask(label, string(m.Data)))
 		}
 	}
 	return v
@@ -91,24 +90,6 @@ func scoredViews(rs []mnemo.Scored) []Scored {
 		out[i] = Scored{Memory: view(&rs[i].Memory), Score: rs[i].Score, Explain: rs[i].Explain}
 	}
 	return out
-}
-
-// maskLabel is the marker of a security level whose text is masked, or ""
-// when it is shown.
-func maskLabel(level string) string {
-	switch level {
-	case mnemo.SecurityConfidential:
-		return "[CONFIDENTIAL]"
-	case mnemo.SecurityRestricted:
-		return "[RESTRICTED]"
-	}
-	return ""
-}
-
-// mask replaces s by its marker and its length: enough for the model to know
-// that something is there and how much, none of what it says.
-func mask(label, s string) string {
-	return fmt.Sprintf("%s ****** (%d characters)", label, utf8.RuneCountInString(s))
 }
 
 // line renders a memory on one line for a tool's text result.
