@@ -60,6 +60,8 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"VectorSpace", testVectorSpace},
 		{"VectorQueue", testVectorQueue},
 		{"VectorSearch", testVectorSearch},
+		{"State", testState},
+		{"CountTypes", testCountTypes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

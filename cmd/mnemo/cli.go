@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/tokens"
 )
 
 // Exit codes.
@@ -145,6 +146,11 @@ func (a *app) rootCommand() *cobra.Command {
 		a.exportCommand(),
 		a.statsCommand(),
 		a.reindexCommand(),
+		a.runCommand(),
+		a.sessionCommand(),
+		a.snapshotCommand(),
+		a.bootCommand(),
+		a.readCommand(),
 		a.benchCommand(),
 		a.versionCommand(),
 		a.configCommand(),
@@ -197,10 +203,21 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		db.Close()
 		return nil, nil, err
 	}
+	tok, err := tokens.New(a.cfg.Context.Tokenizer)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	cc := a.cfg.Context
 	svc := mnemo.New(db, mnemo.Options{
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
 		Profile: &profile, Logger: log,
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
+		Context: mnemo.ContextOptions{
+			Tokenizer: tok, RunTokenLimit: cc.RunTokenLimit, KeepRounds: cc.KeepRounds, MaxRuns: cc.MaxRuns,
+			SessionIdle: cc.SessionIdle, ArchiveFacts: cc.ArchiveFacts, TopicBoost: cc.TopicBoost,
+			SnapshotTokenLimit: cc.SnapshotTokenLimit,
+		},
 	})
 	return svc, db, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/tokens"
 )
 
 // Config is mnemo's configuration. Precedence, lowest first: built-in
@@ -63,6 +64,19 @@ type Config struct {
 	} `yaml:"auth"`
 
 	Embedding EmbeddingConfig `yaml:"embedding"`
+
+	// Context configures what is built for prompts: runs' short-term
+	// memory, sessions' working memory, snapshots and the default read.
+	Context struct {
+		Tokenizer          string        `yaml:"tokenizer"`            // cl100k_base (default), o200k_base, p50k_base
+		RunTokenLimit      int           `yaml:"run_token_limit"`      // seed 000 FR-1: 2,000
+		KeepRounds         int           `yaml:"keep_rounds"`          // 3
+		MaxRuns            int           `yaml:"max_runs"`             // open runs per agent: 64
+		SessionIdle        time.Duration `yaml:"session_idle"`         // seed 001: 30m
+		ArchiveFacts       bool          `yaml:"archive_facts"`        // write a swept session's marked facts to long-term memory
+		TopicBoost         float64       `yaml:"topic_boost"`          // seed 001: 1.3
+		SnapshotTokenLimit int           `yaml:"snapshot_token_limit"` // seed 000 FR-6: 500
+	} `yaml:"context"`
 }
 
 // EmbeddingConfig chooses the embedder of semantic recall.
@@ -146,6 +160,9 @@ func defaultConfig() Config {
 	c.Embedding.Dimension = 256
 	c.Embedding.Seed = 42
 	c.Embedding.CacheSize = 1000
+	c.Context.Tokenizer = tokens.CL100K
+	c.Context.RunTokenLimit, c.Context.KeepRounds, c.Context.MaxRuns = 2000, 3, 64
+	c.Context.SessionIdle, c.Context.TopicBoost, c.Context.SnapshotTokenLimit = 30*time.Minute, 1.3, 500
 	c.HTTP.MaxBodyBytes = 8 << 20
 	c.HTTP.Timeout = 30 * time.Second
 	return c
@@ -199,6 +216,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		{"MNEMO_DATA", &c.Data}, {"MNEMO_ADDR", &c.Addr}, {"MNEMO_TENANT", &c.Tenant},
 		{"MNEMO_AGENT", &c.Agent}, {"MNEMO_LOG_LEVEL", &c.LogLevel},
 		{"MNEMO_EMBEDDING", &c.Embedding.Provider}, {"MNEMO_PROFILE", &c.Recall.Profile},
+		{"MNEMO_TOKENIZER", &c.Context.Tokenizer},
 	}
 	for _, s := range strs {
 		if v := getenv(s.name); v != "" {
@@ -237,6 +255,29 @@ func applyFlags(c *Config, fs *pflag.FlagSet) {
 
 // validate checks c, naming the first bad field.
 func (c *Config) validate() error {
+	if _, err := tokens.New(c.Context.Tokenizer); err != nil {
+		return &ConfigError{"context.tokenizer", fmt.Sprintf("must be one of %s", strings.Join(tokens.Names(), ", "))}
+	}
+	for _, v := range []struct {
+		field string
+		n     int
+		min   int
+	}{
+		{"context.run_token_limit", c.Context.RunTokenLimit, 100},
+		{"context.keep_rounds", c.Context.KeepRounds, 1},
+		{"context.max_runs", c.Context.MaxRuns, 1},
+		{"context.snapshot_token_limit", c.Context.SnapshotTokenLimit, 20},
+	} {
+		if v.n < v.min {
+			return &ConfigError{v.field, fmt.Sprintf("must be at least %d", v.min)}
+		}
+	}
+	if c.Context.SessionIdle < time.Second {
+		return &ConfigError{"context.session_idle", "must be at least 1s"}
+	}
+	if c.Context.TopicBoost < 1 || c.Context.TopicBoost > 10 {
+		return &ConfigError{"context.topic_boost", "must be from 1 to 10"}
+	}
 	switch strings.ToUpper(c.SQLite.Synchronous) {
 	case "FULL", "NORMAL":
 		c.SQLite.Synchronous = strings.ToUpper(c.SQLite.Synchronous)

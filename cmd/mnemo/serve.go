@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 )
 
@@ -71,6 +73,7 @@ func (a *app) serveCommand() *cobra.Command {
 			log.Info("mnemo serving", "addr", ln.Addr().String(), "data", db.Path())
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
+			go sweepSessions(ctx, svc, time.Minute, log)
 			select {
 			case err := <-errc:
 				return err
@@ -85,6 +88,26 @@ func (a *app) serveCommand() *cobra.Command {
 	cmd.Flags().StringVar(&addr, "addr", defaultConfig().Addr, "listen address ($MNEMO_ADDR)")
 	cmd.Flags().BoolVar(&insecure, "insecure-bind", false, "allow a non-loopback address without auth")
 	return cmd
+}
+
+// sweepSessions deletes idle sessions' working memory every interval until
+// ctx ends (seed 001: after 30 minutes idle).
+func sweepSessions(ctx context.Context, svc *mnemo.Service, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			n, err := svc.SweepSessions(ctx)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("sweeping idle sessions failed", "err", err)
+			} else if n > 0 {
+				log.Info("swept idle sessions", "n", n)
+			}
+		}
+	}
 }
 
 // storeBytes reports the size of the database file and its WAL.

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// The commands of what is built for prompts: runs, sessions, snapshot,
+// boot and the default read. Runs and sessions live in the store, so that
+// one command opens a run and the next, another process, adds to it.
+
+// jsonArg reads a flag that holds JSON, or plain text kept as a JSON
+// string.
+func jsonArg(name, v string) (json.RawMessage, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if json.Valid([]byte(v)) {
+		return json.RawMessage(v), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, usagef("--%s: %v", name, err)
+	}
+	return b, nil
+}
+
+func parseNow(v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, usagef("--now must be an RFC 3339 time")
+	}
+	return t, nil
+}
+
+func (a *app) runCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "A run's short-term memory: open, record calls and responses, inject, render, close",
+	}
+	var (
+		o       mnemo.RunOptions
+		payload string
+	)
+	open := &cobra.Command{
+		Use:   "open <trigger-type>",
+		Short: "Open a run with its trigger (cron, webhook, message, signal, ...) and print it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Trigger.Type = args[0]
+			var err error
+			if o.Trigger.Payload, err = jsonArg("payload", payload); err != nil {
+				return err
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				r, err := svc.OpenRun(cmd.Context(), a.scope(), o)
+				if err != nil {
+					return err
+				}
+				return a.printRun(r)
+			})
+		},
+	}
+	open.Flags().StringVar(&o.ID, "id", "", "the run's id (default: a new one)")
+	open.Flags().StringVar(&payload, "payload", "", "the trigger's payload: JSON, or text")
+	open.Flags().StringVar(&o.Focus, "focus", "", "what the run should attend to")
+	open.Flags().IntVar(&o.TokenLimit, "token-limit", 0, "short-term memory budget in tokens (default: context.run_token_limit)")
+
+	var in, out, callErr string
+	call := &cobra.Command{
+		Use:   "call <run-id> <function>",
+		Short: "Record a function call, its input and its output",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c := mnemo.ToolCall{Name: args[1], Error: callErr}
+			var err error
+			if c.Input, err = jsonArg("input", in); err != nil {
+				return err
+			}
+			if c.Output, err = jsonArg("output", out); err != nil {
+				return err
+			}
+			return a.changeRun(cmd, func(svc *mnemo.Service) (mnemo.Run, error) {
+				return svc.RecordCall(cmd.Context(), a.scope(), args[0], c)
+			})
+		},
+	}
+	call.Flags().StringVar(&in, "input", "", "the call's input: JSON, or text")
+	call.Flags().StringVar(&out, "output", "", "the call's output: JSON, or text")
+	call.Flags().StringVar(&callErr, "error", "", "the call's error, if it failed")
+
+	respond := &cobra.Command{
+		Use:   "respond <run-id> <text>...",
+		Short: "Record the model's intermediate response",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.changeRun(cmd, func(svc *mnemo.Service) (mnemo.Run, error) {
+				return svc.RecordResponse(cmd.Context(), a.scope(), args[0], strings.Join(args[1:], " "))
+			})
+		},
+	}
+	inject := &cobra.Command{
+		Use:   "inject <run-id> <instruction>...",
+		Short: "Add a temporary instruction to the run until it closes",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.changeRun(cmd, func(svc *mnemo.Service) (mnemo.Run, error) {
+				return svc.Inject(cmd.Context(), a.scope(), args[0], strings.Join(args[1:], " "))
+			})
+		},
+	}
+	render := &cobra.Command{
+		Use:   "render <run-id>",
+		Short: "Print the run's short-term memory as JSON for a prompt builder",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				r, err := svc.GetRun(cmd.Context(), a.scope(), args[0])
+				if err != nil {
+					return err
+				}
+				return a.printJSON(r)
+			})
+		},
+	}
+	closeCmd := &cobra.Command{
+		Use:   "close <run-id>",
+		Short: "Close the run: its short-term memory is removed",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				r, err := svc.CloseRun(cmd.Context(), a.scope(), args[0])
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(r)
+				}
+				fmt.Fprintf(a.stdout, "closed run %s (%d rounds, %d tokens)\n", r.ID, r.NextRound-1, r.Tokens)
+				return nil
+			})
+		},
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the open runs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				runs, err := svc.ListRuns(cmd.Context(), a.scope())
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(runs)
+				}
+				for _, r := range runs {
+					fmt.Fprintf(a.stdout, "%s  %s  %d rounds  %d/%d tokens  opened %s\n", r.ID, r.Trigger.Type, r.NextRound-1, r.Tokens, r.TokenLimit, r.OpenedAt.Format(time.RFC3339))
+				}
+				return nil
+			})
+		},
+	}
+	cmd.AddCommand(open, call, respond, inject, render, closeCmd, list)
+	return cmd
+}
+
+// changeRun runs a change of a run and prints the run.
+func (a *app) changeRun(cmd *cobra.Command, fn func(*mnemo.Service) (mnemo.Run, error)) error {
+	return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+		r, err := fn(svc)
+		if err != nil {
+			return err
+		}
+		return a.printRun(r)
+	})
+}
+
+// printRun prints a run: JSON, or one line and any notes.
+func (a *app) printRun(r mnemo.Run) error {
+	if a.asJSON {
+		return a.printJSON(r)
+	}
+	fmt.Fprintf(a.stdout, "run %s: %d rounds kept, %d summarised, %d/%d tokens\n", r.ID, len(r.Rounds), len(r.Earlier)+r.Omitted, r.Tokens, r.TokenLimit)
+	for _, n := range r.Notes {
+		fmt.Fprintf(a.stdout, "  note: %s\n", n)
+	}
+	return nil
+}
+
+func (a *app) sessionCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "session",
+		Short: "A session's working memory: record turns, show, list, end, sweep",
+	}
+	var (
+		t    mnemo.Turn
+		vars []string
+	)
+	turn := &cobra.Command{
+		Use:   "turn <session-id> <text>...",
+		Short: "Record a message of the session and print its working memory",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t.Text = strings.Join(args[1:], " ")
+			for _, v := range vars {
+				name, value, ok := strings.Cut(v, "=")
+				if !ok {
+					return usagef("--var %q: want name=value", v)
+				}
+				if t.Variables == nil {
+					t.Variables = map[string]string{}
+				}
+				t.Variables[name] = value
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				wm, err := svc.AddTurn(cmd.Context(), a.scope(), args[0], t)
+				if err != nil {
+					return err
+				}
+				return a.printWorking(wm)
+			})
+		},
+	}
+	f := turn.Flags()
+	f.StringVar(&t.Role, "role", "user", "user or assistant")
+	f.StringVar(&t.Topic, "topic", "", "set the topic instead of detecting it")
+	f.StringVar(&t.Emotion, "emotion", "", "set the emotion instead of detecting it")
+	f.StringArrayVar(&vars, "var", nil, "set a context variable, name=value (repeatable; name= removes it)")
+	f.StringArrayVar(&t.Remember, "remember", nil, "mark a fact for long-term memory (repeatable)")
+
+	show := &cobra.Command{
+		Use:   "show <session-id>",
+		Short: "Print a session's working memory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				wm, err := svc.GetWorkingMemory(cmd.Context(), a.scope(), args[0])
+				if err != nil {
+					return err
+				}
+				return a.printWorking(wm)
+			})
+		},
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the sessions with working memory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				ss, err := svc.ListSessions(cmd.Context(), a.scope())
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(ss)
+				}
+				for _, wm := range ss {
+					fmt.Fprintf(a.stdout, "%s  %d turns  topic %q  updated %s\n", wm.SessionID, wm.TurnCount, wm.CurrentTopic, wm.UpdatedAt.Format(time.RFC3339))
+				}
+				return nil
+			})
+		},
+	}
+	var archive bool
+	end := &cobra.Command{
+		Use:   "end <session-id>",
+		Short: "End a session: delete its working memory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				e, err := svc.EndSession(cmd.Context(), a.scope(), args[0], archive)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(e)
+				}
+				fmt.Fprintf(a.stdout, "ended session %s after %d turns; %d facts archived\n", args[0], e.WorkingMemory.TurnCount, len(e.Archived))
+				return nil
+			})
+		},
+	}
+	end.Flags().BoolVar(&archive, "archive", false, "write the session's marked facts to long-term memory first")
+	sweep := &cobra.Command{
+		Use:   "sweep",
+		Short: "Delete the working memory of every session idle past context.session_idle (serve does it every minute)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				n, err := svc.SweepSessions(cmd.Context())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "swept %d idle sessions\n", n)
+				return nil
+			})
+		},
+	}
+	cmd.AddCommand(turn, show, list, end, sweep)
+	return cmd
+}
+
+func (a *app) printWorking(wm mnemo.WorkingMemory) error {
+	if a.asJSON {
+		return a.printJSON(wm)
+	}
+	fmt.Fprintf(a.stdout, "session %s: turn %d, topic %q, emotion %s\n", wm.SessionID, wm.TurnCount, wm.CurrentTopic, wm.LastEmotion)
+	for k, v := range wm.ContextVariables {
+		fmt.Fprintf(a.stdout, "  %s = %s\n", k, v)
+	}
+	for _, f := range wm.Facts {
+		fmt.Fprintf(a.stdout, "  fact: %s\n", f)
+	}
+	return nil
+}
+
+func (a *app) snapshotCommand() *cobra.Command {
+	var (
+		q            mnemo.SnapshotQuery
+		payload, now string
+	)
+	cmd := &cobra.Command{
+		Use:   "snapshot <trigger-type>",
+		Short: `Print the "Recent Experience" section a run starts with: pinned, related and recent memories`,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Trigger.Type = args[0]
+			var err error
+			if q.Trigger.Payload, err = jsonArg("payload", payload); err != nil {
+				return err
+			}
+			if q.Now, err = parseNow(now); err != nil {
+				return err
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				snap, err := svc.Snapshot(cmd.Context(), a.scope(), q)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(snap)
+				}
+				fmt.Fprint(a.stdout, snap.Text)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&payload, "payload", "", "the trigger's payload: JSON, or text")
+	f.StringVar(&q.Focus, "focus", "", "what the run should attend to")
+	f.IntVar(&q.TokenLimit, "token-limit", 0, "budget in tokens (default: context.snapshot_token_limit, 500)")
+	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
+	return cmd
+}
+
+func (a *app) bootCommand() *cobra.Command {
+	var q mnemo.BootQuery
+	cmd := &cobra.Command{
+		Use:   "boot",
+		Short: "Print the warm start: identity, recent emotions, key knowledge, recent events",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.asJSON {
+				q.Format = mnemo.BootJSON
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				b, err := svc.Boot(cmd.Context(), a.scope(), q)
+				if err != nil {
+					return err
+				}
+				if q.Format == mnemo.BootJSON {
+					return a.printJSON(b)
+				}
+				fmt.Fprint(a.stdout, b.Text)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&q.Format, "format", mnemo.BootNarrative, "narrative (markdown) or json")
+	cmd.Flags().StringVar(&q.Lang, "lang", "en", "language of the headings: en or zh")
+	return cmd
+}
+
+func (a *app) readCommand() *cobra.Command {
+	var (
+		q   mnemo.ReadQuery
+		now string
+	)
+	cmd := &cobra.Command{
+		Use:   "read",
+		Short: "Default read: the memories for a prompt within a token limit, as `key type summary` lines",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if q.Now, err = parseNow(now); err != nil {
+				return err
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				res, err := svc.DefaultRead(cmd.Context(), a.scope(), q)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(res)
+				}
+				fmt.Fprint(a.stdout, res.Text)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&q.TokenLimit, "token-limit", 1000, "budget in tokens")
+	f.StringSliceVar(&q.Tags, "tags", nil, "the context's tags: memories sharing them rank higher")
+	f.StringVar(&now, "now", "", "the current time (RFC 3339), for expiry and recency")
+	return cmd
+}
