@@ -143,4 +143,3 @@ func abs(f float64) float64 {
 	}
 	return f
 }
-
