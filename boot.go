@@ -1,8 +1,10 @@
 package mnemo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -95,9 +97,23 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 	}
 	now = now.UTC()
 	var b Boot
-	layer := func(l bootLayer, f Filter) ([]BootItem, int, error) {
-		f.Types, f.Now = l.types, now
-		ms, total, err := s.store.List(ctx, scope, ListQuery{Filter: f, Order: OrderVitality, Limit: l.limit, NoVectors: true})
+	// A layer is listed type by type, each in its index's order, and
+	// merged: one ordered read per type instead of a sort of every memory
+	// of the layer.
+	layer := func(l bootLayer, f Filter, order string) ([]BootItem, error) {
+		var ms []Memory
+		for _, typ := range l.types {
+			f.Types, f.Now = []string{typ}, now
+			part, _, err := s.store.List(ctx, scope, ListQuery{Filter: f, Order: order, Limit: l.limit, NoVectors: true, NoTotal: true})
+			if err != nil {
+				return nil, err
+			}
+			ms = append(ms, part...)
+		}
+		slices.SortStableFunc(ms, func(a, b Memory) int {
+			return cmp.Or(cmp.Compare(b.Vitality, a.Vitality), b.CreatedAt.Compare(a.CreatedAt))
+		})
+		ms = ms[:min(len(ms), l.limit)]
 		items := make([]BootItem, len(ms))
 		for i := range ms {
 			m := &ms[i]
@@ -108,20 +124,22 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: masked(m, oneLine(text), q.Redact), Vitality: m.Vitality,
 				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 		}
-		return items, total, err
+		return items, nil
 	}
 	var err error
-	if b.Identity, _, err = layer(bootIdentity, Filter{}); err != nil {
+	if b.Identity, err = layer(bootIdentity, Filter{}, OrderVitality); err != nil {
 		return Boot{}, err
 	}
-	if b.Emotion, _, err = layer(bootEmotion, Filter{}); err != nil {
+	if b.Emotion, err = layer(bootEmotion, Filter{}, OrderVitality); err != nil {
 		return Boot{}, err
 	}
-	if b.Knowledge, _, err = layer(bootKnowledge, Filter{}); err != nil {
+	if b.Knowledge, err = layer(bootKnowledge, Filter{}, OrderVitality); err != nil {
 		return Boot{}, err
 	}
+	// Events: the newest of the window, shown by vitality. (The window's
+	// highest vitality would mean walking every event of the agent.)
 	since := now.AddDate(0, 0, -bootEventDays)
-	if b.Events, _, err = layer(bootEvents, Filter{CreatedAfter: &since}); err != nil {
+	if b.Events, err = layer(bootEvents, Filter{CreatedAfter: &since}, OrderNewest); err != nil {
 		return Boot{}, err
 	}
 	types, err := s.store.CountTypes(ctx, scope, Filter{Now: now})
@@ -130,24 +148,28 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 	}
 	b.Summary.Types = types
 	var sum float64
-	recent := 0
+	events := 0
 	for _, tc := range types {
 		b.Summary.Total += tc.Count
 		sum += tc.MeanVitality * float64(tc.Count)
 		if tc.Type == TypeEvent {
-			recent = tc.Count
+			events = tc.Count
 		}
 	}
 	if b.Summary.Total > 0 {
 		b.Summary.MeanVitality = sum / float64(b.Summary.Total)
 	}
-	// Events older than the window, folded into a count. The window's own
-	// are counted by listing them: at most the layer's limit are shown.
-	_, inWindow, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Types: bootEvents.types, CreatedAfter: &since, Now: now}, Limit: 1, NoVectors: true})
+	// The events of the window beyond those shown, and those before it,
+	// are folded into counts.
+	recent, err := s.store.CountTypes(ctx, scope, Filter{Types: bootEvents.types, CreatedAfter: &since, Now: now})
 	if err != nil {
 		return Boot{}, err
 	}
-	b.EarlierEvents = recent - inWindow
+	inWindow := 0
+	if len(recent) == 1 {
+		inWindow = recent[0].Count
+	}
+	b.EarlierEvents = events - inWindow
 	if q.Format != BootJSON {
 		b.Text = b.narrative(q.Lang, inWindow)
 	}

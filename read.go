@@ -61,6 +61,10 @@ const (
 	// memory over the newer ones.
 	readCandidates = 5000
 	readLineChars  = 160
+	// A line is at least minReadLine tokens; after maxReadMisses lines in a
+	// row that do not fit, the read is taken as full.
+	minReadLine   = 6
+	maxReadMisses = 32
 )
 
 // DefaultRead returns the effective memories (the latest write of each
@@ -130,10 +134,15 @@ func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (Re
 	const noteReserve = 16
 	var b strings.Builder
 	b.WriteString(ReadHeader + "\n")
+	misses := 0
 	for _, r := range ranked {
+		if q.TokenLimit-noteReserve-used < minReadLine || misses == maxReadMisses {
+			break // full, or full enough that nothing further down will fit
+		}
 		line := readLine(r.m, q.Redact)
 		n := s.tok.Count(line + "\n")
 		if used+n > q.TokenLimit-noteReserve {
+			misses++
 			continue // a shorter line further down may still fit
 		}
 		used += n

@@ -344,7 +344,8 @@ func (s *Service) changeRun(ctx context.Context, scope Scope, id string, fn func
 func (s *Service) roundTokens(rd *Round) int {
 	n := 0
 	if c := rd.Call; c != nil {
-		n += s.tok.Count(c.Name) + s.tok.Count(string(c.Input)) + s.tok.Count(string(c.Output)) + s.tok.Count(c.Error)
+		// A JSON string counts as its text, as a prompt shows it.
+		n += s.tok.Count(c.Name) + s.tok.Count(plainJSON(c.Input)) + s.tok.Count(plainJSON(c.Output)) + s.tok.Count(c.Error)
 	}
 	for _, t := range rd.Responses {
 		n += s.tok.Count(t)
@@ -394,6 +395,20 @@ func (s *Service) compact(ctx context.Context, r *Run) {
 			break
 		}
 		s.cutRound(r, &r.Rounds[i], over)
+	}
+	// Rounds that still do not fit (many long responses in one round, say)
+	// become sentences too, oldest first; then the oldest sentences go.
+	// The fixed part is at most half the limit and a sentence far less, so
+	// this ends within the limit.
+	for total() > r.TokenLimit && len(r.Rounds) > 0 {
+		old := r.Rounds[0]
+		r.Rounds = r.Rounds[1:]
+		r.Earlier = append(r.Earlier, s.summarizeRound(ctx, r, &old))
+		r.note(fmt.Sprintf("round %d did not fit even cut and was reduced to one sentence", old.N))
+	}
+	for total() > r.TokenLimit && len(r.Earlier) > 0 {
+		r.Earlier = r.Earlier[1:]
+		r.Omitted++
 	}
 }
 

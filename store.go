@@ -98,8 +98,8 @@ const (
 	OrderNewest = "newest" // created_at descending (default)
 	OrderOldest = "oldest" // created_at ascending
 	OrderKey    = "key"    // key ascending, for recall_path
-	// OrderVitality is vitality descending, then the most recently
-	// updated first, for boot.
+	// OrderVitality is vitality descending, then the newest first, for
+	// boot.
 	OrderVitality = "vitality"
 )
 
@@ -119,6 +119,8 @@ type ListQuery struct {
 	// NoVectors leaves Embedding out of the results, for reads that do not
 	// need it.
 	NoVectors bool
+	// NoTotal skips counting every match; List's total is then -1.
+	NoTotal bool
 }
 
 // TextQuery asks for lexical candidates. Terms and Prefixes are analysed

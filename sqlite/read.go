@@ -50,7 +50,7 @@ var orders = map[string]string{
 	mnemo.OrderNewest:   `m.created_at DESC, m.arrival DESC`,
 	mnemo.OrderOldest:   `m.created_at ASC, m.arrival ASC`,
 	mnemo.OrderKey:      `m.key ASC, m.created_at ASC, m.arrival ASC`,
-	mnemo.OrderVitality: `m.vitality DESC, m.updated_at DESC, m.arrival DESC`,
+	mnemo.OrderVitality: `m.vitality DESC, m.seq DESC`,
 }
 
 // List returns a page of the live memories matching q and how many match in
@@ -85,9 +85,11 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	}
 	defer tx.Rollback()
 
-	var total int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+w.String(), w.args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqlite: list: %w", err)
+	total := -1
+	if !q.NoTotal {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+w.String(), w.args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("sqlite: list: %w", err)
+		}
 	}
 	cols := memoryColumns
 	if q.NoVectors {

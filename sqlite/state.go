@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -138,6 +139,9 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 	if err := checkFilter(&f); err != nil {
 		return nil, err
 	}
+	if isCensus(&f) {
+		return db.census(ctx, scope, f.Now)
+	}
 	sp, err := db.scopeSpan(ctx, scope)
 	if err != nil {
 		return nil, err
@@ -155,6 +159,56 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 		if err := rows.Scan(&tc.Type, &tc.Count, &tc.MeanVitality); err != nil {
 			return nil, fmt.Errorf("sqlite: count types: %w", err)
 		}
+		out = append(out, tc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: count types: %w", err)
+	}
+	return out, nil
+}
+
+// isCensus reports whether f selects every active memory (none but Now
+// set), which type_stats answers.
+func isCensus(f *mnemo.Filter) bool {
+	g := *f
+	g.Now = time.Time{}
+	return reflect.ValueOf(g).IsZero()
+}
+
+// census counts the active memories by type from type_stats, less those
+// expired at now.
+func (db *DB) census(ctx context.Context, scope mnemo.Scope, now time.Time) ([]mnemo.TypeCount, error) {
+	if now.IsZero() {
+		now = db.now()
+	}
+	n := nanos(now)
+	rows, err := db.reader.QueryContext(ctx, `
+		WITH expired (type, n, vitality) AS (
+			SELECT type, count(*), total(vitality) FROM memories WHERE seq IN (
+				SELECT seq FROM memories WHERE tenant_id = ?1 AND agent_id = ?2 AND expires_at IS NOT NULL
+					AND tombstone = 0 AND archived = 0 AND expires_at <= ?3
+				UNION
+				SELECT seq FROM memories WHERE tenant_id = ?1 AND agent_id = ?2 AND data_expired_at IS NOT NULL
+					AND tombstone = 0 AND archived = 0 AND data_expired_at <= ?3)
+			GROUP BY type)
+		SELECT s.type, s.n - coalesce(e.n, 0) AS live, s.vitality - coalesce(e.vitality, 0)
+		FROM type_stats s LEFT JOIN expired e ON e.type = s.type
+		WHERE s.tenant_id = ?1 AND s.agent_id = ?2 AND live > 0
+		ORDER BY live DESC, s.type`, scope.TenantID, scope.AgentID, n)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: count types: %w", err)
+	}
+	defer rows.Close()
+	out := []mnemo.TypeCount{}
+	for rows.Next() {
+		var (
+			tc  mnemo.TypeCount
+			sum float64
+		)
+		if err := rows.Scan(&tc.Type, &tc.Count, &sum); err != nil {
+			return nil, fmt.Errorf("sqlite: count types: %w", err)
+		}
+		tc.MeanVitality = sum / float64(tc.Count)
 		out = append(out, tc)
 	}
 	if err := rows.Err(); err != nil {

@@ -126,6 +126,43 @@ func testCountTypes(t *testing.T, s mnemo.Store) {
 	if got, _ := s.CountTypes(ctx, scopeBX, mnemo.Filter{}); len(got) != 0 {
 		t.Fatalf("empty scope: %+v", got)
 	}
+	// A store may keep the census apart from the rows (sqlite keeps it by
+	// triggers): it must agree with a count of the rows after every kind
+	// of change.
+	agree := func(what string) {
+		t.Helper()
+		fast, err := s.CountTypes(ctx, scopeAX, mnemo.Filter{Now: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := s.CountTypes(ctx, scopeAX, mnemo.Filter{Now: t0, MinVitality: 1e-9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fast) != len(slow) {
+			t.Fatalf("%s: census %+v, counted %+v", what, fast, slow)
+		}
+		for i := range fast {
+			if fast[i].Type != slow[i].Type || fast[i].Count != slow[i].Count || abs(fast[i].MeanVitality-slow[i].MeanVitality) > 1e-9 {
+				t.Fatalf("%s: census %+v, counted %+v", what, fast, slow)
+			}
+		}
+	}
+	agree("after the writes")
+	keyed := mk(9, "emotion", 0.7, false)
+	keyed.Memory.Key = "/mood"
+	write(t, s, scopeAX, keyed)
+	agree("a new key")
+	again := mk(10, "identity", 0.3, false)
+	again.Memory.Key, again.Memory.UpdatedAt = "/mood", at(time.Hour)
+	write(t, s, scopeAX, again)
+	agree("an upsert that changes the type")
+	write(t, s, scopeAX, tombstone(scopeAX, 11, "/mood", at(2*time.Hour)))
+	agree("a tombstone")
+	if _, err := s.Forget(ctx, scopeAX, []string{id(5)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	agree("a forget")
 
 	ms, total, err := s.List(ctx, scopeAX, mnemo.ListQuery{Filter: mnemo.Filter{Types: []string{"event"}, Now: t0}, Order: mnemo.OrderVitality, NoVectors: true})
 	if want := []string{id(2), id(3), id(1)}; err != nil || total != 3 || !slices.Equal(ids(ms), want) {
@@ -134,6 +171,12 @@ func testCountTypes(t *testing.T, s mnemo.Store) {
 	ms, _, err = s.List(ctx, scopeAX, mnemo.ListQuery{Filter: mnemo.Filter{Pinned: true, Now: t0}})
 	if want := []string{id(4), id(2)}; err != nil || !sameSet(ids(ms), want) {
 		t.Fatalf("pinned: %v, %v; want %v", ids(ms), err, want)
+	}
+	if _, err := s.Clear(ctx, scopeAX); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.CountTypes(ctx, scopeAX, mnemo.Filter{Now: t0}); len(got) != 0 {
+		t.Fatalf("after clear: %+v", got)
 	}
 }
 

@@ -15,10 +15,58 @@ CREATE TABLE state (
 ) WITHOUT ROWID;
 CREATE INDEX state_idle ON state (kind, updated_at);
 
--- Boot lists each type by vitality and counts the types; a snapshot lists
--- the pinned. These partial indexes hold only the active memories and the
--- columns those reads filter on, so that they never visit a row they skip.
-CREATE INDEX memories_type_vitality ON memories (tenant_id, agent_id, type, vitality, expires_at, data_expired_at)
+-- Boot lists each type by vitality (memories_type_vitality, whose entries
+-- end in seq: vitality, then the newest first) and counts the types and the
+-- recent events (memories_type_created, which holds every column those
+-- counts filter on, so that they never visit a row); a snapshot lists the
+-- pinned. All three hold only active memories.
+CREATE INDEX memories_type_vitality ON memories (tenant_id, agent_id, type, vitality)
 WHERE tombstone = 0 AND archived = 0;
-CREATE INDEX memories_pinned ON memories (tenant_id, agent_id, created_at)
+CREATE INDEX memories_type_created ON memories (tenant_id, agent_id, type, created_at, vitality, expires_at, data_expired_at)
+WHERE tombstone = 0 AND archived = 0;
+CREATE INDEX memories_pinned ON memories (tenant_id, agent_id, created_at, arrival)
 WHERE pinned = 1 AND tombstone = 0;
+
+-- type_stats counts the active memories (neither tombstones nor archived) of
+-- each scope by type, with the sum of their vitality, kept by triggers in
+-- the writing transaction: boot's census reads a few rows instead of
+-- scanning every memory. Expired memories are still counted here; a census
+-- subtracts them, found by the two expiry indexes below.
+CREATE TABLE type_stats (
+	tenant_id TEXT    NOT NULL,
+	agent_id  TEXT    NOT NULL,
+	type      TEXT    NOT NULL,
+	n         INTEGER NOT NULL,
+	vitality  REAL    NOT NULL,
+	PRIMARY KEY (tenant_id, agent_id, type)
+) WITHOUT ROWID;
+
+INSERT INTO type_stats
+SELECT tenant_id, agent_id, type, count(*), total(vitality) FROM memories
+WHERE tombstone = 0 AND archived = 0 GROUP BY tenant_id, agent_id, type;
+
+CREATE TRIGGER memories_stats_insert AFTER INSERT ON memories
+WHEN NEW.tombstone = 0 AND NEW.archived = 0 BEGIN
+	INSERT INTO type_stats VALUES (NEW.tenant_id, NEW.agent_id, NEW.type, 1, NEW.vitality)
+	ON CONFLICT DO UPDATE SET n = n + 1, vitality = vitality + excluded.vitality;
+END;
+
+CREATE TRIGGER memories_stats_delete AFTER DELETE ON memories
+WHEN OLD.tombstone = 0 AND OLD.archived = 0 BEGIN
+	UPDATE type_stats SET n = n - 1, vitality = vitality - OLD.vitality
+	WHERE tenant_id = OLD.tenant_id AND agent_id = OLD.agent_id AND type = OLD.type;
+END;
+
+CREATE TRIGGER memories_stats_update AFTER UPDATE OF tombstone, archived, type, vitality, tenant_id, agent_id ON memories BEGIN
+	UPDATE type_stats SET n = n - 1, vitality = vitality - OLD.vitality
+	WHERE OLD.tombstone = 0 AND OLD.archived = 0
+		AND tenant_id = OLD.tenant_id AND agent_id = OLD.agent_id AND type = OLD.type;
+	INSERT INTO type_stats SELECT NEW.tenant_id, NEW.agent_id, NEW.type, 1, NEW.vitality
+	WHERE NEW.tombstone = 0 AND NEW.archived = 0
+	ON CONFLICT DO UPDATE SET n = n + 1, vitality = vitality + excluded.vitality;
+END;
+
+CREATE INDEX memories_expires ON memories (tenant_id, agent_id, expires_at)
+WHERE expires_at IS NOT NULL AND tombstone = 0 AND archived = 0;
+CREATE INDEX memories_data_expires ON memories (tenant_id, agent_id, data_expired_at)
+WHERE data_expired_at IS NOT NULL AND tombstone = 0 AND archived = 0;

@@ -1,0 +1,162 @@
+package mnemo_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// Benchmarks of what is built for prompts, at the sizes the issue names:
+//
+//	go test -run '^$' -bench 'Snapshot|Boot|DefaultRead|RunAppend' -benchtime 500x .
+//
+// The store mixes types as an assistant's would (2% identity, 8% emotion,
+// 40% knowledge, fact and preference, 50% events) over 60 days, with one
+// memory in a thousand pinned.
+
+var contextTypes = []string{"identity", "emotion", "emotion", "emotion", "emotion",
+	"knowledge", "knowledge", "knowledge", "knowledge", "knowledge", "knowledge", "knowledge", "knowledge", "fact", "fact", "fact", "fact", "fact", "fact", "preference",
+	"event", "event", "event", "event", "event", "event", "event", "event", "event", "event",
+	"event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event", "event"}
+
+// contextFixture returns a store of n memories in one agent, generated once
+// and kept in the temp dir; the generation is relative to end, the time the
+// benchmarks run at.
+func contextFixture(b *testing.B, n int, end time.Time) string {
+	fixtureMu.Lock()
+	defer fixtureMu.Unlock()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-bench-context-v2-%d", n))
+	path := filepath.Join(dir, "mnemo.db")
+	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+		return path
+	}
+	os.RemoveAll(dir)
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := mnemo.New(db, mnemo.Options{})
+	c := newCorpus(11)
+	step := 60 * 24 * time.Hour / time.Duration(n)
+	start := end.Add(-60 * 24 * time.Hour)
+	for i := 0; i < n; i += 1000 {
+		drafts := make([]mnemo.Draft, min(1000, n-i))
+		for j := range drafts {
+			k := i + j
+			s := c.sentence(8 + c.rng.IntN(20))
+			at := start.Add(time.Duration(k) * step)
+			imp := c.rng.Float64()
+			drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Type: contextTypes[k%len(contextTypes)],
+				Importance: &imp, Pinned: k%1000 == 999, Tags: []string{c.words[c.rng.IntN(50)]}}
+			if k%4 == 0 {
+				drafts[j].Key = fmt.Sprintf("/notes/%d", k)
+			}
+		}
+		if _, err := svc.RememberBatch(ctx, benchScope, drafts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	db.Close()
+	os.WriteFile(filepath.Join(dir, "done"), nil, 0o644)
+	return path
+}
+
+// benchEnd is the time the context benchmarks run at: fixed, so that the
+// kept fixture stays valid.
+var benchEnd = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+func openContext(b *testing.B, n int) *mnemo.Service {
+	db, err := sqlite.Open(context.Background(), contextFixture(b, n, benchEnd), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return mnemo.New(db, mnemo.Options{Now: func() time.Time { return benchEnd }})
+}
+
+func timed(b *testing.B, fn func(i int) error) {
+	lat := make([]time.Duration, 0, b.N)
+	if err := fn(-1); err != nil { // warm: the tokenizer's ranks, the page cache
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := fn(i); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	reportPercentiles(b, lat)
+}
+
+// BenchmarkSnapshot100k builds a run's snapshot (pinned, 3 related, 5
+// recent, 500 tokens) at 100k memories.
+func BenchmarkSnapshot100k(b *testing.B) {
+	svc := openContext(b, 100_000)
+	c := newCorpus(12)
+	ctx := context.Background()
+	timed(b, func(int) error {
+		payload, _ := json.Marshal(c.query())
+		_, err := svc.Snapshot(ctx, benchScope, mnemo.SnapshotQuery{Trigger: mnemo.Trigger{Type: "message", Payload: payload}})
+		return err
+	})
+}
+
+// BenchmarkBoot100k builds the warm-start narrative at 100k memories.
+func BenchmarkBoot100k(b *testing.B) {
+	svc := openContext(b, 100_000)
+	ctx := context.Background()
+	timed(b, func(int) error {
+		_, err := svc.Boot(ctx, benchScope, mnemo.BootQuery{})
+		return err
+	})
+}
+
+// BenchmarkDefaultRead10k builds seed 004's default read (2,000 tokens, two
+// context tags) at 10k memories.
+func BenchmarkDefaultRead10k(b *testing.B) {
+	svc := openContext(b, 10_000)
+	c := newCorpus(13)
+	ctx := context.Background()
+	timed(b, func(int) error {
+		_, err := svc.DefaultRead(ctx, benchScope, mnemo.ReadQuery{TokenLimit: 2000, Tags: []string{c.words[c.rng.IntN(50)], c.words[c.rng.IntN(50)]}})
+		return err
+	})
+}
+
+// BenchmarkRunAppend records a function call (a JSON input and a 60-word
+// output) in a run's short-term memory and renders it, as an agent does
+// every round; the run compacts as it goes.
+func BenchmarkRunAppend(b *testing.B) {
+	c := newClock()
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	svc := mnemo.New(db, mnemo.Options{Now: c.Now})
+	ctx := context.Background()
+	r, err := svc.OpenRun(ctx, benchScope, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "message", Payload: json.RawMessage(`"plan a trip"`)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cp := newCorpus(14)
+	timed(b, func(i int) error {
+		out, _ := json.Marshal(cp.sentence(60))
+		if _, err := svc.RecordCall(ctx, benchScope, r.ID, mnemo.ToolCall{Name: "search", Input: json.RawMessage(`{"q":"` + strings.ReplaceAll(cp.query(), `"`, "") + `"}`), Output: out}); err != nil {
+			return err
+		}
+		_, err := svc.GetRun(ctx, benchScope, r.ID)
+		return err
+	})
+}
