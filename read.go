@@ -56,10 +56,12 @@ const (
 	readImportanceWeight = 0.3
 	readTagWeight        = 0.2
 	readHalfLife         = 7 * 24 * time.Hour
-	// readCandidates bounds the memories scored: the newest. Further back,
-	// recency has halved so often that importance and tags cannot lift a
-	// memory over the newer ones.
-	readCandidates = 5000
+	// readCandidates bounds the memories scored: the newest 2,000. The read
+	// is best-effort (seed 004 §5.1); a memory further back can rank only
+	// on importance and tags, and there are 2,000 newer ones for a prompt
+	// of a few dozen lines. (docs/BENCHMARKS.md: reading every one of 10k
+	// took 37 / 53 ms p50 / p95, over the 50 ms target.)
+	readCandidates = 2000
 	readLineChars  = 160
 	// A line is at least minReadLine tokens; after maxReadMisses lines in a
 	// row that do not fit, the read is taken as full.
@@ -89,9 +91,18 @@ func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (Re
 		now = s.now()
 	}
 	now = now.UTC()
-	ms, total, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Now: now}, Order: OrderNewest, Limit: readCandidates, NoVectors: true})
+	ms, _, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Now: now}, Order: OrderNewest, Limit: readCandidates, NoVectors: true, NoTotal: true})
 	if err != nil {
 		return ReadResult{}, err
+	}
+	// The census counts the effective memories without reading them.
+	types, err := s.store.CountTypes(ctx, scope, Filter{Now: now})
+	if err != nil {
+		return ReadResult{}, err
+	}
+	total := 0
+	for _, tc := range types {
+		total += tc.Count
 	}
 	type scored struct {
 		m     *Memory

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo/analysis"
@@ -175,8 +176,16 @@ func (wm *WorkingMemory) apply(t Turn, an TurnAnalysis) {
 		wm.Topics[strings.ToLower(wm.CurrentTopic)] = 100
 	} else {
 		for i, k := range an.Keywords {
-			// The first keywords of a turn count a little more.
-			wm.Topics[strings.ToLower(k)] += 1 + 0.1*float64(len(an.Keywords)-i)
+			if topicFillers[strings.ToLower(k)] {
+				continue
+			}
+			// Names (capitalised words) say more of a topic than other
+			// words; the first keywords of a turn count a little more.
+			w := 1 + 0.1*float64(len(an.Keywords)-i)
+			if r, _ := utf8.DecodeRuneInString(k); unicode.IsUpper(r) {
+				w += 0.5
+			}
+			wm.Topics[strings.ToLower(k)] += w
 		}
 		wm.CurrentTopic = wm.topic()
 	}
@@ -209,6 +218,15 @@ func (wm *WorkingMemory) apply(t Turn, an TurnAnalysis) {
 			delete(wm.ContextVariables, k)
 		}
 	}
+}
+
+// topicFillers are conversational words that are keywords to the
+// analyser but never what a conversation is about.
+var topicFillers = map[string]bool{
+	"name": true, "called": true, "call": true, "planning": true, "plan": true, "want": true, "wants": true,
+	"like": true, "need": true, "think": true, "know": true, "tell": true, "please": true, "remember": true,
+	"thanks": true, "thank": true, "hello": true, "hi": true, "hey": true, "okay": true, "ok": true, "sure": true,
+	"yes": true, "maybe": true, "really": true, "going": true, "get": true, "got": true, "make": true, "help": true,
 }
 
 // topic is the heaviest keywords, heaviest first.
@@ -394,7 +412,7 @@ var (
 		emotion string
 		cues    []string
 	}{
-		{"angry", []string{"angry", "furious", "annoyed", "irritated", "mad at", "hate", "ridiculous", "生气", "愤怒", "烦死", "气死", "讨厌"}},
+		{"angry", []string{"angry", "furious", "annoyed", "irritated", "mad at", "ridiculous", "生气", "愤怒", "烦死", "气死", "讨厌"}},
 		{"sad", []string{"sad", "unhappy", "depressed", "upset", "disappointed", "miss ", "lonely", "cry", "难过", "伤心", "失望", "沮丧", "哭"}},
 		{"anxious", []string{"worried", "anxious", "nervous", "stressed", "afraid", "scared", "panic", "担心", "焦虑", "紧张", "害怕", "压力"}},
 		{"frustrated", []string{"frustrated", "stuck", "doesn't work", "does not work", "not working", "again?!", "still broken", "崩溃", "搞不定", "又坏了"}},

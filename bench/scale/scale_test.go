@@ -2,6 +2,7 @@ package scale
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,6 +67,50 @@ func BenchmarkHybridRecall(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qs[i], Limit: 10, Profile: os.Getenv("MNEMO_SCALE_PROFILE")}); err != nil {
+			b.Fatal(err)
+		}
+		d[i] = time.Since(t0)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentile(d, 0.5))/1e6, "p50-ms")
+	b.ReportMetric(float64(percentile(d, 0.95))/1e6, "p95-ms")
+}
+
+// BenchmarkSnapshot times a run's snapshot (seed 000 FR-6: pinned, 3
+// related by hybrid recall, 5 recent, 500 tokens) on the generated store:
+//
+//	go test -run '^$' -bench Snapshot -benchtime 1000x ./bench/scale
+func BenchmarkSnapshot(b *testing.B) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_SCALE_N")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := context.Background()
+	path, _, _, err := Generate(ctx, filepath.Join(os.TempDir(), "mnemo-scale"), n, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	emb := glove.New()
+	svc, _, err := openStore(ctx, path, emb, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	words, _ := emb.Words(vocabulary)
+	gen := newGenerator(words, 5)
+	snap := func() error {
+		payload, _ := json.Marshal(gen.query())
+		_, err := svc.Snapshot(ctx, Scope, mnemo.SnapshotQuery{Trigger: mnemo.Trigger{Type: "message", Payload: payload}})
+		return err
+	}
+	if err := snap(); err != nil { // loads the index and the tokenizer
+		b.Fatal(err)
+	}
+	d := make([]time.Duration, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := snap(); err != nil {
 			b.Fatal(err)
 		}
 		d[i] = time.Since(t0)
