@@ -209,15 +209,22 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		return nil, nil, err
 	}
 	cc := a.cfg.Context
+	co := mnemo.ContextOptions{
+		Tokenizer: tok, RunTokenLimit: cc.RunTokenLimit, KeepRounds: cc.KeepRounds, MaxRuns: cc.MaxRuns,
+		SessionIdle: cc.SessionIdle, ArchiveFacts: cc.ArchiveFacts, TopicBoost: cc.TopicBoost,
+		SnapshotTokenLimit: cc.SnapshotTokenLimit,
+	}
+	if model, err := a.cfg.llm(); err != nil {
+		db.Close()
+		return nil, nil, err
+	} else if model != nil {
+		co.Summarizer, co.TurnAnalyzer = model, model
+	}
 	svc := mnemo.New(db, mnemo.Options{
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
 		Profile: &profile, Logger: log,
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
-		Context: mnemo.ContextOptions{
-			Tokenizer: tok, RunTokenLimit: cc.RunTokenLimit, KeepRounds: cc.KeepRounds, MaxRuns: cc.MaxRuns,
-			SessionIdle: cc.SessionIdle, ArchiveFacts: cc.ArchiveFacts, TopicBoost: cc.TopicBoost,
-			SnapshotTokenLimit: cc.SnapshotTokenLimit,
-		},
+		Context: co,
 	})
 	return svc, db, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
 
@@ -77,6 +78,19 @@ type Config struct {
 		TopicBoost         float64       `yaml:"topic_boost"`          // seed 001: 1.3
 		SnapshotTokenLimit int           `yaml:"snapshot_token_limit"` // seed 000 FR-6: 500
 	} `yaml:"context"`
+
+	// LLM is an OpenAI-compatible chat model (OpenAI, Ollama, vLLM,
+	// LiteLLM). When set, it writes the one-sentence summaries of a run's
+	// compacted rounds and reads the topic, emotion and variables of a
+	// session's turns; the rules stand in whenever it fails. Off by default:
+	// nothing on the write path needs it.
+	LLM struct {
+		BaseURL    string        `yaml:"base_url"`
+		Model      string        `yaml:"model"`
+		APIKey     Secret        `yaml:"api_key"`
+		Timeout    time.Duration `yaml:"timeout"`
+		MaxRetries int           `yaml:"max_retries"`
+	} `yaml:"llm"`
 }
 
 // EmbeddingConfig chooses the embedder of semantic recall.
@@ -217,6 +231,8 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		{"MNEMO_AGENT", &c.Agent}, {"MNEMO_LOG_LEVEL", &c.LogLevel},
 		{"MNEMO_EMBEDDING", &c.Embedding.Provider}, {"MNEMO_PROFILE", &c.Recall.Profile},
 		{"MNEMO_TOKENIZER", &c.Context.Tokenizer},
+		{"MNEMO_LLM_BASE_URL", &c.LLM.BaseURL}, {"MNEMO_LLM_MODEL", &c.LLM.Model},
+		{"MNEMO_LLM_API_KEY", (*string)(&c.LLM.APIKey)},
 	}
 	for _, s := range strs {
 		if v := getenv(s.name); v != "" {
@@ -322,6 +338,14 @@ func (c *Config) validate() error {
 	if c.Embedding.CacheSize < 0 {
 		return &ConfigError{"embedding.cache_size", "must not be negative"}
 	}
+	if (c.LLM.BaseURL == "") != (c.LLM.Model == "") {
+		return &ConfigError{"llm", "base_url and model go together"}
+	}
+	if c.LLM.BaseURL != "" {
+		if _, err := c.llm(); err != nil {
+			return &ConfigError{"llm.base_url", mnemo.ErrorMessage(err)}
+		}
+	}
 	if c.HTTP.MaxBodyBytes < 1024 {
 		return &ConfigError{"http.max_body_bytes", "must be at least 1024"}
 	}
@@ -405,4 +429,13 @@ func (c *Config) apiKeys() ([]mhttp.APIKey, error) {
 		return nil, &ConfigError{Field: "auth.keys", Msg: mnemo.ErrorMessage(err)}
 	}
 	return keys, nil
+}
+
+// llm returns the configured chat model, nil when there is none.
+func (c *Config) llm() (*llm.Client, error) {
+	if c.LLM.BaseURL == "" {
+		return nil, nil
+	}
+	return llm.New(llm.Config{BaseURL: c.LLM.BaseURL, Model: c.LLM.Model, APIKey: string(c.LLM.APIKey),
+		Timeout: c.LLM.Timeout, MaxRetries: c.LLM.MaxRetries})
 }

@@ -2,7 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
@@ -107,5 +113,68 @@ func TestPromptCommands(t *testing.T) {
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "mnemo: ") || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errs)
 		}
+	}
+}
+
+// With an LLM configured, a run's compacted rounds are the model's
+// sentences and a session's topic and emotion its reading; when the model
+// fails, the rules answer and the run says so.
+func TestLLMConfigured(t *testing.T) {
+	var down atomic.Bool
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if down.Load() || r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer sk-llm" {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		var req struct {
+			ResponseFormat *struct{ Type string } `json:"response_format"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		content := "The model says: a disk was checked."
+		if req.ResponseFormat != nil {
+			content = `{"keywords":["Lisbon","apartment"],"emotion":"happy","variables":{"city":"Lisbon"},"facts":[]}`
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": content}}}})
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mnemo.yml")
+	os.WriteFile(cfg, []byte("embedding:\n  provider: none\nllm:\n  base_url: "+srv.URL+"/v1\n  model: m\n  api_key: sk-llm\n  max_retries: -1\ncontext:\n  run_token_limit: 150\n"), 0o644)
+	mustRun := func(args ...string) string {
+		t.Helper()
+		code, out, errs := run(t, dir, "", append([]string{"--config", cfg}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
+	mustRun("run", "open", "cron", "--id", "r")
+	for i := range 6 {
+		mustRun("run", "call", "r", "check_disk", "--output", strings.Repeat(fmt.Sprintf("host %d fine. ", i), 8))
+	}
+	var r mnemo.Run
+	json.Unmarshal([]byte(mustRun("run", "render", "r")), &r)
+	if len(r.Earlier) == 0 || r.Earlier[0].By != "llm" || r.Earlier[0].Summary != "The model says: a disk was checked." {
+		t.Fatalf("earlier = %+v", r.Earlier)
+	}
+	out := mustRun("session", "turn", "s", "Just moved into a flat in Lisbon, so happy!")
+	if !strings.Contains(out, `topic "lisbon apartment"`) || !strings.Contains(out, "emotion happy") || !strings.Contains(out, "city = Lisbon") {
+		t.Fatalf("turn with the model: %q", out)
+	}
+
+	down.Store(true)
+	mustRun("run", "call", "r", "check_disk", "--output", strings.Repeat("host 9 fine. ", 40))
+	var after mnemo.Run
+	json.Unmarshal([]byte(mustRun("run", "render", "r")), &after)
+	if !strings.Contains(strings.Join(after.Notes, " "), "round 4: the summarizer failed, an extractive sentence was used") || after.Tokens > 150 {
+		t.Fatalf("fallback: %+v", after)
+	}
+	if out := mustRun("session", "turn", "s", "I'm worried about the rent."); !strings.Contains(out, "emotion anxious") {
+		t.Fatalf("turn with the model down: %q", out)
+	}
+	if calls.Load() == 0 {
+		t.Fatal("the model was never asked")
 	}
 }

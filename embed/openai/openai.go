@@ -4,42 +4,30 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/openaiapi"
 )
 
 // Defaults for the zero fields of Config.
 const (
 	DefaultBatchSize  = 64
-	DefaultTimeout    = 30 * time.Second
-	DefaultMaxRetries = 3
-	DefaultRetryDelay = 500 * time.Millisecond
+	DefaultTimeout    = openaiapi.DefaultTimeout
+	DefaultMaxRetries = openaiapi.DefaultMaxRetries
+	DefaultRetryDelay = openaiapi.DefaultRetryDelay
 )
 
-const (
-	// maxRetryDelay caps both the backoff and a server's Retry-After, so a
-	// misbehaving server cannot stall a caller for hours.
-	maxRetryDelay = time.Minute
-	// maxResponse bounds how much of an answer is read: generous for a
-	// batch of thousands of 3072-dimension vectors, small enough that a
-	// runaway server cannot exhaust memory.
-	maxResponse = 256 << 20
-	// maxErrorBody is how much of an error answer is quoted in an error.
-	maxErrorBody = 512
-)
+// maxResponse bounds how much of an answer is read: generous for a batch
+// of thousands of 3072-dimension vectors, small enough that a runaway
+// server cannot exhaust memory.
+const maxResponse = 256 << 20
 
 // Config configures a Client.
 type Config struct {
@@ -72,9 +60,9 @@ type Config struct {
 // Client embeds texts through an OpenAI-compatible API. It is safe for
 // concurrent use.
 type Client struct {
-	cfg      Config
-	endpoint string
-	dim      atomic.Int64 // configured or learned; 0 until known
+	cfg Config
+	api *openaiapi.Client
+	dim atomic.Int64 // configured or learned; 0 until known
 }
 
 var _ mnemo.Embedder = (*Client)(nil)
@@ -85,32 +73,20 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Model == "" {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "openai: model is required")
 	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// The URL itself is not quoted: it may carry credentials.
-		return nil, mnemo.Errorf(mnemo.EINVALID, "openai: base URL must be an http or https URL")
-	}
 	if cfg.Dimension < 0 {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "openai: dimension %d is negative", cfg.Dimension)
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = DefaultBatchSize
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+	api, err := openaiapi.New(openaiapi.Config{
+		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
+		RetryDelay: cfg.RetryDelay, HTTPClient: cfg.HTTPClient, MaxResponse: maxResponse, What: "embedding provider",
+	})
+	if err != nil {
+		return nil, err
 	}
-	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = DefaultMaxRetries
-	} else if cfg.MaxRetries < 0 {
-		cfg.MaxRetries = 0
-	}
-	if cfg.RetryDelay <= 0 {
-		cfg.RetryDelay = DefaultRetryDelay
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
-	}
-	c := &Client{cfg: cfg, endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/embeddings"}
+	c := &Client{cfg: cfg, api: api}
 	c.dim.Store(int64(cfg.Dimension))
 	return c, nil
 }
@@ -149,139 +125,17 @@ type response struct {
 	} `json:"data"`
 }
 
-// attemptError is a failed attempt: retry says whether another attempt may
-// succeed, wait is the server's Retry-After (0 when absent).
-type attemptError struct {
-	err   error
-	retry bool
-	wait  time.Duration
-}
-
-// embedBatch sends one batch, retrying transient failures with exponential
-// backoff and jitter.
+// embedBatch sends one batch; the transport retries transient failures.
 func (c *Client) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
 	body, err := json.Marshal(request{Model: c.cfg.Model, Input: batch})
 	if err != nil {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
-	for attempt := 0; ; attempt++ {
-		vecs, aerr := c.post(ctx, body, len(batch))
-		if aerr == nil {
-			return vecs, nil
-		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("openai: %w", ctx.Err())
-		}
-		if !aerr.retry || attempt >= c.cfg.MaxRetries {
-			return nil, aerr.err
-		}
-		delay := aerr.wait
-		if delay == 0 {
-			delay = c.backoff(attempt)
-		}
-		t := time.NewTimer(min(delay, maxRetryDelay))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("openai: %w", ctx.Err())
-		case <-t.C:
-		}
-	}
-}
-
-// backoff returns RetryDelay * 2^attempt, scaled by a random factor in
-// [0.5, 1) so that clients that failed together do not retry together.
-func (c *Client) backoff(attempt int) time.Duration {
-	d := c.cfg.RetryDelay << min(attempt, 16)
-	if d <= 0 || d > maxRetryDelay {
-		d = maxRetryDelay
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-// post makes one attempt.
-func (c *Client) post(ctx context.Context, body []byte, n int) ([][]float32, *attemptError) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	data, err := c.api.Post(ctx, "/embeddings", body)
 	if err != nil {
-		return nil, &attemptError{err: mnemo.Errorf(mnemo.EINVALID, "openai: bad request: %s", c.redact(err.Error()))}
+		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.cfg.HTTPClient.Do(req)
-	if err != nil {
-		return nil, &attemptError{
-			err:   fmt.Errorf("%w: %w", mnemo.Errorf(mnemo.EUNAVAILABLE, "embedding provider unreachable"), redacted{err, c.cfg.APIKey}),
-			retry: true,
-		}
-	}
-	defer func() {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody)) // let the connection be reused
-		resp.Body.Close()
-	}()
-
-	if resp.StatusCode != http.StatusOK {
-		return nil, c.statusError(resp)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
-	if err != nil {
-		return nil, &attemptError{
-			err:   fmt.Errorf("%w: %w", mnemo.Errorf(mnemo.EUNAVAILABLE, "embedding provider answer cut short"), redacted{err, c.cfg.APIKey}),
-			retry: true,
-		}
-	}
-	if len(data) > maxResponse {
-		return nil, &attemptError{err: mnemo.Errorf(mnemo.EUNAVAILABLE, "openai: answer over %d bytes", maxResponse)}
-	}
-	vecs, err := c.decode(data, n)
-	if err != nil {
-		return nil, &attemptError{err: err}
-	}
-	return vecs, nil
-}
-
-// statusError turns a non-200 answer into an error with a code the caller
-// can act on. 429 and 5xx are worth retrying; other 4xx will fail the same
-// way again.
-func (c *Client) statusError(resp *http.Response) *attemptError {
-	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	msg := fmt.Sprintf("openai: %s: %s", resp.Status, c.redact(strings.TrimSpace(string(snippet))))
-	code := mnemo.EINVALID
-	retry := false
-	switch s := resp.StatusCode; {
-	case s == http.StatusTooManyRequests:
-		code, retry = mnemo.ERATELIMITED, true
-	case s >= 500:
-		code, retry = mnemo.EUNAVAILABLE, true
-	case s == http.StatusUnauthorized:
-		code = mnemo.EUNAUTHORIZED
-	case s == http.StatusForbidden:
-		code = mnemo.EFORBIDDEN
-	case s == http.StatusRequestEntityTooLarge:
-		code = mnemo.ETOOLARGE
-	case s < 400:
-		code = mnemo.EUNAVAILABLE // a redirect not followed or an odd 2xx
-	}
-	return &attemptError{err: mnemo.Errorf(code, "%s", msg), retry: retry, wait: retryAfter(resp.Header.Get("Retry-After"))}
-}
-
-// retryAfter parses a Retry-After header given in seconds or as an HTTP
-// date; 0 when absent or unparsable.
-func retryAfter(v string) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
+	return c.decode(data, len(batch))
 }
 
 // decode checks an answer for n texts and returns its vectors in input
@@ -320,26 +174,3 @@ func (c *Client) checkDimension(got int) error {
 	}
 	return nil
 }
-
-func (c *Client) redact(s string) string {
-	if c.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, c.cfg.APIKey, "[REDACTED]")
-}
-
-// redacted wraps an error so that its message never shows the API key,
-// while errors.Is and errors.As still see the original.
-type redacted struct {
-	err error
-	key string
-}
-
-func (r redacted) Error() string {
-	if r.key == "" {
-		return r.err.Error()
-	}
-	return strings.ReplaceAll(r.err.Error(), r.key, "[REDACTED]")
-}
-
-func (r redacted) Unwrap() error { return r.err }

@@ -124,8 +124,8 @@ func TestNew(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c.cfg.BatchSize != DefaultBatchSize || c.cfg.Timeout != DefaultTimeout || c.cfg.MaxRetries != DefaultMaxRetries {
-					t.Errorf("defaults not applied: %+v", c.cfg)
+				if api := c.api.Config(); c.cfg.BatchSize != DefaultBatchSize || api.Timeout != DefaultTimeout || api.MaxRetries != DefaultMaxRetries {
+					t.Errorf("defaults not applied: %+v, %+v", c.cfg, api)
 				}
 				if c.Model() != "openai:"+tt.cfg.Model || c.Dimension() != tt.cfg.Dimension {
 					t.Errorf("Model, Dimension = %q, %d", c.Model(), c.Dimension())
@@ -250,45 +250,7 @@ func TestStatus(t *testing.T) {
 	}
 }
 
-func TestRetryAfter(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 0},
-		{"3", 3 * time.Second},
-		{"0", 0},
-		{"-1", 0},
-		{"soon", 0},
-		{time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), 0},
-	}
-	for _, tt := range tests {
-		if got := retryAfter(tt.in); got != tt.want {
-			t.Errorf("retryAfter(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-	if got := retryAfter(time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)); got < 59*time.Minute {
-		t.Errorf("retryAfter(date in an hour) = %v", got)
-	}
-}
-
-func TestBackoff(t *testing.T) {
-	c, err := New(Config{BaseURL: "http://x", Model: "m", RetryDelay: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for attempt, base := range []time.Duration{100, 200, 400, 800} {
-		base *= time.Millisecond
-		for range 20 {
-			if d := c.backoff(attempt); d < base/2 || d > base {
-				t.Fatalf("backoff(%d) = %v, want in [%v, %v]", attempt, d, base/2, base)
-			}
-		}
-	}
-	if d := c.backoff(60); d > maxRetryDelay {
-		t.Errorf("backoff(60) = %v, over the cap %v", d, maxRetryDelay)
-	}
-}
+// Retry-After and the backoff are tested in internal/openaiapi.
 
 func TestDimension(t *testing.T) {
 	tests := []struct {

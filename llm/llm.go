@@ -1,0 +1,175 @@
+// Package llm is a client for OpenAI-compatible chat completions (OpenAI,
+// Ollama, vLLM, LiteLLM: POST /chat/completions), and what mnemo asks of a
+// model when one is configured: one sentence for a compacted round of a
+// run (mnemo.Summarizer) and the topic, emotion and variables of a
+// session's turn (mnemo.TurnAnalyzer). Every use has a deterministic
+// fallback in the Service; an answer that is not what was asked for is an
+// error, never a guess.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/openaiapi"
+)
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the API root, e.g. "https://api.openai.com/v1" or
+	// "http://localhost:11434/v1" (Ollama).
+	BaseURL string
+	Model   string
+	APIKey  string
+	// Timeout bounds each attempt (30 s when <= 0); MaxRetries and
+	// RetryDelay as in package openaiapi.
+	Timeout    time.Duration
+	MaxRetries int
+	RetryDelay time.Duration
+	HTTPClient *http.Client
+}
+
+// Client talks to one chat model. It is safe for concurrent use.
+type Client struct {
+	api   *openaiapi.Client
+	model string
+}
+
+var (
+	_ mnemo.Summarizer   = (*Client)(nil)
+	_ mnemo.TurnAnalyzer = (*Client)(nil)
+)
+
+// New returns a Client; BaseURL and Model are required.
+func New(cfg Config) (*Client, error) {
+	if cfg.Model == "" {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "llm: model is required")
+	}
+	api, err := openaiapi.New(openaiapi.Config{
+		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
+		RetryDelay: cfg.RetryDelay, HTTPClient: cfg.HTTPClient, MaxResponse: 4 << 20, What: "LLM provider",
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Client{api: api, model: cfg.Model}, nil
+}
+
+// Message is one message of a chat.
+type Message struct {
+	Role    string `json:"role"` // system, user or assistant
+	Content string `json:"content"`
+}
+
+type chatRequest struct {
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+	Temperature float64   `json:"temperature"`
+	// ResponseFormat asks for a JSON object, where the server supports it.
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format,omitempty"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+	} `json:"choices"`
+}
+
+// Chat returns the model's answer to msgs, at temperature 0.
+func (c *Client) Chat(ctx context.Context, msgs []Message, maxTokens int, asJSON bool) (string, error) {
+	req := chatRequest{Model: c.model, Messages: msgs, MaxTokens: maxTokens}
+	if asJSON {
+		req.ResponseFormat = &struct {
+			Type string `json:"type"`
+		}{"json_object"}
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return "", fmt.Errorf("llm: encode request: %w", err)
+	}
+	data, err := c.api.Post(ctx, "/chat/completions", body)
+	if err != nil {
+		return "", err
+	}
+	var resp chatResponse
+	if err := json.Unmarshal(data, &resp); err != nil {
+		return "", fmt.Errorf("%w: %w", mnemo.Errorf(mnemo.EUNAVAILABLE, "llm: malformed answer"), err)
+	}
+	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
+		return "", mnemo.Errorf(mnemo.EUNAVAILABLE, "llm: the answer has no content")
+	}
+	return resp.Choices[0].Message.Content, nil
+}
+
+const summarizePrompt = "You compress an AI agent's tool-call log. Reply with exactly one sentence, " +
+	"at most %d words, saying what was called, with what, and what came of it. No preamble."
+
+// Summarize implements mnemo.Summarizer.
+func (c *Client) Summarize(ctx context.Context, text string, maxTokens int) (string, error) {
+	out, err := c.Chat(ctx, []Message{
+		{Role: "system", Content: fmt.Sprintf(summarizePrompt, max(8, maxTokens*3/4))},
+		{Role: "user", Content: text},
+	}, maxTokens*2, false)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(strings.Fields(out), " "), nil
+}
+
+const analyzePrompt = `You read one message of a conversation for the assistant's working memory.
+Reply with a JSON object only:
+{"keywords": [up to 5 words naming what the conversation is about, most important first],
+ "emotion": one of "neutral", "happy", "grateful", "sad", "angry", "anxious", "frustrated", "confused" (the user's; "" for assistant messages),
+ "variables": {name: value} for facts about the user stated in the message (name, location, language, timezone, ...),
+ "facts": [facts the user explicitly asked to be remembered]}`
+
+// turnAnswer is the JSON asked for by analyzePrompt.
+type turnAnswer struct {
+	Keywords  []string          `json:"keywords"`
+	Emotion   string            `json:"emotion"`
+	Variables map[string]string `json:"variables"`
+	Facts     []string          `json:"facts"`
+}
+
+// AnalyzeTurn implements mnemo.TurnAnalyzer.
+func (c *Client) AnalyzeTurn(ctx context.Context, wm *mnemo.WorkingMemory, t mnemo.Turn) (mnemo.TurnAnalysis, error) {
+	msg := fmt.Sprintf("role: %s\nmessage: %s", t.Role, t.Text)
+	if wm != nil && wm.CurrentTopic != "" {
+		msg = "current topic: " + wm.CurrentTopic + "\n" + msg
+	}
+	out, err := c.Chat(ctx, []Message{{Role: "system", Content: analyzePrompt}, {Role: "user", Content: msg}}, 300, true)
+	if err != nil {
+		return mnemo.TurnAnalysis{}, err
+	}
+	var a turnAnswer
+	if err := decodeObject(out, &a); err != nil {
+		return mnemo.TurnAnalysis{}, err
+	}
+	if t.Role != "user" {
+		a.Emotion = ""
+	}
+	return mnemo.TurnAnalysis{Keywords: a.Keywords, Emotion: a.Emotion, Variables: a.Variables, Facts: a.Facts}, nil
+}
+
+// decodeObject reads the JSON object in a model's answer: the answer
+// itself, or the object inside a code fence or prose around it.
+func decodeObject(out string, v any) error {
+	s := strings.TrimSpace(out)
+	if i, j := strings.Index(s, "{"), strings.LastIndex(s, "}"); i >= 0 && j > i {
+		s = s[i : j+1]
+	}
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("%w: %w", mnemo.Errorf(mnemo.EUNAVAILABLE, "llm: the answer is not the JSON object asked for"), err)
+	}
+	return nil
+}
