@@ -42,6 +42,9 @@ type ContextOptions struct {
 	KeepRounds    int // function-call rounds kept whole when compacting (3)
 	MaxRuns       int // open runs per agent (64)
 	MaxStepBytes  int // one call's input or output, or one response, in bytes (64 KiB)
+	// RunIdle is how long a run may go unchanged before it is taken as
+	// abandoned (its agent crashed without closing it) and swept (24 h).
+	RunIdle time.Duration
 
 	SessionIdle time.Duration // working memory is deleted after this long idle (seed 001: 30 min)
 	MaxSessions int           // sessions with working memory per agent (1,000)
@@ -65,6 +68,9 @@ func (o ContextOptions) withDefaults() ContextOptions {
 	def(&o.MaxStepBytes, 64<<10)
 	def(&o.MaxSessions, 1000)
 	def(&o.SnapshotTokenLimit, 500)
+	if o.RunIdle <= 0 {
+		o.RunIdle = 24 * time.Hour
+	}
 	if o.SessionIdle <= 0 {
 		o.SessionIdle = 30 * time.Minute
 	}

@@ -561,3 +561,31 @@ func clip(s string, n int) string {
 	rs := []rune(s)
 	return strings.TrimSpace(string(rs[:n-1])) + "…"
 }
+
+// SweepRuns closes every run, of every agent, unchanged for RunIdle: runs
+// whose agent never closed them. It returns how many it closed.
+func (s *Service) SweepRuns(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		docs, err := s.state.IdleState(ctx, StateRun, s.now().Add(-s.ctx.RunIdle), 256)
+		if err != nil {
+			return n, err
+		}
+		swept := 0
+		for _, d := range docs {
+			ok, err := s.state.DeleteState(ctx, d.Scope, StateRun, d.ID, d.Version)
+			switch {
+			case ErrorCode(err) == ECONFLICT: // it changed meanwhile: in use
+			case err != nil:
+				return n, err
+			case ok:
+				swept++
+				s.log.Info("closed an abandoned run", "tenant", d.Scope.TenantID, "agent", d.Scope.AgentID, "run", d.ID, "idle_since", d.UpdatedAt)
+			}
+		}
+		n += swept
+		if len(docs) < 256 || swept == 0 {
+			return n, nil
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -236,5 +237,29 @@ func TestRunSummarizer(t *testing.T) {
 		case fail && (e.By != "extractive" || !strings.Contains(strings.Join(r.Notes, " "), "summarizer failed")):
 			t.Fatalf("fallback = %+v, notes %q", e, r.Notes)
 		}
+	}
+}
+
+// A run its agent never closed is swept after RunIdle; one in use is not.
+func TestSweepRuns(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newContextService(t, c, mnemo.ContextOptions{RunIdle: time.Hour})
+	if _, err := svc.OpenRun(ctx, alice, mnemo.RunOptions{ID: "abandoned", Trigger: mnemo.Trigger{Type: "cron"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.OpenRun(ctx, bob, mnemo.RunOptions{ID: "busy", Trigger: mnemo.Trigger{Type: "cron"}}); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(50 * time.Minute)
+	svc.RecordResponse(ctx, bob, "busy", "still working")
+	c.Advance(20 * time.Minute)
+	if n, err := svc.SweepRuns(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep = %d, %v; want 1", n, err)
+	}
+	_, err := svc.GetRun(ctx, alice, "abandoned")
+	wantCode(t, "swept run", err, mnemo.ENOTFOUND)
+	if _, err := svc.GetRun(ctx, bob, "busy"); err != nil {
+		t.Fatalf("the run in use was swept: %v", err)
 	}
 }

@@ -210,7 +210,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 	}
 	cc := a.cfg.Context
 	co := mnemo.ContextOptions{
-		Tokenizer: tok, RunTokenLimit: cc.RunTokenLimit, KeepRounds: cc.KeepRounds, MaxRuns: cc.MaxRuns,
+		Tokenizer: tok, RunTokenLimit: cc.RunTokenLimit, KeepRounds: cc.KeepRounds, MaxRuns: cc.MaxRuns, RunIdle: cc.RunIdle,
 		SessionIdle: cc.SessionIdle, ArchiveFacts: cc.ArchiveFacts, TopicBoost: cc.TopicBoost,
 		SnapshotTokenLimit: cc.SnapshotTokenLimit,
 	}

@@ -73,6 +73,7 @@ type Config struct {
 		RunTokenLimit      int           `yaml:"run_token_limit"`      // seed 000 FR-1: 2,000
 		KeepRounds         int           `yaml:"keep_rounds"`          // 3
 		MaxRuns            int           `yaml:"max_runs"`             // open runs per agent: 64
+		RunIdle            time.Duration `yaml:"run_idle"`             // a run unchanged this long is closed: 24h
 		SessionIdle        time.Duration `yaml:"session_idle"`         // seed 001: 30m
 		ArchiveFacts       bool          `yaml:"archive_facts"`        // write a swept session's marked facts to long-term memory
 		TopicBoost         float64       `yaml:"topic_boost"`          // seed 001: 1.3
@@ -177,6 +178,7 @@ func defaultConfig() Config {
 	c.Context.Tokenizer = tokens.CL100K
 	c.Context.RunTokenLimit, c.Context.KeepRounds, c.Context.MaxRuns = 2000, 3, 64
 	c.Context.SessionIdle, c.Context.TopicBoost, c.Context.SnapshotTokenLimit = 30*time.Minute, 1.3, 500
+	c.Context.RunIdle = 24 * time.Hour
 	c.HTTP.MaxBodyBytes = 8 << 20
 	c.HTTP.Timeout = 30 * time.Second
 	return c
@@ -287,6 +289,9 @@ func (c *Config) validate() error {
 		if v.n < v.min {
 			return &ConfigError{v.field, fmt.Sprintf("must be at least %d", v.min)}
 		}
+	}
+	if c.Context.RunIdle < time.Minute {
+		return &ConfigError{"context.run_idle", "must be at least 1m"}
 	}
 	if c.Context.SessionIdle < time.Second {
 		return &ConfigError{"context.session_idle", "must be at least 1s"}

@@ -73,7 +73,7 @@ func (a *app) serveCommand() *cobra.Command {
 			log.Info("mnemo serving", "addr", ln.Addr().String(), "data", db.Path())
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
-			go sweepSessions(ctx, svc, time.Minute, log)
+			go sweep(ctx, svc, time.Minute, log)
 			select {
 			case err := <-errc:
 				return err
@@ -90,9 +90,9 @@ func (a *app) serveCommand() *cobra.Command {
 	return cmd
 }
 
-// sweepSessions deletes idle sessions' working memory every interval until
-// ctx ends (seed 001: after 30 minutes idle).
-func sweepSessions(ctx context.Context, svc *mnemo.Service, every time.Duration, log *slog.Logger) {
+// sweep deletes idle sessions' working memory (seed 001: after 30 minutes
+// idle) and abandoned runs every interval until ctx ends.
+func sweep(ctx context.Context, svc *mnemo.Service, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -105,6 +105,9 @@ func sweepSessions(ctx context.Context, svc *mnemo.Service, every time.Duration,
 				log.Warn("sweeping idle sessions failed", "err", err)
 			} else if n > 0 {
 				log.Info("swept idle sessions", "n", n)
+			}
+			if _, err := svc.SweepRuns(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("sweeping abandoned runs failed", "err", err)
 			}
 		}
 	}
