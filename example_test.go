@@ -122,3 +122,38 @@ func ExampleService_History() {
 	// put
 	// tombstone
 }
+
+// Give an agent run its context: the snapshot for the system prompt at the
+// start, then the run's short-term memory as it calls tools.
+func ExampleService_Snapshot() {
+	dir, _ := os.MkdirTemp("", "mnemo-example")
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	svc, err := sqlite.OpenService(ctx, dir, mnemo.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer svc.Close()
+	scope := mnemo.Scope{TenantID: "default", AgentID: "ops"}
+	rule, disk := "Never restart the database during business hours.", "The hourly check found /var at 91% on db-1."
+	svc.Remember(ctx, scope, mnemo.Draft{Content: &rule, Pinned: true})
+	svc.Remember(ctx, scope, mnemo.Draft{Content: &disk, Type: mnemo.TypeEvent})
+
+	trigger := mnemo.Trigger{Type: "cron", Payload: []byte(`"hourly_check"`)}
+	snap, err := svc.Snapshot(ctx, scope, mnemo.SnapshotQuery{Trigger: trigger})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(snap.Text)
+
+	run, _ := svc.OpenRun(ctx, scope, mnemo.RunOptions{Trigger: trigger, Focus: "disk usage"})
+	run, _ = svc.RecordCall(ctx, scope, run.ID, mnemo.ToolCall{Name: "check_disk", Input: []byte(`{"host":"db-1"}`), Output: []byte(`"93% used on /var"`)})
+	fmt.Println(len(run.Rounds), "round,", run.Tokens, "of", run.TokenLimit, "tokens")
+	svc.CloseRun(ctx, scope, run.ID)
+	// Output:
+	// ## Recent Experience
+	// - [pinned] Never restart the database during business hours.
+	// - [event · 2026-11-23] The hourly check found /var at 91% on db-1.
+	// 1 round, 21 of 2000 tokens
+}
