@@ -644,3 +644,39 @@ func TestUnknownToolIsProtocolError(t *testing.T) {
 		t.Fatal("calling an unknown tool succeeded")
 	}
 }
+
+// recall with a session boosts memories on the session's topic.
+func TestRecallWithSession(t *testing.T) {
+	svc := newService(t)
+	for _, c := range []string{"Booked a hotel near the station", "Kyoto hotel: the ryokan in Gion"} {
+		if _, err := svc.Remember(t.Context(), alice, mnemo.Draft{Content: new(c)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.AddTurn(t.Context(), alice, "s1", mnemo.Turn{Text: "Kyoto, Kyoto, Kyoto: tell me about Kyoto temples."}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectMemory(t, svc, alice)
+	var out struct {
+		Memories []struct {
+			Content string
+			Explain *struct {
+				Components []struct {
+					Name  string
+					Value float64
+				}
+			}
+		}
+	}
+	ok(t, cs, "recall", map[string]any{"query": "which hotel", "session": "s1", "explain": true}, &out)
+	if len(out.Memories) == 0 || !strings.Contains(out.Memories[0].Content, "Kyoto") {
+		t.Fatalf("recall with session: %+v", out)
+	}
+	boosted := false
+	for _, c := range out.Memories[0].Explain.Components {
+		boosted = boosted || c.Name == "topic_boost" && c.Value == 1.3
+	}
+	if !boosted {
+		t.Fatalf("no topic boost: %+v", out.Memories[0].Explain)
+	}
+}

@@ -49,6 +49,7 @@ type recallIn struct {
 	Tags    []string `json:"tags,omitempty" jsonschema:"only memories with any of these tags"`
 	Types   []string `json:"types,omitempty" jsonschema:"only memories of these types, e.g. [\"preference\", \"fact\"]"`
 	Explain bool     `json:"explain,omitempty" jsonschema:"add each result's score components, to see why it ranked where it did"`
+	Session string   `json:"session,omitempty" jsonschema:"the conversation's session id: memories on its current topic rank higher"`
 }
 
 type recallOut struct {
@@ -366,7 +367,7 @@ func oneKey(key, uri string) (string, error) {
 
 func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recallOut, string, error) {
 	res, err := s.svc.Recall(ctx, sc, mnemo.Query{
-		Text: in.Query, Limit: in.Limit, Explain: in.Explain,
+		Text: in.Query, Limit: in.Limit, Explain: in.Explain, Session: in.Session,
 		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types},
 	})
 	if err != nil {

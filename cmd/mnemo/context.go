@@ -294,7 +294,7 @@ func (a *app) sessionCommand() *cobra.Command {
 	end.Flags().BoolVar(&archive, "archive", false, "write the session's marked facts to long-term memory first")
 	sweep := &cobra.Command{
 		Use:   "sweep",
-		Short: "Delete the working memory of every session idle past context.session_idle (serve does it every minute)",
+		Short: "Delete idle sessions' working memory and abandoned runs (serve does it every minute)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
@@ -302,7 +302,11 @@ func (a *app) sessionCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stdout, "swept %d idle sessions\n", n)
+				runs, err := svc.SweepRuns(cmd.Context())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "swept %d idle sessions and %d abandoned runs\n", n, runs)
 				return nil
 			})
 		},

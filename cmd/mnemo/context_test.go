@@ -63,7 +63,7 @@ func TestRunAndSessionCommands(t *testing.T) {
 	if out := mustRun("list"); !strings.Contains(out, "Dana is vegetarian") {
 		t.Fatalf("the archived fact is not a memory: %q", out)
 	}
-	if out := mustRun("session", "sweep"); out != "swept 0 idle sessions\n" {
+	if out := mustRun("session", "sweep"); out != "swept 0 idle sessions and 0 abandoned runs\n" {
 		t.Fatalf("sweep: %q", out)
 	}
 }
