@@ -67,6 +67,9 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 			return nil, fmt.Errorf("sqlite: write: read back: %w", err)
 		}
 	}
+	if err := b.countInserted(ctx); err != nil {
+		return nil, fmt.Errorf("sqlite: write: %w", err)
+	}
 	if b.revUsed {
 		if _, err := tx.ExecContext(ctx, `UPDATE vector_space SET rev = ?`, b.rev); err != nil {
 			return nil, fmt.Errorf("sqlite: write: %w", err)
@@ -94,6 +97,27 @@ type batch struct {
 	// unvectored are the seqs whose vector the batch removed or replaced
 	// by none: the ANN index must drop them.
 	unvectored []int64
+	// inserted counts the active memories the batch inserted, by type,
+	// for type_stats (updates and deletes are counted by triggers).
+	inserted map[string]typeDelta
+}
+
+type typeDelta struct {
+	n        int
+	vitality float64
+}
+
+// countInserted adds the batch's inserted memories to type_stats.
+func (b *batch) countInserted(ctx context.Context) error {
+	for typ, d := range b.inserted {
+		_, err := b.tx.ExecContext(ctx, `INSERT INTO type_stats (tenant_id, agent_id, type, n, vitality) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT DO UPDATE SET n = n + excluded.n, vitality = vitality + excluded.vitality`,
+			b.scope.TenantID, b.scope.AgentID, typ, d.n, d.vitality)
+		if err != nil {
+			return fmt.Errorf("count types: %w", err)
+		}
+	}
+	return nil
 }
 
 // begin numbers the scope if it is new, and finds where its seqs are at.
@@ -299,6 +323,15 @@ func (b *batch) store(ctx context.Context, r *row, cur *stored) (int64, error) {
 			return 0, conflict(err, r.m.ID)
 		}
 		b.last = seq
+		if !r.tombstone && !r.m.Archived {
+			if b.inserted == nil {
+				b.inserted = make(map[string]typeDelta)
+			}
+			d := b.inserted[r.m.Type]
+			d.n++
+			d.vitality += r.m.Vitality
+			b.inserted[r.m.Type] = d
+		}
 		return seq, nil
 	}
 	_, err := b.tx.ExecContext(ctx, `UPDATE memories SET (`+insertColumns+`) = (`+marks+`) WHERE seq = ?`,

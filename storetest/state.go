@@ -159,6 +159,12 @@ func testCountTypes(t *testing.T, s mnemo.Store) {
 	agree("an upsert that changes the type")
 	write(t, s, scopeAX, tombstone(scopeAX, 11, "/mood", at(2*time.Hour)))
 	agree("a tombstone")
+	// A new key written twice in one batch: inserted, then replaced.
+	first, second := mk(12, "pattern", 0.6, false), mk(13, "knowledge", 0.2, false)
+	first.Memory.Key, second.Memory.Key = "/twice", "/twice"
+	second.Memory.UpdatedAt = first.Memory.UpdatedAt.Add(time.Second)
+	write(t, s, scopeAX, first, second)
+	agree("a key written twice in one batch")
 	if _, err := s.Forget(ctx, scopeAX, []string{id(5)}, nil); err != nil {
 		t.Fatal(err)
 	}
