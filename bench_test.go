@@ -66,41 +66,50 @@ func (c *corpus) query() string {
 
 var benchScope = mnemo.Scope{TenantID: "bench", AgentID: "agent"}
 
-// fixture returns the path of a store holding n generated memories in one
-// agent, built once and kept in the temp dir for later runs.
+// keptStore returns the path of a store that fill filled once, kept in the
+// temp dir as name for later runs.
 var fixtureMu sync.Mutex
 
-func fixture(b *testing.B, n int) string {
+func keptStore(b *testing.B, name string, fill func(svc *mnemo.Service) error) string {
 	fixtureMu.Lock()
 	defer fixtureMu.Unlock()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-bench-v2-%d", n))
+	dir := filepath.Join(os.TempDir(), name)
 	path := filepath.Join(dir, "mnemo.db")
 	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
 		return path
 	}
 	os.RemoveAll(dir)
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc := mnemo.New(db, mnemo.Options{})
-	c := newCorpus(1)
-	start := time.Now().Add(-time.Duration(n) * time.Minute)
-	for i := 0; i < n; i += 1000 {
-		drafts := make([]mnemo.Draft, min(1000, n-i))
-		for j := range drafts {
-			s := c.sentence(8 + c.rng.IntN(20))
-			at := start.Add(time.Duration(i+j) * time.Minute)
-			drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Tags: []string{c.words[c.rng.IntN(50)]}}
-		}
-		if _, err := svc.RememberBatch(ctx, benchScope, drafts); err != nil {
-			b.Fatal(err)
-		}
+	if err := fill(mnemo.New(db, mnemo.Options{})); err != nil {
+		b.Fatal(err)
 	}
 	db.Close()
 	os.WriteFile(filepath.Join(dir, "done"), nil, 0o644)
 	return path
+}
+
+// fixture returns the path of a store holding n generated memories in one
+// agent, built once and kept in the temp dir for later runs.
+func fixture(b *testing.B, n int) string {
+	return keptStore(b, fmt.Sprintf("mnemo-bench-v2-%d", n), func(svc *mnemo.Service) error {
+		c := newCorpus(1)
+		start := time.Now().Add(-time.Duration(n) * time.Minute)
+		for i := 0; i < n; i += 1000 {
+			drafts := make([]mnemo.Draft, min(1000, n-i))
+			for j := range drafts {
+				s := c.sentence(8 + c.rng.IntN(20))
+				at := start.Add(time.Duration(i+j) * time.Minute)
+				drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Tags: []string{c.words[c.rng.IntN(50)]}}
+			}
+			if _, err := svc.RememberBatch(context.Background(), benchScope, drafts); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // openCopy opens a private copy of a fixture, so benchmarks that write do

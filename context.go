@@ -83,6 +83,34 @@ func (o ContextOptions) withDefaults() ContextOptions {
 	return o
 }
 
+// tokenLimit checks a requested token budget: 0 means def, and a budget
+// below least cannot hold what it is for.
+func tokenLimit(v, def, least int, what string) (int, error) {
+	switch {
+	case v < 0:
+		return 0, Errorf(EINVALID, "token_limit must not be negative")
+	case v == 0:
+		return def, nil
+	case v < least:
+		return 0, Errorf(EINVALID, "token_limit %d is too small for %s: at least %d", v, what, least)
+	}
+	return v, nil
+}
+
+// checkTrigger validates a trigger: a word for its type, JSON within
+// MaxStepBytes for its payload.
+func (s *Service) checkTrigger(t Trigger) (Trigger, error) {
+	typ, err := checkWord("trigger.type", t.Type)
+	if err != nil {
+		return Trigger{}, err
+	}
+	payload, err := s.checkStep("trigger.payload", t.Payload)
+	if err != nil {
+		return Trigger{}, err
+	}
+	return Trigger{Type: typ, Payload: payload}, nil
+}
+
 // stateLocks serialise this process's updates of one state document, so
 // that its own writers never race; the version check settles races with
 // other processes.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,43 +30,29 @@ var contextTypes = []string{"identity", "emotion", "emotion", "emotion", "emotio
 // and kept in the temp dir; the generation is relative to end, the time the
 // benchmarks run at.
 func contextFixture(b *testing.B, n int, end time.Time) string {
-	fixtureMu.Lock()
-	defer fixtureMu.Unlock()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-bench-context-v2-%d", n))
-	path := filepath.Join(dir, "mnemo.db")
-	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
-		return path
-	}
-	os.RemoveAll(dir)
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc := mnemo.New(db, mnemo.Options{})
-	c := newCorpus(11)
-	step := 60 * 24 * time.Hour / time.Duration(n)
-	start := end.Add(-60 * 24 * time.Hour)
-	for i := 0; i < n; i += 1000 {
-		drafts := make([]mnemo.Draft, min(1000, n-i))
-		for j := range drafts {
-			k := i + j
-			s := c.sentence(8 + c.rng.IntN(20))
-			at := start.Add(time.Duration(k) * step)
-			imp := c.rng.Float64()
-			drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Type: contextTypes[k%len(contextTypes)],
-				Importance: &imp, Pinned: k%1000 == 999, Tags: []string{c.words[c.rng.IntN(50)]}}
-			if k%4 == 0 {
-				drafts[j].Key = fmt.Sprintf("/notes/%d", k)
+	return keptStore(b, fmt.Sprintf("mnemo-bench-context-v2-%d", n), func(svc *mnemo.Service) error {
+		c := newCorpus(11)
+		step := 60 * 24 * time.Hour / time.Duration(n)
+		start := end.Add(-60 * 24 * time.Hour)
+		for i := 0; i < n; i += 1000 {
+			drafts := make([]mnemo.Draft, min(1000, n-i))
+			for j := range drafts {
+				k := i + j
+				s := c.sentence(8 + c.rng.IntN(20))
+				at := start.Add(time.Duration(k) * step)
+				imp := c.rng.Float64()
+				drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Type: contextTypes[k%len(contextTypes)],
+					Importance: &imp, Pinned: k%1000 == 999, Tags: []string{c.words[c.rng.IntN(50)]}}
+				if k%4 == 0 {
+					drafts[j].Key = fmt.Sprintf("/notes/%d", k)
+				}
+			}
+			if _, err := svc.RememberBatch(context.Background(), benchScope, drafts); err != nil {
+				return err
 			}
 		}
-		if _, err := svc.RememberBatch(ctx, benchScope, drafts); err != nil {
-			b.Fatal(err)
-		}
-	}
-	db.Close()
-	os.WriteFile(filepath.Join(dir, "done"), nil, 0o644)
-	return path
+		return nil
+	})
 }
 
 // benchEnd is the time the context benchmarks run at: fixed, so that the

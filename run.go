@@ -114,25 +114,16 @@ func (s *Service) OpenRun(ctx context.Context, scope Scope, o RunOptions) (Run, 
 	if id == "" {
 		id = newID()
 	}
-	typ, err := checkWord("trigger.type", o.Trigger.Type)
-	if err != nil {
-		return Run{}, err
-	}
-	payload, err := s.checkStep("trigger.payload", o.Trigger.Payload)
+	trigger, err := s.checkTrigger(o.Trigger)
 	if err != nil {
 		return Run{}, err
 	}
 	if utf8.RuneCountInString(o.Focus) > 1000 {
 		return Run{}, Errorf(ETOOLARGE, "focus is over 1,000 characters")
 	}
-	limit := o.TokenLimit
-	switch {
-	case limit < 0:
-		return Run{}, Errorf(EINVALID, "token_limit must not be negative")
-	case limit == 0:
-		limit = s.ctx.RunTokenLimit
-	case limit < 100:
-		return Run{}, Errorf(EINVALID, "token_limit %d is too small for a run: at least 100", limit)
+	limit, err := tokenLimit(o.TokenLimit, s.ctx.RunTokenLimit, 100, "a run")
+	if err != nil {
+		return Run{}, err
 	}
 	open, err := s.state.ListState(ctx, scope, StateRun)
 	if err != nil {
@@ -143,7 +134,7 @@ func (s *Service) OpenRun(ctx context.Context, scope Scope, o RunOptions) (Run, 
 	}
 	now := s.now().UTC()
 	r := Run{
-		ID: id, Trigger: Trigger{Type: typ, Payload: payload}, Focus: strings.TrimSpace(o.Focus),
+		ID: id, Trigger: trigger, Focus: strings.TrimSpace(o.Focus),
 		Rounds: []Round{}, TokenLimit: limit, OpenedAt: now, UpdatedAt: now, NextRound: 1,
 	}
 	r.FixedTokens = s.tok.Count(r.Trigger.text()) + s.tok.Count(r.Focus)

@@ -77,22 +77,13 @@ func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (S
 	if err := CheckScope(scope); err != nil {
 		return Snapshot{}, err
 	}
-	typ, err := checkWord("trigger.type", q.Trigger.Type)
+	var err error
+	if q.Trigger, err = s.checkTrigger(q.Trigger); err != nil {
+		return Snapshot{}, err
+	}
+	limit, err := tokenLimit(q.TokenLimit, s.ctx.SnapshotTokenLimit, 20, "a snapshot")
 	if err != nil {
 		return Snapshot{}, err
-	}
-	q.Trigger.Type = typ
-	if _, err := s.checkStep("trigger.payload", q.Trigger.Payload); err != nil {
-		return Snapshot{}, err
-	}
-	limit := q.TokenLimit
-	switch {
-	case limit < 0:
-		return Snapshot{}, Errorf(EINVALID, "token_limit must not be negative")
-	case limit == 0:
-		limit = s.ctx.SnapshotTokenLimit
-	case limit < 20:
-		return Snapshot{}, Errorf(EINVALID, "token_limit %d is too small for a snapshot: at least 20", limit)
 	}
 	now := q.Now
 	if now.IsZero() {

@@ -28,14 +28,10 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
-// BenchmarkHybridRecall times hybrid recall (surface, limit 10) on a
-// generated store of $MNEMO_SCALE_N memories (default 100,000), kept under
-// $TMPDIR/mnemo-scale for later runs; $MNEMO_SCALE_PROFILE picks another
-// profile (lexical, semantic) to time one index alone, $MNEMO_SCALE_EF
-// another ANN search effort:
-//
-//	go test -run '^$' -bench HybridRecall -benchtime 1000x ./bench/scale
-func BenchmarkHybridRecall(b *testing.B) {
+// openBench opens the generated store of $MNEMO_SCALE_N memories (default
+// 100,000), kept under $TMPDIR/mnemo-scale, with the ANN search effort
+// $MNEMO_SCALE_EF, and a query generator seeded with seed.
+func openBench(b *testing.B, seed uint64) (*mnemo.Service, *generator) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("MNEMO_SCALE_N")); err == nil && v > 0 {
 		n = v
@@ -51,9 +47,21 @@ func BenchmarkHybridRecall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer svc.Close()
+	b.Cleanup(func() { svc.Close() })
 	words, _ := emb.Words(vocabulary)
-	gen := newGenerator(words, 3)
+	return svc, newGenerator(words, seed)
+}
+
+// BenchmarkHybridRecall times hybrid recall (surface, limit 10) on a
+// generated store of $MNEMO_SCALE_N memories (default 100,000), kept under
+// $TMPDIR/mnemo-scale for later runs; $MNEMO_SCALE_PROFILE picks another
+// profile (lexical, semantic) to time one index alone, $MNEMO_SCALE_EF
+// another ANN search effort:
+//
+//	go test -run '^$' -bench HybridRecall -benchtime 1000x ./bench/scale
+func BenchmarkHybridRecall(b *testing.B) {
+	ctx := context.Background()
+	svc, gen := openBench(b, 3)
 	// Load the index before timing.
 	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: gen.query()}); err != nil {
 		b.Fatal(err)
@@ -81,23 +89,8 @@ func BenchmarkHybridRecall(b *testing.B) {
 //
 //	go test -run '^$' -bench Snapshot -benchtime 1000x ./bench/scale
 func BenchmarkSnapshot(b *testing.B) {
-	n := 100_000
-	if v, err := strconv.Atoi(os.Getenv("MNEMO_SCALE_N")); err == nil && v > 0 {
-		n = v
-	}
 	ctx := context.Background()
-	path, _, _, err := Generate(ctx, filepath.Join(os.TempDir(), "mnemo-scale"), n, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	emb := glove.New()
-	svc, _, err := openStore(ctx, path, emb, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
-	words, _ := emb.Words(vocabulary)
-	gen := newGenerator(words, 5)
+	svc, gen := openBench(b, 5)
 	snap := func() error {
 		payload, _ := json.Marshal(gen.query())
 		_, err := svc.Snapshot(ctx, Scope, mnemo.SnapshotQuery{Trigger: mnemo.Trigger{Type: "message", Payload: payload}})
