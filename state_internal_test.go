@@ -1,0 +1,52 @@
+package mnemo
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// memState is what a Service keeps runs and sessions in when its store
+// keeps no state: it must behave as the stores' StateStore does
+// (storetest's State case).
+func TestMemState(t *testing.T) {
+	ctx := context.Background()
+	st := newMemState()
+	a, b := Scope{TenantID: "t", AgentID: "a"}, Scope{TenantID: "t", AgentID: "b"}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	doc := StateDoc{Kind: StateRun, ID: "r", Body: []byte(`1`), UpdatedAt: t0}
+	if v, err := st.PutState(ctx, a, doc); err != nil || v != 1 {
+		t.Fatalf("create: %d, %v", v, err)
+	}
+	if _, err := st.PutState(ctx, a, doc); ErrorCode(err) != ECONFLICT {
+		t.Fatalf("create twice: %v", err)
+	}
+	if _, err := st.GetState(ctx, b, StateRun, "r"); ErrorCode(err) != ENOTFOUND {
+		t.Fatalf("other agent: %v", err)
+	}
+	got, _ := st.GetState(ctx, a, StateRun, "r")
+	got.Body, got.UpdatedAt = []byte(`2`), t0.Add(time.Hour)
+	if v, err := st.PutState(ctx, a, got); err != nil || v != 2 {
+		t.Fatalf("update: %d, %v", v, err)
+	}
+	got.Body[0] = '9' // the store keeps its own copy
+	if d, _ := st.GetState(ctx, a, StateRun, "r"); string(d.Body) != "2" || d.Scope != a {
+		t.Fatalf("stored = %+v", d)
+	}
+	st.PutState(ctx, b, StateDoc{Kind: StateRun, ID: "old", Body: []byte(`0`), UpdatedAt: t0.Add(-time.Hour)})
+	if docs, _ := st.ListState(ctx, a, StateRun); len(docs) != 1 || docs[0].ID != "r" {
+		t.Fatalf("list = %+v", docs)
+	}
+	if idle, _ := st.IdleState(ctx, StateRun, t0, 0); len(idle) != 1 || idle[0].ID != "old" || idle[0].Scope != b {
+		t.Fatalf("idle = %+v", idle)
+	}
+	if _, err := st.DeleteState(ctx, a, StateRun, "r", 1); ErrorCode(err) != ECONFLICT {
+		t.Fatalf("delete a changed document: %v", err)
+	}
+	if ok, err := st.DeleteState(ctx, a, StateRun, "r", 2); !ok || err != nil {
+		t.Fatalf("delete: %v, %v", ok, err)
+	}
+	if ok, err := st.DeleteState(ctx, a, StateRun, "r", 0); ok || err != nil {
+		t.Fatalf("delete again: %v, %v", ok, err)
+	}
+}
