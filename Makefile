@@ -31,6 +31,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzEmbed$$' -fuzztime $(FUZZTIME) ./embed/glove
 	$(GO) test -run '^$$' -fuzz '^FuzzEmbed$$' -fuzztime $(FUZZTIME) ./embed/use
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./vector
+	$(GO) test -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) ./security
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio.
 inspector:

@@ -155,6 +155,9 @@ func (s *Service) RememberBatch(ctx context.Context, scope Scope, drafts []Draft
 	for i := range drafts {
 		d := &drafts[i]
 		m, err := d.memory(scope, s.limits, now)
+		if err == nil && !d.Tombstone() {
+			classify(&m, d.SecurityLevel)
+		}
 		if err != nil {
 			if len(drafts) > 1 {
 				return nil, prefixError(err, fmt.Sprintf("memories[%d]: ", i))

@@ -413,3 +413,35 @@ func TestForgetClearRecallPath(t *testing.T) {
 		t.Fatal("clear of alice touched bob")
 	}
 }
+
+// Seed 000 FR-7.3: a memory written without a level is classified by what
+// it contains; a level the writer gives is kept.
+func TestSecurityClassification(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	tests := []struct {
+		draft mnemo.Draft
+		want  string
+	}{
+		{draft("Prefers tea in the afternoon"), mnemo.SecurityInternal},
+		{draft("Her e-mail is mei.lin@example.com"), mnemo.SecurityConfidential},
+		{draft("The staging password: Tr0ub4dor&3"), mnemo.SecurityRestricted},
+		{mnemo.Draft{Content: str("Billing contact"), Data: json.RawMessage(`{"card":"4111 1111 1111 1111"}`)}, mnemo.SecurityRestricted},
+		{mnemo.Draft{Content: str("Public support address: help@example.com"), SecurityLevel: mnemo.SecurityPublic}, mnemo.SecurityPublic},
+	}
+	for _, tt := range tests {
+		m, err := svc.Remember(ctx, alice, tt.draft)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.SecurityLevel != tt.want {
+			t.Errorf("%q: level %s, want %s", m.Content, m.SecurityLevel, tt.want)
+		}
+	}
+	// Conversation turns are classified too.
+	ms, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "user", Content: "my number is +44 20 7946 0958"}})
+	if err != nil || ms[0].SecurityLevel != mnemo.SecurityConfidential {
+		t.Fatalf("message: %+v, %v", ms, err)
+	}
+}

@@ -680,3 +680,19 @@ func TestRecallWithSession(t *testing.T) {
 		t.Fatalf("no topic boost: %+v", out.Memories[0].Explain)
 	}
 }
+
+// A memory classified confidential at write, by its content alone, is
+// masked on this channel.
+func TestAutoClassifiedIsMasked(t *testing.T) {
+	svc := newService(t)
+	cs := connectMemory(t, svc, alice)
+	ok(t, cs, "remember", map[string]any{"content": "Mei's e-mail is mei.lin@example.com"}, nil)
+	res := call(t, cs, "recall", map[string]any{"query": "Mei e-mail"})
+	if res.IsError || strings.Contains(text(res), "mei.lin@example.com") || !strings.Contains(text(res), "[CONFIDENTIAL]") {
+		t.Fatalf("recall: %s", text(res))
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if strings.Contains(string(raw), "mei.lin@example.com") {
+		t.Fatalf("structured content leaks: %s", raw)
+	}
+}

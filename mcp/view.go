@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Memory is what a tool result shows of a memory. It leaves out what the
@@ -63,14 +64,14 @@ func view(m *mnemo.Memory) Memory {
 	if v.Tags == nil {
 		v.Tags = []string{}
 	}
-	if label := mnemo.MaskLabel(m.SecurityLevel); label != "" {
+	if label := security.Label(m.SecurityLevel); label != "" {
 		v.Masked = true
-		v.Content = mnemo.Mask(label, m.Content)
+		v.Content = security.Mask(label, m.Content)
 		if m.Summary != "" {
-			v.Summary = mnemo.Mask(label, m.Summary)
+			v.Summary = security.Mask(label, m.Summary)
 		}
 		if len(m.Data) > 0 {
-			v.Data, _ = json.Marshal(mnemo.Mask(label, string(m.Data)))
+			v.Data, _ = json.Marshal(security.Mask(label, string(m.Data)))
 		}
 	}
 	return v

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
@@ -168,7 +169,9 @@ func (a *app) logger() *slog.Logger {
 	if a.cfg.LogLevel != "" {
 		lvl.UnmarshalText([]byte(a.cfg.LogLevel)) // validated with the config
 	}
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
+	// Log lines never carry e-mail addresses, numbers, keys or passwords
+	// (seed 000 FR-7): the one masker redacts them.
+	return slog.New(security.LogHandler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl})))
 }
 
 // open opens the embedded store under the data directory and a service

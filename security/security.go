@@ -1,0 +1,256 @@
+// Package security classifies memory text by sensitivity and masks it
+// (seed 000 FR-7). Classification is rules only — keywords and regular
+// expressions for e-mail addresses, phone numbers, national IDs, payment
+// cards, API keys and tokens, and passwords — so it runs on every write
+// without a model. Masking is the one masker every channel uses: MCP, the
+// prompt sections built for a model, and logs.
+package security
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Levels, least sensitive first.
+const (
+	Public       = "public"
+	Internal     = "internal"
+	Confidential = "confidential"
+	Restricted   = "restricted"
+)
+
+// Rank orders levels: public 0 … restricted 3; -1 for an unknown level.
+func Rank(level string) int {
+	switch level {
+	case Public:
+		return 0
+	case Internal:
+		return 1
+	case Confidential:
+		return 2
+	case Restricted:
+		return 3
+	}
+	return -1
+}
+
+// A rule finds one kind of sensitive text.
+type rule struct {
+	name  string
+	level string
+	re    *regexp.Regexp
+	// valid, when set, checks a match further (a checksum), so that any
+	// long number is not taken for a card.
+	valid func(string) bool
+}
+
+var rules = []rule{
+	{"national_id", Restricted, regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), nil}, // US SSN
+	{"national_id", Restricted, regexp.MustCompile(`(?:^|[^\d])(\d{17}[\dXx])(?:[^\d]|$)`), chineseID},
+	{"card", Restricted, regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), luhn},
+	{"api_key", Restricted, regexp.MustCompile(`\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}\b|\bAIza[0-9A-Za-z_-]{35}\b`), nil},
+	{"token", Restricted, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*`), nil},
+	{"private_key", Restricted, regexp.MustCompile(`-----BEGIN (?:RSA |EC |OPENSSH |DSA )?PRIVATE KEY-----`), nil},
+	{"password", Restricted, regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|passcode|pin)\b\s*(?:is|[:=：])\s*\S+|(?:密码|口令)\s*(?:是|为|[:=：])\s*\S+`), nil},
+	{"email", Confidential, regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b`), nil},
+	// Phones: with a country code, with an area code in parentheses, in
+	// the dashed or dotted 3-3-4 form, or a mainland China mobile. Groups
+	// of four digits alone are not phones (they are cards, orders, years).
+	{"phone", Confidential, regexp.MustCompile(`\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,3}\b|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b\d{3}[.-]\d{3}[.-]\d{4}\b`), nil},
+	{"phone", Confidential, regexp.MustCompile(`(?:^|[^\d])(1[3-9]\d{9})(?:[^\d]|$)`), nil}, // mainland China mobile
+}
+
+// keywords mark text as confidential or restricted by what it says of
+// itself.
+var keywords = []struct {
+	level string
+	words []string
+}{
+	{Restricted, []string{"top secret", "绝密", "do not share", "不得外传"}},
+	{Confidential, []string{"confidential", "internal only", "proprietary", "nda", "salary", "medical", "diagnosis", "机密", "保密", "内部资料", "工资", "病历"}},
+}
+
+// Finding is one reason a text was classified as it was.
+type Finding struct {
+	Rule  string `json:"rule"`  // email, phone, national_id, card, api_key, token, private_key, password, keyword
+	Level string `json:"level"` // the level it calls for
+}
+
+// Classify returns the level text calls for — the highest of its findings,
+// or def when it has none — and the findings, one per rule.
+func Classify(text, def string) (string, []Finding) {
+	level := def
+	var found []Finding
+	add := func(name, l string) {
+		if !slices.ContainsFunc(found, func(f Finding) bool { return f.Rule == name }) {
+			found = append(found, Finding{Rule: name, Level: l})
+		}
+		if Rank(l) > Rank(level) {
+			level = l
+		}
+	}
+	for _, r := range rules {
+		for _, m := range r.re.FindAllStringSubmatch(text, 8) {
+			s := m[len(m)-1]
+			if r.valid == nil || r.valid(s) {
+				add(r.name, r.level)
+				break
+			}
+		}
+	}
+	lower := strings.ToLower(text)
+	for _, k := range keywords {
+		for _, w := range k.words {
+			if containsWord(lower, w) {
+				add("keyword", k.level)
+				break
+			}
+		}
+	}
+	return level, found
+}
+
+// containsWord reports whether w occurs in s, on word boundaries for ASCII
+// words ("nda" is not in "calendar").
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if w[0] >= 0x80 || (j == 0 || !isWordByte(s[j-1])) && (end == len(s) || !isWordByte(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// luhn checks a card number's check digit (spaces and dashes ignored).
+func luhn(s string) bool {
+	var digits []int
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			digits = append(digits, int(r-'0'))
+		}
+	}
+	if len(digits) < 13 || len(digits) > 19 {
+		return false
+	}
+	sum := 0
+	for i := range digits {
+		d := digits[len(digits)-1-i]
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+// chineseID checks the check character of an 18-character resident ID
+// (GB 11643).
+func chineseID(s string) bool {
+	if len(s) != 18 {
+		return false
+	}
+	weights := []int{7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2}
+	sum := 0
+	for i, w := range weights {
+		sum += int(s[i]-'0') * w
+	}
+	return "10X98765432"[sum%11] == strings.ToUpper(s[17:])[0]
+}
+
+// Label is the marker of a level whose text is masked, "" when it is shown.
+func Label(level string) string {
+	switch level {
+	case Confidential:
+		return "[CONFIDENTIAL]"
+	case Restricted:
+		return "[RESTRICTED]"
+	}
+	return ""
+}
+
+// Mask replaces s by its marker and its length: enough to know that
+// something is there and how much, none of what it says.
+func Mask(label, s string) string {
+	return fmt.Sprintf("%s ****** (%d characters)", label, utf8.RuneCountInString(s))
+}
+
+// Redact replaces every sensitive span of s that a rule finds by its
+// rule's name, for text that must keep its shape: log lines, traces.
+func Redact(s string) string {
+	for _, r := range rules {
+		s = r.re.ReplaceAllStringFunc(s, func(m string) string {
+			// A rule with a group matches the characters around the
+			// number too: only the group is replaced.
+			sub := r.re.FindStringSubmatch(m)
+			span := sub[len(sub)-1]
+			if r.valid != nil && !r.valid(span) {
+				return m
+			}
+			return strings.Replace(m, span, "["+strings.ToUpper(r.name)+"]", 1)
+		})
+	}
+	return s
+}
+
+// LogHandler wraps h so that no log line carries what Redact finds: the
+// message and every string attribute are redacted, groups included.
+func LogHandler(h slog.Handler) slog.Handler { return redactHandler{h} }
+
+type redactHandler struct{ h slog.Handler }
+
+func (r redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return r.h.Enabled(ctx, l) }
+
+func (r redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	out := slog.NewRecord(rec.Time, rec.Level, Redact(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(redactAttr(a))
+		return true
+	})
+	return r.h.Handle(ctx, out)
+}
+
+func (r redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	for i := range as {
+		as[i] = redactAttr(as[i])
+	}
+	return redactHandler{r.h.WithAttrs(as)}
+}
+
+func (r redactHandler) WithGroup(name string) slog.Handler { return redactHandler{r.h.WithGroup(name)} }
+
+func redactAttr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, Redact(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		out := make([]any, len(g))
+		for i := range g {
+			out[i] = redactAttr(g[i])
+		}
+		return slog.Group(a.Key, out...)
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			return slog.String(a.Key, Redact(err.Error()))
+		}
+	}
+	return a
+}
