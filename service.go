@@ -41,6 +41,8 @@ type Options struct {
 	// Context configures short-term memory of runs, working memory of
 	// sessions, snapshots, boot and the default read.
 	Context ContextOptions
+	// Lifecycle configures reflect: decay, archiving, retention, capacity.
+	Lifecycle LifecycleOptions
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -60,6 +62,7 @@ type Service struct {
 	locks    stateLocks
 	ctx      ContextOptions
 	tok      Tokenizer
+	life     LifecycleOptions
 }
 
 // New returns a Service over store.
@@ -94,6 +97,7 @@ func New(store Store, opts Options) *Service {
 	}
 	s.vec = newVectors(store, opts, s.log)
 	s.ctx = opts.Context.withDefaults()
+	s.life = opts.Lifecycle.withDefaults()
 	s.tok = s.ctx.Tokenizer
 	if s.tok == nil {
 		s.tok, _ = tokens.New(tokens.CL100K)
@@ -370,7 +374,46 @@ func (s *Service) Forget(ctx context.Context, scope Scope, ids, keys []string) (
 			return 0, err
 		}
 	}
-	return s.store.Forget(ctx, scope, ids, norm)
+	n, err := s.store.Forget(ctx, scope, ids, norm)
+	if err == nil && n > 0 {
+		s.record(ctx, scope, LedgerEntry{Action: ActionForget, MemoryIDs: ids,
+			Reason: fmt.Sprintf("forgotten on request: %d memories (ids %d, keys %s)", n, len(ids), strings.Join(norm, " "))})
+	}
+	return n, err
+}
+
+// record appends a ledger entry for an action already done. It is best
+// effort: the action stands, and its history rows keep the fact, if the
+// ledger cannot be written.
+func (s *Service) record(ctx context.Context, scope Scope, e LedgerEntry) {
+	ls, ok := s.store.(LifecycleStore)
+	if !ok {
+		return
+	}
+	if e.At.IsZero() {
+		e.At = s.now().UTC()
+	}
+	if e.Actor == "" {
+		e.Actor = "api"
+	}
+	if err := ls.AppendLedger(context.WithoutCancel(ctx), scope, []LedgerEntry{e}); err != nil {
+		s.log.Warn("ledger entry lost", "action", e.Action, "err", err)
+	}
+}
+
+// Ledger returns the agent's lifecycle events, newest first.
+func (s *Service) Ledger(ctx context.Context, scope Scope, q LedgerQuery) ([]LedgerEntry, int, error) {
+	if err := CheckScope(scope); err != nil {
+		return nil, 0, err
+	}
+	if q.Limit < 0 || q.Offset < 0 || q.Limit > MaxListLimit {
+		return nil, 0, Errorf(EINVALID, "limit must be 1 to %d and offset not negative", MaxListLimit)
+	}
+	ls, ok := s.store.(LifecycleStore)
+	if !ok {
+		return []LedgerEntry{}, 0, nil
+	}
+	return ls.Ledger(ctx, scope, q)
 }
 
 // Clear deletes every memory of one agent (seed 001 "clear all").
@@ -381,6 +424,7 @@ func (s *Service) Clear(ctx context.Context, scope Scope) (int, error) {
 	n, err := s.store.Clear(ctx, scope)
 	if err == nil {
 		s.log.Info("cleared memories", "tenant", scope.TenantID, "agent", scope.AgentID, "count", n)
+		s.record(ctx, scope, LedgerEntry{Action: ActionClear, Reason: fmt.Sprintf("cleared on request: %d memories", n)})
 	}
 	return n, err
 }

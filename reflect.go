@@ -1,0 +1,390 @@
+package mnemo
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Reflect phases, in the order they run (seed 003's sleep cycle, seed 000
+// FR-5).
+const (
+	PhaseDecay     = "decay"     // recompute vitality: Ebbinghaus retention
+	PhaseTidy      = "tidy"      // archive memories whose vitality fell below ArchiveBelow
+	PhaseGovern    = "govern"    // archive empty memories
+	PhaseRetention = "retention" // archive old memories hardly ever recalled
+	PhaseCapacity  = "capacity"  // archive the oldest, least accessed over MaxEntries
+)
+
+var phases = []string{PhaseDecay, PhaseTidy, PhaseGovern, PhaseRetention, PhaseCapacity}
+
+// LifecycleOptions configure reflect. The zero value is the seeds'
+// defaults.
+type LifecycleOptions struct {
+	ArchiveBelow       float64 // tidy: vitality under this is archived (seed 003: 0.1)
+	RetentionDays      int     // seed 000: 365; memories older and ...
+	RetentionMinAccess int     // ... recalled fewer times than this (3) are archived
+	MaxEntries         int     // seed 000: 10,000 active memories per agent
+	// EvictByConfidence orders capacity's archiving by lowest confidence,
+	// then oldest access (seed 001's optional eviction) instead of oldest
+	// access, then fewest accesses.
+	EvictByConfidence bool
+	Every             time.Duration // how often serve runs reflect (24 h)
+}
+
+func (o LifecycleOptions) withDefaults() LifecycleOptions {
+	if o.ArchiveBelow <= 0 {
+		o.ArchiveBelow = 0.1
+	}
+	if o.RetentionDays <= 0 {
+		o.RetentionDays = 365
+	}
+	if o.RetentionMinAccess <= 0 {
+		o.RetentionMinAccess = 3
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = 10000
+	}
+	if o.Every <= 0 {
+		o.Every = 24 * time.Hour
+	}
+	return o
+}
+
+// Vitality is a memory's Ebbinghaus retention at now: R = e^(−t/S), t the
+// days since it was last recalled (or written), S its stability in days
+// grown by recall: S × (1 + ln(1 + access_count)). P0 memories (stability
+// 0) and pinned ones never decay.
+func Vitality(m *Memory, now time.Time) float64 {
+	if m.Stability <= 0 || m.Pinned {
+		return 1
+	}
+	last := m.AccessedAt
+	if last.IsZero() || last.Before(m.CreatedAt) {
+		last = m.CreatedAt
+	}
+	days := max(0, now.Sub(last).Hours()/24)
+	s := m.Stability * (1 + math.Log1p(float64(m.AccessCount)))
+	return math.Exp(-days / s)
+}
+
+// ReflectOptions ask for a sleep cycle.
+type ReflectOptions struct {
+	Phases []string  `json:"phases,omitempty"` // empty: all, in order
+	DryRun bool      `json:"dry_run,omitempty"`
+	Now    time.Time `json:"now,omitempty"`
+	Actor  string    `json:"-"` // who runs it, for the ledger: cli, api, mcp, serve
+}
+
+// ReflectReport says what a sleep cycle changed, memory by memory.
+type ReflectReport struct {
+	At       time.Time        `json:"at"`
+	DryRun   bool             `json:"dry_run"`
+	Phases   []string         `json:"phases"`
+	Examined int              `json:"examined"`
+	Decayed  []VitalityChange `json:"decayed"`
+	Archived []LifeAction     `json:"archived"`
+	Before   LifeTotals       `json:"before"`
+	After    LifeTotals       `json:"after"`
+	NextRun  time.Time        `json:"next_run"`
+	Text     string           `json:"text"` // the markdown report
+}
+
+// VitalityChange is one memory whose vitality moved.
+type VitalityChange struct {
+	ID       string  `json:"id"`
+	Key      string  `json:"key,omitempty"`
+	Type     string  `json:"type"`
+	Priority int     `json:"priority"`
+	Text     string  `json:"text"`
+	From     float64 `json:"from"`
+	To       float64 `json:"to"`
+}
+
+// LifeAction is one memory archived, and why.
+type LifeAction struct {
+	ID     string `json:"id"`
+	Key    string `json:"key,omitempty"`
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	Phase  string `json:"phase"`
+	Reason string `json:"reason"`
+}
+
+// LifeTotals counts active memories.
+type LifeTotals struct {
+	Active       int     `json:"active"`
+	MeanVitality float64 `json:"mean_vitality"`
+}
+
+// reflectChunk bounds the memories read at once.
+const reflectChunk = 5000
+
+// Reflect runs the sleep cycle over the agent's active memories: decay,
+// tidy, govern, retention, capacity. Every change goes to the ledger in the
+// same transaction; archiving hides a memory from recall but keeps it (it
+// can be restored). With DryRun nothing changes and the report says what
+// would.
+func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (ReflectReport, error) {
+	if err := CheckScope(scope); err != nil {
+		return ReflectReport{}, err
+	}
+	ls, ok := s.store.(LifecycleStore)
+	if !ok {
+		return ReflectReport{}, Errorf(EUNAVAILABLE, "this store keeps no lifecycle: reflect needs one that does (sqlite)")
+	}
+	run := phases
+	if len(o.Phases) > 0 {
+		run = nil
+		for _, p := range o.Phases {
+			if !slices.Contains(phases, p) {
+				return ReflectReport{}, Errorf(EINVALID, "unknown phase %q: decay, tidy, govern, retention or capacity", p)
+			}
+		}
+		for _, p := range phases { // always in the cycle's order
+			if slices.Contains(o.Phases, p) {
+				run = append(run, p)
+			}
+		}
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = s.now()
+	}
+	now = now.UTC()
+	actor := o.Actor
+	if actor == "" {
+		actor = "api"
+	}
+	lc := s.life
+	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}}
+
+	// Read every active memory (without vectors), oldest access first.
+	var ms []Memory
+	for off := 0; ; off += reflectChunk {
+		page, _, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Now: now}, Order: OrderOldest, Limit: reflectChunk, Offset: off, NoVectors: true, NoTotal: true})
+		if err != nil {
+			return ReflectReport{}, err
+		}
+		ms = append(ms, page...)
+		if len(page) < reflectChunk {
+			break
+		}
+	}
+	rep.Examined = len(ms)
+	rep.Before = totals(ms, nil)
+
+	vitality := make([]float64, len(ms))
+	for i := range ms {
+		vitality[i] = ms[i].Vitality
+	}
+	archived := make([]bool, len(ms))
+	archive := func(i int, phase, reason string) {
+		if archived[i] {
+			return
+		}
+		archived[i] = true
+		m := &ms[i]
+		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: clip(oneLine(m.Content), 60), Phase: phase, Reason: reason})
+	}
+	for _, p := range run {
+		switch p {
+		case PhaseDecay:
+			for i := range ms {
+				v := math.Round(Vitality(&ms[i], now)*1e4) / 1e4
+				if math.Abs(v-vitality[i]) >= 0.005 {
+					m := &ms[i]
+					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
+						Text: clip(oneLine(m.Content), 60), From: vitality[i], To: v})
+					vitality[i] = v
+				}
+			}
+		case PhaseTidy:
+			for i := range ms {
+				if vitality[i] < lc.ArchiveBelow && !ms[i].Pinned {
+					archive(i, p, fmt.Sprintf("vitality %.2f < %.2f", vitality[i], lc.ArchiveBelow))
+				}
+			}
+		case PhaseGovern:
+			for i := range ms {
+				if emptyData([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && emptyData(ms[i].Data) {
+					archive(i, p, "empty: no content, summary or data")
+				}
+			}
+		case PhaseRetention:
+			cut := now.AddDate(0, 0, -lc.RetentionDays)
+			for i := range ms {
+				m := &ms[i]
+				if m.CreatedAt.Before(cut) && m.AccessCount < lc.RetentionMinAccess && !m.Pinned && m.Priority > 0 {
+					archive(i, p, fmt.Sprintf("older than %d days, recalled %d times (< %d)", lc.RetentionDays, m.AccessCount, lc.RetentionMinAccess))
+				}
+			}
+		case PhaseCapacity:
+			var keep []int
+			for i := range ms {
+				if !archived[i] {
+					keep = append(keep, i)
+				}
+			}
+			over := len(keep) - lc.MaxEntries
+			if over <= 0 {
+				continue
+			}
+			// Pinned and P0 memories are never evicted; the rest go
+			// oldest access and fewest accesses first (or seed 001's order).
+			var cands []int
+			for _, i := range keep {
+				if !ms[i].Pinned && ms[i].Priority > 0 {
+					cands = append(cands, i)
+				}
+			}
+			slices.SortStableFunc(cands, func(a, b int) int {
+				ma, mb := &ms[a], &ms[b]
+				if lc.EvictByConfidence && ma.Confidence != mb.Confidence {
+					if ma.Confidence < mb.Confidence {
+						return -1
+					}
+					return 1
+				}
+				if c := lastAccess(ma).Compare(lastAccess(mb)); c != 0 {
+					return c
+				}
+				return ma.AccessCount - mb.AccessCount
+			})
+			for _, i := range cands[:min(over, len(cands))] {
+				archive(i, p, fmt.Sprintf("over capacity: %d active memories, the limit is %d", len(keep), lc.MaxEntries))
+			}
+		}
+	}
+	rep.After = totals(ms, func(i int) (float64, bool) { return vitality[i], archived[i] })
+	rep.NextRun = now.Add(lc.Every)
+	rep.Text = rep.markdown()
+	if o.DryRun || (len(rep.Decayed) == 0 && len(rep.Archived) == 0) {
+		return rep, nil
+	}
+
+	// Apply: one transaction with its ledger rows.
+	changes := make([]LifeChange, 0, len(rep.Decayed)+len(rep.Archived))
+	at := make(map[string]int, len(changes))
+	for _, d := range rep.Decayed {
+		v := d.To
+		at[d.ID] = len(changes)
+		changes = append(changes, LifeChange{ID: d.ID, Vitality: &v})
+	}
+	yes := true
+	byReason := map[string][]string{}
+	var reasons []string
+	for _, a := range rep.Archived {
+		if i, ok := at[a.ID]; ok {
+			changes[i].Archived = &yes
+		} else {
+			changes = append(changes, LifeChange{ID: a.ID, Archived: &yes})
+		}
+		key := a.Phase + ": " + a.Reason
+		if _, ok := byReason[key]; !ok {
+			reasons = append(reasons, key)
+		}
+		byReason[key] = append(byReason[key], a.ID)
+	}
+	var entries []LedgerEntry
+	if len(rep.Decayed) > 0 {
+		ids := make([]string, len(rep.Decayed))
+		for i, d := range rep.Decayed {
+			ids[i] = d.ID
+		}
+		entries = append(entries, LedgerEntry{At: now, Action: ActionDecay, MemoryIDs: ids, Actor: actor,
+			Reason: fmt.Sprintf("reflect: vitality of %d memories recomputed", len(ids))})
+	}
+	for _, r := range reasons {
+		entries = append(entries, LedgerEntry{At: now, Action: ActionArchive, MemoryIDs: byReason[r], Actor: actor, Reason: r})
+	}
+	if _, err := ls.ApplyLife(ctx, scope, changes, entries); err != nil {
+		return ReflectReport{}, err
+	}
+	return rep, nil
+}
+
+func lastAccess(m *Memory) time.Time {
+	if m.AccessedAt.After(m.CreatedAt) {
+		return m.AccessedAt
+	}
+	return m.CreatedAt
+}
+
+// emptyData reports whether text or JSON holds nothing: blank, null, or an
+// empty object, array or string.
+func emptyData(d []byte) bool {
+	s := strings.TrimSpace(string(d))
+	return s == "" || s == "null" || s == "{}" || s == `""` || s == "[]"
+}
+
+// totals counts the active memories; state, when set, gives a memory's
+// vitality and whether it was archived.
+func totals(ms []Memory, state func(i int) (float64, bool)) LifeTotals {
+	var t LifeTotals
+	sum := 0.0
+	for i := range ms {
+		v, gone := ms[i].Vitality, false
+		if state != nil {
+			v, gone = state(i)
+		}
+		if !gone {
+			t.Active++
+			sum += v
+		}
+	}
+	if t.Active > 0 {
+		t.MeanVitality = sum / float64(t.Active)
+	}
+	return t
+}
+
+// reportLines bounds the memories a markdown section lists by name.
+const reportLines = 20
+
+// markdown is seed 003 §4.6's human-readable report.
+func (r *ReflectReport) markdown() string {
+	var b strings.Builder
+	title := "## 🌙 Sleep cycle report"
+	if r.DryRun {
+		title += " (dry run: nothing changed)"
+	}
+	b.WriteString(title + "\n")
+	list := func(n int, line func(i int) string) {
+		for i := range min(n, reportLines) {
+			b.WriteString(line(i) + "\n")
+		}
+		if n > reportLines {
+			fmt.Fprintf(&b, "- … and %d more\n", n-reportLines)
+		}
+	}
+	if slices.Contains(r.Phases, PhaseDecay) {
+		fmt.Fprintf(&b, "\n### Decay\nExamined %d memories; vitality moved for %d:\n", r.Examined, len(r.Decayed))
+		list(len(r.Decayed), func(i int) string {
+			d := r.Decayed[i]
+			return fmt.Sprintf("- «%s» %s P%d vitality %.2f → %.2f", d.Text, d.Type, d.Priority, d.From, d.To)
+		})
+	}
+	for _, p := range []string{PhaseTidy, PhaseGovern, PhaseRetention, PhaseCapacity} {
+		if !slices.Contains(r.Phases, p) {
+			continue
+		}
+		var acts []LifeAction
+		for _, a := range r.Archived {
+			if a.Phase == p {
+				acts = append(acts, a)
+			}
+		}
+		fmt.Fprintf(&b, "\n### %s\nArchived %d:\n", strings.ToUpper(p[:1])+p[1:], len(acts))
+		list(len(acts), func(i int) string {
+			a := acts[i]
+			return fmt.Sprintf("- «%s» %s → archived (%s)", a.Text, a.Type, a.Reason)
+		})
+	}
+	fmt.Fprintf(&b, "\n### 📊 Summary\nActive memories: %d → %d (%d archived)\nMean vitality: %.2f → %.2f\nNext suggested reflect: %s\n",
+		r.Before.Active, r.After.Active, len(r.Archived), r.Before.MeanVitality, r.After.MeanVitality, r.NextRun.Format(time.RFC3339))
+	return b.String()
+}

@@ -1,0 +1,185 @@
+package mnemo_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+func TestVitality(t *testing.T) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	tests := []struct {
+		name string
+		m    mnemo.Memory
+		want float64
+	}{
+		{"P0 never decays", mnemo.Memory{Priority: 0, Stability: 0, CreatedAt: now.Add(-1000 * day)}, 1},
+		{"pinned never decays", mnemo.Memory{Priority: 3, Stability: 14, Pinned: true, CreatedAt: now.Add(-1000 * day)}, 1},
+		{"P3 after 14 days", mnemo.Memory{Priority: 3, Stability: 14, CreatedAt: now.Add(-14 * day)}, math.Exp(-1)},
+		{"P1 after 365 days", mnemo.Memory{Priority: 1, Stability: 365, CreatedAt: now.Add(-365 * day)}, math.Exp(-1)},
+		{"recall resets the clock", mnemo.Memory{Priority: 3, Stability: 14, CreatedAt: now.Add(-100 * day), AccessedAt: now}, 1},
+		{"recall grows stability", mnemo.Memory{Priority: 3, Stability: 14, CreatedAt: now.Add(-14 * day), AccessedAt: now.Add(-14 * day), AccessCount: 3},
+			math.Exp(-1 / (1 + math.Log(4)))},
+	}
+	for _, tt := range tests {
+		if got := mnemo.Vitality(&tt.m, now); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestReflect(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	day := 24 * time.Hour
+	at := func(d time.Duration) *time.Time { return tptr(c.t.Add(-d)) }
+	p := func(n int) *int { return &n }
+	drafts := []mnemo.Draft{
+		{Content: str("I am Noa, the family's assistant."), Type: "identity", Priority: p(0), CreatedAt: at(400 * day)},
+		{Content: str("Tested the webhook connection."), Type: "event", Priority: p(3), CreatedAt: at(40 * day)},
+		{Content: str("Deployed new-api to kitty."), Type: "event", Priority: p(3), CreatedAt: at(10 * day)},
+		{Content: str("Tavily API setup: key in the vault."), Type: "knowledge", Priority: p(2), CreatedAt: at(30 * day)},
+		{Content: str("A year-old note nobody reads."), Type: "knowledge", Priority: p(1), CreatedAt: at(400 * day)},
+		{Content: str("Never deploy on Fridays."), Pinned: true, Priority: p(3), CreatedAt: at(400 * day)},
+		{Key: "/empty", Data: []byte(`{}`), CreatedAt: at(day)},
+	}
+	if _, err := svc.RememberBatch(ctx, alice, drafts); err != nil {
+		t.Fatal(err)
+	}
+	dry, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "reflect_dry_run.md", dry.Text)
+	if st, _ := svc.Stats(ctx, alice); st.Archived != 0 {
+		t.Fatalf("a dry run archived %d", st.Archived)
+	}
+	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Actor: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	archived := map[string]string{}
+	for _, a := range rep.Archived {
+		archived[a.Text] = a.Phase
+	}
+	want := map[string]string{
+		"Tested the webhook connection.": mnemo.PhaseTidy,      // P3, 40 days: 0.06
+		"A year-old note nobody reads.":  mnemo.PhaseRetention, // P1 at 400 days is 0.33, but 400 > 365 days and never recalled
+		"{}":                             mnemo.PhaseGovern,    // /empty
+	}
+	if fmt.Sprint(archived) != fmt.Sprint(want) {
+		t.Fatalf("archived = %v, want %v", archived, want)
+	}
+	if rep.Before.Active != 7 || rep.After.Active != 4 {
+		t.Fatalf("totals = %+v -> %+v", rep.Before, rep.After)
+	}
+	// Stored: vitality, archiving, and the ledger.
+	ms, _, _ := svc.List(ctx, alice, mnemo.ListQuery{})
+	for _, m := range ms {
+		if m.Content == "Deployed new-api to kitty." && math.Abs(m.Vitality-math.Round(math.Exp(-10.0/14)*1e4)/1e4) > 1e-9 {
+			t.Fatalf("stored vitality %v", m.Vitality)
+		}
+	}
+	entries, total, err := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionArchive})
+	if err != nil || total != 3 || entries[0].Actor != "cli" || len(entries[0].MemoryIDs) != 1 {
+		t.Fatalf("ledger = %+v (%d), %v", entries, total, err)
+	}
+	res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "webhook connection"})
+	if len(res.Results) != 0 {
+		t.Fatalf("an archived memory was recalled: %+v", res.Results)
+	}
+	// Run again: nothing more to do.
+	if again, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{}); len(again.Archived) != 0 || len(again.Decayed) != 0 {
+		t.Fatalf("second run: %+v", again)
+	}
+	_, err = svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{"dream"}})
+	wantCode(t, "unknown phase", err, mnemo.EINVALID)
+}
+
+// Seed 000 scenario 6: 12,000 memories, over the default 10,000: the
+// oldest and least accessed 2,000 are archived, the ledger has it, and
+// recall never returns them.
+func TestReflectScenario6(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	start := c.t.Add(-100 * 24 * time.Hour)
+	for i := 0; i < 12000; i += 1000 {
+		drafts := make([]mnemo.Draft, 1000)
+		for j := range drafts {
+			k := i + j
+			at := start.Add(time.Duration(k) * 10 * time.Minute)
+			drafts[j] = mnemo.Draft{Content: str(fmt.Sprintf("Ticket t%05d about invoice %d", k, k%97)), CreatedAt: &at}
+		}
+		if _, err := svc.RememberBatch(ctx, alice, drafts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The 500 oldest were recalled yesterday: they stay.
+	ms, _, _ := svc.List(ctx, alice, mnemo.ListQuery{Order: mnemo.OrderOldest, Limit: 500, NoVectors: true})
+	ids := make([]string, len(ms))
+	for i := range ms {
+		ids[i] = ms[i].ID
+	}
+	if err := svc.Store().Touch(ctx, alice, ids, c.t.Add(-24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCapacity}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Archived) != 2000 || rep.After.Active != 10000 {
+		t.Fatalf("archived %d, active after %d; want 2000, 10000", len(rep.Archived), rep.After.Active)
+	}
+	// The oldest never recalled: tickets 500 to 2,499.
+	for _, a := range rep.Archived {
+		var n int
+		fmt.Sscanf(a.Text, "Ticket t%05d", &n)
+		if n < 500 || n >= 2500 || a.Phase != mnemo.PhaseCapacity {
+			t.Fatalf("archived %q (%s)", a.Text, a.Phase)
+		}
+	}
+	entries, total, err := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionArchive})
+	if err != nil || total != 1 || len(entries[0].MemoryIDs) != 2000 || !strings.Contains(entries[0].Reason, "capacity") {
+		t.Fatalf("ledger: %d entries, %v", total, err)
+	}
+	if byID, _, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{MemoryID: entries[0].MemoryIDs[7]}); len(byID) != 1 {
+		t.Fatalf("ledger by memory: %+v", byID)
+	}
+	for _, q := range []string{"t00600", "t02499"} {
+		if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: q}); len(res.Results) != 0 {
+			t.Fatalf("recall %s returned archived %q", q, res.Results[0].Content)
+		}
+	}
+	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "t00100"}); len(res.Results) != 1 {
+		t.Fatalf("a recalled old memory was archived")
+	}
+}
+
+// Forget and clear are in the ledger too.
+func TestLedgerOfDeletes(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	m, _ := svc.Remember(ctx, alice, draft("to forget"))
+	svc.Remember(ctx, alice, mnemo.Draft{Key: "/k", Content: str("keyed")})
+	if n, err := svc.Forget(ctx, alice, []string{m.ID}, []string{"/k"}); err != nil || n != 2 {
+		t.Fatalf("forget = %d, %v", n, err)
+	}
+	svc.Remember(ctx, alice, draft("then cleared"))
+	svc.Clear(ctx, alice)
+	entries, total, err := svc.Ledger(ctx, alice, mnemo.LedgerQuery{})
+	if err != nil || total != 2 || entries[0].Action != mnemo.ActionClear || entries[1].Action != mnemo.ActionForget || entries[1].MemoryIDs[0] != m.ID {
+		t.Fatalf("ledger = %+v, %v", entries, err)
+	}
+	if other, n, _ := svc.Ledger(ctx, bob, mnemo.LedgerQuery{}); n != 0 || len(other) != 0 {
+		t.Fatalf("another agent sees the ledger: %+v", other)
+	}
+}
