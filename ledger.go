@@ -33,6 +33,7 @@ type LedgerEntry struct {
 
 // LedgerQuery selects ledger entries, newest first.
 type LedgerQuery struct {
+	Seq      int64      `json:"seq,omitempty"` // one entry
 	Action   string     `json:"action,omitempty"`
 	MemoryID string     `json:"memory_id,omitempty"`
 	Since    *time.Time `json:"since,omitempty"` // inclusive
@@ -64,4 +65,7 @@ type LifecycleStore interface {
 	// Ledger returns the scope's entries matching q, newest first, and how
 	// many match in all.
 	Ledger(ctx context.Context, scope Scope, q LedgerQuery) ([]LedgerEntry, int, error)
+	// Scopes lists every scope that has memories, for lifecycle work done
+	// for every agent (the scheduled reflect).
+	Scopes(ctx context.Context) ([]Scope, error)
 }

@@ -17,9 +17,10 @@ const (
 	PhaseGovern    = "govern"    // archive empty memories
 	PhaseRetention = "retention" // archive old memories hardly ever recalled
 	PhaseCapacity  = "capacity"  // archive the oldest, least accessed over MaxEntries
+	PhasePurge     = "purge"     // erase what prune, reset and retention archived, once past the grace period
 )
 
-var phases = []string{PhaseDecay, PhaseTidy, PhaseGovern, PhaseRetention, PhaseCapacity}
+var phases = []string{PhaseDecay, PhaseTidy, PhaseGovern, PhaseRetention, PhaseCapacity, PhasePurge}
 
 // LifecycleOptions configure reflect. The zero value is the seeds'
 // defaults.
@@ -33,6 +34,10 @@ type LifecycleOptions struct {
 	// access, then fewest accesses.
 	EvictByConfidence bool
 	Every             time.Duration // how often serve runs reflect (24 h)
+	// Grace is how long archived memories can be restored from the ledger
+	// before reflect's purge erases those archived by prune, reset,
+	// retention or capacity (30 days).
+	Grace time.Duration
 }
 
 func (o LifecycleOptions) withDefaults() LifecycleOptions {
@@ -50,6 +55,9 @@ func (o LifecycleOptions) withDefaults() LifecycleOptions {
 	}
 	if o.Every <= 0 {
 		o.Every = 24 * time.Hour
+	}
+	if o.Grace <= 0 {
+		o.Grace = 30 * 24 * time.Hour
 	}
 	return o
 }
@@ -87,6 +95,7 @@ type ReflectReport struct {
 	Examined int              `json:"examined"`
 	Decayed  []VitalityChange `json:"decayed"`
 	Archived []LifeAction     `json:"archived"`
+	Purged   []LifeAction     `json:"purged"` // erased for good
 	Before   LifeTotals       `json:"before"`
 	After    LifeTotals       `json:"after"`
 	NextRun  time.Time        `json:"next_run"`
@@ -141,7 +150,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		run = nil
 		for _, p := range o.Phases {
 			if !slices.Contains(phases, p) {
-				return ReflectReport{}, Errorf(EINVALID, "unknown phase %q: decay, tidy, govern, retention or capacity", p)
+				return ReflectReport{}, Errorf(EINVALID, "unknown phase %q: decay, tidy, govern, retention, capacity or purge", p)
 			}
 		}
 		for _, p := range phases { // always in the cycle's order
@@ -160,7 +169,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		actor = "api"
 	}
 	lc := s.life
-	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}}
+	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}}
 
 	// Read every active memory (without vectors), oldest access first.
 	var ms []Memory
@@ -261,6 +270,13 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 	}
 	rep.After = totals(ms, func(i int) (float64, bool) { return vitality[i], archived[i] })
 	rep.NextRun = now.Add(lc.Every)
+	if slices.Contains(run, PhasePurge) {
+		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun)
+		if err != nil {
+			return ReflectReport{}, err
+		}
+		rep.Purged = append(rep.Purged, purged...)
+	}
 	rep.Text = rep.markdown()
 	if o.DryRun || (len(rep.Decayed) == 0 && len(rep.Archived) == 0) {
 		return rep, nil
@@ -299,12 +315,86 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 			Reason: fmt.Sprintf("reflect: vitality of %d memories recomputed", len(ids))})
 	}
 	for _, r := range reasons {
-		entries = append(entries, LedgerEntry{At: now, Action: ActionArchive, MemoryIDs: byReason[r], Actor: actor, Reason: r})
+		action := ActionArchive
+		if strings.HasPrefix(r, PhaseRetention+":") {
+			action = ActionRetention // erased after the grace period
+		}
+		entries = append(entries, LedgerEntry{At: now, Action: action, MemoryIDs: byReason[r], Actor: actor, Reason: r})
 	}
 	if _, err := ls.ApplyLife(ctx, scope, changes, entries); err != nil {
 		return ReflectReport{}, err
 	}
 	return rep, nil
+}
+
+// purge finds the memories that prune, reset and retention archived more
+// than Grace ago and are still archived; unless dry, it erases them, with
+// a ledger entry.
+func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now time.Time, actor string, dry bool) ([]LifeAction, error) {
+	until := now.Add(-s.life.Grace)
+	var out []LifeAction
+	var ids []string
+	seen := map[string]bool{}
+	for _, action := range []string{ActionPrune, ActionReset, ActionRetention} {
+		for off := 0; ; off += MaxListLimit {
+			es, _, err := ls.Ledger(ctx, scope, LedgerQuery{Action: action, Until: &until, Limit: MaxListLimit, Offset: off})
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range es {
+				for _, id := range e.MemoryIDs {
+					if seen[id] {
+						continue
+					}
+					seen[id] = true
+					m, err := s.store.Get(ctx, scope, id)
+					if ErrorCode(err) == ENOTFOUND || err == nil && !m.Archived {
+						continue // erased already, or restored
+					} else if err != nil {
+						return nil, err
+					}
+					ids = append(ids, id)
+					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: clip(oneLine(m.Content), 60), Phase: PhasePurge,
+						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
+				}
+			}
+			if len(es) < MaxListLimit {
+				break
+			}
+		}
+	}
+	if dry || len(ids) == 0 {
+		return out, nil
+	}
+	if _, err := s.store.Forget(ctx, scope, ids, nil); err != nil {
+		return nil, err
+	}
+	s.record(ctx, scope, LedgerEntry{At: now, Action: ActionDelete, MemoryIDs: ids, Actor: actor,
+		Reason: fmt.Sprintf("purge: archived by prune, reset or retention more than %s ago", s.life.Grace)})
+	return out, nil
+}
+
+// ReflectAll runs the sleep cycle for every agent of the store, as serve
+// does on its schedule, and returns how many memories it archived and
+// erased in all.
+func (s *Service) ReflectAll(ctx context.Context, actor string) (archived, purged int, err error) {
+	ls, err := s.lifecycle()
+	if err != nil {
+		return 0, 0, err
+	}
+	scopes, err := ls.Scopes(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, sc := range scopes {
+		rep, err := s.Reflect(ctx, sc, ReflectOptions{Actor: actor})
+		if err != nil {
+			return archived, purged, fmt.Errorf("reflect %s/%s: %w", sc.TenantID, sc.AgentID, err)
+		}
+		archived += len(rep.Archived)
+		purged += len(rep.Purged)
+	}
+	return archived, purged, nil
 }
 
 func lastAccess(m *Memory) time.Time {
@@ -382,6 +472,13 @@ func (r *ReflectReport) markdown() string {
 		list(len(acts), func(i int) string {
 			a := acts[i]
 			return fmt.Sprintf("- «%s» %s → archived (%s)", a.Text, a.Type, a.Reason)
+		})
+	}
+	if slices.Contains(r.Phases, PhasePurge) {
+		fmt.Fprintf(&b, "\n### Purge\nErased %d (archived by prune, reset or retention, past the grace period):\n", len(r.Purged))
+		list(len(r.Purged), func(i int) string {
+			a := r.Purged[i]
+			return fmt.Sprintf("- «%s» %s → erased (%s)", a.Text, a.Type, a.Reason)
 		})
 	}
 	fmt.Fprintf(&b, "\n### 📊 Summary\nActive memories: %d → %d (%d archived)\nMean vitality: %.2f → %.2f\nNext suggested reflect: %s\n",

@@ -88,8 +88,12 @@ func TestReflect(t *testing.T) {
 		}
 	}
 	entries, total, err := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionArchive})
-	if err != nil || total != 3 || entries[0].Actor != "cli" || len(entries[0].MemoryIDs) != 1 {
+	if err != nil || total != 2 || entries[0].Actor != "cli" || len(entries[0].MemoryIDs) != 1 {
 		t.Fatalf("ledger = %+v (%d), %v", entries, total, err)
+	}
+	// Retention's archive is its own action: erased after the grace period.
+	if ret, n, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionRetention}); n != 1 || len(ret[0].MemoryIDs) != 1 {
+		t.Fatalf("retention ledger = %+v", ret)
 	}
 	res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "webhook connection"})
 	if len(res.Results) != 0 {

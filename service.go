@@ -330,6 +330,13 @@ func (s *Service) checkFilter(f *Filter) error {
 	if f.Categories, err = checkWords("category", f.Categories); err != nil {
 		return err
 	}
+	for _, l := range f.SecurityLevels {
+		switch l {
+		case SecurityPublic, SecurityInternal, SecurityConfidential, SecurityRestricted:
+		default:
+			return Errorf(EINVALID, "security level must be public, internal, confidential or restricted, not %q", l)
+		}
+	}
 	if f.MinConfidence < 0 || f.MinConfidence > 1 {
 		return Errorf(EINVALID, "min_confidence must be between 0 and 1")
 	}

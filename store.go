@@ -87,6 +87,7 @@ type Filter struct {
 	MinConfidence   float64    `json:"min_confidence,omitempty"`
 	MinVitality     float64    `json:"min_vitality,omitempty"`
 	Pinned          bool       `json:"pinned,omitempty"` // only pinned memories
+	SecurityLevels  []string   `json:"security_levels,omitempty"`
 	IncludeArchived bool       `json:"include_archived,omitempty"`
 	IncludeExpired  bool       `json:"include_expired,omitempty"`
 	// Now is the time expiry is judged at; zero means the store's clock.

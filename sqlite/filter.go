@@ -88,6 +88,9 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 	if f.Pinned {
 		w.add(`m.pinned = 1`)
 	}
+	if len(f.SecurityLevels) > 0 {
+		w.add(`m.security_level IN (SELECT value FROM json_each(?))`, jsonArray(f.SecurityLevels))
+	}
 	if !f.IncludeArchived {
 		w.add(`m.archived = 0`)
 	}

@@ -105,6 +105,9 @@ func (db *DB) Ledger(ctx context.Context, scope mnemo.Scope, q mnemo.LedgerQuery
 	}
 	w := &where{}
 	w.add(`tenant_id = ? AND agent_id = ?`, scope.TenantID, scope.AgentID)
+	if q.Seq != 0 {
+		w.add(`seq = ?`, q.Seq)
+	}
 	if q.Action != "" {
 		w.add(`action = ?`, q.Action)
 	}
@@ -155,4 +158,22 @@ func (db *DB) Ledger(ctx context.Context, scope mnemo.Scope, q mnemo.LedgerQuery
 		out = append(out, e)
 	}
 	return out, total, rows.Err()
+}
+
+// Scopes implements mnemo.LifecycleStore.
+func (db *DB) Scopes(ctx context.Context) ([]mnemo.Scope, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT tenant_id, agent_id FROM scopes ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: scopes: %w", err)
+	}
+	defer rows.Close()
+	var out []mnemo.Scope
+	for rows.Next() {
+		var sc mnemo.Scope
+		if err := rows.Scan(&sc.TenantID, &sc.AgentID); err != nil {
+			return nil, fmt.Errorf("sqlite: scopes: %w", err)
+		}
+		out = append(out, sc)
+	}
+	return out, rows.Err()
 }

@@ -1,0 +1,215 @@
+package mnemo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// More ledger actions.
+const (
+	ActionPrune = "prune" // archived by a prune on request
+	ActionReset = "reset" // every memory archived: the agent starts over
+	// ActionRetention is reflect's retention: archived now, erased after
+	// the grace period.
+	ActionRetention = "retention"
+)
+
+// lifecycle returns the store as a LifecycleStore, or EUNAVAILABLE.
+func (s *Service) lifecycle() (LifecycleStore, error) {
+	ls, ok := s.store.(LifecycleStore)
+	if !ok {
+		return nil, Errorf(EUNAVAILABLE, "this store keeps no lifecycle (archive, restore, ledger); sqlite does")
+	}
+	return ls, nil
+}
+
+// ArchiveResult says what an archiving action did.
+type ArchiveResult struct {
+	Archived  []string `json:"archived"` // memory ids
+	LedgerSeq int64    `json:"ledger_seq,omitempty"`
+	DryRun    bool     `json:"dry_run,omitempty"`
+}
+
+// archive archives ids (live ones), writing one ledger entry.
+func (s *Service) archive(ctx context.Context, scope Scope, ids []string, action, actor, reason string) (ArchiveResult, error) {
+	ls, err := s.lifecycle()
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	res := ArchiveResult{Archived: ids}
+	if len(ids) == 0 {
+		res.Archived = []string{}
+		return res, nil
+	}
+	yes := true
+	changes := make([]LifeChange, len(ids))
+	for i, id := range ids {
+		changes[i] = LifeChange{ID: id, Archived: &yes}
+	}
+	if actor == "" {
+		actor = "api"
+	}
+	if _, err := ls.ApplyLife(ctx, scope, changes, []LedgerEntry{{At: s.now().UTC(), Action: action, MemoryIDs: ids, Actor: actor, Reason: reason}}); err != nil {
+		return ArchiveResult{}, err
+	}
+	if es, _, err := ls.Ledger(ctx, scope, LedgerQuery{Action: action, MemoryID: ids[0], Limit: 1}); err == nil && len(es) == 1 {
+		res.LedgerSeq = es[0].Seq
+	}
+	return res, nil
+}
+
+// SoftForget archives memories by id or key instead of deleting them
+// (seed 003's forget with hard: false): hidden from recall, kept, and
+// restorable from the ledger.
+func (s *Service) SoftForget(ctx context.Context, scope Scope, ids, keys []string, actor string) (ArchiveResult, error) {
+	if err := CheckScope(scope); err != nil {
+		return ArchiveResult{}, err
+	}
+	found := make([]string, 0, len(ids)+len(keys))
+	for _, id := range ids {
+		if m, err := s.store.Get(ctx, scope, id); err == nil && !m.Archived {
+			found = append(found, m.ID)
+		} else if err != nil && ErrorCode(err) != ENOTFOUND {
+			return ArchiveResult{}, err
+		}
+	}
+	for _, k := range keys {
+		key, err := NormalizeKey(k)
+		if err != nil {
+			return ArchiveResult{}, err
+		}
+		if m, err := s.store.GetByKey(ctx, scope, key); err == nil && !m.Archived {
+			found = append(found, m.ID)
+		} else if err != nil && ErrorCode(err) != ENOTFOUND {
+			return ArchiveResult{}, err
+		}
+	}
+	return s.archive(ctx, scope, found, ActionArchive, actor, "soft forget: archived on request, restorable")
+}
+
+// PruneQuery selects the memories a prune archives (seed 000 FR-5.1: by
+// time, tag, security level or type). At least one criterion is required.
+type PruneQuery struct {
+	Before         *time.Time `json:"before,omitempty"` // created before
+	Tags           []string   `json:"tags,omitempty"`
+	Types          []string   `json:"types,omitempty"`
+	SecurityLevels []string   `json:"security_levels,omitempty"`
+	DryRun         bool       `json:"dry_run,omitempty"`
+	Actor          string     `json:"-"`
+}
+
+// Prune archives the memories matching q (restorable from the ledger for
+// the grace period, erased by reflect's purge after it).
+func (s *Service) Prune(ctx context.Context, scope Scope, q PruneQuery) (ArchiveResult, error) {
+	if err := CheckScope(scope); err != nil {
+		return ArchiveResult{}, err
+	}
+	if q.Before == nil && len(q.Tags) == 0 && len(q.Types) == 0 && len(q.SecurityLevels) == 0 {
+		return ArchiveResult{}, Errorf(EINVALID, "prune needs a criterion: before, tags, types or security levels")
+	}
+	f := Filter{Tags: q.Tags, Types: q.Types, SecurityLevels: q.SecurityLevels, CreatedBefore: q.Before, IncludeExpired: true}
+	if err := s.checkFilter(&f); err != nil {
+		return ArchiveResult{}, err
+	}
+	ids, err := s.matching(ctx, scope, f)
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	if q.DryRun {
+		return ArchiveResult{Archived: ids, DryRun: true}, nil
+	}
+	var crit []string
+	if q.Before != nil {
+		crit = append(crit, "created before "+q.Before.UTC().Format(time.RFC3339))
+	}
+	if len(q.Tags) > 0 {
+		crit = append(crit, "tags "+strings.Join(q.Tags, ","))
+	}
+	if len(q.Types) > 0 {
+		crit = append(crit, "types "+strings.Join(q.Types, ","))
+	}
+	if len(q.SecurityLevels) > 0 {
+		crit = append(crit, "security "+strings.Join(q.SecurityLevels, ","))
+	}
+	return s.archive(ctx, scope, ids, ActionPrune, q.Actor, "prune: "+strings.Join(crit, "; "))
+}
+
+// Reset archives every memory of the agent: it starts from nothing, and
+// can be restored from the ledger for the grace period (seed 000 FR-5.1).
+func (s *Service) Reset(ctx context.Context, scope Scope, actor string) (ArchiveResult, error) {
+	if err := CheckScope(scope); err != nil {
+		return ArchiveResult{}, err
+	}
+	ids, err := s.matching(ctx, scope, Filter{IncludeExpired: true})
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	return s.archive(ctx, scope, ids, ActionReset, actor, fmt.Sprintf("reset: all %d active memories archived", len(ids)))
+}
+
+// matching returns the ids of the active memories matching f.
+func (s *Service) matching(ctx context.Context, scope Scope, f Filter) ([]string, error) {
+	ids := []string{}
+	for off := 0; ; off += reflectChunk {
+		page, _, err := s.store.List(ctx, scope, ListQuery{Filter: f, Order: OrderOldest, Limit: reflectChunk, Offset: off, NoVectors: true, NoTotal: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page {
+			ids = append(ids, m.ID)
+		}
+		if len(page) < reflectChunk {
+			return ids, nil
+		}
+	}
+}
+
+// Restore brings back the memories a ledger entry archived (archive,
+// prune, reset) within the grace period, and returns their ids.
+func (s *Service) Restore(ctx context.Context, scope Scope, seq int64, actor string) ([]string, error) {
+	if err := CheckScope(scope); err != nil {
+		return nil, err
+	}
+	ls, err := s.lifecycle()
+	if err != nil {
+		return nil, err
+	}
+	es, _, err := ls.Ledger(ctx, scope, LedgerQuery{Seq: seq, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(es) == 0 {
+		return nil, Errorf(ENOTFOUND, "no ledger entry %d", seq)
+	}
+	e := es[0]
+	switch e.Action {
+	case ActionArchive, ActionPrune, ActionReset, ActionRetention:
+	default:
+		return nil, Errorf(EINVALID, "ledger entry %d is a %s, which cannot be restored", seq, e.Action)
+	}
+	if age := s.now().Sub(e.At); age > s.life.Grace {
+		return nil, Errorf(EINVALID, "ledger entry %d is %s old, past the grace period of %s: its memories may be erased", seq, age.Round(time.Hour), s.life.Grace)
+	}
+	no := false
+	var ids []string
+	var changes []LifeChange
+	for _, id := range e.MemoryIDs {
+		if m, err := s.store.Get(ctx, scope, id); err == nil && m.Archived {
+			ids = append(ids, id)
+			changes = append(changes, LifeChange{ID: id, Archived: &no, Vitality: ptrTo(1.0)})
+		}
+	}
+	if len(ids) == 0 {
+		return []string{}, nil
+	}
+	if actor == "" {
+		actor = "api"
+	}
+	_, err = ls.ApplyLife(ctx, scope, changes, []LedgerEntry{{At: s.now().UTC(), Action: ActionRestore, MemoryIDs: ids, Actor: actor,
+		Reason: fmt.Sprintf("restored from ledger entry %d (%s)", seq, e.Action)}})
+	return ids, err
+}
+
+func ptrTo[T any](v T) *T { return &v }
