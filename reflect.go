@@ -85,6 +85,9 @@ type ReflectOptions struct {
 	DryRun bool      `json:"dry_run,omitempty"`
 	Now    time.Time `json:"now,omitempty"`
 	Actor  string    `json:"-"` // who runs it, for the ledger: cli, api, mcp, serve
+	// Redact masks confidential and restricted memories' text in the
+	// report, for a channel that reaches a model (MCP).
+	Redact bool `json:"-"`
 }
 
 // ReflectReport says what a sleep cycle changed, memory by memory.
@@ -197,7 +200,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		}
 		archived[i] = true
 		m := &ms[i]
-		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: clip(oneLine(m.Content), 60), Phase: phase, Reason: reason})
+		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: masked(m, clip(oneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
 	}
 	for _, p := range run {
 		switch p {
@@ -207,7 +210,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				if math.Abs(v-vitality[i]) >= 0.005 {
 					m := &ms[i]
 					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
-						Text: clip(oneLine(m.Content), 60), From: vitality[i], To: v})
+						Text: masked(m, clip(oneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
 					vitality[i] = v
 				}
 			}
@@ -271,7 +274,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 	rep.After = totals(ms, func(i int) (float64, bool) { return vitality[i], archived[i] })
 	rep.NextRun = now.Add(lc.Every)
 	if slices.Contains(run, PhasePurge) {
-		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun)
+		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun, o.Redact)
 		if err != nil {
 			return ReflectReport{}, err
 		}
@@ -330,7 +333,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 // purge finds the memories that prune, reset and retention archived more
 // than Grace ago and are still archived; unless dry, it erases them, with
 // a ledger entry.
-func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now time.Time, actor string, dry bool) ([]LifeAction, error) {
+func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now time.Time, actor string, dry, redact bool) ([]LifeAction, error) {
 	until := now.Add(-s.life.Grace)
 	var out []LifeAction
 	var ids []string
@@ -354,7 +357,7 @@ func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now
 						return nil, err
 					}
 					ids = append(ids, id)
-					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: clip(oneLine(m.Content), 60), Phase: PhasePurge,
+					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: masked(&m, clip(oneLine(m.Content), 60), redact), Phase: PhasePurge,
 						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
 				}
 			}

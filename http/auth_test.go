@@ -167,6 +167,11 @@ func TestScopes(t *testing.T) {
 		{"POST /v1/snapshot", "POST", "/v1/snapshot", map[string]any{"agent_id": "a", "trigger": map[string]any{"type": "cron"}}, mhttp.ScopeRead},
 		{"GET /v1/boot", "GET", "/v1/boot?agent_id=a", nil, mhttp.ScopeRead},
 		{"POST /v1/read", "POST", "/v1/read", map[string]any{"agent_id": "a", "token_limit": 100}, mhttp.ScopeRead},
+		{"POST /v1/reflect", "POST", "/v1/reflect", map[string]any{"agent_id": "a", "dry_run": true}, mhttp.ScopeWrite},
+		{"POST /v1/prune", "POST", "/v1/prune", map[string]any{"agent_id": "a", "tags": []string{"x"}, "dry_run": true}, mhttp.ScopeAdmin},
+		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "a"}, mhttp.ScopeAdmin},
+		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a", "ledger_seq": 1}, mhttp.ScopeAdmin},
+		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a", nil, mhttp.ScopeRead},
 	}
 	covered := map[string]bool{}
 	scopes := ts.Srv.RouteScopes()
@@ -293,6 +298,12 @@ func TestTenantIsolation(t *testing.T) {
 			t.Fatalf("%d %s, want 400 invalid_input", st, raw)
 		}
 	}
+	noneArchived := func(t *testing.T, st int, raw []byte) {
+		var a mnemo.ArchiveResult
+		if st != 200 || json.Unmarshal(raw, &a) != nil || len(a.Archived) != 0 {
+			t.Fatalf("%d %s, want nothing archived", st, raw)
+		}
+	}
 	inA := func(t *testing.T, st int, raw []byte) {
 		var m mnemo.Memory
 		if st != 201 || json.Unmarshal(raw, &m) != nil || m.TenantID != "tenant-a" {
@@ -355,6 +366,20 @@ func TestTenantIsolation(t *testing.T) {
 		{"POST /v1/snapshot", "POST", "/v1/snapshot", map[string]any{"agent_id": "shared", "trigger": map[string]any{"type": "cron", "payload": "pythons"}}, noBData},
 		{"GET /v1/boot", "GET", "/v1/boot?agent_id=shared", nil, noBData},
 		{"POST /v1/read", "POST", "/v1/read", map[string]any{"agent_id": "shared", "token_limit": 500}, noBData},
+		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=shared", nil, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || strings.Contains(string(raw), `"seq"`) {
+				t.Fatalf("%d %s, want no ledger entries", st, raw)
+			}
+		}},
+		{"POST /v1/reflect", "POST", "/v1/reflect", map[string]any{"agent_id": "shared"}, func(t *testing.T, st int, raw []byte) {
+			var rep mnemo.ReflectReport
+			if st != 200 || json.Unmarshal(raw, &rep) != nil || rep.Examined != 0 {
+				t.Fatalf("%d %s, want nothing examined", st, raw)
+			}
+		}},
+		{"POST /v1/prune", "POST", "/v1/prune", map[string]any{"agent_id": "shared", "types": []string{"event", "knowledge"}}, noneArchived},
+		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "shared"}, noneArchived},
+		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "shared", "ledger_seq": 1}, notFound},
 		// A's own run and session under the same ids are A's.
 		{"POST /v1/runs", "POST", "/v1/runs", map[string]any{"agent_id": "shared", "run_id": "rB", "trigger": map[string]any{"type": "cron"}}, status(201)},
 		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/sB/turns", map[string]any{"agent_id": "shared", "text": "hello"}, func(t *testing.T, st int, raw []byte) {
@@ -463,6 +488,11 @@ func TestAgentRestriction(t *testing.T) {
 		{"POST /v1/snapshot", "POST", "/v1/snapshot", map[string]any{"agent_id": "a2", "trigger": map[string]any{"type": "cron"}}},
 		{"GET /v1/boot", "GET", "/v1/boot?agent_id=a2", nil},
 		{"POST /v1/read", "POST", "/v1/read", map[string]any{"agent_id": "a2", "token_limit": 100}},
+		{"POST /v1/reflect", "POST", "/v1/reflect", map[string]any{"agent_id": "a2"}},
+		{"POST /v1/prune", "POST", "/v1/prune", map[string]any{"agent_id": "a2", "tags": []string{"x"}}},
+		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "a2"}},
+		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a2", "ledger_seq": 1}},
+		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a2", nil},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

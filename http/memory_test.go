@@ -226,6 +226,14 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"POST /v1/snapshot", "POST", "/v1/snapshot", `{"agent_id":"a","trigger":{"type":"cron"},"token_limit":3}`, 400, mnemo.EINVALID},
 		{"GET /v1/boot", "GET", "/v1/boot?agent_id=a&format=yaml", nil, 400, mnemo.EINVALID},
 		{"POST /v1/read", "POST", "/v1/read", `{"agent_id":"a"}`, 400, mnemo.EINVALID},
+		{"POST /v1/reflect", "POST", "/v1/reflect", `{"agent_id":"a","phases":["dream"]}`, 400, mnemo.EINVALID},
+		{"POST /v1/prune", "POST", "/v1/prune", `{"agent_id":"a"}`, 400, mnemo.EINVALID},
+		{"POST /v1/prune", "POST", "/v1/prune", `{"agent_id":"a","security_levels":["secret"]}`, 400, mnemo.EINVALID},
+		{"POST /v1/reset", "POST", "/v1/reset", `{"agent_id":"a","all":true}`, 400, mnemo.EINVALID},
+		{"POST /v1/restore", "POST", "/v1/restore", `{"agent_id":"a"}`, 400, mnemo.EINVALID},
+		{"POST /v1/restore", "POST", "/v1/restore", `{"agent_id":"a","ledger_seq":12345}`, 404, mnemo.ENOTFOUND},
+		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&since=yesterday", nil, 400, mnemo.EINVALID},
+		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&limit=0", nil, 400, mnemo.EINVALID},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -158,6 +158,7 @@ func (s *Server) routeTable() []route {
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.WorkingMemory{}, handler: s.handleWorking},
 	}
 	rts = append(rts, s.contextRoutes()...)
+	rts = append(rts, s.lifecycleRoutes()...)
 	if s.registry != nil {
 		rts = append(rts, route{method: "GET", path: "/metrics", summary: "Prometheus metrics",
 			scopes: []string{ScopeAdmin}, status: 200, resp: "", contentType: "text/plain; version=0.0.4",

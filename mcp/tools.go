@@ -93,7 +93,7 @@ type recallPathOut struct {
 type forgetIn struct {
 	ID   string `json:"id,omitempty" jsonschema:"id of the memory to delete, as returned by remember or recall"`
 	Key  string `json:"key,omitempty" jsonschema:"key of the memory to delete; give id, key or both"`
-	Hard *bool  `json:"hard,omitempty" jsonschema:"seed 003: true deletes; false (a soft forget that lets the memory fade) is not available yet; omitted means delete"`
+	Hard *bool  `json:"hard,omitempty" jsonschema:"seed 003: true (or omitted) deletes for good; false archives: hidden from recall, kept, restorable from the ledger"`
 }
 
 type forgetOut struct {
@@ -137,7 +137,17 @@ type bootOut struct {
 }
 
 type reflectIn struct {
-	Phase string `json:"phase,omitempty" jsonschema:"which part of the sleep cycle to run: decay, tidy, govern or all (default)"`
+	Phase  string `json:"phase,omitempty" jsonschema:"which part of the sleep cycle to run: decay, tidy, govern, retention, capacity, purge, or all (default)"`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema:"report what would change and change nothing"`
+}
+
+type reflectOut struct {
+	Decayed  int                `json:"decayed" jsonschema:"memories whose vitality moved"`
+	Archived []mnemo.LifeAction `json:"archived" jsonschema:"memories archived, with the phase and the reason"`
+	Purged   int                `json:"purged" jsonschema:"memories erased, archived past the grace period"`
+	Before   mnemo.LifeTotals   `json:"before"`
+	After    mnemo.LifeTotals   `json:"after"`
+	Report   string             `json:"report" jsonschema:"the markdown report"`
 }
 
 type ingestIn struct {
@@ -250,11 +260,15 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 	add(s, srv, scope, &mcpsdk.Tool{
 		Name:  "reflect",
 		Title: "Reflect",
-		Description: "Run the memory's sleep cycle — decay, tidy (archive faded memories), govern (clean up) — and report what changed. " +
-			"Not available in this build yet: it says so when called.",
-		InputSchema: inputSchema[reflectIn](func(p props) { p.enum("phase", "decay", "tidy", "govern", "all") }),
-		Annotations: &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
-	}, unavailable[reflectIn]("reflect will run the sleep cycle (decay, tidy, govern) and report what changed, memory by memory (seed 003 §4.6)"))
+		Description: "Run the memory's sleep cycle — decay (vitality by Ebbinghaus retention), tidy (archive faded memories), govern (archive empty ones), " +
+			"retention, capacity, purge — and report what changed, memory by memory. Archived memories are kept and can be restored. " +
+			"Call it at the end of a day or a long session; dry_run first to see the plan.",
+		InputSchema: inputSchema[reflectIn](func(p props) {
+			p.enum("phase", "decay", "tidy", "govern", "retention", "capacity", "purge", "all")
+		}),
+		OutputSchema: outputSchema[reflectOut](),
+		Annotations:  &mcpsdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
+	}, s.reflect)
 
 	add(s, srv, scope, &mcpsdk.Tool{
 		Name:  "ingest",
@@ -432,15 +446,26 @@ func (s *Server) recallPath(ctx context.Context, sc mnemo.Scope, in recallPathIn
 }
 
 func (s *Server) forget(ctx context.Context, sc mnemo.Scope, in forgetIn) (forgetOut, string, error) {
-	if in.Hard != nil && !*in.Hard {
-		return forgetOut{}, "", mnemo.Errorf(mnemo.EUNAVAILABLE, "not available in this build: a soft forget, which lets a memory fade instead of deleting it, arrives with the lifecycle engine; omit hard, or pass hard: true, to delete")
-	}
 	var ids, keys []string
 	if in.ID != "" {
 		ids = []string{in.ID}
 	}
 	if in.Key != "" {
 		keys = []string{in.Key}
+	}
+	if in.Hard != nil && !*in.Hard {
+		if len(ids)+len(keys) == 0 {
+			return forgetOut{}, "", mnemo.Errorf(mnemo.EINVALID, "give an id or a key to forget")
+		}
+		res, err := s.svc.SoftForget(ctx, sc, ids, keys, "mcp")
+		if err != nil {
+			return forgetOut{}, "", err
+		}
+		if len(res.Archived) == 0 {
+			return forgetOut{}, "", mnemo.Errorf(mnemo.ENOTFOUND, "no active memory with that id or key")
+		}
+		return forgetOut{Forgotten: len(res.Archived)}, fmt.Sprintf("Archived %s: hidden from recall, restorable (ledger entry %d).",
+			plural(len(res.Archived), "memory", "memories"), res.LedgerSeq), nil
 	}
 	n, err := s.svc.Forget(ctx, sc, ids, keys)
 	if err != nil {
@@ -456,6 +481,18 @@ func (s *Server) forget(ctx context.Context, sc mnemo.Scope, in forgetIn) (forge
 		return forgetOut{}, "", mnemo.Errorf(mnemo.ENOTFOUND, "no memory with %s", what)
 	}
 	return forgetOut{Forgotten: n}, "Forgot " + plural(n, "memory", "memories") + ".", nil
+}
+
+func (s *Server) reflect(ctx context.Context, sc mnemo.Scope, in reflectIn) (reflectOut, string, error) {
+	o := mnemo.ReflectOptions{DryRun: in.DryRun, Actor: "mcp", Redact: true}
+	if in.Phase != "" && in.Phase != "all" {
+		o.Phases = []string{in.Phase}
+	}
+	rep, err := s.svc.Reflect(ctx, sc, o)
+	if err != nil {
+		return reflectOut{}, "", err
+	}
+	return reflectOut{Decayed: len(rep.Decayed), Archived: rep.Archived, Purged: len(rep.Purged), Before: rep.Before, After: rep.After, Report: rep.Text}, rep.Text, nil
 }
 
 func (s *Server) boot(ctx context.Context, sc mnemo.Scope, in bootIn) (bootOut, string, error) {

@@ -152,6 +152,11 @@ func (a *app) rootCommand() *cobra.Command {
 		a.snapshotCommand(),
 		a.bootCommand(),
 		a.readCommand(),
+		a.reflectCommand(),
+		a.pruneCommand(),
+		a.resetCommand(),
+		a.restoreCommand(),
+		a.ledgerCommand(),
 		a.benchCommand(),
 		a.versionCommand(),
 		a.configCommand(),
@@ -228,6 +233,11 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		Profile: &profile, Logger: log,
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
 		Context: co,
+		Lifecycle: mnemo.LifecycleOptions{
+			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
+			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,
+			EvictByConfidence: a.cfg.Lifecycle.EvictByConfidence, Every: a.cfg.Lifecycle.Every, Grace: a.cfg.Lifecycle.Grace,
+		},
 	})
 	return svc, db, nil
 }

@@ -80,6 +80,18 @@ type Config struct {
 		SnapshotTokenLimit int           `yaml:"snapshot_token_limit"` // seed 000 FR-6: 500
 	} `yaml:"context"`
 
+	// Lifecycle configures reflect (seed 000 FR-5, seed 003's sleep cycle).
+	Lifecycle struct {
+		ArchiveBelow       float64       `yaml:"archive_below"`        // tidy: vitality under this is archived (0.1)
+		RetentionDays      int           `yaml:"retention_days"`       // 365
+		RetentionMinAccess int           `yaml:"retention_min_access"` // 3
+		MaxEntries         int           `yaml:"max_entries"`          // 10,000 active memories per agent
+		EvictByConfidence  bool          `yaml:"evict_by_confidence"`  // seed 001's eviction order
+		Every              time.Duration `yaml:"every"`                // serve runs reflect for every agent this often (24h; 0 in the file means the default)
+		Grace              time.Duration `yaml:"grace"`                // archived memories restorable this long (720h)
+		Schedule           *bool         `yaml:"schedule"`             // serve runs reflect on its own (default true)
+	} `yaml:"lifecycle"`
+
 	// LLM is an OpenAI-compatible chat model (OpenAI, Ollama, vLLM,
 	// LiteLLM). When set, it writes the one-sentence summaries of a run's
 	// compacted rounds and reads the topic, emotion and variables of a
@@ -179,6 +191,8 @@ func defaultConfig() Config {
 	c.Context.RunTokenLimit, c.Context.KeepRounds, c.Context.MaxRuns = 2000, 3, 64
 	c.Context.SessionIdle, c.Context.TopicBoost, c.Context.SnapshotTokenLimit = 30*time.Minute, 1.3, 500
 	c.Context.RunIdle = 24 * time.Hour
+	c.Lifecycle.ArchiveBelow, c.Lifecycle.RetentionDays, c.Lifecycle.RetentionMinAccess, c.Lifecycle.MaxEntries = 0.1, 365, 3, 10000
+	c.Lifecycle.Every, c.Lifecycle.Grace = 24*time.Hour, 30*24*time.Hour
 	c.HTTP.MaxBodyBytes = 8 << 20
 	c.HTTP.Timeout = 30 * time.Second
 	return c
@@ -342,6 +356,13 @@ func (c *Config) validate() error {
 	}
 	if c.Embedding.CacheSize < 0 {
 		return &ConfigError{"embedding.cache_size", "must not be negative"}
+	}
+	if l := c.Lifecycle; l.ArchiveBelow < 0 || l.ArchiveBelow >= 1 {
+		return &ConfigError{"lifecycle.archive_below", "must be from 0 to below 1"}
+	} else if l.RetentionDays < 1 || l.RetentionMinAccess < 0 || l.MaxEntries < 1 {
+		return &ConfigError{"lifecycle", "retention_days and max_entries must be at least 1, retention_min_access not negative"}
+	} else if l.Every < time.Minute || l.Grace < time.Hour {
+		return &ConfigError{"lifecycle", "every must be at least 1m and grace at least 1h"}
 	}
 	if (c.LLM.BaseURL == "") != (c.LLM.Model == "") {
 		return &ConfigError{"llm", "base_url and model go together"}

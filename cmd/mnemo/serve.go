@@ -74,6 +74,9 @@ func (a *app) serveCommand() *cobra.Command {
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 			go sweep(ctx, svc, time.Minute, log)
+			if s := a.cfg.Lifecycle.Schedule; s == nil || *s {
+				go reflectEvery(ctx, svc, a.cfg.Lifecycle.Every, log)
+			}
 			select {
 			case err := <-errc:
 				return err
@@ -108,6 +111,26 @@ func sweep(ctx context.Context, svc *mnemo.Service, every time.Duration, log *sl
 			}
 			if _, err := svc.SweepRuns(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("sweeping abandoned runs failed", "err", err)
+			}
+		}
+	}
+}
+
+// reflectEvery runs the sleep cycle for every agent every interval until
+// ctx ends.
+func reflectEvery(ctx context.Context, svc *mnemo.Service, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			archived, purged, err := svc.ReflectAll(ctx, "serve")
+			if err != nil && ctx.Err() == nil {
+				log.Warn("scheduled reflect failed", "err", err)
+			} else {
+				log.Info("scheduled reflect", "archived", archived, "purged", purged)
 			}
 		}
 	}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// The commands of the memory lifecycle: reflect, prune, reset, restore and
+// the ledger.
+
+func (a *app) reflectCommand() *cobra.Command {
+	var o mnemo.ReflectOptions
+	var now string
+	cmd := &cobra.Command{
+		Use:   "reflect",
+		Short: "Run the sleep cycle: decay, tidy, govern, retention, capacity, purge; print what changed",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if o.Now, err = parseNow(now); err != nil {
+				return err
+			}
+			o.Actor = "cli"
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				rep, err := svc.Reflect(cmd.Context(), a.scope(), o)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(rep)
+				}
+				fmt.Fprint(a.stdout, rep.Text)
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.DryRun, "dry-run", false, "show the plan and change nothing")
+	f.StringSliceVar(&o.Phases, "phase", nil, "run only these phases: decay, tidy, govern, retention, capacity, purge")
+	f.StringVar(&now, "now", "", "judge ages at this time (RFC 3339)")
+	return cmd
+}
+
+func (a *app) pruneCommand() *cobra.Command {
+	var (
+		q      mnemo.PruneQuery
+		before string
+	)
+	cmd := &cobra.Command{
+		Use:   "prune",
+		Short: "Archive the memories matching --before, --tag, --type or --security (restorable, erased after the grace period)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if before != "" {
+				t, err := time.Parse(time.RFC3339Nano, before)
+				if err != nil {
+					return usagef("--before must be an RFC 3339 time")
+				}
+				q.Before = &t
+			}
+			q.Actor = "cli"
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				res, err := svc.Prune(cmd.Context(), a.scope(), q)
+				if err != nil {
+					return err
+				}
+				return a.printArchive(res, "pruned")
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&before, "before", "", "memories created before this RFC 3339 time")
+	f.StringSliceVar(&q.Tags, "tag", nil, "memories with any of these tags")
+	f.StringSliceVar(&q.Types, "type", nil, "memories of these types")
+	f.StringSliceVar(&q.SecurityLevels, "security", nil, "memories of these security levels")
+	f.BoolVar(&q.DryRun, "dry-run", false, "list what would be archived and change nothing")
+	return cmd
+}
+
+func (a *app) printArchive(res mnemo.ArchiveResult, verb string) error {
+	if a.asJSON {
+		return a.printJSON(res)
+	}
+	if res.DryRun {
+		fmt.Fprintf(a.stdout, "would archive %d memories (dry run)\n", len(res.Archived))
+		for _, id := range res.Archived {
+			fmt.Fprintln(a.stdout, " ", id)
+		}
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "%s %d memories; undo with: mnemo restore %d\n", verb, len(res.Archived), res.LedgerSeq)
+	return nil
+}
+
+func (a *app) resetCommand() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "reset",
+		Short: "Archive every memory of the agent: it starts from nothing (restorable within the grace period)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !yes {
+				f, ok := a.stdin.(*os.File)
+				if !ok || !term.IsTerminal(int(f.Fd())) {
+					return usagef("reset archives every memory of agent %q: confirm with --yes", a.cfg.Agent)
+				}
+				fmt.Fprintf(a.stderr, "Archive every memory of agent %q? Type the agent's name to confirm: ", a.cfg.Agent)
+				line, _ := bufio.NewReader(f).ReadString('\n')
+				if strings.TrimSpace(line) != a.cfg.Agent {
+					return usagef("not confirmed: nothing changed")
+				}
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				res, err := svc.Reset(cmd.Context(), a.scope(), "cli")
+				if err != nil {
+					return err
+				}
+				return a.printArchive(res, "reset: archived")
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm without asking")
+	return cmd
+}
+
+func (a *app) restoreCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "restore <ledger-seq>",
+		Short: "Restore the memories a ledger entry archived (prune, reset, soft forget, retention)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var seq int64
+			if _, err := fmt.Sscan(args[0], &seq); err != nil || seq <= 0 {
+				return usagef("ledger-seq must be a positive number, as mnemo ledger shows")
+			}
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				ids, err := svc.Restore(cmd.Context(), a.scope(), seq, "cli")
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(ids)
+				}
+				fmt.Fprintf(a.stdout, "restored %d memories\n", len(ids))
+				return nil
+			})
+		},
+	}
+}
+
+func (a *app) ledgerCommand() *cobra.Command {
+	var q mnemo.LedgerQuery
+	cmd := &cobra.Command{
+		Use:   "ledger",
+		Short: "List the agent's lifecycle events, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				es, total, err := svc.Ledger(cmd.Context(), a.scope(), q)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(es)
+				}
+				for _, e := range es {
+					fmt.Fprintf(a.stdout, "%d  %s  %-9s %-6s %3d memories  %s\n", e.Seq, e.At.Format(time.RFC3339), e.Action, e.Actor, len(e.MemoryIDs), e.Reason)
+				}
+				if total > len(es) {
+					fmt.Fprintf(a.stdout, "(%d more: --offset %d)\n", total-len(es)-q.Offset, q.Offset+len(es))
+				}
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&q.Action, "action", "", "only this action: archive, retention, prune, reset, restore, delete, forget, clear, decay")
+	f.StringVar(&q.MemoryID, "memory", "", "only entries naming this memory id")
+	f.IntVarP(&q.Limit, "limit", "n", 50, "how many entries")
+	f.IntVar(&q.Offset, "offset", 0, "entries to skip")
+	return cmd
+}

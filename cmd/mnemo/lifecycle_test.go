@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+func TestLifecycleCommands(t *testing.T) {
+	dir := t.TempDir()
+	mustRun := func(args ...string) string {
+		t.Helper()
+		code, out, errs := run(t, dir, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
+	old := filepath.Join(dir, "old.jsonl")
+	os.WriteFile(old, []byte(`{"tenant_id":"default","agent_id":"default","content":"An old scratch note","tags":["scratch"],"priority":3,"created_at":"2026-01-01T00:00:00Z"}`+"\n"), 0o644)
+	mustRun("import", old)
+	mustRun("remember", "--tag", "scratch", "Another scratch note")
+	mustRun("remember", "The build runs on Tuesdays")
+
+	if out := mustRun("reflect", "--dry-run", "--now", "2026-03-01T00:00:00Z"); !strings.Contains(out, "dry run: nothing changed") || !strings.Contains(out, "An old scratch note") {
+		t.Fatalf("reflect --dry-run: %q", out)
+	}
+	if out := mustRun("prune", "--tag", "scratch", "--dry-run"); !strings.HasPrefix(out, "would archive 2 memories") {
+		t.Fatalf("prune --dry-run: %q", out)
+	}
+	out := mustRun("prune", "--tag", "scratch")
+	m := regexp.MustCompile(`pruned 2 memories; undo with: mnemo restore (\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("prune: %q", out)
+	}
+	if out := mustRun("ledger"); !strings.Contains(out, "prune") || !strings.Contains(out, "tags scratch") {
+		t.Fatalf("ledger: %q", out)
+	}
+	if out := mustRun("recall", "scratch note"); strings.Contains(out, "scratch") {
+		t.Fatalf("recall after prune: %q", out)
+	}
+	if out := mustRun("restore", m[1]); out != "restored 2 memories\n" {
+		t.Fatalf("restore: %q", out)
+	}
+	if code, _, errs := run(t, dir, "", "reset"); code != 2 || !strings.Contains(errs, "confirm with --yes") {
+		t.Fatalf("reset without --yes: %d %s", code, errs)
+	}
+	if out := mustRun("reset", "--yes"); !strings.HasPrefix(out, "reset: archived 3 memories") {
+		t.Fatalf("reset: %q", out)
+	}
+	var es []mnemo.LedgerEntry
+	if err := json.Unmarshal([]byte(mustRun("--json", "ledger", "--action", "reset")), &es); err != nil || len(es) != 1 || es[0].Actor != "cli" {
+		t.Fatalf("ledger --action reset: %+v, %v", es, err)
+	}
+	for _, args := range [][]string{
+		{"reflect", "--phase", "dream"},
+		{"prune"},
+		{"prune", "--security", "secret"},
+		{"restore", "x"},
+		{"restore", "9999"},
+		{"ledger", "--limit", "-1"},
+	} {
+		code, out, errs := run(t, dir, "", args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errs)
+		}
+	}
+}
