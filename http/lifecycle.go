@@ -123,4 +123,3 @@ func (s *Server) handleLedger(w http.ResponseWriter, r *http.Request) {
 		return ledgerResponse{Entries: es, page: newPage(total, limit, offset, len(es))}, nil
 	})(w, r)
 }
-
