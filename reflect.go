@@ -20,7 +20,7 @@ const (
 	PhasePurge     = "purge"     // erase what prune, reset and retention archived, once past the grace period
 )
 
-var phases = []string{PhaseDecay, PhaseTidy, PhaseGovern, PhaseRetention, PhaseCapacity, PhasePurge}
+var phases = []string{PhaseDecay, PhaseTidy, PhaseGovern, PhaseRetention, PhaseCapacity, PhaseCompact, PhasePurge}
 
 // LifecycleOptions configure reflect. The zero value is the seeds'
 // defaults.
@@ -33,7 +33,10 @@ type LifecycleOptions struct {
 	// then oldest access (seed 001's optional eviction) instead of oldest
 	// access, then fewest accesses.
 	EvictByConfidence bool
-	Every             time.Duration // how often serve runs reflect (24 h)
+	// CompactOver: a tag holding more active memories than this is
+	// compacted into one summary memory (50).
+	CompactOver int
+	Every       time.Duration // how often serve runs reflect (24 h)
 	// Grace is how long archived memories can be restored from the ledger
 	// before reflect's purge erases those archived by prune, reset,
 	// retention or capacity (30 days).
@@ -55,6 +58,9 @@ func (o LifecycleOptions) withDefaults() LifecycleOptions {
 	}
 	if o.Every <= 0 {
 		o.Every = 24 * time.Hour
+	}
+	if o.CompactOver <= 0 {
+		o.CompactOver = 50
 	}
 	if o.Grace <= 0 {
 		o.Grace = 30 * 24 * time.Hour
@@ -92,17 +98,18 @@ type ReflectOptions struct {
 
 // ReflectReport says what a sleep cycle changed, memory by memory.
 type ReflectReport struct {
-	At       time.Time        `json:"at"`
-	DryRun   bool             `json:"dry_run"`
-	Phases   []string         `json:"phases"`
-	Examined int              `json:"examined"`
-	Decayed  []VitalityChange `json:"decayed"`
-	Archived []LifeAction     `json:"archived"`
-	Purged   []LifeAction     `json:"purged"` // erased for good
-	Before   LifeTotals       `json:"before"`
-	After    LifeTotals       `json:"after"`
-	NextRun  time.Time        `json:"next_run"`
-	Text     string           `json:"text"` // the markdown report
+	At        time.Time        `json:"at"`
+	DryRun    bool             `json:"dry_run"`
+	Phases    []string         `json:"phases"`
+	Examined  int              `json:"examined"`
+	Decayed   []VitalityChange `json:"decayed"`
+	Archived  []LifeAction     `json:"archived"`
+	Purged    []LifeAction     `json:"purged"` // erased for good
+	Compacted []Compaction     `json:"compacted"`
+	Before    LifeTotals       `json:"before"`
+	After     LifeTotals       `json:"after"`
+	NextRun   time.Time        `json:"next_run"`
+	Text      string           `json:"text"` // the markdown report
 }
 
 // VitalityChange is one memory whose vitality moved.
@@ -153,7 +160,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		run = nil
 		for _, p := range o.Phases {
 			if !slices.Contains(phases, p) {
-				return ReflectReport{}, Errorf(EINVALID, "unknown phase %q: decay, tidy, govern, retention, capacity or purge", p)
+				return ReflectReport{}, Errorf(EINVALID, "unknown phase %q: decay, tidy, govern, retention, capacity, compact or purge", p)
 			}
 		}
 		for _, p := range phases { // always in the cycle's order
@@ -172,7 +179,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		actor = "api"
 	}
 	lc := s.life
-	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}}
+	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}}
 
 	// Read every active memory (without vectors), oldest access first.
 	var ms []Memory
@@ -271,7 +278,31 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 			}
 		}
 	}
+	// Compaction plans here, on what the phases before left active, and
+	// writes after them: its summary is a new memory.
+	var groups map[string][]*Memory
+	if slices.Contains(run, PhaseCompact) {
+		groups = map[string][]*Memory{}
+		for tag, is := range compactGroups(ms, archived, lc.CompactOver) {
+			c := Compaction{Tag: tag}
+			var group []*Memory
+			for _, i := range is {
+				archived[i] = true
+				c.Merged = append(c.Merged, ms[i].ID)
+				group = append(group, &ms[i])
+			}
+			c.Summary, c.By = s.compactText(ctx, tag, slices.Clone(group))
+			rep.Compacted = append(rep.Compacted, c)
+			groups[tag] = group
+		}
+		slices.SortFunc(rep.Compacted, func(a, b Compaction) int { return strings.Compare(a.Tag, b.Tag) })
+	}
 	rep.After = totals(ms, func(i int) (float64, bool) { return vitality[i], archived[i] })
+	if n := len(rep.Compacted); n > 0 { // the summaries, at vitality 1
+		a := &rep.After
+		a.MeanVitality = (a.MeanVitality*float64(a.Active) + float64(n)) / float64(a.Active+n)
+		a.Active += n
+	}
 	rep.NextRun = now.Add(lc.Every)
 	if slices.Contains(run, PhasePurge) {
 		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun, o.Redact)
@@ -279,6 +310,13 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 			return ReflectReport{}, err
 		}
 		rep.Purged = append(rep.Purged, purged...)
+	}
+	if !o.DryRun {
+		for i := range rep.Compacted {
+			if err := s.writeCompaction(ctx, ls, scope, &rep.Compacted[i], groups[rep.Compacted[i].Tag], now, actor); err != nil {
+				return ReflectReport{}, err
+			}
+		}
 	}
 	rep.Text = rep.markdown()
 	if o.DryRun || (len(rep.Decayed) == 0 && len(rep.Archived) == 0) {
@@ -477,6 +515,13 @@ func (r *ReflectReport) markdown() string {
 			return fmt.Sprintf("- «%s» %s → archived (%s)", a.Text, a.Type, a.Reason)
 		})
 	}
+	if slices.Contains(r.Phases, PhaseCompact) {
+		fmt.Fprintf(&b, "\n### Compact\nMerged %d tags:\n", len(r.Compacted))
+		list(len(r.Compacted), func(i int) string {
+			c := r.Compacted[i]
+			return fmt.Sprintf("- #%s: %d memories → one summary (%s): «%s»", c.Tag, len(c.Merged), c.By, clip(c.Summary, 80))
+		})
+	}
 	if slices.Contains(r.Phases, PhasePurge) {
 		fmt.Fprintf(&b, "\n### Purge\nErased %d (archived by prune, reset or retention, past the grace period):\n", len(r.Purged))
 		list(len(r.Purged), func(i int) string {
@@ -484,7 +529,11 @@ func (r *ReflectReport) markdown() string {
 			return fmt.Sprintf("- «%s» %s → erased (%s)", a.Text, a.Type, a.Reason)
 		})
 	}
-	fmt.Fprintf(&b, "\n### 📊 Summary\nActive memories: %d → %d (%d archived)\nMean vitality: %.2f → %.2f\nNext suggested reflect: %s\n",
-		r.Before.Active, r.After.Active, len(r.Archived), r.Before.MeanVitality, r.After.MeanVitality, r.NextRun.Format(time.RFC3339))
+	merged := 0
+	for _, c := range r.Compacted {
+		merged += len(c.Merged)
+	}
+	fmt.Fprintf(&b, "\n### 📊 Summary\nActive memories: %d → %d (%d archived, %d merged)\nMean vitality: %.2f → %.2f\nNext suggested reflect: %s\n",
+		r.Before.Active, r.After.Active, len(r.Archived), merged, r.Before.MeanVitality, r.After.MeanVitality, r.NextRun.Format(time.RFC3339))
 	return b.String()
 }

@@ -187,3 +187,43 @@ func TestLedgerOfDeletes(t *testing.T) {
 		t.Fatalf("another agent sees the ledger: %+v", other)
 	}
 }
+
+// Seed 000 FR-5.2: a tag holding more memories than the threshold is
+// merged into one summary memory; the originals are archived, the ledger
+// has it, and a second run leaves the summary alone.
+func TestReflectCompact(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	db := newService(t, c).Store()
+	svc := mnemo.New(db, mnemo.Options{Now: c.Now, Lifecycle: mnemo.LifecycleOptions{CompactOver: 5}})
+	for i := range 8 {
+		at := c.t.Add(-time.Duration(8-i) * time.Hour)
+		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Standup %d: shipped item %d. Details follow.", i, i)), Tags: []string{"standup"}, CreatedAt: &at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc.Remember(ctx, alice, mnemo.Draft{Content: str("Pinned standup rule"), Tags: []string{"standup"}, Pinned: true})
+	dry, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCompact}, DryRun: true})
+	if len(dry.Compacted) != 1 || len(dry.Compacted[0].Merged) != 8 || dry.Compacted[0].SummaryID != "" {
+		t.Fatalf("dry run: %+v", dry.Compacted)
+	}
+	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCompact}})
+	if err != nil || len(rep.Compacted) != 1 {
+		t.Fatalf("compact: %+v, %v", rep.Compacted, err)
+	}
+	cp := rep.Compacted[0]
+	sum, err := svc.Get(ctx, alice, cp.SummaryID)
+	if err != nil || cp.By != "extractive" || !strings.HasPrefix(sum.Content, `Summary of 8 memories tagged "standup"`) ||
+		!strings.Contains(sum.Content, "Standup 7: shipped item 7") || !strings.Contains(sum.Content, "Standup 0: shipped item 0") {
+		t.Fatalf("summary = %+v, %v", sum, err)
+	}
+	if st, _ := svc.Stats(ctx, alice); st.Archived != 8 || st.Memories != 10 {
+		t.Fatalf("stats after compaction: %+v", st)
+	}
+	if es, n, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionCompact}); n != 1 || len(es[0].MemoryIDs) != 8 || !strings.Contains(string(es[0].Details), cp.SummaryID) {
+		t.Fatalf("ledger: %+v", es)
+	}
+	if again, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCompact}}); len(again.Compacted) != 0 {
+		t.Fatalf("compacted again: %+v", again.Compacted)
+	}
+}

@@ -111,8 +111,8 @@ func (c *Client) Chat(ctx context.Context, msgs []Message, maxTokens int, asJSON
 	return resp.Choices[0].Message.Content, nil
 }
 
-const summarizePrompt = "You compress an AI agent's tool-call log. Reply with exactly one sentence, " +
-	"at most %d words, saying what was called, with what, and what came of it. No preamble."
+const summarizePrompt = "You compress an AI agent's memory: a tool-call log or a list of notes. Reply with a summary of at most %d words " +
+	"(one sentence when that is under 40), keeping names, numbers and outcomes. No preamble."
 
 // Summarize implements mnemo.Summarizer.
 func (c *Client) Summarize(ctx context.Context, text string, maxTokens int) (string, error) {

@@ -137,7 +137,7 @@ type bootOut struct {
 }
 
 type reflectIn struct {
-	Phase  string `json:"phase,omitempty" jsonschema:"which part of the sleep cycle to run: decay, tidy, govern, retention, capacity, purge, or all (default)"`
+	Phase  string `json:"phase,omitempty" jsonschema:"which part of the sleep cycle to run: decay, tidy, govern, retention, capacity, compact, purge, or all (default)"`
 	DryRun bool   `json:"dry_run,omitempty" jsonschema:"report what would change and change nothing"`
 }
 
@@ -264,7 +264,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"retention, capacity, purge — and report what changed, memory by memory. Archived memories are kept and can be restored. " +
 			"Call it at the end of a day or a long session; dry_run first to see the plan.",
 		InputSchema: inputSchema[reflectIn](func(p props) {
-			p.enum("phase", "decay", "tidy", "govern", "retention", "capacity", "purge", "all")
+			p.enum("phase", "decay", "tidy", "govern", "retention", "capacity", "compact", "purge", "all")
 		}),
 		OutputSchema: outputSchema[reflectOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},

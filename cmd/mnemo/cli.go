@@ -237,6 +237,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,
 			EvictByConfidence: a.cfg.Lifecycle.EvictByConfidence, Every: a.cfg.Lifecycle.Every, Grace: a.cfg.Lifecycle.Grace,
+			CompactOver: a.cfg.Lifecycle.CompactOver,
 		},
 	})
 	return svc, db, nil

@@ -87,6 +87,7 @@ type Config struct {
 		RetentionMinAccess int           `yaml:"retention_min_access"` // 3
 		MaxEntries         int           `yaml:"max_entries"`          // 10,000 active memories per agent
 		EvictByConfidence  bool          `yaml:"evict_by_confidence"`  // seed 001's eviction order
+		CompactOver        int           `yaml:"compact_over"`         // a tag with more active memories is merged (50)
 		Every              time.Duration `yaml:"every"`                // serve runs reflect for every agent this often (24h; 0 in the file means the default)
 		Grace              time.Duration `yaml:"grace"`                // archived memories restorable this long (720h)
 		Schedule           *bool         `yaml:"schedule"`             // serve runs reflect on its own (default true)
@@ -192,7 +193,7 @@ func defaultConfig() Config {
 	c.Context.SessionIdle, c.Context.TopicBoost, c.Context.SnapshotTokenLimit = 30*time.Minute, 1.3, 500
 	c.Context.RunIdle = 24 * time.Hour
 	c.Lifecycle.ArchiveBelow, c.Lifecycle.RetentionDays, c.Lifecycle.RetentionMinAccess, c.Lifecycle.MaxEntries = 0.1, 365, 3, 10000
-	c.Lifecycle.Every, c.Lifecycle.Grace = 24*time.Hour, 30*24*time.Hour
+	c.Lifecycle.Every, c.Lifecycle.Grace, c.Lifecycle.CompactOver = 24*time.Hour, 30*24*time.Hour, 50
 	c.HTTP.MaxBodyBytes = 8 << 20
 	c.HTTP.Timeout = 30 * time.Second
 	return c
@@ -359,8 +360,8 @@ func (c *Config) validate() error {
 	}
 	if l := c.Lifecycle; l.ArchiveBelow < 0 || l.ArchiveBelow >= 1 {
 		return &ConfigError{"lifecycle.archive_below", "must be from 0 to below 1"}
-	} else if l.RetentionDays < 1 || l.RetentionMinAccess < 0 || l.MaxEntries < 1 {
-		return &ConfigError{"lifecycle", "retention_days and max_entries must be at least 1, retention_min_access not negative"}
+	} else if l.RetentionDays < 1 || l.RetentionMinAccess < 0 || l.MaxEntries < 1 || l.CompactOver < 2 {
+		return &ConfigError{"lifecycle", "retention_days and max_entries must be at least 1, compact_over at least 2, retention_min_access not negative"}
 	} else if l.Every < time.Minute || l.Grace < time.Hour {
 		return &ConfigError{"lifecycle", "every must be at least 1m and grace at least 1h"}
 	}
