@@ -83,7 +83,8 @@ func keptStore(b *testing.B, name string, fill func(svc *mnemo.Service) error) s
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := fill(mnemo.New(db, mnemo.Options{})); err != nil {
+	// Generated data is loaded as an import is: past the Write Guard.
+	if err := fill(mnemo.New(db, mnemo.Options{Guard: mnemo.GuardOptions{Off: true}})); err != nil {
 		b.Fatal(err)
 	}
 	db.Close()
@@ -114,7 +115,7 @@ func fixture(b *testing.B, n int) string {
 
 // openCopy opens a private copy of a fixture, so benchmarks that write do
 // not change it.
-func openCopy(b *testing.B, path string) (*mnemo.Service, *sqlite.DB) {
+func openCopy(b *testing.B, path string, opts mnemo.Options) (*mnemo.Service, *sqlite.DB) {
 	dst := filepath.Join(b.TempDir(), "mnemo.db")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -128,7 +129,7 @@ func openCopy(b *testing.B, path string) (*mnemo.Service, *sqlite.DB) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return mnemo.New(db, mnemo.Options{}), db
+	return mnemo.New(db, opts), db
 }
 
 // reportPercentiles adds p50-ms and p95-ms metrics.
@@ -143,9 +144,14 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 }
 
 // BenchmarkRemember writes one memory at a time (synchronous=FULL, the
-// default: each write is durable when acknowledged) into a 10k store.
-func BenchmarkRemember(b *testing.B) {
-	svc, _ := openCopy(b, fixture(b, 10_000))
+// default: each write is durable when acknowledged) into a 10k store,
+// through the Write Guard; BenchmarkRememberNoGuard without it, so that the
+// two in one run give the guard's cost.
+func BenchmarkRemember(b *testing.B)        { benchmarkRemember(b, mnemo.GuardOptions{}) }
+func BenchmarkRememberNoGuard(b *testing.B) { benchmarkRemember(b, mnemo.GuardOptions{Off: true}) }
+
+func benchmarkRemember(b *testing.B, g mnemo.GuardOptions) {
+	svc, _ := openCopy(b, fixture(b, 10_000), mnemo.Options{Guard: g})
 	c := newCorpus(2)
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
@@ -164,7 +170,7 @@ func BenchmarkRemember(b *testing.B) {
 // BenchmarkImport stores batches of 1,000 memories (as import does) and
 // reports memories per second.
 func BenchmarkImport(b *testing.B) {
-	svc, _ := openCopy(b, fixture(b, 10_000))
+	svc, _ := openCopy(b, fixture(b, 10_000), mnemo.Options{Guard: mnemo.GuardOptions{Off: true}})
 	c := newCorpus(3)
 	ctx := context.Background()
 	batches := make([][]mnemo.Draft, b.N)
@@ -186,7 +192,7 @@ func BenchmarkImport(b *testing.B) {
 }
 
 func benchmarkRecall(b *testing.B, n int, surface bool) {
-	svc, _ := openCopy(b, fixture(b, n))
+	svc, _ := openCopy(b, fixture(b, n), mnemo.Options{})
 	c := newCorpus(4)
 	ctx := context.Background()
 	find := svc.Recall

@@ -87,7 +87,7 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 			drafts[i].prev = lines[i+off-1]
 		}
 	}
-	return s.RememberBatch(ctx, scope, drafts)
+	return s.rememberRaw(ctx, scope, drafts)
 }
 
 // neighbours joins the lines within contextWindow of line k, except k.

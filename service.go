@@ -43,6 +43,8 @@ type Options struct {
 	Context ContextOptions
 	// Lifecycle configures reflect: decay, archiving, retention, capacity.
 	Lifecycle LifecycleOptions
+	// Guard configures the Write Guard that every Remember passes.
+	Guard GuardOptions
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -62,7 +64,8 @@ type Service struct {
 	locks    stateLocks
 	ctx      ContextOptions
 	tok      Tokenizer
-	life     LifecycleOptions
+	life      LifecycleOptions
+	guardOpts GuardOptions
 }
 
 // New returns a Service over store.
@@ -98,6 +101,7 @@ func New(store Store, opts Options) *Service {
 	s.vec = newVectors(store, opts, s.log)
 	s.ctx = opts.Context.withDefaults()
 	s.life = opts.Lifecycle.withDefaults()
+	s.guardOpts = opts.Guard.withDefaults()
 	s.tok = s.ctx.Tokenizer
 	if s.tok == nil {
 		s.tok, _ = tokens.New(tokens.CL100K)
@@ -142,9 +146,136 @@ func (s *Service) Remember(ctx context.Context, scope Scope, d Draft) (Memory, e
 	return ms[0], nil
 }
 
-// RememberBatch stores drafts atomically: all or none. An invalid draft
-// fails the batch with an error naming its index.
+// RememberBatch stores drafts atomically: all or none, through the Write
+// Guard. An invalid draft fails the batch with an error naming its index.
 func (s *Service) RememberBatch(ctx context.Context, scope Scope, drafts []Draft) ([]Memory, error) {
+	res, err := s.Write(ctx, scope, drafts)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]Memory, len(res))
+	for i := range res {
+		ms[i] = res[i].Memory
+	}
+	return ms, nil
+}
+
+// Write stores drafts atomically through the Write Guard (seed 003) and
+// returns each memory with the gate's decision: a duplicate is not written
+// again (the stored memory comes back), a near duplicate of the same type
+// replaces the old one (archived), a contradiction is kept beside the old
+// one (which ranks lower from then on), and an empty or too short write is
+// rejected with the reason. Decisions other than add and update go to the
+// ledger.
+func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]WriteResult, error) {
+	recs, err := s.records(scope, drafts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WriteResult, len(recs))
+	if s.guardOpts.Off {
+		ms, err := s.write(ctx, scope, recs, true)
+		if err != nil {
+			return nil, err
+		}
+		for i := range ms {
+			out[i] = WriteResult{Memory: ms[i], Guard: GuardDecision{Action: GuardAdd, Reason: "write guard off"}}
+		}
+		return out, nil
+	}
+	var (
+		todo    []Record
+		at      []int // todo[k] is drafts[at[k]]
+		entries []LedgerEntry
+		changes []LifeChange
+	)
+	for i := range recs {
+		r := &recs[i]
+		if r.Tombstone {
+			out[i].Guard = GuardDecision{Action: GuardUpdate, Reason: "tombstone: the key is deleted; its history stays"}
+			todo, at = append(todo, *r), append(at, i)
+			continue
+		}
+		d, existing, err := s.guard(ctx, scope, &r.Memory)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Guard = d
+		switch d.Action {
+		case GuardReject:
+			s.record(ctx, scope, LedgerEntry{Action: ActionGuard, Reason: "rejected: " + d.Reason})
+			msg := "write guard rejected the memory: " + d.Reason
+			if len(recs) > 1 {
+				msg = fmt.Sprintf("memories[%d]: %s", i, msg)
+			}
+			return nil, Errorf(EINVALID, "%s", msg)
+		case GuardDuplicate:
+			existing.Embedding = nil
+			out[i].Memory = *existing
+			entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: []string{existing.ID}, Reason: "duplicate: " + d.Reason + "; nothing written"})
+			continue
+		case GuardMerge:
+			yes := true
+			changes = append(changes, LifeChange{ID: existing.ID, Archived: &yes})
+		case GuardConflict:
+			// The newest wins in ranking: the memories it contradicts lose
+			// half their vitality.
+			for _, id := range d.ConflictsWith {
+				if old, err := s.store.Get(ctx, scope, id); err == nil {
+					v := old.Vitality / 2
+					changes = append(changes, LifeChange{ID: id, Vitality: &v})
+				}
+			}
+		}
+		todo, at = append(todo, *r), append(at, i)
+	}
+	if len(todo) > 0 {
+		ms, err := s.write(ctx, scope, todo, true)
+		if err != nil {
+			return nil, err
+		}
+		for k, m := range ms {
+			out[at[k]].Memory = m
+			switch d := out[at[k]].Guard; d.Action {
+			case GuardMerge:
+				entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: []string{d.ExistingID, m.ID},
+					Reason: fmt.Sprintf("merge: %s replaced by %s: %s", d.ExistingID, m.ID, d.Reason)})
+			case GuardConflict:
+				entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: append([]string{m.ID}, d.ConflictsWith...),
+					Reason: fmt.Sprintf("conflict: %s contradicts %s: %s", m.ID, strings.Join(d.ConflictsWith, ", "), d.Reason)})
+			}
+		}
+	}
+	if len(entries) > 0 || len(changes) > 0 {
+		if ls, ok := s.store.(LifecycleStore); ok {
+			now := s.now().UTC()
+			for i := range entries {
+				entries[i].At, entries[i].Actor = now, "guard"
+			}
+			if _, err := ls.ApplyLife(ctx, scope, changes, entries); err != nil {
+				// The writes stand; what the gate changed besides them is
+				// lost, and said.
+				s.log.Warn("write guard: archiving or ledger failed", "err", err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// rememberRaw stores drafts without the Write Guard: for writes the
+// Service makes itself (conversation turns, compaction summaries, archived
+// session facts).
+func (s *Service) rememberRaw(ctx context.Context, scope Scope, drafts []Draft) ([]Memory, error) {
+	recs, err := s.records(scope, drafts)
+	if err != nil {
+		return nil, err
+	}
+	return s.write(ctx, scope, recs, true)
+}
+
+// records validates drafts into records: defaults, classification, ids and
+// index text.
+func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
 	if err := CheckScope(scope); err != nil {
 		return nil, err
 	}
@@ -174,7 +305,7 @@ func (s *Service) RememberBatch(ctx context.Context, scope Scope, drafts []Draft
 			recs[i].Embed = embedText(&m, d.prev)
 		}
 	}
-	return s.write(ctx, scope, recs, true)
+	return recs, nil
 }
 
 // write embeds recs, when inline and the embedder answers at once, and

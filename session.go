@@ -347,7 +347,7 @@ func (s *Service) endSession(ctx context.Context, scope Scope, sessionID string,
 				drafts[i] = Draft{Content: &f, Key: key, Type: TypeFact, SessionID: sessionID,
 					Source: json.RawMessage(`"auto:session"`), Tags: []string{"session-fact"}}
 			}
-			ms, err := s.RememberBatch(ctx, scope, drafts)
+			ms, err := s.rememberRaw(ctx, scope, drafts)
 			if err != nil {
 				return SessionEnd{}, fmt.Errorf("archiving the facts of session %q: %w", sessionID, err)
 			}

@@ -142,6 +142,9 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "key": "/k", "content": "Prefers Python", "data": map[string]any{"v": 1}, "tags": []string{"lang"}}, &m)
 	var gone mnemo.Memory
 	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "content": "to forget"}, &gone)
+	var pruned mnemo.ArchiveResult
+	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "content": "a passing thought", "tags": []string{"tmp"}}, nil)
+	call(t, "POST", ts.URL+"/v1/prune", map[string]any{"agent_id": "a", "tags": []string{"tmp"}}, &pruned)
 
 	tests := []struct {
 		route, method, path string
@@ -154,7 +157,7 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a", "key": "/k2", "content": "x", "source": "user_stated", "confidence": 0.9}, 201},
 		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a", "key": "/k2", "content": nil}, 201},
 		{"POST /v1/memories", "POST", "/v1/memories", map[string]any{"agent_id": "a", "content": 5}, 400},
-		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", map[string]any{"agent_id": "a", "memories": []any{map[string]any{"content": "y"}}}, 201},
+		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", map[string]any{"agent_id": "a", "memories": []any{map[string]any{"content": "y is a memory too"}}}, 201},
 		{"POST /v1/messages", "POST", "/v1/messages", map[string]any{"agent_id": "a", "session_id": "s", "messages": []any{map[string]any{"role": "user", "name": "Ann", "content": "hi"}}}, 201},
 		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&limit=1", nil, 200},
 		{"GET /v1/memories/{id}", "GET", "/v1/memories/" + m.ID + "?agent_id=a", nil, 200},
@@ -187,7 +190,7 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 		{"POST /v1/reflect", "POST", "/v1/reflect", map[string]any{"agent_id": "a", "dry_run": true}, 200},
 		{"POST /v1/prune", "POST", "/v1/prune", map[string]any{"agent_id": "a", "tags": []string{"lang"}}, 200},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&action=prune", nil, 200},
-		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a", "ledger_seq": 1}, 200},
+		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a", "ledger_seq": pruned.LedgerSeq}, 200},
 		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "a"}, 200},
 		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + gone.ID + "?agent_id=a", nil, 200},
 		{"DELETE /v1/memories/{id}", "DELETE", "/v1/memories/" + m.ID + "?agent_id=a", nil, 200},

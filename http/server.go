@@ -258,17 +258,24 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	m, err := s.svc.Remember(r.Context(), sc, req.Draft)
+	res, err := s.svc.Write(r.Context(), sc, []mnemo.Draft{req.Draft})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, m)
+	writeJSON(w, http.StatusCreated, res[0])
 }
 
 type batchRequest struct {
 	AgentID  string        `json:"agent_id,omitempty"`
 	Memories []mnemo.Draft `json:"memories"`
+}
+
+// writeResponse answers a batch write: the ids, and the Write Guard's
+// decision for each.
+type writeResponse struct {
+	IDs   []string              `json:"ids"`
+	Guard []mnemo.GuardDecision `json:"guard"`
 }
 
 // idsResponse answers writes of many records.
@@ -290,12 +297,16 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ms, err := s.svc.RememberBatch(r.Context(), sc, req.Memories)
+	res, err := s.svc.Write(r.Context(), sc, req.Memories)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, ids(ms))
+	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res))}
+	for i := range res {
+		out.IDs[i], out.Guard[i] = res[i].ID, res[i].Guard
+	}
+	writeJSON(w, http.StatusCreated, out)
 }
 
 type messagesRequest struct {

@@ -744,3 +744,18 @@ func mustID(t *testing.T, svc *mnemo.Service, text string) string {
 	t.Fatalf("no memory with %q", text)
 	return ""
 }
+
+// remember passes the Write Guard and says what it decided.
+func TestRememberGuard(t *testing.T) {
+	cs := connectMemory(t, newService(t), alice)
+	var first, again struct {
+		ID    string
+		Guard mnemo.GuardDecision
+	}
+	ok(t, cs, "remember", map[string]any{"content": "The office closes at 6pm on Fridays"}, &first)
+	res := ok(t, cs, "remember", map[string]any{"content": "The office closes at 6pm on Fridays"}, &again)
+	if again.Guard.Action != mnemo.GuardDuplicate || again.ID != first.ID || !strings.HasPrefix(text(res), "Already remembered as "+first.ID) {
+		t.Fatalf("duplicate: %+v %s", again, text(res))
+	}
+	fails(t, cs, "remember", map[string]any{"content": "ok"}, mnemo.EINVALID)
+}

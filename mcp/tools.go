@@ -39,8 +39,9 @@ type rememberIn struct {
 }
 
 type rememberOut struct {
-	ID     string  `json:"id" jsonschema:"the stored memory's id, for forget"`
-	Memory *Memory `json:"memory" jsonschema:"the memory as stored"`
+	ID     string              `json:"id" jsonschema:"the stored memory's id, for forget"`
+	Memory *Memory             `json:"memory" jsonschema:"the memory as stored"`
+	Guard  mnemo.GuardDecision `json:"guard" jsonschema:"the Write Guard's decision: add, update, duplicate (nothing written, the existing memory returned), merge (replaced a near duplicate), conflict (kept beside a memory it contradicts)"`
 }
 
 type recallIn struct {
@@ -342,16 +343,25 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 	if in.EmotionVal != nil {
 		d.Data, _ = json.Marshal(map[string]float64{"emotion_val": *in.EmotionVal})
 	}
-	m, err := s.svc.Remember(ctx, sc, d)
+	res, err := s.svc.Write(ctx, sc, []mnemo.Draft{d})
 	if err != nil {
 		return rememberOut{}, "", err
 	}
+	m, g := res[0].Memory, res[0].Guard
 	v := view(&m)
 	text := "Remembered " + m.ID
 	if m.Key != "" {
 		text += " at " + m.Key
 	}
-	return rememberOut{ID: m.ID, Memory: &v}, text + ".", nil
+	switch g.Action {
+	case mnemo.GuardDuplicate:
+		text = "Already remembered as " + m.ID + ": nothing written"
+	case mnemo.GuardMerge:
+		text += ", replacing the near duplicate " + g.ExistingID
+	case mnemo.GuardConflict:
+		text += "; it contradicts " + strings.Join(g.ConflictsWith, ", ") + ", which now rank lower"
+	}
+	return rememberOut{ID: m.ID, Memory: &v, Guard: g}, text + ".", nil
 }
 
 // oneKey returns the normalised key given as key or as uri (seed 003's

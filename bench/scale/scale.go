@@ -86,7 +86,8 @@ func openStore(ctx context.Context, path string, emb mnemo.Embedder, efSearch in
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := mnemo.New(db, mnemo.Options{Embedder: emb})
+	// Generated text is loaded as an import is: past the Write Guard.
+	svc := mnemo.New(db, mnemo.Options{Embedder: emb, Guard: mnemo.GuardOptions{Off: true}})
 	if err := svc.Init(ctx); err != nil {
 		svc.Close()
 		return nil, nil, err

@@ -1,0 +1,191 @@
+package mnemo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Write Guard decisions (seed 003): what the gate did with a write.
+const (
+	GuardAdd       = "add"       // a new memory
+	GuardUpdate    = "update"    // a key written again: the key's memory replaced, the old text kept in its history
+	GuardDuplicate = "duplicate" // the same text is already stored: nothing written, the existing memory returned
+	GuardMerge     = "merge"     // nearly the same as a memory of the same type: the new one replaces it, the old archived
+	GuardConflict  = "conflict"  // about the same thing but saying otherwise: both kept, the newest wins in ranking
+	GuardReject    = "reject"    // too short or empty: refused
+)
+
+// ActionGuard is a Write Guard decision other than add or update.
+const ActionGuard = "guard"
+
+// GuardOptions configure the Write Guard. The zero value is on, with the
+// defaults.
+type GuardOptions struct {
+	Off      bool    // no gate: every write is stored as it is
+	MinChars int     // fewer letters and digits than this is rejected (3)
+	Near     float64 // term overlap (Jaccard) from which a memory of the same type is the same (0.8)
+	Related  float64 // term overlap from which a memory may conflict (0.5)
+}
+
+func (o GuardOptions) withDefaults() GuardOptions {
+	if o.MinChars <= 0 {
+		o.MinChars = 3
+	}
+	if o.Near <= 0 {
+		o.Near = 0.8
+	}
+	if o.Related <= 0 {
+		o.Related = 0.5
+	}
+	return o
+}
+
+// GuardDecision is what the Write Guard decided for one write, and why.
+type GuardDecision struct {
+	Action        string   `json:"action"`
+	Reason        string   `json:"reason,omitempty"`
+	ExistingID    string   `json:"existing_id,omitempty"`    // the duplicate, merged or updated memory
+	ConflictsWith []string `json:"conflicts_with,omitempty"` // memories the new one contradicts
+}
+
+// WriteResult is a stored memory and the Write Guard's decision for it.
+type WriteResult struct {
+	Memory
+	Guard GuardDecision `json:"guard"`
+}
+
+// guardCandidates is how many lexical neighbours of the same type the gate
+// compares a write with.
+const guardCandidates = 5
+
+// guard decides for one validated memory. For a duplicate it returns the
+// stored memory; for a merge or conflict, the memories to change.
+func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecision, *Memory, error) {
+	g := s.guardOpts
+	text := strings.TrimSpace(m.Content + " " + m.Summary)
+	if m.Key != "" {
+		// A key holds structured state (seed 004): any JSON is content,
+		// {} included; it changes by its key, last write wins.
+		old, err := s.store.GetByKey(ctx, scope, m.Key)
+		switch {
+		case err == nil:
+			return GuardDecision{Action: GuardUpdate, ExistingID: old.ID, Reason: "the key's memory is replaced; its old text stays in the key's history"}, nil, nil
+		case ErrorCode(err) != ENOTFOUND:
+			return GuardDecision{}, nil, err
+		}
+		return GuardDecision{Action: GuardAdd}, nil, nil
+	}
+	if emptyData([]byte(strings.TrimSpace(m.Content))) && emptyData(m.Data) && strings.TrimSpace(m.Summary) == "" {
+		return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
+	}
+	if n := meaningful(text); n < g.MinChars && len(m.Data) == 0 {
+		return GuardDecision{Action: GuardReject, Reason: fmt.Sprintf("too short: %d letters or digits, at least %d", n, g.MinChars)}, nil, nil
+	}
+	aq := s.analyzer.Query(text)
+	if aq.Empty() {
+		return GuardDecision{Action: GuardAdd}, nil, nil
+	}
+	sr, err := s.store.Search(ctx, scope, TextQuery{Filter: Filter{Types: []string{m.Type}, Now: s.now()}, Terms: aq.Terms, Limit: guardCandidates})
+	if err != nil {
+		return GuardDecision{}, nil, err
+	}
+	mine := termSet(s.analyzer.Terms(text))
+	var conflicts []string
+	for _, h := range sr.Hits {
+		c := h.Memory
+		if c.Key != "" {
+			continue // a keyed memory changes by its key
+		}
+		if normalText(c.Content) == normalText(m.Content) && string(c.Data) == string(m.Data) {
+			return GuardDecision{Action: GuardDuplicate, ExistingID: c.ID, Reason: "the same text is already stored"}, &c, nil
+		}
+		sim := jaccard(mine, termSet(s.analyzer.Terms(c.Content+" "+c.Summary)))
+		switch {
+		case sim >= g.Near && !contradicts(text, c.Content):
+			return GuardDecision{Action: GuardMerge, ExistingID: c.ID, Reason: fmt.Sprintf("%.0f%% the same words as a memory of type %s: it is replaced, and archived", 100*sim, m.Type)}, &c, nil
+		case sim >= g.Related && contradicts(text, c.Content):
+			conflicts = append(conflicts, c.ID)
+		}
+	}
+	if len(conflicts) > 0 {
+		return GuardDecision{Action: GuardConflict, ConflictsWith: conflicts,
+			Reason: "about the same thing but saying otherwise (a negation or a number differs): both kept, the newest ranks first"}, nil, nil
+	}
+	return GuardDecision{Action: GuardAdd}, nil, nil
+}
+
+// meaningful counts letters and digits.
+func meaningful(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
+}
+
+func normalText(s string) string { return strings.ToLower(oneLine(s)) }
+
+func termSet(ts []string) map[string]bool {
+	set := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		set[t] = true
+	}
+	return set
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for t := range a {
+		if b[t] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// negations are words that turn a statement around.
+var negations = []string{"not", "no", "never", "n't", "don't", "doesn't", "isn't", "aren't", "won't", "cannot", "不", "没", "别", "无", "非"}
+
+// contradicts reports whether two statements about the same thing say
+// otherwise: one is negated and the other not, or their numbers differ.
+func contradicts(a, b string) bool {
+	if negated(a) != negated(b) {
+		return true
+	}
+	na, nb := numbers(a), numbers(b)
+	return len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb)
+}
+
+func negated(s string) bool {
+	lower := " " + strings.ToLower(s) + " "
+	for _, n := range negations {
+		if n[0] >= 0x80 {
+			if strings.Contains(lower, n) {
+				return true
+			}
+			continue
+		}
+		if strings.Contains(lower, " "+n+" ") || strings.Contains(lower, n+" ") && strings.HasPrefix(n, "n'") {
+			return true
+		}
+	}
+	return false
+}
+
+func numbers(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsDigit(r) && r != '.' }) {
+		if f = strings.Trim(f, "."); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,101 @@
+package mnemo_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+func TestWriteGuard(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	write := func(d mnemo.Draft) mnemo.WriteResult {
+		t.Helper()
+		res, err := svc.Write(ctx, alice, []mnemo.Draft{d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0]
+	}
+	first := write(draft("The staging database runs on port 5432"))
+	if first.Guard.Action != mnemo.GuardAdd {
+		t.Fatalf("first write: %+v", first.Guard)
+	}
+	// The same text again: nothing written, the stored memory returned.
+	dup := write(draft("the staging  database runs on port 5432"))
+	if dup.Guard.Action != mnemo.GuardDuplicate || dup.ID != first.ID || dup.Guard.ExistingID != first.ID {
+		t.Fatalf("duplicate: %+v", dup.Guard)
+	}
+	// Nearly the same words: the new one replaces the old, archived.
+	near := write(draft("The staging database runs on port 5432 today"))
+	if near.Guard.Action != mnemo.GuardMerge || near.Guard.ExistingID != first.ID || near.ID == first.ID {
+		t.Fatalf("merge: %+v", near.Guard)
+	}
+	if old, _ := svc.Get(ctx, alice, first.ID); !old.Archived {
+		t.Fatal("the merged memory was not archived")
+	}
+	// Saying otherwise about the same thing: both kept, the old one ranks lower.
+	conflict := write(draft("The staging database runs on port 6543 today"))
+	if conflict.Guard.Action != mnemo.GuardConflict || len(conflict.Guard.ConflictsWith) != 1 || conflict.Guard.ConflictsWith[0] != near.ID {
+		t.Fatalf("conflict: %+v", conflict.Guard)
+	}
+	if old, _ := svc.Get(ctx, alice, near.ID); old.Archived || old.Vitality != 0.5 {
+		t.Fatalf("the contradicted memory: archived %v, vitality %v", old.Archived, old.Vitality)
+	}
+	res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "staging database port"})
+	if len(res.Results) < 2 || res.Results[0].ID != conflict.ID {
+		t.Fatalf("the newest does not win: %+v", res.Results)
+	}
+	// A negation conflicts too.
+	svc.Remember(ctx, alice, draft("Ana likes spicy food very much"))
+	if neg := write(draft("Ana does not like spicy food very much")); neg.Guard.Action != mnemo.GuardConflict {
+		t.Fatalf("negation: %+v", neg.Guard)
+	}
+	// Keys change by their key.
+	k1 := write(mnemo.Draft{Key: "/user/city", Content: str("Lives in Lisbon")})
+	k2 := write(mnemo.Draft{Key: "/user/city", Content: str("Lives in Porto")})
+	if k1.Guard.Action != mnemo.GuardAdd || k2.Guard.Action != mnemo.GuardUpdate || k2.Guard.ExistingID != k1.ID {
+		t.Fatalf("keyed: %+v, %+v", k1.Guard, k2.Guard)
+	}
+	// Too short, or empty: refused, with the reason, and nothing stored.
+	before, _ := svc.Stats(ctx, alice)
+	for _, d := range []mnemo.Draft{draft("ok"), draft("?!"), {Content: str("{}")}} {
+		_, err := svc.Write(ctx, alice, []mnemo.Draft{d})
+		if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "write guard rejected") {
+			t.Fatalf("%q: %v", *d.Content, err)
+		}
+	}
+	_, err := svc.Write(ctx, alice, []mnemo.Draft{draft("A fine memory"), draft("no")})
+	if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "memories[1]") {
+		t.Fatalf("batch with a rejected memory: %v", err)
+	}
+	if after, _ := svc.Stats(ctx, alice); after.Memories != before.Memories {
+		t.Fatalf("a rejected write stored something: %d -> %d", before.Memories, after.Memories)
+	}
+	// Every decision but add and update is in the ledger.
+	es, _, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionGuard})
+	var kinds []string
+	for _, e := range es {
+		kinds = append(kinds, strings.SplitN(e.Reason, ":", 2)[0])
+	}
+	if got := strings.Join(kinds, " "); got != "rejected rejected rejected rejected conflict conflict merge duplicate" {
+		t.Fatalf("ledger: %s", got)
+	}
+}
+
+func TestWriteGuardOff(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := mnemo.New(newService(t, c).Store(), mnemo.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: true}})
+	for range 2 {
+		if _, err := svc.Remember(ctx, alice, draft("ok")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, _ := svc.Stats(ctx, alice); st.Memories != 2 {
+		t.Fatalf("guard off stored %d, want 2", st.Memories)
+	}
+}
