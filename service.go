@@ -51,19 +51,19 @@ type Options struct {
 // HTTP API and the MCP server do goes through it. It is safe for concurrent
 // use.
 type Service struct {
-	store    Store
-	analyzer *analysis.Analyzer
-	limits   Limits
-	defLimit int
-	maxLimit int
-	profile  rank.Profile
-	now      func() time.Time
-	log      *slog.Logger
-	vec      *vectors // nil without an embedder
-	state    StateStore
-	locks    stateLocks
-	ctx      ContextOptions
-	tok      Tokenizer
+	store     Store
+	analyzer  *analysis.Analyzer
+	limits    Limits
+	defLimit  int
+	maxLimit  int
+	profile   rank.Profile
+	now       func() time.Time
+	log       *slog.Logger
+	vec       *vectors // nil without an embedder
+	state     StateStore
+	locks     stateLocks
+	ctx       ContextOptions
+	tok       Tokenizer
 	life      LifecycleOptions
 	guardOpts GuardOptions
 }
