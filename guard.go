@@ -66,6 +66,18 @@ const guardCandidates = 5
 func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecision, *Memory, error) {
 	g := s.guardOpts
 	text := strings.TrimSpace(m.Content + " " + m.Summary)
+	// Free text must say something. Structured data under a key is content
+	// whatever it holds, {} included (seed 004).
+	if len(m.Data) == 0 {
+		if strings.TrimSpace(text) == "" {
+			return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
+		}
+		if n := meaningful(text); n < g.MinChars {
+			return GuardDecision{Action: GuardReject, Reason: fmt.Sprintf("too short: %d letters or digits, at least %d", n, g.MinChars)}, nil, nil
+		}
+	} else if m.Key == "" && emptyData(m.Data) && emptyData([]byte(strings.TrimSpace(m.Content))) && strings.TrimSpace(m.Summary) == "" {
+		return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
+	}
 	if m.Key != "" {
 		// A key holds structured state (seed 004): any JSON is content,
 		// {} included; it changes by its key, last write wins.
@@ -77,12 +89,6 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 			return GuardDecision{}, nil, err
 		}
 		return GuardDecision{Action: GuardAdd}, nil, nil
-	}
-	if emptyData([]byte(strings.TrimSpace(m.Content))) && emptyData(m.Data) && strings.TrimSpace(m.Summary) == "" {
-		return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
-	}
-	if n := meaningful(text); n < g.MinChars && len(m.Data) == 0 {
-		return GuardDecision{Action: GuardReject, Reason: fmt.Sprintf("too short: %d letters or digits, at least %d", n, g.MinChars)}, nil, nil
 	}
 	aq := s.analyzer.Query(text)
 	if aq.Empty() {

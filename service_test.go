@@ -391,9 +391,9 @@ func TestMessagesUseContext(t *testing.T) {
 func TestForgetClearRecallPath(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t, newClock())
-	a, _ := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/a", Content: str("a")})
-	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/b", Content: str("b")})
-	svc.Remember(ctx, alice, mnemo.Draft{Key: "/notes/c", Content: str("c")})
+	a, _ := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/a", Content: str("apple")})
+	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/b", Content: str("banana")})
+	svc.Remember(ctx, alice, mnemo.Draft{Key: "/notes/c", Content: str("cherry")})
 	svc.Remember(ctx, alice, mnemo.Draft{Key: "/username", Content: str("not under /user")})
 	svc.Remember(ctx, bob, mnemo.Draft{Key: "/user/a", Content: str("bob a")})
 	ms, total, err := svc.RecallPath(ctx, alice, "/user", 10)

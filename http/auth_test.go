@@ -172,6 +172,7 @@ func TestScopes(t *testing.T) {
 		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "a"}, mhttp.ScopeAdmin},
 		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a", "ledger_seq": 1}, mhttp.ScopeAdmin},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a", nil, mhttp.ScopeRead},
+		{"POST /v1/ingest", "POST", "/v1/ingest", map[string]any{"agent_id": "a", "text": "- a note worth keeping", "dry_run": true}, mhttp.ScopeWrite},
 	}
 	covered := map[string]bool{}
 	scopes := ts.Srv.RouteScopes()
@@ -380,6 +381,12 @@ func TestTenantIsolation(t *testing.T) {
 		{"POST /v1/prune", "POST", "/v1/prune", map[string]any{"agent_id": "shared", "types": []string{"event", "knowledge"}}, noneArchived},
 		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "shared"}, noneArchived},
 		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "shared", "ledger_seq": 1}, notFound},
+		{"POST /v1/ingest", "POST", "/v1/ingest", map[string]any{"agent_id": "shared", "text": "- pythons are quiet in the attic", "dry_run": true}, func(t *testing.T, st int, raw []byte) {
+			var res mnemo.IngestResult
+			if st != 200 || json.Unmarshal(raw, &res) != nil || res.Skipped != 0 || res.Items[0].Action != "would_write" {
+				t.Fatalf("%d %s, want nothing of B's seen", st, raw)
+			}
+		}},
 		// A's own run and session under the same ids are A's.
 		{"POST /v1/runs", "POST", "/v1/runs", map[string]any{"agent_id": "shared", "run_id": "rB", "trigger": map[string]any{"type": "cron"}}, status(201)},
 		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/sB/turns", map[string]any{"agent_id": "shared", "text": "hello"}, func(t *testing.T, st int, raw []byte) {
@@ -493,6 +500,7 @@ func TestAgentRestriction(t *testing.T) {
 		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "a2"}},
 		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a2", "ledger_seq": 1}},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a2", nil},
+		{"POST /v1/ingest", "POST", "/v1/ingest", map[string]any{"agent_id": "a2", "text": "- a note"}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

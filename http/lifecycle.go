@@ -24,6 +24,13 @@ type agentRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
 }
 
+type ingestRequest struct {
+	AgentID string `json:"agent_id,omitempty"`
+	mnemo.IngestRequest
+}
+
+func (b ingestRequest) agent() string { return b.AgentID }
+
 type restoreRequest struct {
 	AgentID   string `json:"agent_id,omitempty"`
 	LedgerSeq int64  `json:"ledger_seq"`
@@ -56,6 +63,9 @@ func (s *Server) lifecycleRoutes() []route {
 			scopes: []string{ScopeAdmin}, body: agentRequest{}, status: 200, resp: mnemo.ArchiveResult{}, handler: s.handleReset},
 		{method: "POST", path: "/v1/restore", summary: "Restore the memories a ledger entry archived",
 			scopes: []string{ScopeAdmin}, body: restoreRequest{}, status: 200, resp: restoreResponse{}, handler: s.handleRestore},
+		{method: "POST", path: "/v1/ingest", summary: "Extract memories from markdown and store them",
+			doc:    "Each bullet or paragraph under a heading becomes an identity, emotion, knowledge or event memory (by the heading or its words, English and Chinese), keyed by source + heading + position, through the Write Guard, with source auto:<source>. dry_run previews.",
+			scopes: []string{ScopeWrite}, body: ingestRequest{}, status: 200, resp: mnemo.IngestResult{}, handler: s.handleIngest},
 		{method: "GET", path: "/v1/ledger", summary: "List the agent's lifecycle events, newest first",
 			scopes: []string{ScopeRead}, params: append([]param{agentParam,
 				{name: "action", schema: stringSchema, doc: "Only this action: archive, retention, prune, reset, restore, delete, forget, clear, decay."},
@@ -93,6 +103,13 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 		}
 		ids, err := s.svc.Restore(r.Context(), sc, b.LedgerSeq, "api")
 		return restoreResponse{Restored: ids}, err
+	})(w, r)
+}
+
+func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
+	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b ingestRequest) (mnemo.IngestResult, error) {
+		b.Actor = "api"
+		return s.svc.Ingest(r.Context(), sc, b.IngestRequest)
 	})(w, r)
 }
 

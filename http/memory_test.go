@@ -234,6 +234,7 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"POST /v1/restore", "POST", "/v1/restore", `{"agent_id":"a","ledger_seq":12345}`, 404, mnemo.ENOTFOUND},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&since=yesterday", nil, 400, mnemo.EINVALID},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&limit=0", nil, 400, mnemo.EINVALID},
+		{"POST /v1/ingest", "POST", "/v1/ingest", `{"agent_id":"a","text":""}`, 400, mnemo.EINVALID},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -199,8 +199,8 @@ func TestListTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}
-	structured := []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot", "reflect"}
-	for _, name := range append(structured, "ingest") {
+	structured := []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot", "reflect", "ingest"}
+	for _, name := range structured {
 		tool := tools[name]
 		if tool == nil {
 			t.Errorf("tool %s is missing", name)
@@ -622,19 +622,23 @@ func TestBoot(t *testing.T) {
 	fails(t, cs, "boot", map[string]any{"lang": "fr"}, mnemo.EINVALID)
 }
 
-func TestNotAvailable(t *testing.T) {
-	cs := connectMemory(t, newService(t), alice)
-	tests := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"ingest", map[string]any{"text": "## 决策\n- DD 流程改用 Codex", "dry_run": true}},
+// ingest extracts typed memories from markdown, or previews them.
+func TestIngest(t *testing.T) {
+	svc := newService(t)
+	cs := connectMemory(t, svc, alice)
+	note := "## 决策\n- DD 流程改用 Codex\n\n## Feelings\n- Grateful for the quiet weekend"
+	var dry mnemo.IngestResult
+	res := ok(t, cs, "ingest", map[string]any{"text": note, "source": "memory/2026-02-23.md", "dry_run": true}, &dry)
+	if dry.Extracted != 2 || dry.Items[0].Type != "knowledge" || dry.Items[1].Type != "emotion" || text(res) != "Extracted 2, would write 2, skipped 0." {
+		t.Fatalf("dry run: %+v %s", dry, text(res))
 	}
-	for _, tt := range tests {
-		msg := fails(t, cs, tt.tool, tt.args, mnemo.EUNAVAILABLE)
-		if !strings.HasPrefix(msg, "not available in this build: "+tt.tool+" will") {
-			t.Errorf("%s: %q", tt.tool, msg)
-		}
+	var done mnemo.IngestResult
+	ok(t, cs, "ingest", map[string]any{"text": note, "source": "memory/2026-02-23.md"}, &done)
+	if done.Written != 2 {
+		t.Fatalf("ingest: %+v", done)
+	}
+	if m, err := svc.GetByKey(t.Context(), alice, "/ingest/memory/2026-02-23.md/feelings/1"); err != nil || m.Type != "emotion" {
+		t.Fatalf("stored: %+v, %v", m, err)
 	}
 }
 

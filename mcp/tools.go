@@ -274,11 +274,36 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 	add(s, srv, scope, &mcpsdk.Tool{
 		Name:  "ingest",
 		Title: "Ingest",
-		Description: "Extract memories from markdown (a daily note, a journal) and store them: identity, emotion, knowledge and event items. " +
-			"Not available in this build yet: it says so when called.",
-		InputSchema: inputSchema[ingestIn](nil),
-		Annotations: &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
-	}, unavailable[ingestIn]("ingest will split markdown into identity, emotion, knowledge and event memories and store them, or preview them with dry_run (seed 003 §4.4); until then, call remember for each item"))
+		Description: "Extract memories from markdown (a daily note, a journal) and store them: each bullet or paragraph becomes an identity, emotion, " +
+			"knowledge or event memory by its heading and words (English and Chinese), keyed by source and heading, through the Write Guard. " +
+			"Ingesting the same note again changes only what changed. dry_run previews.",
+		InputSchema:  inputSchema[ingestIn](nil),
+		OutputSchema: outputSchema[mnemo.IngestResult](),
+		Annotations:  &mcpsdk.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(false)},
+	}, s.ingest)
+}
+
+func (s *Server) ingest(ctx context.Context, sc mnemo.Scope, in ingestIn) (mnemo.IngestResult, string, error) {
+	res, err := s.svc.Ingest(ctx, sc, mnemo.IngestRequest{Text: in.Text, Source: in.Source, DryRun: in.DryRun, Actor: "mcp"})
+	if err != nil {
+		return mnemo.IngestResult{}, "", err
+	}
+	verb := "wrote"
+	if res.DryRun {
+		verb = "would write"
+	}
+	text := fmt.Sprintf("Extracted %d, %s %d, skipped %d.", res.Extracted, verb, res.Written+countAction(res.Items, "would_write"), res.Skipped)
+	return res, text, nil
+}
+
+func countAction(items []mnemo.IngestItem, action string) int {
+	n := 0
+	for _, it := range items {
+		if it.Action == action {
+			n++
+		}
+	}
+	return n
 }
 
 // A handler serves one tool call in scope. It returns the structured result
@@ -309,14 +334,6 @@ func (s *Server) toolError(tool string, err error) error {
 	}
 	s.log.Error("mcp tool failed", "tool", tool, "err", err)
 	return mnemo.Errorf(mnemo.EINTERNAL, "internal error")
-}
-
-// unavailable serves a tool whose engine is not in this build: it says what
-// the tool will do rather than give an answer it cannot stand behind.
-func unavailable[In any](what string) handler[In, any] {
-	return func(context.Context, mnemo.Scope, In) (any, string, error) {
-		return nil, "", mnemo.Errorf(mnemo.EUNAVAILABLE, "not available in this build: %s", what)
-	}
 }
 
 func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (rememberOut, string, error) {

@@ -157,6 +157,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.resetCommand(),
 		a.restoreCommand(),
 		a.ledgerCommand(),
+		a.ingestCommand(),
 		a.benchCommand(),
 		a.versionCommand(),
 		a.configCommand(),

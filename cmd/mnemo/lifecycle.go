@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -186,5 +187,47 @@ func (a *app) ledgerCommand() *cobra.Command {
 	f.StringVar(&q.MemoryID, "memory", "", "only entries naming this memory id")
 	f.IntVarP(&q.Limit, "limit", "n", 50, "how many entries")
 	f.IntVar(&q.Offset, "offset", 0, "entries to skip")
+	return cmd
+}
+
+func (a *app) ingestCommand() *cobra.Command {
+	var req mnemo.IngestRequest
+	cmd := &cobra.Command{
+		Use:   "ingest <file.md|->",
+		Short: "Extract identity, emotion, knowledge and event memories from markdown and store them",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var data []byte
+			var err error
+			if args[0] == "-" {
+				data, err = io.ReadAll(io.LimitReader(a.stdin, 2<<20))
+			} else {
+				data, err = os.ReadFile(args[0])
+				if req.Source == "" {
+					req.Source = args[0]
+				}
+			}
+			if err != nil {
+				return usagef("ingest: %v", err)
+			}
+			req.Text, req.Actor = string(data), "cli"
+			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				res, err := svc.Ingest(cmd.Context(), a.scope(), req)
+				if err != nil {
+					return err
+				}
+				if a.asJSON {
+					return a.printJSON(res)
+				}
+				for _, it := range res.Items {
+					fmt.Fprintf(a.stdout, "%-11s %-9s P%d %s  %s\n", it.Action, it.Type, it.Priority, it.Key, oneLine(it.Content))
+				}
+				fmt.Fprintf(a.stdout, "extracted %d, written %d, skipped %d\n", res.Extracted, res.Written, res.Skipped)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&req.Source, "source", "", "where the text came from (default: the file's path)")
+	cmd.Flags().BoolVar(&req.DryRun, "dry-run", false, "show what would be extracted and write nothing")
 	return cmd
 }

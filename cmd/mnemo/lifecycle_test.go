@@ -57,7 +57,16 @@ func TestLifecycleCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun("--json", "ledger", "--action", "reset")), &es); err != nil || len(es) != 1 || es[0].Actor != "cli" {
 		t.Fatalf("ledger --action reset: %+v, %v", es, err)
 	}
+	note := filepath.Join(dir, "2026-02-23.md")
+	os.WriteFile(note, []byte("## 决策\n- DD 流程改用 Codex\n## Log\n- 10:30 deployed new-api to kitty\n"), 0o644)
+	if out := mustRun("ingest", note, "--dry-run"); !strings.Contains(out, "would_write knowledge P2") || !strings.Contains(out, "extracted 2, written 0") {
+		t.Fatalf("ingest --dry-run: %q", out)
+	}
+	if out := mustRun("ingest", note); !strings.Contains(out, "written     event     P3") || !strings.Contains(out, "extracted 2, written 2, skipped 0") {
+		t.Fatalf("ingest: %q", out)
+	}
 	for _, args := range [][]string{
+		{"ingest", filepath.Join(dir, "missing.md")},
 		{"reflect", "--phase", "dream"},
 		{"prune"},
 		{"prune", "--security", "secret"},
