@@ -99,3 +99,48 @@ func TestWriteGuardOff(t *testing.T) {
 		t.Fatalf("guard off stored %d, want 2", st.Memories)
 	}
 }
+
+// extractor is a MemoryExtractor that answers, or fails.
+type extractor struct{ fail bool }
+
+func (e extractor) ExtractMemories(_ context.Context, msgs []mnemo.Message) ([]mnemo.Extracted, error) {
+	if e.fail {
+		return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "model down")
+	}
+	return []mnemo.Extracted{
+		{Category: "preference", Key: "drink", Content: "Prefers green tea in the afternoon", Confidence: 0.7, Source: "user_stated"},
+		{Category: "weird", Content: "Works from Lisbon on Mondays", Confidence: 0.6, Source: "inferred"},
+		{Category: "fact", Content: "ok", Confidence: 1, Source: "user_stated"}, // the Write Guard refuses it
+	}, nil
+}
+
+// Seed 001: a model's should_store memories from a conversation become
+// long-term memories, user-stated ones at confidence 0.9 or more; a model
+// that fails costs the extraction, not the conversation.
+func TestExtraction(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	store := newService(t, c).Store()
+	svc := mnemo.New(store, mnemo.Options{Now: c.Now, Extractor: extractor{}})
+	if _, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "user", Content: "I like green tea in the afternoon"}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.GetByKey(ctx, alice, "/preference/drink")
+	if err != nil || m.Confidence != 0.9 || m.Category != "preference" || string(m.Source) != `"user_stated"` || m.SessionID != "s1" {
+		t.Fatalf("user-stated: %+v, %v", m, err)
+	}
+	ms, _, _ := svc.List(ctx, alice, mnemo.ListQuery{Filter: mnemo.Filter{Tags: []string{"extracted"}}})
+	if len(ms) != 2 {
+		t.Fatalf("extracted memories: %d, want 2", len(ms))
+	}
+	if es, _, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionExtract}); len(es) != 1 || len(es[0].MemoryIDs) != 2 {
+		t.Fatalf("ledger: %+v", es)
+	}
+	down := mnemo.New(store, mnemo.Options{Now: c.Now, Extractor: extractor{fail: true}})
+	if _, err := down.AddMessages(ctx, bob, "s2", []mnemo.Message{{Role: "user", Content: "hello there"}}); err != nil {
+		t.Fatalf("a failing model failed the conversation: %v", err)
+	}
+	if es, _, _ := down.Ledger(ctx, bob, mnemo.LedgerQuery{Action: mnemo.ActionExtract}); len(es) != 1 || !strings.Contains(es[0].Reason, "degraded") {
+		t.Fatalf("failure not in the ledger: %+v", es)
+	}
+}

@@ -15,6 +15,7 @@ const (
 	ActionForget  = "forget"  // forgotten on request, by id or key
 	ActionClear   = "clear"   // every memory of the agent cleared on request
 	ActionDecay   = "decay"   // vitality recomputed
+	ActionDegrade = "degrade" // a part failed and the answer came from a fallback
 )
 
 // LedgerEntry is one lifecycle event: what happened to which memories, why,
@@ -68,4 +69,20 @@ type LifecycleStore interface {
 	// Scopes lists every scope that has memories, for lifecycle work done
 	// for every agent (the scheduled reflect).
 	Scopes(ctx context.Context) ([]Scope, error)
+}
+
+// degradeEvery is how often one degradation of one agent is written to the
+// ledger: every recall says it, the ledger once in a while.
+const degradeEvery = 10 * time.Minute
+
+// noteDegraded puts a degradation in the ledger, at most once per reason
+// and agent every degradeEvery.
+func (s *Service) noteDegraded(ctx context.Context, scope Scope, reason string) {
+	k := scope.TenantID + "\x00" + scope.AgentID + "\x00" + reason
+	now := s.now()
+	if last, ok := s.degraded.Load(k); ok && now.Sub(last.(time.Time)) < degradeEvery {
+		return
+	}
+	s.degraded.Store(k, now)
+	s.record(ctx, scope, LedgerEntry{Action: ActionDegrade, Actor: "system", Reason: reason})
 }

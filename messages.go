@@ -87,7 +87,11 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 			drafts[i].prev = lines[i+off-1]
 		}
 	}
-	return s.rememberRaw(ctx, scope, drafts)
+	ms, err := s.rememberRaw(ctx, scope, drafts)
+	if err == nil && s.extractor != nil {
+		s.extract(ctx, scope, sessionID, msgs)
+	}
+	return ms, err
 }
 
 // neighbours joins the lines within contextWindow of line k, except k.

@@ -201,6 +201,9 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		reasons = append(reasons, vecNote)
 	}
 	res.Degraded, res.Reason = len(reasons) > 0, strings.Join(reasons, "; ")
+	if res.Degraded {
+		s.noteDegraded(ctx, scope, res.Reason)
+	}
 
 	// The union of both lists, in the order found. A lexical candidate's
 	// similarity comes from its stored vector, so that fusion sees both

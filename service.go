@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,6 +46,9 @@ type Options struct {
 	Lifecycle LifecycleOptions
 	// Guard configures the Write Guard that every Remember passes.
 	Guard GuardOptions
+	// Extractor, when set, finds memories in the messages of AddMessages
+	// (an LLM: seed 001's should_store). Nil: off.
+	Extractor MemoryExtractor
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -66,6 +70,8 @@ type Service struct {
 	tok       Tokenizer
 	life      LifecycleOptions
 	guardOpts GuardOptions
+	extractor MemoryExtractor
+	degraded  sync.Map // scope and reason -> when last written to the ledger
 }
 
 // New returns a Service over store.
@@ -102,6 +108,7 @@ func New(store Store, opts Options) *Service {
 	s.ctx = opts.Context.withDefaults()
 	s.life = opts.Lifecycle.withDefaults()
 	s.guardOpts = opts.Guard.withDefaults()
+	s.extractor = opts.Extractor
 	s.tok = s.ctx.Tokenizer
 	if s.tok == nil {
 		s.tok, _ = tokens.New(tokens.CL100K)

@@ -152,13 +152,40 @@ func (c *Client) AnalyzeTurn(ctx context.Context, wm *mnemo.WorkingMemory, t mne
 		return mnemo.TurnAnalysis{}, err
 	}
 	var a turnAnswer
-	if err := decodeObject(out, &a); err != nil {
+	if err := c.decodeOrRepair(ctx, analyzePrompt, msg, out, &a); err != nil {
 		return mnemo.TurnAnalysis{}, err
 	}
 	if t.Role != "user" {
 		a.Emotion = ""
 	}
 	return mnemo.TurnAnalysis{Keywords: a.Keywords, Emotion: a.Emotion, Variables: a.Variables, Facts: a.Facts}, nil
+}
+
+// decodeOrRepair decodes a JSON answer into v; when it is not the object
+// asked for, it asks the model once to repair it, and if that fails too
+// says so clearly — extraction never fails silently.
+func (c *Client) decodeOrRepair(ctx context.Context, system, user, out string, v any) error {
+	err := decodeObject(out, v)
+	if err == nil {
+		return nil
+	}
+	fixed, cerr := c.Chat(ctx, []Message{
+		{Role: "system", Content: system},
+		{Role: "user", Content: user},
+		{Role: "assistant", Content: out},
+		{Role: "user", Content: "That was not the JSON object asked for (" + err.Error() + "). Reply with the JSON object only."},
+	}, 600, true)
+	if cerr != nil {
+		return cerr
+	}
+	if err := decodeObject(fixed, v); err != nil {
+		snippet := []rune(strings.Join(strings.Fields(fixed), " "))
+		if len(snippet) > 120 {
+			snippet = append(snippet[:120], '…')
+		}
+		return mnemo.Errorf(mnemo.EUNAVAILABLE, "llm: the model returned no valid JSON after a repair attempt: %q", string(snippet))
+	}
+	return nil
 }
 
 // decodeObject reads the JSON object in a model's answer: the answer
@@ -168,8 +195,56 @@ func decodeObject(out string, v any) error {
 	if i, j := strings.Index(s, "{"), strings.LastIndex(s, "}"); i >= 0 && j > i {
 		s = s[i : j+1]
 	}
-	if err := json.Unmarshal([]byte(s), v); err != nil {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("%w: %w", mnemo.Errorf(mnemo.EUNAVAILABLE, "llm: the answer is not the JSON object asked for"), err)
 	}
 	return nil
+}
+
+const extractPrompt = `You read the user's messages of a conversation and pick out what is worth remembering about the user for later conversations: preferences, facts about them, habits.
+Reply with a JSON object only: {"memories": [{"should_store": true, "category": "preference" | "fact" | "pattern", "key": a short snake_case name, "value": the memory as one sentence, "confidence": 0 to 1, "source": "user_stated" | "inferred"}]}.
+Only what the user said or clearly implies; nothing about the assistant; {"memories": []} when there is nothing.`
+
+type extractAnswer struct {
+	Memories []struct {
+		ShouldStore bool    `json:"should_store"`
+		Category    string  `json:"category"`
+		Key         string  `json:"key"`
+		Value       string  `json:"value"`
+		Confidence  float64 `json:"confidence"`
+		Source      string  `json:"source"`
+	} `json:"memories"`
+}
+
+// ExtractMemories implements mnemo.MemoryExtractor (seed 001's
+// memory_update.should_store).
+func (c *Client) ExtractMemories(ctx context.Context, msgs []mnemo.Message) ([]mnemo.Extracted, error) {
+	var b strings.Builder
+	for _, m := range msgs {
+		if m.Role == "user" {
+			b.WriteString("- " + strings.Join(strings.Fields(m.Content), " ") + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		return nil, nil
+	}
+	user := "User messages:\n" + b.String()
+	out, err := c.Chat(ctx, []Message{{Role: "system", Content: extractPrompt}, {Role: "user", Content: user}}, 800, true)
+	if err != nil {
+		return nil, err
+	}
+	var a extractAnswer
+	if err := c.decodeOrRepair(ctx, extractPrompt, user, out, &a); err != nil {
+		return nil, err
+	}
+	var res []mnemo.Extracted
+	for _, m := range a.Memories {
+		if !m.ShouldStore || strings.TrimSpace(m.Value) == "" {
+			continue
+		}
+		res = append(res, mnemo.Extracted{Category: m.Category, Key: m.Key, Content: m.Value, Confidence: m.Confidence, Source: m.Source})
+	}
+	return res, nil
 }

@@ -115,3 +115,44 @@ func TestErrors(t *testing.T) {
 		t.Errorf("no model: %v", err)
 	}
 }
+
+// A model that answers junk first is asked once to repair it.
+func TestRepair(t *testing.T) {
+	c := start(t, &fake{answer: func(n int, req map[string]any) (string, int) {
+		if n == 0 {
+			return "Sure! The user seems anxious about Kyoto.", 0
+		}
+		msgs := req["messages"].([]any)
+		if len(msgs) != 4 || !strings.Contains(msgs[3].(map[string]any)["content"].(string), "not the JSON object") {
+			return "no repair request", 0
+		}
+		return `{"keywords":["Kyoto"],"emotion":"anxious","variables":{},"facts":[]}`, 0
+	}})
+	a, err := c.AnalyzeTurn(t.Context(), nil, mnemo.Turn{Role: "user", Text: "worried about Kyoto"})
+	if err != nil || a.Emotion != "anxious" {
+		t.Fatalf("after repair: %+v, %v", a, err)
+	}
+	junk := start(t, &fake{answer: func(int, map[string]any) (string, int) { return "still not JSON", 0 }})
+	_, err = junk.AnalyzeTurn(t.Context(), nil, mnemo.Turn{Role: "user", Text: "hi"})
+	if mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE || !strings.Contains(err.Error(), "after a repair attempt") || !strings.Contains(err.Error(), "still not JSON") {
+		t.Fatalf("junk twice: %v", err)
+	}
+}
+
+func TestExtractMemories(t *testing.T) {
+	c := start(t, &fake{answer: func(_ int, req map[string]any) (string, int) {
+		user := req["messages"].([]any)[1].(map[string]any)["content"].(string)
+		if strings.Contains(user, "Bot reply") {
+			return "the assistant's messages were sent", 0
+		}
+		return `{"memories":[{"should_store":true,"category":"preference","key":"language","value":"Prefers Python for data work","confidence":0.95,"source":"user_stated"},
+			{"should_store":false,"category":"fact","key":"x","value":"not worth it","confidence":0.2,"source":"inferred"}]}`, 0
+	}})
+	got, err := c.ExtractMemories(t.Context(), []mnemo.Message{{Role: "user", Content: "I prefer Python for data work"}, {Role: "assistant", Content: "Bot reply"}})
+	if err != nil || len(got) != 1 || got[0].Key != "language" || got[0].Source != "user_stated" {
+		t.Fatalf("extracted = %+v, %v", got, err)
+	}
+	if none, err := c.ExtractMemories(t.Context(), []mnemo.Message{{Role: "assistant", Content: "hello"}}); err != nil || none != nil {
+		t.Fatalf("no user messages: %+v, %v", none, err)
+	}
+}

@@ -229,11 +229,16 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 	} else if model != nil {
 		co.Summarizer, co.TurnAnalyzer = model, model
 	}
+	var extractor mnemo.MemoryExtractor
+	if model, _ := a.cfg.llm(); model != nil && a.cfg.LLM.Extract {
+		extractor = model
+	}
 	svc := mnemo.New(db, mnemo.Options{
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
 		Profile: &profile, Logger: log,
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
-		Context: co,
+		Context:   co,
+		Extractor: extractor,
 		Lifecycle: mnemo.LifecycleOptions{
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,

@@ -104,6 +104,9 @@ type Config struct {
 		APIKey     Secret        `yaml:"api_key"`
 		Timeout    time.Duration `yaml:"timeout"`
 		MaxRetries int           `yaml:"max_retries"`
+		// Extract asks the model, after each batch of conversation
+		// messages, for memories worth keeping (seed 001's should_store).
+		Extract bool `yaml:"extract"`
 	} `yaml:"llm"`
 }
 
