@@ -145,3 +145,26 @@ func BenchmarkRunAppend(b *testing.B) {
 		return err
 	})
 }
+
+// BenchmarkReflect100k runs the whole sleep cycle (decay, tidy, govern,
+// retention, capacity over 10,000, compaction, purge) over 100k memories,
+// each run on a fresh copy of the store; the target is 5 s:
+//
+//	go test -run '^$' -bench Reflect100k -benchtime 3x .
+func BenchmarkReflect100k(b *testing.B) {
+	path := contextFixture(b, 100_000, benchEnd)
+	ctx := context.Background()
+	var archived, decayed int
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		svc, _ := openCopy(b, path, mnemo.Options{Now: func() time.Time { return benchEnd }})
+		b.StartTimer()
+		rep, err := svc.Reflect(ctx, benchScope, mnemo.ReflectOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		archived, decayed = len(rep.Archived), len(rep.Decayed)
+	}
+	b.ReportMetric(float64(archived), "archived")
+	b.ReportMetric(float64(decayed), "decayed")
+}

@@ -61,6 +61,9 @@ type WriteResult struct {
 // compares a write with.
 const guardCandidates = 5
 
+// guardTerms bounds the words the gate searches for together.
+const guardTerms = 8
+
 // guard decides for one validated memory. For a duplicate it returns the
 // stored memory; for a merge or conflict, the memories to change.
 func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecision, *Memory, error) {
@@ -94,16 +97,35 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 	if aq.Empty() {
 		return GuardDecision{Action: GuardAdd}, nil, nil
 	}
-	sr, err := s.store.Search(ctx, scope, TextQuery{Filter: Filter{Types: []string{m.Type}, Now: s.now()}, Terms: aq.Terms, Limit: guardCandidates})
-	if err != nil {
-		return GuardDecision{}, nil, err
+	// The same text, or nearly, has most of its words: search for memories
+	// with all of its longest (rarest, as a rule) words, no filter (a
+	// filter makes the index score every match), and check the type here.
+	// A word the new text adds, or changes, is in no stored memory: when
+	// all of them find nothing, each of the three longest is left out in turn.
+	terms := slices.Clone(aq.Terms)
+	slices.SortStableFunc(terms, func(a, b string) int { return len(b) - len(a) })
+	terms = terms[:min(guardTerms, max(1, (len(terms)*3+4)/5))]
+	var sr SearchResult
+	for skip := -1; skip < min(3, len(terms)) && len(sr.Hits) == 0; skip++ {
+		q := terms
+		if skip >= 0 {
+			if len(terms) < 3 {
+				break // two words less one is no longer the same text
+			}
+			q = slices.Delete(slices.Clone(terms), skip, skip+1)
+		}
+		var err error
+		sr, err = s.store.Search(ctx, scope, TextQuery{Filter: Filter{Now: s.now()}, Terms: q, Limit: guardCandidates, MatchAll: true})
+		if err != nil {
+			return GuardDecision{}, nil, err
+		}
 	}
 	mine := termSet(s.analyzer.Terms(text))
 	var conflicts []string
 	for _, h := range sr.Hits {
 		c := h.Memory
-		if c.Key != "" {
-			continue // a keyed memory changes by its key
+		if c.Key != "" || c.Type != m.Type {
+			continue // a keyed memory changes by its key; another type is another thing
 		}
 		if normalText(c.Content) == normalText(m.Content) && string(c.Data) == string(m.Data) {
 			return GuardDecision{Action: GuardDuplicate, ExistingID: c.ID, Reason: "the same text is already stored"}, &c, nil

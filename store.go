@@ -131,6 +131,9 @@ type TextQuery struct {
 	Terms    []string
 	Prefixes []string
 	Limit    int
+	// MatchAll matches only memories with every term and prefix (the Write
+	// Guard's search for the same text), not any.
+	MatchAll bool
 }
 
 // Hit is one lexical candidate.

@@ -75,12 +75,30 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 // candidates than wanted, and filters those; only if too few survive does it
 // filter every match, which is exact.
 func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) ([]mnemo.Hit, error) {
-	q, allCommon, err := db.dropCommonTerms(ctx, sp, q)
-	if err != nil {
-		return nil, err
+	var (
+		expr      string
+		allCommon bool
+		err       error
+	)
+	if q.MatchAll {
+		// Every term: the index intersects posting lists, as cheap as the
+		// rarest term; nothing to drop or narrow.
+		expr = matchExprJoin(q, " AND ")
+		if !selective(&q.Filter) {
+			ranked, err := db.rankInIndex(ctx, expr, sp, overfetch*q.Limit)
+			if err != nil {
+				return nil, err
+			}
+			hits, err := db.fetchRanked(ctx, ranked, w)
+			return hits[:min(len(hits), q.Limit)], err
+		}
+	} else {
+		if q, allCommon, err = db.dropCommonTerms(ctx, sp, q); err != nil {
+			return nil, err
+		}
+		expr = matchExpr(q)
 	}
-	expr := matchExpr(q)
-	if !selective(&q.Filter) {
+	if !q.MatchAll && !selective(&q.Filter) {
 		want := overfetch * q.Limit
 		// A query of common words only would score every row that has any
 		// of them. The rows with two or more of its words are far fewer
@@ -304,7 +322,10 @@ func selective(f *mnemo.Filter) bool {
 }
 
 // matchExpr returns the FTS5 query for q: `"term" OR "pre"*`.
-func matchExpr(q *mnemo.TextQuery) string {
+func matchExpr(q *mnemo.TextQuery) string { return matchExprJoin(q, " OR ") }
+
+// matchExprJoin returns q's terms and prefixes joined by op.
+func matchExprJoin(q *mnemo.TextQuery, op string) string {
 	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
 	for _, t := range q.Terms {
 		parts = append(parts, quote(t))
@@ -312,7 +333,7 @@ func matchExpr(q *mnemo.TextQuery) string {
 	for _, p := range q.Prefixes {
 		parts = append(parts, quote(p)+"*")
 	}
-	return strings.Join(parts, " OR ")
+	return strings.Join(parts, op)
 }
 
 // quote makes s one FTS5 string, which the tokenizer splits like indexed
