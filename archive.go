@@ -2,6 +2,7 @@ package mnemo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -185,7 +186,7 @@ func (s *Service) Restore(ctx context.Context, scope Scope, seq int64, actor str
 	}
 	e := es[0]
 	switch e.Action {
-	case ActionArchive, ActionPrune, ActionReset, ActionRetention:
+	case ActionArchive, ActionPrune, ActionReset, ActionRetention, ActionCompact:
 	default:
 		return nil, Errorf(EINVALID, "ledger entry %d is a %s, which cannot be restored", seq, e.Action)
 	}
@@ -203,6 +204,16 @@ func (s *Service) Restore(ctx context.Context, scope Scope, seq int64, actor str
 	}
 	if len(ids) == 0 {
 		return []string{}, nil
+	}
+	if e.Action == ActionCompact {
+		// Undoing a compaction archives its summary.
+		var d struct {
+			SummaryID string `json:"summary_id"`
+		}
+		if json.Unmarshal(e.Details, &d) == nil && d.SummaryID != "" {
+			yes := true
+			changes = append(changes, LifeChange{ID: d.SummaryID, Archived: &yes})
+		}
 	}
 	if actor == "" {
 		actor = "api"

@@ -165,6 +165,8 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 			return m, Errorf(EINVALID, "priority must be 0 (P0) to 3 (P3), got %d", *d.Priority)
 		}
 		m.Priority = *d.Priority
+	} else {
+		m.Priority = DefaultPriority(m.Type)
 	}
 	if m.Importance, err = checkUnit("importance", d.Importance, m.Importance); err != nil {
 		return m, err

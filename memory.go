@@ -117,6 +117,21 @@ func DataExpiredAt(data json.RawMessage) (time.Time, bool) {
 	return t, true
 }
 
+// DefaultPriority is a type's priority when a write gives none (seed 003's
+// typed priorities): identity P0 (never decays), emotion P1, every other
+// type P2. Events are P2 too, not seed 003's P3: a conversation is a
+// memory worth keeping for months; ingest gives the events of a daily note
+// P3, as seed 003 does.
+func DefaultPriority(typ string) int {
+	switch typ {
+	case TypeIdentity:
+		return 0
+	case TypeEmotion:
+		return 1
+	}
+	return 2
+}
+
 // StabilityDays is the Ebbinghaus stability a priority starts with
 // (seed 003: P0 never decays, P1 365 days, P2 90 days, P3 14 days).
 func StabilityDays(priority int) float64 {

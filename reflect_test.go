@@ -227,4 +227,31 @@ func TestReflectCompact(t *testing.T) {
 	if again, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCompact}}); len(again.Compacted) != 0 {
 		t.Fatalf("compacted again: %+v", again.Compacted)
 	}
+	// Undone from the ledger: the originals back, the summary archived.
+	es, _, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionCompact})
+	if ids, err := svc.Restore(ctx, alice, es[0].Seq, "cli"); err != nil || len(ids) != 8 {
+		t.Fatalf("restore a compaction: %v, %v", ids, err)
+	}
+	if s, _ := svc.Get(ctx, alice, cp.SummaryID); !s.Archived {
+		t.Fatal("the summary of an undone compaction is still active")
+	}
+}
+
+// Seed 003's typed priorities: identity never decays unless told otherwise.
+func TestDefaultPriorityByType(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	for _, tt := range []struct {
+		typ  string
+		want int
+	}{{"identity", 0}, {"emotion", 1}, {"knowledge", 2}, {"event", 2}} {
+		m, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("a memory of type " + tt.typ), Type: tt.typ})
+		if err != nil || m.Priority != tt.want {
+			t.Errorf("%s: priority %d, %v; want %d", tt.typ, m.Priority, err, tt.want)
+		}
+		if tt.want == 0 && mnemo.Vitality(&m, c.t.AddDate(10, 0, 0)) != 1 {
+			t.Errorf("identity decays")
+		}
+	}
 }
