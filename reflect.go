@@ -33,6 +33,9 @@ type LifecycleOptions struct {
 	// then oldest access (seed 001's optional eviction) instead of oldest
 	// access, then fewest accesses.
 	EvictByConfidence bool
+	// TypeQuota caps the active memories of a type (govern archives the
+	// lowest vitality over it); none by default.
+	TypeQuota map[string]int
 	// CompactOver: a tag holding more active memories than this is
 	// compacted into one summary memory (50).
 	CompactOver int
@@ -231,6 +234,30 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 			for i := range ms {
 				if emptyData([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && emptyData(ms[i].Data) {
 					archive(i, p, "empty: no content, summary or data")
+				}
+			}
+			for typ, quota := range lc.TypeQuota {
+				var of []int
+				for i := range ms {
+					if !archived[i] && ms[i].Type == typ && !ms[i].Pinned && ms[i].Priority > 0 {
+						of = append(of, i)
+					}
+				}
+				if len(of) <= quota {
+					continue
+				}
+				// The faded first, then the oldest.
+				slices.SortStableFunc(of, func(a, b int) int {
+					if vitality[a] != vitality[b] {
+						if vitality[a] < vitality[b] {
+							return -1
+						}
+						return 1
+					}
+					return ms[a].CreatedAt.Compare(ms[b].CreatedAt)
+				})
+				for _, i := range of[:len(of)-quota] {
+					archive(i, p, fmt.Sprintf("over the quota of %d %s memories", quota, typ))
 				}
 			}
 		case PhaseRetention:

@@ -255,3 +255,20 @@ func TestDefaultPriorityByType(t *testing.T) {
 		}
 	}
 }
+
+// govern archives the faded and oldest over a type's quota.
+func TestReflectTypeQuota(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	store := newService(t, c).Store()
+	svc := mnemo.New(store, mnemo.Options{Now: c.Now, Lifecycle: mnemo.LifecycleOptions{TypeQuota: map[string]int{"event": 2}}})
+	for i := range 4 {
+		at := c.t.Add(-time.Duration(4-i) * time.Hour)
+		svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Event number %d happened in the lab", i)), Type: "event", CreatedAt: &at})
+	}
+	svc.Remember(ctx, alice, mnemo.Draft{Content: str("A piece of knowledge about the lab"), Type: "knowledge"})
+	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseGovern}})
+	if err != nil || len(rep.Archived) != 2 || rep.Archived[0].Text != "Event number 0 happened in the lab" || !strings.Contains(rep.Archived[0].Reason, "quota of 2 event") {
+		t.Fatalf("govern: %+v, %v", rep.Archived, err)
+	}
+}

@@ -243,7 +243,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,
 			EvictByConfidence: a.cfg.Lifecycle.EvictByConfidence, Every: a.cfg.Lifecycle.Every, Grace: a.cfg.Lifecycle.Grace,
-			CompactOver: a.cfg.Lifecycle.CompactOver,
+			CompactOver: a.cfg.Lifecycle.CompactOver, TypeQuota: a.cfg.Lifecycle.TypeQuota,
 		},
 	})
 	return svc, db, nil

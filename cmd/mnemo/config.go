@@ -82,15 +82,16 @@ type Config struct {
 
 	// Lifecycle configures reflect (seed 000 FR-5, seed 003's sleep cycle).
 	Lifecycle struct {
-		ArchiveBelow       float64       `yaml:"archive_below"`        // tidy: vitality under this is archived (0.1)
-		RetentionDays      int           `yaml:"retention_days"`       // 365
-		RetentionMinAccess int           `yaml:"retention_min_access"` // 3
-		MaxEntries         int           `yaml:"max_entries"`          // 10,000 active memories per agent
-		EvictByConfidence  bool          `yaml:"evict_by_confidence"`  // seed 001's eviction order
-		CompactOver        int           `yaml:"compact_over"`         // a tag with more active memories is merged (50)
-		Every              time.Duration `yaml:"every"`                // serve runs reflect for every agent this often (24h; 0 in the file means the default)
-		Grace              time.Duration `yaml:"grace"`                // archived memories restorable this long (720h)
-		Schedule           *bool         `yaml:"schedule"`             // serve runs reflect on its own (default true)
+		ArchiveBelow       float64        `yaml:"archive_below"`        // tidy: vitality under this is archived (0.1)
+		RetentionDays      int            `yaml:"retention_days"`       // 365
+		RetentionMinAccess int            `yaml:"retention_min_access"` // 3
+		MaxEntries         int            `yaml:"max_entries"`          // 10,000 active memories per agent
+		EvictByConfidence  bool           `yaml:"evict_by_confidence"`  // seed 001's eviction order
+		CompactOver        int            `yaml:"compact_over"`         // a tag with more active memories is merged (50)
+		TypeQuota          map[string]int `yaml:"type_quota"`           // govern: at most this many active memories of a type
+		Every              time.Duration  `yaml:"every"`                // serve runs reflect for every agent this often (24h; 0 in the file means the default)
+		Grace              time.Duration  `yaml:"grace"`                // archived memories restorable this long (720h)
+		Schedule           *bool          `yaml:"schedule"`             // serve runs reflect on its own (default true)
 	} `yaml:"lifecycle"`
 
 	// LLM is an OpenAI-compatible chat model (OpenAI, Ollama, vLLM,
@@ -367,6 +368,11 @@ func (c *Config) validate() error {
 		return &ConfigError{"lifecycle", "retention_days and max_entries must be at least 1, compact_over at least 2, retention_min_access not negative"}
 	} else if l.Every < time.Minute || l.Grace < time.Hour {
 		return &ConfigError{"lifecycle", "every must be at least 1m and grace at least 1h"}
+	}
+	for typ, n := range c.Lifecycle.TypeQuota {
+		if n < 1 {
+			return &ConfigError{"lifecycle.type_quota." + typ, "must be at least 1"}
+		}
 	}
 	if (c.LLM.BaseURL == "") != (c.LLM.Model == "") {
 		return &ConfigError{"llm", "base_url and model go together"}
