@@ -18,14 +18,7 @@ import (
 // the store between them.
 func TestRunAndSessionCommands(t *testing.T) {
 	dir := t.TempDir()
-	mustRun := func(args ...string) string {
-		t.Helper()
-		code, out, errs := run(t, dir, "", args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errs)
-		}
-		return out
-	}
+	mustRun := runner(t, dir)
 	mustRun("run", "open", "cron", "--id", "r1", "--payload", `{"job":"hourly_check"}`, "--focus", "disk usage")
 	mustRun("run", "call", "r1", "check_disk", "--input", `{"host":"db-1"}`, "--output", "91% used on /var")
 	mustRun("run", "respond", "r1", "db-1", "is", "nearly", "full.")

@@ -13,14 +13,7 @@ import (
 
 func TestLifecycleCommands(t *testing.T) {
 	dir := t.TempDir()
-	mustRun := func(args ...string) string {
-		t.Helper()
-		code, out, errs := run(t, dir, "", args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errs)
-		}
-		return out
-	}
+	mustRun := runner(t, dir)
 	old := filepath.Join(dir, "old.jsonl")
 	os.WriteFile(old, []byte(`{"tenant_id":"default","agent_id":"default","content":"An old scratch note","tags":["scratch"],"priority":3,"created_at":"2026-01-01T00:00:00Z"}`+"\n"), 0o644)
 	mustRun("import", old)

@@ -25,6 +25,19 @@ func run(t *testing.T, dir, stdin string, args ...string) (code int, stdout, std
 	return code, out.String(), errb.String()
 }
 
+// runner returns run for dir that fails the test unless the command
+// exits 0, and returns its output.
+func runner(t *testing.T, dir string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		code, out, errs := run(t, dir, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
+}
+
 func TestRememberRecallGetForget(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errs := run(t, dir, "", "remember", "--key", "/user/lang", "--tag", "code", "Prefers Python for scripts")

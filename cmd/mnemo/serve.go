@@ -73,9 +73,9 @@ func (a *app) serveCommand() *cobra.Command {
 			log.Info("mnemo serving", "addr", ln.Addr().String(), "data", db.Path())
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
-			go sweep(ctx, svc, time.Minute, log)
+			go every(ctx, time.Minute, func() { sweep(ctx, svc, log) })
 			if s := a.cfg.Lifecycle.Schedule; s == nil || *s {
-				go reflectEvery(ctx, svc, a.cfg.Lifecycle.Every, log)
+				go every(ctx, a.cfg.Lifecycle.Every, func() { reflectAll(ctx, svc, log) })
 			}
 			select {
 			case err := <-errc:
@@ -93,46 +93,41 @@ func (a *app) serveCommand() *cobra.Command {
 	return cmd
 }
 
-// sweep deletes idle sessions' working memory (seed 001: after 30 minutes
-// idle) and abandoned runs every interval until ctx ends.
-func sweep(ctx context.Context, svc *mnemo.Service, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
+// every calls fn every interval until ctx ends.
+func every(ctx context.Context, interval time.Duration, fn func()) {
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			n, err := svc.SweepSessions(ctx)
-			if err != nil && ctx.Err() == nil {
-				log.Warn("sweeping idle sessions failed", "err", err)
-			} else if n > 0 {
-				log.Info("swept idle sessions", "n", n)
-			}
-			if _, err := svc.SweepRuns(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("sweeping abandoned runs failed", "err", err)
-			}
+			fn()
 		}
 	}
 }
 
-// reflectEvery runs the sleep cycle for every agent every interval until
-// ctx ends.
-func reflectEvery(ctx context.Context, svc *mnemo.Service, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			archived, purged, err := svc.ReflectAll(ctx, "serve")
-			if err != nil && ctx.Err() == nil {
-				log.Warn("scheduled reflect failed", "err", err)
-			} else {
-				log.Info("scheduled reflect", "archived", archived, "purged", purged)
-			}
-		}
+// sweep deletes idle sessions' working memory (seed 001: after 30 minutes
+// idle) and abandoned runs.
+func sweep(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
+	n, err := svc.SweepSessions(ctx)
+	if err != nil && ctx.Err() == nil {
+		log.Warn("sweeping idle sessions failed", "err", err)
+	} else if n > 0 {
+		log.Info("swept idle sessions", "n", n)
+	}
+	if _, err := svc.SweepRuns(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("sweeping abandoned runs failed", "err", err)
+	}
+}
+
+// reflectAll runs the sleep cycle for every agent.
+func reflectAll(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
+	archived, purged, err := svc.ReflectAll(ctx, "serve")
+	if err != nil && ctx.Err() == nil {
+		log.Warn("scheduled reflect failed", "err", err)
+	} else if err == nil {
+		log.Info("scheduled reflect", "archived", archived, "purged", purged)
 	}
 }
 
