@@ -154,41 +154,21 @@ func Latest(envs []Envelope) map[string]Envelope {
 	return out
 }
 
-// RebuildIndex writes the index of memory_root afresh from its log: into a
-// new directory, swapped in by renames, so that a crash in the middle
-// leaves the old index or the new (and a leftover directory the next
+// RebuildIndex writes the index of memory_root afresh from its state and
+// log: into a new directory, swapped in by renames, so that a crash in the
+// middle leaves the old index or the new (and a leftover directory the next
 // rebuild removes). It returns how many live keys the index holds.
 func RebuildIndex(root string, l *Log) (int, error) {
-	var envs []Envelope
-	if err := l.Replay(func(e Envelope) error { envs = append(envs, e); return nil }); err != nil {
+	envs, err := ReadAll(root, l)
+	if err != nil {
 		return 0, err
 	}
-	next := filepath.Join(root, IndexName+".next")
-	old := filepath.Join(root, IndexName+".old")
-	for _, p := range []string{next, old} {
-		if err := os.RemoveAll(p); err != nil {
-			return 0, fmt.Errorf("files: %w", err)
-		}
-	}
+	latest := Latest(envs)
 	n := 0
-	for _, e := range Latest(envs) {
-		if !e.Valid {
-			continue
+	for _, e := range latest {
+		if e.Valid {
+			n++
 		}
-		if err := writeIndex(next, e); err != nil {
-			return 0, err
-		}
-		n++
 	}
-	if err := os.MkdirAll(next, 0o755); err != nil {
-		return 0, fmt.Errorf("files: %w", err)
-	}
-	cur := filepath.Join(root, IndexName)
-	if err := os.Rename(cur, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, fmt.Errorf("files: %w", err)
-	}
-	if err := os.Rename(next, cur); err != nil {
-		return 0, fmt.Errorf("files: %w", err)
-	}
-	return n, os.RemoveAll(old)
+	return n, rebuildFrom(root, latest)
 }

@@ -152,6 +152,9 @@ func (l *Log) Append(envs ...Envelope) error {
 		buf.WriteByte('\n')
 	}
 	return l.locked(syscall.LOCK_EX, func() error {
+		if err := l.refresh(); err != nil {
+			return err
+		}
 		if err := l.repair(); err != nil {
 			return err
 		}
@@ -175,7 +178,43 @@ const maxLine = 4 << 20
 // without its newline (an append in progress elsewhere, or torn) is not
 // read; a line that is not an envelope is an error naming its number.
 func (l *Log) Replay(fn func(Envelope) error) error {
-	return l.locked(syscall.LOCK_SH, func() error {
+	return l.locked(syscall.LOCK_SH, func() error { return l.replayLocked(fn) })
+}
+
+// lockEx is an exclusive lock, for callers in this package.
+const lockEx = syscall.LOCK_EX
+
+// reopen opens a new log file after the old one was moved away. It holds
+// the lock.
+func (l *Log) reopen() error {
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("files: %w", err)
+	}
+	l.f.Close()
+	l.f = f
+	return nil
+}
+
+// refresh reopens the log when another process's compaction moved it
+// away: appends must go to the current log, never to the archived one. It
+// holds the lock.
+func (l *Log) refresh() error {
+	cur, err := os.Stat(l.path)
+	if err == nil {
+		mine, err := l.f.Stat()
+		if err == nil && os.SameFile(cur, mine) {
+			return nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("files: %w", err)
+	}
+	return l.reopen()
+}
+
+// replayLocked is Replay for a caller that holds the lock.
+func (l *Log) replayLocked(fn func(Envelope) error) error {
+	{
 		f, err := os.Open(l.path)
 		if err != nil {
 			return fmt.Errorf("files: %w", err)
@@ -200,7 +239,7 @@ func (l *Log) Replay(fn func(Envelope) error) error {
 				return err
 			}
 		}
-	})
+	}
 }
 
 // Close closes the log.
