@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -71,5 +72,42 @@ func TestLifecycleCommands(t *testing.T) {
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errs)
 		}
+	}
+}
+
+// export --format tree gives seed 004's layout, and its §6.3 commands work
+// on it.
+func TestExportTree(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed")
+	}
+	dir := t.TempDir()
+	mustRun := runner(t, dir)
+	mustRun("remember", "--key", "/user/calendar/2026-02-23_10-00_牙科复诊", "--value", `{"type":"reminder","summary":"明天10点牙科复诊","importance":0.8}`)
+	mustRun("remember", "--key", "/user/preference/style", "--value", `{"type":"preference","summary":"简洁"}`)
+	mustRun("remember", "Deploys happen on Tuesdays")
+	tree := filepath.Join(t.TempDir(), "memory")
+	if out := mustRun("export", "--format", "tree", tree); !strings.HasPrefix(out, "exported 3 memories") {
+		t.Fatalf("export: %q", out)
+	}
+	script := `set -e
+cd "$1"
+ls memory/index/user/calendar/
+grep -c "牙科" memory/log.jsonl
+cat memory/log.jsonl | jq -c 'select(.valid==true and .content.type=="reminder") | .key'
+ls memory/index/memories/ | wc -l`
+	out, err := exec.Command("bash", "-c", script, "bash", filepath.Dir(tree)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	want := "2026-02-23_10-00_牙科复诊.json\n1\n\"/user/calendar/2026-02-23_10-00_牙科复诊\"\n1\n"
+	if string(out) != want {
+		t.Fatalf("seed 004 §6.3 on the export:\n%s\nwant:\n%s", out, want)
+	}
+	if code, _, errs := run(t, dir, "", "export", "--format", "tree", tree); code != 2 || !strings.Contains(errs, "not empty") {
+		t.Fatalf("export into a non-empty directory: %d %s", code, errs)
+	}
+	if code, _, _ := run(t, dir, "", "export", "--format", "yaml"); code != 2 {
+		t.Fatalf("bad format: %d", code)
 	}
 }

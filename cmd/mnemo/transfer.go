@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/files"
 )
 
 // bar returns a progress bar on standard error when it is a terminal, and
@@ -73,12 +74,25 @@ func (a *app) importCommand() *cobra.Command {
 }
 
 func (a *app) exportCommand() *cobra.Command {
-	var out string
+	var out, format string
 	cmd := &cobra.Command{
-		Use:   "export",
-		Short: "Export the agent's memories as JSON Lines (to standard output, or -o FILE)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:   "export [--format tree DIR]",
+		Short: "Export the agent's memories as JSON Lines (to standard output, or -o FILE), or as a directory to read with bash",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch format {
+			case "jsonl":
+				if len(args) > 0 {
+					return usagef("export writes JSON Lines to standard output or -o FILE; give a directory with --format tree")
+				}
+			case "tree":
+				if len(args) != 1 {
+					return usagef("export --format tree needs a directory")
+				}
+				return a.exportTree(cmd, args[0])
+			default:
+				return usagef("--format must be jsonl or tree")
+			}
 			var w io.Writer = a.stdout
 			var f *os.File
 			if out != "" && out != "-" {
@@ -114,5 +128,30 @@ func (a *app) exportCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	cmd.Flags().StringVar(&format, "format", "jsonl", "jsonl, or tree: log.jsonl, index/ and state.jsonl in a directory (seed 004's layout)")
 	return cmd
+}
+
+// exportTree writes the agent's active memories as a memory root in dir.
+func (a *app) exportTree(cmd *cobra.Command, dir string) error {
+	return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+		var ms []mnemo.Memory
+		for off := 0; ; off += mnemo.MaxListLimit {
+			page, _, err := svc.List(cmd.Context(), a.scope(), mnemo.ListQuery{Filter: mnemo.Filter{IncludeExpired: true},
+				Order: mnemo.OrderOldest, Limit: mnemo.MaxListLimit, Offset: off, NoVectors: true, NoTotal: true})
+			if err != nil {
+				return err
+			}
+			ms = append(ms, page...)
+			if len(page) < mnemo.MaxListLimit {
+				break
+			}
+		}
+		n, err := files.ExportTree(dir, ms)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "exported %d memories to %s (log.jsonl, index/, state.jsonl)\n", n, dir)
+		return nil
+	})
 }
