@@ -40,7 +40,8 @@ inspector:
 
 # Benchmarks: figures for docs/BENCHMARKS.md, never assertions.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2000x .
+	$(GO) test -run '^$$' -bench . -skip 'Reflect100k' -benchtime 2000x .
+	$(GO) test -run '^$$' -bench 'Reflect100k' -benchtime 3x .
 	$(GO) test -run '^$$' -bench . ./sqlite ./analysis
 
 locomo:
