@@ -152,17 +152,29 @@ func (s *Service) Reset(ctx context.Context, scope Scope, actor string) (Archive
 
 // matching returns the ids of the active memories matching f.
 func (s *Service) matching(ctx context.Context, scope Scope, f Filter) ([]string, error) {
-	ids := []string{}
+	ms, err := s.listAll(ctx, scope, f)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(ms))
+	for i := range ms {
+		ids[i] = ms[i].ID
+	}
+	return ids, nil
+}
+
+// listAll reads every memory matching f, without vectors, oldest first,
+// in pages of reflectChunk.
+func (s *Service) listAll(ctx context.Context, scope Scope, f Filter) ([]Memory, error) {
+	var ms []Memory
 	for off := 0; ; off += reflectChunk {
 		page, _, err := s.store.List(ctx, scope, ListQuery{Filter: f, Order: OrderOldest, Limit: reflectChunk, Offset: off, NoVectors: true, NoTotal: true})
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range page {
-			ids = append(ids, m.ID)
-		}
+		ms = append(ms, page...)
 		if len(page) < reflectChunk {
-			return ids, nil
+			return ms, nil
 		}
 	}
 }

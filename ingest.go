@@ -15,7 +15,6 @@ type IngestRequest struct {
 	Text   string `json:"text"`
 	Source string `json:"source,omitempty"` // where it came from, e.g. memory/2026-02-23.md
 	DryRun bool   `json:"dry_run,omitempty"`
-	Actor  string `json:"-"`
 }
 
 // IngestResult says what was extracted and what became of each item.

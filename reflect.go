@@ -184,17 +184,10 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 	lc := s.life
 	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}}
 
-	// Read every active memory (without vectors), oldest access first.
-	var ms []Memory
-	for off := 0; ; off += reflectChunk {
-		page, _, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Now: now}, Order: OrderOldest, Limit: reflectChunk, Offset: off, NoVectors: true, NoTotal: true})
-		if err != nil {
-			return ReflectReport{}, err
-		}
-		ms = append(ms, page...)
-		if len(page) < reflectChunk {
-			break
-		}
+	// Every active memory, without vectors.
+	ms, err := s.listAll(ctx, scope, Filter{Now: now})
+	if err != nil {
+		return ReflectReport{}, err
 	}
 	rep.Examined = len(ms)
 	rep.Before = totals(ms, nil)

@@ -108,7 +108,6 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b ingestRequest) (mnemo.IngestResult, error) {
-		b.Actor = "api"
 		return s.svc.Ingest(r.Context(), sc, b.IngestRequest)
 	})(w, r)
 }

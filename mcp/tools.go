@@ -284,7 +284,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 }
 
 func (s *Server) ingest(ctx context.Context, sc mnemo.Scope, in ingestIn) (mnemo.IngestResult, string, error) {
-	res, err := s.svc.Ingest(ctx, sc, mnemo.IngestRequest{Text: in.Text, Source: in.Source, DryRun: in.DryRun, Actor: "mcp"})
+	res, err := s.svc.Ingest(ctx, sc, mnemo.IngestRequest{Text: in.Text, Source: in.Source, DryRun: in.DryRun})
 	if err != nil {
 		return mnemo.IngestResult{}, "", err
 	}

@@ -43,14 +43,20 @@ func TestLoadConfigBad(t *testing.T) {
 		t.Fatal("no bad fixtures")
 	}
 	want := map[string]string{
-		"unknown_field":  "colour",
-		"synchronous":    "sqlite.synchronous",
-		"limit_over_max": "recall.default_limit",
-		"unset_env":      "MNEMO_UNSET_VAR",
-		"bad_hash":       "hash",
-		"bad_scope":      "scopes",
-		"no_tenant":      "tenant",
-		"bad_duration":   "forever",
+		"unknown_field":   "colour",
+		"synchronous":     "sqlite.synchronous",
+		"limit_over_max":  "recall.default_limit",
+		"unset_env":       "MNEMO_UNSET_VAR",
+		"bad_hash":        "hash",
+		"bad_scope":       "scopes",
+		"no_tenant":       "tenant",
+		"bad_duration":    "forever",
+		"tokenizer":       "context.tokenizer",
+		"run_token_limit": "context.run_token_limit",
+		"archive_below":   "lifecycle.archive_below",
+		"type_quota":      "lifecycle.type_quota.event",
+		"llm_no_model":    "base_url and model go together",
+		"llm_bad_url":     "llm.base_url",
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".bad.yml")

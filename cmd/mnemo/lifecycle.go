@@ -210,7 +210,7 @@ func (a *app) ingestCommand() *cobra.Command {
 			if err != nil {
 				return usagef("ingest: %v", err)
 			}
-			req.Text, req.Actor = string(data), "cli"
+			req.Text = string(data)
 			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
 				res, err := svc.Ingest(cmd.Context(), a.scope(), req)
 				if err != nil {
