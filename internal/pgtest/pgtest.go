@@ -71,6 +71,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // The environment variables that point pgtest at servers started elsewhere.
@@ -216,15 +217,16 @@ func (s *nativeServer) ensure(base string) error {
 	}
 	err := ping(base)
 	if err != nil {
+		var answered *pgconn.PgError // the server is up and said no
 		port, local := localPort(base)
-		if !local {
+		if !local || errors.As(err, &answered) {
 			return err
 		}
 		if serr := startCluster(port); serr != nil {
 			return fmt.Errorf("%w; starting it: %w", err, serr)
 		}
 		deadline := time.Now().Add(nativeStartWait)
-		for err = ping(base); err != nil && time.Now().Before(deadline); err = ping(base) {
+		for err = ping(base); err != nil && !errors.As(err, &answered) && time.Now().Before(deadline); err = ping(base) {
 			time.Sleep(250 * time.Millisecond)
 		}
 		if err != nil {

@@ -1,8 +1,11 @@
 package pgtest_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +16,9 @@ import (
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// nativeBase is the server Native uses, outside any test schema.
+var nativeBase = cmp.Or(os.Getenv(pgtest.NativeEnv), pgtest.DefaultNativeDSN)
 
 func connect(t *testing.T, dsn string) *pgx.Conn {
 	t.Helper()
@@ -69,7 +75,7 @@ func TestNativeSchemaPerCall(t *testing.T) {
 		for i, schema := range schemas {
 			var n, rows int
 			q := fmt.Sprintf("SELECT min(n), count(*) FROM %s.memory", schema)
-			if err := connect(t, pgtest.DefaultNativeDSN).QueryRow(t.Context(), q).Scan(&n, &rows); err != nil {
+			if err := connect(t, nativeBase).QueryRow(t.Context(), q).Scan(&n, &rows); err != nil {
 				t.Fatal(err)
 			}
 			if n != i || rows != 1 {
@@ -78,7 +84,7 @@ func TestNativeSchemaPerCall(t *testing.T) {
 		}
 	})
 	for _, schema := range schemas {
-		if schemaExists(t, pgtest.DefaultNativeDSN, schema) {
+		if schemaExists(t, nativeBase, schema) {
 			t.Errorf("schema %s outlived its test", schema)
 		}
 	}
@@ -244,5 +250,42 @@ func TestVectorSeveralConnections(t *testing.T) {
 	}
 	if n != workers*each {
 		t.Errorf("%d rows, want %d", n, workers*each)
+	}
+}
+
+// fatalRecorder stands in for a test whose Fatalf is to be observed: it
+// records the message and ends the goroutine, as testing.T does.
+type fatalRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalRecorder) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// TestVectorTwiceOnPGlite: on PGlite, whose one session a test holds, a
+// second Vector call in the same test fails at once with the reason
+// instead of waiting for itself.
+func TestVectorTwiceOnPGlite(t *testing.T) {
+	conn := connect(t, pgtest.Vector(t))
+	var version string
+	if err := conn.QueryRow(t.Context(), "SELECT version()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(version, "PGlite") {
+		t.Logf("not PGlite (%s): a second schema is allowed there", version)
+		return
+	}
+	f := &fatalRecorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pgtest.Vector(f)
+	}()
+	<-done
+	if !strings.Contains(f.msg, "one Vector schema at a time") {
+		t.Errorf("second Vector call: %q, want a failure naming the one-session limit", f.msg)
 	}
 }
