@@ -131,6 +131,19 @@ func Vector(t testing.TB) string {
 	return dsn
 }
 
+// VectorServer returns the DSN of the pgvector server itself, started if
+// need be, with no schema of its own and without holding PGlite's session:
+// for set-up that every test shares (CREATE EXTENSION IF NOT EXISTS, say).
+// A test that writes gets its schema from [Vector].
+func VectorServer(t testing.TB) string {
+	t.Helper()
+	srv, err := vector.get()
+	if err != nil {
+		t.Fatalf("pgtest: pgvector server: %v", err)
+	}
+	return srv.dsn
+}
+
 // Main runs the tests and stops the PGlite server this binary started, if
 // any. Call it from TestMain: func TestMain(m *testing.M) { pgtest.Main(m) }.
 func Main(m *testing.M) {
