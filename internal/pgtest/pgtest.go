@@ -13,9 +13,10 @@
 // reason; nothing is skipped.
 //
 // Each call creates schema mnemo_t_<random> and returns a DSN whose
-// search_path is "mnemo_t_<random>, public": the extensions live in public,
-// created by pgtest (CREATE EXTENSION IF NOT EXISTS finds them there, so
-// code under test must not create them into its own schema).
+// search_path is "mnemo_t_<random>,public". The extensions live in public,
+// created there by pgtest (vector and pg_trgm on the vector server, pg_trgm
+// on the native one when it has it), so CREATE EXTENSION IF NOT EXISTS in
+// code under test finds them and never creates them into a test schema.
 //
 // # PGlite
 //
@@ -32,9 +33,13 @@
 //     so no state leaks from the test before), and so one test at a time
 //     holds the PGlite session, from its Vector call to its cleanup. Other
 //     tests wait, in this process and, through a lock file in os.TempDir,
-//     in other test binaries sharing the server. A test gets one Vector
-//     schema at a time: a test or subtest calling Vector while it or its
-//     parent holds the session fails at once rather than deadlock.
+//     in other test binaries sharing the server. So every test that uses a
+//     shared PGlite must get its session through Vector: one that SETs
+//     things on it any other way breaks the tests of other binaries (seen:
+//     a suite with a mutex of its own run beside pgtest's tests, each
+//     failing on the other's search_path). A test gets one Vector schema at
+//     a time: a test or subtest calling Vector while it or its parent holds
+//     the session fails at once rather than deadlock.
 //   - With several connections, pgx's extended protocol fails (prepared
 //     statement "stmtcache_…" already exists, or messages of two
 //     connections interleave), so Vector's DSNs carry
