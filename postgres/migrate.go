@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mnemo-dev/mnemo"
 )
@@ -85,7 +84,7 @@ func openPool(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
 	if opts.Schema != "" {
-		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize() + ", public"
+		setSchema(cfg, opts.Schema)
 		if err := createSchema(ctx, cfg.ConnConfig, opts.Schema); err != nil {
 			return nil, err
 		}

@@ -62,6 +62,10 @@ type Options struct {
 	// candidates the HNSW walk keeps; more finds more of the true nearest
 	// and takes longer. 0 means 100. It is raised to the query's limit.
 	EfSearch int
+	// ExactSearchBelow is the number of filtered memories under which a
+	// vector search scores each of them exactly instead of walking the
+	// HNSW index; 0 means 5000, a negative number always walks the index.
+	ExactSearchBelow int
 	// WriteAttempts is how many times a batch that lost a race with a
 	// concurrent write (see Write) is tried before it fails with
 	// ECONFLICT; 0 means 8.
@@ -75,6 +79,7 @@ type DB struct {
 	logger *slog.Logger
 	rls    bool
 	ef     int
+	exact  int
 	tries  int
 
 	// vectors is nil when the vector extension is available, else why not.
@@ -122,13 +127,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
-	if opts.Schema != "" {
-		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opts.Schema}.Sanitize() + ", public"
-	}
+	setSchema(cfg, opts.Schema)
 	db := &DB{
 		now:    opts.Now,
 		logger: opts.Logger,
 		ef:     opts.EfSearch,
+		exact:  opts.ExactSearchBelow,
 		tries:  opts.WriteAttempts,
 	}
 	if db.now == nil {
@@ -139,6 +143,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	if db.ef <= 0 {
 		db.ef = 100
+	}
+	if db.exact == 0 {
+		db.exact = 5000
 	}
 	if db.tries <= 0 {
 		db.tries = 8
@@ -203,6 +210,21 @@ func createSchema(ctx context.Context, cc *pgx.ConnConfig, schema string) error 
 		return fmt.Errorf("postgres: create schema %s: %w", schema, err)
 	}
 	return nil
+}
+
+// setSchema makes schema, when set, the search_path of every connection of
+// cfg: in the startup message, and again by SET once connected, for servers
+// that ignore startup parameters (PGlite).
+func setSchema(cfg *pgxpool.Config, schema string) {
+	if schema == "" {
+		return
+	}
+	path := pgx.Identifier{schema}.Sanitize() + ", public"
+	cfg.ConnConfig.RuntimeParams["search_path"] = path
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, `SET search_path TO `+path)
+		return err
+	}
 }
 
 // Close closes the pool.

@@ -101,6 +101,18 @@ func ensureVector(t testing.TB, dsn string) {
 	vectorReady.Store(dsn, true)
 }
 
+// pgliteMu holds PGlite for one test at a time: it runs one session for
+// all its connections, so that a schema set by one test (search_path) is
+// every test's.
+var pgliteMu sync.Mutex
+
+// serialize waits until no other test uses the pgvector server, and holds
+// it until t ends.
+func serialize(t testing.TB, dsn string) {
+	pgliteMu.Lock()
+	t.Cleanup(pgliteMu.Unlock)
+}
+
 // TestStore runs the conformance suite on PostgreSQL 15, which has no
 // pgvector: the vector cases check the degraded contract.
 func TestStore(t *testing.T) {
@@ -120,12 +132,34 @@ func TestStorePgvector(t *testing.T) {
 	dsn := pgvectorDSN(t)
 	ensureVector(t, dsn)
 	storetest.Run(t, func(t *testing.T) mnemo.Store {
-		db := open(t, dsn, postgres.Options{MaxConns: 2})
+		serialize(t, dsn)
+		db := open(t, dsn, postgres.Options{MaxConns: 1})
 		if err := db.VectorIndex(); err != nil {
 			t.Fatalf("VectorIndex: %v", err)
 		}
 		return db
 	})
+}
+
+// TestStoreHNSW runs the conformance suite with every vector search
+// walking the HNSW index, with pgvector's iterative scan and with the
+// over-fetching of older pgvector versions.
+func TestStoreHNSW(t *testing.T) {
+	dsn := pgvectorDSN(t)
+	ensureVector(t, dsn)
+	for _, iterative := range []bool{true, false} {
+		t.Run(map[bool]string{true: "Iterative", false: "Overfetch"}[iterative], func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) mnemo.Store {
+				serialize(t, dsn)
+				db := open(t, dsn, postgres.Options{MaxConns: 1, ExactSearchBelow: -1})
+				if iterative && !postgres.Iterative(db) {
+					t.Fatal("pgvector 0.8 has an iterative scan; the store did not find it")
+				}
+				postgres.SetIterative(db, iterative)
+				return db
+			})
+		})
+	}
 }
 
 // TestStoreRowLevelSecurity runs the conformance suite with row-level

@@ -21,11 +21,6 @@ import (
 // vector type; above it searches scan exactly.
 const hnswMaxDim = 2000
 
-// exactBelow is the number of filtered memories under which a vector search
-// scores each of them rather than walking the index: exact, and at this
-// size as fast.
-const exactBelow = 5000
-
 // vectorSpace reads the store's vector space.
 func vectorSpace(ctx context.Context, q querier) (mnemo.VectorSpace, error) {
 	var vs mnemo.VectorSpace
@@ -234,17 +229,20 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 		w := liveIn(&p, scope, &q.Filter, db.now()) + ` AND m.vectored`
 		limit := p.p(q.Limit, "bigint")
 
-		var n int
-		probe := params{args: append([]any(nil), p.args...)}
-		err = tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memory_entries m WHERE `+w+` LIMIT `+
-			probe.p(exactBelow+1, "bigint")+`) AS f`, probe.args...).Scan(&n)
+		var (
+			n     int
+			probe params
+		)
+		pw := liveIn(&probe, scope, &q.Filter, db.now()) + ` AND m.vectored`
+		err = tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memory_entries m WHERE `+pw+` LIMIT `+
+			probe.p(max(db.exact, 0)+1, "bigint")+`) AS f`, probe.args...).Scan(&n)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			return nil
 		}
-		if n <= exactBelow || vs.Dimension > hnswMaxDim {
+		if n <= db.exact || vs.Dimension > hnswMaxDim {
 			// The + 0 keeps the planner off the HNSW index: every
 			// filtered memory is scored.
 			hits, err = scanVectorHits(tx.Query(ctx, `SELECT `+memoryColumns+`, m.vec <=> `+vec+` AS d
