@@ -11,10 +11,12 @@ import (
 // TextQuery.Limit is zero.
 const defaultSearchLimit = 100
 
-// rank scores a full-text match by cover density, with the weights of the
-// tsvector's parts ({D, C, B, A}: -, context, meta, text), divided by
-// 1 + log(length) so that a long memory does not win by length alone.
-const rank = `ts_rank_cd('{0.1, 0.35, 0.6, 1.0}'::float4[], m.tsv, qq.query, 1)`
+// rank scores a full-text match by the frequency of the query's words,
+// with the weights of the tsvector's parts ({D, C, B, A}: -, context, meta,
+// text), divided by 1 + log(length) so that a long memory does not win by
+// length alone. ts_rank costs half of ts_rank_cd (cover density), and the
+// Service fuses and normalises the scores anyway.
+const rank = `ts_rank('{0.1, 0.35, 0.6, 1.0}'::float4[], m.tsv, qq.query, 1)`
 
 // Search returns the live memories of scope that contain any of q's terms
 // or prefixes (all of them with MatchAll) and match q's filter, best first.
