@@ -18,6 +18,7 @@ import (
 //
 //	go test ./postgres -run '^$' -bench BenchmarkWriteBatch -benchtime 20x
 //	MNEMO_TEST_PGVECTOR_DSN=... MNEMO_BENCH_N=10000 go test ./postgres -run '^$' -bench BenchmarkHybridSearch -benchtime 200x -timeout 60m
+//	MNEMO_BENCH_N=100000 go test ./postgres -run '^$' -bench BenchmarkTextSearch -benchtime 500x
 
 // corpus makes n memories of 12 words from a vocabulary of 2,000 (Zipf
 // distributed, as words are), each with a unit vector of dim dimensions
@@ -185,4 +186,43 @@ func BenchmarkHybridSearch(b *testing.B) {
 	b.ReportMetric(pct(lex, 0.95), "text-p95-ms")
 	b.ReportMetric(pct(vec, 0.95), "vector-p95-ms")
 	b.ReportMetric(float64(n), "memories")
+}
+
+// BenchmarkTextSearch measures the full-text half of recall alone (40
+// candidates for three words) on PostgreSQL 15, over MNEMO_BENCH_N
+// memories (default 10,000) of one agent: the native figure beside PGlite's.
+func BenchmarkTextSearch(b *testing.B) {
+	n := 10000
+	if s := os.Getenv("MNEMO_BENCH_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	db := open(b, pgDSN(), postgres.Options{})
+	ctx := b.Context()
+	c := newCorpus(0)
+	for i := 0; i < n; i += 1000 {
+		recs := make([]mnemo.Record, min(1000, n-i))
+		for k := range recs {
+			recs[k] = c.record(i + k)
+		}
+		if _, err := db.Write(ctx, scope, recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.Pool().Exec(ctx, `ANALYZE memory_entries`); err != nil {
+		b.Fatal(err)
+	}
+	var lat []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		if _, err := db.Search(ctx, scope, mnemo.TextQuery{Terms: c.words(3), Limit: 40}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*95/100)].Microseconds())/1000, "p95-ms")
 }

@@ -42,25 +42,27 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 	if !q.MatchAll && !selective(&q.Filter) && len(q.Terms)+len(q.Prefixes) >= 2 {
 		rare, allCommon := db.dropCommonTerms(ctx, &q)
 		if allCommon {
-			// The memories with every word hold the best matches, and
-			// are far fewer than those with any.
-			all := q
-			all.MatchAll = true
-			hits, err := db.search(ctx, scope, &all)
-			if err != nil || len(hits) >= q.Limit {
-				return mnemo.SearchResult{Hits: hits}, err
+			// The memories with every word, then those with two of them,
+			// hold the best matches, and are far fewer than those with
+			// any: rank those first, and every match only if they are too
+			// few.
+			for _, narrow := range []func(p *params, q *mnemo.TextQuery) string{tsqueryAll, tsqueryPairs} {
+				hits, err := db.search(ctx, scope, &q, narrow)
+				if err != nil || len(hits) >= q.Limit {
+					return mnemo.SearchResult{Hits: hits}, err
+				}
 			}
 		}
 		q = *rare
 	}
-	hits, err := db.search(ctx, scope, &q)
+	hits, err := db.search(ctx, scope, &q, tsquery)
 	return mnemo.SearchResult{Hits: hits}, err
 }
 
-// search runs one full-text query.
-func (db *DB) search(ctx context.Context, scope mnemo.Scope, q *mnemo.TextQuery) ([]mnemo.Hit, error) {
+// search runs one full-text query, made of q by tsq.
+func (db *DB) search(ctx context.Context, scope mnemo.Scope, q *mnemo.TextQuery, tsq func(*params, *mnemo.TextQuery) string) ([]mnemo.Hit, error) {
 	var p params
-	query := tsquery(&p, q)
+	query := tsq(&p, q)
 	w := liveIn(&p, scope, &q.Filter, db.now())
 	limit := p.p(q.Limit, "bigint")
 	var hits []mnemo.Hit
@@ -160,6 +162,36 @@ func (db *DB) commonTerms(ctx context.Context) map[string]bool {
 // tsquery returns the SQL expression of q's tsquery: its terms and
 // prefixes (prefix:*) joined by OR, or by AND with MatchAll.
 func tsquery(p *params, q *mnemo.TextQuery) string {
+	op := " || "
+	if q.MatchAll {
+		op = " && "
+	}
+	return "(" + strings.Join(tsqueryParts(p, q), op) + ")"
+}
+
+// tsqueryAll is q's words joined by AND.
+func tsqueryAll(p *params, q *mnemo.TextQuery) string {
+	return "(" + strings.Join(tsqueryParts(p, q), " && ") + ")"
+}
+
+// tsqueryPairs matches the memories with at least two of q's words (of up
+// to six: 15 pairs), or all of them when q has two.
+func tsqueryPairs(p *params, q *mnemo.TextQuery) string {
+	parts := tsqueryParts(p, q)
+	if len(parts) < 3 || len(parts) > 6 {
+		return "(" + strings.Join(parts, " && ") + ")"
+	}
+	var pairs []string
+	for i := range parts {
+		for j := i + 1; j < len(parts); j++ {
+			pairs = append(pairs, "("+parts[i]+" && "+parts[j]+")")
+		}
+	}
+	return "(" + strings.Join(pairs, " || ") + ")"
+}
+
+// tsqueryParts returns the tsquery of each term and prefix of q.
+func tsqueryParts(p *params, q *mnemo.TextQuery) []string {
 	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
 	for _, t := range q.Terms {
 		parts = append(parts, `plainto_tsquery('simple', `+p.p(t, "text")+`)`)
@@ -169,9 +201,5 @@ func tsquery(p *params, q *mnemo.TextQuery) string {
 		// which matches nothing and leaves the others to match.
 		parts = append(parts, `coalesce((nullif(plainto_tsquery('simple', `+p.p(pre, "text")+`)::text, '') || ':*')::tsquery, ''::tsquery)`)
 	}
-	op := " || "
-	if q.MatchAll {
-		op = " && "
-	}
-	return "(" + strings.Join(parts, op) + ")"
+	return parts
 }
