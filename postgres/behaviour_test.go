@@ -411,3 +411,44 @@ func TestCommonTerms(t *testing.T) {
 		t.Errorf("often OR usual: %d hits, want 10", len(res.Hits))
 	}
 }
+
+// TestOddText writes keys, tags and text that array literals and the
+// simple protocol must quote, and reads them back by every path.
+func TestOddText(t *testing.T) {
+	for _, mode := range []string{"", "default_query_exec_mode=simple_protocol"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			ctx := t.Context()
+			dsn := pgDSN()
+			if mode != "" {
+				dsn = withParams(dsn, mode)
+			}
+			db := open(t, dsn, postgres.Options{})
+			odd := []string{`/q"uote`, `/com,ma`, `/{brace}`, `/back\slash`, `/NULL`, `/ spaced `, `/日本語`, `/it's`, `/$1`}
+			var recs []mnemo.Record
+			for _, k := range odd {
+				r := put(k, "odd "+k, 0)
+				r.Memory.Tags = []string{k, "plain"}
+				recs = append(recs, r)
+			}
+			if _, err := db.Write(ctx, scope, recs); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Write(ctx, scope, recs); err != nil { // upserts look the keys up
+				t.Fatal(err)
+			}
+			for _, k := range odd {
+				m, err := db.GetByKey(ctx, scope, k)
+				if err != nil || m.Content != "odd "+k || m.Tags[0] != k {
+					t.Errorf("GetByKey(%q) = %q %v, %v", k, m.Content, m.Tags, err)
+				}
+				ms, _, err := db.List(ctx, scope, mnemo.ListQuery{Filter: mnemo.Filter{Tags: []string{k}}})
+				if err != nil || len(ms) != 1 || ms[0].Key != k {
+					t.Errorf("List by tag %q = %d memories, %v", k, len(ms), err)
+				}
+				if n, err := db.Forget(ctx, scope, nil, []string{k}); err != nil || n != 1 {
+					t.Errorf("Forget(%q) = %d, %v", k, n, err)
+				}
+			}
+		})
+	}
+}
