@@ -117,19 +117,7 @@ func BenchmarkHybridSearch(b *testing.B) {
 		}
 	}
 	const dim = 256
-	// MNEMO_BENCH_SCHEMA keeps the loaded store in a schema of that name
-	// for the next run (and for EXPLAIN), instead of a fresh one.
-	opts := postgres.Options{MaxConns: 1, Schema: os.Getenv("MNEMO_BENCH_SCHEMA")}
-	var db *postgres.DB
-	if opts.Schema != "" {
-		var err error
-		if db, err = postgres.Open(b.Context(), dsn, opts); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { db.Close() })
-	} else {
-		db = open(b, dsn, opts)
-	}
+	db := benchStore(b, dsn, postgres.Options{MaxConns: 1})
 	ctx := b.Context()
 	if err := db.SetVectorSpace(ctx, mnemo.VectorSpace{Model: benchModel, Dimension: dim}, false); err != nil {
 		b.Fatal(err)
@@ -199,10 +187,14 @@ func BenchmarkTextSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	db := open(b, pgDSN(), postgres.Options{})
+	db := benchStore(b, pgDSN(), postgres.Options{})
 	ctx := b.Context()
 	c := newCorpus(0)
-	for i := 0; i < n; i += 1000 {
+	st, err := db.Stats(ctx, scope)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := st.Memories; i < n; i += 1000 {
 		recs := make([]mnemo.Record, min(1000, n-i))
 		for k := range recs {
 			recs[k] = c.record(i + k)
@@ -225,4 +217,20 @@ func BenchmarkTextSearch(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*95/100)].Microseconds())/1000, "p95-ms")
+}
+
+// benchStore opens a store in a fresh schema, or, when MNEMO_BENCH_SCHEMA
+// is set, in the schema of that name, kept for the next run (and for
+// EXPLAIN): a benchmark loads only what it lacks.
+func benchStore(b *testing.B, dsn string, opts postgres.Options) *postgres.DB {
+	opts.Schema = os.Getenv("MNEMO_BENCH_SCHEMA")
+	if opts.Schema == "" {
+		return open(b, dsn, opts)
+	}
+	db, err := postgres.Open(b.Context(), dsn, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
 }

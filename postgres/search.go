@@ -17,7 +17,14 @@ const defaultSearchLimit = 100
 // text), divided by 1 + log(length) so that a long memory does not win by
 // length alone. ts_rank costs half of ts_rank_cd (cover density), and the
 // Service fuses and normalises the scores anyway.
-const rank = `ts_rank('{0.1, 0.35, 0.6, 1.0}'::float4[], m.tsv, qq.query, 1)`
+const rank = `ts_rank('{0.1, 0.35, 0.6, 1.0}'::float4[], matches.tsv, qq.query, 1)`
+
+// rankAtMost is how many matches a search ranks, the newest first: ranking
+// reads every match, so a query of words that thousands of memories have
+// is answered from the newest 2,000 of them. Recall weighs recency anyway,
+// and a query with a rarer word ranks only the memories with it (see
+// dropCommonTerms), far fewer.
+const rankAtMost = "2000"
 
 // Search returns the live memories of scope that contain any of q's terms
 // or prefixes (all of them with MatchAll) and match q's filter, best first.
@@ -67,11 +74,20 @@ func (db *DB) search(ctx context.Context, scope mnemo.Scope, q *mnemo.TextQuery,
 	limit := p.p(q.Limit, "bigint")
 	var hits []mnemo.Hit
 	err := db.read(ctx, scope.TenantID, func(qr querier) error {
-		rows, err := qr.Query(ctx, `SELECT `+memoryColumns+`, `+rank+` AS rank
-			FROM memory_entries m CROSS JOIN (SELECT `+query+` AS query) AS qq
-			WHERE m.tsv @@ qq.query AND `+w+`
-			ORDER BY rank DESC, m.seq
-			LIMIT `+limit, p.args...)
+		// The query is repeated in the match rather than taken from qq,
+		// so that the planner sees its words and their statistics.
+		rows, err := qr.Query(ctx, `WITH qq AS (SELECT `+query+` AS query),
+			matches AS (
+				SELECT m.seq, m.tsv FROM memory_entries m
+				WHERE m.tsv @@ `+query+` AND `+w+`
+				ORDER BY m.seq DESC LIMIT `+rankAtMost+`
+			), ranked AS (
+				SELECT matches.seq, `+rank+` AS rank FROM matches, qq
+				ORDER BY rank DESC, matches.seq LIMIT `+limit+`
+			)
+			SELECT `+memoryColumns+`, ranked.rank
+			FROM ranked JOIN memory_entries m ON m.seq = ranked.seq
+			ORDER BY ranked.rank DESC, m.seq`, p.args...)
 		if err != nil {
 			return err
 		}
