@@ -108,7 +108,7 @@ func BenchmarkWriteBatch(b *testing.B) {
 func BenchmarkHybridSearch(b *testing.B) {
 	dsn := pgvectorDSN(b)
 	ensureVector(b, dsn)
-	serialize(b, dsn)
+	serialize(b)
 	n := 10000
 	if s := os.Getenv("MNEMO_BENCH_N"); s != "" {
 		var err error

@@ -108,7 +108,7 @@ var pgliteMu sync.Mutex
 
 // serialize waits until no other test uses the pgvector server, and holds
 // it until t ends.
-func serialize(t testing.TB, dsn string) {
+func serialize(t testing.TB) {
 	pgliteMu.Lock()
 	t.Cleanup(pgliteMu.Unlock)
 }
@@ -132,7 +132,7 @@ func TestStorePgvector(t *testing.T) {
 	dsn := pgvectorDSN(t)
 	ensureVector(t, dsn)
 	storetest.Run(t, func(t *testing.T) mnemo.Store {
-		serialize(t, dsn)
+		serialize(t)
 		db := open(t, dsn, postgres.Options{MaxConns: 1})
 		if err := db.VectorIndex(); err != nil {
 			t.Fatalf("VectorIndex: %v", err)
@@ -150,7 +150,7 @@ func TestStoreHNSW(t *testing.T) {
 	for _, iterative := range []bool{true, false} {
 		t.Run(map[bool]string{true: "Iterative", false: "Overfetch"}[iterative], func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) mnemo.Store {
-				serialize(t, dsn)
+				serialize(t)
 				db := open(t, dsn, postgres.Options{MaxConns: 1, ExactSearchBelow: -1})
 				if iterative && !postgres.Iterative(db) {
 					t.Fatal("pgvector 0.8 has an iterative scan; the store did not find it")

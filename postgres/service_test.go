@@ -78,7 +78,7 @@ func TestServiceWithoutPgvector(t *testing.T) {
 func TestServiceSemantic(t *testing.T) {
 	dsn := pgvectorDSN(t)
 	ensureVector(t, dsn)
-	serialize(t, dsn)
+	serialize(t)
 	db := open(t, dsn, postgres.Options{MaxConns: 1})
 	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
 	defer svc.Close()
