@@ -31,7 +31,7 @@ func put(key, text string, d time.Duration) mnemo.Record {
 
 func TestMigrate(t *testing.T) {
 	ctx := t.Context()
-	dsn := pgDSN()
+	dsn := pgDSN(t)
 	schema := newSchema(t, dsn)
 	opts := postgres.Options{Schema: schema}
 
@@ -81,7 +81,7 @@ func TestMigrate(t *testing.T) {
 // search_path, through pgx's simple protocol, and finds every table there.
 func TestSearchPathInDSN(t *testing.T) {
 	ctx := t.Context()
-	dsn := pgDSN()
+	dsn := pgDSN(t)
 	schema := newSchema(t, dsn)
 	conn := connect(t, dsn)
 	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
@@ -125,14 +125,14 @@ func TestUnavailable(t *testing.T) {
 	}
 
 	// A proxy in front of PostgreSQL 15, cut while the store is open.
-	cfg, err := pgx.ParseConfig(pgDSN())
+	cfg, err := pgx.ParseConfig(pgDSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := newProxy(t, net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.Port)))
 	host, port, _ := net.SplitHostPort(p.addr())
 	dsn := fmt.Sprintf("host=%s port=%s user=%s dbname=%s sslmode=disable", host, port, cfg.User, cfg.Database)
-	db := open(t, dsn, postgres.Options{MaxConns: 2, Schema: newSchema(t, pgDSN())})
+	db := open(t, dsn, postgres.Options{MaxConns: 2, Schema: newSchema(t, pgDSN(t))})
 	if _, err := db.Write(ctx, scope, []mnemo.Record{put("/a", "before the cut", 0)}); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func (p *proxy) cut() {
 // acknowledged write once.
 func TestConcurrentWriters(t *testing.T) {
 	ctx := t.Context()
-	db := open(t, pgDSN(), postgres.Options{MaxConns: 8, WriteAttempts: 100})
+	db := open(t, pgDSN(t), postgres.Options{MaxConns: 8, WriteAttempts: 100})
 	const writers, each = 8, 15
 	perm := rand.Perm(writers * each)
 	var (
@@ -288,7 +288,7 @@ func TestVersionConflict(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
-			dsn := pgDSN()
+			dsn := pgDSN(t)
 			schema := newSchema(t, dsn)
 			db := open(t, dsn, postgres.Options{Schema: schema, WriteAttempts: tt.attempts})
 			if _, err := db.Write(ctx, scope, []mnemo.Record{put("/k", "first", 0)}); err != nil {
@@ -358,7 +358,7 @@ func TestVersionConflict(t *testing.T) {
 // invalid input, and store nothing.
 func TestBadValues(t *testing.T) {
 	ctx := t.Context()
-	db := open(t, pgDSN(), postgres.Options{})
+	db := open(t, pgDSN(t), postgres.Options{})
 	bad := put("/nul", "a NUL \x00 in text", 0)
 	_, err := db.Write(ctx, scope, []mnemo.Record{put("/good", "good", 0), bad})
 	if mnemo.ErrorCode(err) != mnemo.EINVALID {
@@ -375,7 +375,7 @@ func TestBadValues(t *testing.T) {
 // common words only takes those with all of them when there are enough.
 func TestCommonTerms(t *testing.T) {
 	ctx := t.Context()
-	db := open(t, pgDSN(), postgres.Options{})
+	db := open(t, pgDSN(t), postgres.Options{})
 	var recs []mnemo.Record
 	for i := range 1500 {
 		text := "often"
@@ -418,7 +418,7 @@ func TestOddText(t *testing.T) {
 	for _, mode := range []string{"", "default_query_exec_mode=simple_protocol"} {
 		t.Run("mode="+mode, func(t *testing.T) {
 			ctx := t.Context()
-			dsn := pgDSN()
+			dsn := pgDSN(t)
 			if mode != "" {
 				dsn = withParams(dsn, mode)
 			}

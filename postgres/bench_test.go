@@ -82,7 +82,7 @@ func (c *corpus) record(n int) mnemo.Record {
 // BenchmarkWriteBatch measures batch writes of 100 new memories (one
 // transaction, multi-row inserts) on PostgreSQL 15.
 func BenchmarkWriteBatch(b *testing.B) {
-	db := open(b, pgDSN(), postgres.Options{})
+	db := open(b, pgDSN(b), postgres.Options{})
 	c := newCorpus(0)
 	const batch = 100
 	n := 0
@@ -187,7 +187,7 @@ func BenchmarkTextSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	db := benchStore(b, pgDSN(), postgres.Options{})
+	db := benchStore(b, pgDSN(b), postgres.Options{})
 	ctx := b.Context()
 	c := newCorpus(0)
 	st, err := db.Stats(ctx, scope)

@@ -5,13 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/pgtest"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/storetest"
 )
@@ -19,26 +19,15 @@ import (
 // The tests run against Debian's PostgreSQL 15 (no pgvector: the degraded
 // path) and against PGlite with pgvector, served over the wire protocol,
 // each test in a schema of its own.
-const (
-	defaultPG = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-)
+// TestMain stops the PGlite server this binary may have started.
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// pgDSN is PostgreSQL 15's DSN.
-func pgDSN() string {
-	if dsn := os.Getenv("MNEMO_TEST_PG_DSN"); dsn != "" {
-		return dsn
-	}
-	return defaultPG
-}
+// pgDSN is PostgreSQL 15's DSN, the server (re)started if it was down.
+func pgDSN(t testing.TB) string { return pgtest.Native(t) }
 
-// pgvectorDSN is the DSN of a server with pgvector (PGlite), or skips t.
-func pgvectorDSN(t testing.TB) string {
-	dsn := os.Getenv("MNEMO_TEST_PGVECTOR_DSN")
-	if dsn == "" {
-		t.Skip("MNEMO_TEST_PGVECTOR_DSN is not set")
-	}
-	return dsn
-}
+// pgvectorDSN is the DSN of a server with pgvector (PGlite), started if
+// need be; a test that writes to it holds it with serialize.
+func pgvectorDSN(t testing.TB) string { return pgtest.VectorServer(t) }
 
 // connect opens a plain connection to dsn, closed when t ends.
 func connect(t testing.TB, dsn string) *pgx.Conn {
@@ -101,22 +90,14 @@ func ensureVector(t testing.TB, dsn string) {
 	vectorReady.Store(dsn, true)
 }
 
-// pgliteMu holds PGlite for one test at a time: it runs one session for
-// all its connections, so that a schema set by one test (search_path) is
-// every test's.
-var pgliteMu sync.Mutex
-
 // serialize waits until no other test uses the pgvector server, and holds
 // it until t ends.
-func serialize(t testing.TB) {
-	pgliteMu.Lock()
-	t.Cleanup(pgliteMu.Unlock)
-}
+func serialize(t testing.TB) { pgtest.Vector(t) }
 
 // TestStore runs the conformance suite on PostgreSQL 15, which has no
 // pgvector: the vector cases check the degraded contract.
 func TestStore(t *testing.T) {
-	dsn := pgDSN()
+	dsn := pgDSN(t)
 	storetest.Run(t, func(t *testing.T) mnemo.Store {
 		db := open(t, dsn, postgres.Options{MaxConns: 4})
 		if err := db.VectorIndex(); !errors.Is(err, postgres.ErrNoVectorIndex) {
@@ -166,7 +147,7 @@ func TestStoreHNSW(t *testing.T) {
 // security on, as a role that is not a superuser (superusers pass every
 // policy), and checks that the policies hold outside the store.
 func TestStoreRowLevelSecurity(t *testing.T) {
-	dsn := pgDSN()
+	dsn := pgDSN(t)
 	role := rlsRole(t, dsn)
 	rlsDSN := func(t *testing.T) (string, string) {
 		schema := newSchema(t, dsn)

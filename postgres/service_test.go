@@ -30,7 +30,7 @@ func recall(t *testing.T, svc *mnemo.Service, query string) mnemo.Result {
 // TestServiceChinese checks that Chinese is found through the segmented
 // text the Service indexes, and that no raw run of Chinese is a lexeme.
 func TestServiceChinese(t *testing.T) {
-	dsn := pgDSN()
+	dsn := pgDSN(t)
 	schema := newSchema(t, dsn)
 	db := open(t, dsn, postgres.Options{Schema: schema})
 	svc := mnemo.New(db, mnemo.Options{})
@@ -53,7 +53,7 @@ func TestServiceChinese(t *testing.T) {
 // which has no pgvector: a memory is written without a vector, and recall
 // answers from full text, saying that it degraded.
 func TestServiceWithoutPgvector(t *testing.T) {
-	dsn := pgDSN()
+	dsn := pgDSN(t)
 	schema := newSchema(t, dsn)
 	db := open(t, dsn, postgres.Options{Schema: schema})
 	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
