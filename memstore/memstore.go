@@ -57,7 +57,7 @@ var (
 // scope is one tenant and agent's memories.
 type scope struct {
 	id     mnemo.Scope
-	listed bool // in Store.order: memories were written to it
+	listed bool            // in Store.order: memories were written to it
 	keys   map[string]*row // rows with a key, live or tombstone
 	rows   map[string]*row // by id, live or tombstone
 	hist   map[string][]*mnemo.Revision
