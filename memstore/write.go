@@ -305,3 +305,37 @@ func (s *Store) delete(d *scope, rs []*row, op string, now time.Time) int {
 	}
 	return n
 }
+
+// Found names a row Lookup found.
+type Found struct {
+	ID, Key   string
+	Tombstone bool
+}
+
+// Lookup returns the rows, live or tombstone, that Forget(ids, keys) would
+// delete, in row order: what a store that keeps a log records of a forget.
+func (s *Store) Lookup(sc mnemo.Scope, ids, keys []string) []Found {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d := s.scope(sc)
+	if d == nil {
+		return nil
+	}
+	var rs []*row
+	for _, id := range ids {
+		if r := d.rows[id]; r != nil && !slices.Contains(rs, r) {
+			rs = append(rs, r)
+		}
+	}
+	for _, k := range keys {
+		if r := d.keys[k]; r != nil && !slices.Contains(rs, r) {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortFunc(rs, func(a, b *row) int { return int(a.seq - b.seq) })
+	out := make([]Found, len(rs))
+	for i, r := range rs {
+		out[i] = Found{ID: r.m.ID, Key: r.m.Key, Tombstone: r.tomb}
+	}
+	return out
+}
