@@ -292,4 +292,6 @@ func plainRecord(l *line, raw []byte, home mnemo.Scope, an *analysis.Analyzer) (
 
 // plainID is the id of the memory a line of another writer makes: derived
 // from the line, so that every process folds it alike.
-func plainID(raw []byte) string { return uuid.NewSHA1(uuid.NameSpaceURL, bytes.TrimSpace(raw)).String() }
+func plainID(raw []byte) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, bytes.TrimSpace(raw)).String()
+}
