@@ -529,20 +529,29 @@ func (s *Store) Replay(ctx context.Context, fn func(sc mnemo.Scope, rec mnemo.Re
 			return err
 		}
 		files = append(files, s.logPath())
-		var ferr error
-		for _, p := range files {
-			err := eachLine(p, func(raw []byte, l *line) {
-				if ferr != nil || l == nil {
-					return
-				}
+		var (
+			ferr    error
+			pending []line
+			raws    [][]byte
+		)
+		// flush replays a batch read whole; a torn one was never
+		// acknowledged.
+		flush := func() {
+			defer func() { pending, raws = pending[:0], raws[:0] }()
+			if ferr != nil || len(pending) == 0 {
+				return
+			}
+			if x := pending[0].Mnemo; x != nil && max(x.N, 1) != len(pending) {
+				return
+			}
+			for i := range pending {
 				if ferr = ctx.Err(); ferr != nil {
 					return
 				}
-				x := l.Mnemo
+				l, x := &pending[i], pending[i].Mnemo
 				switch {
 				case x == nil:
-					rec, err := plainRecord(l, raw, s.opts.Home, s.an)
-					if err == nil {
+					if rec, err := plainRecord(l, raws[i], s.opts.Home, s.an); err == nil {
 						ferr = fn(s.opts.Home, rec)
 					}
 				case x.Op == opWrite && !x.Redacted && x.Memory != nil:
@@ -557,10 +566,26 @@ func (s *Store) Replay(ctx context.Context, fn func(sc mnemo.Scope, rec mnemo.Re
 					}
 					ferr = fn(l.scope(), rec)
 				}
+				if ferr != nil {
+					return
+				}
+			}
+		}
+		for _, p := range files {
+			err := eachLine(p, func(raw []byte, l *line) {
+				if l == nil {
+					return
+				}
+				if len(pending) > 0 && pending[0].identity() != l.identity() {
+					flush()
+				}
+				pending = append(pending, *l)
+				raws = append(raws, raw)
 			})
 			if err != nil {
 				return err
 			}
+			flush()
 			if ferr != nil {
 				return ferr
 			}
