@@ -3,9 +3,9 @@ package files
 import (
 	"bufio"
 	"bytes"
-	segjson "github.com/segmentio/encoding/json"
 	"errors"
 	"fmt"
+	segjson "github.com/segmentio/encoding/json"
 	"io"
 	"runtime"
 	"sync"
