@@ -2,13 +2,13 @@ package files
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	segjson "github.com/segmentio/encoding/json"
 	"io"
 	"runtime"
 	"sync"
+
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // decodeChunk is how many lines a decoding worker takes at a time.
@@ -95,6 +95,3 @@ func decodeLines(r io.Reader, fn func(d *decoded) error) error {
 	}
 	return nil
 }
-
-// lines splits buf, whole lines, for decodeLines.
-func linesReader(buf []byte) io.Reader { return bytes.NewReader(buf) }
