@@ -322,11 +322,13 @@ func (s *Store) apply(ctx context.Context, mem *memstore.Store, batch []line, ra
 		for i := range batch {
 			x := batch[i].Mnemo
 			if x == nil || x.Memory == nil {
-				return fmt.Errorf("files: a write line without its memory in batch %s", first.Batch)
+				s.opts.Logger.Warn("files: skipping a write line without its memory", "batch", first.Batch)
+				return nil
 			}
 			m, err := batch[i].memoryOf()
 			if err != nil {
-				return err
+				s.opts.Logger.Warn("files: skipping a write line", "batch", first.Batch, "err", err)
+				return nil
 			}
 			recs[i] = mnemo.Record{Memory: m, Tombstone: x.Tombstone, Embed: x.Embed}
 			if x.Index != nil {
@@ -365,7 +367,8 @@ func (s *Store) apply(ctx context.Context, mem *memstore.Store, batch []line, ra
 		vecs := make([][]float32, len(first.Vectors))
 		for i, v := range first.Vectors {
 			if vecs[i], err = decodeVector(v); err != nil {
-				return err
+				s.opts.Logger.Warn("files: skipping a vectors line", "batch", first.Batch, "err", err)
+				return nil
 			}
 		}
 		err = mem.SetVectors(ctx, first.Jobs, vecs)
