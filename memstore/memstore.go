@@ -91,6 +91,7 @@ type row struct {
 	length    int      // tokens in all three columns
 	embed     string   // the text the vector is made from
 	vectored  bool     // m.Embedding is in the store's vector space
+	norm      float64  // of m.Embedding, when vectored
 	seq       int64    // insertion order of the row
 	arrival   int64    // history seq of the write that last changed it
 	dataExp   time.Time

@@ -86,6 +86,9 @@ func Restore(snap *Snapshot, opts Options) *Store {
 		d := s.scopeFor(src.Memory.Scope())
 		r := &row{sc: d, tomb: src.Tombstone, idx: src.Index, embed: src.Embed, vectored: src.Vectored, seq: src.Seq, arrival: src.Arrival}
 		r.setMemory(src.Memory)
+		if r.vectored {
+			r.norm = norm(r.m.Embedding)
+		}
 		d.rows[r.m.ID] = r
 		s.ids[r.m.ID] = r
 		if r.m.Key != "" {
