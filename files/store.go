@@ -48,6 +48,19 @@ type Store struct {
 	stale  bool // memory ran ahead of the log (an append failed): fold again
 	closed bool
 	recent []ref // the last writes folded at open, whose index files are checked
+	state  os.FileInfo // state.jsonl as last read or written
+}
+
+// stateChanged reports whether state.jsonl is another than the one this
+// process last read or wrote, and notes it.
+func (s *Store) stateChanged() bool {
+	st, err := os.Stat(filepath.Join(s.root, StateName))
+	if err != nil {
+		return false
+	}
+	changed := s.state == nil || !os.SameFile(st, s.state)
+	s.state = st
+	return changed
 }
 
 // StoreOptions configure a Store.
@@ -151,6 +164,7 @@ func (s *Store) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.stateChanged()
 	mem := memstore.Restore(snap, memstore.Options{Now: s.opts.Now})
 	if s.file != nil {
 		s.file.Close()
@@ -476,7 +490,12 @@ func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *memstore.
 		}
 		// A forget is not done until its content is rewritten away; a
 		// long log is compacted.
-		if full := s.opts.CompactEvery > 0 && s.tail >= s.opts.CompactEvery; full || s.redact {
+		full := s.opts.CompactEvery > 0 && s.tail >= s.opts.CompactEvery
+		if full && s.stateChanged() {
+			// Another process compacted (keeping the log): count afresh.
+			full, s.tail = false, 0
+		}
+		if full || s.redact {
 			_, err = s.compactLocked(ctx, full)
 		}
 		return err

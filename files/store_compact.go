@@ -286,6 +286,7 @@ func (s *Store) compactLocked(ctx context.Context, index bool) (CompactResult, e
 	if err := s.writeState(snap, cov); err != nil {
 		return res, err
 	}
+	s.stateChanged()
 	res.Read = s.tail
 	res.Keys = len(snap.Rows)
 	for i := range snap.Rows {
