@@ -47,7 +47,7 @@ type Store struct {
 	redact bool // a forget or clear is in the log, its content not yet rewritten away
 	stale  bool // memory ran ahead of the log (an append failed): fold again
 	closed bool
-	recent []ref // the last writes folded at open, whose index files are checked
+	recent []ref       // the last writes folded at open, whose index files are checked
 	state  os.FileInfo // state.jsonl as last read or written
 }
 
