@@ -160,12 +160,11 @@ func (s *Store) logPath() string { return filepath.Join(s.root, LogName) }
 
 // reload folds state and log afresh. The caller holds the log's lock.
 func (s *Store) reload(ctx context.Context) error {
-	snap, cov, err := s.readState()
+	mem, cov, err := s.readState()
 	if err != nil {
 		return err
 	}
 	s.stateChanged()
-	mem := memstore.Restore(snap, memstore.Options{Now: s.opts.Now})
 	if s.file != nil {
 		s.file.Close()
 		s.file = nil
