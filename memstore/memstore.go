@@ -69,12 +69,12 @@ type scope struct {
 	// Postings name rows by number (slots), so that the lists hold no
 	// pointers: the garbage collector skips them, which at 100,000
 	// memories is most of the index.
-	post     map[string][]posting
-	slots    []*row         // rows in the index by number
-	free     []int32        // numbers to reuse
-	scratch  map[string]int // index's, reused
-	live     int            // live rows, the documents of BM25
-	totalLen int64          // their tokens
+	post     map[string]*[]posting // a pointer: appending needs one map lookup
+	slots    []*row                // rows in the index by number
+	free     []int32               // numbers to reuse
+	scratch  map[string]int        // index's, reused
+	live     int                   // live rows, the documents of BM25
+	totalLen int64                 // their tokens
 }
 
 type freq [3]uint16
@@ -153,7 +153,7 @@ func (s *Store) scopeFor(sc mnemo.Scope) *scope {
 			keys: make(map[string]*row),
 			rows: make(map[string]*row),
 			hist: make(map[string][]*mnemo.Revision),
-			post: make(map[string][]posting),
+			post: make(map[string]*[]posting),
 		}
 		s.scopes[sc] = d
 	}
@@ -209,8 +209,12 @@ func (sc *scope) index(r *row) {
 	r.pos = make([]int32, len(fs))
 	for i, x := range fs {
 		p := sc.post[x.t]
-		r.pos[i] = int32(len(p))
-		sc.post[x.t] = append(p, posting{n: r.slot, ti: int32(i), f: x.f})
+		if p == nil {
+			p = new([]posting)
+			sc.post[x.t] = p
+		}
+		r.pos[i] = int32(len(*p))
+		*p = append(*p, posting{n: r.slot, ti: int32(i), f: x.f})
 	}
 	sc.live++
 	sc.totalLen += int64(r.length)
@@ -222,7 +226,8 @@ func (sc *scope) unindex(r *row) {
 	var buf [64]tf
 	fs, _ := sc.terms(r, buf[:0])
 	for ti, x := range fs {
-		p := sc.post[x.t]
+		pp := sc.post[x.t]
+		p := *pp
 		i, last := r.pos[ti], int32(len(p)-1)
 		if i != last {
 			p[i] = p[last]
@@ -232,7 +237,7 @@ func (sc *scope) unindex(r *row) {
 		if last == 0 {
 			delete(sc.post, x.t)
 		} else {
-			sc.post[x.t] = p[:last]
+			*pp = p[:last]
 		}
 	}
 	sc.slots[r.slot] = nil

@@ -24,12 +24,6 @@ const (
 	b  = 0.75
 )
 
-// phrase is one query term or prefix: the rows that contain it, with the
-// weighted frequency of its tokens in each.
-type phrase struct {
-	rows map[*row]float64
-}
-
 // Search returns the live memories of the scope that contain any of q's
 // terms or prefixes (every one with MatchAll) and match q's filter, best
 // BM25 first. Scores are FTS5's bm25 with the sqlite store's column weights,
@@ -52,69 +46,83 @@ func (s *Store) Search(_ context.Context, sc mnemo.Scope, q mnemo.TextQuery) (mn
 	if d == nil || d.live == 0 {
 		return mnemo.SearchResult{}, nil
 	}
-	phrases := make([]phrase, 0, len(q.Terms)+len(q.Prefixes))
-	for _, t := range q.Terms {
-		p := phrase{rows: map[*row]float64{}}
-		for _, tok := range strings.Fields(t) { // a term is a word, never syntax
-			for _, e := range d.post[tok] {
-				p.rows[d.slots[e.n]] += weighted(e.f)
-			}
-		}
-		phrases = append(phrases, p)
-	}
-	for _, pre := range q.Prefixes {
-		p := phrase{rows: map[*row]float64{}}
-		if pre = strings.TrimSpace(pre); pre != "" {
-			for tok, post := range d.post {
-				if strings.HasPrefix(tok, pre) {
-					for _, e := range post {
-						p.rows[d.slots[e.n]] += weighted(e.f)
-					}
-				}
-			}
-		}
-		phrases = append(phrases, p)
-	}
-
+	// Dense arrays by slot, not maps: a common word's posting list is
+	// tens of thousands of rows.
+	var (
+		f       = make([]float64, len(d.slots)) // one phrase's weighted frequency
+		score   = make([]float64, len(d.slots))
+		count   = make([]int32, len(d.slots))
+		inPhr   []int32 // the slots f holds
+		matched []int32 // the slots score holds
+	)
 	n := float64(d.live)
 	avgdl := float64(d.totalLen) / n
 	if avgdl == 0 {
 		avgdl = 1
 	}
-	idf := make([]float64, len(phrases))
-	for i, p := range phrases {
-		hits := float64(len(p.rows))
-		idf[i] = math.Log((n - hits + 0.5) / (hits + 0.5))
-		if idf[i] <= 0 {
-			idf[i] = 1e-6
+	add := func(post []posting) {
+		for _, e := range post {
+			if f[e.n] == 0 {
+				inPhr = append(inPhr, e.n)
+			}
+			f[e.n] += weighted(e.f)
 		}
 	}
-	score := map[*row]float64{}
-	count := map[*row]int{}
-	for i, p := range phrases {
-		for r, f := range p.rows {
-			score[r] += idf[i] * (f * (k1 + 1)) / (f + k1*(1-b+b*float64(r.length)/avgdl))
-			count[r]++
+	phrases := 0
+	score1 := func() {
+		phrases++
+		hits := float64(len(inPhr))
+		idf := math.Log((n - hits + 0.5) / (hits + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
 		}
+		for _, i := range inPhr {
+			fi := f[i]
+			if count[i] == 0 {
+				matched = append(matched, i)
+			}
+			score[i] += idf * (fi * (k1 + 1)) / (fi + k1*(1-b+b*float64(d.slots[i].length)/avgdl))
+			count[i]++
+			f[i] = 0
+		}
+		inPhr = inPhr[:0]
 	}
-	hits := make([]mnemo.Hit, 0, min(len(score), q.Limit))
+	for _, t := range q.Terms {
+		for _, tok := range strings.Fields(t) { // a term is a word, never syntax
+			add(postings(d.post[tok]))
+		}
+		score1()
+	}
+	for _, pre := range q.Prefixes {
+		if pre = strings.TrimSpace(pre); pre != "" {
+			for tok, post := range d.post {
+				if strings.HasPrefix(tok, pre) {
+					add(*post)
+				}
+			}
+		}
+		score1()
+	}
+
 	type cand struct {
 		r     *row
 		score float64
 	}
-	cands := make([]cand, 0, len(score))
-	for r, sc := range score {
-		if q.MatchAll && count[r] < len(phrases) {
+	cands := make([]cand, 0, min(len(matched), 4*q.Limit))
+	for _, i := range matched {
+		if q.MatchAll && int(count[i]) < phrases {
 			continue
 		}
+		r := d.slots[i]
 		if !r.matches(&q.Filter, now) {
 			continue
 		}
-		cands = append(cands, cand{r, sc})
+		cands = append(cands, cand{r, score[i]})
 	}
 	slices.SortFunc(cands, func(a, b cand) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.r.seq, b.r.seq))
 	})
+	hits := make([]mnemo.Hit, 0, min(len(cands), q.Limit))
 	for _, c := range cands[:min(len(cands), q.Limit)] {
 		hits = append(hits, mnemo.Hit{Memory: c.r.out(false), Lexical: c.score})
 	}
@@ -123,4 +131,11 @@ func (s *Store) Search(_ context.Context, sc mnemo.Scope, q mnemo.TextQuery) (mn
 
 func weighted(f freq) float64 {
 	return weights[0]*float64(f[0]) + weights[1]*float64(f[1]) + weights[2]*float64(f[2])
+}
+
+func postings(p *[]posting) []posting {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
