@@ -233,3 +233,25 @@ func BenchmarkWrite(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkForget10k is a forget in a root of 10,000 memories: its line,
+// and the log and state rewritten without the memory.
+func BenchmarkForget10k(b *testing.B) {
+	src := roots.root(b, 10_000)
+	dst := b.TempDir()
+	if out, err := exec.Command("cp", "-a", src+"/.", dst).CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	s, err := files.OpenStore(b.Context(), dst, files.StoreOptions{NoSync: true, CompactEvery: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	i := 0
+	for b.Loop() {
+		if n, err := s.Forget(b.Context(), home, nil, []string{fmt.Sprintf("/user/note/%d", 2*i)}); err != nil || n != 1 {
+			b.Fatal(n, err)
+		}
+		i++
+	}
+}

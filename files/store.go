@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/memstore"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // Store is a mnemo.Store whose memory is a memory root directory of seed
@@ -220,7 +221,7 @@ func findCover(f *os.File, c *cover) (int64, error) {
 		}
 		off += int64(len(b))
 		var l line
-		if json.Unmarshal(b, &l) == nil && l.identity() == c.Line {
+		if segjson.Unmarshal(b, &l) == nil && l.identity() == c.Line {
 			found = off
 			// Lines of one batch share its identity: the last one wins.
 		}

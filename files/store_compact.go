@@ -18,6 +18,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memstore"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // readState folds state.jsonl into a new memory, indexing each row as the
@@ -152,7 +153,7 @@ func (s *Store) writeState(snap *memstore.Snapshot, cov *cover) error {
 	}
 	defer os.Remove(tmp) // after the rename, a no-op
 	w := bufio.NewWriterSize(f, 1<<20)
-	enc := json.NewEncoder(w)
+	enc := segjson.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	put := func(l line) error { return enc.Encode(&l) }
 	now := s.now()
@@ -423,11 +424,16 @@ func (s *Store) redactAll() error {
 	files = append(files, s.logPath())
 	gone := map[mnemo.Scope]*forgotten{}
 	pos := 0
-	for _, p := range files {
+	starts := make([]int, len(files)) // the position before each file's first line
+	for i, p := range files {
+		starts[i] = pos
 		err := eachLine(p, func(raw []byte, l *line) {
 			pos++
+			if l == nil || l.Mnemo == nil {
+				return
+			}
 			x := l.Mnemo
-			if x == nil || x.Op != opForget && x.Op != opClear {
+			if x.Op != opForget && x.Op != opClear {
 				return
 			}
 			g := gone[l.scope()]
@@ -452,10 +458,9 @@ func (s *Store) redactAll() error {
 	if len(gone) == 0 {
 		return nil
 	}
-	pos = 0
-	for _, p := range files {
-		err := rewriteLines(p, func(raw []byte, l *line) []byte {
-			pos++
+	for i, p := range files {
+		err := rewriteLines(p, func(n int, raw []byte, l *line) []byte {
+			pos := starts[i] + n + 1
 			if l == nil {
 				return raw
 			}
@@ -523,7 +528,7 @@ func eachLine(p string, fn func(raw []byte, l *line)) error {
 			return nil // EOF, or a torn tail, which no fold reads either
 		}
 		var l line
-		if json.Unmarshal(raw, &l) == nil {
+		if segjson.Unmarshal(raw, &l) == nil {
 			fn(raw, &l)
 		} else {
 			fn(raw, nil)
@@ -531,9 +536,20 @@ func eachLine(p string, fn func(raw []byte, l *line)) error {
 	}
 }
 
-// rewriteLines rewrites the file at p line by line through fn, into a new
-// file renamed over it; unchanged, it is left alone.
-func rewriteLines(p string, fn func(raw []byte, l *line) []byte) error {
+// rewriteLines rewrites the file at p through fn, which is given each
+// line with its number (from 0) and returns what to keep of it: into a new
+// file renamed over it, when fn changes anything (a first pass looks).
+func rewriteLines(p string, fn func(n int, raw []byte, l *line) []byte) error {
+	changed, n := false, 0
+	err := eachLine(p, func(raw []byte, l *line) {
+		if !changed && !bytes.Equal(fn(n, raw, l), raw) {
+			changed = true
+		}
+		n++
+	})
+	if err != nil || !changed {
+		return err
+	}
 	tmp := p + ".tmp"
 	out, err := os.Create(tmp)
 	if err != nil {
@@ -541,13 +557,10 @@ func rewriteLines(p string, fn func(raw []byte, l *line) []byte) error {
 	}
 	defer os.Remove(tmp)
 	w := bufio.NewWriterSize(out, 1<<20)
-	changed := false
+	n = 0
 	err = eachLine(p, func(raw []byte, l *line) {
-		b := fn(raw, l)
-		if !bytes.Equal(b, raw) {
-			changed = true
-		}
-		w.Write(b)
+		w.Write(fn(n, raw, l))
+		n++
 	})
 	if err == nil {
 		err = w.Flush()
@@ -560,9 +573,6 @@ func rewriteLines(p string, fn func(raw []byte, l *line) []byte) error {
 	}
 	if err != nil {
 		return fmt.Errorf("files: rewrite %s: %w", filepath.Base(p), err)
-	}
-	if !changed {
-		return nil
 	}
 	if err := os.Rename(tmp, p); err != nil {
 		return fmt.Errorf("files: %w", err)

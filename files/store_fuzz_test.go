@@ -18,6 +18,7 @@ func FuzzStoreLog(f *testing.F) {
 	f.Add([]byte(`{"key":"/@mnemo/forget","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"forget","batch":"c","tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","ids":["1"],"keys":["/x"]}}` + "\n"))
 	f.Add([]byte(`{"key":"/v","ts":"2026-02-22T10:00:00Z","valid":true,"content":null,"mnemo":{"op":"vectors","batch":"d","at":"2026-02-22T10:00:00Z","jobs":[{"ID":"1","Text":"t"}],"vectors":["!!"]}}` + "\n"))
 	f.Add([]byte("not json\n{\"key\":\n"))
+	f.Add([]byte("not json\n" + `{"key":"/@mnemo/clear","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"clear","batch":"e","tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z"}}` + "\n"))
 	f.Fuzz(func(t *testing.T, log []byte) {
 		root := t.TempDir()
 		if err := os.WriteFile(filepath.Join(root, files.LogName), log, 0o644); err != nil {
