@@ -44,9 +44,9 @@ type Store struct {
 	offset int64    // bytes of file folded
 	seen   atomic.Int64
 	ident  atomic.Pointer[os.FileInfo]
-	tail   int  // lines folded after the state's cover: what triggers compaction
-	redact bool // a forget or clear is in the log, its content not yet rewritten away
-	stale  bool // memory ran ahead of the log (an append failed): fold again
+	tail   int         // lines folded after the state's cover: what triggers compaction
+	redact bool        // a forget or clear is in the log, its content not yet rewritten away
+	stale  atomic.Bool // memory ran ahead of the log (an append failed): fold again
 	closed bool
 	recent []ref       // the last writes folded at open, whose index files are checked
 	state  os.FileInfo // state.jsonl as last read or written
@@ -179,7 +179,8 @@ func (s *Store) reload(ctx context.Context) error {
 		f.Close()
 		return fmt.Errorf("files: %w", err)
 	}
-	s.file, s.offset, s.tail, s.redact, s.stale = f, 0, 0, false, false
+	s.file, s.offset, s.tail, s.redact = f, 0, 0, false
+	s.stale.Store(false)
 	s.ident.Store(&st)
 	if cov != nil {
 		if s.offset, err = findCover(f, cov); err != nil {
@@ -410,7 +411,7 @@ func (s *Store) applied(err error) error {
 // processes appended.
 func (s *Store) current(ctx context.Context) (*memstore.Store, error) {
 	if st, err := os.Stat(s.logPath()); err == nil {
-		if id := s.ident.Load(); id != nil && os.SameFile(st, *id) && st.Size() == s.seen.Load() {
+		if id := s.ident.Load(); id != nil && os.SameFile(st, *id) && st.Size() == s.seen.Load() && !s.stale.Load() {
 			return s.mem.Load(), nil
 		}
 	}
@@ -434,7 +435,7 @@ func (s *Store) catchUp(ctx context.Context, locked bool) error {
 	if err != nil && !moved {
 		return fmt.Errorf("files: %w", err)
 	}
-	if s.stale || moved || !os.SameFile(st, *s.ident.Load()) {
+	if s.stale.Load() || moved || !os.SameFile(st, *s.ident.Load()) {
 		if locked {
 			return s.reload(ctx)
 		}
@@ -467,7 +468,7 @@ func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *memstore.
 		for i := range lines {
 			b, err := json.Marshal(&lines[i])
 			if err != nil {
-				s.stale = true
+				s.stale.Store(true)
 				return fmt.Errorf("files: encode: %w", err)
 			}
 			buf.Write(b)
@@ -475,7 +476,7 @@ func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *memstore.
 		}
 		size, err := s.log.appendLocked(buf.Bytes(), sync)
 		if err != nil {
-			s.stale = true
+			s.stale.Store(true)
 			return err
 		}
 		// The log is this process's file still (catchUp checked, under
@@ -483,9 +484,12 @@ func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *memstore.
 		s.offset = size
 		s.seen.Store(size)
 		s.tail += len(lines)
+		// The change is in the log, the source of truth: acknowledged.
+		// An index file that fails to land is repaired by the next
+		// compaction, and says so now.
 		if index != nil {
 			if err := index(mem); err != nil {
-				return err
+				s.opts.Logger.Warn("files: index not updated; the next compaction repairs it", "err", err)
 			}
 		}
 		// A forget is not done until its content is rewritten away; a
@@ -495,10 +499,16 @@ func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *memstore.
 			// Another process compacted (keeping the log): count afresh.
 			full, s.tail = false, 0
 		}
-		if full || s.redact {
-			_, err = s.compactLocked(ctx, full)
+		if s.redact {
+			_, err := s.compactLocked(ctx, full)
+			return err // the content is still on disk: say so
 		}
-		return err
+		if full {
+			if _, err := s.compactLocked(ctx, true); err != nil {
+				s.opts.Logger.Warn("files: compaction failed; the log stays whole", "err", err)
+			}
+		}
+		return nil
 	})
 }
 
