@@ -35,9 +35,9 @@ const (
 	opDoc    = "doc"
 )
 
-// reservedKeys name the lines that are not a key's write: a key under /@mnemo
-// is still a key an agent may write, since lines are told apart by their
-// mnemo.op, never by their key.
+// reservedPrefix starts the keys of lines that are not a key's write. A
+// key under /@mnemo is still a key an agent may write: lines are told
+// apart by their mnemo.op, never by their key.
 const reservedPrefix = "/@mnemo/"
 
 // memoriesDir is where memories without a key have their index files:
@@ -91,10 +91,9 @@ type ext struct {
 	Rev  *mnemo.Revision `json:"rev,omitempty"`
 	Life *life           `json:"life,omitempty"`
 	// header
-	Cover     *cover        `json:"cover,omitempty"`
-	Seqs      *[3]int64     `json:"seqs,omitempty"` // history, row, ledger
-	Scopes    []mnemo.Scope `json:"scopes,omitempty"`
-	StateTime time.Time     `json:"state_time,omitzero"`
+	Cover  *cover        `json:"cover,omitempty"`
+	Seqs   *[3]int64     `json:"seqs,omitempty"` // history, row, ledger
+	Scopes []mnemo.Scope `json:"scopes,omitempty"`
 }
 
 // cover says how much of the log a state holds: the log up to Offset,
