@@ -423,6 +423,7 @@ func (s *Store) redactAll() error {
 	}
 	files = append(files, s.logPath())
 	gone := map[mnemo.Scope]*forgotten{}
+	owner := map[string]mnemo.Scope{}
 	pos := 0
 	starts := make([]int, len(files)) // the position before each file's first line
 	for i, p := range files {
@@ -433,6 +434,9 @@ func (s *Store) redactAll() error {
 				return
 			}
 			x := l.Mnemo
+			if x.Op == opWrite && x.Memory != nil {
+				owner[x.Memory.ID] = l.scope() // a vectors line names memories by id alone
+			}
 			if x.Op != opForget && x.Op != opClear {
 				return
 			}
@@ -472,10 +476,11 @@ func (s *Store) redactAll() error {
 			case x.Op == opWrite && !x.Redacted && x.Memory != nil:
 				sc, key, id = l.scope(), x.Memory.Key, x.Memory.ID
 			case x.Op == opVectors:
-				g := gone[l.scope()]
 				var keep []int
 				for i, j := range x.Jobs {
-					if g == nil || !(g.ids[j.ID] > pos || g.clear > pos) {
+					sc, ok := owner[j.ID]
+					g := gone[sc]
+					if !ok || g == nil || !(g.ids[j.ID] > pos || g.clear > pos) {
 						keep = append(keep, i)
 					}
 				}

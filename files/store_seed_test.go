@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +156,40 @@ func TestStoreUntrustedRouting(t *testing.T) {
 	full := json.RawMessage(`{"kind":"web","name":"apple.com","retrieved_at":"2026-02-22T10:05:00Z","locator":{"url":"https://example.com"}}`)
 	if m, err := routed.Remember(ctx, home, mnemo.Draft{Key: "/kb/product/iphone16", Content: str("spec"), Source: full}); err != nil || m.Key != "/kb/product/iphone16" {
 		t.Fatalf("full provenance: %+v, %v", m, err)
+	}
+}
+
+// A forgotten memory's vector goes with it, from the vectors line too.
+func TestStoreForgetsVectors(t *testing.T) {
+	ctx := t.Context()
+	root := t.TempDir()
+	s := open(t, root, files.StoreOptions{NoSync: true})
+	defer s.Close()
+	if err := s.SetVectorSpace(ctx, mnemo.VectorSpace{Model: "m", Dimension: 3}, false); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i, sc := range []mnemo.Scope{home, other, other} {
+		ms, err := s.Write(ctx, sc, []mnemo.Record{{Memory: mnemo.Memory{Content: "v"}, Embed: "v" + strconv.Itoa(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ms[0].ID)
+	}
+	vecs := [][]float32{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}
+	if err := s.SetVectors(ctx, []mnemo.EmbedJob{{ID: ids[0], Text: "v0"}, {ID: ids[1], Text: "v1"}, {ID: ids[2], Text: "v2"}}, vecs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Forget(ctx, home, []string{ids[0]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Clear(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	log, _ := os.ReadFile(filepath.Join(root, files.LogName))
+	for _, l := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		if strings.Contains(l, `"op":"vectors"`) && strings.Contains(l, `"vectors":[`) {
+			t.Fatalf("a vector of a forgotten memory is still in the log: %s", l)
+		}
 	}
 }
