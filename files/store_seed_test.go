@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/files"
 )
 
@@ -191,5 +192,44 @@ func TestStoreForgetsVectors(t *testing.T) {
 		if strings.Contains(l, `"op":"vectors"`) && strings.Contains(l, `"vectors":[`) {
 			t.Fatalf("a vector of a forgotten memory is still in the log: %s", l)
 		}
+	}
+}
+
+// Recall over a files store with an embedder finds by meaning as well as
+// by words, and a reopened store recalls the same.
+func TestStoreSemanticRecall(t *testing.T) {
+	ctx := t.Context()
+	root := t.TempDir()
+	s := open(t, root, files.StoreOptions{NoSync: true})
+	opts := mnemo.Options{Embedder: hashed.New(64)}
+	svc := mnemo.New(s, opts)
+	for _, text := range []string{"the cat sleeps on the sofa", "stock markets fell sharply today", "a kitten naps on the couch"} {
+		if _, err := svc.Remember(ctx, home, mnemo.Draft{Content: str(text)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recall := func(svc *mnemo.Service) []string {
+		res, err := svc.Recall(ctx, home, mnemo.Query{Text: "kitten couch", Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range res.Results {
+			out = append(out, r.Memory.Content)
+		}
+		return out
+	}
+	before := recall(svc)
+	if len(before) == 0 || before[0] != "a kitten naps on the couch" {
+		t.Fatalf("recall = %q", before)
+	}
+	if st, _ := s.Stats(ctx, home); st.Vectors == nil || st.Vectors.Embedded != 3 {
+		t.Fatalf("vectors: %+v", st.Vectors)
+	}
+	s.Close()
+	r := open(t, root, files.StoreOptions{NoSync: true})
+	defer r.Close()
+	if after := recall(mnemo.New(r, opts)); !slices.Equal(after, before) {
+		t.Fatalf("after reopen: %q, want %q", after, before)
 	}
 }
