@@ -38,6 +38,19 @@ type Options struct {
 	// which a background worker adds: for remote embedders, whose latency
 	// should not be the write's.
 	AsyncEmbedding bool
+	// FallbackEmbedder stands in for Embedder while it fails (seed 000
+	// FR-8: hashed TF-IDF, embed/hashed): recall re-scores its lexical
+	// candidates by this embedder's similarity between the query and each
+	// candidate's text, computed on the fly and never stored, so that the
+	// index keeps one vector space. Nil: the lexical score alone.
+	FallbackEmbedder Embedder
+	// QueryEmbedTimeout bounds the embedding of a query; past it recall
+	// degrades as if the embedder had failed (DefaultQueryEmbedTimeout when
+	// zero).
+	QueryEmbedTimeout time.Duration
+	// OnDegraded, when set, is called with a Degraded* cause every time an
+	// answer or a write falls back: for metrics. The ledger has the reasons.
+	OnDegraded func(cause string)
 
 	// Context configures short-term memory of runs, working memory of
 	// sessions, snapshots, boot and the default read.
@@ -72,6 +85,8 @@ type Service struct {
 	guardOpts GuardOptions
 	extractor MemoryExtractor
 	degraded  sync.Map // scope and reason -> when last written to the ledger
+	fallback  Embedder // while the embedder fails; nil: lexical alone
+	onDegrade func(cause string)
 }
 
 // New returns a Service over store.
@@ -105,6 +120,11 @@ func New(store Store, opts Options) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.vec = newVectors(store, opts, s.log)
+	s.fallback = opts.FallbackEmbedder
+	s.onDegrade = opts.OnDegraded
+	if s.onDegrade == nil {
+		s.onDegrade = func(string) {}
+	}
 	s.ctx = opts.Context.withDefaults()
 	s.life = opts.Lifecycle.withDefaults()
 	s.guardOpts = opts.Guard.withDefaults()
@@ -322,8 +342,11 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 		if err := s.vec.init(ctx); err != nil {
 			// The memories are stored and queued all the same.
 			s.log.Warn("semantic index unavailable", "err", err)
+			s.noteDegraded(ctx, scope, DegradedEmbedder, "semantic index unavailable: memories written without vectors, queued for embedding")
 		} else if inline {
-			s.vec.embedRecords(ctx, recs)
+			if err := s.vec.embedRecords(ctx, recs); err != nil && ctx.Err() == nil {
+				s.noteDegraded(ctx, scope, DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: memories written without vectors, queued for embedding", s.vec.embedder.Model()))
+			}
 		}
 	}
 	ms, err := s.store.Write(ctx, scope, recs)
