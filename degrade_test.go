@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/embed/openai"
+	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // embeddingServer is an OpenAI-compatible /v1/embeddings server whose
@@ -247,5 +249,42 @@ func TestEmbedderDownWithoutFallback(t *testing.T) {
 	if len(res.Results) != 1 || !res.Degraded || !strings.Contains(res.Reason, "lexical index alone") ||
 		res.Results[0].Explain.Vector == "fallback" {
 		t.Fatalf("%q degraded %v %q", ids(res), res.Degraded, res.Reason)
+	}
+}
+
+// lexicalOnly is a real store seen without its vectors: a backend
+// that keeps no vectors.
+type lexicalOnly struct{ mnemo.LifecycleStore }
+
+// Seed 000 FR-8.1 on a store with no vector index: memories are written
+// without vectors and recall answers by full text and recency, flagged,
+// counted and ledgered.
+func TestNoVectorIndexDegradesToFullText(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts degradeCounter
+	svc := mnemo.New(lexicalOnly{db}, mnemo.Options{Now: c.Now, Embedder: glove.New(), OnDegraded: counts.add})
+	defer svc.Close()
+	if _, err := svc.Remember(ctx, alice, draft("some content")); err != nil {
+		t.Fatal(err)
+	}
+	for _, profile := range []string{"", "semantic"} {
+		res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "content", Profile: profile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results) != 1 || !res.Degraded || !strings.Contains(res.Reason, "no vector index") {
+			t.Fatalf("profile %q: %q degraded %v %q", profile, ids(res), res.Degraded, res.Reason)
+		}
+	}
+	if counts.get(mnemo.DegradedVectorIndex) != 3 {
+		t.Fatalf("counted: %v", counts.n)
+	}
+	if es, n, err := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionDegrade}); err != nil || n != 2 {
+		t.Fatalf("ledger: %+v %v", es, err)
 	}
 }

@@ -96,6 +96,9 @@ func (v *vectors) init(ctx context.Context) error {
 		return err
 	}
 	if err := v.store.SetVectorSpace(ctx, space, false); err != nil {
+		if ErrorCode(err) == EUNAVAILABLE {
+			return &noIndexError{err}
+		}
 		return err
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -104,6 +107,19 @@ func (v *vectors) init(ctx context.Context) error {
 	v.ready = true
 	v.kick() // memories left unembedded by an earlier run
 	return nil
+}
+
+// noIndexError is a store that cannot keep vectors now (PostgreSQL without
+// pgvector): memories are written without them and recall answers by full
+// text and recency (seed 000 FR-8.1).
+type noIndexError struct{ err error }
+
+func (e *noIndexError) Error() string { return e.err.Error() }
+func (e *noIndexError) Unwrap() error { return e.err }
+
+// reason says why the vector index is missing, for a degraded answer.
+func (e *noIndexError) reason() string {
+	return "no vector index (" + ErrorMessage(e.err) + "): answered by full text and recency"
 }
 
 // space returns the embedder's vector space. A remote model may tell its

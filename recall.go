@@ -2,6 +2,7 @@ package mnemo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -183,26 +184,42 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		fallback bool // the embedder failed: hashed TF-IDF stands in
 		rescored bool // and it did
 	)
+	var noIndex *noIndexError
+	switch {
+	case s.noVectors && profile.UsesVectors():
+		notes = append(notes, degradation{DegradedVectorIndex, "no vector index (the store keeps no vectors): answered by full text and recency"})
+	case useVec:
+		vecModel = s.vec.embedder.Model()
+		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
+			useVec = false
+			notes = append(notes, degradation{DegradedVectorIndex, noIndex.reason()})
+		} else if err != nil {
+			fallback = true
+			notes = append(notes, degradation{DegradedEmbedder, "semantic index unavailable: " + err.Error()})
+		}
+	}
 	if profile.LexicalWeight == 0 && !useVec {
-		// A vectors-only profile with no embedder: better words than nothing.
-		notes = append(notes, degradation{DegradedEmbedder, "no embedder is configured: answered by the lexical index"})
+		// A vectors-only profile with no vectors: better words than nothing.
+		if len(notes) == 0 {
+			notes = append(notes, degradation{DegradedEmbedder, "no embedder is configured: answered by the lexical index"})
+		}
 		profile.LexicalWeight = 1
 	}
-	if !aq.Empty() && profile.LexicalWeight > 0 {
+	lexical := func() {
+		sr, lexErr = s.store.Search(ctx, scope, TextQuery{
+			Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: want,
+		})
+	}
+	lexStarted := !aq.Empty() && profile.LexicalWeight > 0
+	if lexStarted {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sr, lexErr = s.store.Search(ctx, scope, TextQuery{
-				Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: want,
-			})
+			lexical()
 		}()
 	}
-	if useVec {
-		vecModel = s.vec.embedder.Model()
-		if err := s.vec.init(ctx); err != nil {
-			fallback = true
-			notes = append(notes, degradation{DegradedEmbedder, "semantic index unavailable: " + err.Error()})
-		} else if qv, err := s.vec.embedQuery(ctx, q.Text); err != nil {
+	if useVec && !fallback {
+		if qv, err := s.vec.embedQuery(ctx, q.Text); err != nil {
 			if ctx.Err() != nil {
 				wg.Wait()
 				return Result{}, ctx.Err()
@@ -218,6 +235,14 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 			qvec = qv
 			vhits, vecErr = s.store.(VectorStore).SearchVectors(ctx, scope, VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want})
 		}
+	}
+	if fallback && !lexStarted && !aq.Empty() {
+		// A vectors-only profile: the lexical index finds the candidates
+		// that the fallback's similarity ranks.
+		if s.fallback == nil {
+			profile.LexicalWeight = 1
+		}
+		lexical()
 	}
 	wg.Wait()
 	if lexErr != nil {

@@ -3,6 +3,7 @@ package mnemo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -86,6 +87,7 @@ type Service struct {
 	extractor MemoryExtractor
 	degraded  sync.Map // scope and reason -> when last written to the ledger
 	fallback  Embedder // while the embedder fails; nil: lexical alone
+	noVectors bool     // an embedder is configured, but the store keeps no vectors
 	onDegrade func(cause string)
 }
 
@@ -121,6 +123,7 @@ func New(store Store, opts Options) *Service {
 	}
 	s.vec = newVectors(store, opts, s.log)
 	s.fallback = opts.FallbackEmbedder
+	s.noVectors = s.vec == nil && opts.Embedder != nil
 	s.onDegrade = opts.OnDegraded
 	if s.onDegrade == nil {
 		s.onDegrade = func(string) {}
@@ -339,7 +342,11 @@ func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
 // stores them; the worker embeds the others.
 func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline bool) ([]Memory, error) {
 	if s.vec != nil {
-		if err := s.vec.init(ctx); err != nil {
+		var noIndex *noIndexError
+		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
+			s.log.Warn("no vector index: memories are written without vectors", "err", err)
+			s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index ("+ErrorMessage(noIndex.err)+"): memories written without vectors")
+		} else if err != nil {
 			// The memories are stored and queued all the same.
 			s.log.Warn("semantic index unavailable", "err", err)
 			s.noteDegraded(ctx, scope, DegradedEmbedder, "semantic index unavailable: memories written without vectors, queued for embedding")
@@ -355,6 +362,8 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 	}
 	if s.vec != nil {
 		s.vec.kick()
+	} else if s.noVectors {
+		s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index (the store keeps no vectors): memories written without vectors")
 	}
 	return ms, nil
 }
