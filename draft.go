@@ -3,10 +3,13 @@ package mnemo
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 )
 
 // Limits bound what one write may hold. Over a limit is an ETOOLARGE error,
@@ -19,6 +22,12 @@ type Limits struct {
 	MaxTags         int
 	MaxTagChars     int
 	MaxBatch        int // records in one batch write
+	// Untrusted, when set (say "/untrusted"), routes a write whose
+	// provenance seed 004 §3.2 finds wanting into that namespace instead of
+	// refusing it: its key becomes Untrusted+key (a memory without a key
+	// gets Untrusted+"/"+a new id), and it is tagged "untrusted". Empty:
+	// refused, with the missing fields named.
+	Untrusted string
 }
 
 // DefaultLimits are the limits used when none are configured.
@@ -188,7 +197,15 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		return m, err
 	}
 	if err := CheckProvenance(m.Key, m.Source, false); err != nil {
-		return m, err
+		if lim.Untrusted == "" {
+			return m, err
+		}
+		if m.Key, err = untrustedKey(lim.Untrusted, m.Key); err != nil {
+			return m, err
+		}
+		if !slices.Contains(m.Tags, "untrusted") && len(m.Tags) < lim.MaxTags {
+			m.Tags = append(m.Tags, "untrusted")
+		}
 	}
 
 	m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
@@ -199,6 +216,18 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	}
 	m.Stability = StabilityDays(m.Priority)
 	return m, nil
+}
+
+// untrustedKey is key moved under the namespace ns (seed 004 §3.2's
+// quarantine), or a new key there for a memory without one.
+func untrustedKey(ns, key string) (string, error) {
+	if key == "" {
+		key = "/" + uuid.Must(uuid.NewV7()).String()
+	}
+	if i := strings.Index(key, "://"); i > 0 {
+		key = "/" + key[:i] + key[i+2:] // kb://a/b -> /kb/a/b
+	}
+	return NormalizeKey(strings.TrimSuffix(ns, "/") + key)
 }
 
 func writeTimes(d *Draft, now time.Time) (created, updated time.Time) {

@@ -165,6 +165,22 @@ func Compact(root string, l *Log, h History, now time.Time) (CompactResult, erro
 
 // rebuildFrom writes the index of latest into index.next and swaps it in.
 func rebuildFrom(root string, latest map[string]Envelope) error {
+	files := make(map[string]Envelope, len(latest))
+	for _, e := range latest {
+		if e.Valid {
+			rel, err := KeyPath(e.Key)
+			if err != nil {
+				return err
+			}
+			files[rel] = e
+		}
+	}
+	return rebuildFiles(root, files)
+}
+
+// rebuildFiles writes files (envelopes by path relative to index/) into
+// index.next and swaps it in.
+func rebuildFiles(root string, files map[string]Envelope) error {
 	next := filepath.Join(root, IndexName+".next")
 	old := filepath.Join(root, IndexName+".old")
 	for _, p := range []string{next, old} {
@@ -175,11 +191,9 @@ func rebuildFrom(root string, latest map[string]Envelope) error {
 	if err := os.MkdirAll(next, 0o755); err != nil {
 		return fmt.Errorf("files: %w", err)
 	}
-	for _, e := range latest {
-		if e.Valid {
-			if err := writeIndex(next, e); err != nil {
-				return err
-			}
+	for rel, e := range files {
+		if err := writeIndexAt(next, rel, e); err != nil {
+			return err
 		}
 	}
 	cur := filepath.Join(root, IndexName)

@@ -39,6 +39,11 @@ func writeIndex(base string, e Envelope) error {
 	if err != nil {
 		return err
 	}
+	return writeIndexAt(base, rel, e)
+}
+
+// writeIndexAt is writeIndex at the path rel, made by KeyPath or alike.
+func writeIndexAt(base, rel string, e Envelope) error {
 	parts := strings.Split(rel, "/")
 	if !e.Valid {
 		p := filepath.Join(base, filepath.FromSlash(rel))

@@ -23,6 +23,9 @@ type Envelope struct {
 	Valid   bool            `json:"valid"`
 	Source  json.RawMessage `json:"source,omitempty"`
 	Content json.RawMessage `json:"content"`
+	// Mnemo is what a Store keeps beside the seed's fields (see Store);
+	// absent from lines other writers append.
+	Mnemo json.RawMessage `json:"mnemo,omitempty"`
 }
 
 // LogOptions configure a Log.
@@ -170,6 +173,30 @@ func (l *Log) Append(envs ...Envelope) error {
 	})
 }
 
+// appendLocked writes buf, whole lines, at the end of the current log and
+// returns the log's size after it. The caller holds the lock.
+func (l *Log) appendLocked(buf []byte, sync bool) (int64, error) {
+	if err := l.refresh(); err != nil {
+		return 0, err
+	}
+	if err := l.repair(); err != nil {
+		return 0, err
+	}
+	if _, err := l.f.Write(buf); err != nil {
+		return 0, fmt.Errorf("files: append: %w", err)
+	}
+	if sync && !l.noSync {
+		if err := l.f.Sync(); err != nil {
+			return 0, fmt.Errorf("files: sync: %w", err)
+		}
+	}
+	st, err := l.f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("files: %w", err)
+	}
+	return st.Size(), nil
+}
+
 // maxLine bounds one log line: an envelope of the largest content and
 // source with room to spare.
 const maxLine = 4 << 20
@@ -181,8 +208,11 @@ func (l *Log) Replay(fn func(Envelope) error) error {
 	return l.locked(syscall.LOCK_SH, func() error { return l.replayLocked(fn) })
 }
 
-// lockEx is an exclusive lock, for callers in this package.
-const lockEx = syscall.LOCK_EX
+// lockEx and lockSh are the locks, for callers in this package.
+const (
+	lockEx = syscall.LOCK_EX
+	lockSh = syscall.LOCK_SH
+)
 
 // reopen opens a new log file after the old one was moved away. It holds
 // the lock.

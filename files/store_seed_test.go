@@ -1,0 +1,159 @@
+package files_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/files"
+)
+
+// A Store's root is seed 004's memory root: §6.3's commands work on it,
+// and envelopes another writer appends to its log (seed 004 alone) are
+// memories of the home scope.
+func TestStoreSeedLayout(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed")
+	}
+	ctx := t.Context()
+	root := filepath.Join(t.TempDir(), "memory")
+	s := open(t, root, files.StoreOptions{NoSync: true})
+	defer s.Close()
+	svc := mnemo.New(s, mnemo.Options{})
+	for _, d := range []mnemo.Draft{
+		{Key: "/user/calendar/2026-02-23_10-00_牙科复诊", Data: json.RawMessage(`{"type":"reminder","text":"明天10点牙科复诊","importance":8,"tags":["health"]}`),
+			Source: json.RawMessage(`{"kind":"user","name":"chat","retrieved_at":"2026-02-22T10:01:00Z","locator":{"conversation_id":"c1","message_id":"m10"}}`)},
+		{Key: "/user/preference/style", Data: json.RawMessage(`{"type":"preference","summary":"用户喜欢中文、偏好简洁","importance":6}`)},
+		{Content: str("Deploys happen on Tuesdays")},
+	} {
+		if _, err := svc.Remember(ctx, home, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Another writer appends seed 004's envelopes, a write and a tombstone.
+	script := `set -e
+cd "$1"
+echo '{"key":"/user/calendar/2026-03-01_09-00_team","ts":"2026-02-22T11:00:00Z","valid":true,"source":"chat","content":{"type":"reminder","text":"team sync","tags":["work"]}}' >> memory/log.jsonl
+echo '{"key":"/user/preference/style","ts":"2030-01-01T00:00:00Z","valid":false,"source":"chat","content":null}' >> memory/log.jsonl`
+	if out, err := exec.Command("bash", "-c", script, "bash", filepath.Dir(root)).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	m, err := s.GetByKey(ctx, home, "/user/calendar/2026-03-01_09-00_team")
+	if err != nil || m.Content != "team sync" || m.Type != "reminder" || !slices.Equal(m.Tags, []string{"work"}) {
+		t.Fatalf("a line of another writer: %+v, %v", m, err)
+	}
+	if _, err := s.GetByKey(ctx, home, "/user/preference/style"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		t.Fatalf("a tombstone of another writer: %v", err)
+	}
+	if hits, _ := s.Search(ctx, home, mnemo.TextQuery{Terms: []string{"team"}}); len(hits.Hits) != 1 {
+		t.Fatalf("search for another writer's line: %+v", hits)
+	}
+	// Its index file lands with the next write, or the next open.
+	s.Close()
+	s = open(t, root, files.StoreOptions{NoSync: true})
+	script = `set -e
+cd "$1"
+ls memory/index/user/calendar/
+grep -c "牙科" memory/log.jsonl
+cat memory/log.jsonl | jq -c 'select(.valid==true and .content.type=="reminder") | .key'
+ls memory/index/@memories/ | wc -l
+cat memory/index/user/calendar/2026-02-23_10-00_牙科复诊.json | jq -r .content.text`
+	out, err := exec.Command("bash", "-c", script, "bash", filepath.Dir(root)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	want := "2026-02-23_10-00_牙科复诊.json\n2026-03-01_09-00_team.json\n1\n\"/user/calendar/2026-02-23_10-00_牙科复诊\"\n\"/user/calendar/2026-03-01_09-00_team\"\n1\n明天10点牙科复诊\n"
+	if string(out) != want {
+		t.Fatalf("seed 004 §6.3 on a store's root:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// Replay reads back every record written, in order, across compactions
+// that rotate the log; forgotten ones are gone from it.
+func TestStoreReplay(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, t.TempDir(), files.StoreOptions{History: files.RotateLog, NoSync: true, CompactEvery: 7})
+	defer s.Close()
+	var want []string
+	for i := range 20 {
+		recs := batch("r", i)
+		if _, err := s.Write(ctx, home, recs); err != nil {
+			t.Fatal(err)
+		}
+		if i != 3 {
+			want = append(want, recs[0].Memory.Content)
+		}
+		want = append(want, recs[1].Memory.Content)
+	}
+	if _, err := s.Write(ctx, other, batch("o", 0)[:1]); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, batch("o", 0)[0].Memory.Content)
+	if _, err := s.Forget(ctx, home, nil, []string{"/wr/3"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var scopes []mnemo.Scope
+	err := s.Replay(ctx, func(sc mnemo.Scope, rec mnemo.Record) error {
+		got = append(got, rec.Memory.Content)
+		scopes = append(scopes, sc)
+		if rec.Memory.ID == "" || rec.Memory.CreatedAt.IsZero() || rec.Index.Text == "" {
+			t.Errorf("replayed record without its id, times or index: %+v", rec)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("replayed\n%q\nwant\n%q", got, want)
+	}
+	if scopes[len(scopes)-1] != other || scopes[0] != home {
+		t.Fatalf("scopes %v", scopes)
+	}
+	_ = time.Now
+}
+
+// Writes without the provenance seed 004 §3.2 asks for are refused with
+// the missing fields named, or, when configured, routed to /untrusted/…
+// (index/untrusted/… on disk) and tagged so.
+func TestStoreUntrustedRouting(t *testing.T) {
+	ctx := t.Context()
+	root := t.TempDir()
+	s := open(t, root, files.StoreOptions{NoSync: true})
+	defer s.Close()
+	web := json.RawMessage(`{"kind":"web","name":"example_site"}`)
+	strict := mnemo.New(s, mnemo.Options{})
+	_, err := strict.Remember(ctx, home, mnemo.Draft{Key: "/kb/product/spec", Content: str("the spec"), Source: web})
+	if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "retrieved_at, locator") {
+		t.Fatalf("unrouted: %v", err)
+	}
+	routed := mnemo.New(s, mnemo.Options{Limits: mnemo.Limits{Untrusted: "/untrusted"}})
+	tests := []struct {
+		key, want string
+	}{
+		{"/kb/product/spec", "/untrusted/kb/product/spec"},
+		{"kb://product/other", "/untrusted/kb/product/other"},
+		{"", "/untrusted/"},
+	}
+	for _, tt := range tests {
+		m, err := routed.Remember(ctx, home, mnemo.Draft{Key: tt.key, Content: str("from the web " + tt.key), Source: web})
+		if err != nil || !strings.HasPrefix(m.Key, tt.want) || !slices.Contains(m.Tags, "untrusted") {
+			t.Fatalf("routed %q: %+v, %v", tt.key, m, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "index/untrusted/kb/product/spec.json")); err != nil {
+		t.Fatalf("index file of the routed write: %v", err)
+	}
+	// A write with full provenance is not routed.
+	full := json.RawMessage(`{"kind":"web","name":"apple.com","retrieved_at":"2026-02-22T10:05:00Z","locator":{"url":"https://example.com"}}`)
+	if m, err := routed.Remember(ctx, home, mnemo.Draft{Key: "/kb/product/iphone16", Content: str("spec"), Source: full}); err != nil || m.Key != "/kb/product/iphone16" {
+		t.Fatalf("full provenance: %+v, %v", m, err)
+	}
+}

@@ -1,0 +1,312 @@
+// Package memstore is a mnemo.Store held in memory: maps by scope, id and
+// key, every key's history, an inverted index over the analysed index text
+// scored with BM25 as SQLite's FTS5 scores it, and exact cosine search over
+// the vectors. It is the backend of mock mode, and the in-memory indexes of
+// the files store, which folds its log into one on open.
+//
+// It is also a mnemo.LifecycleStore, a mnemo.StateStore and a
+// mnemo.VectorStore, passes the storetest suite, and is safe for concurrent
+// use: reads share a read lock, writes take the write lock for the time of
+// the change only.
+//
+// Memories handed back share their slices (Tags, Data, Source, Embedding)
+// with the store: callers must not modify them in place.
+package memstore
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Now is the clock; nil means time.Now. A write's time can also be
+	// pinned per call with WithNow.
+	Now func() time.Time
+}
+
+// Store is an in-memory mnemo.Store. The zero value is not usable; call New.
+type Store struct {
+	mu     sync.RWMutex
+	clock  func() time.Time
+	scopes map[mnemo.Scope]*scope
+	order  []mnemo.Scope     // scopes in the order first written
+	ids    map[string]*row   // every row, live or tombstone, of every scope
+	space  mnemo.VectorSpace // zero until set
+	docs   map[docKey]mnemo.StateDoc
+
+	seq       int64 // orders history revisions and arrivals
+	rowSeq    int64 // numbers rows as they are inserted
+	ledgerSeq int64
+}
+
+var (
+	_ mnemo.Store          = (*Store)(nil)
+	_ mnemo.LifecycleStore = (*Store)(nil)
+	_ mnemo.StateStore     = (*Store)(nil)
+	_ mnemo.VectorStore    = (*Store)(nil)
+)
+
+// scope is one tenant and agent's memories.
+type scope struct {
+	id     mnemo.Scope
+	listed bool            // in Store.order: memories were written to it
+	keys   map[string]*row // rows with a key, live or tombstone
+	rows   map[string]*row // by id, live or tombstone
+	hist   map[string][]*mnemo.Revision
+	ledger []mnemo.LedgerEntry
+
+	// The lexical index: term -> row -> frequency in text, context, meta.
+	post     map[string]map[*row]freq
+	live     int   // live rows, the documents of BM25
+	totalLen int64 // their tokens
+}
+
+type freq [3]uint16
+
+// row is a memory, or a tombstone of its key.
+type row struct {
+	sc        *scope
+	m         mnemo.Memory
+	tomb      bool
+	idx       mnemo.IndexText
+	terms     []string // distinct index terms
+	length    int      // tokens in all three columns
+	embed     string   // the text the vector is made from
+	vectored  bool     // m.Embedding is in the store's vector space
+	seq       int64    // insertion order of the row
+	arrival   int64    // history seq of the write that last changed it
+	dataExp   time.Time
+	hasExpiry bool // dataExp is set
+}
+
+type docKey struct {
+	scope    mnemo.Scope
+	kind, id string
+}
+
+// New returns an empty store.
+func New(opts Options) *Store {
+	clock := opts.Now
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Store{
+		clock:  clock,
+		scopes: make(map[mnemo.Scope]*scope),
+		ids:    make(map[string]*row),
+		docs:   make(map[docKey]mnemo.StateDoc),
+	}
+}
+
+type nowKey struct{}
+
+// WithNow returns a context whose writes happen at t: the time of their
+// history revisions, default creation times and ledger entries. The files
+// store replays its log with it, so that a replayed write is the write
+// that was made.
+func WithNow(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, nowKey{}, t.UTC())
+}
+
+func (s *Store) now(ctx context.Context) time.Time {
+	if t, ok := ctx.Value(nowKey{}).(time.Time); ok {
+		return t
+	}
+	return s.clock().UTC()
+}
+
+// Close does nothing: the memories go with the store.
+func (s *Store) Close() error { return nil }
+
+// scope returns the data of sc, nil when it was never written.
+func (s *Store) scope(sc mnemo.Scope) *scope { return s.scopes[sc] }
+
+func (s *Store) scopeFor(sc mnemo.Scope) *scope {
+	d := s.scopes[sc]
+	if d == nil {
+		d = &scope{
+			id:   sc,
+			keys: make(map[string]*row),
+			rows: make(map[string]*row),
+			hist: make(map[string][]*mnemo.Revision),
+			post: make(map[string]map[*row]freq),
+		}
+		s.scopes[sc] = d
+	}
+	return d
+}
+
+// index adds the live row r to its scope's lexical index.
+func (sc *scope) index(r *row) {
+	fs := make(map[string]freq)
+	cols := [3]string{r.idx.Text, r.idx.Context, r.idx.Meta}
+	r.length = 0
+	for c, text := range cols {
+		for _, t := range strings.Fields(text) {
+			f := fs[t]
+			if f[c] < math.MaxUint16 {
+				f[c]++
+			}
+			fs[t] = f
+			r.length++
+		}
+	}
+	r.terms = make([]string, 0, len(fs))
+	for t, f := range fs {
+		p := sc.post[t]
+		if p == nil {
+			p = make(map[*row]freq)
+			sc.post[t] = p
+		}
+		p[r] = f
+		r.terms = append(r.terms, t)
+	}
+	sc.live++
+	sc.totalLen += int64(r.length)
+}
+
+// unindex removes the live row r from the lexical index.
+func (sc *scope) unindex(r *row) {
+	for _, t := range r.terms {
+		p := sc.post[t]
+		delete(p, r)
+		if len(p) == 0 {
+			delete(sc.post, t)
+		}
+	}
+	r.terms = nil
+	sc.live--
+	sc.totalLen -= int64(r.length)
+}
+
+// setMemory stores m in r with its derived fields.
+func (r *row) setMemory(m mnemo.Memory) {
+	r.m = m
+	r.dataExp, r.hasExpiry = mnemo.DataExpiredAt(m.Data)
+}
+
+// out returns r's memory as a caller gets it.
+func (r *row) out(noVector bool) mnemo.Memory {
+	m := r.m
+	if noVector {
+		m.Embedding = nil
+	}
+	return m
+}
+
+// clean returns m as the store keeps it: times in UTC, slices its own.
+func clean(m mnemo.Memory) mnemo.Memory {
+	m.CreatedAt = m.CreatedAt.UTC()
+	m.UpdatedAt = m.UpdatedAt.UTC()
+	if !m.AccessedAt.IsZero() {
+		m.AccessedAt = m.AccessedAt.UTC()
+	}
+	if m.ExpiresAt != nil {
+		t := m.ExpiresAt.UTC()
+		m.ExpiresAt = &t
+	}
+	m.Tags = slices.Clone(m.Tags)
+	m.Data = cloneRaw(m.Data)
+	m.Source = cloneRaw(m.Source)
+	m.Embedding = slices.Clone(m.Embedding)
+	return m
+}
+
+func cloneRaw(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return nil
+	}
+	return slices.Clone(r)
+}
+
+// matches reports whether the live row r passes f at now.
+func (r *row) matches(f *mnemo.Filter, now time.Time) bool {
+	m := &r.m
+	if r.tomb {
+		return false
+	}
+	if len(f.Tags) > 0 {
+		if f.AllTags {
+			for _, t := range f.Tags {
+				if !slices.Contains(m.Tags, t) {
+					return false
+				}
+			}
+		} else if !slices.ContainsFunc(f.Tags, func(t string) bool { return slices.Contains(m.Tags, t) }) {
+			return false
+		}
+	}
+	if len(f.Types) > 0 && !slices.Contains(f.Types, m.Type) {
+		return false
+	}
+	if len(f.Categories) > 0 && !slices.Contains(f.Categories, m.Category) {
+		return false
+	}
+	if f.SessionID != "" && m.SessionID != f.SessionID {
+		return false
+	}
+	if f.KeyPrefix != "" && !keyUnder(m.Key, f.KeyPrefix) {
+		return false
+	}
+	if f.CreatedAfter != nil && m.CreatedAt.Before(*f.CreatedAfter) {
+		return false
+	}
+	if f.CreatedBefore != nil && !m.CreatedAt.Before(*f.CreatedBefore) {
+		return false
+	}
+	if f.MinConfidence > 0 && m.Confidence < f.MinConfidence {
+		return false
+	}
+	if f.MinVitality > 0 && m.Vitality < f.MinVitality {
+		return false
+	}
+	if f.Pinned && !m.Pinned {
+		return false
+	}
+	if len(f.SecurityLevels) > 0 && !slices.Contains(f.SecurityLevels, m.SecurityLevel) {
+		return false
+	}
+	if !f.IncludeArchived && m.Archived {
+		return false
+	}
+	if !f.IncludeExpired && r.expired(now) {
+		return false
+	}
+	return true
+}
+
+func (r *row) expired(now time.Time) bool {
+	if r.m.ExpiresAt != nil && !now.Before(*r.m.ExpiresAt) {
+		return true
+	}
+	return r.hasExpiry && !now.Before(r.dataExp)
+}
+
+// keyUnder reports whether key is prefix or below it, as a path: "/user"
+// matches "/user" and "/user/…", not "/username"; a prefix ending in "/"
+// matches everything under it.
+func keyUnder(key, prefix string) bool {
+	if key == "" {
+		return false
+	}
+	if strings.HasSuffix(prefix, "/") {
+		return strings.HasPrefix(key, prefix)
+	}
+	return key == prefix || strings.HasPrefix(key, prefix+"/")
+}
+
+// filterNow is the time expiry is judged at.
+func (s *Store) filterNow(f *mnemo.Filter) time.Time {
+	if f.Now.IsZero() {
+		return s.clock().UTC()
+	}
+	return f.Now
+}
