@@ -195,6 +195,9 @@ type VectorStats struct {
 	// CacheHitRate is the query-embedding cache's hit rate since start, set
 	// by the Service.
 	CacheHitRate *float64 `json:"cache_hit_rate,omitempty"`
+	// Unavailable says why the store cannot keep or search vectors (a
+	// PostgreSQL server without pgvector); empty when it can.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // VectorStore is a Store that keeps one embedding per memory and finds the

@@ -21,13 +21,47 @@ import (
 //     filters of Search; deleted and rewritten memories never come back
 //     with a stale vector.
 
-// vectorStore returns s as a VectorStore, or skips the test.
-func vectorStore(t *testing.T, s mnemo.Store) mnemo.VectorStore {
+// VectorIndexer is implemented by a VectorStore whose vector index can be
+// missing at run time (postgres on a server without pgvector): VectorIndex
+// returns nil when there is one, else why not. Without one, the vector
+// cases check the degraded contract instead of their own: every vector
+// method fails with EUNAVAILABLE, memories with embed text are stored all
+// the same, and Stats.Vectors says why there are no vectors.
+type VectorIndexer interface {
+	VectorIndex() error
+}
+
+// vectorStore returns s as a VectorStore, or skips the test. For a store
+// without a vector index it checks the degraded contract and returns false.
+func vectorStore(t *testing.T, s mnemo.Store) (mnemo.VectorStore, bool) {
 	vs, ok := s.(mnemo.VectorStore)
 	if !ok {
 		t.Skip("not a VectorStore")
 	}
-	return vs
+	if vi, ok := s.(VectorIndexer); ok && vi.VectorIndex() != nil {
+		testNoVectorIndex(t, vs)
+		return nil, false
+	}
+	return vs, true
+}
+
+// testNoVectorIndex checks a VectorStore without a vector index.
+func testNoVectorIndex(t *testing.T, s mnemo.VectorStore) {
+	ctx := t.Context()
+	_, err := s.VectorSpace(ctx)
+	wantCode(t, "VectorSpace without a vector index", err, mnemo.EUNAVAILABLE)
+	wantCode(t, "SetVectorSpace without a vector index", s.SetVectorSpace(ctx, space3, false), mnemo.EUNAVAILABLE)
+	_, err = s.SearchVectors(ctx, scopeAX, mnemo.VectorQuery{Vector: []float32{1, 0, 0}, Limit: 1})
+	wantCode(t, "SearchVectors without a vector index", err, mnemo.EUNAVAILABLE)
+	_, err = s.Unembedded(ctx, 10)
+	wantCode(t, "Unembedded without a vector index", err, mnemo.EUNAVAILABLE)
+	got := write(t, s, scopeAX, embedded(scopeAX, 1, "", "stored all the same", nil))
+	if m := get(t, s, scopeAX, got[0].ID); m.Content != "stored all the same" {
+		t.Errorf("memory without a vector index = %q", m.Content)
+	}
+	if st := stats(t, s, scopeAX); st.Vectors == nil || st.Vectors.Unavailable == "" {
+		t.Errorf("Stats.Vectors = %+v, want it to say why there are no vectors", st.Vectors)
+	}
 }
 
 var space3 = mnemo.VectorSpace{Model: "test/axes-3", Dimension: 3}
@@ -65,7 +99,10 @@ func queued(t *testing.T, s mnemo.VectorStore) []string {
 }
 
 func testVectorSpace(t *testing.T, store mnemo.Store) {
-	s := vectorStore(t, store)
+	s, ok := vectorStore(t, store)
+	if !ok {
+		return
+	}
 	ctx := t.Context()
 	if vs, err := s.VectorSpace(ctx); err != nil || vs != (mnemo.VectorSpace{}) {
 		t.Fatalf("new store: %+v %v", vs, err)
@@ -90,7 +127,10 @@ func testVectorSpace(t *testing.T, store mnemo.Store) {
 }
 
 func testVectorQueue(t *testing.T, store mnemo.Store) {
-	s := vectorStore(t, store)
+	s, ok := vectorStore(t, store)
+	if !ok {
+		return
+	}
 	ctx := t.Context()
 	setSpace(t, s)
 	write(t, s, scopeAX,
@@ -135,7 +175,10 @@ func testVectorQueue(t *testing.T, store mnemo.Store) {
 }
 
 func testVectorSearch(t *testing.T, store mnemo.Store) {
-	s := vectorStore(t, store)
+	s, ok := vectorStore(t, store)
+	if !ok {
+		return
+	}
 	ctx := t.Context()
 	setSpace(t, s)
 	blue := embedded(scopeAX, 2, "", "b", []float32{0.9, 0.1, 0})

@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// liveIn returns the conditions, joined by AND, selecting the live memories
+// of scope (table aliased m) that f matches, expiry judged at f.Now or else
+// now. Its parameters are added to p.
+func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string {
+	c := []string{
+		`m.tenant_id = ` + p.p(scope.TenantID, "text"),
+		`m.agent_id = ` + p.p(scope.AgentID, "text"),
+		`NOT m.tombstone`,
+	}
+	if len(f.Tags) > 0 {
+		if f.AllTags {
+			tags, _ := json.Marshal(f.Tags) // a []string always marshals
+			c = append(c, `m.tags @> `+p.p(string(tags), "jsonb"))
+		} else {
+			c = append(c, `m.tags ?| `+p.p(f.Tags, "text[]"))
+		}
+	}
+	switch len(f.Types) {
+	case 0:
+	case 1:
+		c = append(c, `m.type = `+p.p(f.Types[0], "text"))
+	default:
+		c = append(c, `m.type = ANY(`+p.p(f.Types, "text[]")+`)`)
+	}
+	if len(f.Categories) > 0 {
+		c = append(c, `m.category = ANY(`+p.p(f.Categories, "text[]")+`)`)
+	}
+	if f.SessionID != "" {
+		c = append(c, `m.session_id = `+p.p(f.SessionID, "text"))
+	}
+	if f.KeyPrefix != "" {
+		// A prefix is a path: "/user" matches "/user" and "/user/…", not
+		// "/username"; one ending in "/" ("/", "kb://") matches below it.
+		k := f.KeyPrefix
+		if strings.HasSuffix(k, "/") {
+			c = append(c, `starts_with(m.key, `+p.p(k, "text")+`)`)
+		} else {
+			c = append(c, `(m.key = `+p.p(k, "text")+` OR starts_with(m.key, `+p.p(k+"/", "text")+`))`)
+		}
+	}
+	if f.CreatedAfter != nil {
+		c = append(c, `m.created_ns >= `+p.p(nanos(*f.CreatedAfter), "bigint"))
+	}
+	if f.CreatedBefore != nil {
+		c = append(c, `m.created_ns < `+p.p(nanos(*f.CreatedBefore), "bigint"))
+	}
+	if f.MinConfidence > 0 {
+		c = append(c, `m.confidence >= `+p.p(f.MinConfidence, "float8"))
+	}
+	if f.MinVitality > 0 {
+		c = append(c, `m.vitality >= `+p.p(f.MinVitality, "float8"))
+	}
+	if f.Pinned {
+		c = append(c, `m.pinned`)
+	}
+	if len(f.SecurityLevels) > 0 {
+		c = append(c, `m.security_level = ANY(`+p.p(f.SecurityLevels, "text[]")+`)`)
+	}
+	if !f.IncludeArchived {
+		c = append(c, `NOT m.archived`)
+	}
+	if !f.IncludeExpired {
+		at := f.Now
+		if at.IsZero() {
+			at = now
+		}
+		n := p.p(nanos(at), "bigint")
+		c = append(c, `(m.expires_ns IS NULL OR m.expires_ns > `+n+`)`, `(m.data_expired_ns IS NULL OR m.data_expired_ns > `+n+`)`)
+	}
+	return strings.Join(c, " AND ")
+}
+
+// checkFilter rejects times that the time columns cannot hold.
+func checkFilter(f *mnemo.Filter) error {
+	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
+		if t != nil {
+			if err := checkTime(*t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// selective reports whether f may drop most of a scope's memories.
+func selective(f *mnemo.Filter) bool {
+	return len(f.Tags) > 0 || len(f.Types) > 0 || len(f.Categories) > 0 || f.SessionID != "" ||
+		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil || f.Pinned ||
+		len(f.SecurityLevels) > 0
+}

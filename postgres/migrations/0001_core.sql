@@ -1,0 +1,143 @@
+-- 0001: memories, their history, scopes, the vector space, the ledger and
+-- state documents.
+--
+-- Times are unix nanoseconds (bigint, *_ns), because a memory keeps its
+-- times to the nanosecond and timestamptz keeps microseconds; the
+-- timestamptz columns of seed 000 (created_at, accessed_at, ...) are
+-- generated from them, for people and tools reading the table.
+
+-- memory_entries holds one row per memory, and one per tombstoned key (a
+-- key slot that remembers when it was deleted, so that an older write
+-- arriving late still loses last-write-wins).
+CREATE TABLE memory_entries (
+	seq             bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	id              text    NOT NULL,
+	tenant_id       text    NOT NULL,
+	agent_id        text    NOT NULL,
+	key             text,             -- NULL when the memory has no key
+	session_id      text,             -- NULL when it has no session
+	tombstone       boolean NOT NULL DEFAULT false,
+	archived        boolean NOT NULL DEFAULT false,
+	created_ns      bigint  NOT NULL,
+	updated_ns      bigint  NOT NULL,
+	accessed_ns     bigint,           -- NULL when never accessed
+	access_count    integer NOT NULL DEFAULT 0,
+	expires_ns      bigint,
+	data_expired_ns bigint,           -- data's "expired_at", for the expiry filter
+	arrival         bigint  NOT NULL, -- history seq of the write that stored the row
+	-- revision counts the changes of the row, for optimistic concurrency:
+	-- a write changes a row only if its revision is still the one read.
+	revision        bigint  NOT NULL DEFAULT 1,
+	type            text    NOT NULL DEFAULT '',
+	category        text    NOT NULL DEFAULT '',
+	priority        integer NOT NULL DEFAULT 0,
+	importance      double precision NOT NULL DEFAULT 0,
+	confidence      double precision NOT NULL DEFAULT 0,
+	security_level  text    NOT NULL DEFAULT '',
+	pinned          boolean NOT NULL DEFAULT false,
+	vitality        double precision NOT NULL DEFAULT 0,
+	stability       double precision NOT NULL DEFAULT 0,
+	version         integer NOT NULL DEFAULT 0, -- the memory format version
+	tags            jsonb   NOT NULL DEFAULT '[]',
+	summary         text    NOT NULL DEFAULT '',
+	source          json,
+	data            json,             -- json, not jsonb: kept as written
+	content         text    NOT NULL DEFAULT '',
+	-- The analysed text (package analysis: words, stems, CJK bigrams) and
+	-- its weighted tsvector: text A, meta B, context C.
+	index_text      text    NOT NULL DEFAULT '',
+	index_context   text    NOT NULL DEFAULT '',
+	index_meta      text    NOT NULL DEFAULT '',
+	tsv             tsvector GENERATED ALWAYS AS (
+		setweight(to_tsvector('simple'::regconfig, index_text), 'A') ||
+		setweight(to_tsvector('simple'::regconfig, index_meta), 'B') ||
+		setweight(to_tsvector('simple'::regconfig, index_context), 'C')) STORED,
+	-- The memory's vector as written (little-endian float32), and the text
+	-- it is made from. vectored says it is in the store's vector space,
+	-- and so in the vec column when the vector extension is there (the
+	-- column is added by SetVectorSpace, with its dimension).
+	embedding       bytea,
+	embedding_model text    NOT NULL DEFAULT '',
+	embed_text      text    NOT NULL DEFAULT '',
+	vectored        boolean NOT NULL DEFAULT false,
+
+	created_at  timestamptz GENERATED ALWAYS AS (to_timestamp(created_ns::float8 / 1e9)) STORED,
+	updated_at  timestamptz GENERATED ALWAYS AS (to_timestamp(updated_ns::float8 / 1e9)) STORED,
+	accessed_at timestamptz GENERATED ALWAYS AS (to_timestamp(accessed_ns::float8 / 1e9)) STORED,
+	expires_at  timestamptz GENERATED ALWAYS AS (to_timestamp(expires_ns::float8 / 1e9)) STORED
+);
+
+CREATE UNIQUE INDEX memory_entries_id ON memory_entries (id);
+-- A lost race between two writers of a new key shows as a violation of
+-- this index by name: the store retries the batch.
+CREATE UNIQUE INDEX memory_entries_key ON memory_entries (tenant_id, agent_id, key) WHERE key IS NOT NULL;
+CREATE INDEX memory_entries_created ON memory_entries (tenant_id, agent_id, created_ns, arrival);
+CREATE INDEX memory_entries_session ON memory_entries (tenant_id, agent_id, session_id) WHERE session_id IS NOT NULL;
+CREATE INDEX memory_entries_type_vitality ON memory_entries (tenant_id, agent_id, type, vitality)
+	WHERE NOT tombstone AND NOT archived;
+CREATE INDEX memory_entries_tsv ON memory_entries USING gin (tsv);
+CREATE INDEX memory_entries_tags ON memory_entries USING gin (tags);
+CREATE INDEX memory_entries_unembedded ON memory_entries (seq)
+	WHERE NOT vectored AND embed_text <> '' AND NOT tombstone;
+
+-- scopes lists every tenant and agent that has written, in order.
+CREATE TABLE scopes (
+	seq       bigint GENERATED ALWAYS AS IDENTITY,
+	tenant_id text   NOT NULL,
+	agent_id  text   NOT NULL,
+	PRIMARY KEY (tenant_id, agent_id)
+);
+
+-- history is append-only: every write, won or lost, and every deletion.
+-- memory is the record written; NULL once the memory is forgotten or
+-- cleared.
+CREATE TABLE history (
+	seq       bigint  GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+	tenant_id text    NOT NULL,
+	agent_id  text    NOT NULL,
+	memory_id text    NOT NULL,
+	key       text,
+	op        text    NOT NULL,
+	at_ns     bigint  NOT NULL,
+	applied   boolean NOT NULL,
+	memory    json
+);
+CREATE INDEX history_key ON history (tenant_id, agent_id, key) WHERE key IS NOT NULL;
+CREATE INDEX history_memory ON history (memory_id);
+
+-- vector_space is the model and dimension of every stored vector: one row,
+-- or none before a model is chosen.
+CREATE TABLE vector_space (
+	id        integer PRIMARY KEY CHECK (id = 1),
+	model     text    NOT NULL,
+	dimension integer NOT NULL
+);
+
+-- ledger: lifecycle events (archive, delete, forget, clear, decay, ...),
+-- append-only, per scope.
+CREATE TABLE ledger (
+	seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	tenant_id  text   NOT NULL,
+	agent_id   text   NOT NULL,
+	at_ns      bigint NOT NULL,
+	action     text   NOT NULL,
+	actor      text   NOT NULL,
+	reason     text   NOT NULL,
+	memory_ids jsonb  NOT NULL DEFAULT '[]',
+	details    json
+);
+CREATE INDEX ledger_scope ON ledger (tenant_id, agent_id, seq);
+
+-- state: the documents of runs and sessions, with a version for optimistic
+-- concurrency.
+CREATE TABLE state (
+	tenant_id  text   NOT NULL,
+	agent_id   text   NOT NULL,
+	kind       text   NOT NULL,
+	id         text   NOT NULL,
+	version    bigint NOT NULL,
+	updated_ns bigint NOT NULL,
+	body       text   NOT NULL,
+	PRIMARY KEY (tenant_id, agent_id, kind, id)
+);
+CREATE INDEX state_idle ON state (kind, updated_ns);
