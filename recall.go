@@ -257,7 +257,11 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		vhits = nil
 	}
 	if sr.Degraded {
-		notes = append([]degradation{{DegradedFullText, sr.Reason}}, notes...)
+		cause := sr.Cause
+		if cause == "" {
+			cause = DegradedFullText
+		}
+		notes = append([]degradation{{cause, sr.Reason}}, notes...)
 	}
 	if len(notes) > 0 {
 		reasons := make([]string, len(notes))

@@ -114,6 +114,7 @@ func (a *app) rootCommand() *cobra.Command {
 	def := defaultConfig()
 	pf.StringVar(&a.configPath, "config", "", "config file, YAML ($MNEMO_CONFIG)")
 	pf.String("data", def.Data, "data directory ($MNEMO_DATA)")
+	pf.String("store", def.Store.Backend, "store backend: sqlite, files, postgres or memory ($MNEMO_STORE)")
 	pf.String("tenant", def.Tenant, "tenant id ($MNEMO_TENANT)")
 	pf.String("agent", def.Agent, "agent id ($MNEMO_AGENT)")
 	pf.String("log-level", "", "log level: debug, info, warn, error (default: info for serve, warn otherwise; $MNEMO_LOG_LEVEL)")
@@ -296,6 +297,15 @@ func (a *app) configCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.asJSON {
 				c := a.cfg
+				if c.Store.Postgres.DSN != "" {
+					c.Store.Postgres.DSN = "<secret>"
+				}
+				if c.LLM.APIKey != "" {
+					c.LLM.APIKey = "<secret>"
+				}
+				if c.Embedding.OpenAI.APIKey != "" {
+					c.Embedding.OpenAI.APIKey = "<secret>"
+				}
 				for i := range c.Auth.Keys {
 					if c.Auth.Keys[i].Secret != "" {
 						c.Auth.Keys[i].Secret = "<secret>"
