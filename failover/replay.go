@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"slices"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/mnemo-dev/mnemo"
 )
+
+// replayLookups is how many records are looked up in the primary at once.
+const replayLookups = 4
 
 // spooled is one record of the spool with its scope.
 type spooled struct {
@@ -22,10 +27,12 @@ type spooled struct {
 // returns how many records the primary took. The probe loop calls it when
 // the primary answers again.
 func (s *Store) Replay(ctx context.Context) (int, error) {
-	b := s.primary.Load()
-	if b == nil {
-		return 0, mnemo.Errorf(mnemo.EUNAVAILABLE, "the database has not been reached yet")
+	if s.primary.Load() == nil {
+		if err := s.ping(ctx); err != nil {
+			return 0, err
+		}
 	}
+	b := s.primary.Load()
 	s.replayMu.Lock()
 	defer s.replayMu.Unlock()
 	first, err := s.collect(ctx)
@@ -94,13 +101,22 @@ func (s *Store) apply(ctx context.Context, p Primary, recs []spooled, perScope m
 			n++
 		}
 		scope := recs[0].scope
+		// What the primary has, asked a few records at a time.
+		has := make([]bool, n)
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(replayLookups)
+		for i, r := range recs[:n] {
+			g.Go(func() (err error) {
+				has[i], err = hasRecord(gctx, p, scope, r.rec)
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return done, err
+		}
 		batch := make([]mnemo.Record, 0, n)
-		for _, r := range recs[:n] {
-			has, err := hasRecord(ctx, p, scope, r.rec)
-			if err != nil {
-				return done, err
-			}
-			if !has {
+		for i, r := range recs[:n] {
+			if !has[i] {
 				batch = append(batch, r.rec)
 			}
 		}
