@@ -8,17 +8,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
-	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
 
@@ -40,6 +39,11 @@ type app struct {
 	asJSON     bool
 	serving    bool     // serve logs at info by default; one-shot commands at warn
 	cleanup    []func() // run when the command has returned
+
+	// registry has the metrics of the store and the service; serve
+	// exposes it on /metrics.
+	registry *prometheus.Registry
+	degraded *prometheus.CounterVec
 }
 
 // usageError marks errors in how the command was called.
@@ -52,7 +56,9 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // Main runs the CLI with args and returns the exit code. Tests call it
 // directly.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cfg: defaultConfig()}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cfg: defaultConfig(),
+		registry: prometheus.NewRegistry(), degraded: degradedCounter()}
+	a.registry.MustRegister(a.degraded)
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -181,28 +187,20 @@ func (a *app) logger() *slog.Logger {
 	return slog.New(security.LogHandler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl})))
 }
 
-// open opens the embedded store under the data directory and a service
-// over it. The caller closes the store.
-func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
+// open opens the configured store and a service over it. Closing the
+// service closes the store.
+func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 	log := a.logger()
-	data := a.cfg.Data
 	if a.cfg.Mock {
 		// Mock mode: seeded random vectors, and nothing kept unless a data
 		// directory was given.
 		a.cfg.Embedding.Provider = ProviderRandom
-		if a.cfg.Data == defaultConfig().Data {
-			tmp, err := os.MkdirTemp("", "mnemo-mock-*")
-			if err != nil {
-				return nil, nil, err
-			}
-			data = tmp
-			a.cleanup = append(a.cleanup, func() { os.RemoveAll(tmp) })
-		}
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(data, "mnemo.db"), sqlite.Options{Logger: log, Synchronous: a.cfg.SQLite.Synchronous})
+	be, err := a.openStore(ctx, log, a.registry)
 	if err != nil {
 		return nil, nil, err
 	}
+	db := be.store
 	profile, ok := rank.Profiles()[a.cfg.Recall.Profile]
 	if !ok {
 		db.Close()
@@ -238,6 +236,8 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
 		Profile: &profile, Logger: log,
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
+		FallbackEmbedder: a.cfg.fallbackEmbedder(),
+		OnDegraded:       func(cause string) { a.degraded.WithLabelValues(cause).Inc() },
 		Context:   co,
 		Extractor: extractor,
 		Lifecycle: mnemo.LifecycleOptions{
@@ -247,7 +247,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 			CompactOver: a.cfg.Lifecycle.CompactOver, TypeQuota: a.cfg.Lifecycle.TypeQuota,
 		},
 	})
-	return svc, db, nil
+	return svc, be, nil
 }
 
 // withService runs fn with a service over the embedded store.
