@@ -238,8 +238,8 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
 		FallbackEmbedder: a.cfg.fallbackEmbedder(),
 		OnDegraded:       func(cause string) { a.degraded.WithLabelValues(cause).Inc() },
-		Context:   co,
-		Extractor: extractor,
+		Context:          co,
+		Extractor:        extractor,
 		Lifecycle: mnemo.LifecycleOptions{
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,
