@@ -5,7 +5,11 @@ GO       ?= go
 FUZZTIME ?= 10s
 LOCOMO   ?= ../shared/eval/locomo-dev.json
 
-.PHONY: test vet unit quality fuzz inspector bench locomo scale build
+# Runs a command with Debian's PostgreSQL 15 up and one PGlite (pgvector) for
+# the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN.
+PGSERVERS = bash scripts/pgservers.sh
+
+.PHONY: test vet unit quality fuzz inspector bench locomo scale build pgservers
 
 test: vet unit quality fuzz inspector
 
@@ -14,7 +18,7 @@ vet:
 	$(GO) vet ./...
 
 unit:
-	$(GO) test -race -count=1 ./...
+	$(PGSERVERS) $(GO) test -race -count=1 ./...
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
 # it measures ranking, and the detector slows the sentence encoder 20x.
@@ -57,3 +61,7 @@ scale:
 
 build:
 	$(GO) build -o bin/mnemo ./cmd/mnemo
+
+# A shell with the test servers up, to run one package's tests by hand.
+pgservers:
+	$(PGSERVERS) $${SHELL:-bash}

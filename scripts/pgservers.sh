@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# pgservers.sh runs a command with the PostgreSQL servers mnemo's tests use
+# (internal/pgtest): Debian's PostgreSQL 15, started if it is down, and one
+# PGlite with pgvector for the whole command, stopped afterwards whatever the
+# command's outcome. It exports
+#   MNEMO_TEST_PG_DSN        PostgreSQL 15 (default: 127.0.0.1:5432, database test)
+#   MNEMO_TEST_PGVECTOR_DSN  the PGlite server (pgvector, pg_trgm)
+# and exits with the command's status, or 1 with the reason if a server
+# cannot start.
+#
+# Usage: scripts/pgservers.sh COMMAND [ARG...]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+fail() {
+	echo "pgservers: $*" >&2
+	exit 1
+}
+(($# > 0)) || fail "usage: scripts/pgservers.sh COMMAND [ARG...]"
+command -v psql >/dev/null || fail "psql is not installed (Debian: apt-get install postgresql-client)"
+
+export MNEMO_TEST_PG_DSN=${MNEMO_TEST_PG_DSN:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+start=$SECONDS
+
+# PostgreSQL 15: the machine starts it at boot; start it again if it is down
+# (as root there is no systemd to redirect to, hence --skip-systemctl-redirect).
+pg_answers() { psql "$MNEMO_TEST_PG_DSN" -Atqc 'SELECT 1' >/dev/null 2>&1; }
+if ! pg_answers; then
+	[[ $MNEMO_TEST_PG_DSN =~ @(127\.0\.0\.1|localhost):([0-9]+)/ ]] ||
+		fail "no answer from $MNEMO_TEST_PG_DSN, and it is not a local server to start"
+	port=${BASH_REMATCH[2]}
+	read -r ver name _ < <(pg_lsclusters --no-header | awk -v p="$port" '$3 == p') ||
+		fail "no answer on port $port and no Debian cluster there (pg_lsclusters)"
+	pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" start ||
+		fail "pg_ctlcluster $ver $name start failed"
+	for _ in $(seq 120); do pg_answers && break; sleep 0.5; done
+	pg_answers || fail "PostgreSQL $ver/$name started but does not answer: $(psql "$MNEMO_TEST_PG_DSN" -c 'SELECT 1' 2>&1)"
+fi
+
+out=$("$here/pglite/start.sh" 0 $$) || fail "PGlite (pgvector) did not start"
+read -r pid port <<<"$out"
+trap 'kill "$pid" 2>/dev/null || true' EXIT
+export MNEMO_TEST_PGVECTOR_DSN="postgres://postgres:postgres@127.0.0.1:$port/postgres?sslmode=disable&default_query_exec_mode=simple_protocol"
+echo "pgservers: PostgreSQL 15 up, PGlite (pgvector) on 127.0.0.1:$port, set-up $((SECONDS - start))s" >&2
+
+status=0
+"$@" || status=$?
+exit "$status"
