@@ -368,3 +368,87 @@ func TestBadValues(t *testing.T) {
 		t.Errorf("the batch's good record was stored: %v", err)
 	}
 }
+
+// TestCommonTerms checks the common-terms rule: once the table's
+// statistics say a word is in more than 1,000 memories, a query with a
+// rarer word ranks only the memories with the rarer word, and a query of
+// common words only takes those with all of them when there are enough.
+func TestCommonTerms(t *testing.T) {
+	ctx := t.Context()
+	db := open(t, pgDSN(), postgres.Options{})
+	var recs []mnemo.Record
+	for i := range 1500 {
+		text := "often"
+		if i%5 != 0 {
+			text += " usual"
+		}
+		recs = append(recs, put("", text, 0))
+	}
+	recs = append(recs, put("", "often seldom", 0), put("", "seldom alone", 0))
+	if _, err := db.Write(ctx, scope, recs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool().Exec(ctx, `ANALYZE memory_entries`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{"often", "seldom"}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 2 || !strings.Contains(res.Hits[0].Memory.Content, "seldom") || !strings.Contains(res.Hits[1].Memory.Content, "seldom") {
+		t.Errorf("often OR seldom = %d hits, want the two with seldom", len(res.Hits))
+	}
+	res, err = db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{"often", "usual"}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.Memory.Content != "often usual" {
+			t.Errorf("often OR usual: hit %q, want only memories with both", h.Memory.Content)
+		}
+	}
+	if len(res.Hits) != 10 {
+		t.Errorf("often OR usual: %d hits, want 10", len(res.Hits))
+	}
+}
+
+// TestOddText writes keys, tags and text that array literals and the
+// simple protocol must quote, and reads them back by every path.
+func TestOddText(t *testing.T) {
+	for _, mode := range []string{"", "default_query_exec_mode=simple_protocol"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			ctx := t.Context()
+			dsn := pgDSN()
+			if mode != "" {
+				dsn = withParams(dsn, mode)
+			}
+			db := open(t, dsn, postgres.Options{})
+			odd := []string{`/q"uote`, `/com,ma`, `/{brace}`, `/back\slash`, `/NULL`, `/ spaced `, `/日本語`, `/it's`, `/$1`}
+			var recs []mnemo.Record
+			for _, k := range odd {
+				r := put(k, "odd "+k, 0)
+				r.Memory.Tags = []string{k, "plain"}
+				recs = append(recs, r)
+			}
+			if _, err := db.Write(ctx, scope, recs); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Write(ctx, scope, recs); err != nil { // upserts look the keys up
+				t.Fatal(err)
+			}
+			for _, k := range odd {
+				m, err := db.GetByKey(ctx, scope, k)
+				if err != nil || m.Content != "odd "+k || m.Tags[0] != k {
+					t.Errorf("GetByKey(%q) = %q %v, %v", k, m.Content, m.Tags, err)
+				}
+				ms, _, err := db.List(ctx, scope, mnemo.ListQuery{Filter: mnemo.Filter{Tags: []string{k}}})
+				if err != nil || len(ms) != 1 || ms[0].Key != k {
+					t.Errorf("List by tag %q = %d memories, %v", k, len(ms), err)
+				}
+				if n, err := db.Forget(ctx, scope, nil, []string{k}); err != nil || n != 1 {
+					t.Errorf("Forget(%q) = %d, %v", k, n, err)
+				}
+			}
+		})
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -84,6 +85,16 @@ type DB struct {
 
 	// vectors is nil when the vector extension is available, else why not.
 	vectors error
+	// large holds the scopes (mnemo.Scope → true) whose vectors were
+	// found too many for an exact search: their unfiltered searches walk
+	// the index without counting first. Entries are dropped when the scope
+	// is cleared.
+	large sync.Map
+	// common are the words of the full-text index that are too common to
+	// decide which memories a search ranks, as of statsAt.
+	statsMu sync.Mutex
+	statsAt time.Time
+	common  map[string]bool
 	// iterative says pgvector can keep scanning its HNSW index until
 	// enough rows pass a filter (pgvector 0.8).
 	iterative bool

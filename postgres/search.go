@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -11,10 +12,12 @@ import (
 // TextQuery.Limit is zero.
 const defaultSearchLimit = 100
 
-// rank scores a full-text match by cover density, with the weights of the
-// tsvector's parts ({D, C, B, A}: -, context, meta, text), divided by
-// 1 + log(length) so that a long memory does not win by length alone.
-const rank = `ts_rank_cd('{0.1, 0.35, 0.6, 1.0}'::float4[], m.tsv, qq.query, 1)`
+// rank scores a full-text match by the frequency of the query's words,
+// with the weights of the tsvector's parts ({D, C, B, A}: -, context, meta,
+// text), divided by 1 + log(length) so that a long memory does not win by
+// length alone. ts_rank costs half of ts_rank_cd (cover density), and the
+// Service fuses and normalises the scores anyway.
+const rank = `ts_rank('{0.1, 0.35, 0.6, 1.0}'::float4[], m.tsv, qq.query, 1)`
 
 // Search returns the live memories of scope that contain any of q's terms
 // or prefixes (all of them with MatchAll) and match q's filter, best first.
@@ -36,8 +39,30 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 	if q.Limit <= 0 {
 		q.Limit = defaultSearchLimit
 	}
+	if !q.MatchAll && !selective(&q.Filter) && len(q.Terms)+len(q.Prefixes) >= 2 {
+		rare, allCommon := db.dropCommonTerms(ctx, &q)
+		if allCommon {
+			// The memories with every word, then those with two of them,
+			// hold the best matches, and are far fewer than those with
+			// any: rank those first, and every match only if they are too
+			// few.
+			for _, narrow := range []func(p *params, q *mnemo.TextQuery) string{tsqueryAll, tsqueryPairs} {
+				hits, err := db.search(ctx, scope, &q, narrow)
+				if err != nil || len(hits) >= q.Limit {
+					return mnemo.SearchResult{Hits: hits}, err
+				}
+			}
+		}
+		q = *rare
+	}
+	hits, err := db.search(ctx, scope, &q, tsquery)
+	return mnemo.SearchResult{Hits: hits}, err
+}
+
+// search runs one full-text query, made of q by tsq.
+func (db *DB) search(ctx context.Context, scope mnemo.Scope, q *mnemo.TextQuery, tsq func(*params, *mnemo.TextQuery) string) ([]mnemo.Hit, error) {
 	var p params
-	query := tsquery(&p, &q)
+	query := tsq(&p, q)
 	w := liveIn(&p, scope, &q.Filter, db.now())
 	limit := p.p(q.Limit, "bigint")
 	var hits []mnemo.Hit
@@ -65,14 +90,108 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 		return rows.Err()
 	})
 	if err != nil {
-		return mnemo.SearchResult{}, db.fail("search", err)
+		return nil, db.fail("search", err)
 	}
-	return mnemo.SearchResult{Hits: hits}, nil
+	return hits, nil
+}
+
+// commonRows is how many rows a word must be in to be common. A common
+// word makes a query rank every memory that has it.
+const commonRows = 1000
+
+// dropCommonTerms returns q without its common words when it has rarer
+// ones too, as the "common terms" rule of Lucene and Elasticsearch does:
+// the memories to rank are then those with a rare word, and the common
+// words, which weigh little, no longer decide what is looked at. allCommon
+// reports that every word of q is common; q is then returned as it is.
+//
+// How common a word is comes from the planner's statistics of the tsvector
+// column (pg_stats.most_common_elems, kept by ANALYZE and autovacuum), read
+// at most once a minute: an estimate over every scope, free at query time.
+func (db *DB) dropCommonTerms(ctx context.Context, q *mnemo.TextQuery) (_ *mnemo.TextQuery, allCommon bool) {
+	common := db.commonTerms(ctx)
+	if len(common) == 0 {
+		return q, false
+	}
+	out := *q
+	out.Terms = nil
+	for _, t := range q.Terms {
+		if !common[t] {
+			out.Terms = append(out.Terms, t)
+		}
+	}
+	if len(out.Terms) == len(q.Terms) {
+		return q, false
+	}
+	if len(out.Terms)+len(out.Prefixes) == 0 {
+		return q, true
+	}
+	return &out, false
+}
+
+// commonTerms returns the words in more than commonRows rows, by the
+// table's statistics, refreshed once a minute.
+func (db *DB) commonTerms(ctx context.Context) map[string]bool {
+	db.statsMu.Lock()
+	defer db.statsMu.Unlock()
+	if time.Since(db.statsAt) < time.Minute {
+		return db.common
+	}
+	db.statsAt = time.Now()
+	var (
+		elems []string
+		freqs []float32
+		rows  float64
+	)
+	err := db.pool.QueryRow(ctx, `SELECT coalesce(s.most_common_elems::text::text[], '{}'), coalesce(s.most_common_elem_freqs, '{}'), c.reltuples::float8
+		FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = 'memory_entries' AND s.attname = 'tsv'
+		WHERE c.oid = to_regclass(quote_ident(current_schema()) || '.memory_entries')`).Scan(&elems, &freqs, &rows)
+	if err != nil {
+		db.logger.Warn("reading the statistics of the full-text index failed", "err", err)
+		return db.common
+	}
+	db.common = make(map[string]bool)
+	for i, e := range elems {
+		if i < len(freqs) && float64(freqs[i])*rows > commonRows {
+			db.common[e] = true
+		}
+	}
+	return db.common
 }
 
 // tsquery returns the SQL expression of q's tsquery: its terms and
 // prefixes (prefix:*) joined by OR, or by AND with MatchAll.
 func tsquery(p *params, q *mnemo.TextQuery) string {
+	op := " || "
+	if q.MatchAll {
+		op = " && "
+	}
+	return "(" + strings.Join(tsqueryParts(p, q), op) + ")"
+}
+
+// tsqueryAll is q's words joined by AND.
+func tsqueryAll(p *params, q *mnemo.TextQuery) string {
+	return "(" + strings.Join(tsqueryParts(p, q), " && ") + ")"
+}
+
+// tsqueryPairs matches the memories with at least two of q's words (of up
+// to six: 15 pairs), or all of them when q has two.
+func tsqueryPairs(p *params, q *mnemo.TextQuery) string {
+	parts := tsqueryParts(p, q)
+	if len(parts) < 3 || len(parts) > 6 {
+		return "(" + strings.Join(parts, " && ") + ")"
+	}
+	var pairs []string
+	for i := range parts {
+		for j := i + 1; j < len(parts); j++ {
+			pairs = append(pairs, "("+parts[i]+" && "+parts[j]+")")
+		}
+	}
+	return "(" + strings.Join(pairs, " || ") + ")"
+}
+
+// tsqueryParts returns the tsquery of each term and prefix of q.
+func tsqueryParts(p *params, q *mnemo.TextQuery) []string {
 	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
 	for _, t := range q.Terms {
 		parts = append(parts, `plainto_tsquery('simple', `+p.p(t, "text")+`)`)
@@ -82,9 +201,5 @@ func tsquery(p *params, q *mnemo.TextQuery) string {
 		// which matches nothing and leaves the others to match.
 		parts = append(parts, `coalesce((nullif(plainto_tsquery('simple', `+p.p(pre, "text")+`)::text, '') || ':*')::tsquery, ''::tsquery)`)
 	}
-	op := " || "
-	if q.MatchAll {
-		op = " && "
-	}
-	return "(" + strings.Join(parts, op) + ")"
+	return parts
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -229,15 +230,21 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 		w := liveIn(&p, scope, &q.Filter, db.now()) + ` AND m.vectored`
 		limit := p.p(q.Limit, "bigint")
 
-		var (
-			n     int
-			probe params
-		)
-		pw := liveIn(&probe, scope, &q.Filter, db.now()) + ` AND m.vectored`
-		err = tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memory_entries m WHERE `+pw+` LIMIT `+
-			probe.p(max(db.exact, 0)+1, "bigint")+`) AS f`, probe.args...).Scan(&n)
-		if err != nil {
-			return err
+		// Count the filtered memories, up to the exact search's limit,
+		// unless the scope was seen too large for it lately and the filter
+		// keeps most of it.
+		n := math.MaxInt // known large
+		if _, ok := db.large.Load(scope); !ok || selective(&q.Filter) {
+			var probe params
+			pw := liveIn(&probe, scope, &q.Filter, db.now()) + ` AND m.vectored`
+			err = tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memory_entries m WHERE `+pw+` LIMIT `+
+				probe.p(max(db.exact, 0)+1, "bigint")+`) AS f`, probe.args...).Scan(&n)
+			if err != nil {
+				return err
+			}
+			if n > db.exact && !selective(&q.Filter) {
+				db.large.Store(scope, true)
+			}
 		}
 		if n == 0 {
 			return nil

@@ -532,6 +532,7 @@ func (db *DB) Clear(ctx context.Context, scope mnemo.Scope) (int, error) {
 	if err := checkScope(scope); err != nil {
 		return 0, err
 	}
+	db.large.Delete(scope)
 	return db.delete(ctx, scope, mnemo.OpClear, `true`)
 }
 
