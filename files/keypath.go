@@ -1,6 +1,3 @@
-// Package files is the file-system layout of memory (seed 004): an
-// append-only log an agent can grep, a directory tree of one file per live
-// key it can ls and cat. This file maps keys to paths; log.go is the log.
 package files
 
 import (

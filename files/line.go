@@ -87,8 +87,9 @@ type ext struct {
 	Jobs    []mnemo.EmbedJob   `json:"jobs,omitempty"`
 	Vectors []string           `json:"vectors,omitempty"`
 
-	// rev
-	Rev *mnemo.Revision `json:"rev,omitempty"`
+	// rev; Life when its memory is its row's but for these
+	Rev  *mnemo.Revision `json:"rev,omitempty"`
+	Life *life           `json:"life,omitempty"`
 	// header
 	Cover     *cover        `json:"cover,omitempty"`
 	Seqs      *[3]int64     `json:"seqs,omitempty"` // history, row, ledger

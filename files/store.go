@@ -254,15 +254,15 @@ func (s *Store) fold(ctx context.Context, mem *memstore.Store, locked bool) erro
 		batch, raws = batch[:0], raws[:0]
 		return nil
 	}
-	for len(buf) > 0 {
-		i := bytes.IndexByte(buf, '\n')
-		raw := buf[:i+1]
-		buf = buf[i+1:]
-		var l line
-		if err := json.Unmarshal(raw, &l); err != nil || l.Key == "" {
-			s.opts.Logger.Warn("files: skipping a log line that is not an envelope", "offset", pos, "err", err)
+	err = decodeLines(bytes.NewReader(buf), func(d *decoded) error {
+		raw, l := d.raw, d.l
+		if d.err != nil || l.Key == "" {
+			s.opts.Logger.Warn("files: skipping a log line that is not an envelope", "offset", pos, "err", d.err)
 			pos += int64(len(raw))
-			continue
+			if len(batch) == 0 {
+				s.offset = pos
+			}
+			return nil
 		}
 		id, want := l.identity(), 1
 		if l.Mnemo != nil && l.Mnemo.N > 1 {
@@ -284,6 +284,10 @@ func (s *Store) fold(ctx context.Context, mem *memstore.Store, locked bool) erro
 			}
 			s.offset = pos
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(batch) > 0 && locked {
 		// Nobody is appending: the batch was torn by a crash.

@@ -11,8 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memstore"
@@ -30,28 +32,24 @@ func (s *Store) readState() (*memstore.Snapshot, *cover, error) {
 	}
 	defer f.Close()
 	var cov *cover
-	r := bufio.NewReaderSize(f, 1<<20)
-	for n := 1; ; n++ {
-		raw, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			if len(raw) > 0 {
-				return nil, nil, fmt.Errorf("files: %s ends in a torn line", StateName)
-			}
-			return snap, cov, nil
-		} else if err != nil {
-			return nil, nil, fmt.Errorf("files: %w", err)
+	keyed := map[ref]int{} // rows with a key, by scope and key: their revisions refer to them
+	n := 0
+	err = decodeLines(f, func(d *decoded) error {
+		n++
+		if d.torn {
+			return fmt.Errorf("files: %s ends in a torn line", StateName)
 		}
-		var l line
-		if err := json.Unmarshal(raw, &l); err != nil || l.Key == "" {
-			return nil, nil, fmt.Errorf("files: %s line %d is not an envelope: %v", StateName, n, err)
+		l := &d.l
+		if d.err != nil || l.Key == "" {
+			return fmt.Errorf("files: %s line %d is not an envelope: %v", StateName, n, d.err)
 		}
 		x := l.Mnemo
 		if x == nil {
 			// A state another tool wrote (Compact, ExportTree): the
 			// latest envelope of each key, folded as writes are.
-			rec, err := plainRecord(&l, raw, s.opts.Home, s.an)
+			rec, err := plainRecord(l, d.raw, s.opts.Home, s.an)
 			if err != nil {
-				continue
+				return nil
 			}
 			snap.RowSeq++
 			snap.Seq++
@@ -59,7 +57,7 @@ func (s *Store) readState() (*memstore.Snapshot, *cover, error) {
 				snap.Scopes = append(snap.Scopes, s.opts.Home)
 			}
 			snap.Rows = append(snap.Rows, memstore.Row{Memory: rec.Memory, Tombstone: rec.Tombstone, Index: rec.Index, Seq: snap.RowSeq, Arrival: snap.Seq})
-			continue
+			return nil
 		}
 		switch x.Op {
 		case opHeader:
@@ -74,17 +72,30 @@ func (s *Store) readState() (*memstore.Snapshot, *cover, error) {
 		case opRow:
 			m, err := l.memoryOf()
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			row := memstore.Row{Memory: m, Tombstone: x.Tombstone, Embed: x.Embed, Vectored: x.Vectored, Seq: x.Seq, Arrival: x.Arrival}
 			if x.Index != nil {
 				row.Index = *x.Index
 			}
+			if m.Key != "" {
+				keyed[ref{sc: m.Scope(), key: m.Key}] = len(snap.Rows)
+			}
 			snap.Rows = append(snap.Rows, row)
 		case opRev:
-			if x.Rev != nil {
-				snap.Revisions = append(snap.Revisions, memstore.Revision{Scope: l.scope(), Revision: *x.Rev})
+			if x.Rev == nil {
+				return nil
 			}
+			rev := *x.Rev
+			if x.Life != nil {
+				i, ok := keyed[ref{sc: l.scope(), key: rev.Key}]
+				if !ok {
+					return fmt.Errorf("files: %s line %d: a revision of a row that is not there", StateName, n)
+				}
+				m := x.Life.apply(snap.Rows[i].Memory)
+				rev.Memory = &m
+			}
+			snap.Revisions = append(snap.Revisions, memstore.Revision{Scope: l.scope(), Revision: rev})
 		case opLedger:
 			snap.Ledger = append(snap.Ledger, x.Entries...)
 		case opDoc:
@@ -92,7 +103,36 @@ func (s *Store) readState() (*memstore.Snapshot, *cover, error) {
 				snap.Docs = append(snap.Docs, *x.Doc)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	return snap, cov, nil
+}
+
+// life is what a revision's memory has of its own when it is otherwise
+// its row's memory (the write that made the row, since touched, aged or
+// re-embedded): a state keeps it instead of the whole memory again.
+type life struct {
+	AccessCount    int       `json:"access_count"`
+	AccessedAt     time.Time `json:"accessed_at,omitzero"`
+	Vitality       float64   `json:"vitality"`
+	Stability      float64   `json:"stability"`
+	Archived       bool      `json:"archived,omitempty"`
+	EmbeddingModel string    `json:"embedding_model,omitempty"`
+}
+
+func lifeOf(m *mnemo.Memory) *life {
+	return &life{AccessCount: m.AccessCount, AccessedAt: m.AccessedAt, Vitality: m.Vitality, Stability: m.Stability, Archived: m.Archived, EmbeddingModel: m.EmbeddingModel}
+}
+
+// apply returns m with l's fields, without a vector: a revision's memory.
+func (l *life) apply(m mnemo.Memory) mnemo.Memory {
+	m.AccessCount, m.AccessedAt, m.Vitality, m.Stability, m.Archived, m.EmbeddingModel =
+		l.AccessCount, l.AccessedAt, l.Vitality, l.Stability, l.Archived, l.EmbeddingModel
+	m.Embedding = nil
+	return m
 }
 
 // writeState writes snap to state.jsonl, covering the log up to cov: a
@@ -133,9 +173,22 @@ func (s *Store) writeState(snap *memstore.Snapshot, cov *cover) error {
 			return fmt.Errorf("files: %w", err)
 		}
 	}
+	rows := map[ref]*mnemo.Memory{}
+	for i := range snap.Rows {
+		if m := &snap.Rows[i].Memory; m.Key != "" {
+			rows[ref{sc: m.Scope(), key: m.Key}] = m
+		}
+	}
 	for i := range snap.Revisions {
 		rv := &snap.Revisions[i]
 		x := &ext{Op: opRev, Tenant: rv.Scope.TenantID, Agent: rv.Scope.AgentID, At: rv.At, Rev: &rv.Revision}
+		if m := rows[ref{sc: rv.Scope, key: rv.Key}]; m != nil && rv.Memory != nil {
+			if l := lifeOf(rv.Memory); reflect.DeepEqual(l.apply(*m), *rv.Memory) {
+				r := rv.Revision
+				r.Memory = nil
+				x.Rev, x.Life = &r, l
+			}
+		}
 		if err := put(metaLine(x)); err != nil {
 			f.Close()
 			return fmt.Errorf("files: %w", err)

@@ -63,13 +63,22 @@ type scope struct {
 	hist   map[string][]*mnemo.Revision
 	ledger []mnemo.LedgerEntry
 
-	// The lexical index: term -> row -> frequency in text, context, meta.
-	post     map[string]map[*row]freq
-	live     int   // live rows, the documents of BM25
-	totalLen int64 // their tokens
+	// The lexical index: term -> the rows with it, and its frequency in
+	// their text, context and meta. A row knows where it is in each list
+	// (row.pos), so that it leaves them in constant time.
+	post     map[string][]posting
+	scratch  map[string]int // index's, reused
+	live     int            // live rows, the documents of BM25
+	totalLen int64          // their tokens
 }
 
 type freq [3]uint16
+
+type posting struct {
+	r  *row
+	f  freq
+	ti int32 // the term's index in r.terms
+}
 
 // row is a memory, or a tombstone of its key.
 type row struct {
@@ -78,6 +87,7 @@ type row struct {
 	tomb      bool
 	idx       mnemo.IndexText
 	terms     []string // distinct index terms
+	pos       []int32  // where the row is in each term's posting list
 	length    int      // tokens in all three columns
 	embed     string   // the text the vector is made from
 	vectored  bool     // m.Embedding is in the store's vector space
@@ -137,7 +147,7 @@ func (s *Store) scopeFor(sc mnemo.Scope) *scope {
 			keys: make(map[string]*row),
 			rows: make(map[string]*row),
 			hist: make(map[string][]*mnemo.Revision),
-			post: make(map[string]map[*row]freq),
+			post: make(map[string][]posting),
 		}
 		s.scopes[sc] = d
 	}
@@ -146,28 +156,39 @@ func (s *Store) scopeFor(sc mnemo.Scope) *scope {
 
 // index adds the live row r to its scope's lexical index.
 func (sc *scope) index(r *row) {
-	fs := make(map[string]freq)
+	type tf struct {
+		t string
+		f freq
+	}
+	var fs []tf
+	if sc.scratch == nil {
+		sc.scratch = make(map[string]int)
+	}
+	seen := sc.scratch // the caller holds the write lock
+	clear(seen)
 	cols := [3]string{r.idx.Text, r.idx.Context, r.idx.Meta}
 	r.length = 0
 	for c, text := range cols {
-		for _, t := range strings.Fields(text) {
-			f := fs[t]
-			if f[c] < math.MaxUint16 {
-				f[c]++
-			}
-			fs[t] = f
+		for t := range strings.FieldsSeq(text) {
 			r.length++
+			i, ok := seen[t]
+			if !ok {
+				i = len(fs)
+				seen[t] = i
+				fs = append(fs, tf{t: t})
+			}
+			if fs[i].f[c] < math.MaxUint16 {
+				fs[i].f[c]++
+			}
 		}
 	}
-	r.terms = make([]string, 0, len(fs))
-	for t, f := range fs {
-		p := sc.post[t]
-		if p == nil {
-			p = make(map[*row]freq)
-			sc.post[t] = p
-		}
-		p[r] = f
-		r.terms = append(r.terms, t)
+	r.terms = make([]string, len(fs))
+	r.pos = make([]int32, len(fs))
+	for i, x := range fs {
+		p := sc.post[x.t]
+		r.terms[i] = x.t
+		r.pos[i] = int32(len(p))
+		sc.post[x.t] = append(p, posting{r: r, f: x.f, ti: int32(i)})
 	}
 	sc.live++
 	sc.totalLen += int64(r.length)
@@ -175,14 +196,21 @@ func (sc *scope) index(r *row) {
 
 // unindex removes the live row r from the lexical index.
 func (sc *scope) unindex(r *row) {
-	for _, t := range r.terms {
+	for ti, t := range r.terms {
 		p := sc.post[t]
-		delete(p, r)
-		if len(p) == 0 {
+		i, last := r.pos[ti], int32(len(p)-1)
+		if i != last {
+			p[i] = p[last]
+			p[i].r.pos[p[i].ti] = i
+		}
+		p[last] = posting{}
+		if last == 0 {
 			delete(sc.post, t)
+		} else {
+			sc.post[t] = p[:last]
 		}
 	}
-	r.terms = nil
+	r.terms, r.pos = nil, nil
 	sc.live--
 	sc.totalLen -= int64(r.length)
 }

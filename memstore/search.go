@@ -56,8 +56,8 @@ func (s *Store) Search(_ context.Context, sc mnemo.Scope, q mnemo.TextQuery) (mn
 	for _, t := range q.Terms {
 		p := phrase{rows: map[*row]float64{}}
 		for _, tok := range strings.Fields(t) { // a term is a word, never syntax
-			for r, f := range d.post[tok] {
-				p.rows[r] += weighted(f)
+			for _, e := range d.post[tok] {
+				p.rows[e.r] += weighted(e.f)
 			}
 		}
 		phrases = append(phrases, p)
@@ -67,8 +67,8 @@ func (s *Store) Search(_ context.Context, sc mnemo.Scope, q mnemo.TextQuery) (mn
 		if pre = strings.TrimSpace(pre); pre != "" {
 			for tok, post := range d.post {
 				if strings.HasPrefix(tok, pre) {
-					for r, f := range post {
-						p.rows[r] += weighted(f)
+					for _, e := range post {
+						p.rows[e.r] += weighted(e.f)
 					}
 				}
 			}
