@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/failover"
+	"github.com/mnemo-dev/mnemo/internal/pgtest"
 )
 
 // BenchmarkReplay measures the spool's replay rate into PostgreSQL 15:
@@ -19,14 +20,13 @@ import (
 func BenchmarkReplay(b *testing.B) {
 	const n, batch = 1000, 50
 	ctx := context.Background()
-	px := newProxy(b, "127.0.0.1:5432")
-	schema := newSchema(b)
+	px, dsn := newProxy(b, pgtest.Native(b))
 	var replayed int
 	var took time.Duration
 	for i := range b.N {
 		b.StopTimer()
 		px.down()
-		fs, err := failover.New(ctx, opener(px.dsn(), schema), filepath.Join(b.TempDir(), "spool"), failover.Options{ProbeEvery: time.Hour})
+		fs, err := failover.New(ctx, opener(dsn), filepath.Join(b.TempDir(), "spool"), failover.Options{ProbeEvery: time.Hour})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,11 +2,10 @@ package failover_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,38 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/failover"
+	"github.com/mnemo-dev/mnemo/internal/pgtest"
 	"github.com/mnemo-dev/mnemo/postgres"
 )
-
-// pgDSN is PostgreSQL 15's DSN (MNEMO_TEST_PG_DSN, or the local server).
-func pgDSN() string {
-	if dsn := os.Getenv("MNEMO_TEST_PG_DSN"); dsn != "" {
-		return dsn
-	}
-	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-}
-
-// newSchema returns a fresh schema name, dropped when t ends.
-func newSchema(t testing.TB) string {
-	t.Helper()
-	var b [6]byte
-	rand.Read(b[:])
-	name := "failover_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), pgDSN())
-		if err != nil {
-			return
-		}
-		defer conn.Close(context.Background())
-		conn.Exec(context.Background(), `DROP SCHEMA IF EXISTS `+name+` CASCADE`)
-	})
-	return name
-}
 
 // proxy is a TCP proxy on loopback in front of a server, which a test
 // takes down (the listener closed, every connection cut) and brings back
@@ -59,8 +33,14 @@ type proxy struct {
 	conns    map[net.Conn]bool
 }
 
-func newProxy(t testing.TB, upstream string) *proxy {
-	p := &proxy{t: t, upstream: upstream, conns: map[net.Conn]bool{}}
+// newProxy starts a proxy in front of the server of dsn (pgtest's, with a
+// fresh schema) and returns it with the DSN through it.
+func newProxy(t testing.TB, dsn string) (*proxy, string) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{t: t, upstream: u.Host, conns: map[net.Conn]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +48,8 @@ func newProxy(t testing.TB, upstream string) *proxy {
 	p.addr = ln.Addr().String()
 	p.serve(ln)
 	t.Cleanup(p.down)
-	return p
+	u.Host = p.addr
+	return p, u.String()
 }
 
 func (p *proxy) serve(ln net.Listener) {
@@ -118,14 +99,9 @@ func (p *proxy) up() {
 	p.serve(ln)
 }
 
-// dsn is the proxied DSN.
-func (p *proxy) dsn() string {
-	return strings.Replace(pgDSN(), "127.0.0.1:5432", p.addr, 1)
-}
-
-func opener(dsn, schema string) func(context.Context) (failover.Primary, error) {
+func opener(dsn string) func(context.Context) (failover.Primary, error) {
 	return func(ctx context.Context) (failover.Primary, error) {
-		db, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 4})
+		db, err := postgres.Open(ctx, dsn, postgres.Options{MaxConns: 4})
 		if err != nil {
 			return nil, err
 		}
@@ -156,14 +132,11 @@ func waitUp(t *testing.T, fs *failover.Store) {
 // and ledgered, and nothing acknowledged is missing.
 func TestDatabaseDownSpoolsAndReplays(t *testing.T) {
 	ctx := context.Background()
-	if _, err := postgres.Open(ctx, pgDSN(), postgres.Options{NoMigrate: true}); err != nil && mnemo.ErrorCode(err) == mnemo.EUNAVAILABLE && strings.Contains(err.Error(), "unreachable") {
-		t.Fatalf("PostgreSQL 15 is not running at %s: %v", pgDSN(), err)
-	}
-	px := newProxy(t, "127.0.0.1:5432")
-	schema := newSchema(t)
+	direct := pgtest.Native(t)
+	px, dsn := newProxy(t, direct)
 	reg := prometheus.NewRegistry()
 	spoolDir := filepath.Join(t.TempDir(), "spool")
-	fs, err := failover.New(ctx, opener(px.dsn(), schema), spoolDir, failover.Options{ProbeEvery: 20 * time.Millisecond, Registerer: reg})
+	fs, err := failover.New(ctx, opener(dsn), spoolDir, failover.Options{ProbeEvery: 20 * time.Millisecond, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +191,7 @@ func TestDatabaseDownSpoolsAndReplays(t *testing.T) {
 	}
 
 	// Straight from the database, not through the failover.
-	db, err := postgres.Open(ctx, pgDSN(), postgres.Options{Schema: schema})
+	db, err := postgres.Open(ctx, direct, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,11 +244,11 @@ func TestDatabaseDownSpoolsAndReplays(t *testing.T) {
 // history.
 func TestReplayTwiceChangesNothing(t *testing.T) {
 	ctx := context.Background()
-	px := newProxy(t, "127.0.0.1:5432")
-	schema := newSchema(t)
+	direct := pgtest.Native(t)
+	px, dsn := newProxy(t, direct)
 	dir := t.TempDir()
 	spoolDir := filepath.Join(dir, "spool")
-	fs, err := failover.New(ctx, opener(px.dsn(), schema), spoolDir, failover.Options{ProbeEvery: 20 * time.Millisecond})
+	fs, err := failover.New(ctx, opener(dsn), spoolDir, failover.Options{ProbeEvery: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +270,7 @@ func TestReplayTwiceChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db, err := postgres.Open(ctx, pgDSN(), postgres.Options{Schema: schema})
+	db, err := postgres.Open(ctx, direct, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +296,7 @@ func TestReplayTwiceChangesNothing(t *testing.T) {
 	}
 
 	// The copy is replayed at open, since the database answers.
-	again, err := failover.New(ctx, opener(pgDSN(), schema), filepath.Join(dir, "copy"), failover.Options{})
+	again, err := failover.New(ctx, opener(direct), filepath.Join(dir, "copy"), failover.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,10 +315,9 @@ func TestReplayTwiceChangesNothing(t *testing.T) {
 // spools, and replays once the database answers.
 func TestDatabaseDownAtStart(t *testing.T) {
 	ctx := context.Background()
-	px := newProxy(t, "127.0.0.1:5432")
+	px, dsn := newProxy(t, pgtest.Native(t))
 	px.down()
-	schema := newSchema(t)
-	fs, err := failover.New(ctx, opener(px.dsn(), schema), filepath.Join(t.TempDir(), "spool"), failover.Options{ProbeEvery: 20 * time.Millisecond})
+	fs, err := failover.New(ctx, opener(dsn), filepath.Join(t.TempDir(), "spool"), failover.Options{ProbeEvery: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
