@@ -57,6 +57,20 @@ func (s *Store) primaryOnly(op string, fn func(Primary) error) error {
 	return err
 }
 
+// vectorOp runs fn on the primary, or fails with EUNAVAILABLE while it is
+// down. Its errors never mark the primary down: unavailable there may
+// mean a database without a vector index (PostgreSQL without pgvector),
+// which answers everything else.
+func (s *Store) vectorOp(fn func(Primary) error) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	p := s.primaryOf()
+	if p == nil {
+		return needsPrimary("the vector index")
+	}
+	return fn(p)
+}
+
 // Write stores recs in the primary or, while it is unreachable, in the
 // spool, durably, to be replayed when it is back.
 func (s *Store) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
@@ -317,34 +331,34 @@ func (s *Store) IdleState(ctx context.Context, kind string, before time.Time, n 
 
 // VectorSpace returns the primary's vector space.
 func (s *Store) VectorSpace(ctx context.Context) (vs mnemo.VectorSpace, err error) {
-	err = s.primaryOnly("the vector index", func(p Primary) (err error) { vs, err = p.VectorSpace(ctx); return })
+	err = s.vectorOp(func(p Primary) (err error) { vs, err = p.VectorSpace(ctx); return })
 	return vs, err
 }
 
 // SetVectorSpace sets the primary's vector space.
 func (s *Store) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bool) error {
-	return s.primaryOnly("the vector index", func(p Primary) error { return p.SetVectorSpace(ctx, vs, reset) })
+	return s.vectorOp(func(p Primary) error { return p.SetVectorSpace(ctx, vs, reset) })
 }
 
 // Unembedded lists the primary's memories waiting for a vector.
 func (s *Store) Unembedded(ctx context.Context, n int) (jobs []mnemo.EmbedJob, err error) {
-	err = s.primaryOnly("the vector index", func(p Primary) (err error) { jobs, err = p.Unembedded(ctx, n); return })
+	err = s.vectorOp(func(p Primary) (err error) { jobs, err = p.Unembedded(ctx, n); return })
 	return jobs, err
 }
 
 // CountUnembedded counts the primary's memories waiting for a vector.
 func (s *Store) CountUnembedded(ctx context.Context) (n int, err error) {
-	err = s.primaryOnly("the vector index", func(p Primary) (err error) { n, err = p.CountUnembedded(ctx); return })
+	err = s.vectorOp(func(p Primary) (err error) { n, err = p.CountUnembedded(ctx); return })
 	return n, err
 }
 
 // SetVectors stores vectors in the primary.
 func (s *Store) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]float32) error {
-	return s.primaryOnly("the vector index", func(p Primary) error { return p.SetVectors(ctx, jobs, vecs) })
+	return s.vectorOp(func(p Primary) error { return p.SetVectors(ctx, jobs, vecs) })
 }
 
 // SearchVectors searches the primary's vectors.
 func (s *Store) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) (hits []mnemo.VectorHit, err error) {
-	err = s.primaryOnly("the vector index", func(p Primary) (err error) { hits, err = p.SearchVectors(ctx, scope, q); return })
+	err = s.vectorOp(func(p Primary) (err error) { hits, err = p.SearchVectors(ctx, scope, q); return })
 	return hits, err
 }

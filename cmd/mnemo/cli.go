@@ -168,6 +168,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.benchCommand(),
 		a.versionCommand(),
 		a.configCommand(),
+		a.migrateCommand(),
+		a.migrateStoreCommand(),
 	)
 	return root
 }
