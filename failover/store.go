@@ -362,3 +362,14 @@ func (s *Store) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Ve
 	err = s.vectorOp(func(p Primary) (err error) { hits, err = p.SearchVectors(ctx, scope, q); return })
 	return hits, err
 }
+
+// VectorIndex says why the primary has no vector index (nil when it has
+// one), for a primary that tells (postgres.DB.VectorIndex).
+func (s *Store) VectorIndex() error {
+	return s.vectorOp(func(p Primary) error {
+		if vi, ok := p.(interface{ VectorIndex() error }); ok {
+			return vi.VectorIndex()
+		}
+		return nil
+	})
+}
