@@ -148,11 +148,20 @@ func New(store Store, opts Options) *Service {
 // embedder's and starts embedding queued memories. A store embedded with
 // another model or dimension is EMISMATCH (run Reindex). Without Init, the
 // first write or recall does it, and a failure degrades recall to lexical.
+//
+// A store without a vector index (PostgreSQL without pgvector) is no
+// error: recall degrades to full text and recency until it has one.
 func (s *Service) Init(ctx context.Context) error {
 	if s.vec == nil {
 		return nil
 	}
-	return s.vec.init(ctx)
+	var noIndex *noIndexError
+	if err := s.vec.init(ctx); errors.As(err, &noIndex) {
+		s.log.Warn("no vector index: memories are written without vectors and recall uses full text and recency", "err", noIndex.err)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // Close stops the embedding worker and closes the underlying store.

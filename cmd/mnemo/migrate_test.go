@@ -3,8 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -202,5 +205,44 @@ func TestMigrateSQLite(t *testing.T) {
 	}
 	if code, _, errs := run(t, t.TempDir(), "", "--store", "files", "migrate"); code != 2 || !strings.Contains(errs, "no schema") {
 		t.Fatalf("migrate on files: %d %s", code, errs)
+	}
+}
+
+// serve on PostgreSQL 15 without pgvector: a degraded recall says so, and
+// /metrics counts it by cause beside the failover's gauges.
+func TestServePostgresMetrics(t *testing.T) {
+	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	t.Setenv("MNEMO_STORE", "postgres")
+	t.Setenv("MNEMO_POSTGRES_DSN", pgtest.Native(t))
+	dir := t.TempDir()
+	base := startServe(t, "--data", dir)
+	resp, err := http.Post(base+"/v1/memories", "application/json", strings.NewReader(`{"agent_id":"a","content":"some content"}`))
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("remember: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	resp, err = http.Post(base+"/v1/recall", "application/json", strings.NewReader(`{"agent_id":"a","query":"content"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res mnemo.Result
+	json.NewDecoder(resp.Body).Decode(&res)
+	resp.Body.Close()
+	if len(res.Results) != 1 || !res.Degraded || !strings.Contains(res.Reason, "no vector index") {
+		t.Fatalf("recall: %+v", res)
+	}
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"mnemo_store_up 1", `mnemo_recall_degraded_total{op="recall"} 1`, "mnemo_spool_pending 0"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics has no %q", want)
+		}
+	}
+	if !regexp.MustCompile(`mnemo_degraded_total\{cause="vector_index"\} [1-9]`).Match(b) {
+		t.Errorf("/metrics does not count the degradation by cause")
 	}
 }
