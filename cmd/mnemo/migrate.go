@@ -104,12 +104,9 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 // openEndpoint opens the store a migrate-store argument names. A source
 // must exist; a destination is created.
 func (a *app) openEndpoint(ctx context.Context, spec string, source bool) (mnemo.LifecycleStore, error) {
-	kind, arg, ok := strings.Cut(spec, ":")
-	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
-		kind, arg, ok = BackendPostgres, spec, true
-	}
-	if !ok || arg == "" {
-		return nil, usagef("%q: give sqlite:PATH, files:DIR or postgres:DSN", spec)
+	kind, arg, err := parseEndpoint(spec)
+	if err != nil {
+		return nil, err
 	}
 	log := a.logger()
 	exists := func(p string) error {
@@ -138,10 +135,27 @@ func (a *app) openEndpoint(ctx context.Context, spec string, source bool) (mnemo
 			return nil, err
 		}
 		return files.OpenStore(ctx, arg, files.StoreOptions{Logger: log, Home: a.scope()})
-	case BackendPostgres:
+	default:
 		return postgres.Open(ctx, arg, postgres.Options{Logger: log})
 	}
-	return nil, usagef("%q: unknown store %q: give sqlite:PATH, files:DIR or postgres:DSN", spec, kind)
+}
+
+// parseEndpoint splits a migrate-store argument into its backend and
+// where it is: sqlite:PATH, files:DIR, postgres:DSN, or a bare
+// postgres:// URL.
+func parseEndpoint(spec string) (kind, arg string, err error) {
+	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
+		return BackendPostgres, spec, nil
+	}
+	kind, arg, ok := strings.Cut(spec, ":")
+	if !ok || strings.TrimSpace(arg) == "" {
+		return "", "", usagef("%q: give sqlite:PATH, files:DIR or postgres:DSN", spec)
+	}
+	switch kind {
+	case BackendSQLite, BackendFiles, BackendPostgres:
+		return kind, arg, nil
+	}
+	return "", "", usagef("%q: unknown store %q: give sqlite:PATH, files:DIR or postgres:DSN", spec, kind)
 }
 
 // copyStore copies every scope of src into dst, with a progress bar, and

@@ -246,3 +246,39 @@ func TestServePostgresMetrics(t *testing.T) {
 		t.Errorf("/metrics does not count the degradation by cause")
 	}
 }
+
+func TestParseEndpoint(t *testing.T) {
+	for _, c := range []struct{ spec, kind, arg string }{
+		{"sqlite:./data", BackendSQLite, "./data"},
+		{"files:/srv/memory", BackendFiles, "/srv/memory"},
+		{"postgres:postgres://u@h/db", BackendPostgres, "postgres://u@h/db"},
+		{"postgresql://u@h/db", BackendPostgres, "postgresql://u@h/db"},
+		{"postgres:host=h dbname=d", BackendPostgres, "host=h dbname=d"},
+		{"sqlite:", "", ""},
+		{"memory:x", "", ""},
+		{"./data", "", ""},
+	} {
+		kind, arg, err := parseEndpoint(c.spec)
+		if kind != c.kind || arg != c.arg || (err == nil) != (c.kind != "") {
+			t.Errorf("parseEndpoint(%q) = %q, %q, %v", c.spec, kind, arg, err)
+		}
+	}
+}
+
+func FuzzParseEndpoint(f *testing.F) {
+	for _, s := range []string{"sqlite:./d", "files:/x", "postgres:postgres://h/db", "postgresql://h", ":", "sqlite:\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		kind, arg, err := parseEndpoint(spec)
+		if err != nil {
+			if kind != "" || arg != "" {
+				t.Fatalf("an error with a result: %q %q", kind, arg)
+			}
+			return
+		}
+		if kind != BackendSQLite && kind != BackendFiles && kind != BackendPostgres || strings.TrimSpace(arg) == "" || !strings.Contains(spec, arg) {
+			t.Fatalf("parseEndpoint(%q) = %q, %q", spec, kind, arg)
+		}
+	})
+}
