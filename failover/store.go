@@ -135,7 +135,7 @@ func (s *Store) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) 
 	if ok, err := s.onPrimary(func(p Primary) error { return fn(p) }); ok {
 		return ms, total, err
 	}
-	s.log.Warn("database unreachable: listing what the local spool holds")
+	s.log.Debug("database unreachable: listing what the local spool holds")
 	err := s.fromSpool(func(sp *files.Store) error { return fn(sp) })
 	return ms, total, err
 }
