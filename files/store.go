@@ -47,7 +47,20 @@ type Store struct {
 	redact bool // a forget or clear is in the log, its content not yet rewritten away
 	stale  bool // memory ran ahead of the log (an append failed): fold again
 	closed bool
-	recent []ref // the last writes folded at open, whose index files are checked
+	recent []ref       // the last writes folded at open, whose index files are checked
+	state  os.FileInfo // state.jsonl as last read or written
+}
+
+// stateChanged reports whether state.jsonl is another than the one this
+// process last read or wrote, and notes it.
+func (s *Store) stateChanged() bool {
+	st, err := os.Stat(filepath.Join(s.root, StateName))
+	if err != nil {
+		return false
+	}
+	changed := s.state == nil || !os.SameFile(st, s.state)
+	s.state = st
+	return changed
 }
 
 // StoreOptions configure a Store.
@@ -147,11 +160,11 @@ func (s *Store) logPath() string { return filepath.Join(s.root, LogName) }
 
 // reload folds state and log afresh. The caller holds the log's lock.
 func (s *Store) reload(ctx context.Context) error {
-	snap, cov, err := s.readState()
+	mem, cov, err := s.readState()
 	if err != nil {
 		return err
 	}
-	mem := memstore.Restore(snap, memstore.Options{Now: s.opts.Now})
+	s.stateChanged()
 	if s.file != nil {
 		s.file.Close()
 		s.file = nil
@@ -322,11 +335,13 @@ func (s *Store) apply(ctx context.Context, mem *memstore.Store, batch []line, ra
 		for i := range batch {
 			x := batch[i].Mnemo
 			if x == nil || x.Memory == nil {
-				return fmt.Errorf("files: a write line without its memory in batch %s", first.Batch)
+				s.opts.Logger.Warn("files: skipping a write line without its memory", "batch", first.Batch)
+				return nil
 			}
 			m, err := batch[i].memoryOf()
 			if err != nil {
-				return err
+				s.opts.Logger.Warn("files: skipping a write line", "batch", first.Batch, "err", err)
+				return nil
 			}
 			recs[i] = mnemo.Record{Memory: m, Tombstone: x.Tombstone, Embed: x.Embed}
 			if x.Index != nil {
@@ -365,7 +380,8 @@ func (s *Store) apply(ctx context.Context, mem *memstore.Store, batch []line, ra
 		vecs := make([][]float32, len(first.Vectors))
 		for i, v := range first.Vectors {
 			if vecs[i], err = decodeVector(v); err != nil {
-				return err
+				s.opts.Logger.Warn("files: skipping a vectors line", "batch", first.Batch, "err", err)
+				return nil
 			}
 		}
 		err = mem.SetVectors(ctx, first.Jobs, vecs)
@@ -473,7 +489,12 @@ func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *memstore.
 		}
 		// A forget is not done until its content is rewritten away; a
 		// long log is compacted.
-		if full := s.opts.CompactEvery > 0 && s.tail >= s.opts.CompactEvery; full || s.redact {
+		full := s.opts.CompactEvery > 0 && s.tail >= s.opts.CompactEvery
+		if full && s.stateChanged() {
+			// Another process compacted (keeping the log): count afresh.
+			full, s.tail = false, 0
+		}
+		if full || s.redact {
 			_, err = s.compactLocked(ctx, full)
 		}
 		return err

@@ -20,20 +20,24 @@ import (
 	"github.com/mnemo-dev/mnemo/memstore"
 )
 
-// readState reads state.jsonl into a snapshot, with the cover of the log
-// it holds; an empty snapshot and no cover when there is none.
-func (s *Store) readState() (*memstore.Snapshot, *cover, error) {
-	snap := &memstore.Snapshot{}
+// readState folds state.jsonl into a new memory, indexing each row as the
+// next ones decode, and returns it with the cover of the log it holds;
+// an empty memory and no cover when there is none.
+func (s *Store) readState() (*memstore.Store, *cover, error) {
+	ld := memstore.NewLoader(memstore.Options{Now: s.opts.Now})
 	f, err := os.Open(filepath.Join(s.root, StateName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return snap, nil, nil
+		return ld.Store(), nil, nil
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("files: %w", err)
 	}
 	defer f.Close()
-	var cov *cover
-	keyed := map[ref]int{} // rows with a key, by scope and key: their revisions refer to them
-	n := 0
+	var (
+		cov   *cover
+		keyed = map[ref]mnemo.Memory{} // rows with a key: their revisions refer to them
+		n     int
+		plain int64 // rows of a state another tool wrote
+	)
 	err = decodeLines(f, func(d *decoded) error {
 		n++
 		if d.torn {
@@ -51,24 +55,25 @@ func (s *Store) readState() (*memstore.Snapshot, *cover, error) {
 			if err != nil {
 				return nil
 			}
-			snap.RowSeq++
-			snap.Seq++
-			if !slices.Contains(snap.Scopes, s.opts.Home) {
-				snap.Scopes = append(snap.Scopes, s.opts.Home)
+			if plain == 0 {
+				ld.Header(mnemo.VectorSpace{}, 0, 0, 0, []mnemo.Scope{s.opts.Home})
 			}
-			snap.Rows = append(snap.Rows, memstore.Row{Memory: rec.Memory, Tombstone: rec.Tombstone, Index: rec.Index, Seq: snap.RowSeq, Arrival: snap.Seq})
+			plain++
+			ld.Row(&memstore.Row{Memory: rec.Memory, Tombstone: rec.Tombstone, Index: rec.Index, Seq: plain, Arrival: plain})
 			return nil
 		}
 		switch x.Op {
 		case opHeader:
 			cov = x.Cover
+			var space mnemo.VectorSpace
 			if x.Space != nil {
-				snap.Space = *x.Space
+				space = *x.Space
 			}
+			var seqs [3]int64
 			if x.Seqs != nil {
-				snap.Seq, snap.RowSeq, snap.LedgerSeq = x.Seqs[0], x.Seqs[1], x.Seqs[2]
+				seqs = *x.Seqs
 			}
-			snap.Scopes = x.Scopes
+			ld.Header(space, seqs[0], seqs[1], seqs[2], x.Scopes)
 		case opRow:
 			m, err := l.memoryOf()
 			if err != nil {
@@ -79,28 +84,30 @@ func (s *Store) readState() (*memstore.Snapshot, *cover, error) {
 				row.Index = *x.Index
 			}
 			if m.Key != "" {
-				keyed[ref{sc: m.Scope(), key: m.Key}] = len(snap.Rows)
+				keyed[ref{sc: m.Scope(), key: m.Key}] = m
 			}
-			snap.Rows = append(snap.Rows, row)
+			ld.Row(&row)
 		case opRev:
 			if x.Rev == nil {
 				return nil
 			}
 			rev := *x.Rev
 			if x.Life != nil {
-				i, ok := keyed[ref{sc: l.scope(), key: rev.Key}]
+				m, ok := keyed[ref{sc: l.scope(), key: rev.Key}]
 				if !ok {
 					return fmt.Errorf("files: %s line %d: a revision of a row that is not there", StateName, n)
 				}
-				m := x.Life.apply(snap.Rows[i].Memory)
+				m = x.Life.apply(m)
 				rev.Memory = &m
 			}
-			snap.Revisions = append(snap.Revisions, memstore.Revision{Scope: l.scope(), Revision: rev})
+			ld.Revision(memstore.Revision{Scope: l.scope(), Revision: rev})
 		case opLedger:
-			snap.Ledger = append(snap.Ledger, x.Entries...)
+			for _, e := range x.Entries {
+				ld.Ledger(e)
+			}
 		case opDoc:
 			if x.Doc != nil {
-				snap.Docs = append(snap.Docs, *x.Doc)
+				ld.Doc(*x.Doc)
 			}
 		}
 		return nil
@@ -108,7 +115,7 @@ func (s *Store) readState() (*memstore.Snapshot, *cover, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return snap, cov, nil
+	return ld.Store(), cov, nil
 }
 
 // life is what a revision's memory has of its own when it is otherwise
@@ -286,6 +293,7 @@ func (s *Store) compactLocked(ctx context.Context, index bool) (CompactResult, e
 	if err := s.writeState(snap, cov); err != nil {
 		return res, err
 	}
+	s.stateChanged()
 	res.Read = s.tail
 	res.Keys = len(snap.Rows)
 	for i := range snap.Rows {

@@ -66,7 +66,12 @@ type scope struct {
 	// The lexical index: term -> the rows with it, and its frequency in
 	// their text, context and meta. A row knows where it is in each list
 	// (row.pos), so that it leaves them in constant time.
+	// Postings name rows by number (slots), so that the lists hold no
+	// pointers: the garbage collector skips them, which at 100,000
+	// memories is most of the index.
 	post     map[string][]posting
+	slots    []*row         // rows in the index by number
+	free     []int32        // numbers to reuse
 	scratch  map[string]int // index's, reused
 	live     int            // live rows, the documents of BM25
 	totalLen int64          // their tokens
@@ -75,9 +80,9 @@ type scope struct {
 type freq [3]uint16
 
 type posting struct {
-	r  *row
+	n  int32 // the row's slot
+	ti int32 // the term's index in the row's distinct terms (row.pos)
 	f  freq
-	ti int32 // the term's index in r.terms
 }
 
 // row is a memory, or a tombstone of its key.
@@ -86,13 +91,14 @@ type row struct {
 	m         mnemo.Memory
 	tomb      bool
 	idx       mnemo.IndexText
-	terms     []string // distinct index terms
-	pos       []int32  // where the row is in each term's posting list
-	length    int      // tokens in all three columns
-	embed     string   // the text the vector is made from
-	vectored  bool     // m.Embedding is in the store's vector space
-	seq       int64    // insertion order of the row
-	arrival   int64    // history seq of the write that last changed it
+	slot      int32   // in scope.slots, while indexed
+	pos       []int32 // where the row is in each of its terms' posting lists
+	length    int     // tokens in all three columns
+	embed     string  // the text the vector is made from
+	vectored  bool    // m.Embedding is in the store's vector space
+	norm      float64 // of m.Embedding, when vectored
+	seq       int64   // insertion order of the row
+	arrival   int64   // history seq of the write that last changed it
 	dataExp   time.Time
 	hasExpiry bool // dataExp is set
 }
@@ -154,23 +160,25 @@ func (s *Store) scopeFor(sc mnemo.Scope) *scope {
 	return d
 }
 
-// index adds the live row r to its scope's lexical index.
-func (sc *scope) index(r *row) {
-	type tf struct {
-		t string
-		f freq
-	}
-	var fs []tf
+// tf is a distinct term of a row and its frequency in each column.
+type tf struct {
+	t string
+	f freq
+}
+
+// terms returns the distinct terms of r's index text, in the order they
+// first appear, with their frequencies, and the number of tokens. The
+// caller holds the write lock (scratch is shared).
+func (sc *scope) terms(r *row, fs []tf) ([]tf, int) {
 	if sc.scratch == nil {
 		sc.scratch = make(map[string]int)
 	}
-	seen := sc.scratch // the caller holds the write lock
+	seen := sc.scratch
 	clear(seen)
-	cols := [3]string{r.idx.Text, r.idx.Context, r.idx.Meta}
-	r.length = 0
-	for c, text := range cols {
+	n := 0
+	for c, text := range [3]string{r.idx.Text, r.idx.Context, r.idx.Meta} {
 		for t := range strings.FieldsSeq(text) {
-			r.length++
+			n++
 			i, ok := seen[t]
 			if !ok {
 				i = len(fs)
@@ -182,35 +190,54 @@ func (sc *scope) index(r *row) {
 			}
 		}
 	}
-	r.terms = make([]string, len(fs))
+	return fs, n
+}
+
+// index adds the live row r to its scope's lexical index.
+func (sc *scope) index(r *row) {
+	var buf [64]tf
+	fs, n := sc.terms(r, buf[:0])
+	r.length = n
+	if k := len(sc.free); k > 0 {
+		r.slot = sc.free[k-1]
+		sc.free = sc.free[:k-1]
+		sc.slots[r.slot] = r
+	} else {
+		r.slot = int32(len(sc.slots))
+		sc.slots = append(sc.slots, r)
+	}
 	r.pos = make([]int32, len(fs))
 	for i, x := range fs {
 		p := sc.post[x.t]
-		r.terms[i] = x.t
 		r.pos[i] = int32(len(p))
-		sc.post[x.t] = append(p, posting{r: r, f: x.f, ti: int32(i)})
+		sc.post[x.t] = append(p, posting{n: r.slot, ti: int32(i), f: x.f})
 	}
 	sc.live++
 	sc.totalLen += int64(r.length)
 }
 
-// unindex removes the live row r from the lexical index.
+// unindex removes the live row r from the lexical index. Its terms are
+// found again from its index text, in the same order.
 func (sc *scope) unindex(r *row) {
-	for ti, t := range r.terms {
-		p := sc.post[t]
+	var buf [64]tf
+	fs, _ := sc.terms(r, buf[:0])
+	for ti, x := range fs {
+		p := sc.post[x.t]
 		i, last := r.pos[ti], int32(len(p)-1)
 		if i != last {
 			p[i] = p[last]
-			p[i].r.pos[p[i].ti] = i
+			sc.slots[p[i].n].pos[p[i].ti] = i
 		}
 		p[last] = posting{}
 		if last == 0 {
-			delete(sc.post, t)
+			delete(sc.post, x.t)
 		} else {
-			sc.post[t] = p[:last]
+			sc.post[x.t] = p[:last]
 		}
 	}
-	r.terms, r.pos = nil, nil
+	sc.slots[r.slot] = nil
+	sc.free = append(sc.free, r.slot)
+	r.pos = nil
 	sc.live--
 	sc.totalLen -= int64(r.length)
 }

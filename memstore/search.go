@@ -57,7 +57,7 @@ func (s *Store) Search(_ context.Context, sc mnemo.Scope, q mnemo.TextQuery) (mn
 		p := phrase{rows: map[*row]float64{}}
 		for _, tok := range strings.Fields(t) { // a term is a word, never syntax
 			for _, e := range d.post[tok] {
-				p.rows[e.r] += weighted(e.f)
+				p.rows[d.slots[e.n]] += weighted(e.f)
 			}
 		}
 		phrases = append(phrases, p)
@@ -68,7 +68,7 @@ func (s *Store) Search(_ context.Context, sc mnemo.Scope, q mnemo.TextQuery) (mn
 			for tok, post := range d.post {
 				if strings.HasPrefix(tok, pre) {
 					for _, e := range post {
-						p.rows[e.r] += weighted(e.f)
+						p.rows[d.slots[e.n]] += weighted(e.f)
 					}
 				}
 			}

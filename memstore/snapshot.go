@@ -75,38 +75,82 @@ func (s *Store) Snapshot() *Snapshot {
 
 // Restore returns a store holding snap.
 func Restore(snap *Snapshot, opts Options) *Store {
-	s := New(opts)
-	s.space, s.seq, s.rowSeq, s.ledgerSeq = snap.Space, snap.Seq, snap.RowSeq, snap.LedgerSeq
-	for _, sc := range snap.Scopes {
-		s.scopeFor(sc).listed = true
-	}
-	s.order = slices.Clone(snap.Scopes)
+	l := NewLoader(opts)
+	l.Header(snap.Space, snap.Seq, snap.RowSeq, snap.LedgerSeq, snap.Scopes)
 	for i := range snap.Rows {
-		src := &snap.Rows[i]
-		d := s.scopeFor(src.Memory.Scope())
-		r := &row{sc: d, tomb: src.Tombstone, idx: src.Index, embed: src.Embed, vectored: src.Vectored, seq: src.Seq, arrival: src.Arrival}
-		r.setMemory(src.Memory)
-		d.rows[r.m.ID] = r
-		s.ids[r.m.ID] = r
-		if r.m.Key != "" {
-			d.keys[r.m.Key] = r
-		}
-		if !r.tomb {
-			d.index(r)
-		}
+		l.Row(&snap.Rows[i])
 	}
 	for _, rev := range snap.Revisions {
-		d := s.scopeFor(rev.Scope)
-		r := rev.Revision
-		d.hist[r.Key] = append(d.hist[r.Key], &r)
+		l.Revision(rev)
 	}
 	for _, e := range snap.Ledger {
-		sc := mnemo.Scope{TenantID: e.TenantID, AgentID: e.AgentID}
-		d := s.scopeFor(sc)
-		d.ledger = append(d.ledger, e)
+		l.Ledger(e)
 	}
-	for _, doc := range snap.Docs {
-		s.docs[docKey{doc.Scope, doc.Kind, doc.ID}] = doc
+	for _, d := range snap.Docs {
+		l.Doc(d)
 	}
-	return s
+	return l.Store()
 }
+
+// Loader builds a store from a snapshot read a piece at a time, so that a
+// reader can index rows while it decodes the next ones. Calls must not
+// overlap; Store ends the load.
+type Loader struct{ s *Store }
+
+// NewLoader returns a loader of an empty store.
+func NewLoader(opts Options) *Loader { return &Loader{s: New(opts)} }
+
+// Header sets what the snapshot holds besides its items.
+func (l *Loader) Header(space mnemo.VectorSpace, seq, rowSeq, ledgerSeq int64, scopes []mnemo.Scope) {
+	s := l.s
+	s.space, s.seq, s.rowSeq, s.ledgerSeq = space, seq, rowSeq, ledgerSeq
+	for _, sc := range scopes {
+		if d := s.scopeFor(sc); !d.listed {
+			d.listed = true
+			s.order = append(s.order, sc)
+		}
+	}
+}
+
+// Row adds a row; rows come in the order of their Seq.
+func (l *Loader) Row(src *Row) {
+	s := l.s
+	d := s.scopeFor(src.Memory.Scope())
+	r := &row{sc: d, tomb: src.Tombstone, idx: src.Index, embed: src.Embed, vectored: src.Vectored, seq: src.Seq, arrival: src.Arrival}
+	r.setMemory(src.Memory)
+	if r.vectored {
+		r.norm = norm(r.m.Embedding)
+	}
+	d.rows[r.m.ID] = r
+	s.ids[r.m.ID] = r
+	if r.m.Key != "" {
+		d.keys[r.m.Key] = r
+	}
+	if !r.tomb {
+		d.index(r)
+	}
+	s.seq, s.rowSeq = max(s.seq, src.Arrival), max(s.rowSeq, src.Seq)
+}
+
+// Revision adds a revision; revisions come in the order of their Seq.
+func (l *Loader) Revision(rev Revision) {
+	d := l.s.scopeFor(rev.Scope)
+	r := rev.Revision
+	d.hist[r.Key] = append(d.hist[r.Key], &r)
+	l.s.seq = max(l.s.seq, r.Seq)
+}
+
+// Ledger adds a ledger entry; entries come in the order of their Seq.
+func (l *Loader) Ledger(e mnemo.LedgerEntry) {
+	d := l.s.scopeFor(mnemo.Scope{TenantID: e.TenantID, AgentID: e.AgentID})
+	d.ledger = append(d.ledger, e)
+	l.s.ledgerSeq = max(l.s.ledgerSeq, e.Seq)
+}
+
+// Doc adds a state document.
+func (l *Loader) Doc(doc mnemo.StateDoc) {
+	l.s.docs[docKey{doc.Scope, doc.Kind, doc.ID}] = doc
+}
+
+// Store returns the loaded store.
+func (l *Loader) Store() *Store { return l.s }

@@ -44,7 +44,7 @@ func (s *Store) SetVectorSpace(_ context.Context, vs mnemo.VectorSpace, reset bo
 	}
 	// Every vector of the old space is dropped and its memory queued.
 	for _, r := range s.ids {
-		r.m.Embedding, r.m.EmbeddingModel, r.vectored = nil, "", false
+		r.m.Embedding, r.m.EmbeddingModel, r.vectored, r.norm = nil, "", false, 0
 		if r.embed == "" && !r.tomb {
 			r.embed = r.m.Content
 		}
@@ -118,6 +118,7 @@ func (s *Store) SetVectors(_ context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 			continue
 		}
 		r.m.Embedding, r.m.EmbeddingModel, r.vectored = slices.Clone(vecs[i]), s.space.Model, true
+		r.norm = norm(r.m.Embedding)
 	}
 	return nil
 }
@@ -154,33 +155,73 @@ func (s *Store) SearchVectors(_ context.Context, sc mnemo.Scope, q mnemo.VectorQ
 		r   *row
 		sim float64
 	}
-	var cands []cand
-	for _, r := range d.rows {
-		if !r.vectored || !r.matches(&q.Filter, now) {
+	// The k best so far, worst first: a min-heap by similarity.
+	k := q.Limit
+	top := make([]cand, 0, k)
+	worse := func(a, b cand) bool { return a.sim < b.sim || a.sim == b.sim && a.r.seq > b.r.seq }
+	for _, r := range d.slots { // every live row, in a slice: faster to walk than the map
+		if r == nil || !r.vectored || r.norm == 0 {
 			continue
 		}
-		vn := norm(r.m.Embedding)
-		if vn == 0 {
+		c := cand{r, dot(q.Vector, r.m.Embedding) / (qn * r.norm)}
+		if len(top) == k && !worse(top[0], c) {
 			continue
 		}
-		cands = append(cands, cand{r, dot(q.Vector, r.m.Embedding) / (qn * vn)})
+		if !r.matches(&q.Filter, now) {
+			continue
+		}
+		if len(top) < k {
+			top = append(top, c)
+			for i := len(top) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !worse(top[i], top[p]) {
+					break
+				}
+				top[i], top[p] = top[p], top[i]
+				i = p
+			}
+			continue
+		}
+		top[0] = c
+		for i := 0; ; {
+			l, m := 2*i+1, i
+			if l < len(top) && worse(top[l], top[m]) {
+				m = l
+			}
+			if l+1 < len(top) && worse(top[l+1], top[m]) {
+				m = l + 1
+			}
+			if m == i {
+				break
+			}
+			top[i], top[m] = top[m], top[i]
+			i = m
+		}
 	}
-	slices.SortFunc(cands, func(a, b cand) int {
+	slices.SortFunc(top, func(a, b cand) int {
 		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.r.seq, b.r.seq))
 	})
-	hits := make([]mnemo.VectorHit, 0, min(len(cands), q.Limit))
-	for _, c := range cands[:min(len(cands), q.Limit)] {
-		hits = append(hits, mnemo.VectorHit{Memory: c.r.out(false), Similarity: c.sim})
+	hits := make([]mnemo.VectorHit, len(top))
+	for i, c := range top {
+		hits[i] = mnemo.VectorHit{Memory: c.r.out(false), Similarity: c.sim}
 	}
 	return hits, nil
 }
 
 func dot(a, b []float32) float64 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return float64(s)
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
 }
 
 func norm(v []float32) float64 { return math.Sqrt(dot(v, v)) }

@@ -159,10 +159,12 @@ func (s *Store) apply(d *scope, rec *mnemo.Record, m mnemo.Memory, now time.Time
 	r.tomb = rec.Tombstone
 	r.idx = idx
 	r.arrival = arrival
-	r.embed, r.vectored = "", false
+	r.embed, r.vectored, r.norm = "", false, 0
 	if !rec.Tombstone {
 		r.embed = rec.Embed
-		r.vectored = s.inSpace(r)
+		if r.vectored = s.inSpace(r); r.vectored {
+			r.norm = norm(r.m.Embedding)
+		}
 		d.index(r)
 	}
 	return r, nil

@@ -1,0 +1,45 @@
+package files_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/files"
+)
+
+// FuzzStoreLog opens a root whose log holds anything: the open fails with
+// an error or skips what it cannot read, and what is written after is
+// kept across a reopen.
+func FuzzStoreLog(f *testing.F) {
+	f.Add([]byte(`{"key":"/user/a","ts":"2026-02-22T10:00:00Z","valid":true,"source":"chat","content":{"type":"note","text":"hi"}}` + "\n"))
+	f.Add([]byte(`{"key":"/user/a","ts":"2026-02-22T10:00:00Z","valid":false,"content":null}` + "\n" + `{"key":"/x","ts":"2026-02-22T10:00:00Z","valid":true,"content":"t","mnemo":{"op":"write","batch":"b","n":2,"tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","memory":{"id":"1","key":"/x"}}}` + "\n"))
+	f.Add([]byte(`{"key":"/@mnemo/forget","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"forget","batch":"c","tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","ids":["1"],"keys":["/x"]}}` + "\n"))
+	f.Add([]byte(`{"key":"/v","ts":"2026-02-22T10:00:00Z","valid":true,"content":null,"mnemo":{"op":"vectors","batch":"d","at":"2026-02-22T10:00:00Z","jobs":[{"ID":"1","Text":"t"}],"vectors":["!!"]}}` + "\n"))
+	f.Add([]byte("not json\n{\"key\":\n"))
+	f.Fuzz(func(t *testing.T, log []byte) {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, files.LogName), log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := files.StoreOptions{NoSync: true}
+		s, err := files.OpenStore(t.Context(), root, opts)
+		if err != nil {
+			return
+		}
+		_, err = s.Write(t.Context(), home, []mnemo.Record{{Memory: mnemo.Memory{Key: "/fuzz/kept", Content: "kept"}}})
+		s.Close()
+		if err != nil {
+			t.Fatalf("write after open: %v", err)
+		}
+		s, err = files.OpenStore(t.Context(), root, opts)
+		if err != nil {
+			t.Fatalf("reopen: %v", err)
+		}
+		defer s.Close()
+		if m, err := s.GetByKey(t.Context(), home, "/fuzz/kept"); err != nil || m.Content != "kept" {
+			t.Fatalf("after reopen: %+v, %v", m, err)
+		}
+	})
+}
