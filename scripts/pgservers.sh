@@ -39,7 +39,8 @@ fi
 
 out=$("$here/pglite/start.sh" 0 $$) || fail "PGlite (pgvector) did not start"
 read -r pid port <<<"$out"
-trap 'kill "$pid" 2>/dev/null || true' EXIT
+# On exit: stop PGlite, and drop pgtest's lock file for it (internal/pgtest).
+trap 'kill "$pid" 2>/dev/null || true; rm -f "${TMPDIR:-/tmp}/mnemo-pgtest-127.0.0.1_$port.lock"' EXIT
 export MNEMO_TEST_PGVECTOR_DSN="postgres://postgres:postgres@127.0.0.1:$port/postgres?sslmode=disable&default_query_exec_mode=simple_protocol"
 echo "pgservers: PostgreSQL 15 up, PGlite (pgvector) on 127.0.0.1:$port, set-up $((SECONDS - start))s" >&2
 

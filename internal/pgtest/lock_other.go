@@ -6,6 +6,6 @@ import "time"
 
 // lockFile is a no-op where there is no flock: there, tests in one binary
 // still take turns, but test binaries sharing one PGlite do not.
-func lockFile(path, holder string, deadline time.Time) (unlock func(), err error) {
+func lockFile(path, holder string, hold time.Duration) (unlock func(), err error) {
 	return func() {}, nil
 }

@@ -10,14 +10,17 @@ import (
 	"time"
 )
 
-// lockFile takes an exclusive flock on path, polling until deadline, and
-// writes who holds it into the file for the next waiter's error message.
-// The lock goes with the process, so a test binary that dies releases it.
-func lockFile(path, holder string, deadline time.Time) (unlock func(), err error) {
+// lockFile takes an exclusive flock on path, polling, and writes who holds
+// it into the file. It gives up when one holder has kept it for longer than
+// hold. The lock goes with the process, so a test binary that dies releases
+// it.
+func lockFile(path, holder string, hold time.Duration) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, err
 	}
+	var last string // the holder last seen
+	deadline := time.Now().Add(hold)
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -27,10 +30,13 @@ func lockFile(path, holder string, deadline time.Time) (unlock func(), err error
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
+		who, _ := os.ReadFile(path)
+		if now := strings.TrimSpace(string(who)); now != last {
+			last, deadline = now, time.Now().Add(hold)
+		}
 		if time.Now().After(deadline) {
-			who, _ := os.ReadFile(path)
 			f.Close()
-			return nil, fmt.Errorf("another test binary (%s) held the session past the deadline (lock %s)", strings.TrimSpace(string(who)), path)
+			return nil, fmt.Errorf("another test binary (%s) has held the session for more than %v (lock %s)", last, hold, path)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

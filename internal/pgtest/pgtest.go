@@ -13,9 +13,10 @@
 // reason; nothing is skipped.
 //
 // Each call creates schema mnemo_t_<random> and returns a DSN whose
-// search_path is "mnemo_t_<random>, public": the extensions live in public,
-// created by pgtest (CREATE EXTENSION IF NOT EXISTS finds them there, so
-// code under test must not create them into its own schema).
+// search_path is "mnemo_t_<random>,public". The extensions live in public,
+// created there by pgtest (vector and pg_trgm on the vector server, pg_trgm
+// on the native one when it has it), so CREATE EXTENSION IF NOT EXISTS in
+// code under test finds them and never creates them into a test schema.
 //
 // # PGlite
 //
@@ -32,9 +33,13 @@
 //     so no state leaks from the test before), and so one test at a time
 //     holds the PGlite session, from its Vector call to its cleanup. Other
 //     tests wait, in this process and, through a lock file in os.TempDir,
-//     in other test binaries sharing the server. A test gets one Vector
-//     schema at a time: a test or subtest calling Vector while it or its
-//     parent holds the session fails at once rather than deadlock.
+//     in other test binaries sharing the server. So every test that uses a
+//     shared PGlite must get its session through Vector: one that SETs
+//     things on it any other way breaks the tests of other binaries (seen:
+//     a suite with a mutex of its own run beside pgtest's tests, each
+//     failing on the other's search_path). A test gets one Vector schema at
+//     a time: a test or subtest calling Vector while it or its parent holds
+//     the session fails at once rather than deadlock.
 //   - With several connections, pgx's extended protocol fails (prepared
 //     statement "stmtcache_…" already exists, or messages of two
 //     connections interleave), so Vector's DSNs carry
@@ -89,8 +94,9 @@ const (
 	nativeStartWait = 60 * time.Second
 	// pgliteStartWait bounds start.sh, npm ci included.
 	pgliteStartWait = 5 * time.Minute
-	// sessionWait bounds the wait for the PGlite session held by another
-	// test: long enough for a slow test, short of go test's own timeout.
+	// sessionWait bounds how long one other test may hold the PGlite
+	// session while a test waits: long for a test, short of go test's own
+	// timeout.
 	sessionWait = 5 * time.Minute
 )
 
@@ -129,6 +135,19 @@ func Vector(t testing.TB) string {
 		t.Fatalf("pgtest: pgvector server at %s: %v", redact(srv.dsn), err)
 	}
 	return dsn
+}
+
+// VectorServer returns the DSN of the pgvector server itself, started if
+// need be, with no schema of its own and without holding PGlite's session:
+// for set-up that every test shares (CREATE EXTENSION IF NOT EXISTS, say).
+// A test that writes gets its schema from [Vector].
+func VectorServer(t testing.TB) string {
+	t.Helper()
+	srv, err := vector.get()
+	if err != nil {
+		t.Fatalf("pgtest: pgvector server: %v", err)
+	}
+	return srv.dsn
 }
 
 // Main runs the tests and stops the PGlite server this binary started, if
@@ -420,7 +439,8 @@ type session struct {
 	once     sync.Once
 	sem      chan struct{}
 	mu       sync.Mutex
-	holder   string // name of the test holding the session
+	holder   string    // name of the test holding the session
+	since    time.Time // when it took it
 	lockPath string
 }
 
@@ -432,22 +452,30 @@ func (s *session) acquire(t testing.TB) error {
 	if h != "" && (h == t.Name() || strings.HasPrefix(t.Name(), h+"/")) {
 		return fmt.Errorf("%s already holds the session: a test gets one Vector schema at a time", h)
 	}
-	timer := time.NewTimer(sessionWait)
-	defer timer.Stop()
-	select {
-	case s.sem <- struct{}{}:
-	case <-timer.C:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return fmt.Errorf("%s held the session for more than %v", s.holder, sessionWait)
+	// Waiting behind many tests is fine; one test holding the session
+	// for longer than sessionWait is not.
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for acquired := false; !acquired; {
+		select {
+		case s.sem <- struct{}{}:
+			acquired = true
+		case <-tick.C:
+			s.mu.Lock()
+			holder, since := s.holder, s.since
+			s.mu.Unlock()
+			if holder != "" && time.Since(since) > sessionWait {
+				return fmt.Errorf("%s has held the session for more than %v", holder, sessionWait)
+			}
+		}
 	}
-	unlock, err := lockFile(s.lockPath, t.Name(), time.Now().Add(sessionWait))
+	unlock, err := lockFile(s.lockPath, t.Name(), sessionWait)
 	if err != nil {
 		<-s.sem
 		return err
 	}
 	s.mu.Lock()
-	s.holder = t.Name()
+	s.holder, s.since = t.Name(), time.Now()
 	s.mu.Unlock()
 	t.Cleanup(func() {
 		s.mu.Lock()

@@ -289,3 +289,15 @@ func TestVectorTwiceOnPGlite(t *testing.T) {
 		t.Errorf("second Vector call: %q, want a failure naming the one-session limit", f.msg)
 	}
 }
+
+// TestVectorServer: the server's own DSN answers and has the extensions.
+func TestVectorServer(t *testing.T) {
+	conn := connect(t, pgtest.VectorServer(t))
+	var n int
+	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_extension WHERE extname IN ('vector', 'pg_trgm')").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("%d of vector and pg_trgm installed, want both", n)
+	}
+}

@@ -54,6 +54,10 @@ mkdir -p "$dir"
 if [[ $port == 0 ]]; then
 	port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 fi
+# A port already taken would have the readiness probe below answered by
+# whatever listens there, not by our server.
+node -e 'require("net").createServer().once("error",(e)=>{console.error(e.message);process.exit(1)}).listen(+process.argv[1],"127.0.0.1",function(){this.close()})' "$port" ||
+	fail "127.0.0.1:$port is not free"
 log=${MNEMO_PGLITE_LOG:-${TMPDIR:-/tmp}/mnemo-pglite-$port.log}
 
 # The extensions must be named at start: PGlite loads them into the wasm
