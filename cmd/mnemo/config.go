@@ -130,6 +130,9 @@ type EmbeddingConfig struct {
 	Seed uint64 `yaml:"seed"`
 	// CacheSize is how many query embeddings are kept (seed 000: 1,000).
 	CacheSize int `yaml:"cache_size"`
+	// QueryTimeout bounds a query's embedding: past it, recall answers by
+	// hashed TF-IDF similarity, degraded (0: mnemo.DefaultQueryEmbedTimeout).
+	QueryTimeout time.Duration `yaml:"query_timeout"`
 	// Async writes memories before their vectors are made. Unset: on for
 	// openai, off for the in-process embedders, which take microseconds.
 	Async *bool `yaml:"async"`
@@ -402,6 +405,9 @@ func (c *Config) validate() error {
 	}
 	if c.Embedding.CacheSize < 0 {
 		return &ConfigError{"embedding.cache_size", "must not be negative"}
+	}
+	if c.Embedding.QueryTimeout < 0 {
+		return &ConfigError{"embedding.query_timeout", "must not be negative"}
 	}
 	if l := c.Lifecycle; l.ArchiveBelow < 0 || l.ArchiveBelow >= 1 {
 		return &ConfigError{"lifecycle.archive_below", "must be from 0 to below 1"}
