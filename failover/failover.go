@@ -92,7 +92,7 @@ type Store struct {
 	spoolMu  sync.Mutex   // guards spool (swapped when emptied) and touched
 	spool    *files.Store // nil after Close
 	touched  map[mnemo.Scope]bool
-	spooled  atomic.Int64 // records written to the spool and not yet replayed
+	spooled  atomic.Int64 // records in the spool: written while down, until a replay empties it
 
 	stop context.CancelFunc
 	done chan struct{}

@@ -128,8 +128,6 @@ func (s *Store) apply(ctx context.Context, p Primary, recs []spooled, perScope m
 		done += len(batch)
 		perScope[scope] += len(batch)
 		s.m.replayed.Add(float64(len(batch)))
-		s.spooled.Add(-int64(n))
-		s.m.pending.Set(float64(max(s.spooled.Load(), 0)))
 		recs = recs[n:]
 	}
 	return done, nil
