@@ -101,27 +101,22 @@ func (s *Store) apply(ctx context.Context, p Primary, recs []spooled, perScope m
 			n++
 		}
 		scope := recs[0].scope
-		// What the primary has, asked a few records at a time.
-		has := make([]bool, n)
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(replayLookups)
-		for i, r := range recs[:n] {
-			g.Go(func() (err error) {
-				has[i], err = hasRecord(gctx, p, scope, r.rec)
-				return err
-			})
-		}
-		if err := g.Wait(); err != nil {
+		// A keyed record the primary has is skipped (applied again, it
+		// would add a revision): those are looked up first. Keyless ones
+		// are written as they are; an id the primary has fails the batch
+		// with ECONFLICT, and the whole batch is then looked up.
+		batch, err := s.missing(ctx, p, scope, recs[:n], true)
+		if err != nil {
 			return done, err
 		}
-		batch := make([]mnemo.Record, 0, n)
-		for i, r := range recs[:n] {
-			if !has[i] {
-				batch = append(batch, r.rec)
-			}
-		}
 		if len(batch) > 0 {
-			if _, err := p.Write(ctx, scope, batch); err != nil {
+			_, err = p.Write(ctx, scope, batch)
+			if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
+				if batch, err = s.missing(ctx, p, scope, recs[:n], false); err == nil && len(batch) > 0 {
+					_, err = p.Write(ctx, scope, batch)
+				}
+			}
+			if err != nil {
 				return done, fmt.Errorf("failover: replay into the database: %w", err)
 			}
 		}
@@ -131,6 +126,33 @@ func (s *Store) apply(ctx context.Context, p Primary, recs []spooled, perScope m
 		recs = recs[n:]
 	}
 	return done, nil
+}
+
+// missing returns the records of recs that p does not have, looking them
+// up a few at a time; with keyedOnly, keyless records are kept unlooked.
+func (s *Store) missing(ctx context.Context, p Primary, scope mnemo.Scope, recs []spooled, keyedOnly bool) ([]mnemo.Record, error) {
+	has := make([]bool, len(recs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(replayLookups)
+	for i, r := range recs {
+		if keyedOnly && r.rec.Memory.Key == "" {
+			continue
+		}
+		g.Go(func() (err error) {
+			has[i], err = hasRecord(gctx, p, scope, r.rec)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make([]mnemo.Record, 0, len(recs))
+	for i, r := range recs {
+		if !has[i] {
+			out = append(out, r.rec)
+		}
+	}
+	return out, nil
 }
 
 // hasRecord says whether p already has rec: the memory of its id for a
