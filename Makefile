@@ -38,6 +38,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzClassify$$' -fuzztime $(FUZZTIME) ./security
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyPath$$' -fuzztime $(FUZZTIME) ./files
 	$(GO) test -run '^$$' -fuzz '^FuzzStoreLog$$' -fuzztime $(FUZZTIME) ./files
+	$(GO) test -run '^$$' -fuzz '^FuzzParseEndpoint$$' -fuzztime $(FUZZTIME) ./cmd/mnemo
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio.
 inspector:

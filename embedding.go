@@ -11,6 +11,11 @@ import (
 // embedBatch is how many memories the embedding worker embeds at once.
 const embedBatch = 64
 
+// DefaultQueryEmbedTimeout bounds a query's embedding when
+// Options.QueryEmbedTimeout is zero: a provider that hangs degrades recall
+// instead of stalling it.
+const DefaultQueryEmbedTimeout = 5 * time.Second
+
 // vectors is the Service's semantic side: the embedder, the store's vectors
 // and the worker that embeds what was written without a vector.
 //
@@ -25,6 +30,7 @@ type vectors struct {
 	embedder Embedder // for memories
 	query    Embedder // for queries: usually embedder behind a cache
 	async    bool
+	timeout  time.Duration // of a query's embedding
 	log      *slog.Logger
 
 	initMu sync.Mutex
@@ -48,13 +54,31 @@ func newVectors(store Store, opts Options, log *slog.Logger) *vectors {
 		embedder: opts.Embedder,
 		query:    opts.QueryEmbedder,
 		async:    opts.AsyncEmbedding,
+		timeout:  opts.QueryEmbedTimeout,
 		log:      log,
 		wake:     make(chan struct{}, 1),
 	}
 	if v.query == nil {
 		v.query = v.embedder
 	}
+	if v.timeout <= 0 {
+		v.timeout = DefaultQueryEmbedTimeout
+	}
 	return v
+}
+
+// embedQuery returns the vector of a query, within the query timeout.
+func (v *vectors) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	ctx, cancel := context.WithTimeout(ctx, v.timeout)
+	defer cancel()
+	vs, err := v.query.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 || len(vs[0]) == 0 {
+		return nil, fmt.Errorf("embedder %s returned %d vectors for one query", v.embedder.Model(), len(vs))
+	}
+	return vs[0], nil
 }
 
 // init sets the store's vector space to the embedder's and starts the
@@ -72,6 +96,9 @@ func (v *vectors) init(ctx context.Context) error {
 		return err
 	}
 	if err := v.store.SetVectorSpace(ctx, space, false); err != nil {
+		if ErrorCode(err) == EUNAVAILABLE {
+			return &noIndexError{err}
+		}
 		return err
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -80,6 +107,19 @@ func (v *vectors) init(ctx context.Context) error {
 	v.ready = true
 	v.kick() // memories left unembedded by an earlier run
 	return nil
+}
+
+// noIndexError is a store that cannot keep vectors now (PostgreSQL without
+// pgvector): memories are written without them and recall answers by full
+// text and recency (seed 000 FR-8.1).
+type noIndexError struct{ err error }
+
+func (e *noIndexError) Error() string { return e.err.Error() }
+func (e *noIndexError) Unwrap() error { return e.err }
+
+// reason says why the vector index is missing, for a degraded answer.
+func (e *noIndexError) reason() string {
+	return "no vector index (" + ErrorMessage(e.err) + "): answered by full text and recency"
 }
 
 // space returns the embedder's vector space. A remote model may tell its
@@ -122,10 +162,10 @@ func (v *vectors) kick() {
 
 // embedRecords gives each record with embed text its vector, in one call to
 // the embedder. On failure the records are written without vectors and the
-// worker embeds them later.
-func (v *vectors) embedRecords(ctx context.Context, recs []Record) {
+// worker embeds them later; the error says why.
+func (v *vectors) embedRecords(ctx context.Context, recs []Record) error {
 	if v.async {
-		return
+		return nil
 	}
 	var (
 		texts []string
@@ -143,16 +183,20 @@ func (v *vectors) embedRecords(ctx context.Context, recs []Record) {
 		}
 	}
 	if len(texts) == 0 {
-		return
+		return nil
 	}
 	vecs, err := v.embedder.Embed(ctx, texts)
-	if err != nil || len(vecs) != len(texts) {
-		v.log.Warn("embedding on write failed; the memories are queued", "model", v.embedder.Model(), "err", err)
-		return
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("embedder %s returned %d vectors for %d texts", model, len(vecs), len(texts))
+	}
+	if err != nil {
+		v.log.Warn("embedding on write failed; the memories are queued", "model", model, "err", err)
+		return err
 	}
 	for k, i := range idx {
 		recs[i].Memory.Embedding, recs[i].Memory.EmbeddingModel = vecs[k], model
 	}
+	return nil
 }
 
 // work embeds queued memories until ctx is cancelled.

@@ -71,13 +71,22 @@ type LifecycleStore interface {
 	Scopes(ctx context.Context) ([]Scope, error)
 }
 
+// Causes of a degradation (seed 000 FR-8), for metrics: which part failed.
+const (
+	DegradedFullText    = "fulltext"     // the full-text index: substring matching answered
+	DegradedEmbedder    = "embedder"     // the embedder: hashed TF-IDF answered, writes queued for vectors
+	DegradedVectorIndex = "vector_index" // no vector index: full text and recency answered, writes kept without vectors
+	DegradedStore       = "store"        // the database: the local spool answered
+)
+
 // degradeEvery is how often one degradation of one agent is written to the
 // ledger: every recall says it, the ledger once in a while.
 const degradeEvery = 10 * time.Minute
 
-// noteDegraded puts a degradation in the ledger, at most once per reason
-// and agent every degradeEvery.
-func (s *Service) noteDegraded(ctx context.Context, scope Scope, reason string) {
+// noteDegraded counts a degradation and puts it in the ledger, at most
+// once per reason and agent every degradeEvery.
+func (s *Service) noteDegraded(ctx context.Context, scope Scope, cause, reason string) {
+	s.onDegrade(cause)
 	k := scope.TenantID + "\x00" + scope.AgentID + "\x00" + reason
 	now := s.now()
 	if last, ok := s.degraded.Load(k); ok && now.Sub(last.(time.Time)) < degradeEvery {

@@ -2,6 +2,7 @@ package mnemo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -79,8 +80,35 @@ const (
 // candidate is one memory found by either index.
 type candidate struct {
 	m       Memory
-	lexical float64 // BM25; 0 when the lexical index did not return it
-	sim     float64 // cosine similarity to the query; NaN without a vector
+	lexical float64   // BM25; 0 when the lexical index did not return it
+	sim     float64   // cosine similarity to the query; NaN without a vector
+	vec     []float32 // what MMR compares: the stored vector, or the fallback's
+}
+
+// degradation is one part of recall that fell back, and why.
+type degradation struct{ cause, reason string }
+
+// rescore gives each candidate the fallback embedder's similarity between
+// the query and the candidate's text (seed 000 FR-8: the embedder is down,
+// TF-IDF similarity answers). The vectors are made for this recall and
+// dropped with it: the store keeps one vector space.
+func (s *Service) rescore(ctx context.Context, query string, cands []candidate) error {
+	texts := make([]string, len(cands)+1)
+	texts[0] = query
+	for i := range cands {
+		texts[i+1] = embedText(&cands[i].m, "")
+	}
+	vecs, err := s.fallback.Embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	if len(vecs) != len(texts) {
+		return fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
+	}
+	for i := range cands {
+		cands[i].sim, cands[i].vec = cosine(vecs[0], vecs[i+1]), vecs[i+1]
+	}
+	return nil
 }
 
 func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool) (Result, error) {
@@ -149,36 +177,72 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		lexErr   error
 		vhits    []VectorHit
 		qvec     []float32
-		vecNote  string // why semantic search did not run
+		notes    []degradation // why part of the pipeline fell back
 		vecErr   error
 		useVec   = s.vec != nil && profile.UsesVectors()
 		vecModel string
+		fallback bool // the embedder failed: hashed TF-IDF stands in
+		rescored bool // and it did
 	)
+	var noIndex *noIndexError
+	switch {
+	case s.noVectors && profile.UsesVectors():
+		notes = append(notes, degradation{DegradedVectorIndex, "no vector index (the store keeps no vectors): answered by full text and recency"})
+	case useVec:
+		vecModel = s.vec.embedder.Model()
+		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
+			useVec = false
+			notes = append(notes, degradation{DegradedVectorIndex, noIndex.reason()})
+		} else if err != nil {
+			fallback = true
+			notes = append(notes, degradation{DegradedEmbedder, "semantic index unavailable: " + err.Error()})
+		}
+	}
 	if profile.LexicalWeight == 0 && !useVec {
-		// A vectors-only profile with no embedder: better words than nothing.
-		vecNote = "no embedder is configured: answered by the lexical index"
+		// A vectors-only profile with no vectors: better words than nothing.
+		if len(notes) == 0 {
+			notes = append(notes, degradation{DegradedEmbedder, "no embedder is configured: answered by the lexical index"})
+		}
 		profile.LexicalWeight = 1
 	}
-	if !aq.Empty() && profile.LexicalWeight > 0 {
+	lexical := func() {
+		sr, lexErr = s.store.Search(ctx, scope, TextQuery{
+			Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: want,
+		})
+	}
+	lexStarted := !aq.Empty() && profile.LexicalWeight > 0
+	if lexStarted {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sr, lexErr = s.store.Search(ctx, scope, TextQuery{
-				Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: want,
-			})
+			lexical()
 		}()
 	}
-	if useVec {
-		vecModel = s.vec.embedder.Model()
-		if err := s.vec.init(ctx); err != nil {
-			vecNote = "semantic index unavailable: " + err.Error()
-		} else if vs, err := s.vec.query.Embed(ctx, []string{q.Text}); err != nil || len(vs) != 1 {
-			vecNote = fmt.Sprintf("embedder %s unavailable: answered by the lexical index alone", vecModel)
+	if useVec && !fallback {
+		if qv, err := s.vec.embedQuery(ctx, q.Text); err != nil {
+			if ctx.Err() != nil {
+				wg.Wait()
+				return Result{}, ctx.Err()
+			}
+			fallback = true
+			how := "answered by the lexical index alone"
+			if s.fallback != nil {
+				how = "answered by the lexical index re-scored by " + s.fallback.Model() + " similarity"
+			}
+			notes = append(notes, degradation{DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: %s", vecModel, how)})
 			s.log.Warn("query embedding failed", "model", vecModel, "err", err)
 		} else {
-			qvec = vs[0]
+			qvec = qv
 			vhits, vecErr = s.store.(VectorStore).SearchVectors(ctx, scope, VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want})
 		}
+	}
+	if fallback && !lexStarted && !aq.Empty() {
+		// A vectors-only profile: the lexical index finds the candidates
+		// that the fallback's similarity ranks.
+		if s.fallback == nil {
+			profile.LexicalWeight = 1
+		}
+		lexical()
 	}
 	wg.Wait()
 	if lexErr != nil {
@@ -188,21 +252,25 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
-		vecNote = "semantic index failed: answered by the lexical index alone"
+		notes = append(notes, degradation{DegradedVectorIndex, "semantic index failed: answered by the lexical index alone"})
 		s.log.Warn("vector search failed", "err", vecErr)
 		vhits = nil
 	}
-	var reasons []string
 	if sr.Degraded {
-		reasons = append(reasons, sr.Reason)
-		s.log.Warn("recall degraded", "reason", sr.Reason)
+		cause := sr.Cause
+		if cause == "" {
+			cause = DegradedFullText
+		}
+		notes = append([]degradation{{cause, sr.Reason}}, notes...)
 	}
-	if vecNote != "" {
-		reasons = append(reasons, vecNote)
-	}
-	res.Degraded, res.Reason = len(reasons) > 0, strings.Join(reasons, "; ")
-	if res.Degraded {
-		s.noteDegraded(ctx, scope, res.Reason)
+	if len(notes) > 0 {
+		reasons := make([]string, len(notes))
+		for i, n := range notes {
+			reasons[i] = n.reason
+			s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
+			s.noteDegraded(ctx, scope, n.cause, n.reason)
+		}
+		res.Degraded, res.Reason = true, strings.Join(reasons, "; ")
 	}
 
 	// The union of both lists, in the order found. A lexical candidate's
@@ -212,7 +280,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	at := map[string]int{}
 	for _, h := range sr.Hits {
 		at[h.Memory.ID] = len(cands)
-		cands = append(cands, candidate{m: h.Memory, lexical: h.Lexical, sim: similarity(qvec, h.Memory, vecModel)})
+		cands = append(cands, candidate{m: h.Memory, lexical: h.Lexical, sim: similarity(qvec, h.Memory, vecModel), vec: h.Memory.Embedding})
 	}
 	for _, h := range vhits {
 		if i, ok := at[h.Memory.ID]; ok {
@@ -220,10 +288,17 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 			continue
 		}
 		at[h.Memory.ID] = len(cands)
-		cands = append(cands, candidate{m: h.Memory, sim: h.Similarity})
+		cands = append(cands, candidate{m: h.Memory, sim: h.Similarity, vec: h.Memory.Embedding})
 	}
 	if len(cands) == 0 {
 		return res, nil
+	}
+	if fallback && s.fallback != nil {
+		if err := s.rescore(ctx, q.Text, cands); err != nil {
+			s.log.Warn("fallback similarity failed: the lexical score alone", "model", s.fallback.Model(), "err", err)
+		} else {
+			rescored = true
+		}
 	}
 
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
@@ -277,6 +352,9 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		if q.Explain {
 			ex := profile.Explain(f)
 			ex.Vector = vectorState(&m, vecModel, useVec)
+			if rescored {
+				ex.Vector = "fallback" // similarity by the fallback embedder, on the fly
+			}
 			if boost != 1 {
 				ex.Components = append(ex.Components, rank.Component{Name: "topic_boost", Value: boost})
 				ex.Score = sc.Score
@@ -301,7 +379,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		ranked[k], rcands[k], scores[k] = scored[i], cands[i], scored[i].Score
 	}
 	picked, penalty := rank.MMR(scores, func(i, j int) float64 {
-		return math.Max(0, cosine(rcands[i].m.Embedding, rcands[j].m.Embedding))
+		return math.Max(0, cosine(rcands[i].vec, rcands[j].vec))
 	}, profile.MMRLambda, q.Limit)
 	res.Results = make([]Scored, len(picked))
 	for k, i := range picked {

@@ -268,9 +268,10 @@ func TestEmbedderOutageDegradesToLexical(t *testing.T) {
 	if len(res.Results) != 1 || !res.Degraded || !strings.Contains(res.Reason, "unavailable") {
 		t.Fatalf("during the outage: %q degraded %v %q", ids(res), res.Degraded, res.Reason)
 	}
-	// The degradation is in the ledger, once however many recalls say it.
+	// The degradations (the write's, the recall's) are in the ledger, once
+	// each however many recalls say it.
 	svc.Recall(ctx, alice, mnemo.Query{Text: "lunch with Dana"})
-	if es, n, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionDegrade}); n != 1 || !strings.Contains(es[0].Reason, "unavailable") {
+	if es, n, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionDegrade}); n != 2 || !strings.Contains(es[0].Reason, "unavailable") {
 		t.Fatalf("degradations in the ledger: %+v", es)
 	}
 

@@ -3,6 +3,7 @@ package mnemo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -38,6 +39,19 @@ type Options struct {
 	// which a background worker adds: for remote embedders, whose latency
 	// should not be the write's.
 	AsyncEmbedding bool
+	// FallbackEmbedder stands in for Embedder while it fails (seed 000
+	// FR-8: hashed TF-IDF, embed/hashed): recall re-scores its lexical
+	// candidates by this embedder's similarity between the query and each
+	// candidate's text, computed on the fly and never stored, so that the
+	// index keeps one vector space. Nil: the lexical score alone.
+	FallbackEmbedder Embedder
+	// QueryEmbedTimeout bounds the embedding of a query; past it recall
+	// degrades as if the embedder had failed (DefaultQueryEmbedTimeout when
+	// zero).
+	QueryEmbedTimeout time.Duration
+	// OnDegraded, when set, is called with a Degraded* cause every time an
+	// answer or a write falls back: for metrics. The ledger has the reasons.
+	OnDegraded func(cause string)
 
 	// Context configures short-term memory of runs, working memory of
 	// sessions, snapshots, boot and the default read.
@@ -72,6 +86,9 @@ type Service struct {
 	guardOpts GuardOptions
 	extractor MemoryExtractor
 	degraded  sync.Map // scope and reason -> when last written to the ledger
+	fallback  Embedder // while the embedder fails; nil: lexical alone
+	noVectors bool     // an embedder is configured, but the store keeps no vectors
+	onDegrade func(cause string)
 }
 
 // New returns a Service over store.
@@ -105,6 +122,12 @@ func New(store Store, opts Options) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.vec = newVectors(store, opts, s.log)
+	s.fallback = opts.FallbackEmbedder
+	s.noVectors = s.vec == nil && opts.Embedder != nil
+	s.onDegrade = opts.OnDegraded
+	if s.onDegrade == nil {
+		s.onDegrade = func(string) {}
+	}
 	s.ctx = opts.Context.withDefaults()
 	s.life = opts.Lifecycle.withDefaults()
 	s.guardOpts = opts.Guard.withDefaults()
@@ -125,11 +148,20 @@ func New(store Store, opts Options) *Service {
 // embedder's and starts embedding queued memories. A store embedded with
 // another model or dimension is EMISMATCH (run Reindex). Without Init, the
 // first write or recall does it, and a failure degrades recall to lexical.
+//
+// A store without a vector index (PostgreSQL without pgvector) is no
+// error: recall degrades to full text and recency until it has one.
 func (s *Service) Init(ctx context.Context) error {
 	if s.vec == nil {
 		return nil
 	}
-	return s.vec.init(ctx)
+	var noIndex *noIndexError
+	if err := s.vec.init(ctx); errors.As(err, &noIndex) {
+		s.log.Warn("no vector index: memories are written without vectors and recall uses full text and recency", "err", noIndex.err)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // Close stops the embedding worker and closes the underlying store.
@@ -319,11 +351,18 @@ func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
 // stores them; the worker embeds the others.
 func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline bool) ([]Memory, error) {
 	if s.vec != nil {
-		if err := s.vec.init(ctx); err != nil {
+		var noIndex *noIndexError
+		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
+			s.log.Warn("no vector index: memories are written without vectors", "err", err)
+			s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index ("+ErrorMessage(noIndex.err)+"): memories written without vectors")
+		} else if err != nil {
 			// The memories are stored and queued all the same.
 			s.log.Warn("semantic index unavailable", "err", err)
+			s.noteDegraded(ctx, scope, DegradedEmbedder, "semantic index unavailable: memories written without vectors, queued for embedding")
 		} else if inline {
-			s.vec.embedRecords(ctx, recs)
+			if err := s.vec.embedRecords(ctx, recs); err != nil && ctx.Err() == nil {
+				s.noteDegraded(ctx, scope, DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: memories written without vectors, queued for embedding", s.vec.embedder.Model()))
+			}
 		}
 	}
 	ms, err := s.store.Write(ctx, scope, recs)
@@ -332,6 +371,8 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 	}
 	if s.vec != nil {
 		s.vec.kick()
+	} else if s.noVectors {
+		s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index (the store keeps no vectors): memories written without vectors")
 	}
 	return ms, nil
 }

@@ -149,6 +149,9 @@ type SearchResult struct {
 	Hits     []Hit
 	Degraded bool   // answered by the fallback, not the full-text index
 	Reason   string // why it degraded
+	// Cause is the Degraded* cause of a degraded answer; empty means
+	// DegradedFullText.
+	Cause string
 }
 
 // Revision ops.

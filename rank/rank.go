@@ -204,7 +204,9 @@ type Explanation struct {
 	Components []Component `json:"components"`
 	// Vector says whether the memory took part in semantic search:
 	// "indexed", "pending" (written, its vector not yet made: found by the
-	// lexical index only) or "none" (no embedder, or nothing to embed).
+	// lexical index only), "fallback" (the embedder was down: similarity by
+	// the fallback embedder, made for this query) or "none" (no embedder,
+	// or nothing to embed).
 	Vector string `json:"vector,omitempty"`
 	// MMR is the diversity penalty that moved the memory down, if any.
 	MMR float64 `json:"mmr_penalty,omitempty"`

@@ -8,17 +8,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
-	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
 
@@ -40,6 +39,11 @@ type app struct {
 	asJSON     bool
 	serving    bool     // serve logs at info by default; one-shot commands at warn
 	cleanup    []func() // run when the command has returned
+
+	// registry has the metrics of the store and the service; serve
+	// exposes it on /metrics.
+	registry *prometheus.Registry
+	degraded *prometheus.CounterVec
 }
 
 // usageError marks errors in how the command was called.
@@ -52,7 +56,9 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // Main runs the CLI with args and returns the exit code. Tests call it
 // directly.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cfg: defaultConfig()}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cfg: defaultConfig(),
+		registry: prometheus.NewRegistry(), degraded: degradedCounter()}
+	a.registry.MustRegister(a.degraded)
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -114,6 +120,7 @@ func (a *app) rootCommand() *cobra.Command {
 	def := defaultConfig()
 	pf.StringVar(&a.configPath, "config", "", "config file, YAML ($MNEMO_CONFIG)")
 	pf.String("data", def.Data, "data directory ($MNEMO_DATA)")
+	pf.String("store", def.Store.Backend, "store backend: sqlite, files, postgres or memory ($MNEMO_STORE)")
 	pf.String("tenant", def.Tenant, "tenant id ($MNEMO_TENANT)")
 	pf.String("agent", def.Agent, "agent id ($MNEMO_AGENT)")
 	pf.String("log-level", "", "log level: debug, info, warn, error (default: info for serve, warn otherwise; $MNEMO_LOG_LEVEL)")
@@ -161,6 +168,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.benchCommand(),
 		a.versionCommand(),
 		a.configCommand(),
+		a.migrateCommand(),
+		a.migrateStoreCommand(),
 	)
 	return root
 }
@@ -180,28 +189,20 @@ func (a *app) logger() *slog.Logger {
 	return slog.New(security.LogHandler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl})))
 }
 
-// open opens the embedded store under the data directory and a service
-// over it. The caller closes the store.
-func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
+// open opens the configured store and a service over it. Closing the
+// service closes the store.
+func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 	log := a.logger()
-	data := a.cfg.Data
 	if a.cfg.Mock {
 		// Mock mode: seeded random vectors, and nothing kept unless a data
 		// directory was given.
 		a.cfg.Embedding.Provider = ProviderRandom
-		if a.cfg.Data == defaultConfig().Data {
-			tmp, err := os.MkdirTemp("", "mnemo-mock-*")
-			if err != nil {
-				return nil, nil, err
-			}
-			data = tmp
-			a.cleanup = append(a.cleanup, func() { os.RemoveAll(tmp) })
-		}
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(data, "mnemo.db"), sqlite.Options{Logger: log, Synchronous: a.cfg.SQLite.Synchronous})
+	be, err := a.openStore(ctx, log, a.registry)
 	if err != nil {
 		return nil, nil, err
 	}
+	db := be.store
 	profile, ok := rank.Profiles()[a.cfg.Recall.Profile]
 	if !ok {
 		db.Close()
@@ -237,8 +238,11 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
 		Profile: &profile, Logger: log,
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
-		Context:   co,
-		Extractor: extractor,
+		FallbackEmbedder:  a.cfg.fallbackEmbedder(),
+		QueryEmbedTimeout: a.cfg.Embedding.QueryTimeout,
+		OnDegraded:        func(cause string) { a.degraded.WithLabelValues(cause).Inc() },
+		Context:           co,
+		Extractor:         extractor,
 		Lifecycle: mnemo.LifecycleOptions{
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,
@@ -246,7 +250,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 			CompactOver: a.cfg.Lifecycle.CompactOver, TypeQuota: a.cfg.Lifecycle.TypeQuota,
 		},
 	})
-	return svc, db, nil
+	return svc, be, nil
 }
 
 // withService runs fn with a service over the embedded store.
@@ -296,6 +300,15 @@ func (a *app) configCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.asJSON {
 				c := a.cfg
+				if c.Store.Postgres.DSN != "" {
+					c.Store.Postgres.DSN = "<secret>"
+				}
+				if c.LLM.APIKey != "" {
+					c.LLM.APIKey = "<secret>"
+				}
+				if c.Embedding.OpenAI.APIKey != "" {
+					c.Embedding.OpenAI.APIKey = "<secret>"
+				}
 				for i := range c.Auth.Keys {
 					if c.Auth.Keys[i].Secret != "" {
 						c.Auth.Keys[i].Secret = "<secret>"

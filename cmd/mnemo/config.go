@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -35,6 +36,9 @@ type Config struct {
 	// directory that is deleted on exit (unless Data is set as well, which
 	// keeps it: "mock_mode with persist").
 	Mock bool `yaml:"mock"`
+
+	// Store chooses where memories live.
+	Store StoreConfig `yaml:"store"`
 
 	SQLite struct {
 		Synchronous string `yaml:"synchronous"` // FULL (default) or NORMAL
@@ -126,6 +130,9 @@ type EmbeddingConfig struct {
 	Seed uint64 `yaml:"seed"`
 	// CacheSize is how many query embeddings are kept (seed 000: 1,000).
 	CacheSize int `yaml:"cache_size"`
+	// QueryTimeout bounds a query's embedding: past it, recall answers by
+	// hashed TF-IDF similarity, degraded (0: mnemo.DefaultQueryEmbedTimeout).
+	QueryTimeout time.Duration `yaml:"query_timeout"`
 	// Async writes memories before their vectors are made. Unset: on for
 	// openai, off for the in-process embedders, which take microseconds.
 	Async *bool `yaml:"async"`
@@ -140,6 +147,36 @@ type EmbeddingConfig struct {
 		MaxRetries int           `yaml:"max_retries"`
 	} `yaml:"openai"`
 }
+
+// StoreConfig chooses the backend and configures it.
+type StoreConfig struct {
+	// Backend is sqlite (the default: <data>/mnemo.db), files (seed 004's
+	// memory root), postgres, or memory (nothing kept: mock mode's store).
+	Backend string `yaml:"backend"`
+	Files   struct {
+		Root string `yaml:"root"` // the memory root; default <data>/files
+	} `yaml:"files"`
+	Postgres struct {
+		// DSN is a postgres:// URL or a key=value string, usually
+		// "${MNEMO_POSTGRES_DSN}": it may hold a password.
+		DSN      Secret `yaml:"dsn"`
+		PoolSize int    `yaml:"pool_size"` // connections; 0: pgxpool's default
+		EfSearch int    `yaml:"ef_search"` // pgvector's hnsw.ef_search; 0: 100
+		RLS      bool   `yaml:"rls"`       // row-level security by tenant
+		Schema   string `yaml:"schema"`    // a schema of its own; empty: the DSN's search_path
+		// SpoolDir keeps acknowledged writes while the database is
+		// unreachable, replayed when it is back; default <data>/spool.
+		SpoolDir string `yaml:"spool_dir"`
+	} `yaml:"postgres"`
+}
+
+// Store backends.
+const (
+	BackendSQLite   = "sqlite"
+	BackendFiles    = "files"
+	BackendPostgres = "postgres"
+	BackendMemory   = "memory"
+)
 
 // Embedding providers.
 const (
@@ -184,6 +221,7 @@ func defaultConfig() Config {
 	c.Addr = "127.0.0.1:7077"
 	c.Tenant = "default"
 	c.Agent = "default"
+	c.Store.Backend = BackendSQLite
 	c.SQLite.Synchronous = "FULL"
 	l := mnemo.DefaultLimits()
 	c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch = l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch
@@ -254,6 +292,8 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		{"MNEMO_TOKENIZER", &c.Context.Tokenizer},
 		{"MNEMO_LLM_BASE_URL", &c.LLM.BaseURL}, {"MNEMO_LLM_MODEL", &c.LLM.Model},
 		{"MNEMO_LLM_API_KEY", (*string)(&c.LLM.APIKey)},
+		{"MNEMO_STORE", &c.Store.Backend}, {"MNEMO_FILES_ROOT", &c.Store.Files.Root},
+		{"MNEMO_POSTGRES_DSN", (*string)(&c.Store.Postgres.DSN)}, {"MNEMO_SPOOL_DIR", &c.Store.Postgres.SpoolDir},
 	}
 	for _, s := range strs {
 		if v := getenv(s.name); v != "" {
@@ -288,6 +328,7 @@ func applyFlags(c *Config, fs *pflag.FlagSet) {
 	set("tenant", &c.Tenant)
 	set("agent", &c.Agent)
 	set("log-level", &c.LogLevel)
+	set("store", &c.Store.Backend)
 }
 
 // validate checks c, naming the first bad field.
@@ -327,6 +368,9 @@ func (c *Config) validate() error {
 	if c.Data == "" {
 		return &ConfigError{"data", "must not be empty"}
 	}
+	if err := c.Store.validate(); err != nil {
+		return err
+	}
 	switch c.LogLevel {
 	case "", "debug", "info", "warn", "error":
 	default:
@@ -361,6 +405,9 @@ func (c *Config) validate() error {
 	}
 	if c.Embedding.CacheSize < 0 {
 		return &ConfigError{"embedding.cache_size", "must not be negative"}
+	}
+	if c.Embedding.QueryTimeout < 0 {
+		return &ConfigError{"embedding.query_timeout", "must not be negative"}
 	}
 	if l := c.Lifecycle; l.ArchiveBelow < 0 || l.ArchiveBelow >= 1 {
 		return &ConfigError{"lifecycle.archive_below", "must be from 0 to below 1"}
@@ -418,6 +465,50 @@ func (c *Config) validate() error {
 		names[k.Name] = true
 	}
 	return nil
+}
+
+// validate checks the store's settings.
+func (c *StoreConfig) validate() error {
+	switch c.Backend {
+	case BackendSQLite, BackendFiles, BackendMemory:
+	case BackendPostgres:
+		dsn := strings.TrimSpace(string(c.Postgres.DSN))
+		switch {
+		case dsn == "":
+			return &ConfigError{"store.postgres.dsn", "is required with store.backend postgres (a postgres:// URL, usually ${MNEMO_POSTGRES_DSN})"}
+		case !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") && !strings.Contains(dsn, "="):
+			return &ConfigError{"store.postgres.dsn", "must be a postgres:// URL or key=value settings"}
+		}
+	default:
+		return &ConfigError{"store.backend", fmt.Sprintf("must be sqlite, files, postgres or memory, got %q", c.Backend)}
+	}
+	p := c.Postgres
+	if p.PoolSize < 0 || p.PoolSize > 1000 {
+		return &ConfigError{"store.postgres.pool_size", "must be from 1 to 1000 (0: the driver's default)"}
+	}
+	if p.EfSearch < 0 || p.EfSearch > 1000 {
+		return &ConfigError{"store.postgres.ef_search", "must be from 1 to 1000 (0: the default, 100)"}
+	}
+	if p.Schema != "" && !regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`).MatchString(p.Schema) {
+		return &ConfigError{"store.postgres.schema", "must be a lower-case SQL identifier"}
+	}
+	return nil
+}
+
+// filesRoot is the files backend's memory root.
+func (c *Config) filesRoot() string {
+	if c.Store.Files.Root != "" {
+		return c.Store.Files.Root
+	}
+	return filepath.Join(c.Data, "files")
+}
+
+// spoolDir is where writes wait while PostgreSQL is unreachable.
+func (c *Config) spoolDir() string {
+	if c.Store.Postgres.SpoolDir != "" {
+		return c.Store.Postgres.SpoolDir
+	}
+	return filepath.Join(c.Data, "spool")
 }
 
 // loadConfig builds the effective configuration.

@@ -43,20 +43,26 @@ func TestLoadConfigBad(t *testing.T) {
 		t.Fatal("no bad fixtures")
 	}
 	want := map[string]string{
-		"unknown_field":   "colour",
-		"synchronous":     "sqlite.synchronous",
-		"limit_over_max":  "recall.default_limit",
-		"unset_env":       "MNEMO_UNSET_VAR",
-		"bad_hash":        "hash",
-		"bad_scope":       "scopes",
-		"no_tenant":       "tenant",
-		"bad_duration":    "forever",
-		"tokenizer":       "context.tokenizer",
-		"run_token_limit": "context.run_token_limit",
-		"archive_below":   "lifecycle.archive_below",
-		"type_quota":      "lifecycle.type_quota.event",
-		"llm_no_model":    "base_url and model go together",
-		"llm_bad_url":     "llm.base_url",
+		"unknown_field":    "colour",
+		"synchronous":      "sqlite.synchronous",
+		"limit_over_max":   "recall.default_limit",
+		"unset_env":        "MNEMO_UNSET_VAR",
+		"bad_hash":         "hash",
+		"bad_scope":        "scopes",
+		"no_tenant":        "tenant",
+		"bad_duration":     "forever",
+		"tokenizer":        "context.tokenizer",
+		"run_token_limit":  "context.run_token_limit",
+		"archive_below":    "lifecycle.archive_below",
+		"type_quota":       "lifecycle.type_quota.event",
+		"llm_no_model":     "base_url and model go together",
+		"llm_bad_url":      "llm.base_url",
+		"store_backend":    "store.backend",
+		"postgres_no_dsn":  "store.postgres.dsn",
+		"postgres_bad_dsn": "store.postgres.dsn",
+		"pool_size":        "store.postgres.pool_size",
+		"ef_search":        "store.postgres.ef_search",
+		"spool_key":        "spool",
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".bad.yml")
@@ -80,5 +86,48 @@ func TestConfigCommandHidesSecrets(t *testing.T) {
 	os.WriteFile(bad, []byte("nope: 1\n"), 0o644)
 	if code, _, errs := run(t, t.TempDir(), "", "--config", bad, "stats"); code != 2 || !strings.Contains(errs, "nope") {
 		t.Fatalf("bad config: %d %s", code, errs)
+	}
+}
+
+// The store section: file, environment and flag, in that order of
+// precedence; the DSN is a secret.
+func TestLoadConfigStore(t *testing.T) {
+	path := filepath.Join("testdata", "config", "store_postgres.yml")
+	dsn := "postgres://mnemo:pw@db.internal:5432/mnemo?sslmode=require"
+	c, err := loadConfig(path, fakeEnv(map[string]string{"MNEMO_TEST_DSN": dsn}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Store.Postgres
+	if c.Store.Backend != BackendPostgres || string(p.DSN) != dsn || p.PoolSize != 8 || p.EfSearch != 200 || !p.RLS ||
+		p.Schema != "mnemo_app" || c.spoolDir() != "/var/spool/mnemo" {
+		t.Fatalf("store = %+v", c.Store)
+	}
+	if def := defaultConfig(); def.Store.Backend != BackendSQLite || def.spoolDir() != filepath.Join(def.Data, "spool") || def.filesRoot() != filepath.Join(def.Data, "files") {
+		t.Fatalf("defaults: %+v", def.Store)
+	}
+	env := fakeEnv(map[string]string{"MNEMO_TEST_DSN": dsn, "MNEMO_STORE": "files", "MNEMO_FILES_ROOT": "/srv/memory"})
+	if c, err = loadConfig(path, env, nil); err != nil || c.Store.Backend != BackendFiles || c.filesRoot() != "/srv/memory" {
+		t.Fatalf("from the environment: %+v %v", c.Store, err)
+	}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.String("store", "", "")
+	fs.Parse([]string{"--store", "memory"})
+	if c, err = loadConfig(path, env, fs); err != nil || c.Store.Backend != BackendMemory {
+		t.Fatalf("from a flag: %+v %v", c.Store, err)
+	}
+	fs = pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.String("store", "", "")
+	fs.Parse([]string{"--store", "mysql"})
+	if _, err = loadConfig("", fakeEnv(nil), fs); err == nil || !strings.Contains(err.Error(), "store.backend") {
+		t.Fatalf("a bad flag: %v", err)
+	}
+	t.Setenv("MNEMO_TEST_DSN", dsn)
+	abs, _ := filepath.Abs(path)
+	for _, args := range [][]string{{"--config", abs, "config"}, {"--config", abs, "--json", "config"}} {
+		code, out, errs := run(t, t.TempDir(), "", args...)
+		if code != 0 || strings.Contains(out, "pw@") || !strings.Contains(out, "mnemo_app") {
+			t.Fatalf("%v: %d %s %s", args, code, out, errs)
+		}
 	}
 }

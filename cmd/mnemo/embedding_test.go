@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -67,7 +68,8 @@ func newFakeOpenAI(t *testing.T) *fakeOpenAI {
 
 // The OpenAI-compatible provider, end to end through `mnemo serve`: writes
 // are acknowledged at once and embedded in the background; while the
-// provider is down recall answers lexically and says so; a store embedded
+// provider is down recall answers from the lexical candidates re-scored by
+// hashed TF-IDF, says so and counts it; a store embedded
 // by one provider is refused by another until `mnemo reindex`.
 func TestServeWithOpenAIEmbedder(t *testing.T) {
 	fake := newFakeOpenAI(t)
@@ -137,11 +139,21 @@ func TestServeWithOpenAIEmbedder(t *testing.T) {
 	}
 	res = mnemo.Result{}
 	code, b = post("/v1/recall", `{"agent_id":"a","query":"payments approval","explain":true}`)
-	if json.Unmarshal(b, &res); code != 200 || !res.Degraded || len(res.Results) == 0 {
+	if json.Unmarshal(b, &res); code != 200 || !res.Degraded || len(res.Results) == 0 ||
+		!strings.Contains(res.Reason, "re-scored by hashed-tfidf-512") || res.Results[0].Explain.Vector != "fallback" {
 		t.Fatalf("recall while down: %d %s", code, b)
 	}
 	if st := stats(); st.Vectors.Pending != 1 {
 		t.Fatalf("pending while down: %+v", st.Vectors)
+	}
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !regexp.MustCompile(`mnemo_degraded_total\{cause="embedder"\} [1-9]`).Match(m) {
+		t.Fatalf("/metrics does not count the embedder's outage")
 	}
 	fake.down.Store(false)
 	waitEmbedded()
@@ -184,7 +196,7 @@ func TestReindexChangesModel(t *testing.T) {
 }
 
 // Seed 000 scenario 5 from the command line: mock mode needs no service and
-// keeps nothing once the server stops.
+// keeps nothing: its store is in memory.
 func TestMockMode(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("MNEMO_MOCK", "true")
@@ -209,8 +221,9 @@ func TestMockMode(t *testing.T) {
 		if len(res.Results) != 1 || res.Results[0].Content != "test memory" || res.Results[0].EmbeddingModel != "random-256-42" {
 			t.Fatalf("recall in mock mode: %+v", res)
 		}
-		if left, _ := filepath.Glob(filepath.Join(dir, "mnemo-mock-*")); len(left) != 1 {
-			t.Fatalf("mock store: %v", left)
+		// The store is in memory (memstore): nothing on disk.
+		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+			t.Fatalf("mock mode wrote %v", left)
 		}
 	})
 	if left, _ := filepath.Glob(filepath.Join(dir, "mnemo-mock-*")); len(left) != 0 {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
@@ -43,7 +42,7 @@ func (a *app) serveCommand() *cobra.Command {
 			if !isLoopback(host) && !insecure && len(keys) == 0 {
 				return usagef("refusing to serve on %s without auth: configure auth.keys, bind to 127.0.0.1, or pass --insecure-bind", addr)
 			}
-			svc, db, err := a.open(ctx)
+			svc, be, err := a.open(ctx)
 			if err != nil {
 				return err
 			}
@@ -57,20 +56,20 @@ func (a *app) serveCommand() *cobra.Command {
 			if !isLoopback(host) && len(keys) == 0 {
 				log.Warn("serving without authentication on a non-loopback address", "addr", addr)
 			}
-			reg := prometheus.NewRegistry()
+			reg := a.registry
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 			srv := mhttp.NewServer(svc, mhttp.Options{
 				Logger: log, Version: version(), Keys: keys,
 				MaxBody: a.cfg.HTTP.MaxBodyBytes, Timeout: a.cfg.HTTP.Timeout,
 				RateLimit: a.cfg.HTTP.RateLimit, RateBurst: a.cfg.HTTP.RateBurst,
-				Registry: reg, StoreBytes: storeBytes(db.Path()),
+				Registry: reg, StoreBytes: be.size,
 			})
 			srv.Handle("/mcp", mcpHandler(svc, srv, log))
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listen: %w", err)
 			}
-			log.Info("mnemo serving", "addr", ln.Addr().String(), "data", db.Path())
+			log.Info("mnemo serving", "addr", ln.Addr().String(), "store", be.name, "at", be.where)
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 			go every(ctx, time.Minute, func() { sweep(ctx, svc, log) })

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+func (a *app) migrateCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Bring the configured store's schema up to date and print its version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			log := a.logger()
+			var (
+				name     string
+				from, to int
+			)
+			switch a.cfg.Store.Backend {
+			case BackendPostgres:
+				var err error
+				name = "postgres " + dsnWhere(string(a.cfg.Store.Postgres.DSN))
+				if from, to, err = postgres.Migrate(ctx, string(a.cfg.Store.Postgres.DSN), a.postgresOptions(log)); err != nil {
+					return err
+				}
+			case BackendSQLite:
+				path := filepath.Join(a.cfg.Data, "mnemo.db")
+				name = "sqlite " + path
+				// Open applies the migrations.
+				db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: log, Synchronous: a.cfg.SQLite.Synchronous})
+				if err != nil {
+					return err
+				}
+				defer db.Close()
+				if to, err = db.SchemaVersion(ctx); err != nil {
+					return err
+				}
+				from = to
+			default:
+				return usagef("store %s has no schema to migrate", a.cfg.Store.Backend)
+			}
+			if a.asJSON {
+				return a.printJSON(map[string]any{"store": name, "from": from, "version": to})
+			}
+			if from == to {
+				fmt.Fprintf(a.stdout, "%s: schema version %d, up to date\n", name, to)
+			} else {
+				fmt.Fprintf(a.stdout, "%s: schema version %d (was %d)\n", name, to, from)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) migrateStoreCommand() *cobra.Command {
+	var from, to string
+	cmd := &cobra.Command{
+		Use:   "migrate-store --from sqlite:PATH|files:DIR|postgres:DSN --to ...",
+		Short: "Copy every memory of every scope from one store to another, then check the counts",
+		Long: "Copy every memory of every scope (archived and expired included, with their vectors) and\n" +
+			"the ledger from one store to another, then compare the number of memories of each scope:\n" +
+			"a mismatch fails (exit 1). Ids, times and keys are kept, so copying again changes nothing;\n" +
+			"a scope whose ledger the destination already has keeps it. Key history, runs and sessions\n" +
+			"are not copied. sqlite:PATH is a data directory or a .db file; postgres:DSN a postgres://\n" +
+			"URL (its search_path chooses the schema).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if from == "" || to == "" {
+				return usagef("give both --from and --to, such as --from sqlite:./mnemo-data --to postgres:postgres://host/db")
+			}
+			ctx := cmd.Context()
+			src, err := a.openEndpoint(ctx, from, true)
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			dst, err := a.openEndpoint(ctx, to, false)
+			if err != nil {
+				return err
+			}
+			defer dst.Close()
+			return a.copyStore(ctx, src, dst)
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "the store to copy: sqlite:PATH, files:DIR or postgres:DSN")
+	cmd.Flags().StringVar(&to, "to", "", "the store to copy into: sqlite:PATH, files:DIR or postgres:DSN")
+	return cmd
+}
+
+// openEndpoint opens the store a migrate-store argument names. A source
+// must exist; a destination is created.
+func (a *app) openEndpoint(ctx context.Context, spec string, source bool) (mnemo.LifecycleStore, error) {
+	kind, arg, err := parseEndpoint(spec)
+	if err != nil {
+		return nil, err
+	}
+	log := a.logger()
+	exists := func(p string) error {
+		if _, err := os.Stat(p); source && err != nil {
+			return usagef("%s: no store there: %v", spec, err)
+		}
+		return nil
+	}
+	switch kind {
+	case BackendSQLite:
+		path := arg
+		if !strings.HasSuffix(path, ".db") {
+			path = filepath.Join(path, "mnemo.db")
+		}
+		if err := exists(path); err != nil {
+			return nil, err
+		}
+		if !source {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, err
+			}
+		}
+		return sqlite.Open(ctx, path, sqlite.Options{Logger: log, Synchronous: a.cfg.SQLite.Synchronous})
+	case BackendFiles:
+		if err := exists(arg); err != nil {
+			return nil, err
+		}
+		return files.OpenStore(ctx, arg, files.StoreOptions{Logger: log, Home: a.scope()})
+	default:
+		return postgres.Open(ctx, arg, postgres.Options{Logger: log})
+	}
+}
+
+// parseEndpoint splits a migrate-store argument into its backend and
+// where it is: sqlite:PATH, files:DIR, postgres:DSN, or a bare
+// postgres:// URL.
+func parseEndpoint(spec string) (kind, arg string, err error) {
+	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
+		return BackendPostgres, spec, nil
+	}
+	kind, arg, ok := strings.Cut(spec, ":")
+	if !ok || strings.TrimSpace(arg) == "" {
+		return "", "", usagef("%q: give sqlite:PATH, files:DIR or postgres:DSN", spec)
+	}
+	switch kind {
+	case BackendSQLite, BackendFiles, BackendPostgres:
+		return kind, arg, nil
+	}
+	return "", "", usagef("%q: unknown store %q: give sqlite:PATH, files:DIR or postgres:DSN", spec, kind)
+}
+
+// copyStore copies every scope of src into dst, with a progress bar, and
+// checks the counts.
+func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) error {
+	log := a.logger()
+	scopes, err := src.Scopes(ctx)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(scopes, func(x, y mnemo.Scope) int {
+		return strings.Compare(x.TenantID+"\x00"+x.AgentID, y.TenantID+"\x00"+y.AgentID)
+	})
+	counts := make([]int, len(scopes))
+	total := 0
+	for i, sc := range scopes {
+		st, err := src.Stats(ctx, sc)
+		if err != nil {
+			return err
+		}
+		counts[i] = st.Memories
+		total += st.Memories
+	}
+	// Vectors are kept when the destination has the source's space.
+	if sv, ok := src.(mnemo.VectorStore); ok {
+		if dv, ok := dst.(mnemo.VectorStore); ok {
+			if space, err := sv.VectorSpace(ctx); err != nil && mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
+				return err
+			} else if space.Model != "" {
+				if err := dv.SetVectorSpace(ctx, space, false); mnemo.ErrorCode(err) == mnemo.EUNAVAILABLE {
+					log.Warn("the destination keeps no vectors: memories are copied without them", "err", err)
+				} else if err != nil {
+					return fmt.Errorf("destination: %w", err)
+				}
+			}
+		}
+	}
+
+	from := mnemo.New(src, mnemo.Options{Logger: log})
+	into := mnemo.New(dst, mnemo.Options{Logger: log, Limits: maxLimits(a.cfg.limits())})
+	bar := a.bar(int64(total), "copying")
+	done, ledger := 0, 0
+	for i, sc := range scopes {
+		pr, pw := io.Pipe()
+		go func() {
+			_, err := from.Export(ctx, sc, pw, nil)
+			pw.CloseWithError(err)
+		}()
+		base := done
+		n, err := into.Import(ctx, pr, mnemo.ImportOptions{Progress: func(k int) {
+			if bar != nil {
+				bar.Set(base + k)
+			}
+		}})
+		pr.Close()
+		if err != nil {
+			return fmt.Errorf("copying %s/%s: %w", sc.TenantID, sc.AgentID, err)
+		}
+		done += n
+		k, err := copyLedger(ctx, src, dst, sc)
+		if err != nil {
+			return fmt.Errorf("copying the ledger of %s/%s: %w", sc.TenantID, sc.AgentID, err)
+		}
+		ledger += k
+		if !a.asJSON {
+			fmt.Fprintf(a.stdout, "%s/%s: %d memories, %d ledger entries\n", sc.TenantID, sc.AgentID, counts[i], k)
+		}
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+
+	// The count check: every scope has as many memories on both sides.
+	var bad []string
+	for i, sc := range scopes {
+		st, err := dst.Stats(ctx, sc)
+		if err != nil {
+			return err
+		}
+		if st.Memories != counts[i] {
+			bad = append(bad, fmt.Sprintf("%s/%s has %d memories in the source and %d in the destination", sc.TenantID, sc.AgentID, counts[i], st.Memories))
+		}
+	}
+	if len(bad) > 0 {
+		return errors.New("count check failed: " + strings.Join(bad, "; "))
+	}
+	if a.asJSON {
+		return a.printJSON(map[string]int{"scopes": len(scopes), "memories": total, "ledger_entries": ledger})
+	}
+	fmt.Fprintf(a.stdout, "copied %d memories of %d scopes and %d ledger entries; counts match\n", total, len(scopes), ledger)
+	return nil
+}
+
+// maxLimits raises the write limits so that anything a store holds can be
+// copied: the source accepted it under its own configuration.
+func maxLimits(l mnemo.Limits) mnemo.Limits {
+	l.MaxContentChars = max(l.MaxContentChars, 1<<20)
+	l.MaxDataBytes = max(l.MaxDataBytes, mnemo.MaxImportLine)
+	l.MaxTags = max(l.MaxTags, 1024)
+	return l
+}
+
+// copyLedger copies the scope's ledger, oldest first, unless the
+// destination has entries for the scope already (an earlier copy).
+func copyLedger(ctx context.Context, src, dst mnemo.LifecycleStore, sc mnemo.Scope) (int, error) {
+	if _, n, err := dst.Ledger(ctx, sc, mnemo.LedgerQuery{Limit: 1}); err != nil || n > 0 {
+		return 0, err
+	}
+	const page = 1000
+	var all []mnemo.LedgerEntry
+	for off := 0; ; off += page {
+		es, total, err := src.Ledger(ctx, sc, mnemo.LedgerQuery{Limit: page, Offset: off})
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, es...)
+		if len(es) < page || off+len(es) >= total {
+			break
+		}
+	}
+	slices.Reverse(all)
+	for i := range all {
+		all[i].Seq = 0
+	}
+	copied := len(all)
+	for len(all) > 0 {
+		n := min(len(all), page)
+		if err := dst.AppendLedger(ctx, sc, all[:n]); err != nil {
+			return 0, err
+		}
+		all = all[n:]
+	}
+	return copied, nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/failover"
+	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/memstore"
+	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// backend is an open store and what the CLI says of it.
+type backend struct {
+	store mnemo.Store
+	name  string       // the backend: sqlite, files, postgres, memory
+	where string       // a path, or a database's host and name, for logs
+	size  func() int64 // bytes on disk; nil when not known
+}
+
+// openStore opens the configured backend. PostgreSQL is opened behind the
+// failover spool, so that writes are kept while it is unreachable; its
+// metrics go to reg.
+func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Registerer) (*backend, error) {
+	c := &a.cfg
+	backendName := c.Store.Backend
+	data := c.Data
+	if c.Mock && data == defaultConfig().Data && backendName == BackendSQLite {
+		// Mock mode: nothing kept unless a data directory was given
+		// ("mock_mode with persist").
+		backendName = BackendMemory
+	}
+	switch backendName {
+	case BackendMemory:
+		return &backend{store: memstore.New(memstore.Options{}), name: BackendMemory, where: "memory"}, nil
+	case BackendFiles:
+		root := c.filesRoot()
+		st, err := files.OpenStore(ctx, root, files.StoreOptions{Logger: log, Home: a.scope()})
+		if err != nil {
+			return nil, err
+		}
+		return &backend{store: st, name: BackendFiles, where: root, size: dirBytes(root)}, nil
+	case BackendPostgres:
+		p := c.Store.Postgres
+		dsn := string(p.DSN)
+		open := func(ctx context.Context) (failover.Primary, error) {
+			db, err := postgres.Open(ctx, dsn, a.postgresOptions(log))
+			if err != nil {
+				return nil, err
+			}
+			return db, nil
+		}
+		st, err := failover.New(ctx, open, c.spoolDir(), failover.Options{Logger: log, Registerer: reg})
+		if err != nil {
+			return nil, err
+		}
+		return &backend{store: st, name: BackendPostgres, where: dsnWhere(dsn)}, nil
+	default:
+		path := filepath.Join(data, "mnemo.db")
+		db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: log, Synchronous: c.SQLite.Synchronous})
+		if err != nil {
+			return nil, err
+		}
+		return &backend{store: db, name: BackendSQLite, where: path, size: storeBytes(path)}, nil
+	}
+}
+
+// postgresOptions are the configured PostgreSQL settings.
+func (a *app) postgresOptions(log *slog.Logger) postgres.Options {
+	p := a.cfg.Store.Postgres
+	return postgres.Options{
+		Logger: log, MaxConns: int32(p.PoolSize), EfSearch: p.EfSearch,
+		RowLevelSecurity: p.RLS, Schema: p.Schema,
+	}
+}
+
+// dsnWhere is a DSN's host and database, never its password.
+func dsnWhere(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Host != "" {
+		return u.Host + u.Path
+	}
+	var host, db string
+	for _, f := range strings.Fields(dsn) {
+		k, v, _ := strings.Cut(f, "=")
+		switch k {
+		case "host":
+			host = v
+		case "dbname":
+			db = v
+		}
+	}
+	return host + "/" + db
+}
+
+// dirBytes reports the size of the files under root.
+func dirBytes(root string) func() int64 {
+	return func() int64 {
+		var n int64
+		filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+			}
+			return nil
+		})
+		return n
+	}
+}
+
+// degradedCounter counts the service's degradations by cause.
+func degradedCounter() *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mnemo_degraded_total",
+		Help: "Answers and writes that fell back (seed 000 FR-8), by the part that failed: fulltext, embedder, vector_index, store.",
+	}, []string{"cause"})
+	for _, cause := range []string{mnemo.DegradedFullText, mnemo.DegradedEmbedder, mnemo.DegradedVectorIndex, mnemo.DegradedStore} {
+		c.WithLabelValues(cause)
+	}
+	return c
+}
