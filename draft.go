@@ -200,8 +200,13 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		if lim.Untrusted == "" {
 			return m, err
 		}
-		if m.Key, err = untrustedKey(lim.Untrusted, m.Key); err != nil {
-			return m, err
+		// A key already in the quarantine stays where it is (set_memory
+		// routes before it writes).
+		ns := strings.TrimSuffix(lim.Untrusted, "/")
+		if m.Key != ns && !strings.HasPrefix(m.Key, ns+"/") {
+			if m.Key, err = UntrustedKey(lim.Untrusted, m.Key); err != nil {
+				return m, err
+			}
 		}
 		if !slices.Contains(m.Tags, "untrusted") && len(m.Tags) < lim.MaxTags {
 			m.Tags = append(m.Tags, "untrusted")
@@ -218,9 +223,9 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	return m, nil
 }
 
-// untrustedKey is key moved under the namespace ns (seed 004 §3.2's
+// UntrustedKey is key moved under the namespace ns (seed 004 §3.2's
 // quarantine), or a new key there for a memory without one.
-func untrustedKey(ns, key string) (string, error) {
+func UntrustedKey(ns, key string) (string, error) {
 	if key == "" {
 		key = "/" + uuid.Must(uuid.NewV7()).String()
 	}

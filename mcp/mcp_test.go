@@ -413,6 +413,40 @@ func TestSetMemory(t *testing.T) {
 	}
 }
 
+// TestSetMemoryUntrusted: with limits.untrusted set, a write without the
+// provenance seed 004 §3.2 asks for is quarantined, not refused.
+func TestSetMemoryUntrusted(t *testing.T) {
+	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := mnemo.New(db, mnemo.Options{Limits: mnemo.Limits{Untrusted: "/untrusted"}})
+	cs := connectMemory(t, svc, alice)
+	tests := []struct {
+		key    string
+		source any
+		want   string
+	}{
+		{"/kb/go/x", "a blog", "/untrusted/kb/go/x"},
+		{"/notes/x", map[string]any{"kind": "tool"}, "/untrusted/notes/x"},
+		{"/notes/y", map[string]any{"kind": "agent", "name": "planner"}, "/notes/y"}, // enough provenance: where it was asked
+	}
+	for _, tt := range tests {
+		var out struct {
+			Key string `json:"key"`
+		}
+		ok(t, cs, "set_memory", map[string]any{"key": tt.key, "json_content": map[string]any{"a": 1}, "source": tt.source}, &out)
+		m, err := svc.GetByKey(t.Context(), alice, tt.want)
+		if err != nil {
+			t.Fatalf("%s: not at %s: %v", tt.key, tt.want, err)
+		}
+		if routed := tt.want != tt.key; routed != slices.Contains(m.Tags, "untrusted") {
+			t.Errorf("%s: tags %v, routed %v", tt.key, m.Tags, routed)
+		}
+	}
+}
+
 func TestMasking(t *testing.T) {
 	svc := newService(t)
 	cs := connectMemory(t, svc, alice)

@@ -564,14 +564,24 @@ func (s *Server) setMemory(ctx context.Context, sc mnemo.Scope, in setMemoryIn) 
 	if err != nil {
 		return setMemoryOut{}, "", err
 	}
+	var tags []string
 	if err := mnemo.CheckProvenance(key, in.Source, true); err != nil {
-		return setMemoryOut{}, "", err
+		// Quarantined when the server routes such writes (limits.untrusted),
+		// refused with the missing fields named otherwise.
+		ns := s.svc.Limits().Untrusted
+		if ns == "" {
+			return setMemoryOut{}, "", err
+		}
+		if key, err = mnemo.UntrustedKey(ns, key); err != nil {
+			return setMemoryOut{}, "", err
+		}
+		tags = []string{"untrusted"}
 	}
 	data := in.JSONContent
 	if isNull(data) {
 		data = nil // seed 004 §3.1.2: null, and only null, is a tombstone
 	}
-	m, err := s.svc.Remember(ctx, sc, mnemo.Draft{Key: key, Data: data, Source: in.Source})
+	m, err := s.svc.Remember(ctx, sc, mnemo.Draft{Key: key, Data: data, Source: in.Source, Tags: tags})
 	if err != nil {
 		return setMemoryOut{}, "", err
 	}

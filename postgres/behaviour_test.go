@@ -37,8 +37,8 @@ func TestMigrate(t *testing.T) {
 
 	// A store that may not migrate refuses an empty schema.
 	_, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, NoMigrate: true})
-	if mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE || !strings.Contains(err.Error(), "mnemo migrate") {
-		t.Fatalf("Open without migrating an empty schema: %v, want unavailable and the command to run", err)
+	if mnemo.ErrorCode(err) != mnemo.ECONFLICT || !strings.Contains(err.Error(), "mnemo migrate") {
+		t.Fatalf("Open without migrating an empty schema: %v, want conflict and the command to run", err)
 	}
 	from, to, err := postgres.Migrate(ctx, dsn, opts)
 	if err != nil || from != 0 || to < 1 {
@@ -64,8 +64,8 @@ func TestMigrate(t *testing.T) {
 	}
 	for _, o := range []postgres.Options{opts, {Schema: schema, NoMigrate: true}} {
 		_, err := postgres.Open(ctx, dsn, o)
-		if mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
-			t.Errorf("Open(NoMigrate=%v) of a newer schema: %v, want unavailable", o.NoMigrate, err)
+		if mnemo.ErrorCode(err) != mnemo.ECONFLICT {
+			t.Errorf("Open(NoMigrate=%v) of a newer schema: %v, want conflict", o.NoMigrate, err)
 		}
 	}
 	if _, _, err := postgres.Migrate(ctx, dsn, opts); err == nil || !strings.Contains(err.Error(), "newer than this build") {

@@ -181,7 +181,9 @@ func migrateOne(ctx context.Context, pool *pgxpool.Pool, ms []migration, logger 
 		return false, fmtMigrate(err)
 	}
 	if current > len(ms) {
-		return false, mnemo.Errorf(mnemo.EUNAVAILABLE,
+		// A conflict, not an outage: the failover layer must fail, not
+		// spool, on a schema it cannot use.
+		return false, mnemo.Errorf(mnemo.ECONFLICT,
 			"postgres: schema %s is at version %d, newer than this build knows (%d): upgrade mnemo", *schema, current, len(ms))
 	}
 	if current == len(ms) {

@@ -190,7 +190,8 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		return db.fail("open", err)
 	}
 	if known := len(mustMigrations()); v != known {
-		return mnemo.Errorf(mnemo.EUNAVAILABLE, "postgres: the schema is at version %d, this build needs %d: run `mnemo migrate`", v, known)
+		// A conflict, not an outage (which would send writes to the spool).
+		return mnemo.Errorf(mnemo.ECONFLICT, "postgres: the schema is at version %d, this build needs %d: run `mnemo migrate`", v, known)
 	}
 	if opts.RowLevelSecurity {
 		if err := enableRLS(ctx, db.pool); err != nil {

@@ -49,6 +49,9 @@ type Config struct {
 		MaxDataBytes    int `yaml:"max_data_bytes"`
 		MaxTags         int `yaml:"max_tags"`
 		MaxBatch        int `yaml:"max_batch"`
+		// Untrusted, say "/untrusted", routes writes that lack seed 004
+		// §3.2's provenance there instead of refusing them.
+		Untrusted string `yaml:"untrusted"`
 	} `yaml:"limits"`
 
 	Recall struct {
@@ -388,6 +391,11 @@ func (c *Config) validate() error {
 			return &ConfigError{v.field, "must be at least 1"}
 		}
 	}
+	if u := c.Limits.Untrusted; u != "" {
+		if k, err := mnemo.NormalizeKey(u); err != nil || !strings.HasPrefix(u, "/") || k == "/" {
+			return &ConfigError{"limits.untrusted", fmt.Sprintf("must be a key path such as /untrusted, got %q", u)}
+		}
+	}
 	if c.Recall.DefaultLimit > c.Recall.MaxLimit {
 		return &ConfigError{"recall.default_limit", "must not exceed recall.max_limit"}
 	}
@@ -538,6 +546,7 @@ func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Con
 func (c *Config) limits() mnemo.Limits {
 	l := mnemo.DefaultLimits()
 	l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch = c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch
+	l.Untrusted = c.Limits.Untrusted
 	return l
 }
 

@@ -44,6 +44,7 @@ func TestLoadConfigBad(t *testing.T) {
 	}
 	want := map[string]string{
 		"unknown_field":    "colour",
+		"untrusted":        "limits.untrusted",
 		"synchronous":      "sqlite.synchronous",
 		"limit_over_max":   "recall.default_limit",
 		"unset_env":        "MNEMO_UNSET_VAR",
