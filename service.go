@@ -49,6 +49,9 @@ type Options struct {
 	// Extractor, when set, finds memories in the messages of AddMessages
 	// (an LLM: seed 001's should_store). Nil: off.
 	Extractor MemoryExtractor
+	// Events configures the event layers (seed 002): strict types, cold
+	// segments, relation rules.
+	Events EventOptions
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -71,6 +74,7 @@ type Service struct {
 	life      LifecycleOptions
 	guardOpts GuardOptions
 	extractor MemoryExtractor
+	events    EventOptions
 	degraded  sync.Map // scope and reason -> when last written to the ledger
 }
 
@@ -109,6 +113,7 @@ func New(store Store, opts Options) *Service {
 	s.life = opts.Lifecycle.withDefaults()
 	s.guardOpts = opts.Guard.withDefaults()
 	s.extractor = opts.Extractor
+	s.events = opts.Events.withDefaults()
 	s.tok = s.ctx.Tokenizer
 	if s.tok == nil {
 		s.tok, _ = tokens.New(tokens.CL100K)

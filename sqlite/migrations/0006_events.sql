@@ -1,0 +1,79 @@
+-- 0006: seed 002's event layers. L1: raw events, append-only; recent ones
+-- in events (hot), older ones moved by archival into compressed per-day
+-- segments (cold). L2: relations between events and memories.
+CREATE TABLE events (
+	seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+	id        TEXT    NOT NULL UNIQUE,
+	tenant_id TEXT    NOT NULL,
+	agent_id  TEXT    NOT NULL,
+	ts        INTEGER NOT NULL,
+	type      TEXT    NOT NULL,
+	source    TEXT    NOT NULL,
+	data      TEXT,
+	metadata  TEXT
+);
+-- Queries walk a scope in (ts, seq) order; the rules look up the previous
+-- event of a source, of any type or of one.
+CREATE INDEX events_time ON events (tenant_id, agent_id, ts, seq);
+CREATE INDEX events_source ON events (tenant_id, agent_id, source, ts, seq);
+CREATE INDEX events_source_type ON events (tenant_id, agent_id, source, type, ts, seq);
+
+-- event_segments hold the cold events of one scope and day (UTC, by ts)
+-- as gzip-compressed JSON Lines in (ts, seq) order; cold_events says where
+-- each cold event went, for reads by id and for unique ids.
+CREATE TABLE event_segments (
+	tenant_id TEXT    NOT NULL,
+	agent_id  TEXT    NOT NULL,
+	day       INTEGER NOT NULL,
+	first_ts  INTEGER NOT NULL,
+	last_ts   INTEGER NOT NULL,
+	count     INTEGER NOT NULL,
+	codec     TEXT    NOT NULL,
+	body      BLOB    NOT NULL,
+	PRIMARY KEY (tenant_id, agent_id, day)
+) WITHOUT ROWID;
+
+CREATE TABLE cold_events (
+	id        TEXT    PRIMARY KEY,
+	tenant_id TEXT    NOT NULL,
+	agent_id  TEXT    NOT NULL,
+	day       INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Append-only, enforced by the schema: no event is changed, and one leaves
+-- the hot table only once its cold copy is recorded; cold events and
+-- segments are never deleted, and a segment only grows.
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN
+	SELECT RAISE(ABORT, 'events are append-only');
+END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+WHEN NOT EXISTS (SELECT 1 FROM cold_events WHERE id = OLD.id) BEGIN
+	SELECT RAISE(ABORT, 'events are append-only: only archival moves them, to cold segments');
+END;
+CREATE TRIGGER events_cold_id BEFORE INSERT ON events
+WHEN EXISTS (SELECT 1 FROM cold_events WHERE id = NEW.id) BEGIN
+	SELECT RAISE(ABORT, 'event id is already taken');
+END;
+CREATE TRIGGER cold_events_no_delete BEFORE DELETE ON cold_events BEGIN
+	SELECT RAISE(ABORT, 'events are append-only');
+END;
+CREATE TRIGGER event_segments_no_delete BEFORE DELETE ON event_segments BEGIN
+	SELECT RAISE(ABORT, 'events are append-only');
+END;
+CREATE TRIGGER event_segments_grow BEFORE UPDATE ON event_segments
+WHEN NEW.count < OLD.count BEGIN
+	SELECT RAISE(ABORT, 'events are append-only: a segment only grows');
+END;
+
+-- relations are L2's edges; source and target are event or memory ids.
+CREATE TABLE relations (
+	tenant_id  TEXT    NOT NULL,
+	agent_id   TEXT    NOT NULL,
+	source     TEXT    NOT NULL,
+	target     TEXT    NOT NULL,
+	type       TEXT    NOT NULL,
+	confidence REAL    NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+	created_at INTEGER NOT NULL,
+	PRIMARY KEY (tenant_id, agent_id, source, target, type)
+) WITHOUT ROWID;
+CREATE INDEX relations_target ON relations (tenant_id, agent_id, target, source, type);
