@@ -34,9 +34,9 @@ type RelationRules struct {
 func DefaultRelationRules() RelationRules {
 	return RelationRules{
 		Temporal:      true,
-		StartSuffixes: []string{"Started", "Start", "Begun", "Opened"},
+		StartSuffixes: []string{"Started", "Start"},
 		EndSuffixes:   []string{"Stopped", "Finished", "Completed", "Succeeded", "Failed", "Ended", "Closed", "Cancelled"},
-		ErrorSuffixes: []string{"Failed", "Error", "Failure", "Errored"},
+		ErrorSuffixes: []string{"Failed", "Error", "Failure"},
 		RetrySuffixes: []string{"Retry", "Retried", "Retrying"},
 	}
 }
@@ -63,7 +63,8 @@ func (r *RelationRules) Relate(now time.Time) RelateFunc {
 			}
 			out = append(out, Relation{Source: src, Target: e.ID, Type: typ, Confidence: conf, CreatedAt: now})
 		}
-		add(eventField(e, "parent_id"), RelParent, confExplicit)
+		links := eventLinks(e)
+		add(links.ParentID, RelParent, confExplicit)
 		if r.Temporal {
 			prev, ok, err := look.LastEvent(ctx, e.Scope, e.Source, nil, e.TS)
 			if err != nil {
@@ -82,7 +83,7 @@ func (r *RelationRules) Relate(now time.Time) RelateFunc {
 				add(start.ID, RelCauses, confPair)
 			}
 		}
-		if id := eventField(e, "retry_of"); id != "" {
+		if id := links.RetryOf; id != "" {
 			add(id, RelCauses, confExplicit)
 		} else if errs := r.errorsOf(e.Type); len(errs) > 0 {
 			failed, ok, err := look.LastEvent(ctx, e.Scope, e.Source, errs, e.TS)
@@ -162,20 +163,34 @@ func recase(s, like string) string {
 	return strings.ToUpper(s[:1]) + strings.ToLower(s[1:])
 }
 
-// eventField returns a string field of e's data, or else of its metadata.
-func eventField(e Event, name string) string {
+// links are the fields of an event's data or metadata that name another
+// event.
+type links struct {
+	ParentID string `json:"parent_id"`
+	RetryOf  string `json:"retry_of"`
+}
+
+// eventLinks reads links from e's data, and from its metadata what data
+// does not say.
+func eventLinks(e Event) links {
+	var out links
 	for _, raw := range []json.RawMessage{e.Data, e.Metadata} {
 		if len(raw) == 0 || raw[0] != '{' {
 			continue
 		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
+		var l struct {
+			ParentID any `json:"parent_id"`
+			RetryOf  any `json:"retry_of"`
+		}
+		if json.Unmarshal(raw, &l) != nil {
 			continue
 		}
-		var v string
-		if json.Unmarshal(m[name], &v) == nil && v != "" {
-			return v
+		if s, ok := l.ParentID.(string); ok && out.ParentID == "" {
+			out.ParentID = s
+		}
+		if s, ok := l.RetryOf.(string); ok && out.RetryOf == "" {
+			out.RetryOf = s
 		}
 	}
-	return ""
+	return out
 }

@@ -10,8 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,9 +20,13 @@ import (
 
 var _ mnemo.EventStore = (*DB)(nil)
 
-// codecGzip is the codec of cold segments: gzip of JSON Lines, from the
-// standard library, readable with zcat.
-const codecGzip = "gzip"
+// codecTSVGzip is the codec of cold segments (see decodeSegment): gzip,
+// from the standard library, of tab-separated lines.
+const codecTSVGzip = "tsv+gzip"
+
+// segmentSize is how many events a part of a cold segment holds: a page of
+// a query decompresses one or two parts.
+const segmentSize = 1000
 
 const nanosPerDay = int64(24 * time.Hour)
 
@@ -78,19 +82,18 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 			return nil, err
 		}
 	}
+	st, err := db.appendStmts(ctx)
+	if err != nil {
+		return nil, err
+	}
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: append events: %w", err)
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (id, tenant_id, agent_id, ts, type, source, data, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: append events: %w", err)
-	}
-	defer ins.Close()
-	look := &txLookup{tx: tx}
-	defer look.close()
+	ins := tx.StmtContext(ctx, st.insert)
+	look := &txLookup{last: tx.StmtContext(ctx, st.last), lastTyp: tx.StmtContext(ctx, st.lastTyp)}
+	rel := tx.StmtContext(ctx, st.relation)
 	out := make([]mnemo.Event, len(events))
 	for i, e := range events {
 		e.Scope = scope
@@ -112,7 +115,7 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 		if e.Seq, err = res.LastInsertId(); err != nil {
 			return nil, fmt.Errorf("sqlite: append events: %w", err)
 		}
-		if err := addRelations(ctx, tx, scope, rels); err != nil {
+		if err := addRelations(ctx, rel, scope, rels); err != nil {
 			return nil, err
 		}
 		out[i] = e
@@ -129,36 +132,71 @@ func isConstraint(err error) bool {
 	return strings.Contains(s, "constraint failed") || strings.Contains(s, "already taken")
 }
 
-// txLookup is the mnemo.EventLookup of an append: it reads in the append's
-// transaction, with statements prepared once per append.
-type txLookup struct {
-	tx            *sql.Tx
-	last, lastTyp *sql.Stmt
+// probeCols are the columns the rules' lookups read: what a relation
+// needs, not the event's data.
+const probeCols = `seq, id, ts, type`
+
+// appendStatements are the statements of an append, prepared once on the
+// writer's connection: parsing them for every append cost a third of its
+// time.
+type appendStatements struct {
+	insert, relation, last, lastTyp *sql.Stmt
 }
 
-func (l *txLookup) close() {
-	for _, s := range []*sql.Stmt{l.last, l.lastTyp} {
+func (db *DB) appendStmts(ctx context.Context) (*appendStatements, error) {
+	db.eventMu.Lock()
+	defer db.eventMu.Unlock()
+	if db.eventStmts != nil {
+		return db.eventStmts, nil
+	}
+	st := &appendStatements{}
+	for _, p := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&st.insert, `INSERT INTO events (id, tenant_id, agent_id, ts, type, source, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&st.relation, `INSERT INTO relations (tenant_id, agent_id, source, target, type, confidence, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO UPDATE SET confidence = max(confidence, excluded.confidence)`},
+		{&st.last, `SELECT ` + probeCols + ` FROM events
+			WHERE tenant_id = ? AND agent_id = ? AND source = ? AND ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`},
+		{&st.lastTyp, `SELECT ` + probeCols + ` FROM events
+			WHERE tenant_id = ? AND agent_id = ? AND source = ? AND type = ? AND ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`},
+	} {
+		var err error
+		if *p.dst, err = db.writer.PrepareContext(ctx, p.query); err != nil {
+			st.close()
+			return nil, fmt.Errorf("sqlite: prepare append: %w", err)
+		}
+	}
+	db.eventStmts = st
+	return st, nil
+}
+
+func (st *appendStatements) close() {
+	if st == nil {
+		return
+	}
+	for _, s := range []*sql.Stmt{st.insert, st.relation, st.last, st.lastTyp} {
 		if s != nil {
 			s.Close()
 		}
 	}
 }
 
+// txLookup is the mnemo.EventLookup of an append: it reads in the append's
+// transaction.
+type txLookup struct {
+	last, lastTyp *sql.Stmt
+}
+
 // LastEvent implements mnemo.EventLookup: one indexed probe per type.
 func (l *txLookup) LastEvent(ctx context.Context, scope mnemo.Scope, source string, types []string, ts time.Time) (mnemo.Event, bool, error) {
-	var err error
-	if l.last == nil {
-		if l.last, err = l.tx.PrepareContext(ctx, `SELECT `+eventCols+` FROM events
-			WHERE tenant_id = ? AND agent_id = ? AND source = ? AND ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`); err != nil {
-			return mnemo.Event{}, false, fmt.Errorf("sqlite: last event: %w", err)
-		}
-		if l.lastTyp, err = l.tx.PrepareContext(ctx, `SELECT `+eventCols+` FROM events
-			WHERE tenant_id = ? AND agent_id = ? AND source = ? AND type = ? AND ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`); err != nil {
-			return mnemo.Event{}, false, fmt.Errorf("sqlite: last event: %w", err)
-		}
-	}
 	probe := func(row *sql.Row) (mnemo.Event, bool, error) {
-		e, err := scanEvent(row, scope)
+		e := mnemo.Event{Scope: scope, Source: source}
+		var at int64
+		err := row.Scan(&e.Seq, &e.ID, &at, &e.Type)
+		e.TS = fromNanos(at)
 		if errors.Is(err, sql.ErrNoRows) {
 			return e, false, nil
 		} else if err != nil {
@@ -200,7 +238,11 @@ func (db *DB) AddRelations(ctx context.Context, scope mnemo.Scope, rels []mnemo.
 		return fmt.Errorf("sqlite: add relations: %w", err)
 	}
 	defer tx.Rollback()
-	if err := addRelations(ctx, tx, scope, rels); err != nil {
+	st, err := db.appendStmts(ctx)
+	if err != nil {
+		return err
+	}
+	if err := addRelations(ctx, tx.StmtContext(ctx, st.relation), scope, rels); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -209,7 +251,8 @@ func (db *DB) AddRelations(ctx context.Context, scope mnemo.Scope, rels []mnemo.
 	return nil
 }
 
-func addRelations(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, rels []mnemo.Relation) error {
+// addRelations stores rels with ins, the relation insert of a transaction.
+func addRelations(ctx context.Context, ins *sql.Stmt, scope mnemo.Scope, rels []mnemo.Relation) error {
 	for _, r := range rels {
 		if r.Source == "" || r.Target == "" || r.Type == "" {
 			return mnemo.Errorf(mnemo.EINVALID, "a relation needs a source, a target and a type")
@@ -220,10 +263,7 @@ func addRelations(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, rels []mne
 		if err := checkTime(r.CreatedAt); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO relations (tenant_id, agent_id, source, target, type, confidence, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET confidence = max(confidence, excluded.confidence)`,
-			scope.TenantID, scope.AgentID, r.Source, r.Target, r.Type, r.Confidence, nanos(r.CreatedAt)); err != nil {
+		if _, err := ins.ExecContext(ctx, scope.TenantID, scope.AgentID, r.Source, r.Target, r.Type, r.Confidence, nanos(r.CreatedAt)); err != nil {
 			return fmt.Errorf("sqlite: add relations: %w", err)
 		}
 	}
@@ -302,8 +342,10 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,",
 func eventWhere(scope mnemo.Scope, q mnemo.EventQuery, cur *mnemo.EventCursor) *where {
 	w := &where{}
 	w.add(`tenant_id = ? AND agent_id = ?`, scope.TenantID, scope.AgentID)
-	if q.From != nil {
-		w.add(`ts >= ?`, nanos(*q.From))
+	// One lower bound, the tighter, so that the index seeks to it: a page
+	// after the first starts at its cursor, not at the window's start.
+	if lo, ok := lowerBound(q, cur); ok {
+		w.add(`ts >= ?`, lo)
 	}
 	if q.To != nil {
 		w.add(`ts < ?`, nanos(*q.To))
@@ -316,7 +358,7 @@ func eventWhere(scope mnemo.Scope, q mnemo.EventQuery, cur *mnemo.EventCursor) *
 	}
 	if cur != nil {
 		ts := nanos(cur.TS)
-		w.add(`(ts > ? OR (ts = ? AND seq > ?))`, ts, ts, cur.Seq)
+		w.add(`(ts > ? OR seq > ?)`, ts, cur.Seq)
 	}
 	return w
 }
@@ -407,26 +449,23 @@ func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQ
 }
 
 // coldEvents returns up to n cold events of scope matching q after cur, in
-// order, from the segments that overlap the window.
+// order, from the segment parts that overlap the window.
 func coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q mnemo.EventQuery, cur *mnemo.EventCursor, n int) ([]mnemo.Event, error) {
 	w := &where{}
 	w.add(`tenant_id = ? AND agent_id = ?`, scope.TenantID, scope.AgentID)
-	if q.From != nil {
-		w.add(`last_ts >= ?`, nanos(*q.From))
-	}
-	if cur != nil {
-		w.add(`last_ts >= ?`, nanos(cur.TS))
+	if lo, ok := lowerBound(q, cur); ok {
+		w.add(`last_ts >= ?`, lo)
 	}
 	if q.To != nil {
 		w.add(`first_ts < ?`, nanos(*q.To))
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT codec, body FROM event_segments WHERE `+w.String()+` ORDER BY day`, w.args...)
+	rows, err := tx.QueryContext(ctx, `SELECT codec, body FROM event_segments WHERE `+w.String()+` ORDER BY day, part`, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: cold events: %w", err)
 	}
 	defer rows.Close()
 	var out []mnemo.Event
-	for rows.Next() && len(out) < n {
+	for len(out) < n && rows.Next() {
 		var (
 			codec string
 			body  []byte
@@ -447,21 +486,30 @@ func coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q mnemo.Even
 	return out, rows.Err()
 }
 
-// coldEvent is one line of a cold segment.
-type coldEvent struct {
-	Seq      int64           `json:"seq"`
-	ID       string          `json:"id"`
-	TS       int64           `json:"ts"`
-	Type     string          `json:"type"`
-	Source   string          `json:"source,omitempty"`
-	Data     json.RawMessage `json:"data,omitempty"`
-	Metadata json.RawMessage `json:"metadata,omitempty"`
+// lowerBound is the earliest time a query's next event can have: the later
+// of its From and its cursor, in unix nanoseconds.
+func lowerBound(q mnemo.EventQuery, cur *mnemo.EventCursor) (int64, bool) {
+	switch {
+	case cur != nil && q.From != nil:
+		return max(nanos(cur.TS), nanos(*q.From)), true
+	case cur != nil:
+		return nanos(cur.TS), true
+	case q.From != nil:
+		return nanos(*q.From), true
+	}
+	return 0, false
 }
 
-// decodeSegment calls fn with each event of a segment, in order, until fn
-// returns false.
+// A cold segment part is gzip-compressed lines of tab-separated fields:
+// seq, id, ts (unix nanoseconds), type, source, data, metadata. No field
+// holds a tab or a newline: ids, types and sources have no control
+// characters (the Service checks them) and compacted JSON escapes both.
+// So a part is read without a JSON decoder, and with zcat and cut too.
+
+// decodeSegment calls fn with each event of a segment part, in order,
+// until fn returns false.
 func decodeSegment(codec string, body []byte, scope mnemo.Scope, fn func(mnemo.Event) bool) error {
-	if codec != codecGzip {
+	if codec != codecTSVGzip {
 		return fmt.Errorf("sqlite: cold segment: unknown codec %q", codec)
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(body))
@@ -469,31 +517,53 @@ func decodeSegment(codec string, body []byte, scope mnemo.Scope, fn func(mnemo.E
 		return fmt.Errorf("sqlite: cold segment: %w", err)
 	}
 	defer zr.Close()
-	dec := json.NewDecoder(zr)
-	for {
-		var c coldEvent
-		if err := dec.Decode(&c); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("sqlite: cold segment: %w", err)
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 0, 64<<10), 4*mnemo.MaxEventData)
+	var f [7][]byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		for i := range 6 {
+			j := bytes.IndexByte(line, '\t')
+			if j < 0 {
+				return fmt.Errorf("sqlite: cold segment: a line has %d fields, want 7", i+1)
+			}
+			f[i], line = line[:j], line[j+1:]
 		}
-		e := mnemo.Event{ID: c.ID, Scope: scope, Seq: c.Seq, TS: fromNanos(c.TS), Type: c.Type, Source: c.Source, Data: c.Data, Metadata: c.Metadata}
+		f[6] = line
+		seq, err1 := strconv.ParseInt(string(f[0]), 10, 64)
+		ts, err2 := strconv.ParseInt(string(f[2]), 10, 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("sqlite: cold segment: bad seq or ts")
+		}
+		e := mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: fromNanos(ts), Type: string(f[3]), Source: string(f[4])}
+		if len(f[5]) > 0 {
+			e.Data = bytes.Clone(f[5])
+		}
+		if len(f[6]) > 0 {
+			e.Metadata = bytes.Clone(f[6])
+		}
 		if !fn(e) {
 			return nil
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("sqlite: cold segment: %w", err)
+	}
+	return nil
 }
 
-// encodeSegment compresses events, in order, as JSON Lines.
+// encodeSegment compresses events, in order, as a segment part.
 func encodeSegment(events []mnemo.Event) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	bw := bufio.NewWriter(zw)
-	enc := json.NewEncoder(bw)
 	for _, e := range events {
-		if err := enc.Encode(coldEvent{Seq: e.Seq, ID: e.ID, TS: nanos(e.TS), Type: e.Type, Source: e.Source, Data: e.Data, Metadata: e.Metadata}); err != nil {
-			return nil, err
+		for _, field := range [][]byte{[]byte(e.ID), []byte(e.Type), []byte(e.Source), e.Data, e.Metadata} {
+			if bytes.ContainsAny(field, "\t\n") {
+				return nil, fmt.Errorf("event %s has a tab or a newline in a field", e.ID)
+			}
 		}
+		fmt.Fprintf(bw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.ID, nanos(e.TS), e.Type, e.Source, e.Data, e.Metadata)
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
@@ -516,20 +586,16 @@ func (db *DB) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (mnemo
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return mnemo.Event{}, fmt.Errorf("sqlite: get event: %w", err)
 	}
-	var (
-		codec string
-		body  []byte
-	)
-	err = db.reader.QueryRowContext(ctx, `SELECT s.codec, s.body FROM cold_events c
-		JOIN event_segments s ON s.tenant_id = c.tenant_id AND s.agent_id = c.agent_id AND s.day = c.day
-		WHERE c.id = ? AND c.tenant_id = ? AND c.agent_id = ?`, id, scope.TenantID, scope.AgentID).Scan(&codec, &body)
+	var day int64
+	err = db.reader.QueryRowContext(ctx, `SELECT day FROM cold_events WHERE id = ? AND tenant_id = ? AND agent_id = ?`,
+		id, scope.TenantID, scope.AgentID).Scan(&day)
 	if errors.Is(err, sql.ErrNoRows) {
 		return mnemo.Event{}, mnemo.Errorf(mnemo.ENOTFOUND, "no event %s", id)
 	} else if err != nil {
 		return mnemo.Event{}, fmt.Errorf("sqlite: get event: %w", err)
 	}
 	found := false
-	err = decodeSegment(codec, body, scope, func(c mnemo.Event) bool {
+	err = eachPart(ctx, db.reader, scope, day, func(c mnemo.Event) bool {
 		if c.ID == id {
 			e, found = c, true
 		}
@@ -542,6 +608,36 @@ func (db *DB) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (mnemo
 		return mnemo.Event{}, fmt.Errorf("sqlite: get event: %s is not in its cold segment", id)
 	}
 	return e, nil
+}
+
+// queryer is what *sql.DB and *sql.Tx have in common for reading rows.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// eachPart calls fn with every cold event of a scope's day, in order,
+// until fn returns false.
+func eachPart(ctx context.Context, q queryer, scope mnemo.Scope, day int64, fn func(mnemo.Event) bool) error {
+	rows, err := q.QueryContext(ctx, `SELECT codec, body FROM event_segments WHERE tenant_id = ? AND agent_id = ? AND day = ? ORDER BY part`,
+		scope.TenantID, scope.AgentID, day)
+	if err != nil {
+		return fmt.Errorf("sqlite: cold segment: %w", err)
+	}
+	defer rows.Close()
+	more := true
+	for more && rows.Next() {
+		var (
+			codec string
+			body  []byte
+		)
+		if err := rows.Scan(&codec, &body); err != nil {
+			return fmt.Errorf("sqlite: cold segment: %w", err)
+		}
+		if err := decodeSegment(codec, body, scope, func(e mnemo.Event) bool { more = fn(e); return more }); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // ArchiveEvents implements mnemo.EventStore: one transaction per scope and
@@ -614,33 +710,28 @@ func (db *DB) archiveDay(ctx context.Context, scope mnemo.Scope, day int64, befo
 	if len(fresh) == 0 {
 		return 0, nil
 	}
-	var (
-		codec string
-		body  []byte
-		all   []mnemo.Event
-	)
-	err = tx.QueryRowContext(ctx, `SELECT codec, body FROM event_segments WHERE tenant_id = ? AND agent_id = ? AND day = ?`,
-		scope.TenantID, scope.AgentID, day).Scan(&codec, &body)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return 0, fmt.Errorf("sqlite: archive events: %w", err)
-	default:
-		if err := decodeSegment(codec, body, scope, func(e mnemo.Event) bool { all = append(all, e); return true }); err != nil {
-			return 0, err
-		}
+	// Merge with what the day's parts hold and cut again: every part but
+	// the last stays full, so no part shrinks.
+	var all []mnemo.Event
+	if err := eachPart(ctx, tx, scope, day, func(e mnemo.Event) bool { all = append(all, e); return true }); err != nil {
+		return 0, err
 	}
 	all = append(all, fresh...)
 	slices.SortFunc(all, compareEvents)
-	if body, err = encodeSegment(all); err != nil {
-		return 0, fmt.Errorf("sqlite: archive events: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO event_segments (tenant_id, agent_id, day, first_ts, last_ts, count, codec, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts, count = excluded.count,
-			codec = excluded.codec, body = excluded.body`,
-		scope.TenantID, scope.AgentID, day, nanos(all[0].TS), nanos(all[len(all)-1].TS), len(all), codecGzip, body); err != nil {
-		return 0, fmt.Errorf("sqlite: archive events: %w", err)
+	part := 0
+	for chunk := range slices.Chunk(all, segmentSize) {
+		body, err := encodeSegment(chunk)
+		if err != nil {
+			return 0, fmt.Errorf("sqlite: archive events: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO event_segments (tenant_id, agent_id, day, part, first_ts, last_ts, count, codec, body)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts, count = excluded.count,
+				codec = excluded.codec, body = excluded.body`,
+			scope.TenantID, scope.AgentID, day, part, nanos(chunk[0].TS), nanos(chunk[len(chunk)-1].TS), len(chunk), codecTSVGzip, body); err != nil {
+			return 0, fmt.Errorf("sqlite: archive events: %w", err)
+		}
+		part++
 	}
 	for _, e := range fresh {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO cold_events (id, tenant_id, agent_id, day) VALUES (?, ?, ?, ?)`,

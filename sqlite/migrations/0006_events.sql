@@ -19,19 +19,24 @@ CREATE INDEX events_source ON events (tenant_id, agent_id, source, ts, seq);
 CREATE INDEX events_source_type ON events (tenant_id, agent_id, source, type, ts, seq);
 
 -- event_segments hold the cold events of one scope and day (UTC, by ts)
--- as gzip-compressed JSON Lines in (ts, seq) order; cold_events says where
--- each cold event went, for reads by id and for unique ids.
+-- as gzip-compressed tab-separated lines in (ts, seq) order, cut into parts of a
+-- fixed number of events (the last part of a day may hold fewer), so that
+-- a page of a query decompresses a part or two, not a whole day;
+-- cold_events says on which day each cold event is, for reads by id and
+-- for unique ids.
 CREATE TABLE event_segments (
 	tenant_id TEXT    NOT NULL,
 	agent_id  TEXT    NOT NULL,
 	day       INTEGER NOT NULL,
+	part      INTEGER NOT NULL,
 	first_ts  INTEGER NOT NULL,
 	last_ts   INTEGER NOT NULL,
 	count     INTEGER NOT NULL,
 	codec     TEXT    NOT NULL,
 	body      BLOB    NOT NULL,
-	PRIMARY KEY (tenant_id, agent_id, day)
+	PRIMARY KEY (tenant_id, agent_id, day, part)
 ) WITHOUT ROWID;
+CREATE INDEX event_segments_last ON event_segments (tenant_id, agent_id, last_ts);
 
 CREATE TABLE cold_events (
 	id        TEXT    PRIMARY KEY,
@@ -42,7 +47,8 @@ CREATE TABLE cold_events (
 
 -- Append-only, enforced by the schema: no event is changed, and one leaves
 -- the hot table only once its cold copy is recorded; cold events and
--- segments are never deleted, and a segment only grows.
+-- segments are never deleted, and a part only grows (every part of a day
+-- but the last is full, so merging a late event in never shrinks one).
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN
 	SELECT RAISE(ABORT, 'events are append-only');
 END;
