@@ -119,9 +119,12 @@ func TestAppendEventValidation(t *testing.T) {
 	if got, err := svc.GetEvent(ctx, alice, "e1"); err != nil || got.Type != "AgentStarted" {
 		t.Fatalf("get: %+v %v", got, err)
 	}
-	// Scopes are isolated.
+	// Scopes are isolated: ids are unique within one.
 	if _, err := svc.GetEvent(ctx, bob, "e1"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("bob sees alice's event: %v", err)
+	}
+	if _, err := svc.AppendEvent(ctx, bob, mnemo.Event{ID: "e1", Type: "AgentStopped"}); err != nil {
+		t.Fatalf("bob's own e1: %v", err)
 	}
 }
 

@@ -580,15 +580,15 @@ func (db *DB) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (mnemo
 		return mnemo.Event{}, err
 	}
 	e, err := scanEvent(db.reader.QueryRowContext(ctx, `SELECT `+eventCols+` FROM events
-		WHERE id = ? AND tenant_id = ? AND agent_id = ?`, id, scope.TenantID, scope.AgentID), scope)
+		WHERE tenant_id = ? AND agent_id = ? AND id = ?`, scope.TenantID, scope.AgentID, id), scope)
 	if err == nil {
 		return e, nil
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return mnemo.Event{}, fmt.Errorf("sqlite: get event: %w", err)
 	}
 	var day int64
-	err = db.reader.QueryRowContext(ctx, `SELECT day FROM cold_events WHERE id = ? AND tenant_id = ? AND agent_id = ?`,
-		id, scope.TenantID, scope.AgentID).Scan(&day)
+	err = db.reader.QueryRowContext(ctx, `SELECT day FROM cold_events WHERE tenant_id = ? AND agent_id = ? AND id = ?`,
+		scope.TenantID, scope.AgentID, id).Scan(&day)
 	if errors.Is(err, sql.ErrNoRows) {
 		return mnemo.Event{}, mnemo.Errorf(mnemo.ENOTFOUND, "no event %s", id)
 	} else if err != nil {
@@ -734,8 +734,8 @@ func (db *DB) archiveDay(ctx context.Context, scope mnemo.Scope, day int64, befo
 		part++
 	}
 	for _, e := range fresh {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO cold_events (id, tenant_id, agent_id, day) VALUES (?, ?, ?, ?)`,
-			e.ID, scope.TenantID, scope.AgentID, day); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO cold_events (tenant_id, agent_id, id, day) VALUES (?, ?, ?, ?)`,
+			scope.TenantID, scope.AgentID, e.ID, day); err != nil {
 			return 0, fmt.Errorf("sqlite: archive events: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq = ?`, e.Seq); err != nil {

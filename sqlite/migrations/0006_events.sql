@@ -3,7 +3,7 @@
 -- segments (cold). L2: relations between events and memories.
 CREATE TABLE events (
 	seq       INTEGER PRIMARY KEY AUTOINCREMENT,
-	id        TEXT    NOT NULL UNIQUE,
+	id        TEXT    NOT NULL,
 	tenant_id TEXT    NOT NULL,
 	agent_id  TEXT    NOT NULL,
 	ts        INTEGER NOT NULL,
@@ -12,8 +12,10 @@ CREATE TABLE events (
 	data      TEXT,
 	metadata  TEXT
 );
--- Queries walk a scope in (ts, seq) order; the rules look up the previous
+-- Ids are unique within a scope (another tenant's ids are none of a
+-- caller's business). Queries walk a scope in (ts, seq) order; the rules look up the previous
 -- event of a source, of any type or of one.
+CREATE UNIQUE INDEX events_id ON events (tenant_id, agent_id, id);
 CREATE INDEX events_time ON events (tenant_id, agent_id, ts, seq);
 CREATE INDEX events_source ON events (tenant_id, agent_id, source, ts, seq);
 CREATE INDEX events_source_type ON events (tenant_id, agent_id, source, type, ts, seq);
@@ -39,10 +41,11 @@ CREATE TABLE event_segments (
 CREATE INDEX event_segments_last ON event_segments (tenant_id, agent_id, last_ts);
 
 CREATE TABLE cold_events (
-	id        TEXT    PRIMARY KEY,
 	tenant_id TEXT    NOT NULL,
 	agent_id  TEXT    NOT NULL,
-	day       INTEGER NOT NULL
+	id        TEXT    NOT NULL,
+	day       INTEGER NOT NULL,
+	PRIMARY KEY (tenant_id, agent_id, id)
 ) WITHOUT ROWID;
 
 -- Append-only, enforced by the schema: no event is changed, and one leaves
@@ -53,11 +56,11 @@ CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN
 	SELECT RAISE(ABORT, 'events are append-only');
 END;
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-WHEN NOT EXISTS (SELECT 1 FROM cold_events WHERE id = OLD.id) BEGIN
+WHEN NOT EXISTS (SELECT 1 FROM cold_events WHERE tenant_id = OLD.tenant_id AND agent_id = OLD.agent_id AND id = OLD.id) BEGIN
 	SELECT RAISE(ABORT, 'events are append-only: only archival moves them, to cold segments');
 END;
 CREATE TRIGGER events_cold_id BEFORE INSERT ON events
-WHEN EXISTS (SELECT 1 FROM cold_events WHERE id = NEW.id) BEGIN
+WHEN EXISTS (SELECT 1 FROM cold_events WHERE tenant_id = NEW.tenant_id AND agent_id = NEW.agent_id AND id = NEW.id) BEGIN
 	SELECT RAISE(ABORT, 'event id is already taken');
 END;
 CREATE TRIGGER cold_events_no_delete BEFORE DELETE ON cold_events BEGIN
