@@ -236,7 +236,7 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&limit=0", nil, 400, mnemo.EINVALID},
 		{"POST /v1/ingest", "POST", "/v1/ingest", `{"agent_id":"a","text":""}`, 400, mnemo.EINVALID},
 		{"POST /v1/events", "POST", "/v1/events", `{"agent_id":"a","type":""}`, 400, mnemo.EINVALID},
-		{"POST /v1/events", "POST", "/v1/events", `{"agent_id":"a","type":"x","data":"`+strings.Repeat("x", 2048)+`"}`, 413, mnemo.ETOOLARGE},
+		{"POST /v1/events", "POST", "/v1/events", `{"agent_id":"a","type":"x","data":"` + strings.Repeat("x", 2048) + `"}`, 413, mnemo.ETOOLARGE},
 		{"POST /v1/events", "POST", "/v1/events", `{"agent_id":"a","type":"x","tenant_id":"other"}`, 400, mnemo.EINVALID},
 		{"POST /v1/events/batch", "POST", "/v1/events/batch", `{"agent_id":"a","events":[{"type":"x"},{"type":"x","metadata":[1]}]}`, 400, mnemo.EINVALID},
 		{"GET /v1/events", "GET", "/v1/events?agent_id=a&from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z", nil, 400, mnemo.EINVALID},
