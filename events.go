@@ -392,13 +392,20 @@ func (s *Service) GetEvent(ctx context.Context, scope Scope, id string) (Event, 
 	return es.GetEvent(ctx, scope, id)
 }
 
-// ArchiveEvents moves events older than the configured ColdAfter (of every
-// scope) to compressed cold segments, which queries, replay and export
-// still read. It deletes nothing.
-func (s *Service) ArchiveEvents(ctx context.Context) (int, error) {
+// ArchiveEvents moves the events (of every scope) older than olderThan, 0
+// meaning the configured ColdAfter, to compressed cold segments, which
+// queries, replay and export still read. It deletes nothing and returns
+// how many events it moved.
+func (s *Service) ArchiveEvents(ctx context.Context, olderThan time.Duration) (int, error) {
 	es, err := s.eventStore()
 	if err != nil {
 		return 0, err
 	}
-	return es.ArchiveEvents(ctx, s.now().Add(-s.events.ColdAfter))
+	if olderThan < 0 {
+		return 0, Errorf(EINVALID, "the age of events to archive must not be negative")
+	}
+	if olderThan == 0 {
+		olderThan = s.events.ColdAfter
+	}
+	return es.ArchiveEvents(ctx, s.now().Add(-olderThan))
 }

@@ -81,7 +81,7 @@ func BenchmarkQueryEvents10k(b *testing.B) {
 				}
 			}
 			if cold {
-				if n, err := svc.ArchiveEvents(b.Context()); err != nil || n != 50_000 {
+				if n, err := svc.ArchiveEvents(b.Context(), 0); err != nil || n != 50_000 {
 					b.Fatal(n, err)
 				}
 			}

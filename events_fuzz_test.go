@@ -58,7 +58,7 @@ func FuzzAppendEvent(f *testing.F) {
 			}
 			same(got, "hot")
 			c.Advance(2 * time.Hour) // past ColdAfter even for an event stamped now
-			if _, err := svc.ArchiveEvents(ctx); err != nil {
+			if _, err := svc.ArchiveEvents(ctx, 0); err != nil {
 				t.Fatalf("archive after %q: %v", in, err)
 			}
 			if got, err = svc.GetEvent(ctx, alice, stored.ID); err != nil {

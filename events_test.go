@@ -210,7 +210,7 @@ func TestEventsColdSegments(t *testing.T) {
 		t.Fatalf("%d events before archival, want %d", len(before), len(in))
 	}
 
-	n, err := svc.ArchiveEvents(ctx)
+	n, err := svc.ArchiveEvents(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestEventsColdSegments(t *testing.T) {
 	if n != 221 {
 		t.Fatalf("archived %d, want 221", n)
 	}
-	if again, err := svc.ArchiveEvents(ctx); err != nil || again != 0 {
+	if again, err := svc.ArchiveEvents(ctx, 0); err != nil || again != 0 {
 		t.Fatalf("second archival moved %d, %v", again, err)
 	}
 	// The lifecycle of memories never touches events.
@@ -261,7 +261,7 @@ func TestEventsColdSegments(t *testing.T) {
 	if _, err := svc.AppendEvent(ctx, alice, mnemo.Event{ID: in[0].ID, Type: "dup"}); mnemo.ErrorCode(err) != mnemo.ECONFLICT {
 		t.Fatalf("a cold event's id reused: %v", err)
 	}
-	if n, err := svc.ArchiveEvents(ctx); err != nil || n != 1 {
+	if n, err := svc.ArchiveEvents(ctx, 0); err != nil || n != 1 {
 		t.Fatalf("archiving the late event: %d %v", n, err)
 	}
 	got := allEvents(t, svc, alice, mnemo.EventQuery{Limit: 50})
@@ -669,5 +669,37 @@ func TestConcurrentEventWriters(t *testing.T) {
 				t.Fatalf("%s: event %d preceded by %q, want %s", scope.AgentID, i, got, es[i-1].ID)
 			}
 		}
+	}
+}
+
+// TestLinkFirst links two memories as the first thing a fresh store does:
+// the relation statement is prepared outside the write transaction.
+func TestLinkFirst(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	a, err := svc.Remember(ctx, alice, draft("the quarterly report is due on friday"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Remember(ctx, alice, draft("the finance team reviews every report"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Link(ctx, alice, mnemo.Relation{Source: a.ID, Target: b.ID, Type: "about"})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Link never returned: the writer deadlocked")
+	}
+	if rels, err := svc.Neighbours(ctx, alice, b.ID, mnemo.GraphQuery{}); err != nil || len(rels) != 1 || rels[0].Type != "about" {
+		t.Fatalf("%+v %v", rels, err)
 	}
 }

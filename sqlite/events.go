@@ -233,15 +233,17 @@ func (db *DB) AddRelations(ctx context.Context, scope mnemo.Scope, rels []mnemo.
 	if err := checkScope(scope); err != nil {
 		return err
 	}
+	// Prepared before the transaction: the writer has one connection,
+	// which the transaction holds.
+	st, err := db.appendStmts(ctx)
+	if err != nil {
+		return err
+	}
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: add relations: %w", err)
 	}
 	defer tx.Rollback()
-	st, err := db.appendStmts(ctx)
-	if err != nil {
-		return err
-	}
 	if err := addRelations(ctx, tx.StmtContext(ctx, st.relation), scope, rels); err != nil {
 		return err
 	}
