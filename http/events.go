@@ -296,8 +296,10 @@ func (s *Server) handleStreamEvents(w http.ResponseWriter, r *http.Request) {
 		return rc.Flush()
 	}
 	ctx, cancel := context.WithCancel(r.Context())
+	var ticking sync.WaitGroup
+	defer ticking.Wait() // no write after the handler returns
 	defer cancel()
-	go func() {
+	ticking.Go(func() {
 		t := time.NewTicker(sseKeepAlive)
 		defer t.Stop()
 		for {
@@ -311,7 +313,7 @@ func (s *Server) handleStreamEvents(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-	}()
+	})
 	sink := mnemo.EventSinkFunc(func(_ context.Context, e mnemo.Event) error {
 		b, err := json.Marshal(e)
 		if err != nil {
