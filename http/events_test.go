@@ -67,7 +67,7 @@ func appendEvents(t *testing.T, url string, n int, gap time.Duration) []mnemo.Ev
 // resumes after an event. The server's request timeout does not cut a
 // stream that waits between events.
 func TestEventStream(t *testing.T) {
-	ts := start(t, mhttp.Options{Timeout: 20 * time.Millisecond}, nil)
+	ts := start(t, mhttp.Options{Timeout: 500 * time.Millisecond}, nil)
 	in := appendEvents(t, ts.URL, 4, time.Second)
 
 	get := func(query, lastID string) []sseMessage {
@@ -85,8 +85,8 @@ func TestEventStream(t *testing.T) {
 		}
 		return readSSE(t, resp.Body)
 	}
-	// Ten times faster: 100 ms between events, longer than the timeout.
-	msgs := get("&speed=10", "")
+	// 1.5 times faster: 667 ms between events, longer than the timeout.
+	msgs := get("&speed=1.5", "")
 	if len(msgs) != 5 || msgs[4].event != "end" || msgs[4].data != `{"published":4,"next":"`+msgs[3].id+`"}` {
 		t.Fatalf("stream: %+v", msgs)
 	}
