@@ -45,20 +45,12 @@ type rowScanner interface{ Scan(dest ...any) error }
 
 func scanEvent(r rowScanner, scope mnemo.Scope) (mnemo.Event, error) {
 	e := mnemo.Event{Scope: scope}
-	var (
-		ts             int64
-		data, metadata sql.NullString
-	)
-	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, &data, &metadata); err != nil {
+	var ts int64
+	// Into *[]byte: NULL leaves it nil, and the text is copied once.
+	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, (*[]byte)(&e.Data), (*[]byte)(&e.Metadata)); err != nil {
 		return e, err
 	}
 	e.TS = fromNanos(ts)
-	if data.Valid {
-		e.Data = json.RawMessage(data.String)
-	}
-	if metadata.Valid {
-		e.Metadata = json.RawMessage(metadata.String)
-	}
 	return e, nil
 }
 
