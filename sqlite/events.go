@@ -66,11 +66,9 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	for _, e := range events {
-		if e.ID == "" || e.Type == "" || e.TS.IsZero() {
-			return nil, mnemo.Errorf(mnemo.EINVALID, "an event needs an id, a type and a time")
-		}
-		if err := checkTime(e.TS); err != nil {
+	events = slices.Clone(events)
+	for i := range events {
+		if err := checkStoredEvent(&events[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -116,6 +114,36 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 		return nil, fmt.Errorf("sqlite: append events: %w", err)
 	}
 	return out, nil
+}
+
+// checkStoredEvent checks what the store relies on, whoever the caller:
+// an id, a type and a time; no tab or line break in id, type and source;
+// data and metadata valid JSON, compacted when they hold a tab or a line
+// break (cold segments are tab-separated lines).
+func checkStoredEvent(e *mnemo.Event) error {
+	if e.ID == "" || e.Type == "" || e.TS.IsZero() {
+		return mnemo.Errorf(mnemo.EINVALID, "an event needs an id, a type and a time")
+	}
+	if err := checkTime(e.TS); err != nil {
+		return err
+	}
+	if strings.ContainsAny(e.ID, "\t\n\r") || strings.ContainsAny(e.Type, "\t\n\r") || strings.ContainsAny(e.Source, "\t\n\r") {
+		return mnemo.Errorf(mnemo.EINVALID, "event %q: id, type and source must not hold tabs or line breaks", e.ID)
+	}
+	for _, raw := range []*json.RawMessage{&e.Data, &e.Metadata} {
+		if len(*raw) == 0 {
+			continue
+		}
+		if !json.Valid(*raw) {
+			return mnemo.Errorf(mnemo.EINVALID, "event %q: data and metadata must be valid JSON", e.ID)
+		}
+		if bytes.ContainsAny(*raw, "\t\n\r") {
+			var buf bytes.Buffer
+			json.Compact(&buf, *raw) // valid: cannot fail
+			*raw = buf.Bytes()
+		}
+	}
+	return nil
 }
 
 // isConstraint reports a UNIQUE, CHECK or trigger failure.
