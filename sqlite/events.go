@@ -434,14 +434,19 @@ func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQ
 	defer tx.Rollback()
 
 	w := eventWhere(scope, q, cur)
-	rows, err := tx.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE `+w.String()+
+	rows, err := tx.QueryContext(ctx, `SELECT `+eventLine+` FROM events WHERE `+w.String()+
 		` ORDER BY ts, seq LIMIT ?`, append(w.args, q.Limit+1)...)
 	if err != nil {
 		return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
 	}
 	hot := make([]mnemo.Event, 0, min(q.Limit+1, 1024))
+	var line sql.RawBytes
 	for rows.Next() {
-		e, err := scanEvent(rows, scope)
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
+		}
+		e, err := parseLine(line, scope)
 		if err != nil {
 			rows.Close()
 			return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
@@ -541,28 +546,10 @@ func decodeSegment(codec string, body []byte, scope mnemo.Scope, fn func(mnemo.E
 	defer zr.Close()
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(make([]byte, 0, 64<<10), 4*mnemo.MaxEventData)
-	var f [7][]byte
 	for sc.Scan() {
-		line := sc.Bytes()
-		for i := range 6 {
-			j := bytes.IndexByte(line, '\t')
-			if j < 0 {
-				return fmt.Errorf("sqlite: cold segment: a line has %d fields, want 7", i+1)
-			}
-			f[i], line = line[:j], line[j+1:]
-		}
-		f[6] = line
-		seq, err1 := strconv.ParseInt(string(f[0]), 10, 64)
-		ts, err2 := strconv.ParseInt(string(f[2]), 10, 64)
-		if err1 != nil || err2 != nil {
-			return fmt.Errorf("sqlite: cold segment: bad seq or ts")
-		}
-		e := mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: fromNanos(ts), Type: string(f[3]), Source: string(f[4])}
-		if len(f[5]) > 0 {
-			e.Data = bytes.Clone(f[5])
-		}
-		if len(f[6]) > 0 {
-			e.Metadata = bytes.Clone(f[6])
+		e, err := parseLine(sc.Bytes(), scope)
+		if err != nil {
+			return fmt.Errorf("sqlite: cold segment: %w", err)
 		}
 		if !fn(e) {
 			return nil
@@ -573,6 +560,40 @@ func decodeSegment(codec string, body []byte, scope mnemo.Scope, fn func(mnemo.E
 	}
 	return nil
 }
+
+// parseLine reads an event from a line of tab-separated fields: seq, id,
+// ts, type, source, data, metadata. It copies what it keeps.
+func parseLine(line []byte, scope mnemo.Scope) (mnemo.Event, error) {
+	var f [7][]byte
+	for i := range 6 {
+		j := bytes.IndexByte(line, '\t')
+		if j < 0 {
+			return mnemo.Event{}, fmt.Errorf("a line has %d fields, want 7", i+1)
+		}
+		f[i], line = line[:j], line[j+1:]
+	}
+	f[6] = line
+	seq, err1 := strconv.ParseInt(string(f[0]), 10, 64)
+	ts, err2 := strconv.ParseInt(string(f[2]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return mnemo.Event{}, fmt.Errorf("bad seq or ts")
+	}
+	e := mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: fromNanos(ts), Type: string(f[3]), Source: string(f[4])}
+	if len(f[5]) > 0 {
+		e.Data = bytes.Clone(f[5])
+	}
+	if len(f[6]) > 0 {
+		e.Metadata = bytes.Clone(f[6])
+	}
+	return e, nil
+}
+
+// eventLine is an event as one line of parseLine's fields, made by SQLite:
+// one column to fetch instead of seven, into a reused buffer, which cut the
+// allocations of reading 10k events from 141k to 61k
+// (BenchmarkQueryEvents10k).
+const eventLine = `seq || char(9) || id || char(9) || ts || char(9) || type || char(9) || source || char(9) ||
+	coalesce(data, '') || char(9) || coalesce(metadata, '')`
 
 // encodeSegment compresses events, in order, as a segment part.
 func encodeSegment(events []mnemo.Event) ([]byte, error) {
