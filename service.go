@@ -63,6 +63,9 @@ type Options struct {
 	// Extractor, when set, finds memories in the messages of AddMessages
 	// (an LLM: seed 001's should_store). Nil: off.
 	Extractor MemoryExtractor
+	// Events configures the event layers (seed 002): strict types, cold
+	// segments, relation rules.
+	Events EventOptions
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -85,6 +88,7 @@ type Service struct {
 	life      LifecycleOptions
 	guardOpts GuardOptions
 	extractor MemoryExtractor
+	events    EventOptions
 	degraded  sync.Map // scope and reason -> when last written to the ledger
 	fallback  Embedder // while the embedder fails; nil: lexical alone
 	noVectors bool     // an embedder is configured, but the store keeps no vectors
@@ -132,6 +136,7 @@ func New(store Store, opts Options) *Service {
 	s.life = opts.Lifecycle.withDefaults()
 	s.guardOpts = opts.Guard.withDefaults()
 	s.extractor = opts.Extractor
+	s.events = opts.Events.withDefaults()
 	s.tok = s.ctx.Tokenizer
 	if s.tok == nil {
 		s.tok, _ = tokens.New(tokens.CL100K)

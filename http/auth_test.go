@@ -173,6 +173,17 @@ func TestScopes(t *testing.T) {
 		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a", "ledger_seq": 1}, mhttp.ScopeAdmin},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a", nil, mhttp.ScopeRead},
 		{"POST /v1/ingest", "POST", "/v1/ingest", map[string]any{"agent_id": "a", "text": "- a note worth keeping", "dry_run": true}, mhttp.ScopeWrite},
+		{"POST /v1/events", "POST", "/v1/events", map[string]any{"agent_id": "a", "type": "x"}, mhttp.ScopeWrite},
+		{"POST /v1/events/batch", "POST", "/v1/events/batch", map[string]any{"agent_id": "a", "events": []any{map[string]any{"type": "x"}}}, mhttp.ScopeWrite},
+		{"GET /v1/events", "GET", "/v1/events?agent_id=a", nil, mhttp.ScopeRead},
+		{"GET /v1/events/{id}", "GET", "/v1/events/e?agent_id=a", nil, mhttp.ScopeRead},
+		{"GET /v1/events/stream", "GET", "/v1/events/stream?agent_id=a", nil, mhttp.ScopeRead},
+		{"POST /v1/events/replay", "POST", "/v1/events/replay", map[string]any{"agent_id": "a", "to": "2000-01-01T00:00:00Z", "webhook_url": "http://127.0.0.1:1/hook"}, mhttp.ScopeAdmin},
+		{"GET /v1/events/export", "GET", "/v1/events/export?agent_id=a", nil, mhttp.ScopeRead},
+		{"GET /v1/events/graph/neighbours", "GET", "/v1/events/graph/neighbours?agent_id=a&node=x", nil, mhttp.ScopeRead},
+		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a&node=x", nil, mhttp.ScopeRead},
+		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a&from=x&to=y", nil, mhttp.ScopeRead},
+		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "a", "source": "x", "target": "y"}, mhttp.ScopeWrite},
 	}
 	covered := map[string]bool{}
 	scopes := ts.Srv.RouteScopes()
@@ -238,6 +249,11 @@ func TestTenantIsolation(t *testing.T) {
 	if st, raw := callAs(t, b, "POST", url("/v1/sessions/sB/turns"), map[string]any{"agent_id": "shared", "text": "my pythons are quiet"}, nil); st != 200 {
 		t.Fatalf("B turn: %d %s", st, raw)
 	}
+	if st, raw := callAs(t, b, "POST", url("/v1/events/batch"), map[string]any{"agent_id": "shared", "events": []any{
+		map[string]any{"id": "bev1", "type": "AgentStarted", "source": "b"},
+		map[string]any{"id": "bev2", "type": "AgentStopped", "source": "b"}}}, nil); st != 201 {
+		t.Fatalf("B events: %d %s", st, raw)
+	}
 	bState := func() string {
 		var r mnemo.Run
 		var wm mnemo.WorkingMemory
@@ -264,6 +280,11 @@ func TestTenantIsolation(t *testing.T) {
 			if st != want {
 				t.Fatalf("status %d, want %d: %s", st, want, raw)
 			}
+		}
+	}
+	noEventsOfB := func(t *testing.T, st int, raw []byte) {
+		if st != 200 || strings.Contains(string(raw), "bev") {
+			t.Fatalf("%d %s, want nothing of B's", st, raw)
 		}
 	}
 	notFound := func(t *testing.T, st int, raw []byte) {
@@ -387,6 +408,27 @@ func TestTenantIsolation(t *testing.T) {
 				t.Fatalf("%d %s, want nothing of B's seen", st, raw)
 			}
 		}},
+		// B's events and relations.
+		{"GET /v1/events", "GET", "/v1/events?agent_id=shared", nil, noEventsOfB},
+		{"GET /v1/events/{id}", "GET", "/v1/events/bev1?agent_id=shared", nil, notFound},
+		{"GET /v1/events/stream", "GET", "/v1/events/stream?agent_id=shared", nil, noEventsOfB},
+		{"POST /v1/events/replay", "POST", "/v1/events/replay", map[string]any{"agent_id": "shared", "webhook_url": "http://127.0.0.1:1/hook"}, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || !strings.Contains(string(raw), `"published":0`) {
+				t.Fatalf("%d %s, want nothing replayed", st, raw)
+			}
+		}},
+		{"GET /v1/events/export", "GET", "/v1/events/export?agent_id=shared", nil, noEventsOfB},
+		{"GET /v1/events/graph/neighbours", "GET", "/v1/events/graph/neighbours?agent_id=shared&node=bev2", nil, noEventsOfB},
+		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=shared&node=bev1&depth=3", nil, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || strings.Contains(string(raw), "bev2") {
+				t.Fatalf("%d %s, want no edge of B's", st, raw)
+			}
+		}},
+		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=shared&from=bev1&to=bev2", nil, notFound},
+		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "shared", "source": "bev1", "target": "bev2"}, notFound},
+		// A's own events under B's ids are A's.
+		{"POST /v1/events", "POST", "/v1/events", map[string]any{"agent_id": "shared", "id": "bev1", "type": "mine"}, status(201)},
+		{"POST /v1/events/batch", "POST", "/v1/events/batch", map[string]any{"agent_id": "shared", "events": []any{map[string]any{"id": "bev2", "type": "mine"}}}, status(201)},
 		// A's own run and session under the same ids are A's.
 		{"POST /v1/runs", "POST", "/v1/runs", map[string]any{"agent_id": "shared", "run_id": "rB", "trigger": map[string]any{"type": "cron"}}, status(201)},
 		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/sB/turns", map[string]any{"agent_id": "shared", "text": "hello"}, func(t *testing.T, st int, raw []byte) {
@@ -425,6 +467,10 @@ func TestTenantIsolation(t *testing.T) {
 	after, afterHist := snapshot()
 	if !reflect.DeepEqual(after, before) || !reflect.DeepEqual(afterHist, beforeHist) {
 		t.Fatalf("B's data changed: %+v -> %+v, %d -> %d revisions", before, after, beforeHist.Total, afterHist.Total)
+	}
+	var bev mnemo.Event
+	if st, _ := callAs(t, b, "GET", url("/v1/events/bev1?agent_id=shared"), nil, &bev); st != 200 || bev.Type != "AgentStarted" || bev.TenantID != "tenant-b" {
+		t.Fatalf("B's event: %d %+v", st, bev)
 	}
 	var imported mnemo.Memory
 	if st, _ := callAs(t, a, "GET", url("/v1/keys?agent_id=shared&key=/imported"), nil, &imported); st != 200 || imported.TenantID != "tenant-a" {
@@ -501,6 +547,17 @@ func TestAgentRestriction(t *testing.T) {
 		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a2", "ledger_seq": 1}},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a2", nil},
 		{"POST /v1/ingest", "POST", "/v1/ingest", map[string]any{"agent_id": "a2", "text": "- a note"}},
+		{"POST /v1/events", "POST", "/v1/events", map[string]any{"agent_id": "a2", "type": "x"}},
+		{"POST /v1/events/batch", "POST", "/v1/events/batch", map[string]any{"agent_id": "a2", "events": []any{map[string]any{"type": "x"}}}},
+		{"GET /v1/events", "GET", "/v1/events?agent_id=a2", nil},
+		{"GET /v1/events/{id}", "GET", "/v1/events/e?agent_id=a2", nil},
+		{"GET /v1/events/stream", "GET", "/v1/events/stream?agent_id=a2", nil},
+		{"POST /v1/events/replay", "POST", "/v1/events/replay", map[string]any{"agent_id": "a2", "webhook_url": "http://127.0.0.1:1/hook"}},
+		{"GET /v1/events/export", "GET", "/v1/events/export?agent_id=a2", nil},
+		{"GET /v1/events/graph/neighbours", "GET", "/v1/events/graph/neighbours?agent_id=a2&node=x", nil},
+		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a2&node=x", nil},
+		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a2&from=x&to=y", nil},
+		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "a2", "source": "x", "target": "y"}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

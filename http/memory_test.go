@@ -235,6 +235,20 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&since=yesterday", nil, 400, mnemo.EINVALID},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&limit=0", nil, 400, mnemo.EINVALID},
 		{"POST /v1/ingest", "POST", "/v1/ingest", `{"agent_id":"a","text":""}`, 400, mnemo.EINVALID},
+		{"POST /v1/events", "POST", "/v1/events", `{"agent_id":"a","type":""}`, 400, mnemo.EINVALID},
+		{"POST /v1/events", "POST", "/v1/events", `{"agent_id":"a","type":"x","data":"` + strings.Repeat("x", 2048) + `"}`, 413, mnemo.ETOOLARGE},
+		{"POST /v1/events", "POST", "/v1/events", `{"agent_id":"a","type":"x","tenant_id":"other"}`, 400, mnemo.EINVALID},
+		{"POST /v1/events/batch", "POST", "/v1/events/batch", `{"agent_id":"a","events":[{"type":"x"},{"type":"x","metadata":[1]}]}`, 400, mnemo.EINVALID},
+		{"GET /v1/events", "GET", "/v1/events?agent_id=a&from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z", nil, 400, mnemo.EINVALID},
+		{"GET /v1/events", "GET", "/v1/events?agent_id=a&cursor=nope", nil, 400, mnemo.EINVALID},
+		{"GET /v1/events/{id}", "GET", "/v1/events/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
+		{"GET /v1/events/stream", "GET", "/v1/events/stream?agent_id=a&speed=-1", nil, 400, mnemo.EINVALID},
+		{"POST /v1/events/replay", "POST", "/v1/events/replay", `{"agent_id":"a","webhook_url":"ftp://x/y"}`, 400, mnemo.EINVALID},
+		{"GET /v1/events/export", "GET", "/v1/events/export?agent_id=a&format=xml", nil, 400, mnemo.EINVALID},
+		{"GET /v1/events/graph/neighbours", "GET", "/v1/events/graph/neighbours?agent_id=a", nil, 400, mnemo.EINVALID},
+		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a&node=x&depth=99", nil, 400, mnemo.EINVALID},
+		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a&from=x", nil, 400, mnemo.EINVALID},
+		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", `{"agent_id":"a","source":"x","target":"x"}`, 400, mnemo.EINVALID},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -142,6 +142,8 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "key": "/k", "content": "Prefers Python", "data": map[string]any{"v": 1}, "tags": []string{"lang"}}, &m)
 	var gone mnemo.Memory
 	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "content": "to forget"}, &gone)
+	var ev mnemo.Event
+	call(t, "POST", ts.URL+"/v1/events", map[string]any{"agent_id": "a", "type": "AgentStarted", "source": "s", "data": map[string]any{"k": 1}}, &ev)
 	var pruned mnemo.ArchiveResult
 	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "content": "a passing thought", "tags": []string{"tmp"}}, nil)
 	call(t, "POST", ts.URL+"/v1/prune", map[string]any{"agent_id": "a", "tags": []string{"tmp"}}, &pruned)
@@ -191,6 +193,17 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 		{"POST /v1/prune", "POST", "/v1/prune", map[string]any{"agent_id": "a", "tags": []string{"lang"}}, 200},
 		{"GET /v1/ledger", "GET", "/v1/ledger?agent_id=a&action=prune", nil, 200},
 		{"POST /v1/ingest", "POST", "/v1/ingest", map[string]any{"agent_id": "a", "text": "## Decisions\n- Use Go for the server", "source": "notes.md"}, 200},
+		{"POST /v1/events", "POST", "/v1/events", map[string]any{"agent_id": "a", "type": "ToolCalled", "source": "s", "ts": "2030-01-01T00:00:00Z", "metadata": map[string]any{"parent_id": ev.ID}}, 201},
+		{"POST /v1/events/batch", "POST", "/v1/events/batch", map[string]any{"agent_id": "a", "events": []any{map[string]any{"id": "stop", "type": "AgentStopped", "source": "s", "ts": "2030-01-02T00:00:00Z"}}}, 201},
+		{"GET /v1/events", "GET", "/v1/events?agent_id=a&limit=1&types=AgentStarted,AgentStopped", nil, 200},
+		{"GET /v1/events/{id}", "GET", "/v1/events/" + ev.ID + "?agent_id=a", nil, 200},
+		{"GET /v1/events/stream", "GET", "/v1/events/stream?agent_id=a&speed=0", nil, 200},
+		{"POST /v1/events/replay", "POST", "/v1/events/replay", map[string]any{"agent_id": "a", "to": "2000-01-01T00:00:00Z", "speed": 10, "webhook_url": "http://127.0.0.1:1/hook"}, 200},
+		{"GET /v1/events/export", "GET", "/v1/events/export?agent_id=a", nil, 200},
+		{"GET /v1/events/graph/neighbours", "GET", "/v1/events/graph/neighbours?agent_id=a&node=" + ev.ID, nil, 200},
+		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a&depth=2&direction=out&node=" + ev.ID, nil, 200},
+		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a&to=stop&from=" + ev.ID, nil, 200},
+		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "a", "source": m.ID, "target": ev.ID, "type": "about", "confidence": 0.7}, 201},
 		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "a", "ledger_seq": pruned.LedgerSeq}, 200},
 		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "a"}, 200},
 		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + gone.ID + "?agent_id=a", nil, 200},

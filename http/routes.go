@@ -29,7 +29,9 @@ type route struct {
 	resp      any // the success body's type, as a zero value
 	// contentType is the success body's media type; "" means JSON.
 	contentType string
-	handler     http.HandlerFunc
+	// stream marks a route that streams its answer: no request timeout.
+	stream  bool
+	handler http.HandlerFunc
 }
 
 // pattern is the route's ServeMux pattern.
@@ -159,6 +161,7 @@ func (s *Server) routeTable() []route {
 	}
 	rts = append(rts, s.contextRoutes()...)
 	rts = append(rts, s.lifecycleRoutes()...)
+	rts = append(rts, s.eventRoutes()...)
 	if s.registry != nil {
 		rts = append(rts, route{method: "GET", path: "/metrics", summary: "Prometheus metrics",
 			scopes: []string{ScopeAdmin}, status: 200, resp: "", contentType: "text/plain; version=0.0.4",
@@ -183,7 +186,10 @@ func (s *Server) register(rt route) {
 	for i, p := range rt.params {
 		allowed[i] = p.name
 	}
-	h := s.withTimeout(rt.handler)
+	var h http.Handler = rt.handler
+	if !rt.stream {
+		h = s.withTimeout(rt.handler)
+	}
 	s.mux.HandleFunc(rt.pattern(), func(w http.ResponseWriter, r *http.Request) {
 		if err := authorize(w, r, rt.scope(r)); err != nil {
 			s.writeError(w, r, err)

@@ -71,6 +71,12 @@ type DB struct {
 
 	// vectors are the ANN indexes of the scopes, loaded on first search.
 	vectors *annIndexes
+
+	// eventStmts are the statements of an event append (events.go).
+	eventMu    sync.Mutex
+	eventStmts *appendStatements
+	// segmentReaders hold *segmentReader, for reading cold events.
+	segmentReaders sync.Pool
 }
 
 var _ mnemo.Store = (*DB)(nil)
@@ -174,6 +180,7 @@ func (db *DB) Close() error {
 		db.logger.Warn("saving vector indexes failed; they will be caught up on open", "err", err)
 		err = nil // the database holds every vector: nothing is lost
 	}
+	db.eventStmts.close()
 	if db.reader != nil {
 		err = db.reader.Close()
 	}

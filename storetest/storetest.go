@@ -62,6 +62,9 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"VectorSearch", testVectorSearch},
 		{"State", testState},
 		{"CountTypes", testCountTypes},
+		{"Events", testEvents},
+		{"EventRelations", testEventRelations},
+		{"EventsCold", testEventsCold},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

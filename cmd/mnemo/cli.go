@@ -165,6 +165,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.restoreCommand(),
 		a.ledgerCommand(),
 		a.ingestCommand(),
+		a.eventsCommand(),
 		a.benchCommand(),
 		a.versionCommand(),
 		a.configCommand(),

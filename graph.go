@@ -1,0 +1,258 @@
+package mnemo
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// The graph of L2: events and memories are nodes, relations edges. The
+// queries here walk it through EventStore.Relations, one query per hop.
+
+// MaxGraphDepth bounds traversals and paths.
+const MaxGraphDepth = 6
+
+// maxGraphNodes bounds the nodes one traversal visits.
+const maxGraphNodes = 10000
+
+// GraphQuery selects a walk from a node.
+type GraphQuery struct {
+	Direction string   `json:"direction,omitempty"` // out, in or both (default)
+	Types     []string `json:"types,omitempty"`     // only these relation types
+	Depth     int      `json:"depth,omitempty"`     // hops; 0: 1
+	Limit     int      `json:"limit,omitempty"`     // edges of Neighbours; 0: 100
+}
+
+// Graph is what a traversal reached: each node with its distance in hops,
+// and the edges it crossed.
+type Graph struct {
+	Nodes []GraphNode `json:"nodes"`
+	Edges []Relation  `json:"edges"`
+}
+
+// GraphNode is one node of a Graph.
+type GraphNode struct {
+	ID    string `json:"id"`
+	Depth int    `json:"depth"`
+}
+
+func checkGraphQuery(q GraphQuery) (GraphQuery, error) {
+	switch strings.ToLower(q.Direction) {
+	case "", DirBoth:
+		q.Direction = DirBoth
+	case DirOut, DirIn:
+		q.Direction = strings.ToLower(q.Direction)
+	default:
+		return q, Errorf(EINVALID, "direction must be out, in or both, not %q", q.Direction)
+	}
+	if q.Depth < 0 || q.Depth > MaxGraphDepth {
+		return q, Errorf(EINVALID, "depth must be 1 to %d", MaxGraphDepth)
+	}
+	if q.Depth == 0 {
+		q.Depth = 1
+	}
+	if q.Limit < 0 || q.Limit > MaxListLimit {
+		return q, Errorf(EINVALID, "limit must be 1 to %d", MaxListLimit)
+	}
+	if q.Limit == 0 {
+		q.Limit = 100
+	}
+	return q, nil
+}
+
+// Neighbours returns the edges touching id, filtered by direction and type.
+func (s *Service) Neighbours(ctx context.Context, scope Scope, id string, q GraphQuery) ([]Relation, error) {
+	es, q, err := s.graphCall(scope, id, q)
+	if err != nil {
+		return nil, err
+	}
+	return es.Relations(ctx, scope, RelationQuery{IDs: []string{id}, Direction: q.Direction, Types: q.Types, Limit: q.Limit})
+}
+
+func (s *Service) graphCall(scope Scope, id string, q GraphQuery) (EventStore, GraphQuery, error) {
+	if err := CheckScope(scope); err != nil {
+		return nil, q, err
+	}
+	es, err := s.eventStore()
+	if err != nil {
+		return nil, q, err
+	}
+	if id == "" {
+		return nil, q, Errorf(EINVALID, "a node id is required")
+	}
+	q, err = checkGraphQuery(q)
+	return es, q, err
+}
+
+// far returns the end of r away from node.
+func far(r Relation, node string) string {
+	if r.Source == node {
+		return r.Target
+	}
+	return r.Source
+}
+
+// Traverse walks from id breadth first, up to q.Depth hops along edges of
+// q.Types in q.Direction, and returns every node reached (id at depth 0)
+// and every edge crossed.
+func (s *Service) Traverse(ctx context.Context, scope Scope, id string, q GraphQuery) (Graph, error) {
+	es, q, err := s.graphCall(scope, id, q)
+	if err != nil {
+		return Graph{}, err
+	}
+	g := Graph{Nodes: []GraphNode{{ID: id}}, Edges: []Relation{}}
+	seen := map[string]bool{id: true}
+	type edgeKey struct{ s, t, typ string }
+	crossed := map[edgeKey]bool{}
+	frontier := []string{id}
+	for depth := 1; depth <= q.Depth && len(frontier) > 0; depth++ {
+		rels, err := es.Relations(ctx, scope, RelationQuery{IDs: frontier, Direction: q.Direction, Types: q.Types})
+		if err != nil {
+			return Graph{}, err
+		}
+		var next []string
+		for _, r := range rels {
+			k := edgeKey{r.Source, r.Target, r.Type}
+			if !crossed[k] {
+				crossed[k] = true
+				g.Edges = append(g.Edges, r)
+			}
+			for _, n := range []string{r.Source, r.Target} {
+				if !seen[n] {
+					seen[n] = true
+					g.Nodes = append(g.Nodes, GraphNode{ID: n, Depth: depth})
+					next = append(next, n)
+				}
+			}
+		}
+		if len(seen) > maxGraphNodes {
+			return Graph{}, Errorf(ETOOLARGE, "the traversal reached over %d nodes; lower depth or filter types", maxGraphNodes)
+		}
+		frontier = next
+	}
+	return g, nil
+}
+
+// ShortestPath returns the edges of a shortest path from one node to
+// another (breadth first, at most q.Depth hops; 0: MaxGraphDepth), in walk
+// order, or ENOTFOUND when there is none that short.
+func (s *Service) ShortestPath(ctx context.Context, scope Scope, from, to string, q GraphQuery) ([]Relation, error) {
+	if q.Depth == 0 {
+		q.Depth = MaxGraphDepth
+	}
+	es, q, err := s.graphCall(scope, from, q)
+	if err != nil {
+		return nil, err
+	}
+	if to == "" {
+		return nil, Errorf(EINVALID, "a target node id is required")
+	}
+	if from == to {
+		return []Relation{}, nil
+	}
+	via := map[string]Relation{} // node → the edge it was reached by
+	seen := map[string]bool{from: true}
+	frontier := []string{from}
+	for depth := 1; depth <= q.Depth && len(frontier) > 0; depth++ {
+		rels, err := es.Relations(ctx, scope, RelationQuery{IDs: frontier, Direction: q.Direction, Types: q.Types})
+		if err != nil {
+			return nil, err
+		}
+		inFrontier := make(map[string]bool, len(frontier))
+		for _, n := range frontier {
+			inFrontier[n] = true
+		}
+		var next []string
+		for _, r := range rels {
+			// Walk the edge from its end on the frontier, the way the
+			// direction allows.
+			for _, n := range []string{r.Source, r.Target} {
+				if p := far(r, n); !seen[n] && inFrontier[p] && allowed(r, p, q.Direction) {
+					seen[n] = true
+					via[n] = r
+					next = append(next, n)
+				}
+			}
+		}
+		if seen[to] {
+			var path []Relation
+			for n := to; n != from; {
+				r := via[n]
+				path = append(path, r)
+				n = far(r, n)
+			}
+			slices.Reverse(path)
+			return path, nil
+		}
+		if len(seen) > maxGraphNodes {
+			break
+		}
+		frontier = next
+	}
+	return nil, Errorf(ENOTFOUND, "no path from %s to %s within %d hops", from, to, q.Depth)
+}
+
+// allowed reports whether r may be walked from node in direction dir.
+func allowed(r Relation, node, dir string) bool {
+	switch dir {
+	case DirOut:
+		return r.Source == node
+	case DirIn:
+		return r.Target == node
+	}
+	return true
+}
+
+// Link relates two nodes, each an event or a memory of scope (seed 003's
+// links): type defaults to related, confidence to 1. Errors: ENOTFOUND
+// when an end is neither, EINVALID.
+func (s *Service) Link(ctx context.Context, scope Scope, r Relation) (Relation, error) {
+	if err := CheckScope(scope); err != nil {
+		return Relation{}, err
+	}
+	es, err := s.eventStore()
+	if err != nil {
+		return Relation{}, err
+	}
+	if r.Source == "" || r.Target == "" {
+		return Relation{}, Errorf(EINVALID, "source and target are required")
+	}
+	if r.Source == r.Target {
+		return Relation{}, Errorf(EINVALID, "a node cannot be linked to itself")
+	}
+	if r.Type == "" {
+		r.Type = RelRelated
+	}
+	if r.Type, err = checkEventText("relation type", r.Type, maxEventType, true); err != nil {
+		return Relation{}, err
+	}
+	if r.Confidence == 0 {
+		r.Confidence = 1
+	}
+	if r.Confidence < 0 || r.Confidence > 1 {
+		return Relation{}, Errorf(EINVALID, "confidence must be between 0 and 1")
+	}
+	for _, id := range []string{r.Source, r.Target} {
+		if err := s.nodeExists(ctx, es, scope, id); err != nil {
+			return Relation{}, err
+		}
+	}
+	r.CreatedAt = s.now().UTC()
+	if err := es.AddRelations(ctx, scope, []Relation{r}); err != nil {
+		return Relation{}, err
+	}
+	return r, nil
+}
+
+// nodeExists checks that id is an event or a live memory of scope.
+func (s *Service) nodeExists(ctx context.Context, es EventStore, scope Scope, id string) error {
+	_, err := es.GetEvent(ctx, scope, id)
+	if ErrorCode(err) != ENOTFOUND {
+		return err
+	}
+	_, err = s.store.Get(ctx, scope, id)
+	if ErrorCode(err) == ENOTFOUND {
+		return Errorf(ENOTFOUND, "%s is neither an event nor a memory of this agent", id)
+	}
+	return err
+}
