@@ -244,6 +244,9 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 		OnDegraded:        func(cause string) { a.degraded.WithLabelValues(cause).Inc() },
 		Context:           co,
 		Extractor:         extractor,
+		Events: mnemo.EventOptions{
+			Strict: a.cfg.Events.Strict, KnownTypes: a.cfg.Events.KnownTypes, ColdAfter: a.cfg.Events.ColdAfter,
+		},
 		Lifecycle: mnemo.LifecycleOptions{
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,

@@ -87,6 +87,13 @@ type Config struct {
 		SnapshotTokenLimit int           `yaml:"snapshot_token_limit"` // seed 000 FR-6: 500
 	} `yaml:"context"`
 
+	// Events configures seed 002's event memory.
+	Events struct {
+		Strict     bool          `yaml:"strict"`      // refuse types not in known_types
+		KnownTypes []string      `yaml:"known_types"` // the types strict mode accepts
+		ColdAfter  time.Duration `yaml:"cold_after"`  // events older move to compressed cold segments (2160h)
+	} `yaml:"events"`
+
 	// Lifecycle configures reflect (seed 000 FR-5, seed 003's sleep cycle).
 	Lifecycle struct {
 		ArchiveBelow       float64        `yaml:"archive_below"`        // tidy: vitality under this is archived (0.1)
@@ -395,6 +402,12 @@ func (c *Config) validate() error {
 		if k, err := mnemo.NormalizeKey(u); err != nil || !strings.HasPrefix(u, "/") || k == "/" {
 			return &ConfigError{"limits.untrusted", fmt.Sprintf("must be a key path such as /untrusted, got %q", u)}
 		}
+	}
+	if c.Events.Strict && len(c.Events.KnownTypes) == 0 {
+		return &ConfigError{"events.known_types", "strict mode needs the list of known event types"}
+	}
+	if c.Events.ColdAfter < 0 {
+		return &ConfigError{"events.cold_after", "must not be negative"}
 	}
 	if c.Recall.DefaultLimit > c.Recall.MaxLimit {
 		return &ConfigError{"recall.default_limit", "must not exceed recall.max_limit"}

@@ -45,6 +45,7 @@ func TestLoadConfigBad(t *testing.T) {
 	want := map[string]string{
 		"unknown_field":    "colour",
 		"untrusted":        "limits.untrusted",
+		"events_strict":    "events.known_types",
 		"synchronous":      "sqlite.synchronous",
 		"limit_over_max":   "recall.default_limit",
 		"unset_env":        "MNEMO_UNSET_VAR",

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,5 +89,22 @@ func TestEventsCommands(t *testing.T) {
 	}
 	if out := mnemo("events", "query"); out != before {
 		t.Fatalf("a bad file stored something:\n%s", out)
+	}
+}
+
+// TestEventsStrictConfig: events.strict in the config refuses types not in
+// events.known_types, with exit 2 and the reason.
+func TestEventsStrictConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mnemo.yml")
+	if err := os.WriteFile(cfg, []byte("events:\n  strict: true\n  known_types: [AgentStarted]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run(t, dir, "", "--config", cfg, "events", "append", "--type", "AgentStarted", "--source", "w1"); code != 0 {
+		t.Fatalf("known type: exit %d: %s", code, errs)
+	}
+	code, _, errs := run(t, dir, "", "--config", cfg, "events", "append", "--type", "Gossip", "--source", "w1")
+	if code != 2 || !strings.Contains(errs, "Gossip") {
+		t.Fatalf("unknown type in strict mode: exit %d: %s; want 2 naming the type", code, errs)
 	}
 }

@@ -120,13 +120,20 @@ func sweep(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
 	}
 }
 
-// reflectAll runs the sleep cycle for every agent.
+// reflectAll runs the sleep cycle for every agent, and archives old events.
 func reflectAll(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
 	archived, purged, err := svc.ReflectAll(ctx, "serve")
 	if err != nil && ctx.Err() == nil {
 		log.Warn("scheduled reflect failed", "err", err)
 	} else if err == nil {
 		log.Info("scheduled reflect", "archived", archived, "purged", purged)
+	}
+	// Events past events.cold_after move to compressed cold segments
+	// (seed 002); queries, replay and export still read them.
+	if n, err := svc.ArchiveEvents(ctx, 0); err != nil && ctx.Err() == nil && mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
+		log.Warn("scheduled event archival failed", "err", err)
+	} else if n > 0 {
+		log.Info("scheduled event archival", "events", n)
 	}
 }
 
