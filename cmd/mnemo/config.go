@@ -270,14 +270,22 @@ func parseConfig(r io.Reader, c *Config, getenv func(string) string) error {
 		return err
 	}
 	var missing []string
-	expanded := envRef.ReplaceAllStringFunc(string(raw), func(m string) string {
+	expand := func(m string) string {
 		name := envRef.FindStringSubmatch(m)[1]
 		v := getenv(name)
 		if v == "" {
 			missing = append(missing, name)
 		}
 		return v
-	})
+	}
+	// Comments are left as they are: a commented-out secret needs no
+	// variable.
+	lines := strings.SplitAfter(string(raw), "\n")
+	for i, line := range lines {
+		code := line[:yamlCommentAt(line)]
+		lines[i] = envRef.ReplaceAllStringFunc(code, expand) + line[len(code):]
+	}
+	expanded := strings.Join(lines, "")
 	if len(missing) > 0 {
 		return &ConfigError{Field: "${" + missing[0] + "}", Msg: "environment variable is not set"}
 	}
@@ -287,6 +295,25 @@ func parseConfig(r io.Reader, c *Config, getenv func(string) string) error {
 		return &ConfigError{Field: "file", Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	return nil
+}
+
+// yamlCommentAt is where a YAML comment starts in line (a # at its start or
+// after a blank, outside quotes), or len(line).
+func yamlCommentAt(line string) int {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
+			return i
+		}
+	}
+	return len(line)
 }
 
 // applyEnv overrides c with MNEMO_* variables and seed 001's

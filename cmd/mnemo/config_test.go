@@ -133,3 +133,48 @@ func TestLoadConfigStore(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeConfig: the README's example config loads, its commented-out
+// secrets needing no variable.
+func TestReadmeConfig(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "```yaml\n# mnemo.yml")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README has no ```yaml block starting with # mnemo.yml")
+	}
+	path := filepath.Join(t.TempDir(), "mnemo.yml")
+	if err := os.WriteFile(path, []byte("# mnemo.yml"+block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(path, fakeEnv(map[string]string{"MNEMO_KEY_SUPPORT": "s3cret-s3cret-s3cret"}), nil)
+	if err != nil {
+		t.Fatalf("README config: %v", err)
+	}
+	if c.Limits.Untrusted != "/untrusted" || c.Events.ColdAfter != 2160*time.Hour {
+		t.Errorf("README config read as %+v %+v", c.Limits, c.Events)
+	}
+}
+
+func TestYAMLCommentAt(t *testing.T) {
+	tests := []struct {
+		line string
+		want int
+	}{
+		{"a: 1 # note", 5},
+		{"# all", 0},
+		{"  # dsn: ${X}", 2},
+		{"a: \"x # y\" # z", 11},
+		{"a: 'x # y'", 10},
+		{"a: b#c", 6},
+		{"\ta: 1\t# c", 6},
+	}
+	for _, tt := range tests {
+		if got := yamlCommentAt(tt.line); got != tt.want {
+			t.Errorf("yamlCommentAt(%q) = %d, want %d", tt.line, got, tt.want)
+		}
+	}
+}
