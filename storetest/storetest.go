@@ -62,6 +62,8 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"VectorSearch", testVectorSearch},
 		{"State", testState},
 		{"CountTypes", testCountTypes},
+		{"Concurrent", testConcurrent},
+		{"Lifecycle", testLifecycle},
 		{"Events", testEvents},
 		{"EventRelations", testEventRelations},
 		{"EventsCold", testEventsCold},
