@@ -469,3 +469,29 @@ func uniq(ss []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// RefreshAllCapabilities runs RefreshCapabilities for every scope with
+// events in the last year; serve runs it on its ticker. Without a
+// CapabilityDescriber it does nothing.
+func (s *Service) RefreshAllCapabilities(ctx context.Context) (int, error) {
+	if s.events.Describer == nil {
+		return 0, nil
+	}
+	is, err := s.insightStore()
+	if err != nil {
+		return 0, err
+	}
+	scopes, err := is.EventScopes(ctx, s.now().Add(-SummaryRetention))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, sc := range scopes {
+		k, err := s.RefreshCapabilities(ctx, sc)
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
