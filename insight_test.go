@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/llm"
 )
 
@@ -512,4 +514,27 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 		t.Errorf("windowed export = %+v, %v", n, err)
 	}
 	_ = fmt.Sprint()
+}
+
+// TestCapabilityMatchByMeaning: with an embedder, a task in other words
+// finds the capability that means the same.
+func TestCapabilityMatchByMeaning(t *testing.T) {
+	c := newClock()
+	svc := newSemantic(t, c, "", mnemo.Options{Embedder: glove.New()})
+	ctx := context.Background()
+	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	mustAppend(t, svc, alice, outcomes(t0, "DeployServiceCompleted", `{"tools":["kubectl"],"description":"roll out the server to the cluster"}`, 5)...)
+	mustAppend(t, svc, alice, outcomes(t0.Add(time.Hour), "task.completed", `{"task_type":"translate_doc","description":"translate a document into German"}`, 3)...)
+	for _, tc := range []struct{ text, first string }{
+		{"convert this letter to French", "translate_doc"},
+		{"ship the new release to production machines", "DeployService"},
+	} {
+		got, err := svc.Capabilities(ctx, alice, mnemo.CapabilityQuery{Text: tc.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0].TaskType != tc.first || !slices.Contains(got[0].Why, "vector") {
+			t.Errorf("%q: %+v, want %s first, by its vector", tc.text, got, tc.first)
+		}
+	}
 }
