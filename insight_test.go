@@ -513,7 +513,6 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{From: &from}, mnemo.ExportJSON, &buf); err != nil || n.Summaries != 0 || n.Capabilities != 1 {
 		t.Errorf("windowed export = %+v, %v", n, err)
 	}
-	_ = fmt.Sprint()
 }
 
 // TestCapabilityMatchByMeaning: with an embedder, a task in other words
@@ -536,5 +535,59 @@ func TestCapabilityMatchByMeaning(t *testing.T) {
 		if len(got) == 0 || got[0].TaskType != tc.first || !slices.Contains(got[0].Why, "vector") {
 			t.Errorf("%q: %+v, want %s first, by its vector", tc.text, got, tc.first)
 		}
+	}
+}
+
+// TestSummarizeClosedRegeneratesEarly: a summary generated on demand before
+// its period closed is generated again once it has.
+func TestSummarizeClosedRegeneratesEarly(t *testing.T) {
+	c := newClock() // 12:00
+	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	ctx := context.Background()
+	mustAppend(t, svc, alice, ev("A", "w", c.t.Add(10*time.Minute), ""))
+	if _, err := svc.Summarize(ctx, alice, mnemo.PeriodHour, c.t.Add(20*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(30 * time.Minute)
+	mustAppend(t, svc, alice, ev("B", "w", c.t, ""))
+	c.Advance(time.Hour) // 13:30: the 12:00 hour closed
+	if n, err := svc.SummarizeClosed(ctx); err != nil || n != 1 {
+		t.Fatalf("SummarizeClosed = %d, %v; want the early hour again", n, err)
+	}
+	got, _ := svc.Summaries(ctx, alice, mnemo.SummaryQuery{Period: mnemo.PeriodHour})
+	if len(got) != 1 || got[0].Events != 2 {
+		t.Fatalf("hour summaries %+v, want one of 2 events", got)
+	}
+}
+
+// TestCapabilitiesConcurrentWriters: outcomes appended by many writers at
+// once are all counted.
+func TestCapabilitiesConcurrentWriters(t *testing.T) {
+	c := newClock()
+	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	ctx := context.Background()
+	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	const writers, each = 8, 10
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			var err error
+			for i := range each {
+				ts := t0.Add(time.Duration(w*each+i) * time.Second)
+				if _, e := svc.AppendEvent(ctx, alice, ev("SyncCompleted", fmt.Sprint("w", w), ts, `{"tools":["rsync"]}`)); e != nil && err == nil {
+					err = e
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := svc.Capabilities(ctx, alice, mnemo.CapabilityQuery{TaskType: "Sync"})
+	if err != nil || len(got) != 1 || got[0].Successes != writers*each || got[0].ToolUses["rsync"] != writers*each {
+		t.Fatalf("Capabilities = %+v, %v; want %d successes", got, err, writers*each)
 	}
 }
