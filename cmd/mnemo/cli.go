@@ -231,7 +231,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		co.Summarizer, co.TurnAnalyzer = model, model
 	}
 	var extractor mnemo.MemoryExtractor
-	var events mnemo.EventOptions
+	events := mnemo.EventOptions{Tasks: a.cfg.taskRules()}
 	if model, _ := a.cfg.llm(); model != nil {
 		if a.cfg.LLM.Extract {
 			extractor = model

@@ -35,6 +35,9 @@ func TestLoadConfigGood(t *testing.T) {
 		len(c.Auth.Keys) != 2 || c.Auth.Keys[0].Secret != "s3cret-s3cret-s3cret" {
 		t.Fatalf("config = %+v", c)
 	}
+	if r := c.taskRules(); r.MinSuccesses != 5 || r.TaskField != "job" || len(r.SuccessStatuses) != 2 || r.FailureSuffixes != nil {
+		t.Fatalf("task rules = %+v", r)
+	}
 }
 
 func TestLoadConfigBad(t *testing.T) {
@@ -57,6 +60,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"type_quota":      "lifecycle.type_quota.event",
 		"llm_no_model":    "base_url and model go together",
 		"llm_bad_url":     "llm.base_url",
+		"min_successes":   "events.tasks.min_successes",
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".bad.yml")
