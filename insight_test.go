@@ -591,3 +591,29 @@ func TestCapabilitiesConcurrentWriters(t *testing.T) {
 		t.Fatalf("Capabilities = %+v, %v; want %d successes", got, err, writers*each)
 	}
 }
+
+// TestSummarizeColdEvents: archived events are summarized as they were.
+func TestSummarizeColdEvents(t *testing.T) {
+	c := newClock()
+	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	ctx := context.Background()
+	evs := dayOfEvents(t, svc, alice)
+	hot, err := svc.Summarize(ctx, alice, mnemo.PeriodDay, evs[0].TS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(48 * time.Hour)
+	if n, err := svc.ArchiveEvents(ctx, time.Hour); err != nil || n != len(evs) {
+		t.Fatalf("ArchiveEvents = %d, %v", n, err)
+	}
+	cold, err := svc.Summarize(ctx, alice, mnemo.PeriodDay, evs[0].TS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot.GeneratedAt, cold.GeneratedAt = time.Time{}, time.Time{}
+	a, _ := json.Marshal(hot)
+	b, _ := json.Marshal(cold)
+	if !bytes.Equal(a, b) {
+		t.Errorf("cold summary differs:\n hot %s\ncold %s", a, b)
+	}
+}
