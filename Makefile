@@ -31,6 +31,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendEvent$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzTaskFacts$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) ./analysis
 	$(GO) test -run '^$$' -fuzz '^FuzzTerms$$' -fuzztime $(FUZZTIME) ./analysis
 	$(GO) test -run '^$$' -fuzz '^FuzzEmbed$$' -fuzztime $(FUZZTIME) ./embed/glove
@@ -47,7 +48,8 @@ inspector:
 
 # Benchmarks: figures for docs/BENCHMARKS.md, never assertions.
 bench:
-	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event' -benchtime 2000x .
+	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event|DaySummary' -benchtime 2000x .
+	$(GO) test -run '^$$' -bench 'DaySummary' -benchtime 3x .
 	$(GO) test -run '^$$' -bench 'Event' -benchtime 2s .
 	$(GO) test -run '^$$' -bench 'Reflect100k' -benchtime 3x .
 	$(GO) test -run '^$$' -bench . ./sqlite ./analysis

@@ -173,6 +173,14 @@ type EventOptions struct {
 	ColdAfter time.Duration
 	// Rules are the relation rules; the zero value is DefaultRelationRules.
 	Rules *RelationRules
+	// Tasks say what tasks, successes and errors are, for summaries (L4)
+	// and capabilities (L5); unset fields take DefaultTaskRules'.
+	Tasks TaskRules
+	// Insighter writes the trends, patterns and suggestions of week, month
+	// and year summaries, and Describer names and describes capabilities
+	// (an LLM); nil, or a failure, means deterministic rules.
+	Insighter EventInsighter
+	Describer CapabilityDescriber
 }
 
 // DefaultColdAfter is when events move to cold segments (seed 002: 90 days).
@@ -186,6 +194,7 @@ func (o EventOptions) withDefaults() EventOptions {
 		r := DefaultRelationRules()
 		o.Rules = &r
 	}
+	o.Tasks = o.Tasks.withDefaults()
 	return o
 }
 
@@ -229,7 +238,12 @@ func (s *Service) AppendEvents(ctx context.Context, scope Scope, events []Event)
 		}
 		out[i] = e
 	}
-	return es.AppendEvents(ctx, scope, out, s.events.Rules.Relate(now))
+	stored, err := es.AppendEvents(ctx, scope, out, s.events.Rules.Relate(now))
+	if err != nil {
+		return nil, err
+	}
+	s.learnCapabilities(ctx, scope, stored)
+	return stored, nil
 }
 
 // AppendEvent appends one event; see AppendEvents.

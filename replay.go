@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
 )
@@ -93,12 +94,14 @@ const ExportFormat = "mnemo.events/v1"
 
 // EventExport counts what an export wrote.
 type EventExport struct {
-	Events    int `json:"events"`
-	Relations int `json:"relations"`
+	Events       int `json:"events"`
+	Relations    int `json:"relations"`
+	Summaries    int `json:"summaries"`
+	Capabilities int `json:"capabilities"`
 }
 
-// exportHeader is the JSON export's head. Layers not written yet (L3 to
-// L5) are empty arrays, so that readers can rely on every layer's key.
+// exportHeader is the JSON export's head. Layers not written yet (L3)
+// are empty arrays, so that readers can rely on every layer's key.
 type exportHeader struct {
 	Format   string     `json:"format"`
 	TenantID string     `json:"tenant_id"`
@@ -111,8 +114,9 @@ type exportHeader struct {
 // apart by the layer column.
 var csvHeader = []string{"layer", "id", "ts", "type", "source", "target", "confidence", "data", "metadata"}
 
-// ExportEvents writes the scope's events of a window, and the relations
-// touching them, as JSON (one object with a key per layer, L1 to L5) or
+// ExportEvents writes the scope's events of a window, the relations
+// touching them, the summaries of periods starting in it and the scope's
+// capabilities, as JSON (one object with a key per layer, L1 to L5) or
 // CSV (one row per item, a layer column saying which). Errors: EINVALID (a
 // bad format or window), EUNAVAILABLE.
 func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, format string, w io.Writer) (EventExport, error) {
@@ -195,9 +199,23 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 		return n, err
 	}
 	n.Relations = len(rels)
+	sums, caps, err := s.exportInsights(ctx, scope, q)
+	if err != nil {
+		return n, err
+	}
+	n.Summaries, n.Capabilities = len(sums), len(caps)
 	if cw != nil {
 		for _, r := range rels {
 			cw.Write([]string{"L2", "", r.CreatedAt.Format(time.RFC3339Nano), r.Type, r.Source, r.Target, strconv.FormatFloat(r.Confidence, 'f', -1, 64), "", ""})
+		}
+		// L4 and L5 rows carry the whole item as JSON in data.
+		for _, sm := range sums {
+			b, _ := json.Marshal(sm)
+			cw.Write([]string{"L4", string(sm.Period) + "/" + sm.Start.Format(time.RFC3339), sm.Start.Format(time.RFC3339Nano), string(sm.Period), "", "", "", string(b), ""})
+		}
+		for _, c := range caps {
+			b, _ := json.Marshal(c)
+			cw.Write([]string{"L5", c.TaskType, c.LastSeen.Format(time.RFC3339Nano), "capability", "", "", "", string(b), ""})
 		}
 		cw.Flush()
 		return n, cw.Error()
@@ -209,6 +227,40 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	if err != nil {
 		return n, err
 	}
-	_, err = fmt.Fprintf(w, "],\"l2_relations\":%s,\"l3_embeddings\":[],\"l4_summaries\":[],\"l5_capabilities\":[]}}\n", b)
+	sb, err := json.Marshal(sums)
+	if err != nil {
+		return n, err
+	}
+	cb, err := json.Marshal(caps)
+	if err != nil {
+		return n, err
+	}
+	_, err = fmt.Fprintf(w, "],\"l2_relations\":%s,\"l3_embeddings\":[],\"l4_summaries\":%s,\"l5_capabilities\":%s}}\n", b, sb, cb)
 	return n, err
+}
+
+// exportInsights returns what an export holds of L4 and L5: the summaries
+// of periods that start in the window, and every capability of the scope
+// (capabilities are learnt from all events, not a window's), candidates
+// below the threshold too. A store that keeps neither has none.
+func (s *Service) exportInsights(ctx context.Context, scope Scope, q EventQuery) ([]Summary, []Capability, error) {
+	is, ok := s.store.(InsightStore)
+	if !ok {
+		return []Summary{}, []Capability{}, nil
+	}
+	sums, err := is.Summaries(ctx, scope, SummaryQuery{From: q.From, To: q.To, Limit: math.MaxInt32})
+	if err != nil {
+		return nil, nil, err
+	}
+	caps, err := is.Capabilities(ctx, scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sums == nil {
+		sums = []Summary{}
+	}
+	if caps == nil {
+		caps = []Capability{}
+	}
+	return sums, caps, nil
 }

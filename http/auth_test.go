@@ -184,6 +184,10 @@ func TestScopes(t *testing.T) {
 		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a&node=x", nil, mhttp.ScopeRead},
 		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a&from=x&to=y", nil, mhttp.ScopeRead},
 		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "a", "source": "x", "target": "y"}, mhttp.ScopeWrite},
+		{"POST /v1/events/summaries", "POST", "/v1/events/summaries", map[string]any{"agent_id": "a", "period": "day"}, mhttp.ScopeWrite},
+		{"GET /v1/events/summaries", "GET", "/v1/events/summaries?agent_id=a", nil, mhttp.ScopeRead},
+		{"GET /v1/events/capabilities", "GET", "/v1/events/capabilities?agent_id=a", nil, mhttp.ScopeRead},
+		{"POST /v1/events/capabilities/extract", "POST", "/v1/events/capabilities/extract", map[string]any{"agent_id": "a"}, mhttp.ScopeWrite},
 	}
 	covered := map[string]bool{}
 	scopes := ts.Srv.RouteScopes()
@@ -253,6 +257,16 @@ func TestTenantIsolation(t *testing.T) {
 		map[string]any{"id": "bev1", "type": "AgentStarted", "source": "b"},
 		map[string]any{"id": "bev2", "type": "AgentStopped", "source": "b"}}}, nil); st != 201 {
 		t.Fatalf("B events: %d %s", st, raw)
+	}
+	// B's summaries (L4) and capabilities (L5).
+	if st, raw := callAs(t, b, "POST", url("/v1/events/batch"), map[string]any{"agent_id": "shared", "events": []any{
+		map[string]any{"id": "bev3", "type": "DeployCompleted", "source": "b", "data": map[string]any{"tools": []string{"bevtool"}}},
+		map[string]any{"id": "bev4", "type": "DeployCompleted", "source": "b", "data": map[string]any{"tools": []string{"bevtool"}}},
+		map[string]any{"id": "bev5", "type": "DeployCompleted", "source": "b", "data": map[string]any{"tools": []string{"bevtool"}}}}}, nil); st != 201 {
+		t.Fatalf("B outcomes: %d %s", st, raw)
+	}
+	if st, raw := callAs(t, b, "POST", url("/v1/events/summaries"), map[string]any{"agent_id": "shared", "period": "day"}, nil); st != 200 || !strings.Contains(string(raw), "bev") {
+		t.Fatalf("B summary: %d %s", st, raw)
 	}
 	bState := func() string {
 		var r mnemo.Run
@@ -426,6 +440,15 @@ func TestTenantIsolation(t *testing.T) {
 		}},
 		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=shared&from=bev1&to=bev2", nil, notFound},
 		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "shared", "source": "bev1", "target": "bev2"}, notFound},
+		{"GET /v1/events/summaries", "GET", "/v1/events/summaries?agent_id=shared", nil, noEventsOfB},
+		{"GET /v1/events/capabilities", "GET", "/v1/events/capabilities?agent_id=shared", nil, noEventsOfB},
+		{"POST /v1/events/summaries", "POST", "/v1/events/summaries", map[string]any{"agent_id": "shared", "period": "day"}, func(t *testing.T, st int, raw []byte) {
+			var sum mnemo.Summary
+			if st != 200 || json.Unmarshal(raw, &sum) != nil || sum.Events != 0 || strings.Contains(string(raw), "bev") {
+				t.Fatalf("%d %s, want A's empty day", st, raw)
+			}
+		}},
+		{"POST /v1/events/capabilities/extract", "POST", "/v1/events/capabilities/extract", map[string]any{"agent_id": "shared"}, noEventsOfB},
 		// A's own events under B's ids are A's.
 		{"POST /v1/events", "POST", "/v1/events", map[string]any{"agent_id": "shared", "id": "bev1", "type": "mine"}, status(201)},
 		{"POST /v1/events/batch", "POST", "/v1/events/batch", map[string]any{"agent_id": "shared", "events": []any{map[string]any{"id": "bev2", "type": "mine"}}}, status(201)},
@@ -558,6 +581,10 @@ func TestAgentRestriction(t *testing.T) {
 		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a2&node=x", nil},
 		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a2&from=x&to=y", nil},
 		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "a2", "source": "x", "target": "y"}},
+		{"POST /v1/events/summaries", "POST", "/v1/events/summaries", map[string]any{"agent_id": "a2", "period": "day"}},
+		{"GET /v1/events/summaries", "GET", "/v1/events/summaries?agent_id=a2", nil},
+		{"GET /v1/events/capabilities", "GET", "/v1/events/capabilities?agent_id=a2", nil},
+		{"POST /v1/events/capabilities/extract", "POST", "/v1/events/capabilities/extract", map[string]any{"agent_id": "a2"}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -96,11 +96,11 @@ type eventExportDocument struct {
 	From     *time.Time `json:"from,omitempty"`
 	To       *time.Time `json:"to,omitempty"`
 	Layers   struct {
-		L1Events       []mnemo.Event     `json:"l1_events"`
-		L2Relations    []mnemo.Relation  `json:"l2_relations"`
-		L3Embeddings   []json.RawMessage `json:"l3_embeddings"`
-		L4Summaries    []json.RawMessage `json:"l4_summaries"`
-		L5Capabilities []json.RawMessage `json:"l5_capabilities"`
+		L1Events       []mnemo.Event      `json:"l1_events"`
+		L2Relations    []mnemo.Relation   `json:"l2_relations"`
+		L3Embeddings   []json.RawMessage  `json:"l3_embeddings"`
+		L4Summaries    []mnemo.Summary    `json:"l4_summaries"`
+		L5Capabilities []mnemo.Capability `json:"l5_capabilities"`
 	} `json:"layers"`
 }
 
@@ -148,7 +148,7 @@ func (s *Server) eventRoutes() []route {
 			doc:    "POSTs each event of the window in order to webhook_url at a speed factor, retrying with backoff; it stops when the webhook gives up or refuses, and the answer says how far it got (next resumes it) and why it stopped. Bounded by the server's request timeout: replay long windows with the stream or the CLI.",
 			scopes: []string{ScopeAdmin}, body: replayRequest{}, status: 200, resp: replayResponse{}, handler: s.handleReplay},
 		{method: "GET", path: "/v1/events/export", summary: "Export events and their relations, JSON or CSV",
-			doc:    "Every layer of a window: L1 events and the L2 relations touching them (L3 to L5 as empty arrays until they exist). format=csv answers text/csv instead: one row per item with a layer column.",
+			doc:    "Every layer of a window: L1 events, the L2 relations touching them, the L4 summaries of periods starting in it and the agent's L5 capabilities (L3 as an empty array until it exists). format=csv answers text/csv instead: one row per item with a layer column.",
 			scopes: []string{ScopeRead}, params: append(append([]param{agentParam}, windowParams[:4]...),
 				param{name: "format", schema: map[string]any{"type": "string", "enum": []string{mnemo.ExportJSON, mnemo.ExportCSV}, "default": mnemo.ExportJSON}, doc: "json or csv."}),
 			status: 200, resp: eventExportDocument{}, handler: s.handleExportEvents},

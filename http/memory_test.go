@@ -249,6 +249,12 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a&node=x&depth=99", nil, 400, mnemo.EINVALID},
 		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a&from=x", nil, 400, mnemo.EINVALID},
 		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", `{"agent_id":"a","source":"x","target":"x"}`, 400, mnemo.EINVALID},
+		{"POST /v1/events/summaries", "POST", "/v1/events/summaries", `{"agent_id":"a","period":"fortnight"}`, 400, mnemo.EINVALID},
+		{"POST /v1/events/summaries", "POST", "/v1/events/summaries", `{"agent_id":"a","period":"day","at":"yesterday"}`, 400, mnemo.EINVALID},
+		{"GET /v1/events/summaries", "GET", "/v1/events/summaries?agent_id=a&from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z", nil, 400, mnemo.EINVALID},
+		{"GET /v1/events/summaries", "GET", "/v1/events/summaries?agent_id=a&period=minute", nil, 400, mnemo.EINVALID},
+		{"GET /v1/events/capabilities", "GET", "/v1/events/capabilities?agent_id=a&limit=0", nil, 400, mnemo.EINVALID},
+		{"POST /v1/events/capabilities/extract", "POST", "/v1/events/capabilities/extract", `{"agent_id":"a","task_type":"x"}`, 400, mnemo.EINVALID},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -67,6 +67,8 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Events", testEvents},
 		{"EventRelations", testEventRelations},
 		{"EventsCold", testEventsCold},
+		{"Summaries", testSummaries},
+		{"Capabilities", testCapabilities},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -232,8 +232,17 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 		co.Summarizer, co.TurnAnalyzer = model, model
 	}
 	var extractor mnemo.MemoryExtractor
-	if model, _ := a.cfg.llm(); model != nil && a.cfg.LLM.Extract {
-		extractor = model
+	events := mnemo.EventOptions{
+		Strict: a.cfg.Events.Strict, KnownTypes: a.cfg.Events.KnownTypes, ColdAfter: a.cfg.Events.ColdAfter,
+		Tasks: a.cfg.taskRules(),
+	}
+	if model, _ := a.cfg.llm(); model != nil {
+		if a.cfg.LLM.Extract {
+			extractor = model
+		}
+		// Summaries' insights and capabilities' descriptions, with the
+		// rules as fallback.
+		events.Insighter, events.Describer = model, model
 	}
 	svc := mnemo.New(db, mnemo.Options{
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
@@ -244,9 +253,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 		OnDegraded:        func(cause string) { a.degraded.WithLabelValues(cause).Inc() },
 		Context:           co,
 		Extractor:         extractor,
-		Events: mnemo.EventOptions{
-			Strict: a.cfg.Events.Strict, KnownTypes: a.cfg.Events.KnownTypes, ColdAfter: a.cfg.Events.ColdAfter,
-		},
+		Events:            events,
 		Lifecycle: mnemo.LifecycleOptions{
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,

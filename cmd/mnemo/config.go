@@ -87,13 +87,6 @@ type Config struct {
 		SnapshotTokenLimit int           `yaml:"snapshot_token_limit"` // seed 000 FR-6: 500
 	} `yaml:"context"`
 
-	// Events configures seed 002's event memory.
-	Events struct {
-		Strict     bool          `yaml:"strict"`      // refuse types not in known_types
-		KnownTypes []string      `yaml:"known_types"` // the types strict mode accepts
-		ColdAfter  time.Duration `yaml:"cold_after"`  // events older move to compressed cold segments (2160h)
-	} `yaml:"events"`
-
 	// Lifecycle configures reflect (seed 000 FR-5, seed 003's sleep cycle).
 	Lifecycle struct {
 		ArchiveBelow       float64        `yaml:"archive_below"`        // tidy: vitality under this is archived (0.1)
@@ -107,6 +100,24 @@ type Config struct {
 		Grace              time.Duration  `yaml:"grace"`                // archived memories restorable this long (720h)
 		Schedule           *bool          `yaml:"schedule"`             // serve runs reflect on its own (default true)
 	} `yaml:"lifecycle"`
+
+	// Events configures seed 002's event layers. Tasks say what a task, a
+	// success and an error are in events, for summaries (L4) and
+	// capabilities (L5); unset fields keep mnemo.DefaultTaskRules'.
+	Events struct {
+		Strict     bool          `yaml:"strict"`      // refuse types not in known_types
+		KnownTypes []string      `yaml:"known_types"` // the types strict mode accepts
+		ColdAfter  time.Duration `yaml:"cold_after"`  // events older move to compressed cold segments (2160h)
+		Tasks      struct {
+			SuccessSuffixes []string `yaml:"success_suffixes"` // Completed, Succeeded, Success, Done, Finished
+			FailureSuffixes []string `yaml:"failure_suffixes"` // Failed, Failure, Errored, Aborted
+			ErrorSuffixes   []string `yaml:"error_suffixes"`   // Failed, Failure, Error, Errored, Exception
+			SuccessStatuses []string `yaml:"success_statuses"` // data.status values: success, ok, done, ...
+			FailureStatuses []string `yaml:"failure_statuses"` // failure, failed, error, ...
+			TaskField       string   `yaml:"task_field"`       // the data field naming the task type: task_type
+			MinSuccesses    int      `yaml:"min_successes"`    // successes that make a capability: 3
+		} `yaml:"tasks"`
+	} `yaml:"events"`
 
 	// LLM is an OpenAI-compatible chat model (OpenAI, Ollama, vLLM,
 	// LiteLLM). When set, it writes the one-sentence summaries of a run's
@@ -469,6 +480,9 @@ func (c *Config) validate() error {
 			return &ConfigError{"lifecycle.type_quota." + typ, "must be at least 1"}
 		}
 	}
+	if c.Events.Tasks.MinSuccesses < 0 {
+		return &ConfigError{"events.tasks.min_successes", "must not be negative (0 means 3)"}
+	}
 	if (c.LLM.BaseURL == "") != (c.LLM.Model == "") {
 		return &ConfigError{"llm", "base_url and model go together"}
 	}
@@ -605,6 +619,13 @@ func (c *Config) apiKeys() ([]mhttp.APIKey, error) {
 		return nil, &ConfigError{Field: "auth.keys", Msg: mnemo.ErrorMessage(err)}
 	}
 	return keys, nil
+}
+
+// taskRules returns the configured task conventions.
+func (c *Config) taskRules() mnemo.TaskRules {
+	t := c.Events.Tasks
+	return mnemo.TaskRules{SuccessSuffixes: t.SuccessSuffixes, FailureSuffixes: t.FailureSuffixes, ErrorSuffixes: t.ErrorSuffixes,
+		SuccessStatuses: t.SuccessStatuses, FailureStatuses: t.FailureStatuses, TaskField: t.TaskField, MinSuccesses: t.MinSuccesses}
 }
 
 // llm returns the configured chat model, nil when there is none.

@@ -35,6 +35,9 @@ func TestLoadConfigGood(t *testing.T) {
 		len(c.Auth.Keys) != 2 || c.Auth.Keys[0].Secret != "s3cret-s3cret-s3cret" {
 		t.Fatalf("config = %+v", c)
 	}
+	if r := c.taskRules(); r.MinSuccesses != 5 || r.TaskField != "job" || len(r.SuccessStatuses) != 2 || r.FailureSuffixes != nil {
+		t.Fatalf("task rules = %+v", r)
+	}
 }
 
 func TestLoadConfigBad(t *testing.T) {
@@ -65,6 +68,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"pool_size":        "store.postgres.pool_size",
 		"ef_search":        "store.postgres.ef_search",
 		"spool_key":        "spool",
+		"min_successes":    "events.tasks.min_successes",
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".bad.yml")

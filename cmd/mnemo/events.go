@@ -24,10 +24,11 @@ import (
 func (a *app) eventsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "events",
-		Short: "Raw events (L1) and their relations (L2): append, query, replay, export, archive, graph",
+		Short: "Events (L1), their relations (L2), summaries (L4) and capabilities (L5): append, query, replay, export, archive, graph, summary, capabilities",
 	}
 	cmd.AddCommand(a.eventsAppendCommand(), a.eventsQueryCommand(), a.eventsGetCommand(), a.eventsReplayCommand(),
-		a.eventsExportCommand(), a.eventsArchiveCommand(), a.eventsGraphCommand())
+		a.eventsExportCommand(), a.eventsArchiveCommand(), a.eventsGraphCommand(),
+		a.eventsSummaryCommand(), a.eventsCapabilitiesCommand())
 	return cmd
 }
 

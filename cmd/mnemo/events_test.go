@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	mnemov "github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 func TestEventsCommands(t *testing.T) {
@@ -106,5 +112,78 @@ func TestEventsStrictConfig(t *testing.T) {
 	code, _, errs := run(t, dir, "", "--config", cfg, "events", "append", "--type", "Gossip", "--source", "w1")
 	if code != 2 || !strings.Contains(errs, "Gossip") {
 		t.Fatalf("unknown type in strict mode: exit %d: %s; want 2 naming the type", code, errs)
+	}
+}
+
+func TestEventsSummaryAndCapabilities(t *testing.T) {
+	dir := t.TempDir()
+	mnemo := runner(t, dir)
+	in := ""
+	for i, typ := range []string{"DeployFailed", "DeployCompleted", "DeployCompleted", "DeployCompleted", "ReportCompleted"} {
+		in += `{"type":"` + typ + `","source":"w","ts":"2026-01-05T10:0` + string(rune('0'+i)) + `:00Z","data":{"tools":["kubectl"],"error":"` +
+			map[bool]string{true: "image missing", false: ""}[i == 0] + `"}}` + "\n"
+	}
+	if code, out, errs := run(t, dir, in, "events", "append", "-f", "-"); code != 0 {
+		t.Fatalf("append: %d %s %s", code, out, errs)
+	}
+
+	// A day's summary, for people and as JSON; generating it again keeps one.
+	if out := mnemo("events", "summary", "--period", "day", "--at", "2026-01-05T12:00:00Z"); !strings.Contains(out, "day from 2026-01-05T00:00:00Z") || !strings.Contains(out, "tasks 4 done / 1 failed (80%)") {
+		t.Fatalf("summary: %s", out)
+	}
+	var sum struct {
+		Events int `json:"events"`
+		Errors int `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(mnemo("events", "summary", "--period", "day", "--at", "2026-01-05T12:00:00Z", "--json")), &sum); err != nil || sum.Events != 5 || sum.Errors != 1 {
+		t.Fatalf("summary --json: %+v %v", sum, err)
+	}
+	var list struct{ Summaries []json.RawMessage }
+	if err := json.Unmarshal([]byte(mnemo("events", "summary", "--list", "--json")), &list); err != nil || len(list.Summaries) != 1 {
+		t.Fatalf("summary --list: %d %v", len(list.Summaries), err)
+	}
+	if code, _, errs := run(t, dir, "", "events", "summary", "--period", "fortnight"); code == 0 || !strings.Contains(errs, "unknown period") {
+		t.Fatalf("unknown period: %d %s", code, errs)
+	}
+	if code, _, errs := run(t, dir, "", "events", "summary", "--list", "--from", "2026-02-01T00:00:00Z", "--to", "2026-01-01T00:00:00Z"); code == 0 || !strings.Contains(errs, "runs backwards") {
+		t.Fatalf("backwards window: %d %s", code, errs)
+	}
+
+	// Deploy succeeded three times: a capability; Report once: none.
+	if out := mnemo("events", "capabilities", "deploy", "the", "api"); !strings.Contains(out, "deploy (Deploy): 3 succeeded, 1 failed") || !strings.Contains(out, "lesson: image missing") {
+		t.Fatalf("capabilities: %s", out)
+	}
+	if out := mnemo("events", "capabilities", "--type", "Report"); strings.TrimSpace(out) != "" {
+		t.Fatalf("a task type below the threshold: %s", out)
+	}
+	var caps struct {
+		Capabilities []struct {
+			TaskType string `json:"task_type"`
+		}
+	}
+	if err := json.Unmarshal([]byte(mnemo("events", "capabilities", "--extract", "--json")), &caps); err != nil || len(caps.Capabilities) != 1 || caps.Capabilities[0].TaskType != "Deploy" {
+		t.Fatalf("capabilities --extract: %+v %v", caps, err)
+	}
+}
+
+// TestSweepSummarizes: serve's one-minute sweep writes the summaries of
+// closed periods.
+func TestSweepSummarizes(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := mnemov.New(db, mnemov.Options{})
+	defer svc.Close()
+	scope := mnemov.Scope{TenantID: "t", AgentID: "a"}
+	hourAgo := time.Now().UTC().Add(-time.Hour)
+	if _, err := svc.AppendEvent(ctx, scope, mnemov.Event{Type: "DeployCompleted", TS: hourAgo}); err != nil {
+		t.Fatal(err)
+	}
+	sweep(ctx, svc, slog.New(slog.DiscardHandler))
+	sums, err := svc.Summaries(ctx, scope, mnemov.SummaryQuery{Period: mnemov.PeriodHour})
+	if err != nil || len(sums) != 1 || sums[0].Events != 1 {
+		t.Fatalf("after a sweep: %+v, %v; want the closed hour's summary", sums, err)
 	}
 }

@@ -107,7 +107,7 @@ func every(ctx context.Context, interval time.Duration, fn func()) {
 }
 
 // sweep deletes idle sessions' working memory (seed 001: after 30 minutes
-// idle) and abandoned runs.
+// idle) and abandoned runs, and summarizes the event periods that closed.
 func sweep(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
 	n, err := svc.SweepSessions(ctx)
 	if err != nil && ctx.Err() == nil {
@@ -117,6 +117,26 @@ func sweep(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
 	}
 	if _, err := svc.SweepRuns(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("sweeping abandoned runs failed", "err", err)
+	}
+	summarizeClosed(ctx, svc, log)
+}
+
+// summarizeClosed writes the summaries (L4) of the periods that closed,
+// applies their retention, and has the LLM, when configured, describe
+// capabilities (L5) that grew. A store that keeps neither is skipped.
+func summarizeClosed(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
+	if _, ok := svc.Store().(mnemo.InsightStore); !ok {
+		return
+	}
+	if n, err := svc.SummarizeClosed(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("summarizing closed periods failed", "err", err)
+	} else if n > 0 {
+		log.Info("summarized closed periods", "n", n)
+	}
+	if k, err := svc.RefreshAllCapabilities(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("describing capabilities failed", "err", err)
+	} else if k > 0 {
+		log.Info("described capabilities", "n", k)
 	}
 }
 
