@@ -176,6 +176,15 @@ type StoreConfig struct {
 	Backend string `yaml:"backend"`
 	Files   struct {
 		Root string `yaml:"root"` // the memory root; default <data>/files
+		// History is what compaction does with log.jsonl (seed 004 §7.3):
+		// keep (option A, the default) or rotate into archive/ (option B).
+		History string `yaml:"history"`
+		// CompactEvery is the log size in lines that triggers compaction:
+		// 0 means 100,000 (seed 004 §10), -1 on demand only.
+		CompactEvery int `yaml:"compact_every"`
+		// NoSync skips the fsync after each append: faster, and an
+		// acknowledged write can be lost to a power cut (not to a crash).
+		NoSync bool `yaml:"no_sync"`
 	} `yaml:"files"`
 	Postgres struct {
 		// DSN is a postgres:// URL or a key=value string, usually
@@ -543,6 +552,14 @@ func (c *StoreConfig) validate() error {
 		}
 	default:
 		return &ConfigError{"store.backend", fmt.Sprintf("must be sqlite, files, postgres or memory, got %q", c.Backend)}
+	}
+	switch c.Files.History {
+	case "", "keep", "rotate":
+	default:
+		return &ConfigError{"store.files.history", fmt.Sprintf("must be keep or rotate, got %q", c.Files.History)}
+	}
+	if c.Files.CompactEvery < -1 {
+		return &ConfigError{"store.files.compact_every", "must be a number of lines, 0 for the default or -1 for on demand only"}
 	}
 	p := c.Postgres
 	if p.PoolSize < 0 || p.PoolSize > 1000 {

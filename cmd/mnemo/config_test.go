@@ -68,6 +68,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"pool_size":        "store.postgres.pool_size",
 		"ef_search":        "store.postgres.ef_search",
 		"spool_key":        "spool",
+		"files_history":    "store.files.history",
 		"min_successes":    "events.tasks.min_successes",
 	}
 	for _, f := range files {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -281,4 +282,27 @@ func FuzzParseEndpoint(f *testing.F) {
 			t.Fatalf("parseEndpoint(%q) = %q, %q", spec, kind, arg)
 		}
 	})
+}
+
+// TestFilesStoreConfig: the CLI serves from a files memory root that
+// compacts by size with the log rotated into archive/ (store.files.history
+// rotate), and reads every memory back after it, from a new process.
+func TestFilesStoreConfig(t *testing.T) {
+	dir, root := t.TempDir(), filepath.Join(t.TempDir(), "memory")
+	cfg := writeConfig(t, "store:\n  backend: files\n  files:\n    root: "+root+"\n    history: rotate\n    compact_every: 3\n")
+	for i := range 5 {
+		if code, _, errs := run(t, dir, "", "--config", cfg, "remember", "--key", fmt.Sprintf("/notes/n%d", i), fmt.Sprintf("note number %d", i)); code != 0 {
+			t.Fatalf("remember %d: exit %d: %s", i, code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "state.jsonl")); err != nil {
+		t.Errorf("no state.jsonl after more lines than compact_every: %v", err)
+	}
+	if archived, _ := filepath.Glob(filepath.Join(root, "archive", "log_*.jsonl")); len(archived) == 0 {
+		t.Error("history rotate left no log in archive/")
+	}
+	code, out, errs := run(t, dir, "", "--config", cfg, "list")
+	if code != 0 || strings.Count(out, "note number") != 5 {
+		t.Fatalf("list after compaction: exit %d: %s %s", code, out, errs)
+	}
 }

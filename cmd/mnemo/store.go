@@ -43,7 +43,14 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 		return &backend{store: memstore.New(memstore.Options{}), name: BackendMemory, where: "memory"}, nil
 	case BackendFiles:
 		root := c.filesRoot()
-		st, err := files.OpenStore(ctx, root, files.StoreOptions{Logger: log, Home: a.scope()})
+		fc := c.Store.Files
+		history := files.KeepLog
+		if fc.History == "rotate" {
+			history = files.RotateLog
+		}
+		st, err := files.OpenStore(ctx, root, files.StoreOptions{
+			Logger: log, Home: a.scope(), History: history, CompactEvery: fc.CompactEvery, NoSync: fc.NoSync,
+		})
 		if err != nil {
 			return nil, err
 		}
