@@ -75,6 +75,7 @@ type Service struct {
 	guardOpts GuardOptions
 	extractor MemoryExtractor
 	events    EventOptions
+	l3        *eventLayers // L2 text relations, L3 vectors: work after appends
 	degraded  sync.Map // scope and reason -> when last written to the ledger
 }
 
@@ -114,6 +115,7 @@ func New(store Store, opts Options) *Service {
 	s.guardOpts = opts.Guard.withDefaults()
 	s.extractor = opts.Extractor
 	s.events = opts.Events.withDefaults()
+	s.l3 = newEventLayers(store, opts, s.log)
 	s.tok = s.ctx.Tokenizer
 	if s.tok == nil {
 		s.tok, _ = tokens.New(tokens.CL100K)
@@ -140,6 +142,7 @@ func (s *Service) Init(ctx context.Context) error {
 // Close stops the embedding worker and closes the underlying store.
 func (s *Service) Close() error {
 	s.vec.close()
+	s.l3.close()
 	return s.store.Close()
 }
 

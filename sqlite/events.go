@@ -107,9 +107,24 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 		if e.Seq, err = res.LastInsertId(); err != nil {
 			return nil, fmt.Errorf("sqlite: append events: %w", err)
 		}
+		if err := db.fail("event"); err != nil {
+			return nil, err
+		}
 		if err := addRelations(ctx, rel, scope, rels); err != nil {
 			return nil, err
 		}
+		if err := db.fail("relations"); err != nil {
+			return nil, err
+		}
+		if len(e.Vectors) > 0 {
+			if err := addEventVectors(ctx, tx.StmtContext(ctx, st.vector), scope, e); err != nil {
+				return nil, err
+			}
+			if err := db.fail("vectors"); err != nil {
+				return nil, err
+			}
+		}
+		e.Vectors = nil
 		out[i] = e
 	}
 	if err := tx.Commit(); err != nil {
@@ -132,7 +147,7 @@ const probeCols = `seq, id, ts, type`
 // writer's connection: parsing them for every append cost a third of its
 // time.
 type appendStatements struct {
-	insert, relation, last, lastTyp *sql.Stmt
+	insert, relation, last, lastTyp, vector *sql.Stmt
 }
 
 func (db *DB) appendStmts(ctx context.Context) (*appendStatements, error) {
@@ -150,6 +165,7 @@ func (db *DB) appendStmts(ctx context.Context) (*appendStatements, error) {
 		{&st.relation, `INSERT INTO relations (tenant_id, agent_id, source, target, type, confidence, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO UPDATE SET confidence = max(confidence, excluded.confidence)`},
+		{&st.vector, insertEventVector},
 		{&st.last, `SELECT ` + probeCols + ` FROM events
 			WHERE tenant_id = ? AND agent_id = ? AND source = ? AND ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`},
 		{&st.lastTyp, `SELECT ` + probeCols + ` FROM events
@@ -169,7 +185,7 @@ func (st *appendStatements) close() {
 	if st == nil {
 		return
 	}
-	for _, s := range []*sql.Stmt{st.insert, st.relation, st.last, st.lastTyp} {
+	for _, s := range []*sql.Stmt{st.insert, st.relation, st.last, st.lastTyp, st.vector} {
 		if s != nil {
 			s.Close()
 		}

@@ -75,6 +75,11 @@ type DB struct {
 	// eventStmts are the statements of an event append (events.go).
 	eventMu    sync.Mutex
 	eventStmts *appendStatements
+
+	// failAt, set by tests of this package only, fails an append after
+	// one of its layers ("event", "relations", "vectors") is written:
+	// the transaction must leave nothing behind.
+	failAt func(layer string) error
 }
 
 var _ mnemo.Store = (*DB)(nil)
