@@ -236,7 +236,9 @@ func stringLeaves(v any, out []string) []string {
 	return out
 }
 
-func hasHan(s string) bool { return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) }
+func hasHan(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
+}
 
 // EventMedia returns the media references in an event's metadata.media.
 func EventMedia(e Event) ([]MediaRef, error) {

@@ -76,7 +76,7 @@ type Service struct {
 	extractor MemoryExtractor
 	events    EventOptions
 	l3        *eventLayers // L2 text relations, L3 vectors: work after appends
-	degraded  sync.Map // scope and reason -> when last written to the ledger
+	degraded  sync.Map     // scope and reason -> when last written to the ledger
 }
 
 // New returns a Service over store.
