@@ -66,11 +66,9 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	for _, e := range events {
-		if e.ID == "" || e.Type == "" || e.TS.IsZero() {
-			return nil, mnemo.Errorf(mnemo.EINVALID, "an event needs an id, a type and a time")
-		}
-		if err := checkTime(e.TS); err != nil {
+	events = slices.Clone(events)
+	for i := range events {
+		if err := checkStoredEvent(&events[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -85,17 +83,18 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 	defer tx.Rollback()
 	ins := tx.StmtContext(ctx, st.insert)
 	look := &txLookup{last: tx.StmtContext(ctx, st.last), lastTyp: tx.StmtContext(ctx, st.lastTyp)}
-	rel := tx.StmtContext(ctx, st.relation)
+	var rels []mnemo.Relation // stored after the events, many to a statement
 	out := make([]mnemo.Event, len(events))
 	for i, e := range events {
 		e.Scope = scope
 		// The rules see the events before this one, the batch's too, and
 		// not this one: it is stored after them.
-		var rels []mnemo.Relation
 		if relate != nil {
-			if rels, err = relate(ctx, look, e); err != nil {
+			found, err := relate(ctx, look, e)
+			if err != nil {
 				return nil, fmt.Errorf("sqlite: append events: relations of %s: %w", e.ID, err)
 			}
+			rels = append(rels, found...)
 		}
 		res, err := ins.ExecContext(ctx, e.ID, scope.TenantID, scope.AgentID, nanos(e.TS), e.Type, e.Source, nullRaw(e.Data), nullRaw(e.Metadata))
 		if err != nil {
@@ -110,12 +109,6 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 		if err := db.fail("event"); err != nil {
 			return nil, err
 		}
-		if err := addRelations(ctx, rel, scope, rels); err != nil {
-			return nil, err
-		}
-		if err := db.fail("relations"); err != nil {
-			return nil, err
-		}
 		if len(e.Vectors) > 0 {
 			if err := addEventVectors(ctx, tx.StmtContext(ctx, st.vector), scope, e); err != nil {
 				return nil, err
@@ -127,10 +120,46 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 		e.Vectors = nil
 		out[i] = e
 	}
+	if err := addRelations(ctx, tx, st, scope, rels); err != nil {
+		return nil, err
+	}
+	if err := db.fail("relations"); err != nil {
+		return nil, err
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("sqlite: append events: %w", err)
 	}
 	return out, nil
+}
+
+// checkStoredEvent checks what the store relies on, whoever the caller:
+// an id, a type and a time; no tab or line break in id, type and source;
+// data and metadata valid JSON, compacted when they hold a tab or a line
+// break (cold segments are tab-separated lines).
+func checkStoredEvent(e *mnemo.Event) error {
+	if e.ID == "" || e.Type == "" || e.TS.IsZero() {
+		return mnemo.Errorf(mnemo.EINVALID, "an event needs an id, a type and a time")
+	}
+	if err := checkTime(e.TS); err != nil {
+		return err
+	}
+	if strings.ContainsAny(e.ID, "\t\n\r") || strings.ContainsAny(e.Type, "\t\n\r") || strings.ContainsAny(e.Source, "\t\n\r") {
+		return mnemo.Errorf(mnemo.EINVALID, "event %q: id, type and source must not hold tabs or line breaks", e.ID)
+	}
+	for _, raw := range []*json.RawMessage{&e.Data, &e.Metadata} {
+		if len(*raw) == 0 {
+			continue
+		}
+		if !json.Valid(*raw) {
+			return mnemo.Errorf(mnemo.EINVALID, "event %q: data and metadata must be valid JSON", e.ID)
+		}
+		if bytes.ContainsAny(*raw, "\t\n\r") {
+			var buf bytes.Buffer
+			json.Compact(&buf, *raw) // valid: cannot fail
+			*raw = buf.Bytes()
+		}
+	}
+	return nil
 }
 
 // isConstraint reports a UNIQUE, CHECK or trigger failure.
@@ -147,7 +176,18 @@ const probeCols = `seq, id, ts, type`
 // writer's connection: parsing them for every append cost a third of its
 // time.
 type appendStatements struct {
-	insert, relation, last, lastTyp, vector *sql.Stmt
+	insert, relation, relations, last, lastTyp, vector *sql.Stmt
+}
+
+// relationChunk is how many relations one statement inserts: one
+// statement per relation cost a quarter of an append.
+const relationChunk = 32
+
+// relationInsert inserts n relations.
+func relationInsert(n int) string {
+	rows := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?),", n), ",")
+	return `INSERT INTO relations (tenant_id, agent_id, source, target, type, confidence, created_at) VALUES ` + rows + `
+		ON CONFLICT DO UPDATE SET confidence = max(confidence, excluded.confidence)`
 }
 
 func (db *DB) appendStmts(ctx context.Context) (*appendStatements, error) {
@@ -162,9 +202,8 @@ func (db *DB) appendStmts(ctx context.Context) (*appendStatements, error) {
 		query string
 	}{
 		{&st.insert, `INSERT INTO events (id, tenant_id, agent_id, ts, type, source, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&st.relation, `INSERT INTO relations (tenant_id, agent_id, source, target, type, confidence, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET confidence = max(confidence, excluded.confidence)`},
+		{&st.relation, relationInsert(1)},
+		{&st.relations, relationInsert(relationChunk)},
 		{&st.vector, insertEventVector},
 		{&st.last, `SELECT ` + probeCols + ` FROM events
 			WHERE tenant_id = ? AND agent_id = ? AND source = ? AND ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`},
@@ -185,7 +224,7 @@ func (st *appendStatements) close() {
 	if st == nil {
 		return
 	}
-	for _, s := range []*sql.Stmt{st.insert, st.relation, st.last, st.lastTyp, st.vector} {
+	for _, s := range []*sql.Stmt{st.insert, st.relation, st.relations, st.last, st.lastTyp, st.vector} {
 		if s != nil {
 			s.Close()
 		}
@@ -252,7 +291,7 @@ func (db *DB) AddRelations(ctx context.Context, scope mnemo.Scope, rels []mnemo.
 		return fmt.Errorf("sqlite: add relations: %w", err)
 	}
 	defer tx.Rollback()
-	if err := addRelations(ctx, tx.StmtContext(ctx, st.relation), scope, rels); err != nil {
+	if err := addRelations(ctx, tx, st, scope, rels); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -261,8 +300,9 @@ func (db *DB) AddRelations(ctx context.Context, scope mnemo.Scope, rels []mnemo.
 	return nil
 }
 
-// addRelations stores rels with ins, the relation insert of a transaction.
-func addRelations(ctx context.Context, ins *sql.Stmt, scope mnemo.Scope, rels []mnemo.Relation) error {
+// addRelations checks rels and stores them in tx, relationChunk to a
+// statement.
+func addRelations(ctx context.Context, tx *sql.Tx, st *appendStatements, scope mnemo.Scope, rels []mnemo.Relation) error {
 	for _, r := range rels {
 		if r.Source == "" || r.Target == "" || r.Type == "" {
 			return mnemo.Errorf(mnemo.EINVALID, "a relation needs a source, a target and a type")
@@ -273,8 +313,30 @@ func addRelations(ctx context.Context, ins *sql.Stmt, scope mnemo.Scope, rels []
 		if err := checkTime(r.CreatedAt); err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(ctx, scope.TenantID, scope.AgentID, r.Source, r.Target, r.Type, r.Confidence, nanos(r.CreatedAt)); err != nil {
-			return fmt.Errorf("sqlite: add relations: %w", err)
+	}
+	var many, one *sql.Stmt
+	args := make([]any, 0, 7*relationChunk)
+	for chunk := range slices.Chunk(rels, relationChunk) {
+		args = args[:0]
+		for _, r := range chunk {
+			args = append(args, scope.TenantID, scope.AgentID, r.Source, r.Target, r.Type, r.Confidence, nanos(r.CreatedAt))
+		}
+		if len(chunk) == relationChunk {
+			if many == nil {
+				many = tx.StmtContext(ctx, st.relations)
+			}
+			if _, err := many.ExecContext(ctx, args...); err != nil {
+				return fmt.Errorf("sqlite: add relations: %w", err)
+			}
+			continue
+		}
+		if one == nil {
+			one = tx.StmtContext(ctx, st.relation)
+		}
+		for i := 0; i < len(args); i += 7 {
+			if _, err := one.ExecContext(ctx, args[i:i+7]...); err != nil {
+				return fmt.Errorf("sqlite: add relations: %w", err)
+			}
 		}
 	}
 	return nil
@@ -422,14 +484,19 @@ func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQ
 	defer tx.Rollback()
 
 	w := eventWhere(scope, q, cur)
-	rows, err := tx.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE `+w.String()+
+	rows, err := tx.QueryContext(ctx, `SELECT `+eventLine+` FROM events WHERE `+w.String()+
 		` ORDER BY ts, seq LIMIT ?`, append(w.args, q.Limit+1)...)
 	if err != nil {
 		return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
 	}
 	hot := make([]mnemo.Event, 0, min(q.Limit+1, 1024))
+	var line sql.RawBytes
 	for rows.Next() {
-		e, err := scanEvent(rows, scope)
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
+		}
+		e, err := parseLine(line, scope)
 		if err != nil {
 			rows.Close()
 			return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
@@ -529,28 +596,10 @@ func decodeSegment(codec string, body []byte, scope mnemo.Scope, fn func(mnemo.E
 	defer zr.Close()
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(make([]byte, 0, 64<<10), 4*mnemo.MaxEventData)
-	var f [7][]byte
 	for sc.Scan() {
-		line := sc.Bytes()
-		for i := range 6 {
-			j := bytes.IndexByte(line, '\t')
-			if j < 0 {
-				return fmt.Errorf("sqlite: cold segment: a line has %d fields, want 7", i+1)
-			}
-			f[i], line = line[:j], line[j+1:]
-		}
-		f[6] = line
-		seq, err1 := strconv.ParseInt(string(f[0]), 10, 64)
-		ts, err2 := strconv.ParseInt(string(f[2]), 10, 64)
-		if err1 != nil || err2 != nil {
-			return fmt.Errorf("sqlite: cold segment: bad seq or ts")
-		}
-		e := mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: fromNanos(ts), Type: string(f[3]), Source: string(f[4])}
-		if len(f[5]) > 0 {
-			e.Data = bytes.Clone(f[5])
-		}
-		if len(f[6]) > 0 {
-			e.Metadata = bytes.Clone(f[6])
+		e, err := parseLine(sc.Bytes(), scope)
+		if err != nil {
+			return fmt.Errorf("sqlite: cold segment: %w", err)
 		}
 		if !fn(e) {
 			return nil
@@ -561,6 +610,40 @@ func decodeSegment(codec string, body []byte, scope mnemo.Scope, fn func(mnemo.E
 	}
 	return nil
 }
+
+// parseLine reads an event from a line of tab-separated fields: seq, id,
+// ts, type, source, data, metadata. It copies what it keeps.
+func parseLine(line []byte, scope mnemo.Scope) (mnemo.Event, error) {
+	var f [7][]byte
+	for i := range 6 {
+		j := bytes.IndexByte(line, '\t')
+		if j < 0 {
+			return mnemo.Event{}, fmt.Errorf("a line has %d fields, want 7", i+1)
+		}
+		f[i], line = line[:j], line[j+1:]
+	}
+	f[6] = line
+	seq, err1 := strconv.ParseInt(string(f[0]), 10, 64)
+	ts, err2 := strconv.ParseInt(string(f[2]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return mnemo.Event{}, fmt.Errorf("bad seq or ts")
+	}
+	e := mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: fromNanos(ts), Type: string(f[3]), Source: string(f[4])}
+	if len(f[5]) > 0 {
+		e.Data = bytes.Clone(f[5])
+	}
+	if len(f[6]) > 0 {
+		e.Metadata = bytes.Clone(f[6])
+	}
+	return e, nil
+}
+
+// eventLine is an event as one line of parseLine's fields, made by SQLite:
+// one column to fetch instead of seven, into a reused buffer, which cut the
+// allocations of reading 10k events from 141k to 61k
+// (BenchmarkQueryEvents10k).
+const eventLine = `seq || char(9) || id || char(9) || ts || char(9) || type || char(9) || source || char(9) ||
+	coalesce(data, '') || char(9) || coalesce(metadata, '')`
 
 // encodeSegment compresses events, in order, as a segment part.
 func encodeSegment(events []mnemo.Event) ([]byte, error) {

@@ -132,3 +132,32 @@ func TestColdSegmentParts(t *testing.T) {
 		t.Fatalf("get from the last part: %+v %v", e, err)
 	}
 }
+
+// TestStoredEventsAreSegmentSafe: whatever a caller of the store passes,
+// an event it accepts can be archived and read back.
+func TestStoredEventsAreSegmentSafe(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, bad := range []mnemo.Event{
+		{ID: "a\tb", Type: "x", TS: ts},
+		{ID: "b", Type: "x\ny", TS: ts},
+		{ID: "c", Type: "x", Source: "s\r", TS: ts},
+		{ID: "d", Type: "x", TS: ts, Data: []byte("{nope")},
+	} {
+		if _, err := db.AppendEvents(ctx, evScope, []mnemo.Event{bad}, nil); mnemo.ErrorCode(err) != mnemo.EINVALID {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+	spaced := mnemo.Event{ID: "e", Type: "x", TS: ts, Data: []byte("{\n\t\"a\":\t\"x\\ty\"\r\n}"), Metadata: []byte("{\"k\":\n1}")}
+	if _, err := db.AppendEvents(ctx, evScope, []mnemo.Event{spaced}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.ArchiveEvents(ctx, ts.Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("archive: %d %v", n, err)
+	}
+	e, err := db.GetEvent(ctx, evScope, "e")
+	if err != nil || string(e.Data) != `{"a":"x\ty"}` || string(e.Metadata) != `{"k":1}` {
+		t.Fatalf("read back: %s %s %v", e.Data, e.Metadata, err)
+	}
+}
