@@ -278,7 +278,7 @@ func AnalyzeTextRules(text string) TextAnalysis {
 		addEnt(m[1])
 	}
 	for _, m := range cjkSuffix.FindAllString(text, -1) {
-		addEnt(m)
+		addEnt(trimCJKName(m))
 	}
 	lower := strings.ToLower(text)
 	for _, e := range emotionCues {
@@ -295,6 +295,32 @@ func AnalyzeTextRules(text string) TextAnalysis {
 		}
 	}
 	return an
+}
+
+// cjkStops are characters that end a phrase before a name: verbs,
+// prepositions, pronouns and particles around places and organisations.
+const cjkStops = "去在到从和跟与的了我你他她们请帮订买找是有要想说看把被给对向往"
+
+// trimCJKName keeps the name of a suffix match: what follows the last
+// stop character, at most four characters before the suffix ("请帮我订去上海市"
+// → "上海市").
+func trimCJKName(m string) string {
+	r := []rune(m)
+	suffix := 1
+	for _, suf := range []string{"公司", "集团", "大学", "学院", "医院", "银行"} {
+		if strings.HasSuffix(m, suf) {
+			suffix = 2
+		}
+	}
+	start := 0
+	for i := len(r) - suffix - 1; i >= 0; i-- {
+		if strings.ContainsRune(cjkStops, r[i]) {
+			start = i + 1
+			break
+		}
+	}
+	start = max(start, len(r)-suffix-4)
+	return string(r[start:])
 }
 
 // allCapsOrMixed reports an acronym or a CamelCase name (NASA, OpenAI).
