@@ -184,6 +184,11 @@ func TestScopes(t *testing.T) {
 		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a&node=x", nil, mhttp.ScopeRead},
 		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a&from=x&to=y", nil, mhttp.ScopeRead},
 		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "a", "source": "x", "target": "y"}, mhttp.ScopeWrite},
+		{"POST /v1/events/search", "POST", "/v1/events/search", map[string]any{"agent_id": "a", "vector": []float32{1}, "model": "m"}, mhttp.ScopeRead},
+		{"POST /v1/events/graph/text", "POST", "/v1/events/graph/text", map[string]any{"agent_id": "a", "event_id": "x"}, mhttp.ScopeWrite},
+		{"GET /v1/profile", "GET", "/v1/profile?agent_id=a", nil, mhttp.ScopeRead},
+		{"PUT /v1/profile", "PUT", "/v1/profile", map[string]any{"agent_id": "a", "version": 99}, mhttp.ScopeWrite},
+		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", map[string]any{"agent_id": "a", "text": "hi"}, mhttp.ScopeWrite},
 	}
 	covered := map[string]bool{}
 	scopes := ts.Srv.RouteScopes()
@@ -250,9 +255,12 @@ func TestTenantIsolation(t *testing.T) {
 		t.Fatalf("B turn: %d %s", st, raw)
 	}
 	if st, raw := callAs(t, b, "POST", url("/v1/events/batch"), map[string]any{"agent_id": "shared", "events": []any{
-		map[string]any{"id": "bev1", "type": "AgentStarted", "source": "b"},
+		map[string]any{"id": "bev1", "type": "AgentStarted", "source": "b", "vectors": []any{map[string]any{"modality": "image", "model": "m", "vector": []float32{1, 0}}}},
 		map[string]any{"id": "bev2", "type": "AgentStopped", "source": "b"}}}, nil); st != 201 {
 		t.Fatalf("B events: %d %s", st, raw)
+	}
+	if st, raw := callAs(t, b, "POST", url("/v1/profile/interactions"), map[string]any{"agent_id": "shared", "text": "I love bevel gears"}, nil); st != 200 {
+		t.Fatalf("B interaction: %d %s", st, raw)
 	}
 	bState := func() string {
 		var r mnemo.Run
@@ -426,6 +434,19 @@ func TestTenantIsolation(t *testing.T) {
 		}},
 		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=shared&from=bev1&to=bev2", nil, notFound},
 		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "shared", "source": "bev1", "target": "bev2"}, notFound},
+		{"POST /v1/events/search", "POST", "/v1/events/search", map[string]any{"agent_id": "shared", "vector": []float32{1, 0}, "model": "m"}, noEventsOfB},
+		{"POST /v1/events/graph/text", "POST", "/v1/events/graph/text", map[string]any{"agent_id": "shared", "event_id": "bev1"}, notFound},
+		{"GET /v1/profile", "GET", "/v1/profile?agent_id=shared", nil, noEventsOfB},
+		{"PUT /v1/profile", "PUT", "/v1/profile", map[string]any{"agent_id": "shared", "version": 1}, func(t *testing.T, st int, raw []byte) {
+			if st != 409 {
+				t.Fatalf("%d %s, want 409: A has no profile at B's version", st, raw)
+			}
+		}},
+		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", map[string]any{"agent_id": "shared", "text": "hello"}, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || strings.Contains(string(raw), "bevel") || !strings.Contains(string(raw), `"interactions":1`) {
+				t.Fatalf("%d %s, want A's first interaction", st, raw)
+			}
+		}},
 		// A's own events under B's ids are A's.
 		{"POST /v1/events", "POST", "/v1/events", map[string]any{"agent_id": "shared", "id": "bev1", "type": "mine"}, status(201)},
 		{"POST /v1/events/batch", "POST", "/v1/events/batch", map[string]any{"agent_id": "shared", "events": []any{map[string]any{"id": "bev2", "type": "mine"}}}, status(201)},
@@ -558,6 +579,11 @@ func TestAgentRestriction(t *testing.T) {
 		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a2&node=x", nil},
 		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a2&from=x&to=y", nil},
 		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", map[string]any{"agent_id": "a2", "source": "x", "target": "y"}},
+		{"POST /v1/events/search", "POST", "/v1/events/search", map[string]any{"agent_id": "a2", "query": "x"}},
+		{"POST /v1/events/graph/text", "POST", "/v1/events/graph/text", map[string]any{"agent_id": "a2", "event_id": "x"}},
+		{"GET /v1/profile", "GET", "/v1/profile?agent_id=a2", nil},
+		{"PUT /v1/profile", "PUT", "/v1/profile", map[string]any{"agent_id": "a2"}},
+		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", map[string]any{"agent_id": "a2", "text": "hi"}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -249,6 +249,11 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"GET /v1/events/graph/traverse", "GET", "/v1/events/graph/traverse?agent_id=a&node=x&depth=99", nil, 400, mnemo.EINVALID},
 		{"GET /v1/events/graph/path", "GET", "/v1/events/graph/path?agent_id=a&from=x", nil, 400, mnemo.EINVALID},
 		{"POST /v1/events/graph/links", "POST", "/v1/events/graph/links", `{"agent_id":"a","source":"x","target":"x"}`, 400, mnemo.EINVALID},
+		{"POST /v1/events/search", "POST", "/v1/events/search", `{"agent_id":"a","vector":[1],"model":"m","from":"2026-02-01T00:00:00Z","to":"2026-01-01T00:00:00Z"}`, 400, mnemo.EINVALID},
+		{"POST /v1/events/graph/text", "POST", "/v1/events/graph/text", `{"agent_id":"a"}`, 400, mnemo.EINVALID},
+		{"GET /v1/profile", "GET", "/v1/profile?agent_id=", nil, 400, mnemo.EINVALID},
+		{"PUT /v1/profile", "PUT", "/v1/profile", `{"agent_id":"a","version":"one"}`, 400, mnemo.EINVALID},
+		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", `{"agent_id":"a","text":"  "}`, 400, mnemo.EINVALID},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
