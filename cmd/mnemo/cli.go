@@ -231,8 +231,13 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		co.Summarizer, co.TurnAnalyzer = model, model
 	}
 	var extractor mnemo.MemoryExtractor
-	if model, _ := a.cfg.llm(); model != nil && a.cfg.LLM.Extract {
-		extractor = model
+	var events mnemo.EventOptions
+	if model, _ := a.cfg.llm(); model != nil {
+		if a.cfg.LLM.Extract {
+			extractor = model
+		}
+		// The model reads events' text and interactions for the profile.
+		events.TextRelations.Analyzer, events.Profile.Analyzer = model, model
 	}
 	svc := mnemo.New(db, mnemo.Options{
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
@@ -240,6 +245,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *sqlite.DB, error) {
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
 		Context:   co,
 		Extractor: extractor,
+		Events:    events,
 		Lifecycle: mnemo.LifecycleOptions{
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,

@@ -28,6 +28,7 @@ func (a *app) eventsCommand() *cobra.Command {
 	}
 	cmd.AddCommand(a.eventsAppendCommand(), a.eventsQueryCommand(), a.eventsGetCommand(), a.eventsReplayCommand(),
 		a.eventsExportCommand(), a.eventsArchiveCommand(), a.eventsGraphCommand())
+	cmd.AddCommand(a.eventLayerCommands()...)
 	return cmd
 }
 
