@@ -202,4 +202,3 @@ func (a *app) printProfile(rec mnemo.ProfileRecord, updated *bool) error {
 	}
 	return nil
 }
-
