@@ -281,6 +281,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 		OutputSchema: outputSchema[mnemo.IngestResult](),
 		Annotations:  &mcpsdk.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.ingest)
+	s.addEventTools(srv, scope)
 }
 
 func (s *Server) ingest(ctx context.Context, sc mnemo.Scope, in ingestIn) (mnemo.IngestResult, string, error) {
