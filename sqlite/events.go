@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -496,7 +495,7 @@ func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQ
 			rows.Close()
 			return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
 		}
-		e, err := parseLine(line, scope)
+		e, _, err := parseLine(line, scope, nil)
 		if err != nil {
 			rows.Close()
 			return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
@@ -507,7 +506,7 @@ func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQ
 	if err := rows.Err(); err != nil {
 		return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
 	}
-	cold, err := coldEvents(ctx, tx, scope, q, cur, q.Limit+1)
+	cold, err := db.coldEvents(ctx, tx, scope, q, cur, q.Limit+1)
 	if err != nil {
 		return mnemo.EventPage{}, err
 	}
@@ -527,7 +526,7 @@ func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQ
 
 // coldEvents returns up to n cold events of scope matching q after cur, in
 // order, from the segment parts that overlap the window.
-func coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q mnemo.EventQuery, cur *mnemo.EventCursor, n int) ([]mnemo.Event, error) {
+func (db *DB) coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q mnemo.EventQuery, cur *mnemo.EventCursor, n int) ([]mnemo.Event, error) {
 	w := &where{}
 	w.add(`tenant_id = ? AND agent_id = ?`, scope.TenantID, scope.AgentID)
 	if lo, ok := lowerBound(q, cur); ok {
@@ -541,6 +540,13 @@ func coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q mnemo.Even
 		return nil, fmt.Errorf("sqlite: cold events: %w", err)
 	}
 	defer rows.Close()
+	// Lines outside the window or not after the cursor are passed over
+	// before they are copied: a page starts inside a part.
+	lo, hasLo := lowerBound(q, cur)
+	skip := func(seq, ts int64) bool {
+		return (hasLo && ts < lo) || (q.To != nil && ts >= nanos(*q.To)) ||
+			(cur != nil && ts == nanos(cur.TS) && seq <= cur.Seq)
+	}
 	var out []mnemo.Event
 	for len(out) < n && rows.Next() {
 		var (
@@ -550,7 +556,7 @@ func coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q mnemo.Even
 		if err := rows.Scan(&codec, &body); err != nil {
 			return nil, fmt.Errorf("sqlite: cold events: %w", err)
 		}
-		err := decodeSegment(codec, body, scope, func(e mnemo.Event) bool {
+		err := db.decodeSegment(codec, body, scope, skip, func(e mnemo.Event) bool {
 			if matches(e, q, cur) {
 				out = append(out, e)
 			}
@@ -585,23 +591,27 @@ func lowerBound(q mnemo.EventQuery, cur *mnemo.EventCursor) (int64, bool) {
 
 // decodeSegment calls fn with each event of a segment part, in order,
 // until fn returns false.
-func decodeSegment(codec string, body []byte, scope mnemo.Scope, fn func(mnemo.Event) bool) error {
+func (db *DB) decodeSegment(codec string, body []byte, scope mnemo.Scope, skip func(seq, ts int64) bool, fn func(mnemo.Event) bool) error {
 	if codec != codecTSVGzip {
 		return fmt.Errorf("sqlite: cold segment: unknown codec %q", codec)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(body))
-	if err != nil {
+	r, _ := db.segmentReaders.Get().(*segmentReader)
+	if r == nil {
+		r = &segmentReader{buf: make([]byte, 64<<10)}
+	}
+	defer db.segmentReaders.Put(r)
+	r.body.Reset(body)
+	if err := r.zr.Reset(&r.body); err != nil {
 		return fmt.Errorf("sqlite: cold segment: %w", err)
 	}
-	defer zr.Close()
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 0, 64<<10), 4*mnemo.MaxEventData)
+	sc := bufio.NewScanner(&r.zr)
+	sc.Buffer(r.buf[:0], 4*mnemo.MaxEventData)
 	for sc.Scan() {
-		e, err := parseLine(sc.Bytes(), scope)
+		e, ok, err := parseLine(sc.Bytes(), scope, skip)
 		if err != nil {
 			return fmt.Errorf("sqlite: cold segment: %w", err)
 		}
-		if !fn(e) {
+		if ok && !fn(e) {
 			return nil
 		}
 	}
@@ -611,31 +621,74 @@ func decodeSegment(codec string, body []byte, scope mnemo.Scope, fn func(mnemo.E
 	return nil
 }
 
+// segmentReader is what decoding a cold part needs, kept between parts:
+// a gzip reader's state and a line buffer cost more to allocate than a
+// part of small events takes to decode.
+type segmentReader struct {
+	body bytes.Reader
+	zr   gzip.Reader
+	buf  []byte
+}
+
 // parseLine reads an event from a line of tab-separated fields: seq, id,
-// ts, type, source, data, metadata. It copies what it keeps.
-func parseLine(line []byte, scope mnemo.Scope) (mnemo.Event, error) {
+// ts, type, source, data, metadata. It copies what it keeps. A line for
+// which skip (when not nil) reports true is passed over before anything
+// is copied: ok is false.
+func parseLine(line []byte, scope mnemo.Scope, skip func(seq, ts int64) bool) (e mnemo.Event, ok bool, err error) {
 	var f [7][]byte
 	for i := range 6 {
 		j := bytes.IndexByte(line, '\t')
 		if j < 0 {
-			return mnemo.Event{}, fmt.Errorf("a line has %d fields, want 7", i+1)
+			return e, false, fmt.Errorf("a line has %d fields, want 7", i+1)
 		}
 		f[i], line = line[:j], line[j+1:]
 	}
 	f[6] = line
-	seq, err1 := strconv.ParseInt(string(f[0]), 10, 64)
-	ts, err2 := strconv.ParseInt(string(f[2]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return mnemo.Event{}, fmt.Errorf("bad seq or ts")
+	seq, ok1 := parseInt(f[0])
+	ts, ok2 := parseInt(f[2])
+	if !ok1 || !ok2 {
+		return e, false, fmt.Errorf("bad seq or ts")
 	}
-	e := mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: fromNanos(ts), Type: string(f[3]), Source: string(f[4])}
+	if skip != nil && skip(seq, ts) {
+		return e, false, nil
+	}
+	e = mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: fromNanos(ts), Type: string(f[3]), Source: string(f[4])}
 	if len(f[5]) > 0 {
 		e.Data = bytes.Clone(f[5])
 	}
 	if len(f[6]) > 0 {
 		e.Metadata = bytes.Clone(f[6])
 	}
-	return e, nil
+	return e, true, nil
+}
+
+// parseInt reads a decimal int64 without allocating (strconv.ParseInt's
+// error keeps its input, so that its argument escapes).
+func parseInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if neg {
+		if n > 1<<63 {
+			return 0, false
+		}
+		return -int64(n), true
+	}
+	if n > 1<<63-1 {
+		return 0, false
+	}
+	return int64(n), true
 }
 
 // eventLine is an event as one line of parseLine's fields, made by SQLite:
@@ -688,7 +741,7 @@ func (db *DB) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (mnemo
 		return mnemo.Event{}, fmt.Errorf("sqlite: get event: %w", err)
 	}
 	found := false
-	err = eachPart(ctx, db.reader, scope, day, func(c mnemo.Event) bool {
+	err = db.eachPart(ctx, db.reader, scope, day, func(c mnemo.Event) bool {
 		if c.ID == id {
 			e, found = c, true
 		}
@@ -710,7 +763,7 @@ type queryer interface {
 
 // eachPart calls fn with every cold event of a scope's day, in order,
 // until fn returns false.
-func eachPart(ctx context.Context, q queryer, scope mnemo.Scope, day int64, fn func(mnemo.Event) bool) error {
+func (db *DB) eachPart(ctx context.Context, q queryer, scope mnemo.Scope, day int64, fn func(mnemo.Event) bool) error {
 	rows, err := q.QueryContext(ctx, `SELECT codec, body FROM event_segments WHERE tenant_id = ? AND agent_id = ? AND day = ? ORDER BY part`,
 		scope.TenantID, scope.AgentID, day)
 	if err != nil {
@@ -726,7 +779,7 @@ func eachPart(ctx context.Context, q queryer, scope mnemo.Scope, day int64, fn f
 		if err := rows.Scan(&codec, &body); err != nil {
 			return fmt.Errorf("sqlite: cold segment: %w", err)
 		}
-		if err := decodeSegment(codec, body, scope, func(e mnemo.Event) bool { more = fn(e); return more }); err != nil {
+		if err := db.decodeSegment(codec, body, scope, nil, func(e mnemo.Event) bool { more = fn(e); return more }); err != nil {
 			return err
 		}
 	}
@@ -806,7 +859,7 @@ func (db *DB) archiveDay(ctx context.Context, scope mnemo.Scope, day int64, befo
 	// Merge with what the day's parts hold and cut again: every part but
 	// the last stays full, so no part shrinks.
 	var all []mnemo.Event
-	if err := eachPart(ctx, tx, scope, day, func(e mnemo.Event) bool { all = append(all, e); return true }); err != nil {
+	if err := db.eachPart(ctx, tx, scope, day, func(e mnemo.Event) bool { all = append(all, e); return true }); err != nil {
 		return 0, err
 	}
 	all = append(all, fresh...)

@@ -75,6 +75,8 @@ type DB struct {
 	// eventStmts are the statements of an event append (events.go).
 	eventMu    sync.Mutex
 	eventStmts *appendStatements
+	// segmentReaders hold *segmentReader, for reading cold events.
+	segmentReaders sync.Pool
 
 	// failAt, set by tests of this package only, fails an append after
 	// one of its layers ("event", "relations", "vectors") is written:
