@@ -83,6 +83,7 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 	ins := tx.StmtContext(ctx, st.insert)
 	look := &txLookup{last: tx.StmtContext(ctx, st.last), lastTyp: tx.StmtContext(ctx, st.lastTyp)}
 	var rels []mnemo.Relation // stored after the events, many to a statement
+	var vecIns *sql.Stmt      // the L3 insert, when an event has vectors
 	out := make([]mnemo.Event, len(events))
 	for i, e := range events {
 		e.Scope = scope
@@ -109,7 +110,10 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 			return nil, err
 		}
 		if len(e.Vectors) > 0 {
-			if err := addEventVectors(ctx, tx.StmtContext(ctx, st.vector), scope, e); err != nil {
+			if vecIns == nil {
+				vecIns = tx.StmtContext(ctx, st.vector)
+			}
+			if err := addEventVectors(ctx, vecIns, scope, e); err != nil {
 				return nil, err
 			}
 			if err := db.fail("vectors"); err != nil {

@@ -7,7 +7,8 @@
 -- and for lexical scoring. ts, type and source repeat the event's so that
 -- a search filters without reading events (cold ones included). Rows are
 -- dropped by vector cleanup when old and rarely found (access_count);
--- the events themselves stay.
+-- the events themselves stay. Cleanup is rare and scans the table: one
+-- index less for every append to maintain.
 CREATE TABLE event_vectors (
 	tenant_id    TEXT    NOT NULL,
 	agent_id     TEXT    NOT NULL,
@@ -25,4 +26,3 @@ CREATE TABLE event_vectors (
 );
 CREATE INDEX event_vectors_scope ON event_vectors (tenant_id, agent_id, model, ts) WHERE vector IS NOT NULL;
 CREATE INDEX event_vectors_pending ON event_vectors (ts) WHERE vector IS NULL;
-CREATE INDEX event_vectors_age ON event_vectors (ts) WHERE vector IS NOT NULL;
