@@ -27,6 +27,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendEvent$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzEventLayerParsers$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) ./analysis
 	$(GO) test -run '^$$' -fuzz '^FuzzTerms$$' -fuzztime $(FUZZTIME) ./analysis
 	$(GO) test -run '^$$' -fuzz '^FuzzEmbed$$' -fuzztime $(FUZZTIME) ./embed/glove
