@@ -97,6 +97,14 @@ type EventVectorOptions struct {
 // DefaultVectorKeep is how long event vectors stay (seed 002: 30 days).
 const DefaultVectorKeep = 30 * 24 * time.Hour
 
+// StoredEventVector is an L3 vector as stored: its event and how often
+// searches returned it. A vector still waiting for the worker has none.
+type StoredEventVector struct {
+	EventID string `json:"event_id"`
+	EventVector
+	AccessCount int `json:"access_count"`
+}
+
 // EventVectorJob is a vector the worker still has to make.
 type EventVectorJob struct {
 	Scope
@@ -133,6 +141,9 @@ type EventVectorStore interface {
 	// SearchEventVectors returns the events whose vectors (of q.Model) are
 	// nearest q.Vector, best first, one hit per event.
 	SearchEventVectors(ctx context.Context, scope Scope, q EventVectorQuery) ([]EventVectorHit, error)
+	// EventVectorsOf returns the vectors of the events ids, by event and
+	// modality.
+	EventVectorsOf(ctx context.Context, scope Scope, ids []string) ([]StoredEventVector, error)
 	// EventVectorModels returns the models of the scope's vectors by
 	// modality.
 	EventVectorModels(ctx context.Context, scope Scope) (map[string][]string, error)

@@ -1,6 +1,7 @@
 package mnemo_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -137,6 +138,24 @@ func TestSearchEventsByMeaning(t *testing.T) {
 		if _, err := svc.SearchEvents(ctx, scope, q); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("%s: err = %v; want invalid_input", name, err)
 		}
+	}
+	// The export carries L3: the four vectors, found three times by now.
+	var buf bytes.Buffer
+	n, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, mnemo.ExportJSON, &buf)
+	if err != nil || n.Embeddings != 4 {
+		t.Fatalf("export = %+v, %v", n, err)
+	}
+	var doc struct {
+		Layers struct {
+			L3 []mnemo.StoredEventVector `json:"l3_embeddings"`
+		} `json:"layers"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil || len(doc.Layers.L3) != 4 || len(doc.Layers.L3[0].Vector) != 256 || doc.Layers.L3[0].Model == "" {
+		t.Fatalf("l3_embeddings = %d, %v", len(doc.Layers.L3), err)
+	}
+	buf.Reset()
+	if _, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, mnemo.ExportCSV, &buf); err != nil || strings.Count(buf.String(), "\nL3,") != 4 {
+		t.Fatalf("CSV export: %v\n%s", err, buf.String())
 	}
 	// Another scope sees nothing of these.
 	if hs, err := svc.SearchEvents(ctx, mnemo.Scope{TenantID: "t", AgentID: "b"}, mnemo.EventSearch{Query: "database"}); err != nil || len(hs) != 0 {

@@ -93,11 +93,12 @@ const ExportFormat = "mnemo.events/v1"
 
 // EventExport counts what an export wrote.
 type EventExport struct {
-	Events    int `json:"events"`
-	Relations int `json:"relations"`
+	Events     int `json:"events"`
+	Relations  int `json:"relations"`
+	Embeddings int `json:"embeddings"`
 }
 
-// exportHeader is the JSON export's head. Layers not written yet (L3 to
+// exportHeader is the JSON export's head. Layers not written yet (L4 and
 // L5) are empty arrays, so that readers can rely on every layer's key.
 type exportHeader struct {
 	Format   string     `json:"format"`
@@ -133,10 +134,18 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	type edgeKey struct{ s, t, typ string }
 	seen := map[edgeKey]bool{}
 	var rels []Relation
+	var vecs []StoredEventVector
 	var page []string
 	flush := func() error {
 		if len(page) == 0 {
 			return nil
+		}
+		if vs, ok := es.(EventVectorStore); ok {
+			got, err := vs.EventVectorsOf(ctx, scope, page)
+			if err != nil {
+				return err
+			}
+			vecs = append(vecs, got...)
 		}
 		rs, err := es.Relations(ctx, scope, RelationQuery{IDs: page})
 		if err != nil {
@@ -194,10 +203,15 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	if err != nil {
 		return n, err
 	}
-	n.Relations = len(rels)
+	n.Relations, n.Embeddings = len(rels), len(vecs)
 	if cw != nil {
 		for _, r := range rels {
 			cw.Write([]string{"L2", "", r.CreatedAt.Format(time.RFC3339Nano), r.Type, r.Source, r.Target, strconv.FormatFloat(r.Confidence, 'f', -1, 64), "", ""})
+		}
+		for _, v := range vecs { // type: the modality, source: the model, data: the vector
+			vb, _ := json.Marshal(v.Vector)
+			mb, _ := json.Marshal(map[string]any{"input": v.Input, "access_count": v.AccessCount})
+			cw.Write([]string{"L3", v.EventID, "", v.Modality, v.Model, "", "", string(vb), string(mb)})
 		}
 		cw.Flush()
 		return n, cw.Error()
@@ -209,6 +223,13 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	if err != nil {
 		return n, err
 	}
-	_, err = fmt.Fprintf(w, "],\"l2_relations\":%s,\"l3_embeddings\":[],\"l4_summaries\":[],\"l5_capabilities\":[]}}\n", b)
+	if vecs == nil {
+		vecs = []StoredEventVector{}
+	}
+	vb, err := json.Marshal(vecs)
+	if err != nil {
+		return n, err
+	}
+	_, err = fmt.Fprintf(w, "],\"l2_relations\":%s,\"l3_embeddings\":%s,\"l4_summaries\":[],\"l5_capabilities\":[]}}\n", b, vb)
 	return n, err
 }

@@ -182,6 +182,36 @@ func cosineBlob(q []float32, qn float64, b []byte) float64 {
 	return dot / (qn * math.Sqrt(n))
 }
 
+// EventVectorsOf implements mnemo.EventVectorStore.
+func (db *DB) EventVectorsOf(ctx context.Context, scope mnemo.Scope, ids []string) ([]mnemo.StoredEventVector, error) {
+	if err := checkScope(scope); err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	args := []any{scope.TenantID, scope.AgentID}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT event_id, modality, model, vector, input, access_count FROM event_vectors
+		WHERE tenant_id = ? AND agent_id = ? AND event_id IN (`+placeholders(len(ids))+`) ORDER BY event_id, modality`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: event vectors: %w", err)
+	}
+	defer rows.Close()
+	var out []mnemo.StoredEventVector
+	for rows.Next() {
+		var (
+			v    mnemo.StoredEventVector
+			blob []byte
+		)
+		if err := rows.Scan(&v.EventID, &v.Modality, &v.Model, &blob, &v.Input, &v.AccessCount); err != nil {
+			return nil, fmt.Errorf("sqlite: event vectors: %w", err)
+		}
+		v.Vector = decodeEmbedding(blob)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // EventVectorModels implements mnemo.EventVectorStore.
 func (db *DB) EventVectorModels(ctx context.Context, scope mnemo.Scope) (map[string][]string, error) {
 	if err := checkScope(scope); err != nil {

@@ -280,7 +280,7 @@ func TestReopen(t *testing.T) {
 		t.Errorf("Search after reopen = %+v, %v", res, err)
 	}
 	var migrations int
-	if err := raw(t, path).QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&migrations); err != nil || migrations != 6 {
+	if err := raw(t, path).QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&migrations); err != nil || migrations != 8 {
 		t.Errorf("schema_migrations has %d rows, %v; want 8", migrations, err)
 	}
 }
