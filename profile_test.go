@@ -3,12 +3,14 @@ package mnemo_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 func TestProfileRules(t *testing.T) {
@@ -159,5 +161,40 @@ func TestProfileFromEvents(t *testing.T) {
 	rec, err := svc.Profile(ctx, scope)
 	if err != nil || rec.Schedule.Interactions != 1 || !slices.Equal(rec.Profile.Interests, []string{"jazz"}) {
 		t.Errorf("profile = %+v, %v", rec, err)
+	}
+}
+
+// TestProfileTwoProcesses has two services, each with its own connection
+// to one store file (as two processes would), record interactions at once:
+// the version check settles every race, and no interaction is lost.
+func TestProfileTwoProcesses(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mnemo.db")
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	var svcs []*mnemo.Service
+	for range 2 {
+		db, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		svcs = append(svcs, mnemo.New(db, mnemo.Options{}))
+	}
+	var wg sync.WaitGroup
+	for i, svc := range svcs {
+		for w := range 3 {
+			wg.Go(func() {
+				for j := range 10 {
+					if _, _, err := svc.RecordInteraction(ctx, scope, fmt.Sprintf("process %d writer %d message %d", i, w, j)); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	rec, err := svcs[1].Profile(ctx, scope)
+	if err != nil || rec.Schedule.Interactions != 60 || rec.Version != 60 {
+		t.Errorf("profile = %+v (version %d), %v; want 60 interactions in 60 writes", rec.Schedule, rec.Version, err)
 	}
 }
