@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Events", testEvents},
 		{"EventRelations", testEventRelations},
 		{"EventsCold", testEventsCold},
+		{"EventVectors", testEventVectors},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

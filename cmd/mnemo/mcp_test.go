@@ -53,7 +53,7 @@ func TestMCPStdioBinary(t *testing.T) {
 	}
 
 	tools, err := cs.ListTools(t.Context(), nil)
-	if err != nil || len(tools.Tools) != 10 {
+	if err != nil || len(tools.Tools) != 11 {
 		t.Fatalf("list tools: %d tools, %v", len(tools.Tools), err)
 	}
 	res := callTool(t, cs, "remember", map[string]any{"content": "The deploy window is Thursday 14:00", "key": "/team/deploy"})
