@@ -552,29 +552,20 @@ func (s *Service) eventVectorStore() (EventVectorStore, error) {
 	return s.l3.store, nil
 }
 
-// WaitEventVectors returns when every event vector queued so far is made
-// (or an embedder fails, or ctx ends).
+// WaitEventVectors makes every event vector queued so far, in this call
+// (the worker may make some meanwhile; a vector is stored once), and
+// returns when none waits, or an embedder fails, or ctx ends.
 func (s *Service) WaitEventVectors(ctx context.Context) error {
-	vs, err := s.eventVectorStore()
-	if err != nil {
+	if _, err := s.eventVectorStore(); err != nil {
 		return err
 	}
 	for {
-		jobs, err := vs.PendingEventVectors(ctx, 1)
+		n, err := s.l3.embedPending(ctx)
 		if err != nil {
-			return err
-		}
-		if len(jobs) == 0 {
-			return nil
-		}
-		if err := s.l3.err(); err != nil {
 			return fmt.Errorf("embedding events is failing: %w", err)
 		}
-		s.l3.kick()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
+		if n == 0 {
+			return nil
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -315,5 +316,49 @@ func TestPruneEventVectors(t *testing.T) {
 	}
 	if _, err := svc.PruneEventVectors(ctx, -time.Hour, 0); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Errorf("negative age: %v", err)
+	}
+}
+
+// TestEventVectorsWhenTheEmbedderFails: an append whose embedding fails is
+// stored anyway, its vector queued, and the worker makes it once the
+// embedder answers again.
+func TestEventVectorsWhenTheEmbedderFails(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	var down atomic.Bool
+	down.Store(true)
+	good := fakeEmbeddings(t, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		resp, err := http.Post(good.URL+r.URL.Path, "application/json", r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 502)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	emb, err := openai.New(openai.Config{BaseURL: srv.URL, Model: "flaky", Dimension: 5, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := newL3Service(t, c, mnemo.Options{Embedder: emb})
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	es := mustAppend(t, svc, scope, ev("note", "chat", c.Now(), `"music in the rain"`))
+	if _, err := svc.GetEvent(ctx, scope, es[0].ID); err != nil {
+		t.Fatalf("the event was not stored: %v", err)
+	}
+	down.Store(false)
+	if err := svc.WaitEventVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "rain"})
+	if err != nil || len(hs) != 1 || hs[0].Event.ID != es[0].ID {
+		t.Fatalf("search = %v, %v", hitIDs(hs), err)
 	}
 }

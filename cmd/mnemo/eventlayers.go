@@ -41,8 +41,10 @@ func (a *app) eventsSearchCommand() *cobra.Command {
 				}
 			}
 			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+				// Vectors queued by earlier appends, made now; an embedder
+				// that is down leaves them out of this search, said so.
 				if err := svc.WaitEventVectors(cmd.Context()); err != nil && mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
-					return err
+					fmt.Fprintf(a.stderr, "warning: some events have no vector yet: %v\n", err)
 				}
 				hits, err := svc.SearchEvents(cmd.Context(), a.scope(), q)
 				if err != nil {
