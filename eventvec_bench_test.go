@@ -63,3 +63,17 @@ func BenchmarkSearchEvents10k(b *testing.B) {
 	}
 	b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkAnalyzeTextRules reads one message for entities, emotion and
+// intent without a model: the fallback of L2 text relations.
+func BenchmarkAnalyzeTextRules(b *testing.B) {
+	texts := []string{
+		"Can you book a table at Luigi's in New York for Maria? I'm so excited about the trip!",
+		"我很担心《三体》的电影版，阿里巴巴集团会投资吗？请帮我查一下上海市的新闻。",
+	}
+	for b.Loop() {
+		for _, t := range texts {
+			mnemo.AnalyzeTextRules(t)
+		}
+	}
+}
