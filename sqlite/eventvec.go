@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"cmp"
+	"encoding/binary"
 	"container/heap"
 	"context"
 	"database/sql"
@@ -21,6 +22,55 @@ var _ mnemo.EventVectorStore = (*DB)(nil)
 const insertEventVector = `INSERT INTO event_vectors (tenant_id, agent_id, event_id, modality, ts, type, source, model, vector, input)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
+// Event vectors are stored as int8 with one float32 scale per vector:
+// a byte, the scale, then one signed byte per component (v ≈ scale × c).
+// A quarter of float32's bytes: an append with L3 writes ~0.5 KiB of
+// vector per event instead of 2 KiB, which is most of what L3 costs it,
+// and cosine similarity moves by well under 0.01. The scale cancels out
+// of a cosine, so the search never decodes.
+const vecInt8 = 1
+
+func encodeEventVector(v []float32) any {
+	if len(v) == 0 {
+		return nil
+	}
+	var m float64
+	for _, f := range v {
+		m = max(m, math.Abs(float64(f)))
+	}
+	b := make([]byte, 5+len(v))
+	b[0] = vecInt8
+	scale := float32(m / 127)
+	binary.LittleEndian.PutUint32(b[1:], math.Float32bits(scale))
+	if m > 0 {
+		for i, f := range v {
+			b[5+i] = byte(int8(math.Round(float64(f) / m * 127)))
+		}
+	}
+	return b
+}
+
+// eventVectorDim is the dimension of a stored vector, -1 when it is not
+// one this code wrote.
+func eventVectorDim(b []byte) int {
+	if len(b) < 5 || b[0] != vecInt8 {
+		return -1
+	}
+	return len(b) - 5
+}
+
+func decodeEventVector(b []byte) []float32 {
+	if eventVectorDim(b) < 0 {
+		return nil
+	}
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(b[1:]))
+	v := make([]float32, len(b)-5)
+	for i := range v {
+		v[i] = scale * float32(int8(b[5+i]))
+	}
+	return v
+}
+
 // fail is the test hook of AppendEvents (DB.failAt).
 func (db *DB) fail(layer string) error {
 	if db.failAt == nil {
@@ -39,7 +89,7 @@ func addEventVectors(ctx context.Context, ins *sql.Stmt, scope mnemo.Scope, e mn
 			return mnemo.Errorf(mnemo.EINVALID, "event %s: the %s vector has a NaN or infinite component", e.ID, v.Modality)
 		}
 		if _, err := ins.ExecContext(ctx, scope.TenantID, scope.AgentID, e.ID, v.Modality, nanos(e.TS), e.Type, e.Source,
-			v.Model, encodeEmbedding(v.Vector), v.Input); err != nil {
+			v.Model, encodeEventVector(v.Vector), v.Input); err != nil {
 			if isConstraint(err) {
 				return mnemo.Errorf(mnemo.EINVALID, "event %s has two %s vectors", e.ID, v.Modality)
 			}
@@ -102,9 +152,9 @@ func (db *DB) SearchEventVectors(ctx context.Context, scope mnemo.Scope, q mnemo
 		if err := rows.Scan(&h.EventID, &h.Modality, &blob, &h.Input); err != nil {
 			return nil, fmt.Errorf("sqlite: search event vectors: %w", err)
 		}
-		if len(blob) != 4*len(q.Vector) {
+		if d := eventVectorDim(blob); d != len(q.Vector) {
 			return nil, mnemo.Errorf(mnemo.EMISMATCH, "event %s has a %s vector of %d dimensions from %s, the query %d: one model, two dimensions",
-				h.EventID, h.Modality, len(blob)/4, q.Model, len(q.Vector))
+				h.EventID, h.Modality, d, q.Model, len(q.Vector))
 		}
 		h.Score = cosineBlob(q.Vector, qn, blob)
 		if i, ok := best[h.EventID]; ok { // the event's best modality counts
@@ -167,19 +217,20 @@ func vecNorm(v []float32) float64 {
 }
 
 // cosineBlob is the cosine of q (of norm qn) and a stored vector, read
-// from its little-endian bytes without decoding it first.
+// from its bytes: the scale cancels, the int8 components are enough.
 func cosineBlob(q []float32, qn float64, b []byte) float64 {
-	var dot, n float64
-	for i := range q {
-		u := uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
-		f := float64(math.Float32frombits(u))
-		dot += float64(q[i]) * f
-		n += f * f
+	c := b[5 : 5+len(q)]
+	var n int64
+	var fdot float64
+	for i, x := range c {
+		v := int64(int8(x))
+		n += v * v
+		fdot += float64(q[i]) * float64(v)
 	}
 	if n == 0 {
 		return 0
 	}
-	return dot / (qn * math.Sqrt(n))
+	return fdot / (qn * math.Sqrt(float64(n)))
 }
 
 // EventVectorsOf implements mnemo.EventVectorStore.
@@ -206,7 +257,7 @@ func (db *DB) EventVectorsOf(ctx context.Context, scope mnemo.Scope, ids []strin
 		if err := rows.Scan(&v.EventID, &v.Modality, &v.Model, &blob, &v.Input, &v.AccessCount); err != nil {
 			return nil, fmt.Errorf("sqlite: event vectors: %w", err)
 		}
-		v.Vector = decodeEmbedding(blob)
+		v.Vector = decodeEventVector(blob)
 		out = append(out, v)
 	}
 	return out, rows.Err()
@@ -297,7 +348,7 @@ func (db *DB) SetEventVectors(ctx context.Context, jobs []mnemo.EventVectorJob, 
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE event_vectors SET vector = ?, model = ?
 			WHERE tenant_id = ? AND agent_id = ? AND event_id = ? AND modality = ? AND vector IS NULL`,
-			encodeEmbedding(vecs[i]), j.Model, j.TenantID, j.AgentID, j.EventID, j.Modality); err != nil {
+			encodeEventVector(vecs[i]), j.Model, j.TenantID, j.AgentID, j.EventID, j.Modality); err != nil {
 			return fmt.Errorf("sqlite: set event vectors: %w", err)
 		}
 	}
