@@ -2,10 +2,10 @@ package sqlite
 
 import (
 	"cmp"
-	"encoding/binary"
 	"container/heap"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
