@@ -99,7 +99,9 @@ type EventVectorOptions struct {
 const DefaultVectorKeep = 30 * 24 * time.Hour
 
 // StoredEventVector is an L3 vector as stored: its event and how often
-// searches returned it. A vector still waiting for the worker has none.
+// searches returned it. A vector still waiting for the worker has none. A
+// store may keep vectors compressed (sqlite: int8 with a scale), so the
+// components read back are close to, not exactly, those written.
 type StoredEventVector struct {
 	EventID string `json:"event_id"`
 	EventVector
