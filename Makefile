@@ -32,6 +32,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendEvent$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzTaskFacts$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzEventLayerParsers$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) ./analysis
 	$(GO) test -run '^$$' -fuzz '^FuzzTerms$$' -fuzztime $(FUZZTIME) ./analysis
 	$(GO) test -run '^$$' -fuzz '^FuzzEmbed$$' -fuzztime $(FUZZTIME) ./embed/glove

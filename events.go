@@ -32,6 +32,11 @@ type Event struct {
 	Data json.RawMessage `json:"data,omitempty"`
 	// Metadata is a JSON object; metadata.parent_id works as data's does.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// Vectors are the event's L3 embeddings, written in the append's
+	// transaction (see eventvec.go). A caller may supply some (a media
+	// embedding made elsewhere, with its model's name); the Service adds
+	// those of its embedders. Reads leave them out.
+	Vectors []EventVector `json:"vectors,omitempty"`
 }
 
 // Event limits.
@@ -181,6 +186,13 @@ type EventOptions struct {
 	// (an LLM); nil, or a failure, means deterministic rules.
 	Insighter EventInsighter
 	Describer CapabilityDescriber
+	// Vectors configure L3 (eventvec.go).
+	Vectors EventVectorOptions
+	// TextRelations configure L2 relations from unstructured text
+	// (eventtext.go); off unless set.
+	TextRelations TextRelationOptions
+	// Profile configures the adaptive user profile (profile.go).
+	Profile ProfileOptions
 }
 
 // DefaultColdAfter is when events move to cold segments (seed 002: 90 days).
@@ -190,6 +202,7 @@ func (o EventOptions) withDefaults() EventOptions {
 	if o.ColdAfter <= 0 {
 		o.ColdAfter = DefaultColdAfter
 	}
+	o.Profile = o.Profile.withDefaults()
 	if o.Rules == nil {
 		r := DefaultRelationRules()
 		o.Rules = &r
@@ -238,11 +251,16 @@ func (s *Service) AppendEvents(ctx context.Context, scope Scope, events []Event)
 		}
 		out[i] = e
 	}
+	pending := s.l3.attach(ctx, out)
 	stored, err := es.AppendEvents(ctx, scope, out, s.events.Rules.Relate(now))
 	if err != nil {
 		return nil, err
 	}
 	s.learnCapabilities(ctx, scope, stored)
+	if pending {
+		s.l3.kick()
+	}
+	s.afterAppend(scope, stored)
 	return stored, nil
 }
 
@@ -289,6 +307,13 @@ func (s *Service) prepareEvent(scope Scope, e Event, now time.Time) (Event, erro
 	if e.Metadata, err = checkEventJSON("metadata", e.Metadata, true); err != nil {
 		return Event{}, err
 	}
+	if _, err := EventMedia(e); err != nil {
+		return Event{}, err
+	}
+	if err := checkEventVectors(e.Vectors); err != nil {
+		return Event{}, err
+	}
+	e.Vectors = slices.Clone(e.Vectors)
 	return e, nil
 }
 

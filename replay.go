@@ -96,12 +96,13 @@ const ExportFormat = "mnemo.events/v1"
 type EventExport struct {
 	Events       int `json:"events"`
 	Relations    int `json:"relations"`
+	Embeddings   int `json:"embeddings"`
 	Summaries    int `json:"summaries"`
 	Capabilities int `json:"capabilities"`
 }
 
-// exportHeader is the JSON export's head. Layers not written yet (L3)
-// are empty arrays, so that readers can rely on every layer's key.
+// exportHeader is the JSON export's head: every layer's key is there, an
+// empty array when the layer has nothing in the window.
 type exportHeader struct {
 	Format   string     `json:"format"`
 	TenantID string     `json:"tenant_id"`
@@ -137,10 +138,18 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	type edgeKey struct{ s, t, typ string }
 	seen := map[edgeKey]bool{}
 	var rels []Relation
+	var vecs []StoredEventVector
 	var page []string
 	flush := func() error {
 		if len(page) == 0 {
 			return nil
+		}
+		if vs, ok := es.(EventVectorStore); ok {
+			got, err := vs.EventVectorsOf(ctx, scope, page)
+			if err != nil {
+				return err
+			}
+			vecs = append(vecs, got...)
 		}
 		rs, err := es.Relations(ctx, scope, RelationQuery{IDs: page})
 		if err != nil {
@@ -198,7 +207,7 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	if err != nil {
 		return n, err
 	}
-	n.Relations = len(rels)
+	n.Relations, n.Embeddings = len(rels), len(vecs)
 	sums, caps, err := s.exportInsights(ctx, scope, q)
 	if err != nil {
 		return n, err
@@ -207,6 +216,11 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	if cw != nil {
 		for _, r := range rels {
 			cw.Write([]string{"L2", "", r.CreatedAt.Format(time.RFC3339Nano), r.Type, r.Source, r.Target, strconv.FormatFloat(r.Confidence, 'f', -1, 64), "", ""})
+		}
+		for _, v := range vecs { // type: the modality, source: the model, data: the vector
+			vb, _ := json.Marshal(v.Vector)
+			mb, _ := json.Marshal(map[string]any{"input": v.Input, "access_count": v.AccessCount})
+			cw.Write([]string{"L3", v.EventID, "", v.Modality, v.Model, "", "", string(vb), string(mb)})
 		}
 		// L4 and L5 rows carry the whole item as JSON in data.
 		for _, sm := range sums {
@@ -227,6 +241,13 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	if err != nil {
 		return n, err
 	}
+	if vecs == nil {
+		vecs = []StoredEventVector{}
+	}
+	vb, err := json.Marshal(vecs)
+	if err != nil {
+		return n, err
+	}
 	sb, err := json.Marshal(sums)
 	if err != nil {
 		return n, err
@@ -235,7 +256,7 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 	if err != nil {
 		return n, err
 	}
-	_, err = fmt.Fprintf(w, "],\"l2_relations\":%s,\"l3_embeddings\":[],\"l4_summaries\":%s,\"l5_capabilities\":%s}}\n", b, sb, cb)
+	_, err = fmt.Fprintf(w, "],\"l2_relations\":%s,\"l3_embeddings\":%s,\"l4_summaries\":%s,\"l5_capabilities\":%s}}\n", b, vb, sb, cb)
 	return n, err
 }
 

@@ -93,6 +93,7 @@ type Service struct {
 	fallback  Embedder // while the embedder fails; nil: lexical alone
 	noVectors bool     // an embedder is configured, but the store keeps no vectors
 	onDegrade func(cause string)
+	l3        *eventLayers // L2 text relations, L3 vectors: work after appends
 }
 
 // New returns a Service over store.
@@ -137,6 +138,7 @@ func New(store Store, opts Options) *Service {
 	s.guardOpts = opts.Guard.withDefaults()
 	s.extractor = opts.Extractor
 	s.events = opts.Events.withDefaults()
+	s.l3 = newEventLayers(store, opts, s.log)
 	s.tok = s.ctx.Tokenizer
 	if s.tok == nil {
 		s.tok, _ = tokens.New(tokens.CL100K)
@@ -172,6 +174,7 @@ func (s *Service) Init(ctx context.Context) error {
 // Close stops the embedding worker and closes the underlying store.
 func (s *Service) Close() error {
 	s.vec.close()
+	s.l3.close()
 	return s.store.Close()
 }
 

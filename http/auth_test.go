@@ -188,6 +188,11 @@ func TestScopes(t *testing.T) {
 		{"GET /v1/events/summaries", "GET", "/v1/events/summaries?agent_id=a", nil, mhttp.ScopeRead},
 		{"GET /v1/events/capabilities", "GET", "/v1/events/capabilities?agent_id=a", nil, mhttp.ScopeRead},
 		{"POST /v1/events/capabilities/extract", "POST", "/v1/events/capabilities/extract", map[string]any{"agent_id": "a"}, mhttp.ScopeWrite},
+		{"POST /v1/events/search", "POST", "/v1/events/search", map[string]any{"agent_id": "a", "vector": []float32{1}, "model": "m"}, mhttp.ScopeRead},
+		{"POST /v1/events/graph/text", "POST", "/v1/events/graph/text", map[string]any{"agent_id": "a", "event_id": "x"}, mhttp.ScopeWrite},
+		{"GET /v1/profile", "GET", "/v1/profile?agent_id=a", nil, mhttp.ScopeRead},
+		{"PUT /v1/profile", "PUT", "/v1/profile", map[string]any{"agent_id": "a", "version": 99}, mhttp.ScopeWrite},
+		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", map[string]any{"agent_id": "a", "text": "hi"}, mhttp.ScopeWrite},
 	}
 	covered := map[string]bool{}
 	scopes := ts.Srv.RouteScopes()
@@ -254,7 +259,7 @@ func TestTenantIsolation(t *testing.T) {
 		t.Fatalf("B turn: %d %s", st, raw)
 	}
 	if st, raw := callAs(t, b, "POST", url("/v1/events/batch"), map[string]any{"agent_id": "shared", "events": []any{
-		map[string]any{"id": "bev1", "type": "AgentStarted", "source": "b"},
+		map[string]any{"id": "bev1", "type": "AgentStarted", "source": "b", "vectors": []any{map[string]any{"modality": "image", "model": "m", "vector": []float32{1, 0}}}},
 		map[string]any{"id": "bev2", "type": "AgentStopped", "source": "b"}}}, nil); st != 201 {
 		t.Fatalf("B events: %d %s", st, raw)
 	}
@@ -267,6 +272,9 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	if st, raw := callAs(t, b, "POST", url("/v1/events/summaries"), map[string]any{"agent_id": "shared", "period": "day"}, nil); st != 200 || !strings.Contains(string(raw), "bev") {
 		t.Fatalf("B summary: %d %s", st, raw)
+	}
+	if st, raw := callAs(t, b, "POST", url("/v1/profile/interactions"), map[string]any{"agent_id": "shared", "text": "I love bevel gears"}, nil); st != 200 {
+		t.Fatalf("B interaction: %d %s", st, raw)
 	}
 	bState := func() string {
 		var r mnemo.Run
@@ -449,6 +457,19 @@ func TestTenantIsolation(t *testing.T) {
 			}
 		}},
 		{"POST /v1/events/capabilities/extract", "POST", "/v1/events/capabilities/extract", map[string]any{"agent_id": "shared"}, noEventsOfB},
+		{"POST /v1/events/search", "POST", "/v1/events/search", map[string]any{"agent_id": "shared", "vector": []float32{1, 0}, "model": "m"}, noEventsOfB},
+		{"POST /v1/events/graph/text", "POST", "/v1/events/graph/text", map[string]any{"agent_id": "shared", "event_id": "bev1"}, notFound},
+		{"GET /v1/profile", "GET", "/v1/profile?agent_id=shared", nil, noEventsOfB},
+		{"PUT /v1/profile", "PUT", "/v1/profile", map[string]any{"agent_id": "shared", "version": 1}, func(t *testing.T, st int, raw []byte) {
+			if st != 409 {
+				t.Fatalf("%d %s, want 409: A has no profile at B's version", st, raw)
+			}
+		}},
+		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", map[string]any{"agent_id": "shared", "text": "hello"}, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || strings.Contains(string(raw), "bevel") || !strings.Contains(string(raw), `"interactions":1`) {
+				t.Fatalf("%d %s, want A's first interaction", st, raw)
+			}
+		}},
 		// A's own events under B's ids are A's.
 		{"POST /v1/events", "POST", "/v1/events", map[string]any{"agent_id": "shared", "id": "bev1", "type": "mine"}, status(201)},
 		{"POST /v1/events/batch", "POST", "/v1/events/batch", map[string]any{"agent_id": "shared", "events": []any{map[string]any{"id": "bev2", "type": "mine"}}}, status(201)},
@@ -585,6 +606,11 @@ func TestAgentRestriction(t *testing.T) {
 		{"GET /v1/events/summaries", "GET", "/v1/events/summaries?agent_id=a2", nil},
 		{"GET /v1/events/capabilities", "GET", "/v1/events/capabilities?agent_id=a2", nil},
 		{"POST /v1/events/capabilities/extract", "POST", "/v1/events/capabilities/extract", map[string]any{"agent_id": "a2"}},
+		{"POST /v1/events/search", "POST", "/v1/events/search", map[string]any{"agent_id": "a2", "query": "x"}},
+		{"POST /v1/events/graph/text", "POST", "/v1/events/graph/text", map[string]any{"agent_id": "a2", "event_id": "x"}},
+		{"GET /v1/profile", "GET", "/v1/profile?agent_id=a2", nil},
+		{"PUT /v1/profile", "PUT", "/v1/profile", map[string]any{"agent_id": "a2"}},
+		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", map[string]any{"agent_id": "a2", "text": "hi"}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

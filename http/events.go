@@ -27,10 +27,13 @@ type eventInput struct {
 	Source   string          `json:"source,omitempty"`
 	Data     json.RawMessage `json:"data,omitempty"`
 	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// Vectors are L3 embeddings the caller made (a media embedding with
+	// its model's name).
+	Vectors []mnemo.EventVector `json:"vectors,omitempty"`
 }
 
 func (in eventInput) event() mnemo.Event {
-	e := mnemo.Event{ID: in.ID, Type: in.Type, Source: in.Source, Data: in.Data, Metadata: in.Metadata}
+	e := mnemo.Event{ID: in.ID, Type: in.Type, Source: in.Source, Data: in.Data, Metadata: in.Metadata, Vectors: in.Vectors}
 	if in.TS != nil {
 		e.TS = *in.TS
 	}

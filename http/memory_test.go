@@ -255,6 +255,11 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"GET /v1/events/summaries", "GET", "/v1/events/summaries?agent_id=a&period=minute", nil, 400, mnemo.EINVALID},
 		{"GET /v1/events/capabilities", "GET", "/v1/events/capabilities?agent_id=a&limit=0", nil, 400, mnemo.EINVALID},
 		{"POST /v1/events/capabilities/extract", "POST", "/v1/events/capabilities/extract", `{"agent_id":"a","task_type":"x"}`, 400, mnemo.EINVALID},
+		{"POST /v1/events/search", "POST", "/v1/events/search", `{"agent_id":"a","vector":[1],"model":"m","from":"2026-02-01T00:00:00Z","to":"2026-01-01T00:00:00Z"}`, 400, mnemo.EINVALID},
+		{"POST /v1/events/graph/text", "POST", "/v1/events/graph/text", `{"agent_id":"a"}`, 400, mnemo.EINVALID},
+		{"GET /v1/profile", "GET", "/v1/profile?agent_id=", nil, 400, mnemo.EINVALID},
+		{"PUT /v1/profile", "PUT", "/v1/profile", `{"agent_id":"a","version":"one"}`, 400, mnemo.EINVALID},
+		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", `{"agent_id":"a","text":"  "}`, 400, mnemo.EINVALID},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

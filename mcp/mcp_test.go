@@ -199,7 +199,7 @@ func TestListTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}
-	structured := []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot", "reflect", "ingest", "capabilities", "event_summary"}
+	structured := []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot", "reflect", "ingest", "capabilities", "event_summary", "search_events"}
 	for _, name := range structured {
 		tool := tools[name]
 		if tool == nil {
@@ -230,8 +230,8 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s has no output schema", name)
 		}
 	}
-	if len(tools) != 12 {
-		t.Errorf("%d tools, want 12", len(tools))
+	if len(tools) != len(structured) {
+		t.Errorf("%d tools, want %d", len(tools), len(structured))
 	}
 	var in struct {
 		Properties map[string]any `json:"properties"`

@@ -283,6 +283,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 	}, s.ingest)
 
 	s.addInsightTools(srv, scope)
+	s.addEventTools(srv, scope)
 }
 
 func (s *Server) ingest(ctx context.Context, sc mnemo.Scope, in ingestIn) (mnemo.IngestResult, string, error) {

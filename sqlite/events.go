@@ -83,6 +83,7 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 	ins := tx.StmtContext(ctx, st.insert)
 	look := &txLookup{last: tx.StmtContext(ctx, st.last), lastTyp: tx.StmtContext(ctx, st.lastTyp)}
 	var rels []mnemo.Relation // stored after the events, many to a statement
+	var vecIns *sql.Stmt      // the L3 insert, when an event has vectors
 	out := make([]mnemo.Event, len(events))
 	for i, e := range events {
 		e.Scope = scope
@@ -105,9 +106,27 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 		if e.Seq, err = res.LastInsertId(); err != nil {
 			return nil, fmt.Errorf("sqlite: append events: %w", err)
 		}
+		if err := db.fail("event"); err != nil {
+			return nil, err
+		}
+		if len(e.Vectors) > 0 {
+			if vecIns == nil {
+				vecIns = tx.StmtContext(ctx, st.vector)
+			}
+			if err := addEventVectors(ctx, vecIns, scope, e); err != nil {
+				return nil, err
+			}
+			if err := db.fail("vectors"); err != nil {
+				return nil, err
+			}
+		}
+		e.Vectors = nil
 		out[i] = e
 	}
 	if err := addRelations(ctx, tx, st, scope, rels); err != nil {
+		return nil, err
+	}
+	if err := db.fail("relations"); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -160,7 +179,7 @@ const probeCols = `seq, id, ts, type`
 // writer's connection: parsing them for every append cost a third of its
 // time.
 type appendStatements struct {
-	insert, relation, relations, last, lastTyp *sql.Stmt
+	insert, relation, relations, last, lastTyp, vector *sql.Stmt
 }
 
 // relationChunk is how many relations one statement inserts: one
@@ -188,6 +207,7 @@ func (db *DB) appendStmts(ctx context.Context) (*appendStatements, error) {
 		{&st.insert, `INSERT INTO events (id, tenant_id, agent_id, ts, type, source, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&st.relation, relationInsert(1)},
 		{&st.relations, relationInsert(relationChunk)},
+		{&st.vector, insertEventVector},
 		{&st.last, `SELECT ` + probeCols + ` FROM events
 			WHERE tenant_id = ? AND agent_id = ? AND source = ? AND ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`},
 		{&st.lastTyp, `SELECT ` + probeCols + ` FROM events
@@ -207,7 +227,7 @@ func (st *appendStatements) close() {
 	if st == nil {
 		return
 	}
-	for _, s := range []*sql.Stmt{st.insert, st.relation, st.relations, st.last, st.lastTyp} {
+	for _, s := range []*sql.Stmt{st.insert, st.relation, st.relations, st.last, st.lastTyp, st.vector} {
 		if s != nil {
 			s.Close()
 		}

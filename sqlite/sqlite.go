@@ -77,6 +77,11 @@ type DB struct {
 	eventStmts *appendStatements
 	// segmentReaders hold *segmentReader, for reading cold events.
 	segmentReaders sync.Pool
+
+	// failAt, set by tests of this package only, fails an append after
+	// one of its layers ("event", "relations", "vectors") is written:
+	// the transaction must leave nothing behind.
+	failAt func(layer string) error
 }
 
 var _ mnemo.Store = (*DB)(nil)

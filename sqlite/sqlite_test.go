@@ -75,8 +75,8 @@ func TestMigrateFromV1(t *testing.T) {
 	old.Close()
 
 	db := open(t, path, sqlite.Options{})
-	if v, err := db.SchemaVersion(ctx); err != nil || v != 7 {
-		t.Fatalf("SchemaVersion = %d, %v; want 7", v, err)
+	if v, err := db.SchemaVersion(ctx); err != nil || v != 8 {
+		t.Fatalf("SchemaVersion = %d, %v; want 8", v, err)
 	}
 
 	m, err := db.GetByKey(ctx, scope, "/user/preference/style")
@@ -280,8 +280,8 @@ func TestReopen(t *testing.T) {
 		t.Errorf("Search after reopen = %+v, %v", res, err)
 	}
 	var migrations int
-	if err := raw(t, path).QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&migrations); err != nil || migrations != 7 {
-		t.Errorf("schema_migrations has %d rows, %v; want 7", migrations, err)
+	if err := raw(t, path).QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&migrations); err != nil || migrations != 8 {
+		t.Errorf("schema_migrations has %d rows, %v; want 8", migrations, err)
 	}
 }
 
@@ -374,7 +374,7 @@ func TestOpenConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 	var n int
-	if err := raw(t, path).QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 7 {
-		t.Errorf("schema_migrations has %d rows, %v; want 7", n, err)
+	if err := raw(t, path).QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 8 {
+		t.Errorf("schema_migrations has %d rows, %v; want 8", n, err)
 	}
 }

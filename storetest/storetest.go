@@ -69,6 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"EventsCold", testEventsCold},
 		{"Summaries", testSummaries},
 		{"Capabilities", testCapabilities},
+		{"EventVectors", testEventVectors},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -243,6 +243,8 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 		// Summaries' insights and capabilities' descriptions, with the
 		// rules as fallback.
 		events.Insighter, events.Describer = model, model
+		// The model reads events' text and interactions for the profile.
+		events.TextRelations.Analyzer, events.Profile.Analyzer = model, model
 	}
 	svc := mnemo.New(db, mnemo.Options{
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,

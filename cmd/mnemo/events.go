@@ -29,6 +29,7 @@ func (a *app) eventsCommand() *cobra.Command {
 	cmd.AddCommand(a.eventsAppendCommand(), a.eventsQueryCommand(), a.eventsGetCommand(), a.eventsReplayCommand(),
 		a.eventsExportCommand(), a.eventsArchiveCommand(), a.eventsGraphCommand(),
 		a.eventsSummaryCommand(), a.eventsCapabilitiesCommand())
+	cmd.AddCommand(a.eventLayerCommands()...)
 	return cmd
 }
 

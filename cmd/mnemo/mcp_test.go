@@ -60,7 +60,7 @@ func TestMCPStdioBinary(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names[tool.Name] = true
 	}
-	for _, want := range []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot", "reflect", "ingest", "capabilities", "event_summary"} {
+	for _, want := range []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot", "reflect", "ingest", "capabilities", "event_summary", "search_events"} {
 		if !names[want] {
 			t.Errorf("list tools: no %s among %d tools", want, len(tools.Tools))
 		}

@@ -155,6 +155,13 @@ func reflectAll(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
 	} else if n > 0 {
 		log.Info("scheduled event archival", "events", n)
 	}
+	// Seed 002: L3 vectors older than 30 days go, unless often found.
+	n, err := svc.PruneEventVectors(ctx, 0, 0)
+	if err != nil && ctx.Err() == nil && mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
+		log.Warn("scheduled event vector cleanup failed", "err", err)
+	} else if n > 0 {
+		log.Info("scheduled event vector cleanup", "pruned", n)
+	}
 }
 
 // storeBytes reports the size of the database file and its WAL.

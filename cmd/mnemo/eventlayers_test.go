@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEventLayerCommands(t *testing.T) {
+	dir := t.TempDir()
+	mnemo := runner(t, dir)
+	db := strings.TrimSpace(mnemo("events", "append", "--type", "user.message", "--source", "chat", "--payload", `{"text":"the Postgres database migration failed"}`))
+	mnemo("events", "append", "--type", "user.message", "--source", "chat", "--payload", `{"text":"I booked a flight to Lisbon"}`)
+	if out := mnemo("events", "search", "database", "migration"); !strings.HasPrefix(strings.SplitN(out, " ", 3)[1], db) {
+		t.Fatalf("search: %s; want %s first", out, db)
+	}
+	if out := mnemo("events", "search", "--vector", "[1,0]", "--model", "elsewhere"); out != "" {
+		t.Fatalf("search in an empty space: %q", out)
+	}
+	if out := mnemo("events", "relate-text", db); !strings.Contains(out, db+" -mentions-> entity:Postgres") {
+		t.Fatalf("relate-text: %s", out)
+	}
+	if out := mnemo("events", "profile", "interact", "I love sailing"); !strings.Contains(out, "updated: true") || !strings.Contains(out, "interests: sailing") {
+		t.Fatalf("profile interact: %s", out)
+	}
+	if out := mnemo("events", "profile", "show"); !strings.Contains(out, "version 1: 1 interactions, 1 updates; phase initial, every 1, next in 1") {
+		t.Fatalf("profile show: %s", out)
+	}
+	if out := mnemo("events", "prune-vectors", "--older-than", "1ns", "--min-access", "100"); out != "pruned 2 event vectors\n" {
+		t.Fatalf("prune-vectors: %q", out)
+	}
+	if code, _, errs := run(t, dir, "", "events", "search", "--vector", "[1,"); code == 0 || !strings.Contains(errs, "--vector") {
+		t.Fatalf("bad vector: %d %s", code, errs)
+	}
+}

@@ -1,0 +1,66 @@
+package llm
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// Seed 002's readings of unstructured events: the relations of an event's
+// text (L2) and what interactions say about the user (the profile). Both
+// ask for strict JSON and repair once; the caller falls back to rules when
+// they fail.
+
+const eventTextPrompt = `You read one event an AI agent recorded (a user's message, a tool's output, a note) and find its relations.
+Reply with a JSON object only: {"entities": [named things it mentions: people, places, organisations, products, projects; their names as written],
+ "emotion": one of "neutral", "happy", "grateful", "sad", "angry", "anxious", "frustrated", "confused",
+ "intent": one of "question", "request", "complaint", "gratitude", "inform",
+ "confidence": 0 to 1, how sure you are}.`
+
+var (
+	_ mnemo.EventTextAnalyzer = (*Client)(nil)
+	_ mnemo.ProfileAnalyzer   = (*Client)(nil)
+)
+
+// AnalyzeEventText implements mnemo.EventTextAnalyzer.
+func (c *Client) AnalyzeEventText(ctx context.Context, text string) (mnemo.TextAnalysis, error) {
+	msg := "event: " + text
+	out, err := c.Chat(ctx, []Message{{Role: "system", Content: eventTextPrompt}, {Role: "user", Content: msg}}, 300, true)
+	if err != nil {
+		return mnemo.TextAnalysis{}, err
+	}
+	var a mnemo.TextAnalysis
+	if err := c.decodeOrRepair(ctx, eventTextPrompt, msg, out, &a); err != nil {
+		return mnemo.TextAnalysis{}, err
+	}
+	a.Emotion = strings.ToLower(strings.TrimSpace(a.Emotion))
+	a.Intent = strings.ToLower(strings.TrimSpace(a.Intent))
+	a.Confidence = min(max(a.Confidence, 0), 1)
+	return a, nil
+}
+
+const profilePrompt = `You read messages a user wrote to an assistant and note what they say about the user.
+Reply with a JSON object only: {"interests": [topics the user likes or cares about, short lower-case phrases],
+ "needs": [things the user needs or is looking for, short lower-case phrases],
+ "traits": {name: value} for facts about the user (name, location, language, timezone, ...),
+ "emotion": the user's emotion in the last message: one of "neutral", "happy", "grateful", "sad", "angry", "anxious", "frustrated", "confused"}.
+Only what the user said or clearly implies; empty lists when there is nothing.`
+
+// AnalyzeProfile implements mnemo.ProfileAnalyzer.
+func (c *Client) AnalyzeProfile(ctx context.Context, texts []string) (mnemo.ProfileFindings, error) {
+	var b strings.Builder
+	for _, t := range texts {
+		b.WriteString("- " + strings.Join(strings.Fields(t), " ") + "\n")
+	}
+	msg := b.String()
+	out, err := c.Chat(ctx, []Message{{Role: "system", Content: profilePrompt}, {Role: "user", Content: msg}}, 400, true)
+	if err != nil {
+		return mnemo.ProfileFindings{}, err
+	}
+	var f mnemo.ProfileFindings
+	if err := c.decodeOrRepair(ctx, profilePrompt, msg, out, &f); err != nil {
+		return mnemo.ProfileFindings{}, err
+	}
+	return f, nil
+}
