@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // Get returns the live memory id of scope, archived and expired included.
@@ -163,7 +164,7 @@ func (db *DB) History(ctx context.Context, scope mnemo.Scope, key string) ([]mne
 			if err := rows.Scan(&r.Seq, &r.MemoryID, &r.Key, &r.Op, &at, &r.Applied, &body); err != nil {
 				return err
 			}
-			r.At = fromNanos(at)
+			r.At = sqlrow.FromNanos(at)
 			if body != nil {
 				r.Memory = new(mnemo.Memory)
 				if err := json.Unmarshal([]byte(*body), r.Memory); err != nil {
@@ -206,11 +207,11 @@ func (db *DB) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error)
 			return err
 		}
 		if oldest != nil {
-			t := fromNanos(*oldest)
+			t := sqlrow.FromNanos(*oldest)
 			s.Oldest = &t
 		}
 		if newest != nil {
-			t := fromNanos(*newest)
+			t := sqlrow.FromNanos(*newest)
 			s.Newest = &t
 		}
 		if db.vectors != nil {
