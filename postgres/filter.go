@@ -81,18 +81,6 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 	return strings.Join(c, " AND ")
 }
 
-// checkFilter rejects times that the time columns cannot hold.
-func checkFilter(f *mnemo.Filter) error {
-	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
-		if t != nil {
-			if err := sqlrow.CheckTime(*t); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // selective reports whether f may drop most of a scope's memories.
 func selective(f *mnemo.Filter) bool {
 	return len(f.Tags) > 0 || len(f.Types) > 0 || len(f.Categories) > 0 || f.SessionID != "" ||

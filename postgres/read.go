@@ -74,7 +74,7 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, 0, err
 	}
 	var p params
@@ -240,7 +240,7 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	if err := checkFilter(&f); err != nil {
+	if err := sqlrow.CheckFilter(&f); err != nil {
 		return nil, err
 	}
 	var p params

@@ -205,7 +205,7 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	if db.vectors != nil {
 		return nil, db.vectors
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, err
 	}
 	if q.Limit <= 0 {

@@ -105,15 +105,3 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 	}
 	return w
 }
-
-// checkFilter rejects times that the time columns cannot hold.
-func checkFilter(f *mnemo.Filter) error {
-	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
-		if t != nil {
-			if err := sqlrow.CheckTime(*t); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}

@@ -67,7 +67,7 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, 0, err
 	}
 	sp, err := db.scopeSpan(ctx, scope)

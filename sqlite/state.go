@@ -137,7 +137,7 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	if err := checkFilter(&f); err != nil {
+	if err := sqlrow.CheckFilter(&f); err != nil {
 		return nil, err
 	}
 	if isCensus(&f) {

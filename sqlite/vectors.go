@@ -184,7 +184,7 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, err
 	}
 	if q.Limit <= 0 {

@@ -127,6 +127,18 @@ func CheckMemory(m *mnemo.Memory) error {
 	return nil
 }
 
+// CheckFilter reports EINVALID for a time of f a column cannot hold.
+func CheckFilter(f *mnemo.Filter) error {
+	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
+		if t != nil {
+			if err := CheckTime(*t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // DataExpiredAt is the expiry m's data declares (see mnemo.DataExpiredAt)
 // as unix nanoseconds, or NULL when it declares none a column can hold.
 func DataExpiredAt(data json.RawMessage) *int64 {

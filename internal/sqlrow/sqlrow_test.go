@@ -236,3 +236,25 @@ func TestScan(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckFilter(t *testing.T) {
+	ok, far := time.Unix(10, 0), time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		f     mnemo.Filter
+		valid bool
+	}{
+		{"empty", mnemo.Filter{}, true},
+		{"in range", mnemo.Filter{CreatedAfter: &ok, CreatedBefore: &ok, Now: ok}, true},
+		{"created after", mnemo.Filter{CreatedAfter: &far}, false},
+		{"created before", mnemo.Filter{CreatedBefore: &far}, false},
+		{"now", mnemo.Filter{Now: far}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckFilter(&tc.f)
+			if tc.valid != (err == nil) || (err != nil && mnemo.ErrorCode(err) != mnemo.EINVALID) {
+				t.Fatalf("CheckFilter = %v, want valid %v", err, tc.valid)
+			}
+		})
+	}
+}
