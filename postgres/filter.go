@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // liveIn returns the conditions, joined by AND, selecting the live memories
@@ -49,10 +50,10 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 		}
 	}
 	if f.CreatedAfter != nil {
-		c = append(c, `m.created_ns >= `+p.p(nanos(*f.CreatedAfter), "bigint"))
+		c = append(c, `m.created_ns >= `+p.p(sqlrow.Nanos(*f.CreatedAfter), "bigint"))
 	}
 	if f.CreatedBefore != nil {
-		c = append(c, `m.created_ns < `+p.p(nanos(*f.CreatedBefore), "bigint"))
+		c = append(c, `m.created_ns < `+p.p(sqlrow.Nanos(*f.CreatedBefore), "bigint"))
 	}
 	if f.MinConfidence > 0 {
 		c = append(c, `m.confidence >= `+p.p(f.MinConfidence, "float8"))
@@ -74,22 +75,10 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 		if at.IsZero() {
 			at = now
 		}
-		n := p.p(nanos(at), "bigint")
+		n := p.p(sqlrow.Nanos(at), "bigint")
 		c = append(c, `(m.expires_ns IS NULL OR m.expires_ns > `+n+`)`, `(m.data_expired_ns IS NULL OR m.data_expired_ns > `+n+`)`)
 	}
 	return strings.Join(c, " AND ")
-}
-
-// checkFilter rejects times that the time columns cannot hold.
-func checkFilter(f *mnemo.Filter) error {
-	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
-		if t != nil {
-			if err := checkTime(*t); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // selective reports whether f may drop most of a scope's memories.

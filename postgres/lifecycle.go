@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // ApplyLife implements mnemo.LifecycleStore: the changes and the ledger
@@ -79,7 +80,7 @@ func appendLedger(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, entries []m
 		if e.At.IsZero() {
 			e.At = now
 		}
-		if err := checkTime(e.At); err != nil {
+		if err := sqlrow.CheckTime(e.At); err != nil {
 			return err
 		}
 		ids := []byte("[]")
@@ -90,9 +91,9 @@ func appendLedger(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, entries []m
 			return mnemo.Errorf(mnemo.EINVALID, "ledger entry details are not valid JSON")
 		}
 		vals = append(vals, "("+strings.Join([]string{
-			p.p(scope.TenantID, "text"), p.p(scope.AgentID, "text"), p.p(nanos(e.At), "bigint"),
+			p.p(scope.TenantID, "text"), p.p(scope.AgentID, "text"), p.p(sqlrow.Nanos(e.At), "bigint"),
 			p.p(e.Action, "text"), p.p(e.Actor, "text"), p.p(e.Reason, "text"),
-			p.p(string(ids), "jsonb"), p.p(nullJSON(e.Details), "json"),
+			p.p(string(ids), "jsonb"), p.p(sqlrow.NullJSON(e.Details), "json"),
 		}, ", ")+")")
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO ledger (tenant_id, agent_id, at_ns, action, actor, reason, memory_ids, details)
@@ -117,10 +118,10 @@ func (db *DB) Ledger(ctx context.Context, scope mnemo.Scope, q mnemo.LedgerQuery
 		c = append(c, `memory_ids ? `+p.p(q.MemoryID, "text"))
 	}
 	if q.Since != nil {
-		c = append(c, `at_ns >= `+p.p(nanos(*q.Since), "bigint"))
+		c = append(c, `at_ns >= `+p.p(sqlrow.Nanos(*q.Since), "bigint"))
 	}
 	if q.Until != nil {
-		c = append(c, `at_ns < `+p.p(nanos(*q.Until), "bigint"))
+		c = append(c, `at_ns < `+p.p(sqlrow.Nanos(*q.Until), "bigint"))
 	}
 	w := strings.Join(c, " AND ")
 	limit := q.Limit
@@ -150,7 +151,7 @@ func (db *DB) Ledger(ctx context.Context, scope mnemo.Scope, q mnemo.LedgerQuery
 			if err := rows.Scan(&e.Seq, &at, &e.Action, &e.Actor, &e.Reason, &ids, &details); err != nil {
 				return err
 			}
-			e.At = fromNanos(at)
+			e.At = sqlrow.FromNanos(at)
 			if err := json.Unmarshal([]byte(ids), &e.MemoryIDs); err != nil {
 				return err
 			}

@@ -5,15 +5,12 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/migrations"
 )
 
 // migrationFS holds the schema, one file per version: NNNN_name.sql. A file
@@ -22,38 +19,17 @@ import (
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-type migration struct {
-	version int
-	name    string
-}
-
-// migrations returns the embedded migrations in version order.
-func migrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
+// listMigrations returns the embedded migrations in version order.
+func listMigrations() ([]migrations.Migration, error) {
+	ms, err := migrations.List(migrationFS, "migrations")
 	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		prefix, _, _ := strings.Cut(base, "_")
-		v, err := strconv.Atoi(prefix)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: migration %s: name must start with a version number", base)
-		}
-		ms = append(ms, migration{version: v, name: name})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("postgres: migration %s: expected version %d", m.name, i+1)
-		}
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	return ms, nil
 }
 
-func mustMigrations() []migration {
-	ms, err := migrations(migrationFS)
+func mustMigrations() []migrations.Migration {
+	ms, err := listMigrations()
 	if err != nil {
 		panic(err) // the embedded files are checked by the tests
 	}
@@ -141,7 +117,7 @@ const migrateLock = `SELECT pg_advisory_xact_lock(hashtext('mnemo.migrate:' || c
 // migrate applies the migrations the schema lacks, each in a transaction
 // of its own, so that a failure leaves the schema at the last good version.
 func migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
-	ms, err := migrations(migrationFS)
+	ms, err := listMigrations()
 	if err != nil {
 		return err
 	}
@@ -154,7 +130,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 }
 
 // migrateOne applies the next migration, or reports that there is none.
-func migrateOne(ctx context.Context, pool *pgxpool.Pool, ms []migration, logger *slog.Logger) (done bool, err error) {
+func migrateOne(ctx context.Context, pool *pgxpool.Pool, ms []migrations.Migration, logger *slog.Logger) (done bool, err error) {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return false, unavailable("migrate", err)
@@ -190,20 +166,20 @@ func migrateOne(ctx context.Context, pool *pgxpool.Pool, ms []migration, logger 
 		return true, tx.Commit(ctx)
 	}
 	m := ms[current]
-	body, err := migrationFS.ReadFile(m.name)
+	body, err := migrationFS.ReadFile(m.Name)
 	if err != nil {
 		return false, err
 	}
 	if _, err := tx.Exec(ctx, string(body)); err != nil {
-		return false, fmt.Errorf("postgres: migration %s: %w", m.name, err)
+		return false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.version); err != nil {
-		return false, fmt.Errorf("postgres: migration %s: %w", m.name, err)
+	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.Version); err != nil {
+		return false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("postgres: migration %s: %w", m.name, err)
+		return false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 	}
-	logger.Info("migrated database", "schema", *schema, "version", m.version)
+	logger.Info("migrated database", "schema", *schema, "version", m.Version)
 	return false, nil
 }
 

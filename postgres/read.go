@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // Get returns the live memory id of scope, archived and expired included.
@@ -73,7 +74,7 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, 0, err
 	}
 	var p params
@@ -163,7 +164,7 @@ func (db *DB) History(ctx context.Context, scope mnemo.Scope, key string) ([]mne
 			if err := rows.Scan(&r.Seq, &r.MemoryID, &r.Key, &r.Op, &at, &r.Applied, &body); err != nil {
 				return err
 			}
-			r.At = fromNanos(at)
+			r.At = sqlrow.FromNanos(at)
 			if body != nil {
 				r.Memory = new(mnemo.Memory)
 				if err := json.Unmarshal([]byte(*body), r.Memory); err != nil {
@@ -206,11 +207,11 @@ func (db *DB) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error)
 			return err
 		}
 		if oldest != nil {
-			t := fromNanos(*oldest)
+			t := sqlrow.FromNanos(*oldest)
 			s.Oldest = &t
 		}
 		if newest != nil {
-			t := fromNanos(*newest)
+			t := sqlrow.FromNanos(*newest)
 			s.Newest = &t
 		}
 		if db.vectors != nil {
@@ -239,7 +240,7 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	if err := checkFilter(&f); err != nil {
+	if err := sqlrow.CheckFilter(&f); err != nil {
 		return nil, err
 	}
 	var p params

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // defaultSearchLimit is the number of candidates Search returns when
@@ -37,7 +38,7 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 	if err := checkScope(scope); err != nil {
 		return mnemo.SearchResult{}, err
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return mnemo.SearchResult{}, err
 	}
 	if len(q.Terms) == 0 && len(q.Prefixes) == 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // GetState implements mnemo.StateStore.
@@ -30,7 +31,7 @@ func (db *DB) GetState(ctx context.Context, scope mnemo.Scope, kind, id string) 
 	} else if err != nil {
 		return mnemo.StateDoc{}, db.fail("get state", err)
 	}
-	d.Body, d.UpdatedAt = []byte(body), fromNanos(at)
+	d.Body, d.UpdatedAt = []byte(body), sqlrow.FromNanos(at)
 	return d, nil
 }
 
@@ -40,7 +41,7 @@ func (db *DB) PutState(ctx context.Context, scope mnemo.Scope, doc mnemo.StateDo
 	if err := checkScope(scope); err != nil {
 		return 0, err
 	}
-	if err := checkTime(doc.UpdatedAt); err != nil {
+	if err := sqlrow.CheckTime(doc.UpdatedAt); err != nil {
 		return 0, err
 	}
 	var tag pgconn.CommandTag
@@ -49,11 +50,11 @@ func (db *DB) PutState(ctx context.Context, scope mnemo.Scope, doc mnemo.StateDo
 		if doc.Version == 0 {
 			tag, err = tx.Exec(ctx, `INSERT INTO state (tenant_id, agent_id, kind, id, version, updated_ns, body)
 				VALUES ($1::text, $2::text, $3::text, $4::text, 1, $5::bigint, $6::text) ON CONFLICT DO NOTHING`,
-				scope.TenantID, scope.AgentID, doc.Kind, doc.ID, nanos(doc.UpdatedAt), string(doc.Body))
+				scope.TenantID, scope.AgentID, doc.Kind, doc.ID, sqlrow.Nanos(doc.UpdatedAt), string(doc.Body))
 		} else {
 			tag, err = tx.Exec(ctx, `UPDATE state SET version = version + 1, updated_ns = $1::bigint, body = $2::text
 				WHERE tenant_id = $3::text AND agent_id = $4::text AND kind = $5::text AND id = $6::text AND version = $7::bigint`,
-				nanos(doc.UpdatedAt), string(doc.Body), scope.TenantID, scope.AgentID, doc.Kind, doc.ID, doc.Version)
+				sqlrow.Nanos(doc.UpdatedAt), string(doc.Body), scope.TenantID, scope.AgentID, doc.Kind, doc.ID, doc.Version)
 		}
 		return err
 	})
@@ -109,11 +110,11 @@ func (db *DB) ListState(ctx context.Context, scope mnemo.Scope, kind string) ([]
 
 // IdleState implements mnemo.StateStore.
 func (db *DB) IdleState(ctx context.Context, kind string, before time.Time, n int) ([]mnemo.StateDoc, error) {
-	if err := checkTime(before); err != nil {
+	if err := sqlrow.CheckTime(before); err != nil {
 		return nil, err
 	}
 	limit := ``
-	args := []any{kind, nanos(before)}
+	args := []any{kind, sqlrow.Nanos(before)}
 	if n > 0 {
 		limit = ` LIMIT $3::bigint`
 		args = append(args, n)
@@ -139,7 +140,7 @@ func (db *DB) states(ctx context.Context, tenant, query string, args ...any) ([]
 			if err := rows.Scan(&d.Scope.TenantID, &d.Scope.AgentID, &d.Kind, &d.ID, &d.Version, &at, &body); err != nil {
 				return err
 			}
-			d.Body, d.UpdatedAt = []byte(body), fromNanos(at)
+			d.Body, d.UpdatedAt = []byte(body), sqlrow.FromNanos(at)
 			out = append(out, d)
 		}
 		return rows.Err()

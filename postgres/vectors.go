@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // Vectors: each memory keeps the vector it was written with (embedding, as
@@ -172,10 +173,10 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 			if len(vecs[i]) != vs.Dimension {
 				return mnemo.Errorf(mnemo.EMISMATCH, "a vector of %d dimensions for a store of %d", len(vecs[i]), vs.Dimension)
 			}
-			if !finite(vecs[i]) {
+			if !sqlrow.Finite(vecs[i]) {
 				return mnemo.Errorf(mnemo.EINVALID, "memory %s: the vector has a NaN or infinite component", j.ID)
 			}
-			ids[i], texts[i], blobs[i], lits[i] = j.ID, j.Text, encodeEmbedding(vecs[i]), vectorLiteral(vecs[i])
+			ids[i], texts[i], blobs[i], lits[i] = j.ID, j.Text, sqlrow.EncodeEmbedding(vecs[i]), vectorLiteral(vecs[i])
 		}
 		// A memory deleted or rewritten since matches no row: its vector
 		// is no longer wanted.
@@ -204,7 +205,7 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	if db.vectors != nil {
 		return nil, db.vectors
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, err
 	}
 	if q.Limit <= 0 {
@@ -222,7 +223,7 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 		if len(q.Vector) != vs.Dimension {
 			return mnemo.Errorf(mnemo.EMISMATCH, "a query vector of %d dimensions for a store of %d", len(q.Vector), vs.Dimension)
 		}
-		if !finite(q.Vector) {
+		if !sqlrow.Finite(q.Vector) {
 			return mnemo.Errorf(mnemo.EINVALID, "the query vector has a NaN or infinite component")
 		}
 		var p params

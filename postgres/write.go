@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // insertChunk is how many memories one INSERT statement carries.
@@ -135,7 +136,7 @@ type slot struct {
 // it is a tombstone; ok is false for a key with no row.
 func (s *slot) current() (updated int64, tombstone, ok bool) {
 	if s.next != nil {
-		return nanos(s.next.m.UpdatedAt), s.next.tombstone, true
+		return sqlrow.Nanos(s.next.m.UpdatedAt), s.next.tombstone, true
 	}
 	if s.db != nil {
 		return s.db.updatedAt, s.db.tombstone, true
@@ -181,7 +182,7 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 			op = mnemo.OpTombstone
 		}
 		r.vectored = !r.tombstone && r.embedText != "" && db.vectors == nil && space.Model != "" &&
-			m.EmbeddingModel == space.Model && len(m.Embedding) == space.Dimension && finite(m.Embedding)
+			m.EmbeddingModel == space.Model && len(m.Embedding) == space.Dimension && sqlrow.Finite(m.Embedding)
 		if r.vectored && vecCol {
 			v := vectorLiteral(m.Embedding)
 			r.vec = &v
@@ -198,7 +199,7 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 		s := slots[m.Key]
 		results[i] = s
 		updated, tomb, ok := s.current()
-		if ok && updated > nanos(m.UpdatedAt) {
+		if ok && updated > sqlrow.Nanos(m.UpdatedAt) {
 			// Older than what is stored: history keeps it, the memory
 			// does not change.
 			histRows = append(histRows, historyRow{seq: hist[i], m: *m, op: op})
@@ -214,10 +215,10 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 				m.AccessedAt, m.AccessCount = s.next.m.AccessedAt, s.next.m.AccessCount
 				s.keepAccess = s.keepAccess || s.next == nil
 			} else {
-				m.ID, m.CreatedAt = s.db.id, fromNanos(s.db.createdAt)
+				m.ID, m.CreatedAt = s.db.id, sqlrow.FromNanos(s.db.createdAt)
 				m.AccessedAt, m.AccessCount = time.Time{}, s.db.accessCount
 				if s.db.accessedAt != nil {
-					m.AccessedAt = fromNanos(*s.db.accessedAt)
+					m.AccessedAt = sqlrow.FromNanos(*s.db.accessedAt)
 				}
 				s.keepAccess = true
 			}
@@ -341,8 +342,8 @@ func insertHistory(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, hs []histo
 			}
 			vals = append(vals, "("+strings.Join([]string{
 				p.p(h.seq, "bigint"), p.p(scope.TenantID, "text"), p.p(scope.AgentID, "text"),
-				p.p(h.m.ID, "text"), p.p(nullString(h.m.Key), "text"), p.p(h.op, "text"),
-				p.p(nanos(now), "bigint"), p.p(h.applied, "boolean"), p.p(string(body), "json"),
+				p.p(h.m.ID, "text"), p.p(sqlrow.NullString(h.m.Key), "text"), p.p(h.op, "text"),
+				p.p(sqlrow.Nanos(now), "bigint"), p.p(h.applied, "boolean"), p.p(string(body), "json"),
 			}, ", ")+")")
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO history (seq, tenant_id, agent_id, memory_id, key, op, at_ns, applied, memory)
@@ -495,14 +496,14 @@ func (db *DB) Touch(ctx context.Context, scope mnemo.Scope, ids []string, at tim
 	}
 	if at.IsZero() {
 		at = db.now()
-	} else if err := checkTime(at); err != nil {
+	} else if err := sqlrow.CheckTime(at); err != nil {
 		return err
 	}
 	slices.Sort(ids)
 	return db.writeTx(ctx, "touch", scope.TenantID, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE memory_entries SET access_count = access_count + 1, accessed_ns = $1::bigint
 			WHERE id = ANY($2::text[]) AND tenant_id = $3::text AND agent_id = $4::text AND NOT tombstone`,
-			nanos(at), ids, scope.TenantID, scope.AgentID)
+			sqlrow.Nanos(at), ids, scope.TenantID, scope.AgentID)
 		return err
 	})
 }
@@ -553,7 +554,7 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 				SELECT $1::text, $2::text, id, key, $3::text, $4::bigint, true, NULL FROM d ORDER BY seq
 			)
 			SELECT count(*) FILTER (WHERE NOT tombstone) FROM d`,
-			append([]any{scope.TenantID, scope.AgentID, op, nanos(db.now())}, args...)...).Scan(&n)
+			append([]any{scope.TenantID, scope.AgentID, op, sqlrow.Nanos(db.now())}, args...)...).Scan(&n)
 	})
 	return n, err
 }

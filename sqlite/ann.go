@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -155,7 +156,7 @@ func (x *annIndex) catchUp(ctx context.Context, db *DB, sp span) (int, error) {
 		}
 		rev = max(rev, r)
 		n++
-		if v := decodeEmbedding(blob); len(v) == x.ix.Dim() && hasDirection(v) {
+		if v := sqlrow.DecodeEmbedding(blob); len(v) == x.ix.Dim() && hasDirection(v) {
 			ids, vecs = append(ids, uint64(seq)), append(vecs, v)
 		} else {
 			// A zero vector (a text of stop words only) has no direction:

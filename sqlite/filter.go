@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // where builds a conjunction of conditions on memories aliased m, with
@@ -74,10 +75,10 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 		}
 	}
 	if f.CreatedAfter != nil {
-		w.add(`m.created_at >= ?`, nanos(*f.CreatedAfter))
+		w.add(`m.created_at >= ?`, sqlrow.Nanos(*f.CreatedAfter))
 	}
 	if f.CreatedBefore != nil {
-		w.add(`m.created_at < ?`, nanos(*f.CreatedBefore))
+		w.add(`m.created_at < ?`, sqlrow.Nanos(*f.CreatedBefore))
 	}
 	if f.MinConfidence > 0 {
 		w.add(`m.confidence >= ?`, f.MinConfidence)
@@ -99,20 +100,8 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 		if at.IsZero() {
 			at = now
 		}
-		n := nanos(at)
+		n := sqlrow.Nanos(at)
 		w.add(`(m.expires_at IS NULL OR m.expires_at > ?) AND (m.data_expired_at IS NULL OR m.data_expired_at > ?)`, n, n)
 	}
 	return w
-}
-
-// checkFilter rejects times that the time columns cannot hold.
-func checkFilter(f *mnemo.Filter) error {
-	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
-		if t != nil {
-			if err := checkTime(*t); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

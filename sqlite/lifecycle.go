@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 var _ mnemo.LifecycleStore = (*DB)(nil)
@@ -81,17 +82,17 @@ func appendLedger(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, entries []
 		if e.At.IsZero() {
 			e.At = now
 		}
-		if err := checkTime(e.At); err != nil {
+		if err := sqlrow.CheckTime(e.At); err != nil {
 			return err
 		}
-		at := nanos(e.At)
+		at := sqlrow.Nanos(e.At)
 		ids, _ := json.Marshal(e.MemoryIDs)
 		if e.MemoryIDs == nil {
 			ids = []byte("[]")
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO ledger (tenant_id, agent_id, at, action, actor, reason, memory_ids, details)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			scope.TenantID, scope.AgentID, at, e.Action, e.Actor, e.Reason, string(ids), nullJSON(e.Details)); err != nil {
+			scope.TenantID, scope.AgentID, at, e.Action, e.Actor, e.Reason, string(ids), sqlrow.NullJSON(e.Details)); err != nil {
 			return fmt.Errorf("sqlite: ledger: %w", err)
 		}
 	}
@@ -115,10 +116,10 @@ func (db *DB) Ledger(ctx context.Context, scope mnemo.Scope, q mnemo.LedgerQuery
 		w.add(`EXISTS (SELECT 1 FROM json_each(memory_ids) WHERE value = ?)`, q.MemoryID)
 	}
 	if q.Since != nil {
-		w.add(`at >= ?`, nanos(*q.Since))
+		w.add(`at >= ?`, sqlrow.Nanos(*q.Since))
 	}
 	if q.Until != nil {
-		w.add(`at < ?`, nanos(*q.Until))
+		w.add(`at < ?`, sqlrow.Nanos(*q.Until))
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -145,7 +146,7 @@ func (db *DB) Ledger(ctx context.Context, scope mnemo.Scope, q mnemo.LedgerQuery
 		if err := rows.Scan(&e.Seq, &at, &e.Action, &e.Actor, &e.Reason, &ids, &details); err != nil {
 			return nil, 0, fmt.Errorf("sqlite: ledger: %w", err)
 		}
-		e.At = fromNanos(at)
+		e.At = sqlrow.FromNanos(at)
 		if err := json.Unmarshal([]byte(ids), &e.MemoryIDs); err != nil {
 			return nil, 0, fmt.Errorf("sqlite: ledger: %w", err)
 		}

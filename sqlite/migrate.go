@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
+
+	"github.com/mnemo-dev/mnemo/internal/migrations"
 )
 
 // migrationFS holds the schema, one file per version: NNNN_name.sql. A file
@@ -21,32 +19,11 @@ var migrationFS embed.FS
 // RebuildIndex reruns it; a migration that redefines the index replaces it.
 const ftsMigration = "migrations/0002_fts.sql"
 
-type migration struct {
-	version int
-	name    string
-}
-
-// migrations returns the embedded migrations in version order.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+// listMigrations returns the embedded migrations in version order.
+func listMigrations() ([]migrations.Migration, error) {
+	ms, err := migrations.List(migrationFS, "migrations")
 	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		prefix, _, _ := strings.Cut(base, "_")
-		v, err := strconv.Atoi(prefix)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: migration %s: name must start with a version number", base)
-		}
-		ms = append(ms, migration{version: v, name: name})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("sqlite: migration %s: expected version %d", m.name, i+1)
-		}
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	return ms, nil
 }
@@ -60,7 +37,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	)`); err != nil {
 		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
 	}
-	ms, err := migrations()
+	ms, err := listMigrations()
 	if err != nil {
 		return err
 	}
@@ -79,35 +56,35 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-func (db *DB) apply(ctx context.Context, m migration) error {
-	body, err := migrationFS.ReadFile(m.name)
+func (db *DB) apply(ctx context.Context, m migrations.Migration) error {
+	body, err := migrationFS.ReadFile(m.Name)
 	if err != nil {
 		return err
 	}
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	defer tx.Rollback()
 	// Another process may have applied it since the version was read; the
 	// write lock this transaction holds makes the check final.
 	var done int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&done); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&done); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	} else if done > 0 {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
-		m.version, db.now().UnixNano()); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+		m.Version, db.now().UnixNano()); err != nil {
+		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
-	db.logger.Info("migrated database", "path", db.path, "version", m.version)
+	db.logger.Info("migrated database", "path", db.path, "version", m.Version)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // Get returns the live memory id of scope, archived and expired included.
@@ -66,7 +67,7 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, 0, err
 	}
 	sp, err := db.scopeSpan(ctx, scope)
@@ -138,7 +139,7 @@ func (db *DB) History(ctx context.Context, scope mnemo.Scope, key string) ([]mne
 		if err := rows.Scan(&r.Seq, &r.MemoryID, &r.Key, &r.Op, &at, &r.Applied, &body); err != nil {
 			return nil, fmt.Errorf("sqlite: history: %w", err)
 		}
-		r.At = fromNanos(at)
+		r.At = sqlrow.FromNanos(at)
 		if body.Valid {
 			r.Memory = new(mnemo.Memory)
 			if err := json.Unmarshal([]byte(body.String), r.Memory); err != nil {
@@ -178,11 +179,11 @@ func (db *DB) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error)
 		return mnemo.Stats{}, fmt.Errorf("sqlite: stats: %w", err)
 	}
 	if oldest.Valid {
-		t := fromNanos(oldest.Int64)
+		t := sqlrow.FromNanos(oldest.Int64)
 		s.Oldest = &t
 	}
 	if newest.Valid {
-		t := fromNanos(newest.Int64)
+		t := sqlrow.FromNanos(newest.Int64)
 		s.Newest = &t
 	}
 	if vs, _, err := vectorSpace(ctx, db.reader); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 // GetState implements mnemo.StateStore.
@@ -27,7 +28,7 @@ func (db *DB) GetState(ctx context.Context, scope mnemo.Scope, kind, id string) 
 	} else if err != nil {
 		return mnemo.StateDoc{}, fmt.Errorf("sqlite: get state: %w", err)
 	}
-	d.Body, d.UpdatedAt = []byte(body), fromNanos(at)
+	d.Body, d.UpdatedAt = []byte(body), sqlrow.FromNanos(at)
 	return d, nil
 }
 
@@ -36,7 +37,7 @@ func (db *DB) PutState(ctx context.Context, scope mnemo.Scope, doc mnemo.StateDo
 	if err := checkScope(scope); err != nil {
 		return 0, err
 	}
-	if err := checkTime(doc.UpdatedAt); err != nil {
+	if err := sqlrow.CheckTime(doc.UpdatedAt); err != nil {
 		return 0, err
 	}
 	var (
@@ -46,11 +47,11 @@ func (db *DB) PutState(ctx context.Context, scope mnemo.Scope, doc mnemo.StateDo
 	if doc.Version == 0 {
 		res, err = db.writer.ExecContext(ctx, `INSERT INTO state (tenant_id, agent_id, kind, id, version, updated_at, body)
 			VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT DO NOTHING`,
-			scope.TenantID, scope.AgentID, doc.Kind, doc.ID, nanos(doc.UpdatedAt), string(doc.Body))
+			scope.TenantID, scope.AgentID, doc.Kind, doc.ID, sqlrow.Nanos(doc.UpdatedAt), string(doc.Body))
 	} else {
 		res, err = db.writer.ExecContext(ctx, `UPDATE state SET version = version + 1, updated_at = ?, body = ?
 			WHERE tenant_id = ? AND agent_id = ? AND kind = ? AND id = ? AND version = ?`,
-			nanos(doc.UpdatedAt), string(doc.Body), scope.TenantID, scope.AgentID, doc.Kind, doc.ID, doc.Version)
+			sqlrow.Nanos(doc.UpdatedAt), string(doc.Body), scope.TenantID, scope.AgentID, doc.Kind, doc.ID, doc.Version)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: put state: %w", err)
@@ -103,7 +104,7 @@ func (db *DB) IdleState(ctx context.Context, kind string, before time.Time, n in
 		n = -1
 	}
 	return db.states(ctx, `SELECT tenant_id, agent_id, kind, id, version, updated_at, body FROM state
-		WHERE kind = ? AND updated_at < ? ORDER BY updated_at, id LIMIT ?`, kind, nanos(before), n)
+		WHERE kind = ? AND updated_at < ? ORDER BY updated_at, id LIMIT ?`, kind, sqlrow.Nanos(before), n)
 }
 
 func (db *DB) states(ctx context.Context, query string, args ...any) ([]mnemo.StateDoc, error) {
@@ -122,7 +123,7 @@ func (db *DB) states(ctx context.Context, query string, args ...any) ([]mnemo.St
 		if err := rows.Scan(&d.Scope.TenantID, &d.Scope.AgentID, &d.Kind, &d.ID, &d.Version, &at, &body); err != nil {
 			return nil, fmt.Errorf("sqlite: list state: %w", err)
 		}
-		d.Body, d.UpdatedAt = []byte(body), fromNanos(at)
+		d.Body, d.UpdatedAt = []byte(body), sqlrow.FromNanos(at)
 		out = append(out, d)
 	}
 	if err := rows.Err(); err != nil {
@@ -136,7 +137,7 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	if err := checkFilter(&f); err != nil {
+	if err := sqlrow.CheckFilter(&f); err != nil {
 		return nil, err
 	}
 	if isCensus(&f) {
@@ -181,7 +182,7 @@ func (db *DB) census(ctx context.Context, scope mnemo.Scope, now time.Time) ([]m
 	if now.IsZero() {
 		now = db.now()
 	}
-	n := nanos(now)
+	n := sqlrow.Nanos(now)
 	rows, err := db.reader.QueryContext(ctx, `
 		WITH expired (type, n, vitality) AS (
 			SELECT type, count(*), total(vitality) FROM memories WHERE seq IN (

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -148,13 +148,13 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 		if len(vecs[i]) != vs.Dimension {
 			return mnemo.Errorf(mnemo.EMISMATCH, "a vector of %d dimensions for a store of %d", len(vecs[i]), vs.Dimension)
 		}
-		if !finite(vecs[i]) {
+		if !sqlrow.Finite(vecs[i]) {
 			return mnemo.Errorf(mnemo.EINVALID, "memory %s: the vector has a NaN or infinite component", j.ID)
 		}
 		rev++
 		// A memory deleted or rewritten since matches no row: its vector
 		// is no longer wanted.
-		if _, err := stmt.ExecContext(ctx, encodeEmbedding(vecs[i]), vs.Model, rev, j.ID, j.Text); err != nil {
+		if _, err := stmt.ExecContext(ctx, sqlrow.EncodeEmbedding(vecs[i]), vs.Model, rev, j.ID, j.Text); err != nil {
 			return fmt.Errorf("sqlite: set vectors: %w", err)
 		}
 	}
@@ -166,16 +166,6 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 	}
 	// Indexes catch up with the new vectors when next searched.
 	return nil
-}
-
-// finite reports whether every component of v is a number.
-func finite(v []float32) bool {
-	for _, f := range v {
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // exactBelow is the number of filtered memories under which a filtered
@@ -194,7 +184,7 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	if err := checkFilter(&q.Filter); err != nil {
+	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, err
 	}
 	if q.Limit <= 0 {
@@ -315,7 +305,7 @@ func (db *DB) EachVector(ctx context.Context, fn func(id string, v []float32) er
 		if err := rows.Scan(&id, &blob); err != nil {
 			return fmt.Errorf("sqlite: vectors: %w", err)
 		}
-		if err := fn(id, decodeEmbedding(blob)); err != nil {
+		if err := fn(id, sqlrow.DecodeEmbedding(blob)); err != nil {
 			return err
 		}
 	}

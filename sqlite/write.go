@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -208,7 +209,7 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 			return 0, err
 		}
 	}
-	if cur != nil && cur.updatedAt > nanos(m.UpdatedAt) {
+	if cur != nil && cur.updatedAt > sqlrow.Nanos(m.UpdatedAt) {
 		// The record is older than what is stored: history keeps it, the
 		// memory does not change.
 		if _, err := b.history(ctx, &m, op, false); err != nil {
@@ -217,10 +218,10 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 		return cur.seq, nil
 	}
 	if cur != nil && (!cur.tombstone || rec.Tombstone) {
-		m.ID, m.CreatedAt = cur.id, fromNanos(cur.createdAt)
+		m.ID, m.CreatedAt = cur.id, sqlrow.FromNanos(cur.createdAt)
 		m.AccessedAt, m.AccessCount = time.Time{}, cur.accessCount
 		if cur.accessedAt.Valid {
-			m.AccessedAt = fromNanos(cur.accessedAt.Int64)
+			m.AccessedAt = sqlrow.FromNanos(cur.accessedAt.Int64)
 		}
 	}
 
@@ -255,7 +256,7 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 func (b *batch) vector(r *row) {
 	m := r.m
 	if r.embedText == "" || len(m.Embedding) == 0 || b.space.Model == "" ||
-		m.EmbeddingModel != b.space.Model || len(m.Embedding) != b.space.Dimension || !finite(m.Embedding) {
+		m.EmbeddingModel != b.space.Model || len(m.Embedding) != b.space.Dimension || !sqlrow.Finite(m.Embedding) {
 		return
 	}
 	b.rev++
@@ -366,7 +367,7 @@ func (b *batch) history(ctx context.Context, m *mnemo.Memory, op string, applied
 	}
 	res, err := b.tx.ExecContext(ctx, `INSERT INTO history (tenant_id, agent_id, memory_id, key, op, at, applied, memory)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.TenantID, m.AgentID, m.ID, nullString(m.Key), op, nanos(b.now), applied, string(body))
+		m.TenantID, m.AgentID, m.ID, sqlrow.NullString(m.Key), op, sqlrow.Nanos(b.now), applied, string(body))
 	if err != nil {
 		return 0, fmt.Errorf("history: %w", err)
 	}
@@ -384,7 +385,7 @@ func (db *DB) Touch(ctx context.Context, scope mnemo.Scope, ids []string, at tim
 	}
 	if at.IsZero() {
 		at = db.now()
-	} else if err := checkTime(at); err != nil {
+	} else if err := sqlrow.CheckTime(at); err != nil {
 		return err
 	}
 	// An access record is bookkeeping, not an acknowledged write: it is
@@ -414,7 +415,7 @@ func (db *DB) Touch(ctx context.Context, scope mnemo.Scope, ids []string, at tim
 	// walk every memory of the agent.
 	_, err = conn.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1, accessed_at = ?
 		WHERE id IN (SELECT value FROM json_each(?)) AND +tenant_id = ? AND +agent_id = ? AND tombstone = 0`,
-		nanos(at), jsonArray(ids), scope.TenantID, scope.AgentID)
+		sqlrow.Nanos(at), jsonArray(ids), scope.TenantID, scope.AgentID)
 	if err != nil {
 		return fmt.Errorf("sqlite: touch: %w", err)
 	}
@@ -496,7 +497,7 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	}
 	stmts = append(stmts, `DELETE FROM memory_tags WHERE seq IN (SELECT seq `+sel+`)`)
 	stmts = append(stmts, `DELETE `+sel)
-	args = append(args, sql.Named("op", op), sql.Named("at", nanos(db.now())))
+	args = append(args, sql.Named("op", op), sql.Named("at", sqlrow.Nanos(db.now())))
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s, args...); err != nil {
 			return 0, fmt.Errorf("sqlite: %s: %w", op, err)

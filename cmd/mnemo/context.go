@@ -31,15 +31,25 @@ func jsonArg(name, v string) (json.RawMessage, error) {
 	return b, nil
 }
 
+// parseNow parses --now; empty is the zero time, "now" to the service.
 func parseNow(v string) (time.Time, error) {
+	t, err := timeFlag("now", v)
+	if t == nil {
+		return time.Time{}, err
+	}
+	return *t, nil
+}
+
+// timeFlag parses v, the RFC 3339 value of the flag --name; empty is nil.
+func timeFlag(name, v string) (*time.Time, error) {
 	if v == "" {
-		return time.Time{}, nil
+		return nil, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return time.Time{}, usagef("--now must be an RFC 3339 time")
+		return nil, usagef("--%s must be an RFC 3339 time", name)
 	}
-	return t, nil
+	return &t, nil
 }
 
 func (a *app) runCommand() *cobra.Command {

@@ -51,20 +51,12 @@ func (w *windowFlags) add(f *pflag.FlagSet, withCursor bool) {
 
 func (w *windowFlags) query() (mnemo.EventQuery, error) {
 	q := mnemo.EventQuery{Types: w.types, Sources: w.sources, Cursor: w.cursor}
-	for _, t := range []struct {
-		name, v string
-		dst     **time.Time
-	}{{"from", w.from, &q.From}, {"to", w.to, &q.To}} {
-		if t.v == "" {
-			continue
-		}
-		at, err := time.Parse(time.RFC3339Nano, t.v)
-		if err != nil {
-			return q, usagef("--%s must be an RFC 3339 time", t.name)
-		}
-		*t.dst = &at
+	var err error
+	if q.From, err = timeFlag("from", w.from); err != nil {
+		return q, err
 	}
-	return q, nil
+	q.To, err = timeFlag("to", w.to)
+	return q, err
 }
 
 func (a *app) eventsAppendCommand() *cobra.Command {
@@ -136,14 +128,11 @@ func (in eventFlags) event(data, metadata string) (mnemo.Event, error) {
 	if metadata != "" {
 		e.Metadata = json.RawMessage(metadata)
 	}
-	if in.ts != "" {
-		t, err := time.Parse(time.RFC3339Nano, in.ts)
-		if err != nil {
-			return e, usagef("--ts must be an RFC 3339 time")
-		}
-		e.TS = t
+	ts, err := timeFlag("ts", in.ts)
+	if ts != nil {
+		e.TS = *ts
 	}
-	return e, nil
+	return e, err
 }
 
 // readEvents reads JSON Lines events in batches of at most

@@ -60,12 +60,9 @@ func (a *app) pruneCommand() *cobra.Command {
 		Short: "Archive the memories matching --before, --tag, --type or --security (restorable, erased after the grace period)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if before != "" {
-				t, err := time.Parse(time.RFC3339Nano, before)
-				if err != nil {
-					return usagef("--before must be an RFC 3339 time")
-				}
-				q.Before = &t
+			var err error
+			if q.Before, err = timeFlag("before", before); err != nil {
+				return err
 			}
 			q.Actor = "cli"
 			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {

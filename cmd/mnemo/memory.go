@@ -115,20 +115,12 @@ func filterFlags(cmd *cobra.Command, f *mnemo.Filter, after, before *string) {
 }
 
 func parseTimes(f *mnemo.Filter, after, before string) error {
-	for _, t := range []struct {
-		name, v string
-		dst     **time.Time
-	}{{"--after", after, &f.CreatedAfter}, {"--before", before, &f.CreatedBefore}} {
-		if t.v == "" {
-			continue
-		}
-		v, err := time.Parse(time.RFC3339Nano, t.v)
-		if err != nil {
-			return usagef("%s must be an RFC 3339 time", t.name)
-		}
-		*t.dst = &v
+	var err error
+	if f.CreatedAfter, err = timeFlag("after", after); err != nil {
+		return err
 	}
-	return nil
+	f.CreatedBefore, err = timeFlag("before", before)
+	return err
 }
 
 func (a *app) recallCommand(name, short string) *cobra.Command {
@@ -143,12 +135,9 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
-			if now != "" {
-				t, err := time.Parse(time.RFC3339Nano, now)
-				if err != nil {
-					return usagef("--now must be an RFC 3339 time")
-				}
-				q.Now = t
+			var err error
+			if q.Now, err = parseNow(now); err != nil {
+				return err
 			}
 			if err := parseTimes(&q.Filter, after, before); err != nil {
 				return err

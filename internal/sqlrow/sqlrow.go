@@ -1,0 +1,212 @@
+// Package sqlrow is how the SQL backends (sqlite, postgres) encode a memory
+// as a table row: times as unix nanoseconds, "never" and empty values as
+// NULL, embeddings as little-endian float32s, and the checks a memory must
+// pass before a row can hold it faithfully. The SQL itself, which differs by
+// dialect and driver, stays in each backend.
+package sqlrow
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// MinTime and MaxTime bound what unix nanoseconds in an int64 can hold.
+var (
+	MinTime = time.Unix(0, math.MinInt64)
+	MaxTime = time.Unix(0, math.MaxInt64)
+)
+
+// CheckTime reports EINVALID for a time a column cannot hold. The zero time
+// passes: it means "never".
+func CheckTime(t time.Time) error {
+	if t.IsZero() || (!t.Before(MinTime) && !t.After(MaxTime)) {
+		return nil
+	}
+	return mnemo.Errorf(mnemo.EINVALID, "time %s is out of range (years 1678 to 2262)", t.Format(time.RFC3339))
+}
+
+// Nanos returns t as unix nanoseconds, the form every time column holds.
+func Nanos(t time.Time) int64 { return t.UnixNano() }
+
+// FromNanos is the time of a column, in UTC.
+func FromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// NullTime stores the zero time as NULL: it means "never", not 1970.
+func NullTime(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	n := Nanos(t)
+	return &n
+}
+
+// NullTimePtr stores a nil time as NULL.
+func NullTimePtr(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	n := Nanos(*t)
+	return &n
+}
+
+// NullString stores the empty string as NULL.
+func NullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// NullJSON stores empty JSON as NULL, and JSON as text.
+func NullJSON(b json.RawMessage) *string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
+// EncodeEmbedding packs v as little-endian float32s; an empty v is nil.
+func EncodeEmbedding(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+// DecodeEmbedding unpacks what EncodeEmbedding packed; empty b is nil.
+func DecodeEmbedding(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// Finite reports whether every component of v is a number.
+func Finite(v []float32) bool {
+	for _, f := range v {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckMemory reports EINVALID for a value of m a row cannot hold
+// faithfully: a time out of range, or data or source that is not JSON.
+func CheckMemory(m *mnemo.Memory) error {
+	for _, t := range []time.Time{m.CreatedAt, m.UpdatedAt, m.AccessedAt} {
+		if err := CheckTime(t); err != nil {
+			return err
+		}
+	}
+	if m.ExpiresAt != nil {
+		if err := CheckTime(*m.ExpiresAt); err != nil {
+			return err
+		}
+	}
+	if len(m.Data) > 0 && !json.Valid(m.Data) {
+		return mnemo.Errorf(mnemo.EINVALID, "memory %s: data is not valid JSON", m.ID)
+	}
+	if len(m.Source) > 0 && !json.Valid(m.Source) {
+		return mnemo.Errorf(mnemo.EINVALID, "memory %s: source is not valid JSON", m.ID)
+	}
+	return nil
+}
+
+// CheckFilter reports EINVALID for a time of f a column cannot hold.
+func CheckFilter(f *mnemo.Filter) error {
+	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
+		if t != nil {
+			if err := CheckTime(*t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DataExpiredAt is the expiry m's data declares (see mnemo.DataExpiredAt)
+// as unix nanoseconds, or NULL when it declares none a column can hold.
+func DataExpiredAt(data json.RawMessage) *int64 {
+	t, ok := mnemo.DataExpiredAt(data)
+	if !ok || CheckTime(t) != nil {
+		return nil
+	}
+	n := Nanos(t)
+	return &n
+}
+
+// Scan decodes a memory row. A backend selects the columns in the order
+// Dest lists them (its own names and casts), scans into Dest, and calls
+// Memory.
+type Scan struct {
+	m                  mnemo.Memory
+	session, key       *string
+	data, tags, source *string
+	created, updated   int64
+	accessed, expires  *int64
+	embedding          []byte
+}
+
+// Dest returns where to scan the columns id, tenant_id, agent_id,
+// session_id, key, content, data, summary, type, category, priority,
+// importance, confidence, tags, security_level, pinned, source, created,
+// updated, accessed, access_count, expires, archived, vitality, stability,
+// version, embedding, embedding_model: text columns as text, times as
+// unix nanoseconds, the embedding as bytes.
+func (s *Scan) Dest() []any {
+	m := &s.m
+	return []any{&m.ID, &m.TenantID, &m.AgentID, &s.session, &s.key,
+		&m.Content, &s.data, &m.Summary,
+		&m.Type, &m.Category, &m.Priority, &m.Importance, &m.Confidence, &s.tags, &m.SecurityLevel, &m.Pinned,
+		&s.source,
+		&s.created, &s.updated, &s.accessed, &m.AccessCount, &s.expires, &m.Archived,
+		&m.Vitality, &m.Stability, &m.Version,
+		&s.embedding, &m.EmbeddingModel}
+}
+
+// Memory returns the memory scanned. Tags stored as JSON null are nil.
+func (s *Scan) Memory() (mnemo.Memory, error) {
+	m := s.m
+	if s.session != nil {
+		m.SessionID = *s.session
+	}
+	if s.key != nil {
+		m.Key = *s.key
+	}
+	if s.data != nil {
+		m.Data = json.RawMessage(*s.data)
+	}
+	if s.source != nil {
+		m.Source = json.RawMessage(*s.source)
+	}
+	if s.tags != nil {
+		if err := json.Unmarshal([]byte(*s.tags), &m.Tags); err != nil {
+			return mnemo.Memory{}, fmt.Errorf("memory %s: tags: %w", m.ID, err)
+		}
+	}
+	m.CreatedAt, m.UpdatedAt = FromNanos(s.created), FromNanos(s.updated)
+	if s.accessed != nil {
+		m.AccessedAt = FromNanos(*s.accessed)
+	}
+	if s.expires != nil {
+		t := FromNanos(*s.expires)
+		m.ExpiresAt = &t
+	}
+	m.Embedding = DecodeEmbedding(s.embedding)
+	return m, nil
+}

@@ -1,0 +1,260 @@
+package sqlrow
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+func TestCheckTime(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		t    time.Time
+		ok   bool
+	}{
+		{"zero means never", time.Time{}, true},
+		{"epoch", time.Unix(0, 0), true},
+		{"now", time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), true},
+		{"min", MinTime, true},
+		{"max", MaxTime, true},
+		{"before min", MinTime.Add(-time.Nanosecond), false},
+		{"after max", MaxTime.Add(time.Nanosecond), false},
+		{"year 1", time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC), false},
+		{"year 9999", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckTime(tc.t)
+			if tc.ok != (err == nil) {
+				t.Fatalf("CheckTime(%v) = %v, want ok %v", tc.t, err, tc.ok)
+			}
+			if err != nil && (mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "out of range (years 1678 to 2262)")) {
+				t.Fatalf("CheckTime(%v) = %v, want EINVALID out of range", tc.t, err)
+			}
+		})
+	}
+}
+
+func TestNanos(t *testing.T) {
+	paris := time.FixedZone("CET", 3600)
+	for _, tc := range []struct {
+		name string
+		t    time.Time
+		n    int64
+	}{
+		{"epoch", time.Unix(0, 0), 0},
+		{"nanosecond kept", time.Unix(1, 7), 1_000_000_007},
+		{"before epoch", time.Unix(-1, 0), -1_000_000_000},
+		{"zone dropped", time.Date(1970, 1, 1, 1, 0, 0, 0, paris), 0},
+		{"min", MinTime, math.MinInt64},
+		{"max", MaxTime, math.MaxInt64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if n := Nanos(tc.t); n != tc.n {
+				t.Fatalf("Nanos = %d, want %d", n, tc.n)
+			}
+			back := FromNanos(tc.n)
+			if !back.Equal(tc.t) || back.Location() != time.UTC {
+				t.Fatalf("FromNanos(%d) = %v, want %v in UTC", tc.n, back, tc.t)
+			}
+		})
+	}
+}
+
+func TestNulls(t *testing.T) {
+	at := time.Unix(5, 0)
+	for _, tc := range []struct {
+		name string
+		got  any
+		want any // nil for NULL
+	}{
+		{"zero time", NullTime(time.Time{}), nil},
+		{"time", NullTime(at), int64(5e9)},
+		{"nil time", NullTimePtr(nil), nil},
+		{"time pointer", NullTimePtr(&at), int64(5e9)},
+		{"empty string", NullString(""), nil},
+		{"string", NullString("k"), "k"},
+		{"no JSON", NullJSON(nil), nil},
+		{"empty JSON", NullJSON(json.RawMessage{}), nil},
+		{"JSON", NullJSON(json.RawMessage(`{"a":1}`)), `{"a":1}`},
+		{"no data expiry", DataExpiredAt(json.RawMessage(`{"a":1}`)), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := reflect.ValueOf(tc.got)
+			if v.IsNil() {
+				if tc.want != nil {
+					t.Fatalf("got NULL, want %v", tc.want)
+				}
+				return
+			}
+			if got := v.Elem().Interface(); got != tc.want {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmbedding(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		v      []float32
+		bytes  int
+		finite bool
+	}{
+		{"empty is NULL", nil, 0, true},
+		{"one", []float32{1}, 4, true},
+		{"exact bits", []float32{0.1, -2.5e-38, math.MaxFloat32, float32(math.Copysign(0, -1))}, 16, true},
+		{"NaN", []float32{1, float32(math.NaN())}, 8, false},
+		{"infinity", []float32{float32(math.Inf(-1))}, 4, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := EncodeEmbedding(tc.v)
+			if len(b) != tc.bytes || (tc.bytes == 0 && b != nil) {
+				t.Fatalf("EncodeEmbedding = %d bytes (nil %v), want %d", len(b), b == nil, tc.bytes)
+			}
+			back := DecodeEmbedding(b)
+			if len(back) != len(tc.v) {
+				t.Fatalf("DecodeEmbedding = %v, want %v", back, tc.v)
+			}
+			for i := range back {
+				if math.Float32bits(back[i]) != math.Float32bits(tc.v[i]) {
+					t.Fatalf("component %d = %v, want %v", i, back[i], tc.v[i])
+				}
+			}
+			if Finite(tc.v) != tc.finite {
+				t.Fatalf("Finite = %v, want %v", !tc.finite, tc.finite)
+			}
+		})
+	}
+}
+
+func TestCheckMemory(t *testing.T) {
+	far := time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		m    mnemo.Memory
+		want string // "" for valid
+	}{
+		{"empty", mnemo.Memory{ID: "a"}, ""},
+		{"JSON data and source", mnemo.Memory{ID: "a", Data: json.RawMessage(`[1]`), Source: json.RawMessage(`"x"`)}, ""},
+		{"created out of range", mnemo.Memory{ID: "a", CreatedAt: far}, "out of range"},
+		{"accessed out of range", mnemo.Memory{ID: "a", AccessedAt: far}, "out of range"},
+		{"expires out of range", mnemo.Memory{ID: "a", ExpiresAt: &far}, "out of range"},
+		{"data not JSON", mnemo.Memory{ID: "a", Data: json.RawMessage(`{`)}, "memory a: data is not valid JSON"},
+		{"source not JSON", mnemo.Memory{ID: "a", Source: json.RawMessage(`x`)}, "memory a: source is not valid JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckMemory(&tc.m)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("CheckMemory = %v, want EINVALID %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// fakeRow scans column values the way a driver does into Scan.Dest.
+func fakeRow(t *testing.T, s *Scan, cols []any) {
+	t.Helper()
+	dest := s.Dest()
+	if len(dest) != len(cols) {
+		t.Fatalf("%d destinations for %d columns", len(dest), len(cols))
+	}
+	for i, c := range cols {
+		d := reflect.ValueOf(dest[i]).Elem()
+		if c == nil {
+			d.Set(reflect.Zero(d.Type()))
+			continue
+		}
+		v := reflect.ValueOf(c)
+		if d.Kind() == reflect.Pointer {
+			p := reflect.New(d.Type().Elem())
+			p.Elem().Set(v)
+			v = p
+		}
+		d.Set(v)
+	}
+}
+
+func TestScan(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	full := []any{"m1", "t", "a", "s", "k",
+		"content", `{"x":1}`, "sum",
+		"fact", "c", 2, 0.5, 0.9, `["x","y"]`, "public", true,
+		`{"by":"me"}`,
+		Nanos(created), Nanos(created) + 1, Nanos(created) + 2, 3, Nanos(created) + 3, true,
+		0.7, 1.5, 4,
+		EncodeEmbedding([]float32{1, 2}), "model"}
+	bare := append([]any(nil), full...)
+	for _, i := range []int{3, 4, 6, 13, 16, 19, 21, 26} {
+		bare[i] = nil
+	}
+	for _, tc := range []struct {
+		name string
+		cols []any
+		want func(*mnemo.Memory)
+		err  string
+	}{
+		{"every column", full, func(m *mnemo.Memory) {
+			exp := created.Add(3)
+			m.SessionID, m.Key, m.Data, m.Tags, m.Source = "s", "k", json.RawMessage(`{"x":1}`), []string{"x", "y"}, json.RawMessage(`{"by":"me"}`)
+			m.AccessedAt, m.ExpiresAt, m.Embedding = created.Add(2), &exp, []float32{1, 2}
+		}, ""},
+		{"NULLs", bare, func(*mnemo.Memory) {}, ""},
+		{"bad tags", append(append(append([]any(nil), full[:13]...), `{`), full[14:]...), nil, "memory m1: tags:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s Scan
+			fakeRow(t, &s, tc.cols)
+			m, err := s.Memory()
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Memory() = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := mnemo.Memory{ID: "m1", TenantID: "t", AgentID: "a", Content: "content", Summary: "sum",
+				Type: "fact", Category: "c", Priority: 2, Importance: 0.5, Confidence: 0.9, SecurityLevel: "public", Pinned: true,
+				CreatedAt: created, UpdatedAt: created.Add(1), AccessCount: 3, Archived: true,
+				Vitality: 0.7, Stability: 1.5, Version: 4, EmbeddingModel: "model"}
+			tc.want(&want)
+			if !reflect.DeepEqual(m, want) {
+				t.Fatalf("Memory() =\n%+v\nwant\n%+v", m, want)
+			}
+		})
+	}
+}
+
+func TestCheckFilter(t *testing.T) {
+	ok, far := time.Unix(10, 0), time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		f     mnemo.Filter
+		valid bool
+	}{
+		{"empty", mnemo.Filter{}, true},
+		{"in range", mnemo.Filter{CreatedAfter: &ok, CreatedBefore: &ok, Now: ok}, true},
+		{"created after", mnemo.Filter{CreatedAfter: &far}, false},
+		{"created before", mnemo.Filter{CreatedBefore: &far}, false},
+		{"now", mnemo.Filter{Now: far}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckFilter(&tc.f)
+			if tc.valid != (err == nil) || (err != nil && mnemo.ErrorCode(err) != mnemo.EINVALID) {
+				t.Fatalf("CheckFilter = %v, want valid %v", err, tc.valid)
+			}
+		})
+	}
+}
