@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 var _ mnemo.EventStore = (*DB)(nil)
@@ -49,7 +50,7 @@ func scanEvent(r rowScanner, scope mnemo.Scope) (mnemo.Event, error) {
 	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, (*[]byte)(&e.Data), (*[]byte)(&e.Metadata)); err != nil {
 		return e, err
 	}
-	e.TS = fromNanos(ts)
+	e.TS = sqlrow.FromNanos(ts)
 	return e, nil
 }
 
@@ -96,7 +97,7 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 			}
 			rels = append(rels, found...)
 		}
-		res, err := ins.ExecContext(ctx, e.ID, scope.TenantID, scope.AgentID, nanos(e.TS), e.Type, e.Source, nullRaw(e.Data), nullRaw(e.Metadata))
+		res, err := ins.ExecContext(ctx, e.ID, scope.TenantID, scope.AgentID, sqlrow.Nanos(e.TS), e.Type, e.Source, nullRaw(e.Data), nullRaw(e.Metadata))
 		if err != nil {
 			if isConstraint(err) {
 				return nil, mnemo.Errorf(mnemo.ECONFLICT, "event id %s is already taken", e.ID)
@@ -143,7 +144,7 @@ func checkStoredEvent(e *mnemo.Event) error {
 	if e.ID == "" || e.Type == "" || e.TS.IsZero() {
 		return mnemo.Errorf(mnemo.EINVALID, "an event needs an id, a type and a time")
 	}
-	if err := checkTime(e.TS); err != nil {
+	if err := sqlrow.CheckTime(e.TS); err != nil {
 		return err
 	}
 	if strings.ContainsAny(e.ID, "\t\n\r") || strings.ContainsAny(e.Type, "\t\n\r") || strings.ContainsAny(e.Source, "\t\n\r") {
@@ -246,7 +247,7 @@ func (l *txLookup) LastEvent(ctx context.Context, scope mnemo.Scope, source stri
 		e := mnemo.Event{Scope: scope, Source: source}
 		var at int64
 		err := row.Scan(&e.Seq, &e.ID, &at, &e.Type)
-		e.TS = fromNanos(at)
+		e.TS = sqlrow.FromNanos(at)
 		if errors.Is(err, sql.ErrNoRows) {
 			return e, false, nil
 		} else if err != nil {
@@ -255,14 +256,14 @@ func (l *txLookup) LastEvent(ctx context.Context, scope mnemo.Scope, source stri
 		return e, true, nil
 	}
 	if len(types) == 0 {
-		return probe(l.last.QueryRowContext(ctx, scope.TenantID, scope.AgentID, source, nanos(ts)))
+		return probe(l.last.QueryRowContext(ctx, scope.TenantID, scope.AgentID, source, sqlrow.Nanos(ts)))
 	}
 	var (
 		best  mnemo.Event
 		found bool
 	)
 	for _, t := range types {
-		e, ok, err := probe(l.lastTyp.QueryRowContext(ctx, scope.TenantID, scope.AgentID, source, t, nanos(ts)))
+		e, ok, err := probe(l.lastTyp.QueryRowContext(ctx, scope.TenantID, scope.AgentID, source, t, sqlrow.Nanos(ts)))
 		if err != nil {
 			return mnemo.Event{}, false, err
 		}
@@ -313,7 +314,7 @@ func addRelations(ctx context.Context, tx *sql.Tx, st *appendStatements, scope m
 		if r.Confidence < 0 || r.Confidence > 1 {
 			return mnemo.Errorf(mnemo.EINVALID, "relation confidence must be between 0 and 1, not %g", r.Confidence)
 		}
-		if err := checkTime(r.CreatedAt); err != nil {
+		if err := sqlrow.CheckTime(r.CreatedAt); err != nil {
 			return err
 		}
 	}
@@ -322,7 +323,7 @@ func addRelations(ctx context.Context, tx *sql.Tx, st *appendStatements, scope m
 	for chunk := range slices.Chunk(rels, relationChunk) {
 		args = args[:0]
 		for _, r := range chunk {
-			args = append(args, scope.TenantID, scope.AgentID, r.Source, r.Target, r.Type, r.Confidence, nanos(r.CreatedAt))
+			args = append(args, scope.TenantID, scope.AgentID, r.Source, r.Target, r.Type, r.Confidence, sqlrow.Nanos(r.CreatedAt))
 		}
 		if len(chunk) == relationChunk {
 			if many == nil {
@@ -397,7 +398,7 @@ func (db *DB) Relations(ctx context.Context, scope mnemo.Scope, q mnemo.Relation
 				rows.Close()
 				return nil, fmt.Errorf("sqlite: relations: %w", err)
 			}
-			r.CreatedAt = fromNanos(at)
+			r.CreatedAt = sqlrow.FromNanos(at)
 			out = append(out, r)
 		}
 		rows.Close()
@@ -423,7 +424,7 @@ func eventWhere(scope mnemo.Scope, q mnemo.EventQuery, cur *mnemo.EventCursor) *
 		w.add(`ts >= ?`, lo)
 	}
 	if q.To != nil {
-		w.add(`ts < ?`, nanos(*q.To))
+		w.add(`ts < ?`, sqlrow.Nanos(*q.To))
 	}
 	if len(q.Types) > 0 {
 		w.add(`type IN (`+placeholders(len(q.Types))+`)`, anys(q.Types)...)
@@ -432,7 +433,7 @@ func eventWhere(scope mnemo.Scope, q mnemo.EventQuery, cur *mnemo.EventCursor) *
 		w.add(`source IN (`+placeholders(len(q.Sources))+`)`, anys(q.Sources)...)
 	}
 	if cur != nil {
-		ts := nanos(cur.TS)
+		ts := sqlrow.Nanos(cur.TS)
 		w.add(`(ts > ? OR seq > ?)`, ts, cur.Seq)
 	}
 	return w
@@ -537,7 +538,7 @@ func (db *DB) coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q m
 		w.add(`last_ts >= ?`, lo)
 	}
 	if q.To != nil {
-		w.add(`first_ts < ?`, nanos(*q.To))
+		w.add(`first_ts < ?`, sqlrow.Nanos(*q.To))
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT codec, body FROM event_segments WHERE `+w.String()+` ORDER BY day, part`, w.args...)
 	if err != nil {
@@ -548,8 +549,8 @@ func (db *DB) coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q m
 	// before they are copied: a page starts inside a part.
 	lo, hasLo := lowerBound(q, cur)
 	skip := func(seq, ts int64) bool {
-		return (hasLo && ts < lo) || (q.To != nil && ts >= nanos(*q.To)) ||
-			(cur != nil && ts == nanos(cur.TS) && seq <= cur.Seq)
+		return (hasLo && ts < lo) || (q.To != nil && ts >= sqlrow.Nanos(*q.To)) ||
+			(cur != nil && ts == sqlrow.Nanos(cur.TS) && seq <= cur.Seq)
 	}
 	var out []mnemo.Event
 	for len(out) < n && rows.Next() {
@@ -578,11 +579,11 @@ func (db *DB) coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q m
 func lowerBound(q mnemo.EventQuery, cur *mnemo.EventCursor) (int64, bool) {
 	switch {
 	case cur != nil && q.From != nil:
-		return max(nanos(cur.TS), nanos(*q.From)), true
+		return max(sqlrow.Nanos(cur.TS), sqlrow.Nanos(*q.From)), true
 	case cur != nil:
-		return nanos(cur.TS), true
+		return sqlrow.Nanos(cur.TS), true
 	case q.From != nil:
-		return nanos(*q.From), true
+		return sqlrow.Nanos(*q.From), true
 	}
 	return 0, false
 }
@@ -656,7 +657,7 @@ func parseLine(line []byte, scope mnemo.Scope, skip func(seq, ts int64) bool) (e
 	if skip != nil && skip(seq, ts) {
 		return e, false, nil
 	}
-	e = mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: fromNanos(ts), Type: string(f[3]), Source: string(f[4])}
+	e = mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: sqlrow.FromNanos(ts), Type: string(f[3]), Source: string(f[4])}
 	if len(f[5]) > 0 {
 		e.Data = bytes.Clone(f[5])
 	}
@@ -713,7 +714,7 @@ func encodeSegment(events []mnemo.Event) ([]byte, error) {
 				return nil, fmt.Errorf("event %s has a tab or a newline in a field", e.ID)
 			}
 		}
-		fmt.Fprintf(bw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.ID, nanos(e.TS), e.Type, e.Source, e.Data, e.Metadata)
+		fmt.Fprintf(bw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.ID, sqlrow.Nanos(e.TS), e.Type, e.Source, e.Data, e.Metadata)
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
@@ -794,7 +795,7 @@ func (db *DB) eachPart(ctx context.Context, q queryer, scope mnemo.Scope, day in
 // day, each adding the day's events to its segment (merged with what an
 // earlier archival put there) and then removing them from the hot table.
 func (db *DB) ArchiveEvents(ctx context.Context, before time.Time) (int, error) {
-	if err := checkTime(before); err != nil {
+	if err := sqlrow.CheckTime(before); err != nil {
 		return 0, err
 	}
 	type group struct {
@@ -803,7 +804,7 @@ func (db *DB) ArchiveEvents(ctx context.Context, before time.Time) (int, error) 
 	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT DISTINCT tenant_id, agent_id,
 		CASE WHEN ts >= 0 THEN ts / ?1 ELSE (ts - ?1 + 1) / ?1 END
-		FROM events WHERE ts < ?2`, nanosPerDay, nanos(before))
+		FROM events WHERE ts < ?2`, nanosPerDay, sqlrow.Nanos(before))
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: archive events: %w", err)
 	}
@@ -837,7 +838,7 @@ func (db *DB) archiveDay(ctx context.Context, scope mnemo.Scope, day int64, befo
 		return 0, fmt.Errorf("sqlite: archive events: %w", err)
 	}
 	defer tx.Rollback()
-	end := min((day+1)*nanosPerDay, nanos(before))
+	end := min((day+1)*nanosPerDay, sqlrow.Nanos(before))
 	rows, err := tx.QueryContext(ctx, `SELECT `+eventCols+` FROM events
 		WHERE tenant_id = ? AND agent_id = ? AND ts >= ? AND ts < ? ORDER BY ts, seq`,
 		scope.TenantID, scope.AgentID, day*nanosPerDay, end)
@@ -878,7 +879,7 @@ func (db *DB) archiveDay(ctx context.Context, scope mnemo.Scope, day int64, befo
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts, count = excluded.count,
 				codec = excluded.codec, body = excluded.body`,
-			scope.TenantID, scope.AgentID, day, part, nanos(chunk[0].TS), nanos(chunk[len(chunk)-1].TS), len(chunk), codecTSVGzip, body); err != nil {
+			scope.TenantID, scope.AgentID, day, part, sqlrow.Nanos(chunk[0].TS), sqlrow.Nanos(chunk[len(chunk)-1].TS), len(chunk), codecTSVGzip, body); err != nil {
 			return 0, fmt.Errorf("sqlite: archive events: %w", err)
 		}
 		part++

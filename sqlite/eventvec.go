@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 var _ mnemo.EventVectorStore = (*DB)(nil)
@@ -85,10 +86,10 @@ func addEventVectors(ctx context.Context, ins *sql.Stmt, scope mnemo.Scope, e mn
 		if v.Modality == "" || v.Model == "" {
 			return mnemo.Errorf(mnemo.EINVALID, "an event vector needs a modality and a model")
 		}
-		if len(v.Vector) > 0 && !finite(v.Vector) {
+		if len(v.Vector) > 0 && !sqlrow.Finite(v.Vector) {
 			return mnemo.Errorf(mnemo.EINVALID, "event %s: the %s vector has a NaN or infinite component", e.ID, v.Modality)
 		}
-		if _, err := ins.ExecContext(ctx, scope.TenantID, scope.AgentID, e.ID, v.Modality, nanos(e.TS), e.Type, e.Source,
+		if _, err := ins.ExecContext(ctx, scope.TenantID, scope.AgentID, e.ID, v.Modality, sqlrow.Nanos(e.TS), e.Type, e.Source,
 			v.Model, encodeEventVector(v.Vector), v.Input); err != nil {
 			if isConstraint(err) {
 				return mnemo.Errorf(mnemo.EINVALID, "event %s has two %s vectors", e.ID, v.Modality)
@@ -121,11 +122,11 @@ func (db *DB) SearchEventVectors(ctx context.Context, scope mnemo.Scope, q mnemo
 		WHERE tenant_id = ? AND agent_id = ? AND model = ? AND vector IS NOT NULL`)
 	if q.From != nil {
 		b.WriteString(` AND ts >= ?`)
-		args = append(args, nanos(*q.From))
+		args = append(args, sqlrow.Nanos(*q.From))
 	}
 	if q.To != nil {
 		b.WriteString(` AND ts < ?`)
-		args = append(args, nanos(*q.To))
+		args = append(args, sqlrow.Nanos(*q.To))
 	}
 	for _, f := range []struct {
 		col  string
@@ -290,7 +291,7 @@ func (db *DB) TouchEventVectors(ctx context.Context, scope mnemo.Scope, ids []st
 	if err := checkScope(scope); err != nil || len(ids) == 0 {
 		return err
 	}
-	args := []any{nanos(at), scope.TenantID, scope.AgentID}
+	args := []any{sqlrow.Nanos(at), scope.TenantID, scope.AgentID}
 	for _, id := range ids {
 		args = append(args, id)
 	}
@@ -305,7 +306,7 @@ func (db *DB) TouchEventVectors(ctx context.Context, scope mnemo.Scope, ids []st
 // PruneEventVectors implements mnemo.EventVectorStore.
 func (db *DB) PruneEventVectors(ctx context.Context, before time.Time, minAccess int) (int, error) {
 	res, err := db.writer.ExecContext(ctx, `DELETE FROM event_vectors
-		WHERE ts < ? AND vector IS NOT NULL AND access_count < ?`, nanos(before), minAccess)
+		WHERE ts < ? AND vector IS NOT NULL AND access_count < ?`, sqlrow.Nanos(before), minAccess)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: prune event vectors: %w", err)
 	}
@@ -343,7 +344,7 @@ func (db *DB) SetEventVectors(ctx context.Context, jobs []mnemo.EventVectorJob, 
 	}
 	defer tx.Rollback()
 	for i, j := range jobs {
-		if len(vecs[i]) == 0 || !finite(vecs[i]) {
+		if len(vecs[i]) == 0 || !sqlrow.Finite(vecs[i]) {
 			return mnemo.Errorf(mnemo.EINVALID, "event %s: the %s vector is empty or not finite", j.EventID, j.Modality)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE event_vectors SET vector = ?, model = ?

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 var _ mnemo.InsightStore = (*DB)(nil)
@@ -18,7 +19,7 @@ func (db *DB) PutSummary(ctx context.Context, scope mnemo.Scope, s mnemo.Summary
 		return err
 	}
 	for _, t := range []time.Time{s.Start, s.End, s.GeneratedAt} {
-		if err := checkTime(t); err != nil {
+		if err := sqlrow.CheckTime(t); err != nil {
 			return err
 		}
 	}
@@ -34,7 +35,7 @@ func (db *DB) PutSummary(ctx context.Context, scope mnemo.Scope, s mnemo.Summary
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tenant_id, agent_id, period, start_ts) DO UPDATE SET
 			end_ts = excluded.end_ts, generated_at = excluded.generated_at, body = excluded.body`,
-		scope.TenantID, scope.AgentID, string(s.Period), nanos(s.Start), nanos(s.End), nanos(s.GeneratedAt), string(body))
+		scope.TenantID, scope.AgentID, string(s.Period), sqlrow.Nanos(s.Start), sqlrow.Nanos(s.End), sqlrow.Nanos(s.GeneratedAt), string(body))
 	if err != nil {
 		if isConstraint(err) {
 			return mnemo.Errorf(mnemo.EINVALID, "unknown period %q", s.Period)
@@ -55,10 +56,10 @@ func (db *DB) Summaries(ctx context.Context, scope mnemo.Scope, q mnemo.SummaryQ
 		w.add("period = ?", string(q.Period))
 	}
 	if q.From != nil {
-		w.add("start_ts >= ?", nanos(*q.From))
+		w.add("start_ts >= ?", sqlrow.Nanos(*q.From))
 	}
 	if q.To != nil {
-		w.add("start_ts < ?", nanos(*q.To))
+		w.add("start_ts < ?", sqlrow.Nanos(*q.To))
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -99,7 +100,7 @@ func (db *DB) DropSummaries(ctx context.Context, periods []mnemo.Period, before 
 		args = append(args, string(p))
 	}
 	res, err := db.writer.ExecContext(ctx, `DELETE FROM summaries WHERE period IN (`+placeholders(len(periods))+`) AND end_ts <= ?`,
-		append(args, nanos(before))...)
+		append(args, sqlrow.Nanos(before))...)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: drop summaries: %w", err)
 	}
@@ -110,7 +111,7 @@ func (db *DB) DropSummaries(ctx context.Context, periods []mnemo.Period, before 
 // EventScopes implements mnemo.InsightStore. Cold events are older than
 // the hot ones, and since is recent: only hot events are looked at.
 func (db *DB) EventScopes(ctx context.Context, since time.Time) ([]mnemo.Scope, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT DISTINCT tenant_id, agent_id FROM events WHERE ts >= ? ORDER BY 1, 2`, nanos(since))
+	rows, err := db.reader.QueryContext(ctx, `SELECT DISTINCT tenant_id, agent_id FROM events WHERE ts >= ? ORDER BY 1, 2`, sqlrow.Nanos(since))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: event scopes: %w", err)
 	}
@@ -223,7 +224,7 @@ func putCapabilities(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, caps []
 			VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (tenant_id, agent_id, task_type) DO UPDATE SET
 				ready = excluded.ready, successes = excluded.successes, updated_at = excluded.updated_at, body = excluded.body`,
-			scope.TenantID, scope.AgentID, c.TaskType, c.Ready, c.Successes, nanos(now), string(body)); err != nil {
+			scope.TenantID, scope.AgentID, c.TaskType, c.Ready, c.Successes, sqlrow.Nanos(now), string(body)); err != nil {
 			return fmt.Errorf("sqlite: put capability: %w", err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
@@ -84,9 +83,3 @@ func newRow(m *mnemo.Memory, idx mnemo.IndexText, tombstone bool) (*row, error) 
 	return &row{m: m, tombstone: tombstone, tags: string(tags), index: idx,
 		dataExpiredAt: sqlrow.DataExpiredAt(m.Data)}, nil
 }
-
-// The events code (events.go) names the time helpers so; another change is
-// rewriting it. Inline these once it lands.
-func nanos(t time.Time) int64     { return sqlrow.Nanos(t) }
-func fromNanos(n int64) time.Time { return sqlrow.FromNanos(n) }
-func checkTime(t time.Time) error { return sqlrow.CheckTime(t) }
