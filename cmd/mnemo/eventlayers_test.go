@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +60,17 @@ func TestEventConfigTakesEffect(t *testing.T) {
 	}
 	if out := configured("events", "profile", "show"); !strings.Contains(out, "interests: sailing") {
 		t.Fatalf("profile with interaction_types: %s", out)
+	}
+	// A replay to a webhook that is down gives up after events.webhook's
+	// attempts.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/hook"
+	ln.Close()
+	os.WriteFile(cfg, []byte("events:\n  webhook: {attempts: 2, backoff: 1ms, timeout: 2s}\n"), 0o644)
+	if code, _, errs := run(t, dir, "", "--config", cfg, "events", "replay", "--webhook", down); code == 0 || !strings.Contains(errs, "after 2 attempts") {
+		t.Fatalf("replay to a webhook that is down: %d %s", code, errs)
 	}
 }
