@@ -228,8 +228,12 @@ func TestReadmeConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("README config: %v", err)
 	}
-	if c.Limits.Untrusted != "/untrusted" || c.Events.ColdAfter != 2160*time.Hour {
+	if c.Limits.Untrusted != "/untrusted" || c.Events.ColdAfter != 2160*time.Hour || c.Events.TextRelations.Queue != 4096 ||
+		c.Events.Profile.Initial != 100 || c.Events.Vectors.KeepFor != 720*time.Hour || c.Events.Webhook.Attempts != 5 {
 		t.Errorf("README config read as %+v %+v", c.Limits, c.Events)
+	}
+	if _, err := c.eventOptions(); err != nil {
+		t.Errorf("README config's events: %v", err)
 	}
 }
 
