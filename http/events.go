@@ -345,7 +345,7 @@ func replayEnd(res mnemo.ReplayResult, err error) replayResponse {
 
 func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b replayRequest) (replayResponse, error) {
-		sink, err := webhook.New(b.WebhookURL, webhook.Options{})
+		sink, err := webhook.New(b.WebhookURL, s.webhook)
 		if err != nil {
 			return replayResponse{}, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/webhook"
 )
 
 // DefaultTenant is the tenant of every request when no auth is configured.
@@ -53,6 +54,10 @@ type Options struct {
 	// store's size on disk for the mnemo_store_size_bytes gauge.
 	Registry   *prometheus.Registry
 	StoreBytes func() int64
+
+	// Webhook configures the sinks of POST /v1/events/replay; the zero
+	// value is webhook's defaults.
+	Webhook webhook.Options
 }
 
 // Server serves the JSON API.
@@ -65,6 +70,7 @@ type Server struct {
 	keys     *keyring
 	limit    *limiter
 	timeout  time.Duration
+	webhook  webhook.Options
 	registry *prometheus.Registry
 	metrics  *metrics
 	routes   []route
@@ -82,6 +88,7 @@ func NewServer(svc *mnemo.Service, opts Options) *Server {
 		authOn:   len(opts.Keys) > 0,
 		limit:    newLimiter(opts.RateLimit, opts.RateBurst),
 		timeout:  opts.Timeout,
+		webhook:  opts.Webhook,
 		registry: opts.Registry,
 		mux:      http.NewServeMux(),
 	}

@@ -232,9 +232,10 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 		co.Summarizer, co.TurnAnalyzer = model, model
 	}
 	var extractor mnemo.MemoryExtractor
-	events := mnemo.EventOptions{
-		Strict: a.cfg.Events.Strict, KnownTypes: a.cfg.Events.KnownTypes, ColdAfter: a.cfg.Events.ColdAfter,
-		Tasks: a.cfg.taskRules(),
+	events, err := a.cfg.eventOptions()
+	if err != nil {
+		db.Close()
+		return nil, nil, err
 	}
 	if model, _ := a.cfg.llm(); model != nil {
 		if a.cfg.LLM.Extract {
@@ -321,6 +322,15 @@ func (a *app) configCommand() *cobra.Command {
 				}
 				if c.Embedding.OpenAI.APIKey != "" {
 					c.Embedding.OpenAI.APIKey = "<secret>"
+				}
+				if media := c.Events.Vectors.Media; media != nil {
+					c.Events.Vectors.Media = make(map[string]OpenAIEmbedderConfig, len(media))
+					for mod, m := range media {
+						if m.APIKey != "" {
+							m.APIKey = "<secret>"
+						}
+						c.Events.Vectors.Media[mod] = m
+					}
 				}
 				for i := range c.Auth.Keys {
 					if c.Auth.Keys[i].Secret != "" {

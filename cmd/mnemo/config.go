@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +22,7 @@ import (
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/tokens"
+	"github.com/mnemo-dev/mnemo/webhook"
 )
 
 // Config is mnemo's configuration. Precedence, lowest first: built-in
@@ -117,6 +121,45 @@ type Config struct {
 			TaskField       string   `yaml:"task_field"`       // the data field naming the task type: task_type
 			MinSuccesses    int      `yaml:"min_successes"`    // successes that make a capability: 3
 		} `yaml:"tasks"`
+		// Relations are L2's rules for structured events; unset fields keep
+		// mnemo.DefaultRelationRules'.
+		Relations struct {
+			Temporal      *bool               `yaml:"temporal"`       // an edge from each event to the previous one of its source (true)
+			StartSuffixes []string            `yaml:"start_suffixes"` // Started, Start
+			EndSuffixes   []string            `yaml:"end_suffixes"`   // Stopped, Finished, Completed, ...
+			ErrorSuffixes []string            `yaml:"error_suffixes"` // Failed, Error, Failure
+			RetrySuffixes []string            `yaml:"retry_suffixes"` // Retry, Retried, Retrying
+			Pairs         map[string][]string `yaml:"pairs"`          // end type: the start types it closes
+		} `yaml:"relations"`
+		// TextRelations extract entity, emotion and intent relations from
+		// events' text in the background (by llm when set, else rules).
+		TextRelations struct {
+			Enabled bool `yaml:"enabled"`
+			Queue   int  `yaml:"queue"` // events waiting for extraction; more are dropped with a warning (4096)
+		} `yaml:"text_relations"`
+		// Profile is the adaptive user profile's update schedule.
+		Profile struct {
+			InteractionTypes []string      `yaml:"interaction_types"` // event types that count as an interaction; none: only the API records them
+			Initial          int           `yaml:"initial"`           // interactions updating it each (100)
+			Ladder           []int         `yaml:"ladder"`            // then every n interactions: 1, 5, 10, 50
+			PerStage         int           `yaml:"per_stage"`         // updates at each step of the ladder (10)
+			Weekly           time.Duration `yaml:"weekly"`            // then this often (168h)
+		} `yaml:"profile"`
+		// Vectors are L3's embeddings of events: text by the embedding
+		// section's embedder, media by one embedder per modality.
+		Vectors struct {
+			Disabled     bool                            `yaml:"disabled"`      // keep events without vectors
+			KeepFor      time.Duration                   `yaml:"keep_for"`      // vectors older are pruned (720h) ...
+			KeepAccessed int                             `yaml:"keep_accessed"` // ... unless searches found them this often (3)
+			Media        map[string]OpenAIEmbedderConfig `yaml:"media"`         // image, audio, video: an OpenAI-compatible endpoint each
+		} `yaml:"vectors"`
+		// Webhook is how replays POST to a subscriber.
+		Webhook struct {
+			Timeout    time.Duration `yaml:"timeout"`     // one request (10s)
+			Attempts   int           `yaml:"attempts"`    // tries per event before giving up (5)
+			Backoff    time.Duration `yaml:"backoff"`     // after the first failure, doubled each time (200ms) ...
+			MaxBackoff time.Duration `yaml:"max_backoff"` // ... up to this (5s)
+		} `yaml:"webhook"`
 	} `yaml:"events"`
 
 	// LLM is an OpenAI-compatible chat model (OpenAI, Ollama, vLLM,
@@ -158,15 +201,19 @@ type EmbeddingConfig struct {
 	// openai, off for the in-process embedders, which take microseconds.
 	Async *bool `yaml:"async"`
 
-	OpenAI struct {
-		BaseURL    string        `yaml:"base_url"`
-		Model      string        `yaml:"model"`
-		APIKey     Secret        `yaml:"api_key"`
-		Dimension  int           `yaml:"dimension"`
-		BatchSize  int           `yaml:"batch_size"`
-		Timeout    time.Duration `yaml:"timeout"`
-		MaxRetries int           `yaml:"max_retries"`
-	} `yaml:"openai"`
+	OpenAI OpenAIEmbedderConfig `yaml:"openai"`
+}
+
+// OpenAIEmbedderConfig is an OpenAI-compatible /v1/embeddings endpoint:
+// embedding.openai, and the media embedders of events.vectors.media.
+type OpenAIEmbedderConfig struct {
+	BaseURL    string        `yaml:"base_url"`
+	Model      string        `yaml:"model"`
+	APIKey     Secret        `yaml:"api_key"`
+	Dimension  int           `yaml:"dimension"`
+	BatchSize  int           `yaml:"batch_size"`
+	Timeout    time.Duration `yaml:"timeout"`
+	MaxRetries int           `yaml:"max_retries"`
 }
 
 // StoreConfig chooses the backend and configures it.
@@ -492,6 +539,9 @@ func (c *Config) validate() error {
 	if c.Events.Tasks.MinSuccesses < 0 {
 		return &ConfigError{"events.tasks.min_successes", "must not be negative (0 means 3)"}
 	}
+	if err := c.validateEvents(); err != nil {
+		return err
+	}
 	if (c.LLM.BaseURL == "") != (c.LLM.Model == "") {
 		return &ConfigError{"llm", "base_url and model go together"}
 	}
@@ -534,6 +584,73 @@ func (c *Config) validate() error {
 			}
 		}
 		names[k.Name] = true
+	}
+	return nil
+}
+
+// validateEvents checks the event layers' settings beyond strict mode and
+// tasks.
+func (c *Config) validateEvents() error {
+	e := c.Events
+	for _, v := range []struct {
+		field string
+		n     int
+	}{
+		{"events.text_relations.queue", e.TextRelations.Queue}, {"events.profile.initial", e.Profile.Initial},
+		{"events.profile.per_stage", e.Profile.PerStage}, {"events.vectors.keep_accessed", e.Vectors.KeepAccessed},
+		{"events.webhook.attempts", e.Webhook.Attempts},
+	} {
+		if v.n < 0 {
+			return &ConfigError{v.field, "must not be negative (0 means the default)"}
+		}
+	}
+	if e.TextRelations.Queue > 1<<20 {
+		return &ConfigError{"events.text_relations.queue", "must be at most 1048576"}
+	}
+	for i, n := range e.Profile.Ladder {
+		if n < 1 {
+			return &ConfigError{fmt.Sprintf("events.profile.ladder[%d]", i), "must be at least 1 (every n interactions)"}
+		}
+	}
+	for _, d := range []struct {
+		field string
+		d     time.Duration
+	}{
+		{"events.profile.weekly", e.Profile.Weekly}, {"events.vectors.keep_for", e.Vectors.KeepFor},
+		{"events.webhook.timeout", e.Webhook.Timeout}, {"events.webhook.backoff", e.Webhook.Backoff},
+		{"events.webhook.max_backoff", e.Webhook.MaxBackoff},
+	} {
+		if d.d < 0 {
+			return &ConfigError{d.field, "must not be negative (0 means the default)"}
+		}
+	}
+	if e.Profile.Weekly > 0 && e.Profile.Weekly < time.Minute {
+		return &ConfigError{"events.profile.weekly", "must be at least 1m"}
+	}
+	if e.Vectors.KeepFor > 0 && e.Vectors.KeepFor < time.Hour {
+		return &ConfigError{"events.vectors.keep_for", "must be at least 1h"}
+	}
+	for _, t := range e.Profile.InteractionTypes {
+		if strings.TrimSpace(t) == "" {
+			return &ConfigError{"events.profile.interaction_types", "must not hold an empty type"}
+		}
+	}
+	for end, starts := range e.Relations.Pairs {
+		if strings.TrimSpace(end) == "" || len(starts) == 0 {
+			return &ConfigError{"events.relations.pairs", "each end type needs a name and at least one start type"}
+		}
+	}
+	mods := slices.Sorted(maps.Keys(e.Vectors.Media))
+	for _, mod := range mods {
+		field := "events.vectors.media." + mod
+		switch mod {
+		case mnemo.ModalityImage, mnemo.ModalityAudio, mnemo.ModalityVideo:
+		default:
+			return &ConfigError{field, "the modality must be image, audio or video"}
+		}
+		if _, err := e.Vectors.Media[mod].embedder(field); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -643,6 +760,63 @@ func (c *Config) taskRules() mnemo.TaskRules {
 	t := c.Events.Tasks
 	return mnemo.TaskRules{SuccessSuffixes: t.SuccessSuffixes, FailureSuffixes: t.FailureSuffixes, ErrorSuffixes: t.ErrorSuffixes,
 		SuccessStatuses: t.SuccessStatuses, FailureStatuses: t.FailureStatuses, TaskField: t.TaskField, MinSuccesses: t.MinSuccesses}
+}
+
+// relationRules returns the configured L2 rules over the defaults.
+func (c *Config) relationRules() *mnemo.RelationRules {
+	r, e := mnemo.DefaultRelationRules(), c.Events.Relations
+	if e.Temporal != nil {
+		r.Temporal = *e.Temporal
+	}
+	for _, l := range []struct{ dst, src *[]string }{
+		{&r.StartSuffixes, &e.StartSuffixes}, {&r.EndSuffixes, &e.EndSuffixes},
+		{&r.ErrorSuffixes, &e.ErrorSuffixes}, {&r.RetrySuffixes, &e.RetrySuffixes},
+	} {
+		if len(*l.src) > 0 {
+			*l.dst = *l.src
+		}
+	}
+	if len(e.Pairs) > 0 {
+		r.Pairs = e.Pairs
+	}
+	return &r
+}
+
+// eventOptions returns the configured event layers, with the media
+// embedders made; the models (Insighter, Analyzer, ...) are the caller's.
+func (c *Config) eventOptions() (mnemo.EventOptions, error) {
+	e := c.Events
+	o := mnemo.EventOptions{
+		Strict: e.Strict, KnownTypes: e.KnownTypes, ColdAfter: e.ColdAfter,
+		Rules: c.relationRules(), Tasks: c.taskRules(),
+		TextRelations: mnemo.TextRelationOptions{On: e.TextRelations.Enabled, Queue: e.TextRelations.Queue},
+		Profile: mnemo.ProfileOptions{
+			Initial: e.Profile.Initial, Ladder: e.Profile.Ladder, PerStage: e.Profile.PerStage,
+			Weekly: e.Profile.Weekly, InteractionTypes: e.Profile.InteractionTypes,
+		},
+		Vectors: mnemo.EventVectorOptions{Off: e.Vectors.Disabled, KeepFor: e.Vectors.KeepFor, KeepAccessed: e.Vectors.KeepAccessed},
+	}
+	for mod, m := range e.Vectors.Media {
+		emb, err := m.embedder("events.vectors.media." + mod)
+		if err != nil {
+			return o, err
+		}
+		if o.Vectors.Media == nil {
+			o.Vectors.Media = map[string]mnemo.Embedder{}
+		}
+		o.Vectors.Media[mod] = emb
+	}
+	return o, nil
+}
+
+// webhookOptions returns how replays POST to a webhook.
+func (c *Config) webhookOptions() webhook.Options {
+	w := c.Events.Webhook
+	o := webhook.Options{Attempts: w.Attempts, Backoff: w.Backoff, MaxBackoff: w.MaxBackoff}
+	if w.Timeout > 0 {
+		o.Client = &http.Client{Timeout: w.Timeout}
+	}
+	return o
 }
 
 // llm returns the configured chat model, nil when there is none.

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,12 +71,80 @@ func TestLoadConfigBad(t *testing.T) {
 		"spool_key":        "spool",
 		"files_history":    "store.files.history",
 		"min_successes":    "events.tasks.min_successes",
+
+		"text_relations_queue": "events.text_relations.queue",
+		"text_relations_on":    "field on not found",
+		"profile_ladder":       "events.profile.ladder[1]",
+		"profile_weekly":       "events.profile.weekly",
+		"vectors_keep_for":     "events.vectors.keep_for",
+		"media_modality":       "events.vectors.media.smell",
+		"media_no_model":       "events.vectors.media.audio: base_url and model are required",
+		"media_bad_url":        "events.vectors.media.image",
+		"webhook_attempts":     "events.webhook.attempts",
+		"relation_pairs":       "events.relations.pairs",
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".bad.yml")
 		_, err := loadConfig(f, fakeEnv(nil), nil)
 		if err == nil || !strings.Contains(err.Error(), want[name]) {
 			t.Errorf("%s: error %v, want one naming %q", name, err, want[name])
+		}
+	}
+}
+
+// The events section reaches every option of the event layers.
+func TestLoadConfigEvents(t *testing.T) {
+	path := filepath.Join("testdata", "config", "events.yml")
+	if _, err := loadConfig(path, fakeEnv(nil), nil); err == nil || !strings.Contains(err.Error(), "MNEMO_TEST_MEDIA_KEY") {
+		t.Fatalf("unset media key: %v", err)
+	}
+	c, err := loadConfig(path, fakeEnv(map[string]string{"MNEMO_TEST_MEDIA_KEY": "media-s3cret"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.eventOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Strict || len(o.KnownTypes) != 2 || o.ColdAfter != 720*time.Hour {
+		t.Errorf("strict, types, cold: %+v", o)
+	}
+	if r := o.Rules; r.Temporal || !slices.Equal(r.RetrySuffixes, []string{"Again"}) || len(r.StartSuffixes) == 0 ||
+		!slices.Equal(r.Pairs["DeployDone"], []string{"DeployBegun"}) {
+		t.Errorf("rules = %+v", r)
+	}
+	if tr := o.TextRelations; !tr.On || tr.Queue != 128 {
+		t.Errorf("text relations = %+v", tr)
+	}
+	if p := o.Profile; !slices.Equal(p.InteractionTypes, []string{"user.message"}) || p.Initial != 20 ||
+		!slices.Equal(p.Ladder, []int{2, 4}) || p.PerStage != 3 || p.Weekly != 24*time.Hour {
+		t.Errorf("profile = %+v", p)
+	}
+	v := o.Vectors
+	if v.Off || v.KeepFor != 240*time.Hour || v.KeepAccessed != 5 || len(v.Media) != 1 || v.Media["image"] == nil ||
+		v.Media["image"].Model() != "openai:clip" || v.Media["image"].Dimension() != 512 {
+		t.Errorf("vectors = %+v", v)
+	}
+	if w := c.webhookOptions(); w.Attempts != 2 || w.Backoff != 50*time.Millisecond || w.MaxBackoff != time.Second ||
+		w.Client == nil || w.Client.Timeout != 3*time.Second {
+		t.Errorf("webhook = %+v", w)
+	}
+	// Nothing set: the library's defaults.
+	def := defaultConfig()
+	if o, err := def.eventOptions(); err != nil || o.Rules == nil || !o.Rules.Temporal || o.TextRelations.On ||
+		o.Vectors.Media != nil || o.Profile.InteractionTypes != nil {
+		t.Errorf("default event options = %+v, %v", o, err)
+	}
+	if w := def.webhookOptions(); w.Client != nil || w.Attempts != 0 {
+		t.Errorf("default webhook = %+v", w)
+	}
+	// The media key is a secret.
+	t.Setenv("MNEMO_TEST_MEDIA_KEY", "media-s3cret")
+	abs, _ := filepath.Abs(path)
+	for _, args := range [][]string{{"--config", abs, "config"}, {"--config", abs, "--json", "config"}} {
+		code, out, errs := run(t, t.TempDir(), "", args...)
+		if code != 0 || strings.Contains(out, "media-s3cret") || !strings.Contains(out, "clip") {
+			t.Fatalf("%v: %d %s %s", args, code, out, errs)
 		}
 	}
 }
@@ -159,8 +228,12 @@ func TestReadmeConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("README config: %v", err)
 	}
-	if c.Limits.Untrusted != "/untrusted" || c.Events.ColdAfter != 2160*time.Hour {
+	if c.Limits.Untrusted != "/untrusted" || c.Events.ColdAfter != 2160*time.Hour || c.Events.TextRelations.Queue != 4096 ||
+		c.Events.Profile.Initial != 100 || c.Events.Vectors.KeepFor != 720*time.Hour || c.Events.Webhook.Attempts != 5 {
 		t.Errorf("README config read as %+v %+v", c.Limits, c.Events)
+	}
+	if _, err := c.eventOptions(); err != nil {
+		t.Errorf("README config's events: %v", err)
 	}
 }
 

@@ -30,13 +30,8 @@ func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) 
 	case ProviderRandom:
 		doc = random.New(e.Dimension, e.Seed)
 	case ProviderOpenAI:
-		o := e.OpenAI
-		doc, err = openai.New(openai.Config{
-			BaseURL: o.BaseURL, Model: o.Model, APIKey: string(o.APIKey), Dimension: o.Dimension,
-			BatchSize: o.BatchSize, Timeout: o.Timeout, MaxRetries: o.MaxRetries,
-		})
-		if err != nil {
-			return nil, nil, false, &ConfigError{"embedding.openai", err.Error()}
+		if doc, err = e.OpenAI.embedder("embedding.openai"); err != nil {
+			return nil, nil, false, err
 		}
 		async = true
 	}
@@ -59,4 +54,19 @@ func (c *Config) fallbackEmbedder() mnemo.Embedder {
 		return nil
 	}
 	return hashed.New(0)
+}
+
+// embedder returns the endpoint's embedder; errors name field.
+func (o OpenAIEmbedderConfig) embedder(field string) (mnemo.Embedder, error) {
+	if o.BaseURL == "" || o.Model == "" {
+		return nil, &ConfigError{field, "base_url and model are required"}
+	}
+	emb, err := openai.New(openai.Config{
+		BaseURL: o.BaseURL, Model: o.Model, APIKey: string(o.APIKey), Dimension: o.Dimension,
+		BatchSize: o.BatchSize, Timeout: o.Timeout, MaxRetries: o.MaxRetries,
+	})
+	if err != nil {
+		return nil, &ConfigError{field, mnemo.ErrorMessage(err)}
+	}
+	return emb, nil
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,5 +33,44 @@ func TestEventLayerCommands(t *testing.T) {
 	}
 	if code, _, errs := run(t, dir, "", "events", "search", "--vector", "[1,"); code == 0 || !strings.Contains(errs, "--vector") {
 		t.Fatalf("bad vector: %d %s", code, errs)
+	}
+}
+
+// Options set in the config file take effect: text relations on, and an
+// event type counted as a profile interaction, both from one append.
+func TestEventConfigTakesEffect(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mnemo.yml")
+	os.WriteFile(cfg, []byte("events:\n  text_relations:\n    enabled: true\n  profile:\n    interaction_types: [user.message]\n"), 0o644)
+	plain, configured := runner(t, dir), func(args ...string) string {
+		t.Helper()
+		return runner(t, dir)(append([]string{"--config", cfg}, args...)...)
+	}
+	// Without the config, an append makes neither.
+	id := strings.TrimSpace(plain("events", "append", "--type", "user.message", "--source", "chat", "--payload", `{"text":"I love sailing near Lisbon"}`))
+	if out := plain("events", "graph", "neighbours", id); strings.Contains(out, "entity:") {
+		t.Fatalf("text relations without the config: %s", out)
+	}
+	if out := plain("events", "profile", "show"); strings.Contains(out, "sailing") {
+		t.Fatalf("an interaction without the config: %s", out)
+	}
+	id = strings.TrimSpace(configured("events", "append", "--type", "user.message", "--source", "chat", "--payload", `{"text":"I love sailing near Lisbon"}`))
+	if out := configured("events", "graph", "neighbours", id); !strings.Contains(out, "-mentions-> entity:Lisbon") {
+		t.Fatalf("neighbours of %s with text_relations enabled: %s", id, out)
+	}
+	if out := configured("events", "profile", "show"); !strings.Contains(out, "interests: sailing") {
+		t.Fatalf("profile with interaction_types: %s", out)
+	}
+	// A replay to a webhook that is down gives up after events.webhook's
+	// attempts.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/hook"
+	ln.Close()
+	os.WriteFile(cfg, []byte("events:\n  webhook: {attempts: 2, backoff: 1ms, timeout: 2s}\n"), 0o644)
+	if code, _, errs := run(t, dir, "", "--config", cfg, "events", "replay", "--webhook", down); code == 0 || !strings.Contains(errs, "after 2 attempts") {
+		t.Fatalf("replay to a webhook that is down: %d %s", code, errs)
 	}
 }

@@ -275,7 +275,7 @@ func (a *app) eventsReplayCommand() *cobra.Command {
 			)
 			switch {
 			case hook != "":
-				if sink, err = webhook.New(hook, webhook.Options{}); err != nil {
+				if sink, err = webhook.New(hook, a.cfg.webhookOptions()); err != nil {
 					return err
 				}
 			case natsURL != "":

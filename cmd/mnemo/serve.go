@@ -62,7 +62,7 @@ func (a *app) serveCommand() *cobra.Command {
 				Logger: log, Version: version(), Keys: keys,
 				MaxBody: a.cfg.HTTP.MaxBodyBytes, Timeout: a.cfg.HTTP.Timeout,
 				RateLimit: a.cfg.HTTP.RateLimit, RateBurst: a.cfg.HTTP.RateBurst,
-				Registry: reg, StoreBytes: be.size,
+				Registry: reg, StoreBytes: be.size, Webhook: a.cfg.webhookOptions(),
 			})
 			srv.Handle("/mcp", mcpHandler(svc, srv, log))
 			ln, err := net.Listen("tcp", addr)
