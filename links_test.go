@@ -228,3 +228,39 @@ func TestLinksLifecycle(t *testing.T) {
 		t.Fatalf("bob's link: %+v %v", rels, err)
 	}
 }
+
+func TestRecallTraverseHops(t *testing.T) {
+	ctx := context.Background()
+	w := newLinkWorld(t)
+	for _, tc := range []struct {
+		name        string
+		limit, hops int
+		want        []string
+	}{
+		{name: "off", limit: 5, hops: 0, want: nil},
+		{name: "one hop", limit: 5, hops: 1, want: []string{w.m1, w.e1}},
+		{name: "within the limit", limit: 2, hops: 2, want: []string{w.m1}},
+		{name: "three hops", limit: 10, hops: 3, want: []string{w.m1, w.e1, w.m2, w.m3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := w.svc.Recall(ctx, alice, mnemo.Query{Text: "ships", Limit: tc.limit, TraverseHops: tc.hops})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Results) != 1 || res.Results[0].ID != w.p1 {
+				t.Fatalf("results %+v", res.Results)
+			}
+			if got := linkedIDs(res.Linked); len(tc.want) > 0 && !slices.Equal(got, tc.want) || len(tc.want) == 0 && len(got) > 0 {
+				t.Fatalf("linked %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if _, err := w.svc.Recall(ctx, alice, mnemo.Query{Text: "ships", TraverseHops: 4}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+		t.Fatalf("hops 4: %v", err)
+	}
+	// Linked memories are not counted as recalled.
+	m, err := w.svc.Get(ctx, alice, w.m1)
+	if err != nil || m.AccessCount != 0 {
+		t.Fatalf("m1 access count %d, %v", m.AccessCount, err)
+	}
+}
