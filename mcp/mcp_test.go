@@ -678,7 +678,7 @@ func TestIngest(t *testing.T) {
 
 func TestUnknownToolIsProtocolError(t *testing.T) {
 	cs := connectMemory(t, newService(t), alice)
-	if _, err := cs.CallTool(t.Context(), &mcpsdk.CallToolParams{Name: "link", Arguments: map[string]any{}}); err == nil {
+	if _, err := cs.CallTool(t.Context(), &mcpsdk.CallToolParams{Name: "snapshot", Arguments: map[string]any{}}); err == nil {
 		t.Fatal("calling an unknown tool succeeded")
 	}
 }
