@@ -544,7 +544,7 @@ func (r *ReflectReport) markdown() string {
 			a := acts[i]
 			return fmt.Sprintf("- «%s» %s → archived (%s)", a.Text, a.Type, a.Reason)
 		})
-		if p == PhaseGovern {
+		if p == PhaseGovern && len(r.OrphanLinks) > 0 {
 			fmt.Fprintf(&b, "Orphan links removed (an end is gone): %d\n", len(r.OrphanLinks))
 			list(len(r.OrphanLinks), func(i int) string {
 				l := r.OrphanLinks[i]

@@ -73,7 +73,8 @@ func TestRecallAlongLinks(t *testing.T) {
 	if err := json.Unmarshal([]byte(mnemo("recall-path", "/proj", "--traverse-hops", "3", "--json")), &res); err != nil || len(res.Linked) != 1 || res.Linked[0].ID() != ev {
 		t.Fatalf("after forget: %+v %v", res.Linked, err)
 	}
-	if out := mnemo("reflect", "--phase", "govern"); !strings.Contains(out, "Orphan links removed (an end is gone): 0") {
-		t.Fatalf("reflect:\n%s", out)
+	var rep mnemov.ReflectReport
+	if err := json.Unmarshal([]byte(mnemo("reflect", "--phase", "govern", "--json")), &rep); err != nil || rep.OrphanLinks == nil || len(rep.OrphanLinks) != 0 {
+		t.Fatalf("reflect: %+v %v", rep.OrphanLinks, err)
 	}
 }
