@@ -264,3 +264,52 @@ func TestRecallTraverseHops(t *testing.T) {
 		t.Fatalf("m1 access count %d, %v", m.AccessCount, err)
 	}
 }
+
+// Events moved to cold segments are still events: their links are walked
+// and never pruned as orphans.
+func TestLinksToColdEvents(t *testing.T) {
+	ctx := context.Background()
+	w := newLinkWorld(t)
+	w.clock.Advance(100 * 24 * time.Hour)
+	if n, err := w.svc.ArchiveEvents(ctx, 0); err != nil || n != 1 {
+		t.Fatalf("archived %d, %v", n, err)
+	}
+	ls, err := w.svc.ExpandLinks(ctx, alice, []string{w.p1}, 1, 10)
+	if err != nil || !slices.Contains(linkedIDs(ls), w.e1) {
+		t.Fatalf("cold event not reached: %v %v", linkedIDs(ls), err)
+	}
+	rep, err := w.svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseGovern}})
+	if err != nil || len(rep.OrphanLinks) != 1 || rep.OrphanLinks[0].Target != "ghost" {
+		t.Fatalf("orphans: %+v %v", rep.OrphanLinks, err)
+	}
+	if rels, err := w.svc.Neighbours(ctx, alice, w.e1, mnemo.GraphQuery{}); err != nil || len(rels) != 1 {
+		t.Fatalf("the cold event's link: %+v %v", rels, err)
+	}
+}
+
+// Clearing an agent takes every link of its memories, and leaves the links
+// between its events.
+func TestClearDropsMemoryLinks(t *testing.T) {
+	ctx := context.Background()
+	w := newLinkWorld(t)
+	e2 := mustAppend(t, w.svc, alice, ev("deploy", "ci", w.clock.Now(), ""))[0].ID
+	if _, err := w.svc.Link(ctx, alice, mnemo.Relation{Source: w.e1, Target: e2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.db.Clear(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	rels, err := w.svc.Neighbours(ctx, alice, w.e1, mnemo.GraphQuery{})
+	if err != nil || len(rels) != 2 { // related, and the rules' precedes
+		t.Fatalf("e1's links after clear: %+v %v", rels, err)
+	}
+	for _, r := range rels {
+		if r.Source != w.e1 || r.Target != e2 {
+			t.Fatalf("a link of a cleared memory is left: %+v", r)
+		}
+	}
+	rep, err := w.svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseGovern}, DryRun: true})
+	if err != nil || len(rep.OrphanLinks) != 0 {
+		t.Fatalf("orphans after clear: %+v %v", rep.OrphanLinks, err)
+	}
+}
