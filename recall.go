@@ -34,6 +34,10 @@ type Query struct {
 	// memories on the topic score TopicBoost (1.3) times higher. A session
 	// without working memory changes nothing.
 	Session string `json:"session,omitempty"`
+	// TraverseHops, 0 to MaxTraverseHops, follows links from the results
+	// (ExpandLinks): what they lead to fills Result.Linked, within Limit.
+	// Linked memories are not counted as recalled.
+	TraverseHops int `json:"traverse_hops,omitempty"`
 }
 
 // Result is the answer to a Query.
@@ -48,6 +52,10 @@ type Result struct {
 	Prefixes []string `json:"prefixes,omitempty"`
 	// Topic is the session's topic that boosted the results, if any.
 	Topic string `json:"topic,omitempty"`
+	// Linked are the live memories and events of the scope that links
+	// lead to from Results, when the query asked for TraverseHops: ranked
+	// after Results, each with how it was reached.
+	Linked []Linked `json:"linked,omitempty"`
 }
 
 // Scored is one recalled memory with its score.
@@ -126,6 +134,9 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	}
 	if q.Limit > s.maxLimit {
 		return Result{}, Errorf(EINVALID, "limit %d is over the maximum of %d", q.Limit, s.maxLimit)
+	}
+	if err := checkHops(q.TraverseHops); err != nil {
+		return Result{}, err
 	}
 	profile := s.profile
 	if q.Profile != "" {
@@ -407,6 +418,18 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 				res.Results[i].AccessedAt = at
 				res.Results[i].AccessCount++
 			}
+		}
+	}
+
+	// 6. Follow links from the results.
+	if q.TraverseHops > 0 && len(res.Results) < q.Limit {
+		ids := make([]string, len(res.Results))
+		for i := range res.Results {
+			ids[i] = res.Results[i].ID
+		}
+		var err error
+		if res.Linked, err = s.ExpandLinks(ctx, scope, ids, q.TraverseHops, q.Limit-len(res.Results)); err != nil {
+			return Result{}, err
 		}
 	}
 	return res, nil

@@ -14,7 +14,7 @@ import (
 const (
 	PhaseDecay     = "decay"     // recompute vitality: Ebbinghaus retention
 	PhaseTidy      = "tidy"      // archive memories whose vitality fell below ArchiveBelow
-	PhaseGovern    = "govern"    // archive empty memories
+	PhaseGovern    = "govern"    // archive empty memories, remove orphan links
 	PhaseRetention = "retention" // archive old memories hardly ever recalled
 	PhaseCapacity  = "capacity"  // archive the oldest, least accessed over MaxEntries
 	PhasePurge     = "purge"     // erase what prune, reset and retention archived, once past the grace period
@@ -109,10 +109,13 @@ type ReflectReport struct {
 	Archived  []LifeAction     `json:"archived"`
 	Purged    []LifeAction     `json:"purged"` // erased for good
 	Compacted []Compaction     `json:"compacted"`
-	Before    LifeTotals       `json:"before"`
-	After     LifeTotals       `json:"after"`
-	NextRun   time.Time        `json:"next_run"`
-	Text      string           `json:"text"` // the markdown report
+	// OrphanLinks are the links govern removed (would remove, when dry)
+	// because an end is neither a memory nor an event any more.
+	OrphanLinks []Relation `json:"orphan_links"`
+	Before      LifeTotals `json:"before"`
+	After       LifeTotals `json:"after"`
+	NextRun     time.Time  `json:"next_run"`
+	Text        string     `json:"text"` // the markdown report
 }
 
 // VitalityChange is one memory whose vitality moved.
@@ -182,7 +185,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		actor = "api"
 	}
 	lc := s.life
-	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}}
+	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}, OrphanLinks: []Relation{}}
 
 	// Every active memory, without vectors.
 	ms, err := s.listAll(ctx, scope, Filter{Now: now})
@@ -224,6 +227,13 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				}
 			}
 		case PhaseGovern:
+			if lp, ok := s.store.(LinkPruner); ok {
+				orphans, err := lp.PruneLinks(ctx, scope, o.DryRun)
+				if err != nil {
+					return ReflectReport{}, err
+				}
+				rep.OrphanLinks = orphans
+			}
 			for i := range ms {
 				if emptyData([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && emptyData(ms[i].Data) {
 					archive(i, p, "empty: no content, summary or data")
@@ -534,6 +544,13 @@ func (r *ReflectReport) markdown() string {
 			a := acts[i]
 			return fmt.Sprintf("- «%s» %s → archived (%s)", a.Text, a.Type, a.Reason)
 		})
+		if p == PhaseGovern && len(r.OrphanLinks) > 0 {
+			fmt.Fprintf(&b, "Orphan links removed (an end is gone): %d\n", len(r.OrphanLinks))
+			list(len(r.OrphanLinks), func(i int) string {
+				l := r.OrphanLinks[i]
+				return fmt.Sprintf("- %s -%s-> %s", l.Source, l.Type, l.Target)
+			})
+		}
 	}
 	if slices.Contains(r.Phases, PhaseCompact) {
 		fmt.Fprintf(&b, "\n### Compact\nMerged %d tags:\n", len(r.Compacted))

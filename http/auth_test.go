@@ -145,6 +145,7 @@ func TestScopes(t *testing.T) {
 		{"GET /v1/history", "GET", "/v1/history?agent_id=a&key=/k", nil, mhttp.ScopeRead},
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "a", "query": "x"}, mhttp.ScopeRead},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "a", "query": "x"}, mhttp.ScopeRead},
+		{"GET /v1/recall/path", "GET", "/v1/recall/path?agent_id=a&prefix=/&traverse_hops=2", nil, mhttp.ScopeRead},
 		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a", nil, mhttp.ScopeRead},
 		{"GET /v1/export", "GET", "/v1/export?agent_id=a", nil, mhttp.ScopeRead},
 		{"POST /v1/import", "POST", "/v1/import?agent_id=a", map[string]any{"content": "x"}, mhttp.ScopeWrite},
@@ -262,6 +263,10 @@ func TestTenantIsolation(t *testing.T) {
 		map[string]any{"id": "bev1", "type": "AgentStarted", "source": "b", "vectors": []any{map[string]any{"modality": "image", "model": "m", "vector": []float32{1, 0}}}},
 		map[string]any{"id": "bev2", "type": "AgentStopped", "source": "b"}}}, nil); st != 201 {
 		t.Fatalf("B events: %d %s", st, raw)
+	}
+	// B's link from its memory to its event.
+	if st, raw := callAs(t, b, "POST", url("/v1/events/graph/links"), map[string]any{"agent_id": "shared", "source": mB.ID, "target": "bev1"}, nil); st != 201 {
+		t.Fatalf("B link: %d %s", st, raw)
 	}
 	// B's summaries (L4) and capabilities (L5).
 	if st, raw := callAs(t, b, "POST", url("/v1/events/batch"), map[string]any{"agent_id": "shared", "events": []any{
@@ -388,6 +393,12 @@ func TestTenantIsolation(t *testing.T) {
 		}},
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
+		{"GET /v1/recall/path", "GET", "/v1/recall/path?agent_id=shared&prefix=/&traverse_hops=3", nil, func(t *testing.T, st int, raw []byte) {
+			var res mnemo.PathResult
+			if st != 200 || json.Unmarshal(raw, &res) != nil || len(res.Memories) != 0 || len(res.Linked) != 0 || strings.Contains(string(raw), "bev") {
+				t.Fatalf("%d %s, want nothing of B's", st, raw)
+			}
+		}},
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons", "tenant_id": "tenant-b"}, invalid},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/sB?agent_id=shared", nil, notFound},
 		{"GET /v1/runs", "GET", "/v1/runs?agent_id=shared", nil, func(t *testing.T, st int, raw []byte) {
@@ -563,6 +574,7 @@ func TestAgentRestriction(t *testing.T) {
 		{"GET /v1/history", "GET", "/v1/history?agent_id=a2&key=/k", nil},
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "a2", "query": "two"}},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "a2", "query": "two"}},
+		{"GET /v1/recall/path", "GET", "/v1/recall/path?agent_id=a2&prefix=/", nil},
 		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a2", nil},
 		{"GET /v1/export", "GET", "/v1/export?agent_id=a2", nil},
 		{"POST /v1/import", "POST", "/v1/import?agent_id=a2", map[string]any{"content": "x"}},

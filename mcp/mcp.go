@@ -1,9 +1,9 @@
 // Package mcp serves mnemo over the Model Context Protocol, with the
 // official Go SDK, on stdio (a client spawns mnemo) and on streamable HTTP.
 //
-// It is a thin adapter over mnemo.Service: seed 003's nine tools (remember,
-// recall, recall_path, boot, forget, reflect, status, ingest, surface) and
-// seed 004's set_memory. Three rules hold for every tool:
+// It is a thin adapter over mnemo.Service: seed 003's tools (remember,
+// recall, recall_path, boot, forget, link, reflect, status, ingest, surface),
+// seed 004's set_memory, and the event tools that fit an agent. Three rules hold for every tool:
 //
 //   - The scope (tenant and agent) comes from the connection — the command
 //     line on stdio, the HTTP request on HTTP — never from arguments the

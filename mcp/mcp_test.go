@@ -199,7 +199,7 @@ func TestListTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}
-	structured := []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot", "reflect", "ingest", "capabilities", "event_summary", "search_events"}
+	structured := []string{"remember", "recall", "surface", "recall_path", "forget", "status", "set_memory", "boot", "reflect", "ingest", "capabilities", "event_summary", "search_events", "link"}
 	for _, name := range structured {
 		tool := tools[name]
 		if tool == nil {
@@ -678,7 +678,7 @@ func TestIngest(t *testing.T) {
 
 func TestUnknownToolIsProtocolError(t *testing.T) {
 	cs := connectMemory(t, newService(t), alice)
-	if _, err := cs.CallTool(t.Context(), &mcpsdk.CallToolParams{Name: "link", Arguments: map[string]any{}}); err == nil {
+	if _, err := cs.CallTool(t.Context(), &mcpsdk.CallToolParams{Name: "snapshot", Arguments: map[string]any{}}); err == nil {
 		t.Fatal("calling an unknown tool succeeded")
 	}
 }

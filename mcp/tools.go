@@ -45,20 +45,22 @@ type rememberOut struct {
 }
 
 type recallIn struct {
-	Query   string   `json:"query" jsonschema:"what to look for: a question, a topic or keywords, in English or Chinese; a word ending in * matches as a prefix"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"how many memories to return: default 5, at most 20"`
-	Tags    []string `json:"tags,omitempty" jsonschema:"only memories with any of these tags"`
-	Types   []string `json:"types,omitempty" jsonschema:"only memories of these types, e.g. [\"preference\", \"fact\"]"`
-	Explain bool     `json:"explain,omitempty" jsonschema:"add each result's score components, to see why it ranked where it did"`
-	Session string   `json:"session,omitempty" jsonschema:"the conversation's session id: memories on its current topic rank higher"`
+	Query        string   `json:"query" jsonschema:"what to look for: a question, a topic or keywords, in English or Chinese; a word ending in * matches as a prefix"`
+	Limit        int      `json:"limit,omitempty" jsonschema:"how many memories to return: default 5, at most 20"`
+	Tags         []string `json:"tags,omitempty" jsonschema:"only memories with any of these tags"`
+	Types        []string `json:"types,omitempty" jsonschema:"only memories of these types, e.g. [\"preference\", \"fact\"]"`
+	Explain      bool     `json:"explain,omitempty" jsonschema:"add each result's score components, to see why it ranked where it did"`
+	Session      string   `json:"session,omitempty" jsonschema:"the conversation's session id: memories on its current topic rank higher"`
+	TraverseHops int      `json:"traverse_hops,omitempty" jsonschema:"follow links from the memories found, up to this many (0 to 3, default 0): what they lead to is returned in linked, within limit"`
 }
 
 type recallOut struct {
-	Count    int      `json:"count"`
-	Memories []Scored `json:"memories" jsonschema:"best first"`
-	Degraded bool     `json:"degraded,omitempty" jsonschema:"part of the search could not answer (the full-text index, or the embedder) and a rougher match was used"`
-	Reason   string   `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
-	Terms    []string `json:"terms,omitempty" jsonschema:"the analysed query, when explain was asked"`
+	Count    int          `json:"count"`
+	Memories []Scored     `json:"memories" jsonschema:"best first"`
+	Degraded bool         `json:"degraded,omitempty" jsonschema:"part of the search could not answer (the full-text index, or the embedder) and a rougher match was used"`
+	Reason   string       `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
+	Terms    []string     `json:"terms,omitempty" jsonschema:"the analysed query, when explain was asked"`
+	Linked   []linkedView `json:"linked,omitempty" jsonschema:"memories and events linked to those found, when traverse_hops was asked: after them, nearest first, each saying how it was reached"`
 }
 
 type surfaceIn struct {
@@ -81,14 +83,15 @@ type surfaceOut struct {
 type recallPathIn struct {
 	URI          string `json:"uri" jsonschema:"a key or key prefix: /user/preference lists every key under it, knowledge:// every key with that scheme, / every key"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"how many memories to return: default 50, at most 1000"`
-	TraverseHops int    `json:"traverse_hops,omitempty" jsonschema:"reserved for graph traversal; accepted and ignored, as in seed 003 v3"`
+	TraverseHops int    `json:"traverse_hops,omitempty" jsonschema:"follow links from the memories found, up to this many (0 to 3, default 0): what they lead to is returned in linked, within limit"`
 }
 
 type recallPathOut struct {
-	Prefix   string   `json:"prefix" jsonschema:"the prefix, normalised"`
-	Count    int      `json:"count" jsonschema:"memories returned"`
-	Total    int      `json:"total" jsonschema:"memories under the prefix"`
-	Memories []Memory `json:"memories" jsonschema:"in key order"`
+	Prefix   string       `json:"prefix" jsonschema:"the prefix, normalised"`
+	Count    int          `json:"count" jsonschema:"memories returned"`
+	Total    int          `json:"total" jsonschema:"memories under the prefix"`
+	Memories []Memory     `json:"memories" jsonschema:"in key order"`
+	Linked   []linkedView `json:"linked,omitempty" jsonschema:"memories and events linked to those under the prefix, when traverse_hops was asked: nearest first, each saying how it was reached"`
 }
 
 type forgetIn struct {
@@ -143,12 +146,13 @@ type reflectIn struct {
 }
 
 type reflectOut struct {
-	Decayed  int                `json:"decayed" jsonschema:"memories whose vitality moved"`
-	Archived []mnemo.LifeAction `json:"archived" jsonschema:"memories archived, with the phase and the reason"`
-	Purged   int                `json:"purged" jsonschema:"memories erased, archived past the grace period"`
-	Before   mnemo.LifeTotals   `json:"before"`
-	After    mnemo.LifeTotals   `json:"after"`
-	Report   string             `json:"report" jsonschema:"the markdown report"`
+	Decayed     int                `json:"decayed" jsonschema:"memories whose vitality moved"`
+	Archived    []mnemo.LifeAction `json:"archived" jsonschema:"memories archived, with the phase and the reason"`
+	Purged      int                `json:"purged" jsonschema:"memories erased, archived past the grace period"`
+	OrphanLinks int                `json:"orphan_links" jsonschema:"links removed by govern because an end is gone (would be, with dry_run)"`
+	Before      mnemo.LifeTotals   `json:"before"`
+	After       mnemo.LifeTotals   `json:"after"`
+	Report      string             `json:"report" jsonschema:"the markdown report"`
 }
 
 type ingestIn struct {
@@ -183,7 +187,10 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 		Title: "Recall",
 		Description: "Find the memories that best match a query, best first, and count them as used (which keeps them from fading). " +
 			"Call it before answering anything that may depend on what you were told before: the user's preferences, past decisions, facts, events.",
-		InputSchema:  inputSchema[recallIn](func(p props) { p.rng("limit", 1, 20) }),
+		InputSchema: inputSchema[recallIn](func(p props) {
+			p.rng("limit", 1, 20)
+			p.rng("traverse_hops", 0, mnemo.MaxTraverseHops)
+		}),
 		OutputSchema: outputSchema[recallOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
 	}, s.recall)
@@ -206,7 +213,10 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 		Title: "Recall by key",
 		Description: "Read the memories whose key is, or starts with, a path or URI, in key order: the memory at /user/preference/editor, " +
 			"or everything under /user/preference. Use it when you know where something is kept.",
-		InputSchema:  inputSchema[recallPathIn](func(p props) { p.rng("limit", 1, mnemo.MaxListLimit) }),
+		InputSchema: inputSchema[recallPathIn](func(p props) {
+			p.rng("limit", 1, mnemo.MaxListLimit)
+			p.rng("traverse_hops", 0, mnemo.MaxTraverseHops)
+		}),
 		OutputSchema: outputSchema[recallPathOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
 	}, s.recallPath)
@@ -284,6 +294,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 
 	s.addInsightTools(srv, scope)
 	s.addEventTools(srv, scope)
+	s.addLinkTools(srv, scope)
 }
 
 func (s *Server) ingest(ctx context.Context, sc mnemo.Scope, in ingestIn) (mnemo.IngestResult, string, error) {
@@ -412,16 +423,16 @@ func oneKey(key, uri string) (string, error) {
 func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recallOut, string, error) {
 	res, err := s.svc.Recall(ctx, sc, mnemo.Query{
 		Text: in.Query, Limit: in.Limit, Explain: in.Explain, Session: in.Session,
-		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types},
+		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types}, TraverseHops: in.TraverseHops,
 	})
 	if err != nil {
 		return recallOut{}, "", err
 	}
 	out := recallOut{
 		Count: len(res.Results), Memories: scoredViews(res.Results),
-		Degraded: res.Degraded, Reason: res.Reason, Terms: res.Terms,
+		Degraded: res.Degraded, Reason: res.Reason, Terms: res.Terms, Linked: linkedViews(res.Linked),
 	}
-	return out, scoredText(out.Memories, res.Degraded, res.Reason), nil
+	return out, scoredText(out.Memories, res.Degraded, res.Reason) + linkedText(out.Linked), nil
 }
 
 func (s *Server) surface(ctx context.Context, sc mnemo.Scope, in surfaceIn) (surfaceOut, string, error) {
@@ -459,20 +470,17 @@ func scoredText(rs []Scored, degraded bool, reason string) string {
 }
 
 func (s *Server) recallPath(ctx context.Context, sc mnemo.Scope, in recallPathIn) (recallPathOut, string, error) {
-	ms, total, err := s.svc.RecallPath(ctx, sc, in.URI, in.Limit)
+	res, err := s.svc.RecallPathLinked(ctx, sc, in.URI, in.Limit, in.TraverseHops)
 	if err != nil {
 		return recallPathOut{}, "", err
 	}
-	prefix := in.URI
-	if k, err := mnemo.NormalizeKey(in.URI); err == nil {
-		prefix = k
-	}
-	out := recallPathOut{Prefix: prefix, Count: len(ms), Total: total, Memories: views(ms)}
+	ms, total, prefix := res.Memories, res.Total, res.Prefix
+	out := recallPathOut{Prefix: prefix, Count: len(ms), Total: total, Memories: views(ms), Linked: linkedViews(res.Linked)}
 	text := list(len(ms), func(i int) string { return line(&out.Memories[i]) }, "No memories under "+prefix+".")
 	if len(ms) > 0 {
 		text = fmt.Sprintf("%s under %s (%d in all), by key:\n%s", plural(len(ms), "memory", "memories"), prefix, total, text)
 	}
-	return out, text, nil
+	return out, text + linkedText(out.Linked), nil
 }
 
 func (s *Server) forget(ctx context.Context, sc mnemo.Scope, in forgetIn) (forgetOut, string, error) {
@@ -522,7 +530,7 @@ func (s *Server) reflect(ctx context.Context, sc mnemo.Scope, in reflectIn) (ref
 	if err != nil {
 		return reflectOut{}, "", err
 	}
-	return reflectOut{Decayed: len(rep.Decayed), Archived: rep.Archived, Purged: len(rep.Purged), Before: rep.Before, After: rep.After, Report: rep.Text}, rep.Text, nil
+	return reflectOut{Decayed: len(rep.Decayed), Archived: rep.Archived, Purged: len(rep.Purged), OrphanLinks: len(rep.OrphanLinks), Before: rep.Before, After: rep.After, Report: rep.Text}, rep.Text, nil
 }
 
 func (s *Server) boot(ctx context.Context, sc mnemo.Scope, in bootIn) (bootOut, string, error) {

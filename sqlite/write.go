@@ -496,6 +496,9 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 		stmts = append(stmts, `DELETE FROM memories_fts WHERE rowid IN (SELECT seq `+sel+` AND tombstone = 0)`)
 	}
 	stmts = append(stmts, `DELETE FROM memory_tags WHERE seq IN (SELECT seq `+sel+`)`)
+	// A deleted memory's links go with it (issue 9); events keep theirs.
+	stmts = append(stmts, `DELETE FROM relations WHERE tenant_id = :tenant AND agent_id = :agent
+		AND (source IN (SELECT id `+sel+`) OR target IN (SELECT id `+sel+`))`)
 	stmts = append(stmts, `DELETE `+sel)
 	args = append(args, sql.Named("op", op), sql.Named("at", sqlrow.Nanos(db.now())))
 	for _, s := range stmts {

@@ -147,6 +147,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.recallCommand("surface", "Like recall, with no side effect: nothing is recorded"),
 		a.getCommand(),
 		a.listCommand(),
+		a.recallPathCommand(),
 		a.forgetCommand(),
 		a.clearCommand(),
 		a.historyCommand(),

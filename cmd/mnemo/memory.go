@@ -165,6 +165,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
 	f.StringVar(&q.Profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	f.BoolVar(&q.Explain, "explain", false, "show every score component")
+	f.IntVar(&q.TraverseHops, "traverse-hops", 0, fmt.Sprintf("follow links from the results, up to this many (0 to %d)", mnemo.MaxTraverseHops))
 	return cmd
 }
 
@@ -199,6 +200,7 @@ func (a *app) printScored(res mnemo.Result) {
 		}
 	}
 	tw.Flush()
+	printLinked(a.stdout, res.Linked)
 }
 
 func (a *app) printMemories(ms []mnemo.Memory) {
