@@ -117,7 +117,11 @@ func BenchmarkHybridSearch(b *testing.B) {
 		}
 	}
 	const dim = 256
-	db := benchStore(b, dsn, postgres.Options{MaxConns: 1})
+	schema := os.Getenv("MNEMO_BENCH_SCHEMA")
+	if schema == "" {
+		schema = newSchema(b, dsn)
+	}
+	db := open(b, dsn, postgres.Options{Schema: schema, MaxConns: 1})
 	ctx := b.Context()
 	if err := db.SetVectorSpace(ctx, mnemo.VectorSpace{Model: benchModel, Dimension: dim}, false); err != nil {
 		b.Fatal(err)
@@ -166,7 +170,11 @@ func BenchmarkHybridSearch(b *testing.B) {
 		b.Fatalf("stats = %+v, %v", st.Vectors, err)
 	}
 
-	var both, lex, vec []time.Duration
+	var (
+		both, lex, vec []time.Duration
+		asked          [][]float32 // the first query vectors, for recall
+		found          [][]string  // and the ids the index found for them
+	)
 	for b.Loop() {
 		q := mnemo.TextQuery{Terms: c.words(3), Limit: 40}
 		v := c.unit(c.topics[c.rng.IntN(len(c.topics))], 0.05)
@@ -184,7 +192,31 @@ func BenchmarkHybridSearch(b *testing.B) {
 		if len(hits) != 40 {
 			b.Fatalf("%d vector hits, want 40", len(hits))
 		}
+		if len(asked) < 20 {
+			asked, found = append(asked, v), append(found, hitIDs(hits))
+		}
 	}
+	// Recall: the share of the true 40 nearest (an exact scan) that the
+	// index found, over the first 20 queries.
+	exact, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 1, NoMigrate: true, ExactSearchBelow: math.MaxInt32})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer exact.Close()
+	var same, all int
+	for i, v := range asked {
+		hits, err := exact.SearchVectors(ctx, scope, mnemo.VectorQuery{Vector: v, Limit: 40})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, id := range hitIDs(hits) {
+			all++
+			if slices.Contains(found[i], id) {
+				same++
+			}
+		}
+	}
+	b.ReportMetric(float64(same)/float64(max(all, 1)), "recall@40")
 	pct := func(lat []time.Duration, p float64) float64 {
 		slices.Sort(lat)
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
@@ -237,6 +269,14 @@ func BenchmarkTextSearch(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*95/100)].Microseconds())/1000, "p95-ms")
+}
+
+func hitIDs(hits []mnemo.VectorHit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Memory.ID
+	}
+	return ids
 }
 
 // benchStore opens a store in a fresh schema, or, when MNEMO_BENCH_SCHEMA
