@@ -106,6 +106,7 @@ func BenchmarkWriteBatch(b *testing.B) {
 // MNEMO_BENCH_N memories (default 10,000) of one agent with 256-dimension
 // vectors in the HNSW index. It reports the P50 and P95 of the pair and of
 // each half, and the vector search's recall of the true 40 nearest.
+// MNEMO_BENCH_EF sets Options.EfSearch (hnsw.ef_search).
 func BenchmarkHybridSearch(b *testing.B) {
 	dsn := pgvectorDSN(b)
 	ensureVector(b, dsn)
@@ -122,7 +123,14 @@ func BenchmarkHybridSearch(b *testing.B) {
 	if schema == "" {
 		schema = newSchema(b, dsn)
 	}
-	db := open(b, dsn, postgres.Options{Schema: schema, MaxConns: 1})
+	ef := 0 // the store's default
+	if s := os.Getenv("MNEMO_BENCH_EF"); s != "" {
+		var err error
+		if ef, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	db := open(b, dsn, postgres.Options{Schema: schema, MaxConns: 1, EfSearch: ef})
 	ctx := b.Context()
 	if err := db.SetVectorSpace(ctx, mnemo.VectorSpace{Model: benchModel, Dimension: dim}, false); err != nil {
 		b.Fatal(err)
