@@ -79,6 +79,11 @@ func (s *Sink) Publish(ctx context.Context, e mnemo.Event) error {
 		if err == nil {
 			return nil
 		}
+		if ctx.Err() != nil {
+			// Cancelled mid-request: the replay was stopped, the
+			// subscriber refused nothing.
+			return ctx.Err()
+		}
 		last = err.Error()
 		if !retry {
 			return mnemo.Errorf(mnemo.EUNAVAILABLE, "webhook %s refused event %s: %s", s.url, e.ID, last)
