@@ -202,15 +202,23 @@ func (v *vectors) embedRecords(ctx context.Context, recs []Record) error {
 // work embeds queued memories until ctx is cancelled.
 func (v *vectors) work(ctx context.Context) {
 	defer close(v.stopped)
+	drainQueue(ctx, v.wake, v.log.With("model", v.embedder.Model()), "embedding queued memories", v.embedQueued)
+}
+
+// drainQueue runs step, which works off one batch of a queue and says how
+// many it did, until ctx ends: again at once while it finds work, after a
+// backoff (1 s doubling to a minute) while it fails, and otherwise when
+// woken or after a minute (work queued by another process).
+func drainQueue(ctx context.Context, wake <-chan struct{}, log *slog.Logger, what string, step func(context.Context) (int, error)) {
 	backoff := time.Duration(0)
 	for {
-		n, err := v.embedQueued(ctx)
+		n, err := step(ctx)
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err != nil:
 			backoff = min(max(2*backoff, time.Second), time.Minute)
-			v.log.Warn("embedding queued memories failed; retrying", "model", v.embedder.Model(), "err", err, "retry_in", backoff)
+			log.Warn(what+" failed; retrying", "err", err, "retry_in", backoff)
 			select {
 			case <-ctx.Done():
 				return
@@ -224,8 +232,8 @@ func (v *vectors) work(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-v.wake:
-		case <-time.After(time.Minute): // memories written by another process
+		case <-wake:
+		case <-time.After(time.Minute):
 		}
 	}
 }

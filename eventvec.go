@@ -465,32 +465,7 @@ func (l *eventLayers) close() {
 // embedder fails.
 func (l *eventLayers) work(ctx context.Context) {
 	defer close(l.done)
-	backoff := time.Duration(0)
-	for {
-		n, err := l.embedPending(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			backoff = min(max(2*backoff, time.Second), time.Minute)
-			l.log.Warn("embedding queued events failed; retrying", "err", err, "retry_in", backoff)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			continue
-		case n > 0:
-			backoff = 0
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-l.wake:
-		case <-time.After(time.Minute):
-		}
-	}
+	drainQueue(ctx, l.wake, l.log, "embedding queued events", l.embedPending)
 }
 
 // embedPending makes one batch of waiting vectors, grouped by modality.
