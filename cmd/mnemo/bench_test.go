@@ -75,3 +75,20 @@ func TestLocomoQuality(t *testing.T) {
 		t.Logf("profile %q: hit@5 %.3f hit@10 %.3f recall@10 %.3f", tt.profile, rep.All.Hit[5], rep.All.Hit[10], rep.All.Recall[10])
 	}
 }
+
+// TestBenchLocomoConversations runs `bench locomo` on a part of a file, and
+// refuses a selection the file does not have.
+func TestBenchLocomoConversations(t *testing.T) {
+	tiny := filepath.Join("..", "..", "bench", "locomo", "testdata", "tiny.json")
+	dir := t.TempDir()
+	code, out, errs := run(t, dir, "", "bench", "locomo", "--conversations", "tiny-1", "--profile", "lexical", tiny)
+	if code != 0 || !strings.Contains(out, "hit@") {
+		t.Fatalf("bench locomo --conversations tiny-1: exit %d: %s %s", code, out, errs)
+	}
+	for _, sel := range []string{"1", "conv-99", "2-1"} {
+		code, _, errs := run(t, dir, "", "bench", "locomo", "--conversations", sel, tiny)
+		if code != 2 || !strings.Contains(errs, "--conversations") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("--conversations %s: exit %d, %q; want exit 2 and one line", sel, code, errs)
+		}
+	}
+}
