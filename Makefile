@@ -43,7 +43,7 @@ unit:
 # Without the data it says so loudly, and fails when CI=true. Then the
 # README's examples against a served mnemo (TestReadme, also without -race).
 quality:
-	MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GO) test -count=1 -run 'TestLocomoQuality|TestReadme' ./cmd/mnemo
+	MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GO) test -count=1 -v -run '^(TestLocomoQuality|TestReadme)$$' ./cmd/mnemo
 	@test -f "$(LOCOMO)" || { \
 	  echo; echo "*** QUALITY NOT CHECKED: no LoCoMo data at $(LOCOMO)."; \
 	  echo "*** Get data/locomo10.json from github.com/snap-research/locomo and run"; \
