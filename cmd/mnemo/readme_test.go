@@ -40,7 +40,7 @@ type example struct {
 	line     int // of the opening fence, 1-based
 	segments []segment
 	skip     string
-	serve    bool // the block starts the server: the test (re)starts it so
+	serve    bool // the block starts the server: the test (re)starts it with its flags
 }
 
 type segment struct {
@@ -234,8 +234,12 @@ func TestReadme(t *testing.T) {
 			addr, stop = startReadmeServer(t, bin, dir, env, args[1:]...)
 			continue
 		}
-		var sh strings.Builder
+		if addr == "" {
+			t.Fatalf("README.md:%d: an example before the first `mnemo serve` block marked %s", ex.line, serveMark)
+		}
+		var sh, all strings.Builder
 		for _, seg := range ex.segments {
+			all.WriteString(seg.commands)
 			cmds := strings.NewReplacer("localhost:7077", addr, "127.0.0.1:7077", addr).Replace(seg.commands)
 			fmt.Fprintf(&sh, "%s\nprintf '\\n%s\\n'\n", cmds, marker)
 		}
@@ -245,7 +249,7 @@ func TestReadme(t *testing.T) {
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("README.md:%d: %v\n%s\nstdout:\n%s\nstderr:\n%s", ex.line, err, ex.segments[0].commands, out, stderr.String())
+			t.Fatalf("README.md:%d: %v\n%s\nstdout:\n%s\nstderr:\n%s", ex.line, err, all.String(), out, stderr.String())
 		}
 		outputs := strings.Split(string(out), "\n"+marker+"\n")
 		for i, seg := range ex.segments {
