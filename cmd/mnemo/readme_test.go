@@ -332,3 +332,45 @@ func startReadmeServer(t *testing.T, bin, dir string, env []string, args ...stri
 		return "", nil
 	}
 }
+
+// TestReadmeMatches checks TestReadme's comparison: what varies from run to
+// run is ignored, `…` stands for text or lines, anything else must agree.
+func TestReadmeMatches(t *testing.T) {
+	for _, tt := range []struct {
+		expected, output string
+		want             bool
+	}{
+		{"id:01a20852-d9c3-7504-a0d3-a650af8de62d event x", "id:01a210e5-45e3-7e0b-913a-d3f9f47a9544 event x\n", true},
+		{"- [event · 2026-11-23 12:12] x", "- [event · 2027-01-05 04:09] x", true},
+		{"took 1.5ms, score 0.4736834378127979", "took 870µs, score 0.5011", true},
+		{`{"id":"a",…,"seq":7,…}`, `{"id":"a","ts":"t","seq":7,"x":1}`, true},
+		{"a\n…\nz", "a\nb\nc\nz\n", true},
+		{"a\n…\nz", "a\nz", true},
+		{"pruned 1 memories", "pruned 2 memories", false},
+		{"score 0.21", "score 0.22", false},
+		{"a\nb", "a\nb\nc", false},
+	} {
+		if got := matches(strings.Split(tt.expected, "\n"), tt.output); got != tt.want {
+			t.Errorf("matches(%q, %q) = %v", tt.expected, tt.output, got)
+		}
+	}
+}
+
+// TestReadmeParse checks the README conventions TestReadme reads.
+func TestReadmeParse(t *testing.T) {
+	md := "```sh\nmnemo serve\n```\n<!-- readme-test: serve -->\n\n" +
+		"```sh\na\n# → 1\nb\nc\n```\n```text\nout\n```\n" +
+		"```sh\nnpx x\n```\n<!-- readme-test: skip (npm) -->\n```go\nnot run\n```\n"
+	ex, err := parseReadme(strings.Split(md, "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex) != 3 || !ex[0].serve || ex[2].skip != "npm" {
+		t.Fatalf("examples = %+v", ex)
+	}
+	segs := ex[1].segments
+	if len(segs) != 2 || segs[0].commands != "a\n" || fmt.Sprint(segs[0].expected) != "[1]" ||
+		segs[1].commands != "b\nc\n" || fmt.Sprint(segs[1].expected) != "[out]" || segs[1].arrows {
+		t.Fatalf("segments = %+v", segs)
+	}
+}
