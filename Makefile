@@ -74,7 +74,8 @@ inspector:
 # The README's benchmark commands: recall quality on the LoCoMo dev split,
 # then latency at 100k memories in one agent.
 bench: build
-	bin/mnemo bench locomo --conversations dev $(LOCOMO)
+	@if [ -f "$(LOCOMO)" ]; then set -x; bin/mnemo bench locomo --conversations dev $(LOCOMO); \
+	else echo "bench locomo skipped: no LoCoMo data at $(LOCOMO) (README, \"Recall quality\")"; fi
 	bin/mnemo bench scale --n 100000
 
 # Go benchmarks: figures for docs/BENCHMARKS.md, never assertions.
