@@ -9,7 +9,7 @@ LOCOMO   ?= ../shared/eval/locomo-dev.json
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN.
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: test vet unit quality fuzz inspector bench locomo scale build pgservers
+.PHONY: test vet unit quality fuzz inspector clients bench locomo scale build pgservers
 
 test: vet unit quality fuzz inspector
 
@@ -46,6 +46,11 @@ fuzz:
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio.
 inspector:
 	bash mcp/inspector_test.sh
+
+# The TypeScript and Python clients and the TypeScript adapters against one
+# real `mnemo serve`: type drift from /openapi.json, node --test, pytest.
+clients:
+	bash scripts/clients-test.sh
 
 # Benchmarks: figures for docs/BENCHMARKS.md, never assertions.
 bench:
