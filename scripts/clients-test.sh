@@ -72,8 +72,10 @@ failed=()
 step() {
 	local name=$1
 	shift
+	local t=$SECONDS
 	echo "== $name"
 	"$@" || failed+=("$name")
+	echo "== $name: $((SECONDS - t))s"
 }
 
 step "openapi drift" node "$ts/scripts/gen.mjs" "$MNEMO_URL" --check
@@ -83,7 +85,7 @@ step "typescript tests" bash -c "cd '$ts' && node --test --test-reporter=spec di
 # pip from the checkout, as a user would; the venv sees Debian's httpx and
 # pytest, and setuptools builds without the network.
 venv=$tmp/venv
-step "pip install clients/python" bash -c "$py -m venv --system-site-packages '$venv' &&
+step "pip install clients/python" bash -c "$py -m venv --system-site-packages --without-pip '$venv' &&
 	'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$root/clients/python' &&
 	cd '$tmp' && '$venv/bin/python' -c 'import mnemo, sys; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
 step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
