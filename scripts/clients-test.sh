@@ -5,10 +5,10 @@
 #   1. the drift check: clients/typescript/src/openapi.ts must be what the
 #      server's /openapi.json generates;
 #   2. tsc, then node's test runner on the client and the adapters;
-#   3. pip installs clients/python from the checkout into a venv, and pytest
-#      runs its tests there.
+#   3. pip installs clients/python from the checkout into a venv, mypy
+#      --strict checks its types, and pytest runs its tests in the venv.
 # It installs what is missing (Debian's python3-httpx, python3-pytest and
-# python3-venv; npm ci with NPM_CACHE, default $TMPDIR/mnemo-npm-cache) and
+# python3-venv, python3-mypy; npm ci with NPM_CACHE, default $TMPDIR/mnemo-npm-cache) and
 # exits non-zero when any step fails.
 #
 # Usage: scripts/clients-test.sh
@@ -34,15 +34,20 @@ start=$SECONDS
 # Set-up. Debian's python3 has the packages; a pyenv python3 first on PATH
 # does not.
 py=/usr/bin/python3
-if ! $py -c 'import httpx, pytest, venv, ensurepip' 2>/dev/null; then
-	echo "clients-test: installing python3-httpx python3-pytest python3-venv"
-	{ apt-get update -qq && apt-get install -y -qq python3-httpx python3-pytest python3-venv; } >"$tmp/apt.log" 2>&1 ||
+if ! $py -c 'import httpx, pytest, venv, ensurepip, mypy' 2>/dev/null; then
+	echo "clients-test: installing python3-httpx python3-pytest python3-venv python3-mypy"
+	{ apt-get update -qq && apt-get install -y -qq python3-httpx python3-pytest python3-venv python3-mypy; } >"$tmp/apt.log" 2>&1 ||
 		{ tail -n 20 "$tmp/apt.log"; fail "apt-get install failed"; }
 fi
 export npm_config_cache=${NPM_CACHE:-${TMPDIR:-/tmp}/mnemo-npm-cache}
 ts=$root/clients/typescript
-(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error --prefer-offline >"$tmp/npm.log" 2>&1) ||
-	{ tail -n 20 "$tmp/npm.log"; fail "npm ci failed in clients/typescript"; }
+# npm ci only when node_modules is not the lock file's (the stamp is its hash).
+lock=$(sha256sum "$ts/package-lock.json" | cut -d' ' -f1)
+if [[ $(cat "$ts/node_modules/.mnemo-lock" 2>/dev/null) != "$lock" ]]; then
+	(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error --prefer-offline >"$tmp/npm.log" 2>&1) ||
+		{ tail -n 20 "$tmp/npm.log"; fail "npm ci failed in clients/typescript"; }
+	echo "$lock" >"$ts/node_modules/.mnemo-lock"
+fi
 setup=$SECONDS
 
 # One server for every suite, with a key of every scope and a read-only one.
@@ -69,33 +74,48 @@ export MNEMO_URL=http://$addr
 built=$SECONDS
 
 failed=()
+# step NAME COMMAND...: runs one step, noting its time, and its name in
+# $tmp/failed when it fails.
 step() {
-	local name=$1
+	local name=$1 t=$SECONDS
 	shift
-	local t=$SECONDS
 	echo "== $name"
-	"$@" || failed+=("$name")
+	echo "$name" >>"$tmp/steps"
+	"$@" || echo "$name" >>"$tmp/failed"
 	echo "== $name: $((SECONDS - t))s"
 }
 
+# The Python suite runs beside the TypeScript one (each test has its own
+# agent); its output follows the TypeScript one's.
+venv=$tmp/venv
+python_steps() {
+	# pip from the checkout, as a user would: the venv sees Debian's httpx,
+	# pytest and pip, and setuptools builds without the network.
+	step "pip install clients/python" bash -c "$py -m venv --system-site-packages --without-pip '$venv' &&
+		'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$root/clients/python' &&
+		cd '$tmp' && '$venv/bin/python' -c 'import mnemo; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
+	step "mypy --strict clients/python" $py -m mypy --strict --no-incremental "$root/clients/python/src/mnemo"
+	step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
+}
+python_steps >"$tmp/python.log" 2>&1 &
+python_pid=$!
+
 step "openapi drift" node "$ts/scripts/gen.mjs" "$MNEMO_URL" --check
 step "tsc" bash -c "cd '$ts' && npx tsc -p ."
-step "typescript tests" bash -c "cd '$ts' && node --test --test-reporter=spec dist/test/"
-
-# pip from the checkout, as a user would; the venv sees Debian's httpx and
-# pytest, and setuptools builds without the network.
-venv=$tmp/venv
-step "pip install clients/python" bash -c "$py -m venv --system-site-packages --without-pip '$venv' &&
-	'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$root/clients/python' &&
-	cd '$tmp' && '$venv/bin/python' -c 'import mnemo, sys; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
-step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
+step "typescript tests" bash -c "cd '$ts' && node --test --test-reporter=spec dist/test/*.test.js"
+wait "$python_pid"
+cat "$tmp/python.log"
 
 kill "$server_pid" 2>/dev/null
 wait "$server_pid" 2>/dev/null
 server_pid=
 echo "clients-test: set-up $((setup - start))s, build and start $((built - setup))s, suites $((SECONDS - built))s"
-if ((${#failed[@]} > 0)); then
-	echo "clients-test: FAILED: ${failed[*]}"
-	exit 1
+nsteps=$(wc -l <"$tmp/steps")
+nfailed=0
+[[ -f $tmp/failed ]] && nfailed=$(wc -l <"$tmp/failed")
+if ((nfailed > 0)); then
+	echo "clients-test: FAILED: $(paste -sd' ' "$tmp/failed")"
 fi
-echo "clients-test: every suite passed"
+# The plain closing line: steps, not tests (the runners' lines are above).
+echo "clients: $((nsteps - nfailed)) passed, $nfailed failed"
+((nfailed == 0))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, Awaitable, Callable, Generic, TypeVar
+from typing import Any, Awaitable, Callable, Generic, TypeVar, cast
 from urllib.parse import quote
 
 import httpx
@@ -50,7 +50,7 @@ class _Request:
         parse: Callable[[str], Any],
     ) -> None:
         self.method, self.path, self.parse = method, path, parse
-        self.params: list[tuple[str, str]] = []
+        self.params: list[tuple[str, str | int | float | bool | None]] = []
         for k, v in (query or {}).items():
             if v is None:
                 continue
@@ -116,12 +116,12 @@ class _API(Generic[_J, _L]):
         content: str | None = None,
         content_type: str | None = None,
         parse: Callable[[str], Any] = _json,
-    ) -> Any:
+    ) -> _J:
         if body is not None:
             body = self._agent(body)
         else:
             query = self._agent(query or {})
-        return self._send(_Request(method, path, query, body, content, content_type, parse))
+        return cast(_J, self._send(_Request(method, path, query, body, content, content_type, parse)))
 
     def _wait(self, status: int, err: Exception, attempt: int) -> float | None:
         """Seconds to wait before retrying, or None to fail now."""
@@ -199,7 +199,8 @@ class _API(Generic[_J, _L]):
 
     def export(self, **params: Any) -> _L:
         """Every live memory of the agent, oldest first (GET /v1/export, JSON Lines)."""
-        return self._call("GET", "/v1/export", query=params, parse=_lines)  # type: ignore[no-any-return]
+        req = _Request("GET", "/v1/export", self._agent(params), None, None, None, _lines)
+        return cast(_L, self._send(req))
 
     def import_(self, *, memories: _Dicts | str, **params: Any) -> _J:
         """Read exported memories back into the agent (POST /v1/import); a bad one stores nothing."""
@@ -208,7 +209,7 @@ class _API(Generic[_J, _L]):
 
     def health(self) -> _J:
         """Report that the server is up (GET /healthz)."""
-        return self._send(_Request("GET", "/healthz", None, None, None, None, _json))  # type: ignore[no-any-return]
+        return cast(_J, self._send(_Request("GET", "/healthz", None, None, None, None, _json)))
 
 
 class _Sessions(Generic[_J]):
@@ -219,21 +220,21 @@ class _Sessions(Generic[_J]):
 
     def list(self, **params: Any) -> _J:
         """The agent's sessions with working memory (GET /v1/sessions)."""
-        return self._api._call("GET", "/v1/sessions", query=params)  # type: ignore[no-any-return]
+        return self._api._call("GET", "/v1/sessions", query=params)
 
     def get(self, *, session_id: str, **params: Any) -> _J:
         """A session's working memory (GET /v1/sessions/{session_id})."""
-        return self._api._call("GET", f"/v1/sessions/{_seg(session_id)}", query=params)  # type: ignore[no-any-return]
+        return self._api._call("GET", f"/v1/sessions/{_seg(session_id)}", query=params)
 
     def turn(self, *, session_id: str, text: str, **fields: Any) -> _J:
         """Record a message in a session's working memory (POST /v1/sessions/{session_id}/turns)."""
-        return self._api._call(  # type: ignore[no-any-return]
+        return self._api._call(
             "POST", f"/v1/sessions/{_seg(session_id)}/turns", body={"text": text, **fields}
         )
 
     def end(self, *, session_id: str, **params: Any) -> _J:
         """End a session; archive=True keeps its facts as memories (DELETE /v1/sessions/{session_id})."""
-        return self._api._call("DELETE", f"/v1/sessions/{_seg(session_id)}", query=params)  # type: ignore[no-any-return]
+        return self._api._call("DELETE", f"/v1/sessions/{_seg(session_id)}", query=params)
 
 
 class _Runs(Generic[_J]):
@@ -244,15 +245,15 @@ class _Runs(Generic[_J]):
 
     def open(self, *, trigger: dict[str, Any], **fields: Any) -> _J:
         """Open a run (POST /v1/runs)."""
-        return self._api._call("POST", "/v1/runs", body={"trigger": trigger, **fields})  # type: ignore[no-any-return]
+        return self._api._call("POST", "/v1/runs", body={"trigger": trigger, **fields})
 
     def list(self, **params: Any) -> _J:
         """The agent's open runs (GET /v1/runs)."""
-        return self._api._call("GET", "/v1/runs", query=params)  # type: ignore[no-any-return]
+        return self._api._call("GET", "/v1/runs", query=params)
 
     def get(self, *, run_id: str, **params: Any) -> _J:
         """Render a run (GET /v1/runs/{run_id})."""
-        return self._api._call("GET", f"/v1/runs/{_seg(run_id)}", query=params)  # type: ignore[no-any-return]
+        return self._api._call("GET", f"/v1/runs/{_seg(run_id)}", query=params)
 
     def call(self, *, run_id: str, name: str, **fields: Any) -> _J:
         """Record a function call and its result (POST /v1/runs/{run_id}/calls)."""
@@ -268,10 +269,10 @@ class _Runs(Generic[_J]):
 
     def close(self, *, run_id: str, **params: Any) -> _J:
         """Close a run (DELETE /v1/runs/{run_id})."""
-        return self._api._call("DELETE", f"/v1/runs/{_seg(run_id)}", query=params)  # type: ignore[no-any-return]
+        return self._api._call("DELETE", f"/v1/runs/{_seg(run_id)}", query=params)
 
     def _post(self, run_id: str, what: str, body: dict[str, Any]) -> _J:
-        return self._api._call("POST", f"/v1/runs/{_seg(run_id)}/{what}", body=body)  # type: ignore[no-any-return]
+        return self._api._call("POST", f"/v1/runs/{_seg(run_id)}/{what}", body=body)
 
 
 class _Events(Generic[_J]):
@@ -282,23 +283,23 @@ class _Events(Generic[_J]):
 
     def append(self, *, type: str, **fields: Any) -> _J:
         """Append an event (POST /v1/events)."""
-        return self._api._call("POST", "/v1/events", body={"type": type, **fields})  # type: ignore[no-any-return]
+        return self._api._call("POST", "/v1/events", body={"type": type, **fields})
 
     def append_many(self, *, events: _Dicts, **fields: Any) -> _J:
         """Append many events at once (POST /v1/events/batch)."""
-        return self._api._call("POST", "/v1/events/batch", body={"events": events, **fields})  # type: ignore[no-any-return]
+        return self._api._call("POST", "/v1/events/batch", body={"events": events, **fields})
 
     def list(self, **params: Any) -> _J:
         """Events in order, a page at a time (GET /v1/events)."""
-        return self._api._call("GET", "/v1/events", query=params)  # type: ignore[no-any-return]
+        return self._api._call("GET", "/v1/events", query=params)
 
     def get(self, *, id: str, **params: Any) -> _J:
         """An event by id (GET /v1/events/{id})."""
-        return self._api._call("GET", f"/v1/events/{_seg(id)}", query=params)  # type: ignore[no-any-return]
+        return self._api._call("GET", f"/v1/events/{_seg(id)}", query=params)
 
     def search(self, **fields: Any) -> _J:
         """Events by meaning (POST /v1/events/search)."""
-        return self._api._call("POST", "/v1/events/search", body=fields)  # type: ignore[no-any-return]
+        return self._api._call("POST", "/v1/events/search", body=fields)
 
 
 def _unavailable(req: _Request, err: Exception) -> UnavailableError:
