@@ -8,7 +8,8 @@
 #   3. pip installs clients/python from the checkout into a venv, mypy
 #      --strict checks its types, and pytest runs its tests in the venv.
 # It installs what is missing (Debian's python3-httpx, python3-pytest and
-# python3-venv, python3-mypy; npm ci with NPM_CACHE, default $TMPDIR/mnemo-npm-cache) and
+# python3-venv, python3-mypy; npm ci with NPM_CACHE, default
+# $TMPDIR/mnemo-npm-cache) and
 # exits non-zero when any step fails.
 #
 # Usage: scripts/clients-test.sh

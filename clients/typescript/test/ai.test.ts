@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { mnemoTools, withMemory } from "../src/ai.js";
+import { mnemoTools, withMemory } from "mnemo/ai";
 import { client } from "./env.js";
 
 const usage = {

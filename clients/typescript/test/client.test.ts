@@ -11,7 +11,7 @@ import {
   RateLimitedError,
   UnauthorizedError,
   UnavailableError,
-} from "../src/index.js";
+} from "mnemo";
 import { apiKey, baseUrl, client, readKey } from "./env.js";
 
 describe("Mnemo against mnemo serve", () => {

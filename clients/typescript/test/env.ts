@@ -1,6 +1,6 @@
 // env.ts: the server scripts/clients-test.sh started for every suite.
 import { randomUUID } from "node:crypto";
-import { Mnemo } from "../src/index.js";
+import { Mnemo } from "mnemo";
 
 function need(name: string): string {
   const v = process.env[name];

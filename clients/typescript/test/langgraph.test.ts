@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, type LangGraphRunnableConfig, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
-import { MnemoChatMessageHistory, MnemoStore } from "../src/langgraph.js";
+import { MnemoChatMessageHistory, MnemoStore } from "mnemo/langgraph";
 import { client } from "./env.js";
 
 describe("mnemo/langgraph", () => {

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { Agent, type AgentInputItem, type Model, type ModelRequest, type ModelResponse, Usage, run, setTracingDisabled } from "@openai/agents";
 
 setTracingDisabled(true);
-import { MnemoSession } from "../src/openai-agents.js";
+import { MnemoSession } from "mnemo/openai-agents";
 import { client } from "./env.js";
 
 /** A model that answers with how many items it was given, and records them. */
