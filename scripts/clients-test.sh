@@ -7,10 +7,10 @@
 #   2. tsc, then node's test runner on the client and the adapters;
 #   3. pip installs clients/python from the checkout into a venv, mypy
 #      --strict checks its types, and pytest runs its tests in the venv.
-# It installs what is missing (Debian's python3-httpx, python3-pytest and
-# python3-venv, python3-mypy; npm ci with NPM_CACHE, default
-# $TMPDIR/mnemo-npm-cache) and
-# exits non-zero when any step fails.
+# It installs what is missing (Debian's python3-httpx, python3-pytest,
+# python3-venv and python3-mypy; npm ci, with its cache in NPM_CACHE, by
+# default $TMPDIR/mnemo-npm-cache, when node_modules is not the lock file's)
+# and exits non-zero when any step fails.
 #
 # Usage: scripts/clients-test.sh
 set -uo pipefail
@@ -61,10 +61,10 @@ auth:
     - {name: tests, secret: "$MNEMO_TEST_KEY", tenant: clients, scopes: [read, write, admin]}
     - {name: reader, secret: "$MNEMO_TEST_READ_KEY", tenant: clients, scopes: [read]}
 EOF
-"$tmp/mnemo" --config "$tmp/mnemo.yaml" --data "$tmp/data" serve --addr 127.0.0.1:0 >"$tmp/serve.log" 2>&1 &
+"$tmp/mnemo" --config "$tmp/mnemo.yaml" --store sqlite --data "$tmp/data" serve --addr 127.0.0.1:0 >"$tmp/serve.log" 2>&1 &
 server_pid=$!
 addr=
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	addr=$(sed -n 's/.*msg="mnemo serving" addr=\([^ ]*\).*/\1/p' "$tmp/serve.log")
 	[[ -n $addr ]] && break
 	kill -0 "$server_pid" 2>/dev/null || break
@@ -74,7 +74,6 @@ done
 export MNEMO_URL=http://$addr
 built=$SECONDS
 
-failed=()
 # step NAME COMMAND...: runs one step, noting its time, and its name in
 # $tmp/failed when it fails.
 step() {
@@ -91,9 +90,11 @@ step() {
 venv=$tmp/venv
 python_steps() {
 	# pip from the checkout, as a user would: the venv sees Debian's httpx,
-	# pytest and pip, and setuptools builds without the network.
+	# pytest and pip, and setuptools builds without the network (in a copy,
+	# since it writes build/ and egg-info beside the sources).
 	step "pip install clients/python" bash -c "$py -m venv --system-site-packages --without-pip '$venv' &&
-		'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$root/clients/python' &&
+		cp -r '$root/clients/python' '$tmp/python-src' &&
+		'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$tmp/python-src' &&
 		cd '$tmp' && '$venv/bin/python' -c 'import mnemo; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
 	step "mypy --strict clients/python" $py -m mypy --strict --no-incremental "$root/clients/python/src/mnemo"
 	step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
