@@ -96,7 +96,7 @@ python_steps() {
 		cp -r '$root/clients/python' '$tmp/python-src' &&
 		'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$tmp/python-src' &&
 		cd '$tmp' && '$venv/bin/python' -c 'import mnemo; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
-	step "mypy --strict clients/python" $py -m mypy --strict --no-incremental "$root/clients/python/src/mnemo"
+	step "mypy --strict clients/python" $py -m mypy --strict --cache-dir "${TMPDIR:-/tmp}/mnemo-mypy-cache" "$root/clients/python/src/mnemo"
 	step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
 }
 python_steps >"$tmp/python.log" 2>&1 &
