@@ -12,7 +12,7 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN.
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: help test vet unit quality fuzz inspector bench bench-go locomo scale build run pgservers
+.PHONY: help test vet unit quality fuzz inspector clients bench bench-go locomo scale build run pgservers
 
 test: vet unit quality fuzz inspector
 
@@ -25,6 +25,7 @@ help:
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
 	@echo 'make fuzz       every fuzzer for FUZZTIME (10s)'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp'
+	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
 	@echo 'make bench      the README benchmarks: bench locomo (dev split), bench scale (100k)'
 	@echo 'make bench-go   the Go benchmarks behind docs/BENCHMARKS.md'
 	@echo 'make locomo     bench locomo with each ranking profile (MNEMO_LOCOMO=path)'
@@ -70,6 +71,11 @@ fuzz:
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio.
 inspector:
 	bash mcp/inspector_test.sh
+
+# The TypeScript and Python clients and the TypeScript adapters against one
+# real `mnemo serve`: type drift from /openapi.json, node --test, pytest.
+clients:
+	bash scripts/clients-test.sh
 
 # The README's benchmark commands: recall quality on the LoCoMo dev split,
 # then latency at 100k memories in one agent.
