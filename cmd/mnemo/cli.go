@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/tokens"
@@ -64,7 +65,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	// A panic in a command is an internal error with exit 1, its stack
+	// logged: the deferred closes in the command still run on the way out.
+	err := safe.Call(a.logger(), "a mnemo command", func() error { return root.ExecuteContext(ctx) })
 	for _, f := range a.cleanup {
 		f()
 	}
@@ -76,7 +79,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	var ue usageError
 	var de *mnemo.Error
 	var ce *ConfigError
+	var pe *safe.PanicError
 	switch {
+	case errors.As(err, &pe):
+		msg = "internal error: " + pe.Error()
 	case errors.As(err, &ue), errors.As(err, &ce), isCobraUsage(err):
 		code = exitUsage
 	case errors.As(err, &de):
