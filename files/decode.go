@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	segjson "github.com/segmentio/encoding/json"
+
+	panics "github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // decodeChunk is how many lines a decoding worker takes at a time.
@@ -40,7 +42,8 @@ func decodeLines(r io.Reader, fn func(d *decoded) error) error {
 				for i := range c.lines {
 					d := &c.lines[i]
 					if !d.torn {
-						d.err = segjson.Unmarshal(d.raw, &d.l)
+						// A line the decoder chokes on is a bad line, not a crash.
+						d.err = panics.Call(nil, "decoding a log line", func() error { return segjson.Unmarshal(d.raw, &d.l) })
 					}
 				}
 				close(c.done)
@@ -51,6 +54,7 @@ func decodeLines(r io.Reader, fn func(d *decoded) error) error {
 	go func() {
 		defer close(order)
 		defer close(todo)
+		defer panics.Recover(nil, "reading a log", &readErr)
 		br := bufio.NewReaderSize(r, 1<<20)
 		for {
 			c := &chunk{lines: make([]decoded, 0, decodeChunk), done: make(chan struct{})}
