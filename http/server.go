@@ -167,7 +167,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			pe := &safe.PanicError{What: r.Method + " " + route, Value: v, Stack: debug.Stack()}
+			pe := &safe.PanicError{What: route, Value: v, Stack: debug.Stack()}
 			safe.Log(s.log, pe)
 			if rw.status == 0 {
 				s.writeError(rw, r, pe) // internal: logged, not shown

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
@@ -45,6 +46,11 @@ type app struct {
 	// exposes it on /metrics.
 	registry *prometheus.Registry
 	degraded *prometheus.CounterVec
+
+	// Tests only: serve's background jobs tick this often instead of
+	// their configured intervals, and report each run's start and end.
+	jobEvery time.Duration
+	jobHook  func(job string, running bool)
 }
 
 // usageError marks errors in how the command was called.
@@ -57,9 +63,18 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // Main runs the CLI with args and returns the exit code. Tests call it
 // directly.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return newApp(stdin, stdout, stderr).main(ctx, args)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cfg: defaultConfig(),
 		registry: prometheus.NewRegistry(), degraded: degradedCounter()}
 	a.registry.MustRegister(a.degraded)
+	return a
+}
+
+func (a *app) main(ctx context.Context, args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
