@@ -74,7 +74,7 @@ func TestServeStopsJobsBeforeClosing(t *testing.T) {
 			mu.Lock()
 			runs++
 			mu.Unlock()
-			cancel()                           // SIGTERM arrives while the reflect runs,
+			cancel()                // SIGTERM arrives while the reflect runs,
 			time.Sleep(time.Second) // and the reflect is not done yet
 			return
 		}
