@@ -55,7 +55,7 @@ func decodeLines(r io.Reader, fn func(d *decoded) error) error {
 		defer close(order)
 		defer close(todo)
 		defer panics.Recover(nil, "reading a log", &readErr)
-		br := bufio.NewReaderSize(r, 1<<20)
+		br := bufio.NewReaderSize(r, bufSize(r))
 		for {
 			c := &chunk{lines: make([]decoded, 0, decodeChunk), done: make(chan struct{})}
 			end := false
@@ -98,4 +98,13 @@ func decodeLines(r io.Reader, fn func(d *decoded) error) error {
 		return fmt.Errorf("files: %w", readErr)
 	}
 	return nil
+}
+
+// bufSize is a read buffer of a megabyte, or less for a reader that says
+// how much it holds: a small log opens without clearing a megabyte.
+func bufSize(r io.Reader) int {
+	if l, ok := r.(interface{ Len() int }); ok {
+		return min(1<<20, max(16, l.Len()+1))
+	}
+	return 1 << 20
 }
