@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -359,6 +360,9 @@ func parseConfig(r io.Reader, c *Config, getenv func(string) string) error {
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		if ce := unknownKey([]byte(expanded), reflect.TypeOf(c)); ce != nil {
+			return ce
+		}
 		return &ConfigError{Field: "file", Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	return nil
@@ -717,6 +721,9 @@ func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Con
 		}
 		err = parseConfig(f, &c, getenv)
 		f.Close()
+		if ce, ok := err.(*ConfigError); ok {
+			ce.Field = path + ": " + ce.Field // which file, when there are several
+		}
 		if err != nil {
 			return c, err
 		}

@@ -47,7 +47,9 @@ func TestLoadConfigBad(t *testing.T) {
 		t.Fatal("no bad fixtures")
 	}
 	want := map[string]string{
-		"unknown_field":    "colour",
+		"unknown_field":    "line 2: colour: unknown key",
+		"typo_key":         "typo_key.bad.yml: line 3: recall.default_limt: unknown key (did you mean recall.default_limit?)",
+		"typo_nested":      "line 4: auth.keys[0].secrt: unknown key (did you mean auth.keys[0].secret?)",
 		"untrusted":        "limits.untrusted",
 		"events_strict":    "events.known_types",
 		"synchronous":      "sqlite.synchronous",
