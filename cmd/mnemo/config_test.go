@@ -75,7 +75,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"min_successes":    "events.tasks.min_successes",
 
 		"text_relations_queue": "events.text_relations.queue",
-		"text_relations_on":    "field on not found",
+		"text_relations_on":    "line 3: events.text_relations.on: unknown key",
 		"profile_ladder":       "events.profile.ladder[1]",
 		"profile_weekly":       "events.profile.weekly",
 		"vectors_keep_for":     "events.vectors.keep_for",
