@@ -36,6 +36,7 @@ type app struct {
 	stdout, stderr io.Writer
 
 	getenv     func(string) string
+	environ    func() []string // for variables that look like mnemo's and are not
 	configPath string
 	cfg        Config // the effective configuration, set before any command runs
 	asJSON     bool
@@ -67,7 +68,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cfg: defaultConfig(),
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, environ: os.Environ, cfg: defaultConfig(),
 		registry: prometheus.NewRegistry(), degraded: degradedCounter()}
 	a.registry.MustRegister(a.degraded)
 	return a
@@ -156,6 +157,11 @@ func (a *app) rootCommand() *cobra.Command {
 			return err
 		}
 		a.cfg = cfg
+		if a.environ != nil {
+			for _, w := range envTypos(a.environ()) {
+				fmt.Fprintf(a.stderr, "mnemo: warning: %s\n", w)
+			}
+		}
 		return nil
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -256,5 +258,19 @@ func TestYAMLCommentAt(t *testing.T) {
 		if got := yamlCommentAt(tt.line); got != tt.want {
 			t.Errorf("yamlCommentAt(%q) = %d, want %d", tt.line, got, tt.want)
 		}
+	}
+}
+
+// A typo'd MNEMO_* variable is not ignored in silence (issue 15).
+func TestEnvTypoWarns(t *testing.T) {
+	warns := envTypos([]string{"MNEMO_DAAT=/srv/mnemo", "MNEMO_DATA=/x", "MNEMO_KEY_SUPPORT=s3cret", "MNEMO_TEST_PG_DSN=x", "PATH=/bin"})
+	if len(warns) != 1 || !strings.Contains(warns[0], "MNEMO_DAAT") || !strings.Contains(warns[0], "did you mean MNEMO_DATA?") || !strings.Contains(warns[0], "MNEMO_STORE") {
+		t.Fatalf("warnings: %q", warns)
+	}
+	a := newApp(strings.NewReader(""), io.Discard, new(bytes.Buffer))
+	errs := a.stderr.(*bytes.Buffer)
+	a.environ = func() []string { return []string{"MNEMO_AGNET=bot"} }
+	if code := a.main(t.Context(), []string{"--data", t.TempDir(), "stats"}); code != 0 || !strings.Contains(errs.String(), "mnemo: warning: environment variable MNEMO_AGNET is not read by mnemo: did you mean MNEMO_AGENT?") {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
 }
