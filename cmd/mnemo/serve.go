@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -71,7 +73,9 @@ func (a *app) serveCommand() *cobra.Command {
 			})
 			srv.Handle("/mcp", mcpHandler(svc, srv, log))
 			ln, err := net.Listen("tcp", addr)
-			if err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return fmt.Errorf("%s is in use by another program: stop it, or serve on another address with --addr (or $MNEMO_ADDR)", addr)
+			} else if err != nil {
 				return fmt.Errorf("listen: %w", err)
 			}
 			log.Info("mnemo serving", "addr", ln.Addr().String(), "store", be.name, "at", be.where)
