@@ -137,3 +137,17 @@ func TestServeStopsJobsBeforeClosing(t *testing.T) {
 		t.Fatalf("stats after the signal: %s %s", out, errs)
 	}
 }
+
+// A panic in a command is an internal error, exit 1, with the stack
+// logged, not a crash (the environment lookup stands in for any bug).
+func TestCommandPanicIsInternal(t *testing.T) {
+	var errs syncBuffer
+	a := newApp(strings.NewReader(""), io.Discard, &errs)
+	a.getenv = func(string) string { panic("boom") }
+	if code := a.main(t.Context(), []string{"--data", t.TempDir(), "stats"}); code != exitFailure {
+		t.Fatalf("exit %d, want %d: %s", code, exitFailure, errs.String())
+	}
+	if s := errs.String(); !strings.Contains(s, "mnemo: internal error: panic in a mnemo command: boom") || !strings.Contains(s, "goroutine") {
+		t.Fatalf("stderr: %s", s)
+	}
+}
