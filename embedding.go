@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // embedBatch is how many memories the embedding worker embeds at once.
@@ -212,7 +214,13 @@ func (v *vectors) work(ctx context.Context) {
 func drainQueue(ctx context.Context, wake <-chan struct{}, log *slog.Logger, what string, step func(context.Context) (int, error)) {
 	backoff := time.Duration(0)
 	for {
-		n, err := step(ctx)
+		// A panic in one batch is a failed batch: logged with its stack,
+		// retried after the backoff, and the worker lives on.
+		var n int
+		err := safe.Call(log, what, func() (err error) {
+			n, err = step(ctx)
+			return err
+		})
 		switch {
 		case ctx.Err() != nil:
 			return

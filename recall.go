@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 )
 
@@ -226,7 +227,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lexical()
+			lexErr = safe.Call(s.log, "lexical search", func() error { lexical(); return lexErr })
 		}()
 	}
 	if useVec && !fallback {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
@@ -165,9 +167,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.Error("panic serving request", "method", r.Method, "route", route, "panic", v)
+			pe := &safe.PanicError{What: route, Value: v, Stack: debug.Stack()}
+			safe.Log(s.log, pe)
 			if rw.status == 0 {
-				s.writeError(rw, r, errors.New("panic"))
+				s.writeError(rw, r, pe) // internal: logged, not shown
 			}
 		}
 		s.observe(r, route, rw, st, time.Since(start))

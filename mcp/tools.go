@@ -13,6 +13,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // Parameter names follow seed 003 (agent-memory: content, type, uri,
@@ -332,7 +333,16 @@ func add[In, Out any](s *Server, srv *mcpsdk.Server, scope scopeFunc, t *mcpsdk.
 		if err != nil {
 			return nil, zero, s.toolError(t.Name, err)
 		}
-		out, text, err := h(ctx, sc, in)
+		// A panic in a tool is an internal error of that call: over stdio
+		// it would otherwise end the process, and every session with it.
+		var (
+			out  Out
+			text string
+		)
+		err = safe.Call(s.log, "mcp tool "+t.Name, func() (err error) {
+			out, text, err = h(ctx, sc, in)
+			return err
+		})
 		if err != nil {
 			return nil, zero, s.toolError(t.Name, err)
 		}

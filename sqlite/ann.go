@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -51,6 +53,7 @@ type annIndexes struct {
 	scopes map[int64]*annIndex // by scope number
 	saving sync.WaitGroup
 	closed bool
+	log    *slog.Logger // for a panic in a background save
 }
 
 // annIndex is one scope's index.
@@ -262,6 +265,7 @@ func (a *annIndexes) saveLater(x *annIndex, vs mnemo.VectorSpace) {
 	a.saving.Add(1)
 	go func() {
 		defer a.saving.Done()
+		defer safe.Recover(a.log, "saving a vector index", nil)
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		x.save(a.path(x.scope), vs) // best effort: the table is the truth

@@ -118,6 +118,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if db.logger == nil {
 		db.logger = slog.New(slog.DiscardHandler)
 	}
+	db.vectors.log = db.logger
 
 	// The writer sets journal_mode, which is persistent, so it opens first.
 	// BEGIN IMMEDIATE takes the write lock up front: a deferred transaction

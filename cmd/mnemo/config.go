@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -359,6 +360,9 @@ func parseConfig(r io.Reader, c *Config, getenv func(string) string) error {
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		if ce := unknownKey([]byte(expanded), reflect.TypeOf(c)); ce != nil {
+			return ce
+		}
 		return &ConfigError{Field: "file", Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	return nil
@@ -383,10 +387,42 @@ func yamlCommentAt(line string) int {
 	return len(line)
 }
 
-// applyEnv overrides c with MNEMO_* variables and seed 001's
-// MEMORY_RETRIEVAL_LIMIT.
-func applyEnv(c *Config, getenv func(string) string) error {
-	strs := []struct {
+// envNames are the environment variables mnemo reads.
+func envNames() []string {
+	names := []string{"MNEMO_CONFIG", "MNEMO_MOCK", "MEMORY_RETRIEVAL_LIMIT"}
+	for _, s := range envStrings(&Config{}) {
+		names = append(names, s.name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// envTypos returns a warning for each MNEMO_* variable of environ that
+// mnemo does not read but that is a few letters from one it does: set,
+// and silently ignored, it would leave a person wondering why it has no
+// effect. Other MNEMO_* names (${MNEMO_KEY_…} in a config file, test and
+// benchmark settings) are not mnemo's settings and pass.
+func envTypos(environ []string) []string {
+	known := envNames()
+	var warns []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "MNEMO_") || slices.Contains(known, name) {
+			continue
+		}
+		if near := nearest(name, known); near != "" && editDistance(name, near) <= 2 {
+			warns = append(warns, fmt.Sprintf("environment variable %s is not read by mnemo: did you mean %s? (mnemo reads %s)", name, near, strings.Join(known, ", ")))
+		}
+	}
+	return warns
+}
+
+// envStrings are the string settings of c that environment variables set.
+func envStrings(c *Config) []struct {
+	name string
+	dst  *string
+} {
+	return []struct {
 		name string
 		dst  *string
 	}{
@@ -399,7 +435,12 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		{"MNEMO_STORE", &c.Store.Backend}, {"MNEMO_FILES_ROOT", &c.Store.Files.Root},
 		{"MNEMO_POSTGRES_DSN", (*string)(&c.Store.Postgres.DSN)}, {"MNEMO_SPOOL_DIR", &c.Store.Postgres.SpoolDir},
 	}
-	for _, s := range strs {
+}
+
+// applyEnv overrides c with MNEMO_* variables and seed 001's
+// MEMORY_RETRIEVAL_LIMIT.
+func applyEnv(c *Config, getenv func(string) string) error {
+	for _, s := range envStrings(c) {
 		if v := getenv(s.name); v != "" {
 			*s.dst = v
 		}
@@ -717,6 +758,9 @@ func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Con
 		}
 		err = parseConfig(f, &c, getenv)
 		f.Close()
+		if ce, ok := err.(*ConfigError); ok {
+			ce.Field = path + ": " + ce.Field // which file, when there are several
+		}
 		if err != nil {
 			return c, err
 		}
