@@ -335,14 +335,8 @@ func (s *Store) probe(ctx context.Context) {
 	t := time.NewTicker(s.opts.ProbeEvery)
 	defer t.Stop()
 	for {
-		if s.down.Load() {
-			if err := s.ping(ctx); err != nil {
-				s.log.Debug("database still unreachable", "err", err)
-			} else {
-				s.down.Store(false)
-				s.m.up.Set(boolFloat(s.Up()))
-				s.log.Info("database reachable again: writes go to it; replaying the spool", "records", s.spooled.Load())
-			}
+		if err := s.reconnect(ctx); err != nil {
+			s.log.Debug("database still unreachable", "err", err)
 		}
 		if s.Replaying() {
 			if _, err := s.Replay(ctx); err != nil && ctx.Err() == nil {
@@ -355,6 +349,22 @@ func (s *Store) probe(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// reconnect pings a primary that is down or not open and, when it
+// answers, sends calls to it again.
+func (s *Store) reconnect(ctx context.Context) error {
+	if !s.down.Load() && s.primary.Load() != nil {
+		return nil
+	}
+	if err := s.ping(ctx); err != nil {
+		return err
+	}
+	if s.down.Swap(false) {
+		s.log.Info("database reachable again: calls go to it; replaying the spool in the background", "records", s.spooled.Load())
+	}
+	s.m.up.Set(boolFloat(s.Up()))
+	return nil
 }
 
 // probeScope is a scope of no one, read to see whether the primary answers.

@@ -5,13 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"slices"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
 )
+
+// replayLanes is how many batches a replay writes at once.
+const replayLanes = 2
 
 // replayChunk is how many spooled records one pass of a replay holds in
 // memory; a longer spool takes several passes.
@@ -47,12 +54,10 @@ var errChunkFull = errors.New("failover: replay chunk full")
 // changes nothing. It returns how many records the primary took.
 //
 // The probe loop calls it in the background when the primary answers
-// again; writes go to the primary meanwhile and never wait for it.
+// again; calls go to the primary meanwhile and never wait for it.
 func (s *Store) Replay(ctx context.Context) (int, error) {
-	if s.primary.Load() == nil {
-		if err := s.ping(ctx); err != nil {
-			return 0, err
-		}
+	if err := s.reconnect(ctx); err != nil {
+		return 0, err
 	}
 	p := s.primary.Load().p
 	s.replayMu.Lock()
@@ -156,10 +161,63 @@ func (s *Store) collect(ctx context.Context, skip int) (recs []spooled, more boo
 	return recs, false, err
 }
 
-// apply writes recs into p, in order, in batches of one scope, skipping
-// the records p already has, and records the progress in s.replay.
+// apply writes recs into p in waves of up to replayLanes × ReplayBatch
+// records, each wave split into lanes written concurrently (the database
+// works on two batches at once). A key's records all go to one lane, in
+// their order; keyless records, which no later record overrides, are
+// dealt out. A lane writes its records in batches of one scope, skipping
+// those p already has. The progress is recorded in s.replay after each
+// wave.
 func (s *Store) apply(ctx context.Context, p Primary, recs []spooled) (int, error) {
 	took := 0
+	for len(recs) > 0 {
+		wave := recs[:min(len(recs), replayLanes*s.opts.ReplayBatch)]
+		var lanes [replayLanes][]spooled
+		for i, r := range wave {
+			l := i % replayLanes
+			if k := r.rec.Memory.Key; k != "" {
+				h := fnv.New32a()
+				fmt.Fprintf(h, "%s\x00%s\x00%s", r.scope.TenantID, r.scope.AgentID, k)
+				l = int(h.Sum32() % replayLanes)
+			}
+			lanes[l] = append(lanes[l], r)
+		}
+		var (
+			g        errgroup.Group
+			mu       sync.Mutex
+			perScope = map[mnemo.Scope]int{}
+		)
+		for _, lane := range lanes {
+			g.Go(func() error {
+				return s.applyLane(ctx, p, lane, func(sc mnemo.Scope, n int) {
+					mu.Lock()
+					perScope[sc] += n
+					mu.Unlock()
+				})
+			})
+		}
+		err := g.Wait()
+		n := 0
+		for sc, k := range perScope {
+			s.replay.perScope[sc] += k
+			n += k
+		}
+		took += n
+		s.m.replayed.Add(float64(n))
+		if err != nil {
+			return took, err
+		}
+		s.replay.records += len(wave)
+		s.m.pending.Set(float64(s.spooled.Add(-int64(len(wave)))))
+		recs = recs[len(wave):]
+	}
+	return took, nil
+}
+
+// applyLane writes recs into p, in order, in batches of one scope,
+// skipping the records p already has; wrote is told how many each batch
+// wrote.
+func (s *Store) applyLane(ctx context.Context, p Primary, recs []spooled, wrote func(mnemo.Scope, int)) error {
 	for len(recs) > 0 {
 		n := 1
 		for n < len(recs) && n < s.opts.ReplayBatch && recs[n].scope == recs[0].scope {
@@ -185,16 +243,12 @@ func (s *Store) apply(ctx context.Context, p Primary, recs []spooled) (int, erro
 			}
 		}
 		if err != nil {
-			return took, fmt.Errorf("failover: replay into the database: %w", err)
+			return fmt.Errorf("failover: replay into the database: %w", err)
 		}
-		took += len(batch)
-		s.replay.records += n
-		s.replay.perScope[scope] += len(batch)
-		s.m.replayed.Add(float64(len(batch)))
-		s.m.pending.Set(float64(s.spooled.Add(-int64(n))))
+		wrote(scope, len(batch))
 		recs = recs[n:]
 	}
-	return took, nil
+	return nil
 }
 
 // bounded runs fn with batchTimeout; a primary that does not answer in
