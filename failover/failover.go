@@ -124,7 +124,7 @@ type Options struct {
 const (
 	DefaultFailoverAfter = 2 * time.Second
 	DefaultProbeEvery    = time.Second
-	DefaultReplayBatch   = 500
+	DefaultReplayBatch   = 1000
 )
 
 // openTimeout bounds one attempt of the probe at opening the primary,
