@@ -17,8 +17,9 @@ import (
 	"github.com/mnemo-dev/mnemo/files"
 )
 
-// replayLanes is how many batches a replay writes at once.
-const replayLanes = 2
+// replayLanes is how many batches a replay writes at once, each on a
+// connection of the replay's own pool.
+const replayLanes = 4
 
 // replayChunk is how many spooled records one pass of a replay holds in
 // memory; a longer spool takes several passes.
@@ -59,11 +60,22 @@ func (s *Store) Replay(ctx context.Context) (int, error) {
 	if err := s.reconnect(ctx); err != nil {
 		return 0, err
 	}
-	p := s.primary.Load().p
 	s.replayMu.Lock()
 	defer s.replayMu.Unlock()
 	s.busy.Store(true)
 	defer s.busy.Store(false)
+	// A connection pool of its own, so that requests never wait for a
+	// connection the replay holds; the shared one if it cannot be had.
+	p := s.primary.Load().p
+	octx, cancel := context.WithTimeout(ctx, openTimeout)
+	own, err := s.open(octx)
+	cancel()
+	if err == nil {
+		defer own.Close()
+		p = own
+	} else if ctx.Err() == nil {
+		s.log.Warn("replaying through the shared connections", "err", err)
+	}
 	if s.replay.ledger == nil {
 		s.replay.ledger, s.replay.perScope = map[mnemo.Scope]int64{}, map[mnemo.Scope]int{}
 	}
@@ -163,7 +175,7 @@ func (s *Store) collect(ctx context.Context, skip int) (recs []spooled, more boo
 
 // apply writes recs into p in waves of up to replayLanes × ReplayBatch
 // records, each wave split into lanes written concurrently (the database
-// works on two batches at once). A key's records all go to one lane, in
+// works on several batches at once). A key's records all go to one lane, in
 // their order; keyless records, which no later record overrides, are
 // dealt out. A lane writes its records in batches of one scope, skipping
 // those p already has. The progress is recorded in s.replay after each
