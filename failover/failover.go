@@ -24,7 +24,9 @@
 //     empty. New writes go to the primary at once; the spool is replayed into
 //     it in the background, in the order it was written, in batches
 //     (Options.ReplayBatch records of one scope: one lookup and one write
-//     transaction each). No write waits on the replay.
+//     transaction each), several at a time on a connection pool of the
+//     replay's own (a key's records always in the same lane, in order). No
+//     write waits on the replay, nor for a connection it holds.
 //
 // Last-write-wins stays right across spooled and new writes because a
 // replayed record keeps the UpdatedAt its write was stamped with, and the
