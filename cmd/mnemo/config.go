@@ -245,6 +245,12 @@ type StoreConfig struct {
 		// SpoolDir keeps acknowledged writes while the database is
 		// unreachable, replayed when it is back; default <data>/spool.
 		SpoolDir string `yaml:"spool_dir"`
+		// FailoverAfter bounds one attempt of a request's call on the
+		// database: past it the write goes to the spool (0: 2s).
+		FailoverAfter time.Duration `yaml:"failover_after"`
+		// ProbeEvery is how often an unreachable database is tried
+		// again (0: 1s).
+		ProbeEvery time.Duration `yaml:"probe_every"`
 	} `yaml:"postgres"`
 }
 
@@ -725,6 +731,12 @@ func (c *StoreConfig) validate() error {
 	}
 	if p.EfSearch < 0 || p.EfSearch > 1000 {
 		return &ConfigError{"store.postgres.ef_search", "must be from 1 to 1000 (0: the default, 100)"}
+	}
+	if p.FailoverAfter < 0 {
+		return &ConfigError{"store.postgres.failover_after", "must not be negative (0 means the default, 2s)"}
+	}
+	if p.ProbeEvery < 0 {
+		return &ConfigError{"store.postgres.probe_every", "must not be negative (0 means the default, 1s)"}
 	}
 	if p.Schema != "" && !regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`).MatchString(p.Schema) {
 		return &ConfigError{"store.postgres.schema", "must be a lower-case SQL identifier"}

@@ -73,6 +73,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"pool_size":        "store.postgres.pool_size",
 		"ef_search":        "store.postgres.ef_search",
 		"spool_key":        "spool",
+		"failover_after":   "store.postgres.failover_after",
 		"files_history":    "store.files.history",
 		"min_successes":    "events.tasks.min_successes",
 
@@ -180,7 +181,7 @@ func TestLoadConfigStore(t *testing.T) {
 	}
 	p := c.Store.Postgres
 	if c.Store.Backend != BackendPostgres || string(p.DSN) != dsn || p.PoolSize != 8 || p.EfSearch != 200 || !p.RLS ||
-		p.Schema != "mnemo_app" || c.spoolDir() != "/var/spool/mnemo" {
+		p.Schema != "mnemo_app" || c.spoolDir() != "/var/spool/mnemo" || p.FailoverAfter != 1500*time.Millisecond || p.ProbeEvery != 3*time.Second {
 		t.Fatalf("store = %+v", c.Store)
 	}
 	if def := defaultConfig(); def.Store.Backend != BackendSQLite || def.spoolDir() != filepath.Join(def.Data, "spool") || def.filesRoot() != filepath.Join(def.Data, "files") {

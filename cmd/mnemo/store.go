@@ -72,7 +72,9 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 			}
 			return db, nil
 		}
-		st, err := failover.New(ctx, open, c.spoolDir(), failover.Options{Logger: log, Registerer: reg})
+		st, err := failover.New(ctx, open, c.spoolDir(), failover.Options{
+			Logger: log, Registerer: reg, FailoverAfter: p.FailoverAfter, ProbeEvery: p.ProbeEvery,
+		})
 		if err != nil {
 			return nil, err
 		}
