@@ -76,6 +76,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // Primary is the store failover protects: a database with every ability
@@ -337,14 +338,19 @@ func (s *Store) probe(ctx context.Context) {
 	t := time.NewTicker(s.opts.ProbeEvery)
 	defer t.Stop()
 	for {
-		if err := s.reconnect(ctx); err != nil {
-			s.log.Debug("database still unreachable", "err", err)
-		}
-		if s.Replaying() {
-			if _, err := s.Replay(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("replaying the spool failed; retrying", "err", err)
+		// A panic in one round is logged and the next round tries again:
+		// the probe is what brings the database back.
+		_ = safe.Call(s.log, "failover probe", func() error {
+			if err := s.reconnect(ctx); err != nil {
+				s.log.Debug("database still unreachable", "err", err)
 			}
-		}
+			if s.Replaying() {
+				if _, err := s.Replay(ctx); err != nil && ctx.Err() == nil {
+					s.log.Warn("replaying the spool failed; retrying", "err", err)
+				}
+			}
+			return nil
+		})
 		select {
 		case <-ctx.Done():
 			return

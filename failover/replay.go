@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // replayLanes is how many batches a replay writes at once, each on a
@@ -201,10 +202,12 @@ func (s *Store) apply(ctx context.Context, p Primary, recs []spooled) (int, erro
 		)
 		for _, lane := range lanes {
 			g.Go(func() error {
-				return s.applyLane(ctx, p, lane, func(sc mnemo.Scope, n int) {
-					mu.Lock()
-					perScope[sc] += n
-					mu.Unlock()
+				return safe.Call(s.log, "failover replay", func() error {
+					return s.applyLane(ctx, p, lane, func(sc mnemo.Scope, n int) {
+						mu.Lock()
+						perScope[sc] += n
+						mu.Unlock()
+					})
 				})
 			})
 		}
