@@ -227,6 +227,7 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 		}
 		for i := range ms {
 			out[i] = WriteResult{Memory: ms[i], Guard: GuardDecision{Action: GuardAdd, Reason: "write guard off"}}
+			out[i].settle(&recs[i])
 		}
 		return out, nil
 	}
@@ -258,7 +259,7 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 			return nil, Errorf(EINVALID, "%s", msg)
 		case GuardDuplicate:
 			existing.Embedding = nil
-			out[i].Memory = *existing
+			out[i].Memory, out[i].Applied = *existing, true
 			entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: []string{existing.ID}, Reason: "duplicate: " + d.Reason + "; nothing written"})
 			continue
 		case GuardMerge:
@@ -283,6 +284,7 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 		}
 		for k, m := range ms {
 			out[at[k]].Memory = m
+			out[at[k]].settle(&todo[k])
 			switch d := out[at[k]].Guard; d.Action {
 			case GuardMerge:
 				entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: []string{d.ExistingID, m.ID},

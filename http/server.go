@@ -283,6 +283,10 @@ type batchRequest struct {
 type writeResponse struct {
 	IDs   []string              `json:"ids"`
 	Guard []mnemo.GuardDecision `json:"guard"`
+	// Applied[i] is false when memories[i] lost last-write-wins to a newer
+	// revision of its key, whose time is WinnerUpdatedAt[i].
+	Applied         []bool       `json:"applied"`
+	WinnerUpdatedAt []*time.Time `json:"winner_updated_at"`
 }
 
 // idsResponse answers writes of many records.
@@ -309,9 +313,11 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res))}
+	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res)),
+		Applied: make([]bool, len(res)), WinnerUpdatedAt: make([]*time.Time, len(res))}
 	for i := range res {
 		out.IDs[i], out.Guard[i] = res[i].ID, res[i].Guard
+		out.Applied[i], out.WinnerUpdatedAt[i] = res[i].Applied, res[i].WinnerUpdatedAt
 	}
 	writeJSON(w, http.StatusCreated, out)
 }

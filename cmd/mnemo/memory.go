@@ -69,14 +69,18 @@ func (a *app) rememberCommand() *cobra.Command {
 				return usagef("give the content to remember, '-' to read it from standard input, or --value")
 			}
 			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
-				m, err := svc.Remember(cmd.Context(), a.scope(), d)
+				res, err := svc.Write(cmd.Context(), a.scope(), []mnemo.Draft{d})
 				if err != nil {
 					return err
 				}
+				r := res[0]
 				if a.asJSON {
-					return a.printJSON(m)
+					return a.printJSON(r)
 				}
-				fmt.Fprintln(a.stdout, m.ID)
+				fmt.Fprintln(a.stdout, r.ID)
+				if !r.Applied {
+					fmt.Fprintf(a.stderr, "not applied: a newer revision of %s, updated %s, stands\n", r.Key, r.WinnerUpdatedAt.Format(time.RFC3339Nano))
+				}
 				return nil
 			})
 		},

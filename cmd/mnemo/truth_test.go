@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// writeAhead stores, in the data directory's SQLite file, a revision of key
+// dated an hour from now: any write from the CLI then loses to it.
+func writeAhead(t *testing.T, dir string, sc mnemo.Scope, key, content string) time.Time {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ahead := time.Now().Add(time.Hour).UTC()
+	res, err := mnemo.New(db, mnemo.Options{}).Write(context.Background(), sc, []mnemo.Draft{{Key: key, Content: &content, UpdatedAt: &ahead}})
+	if err != nil || !res[0].Applied {
+		t.Fatalf("write ahead: %+v %v", res, err)
+	}
+	return res[0].UpdatedAt
+}
+
+func TestRememberNotApplied(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := run(t, dir, "", "remember", "--key", "/city", "lives in Paris"); code != 0 {
+		t.Fatalf("remember: %s", errs)
+	}
+	winner := writeAhead(t, dir, mnemo.Scope{TenantID: "default", AgentID: "default"}, "/city", "lives in Berlin")
+	code, out, errs := run(t, dir, "", "remember", "--key", "/city", "lives in Rome")
+	if code != 0 || !strings.Contains(errs, "not applied") || !strings.Contains(errs, winner.Format(time.RFC3339Nano)) {
+		t.Fatalf("stale remember: exit %d, stdout %q, stderr %q; want a 'not applied' note with %v", code, out, errs, winner)
+	}
+	code, out, _ = run(t, dir, "", "remember", "--json", "--key", "/city", "lives in Oslo")
+	var res mnemo.WriteResult
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Applied || res.WinnerUpdatedAt == nil || !res.WinnerUpdatedAt.Equal(winner) {
+		t.Fatalf("stale remember --json: %d %s", code, out)
+	}
+}
