@@ -1,10 +1,16 @@
 package http_test
 
 import (
+	"context"
+	"net"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/hashed"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // TestWriteNotApplied checks that a keyed write losing last-write-wins says
@@ -39,5 +45,55 @@ func TestWriteNotApplied(t *testing.T) {
 	if st != 201 || len(batch.Applied) != 2 || batch.Applied[0] || !batch.Applied[1] ||
 		batch.WinnerUpdatedAt[0] == nil || !batch.WinnerUpdatedAt[0].Equal(first.UpdatedAt) || batch.WinnerUpdatedAt[1] != nil {
 		t.Fatalf("batch: %d %s", st, raw)
+	}
+}
+
+// startWith serves svc on a loopback port and returns its base URL.
+func startWith(t *testing.T, svc *mnemo.Service, opts mhttp.Options) string {
+	t.Helper()
+	srv := mhttp.NewServer(svc, opts)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		svc.Close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// embeddedService is a service over a real SQLite store with an in-process
+// embedder, so that memories have vectors.
+func embeddedService(t *testing.T) *mnemo.Service {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
+	if err := svc.Init(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// TestStatsOfAnEmptyAgent checks that an agent with no memory has nothing
+// indexed, not -1.
+func TestStatsOfAnEmptyAgent(t *testing.T) {
+	base := startWith(t, embeddedService(t), mhttp.Options{})
+	if st, raw := call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "content": "likes green tea"}, nil); st != 201 {
+		t.Fatalf("remember: %d %s", st, raw)
+	}
+	var stats mnemo.Stats
+	st, raw := call(t, "GET", base+"/v1/stats?agent_id=empty", nil, &stats)
+	if st != 200 || (stats.Vectors != nil && (stats.Vectors.Indexed != 0 || stats.Vectors.Pending != 0)) {
+		t.Fatalf("stats of an empty agent: %d %s; want nothing indexed or pending", st, raw)
+	}
+	if st, raw = call(t, "GET", base+"/v1/stats?agent_id=a", nil, &stats); st != 200 || stats.Vectors == nil || stats.Vectors.Embedded != 1 || stats.Vectors.Indexed < 0 && stats.Vectors.Indexed != -1 {
+		t.Fatalf("stats of a: %d %s", st, raw)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/rank"
 )
 
 func (a *app) rememberCommand() *cobra.Command {
@@ -198,13 +199,32 @@ func (a *app) printScored(res mnemo.Result) {
 	for _, r := range res.Results {
 		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", r.Score, r.ID, r.Key, label(&r.Memory))
 		if r.Explain != nil {
-			for _, c := range r.Explain.Components {
-				fmt.Fprintf(tw, "\t  %s\t%.3f × %.2f\t= %.3f\n", c.Name, c.Value, c.Weight, c.Contribution)
-			}
+			printExplain(tw, r.Explain)
 		}
 	}
 	tw.Flush()
 	printLinked(a.stdout, res.Linked)
+}
+
+// printExplain writes a score's components as its formula combines them:
+// the weighted formula sums value × weight, the others multiply factors.
+func printExplain(w io.Writer, ex *rank.Explanation) {
+	if ex.Formula == rank.FormulaWeighted {
+		for _, c := range ex.Components {
+			fmt.Fprintf(w, "\t  %s\t%.3f × %.2f\t= %.3f\n", c.Name, c.Value, c.Weight, c.Contribution)
+		}
+		fmt.Fprintf(w, "\t  sum\t\t= %.3f\n", ex.Score)
+		return
+	}
+	fmt.Fprintf(w, "\t  (lexical %.3f, semantic %.3f)\t\t\n", ex.Lexical, ex.Semantic)
+	for i, c := range ex.Components {
+		op := "×"
+		if i == 0 {
+			op = " "
+		}
+		fmt.Fprintf(w, "\t  %s %s\t%.3f\t\n", op, c.Name, c.Value)
+	}
+	fmt.Fprintf(w, "\t  = product\t%.3f\t\n", ex.Score)
 }
 
 func (a *app) printMemories(ms []mnemo.Memory) {

@@ -45,3 +45,20 @@ func TestRememberNotApplied(t *testing.T) {
 		t.Fatalf("stale remember --json: %d %s", code, out)
 	}
 }
+
+// TestRecallExplainShowsTheFormula checks that --explain prints what the
+// score is made of: the hybrid product's factors, and the weighted sum's
+// weights, never a weight of 0.00 beside a non-zero score.
+func TestRecallExplainShowsTheFormula(t *testing.T) {
+	dir := t.TempDir()
+	r := runner(t, dir)
+	r("remember", "Moved to Lisbon in 2024")
+	out := r("recall", "--explain", "Lisbon")
+	if strings.Contains(out, "× 0.00") || !strings.Contains(out, "× priority_vitality") || !strings.Contains(out, "= product") {
+		t.Errorf("recall --explain (hybrid):\n%s\nwant the factors of the product, no zero weights", out)
+	}
+	out = r("recall", "--profile", "seed001", "--explain", "Lisbon")
+	if !strings.Contains(out, "keyword") || !strings.Contains(out, "× 0.40") || !strings.Contains(out, "sum") {
+		t.Errorf("recall --explain (seed001):\n%s\nwant keyword × 0.40 and the sum", out)
+	}
+}
