@@ -278,7 +278,11 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		reasons := make([]string, len(notes))
 		for i, n := range notes {
 			reasons[i] = n.reason
-			s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
+			if n.cause == DegradedVectorIndex {
+				s.warnOnce(noIndexWarning, "err", n.reason)
+			} else {
+				s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
+			}
 			s.noteDegraded(ctx, scope, n.cause, n.reason)
 		}
 		res.Degraded, res.Reason = true, strings.Join(reasons, "; ")

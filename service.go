@@ -90,6 +90,7 @@ type Service struct {
 	extractor MemoryExtractor
 	events    EventOptions
 	degraded  sync.Map // scope and reason -> when last written to the ledger
+	warned    sync.Map // lasting degradations logged once (warnOnce)
 	fallback  Embedder // while the embedder fails; nil: lexical alone
 	noVectors bool     // an embedder is configured, but the store keeps no vectors
 	onDegrade func(cause string)
@@ -164,12 +165,16 @@ func (s *Service) Init(ctx context.Context) error {
 	}
 	var noIndex *noIndexError
 	if err := s.vec.init(ctx); errors.As(err, &noIndex) {
-		s.log.Warn("no vector index: memories are written without vectors and recall uses full text and recency", "err", noIndex.err)
+		s.warnOnce(noIndexWarning, "err", noIndex.err)
 	} else if err != nil {
 		return err
 	}
 	return nil
 }
+
+// noIndexWarning is logged once a process when the store cannot keep
+// vectors.
+const noIndexWarning = "no vector index: memories are written without vectors and recall uses full text and recency"
 
 // Close stops the embedding worker and closes the underlying store.
 func (s *Service) Close() error {
@@ -363,7 +368,7 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 	if s.vec != nil {
 		var noIndex *noIndexError
 		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
-			s.log.Warn("no vector index: memories are written without vectors", "err", err)
+			s.warnOnce(noIndexWarning, "err", err)
 			s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index ("+ErrorMessage(noIndex.err)+"): memories written without vectors")
 		} else if err != nil {
 			// The memories are stored and queued all the same.
@@ -382,6 +387,7 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 	if s.vec != nil {
 		s.vec.kick()
 	} else if s.noVectors {
+		s.warnOnce(noIndexWarning, "err", "the store keeps no vectors")
 		s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index (the store keeps no vectors): memories written without vectors")
 	}
 	return ms, nil

@@ -172,7 +172,7 @@ func (s *Server) routeTable() []route {
 			scopes: []string{ScopeAdmin}, status: 200, resp: "", contentType: "text/plain; version=0.0.4",
 			handler: s.handleMetrics()})
 	}
-	return rts
+	return withInclude(rts)
 }
 
 // forgetOrClearScope is the scope of DELETE /v1/memories: clearing

@@ -222,7 +222,7 @@ type healthResponse struct {
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, healthResponse{Status: "ok", Version: s.version})
+	writeJSON(w, r, http.StatusOK, healthResponse{Status: "ok", Version: s.version})
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
@@ -270,7 +270,7 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, res[0])
+	writeJSON(w, r, http.StatusCreated, res[0])
 }
 
 type batchRequest struct {
@@ -319,7 +319,7 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 		out.IDs[i], out.Guard[i] = res[i].ID, res[i].Guard
 		out.Applied[i], out.WinnerUpdatedAt[i] = res[i].Applied, res[i].WinnerUpdatedAt
 	}
-	writeJSON(w, http.StatusCreated, out)
+	writeJSON(w, r, http.StatusCreated, out)
 }
 
 type messagesRequest struct {
@@ -339,7 +339,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, ids(ms))
+	writeJSON(w, r, http.StatusCreated, ids(ms))
 }
 
 type recallRequest struct {
@@ -372,7 +372,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, op string) {
 	if res.Degraded {
 		s.metrics.degraded.WithLabelValues(op).Inc()
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, r, http.StatusOK, res)
 }
 
 // defaultPageLimit is the page size of a list route that is given none.
@@ -442,7 +442,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	if ms == nil {
 		ms = []mnemo.Memory{}
 	}
-	writeJSON(w, http.StatusOK, listResponse{Memories: ms, page: newPage(total, q.Limit, q.Offset, len(ms))})
+	writeJSON(w, r, http.StatusOK, listResponse{Memories: ms, page: newPage(total, q.Limit, q.Offset, len(ms))})
 }
 
 // listQuery reads filters and paging from the URL query.
@@ -516,7 +516,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, m)
+	writeJSON(w, r, http.StatusOK, m)
 }
 
 func (s *Server) handleGetKey(w http.ResponseWriter, r *http.Request) {
@@ -530,7 +530,7 @@ func (s *Server) handleGetKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, m)
+	writeJSON(w, r, http.StatusOK, m)
 }
 
 // deletedResponse answers deletes.
@@ -554,7 +554,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
+	writeJSON(w, r, http.StatusOK, deletedResponse{Deleted: n})
 }
 
 // handleForgetOrClear forgets by key (?key=, repeatable) or, with
@@ -581,7 +581,7 @@ func (s *Server) handleForgetOrClear(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
+	writeJSON(w, r, http.StatusOK, deletedResponse{Deleted: n})
 }
 
 // handleClear answers seed 001's DELETE /memory/long-term: every memory of
@@ -598,7 +598,7 @@ func (s *Server) handleClear(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
+	writeJSON(w, r, http.StatusOK, deletedResponse{Deleted: n})
 }
 
 // historyResponse is a page of a key's revisions.
@@ -630,7 +630,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	if revs == nil {
 		revs = []mnemo.Revision{}
 	}
-	writeJSON(w, http.StatusOK, historyResponse{Revisions: revs, page: newPage(total, limit, offset, len(revs))})
+	writeJSON(w, r, http.StatusOK, historyResponse{Revisions: revs, page: newPage(total, limit, offset, len(revs))})
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
@@ -644,7 +644,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, r, http.StatusOK, st)
 }
 
 // ndjson is the media type of JSON Lines.
@@ -688,5 +688,5 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, importResponse{Imported: n})
+	writeJSON(w, r, http.StatusOK, importResponse{Imported: n})
 }

@@ -2,8 +2,10 @@ package http_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +97,69 @@ func TestStatsOfAnEmptyAgent(t *testing.T) {
 	}
 	if st, raw = call(t, "GET", base+"/v1/stats?agent_id=a", nil, &stats); st != 200 || stats.Vectors == nil || stats.Vectors.Embedded != 1 || stats.Vectors.Indexed < 0 && stats.Vectors.Indexed != -1 {
 		t.Fatalf("stats of a: %d %s", st, raw)
+	}
+}
+
+// TestVectorsOnlyWhenAsked checks that no answer carries a memory's vector
+// unless the request says include=embedding, and that the OpenAPI document
+// says so.
+func TestVectorsOnlyWhenAsked(t *testing.T) {
+	base := startWith(t, embeddedService(t), mhttp.Options{})
+	var m mnemo.Memory
+	st, raw := call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "key": "/tea", "content": "likes green tea"}, &m)
+	if st != 201 || strings.Contains(string(raw), `"embedding"`) {
+		t.Fatalf("remember: %d %s; want no embedding", st, raw)
+	}
+	call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "key": "/tea", "content": "likes black tea now"}, nil)
+	for _, path := range []string{
+		"/v1/memories?agent_id=a",
+		"/memory/long-term?agent_id=a",
+		"/v1/memories/" + m.ID + "?agent_id=a",
+		"/memory/long-term/" + m.ID + "?agent_id=a",
+		"/v1/keys?agent_id=a&key=/tea",
+		"/v1/history?agent_id=a&key=/tea",
+	} {
+		st, raw := call(t, "GET", base+path, nil, nil)
+		if st != 200 || strings.Contains(string(raw), `"embedding"`) {
+			t.Errorf("GET %s: %d %s; want no embedding", path, st, raw)
+		}
+		if strings.HasPrefix(path, "/v1/history") {
+			continue // revisions keep no vectors
+		}
+		st, raw = call(t, "GET", base+path+"&include=embedding", nil, nil)
+		if st != 200 || !strings.Contains(string(raw), `"embedding":[`) {
+			t.Errorf("GET %s&include=embedding: %d %.300s; want the embedding", path, st, raw)
+		}
+	}
+	for _, path := range []string{"/v1/recall", "/v1/surface"} {
+		st, raw := call(t, "POST", base+path, map[string]any{"agent_id": "a", "query": "tea"}, nil)
+		if st != 200 || !strings.Contains(string(raw), m.ID) || strings.Contains(string(raw), `"embedding"`) {
+			t.Errorf("POST %s: %d %s; want the memory without its embedding", path, st, raw)
+		}
+	}
+	st, raw = call(t, "POST", base+"/v1/memories?include=embedding", map[string]any{"agent_id": "a", "content": "reads on Sundays"}, nil)
+	if st != 201 || !strings.Contains(string(raw), `"embedding":[`) {
+		t.Errorf("remember with include=embedding: %d %.300s", st, raw)
+	}
+	if st, raw = call(t, "GET", base+"/v1/stats?agent_id=a&include=embedding", nil, nil); st != 400 {
+		t.Errorf("include on a route without memories: %d %s, want 400", st, raw)
+	}
+	_, raw = call(t, "GET", base+"/openapi.json", nil, nil)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct{ Name string } `json:"parameters"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/v1/keys", "/v1/memories", "/memory/long-term"} {
+		found := false
+		for _, q := range doc.Paths[p]["get"].Parameters {
+			found = found || q.Name == "include"
+		}
+		if !found {
+			t.Errorf("OpenAPI: GET %s has no include parameter", p)
+		}
 	}
 }
