@@ -89,7 +89,7 @@ func writeProblemBody(w io.Writer, status int, code, detail, instance string) {
 // for them.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if !wantsEmbedding(r) {
-		v = dropEmbeddings(v)
+		v = mnemo.DropEmbeddings(v)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

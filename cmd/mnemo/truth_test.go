@@ -62,3 +62,21 @@ func TestRecallExplainShowsTheFormula(t *testing.T) {
 		t.Errorf("recall --explain (seed001):\n%s\nwant keyword × 0.40 and the sum", out)
 	}
 }
+
+// TestJSONLeavesVectorsOut checks that --json prints no vector unless
+// --include-embedding asks for it.
+func TestJSONLeavesVectorsOut(t *testing.T) {
+	dir := t.TempDir()
+	r := runner(t, dir)
+	r("remember", "--key", "/city", "Moved to Lisbon in 2024")
+	for _, args := range [][]string{{"get", "--json", "--key", "/city"}, {"list", "--json"}, {"recall", "--json", "Lisbon"}, {"remember", "--json", "Likes green tea"}} {
+		if out := r(args...); strings.Contains(out, `"embedding"`) {
+			t.Errorf("%v printed a vector:\n%.400s", args, out)
+		}
+	}
+	for _, args := range [][]string{{"get", "--json", "--include-embedding", "--key", "/city"}, {"list", "--json", "--include-embedding"}} {
+		if out := r(args...); !strings.Contains(out, `"embedding": [`) {
+			t.Errorf("%v printed no vector:\n%.400s", args, out)
+		}
+	}
+}
