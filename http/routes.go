@@ -147,20 +147,20 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/stats", summary: "Count the agent's memories",
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Stats{}, handler: s.handleStats},
 
-		// Seed 001's routes.
+		// Seed 001's routes: with no agent_id, the default agent (seedAgent).
 		{method: "GET", path: "/memory/long-term", summary: "List long-term memories",
-			doc:    "Seed 001's list: the same memories, filters and page as GET /v1/memories.",
-			scopes: []string{ScopeRead}, params: listParams, status: 200, resp: listResponse{}, handler: s.handleList},
+			doc:    "Seed 001's list: the same memories, filters and page as GET /v1/memories. Like every /memory/… route, without agent_id it acts on the key's only agent, else the configured http.default_agent, else \"default\", and names it in the X-Mnemo-Agent header (and here in agent_id).",
+			scopes: []string{ScopeRead}, params: listParams, status: 200, resp: listResponse{}, handler: s.seedAgent(s.handleList)},
 		{method: "DELETE", path: "/memory/long-term", summary: "Clear every long-term memory of the agent",
 			doc:    "Deletes every memory of the agent for good. Working memory, when it exists, is kept until its session ends.",
-			scopes: []string{ScopeAdmin}, params: agent, status: 200, resp: deletedResponse{}, handler: s.handleClear},
+			scopes: []string{ScopeAdmin}, params: agent, status: 200, resp: deletedResponse{}, handler: s.seedAgent(s.handleClear)},
 		{method: "GET", path: "/memory/long-term/{id}", summary: "Get a long-term memory",
-			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Memory{}, handler: s.handleGet},
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Memory{}, handler: s.seedAgent(s.handleGet)},
 		{method: "DELETE", path: "/memory/long-term/{id}", summary: "Delete a long-term memory",
-			scopes: []string{ScopeWrite}, params: agent, status: 200, resp: deletedResponse{}, handler: s.handleDelete},
+			scopes: []string{ScopeWrite}, params: agent, status: 200, resp: deletedResponse{}, handler: s.seedAgent(s.handleDelete)},
 		{method: "GET", path: "/memory/working/{session_id}", summary: "Get a session's working memory",
 			doc:    "Seed 001's route: the same as GET /v1/sessions/{session_id}; 404 when the session has no working memory.",
-			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.WorkingMemory{}, handler: s.handleWorking},
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.WorkingMemory{}, handler: s.seedAgent(s.handleWorking)},
 	}
 	rts = append(rts, s.contextRoutes()...)
 	rts = append(rts, s.lifecycleRoutes()...)

@@ -58,10 +58,20 @@ type Options struct {
 	// Webhook configures the sinks of POST /v1/events/replay; the zero
 	// value is webhook's defaults.
 	Webhook webhook.Options
+
+	// DefaultAgent is the agent of seed 001's routes (/memory/…) when a
+	// request names none and its key may use more than one agent;
+	// DefaultAgent when empty.
+	DefaultAgent string
 }
+
+// DefaultAgent is the agent of seed 001's routes when neither the request,
+// the key nor Options.DefaultAgent names one: seed 001's clients send none.
+const DefaultAgent = "default"
 
 // Server serves the JSON API.
 type Server struct {
+	defAgent string // seed 001's routes' agent when none is named
 	svc      *mnemo.Service
 	log      *slog.Logger
 	maxBody  int64
@@ -91,6 +101,10 @@ func NewServer(svc *mnemo.Service, opts Options) *Server {
 		webhook:  opts.Webhook,
 		registry: opts.Registry,
 		mux:      http.NewServeMux(),
+		defAgent: opts.DefaultAgent,
+	}
+	if s.defAgent == "" {
+		s.defAgent = DefaultAgent
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -418,6 +432,9 @@ func pageQuery(r *http.Request) (limit, offset int, err error) {
 
 // listResponse is a page of memories.
 type listResponse struct {
+	// AgentID is the agent listed: on seed 001's route, which names none,
+	// the default agent.
+	AgentID  string         `json:"agent_id"`
 	Memories []mnemo.Memory `json:"memories"`
 	page
 }
@@ -442,7 +459,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	if ms == nil {
 		ms = []mnemo.Memory{}
 	}
-	writeJSON(w, r, http.StatusOK, listResponse{Memories: ms, page: newPage(total, q.Limit, q.Offset, len(ms))})
+	writeJSON(w, r, http.StatusOK, listResponse{AgentID: sc.AgentID, Memories: ms, page: newPage(total, q.Limit, q.Offset, len(ms))})
 }
 
 // listQuery reads filters and paging from the URL query.

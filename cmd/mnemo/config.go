@@ -69,6 +69,9 @@ type Config struct {
 		Timeout      time.Duration `yaml:"timeout"`
 		RateLimit    float64       `yaml:"rate_limit"` // requests per second per key or client; 0 = off
 		RateBurst    int           `yaml:"rate_burst"`
+		// DefaultAgent is the agent of seed 001's /memory/… routes when a
+		// request names none and its key may use several: "default".
+		DefaultAgent string `yaml:"default_agent"`
 	} `yaml:"http"`
 
 	Auth struct {
