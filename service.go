@@ -348,6 +348,9 @@ func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
 			classify(&m, d.SecurityLevel)
 		}
 		if err != nil {
+			if d.message {
+				return nil, prefixError(err, messagePrefix(i))
+			}
 			if len(drafts) > 1 {
 				return nil, prefixError(err, fmt.Sprintf("memories[%d]: ", i))
 			}

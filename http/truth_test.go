@@ -163,3 +163,44 @@ func TestVectorsOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestLongMessagesStoredWhole checks that a conversation message over the
+// content limit of a memory is stored whole, found whole by recall, and
+// that a message refused is named by its index.
+func TestLongMessagesStoredWhole(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	long := "We finally settled on Lisbon for the offsite. " + strings.Repeat("The venue near the river has a big hall. ", 49)
+	if n := len([]rune(long)); n <= 2000 {
+		t.Fatalf("the long message is %d characters, want over 2,000", n)
+	}
+	msgs := []map[string]any{{"role": "user", "content": "Where is the offsite?"}, {"role": "assistant", "content": long}, {"role": "user", "content": "Great, thanks."}}
+	var ids struct{ IDs []string }
+	if st, raw := call(t, "POST", base+"/v1/messages", map[string]any{"agent_id": "a", "session_id": "s1", "messages": msgs}, &ids); st != 201 || len(ids.IDs) != 3 {
+		t.Fatalf("messages with a %d-character one: %d %s", len([]rune(long)), st, raw)
+	}
+	var res mnemo.Result
+	if st, raw := call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a", "query": "offsite venue Lisbon"}, &res); st != 200 || len(res.Results) == 0 {
+		t.Fatalf("recall: %d %s", st, raw)
+	}
+	if got := res.Results[0]; got.ID != ids.IDs[1] || got.Content != strings.TrimSpace(long) {
+		t.Errorf("recall's first = %s (%d characters), want the long message %s whole", got.ID, len([]rune(got.Content)), ids.IDs[1])
+	}
+	// A memory keeps its own limit.
+	if st, raw := call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "content": long}, nil); st != 413 {
+		t.Errorf("a memory of %d characters: %d %s, want 413", len([]rune(long)), st, raw)
+	}
+	tooLong := strings.Repeat("x", 32001)
+	for _, c := range []struct {
+		msgs []map[string]any
+		want string
+	}{
+		{[]map[string]any{{"role": "user", "content": "hi"}, {"role": "user", "content": "ok"}, {"role": "user", "content": tooLong}}, "messages[2]: "},
+		{[]map[string]any{{"role": "user", "content": tooLong}}, "messages[0]: "},
+		{[]map[string]any{{"role": "user", "content": "hi"}, {"role": "user", "content": " "}}, "messages[1]: "},
+	} {
+		st, raw := call(t, "POST", base+"/v1/messages", map[string]any{"agent_id": "a", "session_id": "s2", "messages": c.msgs}, nil)
+		if p := problem(t, raw); st < 400 || !strings.HasPrefix(p.Detail, c.want) {
+			t.Errorf("refused messages: %d %s, want the detail to start with %q", st, raw, c.want)
+		}
+	}
+}

@@ -50,6 +50,7 @@ type Config struct {
 
 	Limits struct {
 		MaxContentChars int `yaml:"max_content_chars"`
+		MaxMessageChars int `yaml:"max_message_chars"` // a conversation message's content
 		MaxDataBytes    int `yaml:"max_data_bytes"`
 		MaxTags         int `yaml:"max_tags"`
 		MaxBatch        int `yaml:"max_batch"`
@@ -305,6 +306,7 @@ func defaultConfig() Config {
 	c.SQLite.Synchronous = "FULL"
 	l := mnemo.DefaultLimits()
 	c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch = l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch
+	c.Limits.MaxMessageChars = l.MaxMessageChars
 	c.Recall.DefaultLimit, c.Recall.MaxLimit, c.Recall.Profile = 5, 20, "hybrid"
 	c.Embedding.Provider = ProviderBuiltin
 	c.Embedding.Dimension = 256
@@ -487,7 +489,8 @@ func (c *Config) validate() error {
 		field string
 		n     int
 	}{
-		{"limits.max_content_chars", c.Limits.MaxContentChars}, {"limits.max_data_bytes", c.Limits.MaxDataBytes},
+		{"limits.max_content_chars", c.Limits.MaxContentChars}, {"limits.max_message_chars", c.Limits.MaxMessageChars},
+		{"limits.max_data_bytes", c.Limits.MaxDataBytes},
 		{"limits.max_tags", c.Limits.MaxTags}, {"limits.max_batch", c.Limits.MaxBatch},
 		{"recall.default_limit", c.Recall.DefaultLimit}, {"recall.max_limit", c.Recall.MaxLimit},
 	} {
@@ -737,6 +740,7 @@ func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Con
 func (c *Config) limits() mnemo.Limits {
 	l := mnemo.DefaultLimits()
 	l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch = c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch
+	l.MaxMessageChars = c.Limits.MaxMessageChars
 	l.Untrusted = c.Limits.Untrusted
 	return l
 }
