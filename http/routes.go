@@ -142,7 +142,7 @@ func (s *Server) routeTable() []route {
 			doc:    "Every live memory of the agent, archived and expired included, oldest first, one per line; POST /v1/import reads it back losslessly.",
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: "", contentType: ndjson, handler: s.handleExport},
 		{method: "POST", path: "/v1/import", summary: "Import memories from JSON Lines",
-			doc:    "Reads memories written by export into the agent, keeping ids, times and access counts. Every line is checked first: a bad line stores nothing.",
+			doc:    "Reads memories written by export into the agent, keeping times and access counts. A line's id is kept when the agent already holds it (a second import changes nothing); otherwise the memory gets a new id, the same on every import, given in ids (old to new). Every line is checked first: a bad line stores nothing.",
 			scopes: []string{ScopeWrite}, params: agent, bodyLines: mnemo.Memory{}, status: 200, resp: importResponse{}, handler: s.handleImport},
 		{method: "GET", path: "/v1/stats", summary: "Count the agent's memories",
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Stats{}, handler: s.handleStats},

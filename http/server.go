@@ -688,6 +688,10 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 // importResponse answers an import.
 type importResponse struct {
 	Imported int `json:"imported"`
+	// IDs maps each line's id to the id its memory was stored under, when
+	// they differ: ids are unique in a store, and a line's id that the
+	// agent does not hold gets a new one.
+	IDs map[string]string `json:"ids"`
 }
 
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
@@ -696,7 +700,11 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), mnemo.ImportOptions{Scope: &sc})
+	// Private: what a tenant's import does never depends on other
+	// tenants' memories (an id they hold is not revealed by a conflict).
+	newIDs := map[string]string{}
+	n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), mnemo.ImportOptions{
+		Scope: &sc, Private: true, OnNewID: func(old, new string) { newIDs[old] = new }})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -705,5 +713,5 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, importResponse{Imported: n})
+	writeJSON(w, r, http.StatusOK, importResponse{Imported: n, IDs: newIDs})
 }

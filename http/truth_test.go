@@ -204,3 +204,32 @@ func TestLongMessagesStoredWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestImportRevealsNoOtherTenant checks, with keys, that a tenant importing
+// a line with another tenant's id gets the same answer as for an id no one
+// holds, and changes nothing of the other tenant's.
+func TestImportRevealsNoOtherTenant(t *testing.T) {
+	base := serve(t, mhttp.Options{Keys: []mhttp.APIKey{apiKey("t1", "t1", nil, allScopes...), apiKey("t2", "t2", nil, allScopes...)}})
+	var m mnemo.Memory
+	if st, raw := callAs(t, secret("t1"), "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "content": "t1's secret plan"}, &m); st != 201 {
+		t.Fatalf("remember: %d %s", st, raw)
+	}
+	line := func(id string) string {
+		return `{"id":"` + id + `","tenant_id":"t2","agent_id":"a","content":"probe ` + id[len(id)-4:] + `"}` + "\n"
+	}
+	free := "01959581-0000-7000-8000-000000000042"
+	type answer struct {
+		Imported int               `json:"imported"`
+		IDs      map[string]string `json:"ids"`
+	}
+	var taken, unknown answer
+	st1, raw1 := callAs(t, secret("t2"), "POST", base+"/v1/import?agent_id=a", line(m.ID), &taken)
+	st2, raw2 := callAs(t, secret("t2"), "POST", base+"/v1/import?agent_id=a", line(free), &unknown)
+	if st1 != 200 || st2 != 200 || taken.Imported != 1 || unknown.Imported != 1 || len(taken.IDs) != 1 || len(unknown.IDs) != 1 {
+		t.Fatalf("imports of a taken and a free id differ: %d %s / %d %s", st1, raw1, st2, raw2)
+	}
+	var still mnemo.Memory
+	if st, raw := callAs(t, secret("t1"), "GET", base+"/v1/memories/"+m.ID+"?agent_id=a", nil, &still); st != 200 || still.Content != "t1's secret plan" {
+		t.Fatalf("t1's memory after t2's import: %d %s", st, raw)
+	}
+}

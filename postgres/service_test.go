@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/storetest"
 )
 
 func remember(t *testing.T, svc *mnemo.Service, text string, tags ...string) mnemo.Memory {
@@ -169,4 +170,11 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// TestImportAcrossScopes: an export imports into another agent of the same
+// store, and a tenant's import reveals nothing of another's ids.
+func TestImportAcrossScopes(t *testing.T) {
+	dsn := pgDSN(t)
+	storetest.ImportAcrossScopes(t, open(t, dsn, postgres.Options{Schema: newSchema(t, dsn)}))
 }

@@ -80,3 +80,27 @@ func TestJSONLeavesVectorsOut(t *testing.T) {
 		}
 	}
 }
+
+// TestImportIntoAnotherAgent exports agent a and imports it into agent b of
+// the same store: new ids, printed old and new.
+func TestImportIntoAnotherAgent(t *testing.T) {
+	dir := t.TempDir()
+	r := runner(t, dir)
+	id := strings.TrimSpace(r("--agent", "a", "remember", "likes green tea"))
+	file := filepath.Join(t.TempDir(), "a.jsonl")
+	r("--agent", "a", "export", "-o", file)
+	out := r("--agent", "b", "import", file)
+	if !strings.Contains(out, "imported 1") || !strings.Contains(out, id+" ") {
+		t.Fatalf("import into b:\n%s\nwant the old id %s and its new one", out, id)
+	}
+	var res struct {
+		Imported int               `json:"imported"`
+		IDs      map[string]string `json:"ids"`
+	}
+	if err := json.Unmarshal([]byte(r("--agent", "b", "--json", "import", file)), &res); err != nil || res.IDs[id] == "" {
+		t.Fatalf("import --json: %+v %v", res, err)
+	}
+	if got := r("--agent", "b", "list"); !strings.Contains(got, res.IDs[id]) {
+		t.Errorf("b lists:\n%s\nwant %s", got, res.IDs[id])
+	}
+}
