@@ -220,7 +220,7 @@ func (db *DB) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error)
 			}
 			// Without pgvector no vector will be made: nothing is pending,
 			// nothing indexed, and Unavailable says why.
-			s.Vectors = &mnemo.VectorStats{Unavailable: db.vectors.Error()}
+			s.Vectors = &mnemo.VectorStats{Unavailable: mnemo.ErrorMessage(db.vectors)}
 			return nil
 		}
 		vs, err := vectorSpace(ctx, q)

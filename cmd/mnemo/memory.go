@@ -415,8 +415,10 @@ func (a *app) statsCommand() *cobra.Command {
 				if st.Oldest != nil {
 					fmt.Fprintf(a.stdout, "oldest:     %s\nnewest:     %s\n", st.Oldest.Format(time.RFC3339), st.Newest.Format(time.RFC3339))
 				}
-				if v := st.Vectors; v != nil {
-					fmt.Fprintf(a.stdout, "embedder:   %s (%d dimensions)\nembedded:   %d\npending:    %d\n", v.Model, v.Dimension, v.Embedded, v.Pending)
+				if v := st.Vectors; v != nil && v.Unavailable != "" {
+					fmt.Fprintf(a.stdout, "vectors:    none (%s)\n", v.Unavailable)
+				} else if v != nil {
+					fmt.Fprintf(a.stdout, "embedder:   %s (%d dimensions)\nembedded:   %d\npending:    %d\nindexed:    %d\n", v.Model, v.Dimension, v.Embedded, v.Pending, v.Indexed)
 					if v.CacheHitRate != nil {
 						fmt.Fprintf(a.stdout, "query cache hit rate: %.2f\n", *v.CacheHitRate)
 					}
