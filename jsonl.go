@@ -73,11 +73,12 @@ type ImportOptions struct {
 const MaxImportLine = 1 << 20
 
 // Import reads memories written by Export and stores them, keeping times,
-// access counts, embeddings and, where they are free, ids: ids are unique
-// in a store, so an id another scope holds (an export of agent A imported
-// into agent B) is replaced by one derived from the target scope and the
-// old id, the same on every import, and reported to OnNewID. Every line is parsed and validated
-// before anything is written, so a bad line stores nothing; it fails with
+// access counts, embeddings and, where it can, ids: ids are unique in a
+// store, so when a batch holds an id another scope has (an export of agent
+// A imported into agent B), its records that the target scope does not
+// hold get ids derived from the scope and the old id, the same on every
+// import, reported to OnNewID (see also Private). Every line is parsed and
+// validated before anything is written, so a bad line stores nothing; it fails with
 // an EINVALID error naming the line. Records with a key upsert it by
 // last-write-wins, so importing the same file twice changes nothing.
 //
