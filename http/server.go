@@ -298,9 +298,10 @@ type writeResponse struct {
 	IDs   []string              `json:"ids"`
 	Guard []mnemo.GuardDecision `json:"guard"`
 	// Applied[i] is false when memories[i] lost last-write-wins to a newer
-	// revision of its key, whose time is WinnerUpdatedAt[i].
+	// revision of its key, whose time is WinnerUpdatedAt[i] (absent when
+	// every write was applied).
 	Applied         []bool       `json:"applied"`
-	WinnerUpdatedAt []*time.Time `json:"winner_updated_at"`
+	WinnerUpdatedAt []*time.Time `json:"winner_updated_at,omitempty"`
 }
 
 // idsResponse answers writes of many records.
@@ -327,11 +328,15 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res)),
-		Applied: make([]bool, len(res)), WinnerUpdatedAt: make([]*time.Time, len(res))}
+	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res)), Applied: make([]bool, len(res))}
 	for i := range res {
-		out.IDs[i], out.Guard[i] = res[i].ID, res[i].Guard
-		out.Applied[i], out.WinnerUpdatedAt[i] = res[i].Applied, res[i].WinnerUpdatedAt
+		out.IDs[i], out.Guard[i], out.Applied[i] = res[i].ID, res[i].Guard, res[i].Applied
+		if !res[i].Applied {
+			if out.WinnerUpdatedAt == nil {
+				out.WinnerUpdatedAt = make([]*time.Time, len(res))
+			}
+			out.WinnerUpdatedAt[i] = res[i].WinnerUpdatedAt
+		}
 	}
 	writeJSON(w, r, http.StatusCreated, out)
 }
