@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -121,7 +122,11 @@ func (e *noIndexError) Unwrap() error { return e.err }
 
 // reason says why the vector index is missing, for a degraded answer.
 func (e *noIndexError) reason() string {
-	return "no vector index (" + ErrorMessage(e.err) + "): answered by full text and recency"
+	msg := ErrorMessage(e.err)
+	if !strings.HasPrefix(msg, "no vector index") {
+		msg = "no vector index (" + msg + ")"
+	}
+	return msg + ": answered by full text and recency"
 }
 
 // space returns the embedder's vector space. A remote model may tell its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -55,6 +56,22 @@ type GuardDecision struct {
 type WriteResult struct {
 	Memory
 	Guard GuardDecision `json:"guard"`
+	// Applied is false when the write lost last-write-wins to a newer
+	// revision of its key: Memory is then that revision, which stands, and
+	// WinnerUpdatedAt its time.
+	Applied         bool       `json:"applied"`
+	WinnerUpdatedAt *time.Time `json:"winner_updated_at,omitempty"`
+}
+
+// settle records in r whether rec's write was applied: a store returns, for
+// a write that lost last-write-wins, the revision that stands, which is
+// newer than the write.
+func (r *WriteResult) settle(rec *Record) {
+	r.Applied = !r.Memory.UpdatedAt.After(rec.Memory.UpdatedAt)
+	if !r.Applied {
+		t := r.Memory.UpdatedAt
+		r.WinnerUpdatedAt = &t
+	}
 }
 
 // guardCandidates is how many lexical neighbours of the same type the gate

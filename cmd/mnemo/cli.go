@@ -40,6 +40,7 @@ type app struct {
 	configPath string
 	cfg        Config // the effective configuration, set before any command runs
 	asJSON     bool
+	withVecs   bool     // --include-embedding
 	serving    bool     // serve logs at info by default; one-shot commands at warn
 	cleanup    []func() // run when the command has returned
 
@@ -147,6 +148,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.String("agent", def.Agent, "agent id ($MNEMO_AGENT)")
 	pf.String("log-level", "", "log level: debug, info, warn, error (default: info for serve, warn otherwise; $MNEMO_LOG_LEVEL)")
 	pf.BoolVar(&a.asJSON, "json", false, "print JSON")
+	pf.BoolVar(&a.withVecs, "include-embedding", false, "with --json, include each memory's vector (left out by default)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		path := a.configPath
 		if path == "" {
@@ -306,6 +308,9 @@ func (a *app) withService(ctx context.Context, fn func(*mnemo.Service) error) er
 }
 
 func (a *app) printJSON(v any) error {
+	if !a.withVecs {
+		v = mnemo.DropEmbeddings(v)
+	}
 	enc := json.NewEncoder(a.stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

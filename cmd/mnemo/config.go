@@ -51,6 +51,7 @@ type Config struct {
 
 	Limits struct {
 		MaxContentChars int `yaml:"max_content_chars"`
+		MaxMessageChars int `yaml:"max_message_chars"` // a conversation message's content
 		MaxDataBytes    int `yaml:"max_data_bytes"`
 		MaxTags         int `yaml:"max_tags"`
 		MaxBatch        int `yaml:"max_batch"`
@@ -70,6 +71,9 @@ type Config struct {
 		Timeout      time.Duration `yaml:"timeout"`
 		RateLimit    float64       `yaml:"rate_limit"` // requests per second per key or client; 0 = off
 		RateBurst    int           `yaml:"rate_burst"`
+		// DefaultAgent is the agent of seed 001's /memory/… routes when a
+		// request names none and its key may use several: "default".
+		DefaultAgent string `yaml:"default_agent"`
 	} `yaml:"http"`
 
 	Auth struct {
@@ -309,6 +313,7 @@ func defaultConfig() Config {
 	c.SQLite.Synchronous = "FULL"
 	l := mnemo.DefaultLimits()
 	c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch = l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch
+	c.Limits.MaxMessageChars = l.MaxMessageChars
 	c.Recall.DefaultLimit, c.Recall.MaxLimit, c.Recall.Profile = 5, 20, "hybrid"
 	c.Embedding.Provider = ProviderBuiltin
 	c.Embedding.Dimension = 256
@@ -531,7 +536,8 @@ func (c *Config) validate() error {
 		field string
 		n     int
 	}{
-		{"limits.max_content_chars", c.Limits.MaxContentChars}, {"limits.max_data_bytes", c.Limits.MaxDataBytes},
+		{"limits.max_content_chars", c.Limits.MaxContentChars}, {"limits.max_message_chars", c.Limits.MaxMessageChars},
+		{"limits.max_data_bytes", c.Limits.MaxDataBytes},
 		{"limits.max_tags", c.Limits.MaxTags}, {"limits.max_batch", c.Limits.MaxBatch},
 		{"recall.default_limit", c.Recall.DefaultLimit}, {"recall.max_limit", c.Recall.MaxLimit},
 	} {
@@ -790,6 +796,7 @@ func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Con
 func (c *Config) limits() mnemo.Limits {
 	l := mnemo.DefaultLimits()
 	l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch = c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch
+	l.MaxMessageChars = c.Limits.MaxMessageChars
 	l.Untrusted = c.Limits.Untrusted
 	return l
 }

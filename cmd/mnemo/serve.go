@@ -70,6 +70,7 @@ func (a *app) serveCommand() *cobra.Command {
 				MaxBody: a.cfg.HTTP.MaxBodyBytes, Timeout: a.cfg.HTTP.Timeout,
 				RateLimit: a.cfg.HTTP.RateLimit, RateBurst: a.cfg.HTTP.RateBurst,
 				Registry: reg, StoreBytes: be.size, Webhook: a.cfg.webhookOptions(),
+				DefaultAgent: a.cfg.HTTP.DefaultAgent,
 			})
 			srv.Handle("/mcp", mcpHandler(svc, srv, log))
 			ln, err := net.Listen("tcp", addr)

@@ -28,7 +28,7 @@ export interface paths {
         };
         /**
          * List long-term memories
-         * @description Seed 001's list: the same memories, filters and page as GET /v1/memories.
+         * @description Seed 001's list: the same memories, filters and page as GET /v1/memories. Like every /memory/… route, without agent_id it acts on the key's only agent, else the configured http.default_agent, else "default", and names it in the X-Mnemo-Agent header (and here in agent_id).
          */
         get: operations["getMemoryLongTerm"];
         put?: never;
@@ -485,7 +485,7 @@ export interface paths {
         put?: never;
         /**
          * Import memories from JSON Lines
-         * @description Reads memories written by export into the agent, keeping ids, times and access counts. Every line is checked first: a bad line stores nothing.
+         * @description Reads memories written by export into the agent, keeping times and access counts. A line's id is kept when the agent already holds it (a second import changes nothing); otherwise the memory gets a new id, the same on every import, given in ids (old to new). Every line is checked first: a bad line stores nothing.
          */
         post: operations["postV1Import"];
         delete?: never;
@@ -1092,6 +1092,8 @@ export interface operations {
                 created_after?: string;
                 /** @description Memories created before this RFC 3339 time. */
                 created_before?: string;
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
                 /** @description Include archived memories. */
                 include_archived?: boolean;
                 /** @description Include expired memories. */
@@ -1128,6 +1130,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        agent_id: string;
                         has_more: boolean;
                         limit: number;
                         memories: null | {
@@ -1204,6 +1207,8 @@ export interface operations {
             query?: {
                 /** @description The agent. It may be left out when the API key is limited to exactly one agent, which is then used. */
                 agent_id?: string;
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
             };
             header?: never;
             path: {
@@ -2528,6 +2533,8 @@ export interface operations {
             query: {
                 /** @description The agent. It may be left out when the API key is limited to exactly one agent, which is then used. */
                 agent_id?: string;
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
                 /** @description The memory key, such as /user/preference/lang or knowledge://topic/name. */
                 key: string;
                 /** @description How many items to return. */
@@ -2662,6 +2669,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        ids: {
+                            [key: string]: string;
+                        };
                         imported: number;
                     };
                 };
@@ -2725,6 +2735,8 @@ export interface operations {
             query: {
                 /** @description The agent. It may be left out when the API key is limited to exactly one agent, which is then used. */
                 agent_id?: string;
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
                 /** @description The memory key, such as /user/preference/lang or knowledge://topic/name. */
                 key: string;
             };
@@ -2848,6 +2860,8 @@ export interface operations {
                 created_after?: string;
                 /** @description Memories created before this RFC 3339 time. */
                 created_before?: string;
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
                 /** @description Include archived memories. */
                 include_archived?: boolean;
                 /** @description Include expired memories. */
@@ -2884,6 +2898,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        agent_id: string;
                         has_more: boolean;
                         limit: number;
                         memories: null | {
@@ -2930,7 +2945,10 @@ export interface operations {
     };
     postV1Memories: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2977,6 +2995,7 @@ export interface operations {
                         /** Format: date-time */
                         accessed_at: string;
                         agent_id: string;
+                        applied: boolean;
                         archived: boolean;
                         category?: string;
                         confidence: number;
@@ -3011,6 +3030,8 @@ export interface operations {
                         updated_at: string;
                         version: number;
                         vitality: number;
+                        /** Format: date-time */
+                        winner_updated_at?: null | string;
                     };
                 };
             };
@@ -3052,6 +3073,8 @@ export interface operations {
             query?: {
                 /** @description The agent. It may be left out when the API key is limited to exactly one agent, which is then used. */
                 agent_id?: string;
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
             };
             header?: never;
             path: {
@@ -3183,6 +3206,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        applied: null | boolean[];
                         guard: null | {
                             action: string;
                             conflicts_with?: null | string[];
@@ -3190,6 +3214,7 @@ export interface operations {
                             reason?: string;
                         }[];
                         ids: null | string[];
+                        winner_updated_at?: null | (null | string)[];
                     };
                 };
             };
@@ -3508,7 +3533,10 @@ export interface operations {
     };
     postV1Recall: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3680,6 +3708,8 @@ export interface operations {
             query: {
                 /** @description The agent. It may be left out when the API key is limited to exactly one agent, which is then used. */
                 agent_id?: string;
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
                 /** @description How many memories and linked nodes in all; the memories under the prefix come first. */
                 limit?: number;
                 /** @description A key or key prefix: /user/preference, knowledge:// (every key of the scheme) or / (every key). */
@@ -4753,7 +4783,10 @@ export interface operations {
     };
     postV1Surface: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
