@@ -7,7 +7,8 @@
 //
 // Usage: node scripts/readme.mjs README.md ts|python [INTERPRETER]
 // (MNEMO_URL and MNEMO_KEY name the server; scripts/clients-test.sh sets them.)
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50,8 +51,8 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = mkdtempSync(join(lang === "ts" ? join(pkg, "dist") : process.env.TMPDIR ?? "/tmp", "readme-"));
 const lines = readFileSync(readme, "utf8").split("\n");
 const mark = /^<!-- readme-run: (\S+)(?: (\S+))? -->$/;
-let passed = 0;
-let failed = 0;
+// The snippets run at once (each has its own agent), and report in order.
+const runs = [];
 try {
   for (let i = 0; i < lines.length; i++) {
     const m = mark.exec(lines[i]);
@@ -69,24 +70,28 @@ try {
       const a = /^\s*(?:\/\/|#) → (.*)$/.exec(l);
       return a ? [a[1]] : [];
     });
-    let out = "";
-    try {
-      out = execFileSync(interpreter ?? "node", [file], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 60_000 });
-    } catch (e) {
-      out = `(exit ${e.status}) ${e.stdout ?? ""}`;
-    }
-    const got = out.split("\n").map((l) => l.trim());
-    const missing = want.filter((w) => !got.includes(w));
-    if (want.length === 0 || missing.length > 0) {
-      failed++;
-      console.log(`FAIL ${where}: wanted ${JSON.stringify(missing.length ? missing : "a // → line")}, printed:\n${out}`);
-    } else {
-      passed++;
-      console.log(`ok   ${where}`);
-    }
+    const out = promisify(execFile)(interpreter ?? "node", [file], { encoding: "utf8", timeout: 60_000 }).then(
+      (r) => r.stdout,
+      (e) => `(exit ${e.code}) ${e.stdout ?? ""}${e.stderr ?? ""}`,
+    );
+    runs.push({ where, want, out });
   }
+  for (const r of runs) r.out = await r.out;
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+let passed = 0;
+let failed = 0;
+for (const { where, want, out } of runs) {
+  const got = out.split("\n").map((l) => l.trim());
+  const missing = want.filter((w) => !got.includes(w));
+  if (want.length === 0 || missing.length > 0) {
+    failed++;
+    console.log(`FAIL ${where}: wanted ${JSON.stringify(missing.length ? missing : "a // → line")}, printed:\n${out}`);
+  } else {
+    passed++;
+    console.log(`ok   ${where}`);
+  }
 }
 console.log(`readme ${lang}: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);
