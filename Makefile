@@ -24,7 +24,7 @@ help:
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
 	@echo 'make fuzz       every fuzzer for FUZZTIME (10s)'
-	@echo 'make inspector  the npm MCP Inspector against mnemo mcp'
+	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
 	@echo 'make bench      the README benchmarks: bench locomo (dev split), bench scale (100k)'
 	@echo 'make bench-go   the Go benchmarks behind docs/BENCHMARKS.md'
@@ -70,7 +70,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzStoreLog$$' -fuzztime $(FUZZTIME) ./files
 	$(GO) test -run '^$$' -fuzz '^FuzzParseEndpoint$$' -fuzztime $(FUZZTIME) ./cmd/mnemo
 
-# The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio.
+# The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
+# --strict schema lint fails the step on any warning.
 inspector:
 	bash mcp/inspector_test.sh
 

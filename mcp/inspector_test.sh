@@ -57,7 +57,18 @@ if ! "${server[@]}" --help >/dev/null 2>&1; then
 	failed=$((failed + 1))
 fi
 
-run --method tools/list
+# --strict lints every tool schema for portability; it fails only on errors,
+# so any warning (a type array, a schema that constrains nothing) fails here.
+run --method tools/list --strict
+expect "tools/list passes --strict" 0 '"tools"'
+if grep -Eq '^(Warning|Error): tool' <<<"$out"; then
+	failed=$((failed + 1))
+	echo "FAIL tools/list --strict: schema findings:"
+	grep -E -A2 '^(Warning|Error): tool' <<<"$out" | head -n 40
+else
+	passed=$((passed + 1))
+	echo "ok   tools/list --strict has no schema warning"
+fi
 for tool in remember recall surface recall_path forget status set_memory boot reflect ingest; do
 	expect "tools/list has $tool" 0 "\"name\": \"$tool\""
 done

@@ -686,6 +686,7 @@ func inputSchema[T any](refine func(props)) *jsonschema.Schema {
 	if refine != nil {
 		refine(props(s.Properties))
 	}
+	portable(s)
 	return s
 }
 
@@ -693,8 +694,10 @@ func inputSchema[T any](refine func(props)) *jsonschema.Schema {
 // carries "error" alone, so no property is required.
 func outputSchema[T any]() *jsonschema.Schema {
 	s := schemaFor[T]()
+	portable(s) // before Required goes: it tells which slices may be null
 	s.Required = nil
 	e := schemaFor[ToolError]()
+	portable(e)
 	e.Description = "set, alone, when the call failed"
 	s.Properties["error"] = e
 	s.PropertyOrder = append(s.PropertyOrder, "error")

@@ -6,7 +6,9 @@
 #      server's /openapi.json generates;
 #   2. tsc, then node's test runner on the client and the adapters;
 #   3. pip installs clients/python from the checkout into a venv, mypy
-#      --strict checks its types, and pytest runs its tests in the venv.
+#      --strict checks its types, and pytest runs its tests in the venv;
+#   4. the README's TypeScript and Python snippets, as pasted
+#      (clients/typescript/scripts/readme.mjs).
 # It installs what is missing (Debian's python3-httpx, python3-pytest,
 # python3-venv and python3-mypy; npm ci, with its cache in NPM_CACHE, by
 # default $TMPDIR/mnemo-npm-cache, when node_modules is not the lock file's)
@@ -98,6 +100,7 @@ python_steps() {
 		cd '$tmp' && '$venv/bin/python' -c 'import mnemo; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
 	step "mypy --strict clients/python" $py -m mypy --strict --cache-dir "${TMPDIR:-/tmp}/mnemo-mypy-cache" "$root/clients/python/src/mnemo"
 	step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
+	step "README python snippets" bash -c "cd '$tmp' && MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/README.md' python '$venv/bin/python'"
 }
 python_steps >"$tmp/python.log" 2>&1 &
 python_pid=$!
@@ -105,6 +108,7 @@ python_pid=$!
 step "openapi drift" node "$ts/scripts/gen.mjs" "$MNEMO_URL" --check
 step "tsc" bash -c "cd '$ts' && npx tsc -p ."
 step "typescript tests" bash -c "cd '$ts' && node --test --test-reporter=spec dist/test/*.test.js"
+step "README ts snippets" bash -c "cd '$ts' && MNEMO_KEY='$MNEMO_TEST_KEY' node scripts/readme.mjs '$root/README.md' ts"
 wait "$python_pid"
 cat "$tmp/python.log"
 
