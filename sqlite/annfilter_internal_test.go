@@ -252,6 +252,12 @@ func TestFirstSearchAfterBulkLoadDoesNotIndex(t *testing.T) {
 			t.Fatalf("a search inserted: the index holds %d vectors", got)
 		}
 	}
+	// More pending vectors than a search scores: the answer says so.
+	db.vectors.pendingScan = 100
+	if _, lag, err := db.SearchVectorsLag(ctx, filterScope, mnemo.VectorQuery{Vector: filterMemory(n).Embedding, Limit: 10}); err != nil || lag == "" {
+		t.Fatalf("a search of 100 of %d pending vectors: lag %q, err %v", n, lag, err)
+	}
+	db.vectors.pendingScan = pendingScan
 	db.vectors.work.Unlock()
 	locked = false
 	if err := db.IndexVectors(ctx); err != nil {
@@ -270,6 +276,9 @@ func TestFirstSearchAfterBulkLoadDoesNotIndex(t *testing.T) {
 	}
 	if x.inserted.Load() != inserted {
 		t.Fatal("a search inserted into a caught-up index")
+	}
+	if _, lag, err := db.SearchVectorsLag(ctx, filterScope, mnemo.VectorQuery{Vector: filterMemory(n).Embedding, Limit: 10}); err != nil || lag != "" {
+		t.Fatalf("caught up: lag %q, err %v", lag, err)
 	}
 }
 

@@ -205,41 +205,61 @@ const pendingScan = 5000
 // memories but almost none near the query answers from the widenMax
 // nearest, which is approximate.
 func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) ([]mnemo.VectorHit, error) {
+	hits, _, err := db.SearchVectorsLag(ctx, scope, q)
+	return hits, err
+}
+
+var _ mnemo.VectorLagSearcher = (*DB)(nil)
+
+// SearchVectorsLag is SearchVectors, and says when more vectors await the
+// indexer than a search scores exactly (pendingScan): the oldest of them
+// were not searched. See mnemo.VectorLagSearcher.
+func (db *DB) SearchVectorsLag(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) (hits []mnemo.VectorHit, lag string, err error) {
 	if err := checkScope(scope); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	hits, lag, err = db.searchVectors(ctx, scope, q)
+	return hits, lag, err
+}
+
+func (db *DB) searchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) ([]mnemo.VectorHit, string, error) {
 	if q.Limit <= 0 {
 		q.Limit = defaultSearchLimit
 	}
 	sp, err := db.scopeSpan(ctx, scope)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if sp.lo == 0 {
-		return nil, nil // a scope never written
+		return nil, "", nil // a scope never written
 	}
 	x, rev, err := db.vectors.open(ctx, db, sp)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if x == nil {
-		return nil, nil // no vector space yet
+		return nil, "", nil // no vector space yet
 	}
 	ix := x.ix.Load()
 	if len(q.Vector) != ix.Dim() {
-		return nil, mnemo.Errorf(mnemo.EMISMATCH, "a query vector of %d dimensions for a store of %d", len(q.Vector), ix.Dim())
+		return nil, "", mnemo.Errorf(mnemo.EMISMATCH, "a query vector of %d dimensions for a store of %d", len(q.Vector), ix.Dim())
 	}
 	w := liveIn(scope, sp, &q.Filter, db.now())
 	w.add(`m.vector_rev IS NOT NULL`)
 	s := &vectorSearch{db: db, ix: ix, q: q.Vector, limit: q.Limit, w: w}
 	// Read the index's rev before searching it: a vector the indexer
 	// inserts meanwhile is found twice, which merge removes, never missed.
+	var lag string
 	if at := x.rev.Load(); at < rev {
-		if s.pending, err = db.scorePending(ctx, sp, at, q.Vector); err != nil {
-			return nil, err
+		var more bool
+		if s.pending, more, err = db.scorePending(ctx, sp, at, q.Vector); err != nil {
+			return nil, "", err
+		}
+		if more {
+			lag = fmt.Sprintf("the vector index is catching up: only the newest %d of the vectors it lacks were searched by meaning", db.vectors.pendingScan)
 		}
 	}
 
@@ -247,7 +267,7 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	if selective(&q.Filter) {
 		hits, ok, err := s.exact(ctx)
 		if err != nil || ok {
-			return hits, err
+			return hits, lag, err
 		}
 		listed = true
 	}
@@ -273,14 +293,14 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 		k = min(widenMax, max(4*k, 2*k*q.Limit/len(hits)))
 	}
 	if err != nil || len(hits) >= q.Limit || listed {
-		return hits, err
+		return hits, lag, err
 	}
 	// Fewer than wanted among the nearest: the filter is selective here.
 	exact, ok, err := s.exact(ctx)
 	if err != nil || ok {
-		return exact, err
+		return exact, lag, err
 	}
-	return hits, nil
+	return hits, lag, nil
 }
 
 // vectorSearch is one filtered vector search.
@@ -335,24 +355,32 @@ func mergeResults(a, b []vector.Result) []vector.Result {
 }
 
 // scorePending scores, exactly, the scope's vectors stored after rev that
-// the index does not hold yet: the newest pendingScan of them.
-func (db *DB) scorePending(ctx context.Context, sp span, rev int64, q []float32) ([]vector.Result, error) {
+// the index does not hold yet: the newest pendingScan of them. more
+// reports that there were others.
+func (db *DB) scorePending(ctx context.Context, sp span, rev int64, q []float32) (_ []vector.Result, more bool, err error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT seq, embedding FROM memories
 		WHERE vector_rev > ? AND seq >= ? AND seq < ? AND tombstone = 0
-		ORDER BY vector_rev DESC LIMIT ?`, rev, sp.lo, sp.hi, pendingScan)
+		ORDER BY vector_rev DESC LIMIT ?`, rev, sp.lo, sp.hi, db.vectors.pendingScan+1)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: vector search: %w", err)
+		return nil, false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
 	defer rows.Close()
 	qn := vecNorm(q)
-	var out []vector.Result
+	var (
+		out []vector.Result
+		n   int
+	)
 	for rows.Next() {
 		var (
 			seq  int64
 			blob []byte
 		)
 		if err := rows.Scan(&seq, &blob); err != nil {
-			return nil, fmt.Errorf("sqlite: vector search: %w", err)
+			return nil, false, fmt.Errorf("sqlite: vector search: %w", err)
+		}
+		if n++; n > db.vectors.pendingScan {
+			more = true
+			break
 		}
 		v := sqlrow.DecodeEmbedding(blob)
 		if len(v) != len(q) {
@@ -367,11 +395,11 @@ func (db *DB) scorePending(ctx context.Context, sp span, rev int64, q []float32)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: vector search: %w", err)
+		return nil, false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
 	db.vectorExamined.Add(int64(len(out)))
 	slices.SortFunc(out, func(a, b vector.Result) int { return cmp.Compare(b.Score, a.Score) })
-	return out, nil
+	return out, more, nil
 }
 
 // filteredSeqs returns up to n seqs of the memories w selects.
