@@ -37,7 +37,7 @@ func filterMemory(n int) mnemo.Memory {
 	return mnemo.Memory{
 		ID:             fmt.Sprintf("01959581-0000-7000-8000-%012d", n),
 		Content:        text,
-		Key:            fmt.Sprintf("/k%d/%d", n%7, n),
+		Key:            fmt.Sprintf("/k%d/%d", n%30, n),
 		SessionID:      fmt.Sprintf("s%d", n%40),
 		Type:           []string{"fact", "event", "preference", "pattern"}[n%4],
 		Category:       fmt.Sprintf("c%d", n%25),
@@ -54,8 +54,9 @@ func filterMemory(n int) mnemo.Memory {
 }
 
 // filterStore opens a store of memories 0..n-1 (filterMemory), with small
-// index parameters so that it builds fast, and exactBelow lowered to
-// exact: a filtered search must stay bounded by those, not by n.
+// index parameters so that it builds fast (efSearch 128, and the graph
+// searched from 100 vectors up), and exactBelow lowered to exact: a
+// filtered search must stay bounded by those, not by n.
 func filterStore(t *testing.T, n, exact int) *DB {
 	t.Helper()
 	ctx := context.Background()
@@ -64,7 +65,7 @@ func filterStore(t *testing.T, n, exact int) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	db.vectors.opts = vector.Options{M: 8, EfConstruction: 48, EfSearch: 64, Seed: 1}
+	db.vectors.opts = vector.Options{M: 8, EfConstruction: 48, EfSearch: 128, ExactBelow: 100, Seed: 1}
 	db.vectors.exactBelow = exact
 	if err := db.SetVectorSpace(ctx, filterSpace, false); err != nil {
 		t.Fatal(err)
@@ -105,14 +106,14 @@ func exactFiltered(ms []mnemo.Memory, k int, q []float32, keep func(mnemo.Memory
 
 // Every filter kind is bounded: a filtered vector search examines (checks
 // against the filter, or scores exactly) a number of memories set by
-// widenMax and exactBelow, not by the size of the store, and its answer
+// the index's efSearch and exactBelow, not by the size of the store, and its answer
 // holds the filter and finds the true filtered nearest. Before, a filter
 // that the selectivity check ignored (pinned, confidence, vitality,
 // security levels) widened the search up to the whole index.
 func TestFilteredVectorSearchBounded(t *testing.T) {
 	const (
-		n     = 12000
-		exact = 400 // a filter selecting fewer memories is scored exactly
+		n     = 4000
+		exact = 200 // a filter selecting fewer memories is scored exactly
 		limit = 10
 	)
 	ctx := context.Background()
@@ -124,8 +125,8 @@ func TestFilteredVectorSearchBounded(t *testing.T) {
 	if err := db.IndexVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	after := filterEpoch.Add(11000 * time.Minute)
-	before := filterEpoch.Add(300 * time.Minute)
+	after := filterEpoch.Add(3850 * time.Minute)
+	before := filterEpoch.Add(150 * time.Minute)
 	kinds := []struct {
 		name   string
 		filter mnemo.Filter
@@ -147,10 +148,10 @@ func TestFilteredVectorSearchBounded(t *testing.T) {
 		{"created_before", mnemo.Filter{CreatedBefore: &before}, func(m mnemo.Memory) bool { return m.CreatedAt.Before(before) }},
 		{"pinned_and_confidence", mnemo.Filter{Pinned: true, MinConfidence: 0.5}, func(m mnemo.Memory) bool { return false }},
 	}
-	// The bound: the widening rounds (at most 22, 88, 352 and widenMax
-	// neighbours) and one exact scan of at most exactBelow memories.
-	bound := int64(22 + 88 + 352 + widenMax + exact)
-	if bound >= n/2 {
+	// The bound: the widening rounds (22 neighbours, then 88, then at
+	// most efSearch) and one exact scan of at most exactBelow memories.
+	bound := int64(22 + 88 + 128 + exact)
+	if bound >= n/8 {
 		t.Fatalf("bound %d is not far below the store's %d memories", bound, n)
 	}
 	for _, k := range kinds {
@@ -159,7 +160,7 @@ func TestFilteredVectorSearchBounded(t *testing.T) {
 				return (k.filter.IncludeArchived || !m.Archived) && k.keep(m)
 			}
 			found, want := 0, 0
-			for qi := range 10 {
+			for qi := range 6 {
 				q := filterMemory(n + qi).Embedding
 				db.vectorExamined.Store(0)
 				hits, err := db.SearchVectors(ctx, filterScope, mnemo.VectorQuery{Filter: k.filter, Vector: q, Limit: limit})
@@ -197,7 +198,7 @@ func TestFilteredVectorSearchBounded(t *testing.T) {
 // vectors the index lacks exactly, with the same answer. Before, the first
 // search inserted every vector loaded (0.9 ms a memory at 612 dimensions).
 func TestFirstSearchAfterBulkLoadDoesNotIndex(t *testing.T) {
-	const n = 3000
+	const n = 1000
 	ctx := context.Background()
 	db := filterStore(t, 0, exactBelow)
 	db.vectors.work.Lock() // the indexer is busy elsewhere: it inserts nothing
@@ -208,9 +209,9 @@ func TestFirstSearchAfterBulkLoadDoesNotIndex(t *testing.T) {
 		}
 	}()
 	db.vectors.exactBelow = exactBelow
-	for from := 0; from < n; from += 1000 {
+	for from := 0; from < n; from += 500 {
 		var recs []mnemo.Record
-		for i := from; i < from+1000; i++ {
+		for i := from; i < from+500; i++ {
 			m := filterMemory(i)
 			recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content})
 		}
@@ -286,15 +287,15 @@ func TestFirstSearchAfterBulkLoadDoesNotIndex(t *testing.T) {
 // the background without any search.
 func TestIndexerCatchesUpAfterWrites(t *testing.T) {
 	ctx := context.Background()
-	db := filterStore(t, 2000, exactBelow)
+	db := filterStore(t, 500, exactBelow)
 	sp, err := db.scopeSpan(ctx, filterScope)
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for db.vectors.indexed(sp) != 2000 {
+	for db.vectors.indexed(sp) != 500 {
 		if time.Now().After(deadline) {
-			t.Fatalf("indexed %d of 2000 without a search", db.vectors.indexed(sp))
+			t.Fatalf("indexed %d of 500 without a search", db.vectors.indexed(sp))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

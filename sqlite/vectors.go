@@ -174,11 +174,6 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 // vector search scores each of them rather than walking the index.
 const exactBelow = 20000
 
-// widenMax bounds the neighbours a filtered vector search takes from the
-// index: it is the index's own search effort (efSearch 1024), so a
-// filtered search walks the graph no further than an unfiltered one.
-const widenMax = 1024
-
 // pendingScan bounds the vectors a search scores exactly because the
 // indexer has not inserted them yet (the newest ones).
 const pendingScan = 5000
@@ -198,11 +193,12 @@ const pendingScan = 5000
 // at most exactBelow+1 rows, and a small set is scored exactly. Any other
 // filter (pinned, confidence, vitality, security levels, archived,
 // expired) is judged on the neighbours: the share of the first round that
-// passes says how far to widen, never past widenMax neighbours; a filter
-// that keeps fewer than the limit of those is selective near the query, so
+// passes says how far to widen, never past the index's efSearch (1024)
+// neighbours, so that the graph walk is no longer than an unfiltered
+// search's; a filter that keeps fewer than the limit of those is selective near the query, so
 // the memories it selects are listed (at most exactBelow+1) and, when that
 // few, scored exactly. Only a filter that keeps more than exactBelow
-// memories but almost none near the query answers from the widenMax
+// memories but almost none near the query answers from the efSearch
 // nearest, which is approximate.
 func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) ([]mnemo.VectorHit, error) {
 	hits, _, err := db.SearchVectorsLag(ctx, scope, q)
@@ -272,7 +268,9 @@ func (db *DB) searchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 		listed = true
 	}
 	var hits []mnemo.VectorHit
-	for k := q.Limit + max(10, q.Limit/4); ; {
+	k := q.Limit + max(10, q.Limit/4)
+	widenMax := max(ix.Options().EfSearch, k)
+	for {
 		res := ix.Search(q.Vector, k, nil)
 		hits, err = s.fetch(ctx, res, k)
 		if err != nil || len(hits) >= q.Limit || len(res) < k || k >= widenMax {
