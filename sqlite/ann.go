@@ -267,9 +267,10 @@ func (a *annIndexes) catchUpAll(ctx context.Context, db *DB) error {
 
 // catchUpBatch is how many vectors the indexer inserts at once. A batch
 // holds the index's write lock, so a search waits for one batch at most:
-// 128 inserts on two cores at 612 dimensions, about 60 ms (AddBatch takes
-// one core per 64 vectors).
-const catchUpBatch = 128
+// 32 inserts on one core, about 30 ms at 612 dimensions (AddBatch would
+// take a second core from 64 vectors up, for batches twice as long; the
+// catch-up is in the background, the wait is not).
+const catchUpBatch = 32
 
 // catchUp inserts the scope's vectors stored after x.rev, a batch at a
 // time, releasing x between batches.
