@@ -111,11 +111,11 @@ func exactFiltered(ms []mnemo.Memory, k int, q []float32, keep func(mnemo.Memory
 // that the selectivity check ignored (pinned, confidence, vitality,
 // security levels) widened the search up to the whole index.
 func TestFilteredVectorSearchBounded(t *testing.T) {
-	const (
-		n     = 4000
-		exact = 200 // a filter selecting fewer memories is scored exactly
-		limit = 10
-	)
+	const limit = 10
+	n, exact := 4000, 200 // a filter selecting fewer than exact memories is scored exactly
+	if raceEnabled {
+		n, exact = 2000, 100
+	}
 	ctx := context.Background()
 	db := filterStore(t, n, exact)
 	ms := make([]mnemo.Memory, n)
@@ -125,8 +125,8 @@ func TestFilteredVectorSearchBounded(t *testing.T) {
 	if err := db.IndexVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	after := filterEpoch.Add(3850 * time.Minute)
-	before := filterEpoch.Add(150 * time.Minute)
+	after := filterEpoch.Add(time.Duration(n-exact*3/4) * time.Minute)
+	before := filterEpoch.Add(time.Duration(exact*3/4) * time.Minute)
 	kinds := []struct {
 		name   string
 		filter mnemo.Filter
@@ -151,7 +151,7 @@ func TestFilteredVectorSearchBounded(t *testing.T) {
 	// The bound: the widening rounds (22 neighbours, then 88, then at
 	// most efSearch) and one exact scan of at most exactBelow memories.
 	bound := int64(22 + 88 + 128 + exact)
-	if bound >= n/8 {
+	if bound >= int64(n/4) {
 		t.Fatalf("bound %d is not far below the store's %d memories", bound, n)
 	}
 	for _, k := range kinds {
@@ -160,7 +160,11 @@ func TestFilteredVectorSearchBounded(t *testing.T) {
 				return (k.filter.IncludeArchived || !m.Archived) && k.keep(m)
 			}
 			found, want := 0, 0
-			for qi := range 6 {
+			queries := 6
+			if raceEnabled {
+				queries = 3
+			}
+			for qi := range queries {
 				q := filterMemory(n + qi).Embedding
 				db.vectorExamined.Store(0)
 				hits, err := db.SearchVectors(ctx, filterScope, mnemo.VectorQuery{Filter: k.filter, Vector: q, Limit: limit})
