@@ -304,3 +304,35 @@ func TestIndexerCatchesUpAfterWrites(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A filter without an index of its own is listed from the covering index
+// memories_vector_filter, not by reading every row with its vector.
+func TestFilteredSeqsUseCoveringIndex(t *testing.T) {
+	ctx := context.Background()
+	db := filterStore(t, 10, exactBelow)
+	sp, err := db.scopeSpan(ctx, filterScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []mnemo.Filter{{MinConfidence: 0.99}, {MinVitality: 0.5}, {SecurityLevels: []string{"restricted"}}, {Pinned: true}} {
+		w := liveIn(filterScope, sp, &f, db.now())
+		w.add(`m.vector_rev IS NOT NULL`)
+		rows, err := db.reader.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT m.seq FROM memories m WHERE `+w.String()+` LIMIT ?`, append(w.args, 1)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if p := strings.Join(plan, "; "); !strings.Contains(p, "COVERING INDEX") {
+			t.Errorf("filter %+v: plan %q reads the rows", f, p)
+		}
+	}
+}
