@@ -3,15 +3,34 @@
 
 GO       ?= go
 FUZZTIME ?= 10s
-LOCOMO   ?= ../shared/eval/locomo-dev.json
+# LoCoMo data (not in the repository, CC BY-NC): locomo10.json from
+# github.com/snap-research/locomo, or the dev split made from it (README).
+MNEMO_LOCOMO ?= ../shared/eval/locomo-dev.json
+LOCOMO   ?= $(MNEMO_LOCOMO)
 
 # Runs a command with Debian's PostgreSQL 15 up and one PGlite (pgvector) for
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN.
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: test vet unit quality fuzz inspector bench locomo scale build pgservers
+.PHONY: help test vet unit quality fuzz inspector clients bench bench-go locomo scale build run pgservers
 
 test: vet unit quality fuzz inspector
+
+help:
+	@echo 'make build      the binary, to bin/mnemo'
+	@echo 'make run        build, then serve the default store (./mnemo-data) on 127.0.0.1:7077'
+	@echo 'make test       every check CI runs: vet, unit (with PostgreSQL), quality, fuzz, inspector'
+	@echo 'make vet        gofmt and go vet'
+	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
+	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
+	@echo 'make fuzz       every fuzzer for FUZZTIME (10s)'
+	@echo 'make inspector  the npm MCP Inspector against mnemo mcp'
+	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
+	@echo 'make bench      the README benchmarks: bench locomo (dev split), bench scale (100k)'
+	@echo 'make bench-go   the Go benchmarks behind docs/BENCHMARKS.md'
+	@echo 'make locomo     bench locomo with each ranking profile (MNEMO_LOCOMO=path)'
+	@echo 'make scale      bench scale at 100k and 1M memories'
+	@echo 'make pgservers  a shell with the PostgreSQL test servers up'
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
@@ -22,12 +41,20 @@ unit:
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
 # it measures ranking, and the detector slows the sentence encoder 20x.
+# Without the data it says so loudly, and fails when CI=true. Then the
+# README's examples against a served mnemo (TestReadme, also without -race).
 quality:
-	$(GO) test -count=1 -run 'TestLocomoQuality' ./cmd/mnemo
+	MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GO) test -count=1 -v -run '^(TestLocomoQuality|TestReadme)$$' ./cmd/mnemo
+	@test -f "$(LOCOMO)" || { \
+	  echo; echo "*** QUALITY NOT CHECKED: no LoCoMo data at $(LOCOMO)."; \
+	  echo "*** Get data/locomo10.json from github.com/snap-research/locomo and run"; \
+	  echo "*** make quality MNEMO_LOCOMO=path/to/locomo10.json (README, \"Recall quality\")."; echo; }
 
 # A short run of every fuzzer past its seed corpus.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzNormalizeKey$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzWrite$$' -fuzztime $(FUZZTIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzTools$$' -fuzztime $(FUZZTIME) ./mcp
 	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) .
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendEvent$$' -fuzztime $(FUZZTIME) .
@@ -47,8 +74,20 @@ fuzz:
 inspector:
 	bash mcp/inspector_test.sh
 
-# Benchmarks: figures for docs/BENCHMARKS.md, never assertions.
-bench:
+# The TypeScript and Python clients and the TypeScript adapters against one
+# real `mnemo serve`: type drift from /openapi.json, node --test, pytest.
+clients:
+	bash scripts/clients-test.sh
+
+# The README's benchmark commands: recall quality on the LoCoMo dev split,
+# then latency at 100k memories in one agent.
+bench: build
+	@if [ -f "$(LOCOMO)" ]; then set -x; bin/mnemo bench locomo --conversations dev $(LOCOMO); \
+	else echo "bench locomo skipped: no LoCoMo data at $(LOCOMO) (README, \"Recall quality\")"; fi
+	bin/mnemo bench scale --n 100000
+
+# Go benchmarks: figures for docs/BENCHMARKS.md, never assertions.
+bench-go:
 	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event|DaySummary' -benchtime 2000x .
 	$(GO) test -run '^$$' -bench 'DaySummary' -benchtime 3x .
 	$(GO) test -run '^$$' -bench 'Event' -benchtime 2s .
@@ -56,9 +95,9 @@ bench:
 	$(GO) test -run '^$$' -bench . ./sqlite ./analysis
 
 locomo:
-	$(GO) run ./cmd/mnemo bench locomo $(LOCOMO)
-	$(GO) run ./cmd/mnemo bench locomo --profile lexical $(LOCOMO)
-	$(GO) run ./cmd/mnemo bench locomo --profile semantic $(LOCOMO)
+	$(GO) run ./cmd/mnemo bench locomo --conversations dev $(LOCOMO)
+	$(GO) run ./cmd/mnemo bench locomo --conversations dev --profile lexical $(LOCOMO)
+	$(GO) run ./cmd/mnemo bench locomo --conversations dev --profile semantic $(LOCOMO)
 
 # Hybrid recall, index build, reopen and memory at 100k and 1M memories in
 # one agent (the stores are generated once, under $$TMPDIR/mnemo-scale).
@@ -68,6 +107,10 @@ scale:
 
 build:
 	$(GO) build -o bin/mnemo ./cmd/mnemo
+
+# The server on the embedded default store (./mnemo-data, 127.0.0.1:7077).
+run: build
+	bin/mnemo serve
 
 # A shell with the test servers up, to run one package's tests by hand.
 pgservers:

@@ -16,6 +16,10 @@ import (
 // never a silent truncation.
 type Limits struct {
 	MaxContentChars int // content, in characters (seed 000 FR-2: 2,000)
+	// MaxMessageChars is the limit of a conversation message's content
+	// (AddMessages): people write long messages, and a message is stored
+	// whole, as said (32,000).
+	MaxMessageChars int
 	MaxSummaryChars int
 	MaxDataBytes    int // data JSON, in bytes
 	MaxSourceBytes  int // source JSON, in bytes
@@ -34,6 +38,7 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{
 		MaxContentChars: 2000,
+		MaxMessageChars: 32000,
 		MaxSummaryChars: 2000,
 		MaxDataBytes:    64 << 10,
 		MaxSourceBytes:  4 << 10,
@@ -47,7 +52,7 @@ func DefaultLimits() Limits {
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
 	for _, f := range []struct{ v, d *int }{
-		{&l.MaxContentChars, &d.MaxContentChars}, {&l.MaxSummaryChars, &d.MaxSummaryChars},
+		{&l.MaxContentChars, &d.MaxContentChars}, {&l.MaxMessageChars, &d.MaxMessageChars}, {&l.MaxSummaryChars, &d.MaxSummaryChars},
 		{&l.MaxDataBytes, &d.MaxDataBytes}, {&l.MaxSourceBytes, &d.MaxSourceBytes},
 		{&l.MaxTags, &d.MaxTags}, {&l.MaxTagChars, &d.MaxTagChars}, {&l.MaxBatch, &d.MaxBatch},
 	} {
@@ -92,6 +97,9 @@ type Draft struct {
 	// Set by AddMessages only.
 	context string
 	prev    string
+	// message marks a conversation message (AddMessages): its content has
+	// the higher MaxMessageChars limit, and an error names messages[i].
+	message bool
 }
 
 // Tombstone reports whether d deletes its key.
@@ -148,8 +156,12 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	if m.Content == "" {
 		return m, Errorf(EINVALID, "content is empty: give content or data")
 	}
-	if n := utf8.RuneCountInString(m.Content); n > lim.MaxContentChars {
-		return m, Errorf(ETOOLARGE, "content is %d characters, the limit is %d", n, lim.MaxContentChars)
+	limit := lim.MaxContentChars
+	if d.message {
+		limit = max(limit, lim.MaxMessageChars)
+	}
+	if n := utf8.RuneCountInString(m.Content); n > limit {
+		return m, Errorf(ETOOLARGE, "content is %d characters, the limit is %d", n, limit)
 	}
 	if !utf8.ValidString(m.Content) || !utf8.ValidString(d.Summary) {
 		return m, Errorf(EINVALID, "content is not valid UTF-8")

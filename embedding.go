@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // embedBatch is how many memories the embedding worker embeds at once.
@@ -119,7 +122,11 @@ func (e *noIndexError) Unwrap() error { return e.err }
 
 // reason says why the vector index is missing, for a degraded answer.
 func (e *noIndexError) reason() string {
-	return "no vector index (" + ErrorMessage(e.err) + "): answered by full text and recency"
+	msg := ErrorMessage(e.err)
+	if !strings.HasPrefix(msg, "no vector index") {
+		msg = "no vector index (" + msg + ")"
+	}
+	return msg + ": answered by full text and recency"
 }
 
 // space returns the embedder's vector space. A remote model may tell its
@@ -212,7 +219,13 @@ func (v *vectors) work(ctx context.Context) {
 func drainQueue(ctx context.Context, wake <-chan struct{}, log *slog.Logger, what string, step func(context.Context) (int, error)) {
 	backoff := time.Duration(0)
 	for {
-		n, err := step(ctx)
+		// A panic in one batch is a failed batch: logged with its stack,
+		// retried after the backoff, and the worker lives on.
+		var n int
+		err := safe.Call(log, what, func() (err error) {
+			n, err = step(ctx)
+			return err
+		})
 		switch {
 		case ctx.Err() != nil:
 			return

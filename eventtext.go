@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // L2 relations of unstructured events (seed 002 "非结构化事件用LLM"): what
@@ -117,19 +119,26 @@ func (l *eventLayers) enqueueText(s *Service, j textJob) {
 func (l *eventLayers) textWork(s *Service) {
 	defer close(l.textDone)
 	for j := range l.textJobs {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if j.relate {
-			if _, err := s.relateText(ctx, j.scope, j.event); err != nil {
-				s.log.Warn("text relations of an event failed", "event", j.event.ID, "err", err)
-			}
-		}
-		if j.interact {
-			if _, _, err := s.RecordInteraction(ctx, j.scope, EventText(j.event)); err != nil {
-				s.log.Warn("recording an interaction failed", "event", j.event.ID, "err", err)
-			}
-		}
-		cancel()
+		s.textJob(j)
 		l.textPending.Done()
+	}
+}
+
+// textJob analyses one event's text. A panic in it is logged with its
+// stack and costs that event's relations only.
+func (s *Service) textJob(j textJob) {
+	defer safe.Recover(s.log, "event text analysis", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if j.relate {
+		if _, err := s.relateText(ctx, j.scope, j.event); err != nil {
+			s.log.Warn("text relations of an event failed", "event", j.event.ID, "err", err)
+		}
+	}
+	if j.interact {
+		if _, _, err := s.RecordInteraction(ctx, j.scope, EventText(j.event)); err != nil {
+			s.log.Warn("recording an interaction failed", "event", j.event.ID, "err", err)
+		}
 	}
 }
 

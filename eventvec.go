@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // Seed 002's third layer (L3): embeddings of events, searched by meaning.
@@ -632,6 +634,7 @@ func (s *Service) touchEvents(scope Scope, ids []string) {
 	s.l3.touches.Add(1)
 	go func() {
 		defer s.l3.touches.Done()
+		defer safe.Recover(s.log, "counting event vector accesses", nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := s.l3.store.TouchEventVectors(ctx, scope, ids, at); err != nil {

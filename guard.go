@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -55,6 +56,22 @@ type GuardDecision struct {
 type WriteResult struct {
 	Memory
 	Guard GuardDecision `json:"guard"`
+	// Applied is false when the write lost last-write-wins to a newer
+	// revision of its key: Memory is then that revision, which stands, and
+	// WinnerUpdatedAt its time.
+	Applied         bool       `json:"applied"`
+	WinnerUpdatedAt *time.Time `json:"winner_updated_at,omitempty"`
+}
+
+// settle records in r whether rec's write was applied: a store returns, for
+// a write that lost last-write-wins, the revision that stands, which is
+// newer than the write.
+func (r *WriteResult) settle(rec *Record) {
+	r.Applied = !r.Memory.UpdatedAt.After(rec.Memory.UpdatedAt)
+	if !r.Applied {
+		t := r.Memory.UpdatedAt
+		r.WinnerUpdatedAt = &t
+	}
 }
 
 // guardCandidates is how many lexical neighbours of the same type the gate
@@ -93,8 +110,12 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 		}
 		return GuardDecision{Action: GuardAdd}, nil, nil
 	}
-	aq := s.analyzer.Query(text)
-	if aq.Empty() {
+	// The text is what will be indexed, not a query: "Python*" is the
+	// word python, never a prefix (read as a query, a text of only
+	// prefixes had no terms, and slicing them panicked).
+	words := s.analyzer.Terms(text)
+	mine := termSet(words)
+	if len(mine) == 0 {
 		return GuardDecision{Action: GuardAdd}, nil, nil
 	}
 	// The same text, or nearly, has most of its words: search for memories
@@ -102,7 +123,7 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 	// filter makes the index score every match), and check the type here.
 	// A word the new text adds, or changes, is in no stored memory: when
 	// all of them find nothing, each of the three longest is left out in turn.
-	terms := slices.Clone(aq.Terms)
+	terms := dedupe(words)
 	slices.SortStableFunc(terms, func(a, b string) int { return len(b) - len(a) })
 	terms = terms[:min(guardTerms, max(1, (len(terms)*3+4)/5))]
 	var sr SearchResult
@@ -120,7 +141,6 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 			return GuardDecision{}, nil, err
 		}
 	}
-	mine := termSet(s.analyzer.Terms(text))
 	var conflicts []string
 	for _, h := range sr.Hits {
 		c := h.Memory
@@ -157,6 +177,19 @@ func meaningful(s string) int {
 }
 
 func normalText(s string) string { return strings.ToLower(oneLine(s)) }
+
+// dedupe returns ts without repeats, in the order of first occurrence.
+func dedupe(ts []string) []string {
+	seen := make(map[string]bool, len(ts))
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 func termSet(ts []string) map[string]bool {
 	set := make(map[string]bool, len(ts))

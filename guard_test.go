@@ -144,3 +144,24 @@ func TestExtraction(t *testing.T) {
 		t.Fatalf("failure not in the ledger: %+v", es)
 	}
 }
+
+// TestWriteGuardPrefixOnly is defect 1 of issue 15: a text of nothing but
+// words ending in '*' panicked the guard, which read it as a query (all
+// prefixes, no terms). It is text to index: stored, and its repeat found.
+func TestWriteGuardPrefixOnly(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	for _, text := range []string{"Python*", "foo*bar*", "Deploys* Tuesdays*", "**", "Lisb* *"} {
+		res, err := svc.Write(ctx, alice, []mnemo.Draft{draft(text)})
+		if err != nil {
+			if mnemo.ErrorCode(err) == mnemo.EINVALID { // too short is a fine answer
+				continue
+			}
+			t.Fatalf("%q: %v", text, err)
+		}
+		again, err := svc.Write(ctx, alice, []mnemo.Draft{draft(text)})
+		if err != nil || again[0].Guard.Action != mnemo.GuardDuplicate || again[0].ID != res[0].ID {
+			t.Fatalf("%q again: %+v, %v", text, again, err)
+		}
+	}
+}

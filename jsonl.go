@@ -58,14 +58,27 @@ type ImportOptions struct {
 	// Progress, if not nil, is called after each stored batch with the
 	// number of records stored so far.
 	Progress func(done int)
+	// Private imports for a tenant, who must learn nothing of other
+	// scopes: a record keeps its id only when the target scope already
+	// holds it, and otherwise gets a new one (scopedID), whether or not
+	// the old id is taken elsewhere. Without it a record keeps its id
+	// unless that is taken by another scope (an operator's restore).
+	Private bool
+	// OnNewID, if not nil, is called for each record stored under another
+	// id than its line's, with both.
+	OnNewID func(old, new string)
 }
 
 // MaxImportLine is the longest JSONL line Import accepts.
 const MaxImportLine = 1 << 20
 
-// Import reads memories written by Export and stores them, keeping ids,
-// times, access counts and embeddings. Every line is parsed and validated
-// before anything is written, so a bad line stores nothing; it fails with
+// Import reads memories written by Export and stores them, keeping times,
+// access counts, embeddings and, where it can, ids: ids are unique in a
+// store, so when a batch holds an id another scope has (an export of agent
+// A imported into agent B), its records that the target scope does not
+// hold get ids derived from the scope and the old id, the same on every
+// import, reported to OnNewID (see also Private). Every line is parsed and
+// validated before anything is written, so a bad line stores nothing; it fails with
 // an EINVALID error naming the line. Records with a key upsert it by
 // last-write-wins, so importing the same file twice changes nothing.
 //
@@ -115,22 +128,57 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		for n < len(items) && n < s.limits.MaxBatch && items[n].scope == items[0].scope {
 			n++
 		}
+		scope := items[0].scope
 		recs := make([]Record, n)
+		orig := make(map[string]string, n) // stored id -> the line's
 		for i := range recs {
 			recs[i] = items[i].rec
 		}
+		if opts.Private {
+			if err := s.scopeIDs(ctx, scope, recs); err != nil {
+				return done, err
+			}
+		}
+		for i := range recs {
+			orig[recs[i].Memory.ID] = items[i].rec.Memory.ID
+		}
 		s.linkMessages(recs)
-		_, err := s.write(ctx, items[0].scope, recs, false)
+		ms, err := s.write(ctx, scope, recs, false)
+		if ErrorCode(err) == ECONFLICT && !opts.Private {
+			// An id taken by another scope: those not here get new ones.
+			if err = s.scopeIDs(ctx, scope, recs); err == nil {
+				for i := range recs {
+					orig[recs[i].Memory.ID] = items[i].rec.Memory.ID
+				}
+				ms, err = s.write(ctx, scope, recs, false)
+			}
+		}
+		all := recs
 		if ErrorCode(err) == ECONFLICT {
 			// Keyless records already here (a second import of the same
-			// file) are skipped, so importing twice changes nothing; an id
-			// taken by another scope still fails.
-			if recs, err = s.dropPresent(ctx, items[0].scope, recs); err == nil && len(recs) > 0 {
-				_, err = s.write(ctx, items[0].scope, recs, false)
+			// file) are skipped, so importing twice changes nothing.
+			ms = nil
+			if recs, err = s.dropPresent(ctx, scope, recs); err == nil && len(recs) > 0 {
+				ms, err = s.write(ctx, scope, recs, false)
 			}
 		}
 		if err != nil {
 			return done, err
+		}
+		if opts.OnNewID != nil {
+			stored := make(map[string]string, len(all)) // record id -> stored id
+			for i := range ms {
+				stored[recs[i].Memory.ID] = ms[i].ID // an upsert keeps the key's id
+			}
+			for _, r := range all {
+				id := r.Memory.ID
+				if sid, ok := stored[id]; ok {
+					id = sid
+				}
+				if old := orig[r.Memory.ID]; old != "" && old != id {
+					opts.OnNewID(old, id)
+				}
+			}
 		}
 		done += n
 		items = items[n:]
@@ -139,6 +187,35 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		}
 	}
 	return done, nil
+}
+
+// scopeIDs gives each record whose id scope does not hold the id
+// scopedID derives. Every lookup is within scope, so what it decides says
+// nothing of other scopes.
+func (s *Service) scopeIDs(ctx context.Context, scope Scope, recs []Record) error {
+	for i := range recs {
+		id := recs[i].Memory.ID
+		if _, err := s.store.Get(ctx, scope, id); err == nil {
+			continue
+		} else if ErrorCode(err) != ENOTFOUND {
+			return err
+		}
+		recs[i].Memory.ID = scopedID(scope, id)
+	}
+	return nil
+}
+
+// scopedID is the id a record of id old gets in scope when old is not
+// free there: the same on every import, so that importing twice changes
+// nothing, and keeping old's UUIDv7 time.
+func scopedID(scope Scope, old string) string {
+	h := uuid.NewSHA1(uuid.NameSpaceOID, []byte(scope.TenantID+"\x00"+scope.AgentID+"\x00"+old))
+	if u, err := uuid.Parse(old); err == nil {
+		copy(h[:6], u[:6]) // the time of a UUIDv7
+	}
+	h[6] = 0x70 | h[6]&0x0f // version 7
+	h[8] = 0x80 | h[8]&0x3f // RFC 4122 variant
+	return h.String()
 }
 
 // dropPresent removes the keyless records whose id the scope already holds.

@@ -45,11 +45,11 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 	for i, m := range msgs {
 		role, err := checkWord("role", m.Role)
 		if err != nil {
-			return nil, prefixError(err, messagePrefix(i, len(msgs)))
+			return nil, prefixError(err, messagePrefix(i))
 		}
 		name := strings.TrimSpace(m.Name)
 		if len(name) > 128 {
-			return nil, Errorf(EINVALID, "%sname is longer than 128 bytes", messagePrefix(i, len(msgs)))
+			return nil, Errorf(EINVALID, "%sname is longer than 128 bytes", messagePrefix(i))
 		}
 		data, _ := json.Marshal(struct {
 			Role string `json:"role"`
@@ -58,7 +58,7 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 		content := m.Content
 		drafts[i] = Draft{
 			Key: m.Key, SessionID: sessionID, Content: &content, Data: data,
-			Type: TypeEvent, CreatedAt: m.CreatedAt,
+			Type: TypeEvent, CreatedAt: m.CreatedAt, message: true,
 		}
 		lines[i] = content
 		if name != "" {
@@ -105,9 +105,8 @@ func neighbours(lines []string, k int) string {
 	return strings.Join(out, "\n")
 }
 
-func messagePrefix(i, n int) string {
-	if n == 1 {
-		return ""
-	}
+// messagePrefix names message i in an error, even the only one: the
+// caller sent a list.
+func messagePrefix(i int) string {
 	return "messages[" + strconv.Itoa(i) + "]: "
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 )
 
@@ -226,11 +227,20 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lexical()
+			lexErr = safe.Call(s.log, "lexical search", func() error { lexical(); return lexErr })
 		}()
 	}
+	// A word cut short ("Lisb*") means nothing to an embedder: its vector
+	// is noise, which fusion would normalise to the best candidate's and
+	// let outweigh the prefix's lexical match 0.7 to 0.3. So the embedder
+	// sees the query's whole words, and a query of prefixes alone is
+	// answered by the lexical index.
+	semText := wholeWords(q.Text)
+	if semText == "" && len(aq.Prefixes) > 0 && profile.LexicalWeight > 0 {
+		useVec = false
+	}
 	if useVec && !fallback {
-		if qv, err := s.vec.embedQuery(ctx, q.Text); err != nil {
+		if qv, err := s.vec.embedQuery(ctx, semText); err != nil {
 			if ctx.Err() != nil {
 				wg.Wait()
 				return Result{}, ctx.Err()
@@ -286,7 +296,11 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		reasons := make([]string, len(notes))
 		for i, n := range notes {
 			reasons[i] = n.reason
-			s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
+			if n.cause == DegradedVectorIndex {
+				s.warnOnce(noIndexWarning, "err", n.reason)
+			} else {
+				s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
+			}
 			s.noteDegraded(ctx, scope, n.cause, n.reason)
 		}
 		res.Degraded, res.Reason = true, strings.Join(reasons, "; ")
@@ -495,4 +509,19 @@ func (s *Service) hitRatio(m *Memory, terms map[string]bool) float64 {
 		}
 	}
 	return float64(len(found)) / float64(len(terms))
+}
+
+// wholeWords is text without its prefix words ("Pyth*"), what an embedder
+// can make sense of.
+func wholeWords(text string) string {
+	if !strings.Contains(text, "*") {
+		return text
+	}
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if !strings.HasSuffix(w, "*") {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
 }

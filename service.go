@@ -90,6 +90,7 @@ type Service struct {
 	extractor MemoryExtractor
 	events    EventOptions
 	degraded  sync.Map // scope and reason -> when last written to the ledger
+	warned    sync.Map // lasting degradations logged once (warnOnce)
 	fallback  Embedder // while the embedder fails; nil: lexical alone
 	noVectors bool     // an embedder is configured, but the store keeps no vectors
 	onDegrade func(cause string)
@@ -164,12 +165,16 @@ func (s *Service) Init(ctx context.Context) error {
 	}
 	var noIndex *noIndexError
 	if err := s.vec.init(ctx); errors.As(err, &noIndex) {
-		s.log.Warn("no vector index: memories are written without vectors and recall uses full text and recency", "err", noIndex.err)
+		s.warnOnce(noIndexWarning, "err", noIndex.err)
 	} else if err != nil {
 		return err
 	}
 	return nil
 }
+
+// noIndexWarning is logged once a process when the store cannot keep
+// vectors.
+const noIndexWarning = "no vector index: memories are written without vectors and recall uses full text and recency"
 
 // Close stops the embedding worker and closes the underlying store.
 func (s *Service) Close() error {
@@ -227,6 +232,7 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 		}
 		for i := range ms {
 			out[i] = WriteResult{Memory: ms[i], Guard: GuardDecision{Action: GuardAdd, Reason: "write guard off"}}
+			out[i].settle(&recs[i])
 		}
 		return out, nil
 	}
@@ -258,7 +264,7 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 			return nil, Errorf(EINVALID, "%s", msg)
 		case GuardDuplicate:
 			existing.Embedding = nil
-			out[i].Memory = *existing
+			out[i].Memory, out[i].Applied = *existing, true
 			entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: []string{existing.ID}, Reason: "duplicate: " + d.Reason + "; nothing written"})
 			continue
 		case GuardMerge:
@@ -283,6 +289,7 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 		}
 		for k, m := range ms {
 			out[at[k]].Memory = m
+			out[at[k]].settle(&todo[k])
 			switch d := out[at[k]].Guard; d.Action {
 			case GuardMerge:
 				entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: []string{d.ExistingID, m.ID},
@@ -341,6 +348,9 @@ func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
 			classify(&m, d.SecurityLevel)
 		}
 		if err != nil {
+			if d.message {
+				return nil, prefixError(err, messagePrefix(i))
+			}
 			if len(drafts) > 1 {
 				return nil, prefixError(err, fmt.Sprintf("memories[%d]: ", i))
 			}
@@ -361,7 +371,7 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 	if s.vec != nil {
 		var noIndex *noIndexError
 		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
-			s.log.Warn("no vector index: memories are written without vectors", "err", err)
+			s.warnOnce(noIndexWarning, "err", err)
 			s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index ("+ErrorMessage(noIndex.err)+"): memories written without vectors")
 		} else if err != nil {
 			// The memories are stored and queued all the same.
@@ -380,6 +390,7 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 	if s.vec != nil {
 		s.vec.kick()
 	} else if s.noVectors {
+		s.warnOnce(noIndexWarning, "err", "the store keeps no vectors")
 		s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index (the store keeps no vectors): memories written without vectors")
 	}
 	return ms, nil

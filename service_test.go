@@ -445,3 +445,38 @@ func TestSecurityClassification(t *testing.T) {
 		t.Fatalf("message: %+v, %v", ms, err)
 	}
 }
+
+// TestWriteLostLastWriteWins checks that a keyed write older than the
+// stored revision says it was not applied, with the winner's time, alone
+// and in a batch, with the Write Guard on and off.
+func TestWriteLostLastWriteWins(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	for _, off := range []bool{false, true} {
+		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		svc := mnemo.New(db, mnemo.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: off}})
+		res, err := svc.Write(ctx, alice, []mnemo.Draft{{Key: "/city", Content: str("lives in Berlin")}})
+		if err != nil || !res[0].Applied || res[0].WinnerUpdatedAt != nil {
+			t.Fatalf("guard off=%v: first write = %+v, %v; want applied", off, res, err)
+		}
+		winner := res[0].UpdatedAt
+		res, err = svc.Write(ctx, alice, []mnemo.Draft{
+			{Key: "/city", Content: str("lives in Rome"), UpdatedAt: tptr(winner.Add(-time.Hour))},
+			{Key: "/other", Content: str("likes green tea")},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lost := res[0]; lost.Applied || lost.WinnerUpdatedAt == nil || !lost.WinnerUpdatedAt.Equal(winner) || lost.Content != "lives in Berlin" {
+			t.Errorf("guard off=%v: stale write = applied %v winner %v %q, want not applied, winner %v %q",
+				off, lost.Applied, lost.WinnerUpdatedAt, lost.Content, winner, "lives in Berlin")
+		}
+		if !res[1].Applied {
+			t.Errorf("guard off=%v: the batch's other write = %+v, want applied", off, res[1])
+		}
+	}
+}

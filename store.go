@@ -194,7 +194,9 @@ type VectorStats struct {
 	Dimension int    `json:"dimension"`
 	Embedded  int    `json:"embedded"` // live memories with a vector
 	Pending   int    `json:"pending"`  // live memories waiting for one
-	Indexed   int    `json:"indexed"`  // vectors in the ANN index; -1 until it is loaded
+	// Indexed is how many vectors the ANN index holds: 0 with none, -1
+	// while a scope's index with vectors is not loaded yet.
+	Indexed int `json:"indexed"`
 	// CacheHitRate is the query-embedding cache's hit rate since start, set
 	// by the Service.
 	CacheHitRate *float64 `json:"cache_hit_rate,omitempty"`

@@ -2,19 +2,64 @@
 // (seed 000 FR-8.3): a Store over a primary store (PostgreSQL) and a local
 // spool (a files.Store in a directory of its own).
 //
-// While the primary answers, every call goes to it. When a call finds it
-// unreachable (error code unavailable), acknowledged writes go to the spool,
-// durably (fsync, as files.Store does by default), and reads answer from
-// what the spool holds, flagged degraded. A background loop probes the
-// primary; once it answers again the spool is replayed into it in the order
-// it was written, idempotently (the same ids; a record the primary already
-// has, or has a later write of, is skipped, so a replay done twice changes
-// nothing), the spool's ledger entries follow, and the spool is emptied.
-// Nothing acknowledged is lost: a record leaves the spool only after the
-// primary has stored it.
+// The store is in one of three states:
 //
-// While down, forgets, clears, lifecycle changes and state documents need
-// the primary and fail with unavailable; accesses (Touch) are not recorded.
+//   - up: every call goes to the primary. A call a request waits on (writes,
+//     ledger and lifecycle appends, Get, GetByKey, Search, Touch, state
+//     documents, the vector space and vector search) gets one attempt of at
+//     most Options.FailoverAfter (2 s by default): when the primary fails it
+//     as unreachable (error code unavailable) or does not answer in time
+//     (a connection reset, or a network that swallows packets), the store
+//     goes down and the call is answered otherwise — a write lands in the
+//     spool and is acknowledged, so a write in flight at the cut waits at
+//     most FailoverAfter (plus the spool's fsync), never the driver's or the
+//     client's timeout.
+//   - down: no call waits on the primary. Acknowledged writes go to the
+//     spool, durably (fsync, as files.Store does by default); reads answer
+//     from what the spool holds, flagged degraded; forgets, clears,
+//     lifecycle changes and state documents fail with unavailable; accesses
+//     (Touch) are not recorded. A background loop probes the primary every
+//     Options.ProbeEvery (1 s by default).
+//   - replaying: the probe found the primary answering and the spool is not
+//     empty. New writes go to the primary at once; the spool is replayed into
+//     it in the background, in the order it was written, in batches
+//     (Options.ReplayBatch records of one scope: one lookup and one write
+//     transaction each), several at a time on a connection pool of the
+//     replay's own (a key's records always in the same lane, in order). No
+//     write waits on the replay, nor for a connection it holds.
+//
+// Last-write-wins stays right across spooled and new writes because a
+// replayed record keeps the UpdatedAt its write was stamped with, and the
+// primary decides every keyed write by UpdatedAt (mnemo.Store.Write): a
+// record spooled during the outage is older than a write of the same key
+// made after the primary answered again, so when the replay brings it, it
+// loses (or is skipped, below), whichever of the two reaches the database
+// first. The replay is idempotent: a batch first looks up its ids and keys
+// in the primary (BatchLookup) and skips a keyless record whose id is
+// there (a write that timed out but committed) and a keyed one whose key
+// was written at the same time or later, so a replay cut and done again,
+// or done twice, changes nothing.
+//
+// While replaying, reads go to the primary, which has everything but the
+// spooled records not yet replayed (a few seconds' worth: the replay takes
+// thousands of records a second). So that a client finds what it wrote
+// during the outage, and the Write Guard compares a new write of a key with
+// the key's newest value: Get falls back to the spool for an id the primary
+// lacks, and GetByKey answers with the newer of the primary's and the
+// spool's revision of the key (a tombstone included). Search and Stats
+// answer from the primary, flagged degraded with cause mnemo.DegradedStore
+// and the number of records still to replay. Forget and Clear fail with
+// unavailable until the replay ends (the replay would bring back a spooled
+// record of what they delete).
+//
+// The replay ends with a short exclusive section: once a pass over the
+// spool finds nothing it has not replayed and no spool write happened
+// since, the spool's ledger entries have followed, the spool is emptied
+// (renamed away, then removed) and the store is up. Only a write being
+// spooled at that instant (the primary failed it) waits for it, for a
+// rename. Nothing acknowledged is lost: a record leaves the spool only
+// after the primary has stored it, and a spool left by a process that
+// stopped is replayed by the next one.
 package failover
 
 import (
@@ -31,14 +76,23 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // Primary is the store failover protects: a database with every ability
-// the Service uses.
+// the Service uses, and a batched lookup for the replay.
 type Primary interface {
 	mnemo.LifecycleStore
 	mnemo.StateStore
 	mnemo.VectorStore
+	BatchLookup
+}
+
+// BatchLookup answers, in one call, what the replay needs to know of a
+// batch: which of ids the scope holds, and for each of keys that has a
+// row (live or tombstone), the UpdatedAt of that row.
+type BatchLookup interface {
+	Lookup(ctx context.Context, scope mnemo.Scope, ids, keys []string) (map[string]bool, map[string]time.Time, error)
 }
 
 // Pinger is a Primary that can say cheaply whether it is reachable. Others
@@ -49,6 +103,11 @@ type Pinger interface {
 
 // Options configure a Store.
 type Options struct {
+	// FailoverAfter bounds one attempt at a call on the primary that a
+	// request waits on (see the package doc): past it the primary is taken
+	// for unreachable and the call is answered from the spool
+	// (DefaultFailoverAfter when zero).
+	FailoverAfter time.Duration
 	// ProbeEvery is how often an unreachable primary is tried again
 	// (DefaultProbeEvery when zero).
 	ProbeEvery time.Duration
@@ -66,9 +125,14 @@ type Options struct {
 
 // Defaults.
 const (
-	DefaultProbeEvery  = 5 * time.Second
-	DefaultReplayBatch = 256
+	DefaultFailoverAfter = 2 * time.Second
+	DefaultProbeEvery    = time.Second
+	DefaultReplayBatch   = 1000
 )
+
+// openTimeout bounds one attempt of the probe at opening the primary,
+// which migrates its schema: longer than a call.
+const openTimeout = 30 * time.Second
 
 // Store is a mnemo.Store (and LifecycleStore, StateStore, VectorStore) over
 // a primary and a spool. It is safe for concurrent use.
@@ -79,20 +143,32 @@ type Store struct {
 	log      *slog.Logger
 	m        *metrics
 
-	// gate is held shared by every call and exclusively by the end of a
-	// replay, which flips the store back up with nothing in flight.
-	gate    sync.RWMutex
 	down    atomic.Bool
 	primary atomic.Pointer[primaryBox] // nil until the primary opens
 
-	// replayMu serialises replays (the probe loop's and Replay's).
-	// Nothing but writes changes the spool (forgets and clears need the
-	// primary), so a replay's first pass stays a prefix of the spool.
+	// spoolMu guards spool: held shared by every call that uses the spool,
+	// for the whole call, and exclusively to swap it for an empty one at
+	// the end of a replay, so that nothing is written into a spool being
+	// removed.
+	spoolMu sync.RWMutex
+	spool   *files.Store // nil after Close
+	// dirty says the spool holds records or ledger entries to replay;
+	// writes says how many calls wrote to it (both changed under spoolMu
+	// held shared, read under it held exclusively).
+	dirty   atomic.Bool
+	writes  atomic.Int64
+	spooled atomic.Int64 // records in the spool, not yet replayed
+	// busy is set while a replay runs: the store is up only once it has
+	// ledgered what it did.
+	busy atomic.Bool
+
+	touchedMu sync.Mutex
+	touched   map[mnemo.Scope]bool // scopes ledgered as spooling, this outage
+
+	// replayMu serialises replays (the probe loop's and Replay's) and
+	// guards what a replay cut short leaves for the next.
 	replayMu sync.Mutex
-	spoolMu  sync.Mutex   // guards spool (swapped when emptied) and touched
-	spool    *files.Store // nil after Close
-	touched  map[mnemo.Scope]bool
-	spooled  atomic.Int64 // records in the spool: written while down, until a replay empties it
+	replay   replayState
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -111,8 +187,11 @@ var (
 // spoolDir. A primary that cannot be reached at once is no error: the
 // store starts down, spooling, and keeps trying open. Any other error of
 // open is returned. A spool left non-empty by an earlier process is
-// replayed as soon as the primary answers.
+// replayed in the background as soon as the primary answers.
 func New(ctx context.Context, open func(context.Context) (Primary, error), spoolDir string, opts Options) (*Store, error) {
+	if opts.FailoverAfter <= 0 {
+		opts.FailoverAfter = DefaultFailoverAfter
+	}
 	if opts.ProbeEvery <= 0 {
 		opts.ProbeEvery = DefaultProbeEvery
 	}
@@ -141,6 +220,13 @@ func New(ctx context.Context, open func(context.Context) (Primary, error), spool
 	}
 	s.spooled.Store(int64(n))
 	s.m.pending.Set(float64(n))
+	// Ledger entries alone are worth a replay too.
+	scopes, err := s.spool.Scopes(ctx)
+	if err != nil {
+		s.spool.Close()
+		return nil, err
+	}
+	s.dirty.Store(n > 0 || len(scopes) > 0)
 
 	p, err := open(ctx)
 	switch {
@@ -153,14 +239,7 @@ func New(ctx context.Context, open func(context.Context) (Primary, error), spool
 		s.spool.Close()
 		return nil, err
 	}
-	if s.primary.Load() != nil && n > 0 {
-		// Left by an earlier process: replay before anything is read.
-		s.down.Store(true)
-		if _, err := s.Replay(ctx); err != nil {
-			s.log.Warn("replaying the spool left by an earlier run failed; retrying in the background", "err", err)
-		}
-	}
-	s.m.up.Set(boolFloat(!s.down.Load()))
+	s.m.up.Set(boolFloat(s.Up()))
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop, s.done = cancel, make(chan struct{})
 	go s.probe(lctx)
@@ -168,7 +247,9 @@ func New(ctx context.Context, open func(context.Context) (Primary, error), spool
 }
 
 func (s *Store) openSpool(ctx context.Context) (*files.Store, error) {
-	sp, err := files.OpenStore(ctx, s.spoolDir, files.StoreOptions{NoSync: s.opts.NoSync, Logger: s.log, Now: s.opts.Now})
+	// Never compacted: the replay reads the spool as a log it has read a
+	// prefix of.
+	sp, err := files.OpenStore(ctx, s.spoolDir, files.StoreOptions{NoSync: s.opts.NoSync, CompactEvery: -1, Logger: s.log, Now: s.opts.Now})
 	if err != nil {
 		return nil, fmt.Errorf("failover: open the spool in %s: %w", s.spoolDir, err)
 	}
@@ -178,24 +259,33 @@ func (s *Store) openSpool(ctx context.Context) (*files.Store, error) {
 // countSpool counts the records the spool holds.
 func (s *Store) countSpool(ctx context.Context) (int, error) {
 	n := 0
-	err := s.spoolStore().Replay(ctx, func(mnemo.Scope, mnemo.Record) error { n++; return nil })
+	err := s.spool.Replay(ctx, func(mnemo.Scope, mnemo.Record) error { n++; return nil })
 	return n, err
 }
 
-func (s *Store) spoolStore() *files.Store {
-	s.spoolMu.Lock()
-	defer s.spoolMu.Unlock()
-	return s.spool
+// withSpool runs fn on the spool, held shared.
+func (s *Store) withSpool(fn func(*files.Store) error) error {
+	s.spoolMu.RLock()
+	defer s.spoolMu.RUnlock()
+	if s.spool == nil {
+		return mnemo.Errorf(mnemo.EUNAVAILABLE, "the store is closed")
+	}
+	return fn(s.spool)
 }
 
 // Up reports whether the primary is answering and the spool is replayed.
-func (s *Store) Up() bool { return !s.down.Load() }
+func (s *Store) Up() bool { return !s.down.Load() && !s.dirty.Load() && !s.busy.Load() }
+
+// Replaying reports whether the primary answers and the spool is still
+// being replayed into it.
+func (s *Store) Replaying() bool { return !s.down.Load() && (s.dirty.Load() || s.busy.Load()) }
 
 // Spooled returns how many records wait in the spool.
 func (s *Store) Spooled() int { return int(s.spooled.Load()) }
 
-// Close stops probing and closes the primary and the spool. Records still
-// in the spool stay there, for the next process to replay.
+// Close stops the probe loop and any replay, waits for them, and closes
+// the primary and the spool. Records still in the spool stay there, for
+// the next process to replay.
 func (s *Store) Close() error {
 	if s.stop != nil {
 		s.stop()
@@ -241,46 +331,67 @@ func (s *Store) primaryOf() Primary {
 }
 
 // probe tries the primary every ProbeEvery while it is down, and replays
-// the spool once it answers.
+// the spool, in the background, while it answers and the spool is not
+// empty.
 func (s *Store) probe(ctx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(s.opts.ProbeEvery)
 	defer t.Stop()
 	for {
+		// A panic in one round is logged and the next round tries again:
+		// the probe is what brings the database back.
+		_ = safe.Call(s.log, "failover probe", func() error {
+			if err := s.reconnect(ctx); err != nil {
+				s.log.Debug("database still unreachable", "err", err)
+			}
+			if s.Replaying() {
+				if _, err := s.Replay(ctx); err != nil && ctx.Err() == nil {
+					s.log.Warn("replaying the spool failed; retrying", "err", err)
+				}
+			}
+			return nil
+		})
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if !s.down.Load() {
-			continue
-		}
-		if err := s.ping(ctx); err != nil {
-			s.log.Debug("database still unreachable", "err", err)
-			continue
-		}
-		s.log.Info("database reachable again: replaying the spool", "records", s.spooled.Load())
-		if _, err := s.Replay(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("replaying the spool failed; retrying", "err", err)
-		}
 	}
+}
+
+// reconnect pings a primary that is down or not open and, when it
+// answers, sends calls to it again.
+func (s *Store) reconnect(ctx context.Context) error {
+	if !s.down.Load() && s.primary.Load() != nil {
+		return nil
+	}
+	if err := s.ping(ctx); err != nil {
+		return err
+	}
+	if s.down.Swap(false) {
+		s.log.Info("database reachable again: calls go to it; replaying the spool in the background", "records", s.spooled.Load())
+	}
+	s.m.up.Set(boolFloat(s.Up()))
+	return nil
 }
 
 // probeScope is a scope of no one, read to see whether the primary answers.
 var probeScope = mnemo.Scope{TenantID: "mnemo-probe", AgentID: "mnemo-probe"}
 
 func (s *Store) ping(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, max(s.opts.ProbeEvery, time.Second))
-	defer cancel()
 	b := s.primary.Load()
 	if b == nil {
-		p, err := s.open(ctx)
+		octx, cancel := context.WithTimeout(ctx, openTimeout)
+		p, err := s.open(octx)
+		cancel()
 		if err != nil {
 			return err
 		}
 		b = &primaryBox{p}
 		s.primary.Store(b)
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.FailoverAfter)
+	defer cancel()
 	if p, ok := b.p.(Pinger); ok {
 		return p.Ping(ctx)
 	}
@@ -291,10 +402,10 @@ func (s *Store) ping(ctx context.Context) error {
 // noteSpooled ledgers, once per scope and outage, that the scope's writes
 // go to the spool.
 func (s *Store) noteSpooled(ctx context.Context, sp *files.Store, scope mnemo.Scope) {
-	s.spoolMu.Lock()
+	s.touchedMu.Lock()
 	first := !s.touched[scope]
 	s.touched[scope] = true
-	s.spoolMu.Unlock()
+	s.touchedMu.Unlock()
 	if !first {
 		return
 	}
@@ -314,20 +425,19 @@ func boolFloat(b bool) float64 {
 	return 0
 }
 
-// removeSpool empties the spool by replacing its directory; it runs with
-// the gate held exclusively.
-func (s *Store) removeSpool(ctx context.Context) error {
-	s.spoolMu.Lock()
-	defer s.spoolMu.Unlock()
+// swapSpool replaces the spool by an empty one, with spoolMu held
+// exclusively, and returns the directory the old one was renamed to, for
+// the caller to remove once it has let go of spoolMu.
+func (s *Store) swapSpool(ctx context.Context) (string, error) {
 	if s.spool == nil {
-		return nil
+		return "", nil
 	}
 	if err := s.spool.Close(); err != nil {
-		return err
+		return "", err
 	}
 	s.spool = nil
 	old := s.spoolDir + ".replayed"
-	os.RemoveAll(old)
+	os.RemoveAll(old) // left by a crash
 	// Renamed first, so that a crash leaves either the whole spool (to
 	// replay again, harmlessly) or none of it.
 	if err := os.Rename(s.spoolDir, old); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -335,14 +445,12 @@ func (s *Store) removeSpool(ctx context.Context) error {
 		if oerr == nil {
 			s.spool = sp
 		}
-		return errors.Join(err, oerr)
+		return "", errors.Join(err, oerr)
 	}
-	os.RemoveAll(old)
 	sp, err := s.openSpool(ctx)
 	if err != nil {
-		return err
+		return old, err
 	}
 	s.spool = sp
-	s.touched = map[mnemo.Scope]bool{}
-	return nil
+	return old, nil
 }

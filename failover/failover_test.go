@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -23,8 +22,12 @@ import (
 )
 
 // proxy is a TCP proxy on loopback in front of a server, which a test
-// takes down (the listener closed, every connection cut) and brings back
-// on the same port: the database as its clients see it going away.
+// takes down and brings back on the same port: the database as its
+// clients see it going away. down resets every connection and refuses new
+// ones (a server that died, a firewall that rejects); blackhole keeps
+// every connection and accepts new ones but forwards nothing (a network
+// that swallows packets), so that a client waits for an answer that never
+// comes.
 type proxy struct {
 	t        testing.TB
 	upstream string
@@ -32,6 +35,7 @@ type proxy struct {
 	mu       sync.Mutex
 	ln       net.Listener
 	conns    map[net.Conn]bool
+	hole     bool
 }
 
 // newProxy starts a proxy in front of the server of dsn (pgtest's, with a
@@ -63,21 +67,53 @@ func (p *proxy) serve(ln net.Listener) {
 			if err != nil {
 				return
 			}
+			p.mu.Lock()
+			hole := p.hole
+			p.conns[c] = true
+			p.mu.Unlock()
+			if hole {
+				go p.pipe(nil, c) // read and dropped
+				continue
+			}
 			u, err := net.Dial("tcp", p.upstream)
 			if err != nil {
 				c.Close()
 				continue
 			}
 			p.mu.Lock()
-			p.conns[c], p.conns[u] = true, true
+			p.conns[u] = true
 			p.mu.Unlock()
-			go func() { io.Copy(u, c); u.Close(); c.Close() }()
-			go func() { io.Copy(c, u); u.Close(); c.Close() }()
+			go p.pipe(u, c)
+			go p.pipe(c, u)
 		}
 	}()
 }
 
-// down closes the listener and cuts every connection.
+// pipe copies src to dst, dropping what it reads while the proxy is a
+// black hole (or always, with no dst).
+func (p *proxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		p.mu.Lock()
+		drop := p.hole || dst == nil
+		p.mu.Unlock()
+		if n > 0 && !drop {
+			if _, err := dst.Write(buf[:n]); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	src.Close()
+	if dst != nil {
+		dst.Close()
+	}
+}
+
+// down closes the listener and resets every connection.
 func (p *proxy) down() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -85,14 +121,40 @@ func (p *proxy) down() {
 		p.ln.Close()
 		p.ln = nil
 	}
+	p.resetLocked()
+}
+
+func (p *proxy) resetLocked() {
 	for c := range p.conns {
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetLinger(0) // RST, not FIN
+		}
 		c.Close()
 	}
 	p.conns = map[net.Conn]bool{}
 }
 
-// up listens again on the same port.
+// blackhole keeps every connection, and accepts new ones, but forwards
+// nothing until up.
+func (p *proxy) blackhole() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hole = true
+}
+
+// up forwards again: after down, it listens again on the same port; after
+// blackhole, it resets the connections that lost bytes in it.
 func (p *proxy) up() {
+	p.mu.Lock()
+	if p.hole {
+		p.hole = false
+		p.resetLocked()
+	}
+	listening := p.ln != nil
+	p.mu.Unlock()
+	if listening {
+		return
+	}
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
 		p.t.Fatalf("proxy: listen again on %s: %v", p.addr, err)
@@ -296,13 +358,15 @@ func TestReplayTwiceChangesNothing(t *testing.T) {
 		t.Fatalf("after the first replay: %+v %q", st1, c1)
 	}
 
-	// The copy is replayed at open, since the database answers.
+	// The copy is replayed, in the background, as soon as it is opened,
+	// since the database answers.
 	again, err := failover.New(ctx, opener(direct), filepath.Join(dir, "copy"), failover.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !again.Up() || again.Spooled() != 0 {
-		t.Fatalf("the copy was not replayed at open: up %v, %d", again.Up(), again.Spooled())
+	waitUp(t, again)
+	if again.Spooled() != 0 {
+		t.Fatalf("the copy was not replayed at open: %d left", again.Spooled())
 	}
 	again.Close()
 	st2, h2, c2 := snapshot()

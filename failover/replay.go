@@ -1,17 +1,35 @@
 package failover
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"hash/fnv"
+	"os"
 	"slices"
+	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
-// replayLookups is how many records are looked up in the primary at once.
-const replayLookups = 4
+// replayLanes is how many batches a replay writes at once, each on a
+// connection of the replay's own pool.
+const replayLanes = 4
+
+// replayChunk is how many spooled records one pass of a replay holds in
+// memory; a longer spool takes several passes.
+const replayChunk = 50_000
+
+// batchTimeout bounds one batch of a replay (a lookup and a write
+// transaction of up to ReplayBatch records): past it the primary is taken
+// for unreachable and the replay is tried again at the next probe.
+const batchTimeout = 30 * time.Second
 
 // spooled is one record of the spool with its scope.
 type spooled struct {
@@ -19,215 +37,352 @@ type spooled struct {
 	rec   mnemo.Record
 }
 
+// replayState is how far replays got into the spool, kept from one replay
+// to the next until the spool is emptied.
+type replayState struct {
+	records  int                   // records replayed, from the spool's start
+	ledger   map[mnemo.Scope]int64 // per scope, the last ledger entry replayed (its Seq)
+	perScope map[mnemo.Scope]int   // records the primary took, per scope
+}
+
+// errChunkFull stops a pass over the spool once it holds replayChunk records.
+var errChunkFull = errors.New("failover: replay chunk full")
+
 // Replay writes what the spool holds into the primary, in the order it was
-// written, then its ledger entries, empties the spool and marks the store
-// up. It is idempotent: a record the primary already has (the same id, or
-// a write of the same key at the same time or later) is skipped, so that a
-// replay interrupted and done again, or done twice, changes nothing. It
-// returns how many records the primary took. The probe loop calls it when
-// the primary answers again.
+// written, in batches, then its ledger entries; empties the spool and marks
+// the store up. It is idempotent: a record the primary already has (the
+// same id, or a write of the same key at the same time or later) is
+// skipped, so that a replay interrupted and done again, or done twice,
+// changes nothing. It returns how many records the primary took.
+//
+// The probe loop calls it in the background when the primary answers
+// again; calls go to the primary meanwhile and never wait for it.
 func (s *Store) Replay(ctx context.Context) (int, error) {
-	if s.primary.Load() == nil {
-		if err := s.ping(ctx); err != nil {
-			return 0, err
-		}
+	if err := s.reconnect(ctx); err != nil {
+		return 0, err
 	}
-	b := s.primary.Load()
 	s.replayMu.Lock()
 	defer s.replayMu.Unlock()
-	first, err := s.collect(ctx)
-	var n1 int
-	perScope := map[mnemo.Scope]int{}
+	s.busy.Store(true)
+	defer s.busy.Store(false)
+	// A connection pool of its own, so that requests never wait for a
+	// connection the replay holds; the shared one if it cannot be had.
+	p := s.primary.Load().p
+	octx, cancel := context.WithTimeout(ctx, openTimeout)
+	own, err := s.open(octx)
+	cancel()
 	if err == nil {
-		n1, err = s.apply(ctx, b.p, first, perScope)
+		defer own.Close()
+		p = own
+	} else if ctx.Err() == nil {
+		s.log.Warn("replaying through the shared connections", "err", err)
 	}
-	if err != nil {
-		s.m.replays.WithLabelValues("failed").Inc()
-		return n1, err
+	if s.replay.ledger == nil {
+		s.replay.ledger, s.replay.perScope = map[mnemo.Scope]int64{}, map[mnemo.Scope]int{}
 	}
+	took := 0
+	for {
+		// Every spool write counted before the pass is in it.
+		gen := s.writes.Load()
+		recs, more, err := s.collect(ctx, s.replay.records)
+		var n int
+		if err == nil {
+			n, err = s.apply(ctx, p, recs)
+			took += n
+		}
+		if err == nil && !more {
+			err = s.replayLedger(ctx, p)
+		}
+		if err != nil {
+			s.m.replays.WithLabelValues("failed").Inc()
+			return took, err
+		}
+		if more {
+			continue
+		}
+		done, err := s.finish(ctx, gen)
+		if err != nil {
+			// Replayed all the same; a later replay skips what is there.
+			s.log.Error("emptying the replayed spool failed", "spool", s.spoolDir, "err", err)
+		}
+		if done {
+			break
+		}
+	}
+	summary := s.replay.perScope
+	s.replay = replayState{}
+	for sc, n := range summary {
+		// Through the store: into the spool, replayed later, if the
+		// primary has gone again.
+		err := s.AppendLedger(ctx, sc, []mnemo.LedgerEntry{{
+			At: s.opts.Now().UTC(), Action: mnemo.ActionDegrade, Actor: "system",
+			Reason: fmt.Sprintf("database reachable again: %d memories replayed from the local spool", n),
+		}})
+		if err != nil {
+			s.log.Warn("ledger entry lost", "err", err)
+		}
+	}
+	s.m.replays.WithLabelValues("ok").Inc()
+	s.m.up.Set(boolFloat(!s.down.Load() && !s.dirty.Load()))
+	s.log.Info("spool replayed: the database has everything again", "records", took)
+	return took, nil
+}
 
-	// The records spooled meanwhile, with nothing in flight.
-	s.gate.Lock()
-	defer s.gate.Unlock()
-	rest, err := s.collect(ctx)
-	if err == nil && len(rest) >= len(first) {
-		rest = rest[len(first):] // the spool only grew: the head is replayed
+// finish empties the spool and marks it clean if nothing was written to it
+// since gen; it holds spoolMu exclusively, for a rename.
+func (s *Store) finish(ctx context.Context, gen int64) (bool, error) {
+	s.spoolMu.Lock()
+	if s.writes.Load() != gen {
+		s.spoolMu.Unlock()
+		return false, nil
 	}
-	var n2 int
-	if err == nil {
-		n2, err = s.apply(ctx, b.p, rest, perScope)
-	}
-	if err == nil {
-		err = s.replayLedger(ctx, b.p, perScope)
-	}
-	if err != nil {
-		s.m.replays.WithLabelValues("failed").Inc()
-		return n1 + n2, err
-	}
-	if err := s.removeSpool(ctx); err != nil {
-		// Replayed all the same; a later replay skips what is there.
-		s.log.Error("emptying the replayed spool failed", "spool", s.spoolDir, "err", err)
-	}
+	old, err := s.swapSpool(ctx)
+	s.dirty.Store(false)
 	s.spooled.Store(0)
 	s.m.pending.Set(0)
-	s.m.replays.WithLabelValues("ok").Inc()
-	s.down.Store(false)
-	s.m.up.Set(1)
-	s.log.Info("spool replayed: the database is in use again", "records", n1+n2)
-	return n1 + n2, nil
-}
-
-// collect reads every record of the spool, in order.
-func (s *Store) collect(ctx context.Context) ([]spooled, error) {
-	sp := s.spoolStore()
-	if sp == nil {
-		return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "the spool is closed")
+	s.spoolMu.Unlock()
+	s.touchedMu.Lock()
+	s.touched = map[mnemo.Scope]bool{}
+	s.touchedMu.Unlock()
+	if old != "" {
+		if rerr := os.RemoveAll(old); rerr != nil {
+			s.log.Warn("removing the replayed spool failed", "dir", old, "err", rerr)
+		}
 	}
-	var out []spooled
-	err := sp.Replay(ctx, func(sc mnemo.Scope, rec mnemo.Record) error {
-		out = append(out, spooled{sc, rec})
-		return nil
-	})
-	return out, err
+	return true, err
 }
 
-// apply writes recs into p, in order, in batches of one scope, skipping
-// the records p already has; it counts the written ones per scope.
-func (s *Store) apply(ctx context.Context, p Primary, recs []spooled, perScope map[mnemo.Scope]int) (int, error) {
-	done := 0
+// collect reads the records of the spool after its first skip, in order,
+// at most replayChunk of them; more says there are others after those.
+func (s *Store) collect(ctx context.Context, skip int) (recs []spooled, more bool, err error) {
+	i := 0
+	err = s.withSpool(func(sp *files.Store) error {
+		return sp.Replay(ctx, func(sc mnemo.Scope, rec mnemo.Record) error {
+			if i++; i <= skip {
+				return nil
+			}
+			if len(recs) == replayChunk {
+				return errChunkFull
+			}
+			recs = append(recs, spooled{sc, rec})
+			return nil
+		})
+	})
+	if errors.Is(err, errChunkFull) {
+		return recs, true, nil
+	}
+	return recs, false, err
+}
+
+// apply writes recs into p in waves of up to replayLanes × ReplayBatch
+// records, each wave split into lanes written concurrently (the database
+// works on several batches at once). A key's records all go to one lane, in
+// their order; keyless records, which no later record overrides, are
+// dealt out. A lane writes its records in batches of one scope, skipping
+// those p already has. The progress is recorded in s.replay after each
+// wave.
+func (s *Store) apply(ctx context.Context, p Primary, recs []spooled) (int, error) {
+	took := 0
+	for len(recs) > 0 {
+		wave := recs[:min(len(recs), replayLanes*s.opts.ReplayBatch)]
+		var lanes [replayLanes][]spooled
+		for i, r := range wave {
+			l := i % replayLanes
+			if k := r.rec.Memory.Key; k != "" {
+				h := fnv.New32a()
+				fmt.Fprintf(h, "%s\x00%s\x00%s", r.scope.TenantID, r.scope.AgentID, k)
+				l = int(h.Sum32() % replayLanes)
+			}
+			lanes[l] = append(lanes[l], r)
+		}
+		var (
+			g        errgroup.Group
+			mu       sync.Mutex
+			perScope = map[mnemo.Scope]int{}
+		)
+		for _, lane := range lanes {
+			g.Go(func() error {
+				return safe.Call(s.log, "failover replay", func() error {
+					return s.applyLane(ctx, p, lane, func(sc mnemo.Scope, n int) {
+						mu.Lock()
+						perScope[sc] += n
+						mu.Unlock()
+					})
+				})
+			})
+		}
+		err := g.Wait()
+		n := 0
+		for sc, k := range perScope {
+			s.replay.perScope[sc] += k
+			n += k
+		}
+		took += n
+		s.m.replayed.Add(float64(n))
+		if err != nil {
+			return took, err
+		}
+		s.replay.records += len(wave)
+		s.m.pending.Set(float64(s.spooled.Add(-int64(len(wave)))))
+		recs = recs[len(wave):]
+	}
+	return took, nil
+}
+
+// applyLane writes recs into p, in order, in batches of one scope,
+// skipping the records p already has; wrote is told how many each batch
+// wrote.
+func (s *Store) applyLane(ctx context.Context, p Primary, recs []spooled, wrote func(mnemo.Scope, int)) error {
 	for len(recs) > 0 {
 		n := 1
 		for n < len(recs) && n < s.opts.ReplayBatch && recs[n].scope == recs[0].scope {
 			n++
 		}
 		scope := recs[0].scope
-		// A keyed record the primary has is skipped (applied again, it
-		// would add a revision): those are looked up first. Keyless ones
-		// are written as they are; an id the primary has fails the batch
-		// with ECONFLICT, and the whole batch is then looked up.
-		batch, err := s.missing(ctx, p, scope, recs[:n], true)
+		var (
+			batch []mnemo.Record
+			err   error
+		)
+		// A concurrent writer may win the primary's optimistic races
+		// (ECONFLICT): the batch is then looked up and tried again.
+		for try := 0; try < 3; try++ {
+			batch, err = s.missing(ctx, p, scope, recs[:n])
+			if err == nil && len(batch) > 0 {
+				err = s.bounded(ctx, func(ctx context.Context) error {
+					_, err := p.Write(ctx, scope, batch)
+					return err
+				})
+			}
+			if mnemo.ErrorCode(err) != mnemo.ECONFLICT {
+				break
+			}
+		}
 		if err != nil {
-			return done, err
+			return fmt.Errorf("failover: replay into the database: %w", err)
 		}
-		if len(batch) > 0 {
-			_, err = p.Write(ctx, scope, batch)
-			if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
-				if batch, err = s.missing(ctx, p, scope, recs[:n], false); err == nil && len(batch) > 0 {
-					_, err = p.Write(ctx, scope, batch)
-				}
-			}
-			if err != nil {
-				return done, fmt.Errorf("failover: replay into the database: %w", err)
-			}
-		}
-		done += len(batch)
-		perScope[scope] += len(batch)
-		s.m.replayed.Add(float64(len(batch)))
+		wrote(scope, len(batch))
 		recs = recs[n:]
 	}
-	return done, nil
+	return nil
 }
 
-// missing returns the records of recs that p does not have, looking them
-// up a few at a time; with keyedOnly, keyless records are kept unlooked.
-func (s *Store) missing(ctx context.Context, p Primary, scope mnemo.Scope, recs []spooled, keyedOnly bool) ([]mnemo.Record, error) {
-	has := make([]bool, len(recs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(replayLookups)
-	for i, r := range recs {
-		if keyedOnly && r.rec.Memory.Key == "" {
-			continue
-		}
-		g.Go(func() (err error) {
-			has[i], err = hasRecord(gctx, p, scope, r.rec)
-			return err
-		})
+// bounded runs fn with batchTimeout; a primary that does not answer in
+// time, or answers unreachable, marks the store down.
+func (s *Store) bounded(ctx context.Context, fn func(context.Context) error) error {
+	bctx, cancel := context.WithTimeout(ctx, batchTimeout)
+	defer cancel()
+	err := fn(bctx)
+	if err != nil && ctx.Err() == nil && (unreachable(err) || bctx.Err() != nil) {
+		s.setDown(err)
 	}
-	if err := g.Wait(); err != nil {
+	return err
+}
+
+// missing returns the records of recs that p does not have, from one
+// lookup: a keyless record whose id p holds (its write reached the
+// database before the outage was noticed) and a keyed one whose key p has
+// a write of at the same time or later are skipped.
+func (s *Store) missing(ctx context.Context, p Primary, scope mnemo.Scope, recs []spooled) ([]mnemo.Record, error) {
+	var ids, keys []string
+	for _, r := range recs {
+		if k := r.rec.Memory.Key; k != "" {
+			keys = append(keys, k)
+		} else {
+			ids = append(ids, r.rec.Memory.ID)
+		}
+	}
+	var (
+		has   map[string]bool
+		times map[string]time.Time
+	)
+	err := s.bounded(ctx, func(ctx context.Context) (err error) {
+		has, times, err = p.Lookup(ctx, scope, ids, keys)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := make([]mnemo.Record, 0, len(recs))
-	for i, r := range recs {
-		if !has[i] {
-			out = append(out, r.rec)
+	for _, r := range recs {
+		m := r.rec.Memory
+		if m.Key == "" && has[m.ID] {
+			continue
 		}
+		if t, ok := times[m.Key]; m.Key != "" && ok && !t.Before(m.UpdatedAt) {
+			continue
+		}
+		out = append(out, r.rec)
 	}
 	return out, nil
 }
 
-// hasRecord says whether p already has rec: the memory of its id for a
-// record without a key; for a keyed one, a write of the key at the same
-// time or later, or, for a tombstone, no such key at all.
-func hasRecord(ctx context.Context, p Primary, scope mnemo.Scope, rec mnemo.Record) (bool, error) {
-	m := rec.Memory
-	if m.Key == "" {
-		_, err := p.Get(ctx, scope, m.ID)
-		return absent(err)
-	}
-	cur, err := p.GetByKey(ctx, scope, m.Key)
-	if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
-		return rec.Tombstone, nil
-	} else if err != nil {
-		return false, err
-	}
-	return !cur.UpdatedAt.Before(m.UpdatedAt), nil
-}
-
-// absent turns a Get's error into "has it".
-func absent(err error) (bool, error) {
-	switch mnemo.ErrorCode(err) {
-	case "":
-		return true, nil
-	case mnemo.ENOTFOUND:
-		return false, nil
-	}
-	return false, err
-}
-
-// replayLedger appends the spool's ledger entries to the primary, oldest
-// first, and one entry per scope saying what the replay did.
-func (s *Store) replayLedger(ctx context.Context, p Primary, perScope map[mnemo.Scope]int) error {
-	sp := s.spoolStore()
-	scopes, err := sp.Scopes(ctx)
+// replayLedger appends to the primary the spool's ledger entries not yet
+// replayed, oldest first.
+func (s *Store) replayLedger(ctx context.Context, p Primary) error {
+	var scopes []mnemo.Scope
+	err := s.withSpool(func(sp *files.Store) (err error) { scopes, err = sp.Scopes(ctx); return })
 	if err != nil {
 		return err
 	}
-	s.spoolMu.Lock()
+	s.touchedMu.Lock()
 	for sc := range s.touched {
 		if !slices.Contains(scopes, sc) {
 			scopes = append(scopes, sc)
 		}
 	}
-	s.spoolMu.Unlock()
-	for sc := range perScope {
-		if !slices.Contains(scopes, sc) {
-			scopes = append(scopes, sc)
-		}
-	}
-	const page = 1000
+	s.touchedMu.Unlock()
 	for _, sc := range scopes {
-		var entries []mnemo.LedgerEntry
-		for off := 0; ; off += page {
-			es, total, err := sp.Ledger(ctx, sc, mnemo.LedgerQuery{Limit: page, Offset: off})
+		entries, err := s.newLedger(ctx, sc, s.replay.ledger[sc])
+		if err != nil || len(entries) == 0 {
 			if err != nil {
 				return err
 			}
-			entries = append(entries, es...)
-			if len(es) < page || off+len(es) >= total {
-				break
-			}
+			continue
 		}
-		slices.Reverse(entries) // oldest first
+		last := entries[len(entries)-1].Seq
 		for i := range entries {
 			entries[i].Seq = 0
 		}
-		entries = append(entries, mnemo.LedgerEntry{
-			At: s.opts.Now().UTC(), Action: mnemo.ActionDegrade, Actor: "system",
-			Reason: fmt.Sprintf("database reachable again: %d memories replayed from the local spool", perScope[sc]),
-		})
-		if err := p.AppendLedger(ctx, sc, entries); err != nil {
+		err = s.bounded(ctx, func(ctx context.Context) error { return p.AppendLedger(ctx, sc, entries) })
+		if err != nil {
 			return err
 		}
+		s.replay.ledger[sc] = last
 	}
 	return nil
+}
+
+// newLedger returns the spool's ledger entries of sc after seq after,
+// oldest first. The spool's ledger reads newest first; entries appended
+// meanwhile only come before, and are told apart by their Seq.
+func (s *Store) newLedger(ctx context.Context, sc mnemo.Scope, after int64) ([]mnemo.LedgerEntry, error) {
+	const page = 1000
+	seen := map[int64]bool{}
+	var out []mnemo.LedgerEntry
+	for off := 0; ; off += page {
+		var es []mnemo.LedgerEntry
+		err := s.withSpool(func(sp *files.Store) (err error) {
+			es, _, err = sp.Ledger(ctx, sc, mnemo.LedgerQuery{Limit: page, Offset: off})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		older := false
+		for _, e := range es {
+			if e.Seq <= after {
+				older = true
+				break
+			}
+			if !seen[e.Seq] {
+				seen[e.Seq] = true
+				out = append(out, e)
+			}
+		}
+		if older || len(es) < page {
+			break
+		}
+	}
+	slices.SortFunc(out, func(a, b mnemo.LedgerEntry) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	segjson "github.com/segmentio/encoding/json"
+
+	panics "github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // decodeChunk is how many lines a decoding worker takes at a time.
@@ -40,7 +42,8 @@ func decodeLines(r io.Reader, fn func(d *decoded) error) error {
 				for i := range c.lines {
 					d := &c.lines[i]
 					if !d.torn {
-						d.err = segjson.Unmarshal(d.raw, &d.l)
+						// A line the decoder chokes on is a bad line, not a crash.
+						d.err = panics.Call(nil, "decoding a log line", func() error { return segjson.Unmarshal(d.raw, &d.l) })
 					}
 				}
 				close(c.done)
@@ -51,7 +54,8 @@ func decodeLines(r io.Reader, fn func(d *decoded) error) error {
 	go func() {
 		defer close(order)
 		defer close(todo)
-		br := bufio.NewReaderSize(r, 1<<20)
+		defer panics.Recover(nil, "reading a log", &readErr)
+		br := bufio.NewReaderSize(r, bufSize(r))
 		for {
 			c := &chunk{lines: make([]decoded, 0, decodeChunk), done: make(chan struct{})}
 			end := false
@@ -94,4 +98,13 @@ func decodeLines(r io.Reader, fn func(d *decoded) error) error {
 		return fmt.Errorf("files: %w", readErr)
 	}
 	return nil
+}
+
+// bufSize is a read buffer of a megabyte, or less for a reader that says
+// how much it holds: a small log opens without clearing a megabyte.
+func bufSize(r io.Reader) int {
+	if l, ok := r.(interface{ Len() int }); ok {
+		return min(1<<20, max(16, l.Len()+1))
+	}
+	return 1 << 20
 }

@@ -19,8 +19,13 @@ func FuzzStoreLog(f *testing.F) {
 	f.Add([]byte(`{"key":"/v","ts":"2026-02-22T10:00:00Z","valid":true,"content":null,"mnemo":{"op":"vectors","batch":"d","at":"2026-02-22T10:00:00Z","jobs":[{"ID":"1","Text":"t"}],"vectors":["!!"]}}` + "\n"))
 	f.Add([]byte("not json\n{\"key\":\n"))
 	f.Add([]byte("not json\n" + `{"key":"/@mnemo/clear","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"clear","batch":"e","tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z"}}` + "\n"))
+	base := fastDir(f)
 	f.Fuzz(func(t *testing.T, log []byte) {
-		root := t.TempDir()
+		root, err := os.MkdirTemp(base, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(root)
 		if err := os.WriteFile(filepath.Join(root, files.LogName), log, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -43,4 +48,18 @@ func FuzzStoreLog(f *testing.F) {
 			t.Fatalf("after reopen: %+v, %v", m, err)
 		}
 	})
+}
+
+// fastDir is a directory for many small stores: in memory (/dev/shm) where
+// there is one, since creating, renaming and removing files on a
+// journaling disk made this fuzzer run a few inputs a second; else a
+// temporary directory.
+func fastDir(f *testing.F) string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if dir, err := os.MkdirTemp("/dev/shm", "mnemo-fuzz-"); err == nil {
+			f.Cleanup(func() { os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	return f.TempDir()
 }

@@ -269,3 +269,12 @@ func sameJSON(a, b string) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+func TestImportAcrossScopes(t *testing.T) {
+	s, err := files.OpenStore(t.Context(), t.TempDir(), files.StoreOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.ImportAcrossScopes(t, s)
+}

@@ -120,7 +120,7 @@ func scoped[B scopedBody, R any](s *Server, status int, call func(r *http.Reques
 			s.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, status, res)
+		writeJSON(w, r, status, res)
 	}
 }
 
@@ -137,7 +137,7 @@ func byQuery[R any](s *Server, call func(r *http.Request, sc mnemo.Scope) (R, er
 			s.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, res)
+		writeJSON(w, r, http.StatusOK, res)
 	}
 }
 

@@ -85,7 +85,12 @@ func writeProblemBody(w io.Writer, status int, code, detail, instance string) {
 	})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON writes v as the answer to r, leaving vectors out unless r asked
+// for them.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	if !wantsEmbedding(r) {
+		v = mnemo.DropEmbeddings(v)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)

@@ -210,11 +210,11 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a&limit=-5", nil, 400, mnemo.EINVALID},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a&created_after=monday", nil, 400, mnemo.EINVALID},
 		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a&key=/k", nil, 400, mnemo.EINVALID}, // must not clear all
-		{"DELETE /memory/long-term", "DELETE", "/memory/long-term", nil, 400, mnemo.EINVALID},
+		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?all=true", nil, 400, mnemo.EINVALID},          // no agent_id is the default agent (TestSeed001RoutesWithoutAgent)
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
 		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/nope?agent_id=a", nil, 404, mnemo.ENOTFOUND},
 		{"DELETE /memory/long-term/{id}", "DELETE", "/memory/long-term/" + kept.ID + "?agent_id=a&all=true", nil, 400, mnemo.EINVALID},
-		{"GET /memory/working/{session_id}", "GET", "/memory/working/s", nil, 400, mnemo.EINVALID},
+		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=" + strings.Repeat("x", 300), nil, 400, mnemo.EINVALID},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a&turns=3", nil, 400, mnemo.EINVALID},
 		{"POST /v1/runs", "POST", "/v1/runs", `{"agent_id":"a","trigger":{"type":""}}`, 400, mnemo.EINVALID},
 		{"POST /v1/runs", "POST", "/v1/runs", `{"agent_id":"a","trigger":{"type":"cron"},"token_limit":-1}`, 400, mnemo.EINVALID},

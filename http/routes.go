@@ -142,25 +142,25 @@ func (s *Server) routeTable() []route {
 			doc:    "Every live memory of the agent, archived and expired included, oldest first, one per line; POST /v1/import reads it back losslessly.",
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: "", contentType: ndjson, handler: s.handleExport},
 		{method: "POST", path: "/v1/import", summary: "Import memories from JSON Lines",
-			doc:    "Reads memories written by export into the agent, keeping ids, times and access counts. Every line is checked first: a bad line stores nothing.",
+			doc:    "Reads memories written by export into the agent, keeping times and access counts. A line's id is kept when the agent already holds it (a second import changes nothing); otherwise the memory gets a new id, the same on every import, given in ids (old to new). Every line is checked first: a bad line stores nothing.",
 			scopes: []string{ScopeWrite}, params: agent, bodyLines: mnemo.Memory{}, status: 200, resp: importResponse{}, handler: s.handleImport},
 		{method: "GET", path: "/v1/stats", summary: "Count the agent's memories",
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Stats{}, handler: s.handleStats},
 
-		// Seed 001's routes.
+		// Seed 001's routes: with no agent_id, the default agent (seedAgent).
 		{method: "GET", path: "/memory/long-term", summary: "List long-term memories",
-			doc:    "Seed 001's list: the same memories, filters and page as GET /v1/memories.",
-			scopes: []string{ScopeRead}, params: listParams, status: 200, resp: listResponse{}, handler: s.handleList},
+			doc:    "Seed 001's list: the same memories, filters and page as GET /v1/memories. Like every /memory/… route, without agent_id it acts on the key's only agent, else the configured http.default_agent, else \"default\", and names it in the X-Mnemo-Agent header (and here in agent_id).",
+			scopes: []string{ScopeRead}, params: listParams, status: 200, resp: listResponse{}, handler: s.seedAgent(s.handleList)},
 		{method: "DELETE", path: "/memory/long-term", summary: "Clear every long-term memory of the agent",
 			doc:    "Deletes every memory of the agent for good. Working memory, when it exists, is kept until its session ends.",
-			scopes: []string{ScopeAdmin}, params: agent, status: 200, resp: deletedResponse{}, handler: s.handleClear},
+			scopes: []string{ScopeAdmin}, params: agent, status: 200, resp: deletedResponse{}, handler: s.seedAgent(s.handleClear)},
 		{method: "GET", path: "/memory/long-term/{id}", summary: "Get a long-term memory",
-			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Memory{}, handler: s.handleGet},
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Memory{}, handler: s.seedAgent(s.handleGet)},
 		{method: "DELETE", path: "/memory/long-term/{id}", summary: "Delete a long-term memory",
-			scopes: []string{ScopeWrite}, params: agent, status: 200, resp: deletedResponse{}, handler: s.handleDelete},
+			scopes: []string{ScopeWrite}, params: agent, status: 200, resp: deletedResponse{}, handler: s.seedAgent(s.handleDelete)},
 		{method: "GET", path: "/memory/working/{session_id}", summary: "Get a session's working memory",
 			doc:    "Seed 001's route: the same as GET /v1/sessions/{session_id}; 404 when the session has no working memory.",
-			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.WorkingMemory{}, handler: s.handleWorking},
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.WorkingMemory{}, handler: s.seedAgent(s.handleWorking)},
 	}
 	rts = append(rts, s.contextRoutes()...)
 	rts = append(rts, s.lifecycleRoutes()...)
@@ -172,7 +172,7 @@ func (s *Server) routeTable() []route {
 			scopes: []string{ScopeAdmin}, status: 200, resp: "", contentType: "text/plain; version=0.0.4",
 			handler: s.handleMetrics()})
 	}
-	return rts
+	return withInclude(rts)
 }
 
 // forgetOrClearScope is the scope of DELETE /v1/memories: clearing

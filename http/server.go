@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
@@ -58,10 +60,20 @@ type Options struct {
 	// Webhook configures the sinks of POST /v1/events/replay; the zero
 	// value is webhook's defaults.
 	Webhook webhook.Options
+
+	// DefaultAgent is the agent of seed 001's routes (/memory/…) when a
+	// request names none and its key may use more than one agent;
+	// DefaultAgent when empty.
+	DefaultAgent string
 }
+
+// DefaultAgent is the agent of seed 001's routes when neither the request,
+// the key nor Options.DefaultAgent names one: seed 001's clients send none.
+const DefaultAgent = "default"
 
 // Server serves the JSON API.
 type Server struct {
+	defAgent string // seed 001's routes' agent when none is named
 	svc      *mnemo.Service
 	log      *slog.Logger
 	maxBody  int64
@@ -91,6 +103,10 @@ func NewServer(svc *mnemo.Service, opts Options) *Server {
 		webhook:  opts.Webhook,
 		registry: opts.Registry,
 		mux:      http.NewServeMux(),
+		defAgent: opts.DefaultAgent,
+	}
+	if s.defAgent == "" {
+		s.defAgent = DefaultAgent
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -165,9 +181,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.log.Error("panic serving request", "method", r.Method, "route", route, "panic", v)
+			pe := &safe.PanicError{What: route, Value: v, Stack: debug.Stack()}
+			safe.Log(s.log, pe)
 			if rw.status == 0 {
-				s.writeError(rw, r, errors.New("panic"))
+				s.writeError(rw, r, pe) // internal: logged, not shown
 			}
 		}
 		s.observe(r, route, rw, st, time.Since(start))
@@ -222,7 +239,7 @@ type healthResponse struct {
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, healthResponse{Status: "ok", Version: s.version})
+	writeJSON(w, r, http.StatusOK, healthResponse{Status: "ok", Version: s.version})
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
@@ -270,7 +287,7 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, res[0])
+	writeJSON(w, r, http.StatusCreated, res[0])
 }
 
 type batchRequest struct {
@@ -283,6 +300,11 @@ type batchRequest struct {
 type writeResponse struct {
 	IDs   []string              `json:"ids"`
 	Guard []mnemo.GuardDecision `json:"guard"`
+	// Applied[i] is false when memories[i] lost last-write-wins to a newer
+	// revision of its key, whose time is WinnerUpdatedAt[i] (absent when
+	// every write was applied).
+	Applied         []bool       `json:"applied"`
+	WinnerUpdatedAt []*time.Time `json:"winner_updated_at,omitempty"`
 }
 
 // idsResponse answers writes of many records.
@@ -309,11 +331,17 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res))}
+	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res)), Applied: make([]bool, len(res))}
 	for i := range res {
-		out.IDs[i], out.Guard[i] = res[i].ID, res[i].Guard
+		out.IDs[i], out.Guard[i], out.Applied[i] = res[i].ID, res[i].Guard, res[i].Applied
+		if !res[i].Applied {
+			if out.WinnerUpdatedAt == nil {
+				out.WinnerUpdatedAt = make([]*time.Time, len(res))
+			}
+			out.WinnerUpdatedAt[i] = res[i].WinnerUpdatedAt
+		}
 	}
-	writeJSON(w, http.StatusCreated, out)
+	writeJSON(w, r, http.StatusCreated, out)
 }
 
 type messagesRequest struct {
@@ -333,7 +361,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, ids(ms))
+	writeJSON(w, r, http.StatusCreated, ids(ms))
 }
 
 type recallRequest struct {
@@ -366,7 +394,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, op string) {
 	if res.Degraded {
 		s.metrics.degraded.WithLabelValues(op).Inc()
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, r, http.StatusOK, res)
 }
 
 // defaultPageLimit is the page size of a list route that is given none.
@@ -412,6 +440,9 @@ func pageQuery(r *http.Request) (limit, offset int, err error) {
 
 // listResponse is a page of memories.
 type listResponse struct {
+	// AgentID is the agent listed: on seed 001's route, which names none,
+	// the default agent.
+	AgentID  string         `json:"agent_id"`
 	Memories []mnemo.Memory `json:"memories"`
 	page
 }
@@ -436,7 +467,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	if ms == nil {
 		ms = []mnemo.Memory{}
 	}
-	writeJSON(w, http.StatusOK, listResponse{Memories: ms, page: newPage(total, q.Limit, q.Offset, len(ms))})
+	writeJSON(w, r, http.StatusOK, listResponse{AgentID: sc.AgentID, Memories: ms, page: newPage(total, q.Limit, q.Offset, len(ms))})
 }
 
 // listQuery reads filters and paging from the URL query.
@@ -510,7 +541,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, m)
+	writeJSON(w, r, http.StatusOK, m)
 }
 
 func (s *Server) handleGetKey(w http.ResponseWriter, r *http.Request) {
@@ -524,7 +555,7 @@ func (s *Server) handleGetKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, m)
+	writeJSON(w, r, http.StatusOK, m)
 }
 
 // deletedResponse answers deletes.
@@ -548,7 +579,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
+	writeJSON(w, r, http.StatusOK, deletedResponse{Deleted: n})
 }
 
 // handleForgetOrClear forgets by key (?key=, repeatable) or, with
@@ -575,7 +606,7 @@ func (s *Server) handleForgetOrClear(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
+	writeJSON(w, r, http.StatusOK, deletedResponse{Deleted: n})
 }
 
 // handleClear answers seed 001's DELETE /memory/long-term: every memory of
@@ -592,7 +623,7 @@ func (s *Server) handleClear(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, deletedResponse{Deleted: n})
+	writeJSON(w, r, http.StatusOK, deletedResponse{Deleted: n})
 }
 
 // historyResponse is a page of a key's revisions.
@@ -624,7 +655,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	if revs == nil {
 		revs = []mnemo.Revision{}
 	}
-	writeJSON(w, http.StatusOK, historyResponse{Revisions: revs, page: newPage(total, limit, offset, len(revs))})
+	writeJSON(w, r, http.StatusOK, historyResponse{Revisions: revs, page: newPage(total, limit, offset, len(revs))})
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
@@ -638,7 +669,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, r, http.StatusOK, st)
 }
 
 // ndjson is the media type of JSON Lines.
@@ -665,6 +696,10 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 // importResponse answers an import.
 type importResponse struct {
 	Imported int `json:"imported"`
+	// IDs maps each line's id to the id its memory was stored under, when
+	// they differ: ids are unique in a store, and a line's id that the
+	// agent does not hold gets a new one.
+	IDs map[string]string `json:"ids"`
 }
 
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
@@ -673,7 +708,11 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), mnemo.ImportOptions{Scope: &sc})
+	// Private: what a tenant's import does never depends on other
+	// tenants' memories (an id they hold is not revealed by a conflict).
+	newIDs := map[string]string{}
+	n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), mnemo.ImportOptions{
+		Scope: &sc, Private: true, OnNewID: func(old, new string) { newIDs[old] = new }})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -682,5 +721,5 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, importResponse{Imported: n})
+	writeJSON(w, r, http.StatusOK, importResponse{Imported: n, IDs: newIDs})
 }

@@ -19,7 +19,7 @@ func TestTimeout(t *testing.T) {
 		s.writeError(w, r, r.Context().Err())
 	}})
 	s.register(route{method: "GET", path: "/fast", handler: func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"ok": "yes"})
+		writeJSON(w, r, http.StatusOK, map[string]string{"ok": "yes"})
 	}})
 	ts := httptest.NewServer(s)
 	defer ts.Close()

@@ -13,6 +13,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 // Parameter names follow seed 003 (agent-memory: content, type, uri,
@@ -42,6 +43,21 @@ type rememberOut struct {
 	ID     string              `json:"id" jsonschema:"the stored memory's id, for forget"`
 	Memory *Memory             `json:"memory" jsonschema:"the memory as stored"`
 	Guard  mnemo.GuardDecision `json:"guard" jsonschema:"the Write Guard's decision: add, update, duplicate (nothing written, the existing memory returned), merge (replaced a near duplicate), conflict (kept beside a memory it contradicts)"`
+	lwwOut
+}
+
+// lwwOut says whether a keyed write won last-write-wins.
+type lwwOut struct {
+	Applied         bool       `json:"applied" jsonschema:"false when a newer revision of the key was already stored: the write lost last-write-wins and memory is the revision that stands"`
+	WinnerUpdatedAt *time.Time `json:"winner_updated_at,omitempty" jsonschema:"when applied is false, the time of the revision that stands"`
+}
+
+func lww(r mnemo.WriteResult) (lwwOut, string) {
+	if r.Applied {
+		return lwwOut{Applied: true}, ""
+	}
+	return lwwOut{WinnerUpdatedAt: r.WinnerUpdatedAt},
+		" Not applied: a newer revision of the key, updated " + r.WinnerUpdatedAt.Format(time.RFC3339Nano) + ", stands."
 }
 
 type recallIn struct {
@@ -124,6 +140,7 @@ type setMemoryOut struct {
 	Tombstone bool    `json:"tombstone" jsonschema:"true when the call deleted the key"`
 	ID        string  `json:"id,omitempty" jsonschema:"the memory's id"`
 	Memory    *Memory `json:"memory,omitempty" jsonschema:"the memory as stored"`
+	lwwOut
 }
 
 type bootIn struct {
@@ -332,7 +349,16 @@ func add[In, Out any](s *Server, srv *mcpsdk.Server, scope scopeFunc, t *mcpsdk.
 		if err != nil {
 			return nil, zero, s.toolError(t.Name, err)
 		}
-		out, text, err := h(ctx, sc, in)
+		// A panic in a tool is an internal error of that call: over stdio
+		// it would otherwise end the process, and every session with it.
+		var (
+			out  Out
+			text string
+		)
+		err = safe.Call(s.log, "mcp tool "+t.Name, func() (err error) {
+			out, text, err = h(ctx, sc, in)
+			return err
+		})
 		if err != nil {
 			return nil, zero, s.toolError(t.Name, err)
 		}
@@ -392,7 +418,8 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 	case mnemo.GuardConflict:
 		text += "; it contradicts " + strings.Join(g.ConflictsWith, ", ") + ", which now rank lower"
 	}
-	return rememberOut{ID: m.ID, Memory: &v, Guard: g}, text + ".", nil
+	lw, note := lww(res[0])
+	return rememberOut{ID: m.ID, Memory: &v, Guard: g, lwwOut: lw}, text + "." + note, nil
 }
 
 // oneKey returns the normalised key given as key or as uri (seed 003's
@@ -592,15 +619,17 @@ func (s *Server) setMemory(ctx context.Context, sc mnemo.Scope, in setMemoryIn) 
 	if isNull(data) {
 		data = nil // seed 004 §3.1.2: null, and only null, is a tombstone
 	}
-	m, err := s.svc.Remember(ctx, sc, mnemo.Draft{Key: key, Data: data, Source: in.Source, Tags: tags})
+	res, err := s.svc.Write(ctx, sc, []mnemo.Draft{{Key: key, Data: data, Source: in.Source, Tags: tags}})
 	if err != nil {
 		return setMemoryOut{}, "", err
 	}
+	m := res[0].Memory
+	lw, note := lww(res[0])
 	if data == nil {
-		return setMemoryOut{Key: key, Tombstone: true}, "Deleted " + key + ": it no longer appears in reads.", nil
+		return setMemoryOut{Key: key, Tombstone: true, lwwOut: lw}, "Deleted " + key + ": it no longer appears in reads." + note, nil
 	}
 	v := view(&m)
-	return setMemoryOut{Key: key, ID: m.ID, Memory: &v}, "Set " + key + " (id " + m.ID + ").", nil
+	return setMemoryOut{Key: key, ID: m.ID, Memory: &v, lwwOut: lw}, "Set " + key + " (id " + m.ID + ")." + note, nil
 }
 
 func isNull(raw json.RawMessage) bool {

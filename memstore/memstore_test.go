@@ -110,3 +110,7 @@ func TestConcurrent(t *testing.T) {
 		t.Fatalf("total %d, want 800", total)
 	}
 }
+
+func TestImportAcrossScopes(t *testing.T) {
+	storetest.ImportAcrossScopes(t, memstore.New(memstore.Options{}))
+}

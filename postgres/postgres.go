@@ -203,7 +203,9 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 	}
 	db.vectors, db.iterative = db.probeVectors(ctx)
 	if db.vectors != nil {
-		db.logger.Warn("vector search unavailable: memories are stored without vectors and recall uses full text", "reason", db.vectors)
+		// Info, not a warning: the Service warns once a process when it
+		// meets the missing index, and a CLI call should say it once.
+		db.logger.Info("vector search unavailable: memories are stored without vectors and recall uses full text", "reason", db.vectors)
 	}
 	return nil
 }

@@ -218,7 +218,9 @@ func (db *DB) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error)
 			if s.Memories == 0 {
 				return nil // nothing to say of an empty scope
 			}
-			s.Vectors = &mnemo.VectorStats{Indexed: -1, Pending: pending, Unavailable: db.vectors.Error()}
+			// Without pgvector no vector will be made: nothing is pending,
+			// nothing indexed, and Unavailable says why.
+			s.Vectors = &mnemo.VectorStats{Unavailable: mnemo.ErrorMessage(db.vectors)}
 			return nil
 		}
 		vs, err := vectorSpace(ctx, q)

@@ -1,12 +1,16 @@
 package postgres_test
 
 import (
+	"io"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/storetest"
 )
 
 func remember(t *testing.T, svc *mnemo.Service, text string, tags ...string) mnemo.Memory {
@@ -108,4 +112,69 @@ func mustEmbed(t *testing.T, e mnemo.Embedder, text string) []float32 {
 		t.Fatal(err)
 	}
 	return vs[0]
+}
+
+// TestWithoutPgvectorSaysItOnce checks, on PostgreSQL 15 (no pgvector),
+// that stats count nothing pending (no vector will ever be made), and that
+// the degradation is logged once a process, not per write or recall, while
+// every occurrence is counted.
+func TestWithoutPgvectorSaysItOnce(t *testing.T) {
+	dsn := pgDSN(t)
+	db := open(t, dsn, postgres.Options{Schema: newSchema(t, dsn)})
+	var (
+		logs    strings.Builder
+		mu      sync.Mutex
+		counted int
+	)
+	svc := mnemo.New(db, mnemo.Options{
+		Embedder: hashed.New(64),
+		Logger:   slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil)),
+		OnDegraded: func(string) {
+			mu.Lock()
+			counted++
+			mu.Unlock()
+		},
+	})
+	defer svc.Close()
+	if err := svc.Init(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"first memory", "second memory", "third memory"} {
+		remember(t, svc, text)
+	}
+	recall(t, svc, "memory")
+	recall(t, svc, "third")
+	st, err := svc.Stats(t.Context(), scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Vectors == nil || st.Vectors.Pending != 0 || st.Vectors.Unavailable == "" {
+		t.Errorf("Stats.Vectors = %+v, want nothing pending and why vectors are unavailable", st.Vectors)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
+		t.Errorf("%d warnings, want the degradation logged once:\n%s", n, logs.String())
+	}
+	if counted < 5 {
+		t.Errorf("%d degradations counted, want one per write and recall (5)", counted)
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestImportAcrossScopes: an export imports into another agent of the same
+// store, and a tenant's import reveals nothing of another's ids.
+func TestImportAcrossScopes(t *testing.T) {
+	dsn := pgDSN(t)
+	storetest.ImportAcrossScopes(t, open(t, dsn, postgres.Options{Schema: newSchema(t, dsn)}))
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -191,6 +192,9 @@ func (a *annIndexes) wake(db *DB) {
 // until ctx is cancelled.
 func (a *annIndexes) run(ctx context.Context, db *DB) {
 	defer close(a.done)
+	// A panic stops the indexer, logged, not the process: searches score
+	// what the index lacks exactly, and say so.
+	defer safe.Recover(a.logger, "the vector indexer", nil)
 	for {
 		select {
 		case <-ctx.Done():
@@ -441,6 +445,7 @@ func (a *annIndexes) saveLater(x *annIndex, vs mnemo.VectorSpace) {
 	a.saving.Add(1)
 	go func() {
 		defer a.saving.Done()
+		defer safe.Recover(a.logger, "saving a vector index", nil)
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		if !x.dropped {

@@ -198,9 +198,12 @@ func (db *DB) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error)
 		if err != nil {
 			return mnemo.Stats{}, fmt.Errorf("sqlite: stats: %w", err)
 		}
-		v.Indexed = -1
-		if sp, err := db.scopeSpan(ctx, scope); err == nil && sp.lo != 0 {
-			v.Indexed = db.vectors.indexed(sp)
+		// An agent with no vector has an empty index, loaded or not.
+		if v.Embedded > 0 {
+			v.Indexed = -1
+			if sp, err := db.scopeSpan(ctx, scope); err == nil && sp.lo != 0 {
+				v.Indexed = db.vectors.indexed(sp)
+			}
 		}
 		s.Vectors = v
 	}

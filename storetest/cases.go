@@ -254,9 +254,12 @@ func testLastWriteWins(t *testing.T, s mnemo.Store) {
 			got.ID, got.Content, got.CreatedAt, first.ID, "second", first.CreatedAt)
 	}
 
+	// A write that loses returns the revision that stands, with its time:
+	// the Service tells the caller from it that the write was not applied.
 	got = write(t, s, scopeAX, version(3, "stale", 30*time.Minute))[0]
-	if got.Content != "second" {
-		t.Errorf("late older write returned %q, want the stored %q", got.Content, "second")
+	if got.Content != "second" || got.ID != first.ID || !got.UpdatedAt.Equal(at(time.Hour)) {
+		t.Errorf("late older write returned %s %q updated %v, want the stored %s %q updated %v",
+			got.ID, got.Content, got.UpdatedAt, first.ID, "second", at(time.Hour))
 	}
 	if m := getByKey(t, s, scopeAX, key); m.Content != "second" || !m.UpdatedAt.Equal(at(time.Hour)) {
 		t.Errorf("after a late older write: %q updated %v, want %q", m.Content, m.UpdatedAt, "second")
@@ -356,8 +359,8 @@ func testTombstone(t *testing.T, s mnemo.Store) {
 
 	late := memory(scopeAX, 3, key, "late words")
 	late.UpdatedAt = at(30 * time.Minute)
-	if got := write(t, s, scopeAX, put(late))[0]; got.Content != "" || got.ID != alpha.ID {
-		t.Errorf("write older than the tombstone returned %s %q, want the tombstone", got.ID, got.Content)
+	if got := write(t, s, scopeAX, put(late))[0]; got.Content != "" || got.ID != alpha.ID || !got.UpdatedAt.Equal(at(time.Hour)) {
+		t.Errorf("write older than the tombstone returned %s %q updated %v, want the tombstone of %v", got.ID, got.Content, got.UpdatedAt, at(time.Hour))
 	}
 	hidden("after a late older write")
 

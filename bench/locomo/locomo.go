@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,4 +128,48 @@ func (t Turn) Content() string {
 		return t.Text + " [shares a photo: " + t.BlipCaption + "]"
 	}
 	return t.Text
+}
+
+// DevSplit is the project's development split of locomo10.json: its first
+// three conversations (1,451 turns, 497 questions), the floors of
+// TestLocomoQuality and the figures of docs/BENCHMARKS.md.
+var DevSplit = []string{"conv-26", "conv-30", "conv-41"}
+
+// Select picks conversations by a comma-separated list of sample ids
+// ("conv-26") and zero-based positions or ranges of positions in the file
+// ("0-2"), in the file's order. An empty spec selects them all.
+func Select(convs []Conversation, spec string) ([]Conversation, error) {
+	if strings.TrimSpace(spec) == "" {
+		return convs, nil
+	}
+	want := make(map[int]bool)
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if i := slices.IndexFunc(convs, func(c Conversation) bool { return c.SampleID == part }); i >= 0 {
+			want[i] = true
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, errA := strconv.Atoi(lo)
+		b, errB := a, error(nil)
+		if isRange {
+			b, errB = strconv.Atoi(hi)
+		}
+		if errA != nil || errB != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("locomo: conversation %q: want a sample id, a position or a range such as 0-2", part)
+		}
+		if b >= len(convs) {
+			return nil, fmt.Errorf("locomo: conversation %q: the file has %d conversations (positions 0-%d)", part, len(convs), len(convs)-1)
+		}
+		for i := a; i <= b; i++ {
+			want[i] = true
+		}
+	}
+	var out []Conversation
+	for i, c := range convs {
+		if want[i] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,5 +90,32 @@ func TestRunMetrics(t *testing.T) {
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Fatalf("report differs from %s:\n%s", golden, buf.String())
+	}
+}
+
+func TestSelect(t *testing.T) {
+	convs := []Conversation{{SampleID: "conv-26"}, {SampleID: "conv-30"}, {SampleID: "conv-41"}, {SampleID: "conv-42"}}
+	ids := func(cs []Conversation) (s []string) {
+		for _, c := range cs {
+			s = append(s, c.SampleID)
+		}
+		return s
+	}
+	for spec, want := range map[string]string{
+		"":                "[conv-26 conv-30 conv-41 conv-42]",
+		"0-2":             "[conv-26 conv-30 conv-41]",
+		"conv-41,0":       "[conv-26 conv-41]",
+		"3, 1-1":          "[conv-30 conv-42]",
+		"conv-26,conv-26": "[conv-26]",
+	} {
+		got, err := Select(convs, spec)
+		if err != nil || fmt.Sprint(ids(got)) != want {
+			t.Errorf("Select(%q) = %v, %v; want %s", spec, ids(got), err, want)
+		}
+	}
+	for _, spec := range []string{"4", "2-1", "conv-99", "-1", "a-b"} {
+		if _, err := Select(convs, spec); err == nil {
+			t.Errorf("Select(%q): no error", spec)
+		}
 	}
 }

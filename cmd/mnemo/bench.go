@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,14 +24,16 @@ func (a *app) benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Run a benchmark",
 	}
-	var profile string
+	var profile, conversations string
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
 		Short: "Recall quality on LoCoMo: hit@k and recall@k of the evidence turns, and recall latency",
 		Long: "Starts a server on a fresh temporary store, feeds each conversation through POST /v1/messages\n" +
 			"(one agent per conversation, one session per LoCoMo session, key /turn/<dia_id>), asks every\n" +
 			"question of categories 1-4 through POST /v1/surface with now = the last session's time, and\n" +
-			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call.",
+			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call.\n" +
+			"The file is LoCoMo's data/locomo10.json (github.com/snap-research/locomo) or a part of it;\n" +
+			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -41,6 +44,12 @@ func (a *app) benchCommand() *cobra.Command {
 			f.Close()
 			if err != nil {
 				return usagef("%v", err)
+			}
+			if conversations == "dev" {
+				conversations = strings.Join(locomo.DevSplit, ",")
+			}
+			if convs, err = locomo.Select(convs, conversations); err != nil {
+				return usagef("--conversations: %v", err)
 			}
 			if profile != "" {
 				if _, ok := rank.Profiles()[profile]; !ok {
@@ -58,6 +67,7 @@ func (a *app) benchCommand() *cobra.Command {
 			return nil
 		},
 	}
+	loc.Flags().StringVar(&conversations, "conversations", "", "which conversations: sample ids and zero-based positions or ranges (conv-26,0-2), or dev (default: all)")
 	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	cmd.AddCommand(loc, a.benchScaleCommand())
 	return cmd

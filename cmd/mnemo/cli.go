@@ -10,12 +10,14 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/tokens"
@@ -34,9 +36,11 @@ type app struct {
 	stdout, stderr io.Writer
 
 	getenv     func(string) string
+	environ    func() []string // for variables that look like mnemo's and are not
 	configPath string
 	cfg        Config // the effective configuration, set before any command runs
 	asJSON     bool
+	withVecs   bool     // --include-embedding
 	serving    bool     // serve logs at info by default; one-shot commands at warn
 	cleanup    []func() // run when the command has returned
 
@@ -44,6 +48,11 @@ type app struct {
 	// exposes it on /metrics.
 	registry *prometheus.Registry
 	degraded *prometheus.CounterVec
+
+	// Tests only: serve's background jobs tick this often instead of
+	// their configured intervals, and report each run's start and end.
+	jobEvery time.Duration
+	jobHook  func(job string, running bool)
 }
 
 // usageError marks errors in how the command was called.
@@ -56,15 +65,26 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // Main runs the CLI with args and returns the exit code. Tests call it
 // directly.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, cfg: defaultConfig(),
+	return newApp(stdin, stdout, stderr).main(ctx, args)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, environ: os.Environ, cfg: defaultConfig(),
 		registry: prometheus.NewRegistry(), degraded: degradedCounter()}
 	a.registry.MustRegister(a.degraded)
+	return a
+}
+
+func (a *app) main(ctx context.Context, args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	// A panic in a command is an internal error with exit 1, its stack
+	// logged: the deferred closes in the command still run on the way out.
+	err := safe.Call(a.logger(), "a mnemo command", func() error { return root.ExecuteContext(ctx) })
 	for _, f := range a.cleanup {
 		f()
 	}
@@ -76,7 +96,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	var ue usageError
 	var de *mnemo.Error
 	var ce *ConfigError
+	var pe *safe.PanicError
 	switch {
+	case errors.As(err, &pe):
+		msg = "internal error: " + pe.Error()
 	case errors.As(err, &ue), errors.As(err, &ce), isCobraUsage(err):
 		code = exitUsage
 	case errors.As(err, &de):
@@ -125,6 +148,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.String("agent", def.Agent, "agent id ($MNEMO_AGENT)")
 	pf.String("log-level", "", "log level: debug, info, warn, error (default: info for serve, warn otherwise; $MNEMO_LOG_LEVEL)")
 	pf.BoolVar(&a.asJSON, "json", false, "print JSON")
+	pf.BoolVar(&a.withVecs, "include-embedding", false, "with --json, include each memory's vector (left out by default)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		path := a.configPath
 		if path == "" {
@@ -135,6 +159,11 @@ func (a *app) rootCommand() *cobra.Command {
 			return err
 		}
 		a.cfg = cfg
+		if a.environ != nil {
+			for _, w := range envTypos(a.environ()) {
+				fmt.Fprintf(a.stderr, "mnemo: warning: %s\n", w)
+			}
+		}
 		return nil
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
@@ -279,6 +308,9 @@ func (a *app) withService(ctx context.Context, fn func(*mnemo.Service) error) er
 }
 
 func (a *app) printJSON(v any) error {
+	if !a.withVecs {
+		v = mnemo.DropEmbeddings(v)
+	}
 	enc := json.NewEncoder(a.stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

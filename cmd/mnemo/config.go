@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -50,6 +51,7 @@ type Config struct {
 
 	Limits struct {
 		MaxContentChars int `yaml:"max_content_chars"`
+		MaxMessageChars int `yaml:"max_message_chars"` // a conversation message's content
 		MaxDataBytes    int `yaml:"max_data_bytes"`
 		MaxTags         int `yaml:"max_tags"`
 		MaxBatch        int `yaml:"max_batch"`
@@ -69,6 +71,9 @@ type Config struct {
 		Timeout      time.Duration `yaml:"timeout"`
 		RateLimit    float64       `yaml:"rate_limit"` // requests per second per key or client; 0 = off
 		RateBurst    int           `yaml:"rate_burst"`
+		// DefaultAgent is the agent of seed 001's /memory/… routes when a
+		// request names none and its key may use several: "default".
+		DefaultAgent string `yaml:"default_agent"`
 	} `yaml:"http"`
 
 	Auth struct {
@@ -244,6 +249,12 @@ type StoreConfig struct {
 		// SpoolDir keeps acknowledged writes while the database is
 		// unreachable, replayed when it is back; default <data>/spool.
 		SpoolDir string `yaml:"spool_dir"`
+		// FailoverAfter bounds one attempt of a request's call on the
+		// database: past it the write goes to the spool (0: 2s).
+		FailoverAfter time.Duration `yaml:"failover_after"`
+		// ProbeEvery is how often an unreachable database is tried
+		// again (0: 1s).
+		ProbeEvery time.Duration `yaml:"probe_every"`
 	} `yaml:"postgres"`
 }
 
@@ -302,6 +313,7 @@ func defaultConfig() Config {
 	c.SQLite.Synchronous = "FULL"
 	l := mnemo.DefaultLimits()
 	c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch = l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch
+	c.Limits.MaxMessageChars = l.MaxMessageChars
 	c.Recall.DefaultLimit, c.Recall.MaxLimit, c.Recall.Profile = 5, 20, "hybrid"
 	c.Embedding.Provider = ProviderBuiltin
 	c.Embedding.Dimension = 256
@@ -359,6 +371,9 @@ func parseConfig(r io.Reader, c *Config, getenv func(string) string) error {
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		if ce := unknownKey([]byte(expanded), reflect.TypeOf(c)); ce != nil {
+			return ce
+		}
 		return &ConfigError{Field: "file", Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	return nil
@@ -383,10 +398,42 @@ func yamlCommentAt(line string) int {
 	return len(line)
 }
 
-// applyEnv overrides c with MNEMO_* variables and seed 001's
-// MEMORY_RETRIEVAL_LIMIT.
-func applyEnv(c *Config, getenv func(string) string) error {
-	strs := []struct {
+// envNames are the environment variables mnemo reads.
+func envNames() []string {
+	names := []string{"MNEMO_CONFIG", "MNEMO_MOCK", "MEMORY_RETRIEVAL_LIMIT"}
+	for _, s := range envStrings(&Config{}) {
+		names = append(names, s.name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// envTypos returns a warning for each MNEMO_* variable of environ that
+// mnemo does not read but that is a few letters from one it does: set,
+// and silently ignored, it would leave a person wondering why it has no
+// effect. Other MNEMO_* names (${MNEMO_KEY_…} in a config file, test and
+// benchmark settings) are not mnemo's settings and pass.
+func envTypos(environ []string) []string {
+	known := envNames()
+	var warns []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "MNEMO_") || slices.Contains(known, name) {
+			continue
+		}
+		if near := nearest(name, known); near != "" && editDistance(name, near) <= 2 {
+			warns = append(warns, fmt.Sprintf("environment variable %s is not read by mnemo: did you mean %s? (mnemo reads %s)", name, near, strings.Join(known, ", ")))
+		}
+	}
+	return warns
+}
+
+// envStrings are the string settings of c that environment variables set.
+func envStrings(c *Config) []struct {
+	name string
+	dst  *string
+} {
+	return []struct {
 		name string
 		dst  *string
 	}{
@@ -399,7 +446,12 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		{"MNEMO_STORE", &c.Store.Backend}, {"MNEMO_FILES_ROOT", &c.Store.Files.Root},
 		{"MNEMO_POSTGRES_DSN", (*string)(&c.Store.Postgres.DSN)}, {"MNEMO_SPOOL_DIR", &c.Store.Postgres.SpoolDir},
 	}
-	for _, s := range strs {
+}
+
+// applyEnv overrides c with MNEMO_* variables and seed 001's
+// MEMORY_RETRIEVAL_LIMIT.
+func applyEnv(c *Config, getenv func(string) string) error {
+	for _, s := range envStrings(c) {
 		if v := getenv(s.name); v != "" {
 			*s.dst = v
 		}
@@ -484,7 +536,8 @@ func (c *Config) validate() error {
 		field string
 		n     int
 	}{
-		{"limits.max_content_chars", c.Limits.MaxContentChars}, {"limits.max_data_bytes", c.Limits.MaxDataBytes},
+		{"limits.max_content_chars", c.Limits.MaxContentChars}, {"limits.max_message_chars", c.Limits.MaxMessageChars},
+		{"limits.max_data_bytes", c.Limits.MaxDataBytes},
 		{"limits.max_tags", c.Limits.MaxTags}, {"limits.max_batch", c.Limits.MaxBatch},
 		{"recall.default_limit", c.Recall.DefaultLimit}, {"recall.max_limit", c.Recall.MaxLimit},
 	} {
@@ -685,6 +738,12 @@ func (c *StoreConfig) validate() error {
 	if p.EfSearch < 0 || p.EfSearch > 1000 {
 		return &ConfigError{"store.postgres.ef_search", "must be from 1 to 1000 (0: the default, 100)"}
 	}
+	if p.FailoverAfter < 0 {
+		return &ConfigError{"store.postgres.failover_after", "must not be negative (0 means the default, 2s)"}
+	}
+	if p.ProbeEvery < 0 {
+		return &ConfigError{"store.postgres.probe_every", "must not be negative (0 means the default, 1s)"}
+	}
 	if p.Schema != "" && !regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`).MatchString(p.Schema) {
 		return &ConfigError{"store.postgres.schema", "must be a lower-case SQL identifier"}
 	}
@@ -717,6 +776,9 @@ func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Con
 		}
 		err = parseConfig(f, &c, getenv)
 		f.Close()
+		if ce, ok := err.(*ConfigError); ok {
+			ce.Field = path + ": " + ce.Field // which file, when there are several
+		}
 		if err != nil {
 			return c, err
 		}
@@ -734,6 +796,7 @@ func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Con
 func (c *Config) limits() mnemo.Limits {
 	l := mnemo.DefaultLimits()
 	l.MaxContentChars, l.MaxDataBytes, l.MaxTags, l.MaxBatch = c.Limits.MaxContentChars, c.Limits.MaxDataBytes, c.Limits.MaxTags, c.Limits.MaxBatch
+	l.MaxMessageChars = c.Limits.MaxMessageChars
 	l.Untrusted = c.Limits.Untrusted
 	return l
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,7 +49,9 @@ func TestLoadConfigBad(t *testing.T) {
 		t.Fatal("no bad fixtures")
 	}
 	want := map[string]string{
-		"unknown_field":    "colour",
+		"unknown_field":    "line 2: colour: unknown key",
+		"typo_key":         "typo_key.bad.yml: line 3: recall.default_limt: unknown key (did you mean recall.default_limit?)",
+		"typo_nested":      "line 4: auth.keys[0].secrt: unknown key (did you mean auth.keys[0].secret?)",
 		"untrusted":        "limits.untrusted",
 		"events_strict":    "events.known_types",
 		"synchronous":      "sqlite.synchronous",
@@ -69,11 +73,12 @@ func TestLoadConfigBad(t *testing.T) {
 		"pool_size":        "store.postgres.pool_size",
 		"ef_search":        "store.postgres.ef_search",
 		"spool_key":        "spool",
+		"failover_after":   "store.postgres.failover_after",
 		"files_history":    "store.files.history",
 		"min_successes":    "events.tasks.min_successes",
 
 		"text_relations_queue": "events.text_relations.queue",
-		"text_relations_on":    "field on not found",
+		"text_relations_on":    "line 3: events.text_relations.on: unknown key",
 		"profile_ladder":       "events.profile.ladder[1]",
 		"profile_weekly":       "events.profile.weekly",
 		"vectors_keep_for":     "events.vectors.keep_for",
@@ -176,7 +181,7 @@ func TestLoadConfigStore(t *testing.T) {
 	}
 	p := c.Store.Postgres
 	if c.Store.Backend != BackendPostgres || string(p.DSN) != dsn || p.PoolSize != 8 || p.EfSearch != 200 || !p.RLS ||
-		p.Schema != "mnemo_app" || c.spoolDir() != "/var/spool/mnemo" {
+		p.Schema != "mnemo_app" || c.spoolDir() != "/var/spool/mnemo" || p.FailoverAfter != 1500*time.Millisecond || p.ProbeEvery != 3*time.Second {
 		t.Fatalf("store = %+v", c.Store)
 	}
 	if def := defaultConfig(); def.Store.Backend != BackendSQLite || def.spoolDir() != filepath.Join(def.Data, "spool") || def.filesRoot() != filepath.Join(def.Data, "files") {
@@ -254,5 +259,19 @@ func TestYAMLCommentAt(t *testing.T) {
 		if got := yamlCommentAt(tt.line); got != tt.want {
 			t.Errorf("yamlCommentAt(%q) = %d, want %d", tt.line, got, tt.want)
 		}
+	}
+}
+
+// A typo'd MNEMO_* variable is not ignored in silence (issue 15).
+func TestEnvTypoWarns(t *testing.T) {
+	warns := envTypos([]string{"MNEMO_DAAT=/srv/mnemo", "MNEMO_DATA=/x", "MNEMO_KEY_SUPPORT=s3cret", "MNEMO_TEST_PG_DSN=x", "PATH=/bin"})
+	if len(warns) != 1 || !strings.Contains(warns[0], "MNEMO_DAAT") || !strings.Contains(warns[0], "did you mean MNEMO_DATA?") || !strings.Contains(warns[0], "MNEMO_STORE") {
+		t.Fatalf("warnings: %q", warns)
+	}
+	a := newApp(strings.NewReader(""), io.Discard, new(bytes.Buffer))
+	errs := a.stderr.(*bytes.Buffer)
+	a.environ = func() []string { return []string{"MNEMO_AGNET=bot"} }
+	if code := a.main(t.Context(), []string{"--data", t.TempDir(), "stats"}); code != 0 || !strings.Contains(errs.String(), "mnemo: warning: environment variable MNEMO_AGNET is not read by mnemo: did you mean MNEMO_AGENT?") {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
 }

@@ -94,6 +94,11 @@ func (a *app) printArchive(res mnemo.ArchiveResult, verb string) error {
 		}
 		return nil
 	}
+	if len(res.Archived) == 0 {
+		// No ledger entry was written: there is nothing to restore.
+		fmt.Fprintf(a.stdout, "%s 0 memories: nothing matched\n", verb)
+		return nil
+	}
 	fmt.Fprintf(a.stdout, "%s %d memories; undo with: mnemo restore %d\n", verb, len(res.Archived), res.LedgerSeq)
 	return nil
 }

@@ -27,6 +27,9 @@ func TestLifecycleCommands(t *testing.T) {
 	if out := mustRun("prune", "--tag", "scratch", "--dry-run"); !strings.HasPrefix(out, "would archive 2 memories") {
 		t.Fatalf("prune --dry-run: %q", out)
 	}
+	if out := mustRun("prune", "--tag", "nothing-has-this"); out != "pruned 0 memories: nothing matched\n" {
+		t.Fatalf("prune matching nothing: %q", out)
+	}
 	out := mustRun("prune", "--tag", "scratch")
 	m := regexp.MustCompile(`pruned 2 memories; undo with: mnemo restore (\d+)`).FindStringSubmatch(out)
 	if m == nil {

@@ -57,7 +57,11 @@ func mcpHandler(svc *mnemo.Service, srv *mhttp.Server, log *slog.Logger) http.Ha
 		if !a.Has(mhttp.ScopeRead) || !a.Has(mhttp.ScopeWrite) {
 			return mnemo.Scope{}, mnemo.Errorf(mnemo.EFORBIDDEN, "MCP needs a key with the read and write scopes")
 		}
-		return a.Scope(extra.Header.Get(mmcp.AgentHeader))
+		agent := extra.Header.Get(mmcp.AgentHeader)
+		if agent == "" && len(a.Agents) != 1 { // one agent on the key is the default
+			return mnemo.Scope{}, mnemo.Errorf(mnemo.EINVALID, "no agent: set the %s header to the agent's id", mmcp.AgentHeader)
+		}
+		return a.Scope(agent)
 	}
 	return mmcp.NewServer(svc, mmcp.Options{HTTPScope: scope, Logger: log, Version: version()}).HTTPHandler()
 }

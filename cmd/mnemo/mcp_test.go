@@ -65,6 +65,8 @@ func TestMCPStdioBinary(t *testing.T) {
 			t.Errorf("list tools: no %s among %d tools", want, len(tools.Tools))
 		}
 	}
+	// Issue 15: text of only prefix tokens once panicked and ended the process.
+	callTool(t, cs, "remember", map[string]any{"content": "Python*"})
 	res := callTool(t, cs, "remember", map[string]any{"content": "The deploy window is Thursday 14:00", "key": "/team/deploy"})
 	var rem struct{ ID string }
 	decodeJSON(t, res.StructuredContent, &rem)

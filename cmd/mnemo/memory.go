@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/rank"
 )
 
 func (a *app) rememberCommand() *cobra.Command {
@@ -69,14 +70,18 @@ func (a *app) rememberCommand() *cobra.Command {
 				return usagef("give the content to remember, '-' to read it from standard input, or --value")
 			}
 			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
-				m, err := svc.Remember(cmd.Context(), a.scope(), d)
+				res, err := svc.Write(cmd.Context(), a.scope(), []mnemo.Draft{d})
 				if err != nil {
 					return err
 				}
+				r := res[0]
 				if a.asJSON {
-					return a.printJSON(m)
+					return a.printJSON(r)
 				}
-				fmt.Fprintln(a.stdout, m.ID)
+				fmt.Fprintln(a.stdout, r.ID)
+				if !r.Applied {
+					fmt.Fprintf(a.stderr, "not applied: a newer revision of %s, updated %s, stands\n", r.Key, r.WinnerUpdatedAt.Format(time.RFC3339Nano))
+				}
 				return nil
 			})
 		},
@@ -194,13 +199,32 @@ func (a *app) printScored(res mnemo.Result) {
 	for _, r := range res.Results {
 		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", r.Score, r.ID, r.Key, label(&r.Memory))
 		if r.Explain != nil {
-			for _, c := range r.Explain.Components {
-				fmt.Fprintf(tw, "\t  %s\t%.3f × %.2f\t= %.3f\n", c.Name, c.Value, c.Weight, c.Contribution)
-			}
+			printExplain(tw, r.Explain)
 		}
 	}
 	tw.Flush()
 	printLinked(a.stdout, res.Linked)
+}
+
+// printExplain writes a score's components as its formula combines them:
+// the weighted formula sums value × weight, the others multiply factors.
+func printExplain(w io.Writer, ex *rank.Explanation) {
+	if ex.Formula == rank.FormulaWeighted {
+		for _, c := range ex.Components {
+			fmt.Fprintf(w, "\t  %s\t%.3f × %.2f\t= %.3f\n", c.Name, c.Value, c.Weight, c.Contribution)
+		}
+		fmt.Fprintf(w, "\t  sum\t\t= %.3f\n", ex.Score)
+		return
+	}
+	fmt.Fprintf(w, "\t  (lexical %.3f, semantic %.3f)\t\t\n", ex.Lexical, ex.Semantic)
+	for i, c := range ex.Components {
+		op := "×"
+		if i == 0 {
+			op = " "
+		}
+		fmt.Fprintf(w, "\t  %s %s\t%.3f\t\n", op, c.Name, c.Value)
+	}
+	fmt.Fprintf(w, "\t  = product\t%.3f\t\n", ex.Score)
 }
 
 func (a *app) printMemories(ms []mnemo.Memory) {
@@ -391,8 +415,10 @@ func (a *app) statsCommand() *cobra.Command {
 				if st.Oldest != nil {
 					fmt.Fprintf(a.stdout, "oldest:     %s\nnewest:     %s\n", st.Oldest.Format(time.RFC3339), st.Newest.Format(time.RFC3339))
 				}
-				if v := st.Vectors; v != nil {
-					fmt.Fprintf(a.stdout, "embedder:   %s (%d dimensions)\nembedded:   %d\npending:    %d\n", v.Model, v.Dimension, v.Embedded, v.Pending)
+				if v := st.Vectors; v != nil && v.Unavailable != "" {
+					fmt.Fprintf(a.stdout, "vectors:    none (%s)\n", v.Unavailable)
+				} else if v != nil {
+					fmt.Fprintf(a.stdout, "embedder:   %s (%d dimensions)\nembedded:   %d\npending:    %d\nindexed:    %d\n", v.Model, v.Dimension, v.Embedded, v.Pending, v.Indexed)
 					if v.CacheHitRate != nil {
 						fmt.Fprintf(a.stdout, "query cache hit rate: %.2f\n", *v.CacheHitRate)
 					}

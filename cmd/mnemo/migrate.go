@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -201,8 +202,11 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 	for i, sc := range scopes {
 		pr, pw := io.Pipe()
 		go func() {
-			_, err := from.Export(ctx, sc, pw, nil)
-			pw.CloseWithError(err)
+			err := safe.Call(log, "exporting for migrate", func() error {
+				_, err := from.Export(ctx, sc, pw, nil)
+				return err
+			})
+			pw.CloseWithError(err) // a panic fails the import, not the process
 		}()
 		base := done
 		n, err := into.Import(ctx, pr, mnemo.ImportOptions{Progress: func(k int) {

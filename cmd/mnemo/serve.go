@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
 func (a *app) serveCommand() *cobra.Command {
@@ -47,6 +50,10 @@ func (a *app) serveCommand() *cobra.Command {
 				return err
 			}
 			defer svc.Close()
+			// The jobs stop, and are awaited, before the store closes
+			// (defers run last first): a reflect never runs on a closed store.
+			jobs := safe.NewGroup(ctx, a.logger())
+			defer jobs.Stop()
 			// A store embedded with another model would answer with
 			// garbage similarities: refuse to serve it.
 			if err := svc.Init(ctx); err != nil {
@@ -63,18 +70,21 @@ func (a *app) serveCommand() *cobra.Command {
 				MaxBody: a.cfg.HTTP.MaxBodyBytes, Timeout: a.cfg.HTTP.Timeout,
 				RateLimit: a.cfg.HTTP.RateLimit, RateBurst: a.cfg.HTTP.RateBurst,
 				Registry: reg, StoreBytes: be.size, Webhook: a.cfg.webhookOptions(),
+				DefaultAgent: a.cfg.HTTP.DefaultAgent,
 			})
 			srv.Handle("/mcp", mcpHandler(svc, srv, log))
 			ln, err := net.Listen("tcp", addr)
-			if err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return fmt.Errorf("%s is in use by another program: stop it, or serve on another address with --addr (or $MNEMO_ADDR)", addr)
+			} else if err != nil {
 				return fmt.Errorf("listen: %w", err)
 			}
 			log.Info("mnemo serving", "addr", ln.Addr().String(), "store", be.name, "at", be.where)
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
-			go every(ctx, time.Minute, func() { sweep(ctx, svc, log) })
+			a.every(jobs, "sweep", time.Minute, func(ctx context.Context) { sweep(ctx, svc, log) })
 			if s := a.cfg.Lifecycle.Schedule; s == nil || *s {
-				go every(ctx, a.cfg.Lifecycle.Every, func() { reflectAll(ctx, svc, log) })
+				a.every(jobs, "reflect", a.cfg.Lifecycle.Every, func(ctx context.Context) { reflectAll(ctx, svc, log) })
 			}
 			select {
 			case err := <-errc:
@@ -92,18 +102,31 @@ func (a *app) serveCommand() *cobra.Command {
 	return cmd
 }
 
-// every calls fn every interval until ctx ends.
-func every(ctx context.Context, interval time.Duration, fn func()) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			fn()
-		}
+// every runs job in jobs every interval until the group stops. A panic in
+// one run is logged with its stack; the next run comes as scheduled.
+func (a *app) every(jobs *safe.Group, name string, interval time.Duration, job func(context.Context)) {
+	if a.jobEvery > 0 {
+		interval = a.jobEvery
 	}
+	log := a.logger()
+	jobs.Go(name, func(ctx context.Context) {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if a.jobHook != nil {
+				a.jobHook(name, true)
+			}
+			safe.Call(log, name, func() error { job(ctx); return nil })
+			if a.jobHook != nil {
+				a.jobHook(name, false)
+			}
+		}
+	})
 }
 
 // sweep deletes idle sessions' working memory (seed 001: after 30 minutes

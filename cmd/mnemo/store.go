@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -43,6 +47,9 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 		return &backend{store: memstore.New(memstore.Options{}), name: BackendMemory, where: "memory"}, nil
 	case BackendFiles:
 		root := c.filesRoot()
+		if err := writable(root); err != nil {
+			return nil, err
+		}
 		fc := c.Store.Files
 		history := files.KeepLog
 		if fc.History == "rotate" {
@@ -65,12 +72,17 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 			}
 			return db, nil
 		}
-		st, err := failover.New(ctx, open, c.spoolDir(), failover.Options{Logger: log, Registerer: reg})
+		st, err := failover.New(ctx, open, c.spoolDir(), failover.Options{
+			Logger: log, Registerer: reg, FailoverAfter: p.FailoverAfter, ProbeEvery: p.ProbeEvery,
+		})
 		if err != nil {
 			return nil, err
 		}
 		return &backend{store: st, name: BackendPostgres, where: dsnWhere(dsn)}, nil
 	default:
+		if err := writable(data); err != nil {
+			return nil, err
+		}
 		path := filepath.Join(data, "mnemo.db")
 		db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: log, Synchronous: c.SQLite.Synchronous})
 		if err != nil {
@@ -133,4 +145,23 @@ func degradedCounter() *prometheus.CounterVec {
 		c.WithLabelValues(cause)
 	}
 	return c
+}
+
+// writable checks that mnemo may create files in dir, when it exists: the
+// store's own error for one it may not is SQLite's "unable to open database
+// file (14)", which names neither the directory nor the cause.
+func writable(dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil // the store creates it, or says why it cannot
+	}
+	f, err := os.CreateTemp(dir, ".mnemo-write-check-*")
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return usagef("cannot write to the data directory %s: permission denied (give this user write access, or choose another with --data)", dir)
+		}
+		return fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }

@@ -57,14 +57,26 @@ func (a *app) importCommand() *cobra.Command {
 					defer bar.Finish()
 					opts.Progress = func(done int) { bar.Set(done) }
 				}
+				newIDs := map[string]string{}
+				var order []string
+				opts.OnNewID = func(old, new string) {
+					newIDs[old] = new
+					order = append(order, old)
+				}
 				n, err := svc.Import(cmd.Context(), r, opts)
 				if err != nil {
 					return err
 				}
 				if a.asJSON {
-					return a.printJSON(map[string]int{"imported": n})
+					return a.printJSON(map[string]any{"imported": n, "ids": newIDs})
 				}
 				fmt.Fprintf(a.stdout, "imported %d\n", n)
+				if len(order) > 0 {
+					fmt.Fprintf(a.stdout, "%d ids taken elsewhere in the store, stored under new ones (old new):\n", len(order))
+					for _, old := range order {
+						fmt.Fprintf(a.stdout, "%s %s\n", old, newIDs[old])
+					}
+				}
 				return nil
 			})
 		},

@@ -1,0 +1,216 @@
+package failover_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/failover"
+	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/postgres"
+)
+
+// writeBound is what the outage tests allow one write: FailoverAfter (2 s
+// by default) and slack for a loaded machine. The point is that no write
+// waits for a driver's or a client's timeout (30 s), or for the replay.
+const writeBound = 5 * time.Second
+
+// writeLog keeps what writers were acknowledged and how long they waited.
+type writeLog struct {
+	mu     sync.Mutex
+	acked  []mnemo.Memory
+	last   map[string]mnemo.Memory // key → its last acknowledged write
+	failed []error
+	worst  time.Duration
+}
+
+// remember writes d through svc, timing it, and logs the outcome.
+func (l *writeLog) remember(ctx context.Context, svc *mnemo.Service, scope mnemo.Scope, d mnemo.Draft) (mnemo.Memory, error) {
+	start := time.Now()
+	m, err := svc.Remember(ctx, scope, d)
+	took := time.Since(start)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.worst = max(l.worst, took)
+	if err != nil {
+		l.failed = append(l.failed, err)
+		return m, err
+	}
+	l.acked = append(l.acked, m)
+	if d.Key != "" {
+		l.last[d.Key] = m
+	}
+	return m, nil
+}
+
+func (l *writeLog) count() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.acked) }
+
+// Issue 15, defect 2: with writers running before, throughout and after
+// an outage of PostgreSQL (connections reset, or swallowed by a black
+// hole), and a spool of thousands of records replayed when it is back:
+// no write fails or waits longer than writeBound (those in flight at the
+// cut included), none acknowledged is lost, a key ends with its newest
+// value whether it was written before, during or after the outage or while
+// the spool was replayed, reads answer during the replay, and the spool is
+// emptied.
+func TestOutageWritersNeverWait(t *testing.T) {
+	for _, mode := range []string{"reset", "blackhole"} {
+		t.Run(mode, func(t *testing.T) { testOutage(t, mode) })
+	}
+}
+
+func testOutage(t *testing.T, mode string) {
+	ctx := context.Background()
+	direct := pgtest.Native(t)
+	px, dsn := newProxy(t, direct)
+	fs, err := failover.New(ctx, opener(dsn), filepath.Join(t.TempDir(), "spool"),
+		failover.Options{ProbeEvery: 50 * time.Millisecond, ReplayBatch: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := mnemo.New(fs, mnemo.Options{}) // the Write Guard on: it reads before each write
+	defer svc.Close()
+	log := &writeLog{last: map[string]mnemo.Memory{}}
+
+	// Writers, each with keys of its own, so that its last write of a key
+	// is the key's newest.
+	const writers = 3
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+				d := mnemo.Draft{Content: str(fmt.Sprintf("writer %d took note %d of the ongoing migration", w, i))}
+				if i%2 == 0 {
+					d.Key = fmt.Sprintf("/writer/%d/topic/%d", w, i/2%4)
+					d.Content = str(fmt.Sprintf("writer %d set topic %d for the %d-th time", w, i/2%4, i/2))
+				}
+				log.remember(ctx, svc, alice, d)
+			}
+		}()
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited a minute for %s", what)
+			}
+		}
+	}
+	n0 := 30
+	waitFor("writes before the outage", func() bool { return log.count() >= n0 })
+
+	cut := time.Now()
+	if mode == "reset" {
+		px.down()
+	} else {
+		px.blackhole()
+	}
+	// A spool of thousands: keyed records whose keys are written again
+	// while it is replayed, and keyless ones.
+	const bulk, bulkKeys = 1500, 100
+	var spooledID string
+	for j := 0; j < bulk; j += 50 {
+		drafts := make([]mnemo.Draft, 50)
+		for k := range drafts {
+			drafts[k] = mnemo.Draft{Content: str(fmt.Sprintf("outage record %d: service %d deployed to region %d", j+k, (j+k)%37, (j+k)%11))}
+			if k%2 == 0 {
+				drafts[k].Key = fmt.Sprintf("/bulk/%d", (j+k)%bulkKeys)
+			}
+		}
+		start := time.Now()
+		res, err := svc.Write(ctx, alice, drafts)
+		log.mu.Lock()
+		log.worst = max(log.worst, time.Since(start))
+		log.mu.Unlock()
+		if err != nil {
+			t.Fatalf("bulk write during the outage: %v", err)
+		}
+		log.mu.Lock()
+		for k, r := range res {
+			log.acked = append(log.acked, r.Memory)
+			if drafts[k].Key != "" {
+				log.last[drafts[k].Key] = r.Memory
+			} else if spooledID == "" {
+				spooledID = r.Memory.ID
+			}
+		}
+		log.mu.Unlock()
+	}
+	if fs.Up() || fs.Spooled() < bulk {
+		t.Fatalf("during the outage: up %v, %d spooled", fs.Up(), fs.Spooled())
+	}
+	time.Sleep(time.Until(cut.Add(3 * time.Second))) // the writers keep writing
+	n1 := log.count()
+
+	px.up()
+	waitFor("the replay to start", fs.Replaying)
+	// Keys of the spool written again while it is replayed, and reads.
+	var duringReplay int
+	for j := 0; j < bulkKeys && fs.Replaying(); j++ {
+		d := mnemo.Draft{Key: fmt.Sprintf("/bulk/%d", j), Content: str(fmt.Sprintf("bulk key %d rewritten while the spool was replayed", j))}
+		if _, err := log.remember(ctx, svc, alice, d); err == nil {
+			duringReplay++
+		}
+		if j == 0 {
+			if m, err := svc.Get(ctx, alice, spooledID); err != nil || m.ID != spooledID {
+				t.Errorf("a spooled memory read during the replay: %+v %v", m, err)
+			}
+			if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: "outage record service deployed"}); err != nil {
+				t.Errorf("recall during the replay: %v", err)
+			}
+		}
+	}
+	waitUp(t, fs)
+	n2 := log.count()
+	waitFor("writes after the replay", func() bool { return log.count() >= n2+30 })
+	close(stop)
+	wg.Wait()
+
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	t.Logf("%s: %d writes acknowledged (%d before the cut, %d during the outage, %d while replaying, %d after), worst wait %v",
+		mode, len(log.acked), n0, n1-n0, duringReplay, len(log.acked)-n2, log.worst)
+	if len(log.failed) > 0 {
+		t.Errorf("%d writes failed, the first: %v", len(log.failed), log.failed[0])
+	}
+	if log.worst > writeBound {
+		t.Errorf("a write waited %v (bound %v)", log.worst, writeBound)
+	}
+	if duringReplay == 0 {
+		t.Errorf("no write landed while the spool was replayed: the test proved nothing of last-write-wins across it")
+	}
+	if fs.Spooled() != 0 {
+		t.Errorf("%d records left in the spool", fs.Spooled())
+	}
+
+	db, err := postgres.Open(ctx, direct, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, m := range log.acked {
+		if m.Key != "" {
+			continue
+		}
+		if got, err := db.Get(ctx, alice, m.ID); err != nil || got.Content != m.Content {
+			t.Fatalf("acknowledged %s (%q) is missing: %v", m.ID, m.Content, err)
+		}
+	}
+	for key, m := range log.last {
+		if got, err := db.GetByKey(ctx, alice, key); err != nil || got.Content != m.Content {
+			t.Errorf("key %s: %q, want its last write %q (%v)", key, got.Content, m.Content, err)
+		}
+	}
+}

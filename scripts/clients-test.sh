@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# clients-test.sh tests the TypeScript and Python clients and the TypeScript
+# adapters against one real `mnemo serve`, built from this tree, on a free
+# loopback port with temporary data and API keys, shared by every suite:
+#   1. the drift check: clients/typescript/src/openapi.ts must be what the
+#      server's /openapi.json generates;
+#   2. tsc, then node's test runner on the client and the adapters;
+#   3. pip installs clients/python from the checkout into a venv, mypy
+#      --strict checks its types, and pytest runs its tests in the venv.
+# It installs what is missing (Debian's python3-httpx, python3-pytest,
+# python3-venv and python3-mypy; npm ci, with its cache in NPM_CACHE, by
+# default $TMPDIR/mnemo-npm-cache, when node_modules is not the lock file's)
+# and exits non-zero when any step fails.
+#
+# Usage: scripts/clients-test.sh
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+server_pid=
+cleanup() {
+	if [[ -n $server_pid ]]; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+	echo "clients-test: $*" >&2
+	exit 1
+}
+start=$SECONDS
+
+# Set-up. Debian's python3 has the packages; a pyenv python3 first on PATH
+# does not.
+py=/usr/bin/python3
+if ! $py -c 'import httpx, pytest, venv, ensurepip, mypy' 2>/dev/null; then
+	echo "clients-test: installing python3-httpx python3-pytest python3-venv python3-mypy"
+	{ apt-get update -qq && apt-get install -y -qq python3-httpx python3-pytest python3-venv python3-mypy; } >"$tmp/apt.log" 2>&1 ||
+		{ tail -n 20 "$tmp/apt.log"; fail "apt-get install failed"; }
+fi
+export npm_config_cache=${NPM_CACHE:-${TMPDIR:-/tmp}/mnemo-npm-cache}
+ts=$root/clients/typescript
+# npm ci only when node_modules is not the lock file's (the stamp is its hash).
+lock=$(sha256sum "$ts/package-lock.json" | cut -d' ' -f1)
+if [[ $(cat "$ts/node_modules/.mnemo-lock" 2>/dev/null) != "$lock" ]]; then
+	(cd "$ts" && npm ci --no-audit --no-fund --loglevel=error --prefer-offline >"$tmp/npm.log" 2>&1) ||
+		{ tail -n 20 "$tmp/npm.log"; fail "npm ci failed in clients/typescript"; }
+	echo "$lock" >"$ts/node_modules/.mnemo-lock"
+fi
+setup=$SECONDS
+
+# One server for every suite, with a key of every scope and a read-only one.
+(cd "$root" && go build -o "$tmp/mnemo" ./cmd/mnemo) || fail "go build ./cmd/mnemo failed"
+export MNEMO_TEST_KEY=clients-test-key-$RANDOM$RANDOM
+export MNEMO_TEST_READ_KEY=clients-test-reader-$RANDOM$RANDOM
+cat >"$tmp/mnemo.yaml" <<EOF
+auth:
+  keys:
+    - {name: tests, secret: "$MNEMO_TEST_KEY", tenant: clients, scopes: [read, write, admin]}
+    - {name: reader, secret: "$MNEMO_TEST_READ_KEY", tenant: clients, scopes: [read]}
+EOF
+"$tmp/mnemo" --config "$tmp/mnemo.yaml" --store sqlite --data "$tmp/data" serve --addr 127.0.0.1:0 >"$tmp/serve.log" 2>&1 &
+server_pid=$!
+addr=
+for _ in $(seq 300); do
+	addr=$(sed -n 's/.*msg="mnemo serving" addr=\([^ ]*\).*/\1/p' "$tmp/serve.log")
+	[[ -n $addr ]] && break
+	kill -0 "$server_pid" 2>/dev/null || break
+	sleep 0.1
+done
+[[ -n $addr ]] || { tail -n 20 "$tmp/serve.log"; fail "mnemo serve did not start"; }
+export MNEMO_URL=http://$addr
+built=$SECONDS
+
+# step NAME COMMAND...: runs one step, noting its time, and its name in
+# $tmp/failed when it fails.
+step() {
+	local name=$1 t=$SECONDS
+	shift
+	echo "== $name"
+	echo "$name" >>"$tmp/steps"
+	"$@" || echo "$name" >>"$tmp/failed"
+	echo "== $name: $((SECONDS - t))s"
+}
+
+# The Python suite runs beside the TypeScript one (each test has its own
+# agent); its output follows the TypeScript one's.
+venv=$tmp/venv
+python_steps() {
+	# pip from the checkout, as a user would: the venv sees Debian's httpx,
+	# pytest and pip, and setuptools builds without the network (in a copy,
+	# since it writes build/ and egg-info beside the sources).
+	step "pip install clients/python" bash -c "$py -m venv --system-site-packages --without-pip '$venv' &&
+		cp -r '$root/clients/python' '$tmp/python-src' &&
+		'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$tmp/python-src' &&
+		cd '$tmp' && '$venv/bin/python' -c 'import mnemo; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
+	step "mypy --strict clients/python" $py -m mypy --strict --cache-dir "${TMPDIR:-/tmp}/mnemo-mypy-cache" "$root/clients/python/src/mnemo"
+	step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
+}
+python_steps >"$tmp/python.log" 2>&1 &
+python_pid=$!
+
+step "openapi drift" node "$ts/scripts/gen.mjs" "$MNEMO_URL" --check
+step "tsc" bash -c "cd '$ts' && npx tsc -p ."
+step "typescript tests" bash -c "cd '$ts' && node --test --test-reporter=spec dist/test/*.test.js"
+wait "$python_pid"
+cat "$tmp/python.log"
+
+kill "$server_pid" 2>/dev/null
+wait "$server_pid" 2>/dev/null
+server_pid=
+echo "clients-test: set-up $((setup - start))s, build and start $((built - setup))s, suites $((SECONDS - built))s"
+nsteps=$(wc -l <"$tmp/steps")
+nfailed=0
+[[ -f $tmp/failed ]] && nfailed=$(wc -l <"$tmp/failed")
+if ((nfailed > 0)); then
+	echo "clients-test: FAILED: $(paste -sd' ' "$tmp/failed")"
+fi
+# The plain closing line: steps, not tests (the runners' lines are above).
+echo "clients: $((nsteps - nfailed)) passed, $nfailed failed"
+((nfailed == 0))
