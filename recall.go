@@ -254,7 +254,15 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 			s.log.Warn("query embedding failed", "model", vecModel, "err", err)
 		} else {
 			qvec = qv
-			vhits, vecErr = s.store.(VectorStore).SearchVectors(ctx, scope, VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want})
+			vq := VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want}
+			if ls, ok := s.store.(VectorLagSearcher); ok {
+				var lag string
+				if vhits, lag, vecErr = ls.SearchVectorsLag(ctx, scope, vq); lag != "" && vecErr == nil {
+					notes = append(notes, degradation{DegradedVectorIndex, lag})
+				}
+			} else {
+				vhits, vecErr = s.store.(VectorStore).SearchVectors(ctx, scope, vq)
+			}
 		}
 	}
 	if fallback && !lexStarted && !aq.Empty() {

@@ -236,6 +236,15 @@ type VectorStore interface {
 	SearchVectors(ctx context.Context, scope Scope, q VectorQuery) ([]VectorHit, error)
 }
 
+// VectorLagSearcher is a VectorStore whose ANN index catches up with its
+// vectors in the background. SearchVectorsLag is SearchVectors that also
+// says, in lag, when the answer could not search every stored vector by
+// meaning (the index is still catching up); lag is empty otherwise.
+// Recall flags such an answer degraded.
+type VectorLagSearcher interface {
+	SearchVectorsLag(ctx context.Context, scope Scope, q VectorQuery) (hits []VectorHit, lag string, err error)
+}
+
 // VectorSpace names the model vectors are made with, and their dimension.
 type VectorSpace struct {
 	Model     string `json:"model"`

@@ -81,6 +81,9 @@ func TestANNIndexPersists(t *testing.T) {
 	if len(want) != 5 || want[0] != "01959581-0000-7000-8000-000000000007" {
 		t.Fatalf("nearest = %v", want)
 	}
+	if err := db.IndexVectors(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -71,6 +72,10 @@ type DB struct {
 
 	// vectors are the ANN indexes of the scopes, loaded on first search.
 	vectors *annIndexes
+	// vectorExamined counts the neighbours vector searches checked against
+	// their filter and the vectors they scored exactly: tests hold it to a
+	// bound that does not grow with the store.
+	vectorExamined atomic.Int64
 
 	// eventStmts are the statements of an event append (events.go).
 	eventMu    sync.Mutex
@@ -110,7 +115,6 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		now:         opts.Now,
 		logger:      opts.Logger,
 		synchronous: synchronous,
-		vectors:     newANNIndexes(abs, opts.SearchEffort),
 	}
 	if db.now == nil {
 		db.now = time.Now
@@ -118,7 +122,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if db.logger == nil {
 		db.logger = slog.New(slog.DiscardHandler)
 	}
-	db.vectors.log = db.logger
+	db.vectors = newANNIndexes(abs, opts.SearchEffort, db.logger)
 
 	// The writer sets journal_mode, which is persistent, so it opens first.
 	// BEGIN IMMEDIATE takes the write lock up front: a deferred transaction
@@ -156,6 +160,15 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.reader.SetMaxIdleConns(readConns)
 	db.reader.SetConnMaxLifetime(0)
 	db.reader.SetConnMaxIdleTime(0)
+
+	// The indexer looks for vectors stored from now on; a scope whose
+	// index file is behind the table is caught up once it is searched.
+	_, rev, err := vectorSpace(ctx, db.reader)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	db.vectors.seen = rev
 
 	// A lost full-text index is rebuilt from the memories table, which
 	// always holds the index text.

@@ -75,8 +75,8 @@ func TestMigrateFromV1(t *testing.T) {
 	old.Close()
 
 	db := open(t, path, sqlite.Options{})
-	if v, err := db.SchemaVersion(ctx); err != nil || v != 8 {
-		t.Fatalf("SchemaVersion = %d, %v; want 8", v, err)
+	if v, err := db.SchemaVersion(ctx); err != nil || v != 9 {
+		t.Fatalf("SchemaVersion = %d, %v; want 9", v, err)
 	}
 
 	m, err := db.GetByKey(ctx, scope, "/user/preference/style")

@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
@@ -164,7 +166,7 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: set vectors: %w", err)
 	}
-	// Indexes catch up with the new vectors when next searched.
+	db.vectors.wake(db) // the indexer inserts the new vectors, off this path
 	return nil
 }
 
@@ -172,67 +174,230 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 // vector search scores each of them rather than walking the index.
 const exactBelow = 20000
 
+// pendingScan bounds the vectors a search scores exactly because the
+// indexer has not inserted them yet (the newest ones).
+const pendingScan = 5000
+
 // SearchVectors returns the live memories of scope matching q's filter
 // whose vectors are nearest q.Vector. See mnemo.VectorStore.
 //
 // The index is asked for more neighbours than wanted, and each is checked
 // against the memories table: a neighbour that was deleted, rewritten or
 // filtered out is dropped, so the index can be behind the table but never
-// make an answer wrong. A selective filter that leaves few memories is
-// answered by scoring exactly those.
+// make an answer wrong. Vectors stored since the index last caught up are
+// scored exactly beside it.
+//
+// Every filter stays bounded, whatever it selects (docs/ARCHITECTURE.md,
+// "Filtered vector search"). A filter with an index of its own (tags,
+// types, categories, session, key prefix, creation time) is counted first,
+// at most exactBelow+1 rows, and a small set is scored exactly. Any other
+// filter (pinned, confidence, vitality, security levels, archived,
+// expired) is judged on the neighbours: the share of the first round that
+// passes says how far to widen, never past the index's efSearch (1024)
+// neighbours, so that the graph walk is no longer than an unfiltered
+// search's; a filter that keeps fewer than the limit of those is selective near the query, so
+// the memories it selects are listed (at most exactBelow+1) and, when that
+// few, scored exactly. Only a filter that keeps more than exactBelow
+// memories but almost none near the query answers from the efSearch
+// nearest, which is approximate.
 func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) ([]mnemo.VectorHit, error) {
+	hits, _, err := db.SearchVectorsLag(ctx, scope, q)
+	return hits, err
+}
+
+var _ mnemo.VectorLagSearcher = (*DB)(nil)
+
+// SearchVectorsLag is SearchVectors, and says when more vectors await the
+// indexer than a search scores exactly (pendingScan): the oldest of them
+// were not searched. See mnemo.VectorLagSearcher.
+func (db *DB) SearchVectorsLag(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) (hits []mnemo.VectorHit, lag string, err error) {
 	if err := checkScope(scope); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	hits, lag, err = db.searchVectors(ctx, scope, q)
+	return hits, lag, err
+}
+
+func (db *DB) searchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) ([]mnemo.VectorHit, string, error) {
 	if q.Limit <= 0 {
 		q.Limit = defaultSearchLimit
 	}
 	sp, err := db.scopeSpan(ctx, scope)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if sp.lo == 0 {
-		return nil, nil // a scope never written
+		return nil, "", nil // a scope never written
 	}
-	idx, err := db.vectors.open(ctx, db, sp)
+	x, rev, err := db.vectors.open(ctx, db, sp)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if idx == nil {
-		return nil, nil // no vector space yet
+	if x == nil {
+		return nil, "", nil // no vector space yet
 	}
-	if len(q.Vector) != idx.ix.Dim() {
-		return nil, mnemo.Errorf(mnemo.EMISMATCH, "a query vector of %d dimensions for a store of %d", len(q.Vector), idx.ix.Dim())
+	ix := x.ix.Load()
+	if len(q.Vector) != ix.Dim() {
+		return nil, "", mnemo.Errorf(mnemo.EMISMATCH, "a query vector of %d dimensions for a store of %d", len(q.Vector), ix.Dim())
 	}
 	w := liveIn(scope, sp, &q.Filter, db.now())
 	w.add(`m.vector_rev IS NOT NULL`)
+	s := &vectorSearch{db: db, ix: ix, q: q.Vector, limit: q.Limit, w: w}
+	// Read the index's rev before searching it: a vector the indexer
+	// inserts meanwhile is found twice, which merge removes, never missed.
+	var lag string
+	if at := x.rev.Load(); at < rev {
+		var more bool
+		if s.pending, more, err = db.scorePending(ctx, sp, at, q.Vector); err != nil {
+			return nil, "", err
+		}
+		if more {
+			lag = fmt.Sprintf("the vector index is catching up: only the newest %d of the vectors it lacks were searched by meaning", db.vectors.pendingScan)
+		}
+	}
 
+	listed := false
 	if selective(&q.Filter) {
-		seqs, err := db.filteredSeqs(ctx, w, exactBelow+1)
-		if err != nil {
-			return nil, err
+		hits, ok, err := s.exact(ctx)
+		if err != nil || ok {
+			return hits, lag, err
 		}
-		if len(seqs) <= exactBelow {
-			ids := make([]uint64, len(seqs))
-			for i, s := range seqs {
-				ids[i] = uint64(s)
-			}
-			return db.fetchNeighbours(ctx, idx.ix.SearchIDs(q.Vector, q.Limit, ids), w, q.Limit)
+		listed = true
+	}
+	var hits []mnemo.VectorHit
+	k := q.Limit + max(10, q.Limit/4)
+	widenMax := max(ix.Options().EfSearch, k)
+	for {
+		res := ix.Search(q.Vector, k, nil)
+		hits, err = s.fetch(ctx, res, k)
+		if err != nil || len(hits) >= q.Limit || len(res) < k || k >= widenMax {
+			break
+		}
+		// The share that passed estimates how many neighbours hold
+		// enough; widening past widenMax would walk the graph further
+		// than any unfiltered search does.
+		if listed {
+			// The filter keeps more than exactBelow memories, too many
+			// to score: widen to widenMax.
+			k = min(widenMax, 4*k)
+			continue
+		}
+		if len(hits)*widenMax < q.Limit*len(res) {
+			break // too few would pass even among widenMax: score exactly
+		}
+		k = min(widenMax, max(4*k, 2*k*q.Limit/len(hits)))
+	}
+	if err != nil || len(hits) >= q.Limit || listed {
+		return hits, lag, err
+	}
+	// Fewer than wanted among the nearest: the filter is selective here.
+	exact, ok, err := s.exact(ctx)
+	if err != nil || ok {
+		return exact, lag, err
+	}
+	return hits, lag, nil
+}
+
+// vectorSearch is one filtered vector search.
+type vectorSearch struct {
+	db      *DB
+	ix      *vector.Index
+	q       []float32
+	limit   int
+	w       *where
+	pending []vector.Result // the vectors the index lacks, scored, best first
+}
+
+// exact scores every memory the filter selects, if at most exactBelow do,
+// and reports whether it did.
+func (s *vectorSearch) exact(ctx context.Context) ([]mnemo.VectorHit, bool, error) {
+	most := s.db.vectors.exactBelow
+	seqs, err := s.db.filteredSeqs(ctx, s.w, most+1)
+	if err != nil || len(seqs) > most {
+		return nil, false, err
+	}
+	ids := make([]uint64, len(seqs))
+	for i, q := range seqs {
+		ids[i] = uint64(q)
+	}
+	s.db.vectorExamined.Add(int64(len(ids)))
+	hits, err := s.fetch(ctx, s.ix.SearchIDs(s.q, s.limit, ids), s.limit)
+	return hits, err == nil, err
+}
+
+// fetch merges res with the best k pending vectors and loads, best first,
+// up to limit of those the filter selects.
+func (s *vectorSearch) fetch(ctx context.Context, res []vector.Result, k int) ([]mnemo.VectorHit, error) {
+	if len(s.pending) > 0 {
+		res = mergeResults(res, s.pending[:min(k, len(s.pending))])
+	}
+	s.db.vectorExamined.Add(int64(len(res)))
+	return s.db.fetchNeighbours(ctx, res, s.w, s.limit)
+}
+
+// mergeResults returns a and b merged best first, each id once.
+func mergeResults(a, b []vector.Result) []vector.Result {
+	out := make([]vector.Result, 0, len(a)+len(b))
+	seen := make(map[uint64]bool, len(a)+len(b))
+	for _, r := range slices.Concat(a, b) {
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			out = append(out, r)
 		}
 	}
-	// Ask for a few more than wanted (archived or expired memories are
-	// dropped here), and four times more again while the filter drops too
-	// many, up to the whole index.
-	for k := q.Limit + max(10, q.Limit/4); ; k *= 4 {
-		res := idx.ix.Search(q.Vector, k, nil)
-		hits, err := db.fetchNeighbours(ctx, res, w, q.Limit)
-		if err != nil || len(hits) >= q.Limit || len(res) < k || k >= idx.ix.Len() {
-			return hits, err
+	slices.SortStableFunc(out, func(p, q vector.Result) int { return cmp.Compare(q.Score, p.Score) })
+	return out
+}
+
+// scorePending scores, exactly, the scope's vectors stored after rev that
+// the index does not hold yet: the newest pendingScan of them. more
+// reports that there were others.
+func (db *DB) scorePending(ctx context.Context, sp span, rev int64, q []float32) (_ []vector.Result, more bool, err error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT seq, embedding FROM memories
+		WHERE vector_rev > ? AND seq >= ? AND seq < ? AND tombstone = 0
+		ORDER BY vector_rev DESC LIMIT ?`, rev, sp.lo, sp.hi, db.vectors.pendingScan+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlite: vector search: %w", err)
+	}
+	defer rows.Close()
+	qn := vecNorm(q)
+	var (
+		out []vector.Result
+		n   int
+	)
+	for rows.Next() {
+		var (
+			seq  int64
+			blob []byte
+		)
+		if err := rows.Scan(&seq, &blob); err != nil {
+			return nil, false, fmt.Errorf("sqlite: vector search: %w", err)
+		}
+		if n++; n > db.vectors.pendingScan {
+			more = true
+			break
+		}
+		v := sqlrow.DecodeEmbedding(blob)
+		if len(v) != len(q) {
+			continue
+		}
+		var dot float64
+		for i := range v {
+			dot += float64(v[i]) * float64(q[i])
+		}
+		if vn := vecNorm(v); vn > 0 && qn > 0 {
+			out = append(out, vector.Result{ID: uint64(seq), Score: float32(dot / (vn * qn))})
 		}
 	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("sqlite: vector search: %w", err)
+	}
+	db.vectorExamined.Add(int64(len(out)))
+	slices.SortFunc(out, func(a, b vector.Result) int { return cmp.Compare(b.Score, a.Score) })
+	return out, more, nil
 }
 
 // filteredSeqs returns up to n seqs of the memories w selects.

@@ -80,6 +80,9 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 		return nil, fmt.Errorf("sqlite: write: commit: %w", err)
 	}
 	db.vectors.forget(b.span, b.unvectored)
+	if b.revUsed {
+		db.vectors.wake(db) // the indexer inserts the new vectors, off this path
+	}
 	return out, nil
 }
 

@@ -105,7 +105,7 @@ func Generate(ctx context.Context, dir string, n int, log io.Writer) (path strin
 		return "", false, 0, err
 	}
 	gen := newGenerator(words, 1)
-	dir = filepath.Join(dir, fmt.Sprintf("scale-v2-%d", n))
+	dir = filepath.Join(dir, fmt.Sprintf("scale-v3-%d", n))
 	path = filepath.Join(dir, "mnemo.db")
 	done := filepath.Join(dir, "generated")
 	if _, err := os.Stat(done); err == nil {
@@ -127,6 +127,7 @@ func Generate(ctx context.Context, dir string, n int, log io.Writer) (path strin
 			s := gen.sentence()
 			at := created.Add(time.Duration(i+j) * 30 * time.Second)
 			drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Tags: []string{gen.tag()}}
+			vary(&drafts[j], i+j)
 		}
 		if _, err := svc.RememberBatch(ctx, Scope, drafts); err != nil {
 			svc.Close()
@@ -141,6 +142,29 @@ func Generate(ctx context.Context, dir string, n int, log io.Writer) (path strin
 		return "", false, 0, err
 	}
 	return path, true, rate, os.WriteFile(done, nil, 0o644)
+}
+
+// vary sets the filterable fields of memory i, so that every filter kind
+// has something to select (BenchmarkFilteredRecall): 1 in 100 pinned,
+// confidence spread over 0.01–1, 1 in 50 restricted and 1 in 10
+// confidential, four types, 25 categories, 40 sessions, 1 in 10 keyed.
+// Vitality starts at 1 for every memory, as on any write.
+func vary(d *mnemo.Draft, i int) {
+	d.Pinned = i%100 == 0
+	c := float64(i%100+1) / 100
+	d.Confidence = &c
+	switch {
+	case i%50 == 0:
+		d.SecurityLevel = "restricted"
+	case i%10 == 1:
+		d.SecurityLevel = "confidential"
+	}
+	d.Type = []string{"fact", "event", "preference", "knowledge"}[i%4]
+	d.Category = fmt.Sprintf("c%d", i%25)
+	d.SessionID = fmt.Sprintf("s%d", i%40)
+	if i%10 == 3 {
+		d.Key = fmt.Sprintf("/doc/%d/%d", i%7, i)
+	}
 }
 
 // Run generates the store if needed and measures it.
@@ -186,7 +210,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	logf("building (or loading) the ANN index")
 	start := time.Now()
+	// The first search loads the index file, if any, and wakes the
+	// indexer; IndexVectors waits for it to insert what the file lacks.
 	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: gen.query(), Profile: "semantic"}); err != nil {
+		svc.Close()
+		return rep, err
+	}
+	if err := db.IndexVectors(ctx); err != nil {
 		svc.Close()
 		return rep, err
 	}

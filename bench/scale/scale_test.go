@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 )
 
@@ -43,11 +45,18 @@ func openBench(b *testing.B, seed uint64) (*mnemo.Service, *generator) {
 	}
 	emb := glove.New()
 	ef, _ := strconv.Atoi(os.Getenv("MNEMO_SCALE_EF"))
-	svc, _, err := openStore(ctx, path, emb, ef)
+	svc, db, err := openStore(ctx, path, emb, ef)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { svc.Close() })
+	// Load the index, and insert what its file lacks, before timing.
+	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: "index"}); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.IndexVectors(ctx); err != nil {
+		b.Fatal(err)
+	}
 	words, _ := emb.Words(vocabulary)
 	return svc, newGenerator(words, seed)
 }
@@ -84,6 +93,59 @@ func BenchmarkHybridRecall(b *testing.B) {
 	b.ReportMetric(float64(percentile(d, 0.95))/1e6, "p95-ms")
 }
 
+// BenchmarkFilteredRecall times hybrid recall (surface, limit 10) with a
+// filter of each kind on the generated store (see BenchmarkHybridRecall),
+// one sub-benchmark per kind; the store is generated once and reused:
+//
+//	go test -run '^$' -bench FilteredRecall -benchtime 200x ./bench/scale
+func BenchmarkFilteredRecall(b *testing.B) {
+	ctx := context.Background()
+	svc, gen := openBench(b, 7)
+	after := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(99_000 * 30 * time.Second)
+	before := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(1_000 * 30 * time.Second)
+	tag := gen.tag()
+	kinds := []struct {
+		name string
+		f    mnemo.Filter
+	}{
+		{"none", mnemo.Filter{}},
+		{"pinned", mnemo.Filter{Pinned: true}},                                        // 1%
+		{"min_confidence_0.5", mnemo.Filter{MinConfidence: 0.5}},                      // 51%
+		{"min_confidence_0.99", mnemo.Filter{MinConfidence: 0.99}},                    // 2%
+		{"min_vitality", mnemo.Filter{MinVitality: 0.5}},                              // all: vitality starts at 1
+		{"security_restricted", mnemo.Filter{SecurityLevels: []string{"restricted"}}}, // 2%
+		{"security_public_internal", mnemo.Filter{SecurityLevels: []string{"public", "internal"}}},
+		{"include_archived", mnemo.Filter{IncludeArchived: true, IncludeExpired: true}},
+		{"tags", mnemo.Filter{Tags: []string{tag}}},              // 2%
+		{"types", mnemo.Filter{Types: []string{"event"}}},        // 25%
+		{"categories", mnemo.Filter{Categories: []string{"c4"}}}, // 4%
+		{"session", mnemo.Filter{SessionID: "s9"}},               // 2.5%
+		{"key_prefix", mnemo.Filter{KeyPrefix: "/doc/3"}},        // 1.4%
+		{"created_after", mnemo.Filter{CreatedAfter: &after}},    // 1%
+		{"created_before", mnemo.Filter{CreatedBefore: &before}}, // 1%
+	}
+	for _, k := range kinds {
+		b.Run(k.name, func(b *testing.B) {
+			qs := make([]string, b.N)
+			for i := range qs {
+				qs[i] = gen.query()
+			}
+			d := make([]time.Duration, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qs[i], Limit: 10, Filter: k.f}); err != nil {
+					b.Fatal(err)
+				}
+				d[i] = time.Since(t0)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(percentile(d, 0.5))/1e6, "p50-ms")
+			b.ReportMetric(float64(percentile(d, 0.95))/1e6, "p95-ms")
+		})
+	}
+}
+
 // BenchmarkSnapshot times a run's snapshot (seed 000 FR-6: pinned, 3
 // related by hybrid recall, 5 recent, 500 tokens) on the generated store:
 //
@@ -111,4 +173,101 @@ func BenchmarkSnapshot(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(percentile(d, 0.5))/1e6, "p50-ms")
 	b.ReportMetric(float64(percentile(d, 0.95))/1e6, "p95-ms")
+}
+
+// BenchmarkFirstRecall loads $MNEMO_SCALE_N memories (default 100,000)
+// into a new store through the Service, in batches of 1,000 as an import
+// does, with the built-in embedder (the default configuration;
+// MNEMO_SCALE_EMBEDDER=glove for GloVe alone), and times the first hybrid
+// recall right after the load, then the next ones. The index catches up in
+// the background meanwhile; the first recall does not wait for it:
+//
+//	go test -run '^$' -bench FirstRecall -benchtime 1x -timeout 2h ./bench/scale
+func BenchmarkFirstRecall(b *testing.B) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_SCALE_N")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := context.Background()
+	var emb mnemo.Embedder = builtin.New()
+	if os.Getenv("MNEMO_SCALE_EMBEDDER") == "glove" {
+		emb = glove.New()
+	}
+	words, err := glove.New().Words(vocabulary)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		svc, db, err := openStore(ctx, filepath.Join(b.TempDir(), "mnemo.db"), emb, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		gen := newGenerator(words, 1)
+		start := time.Now()
+		if err := load(ctx, svc, gen, n); err != nil {
+			b.Fatal(err)
+		}
+		rate := float64(n) / time.Since(start).Seconds()
+		st, err := svc.Stats(ctx, Scope)
+		if err != nil {
+			b.Fatal(err)
+		}
+		qgen := newGenerator(words, 2)
+		// $MNEMO_SCALE_FIRST_PROFILE names a file for the CPU profile of
+		// the first recall alone.
+		if p := os.Getenv("MNEMO_SCALE_FIRST_PROFILE"); p != "" {
+			f, err := os.Create(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pprof.StartCPUProfile(f)
+			defer f.Close()
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qgen.query(), Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		first := time.Since(t0)
+		b.StopTimer()
+		pprof.StopCPUProfile()
+		next := make([]time.Duration, 20)
+		for j := range next {
+			t0 := time.Now()
+			if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qgen.query(), Limit: 10}); err != nil {
+				b.Fatal(err)
+			}
+			next[j] = time.Since(t0)
+		}
+		t0 = time.Now()
+		if err := db.IndexVectors(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(rate, "load/s")
+		b.ReportMetric(float64(first)/1e6, "first-ms")
+		b.ReportMetric(float64(percentile(next, 0.5))/1e6, "next-p50-ms")
+		if st.Vectors != nil {
+			b.ReportMetric(float64(st.Vectors.Indexed), "indexed-at-first")
+		}
+		b.ReportMetric(time.Since(t0).Seconds(), "catchup-left-s")
+		svc.Close()
+	}
+}
+
+// load writes n generated memories into svc, 1,000 a batch.
+func load(ctx context.Context, svc *mnemo.Service, gen *generator, n int) error {
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i += 1000 {
+		drafts := make([]mnemo.Draft, min(1000, n-i))
+		for j := range drafts {
+			s := gen.sentence()
+			at := created.Add(time.Duration(i+j) * 30 * time.Second)
+			drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Tags: []string{gen.tag()}}
+		}
+		if _, err := svc.RememberBatch(ctx, Scope, drafts); err != nil {
+			return err
+		}
+	}
+	return nil
 }
