@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // TestRunSmall runs the whole measurement on a small store: every step
@@ -31,7 +32,7 @@ func TestRunSmall(t *testing.T) {
 // openBench opens the generated store of $MNEMO_SCALE_N memories (default
 // 100,000), kept under $TMPDIR/mnemo-scale, with the ANN search effort
 // $MNEMO_SCALE_EF, and a query generator seeded with seed.
-func openBench(b *testing.B, seed uint64) (*mnemo.Service, *generator) {
+func openBench(b *testing.B, seed uint64) (*service.Mnemo, *generator) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("MNEMO_SCALE_N")); err == nil && v > 0 {
 		n = v
