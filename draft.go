@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Limits bound what one write may hold. Over a limit is an ETOOLARGE error,
@@ -151,7 +152,7 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		m.Content = strings.TrimSpace(*d.Content)
 	case m.Data != nil:
 		// What search sees of a JSON-only memory (seed 004) is its text.
-		m.Content = truncateRunes(string(m.Data), lim.MaxContentChars)
+		m.Content = textutil.TruncateRunes(string(m.Data), lim.MaxContentChars)
 	}
 	if m.Content == "" {
 		return m, Errorf(EINVALID, "content is empty: give content or data")
@@ -258,13 +259,6 @@ func writeTimes(d *Draft, now time.Time) (created, updated time.Time) {
 	return created, updated
 }
 
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n])
-}
-
 // checkID validates a tenant, agent or session id: 1–128 characters with no
 // spaces or control characters.
 func checkID(field, v string, optional bool) (string, error) {
@@ -335,7 +329,7 @@ func checkTags(tags []string, lim Limits) ([]string, error) {
 			return nil, Errorf(EINVALID, "tags must not be empty")
 		}
 		if utf8.RuneCountInString(t) > lim.MaxTagChars {
-			return nil, Errorf(ETOOLARGE, "tag %q is longer than %d characters", truncateRunes(t, 16)+"…", lim.MaxTagChars)
+			return nil, Errorf(ETOOLARGE, "tag %q is longer than %d characters", textutil.TruncateRunes(t, 16)+"…", lim.MaxTagChars)
 		}
 		if !utf8.ValidString(t) || strings.IndexFunc(t, unicode.IsControl) >= 0 {
 			return nil, Errorf(EINVALID, "tags must be valid UTF-8 text without control characters")

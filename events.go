@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/internal/ids"
 )
 
 // Event is one raw event of seed 002's first layer (L1): something that
@@ -280,7 +282,7 @@ func (s *Service) prepareEvent(scope Scope, e Event, now time.Time) (Event, erro
 	}
 	e.Scope, e.Seq = scope, 0
 	if e.ID == "" {
-		e.ID = newID()
+		e.ID = ids.New()
 	} else if _, err := checkID("id", e.ID, false); err != nil {
 		return Event{}, err
 	}

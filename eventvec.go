@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/worker"
 )
 
 // Seed 002's third layer (L3): embeddings of events, searched by meaning.
@@ -467,12 +468,12 @@ func (l *eventLayers) close() {
 // embedder fails.
 func (l *eventLayers) work(ctx context.Context) {
 	defer close(l.done)
-	drainQueue(ctx, l.wake, l.log, "embedding queued events", l.embedPending)
+	worker.Drain(ctx, l.wake, l.log, "embedding queued events", l.embedPending)
 }
 
 // embedPending makes one batch of waiting vectors, grouped by modality.
 func (l *eventLayers) embedPending(ctx context.Context) (int, error) {
-	jobs, err := l.store.PendingEventVectors(ctx, embedBatch)
+	jobs, err := l.store.PendingEventVectors(ctx, worker.Batch)
 	if err != nil || len(jobs) == 0 {
 		l.setErr(err)
 		return 0, err

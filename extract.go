@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // ActionExtract is memories extracted from a conversation by a model.
@@ -54,7 +56,7 @@ func (s *Service) extract(ctx context.Context, scope Scope, sessionID string, ms
 		content := e.Content
 		d := Draft{Content: &content, Category: cat, Type: cat, Confidence: &conf, SessionID: sessionID, Tags: []string{"extracted"}}
 		d.Source, _ = json.Marshal(src)
-		if k := keySegment(strings.ToLower(strings.TrimSpace(e.Key))); k != "" {
+		if k := textutil.KeySegment(strings.ToLower(strings.TrimSpace(e.Key))); k != "" {
 			d.Key = "/" + cat + "/" + k
 		}
 		drafts = append(drafts, d)

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // The adaptive user profile (seed 002 "自适应用户画像更新").
@@ -204,7 +206,7 @@ func (s *Service) RecordInteraction(ctx context.Context, scope Scope, text strin
 		sch := &rec.Schedule
 		sch.Interactions++
 		sch.SinceUpdate++
-		rec.Pending = append(rec.Pending, truncateRunes(text, 500))
+		rec.Pending = append(rec.Pending, textutil.TruncateRunes(text, 500))
 		if len(rec.Pending) > maxPending {
 			rec.Pending = rec.Pending[len(rec.Pending)-maxPending:]
 		}

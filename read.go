@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // ReadQuery asks for the default read of seed 004 §5: the memories to put
@@ -222,6 +224,6 @@ func readLine(m *Memory, redact bool) string {
 	if m.Type != "" {
 		parts = append(parts, m.Type)
 	}
-	parts = append(parts, masked(m, clip(oneLine(text), readLineChars), redact))
+	parts = append(parts, masked(m, textutil.Clip(textutil.OneLine(text), readLineChars), redact))
 	return strings.Join(parts, " ")
 }

@@ -115,7 +115,7 @@ func (s *Service) rescore(ctx context.Context, query string, cands []candidate) 
 		return fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
 	}
 	for i := range cands {
-		cands[i].sim, cands[i].vec = cosine(vecs[0], vecs[i+1]), vecs[i+1]
+		cands[i].sim, cands[i].vec = rank.Cosine(vecs[0], vecs[i+1]), vecs[i+1]
 	}
 	return nil
 }
@@ -404,7 +404,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		ranked[k], rcands[k], scores[k] = scored[i], cands[i], scored[i].Score
 	}
 	picked, penalty := rank.MMR(scores, func(i, j int) float64 {
-		return math.Max(0, cosine(rcands[i].vec, rcands[j].vec))
+		return math.Max(0, rank.Cosine(rcands[i].vec, rcands[j].vec))
 	}, profile.MMRLambda, q.Limit)
 	res.Results = make([]Scored, len(picked))
 	for k, i := range picked {
@@ -455,24 +455,7 @@ func similarity(q []float32, m Memory, model string) float64 {
 	if len(q) == 0 || len(m.Embedding) != len(q) || m.EmbeddingModel != model {
 		return math.NaN()
 	}
-	return cosine(q, m.Embedding)
-}
-
-// cosine is the cosine similarity of a and b; 0 when either is missing or
-// zero, or their lengths differ.
-func cosine(a, b []float32) float64 {
-	if len(a) == 0 || len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot, na, nb = dot+x*y, na+x*x, nb+y*y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
+	return rank.Cosine(q, m.Embedding)
 }
 
 // vectorState says whether m took part in semantic search.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Reflect phases, in the order they run (seed 003's sleep cycle, seed 000
@@ -206,7 +208,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		}
 		archived[i] = true
 		m := &ms[i]
-		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: masked(m, clip(oneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
+		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: masked(m, textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
 	}
 	for _, p := range run {
 		switch p {
@@ -216,7 +218,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				if math.Abs(v-vitality[i]) >= 0.005 {
 					m := &ms[i]
 					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
-						Text: masked(m, clip(oneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
+						Text: masked(m, textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
 					vitality[i] = v
 				}
 			}
@@ -235,7 +237,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				rep.OrphanLinks = orphans
 			}
 			for i := range ms {
-				if emptyData([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && emptyData(ms[i].Data) {
+				if textutil.EmptyJSON([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && textutil.EmptyJSON(ms[i].Data) {
 					archive(i, p, "empty: no content, summary or data")
 				}
 			}
@@ -425,7 +427,7 @@ func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now
 						return nil, err
 					}
 					ids = append(ids, id)
-					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: masked(&m, clip(oneLine(m.Content), 60), redact), Phase: PhasePurge,
+					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: masked(&m, textutil.Clip(textutil.OneLine(m.Content), 60), redact), Phase: PhasePurge,
 						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
 				}
 			}
@@ -473,13 +475,6 @@ func lastAccess(m *Memory) time.Time {
 		return m.AccessedAt
 	}
 	return m.CreatedAt
-}
-
-// emptyData reports whether text or JSON holds nothing: blank, null, or an
-// empty object, array or string.
-func emptyData(d []byte) bool {
-	s := strings.TrimSpace(string(d))
-	return s == "" || s == "null" || s == "{}" || s == `""` || s == "[]"
 }
 
 // totals counts the active memories; state, when set, gives a memory's
@@ -556,7 +551,7 @@ func (r *ReflectReport) markdown() string {
 		fmt.Fprintf(&b, "\n### Compact\nMerged %d tags:\n", len(r.Compacted))
 		list(len(r.Compacted), func(i int) string {
 			c := r.Compacted[i]
-			return fmt.Sprintf("- #%s: %d memories → one summary (%s): «%s»", c.Tag, len(c.Merged), c.By, clip(c.Summary, 80))
+			return fmt.Sprintf("- #%s: %d memories → one summary (%s): «%s»", c.Tag, len(c.Merged), c.By, textutil.Clip(c.Summary, 80))
 		})
 	}
 	if slices.Contains(r.Phases, PhasePurge) {

@@ -10,9 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
@@ -356,7 +355,7 @@ func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
 			}
 			return nil, err
 		}
-		m.ID = newID()
+		m.ID = ids.New()
 		recs[i] = Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, d.context)}
 		if !d.Tombstone() {
 			recs[i].Embed = embedText(&m, d.prev)
@@ -420,8 +419,6 @@ func prefixError(err error, prefix string) error {
 	}
 	return err
 }
-
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // indexText analyses what the lexical index sees of m.
 func (s *Service) indexText(m *Memory, context string) IndexText {
