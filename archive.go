@@ -19,7 +19,7 @@ const (
 
 // lifecycle returns the store as a LifecycleStore, or EUNAVAILABLE.
 func (s *Service) lifecycle() (LifecycleStore, error) {
-	ls, ok := s.store.(LifecycleStore)
+	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
 		return nil, Errorf(EUNAVAILABLE, "this store keeps no lifecycle (archive, restore, ledger); sqlite does")
 	}
@@ -111,7 +111,7 @@ func (s *Service) Prune(ctx context.Context, scope Scope, q PruneQuery) (Archive
 		return ArchiveResult{}, Errorf(EINVALID, "prune needs a criterion: before, tags, types or security levels")
 	}
 	f := Filter{Tags: q.Tags, Types: q.Types, SecurityLevels: q.SecurityLevels, CreatedBefore: q.Before, IncludeExpired: true}
-	if err := s.checkFilter(&f); err != nil {
+	if err := f.Check(s.now()); err != nil {
 		return ArchiveResult{}, err
 	}
 	ids, err := s.matching(ctx, scope, f)

@@ -123,7 +123,7 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 			if text == "" {
 				text = m.Content
 			}
-			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: masked(m, textutil.OneLine(text), q.Redact), Vitality: m.Vitality,
+			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: m.MaskedText(textutil.OneLine(text), q.Redact), Vitality: m.Vitality,
 				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 		}
 		return items, nil

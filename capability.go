@@ -227,7 +227,7 @@ func (r *TaskRules) outcomesByType(events []Event) (map[string][]outcome, []stri
 // appended events. It is called after the events commit: a failure here
 // loses no event, and ExtractCapabilities rebuilds from the events.
 func (s *Service) learnCapabilities(ctx context.Context, scope Scope, events []Event) {
-	is, ok := s.store.(InsightStore)
+	is, ok := s.store.Insights, s.store.Insights != nil
 	if !ok {
 		return
 	}

@@ -150,7 +150,7 @@ func (s *Service) writeCompaction(ctx context.Context, ls LifecycleStore, scope 
 		}
 	}
 	data, _ := json.Marshal(map[string]any{"compacted_from": c.Merged, "tag": c.Tag, "by": c.By})
-	ms, err := s.rememberRaw(ctx, scope, []Draft{{Key: key, Content: &c.Summary, Type: typ, Priority: &prio, Importance: &imp,
+	ms, err := s.RememberUnguarded(ctx, scope, []Draft{{Key: key, Content: &c.Summary, Type: typ, Priority: &prio, Importance: &imp,
 		Tags: []string{c.Tag, compactTag}, Data: data, Source: json.RawMessage(`"auto:reflect"`)}})
 	if err != nil {
 		return fmt.Errorf("compaction of %q: %w", c.Tag, err)

@@ -100,7 +100,7 @@ func tokenLimit(v, def, least int, what string) (int, error) {
 // checkTrigger validates a trigger: a word for its type, JSON within
 // MaxStepBytes for its payload.
 func (s *Service) checkTrigger(t Trigger) (Trigger, error) {
-	typ, err := checkWord("trigger.type", t.Type)
+	typ, err := CheckWord("trigger.type", t.Type)
 	if err != nil {
 		return Trigger{}, err
 	}

@@ -44,9 +44,9 @@ type vectors struct {
 	lastErr error // the worker's last failure, cleared on success
 }
 
-func newVectors(store Store, opts Options, log *slog.Logger) *vectors {
-	vs, ok := store.(VectorStore)
-	if !ok || opts.Embedder == nil {
+func newVectors(b Backend, opts Options, log *slog.Logger) *vectors {
+	vs := b.Vectors
+	if vs == nil || opts.Embedder == nil {
 		return nil
 	}
 	v := &vectors{

@@ -215,7 +215,7 @@ func (o EventOptions) withDefaults() EventOptions {
 
 // eventStore returns the store as an EventStore, or EUNAVAILABLE.
 func (s *Service) eventStore() (EventStore, error) {
-	es, ok := s.store.(EventStore)
+	es, ok := s.store.Events, s.store.Events != nil
 	if !ok {
 		return nil, Errorf(EUNAVAILABLE, "this store keeps no events")
 	}
@@ -247,7 +247,7 @@ func (s *Service) AppendEvents(ctx context.Context, scope Scope, events []Event)
 		e, err := s.prepareEvent(scope, e, now)
 		if err != nil {
 			if len(events) > 1 {
-				err = prefixError(err, fmt.Sprintf("event %d: ", i))
+				err = WithPrefix(err, fmt.Sprintf("event %d: ", i))
 			}
 			return nil, err
 		}
@@ -283,7 +283,7 @@ func (s *Service) prepareEvent(scope Scope, e Event, now time.Time) (Event, erro
 	e.Scope, e.Seq = scope, 0
 	if e.ID == "" {
 		e.ID = ids.New()
-	} else if _, err := checkID("id", e.ID, false); err != nil {
+	} else if _, err := CheckID("id", e.ID, false); err != nil {
 		return Event{}, err
 	}
 	if e.TS.IsZero() {
@@ -449,4 +449,12 @@ func (s *Service) ArchiveEvents(ctx context.Context, olderThan time.Duration) (i
 		olderThan = s.events.ColdAfter
 	}
 	return es.ArchiveEvents(ctx, s.now().Add(-olderThan))
+}
+
+// Other returns the end of r away from node.
+func (r Relation) Other(node string) string {
+	if r.Source == node {
+		return r.Target
+	}
+	return r.Source
 }

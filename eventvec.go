@@ -349,7 +349,7 @@ type eventLayers struct {
 	textPending sync.WaitGroup
 }
 
-func newEventLayers(store Store, opts Options, log *slog.Logger) *eventLayers {
+func newEventLayers(b Backend, opts Options, log *slog.Logger) *eventLayers {
 	l := &eventLayers{opts: opts.Events.Vectors, log: log, wake: make(chan struct{}, 1), async: opts.AsyncEmbedding}
 	if l.opts.KeepFor <= 0 {
 		l.opts.KeepFor = DefaultVectorKeep
@@ -357,7 +357,7 @@ func newEventLayers(store Store, opts Options, log *slog.Logger) *eventLayers {
 	if l.opts.KeepAccessed <= 0 {
 		l.opts.KeepAccessed = 3
 	}
-	if vs, ok := store.(EventVectorStore); ok && !l.opts.Off {
+	if vs := b.EventVectors; vs != nil && !l.opts.Off {
 		l.store = vs
 		l.text, l.query = opts.Embedder, cmp.Or(opts.QueryEmbedder, opts.Embedder)
 	}

@@ -269,7 +269,7 @@ func (s *Service) importRecord(m Memory, scope Scope, now time.Time) (Record, er
 	if !m.UpdatedAt.IsZero() {
 		d.UpdatedAt = &m.UpdatedAt
 	}
-	v, err := d.memory(scope, s.limits, now)
+	v, err := d.Build(scope, s.limits, now)
 	if err != nil {
 		return Record{}, err
 	}

@@ -76,7 +76,7 @@ func (s *Service) ExpandLinks(ctx context.Context, scope Scope, from []string, h
 		return nil, err
 	}
 	out := []Linked{}
-	es, ok := s.store.(EventStore)
+	es, ok := s.store.Events, s.store.Events != nil
 	if !ok || hops == 0 || limit <= 0 || len(from) == 0 {
 		return out, nil
 	}
@@ -105,7 +105,7 @@ func (s *Service) ExpandLinks(ctx context.Context, scope Scope, from []string, h
 		for _, r := range rels {
 			for _, p := range []string{r.Source, r.Target} {
 				at, ok := frontier[p]
-				n := far(r, p)
+				n := r.Other(p)
 				if !ok || seen[n] {
 					continue
 				}

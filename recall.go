@@ -153,7 +153,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	}
 	now = now.UTC()
 	q.Filter.Now = now
-	if err := s.checkFilter(&q.Filter); err != nil {
+	if err := q.Filter.Check(s.now()); err != nil {
 		return Result{}, err
 	}
 
@@ -162,14 +162,14 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	res := Result{Results: []Scored{}}
 	var topic map[string]bool
 	if q.Session != "" {
-		wm, err := s.GetWorkingMemory(ctx, scope, q.Session)
+		sessionTopic, err := s.topic(ctx, scope, q.Session)
 		if err != nil && ErrorCode(err) != ENOTFOUND {
 			return Result{}, err
 		}
-		if wm.CurrentTopic != "" {
-			res.Topic = wm.CurrentTopic
+		if sessionTopic != "" {
+			res.Topic = sessionTopic
 			topic = make(map[string]bool)
-			for _, t := range s.analyzer.Query(wm.CurrentTopic).Terms {
+			for _, t := range s.analyzer.Query(sessionTopic).Terms {
 				topic[t] = true
 				if !slices.Contains(aq.Terms, t) {
 					aq.Terms = append(aq.Terms, t)
@@ -254,7 +254,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 			s.log.Warn("query embedding failed", "model", vecModel, "err", err)
 		} else {
 			qvec = qv
-			vhits, vecErr = s.store.(VectorStore).SearchVectors(ctx, scope, VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want})
+			vhits, vecErr = s.store.Vectors.SearchVectors(ctx, scope, VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want})
 		}
 	}
 	if fallback && !lexStarted && !aq.Empty() {

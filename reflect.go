@@ -159,7 +159,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 	if err := CheckScope(scope); err != nil {
 		return ReflectReport{}, err
 	}
-	ls, ok := s.store.(LifecycleStore)
+	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
 		return ReflectReport{}, Errorf(EUNAVAILABLE, "this store keeps no lifecycle: reflect needs one that does (sqlite)")
 	}
@@ -208,7 +208,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		}
 		archived[i] = true
 		m := &ms[i]
-		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: masked(m, textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
+		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
 	}
 	for _, p := range run {
 		switch p {
@@ -218,7 +218,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				if math.Abs(v-vitality[i]) >= 0.005 {
 					m := &ms[i]
 					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
-						Text: masked(m, textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
+						Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
 					vitality[i] = v
 				}
 			}
@@ -229,7 +229,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				}
 			}
 		case PhaseGovern:
-			if lp, ok := s.store.(LinkPruner); ok {
+			if lp, ok := s.store.Links, s.store.Links != nil; ok {
 				orphans, err := lp.PruneLinks(ctx, scope, o.DryRun)
 				if err != nil {
 					return ReflectReport{}, err
@@ -427,7 +427,7 @@ func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now
 						return nil, err
 					}
 					ids = append(ids, id)
-					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: masked(&m, textutil.Clip(textutil.OneLine(m.Content), 60), redact), Phase: PhasePurge,
+					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), redact), Phase: PhasePurge,
 						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
 				}
 			}

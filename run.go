@@ -110,7 +110,7 @@ func (s *Service) OpenRun(ctx context.Context, scope Scope, o RunOptions) (Run, 
 	if err := CheckScope(scope); err != nil {
 		return Run{}, err
 	}
-	id, err := checkID("run_id", o.ID, true)
+	id, err := CheckID("run_id", o.ID, true)
 	if err != nil {
 		return Run{}, err
 	}

@@ -81,7 +81,7 @@ func (s *Service) AddTurn(ctx context.Context, scope Scope, sessionID string, t 
 	if err := CheckScope(scope); err != nil {
 		return WorkingMemory{}, err
 	}
-	if _, err := checkID("session_id", sessionID, false); err != nil {
+	if _, err := CheckID("session_id", sessionID, false); err != nil {
 		return WorkingMemory{}, err
 	}
 	switch t.Role {
@@ -348,7 +348,7 @@ func (s *Service) endSession(ctx context.Context, scope Scope, sessionID string,
 				drafts[i] = Draft{Content: &f, Key: key, Type: TypeFact, SessionID: sessionID,
 					Source: json.RawMessage(`"auto:session"`), Tags: []string{"session-fact"}}
 			}
-			ms, err := s.rememberRaw(ctx, scope, drafts)
+			ms, err := s.RememberUnguarded(ctx, scope, drafts)
 			if err != nil {
 				return SessionEnd{}, fmt.Errorf("archiving the facts of session %q: %w", sessionID, err)
 			}
@@ -421,4 +421,11 @@ func (RuleAnalyzer) AnalyzeTurn(_ context.Context, _ *WorkingMemory, t Turn) (Tu
 	an.Variables = cues.Variables(t.Text)
 	an.Facts = cues.Facts(t.Text)
 	return an, nil
+}
+
+// sessionTopic is the default Options.SessionTopic: the current topic of
+// the session's working memory.
+func (s *Service) sessionTopic(ctx context.Context, scope Scope, session string) (string, error) {
+	wm, err := s.GetWorkingMemory(ctx, scope, session)
+	return wm.CurrentTopic, err
 }

@@ -197,7 +197,7 @@ func snapshotLine(m *Memory, reason string, now time.Time, redact bool) string {
 	if text == "" {
 		text = m.Content
 	}
-	text = masked(m, textutil.OneLine(text), redact)
+	text = m.MaskedText(textutil.OneLine(text), redact)
 	var when string
 	switch reason {
 	case ReasonPinned:

@@ -15,7 +15,7 @@ type Options struct{}
 type Deps struct{}
 
 // New returns a Service over b.
-func New(b mnemo.Store, o Options, d Deps) *Service { return &Service{} }
+func New(b mnemo.Backend, o Options, d Deps) *Service { return &Service{} }
 
 // Close stops the service's background work.
 func (*Service) Close() error { return nil }

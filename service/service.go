@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
@@ -117,11 +118,15 @@ func (o Options) memoryOptions() mnemo.Options {
 
 // New returns a Mnemo over store. Close it to close the store.
 func New(store mnemo.Store, o Options) *Mnemo {
+	b := mnemo.NewBackend(store)
+	if b.State == nil {
+		b.State = statedoc.NewMem() // one in-process fallback, shared by every service
+	}
 	m := &Mnemo{store: store}
-	m.Memories = mnemo.New(store, o.memoryOptions())
-	m.Events = events.New(store, events.Options{}, events.Deps{})
-	m.Prompts = prompt.New(store, prompt.Options{}, prompt.Deps{})
-	m.Lifecycle = lifecycle.New(store, lifecycle.Options{}, lifecycle.Deps{})
+	m.Memories = mnemo.New(b, o.memoryOptions())
+	m.Events = events.New(b, events.Options{}, events.Deps{})
+	m.Prompts = prompt.New(b, prompt.Options{}, prompt.Deps{})
+	m.Lifecycle = lifecycle.New(b, lifecycle.Options{}, lifecycle.Deps{})
 	return m
 }
 
