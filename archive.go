@@ -8,15 +8,6 @@ import (
 	"time"
 )
 
-// More ledger actions.
-const (
-	ActionPrune = "prune" // archived by a prune on request
-	ActionReset = "reset" // every memory archived: the agent starts over
-	// ActionRetention is reflect's retention: archived now, erased after
-	// the grace period.
-	ActionRetention = "retention"
-)
-
 // lifecycle returns the store as a LifecycleStore, or EUNAVAILABLE.
 func (s *Service) lifecycle() (LifecycleStore, error) {
 	ls, ok := s.store.Life, s.store.Life != nil

@@ -14,10 +14,6 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// ActionCompact is a compaction: memories of one tag merged into a summary
-// memory, the originals archived.
-const ActionCompact = "compact"
-
 // PhaseCompact merges the memories of a tag that holds more than
 // CompactOver into one summary memory (seed 000 FR-5.2).
 const PhaseCompact = "compact"

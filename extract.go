@@ -9,9 +9,6 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// ActionExtract is memories extracted from a conversation by a model.
-const ActionExtract = "extract"
-
 // Extracted is a memory a model found worth keeping in a conversation
 // (seed 001: memory_update.should_store).
 type Extracted struct {

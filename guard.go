@@ -21,9 +21,6 @@ const (
 	GuardReject    = "reject"    // too short or empty: refused
 )
 
-// ActionGuard is a Write Guard decision other than add or update.
-const ActionGuard = "guard"
-
 // GuardOptions configure the Write Guard. The zero value is on, with the
 // defaults.
 type GuardOptions struct {

@@ -28,9 +28,6 @@ import (
 // configured ProfileAnalyzer) updates it at once and resets the backoff to
 // the ladder's first step. Schedule says where a scope stands.
 
-// StateProfile is the state kind of user profiles.
-const StateProfile = "profile"
-
 const profileDocID = "user"
 
 // Profile is what is known about a scope's user.

@@ -211,6 +211,9 @@ func (s *Service) Store() Store { return s.store.Store }
 // Limits returns the write limits in force.
 func (s *Service) Limits() Limits { return s.limits }
 
+// MaxLimit returns the most results one recall returns.
+func (s *Service) MaxLimit() int { return s.maxLimit }
+
 // Remember stores one memory and returns it as stored.
 func (s *Service) Remember(ctx context.Context, scope Scope, d Draft) (Memory, error) {
 	ms, err := s.RememberBatch(ctx, scope, []Draft{d})

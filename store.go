@@ -303,3 +303,12 @@ func (f *Filter) Check(now time.Time) error {
 	}
 	return nil
 }
+
+// LinkPruner is an EventStore that can remove orphan links: those with an
+// end that is neither a memory (live or archived) nor an event of the
+// scope. Reflect's govern phase calls it.
+type LinkPruner interface {
+	// PruneLinks returns the scope's orphan links and, unless dry, deletes
+	// them.
+	PruneLinks(ctx context.Context, scope Scope, dry bool) ([]Relation, error)
+}
