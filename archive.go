@@ -8,18 +8,9 @@ import (
 	"time"
 )
 
-// More ledger actions.
-const (
-	ActionPrune = "prune" // archived by a prune on request
-	ActionReset = "reset" // every memory archived: the agent starts over
-	// ActionRetention is reflect's retention: archived now, erased after
-	// the grace period.
-	ActionRetention = "retention"
-)
-
 // lifecycle returns the store as a LifecycleStore, or EUNAVAILABLE.
 func (s *Service) lifecycle() (LifecycleStore, error) {
-	ls, ok := s.store.(LifecycleStore)
+	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
 		return nil, Errorf(EUNAVAILABLE, "this store keeps no lifecycle (archive, restore, ledger); sqlite does")
 	}
@@ -111,7 +102,7 @@ func (s *Service) Prune(ctx context.Context, scope Scope, q PruneQuery) (Archive
 		return ArchiveResult{}, Errorf(EINVALID, "prune needs a criterion: before, tags, types or security levels")
 	}
 	f := Filter{Tags: q.Tags, Types: q.Types, SecurityLevels: q.SecurityLevels, CreatedBefore: q.Before, IncludeExpired: true}
-	if err := s.checkFilter(&f); err != nil {
+	if err := f.Check(s.now()); err != nil {
 		return ArchiveResult{}, err
 	}
 	ids, err := s.matching(ctx, scope, f)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -70,7 +71,7 @@ var benchScope = mnemo.Scope{TenantID: "bench", AgentID: "agent"}
 // temp dir as name for later runs.
 var fixtureMu sync.Mutex
 
-func keptStore(b *testing.B, name string, fill func(svc *mnemo.Service) error) string {
+func keptStore(b *testing.B, name string, fill func(svc *service.Mnemo) error) string {
 	fixtureMu.Lock()
 	defer fixtureMu.Unlock()
 	dir := filepath.Join(os.TempDir(), name)
@@ -84,7 +85,7 @@ func keptStore(b *testing.B, name string, fill func(svc *mnemo.Service) error) s
 		b.Fatal(err)
 	}
 	// Generated data is loaded as an import is: past the Write Guard.
-	if err := fill(mnemo.New(db, mnemo.Options{Guard: mnemo.GuardOptions{Off: true}})); err != nil {
+	if err := fill(service.New(db, service.Options{Guard: mnemo.GuardOptions{Off: true}})); err != nil {
 		b.Fatal(err)
 	}
 	db.Close()
@@ -95,7 +96,7 @@ func keptStore(b *testing.B, name string, fill func(svc *mnemo.Service) error) s
 // fixture returns the path of a store holding n generated memories in one
 // agent, built once and kept in the temp dir for later runs.
 func fixture(b *testing.B, n int) string {
-	return keptStore(b, fmt.Sprintf("mnemo-bench-v2-%d", n), func(svc *mnemo.Service) error {
+	return keptStore(b, fmt.Sprintf("mnemo-bench-v2-%d", n), func(svc *service.Mnemo) error {
 		c := newCorpus(1)
 		start := time.Now().Add(-time.Duration(n) * time.Minute)
 		for i := 0; i < n; i += 1000 {
@@ -115,7 +116,7 @@ func fixture(b *testing.B, n int) string {
 
 // openCopy opens a private copy of a fixture, so benchmarks that write do
 // not change it.
-func openCopy(b *testing.B, path string, opts mnemo.Options) (*mnemo.Service, *sqlite.DB) {
+func openCopy(b *testing.B, path string, opts service.Options) (*service.Mnemo, *sqlite.DB) {
 	dst := filepath.Join(b.TempDir(), "mnemo.db")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -129,7 +130,7 @@ func openCopy(b *testing.B, path string, opts mnemo.Options) (*mnemo.Service, *s
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return mnemo.New(db, opts), db
+	return service.New(db, opts), db
 }
 
 // reportPercentiles adds p50-ms and p95-ms metrics.
@@ -151,7 +152,7 @@ func BenchmarkRemember(b *testing.B)        { benchmarkRemember(b, mnemo.GuardOp
 func BenchmarkRememberNoGuard(b *testing.B) { benchmarkRemember(b, mnemo.GuardOptions{Off: true}) }
 
 func benchmarkRemember(b *testing.B, g mnemo.GuardOptions) {
-	svc, _ := openCopy(b, fixture(b, 10_000), mnemo.Options{Guard: g})
+	svc, _ := openCopy(b, fixture(b, 10_000), service.Options{Guard: g})
 	c := newCorpus(2)
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
@@ -170,7 +171,7 @@ func benchmarkRemember(b *testing.B, g mnemo.GuardOptions) {
 // BenchmarkImport stores batches of 1,000 memories (as import does) and
 // reports memories per second.
 func BenchmarkImport(b *testing.B) {
-	svc, _ := openCopy(b, fixture(b, 10_000), mnemo.Options{Guard: mnemo.GuardOptions{Off: true}})
+	svc, _ := openCopy(b, fixture(b, 10_000), service.Options{Guard: mnemo.GuardOptions{Off: true}})
 	c := newCorpus(3)
 	ctx := context.Background()
 	batches := make([][]mnemo.Draft, b.N)
@@ -192,7 +193,7 @@ func BenchmarkImport(b *testing.B) {
 }
 
 func benchmarkRecall(b *testing.B, n int, surface bool) {
-	svc, _ := openCopy(b, fixture(b, n), mnemo.Options{})
+	svc, _ := openCopy(b, fixture(b, n), service.Options{})
 	c := newCorpus(4)
 	ctx := context.Background()
 	find := svc.Recall

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Boot formats.
@@ -121,7 +123,7 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 			if text == "" {
 				text = m.Content
 			}
-			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: masked(m, oneLine(text), q.Redact), Vitality: m.Vitality,
+			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: m.MaskedText(textutil.OneLine(text), q.Redact), Vitality: m.Vitality,
 				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 		}
 		return items, nil
@@ -220,11 +222,11 @@ func (b *Boot) narrative(lang string, eventsInWindow int) string {
 		}
 	}
 	withVitality := func(it BootItem) string {
-		return fmt.Sprintf("- %s (vitality: %.2f)", clip(it.Content, 200), it.Vitality)
+		return fmt.Sprintf("- %s (vitality: %.2f)", textutil.Clip(it.Content, 200), it.Vitality)
 	}
 
 	sb.WriteString(t.identity + "\n" + t.identityNote + "\n")
-	list(b.Identity, func(it BootItem) string { return "- " + clip(it.Content, 300) })
+	list(b.Identity, func(it BootItem) string { return "- " + textutil.Clip(it.Content, 300) })
 
 	sb.WriteString("\n" + t.emotion + "\n")
 	var last time.Time
@@ -251,7 +253,7 @@ func (b *Boot) narrative(lang string, eventsInWindow int) string {
 
 	sb.WriteString("\n" + t.events + "\n" + t.eventsNote + "\n")
 	list(b.Events, func(it BootItem) string {
-		return fmt.Sprintf("- [%s] %s", it.CreatedAt.Format("01-02"), clip(it.Content, 200))
+		return fmt.Sprintf("- [%s] %s", it.CreatedAt.Format("01-02"), textutil.Clip(it.Content, 200))
 	})
 	if n := eventsInWindow - len(b.Events); n > 0 {
 		sb.WriteString(fmt.Sprintf(t.moreShown, n) + "\n")

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/rank"
 )
 
 // Capability is a reusable skill of seed 002's fifth layer (L5): a task
@@ -166,7 +169,7 @@ func ranked(m map[string]int, min int) []string {
 }
 
 // clipLine folds s to one line of at most n characters.
-func clipLine(s string, n int) string { return clip(oneLine(s), n) }
+func clipLine(s string, n int) string { return textutil.Clip(textutil.OneLine(s), n) }
 
 // ruleDescription names and describes a capability from its counts.
 func ruleDescription(c Capability) (name, desc string) {
@@ -224,7 +227,7 @@ func (r *TaskRules) outcomesByType(events []Event) (map[string][]outcome, []stri
 // appended events. It is called after the events commit: a failure here
 // loses no event, and ExtractCapabilities rebuilds from the events.
 func (s *Service) learnCapabilities(ctx context.Context, scope Scope, events []Event) {
-	is, ok := s.store.(InsightStore)
+	is, ok := s.store.Insights, s.store.Insights != nil
 	if !ok {
 		return
 	}
@@ -444,7 +447,7 @@ func (s *Service) Capabilities(ctx context.Context, scope Scope, q CapabilityQue
 			}
 		}
 		if vecs != nil {
-			if sim := cosine(vecs[0], vecs[i+1]); sim > 0 {
+			if sim := rank.Cosine(vecs[0], vecs[i+1]); sim > 0 {
 				m.Score += 0.5 * sim
 				m.Why = append(m.Why, "vector")
 			}

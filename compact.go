@@ -10,11 +10,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-)
 
-// ActionCompact is a compaction: memories of one tag merged into a summary
-// memory, the originals archived.
-const ActionCompact = "compact"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
+)
 
 // PhaseCompact merges the memories of a tag that holds more than
 // CompactOver into one summary memory (seed 000 FR-5.2).
@@ -87,18 +85,18 @@ func (s *Service) compactText(ctx context.Context, tag string, group []*Memory) 
 	if sum := s.ctx.Summarizer; sum != nil {
 		var b strings.Builder
 		for _, m := range group {
-			b.WriteString("- " + oneLine(m.Content) + "\n")
+			b.WriteString("- " + textutil.OneLine(m.Content) + "\n")
 		}
 		text, err := sum.Summarize(ctx, b.String(), 300)
 		if err == nil && strings.TrimSpace(text) != "" {
-			return clip(head+oneLine(text), s.limits.MaxContentChars), "llm"
+			return textutil.Clip(head+textutil.OneLine(text), s.limits.MaxContentChars), "llm"
 		}
 		s.log.Warn("compaction summary failed, merging extractively", "tag", tag, "err", err)
 	}
 	var parts []string
 	n := len([]rune(head))
 	for _, m := range group {
-		p := strings.TrimRight(firstSentence(m.Content), ".。")
+		p := strings.TrimRight(textutil.FirstSentence(m.Content), ".。")
 		if p == "" {
 			continue
 		}
@@ -109,7 +107,7 @@ func (s *Service) compactText(ctx context.Context, tag string, group []*Memory) 
 		parts = append(parts, p)
 		n += len([]rune(p)) + 2
 	}
-	return clip(head+strings.Join(parts, "; ")+".", s.limits.MaxContentChars), "extractive"
+	return textutil.Clip(head+strings.Join(parts, "; ")+".", s.limits.MaxContentChars), "extractive"
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -134,7 +132,7 @@ func (s *Service) writeCompaction(ctx context.Context, ls LifecycleStore, scope 
 	for _, id := range c.Merged {
 		h.Write([]byte(id))
 	}
-	key := fmt.Sprintf("/compacted/%s/%s", keySegment(c.Tag), hex.EncodeToString(h.Sum(nil))[:16])
+	key := fmt.Sprintf("/compacted/%s/%s", textutil.KeySegment(c.Tag), hex.EncodeToString(h.Sum(nil))[:16])
 	types := map[string]int{}
 	prio, imp := 3, 0.0
 	for _, m := range group {
@@ -148,7 +146,7 @@ func (s *Service) writeCompaction(ctx context.Context, ls LifecycleStore, scope 
 		}
 	}
 	data, _ := json.Marshal(map[string]any{"compacted_from": c.Merged, "tag": c.Tag, "by": c.By})
-	ms, err := s.rememberRaw(ctx, scope, []Draft{{Key: key, Content: &c.Summary, Type: typ, Priority: &prio, Importance: &imp,
+	ms, err := s.RememberUnguarded(ctx, scope, []Draft{{Key: key, Content: &c.Summary, Type: typ, Priority: &prio, Importance: &imp,
 		Tags: []string{c.Tag, compactTag}, Data: data, Source: json.RawMessage(`"auto:reflect"`)}})
 	if err != nil {
 		return fmt.Errorf("compaction of %q: %w", c.Tag, err)
@@ -163,16 +161,4 @@ func (s *Service) writeCompaction(ctx context.Context, ls LifecycleStore, scope 
 	_, err = ls.ApplyLife(ctx, scope, changes, []LedgerEntry{{At: now, Action: ActionCompact, MemoryIDs: c.Merged, Actor: actor, Details: details,
 		Reason: fmt.Sprintf("compact: %d memories tagged %q merged into %s (%s)", len(c.Merged), c.Tag, c.SummaryID, c.By)}})
 	return err
-}
-
-// keySegment makes a tag safe as one key segment.
-func keySegment(tag string) string {
-	var b strings.Builder
-	for _, r := range tag {
-		if r == '/' || r < ' ' {
-			r = '_'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

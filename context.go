@@ -9,22 +9,6 @@ import (
 	"time"
 )
 
-// Tokenizer counts and cuts prompt text as a model's tokenizer does
-// (package tokens: cl100k and others, offline).
-type Tokenizer interface {
-	Count(s string) int
-	// Truncate returns the longest prefix of s of at most n tokens, and
-	// whether anything was cut.
-	Truncate(s string, n int) (string, bool)
-}
-
-// Summarizer reduces a passage to one sentence of at most maxTokens, for
-// compacting a run's older rounds: an LLM when one is configured. When it
-// fails, the Service falls back to its extractive sentence and says so.
-type Summarizer interface {
-	Summarize(ctx context.Context, text string, maxTokens int) (string, error)
-}
-
 // ContextOptions configure what the Service builds for a prompt: short-term
 // memory of runs, working memory of sessions, snapshots, boot and the
 // default read. The zero value is the seeds' defaults.
@@ -100,7 +84,7 @@ func tokenLimit(v, def, least int, what string) (int, error) {
 // checkTrigger validates a trigger: a word for its type, JSON within
 // MaxStepBytes for its payload.
 func (s *Service) checkTrigger(t Trigger) (Trigger, error) {
-	typ, err := checkWord("trigger.type", t.Type)
+	typ, err := CheckWord("trigger.type", t.Type)
 	if err != nil {
 		return Trigger{}, err
 	}

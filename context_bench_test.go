@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -30,7 +31,7 @@ var contextTypes = []string{"identity", "emotion", "emotion", "emotion", "emotio
 // and kept in the temp dir; the generation is relative to end, the time the
 // benchmarks run at.
 func contextFixture(b *testing.B, n int, end time.Time) string {
-	return keptStore(b, fmt.Sprintf("mnemo-bench-context-v2-%d", n), func(svc *mnemo.Service) error {
+	return keptStore(b, fmt.Sprintf("mnemo-bench-context-v2-%d", n), func(svc *service.Mnemo) error {
 		c := newCorpus(11)
 		step := 60 * 24 * time.Hour / time.Duration(n)
 		start := end.Add(-60 * 24 * time.Hour)
@@ -59,13 +60,13 @@ func contextFixture(b *testing.B, n int, end time.Time) string {
 // kept fixture stays valid.
 var benchEnd = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
-func openContext(b *testing.B, n int) *mnemo.Service {
+func openContext(b *testing.B, n int) *service.Mnemo {
 	db, err := sqlite.Open(context.Background(), contextFixture(b, n, benchEnd), sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return mnemo.New(db, mnemo.Options{Now: func() time.Time { return benchEnd }, Guard: mnemo.GuardOptions{Off: true}})
+	return service.New(db, service.Options{Now: func() time.Time { return benchEnd }, Guard: mnemo.GuardOptions{Off: true}})
 }
 
 func timed(b *testing.B, fn func(i int) error) {
@@ -129,7 +130,7 @@ func BenchmarkRunAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := mnemo.New(db, mnemo.Options{Now: c.Now})
+	svc := service.New(db, service.Options{Now: c.Now})
 	ctx := context.Background()
 	r, err := svc.OpenRun(ctx, benchScope, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "message", Payload: json.RawMessage(`"plan a trip"`)}})
 	if err != nil {
@@ -157,7 +158,7 @@ func BenchmarkReflect100k(b *testing.B) {
 	var archived, decayed int
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		svc, _ := openCopy(b, path, mnemo.Options{Now: func() time.Time { return benchEnd }})
+		svc, _ := openCopy(b, path, service.Options{Now: func() time.Time { return benchEnd }})
 		b.StartTimer()
 		rep, err := svc.Reflect(ctx, benchScope, mnemo.ReflectOptions{})
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/embed/openai"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -99,7 +100,7 @@ func (c *degradeCounter) get(cause string) int {
 }
 
 // waitNoPending waits until every memory of scope has its vector.
-func waitNoPending(t *testing.T, svc *mnemo.Service, scope mnemo.Scope) {
+func waitNoPending(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -132,7 +133,7 @@ func TestEmbedderDownFallsBackToHashedTFIDF(t *testing.T) {
 		t.Fatal(err)
 	}
 	var counts degradeCounter
-	svc := newSemantic(t, newClock(), "", mnemo.Options{
+	svc := newSemantic(t, newClock(), "", service.Options{
 		Embedder: emb, FallbackEmbedder: hashed.New(0), OnDegraded: counts.add,
 	})
 	if err := svc.Init(ctx); err != nil {
@@ -209,7 +210,7 @@ func TestEmbedderTimeoutDegrades(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := newSemantic(t, newClock(), "", mnemo.Options{
+	svc := newSemantic(t, newClock(), "", service.Options{
 		Embedder: emb, FallbackEmbedder: hashed.New(0), QueryEmbedTimeout: 100 * time.Millisecond, AsyncEmbedding: true,
 	})
 	if err := svc.Init(ctx); err != nil {
@@ -235,7 +236,7 @@ func TestEmbedderDownWithoutFallback(t *testing.T) {
 	ctx := context.Background()
 	g := newGated(glove.New())
 	close(g.open)
-	svc := newSemantic(t, newClock(), "", mnemo.Options{Embedder: g})
+	svc := newSemantic(t, newClock(), "", service.Options{Embedder: g})
 	if _, err := svc.Remember(ctx, alice, draft("Lunch with Dana is moved to Thursday")); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestNoVectorIndexDegradesToFullText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var counts degradeCounter
-	svc := mnemo.New(lexicalOnly{db}, mnemo.Options{Now: c.Now, Embedder: glove.New(), OnDegraded: counts.add})
+	svc := service.New(lexicalOnly{db}, service.Options{Now: c.Now, Embedder: glove.New(), OnDegraded: counts.add})
 	defer svc.Close()
 	if _, err := svc.Remember(ctx, alice, draft("some content")); err != nil {
 		t.Fatal(err)

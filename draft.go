@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Limits bound what one write may hold. Over a limit is an ETOOLARGE error,
@@ -49,7 +50,7 @@ func DefaultLimits() Limits {
 }
 
 // withDefaults fills zero fields from DefaultLimits.
-func (l Limits) withDefaults() Limits {
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	for _, f := range []struct{ v, d *int }{
 		{&l.MaxContentChars, &d.MaxContentChars}, {&l.MaxMessageChars, &d.MaxMessageChars}, {&l.MaxSummaryChars, &d.MaxSummaryChars},
@@ -109,8 +110,8 @@ func isNull(raw json.RawMessage) bool {
 	return len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null"
 }
 
-// memory validates d and builds the memory it writes, without an ID.
-func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
+// Build validates d and builds the memory it writes, without an ID.
+func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	m := Memory{
 		TenantID: scope.TenantID, AgentID: scope.AgentID,
 		Type: TypeKnowledge, Priority: 2, Importance: 0.5, Confidence: 1,
@@ -123,7 +124,7 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 			return m, err
 		}
 	}
-	if m.SessionID, err = checkID("session_id", d.SessionID, true); err != nil {
+	if m.SessionID, err = CheckID("session_id", d.SessionID, true); err != nil {
 		return m, err
 	}
 	if d.Tombstone() {
@@ -151,7 +152,7 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		m.Content = strings.TrimSpace(*d.Content)
 	case m.Data != nil:
 		// What search sees of a JSON-only memory (seed 004) is its text.
-		m.Content = truncateRunes(string(m.Data), lim.MaxContentChars)
+		m.Content = textutil.TruncateRunes(string(m.Data), lim.MaxContentChars)
 	}
 	if m.Content == "" {
 		return m, Errorf(EINVALID, "content is empty: give content or data")
@@ -172,12 +173,12 @@ func (d *Draft) memory(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	}
 
 	if d.Type != "" {
-		if m.Type, err = checkWord("type", d.Type); err != nil {
+		if m.Type, err = CheckWord("type", d.Type); err != nil {
 			return m, err
 		}
 	}
 	if d.Category != "" {
-		if m.Category, err = checkWord("category", d.Category); err != nil {
+		if m.Category, err = CheckWord("category", d.Category); err != nil {
 			return m, err
 		}
 	}
@@ -258,16 +259,9 @@ func writeTimes(d *Draft, now time.Time) (created, updated time.Time) {
 	return created, updated
 }
 
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n])
-}
-
-// checkID validates a tenant, agent or session id: 1–128 characters with no
+// CheckID validates a tenant, agent or session id: 1–128 characters with no
 // spaces or control characters.
-func checkID(field, v string, optional bool) (string, error) {
+func CheckID(field, v string, optional bool) (string, error) {
 	if v == "" {
 		if optional {
 			return "", nil
@@ -290,16 +284,16 @@ func checkID(field, v string, optional bool) (string, error) {
 
 // CheckScope validates a scope's tenant and agent ids.
 func CheckScope(s Scope) error {
-	if _, err := checkID("tenant_id", s.TenantID, false); err != nil {
+	if _, err := CheckID("tenant_id", s.TenantID, false); err != nil {
 		return err
 	}
-	_, err := checkID("agent_id", s.AgentID, false)
+	_, err := CheckID("agent_id", s.AgentID, false)
 	return err
 }
 
-// checkWord validates a type or category: a lower-case word of letters,
+// CheckWord validates a type or category: a lower-case word of letters,
 // digits, '_' or '-', at most 32 bytes.
-func checkWord(field, v string) (string, error) {
+func CheckWord(field, v string) (string, error) {
 	v = strings.ToLower(strings.TrimSpace(v))
 	if v == "" || len(v) > 32 {
 		return "", Errorf(EINVALID, "%s must be 1 to 32 characters", field)
@@ -335,7 +329,7 @@ func checkTags(tags []string, lim Limits) ([]string, error) {
 			return nil, Errorf(EINVALID, "tags must not be empty")
 		}
 		if utf8.RuneCountInString(t) > lim.MaxTagChars {
-			return nil, Errorf(ETOOLARGE, "tag %q is longer than %d characters", truncateRunes(t, 16)+"…", lim.MaxTagChars)
+			return nil, Errorf(ETOOLARGE, "tag %q is longer than %d characters", textutil.TruncateRunes(t, 16)+"…", lim.MaxTagChars)
 		}
 		if !utf8.ValidString(t) || strings.IndexFunc(t, unicode.IsControl) >= 0 {
 			return nil, Errorf(EINVALID, "tags must be valid UTF-8 text without control characters")
@@ -364,4 +358,19 @@ func checkSource(src json.RawMessage, lim Limits) (json.RawMessage, error) {
 		return nil, Errorf(EINVALID, "source must be a string or an object")
 	}
 	return buf.Bytes(), nil
+}
+
+// CheckWords validates a list of types or categories into a new slice.
+func CheckWords(field string, in []string) ([]string, error) {
+	if len(in) == 0 {
+		return in, nil
+	}
+	out := make([]string, len(in))
+	for i, v := range in {
+		var err error
+		if out[i], err = CheckWord(field, v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

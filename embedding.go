@@ -8,11 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/worker"
 )
-
-// embedBatch is how many memories the embedding worker embeds at once.
-const embedBatch = 64
 
 // DefaultQueryEmbedTimeout bounds a query's embedding when
 // Options.QueryEmbedTimeout is zero: a provider that hangs degrades recall
@@ -47,9 +44,9 @@ type vectors struct {
 	lastErr error // the worker's last failure, cleared on success
 }
 
-func newVectors(store Store, opts Options, log *slog.Logger) *vectors {
-	vs, ok := store.(VectorStore)
-	if !ok || opts.Embedder == nil {
+func newVectors(b Backend, opts Options, log *slog.Logger) *vectors {
+	vs := b.Vectors
+	if vs == nil || opts.Embedder == nil {
 		return nil
 	}
 	v := &vectors{
@@ -209,51 +206,12 @@ func (v *vectors) embedRecords(ctx context.Context, recs []Record) error {
 // work embeds queued memories until ctx is cancelled.
 func (v *vectors) work(ctx context.Context) {
 	defer close(v.stopped)
-	drainQueue(ctx, v.wake, v.log.With("model", v.embedder.Model()), "embedding queued memories", v.embedQueued)
-}
-
-// drainQueue runs step, which works off one batch of a queue and says how
-// many it did, until ctx ends: again at once while it finds work, after a
-// backoff (1 s doubling to a minute) while it fails, and otherwise when
-// woken or after a minute (work queued by another process).
-func drainQueue(ctx context.Context, wake <-chan struct{}, log *slog.Logger, what string, step func(context.Context) (int, error)) {
-	backoff := time.Duration(0)
-	for {
-		// A panic in one batch is a failed batch: logged with its stack,
-		// retried after the backoff, and the worker lives on.
-		var n int
-		err := safe.Call(log, what, func() (err error) {
-			n, err = step(ctx)
-			return err
-		})
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			backoff = min(max(2*backoff, time.Second), time.Minute)
-			log.Warn(what+" failed; retrying", "err", err, "retry_in", backoff)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			continue
-		case n > 0:
-			backoff = 0
-			continue // there may be more
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-wake:
-		case <-time.After(time.Minute):
-		}
-	}
+	worker.Drain(ctx, v.wake, v.log.With("model", v.embedder.Model()), "embedding queued memories", v.embedQueued)
 }
 
 // embedQueued embeds one batch of queued memories and returns how many.
 func (v *vectors) embedQueued(ctx context.Context) (int, error) {
-	jobs, err := v.store.Unembedded(ctx, embedBatch)
+	jobs, err := v.store.Unembedded(ctx, worker.Batch)
 	if err != nil || len(jobs) == 0 {
 		v.setErr(err)
 		return 0, err

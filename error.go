@@ -57,3 +57,11 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error"
 }
+
+// WithPrefix adds a prefix to a domain error's message, keeping its code.
+func WithPrefix(err error, prefix string) error {
+	if e, ok := err.(*Error); ok {
+		return &Error{Code: e.Code, Message: prefix + e.Message}
+	}
+	return err
+}

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/internal/ids"
 )
 
 // Event is one raw event of seed 002's first layer (L1): something that
@@ -213,7 +215,7 @@ func (o EventOptions) withDefaults() EventOptions {
 
 // eventStore returns the store as an EventStore, or EUNAVAILABLE.
 func (s *Service) eventStore() (EventStore, error) {
-	es, ok := s.store.(EventStore)
+	es, ok := s.store.Events, s.store.Events != nil
 	if !ok {
 		return nil, Errorf(EUNAVAILABLE, "this store keeps no events")
 	}
@@ -245,7 +247,7 @@ func (s *Service) AppendEvents(ctx context.Context, scope Scope, events []Event)
 		e, err := s.prepareEvent(scope, e, now)
 		if err != nil {
 			if len(events) > 1 {
-				err = prefixError(err, fmt.Sprintf("event %d: ", i))
+				err = WithPrefix(err, fmt.Sprintf("event %d: ", i))
 			}
 			return nil, err
 		}
@@ -280,8 +282,8 @@ func (s *Service) prepareEvent(scope Scope, e Event, now time.Time) (Event, erro
 	}
 	e.Scope, e.Seq = scope, 0
 	if e.ID == "" {
-		e.ID = newID()
-	} else if _, err := checkID("id", e.ID, false); err != nil {
+		e.ID = ids.New()
+	} else if _, err := CheckID("id", e.ID, false); err != nil {
 		return Event{}, err
 	}
 	if e.TS.IsZero() {
@@ -447,4 +449,12 @@ func (s *Service) ArchiveEvents(ctx context.Context, olderThan time.Duration) (i
 		olderThan = s.events.ColdAfter
 	}
 	return es.ArchiveEvents(ctx, s.now().Add(-olderThan))
+}
+
+// Other returns the end of r away from node.
+func (r Relation) Other(node string) string {
+	if r.Source == node {
+		return r.Target
+	}
+	return r.Source
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -41,13 +42,13 @@ func benchEvents(start time.Time, from, n int) []mnemo.Event {
 	return out
 }
 
-func benchEventService(b *testing.B) *mnemo.Service {
+func benchEventService(b *testing.B) *service.Mnemo {
 	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "mnemo.db"), sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return mnemo.New(db, mnemo.Options{})
+	return service.New(db, service.Options{})
 }
 
 // BenchmarkAppendEvent measures seed 002's event append with rule
@@ -83,7 +84,7 @@ func BenchmarkQueryEvents10k(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			svc := mnemo.New(db, mnemo.Options{Now: func() time.Time { return now }})
+			svc := service.New(db, service.Options{Now: func() time.Time { return now }})
 			// 50k events a second apart, starting 100 days ago: all of
 			// them are older than 90 days.
 			start := now.Add(-100 * 24 * time.Hour)

@@ -15,19 +15,20 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // newEventService returns a service with event options over a fresh store,
 // and the store.
-func newEventService(t testing.TB, c *clock, o mnemo.EventOptions) (*mnemo.Service, *sqlite.DB) {
+func newEventService(t testing.TB, c *clock, o mnemo.EventOptions) (*service.Mnemo, *sqlite.DB) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return mnemo.New(db, mnemo.Options{Now: c.Now, Events: o}), db
+	return service.New(db, service.Options{Now: c.Now, Events: o}), db
 }
 
 func ev(typ, source string, ts time.Time, data string) mnemo.Event {
@@ -38,7 +39,7 @@ func ev(typ, source string, ts time.Time, data string) mnemo.Event {
 	return e
 }
 
-func mustAppend(t testing.TB, svc *mnemo.Service, scope mnemo.Scope, es ...mnemo.Event) []mnemo.Event {
+func mustAppend(t testing.TB, svc *service.Mnemo, scope mnemo.Scope, es ...mnemo.Event) []mnemo.Event {
 	t.Helper()
 	out, err := svc.AppendEvents(context.Background(), scope, es)
 	if err != nil {
@@ -47,7 +48,7 @@ func mustAppend(t testing.TB, svc *mnemo.Service, scope mnemo.Scope, es ...mnemo
 	return out
 }
 
-func allEvents(t testing.TB, svc *mnemo.Service, scope mnemo.Scope, q mnemo.EventQuery) []mnemo.Event {
+func allEvents(t testing.TB, svc *service.Mnemo, scope mnemo.Scope, q mnemo.EventQuery) []mnemo.Event {
 	t.Helper()
 	var out []mnemo.Event
 	for {
@@ -285,7 +286,7 @@ func TestEventsColdSegments(t *testing.T) {
 	}
 }
 
-func relationsOf(t testing.TB, svc *mnemo.Service, scope mnemo.Scope, id string) map[string]string {
+func relationsOf(t testing.TB, svc *service.Mnemo, scope mnemo.Scope, id string) map[string]string {
 	t.Helper()
 	rels, err := svc.Neighbours(context.Background(), scope, id, mnemo.GraphQuery{Direction: mnemo.DirIn})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-dev/mnemo/internal/cues"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
@@ -290,11 +291,8 @@ func AnalyzeTextRules(text string) TextAnalysis {
 		addEnt(trimCJKName(m))
 	}
 	lower := strings.ToLower(text)
-	for _, e := range emotionCues {
-		if slices.ContainsFunc(e.cues, func(c string) bool { return strings.Contains(lower, c) }) {
-			an.Emotion = e.emotion
-			break
-		}
+	if e, ok := cues.Emotion(lower); ok {
+		an.Emotion = e
 	}
 	an.Intent = IntentInform
 	for _, c := range intentCues {

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/worker"
 )
 
 // Seed 002's third layer (L3): embeddings of events, searched by meaning.
@@ -348,7 +349,7 @@ type eventLayers struct {
 	textPending sync.WaitGroup
 }
 
-func newEventLayers(store Store, opts Options, log *slog.Logger) *eventLayers {
+func newEventLayers(b Backend, opts Options, log *slog.Logger) *eventLayers {
 	l := &eventLayers{opts: opts.Events.Vectors, log: log, wake: make(chan struct{}, 1), async: opts.AsyncEmbedding}
 	if l.opts.KeepFor <= 0 {
 		l.opts.KeepFor = DefaultVectorKeep
@@ -356,7 +357,7 @@ func newEventLayers(store Store, opts Options, log *slog.Logger) *eventLayers {
 	if l.opts.KeepAccessed <= 0 {
 		l.opts.KeepAccessed = 3
 	}
-	if vs, ok := store.(EventVectorStore); ok && !l.opts.Off {
+	if vs := b.EventVectors; vs != nil && !l.opts.Off {
 		l.store = vs
 		l.text, l.query = opts.Embedder, cmp.Or(opts.QueryEmbedder, opts.Embedder)
 	}
@@ -467,12 +468,12 @@ func (l *eventLayers) close() {
 // embedder fails.
 func (l *eventLayers) work(ctx context.Context) {
 	defer close(l.done)
-	drainQueue(ctx, l.wake, l.log, "embedding queued events", l.embedPending)
+	worker.Drain(ctx, l.wake, l.log, "embedding queued events", l.embedPending)
 }
 
 // embedPending makes one batch of waiting vectors, grouped by modality.
 func (l *eventLayers) embedPending(ctx context.Context) (int, error) {
-	jobs, err := l.store.PendingEventVectors(ctx, embedBatch)
+	jobs, err := l.store.PendingEventVectors(ctx, worker.Batch)
 	if err != nil || len(jobs) == 0 {
 		l.setErr(err)
 		return 0, err

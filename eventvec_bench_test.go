@@ -9,15 +9,16 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-func benchL3Service(b *testing.B) *mnemo.Service {
+func benchL3Service(b *testing.B) *service.Mnemo {
 	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "mnemo.db"), sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(512)})
+	svc := service.New(db, service.Options{Embedder: hashed.New(512)})
 	b.Cleanup(func() { svc.Close() })
 	return svc
 }

@@ -17,18 +17,19 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/embed/openai"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // newL3Service is a service with an embedder over a fresh store.
-func newL3Service(t testing.TB, c *clock, opts mnemo.Options) (*mnemo.Service, *sqlite.DB) {
+func newL3Service(t testing.TB, c *clock, opts service.Options) (*service.Mnemo, *sqlite.DB) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Now = c.Now
-	svc := mnemo.New(db, opts)
+	svc := service.New(db, opts)
 	t.Cleanup(func() { svc.Close() })
 	return svc, db
 }
@@ -93,7 +94,7 @@ func hitIDs(hs []mnemo.EventHit) []string {
 func TestSearchEventsByMeaning(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newL3Service(t, c, mnemo.Options{Embedder: hashed.New(256)})
+	svc, _ := newL3Service(t, c, service.Options{Embedder: hashed.New(256)})
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	t0 := c.Now()
 	es := mustAppend(t, svc, scope,
@@ -172,7 +173,7 @@ func TestEventVectorsAsyncRemoteEmbedder(t *testing.T) {
 	var calls atomic.Int64
 	srv := fakeEmbeddings(t, &calls)
 	emb := openaiEmbedder(t, srv.URL, "fake-text")
-	svc, _ := newL3Service(t, c, mnemo.Options{Embedder: emb, AsyncEmbedding: true})
+	svc, _ := newL3Service(t, c, service.Options{Embedder: emb, AsyncEmbedding: true})
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	es := mustAppend(t, svc, scope,
 		ev("note", "chat", c.Now(), `"the cat sat on the car"`),
@@ -200,7 +201,7 @@ func TestMultimodalEventSearch(t *testing.T) {
 
 	t.Run("caller vectors", func(t *testing.T) {
 		c := newClock()
-		svc, _ := newL3Service(t, c, mnemo.Options{Embedder: hashed.New(64)})
+		svc, _ := newL3Service(t, c, service.Options{Embedder: hashed.New(64)})
 		img := withMeta(ev("photo", "camera", c.Now(), ""), media("file:///cat.png", "image/png"))
 		img.Vectors = []mnemo.EventVector{{Modality: mnemo.ModalityImage, Model: "clip-b32", Vector: []float32{1, 0, 0, 0}}}
 		aud := withMeta(ev("clip", "mic", c.Now(), ""), media("file:///rain.wav", "audio/wav"))
@@ -241,7 +242,7 @@ func TestMultimodalEventSearch(t *testing.T) {
 		srv := fakeEmbeddings(t, nil)
 		// One multimodal model embeds texts and media URIs alike.
 		mm := openaiEmbedder(t, srv.URL, "fake-multimodal")
-		svc, _ := newL3Service(t, c, mnemo.Options{Embedder: mm, Events: mnemo.EventOptions{Vectors: mnemo.EventVectorOptions{
+		svc, _ := newL3Service(t, c, service.Options{Embedder: mm, Events: mnemo.EventOptions{Vectors: mnemo.EventVectorOptions{
 			Media: map[string]mnemo.Embedder{mnemo.ModalityImage: mm, mnemo.ModalityAudio: mm}}}})
 		es := mustAppend(t, svc, scope,
 			withMeta(ev("photo", "camera", c.Now(), ""), media("https://example.test/cat.jpg", "image/jpeg")),
@@ -263,7 +264,7 @@ func TestMultimodalEventSearch(t *testing.T) {
 	t.Run("media embedder of another space", func(t *testing.T) {
 		c := newClock()
 		srv := fakeEmbeddings(t, nil)
-		svc, _ := newL3Service(t, c, mnemo.Options{Embedder: hashed.New(64), Events: mnemo.EventOptions{Vectors: mnemo.EventVectorOptions{
+		svc, _ := newL3Service(t, c, service.Options{Embedder: hashed.New(64), Events: mnemo.EventOptions{Vectors: mnemo.EventVectorOptions{
 			Media: map[string]mnemo.Embedder{mnemo.ModalityImage: openaiEmbedder(t, srv.URL, "fake-image")}}}})
 		mustAppend(t, svc, scope, withMeta(ev("photo", "camera", c.Now(), ""), media("https://example.test/cat.jpg", "image/jpeg")))
 		if err := svc.WaitEventVectors(ctx); err != nil {
@@ -283,7 +284,7 @@ func TestMultimodalEventSearch(t *testing.T) {
 func TestPruneEventVectors(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newL3Service(t, c, mnemo.Options{Embedder: hashed.New(64)})
+	svc, _ := newL3Service(t, c, service.Options{Embedder: hashed.New(64)})
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	old := c.Now().Add(-40 * 24 * time.Hour)
 	es := mustAppend(t, svc, scope,
@@ -347,7 +348,7 @@ func TestEventVectorsWhenTheEmbedderFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, _ := newL3Service(t, c, mnemo.Options{Embedder: emb})
+	svc, _ := newL3Service(t, c, service.Options{Embedder: emb})
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	es := mustAppend(t, svc, scope, ev("note", "chat", c.Now(), `"music in the rain"`))
 	if _, err := svc.GetEvent(ctx, scope, es[0].ID); err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
-	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // Embed mnemo in a Go program: open the embedded store with the built-in
@@ -19,7 +19,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	svc, err := sqlite.OpenService(ctx, dir, mnemo.Options{Embedder: builtin.New()})
+	svc, err := service.Open(ctx, dir, service.Options{Embedder: builtin.New()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func ExampleService_AddMessages() {
 	dir, _ := os.MkdirTemp("", "mnemo-example")
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	svc, err := sqlite.OpenService(ctx, dir, mnemo.Options{})
+	svc, err := service.Open(ctx, dir, service.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func ExampleService_History() {
 	dir, _ := os.MkdirTemp("", "mnemo-example")
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	svc, err := sqlite.OpenService(ctx, dir, mnemo.Options{})
+	svc, err := service.Open(ctx, dir, service.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func ExampleService_Snapshot() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
-	svc, err := sqlite.OpenService(ctx, dir, mnemo.Options{Now: func() time.Time { return now }})
+	svc, err := service.Open(ctx, dir, service.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-)
 
-// ActionExtract is memories extracted from a conversation by a model.
-const ActionExtract = "extract"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
+)
 
 // Extracted is a memory a model found worth keeping in a conversation
 // (seed 001: memory_update.should_store).
@@ -54,7 +53,7 @@ func (s *Service) extract(ctx context.Context, scope Scope, sessionID string, ms
 		content := e.Content
 		d := Draft{Content: &content, Category: cat, Type: cat, Confidence: &conf, SessionID: sessionID, Tags: []string{"extracted"}}
 		d.Source, _ = json.Marshal(src)
-		if k := keySegment(strings.ToLower(strings.TrimSpace(e.Key))); k != "" {
+		if k := textutil.KeySegment(strings.ToLower(strings.TrimSpace(e.Key))); k != "" {
 			d.Key = "/" + cat + "/" + k
 		}
 		drafts = append(drafts, d)

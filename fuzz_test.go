@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -35,7 +36,7 @@ func FuzzImport(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	svc := mnemo.New(db, mnemo.Options{})
+	svc := service.New(db, service.Options{})
 	keep := mnemo.Scope{TenantID: "keep", AgentID: "keep"}
 	kept, err := svc.Remember(ctx, keep, mnemo.Draft{Key: "/kept", Content: ptr("must survive")})
 	if err != nil {
@@ -103,7 +104,7 @@ func FuzzRun(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	svc := mnemo.New(db, mnemo.Options{Context: mnemo.ContextOptions{RunTokenLimit: 300}})
+	svc := service.New(db, service.Options{Context: mnemo.ContextOptions{RunTokenLimit: 300}})
 	sc := mnemo.Scope{TenantID: "fuzz", AgentID: "fuzz"}
 	r, err := svc.OpenRun(ctx, sc, mnemo.RunOptions{ID: "r", Trigger: mnemo.Trigger{Type: "cron"}})
 	if err != nil {

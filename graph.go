@@ -84,14 +84,6 @@ func (s *Service) graphCall(scope Scope, id string, q GraphQuery) (EventStore, G
 	return es, q, err
 }
 
-// far returns the end of r away from node.
-func far(r Relation, node string) string {
-	if r.Source == node {
-		return r.Target
-	}
-	return r.Source
-}
-
 // Traverse walks from id breadth first, up to q.Depth hops along edges of
 // q.Types in q.Direction, and returns every node reached (id at depth 0)
 // and every edge crossed.
@@ -167,7 +159,7 @@ func (s *Service) ShortestPath(ctx context.Context, scope Scope, from, to string
 			// Walk the edge from its end on the frontier, the way the
 			// direction allows.
 			for _, n := range []string{r.Source, r.Target} {
-				if p := far(r, n); !seen[n] && inFrontier[p] && allowed(r, p, q.Direction) {
+				if p := r.Other(n); !seen[n] && inFrontier[p] && allowed(r, p, q.Direction) {
 					seen[n] = true
 					via[n] = r
 					next = append(next, n)
@@ -179,7 +171,7 @@ func (s *Service) ShortestPath(ctx context.Context, scope Scope, from, to string
 			for n := to; n != from; {
 				r := via[n]
 				path = append(path, r)
-				n = far(r, n)
+				n = r.Other(n)
 			}
 			slices.Reverse(path)
 			return path, nil

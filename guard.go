@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Write Guard decisions (seed 003): what the gate did with a write.
@@ -18,9 +20,6 @@ const (
 	GuardConflict  = "conflict"  // about the same thing but saying otherwise: both kept, the newest wins in ranking
 	GuardReject    = "reject"    // too short or empty: refused
 )
-
-// ActionGuard is a Write Guard decision other than add or update.
-const ActionGuard = "guard"
 
 // GuardOptions configure the Write Guard. The zero value is on, with the
 // defaults.
@@ -95,7 +94,7 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 		if n := meaningful(text); n < g.MinChars {
 			return GuardDecision{Action: GuardReject, Reason: fmt.Sprintf("too short: %d letters or digits, at least %d", n, g.MinChars)}, nil, nil
 		}
-	} else if m.Key == "" && emptyData(m.Data) && emptyData([]byte(strings.TrimSpace(m.Content))) && strings.TrimSpace(m.Summary) == "" {
+	} else if m.Key == "" && textutil.EmptyJSON(m.Data) && textutil.EmptyJSON([]byte(strings.TrimSpace(m.Content))) && strings.TrimSpace(m.Summary) == "" {
 		return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
 	}
 	if m.Key != "" {
@@ -176,7 +175,7 @@ func meaningful(s string) int {
 	return n
 }
 
-func normalText(s string) string { return strings.ToLower(oneLine(s)) }
+func normalText(s string) string { return strings.ToLower(textutil.OneLine(s)) }
 
 // dedupe returns ts without repeats, in the order of first occurrence.
 func dedupe(ts []string) []string {

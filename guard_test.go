@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 func TestWriteGuard(t *testing.T) {
@@ -89,7 +90,7 @@ func TestWriteGuard(t *testing.T) {
 func TestWriteGuardOff(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := mnemo.New(newService(t, c).Store(), mnemo.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: true}})
+	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: true}})
 	for range 2 {
 		if _, err := svc.Remember(ctx, alice, draft("ok")); err != nil {
 			t.Fatal(err)
@@ -121,7 +122,7 @@ func TestExtraction(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	store := newService(t, c).Store()
-	svc := mnemo.New(store, mnemo.Options{Now: c.Now, Extractor: extractor{}})
+	svc := service.New(store, service.Options{Now: c.Now, Extractor: extractor{}})
 	if _, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "user", Content: "I like green tea in the afternoon"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestExtraction(t *testing.T) {
 	if es, _, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionExtract}); len(es) != 1 || len(es[0].MemoryIDs) != 2 {
 		t.Fatalf("ledger: %+v", es)
 	}
-	down := mnemo.New(store, mnemo.Options{Now: c.Now, Extractor: extractor{fail: true}})
+	down := service.New(store, service.Options{Now: c.Now, Extractor: extractor{fail: true}})
 	if _, err := down.AddMessages(ctx, bob, "s2", []mnemo.Message{{Role: "user", Content: "hello there"}}); err != nil {
 		t.Fatalf("a failing model failed the conversation: %v", err)
 	}

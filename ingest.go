@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // IngestRequest asks for memories to be extracted from markdown (seed 003
@@ -95,7 +97,7 @@ func (s *Service) Ingest(ctx context.Context, scope Scope, req IngestRequest) (I
 		if err != nil {
 			return IngestResult{}, err
 		}
-		content := clip(b.text, s.limits.MaxContentChars)
+		content := textutil.Clip(b.text, s.limits.MaxContentChars)
 		item := IngestItem{Key: key, Type: typ, Priority: prio, Content: content, Heading: b.heading, Reason: why}
 		res.Extracted++
 		if old, err := s.store.GetByKey(ctx, scope, key); err == nil && old.Content == content && old.Type == typ {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkDaySummary(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := mnemo.New(db, mnemo.Options{})
+	svc := service.New(db, service.Options{})
 	day := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	gap := 24 * time.Hour / n
 	types := []string{"AgentStarted", "ToolCalled", "ToolError", "DeployCompleted", "DeployFailed", "AgentStopped"}

@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/llm"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 func TestPeriodBounds(t *testing.T) {
@@ -54,7 +55,7 @@ func TestPeriodBounds(t *testing.T) {
 
 // dayOfEvents appends, on 2026-03-01 (alice), a day of agent work: two
 // deploys completed and one failed, a tool error, and routine events.
-func dayOfEvents(t *testing.T, svc *mnemo.Service, scope mnemo.Scope) []mnemo.Event {
+func dayOfEvents(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) []mnemo.Event {
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	return mustAppend(t, svc, scope,
 		ev("AgentStarted", "w1", t0, ""),
@@ -519,7 +520,7 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 // finds the capability that means the same.
 func TestCapabilityMatchByMeaning(t *testing.T) {
 	c := newClock()
-	svc := newSemantic(t, c, "", mnemo.Options{Embedder: glove.New()})
+	svc := newSemantic(t, c, "", service.Options{Embedder: glove.New()})
 	ctx := context.Background()
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	mustAppend(t, svc, alice, outcomes(t0, "DeployServiceCompleted", `{"tools":["kubectl"],"description":"roll out the server to the cluster"}`, 5)...)

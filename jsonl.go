@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/mnemo-dev/mnemo/internal/ids"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Export writes every live memory of scope (archived and expired included)
@@ -267,15 +269,15 @@ func (s *Service) importRecord(m Memory, scope Scope, now time.Time) (Record, er
 	if !m.UpdatedAt.IsZero() {
 		d.UpdatedAt = &m.UpdatedAt
 	}
-	v, err := d.memory(scope, s.limits, now)
+	v, err := d.Build(scope, s.limits, now)
 	if err != nil {
 		return Record{}, err
 	}
 	v.ID = m.ID
 	if v.ID == "" {
-		v.ID = newID()
+		v.ID = ids.New()
 	} else if _, err := uuid.Parse(v.ID); err != nil {
-		return Record{}, Errorf(EINVALID, "id %q is not a UUID", truncateRunes(m.ID, 40))
+		return Record{}, Errorf(EINVALID, "id %q is not a UUID", textutil.TruncateRunes(m.ID, 40))
 	}
 	if !m.AccessedAt.IsZero() {
 		v.AccessedAt = m.AccessedAt.UTC()

@@ -16,6 +16,18 @@ const (
 	ActionClear   = "clear"   // every memory of the agent cleared on request
 	ActionDecay   = "decay"   // vitality recomputed
 	ActionDegrade = "degrade" // a part failed and the answer came from a fallback
+	ActionPrune   = "prune"   // archived by a prune on request
+	ActionReset   = "reset"   // every memory archived: the agent starts over
+	// ActionRetention is reflect's retention: archived now, erased after
+	// the grace period.
+	ActionRetention = "retention"
+	// ActionCompact is a compaction: memories of one tag merged into a summary
+	// memory, the originals archived.
+	ActionCompact = "compact"
+	// ActionExtract is memories extracted from a conversation by a model.
+	ActionExtract = "extract"
+	// ActionGuard is a Write Guard decision other than add or update.
+	ActionGuard = "guard"
 )
 
 // LedgerEntry is one lifecycle event: what happened to which memories, why,

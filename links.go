@@ -76,7 +76,7 @@ func (s *Service) ExpandLinks(ctx context.Context, scope Scope, from []string, h
 		return nil, err
 	}
 	out := []Linked{}
-	es, ok := s.store.(EventStore)
+	es, ok := s.store.Events, s.store.Events != nil
 	if !ok || hops == 0 || limit <= 0 || len(from) == 0 {
 		return out, nil
 	}
@@ -105,7 +105,7 @@ func (s *Service) ExpandLinks(ctx context.Context, scope Scope, from []string, h
 		for _, r := range rels {
 			for _, p := range []string{r.Source, r.Target} {
 				at, ok := frontier[p]
-				n := far(r, p)
+				n := r.Other(p)
 				if !ok || seen[n] {
 					continue
 				}
@@ -250,13 +250,4 @@ func (s *Service) RecallPathLinked(ctx context.Context, scope Scope, prefix stri
 	}
 	res.Linked, err = s.ExpandLinks(ctx, scope, ids, hops, limit-len(ms))
 	return res, err
-}
-
-// LinkPruner is an EventStore that can remove orphan links: those with an
-// end that is neither a memory (live or archived) nor an event of the
-// scope. Reflect's govern phase calls it.
-type LinkPruner interface {
-	// PruneLinks returns the scope's orphan links and, unless dry, deletes
-	// them.
-	PruneLinks(ctx context.Context, scope Scope, dry bool) ([]Relation, error)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -18,7 +19,7 @@ import (
 //	p1 -> archived, p1 -> expired (both skipped), archived -> behind
 //	p1 -> ghost (neither a memory nor an event)
 type linkWorld struct {
-	svc                                  *mnemo.Service
+	svc                                  *service.Mnemo
 	db                                   *sqlite.DB
 	clock                                *clock
 	p1, m1, m2, m3, e1, archived, behind string

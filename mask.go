@@ -2,10 +2,10 @@ package mnemo
 
 import "github.com/mnemo-dev/mnemo/security"
 
-// masked returns the text a prompt shows of a memory's text: itself, or
+// MaskedText returns the text a prompt shows of a memory's text: itself, or
 // masked (package security) when redact is set and the memory's level asks
 // for it.
-func masked(m *Memory, text string, redact bool) string {
+func (m *Memory) MaskedText(text string, redact bool) string {
 	if !redact {
 		return text
 	}
@@ -15,11 +15,11 @@ func masked(m *Memory, text string, redact bool) string {
 	return text
 }
 
-// classify sets the security level of a memory written without one from
+// Classify sets the security level of a memory written without one from
 // what its text contains (seed 000 FR-7.3): e-mail addresses and phone
 // numbers make it confidential; IDs, cards, keys, tokens and passwords
 // restricted. A level the writer gives is kept as it is.
-func classify(m *Memory, given string) {
+func (m *Memory) Classify(given string) {
 	if given != "" {
 		return
 	}

@@ -8,6 +8,7 @@ package mnemo
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -145,4 +146,21 @@ func StabilityDays(priority int) float64 {
 	default:
 		return 14
 	}
+}
+
+// Vitality is a memory's Ebbinghaus retention at now: R = e^(−t/S), t the
+// days since it was last recalled (or written), S its stability in days
+// grown by recall: S × (1 + ln(1 + access_count)). P0 memories (stability
+// 0) and pinned ones never decay.
+func Vitality(m *Memory, now time.Time) float64 {
+	if m.Stability <= 0 || m.Pinned {
+		return 1
+	}
+	last := m.AccessedAt
+	if last.IsZero() || last.Before(m.CreatedAt) {
+		last = m.CreatedAt
+	}
+	days := max(0, now.Sub(last).Hours()/24)
+	s := m.Stability * (1 + math.Log1p(float64(m.AccessCount)))
+	return math.Exp(-days / s)
 }

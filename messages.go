@@ -43,9 +43,9 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 	lines := make([]string, len(msgs))
 	drafts := make([]Draft, len(msgs))
 	for i, m := range msgs {
-		role, err := checkWord("role", m.Role)
+		role, err := CheckWord("role", m.Role)
 		if err != nil {
-			return nil, prefixError(err, messagePrefix(i))
+			return nil, WithPrefix(err, messagePrefix(i))
 		}
 		name := strings.TrimSpace(m.Name)
 		if len(name) > 128 {
@@ -87,7 +87,7 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 			drafts[i].prev = lines[i+off-1]
 		}
 	}
-	ms, err := s.rememberRaw(ctx, scope, drafts)
+	ms, err := s.RememberUnguarded(ctx, scope, drafts)
 	if err == nil && s.extractor != nil {
 		s.extract(ctx, scope, sessionID, msgs)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -21,7 +22,7 @@ func TestPrefixQueryRanksItsMatchFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(db, mnemo.Options{Now: c.Now, Embedder: builtin.New()})
+	svc := service.New(db, service.Options{Now: c.Now, Embedder: builtin.New()})
 	defer svc.Close()
 	for _, d := range []mnemo.Draft{
 		{Key: "/user/preference/language", Content: str("The user prefers Python for data work"), Category: "preference", Tags: []string{"code"}},

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // The adaptive user profile (seed 002 "自适应用户画像更新").
@@ -25,9 +27,6 @@ import (
 // interest or a need the profile does not hold, found by rules or by the
 // configured ProfileAnalyzer) updates it at once and resets the backoff to
 // the ladder's first step. Schedule says where a scope stands.
-
-// StateProfile is the state kind of user profiles.
-const StateProfile = "profile"
 
 const profileDocID = "user"
 
@@ -204,7 +203,7 @@ func (s *Service) RecordInteraction(ctx context.Context, scope Scope, text strin
 		sch := &rec.Schedule
 		sch.Interactions++
 		sch.SinceUpdate++
-		rec.Pending = append(rec.Pending, truncateRunes(text, 500))
+		rec.Pending = append(rec.Pending, textutil.TruncateRunes(text, 500))
 		if len(rec.Pending) > maxPending {
 			rec.Pending = rec.Pending[len(rec.Pending)-maxPending:]
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -171,14 +172,14 @@ func TestProfileTwoProcesses(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mnemo.db")
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
-	var svcs []*mnemo.Service
+	var svcs []*service.Mnemo
 	for range 2 {
 		db, err := sqlite.Open(ctx, path, sqlite.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		svcs = append(svcs, mnemo.New(db, mnemo.Options{}))
+		svcs = append(svcs, service.New(db, service.Options{}))
 	}
 	var wg sync.WaitGroup
 	for i, svc := range svcs {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // ReadQuery asks for the default read of seed 004 §5: the memories to put
@@ -82,7 +84,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (Re
 	if q.TokenLimit > 1<<20 {
 		return ReadResult{}, Errorf(EINVALID, "token_limit is over %d", 1<<20)
 	}
-	tags, err := checkWords("tags", q.Tags)
+	tags, err := CheckWords("tags", q.Tags)
 	if err != nil {
 		return ReadResult{}, err
 	}
@@ -222,6 +224,6 @@ func readLine(m *Memory, redact bool) string {
 	if m.Type != "" {
 		parts = append(parts, m.Type)
 	}
-	parts = append(parts, masked(m, clip(oneLine(text), readLineChars), redact))
+	parts = append(parts, m.MaskedText(textutil.Clip(textutil.OneLine(text), readLineChars), redact))
 	return strings.Join(parts, " ")
 }

@@ -115,7 +115,7 @@ func (s *Service) rescore(ctx context.Context, query string, cands []candidate) 
 		return fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
 	}
 	for i := range cands {
-		cands[i].sim, cands[i].vec = cosine(vecs[0], vecs[i+1]), vecs[i+1]
+		cands[i].sim, cands[i].vec = rank.Cosine(vecs[0], vecs[i+1]), vecs[i+1]
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	}
 	now = now.UTC()
 	q.Filter.Now = now
-	if err := s.checkFilter(&q.Filter); err != nil {
+	if err := q.Filter.Check(s.now()); err != nil {
 		return Result{}, err
 	}
 
@@ -162,14 +162,14 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	res := Result{Results: []Scored{}}
 	var topic map[string]bool
 	if q.Session != "" {
-		wm, err := s.GetWorkingMemory(ctx, scope, q.Session)
+		sessionTopic, err := s.topic(ctx, scope, q.Session)
 		if err != nil && ErrorCode(err) != ENOTFOUND {
 			return Result{}, err
 		}
-		if wm.CurrentTopic != "" {
-			res.Topic = wm.CurrentTopic
+		if sessionTopic != "" {
+			res.Topic = sessionTopic
 			topic = make(map[string]bool)
-			for _, t := range s.analyzer.Query(wm.CurrentTopic).Terms {
+			for _, t := range s.analyzer.Query(sessionTopic).Terms {
 				topic[t] = true
 				if !slices.Contains(aq.Terms, t) {
 					aq.Terms = append(aq.Terms, t)
@@ -255,13 +255,13 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		} else {
 			qvec = qv
 			vq := VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want}
-			if ls, ok := s.store.(VectorLagSearcher); ok {
+			if ls, ok := s.store.Store.(VectorLagSearcher); ok {
 				var lag string
 				if vhits, lag, vecErr = ls.SearchVectorsLag(ctx, scope, vq); lag != "" && vecErr == nil {
 					notes = append(notes, degradation{DegradedVectorIndex, lag})
 				}
 			} else {
-				vhits, vecErr = s.store.(VectorStore).SearchVectors(ctx, scope, vq)
+				vhits, vecErr = s.store.Vectors.SearchVectors(ctx, scope, vq)
 			}
 		}
 	}
@@ -412,7 +412,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		ranked[k], rcands[k], scores[k] = scored[i], cands[i], scored[i].Score
 	}
 	picked, penalty := rank.MMR(scores, func(i, j int) float64 {
-		return math.Max(0, cosine(rcands[i].vec, rcands[j].vec))
+		return math.Max(0, rank.Cosine(rcands[i].vec, rcands[j].vec))
 	}, profile.MMRLambda, q.Limit)
 	res.Results = make([]Scored, len(picked))
 	for k, i := range picked {
@@ -463,24 +463,7 @@ func similarity(q []float32, m Memory, model string) float64 {
 	if len(q) == 0 || len(m.Embedding) != len(q) || m.EmbeddingModel != model {
 		return math.NaN()
 	}
-	return cosine(q, m.Embedding)
-}
-
-// cosine is the cosine similarity of a and b; 0 when either is missing or
-// zero, or their lengths differ.
-func cosine(a, b []float32) float64 {
-	if len(a) == 0 || len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot, na, nb = dot+x*y, na+x*x, nb+y*y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
+	return rank.Cosine(q, m.Embedding)
 }
 
 // vectorState says whether m took part in semantic search.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Reflect phases, in the order they run (seed 003's sleep cycle, seed 000
@@ -69,23 +71,6 @@ func (o LifecycleOptions) withDefaults() LifecycleOptions {
 		o.Grace = 30 * 24 * time.Hour
 	}
 	return o
-}
-
-// Vitality is a memory's Ebbinghaus retention at now: R = e^(−t/S), t the
-// days since it was last recalled (or written), S its stability in days
-// grown by recall: S × (1 + ln(1 + access_count)). P0 memories (stability
-// 0) and pinned ones never decay.
-func Vitality(m *Memory, now time.Time) float64 {
-	if m.Stability <= 0 || m.Pinned {
-		return 1
-	}
-	last := m.AccessedAt
-	if last.IsZero() || last.Before(m.CreatedAt) {
-		last = m.CreatedAt
-	}
-	days := max(0, now.Sub(last).Hours()/24)
-	s := m.Stability * (1 + math.Log1p(float64(m.AccessCount)))
-	return math.Exp(-days / s)
 }
 
 // ReflectOptions ask for a sleep cycle.
@@ -157,7 +142,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 	if err := CheckScope(scope); err != nil {
 		return ReflectReport{}, err
 	}
-	ls, ok := s.store.(LifecycleStore)
+	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
 		return ReflectReport{}, Errorf(EUNAVAILABLE, "this store keeps no lifecycle: reflect needs one that does (sqlite)")
 	}
@@ -206,7 +191,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		}
 		archived[i] = true
 		m := &ms[i]
-		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: masked(m, clip(oneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
+		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
 	}
 	for _, p := range run {
 		switch p {
@@ -216,7 +201,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				if math.Abs(v-vitality[i]) >= 0.005 {
 					m := &ms[i]
 					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
-						Text: masked(m, clip(oneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
+						Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
 					vitality[i] = v
 				}
 			}
@@ -227,7 +212,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				}
 			}
 		case PhaseGovern:
-			if lp, ok := s.store.(LinkPruner); ok {
+			if lp, ok := s.store.Links, s.store.Links != nil; ok {
 				orphans, err := lp.PruneLinks(ctx, scope, o.DryRun)
 				if err != nil {
 					return ReflectReport{}, err
@@ -235,7 +220,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 				rep.OrphanLinks = orphans
 			}
 			for i := range ms {
-				if emptyData([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && emptyData(ms[i].Data) {
+				if textutil.EmptyJSON([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && textutil.EmptyJSON(ms[i].Data) {
 					archive(i, p, "empty: no content, summary or data")
 				}
 			}
@@ -425,7 +410,7 @@ func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now
 						return nil, err
 					}
 					ids = append(ids, id)
-					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: masked(&m, clip(oneLine(m.Content), 60), redact), Phase: PhasePurge,
+					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), redact), Phase: PhasePurge,
 						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
 				}
 			}
@@ -473,13 +458,6 @@ func lastAccess(m *Memory) time.Time {
 		return m.AccessedAt
 	}
 	return m.CreatedAt
-}
-
-// emptyData reports whether text or JSON holds nothing: blank, null, or an
-// empty object, array or string.
-func emptyData(d []byte) bool {
-	s := strings.TrimSpace(string(d))
-	return s == "" || s == "null" || s == "{}" || s == `""` || s == "[]"
 }
 
 // totals counts the active memories; state, when set, gives a memory's
@@ -556,7 +534,7 @@ func (r *ReflectReport) markdown() string {
 		fmt.Fprintf(&b, "\n### Compact\nMerged %d tags:\n", len(r.Compacted))
 		list(len(r.Compacted), func(i int) string {
 			c := r.Compacted[i]
-			return fmt.Sprintf("- #%s: %d memories → one summary (%s): «%s»", c.Tag, len(c.Merged), c.By, clip(c.Summary, 80))
+			return fmt.Sprintf("- #%s: %d memories → one summary (%s): «%s»", c.Tag, len(c.Merged), c.By, textutil.Clip(c.Summary, 80))
 		})
 	}
 	if slices.Contains(r.Phases, PhasePurge) {

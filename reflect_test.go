@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 func TestVitality(t *testing.T) {
@@ -122,7 +123,7 @@ func TestReflectScenario6(t *testing.T) {
 	}
 	total, capacity, recalled := 12000/div, 10000/div, 500/div
 	// Loaded past the Write Guard, as an import is.
-	svc := mnemo.New(newService(t, c).Store(), mnemo.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: true}, Lifecycle: lc})
+	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: true}, Lifecycle: lc})
 	start := c.t.Add(-100 * 24 * time.Hour)
 	for i := 0; i < total; i += 1000 {
 		drafts := make([]mnemo.Draft, min(1000, total-i))
@@ -206,7 +207,7 @@ func TestReflectCompact(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	db := newService(t, c).Store()
-	svc := mnemo.New(db, mnemo.Options{Now: c.Now, Lifecycle: mnemo.LifecycleOptions{CompactOver: 5}})
+	svc := service.New(db, service.Options{Now: c.Now, Lifecycle: mnemo.LifecycleOptions{CompactOver: 5}})
 	for i := range 8 {
 		at := c.t.Add(-time.Duration(8-i) * time.Hour)
 		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Standup %d: shipped item %d. Details follow.", i, i)), Tags: []string{"standup"}, CreatedAt: &at}); err != nil {
@@ -271,7 +272,7 @@ func TestReflectTypeQuota(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	store := newService(t, c).Store()
-	svc := mnemo.New(store, mnemo.Options{Now: c.Now, Lifecycle: mnemo.LifecycleOptions{TypeQuota: map[string]int{"event": 2}}})
+	svc := service.New(store, service.Options{Now: c.Now, Lifecycle: mnemo.LifecycleOptions{TypeQuota: map[string]int{"event": 2}}})
 	for i := range 4 {
 		at := c.t.Add(-time.Duration(4-i) * time.Hour)
 		svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Event number %d happened in the lab", i)), Type: "event", CreatedAt: &at})

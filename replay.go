@@ -144,7 +144,7 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 		if len(page) == 0 {
 			return nil
 		}
-		if vs, ok := es.(EventVectorStore); ok {
+		if vs := s.store.EventVectors; vs != nil {
 			got, err := vs.EventVectorsOf(ctx, scope, page)
 			if err != nil {
 				return err
@@ -265,7 +265,7 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 // (capabilities are learnt from all events, not a window's), candidates
 // below the threshold too. A store that keeps neither has none.
 func (s *Service) exportInsights(ctx context.Context, scope Scope, q EventQuery) ([]Summary, []Capability, error) {
-	is, ok := s.store.(InsightStore)
+	is, ok := s.store.Insights, s.store.Insights != nil
 	if !ok {
 		return []Summary{}, []Capability{}, nil
 	}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/internal/ids"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Trigger is what started a run (seed 000 FR-1): its type, such as cron,
@@ -107,12 +110,12 @@ func (s *Service) OpenRun(ctx context.Context, scope Scope, o RunOptions) (Run, 
 	if err := CheckScope(scope); err != nil {
 		return Run{}, err
 	}
-	id, err := checkID("run_id", o.ID, true)
+	id, err := CheckID("run_id", o.ID, true)
 	if err != nil {
 		return Run{}, err
 	}
 	if id == "" {
-		id = newID()
+		id = ids.New()
 	}
 	trigger, err := s.checkTrigger(o.Trigger)
 	if err != nil {
@@ -456,7 +459,7 @@ func (r *Run) note(s string) {
 func (s *Service) summarizeRound(ctx context.Context, r *Run, rd *Round) RoundSummary {
 	if sum := s.ctx.Summarizer; sum != nil {
 		text, err := sum.Summarize(ctx, roundText(rd), summaryTokens)
-		text = oneLine(text)
+		text = textutil.OneLine(text)
 		if err == nil && text != "" {
 			text, _ = s.tok.Truncate(text, summaryTokens)
 			return RoundSummary{N: rd.N, Summary: text, Tokens: s.tok.Count(text), By: "llm"}
@@ -495,19 +498,19 @@ func extractiveSentence(rd *Round) string {
 	var parts []string
 	if c := rd.Call; c != nil {
 		call := "called " + c.Name
-		if in := clip(oneLine(plainJSON(c.Input)), 60); in != "" {
+		if in := textutil.Clip(textutil.OneLine(plainJSON(c.Input)), 60); in != "" {
 			call += "(" + in + ")"
 		}
 		switch {
 		case c.Error != "":
-			call += " and it failed: " + clip(firstSentence(c.Error), 80)
+			call += " and it failed: " + textutil.Clip(textutil.FirstSentence(c.Error), 80)
 		case len(c.Output) > 0:
-			call += " → " + clip(firstSentence(plainJSON(c.Output)), 100)
+			call += " → " + textutil.Clip(textutil.FirstSentence(plainJSON(c.Output)), 100)
 		}
 		parts = append(parts, call)
 	}
 	if len(rd.Responses) > 0 {
-		parts = append(parts, "said: "+clip(firstSentence(rd.Responses[len(rd.Responses)-1]), 100))
+		parts = append(parts, "said: "+textutil.Clip(textutil.FirstSentence(rd.Responses[len(rd.Responses)-1]), 100))
 	}
 	return fmt.Sprintf("Round %d: %s.", rd.N, strings.TrimRight(strings.Join(parts, "; "), "."))
 }
@@ -523,34 +526,6 @@ func plainJSON(raw json.RawMessage) string {
 		return str
 	}
 	return string(raw)
-}
-
-// firstSentence returns text up to its first sentence end.
-func firstSentence(text string) string {
-	text = oneLine(text)
-	for i, r := range text {
-		switch r {
-		case '.', '!', '?':
-			if i+1 == len(text) || text[i+1] == ' ' {
-				return text[:i+1]
-			}
-		case '。', '！', '？':
-			return text[:i+len(string(r))]
-		}
-	}
-	return text
-}
-
-// oneLine folds whitespace runs, newlines included, into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clip cuts s to at most n characters, marking the cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	rs := []rune(s)
-	return strings.TrimSpace(string(rs[:n-1])) + "…"
 }
 
 // SweepRuns closes every run, of every agent, unchanged for RunIdle: runs

@@ -12,17 +12,18 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-func newContextService(t testing.TB, c *clock, co mnemo.ContextOptions) *mnemo.Service {
+func newContextService(t testing.TB, c *clock, co mnemo.ContextOptions) *service.Mnemo {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return mnemo.New(db, mnemo.Options{Now: c.Now, Context: co})
+	return service.New(db, service.Options{Now: c.Now, Context: co})
 }
 
 func wantCode(t *testing.T, what string, err error, code string) {

@@ -13,12 +13,13 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/cache"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/random"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // newSemantic returns a service with an embedder over a fresh real SQLite
 // store in dir (a new temporary one when dir is "").
-func newSemantic(t testing.TB, c *clock, dir string, opts mnemo.Options) *mnemo.Service {
+func newSemantic(t testing.TB, c *clock, dir string, opts service.Options) *service.Mnemo {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
@@ -31,7 +32,7 @@ func newSemantic(t testing.TB, c *clock, dir string, opts mnemo.Options) *mnemo.
 	if opts.Embedder == nil {
 		opts.Embedder = glove.New()
 	}
-	svc := mnemo.New(db, opts)
+	svc := service.New(db, opts)
 	t.Cleanup(func() { svc.Close() })
 	return svc
 }
@@ -49,7 +50,7 @@ func ids(res mnemo.Result) []string {
 func TestSeed000Scenario1ChineseRecall(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newSemantic(t, c, "", mnemo.Options{})
+	svc := newSemantic(t, c, "", service.Options{})
 	for _, d := range []mnemo.Draft{
 		draft("急跌后反弹信号2小时内有效", "trading", "lesson"),
 		draft("周末和朋友去看了电影"),
@@ -79,7 +80,7 @@ func TestSeed000Scenario1ChineseRecall(t *testing.T) {
 func TestSeed000Scenario2TimeDecay(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newSemantic(t, c, "", mnemo.Options{})
+	svc := newSemantic(t, c, "", service.Options{})
 	old, fresh := c.t.AddDate(0, 0, -30), c.t.AddDate(0, 0, -1)
 	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("The nightly backup job failed because the disk was full"), CreatedAt: &old}); err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestSeed000Scenario2TimeDecay(t *testing.T) {
 func TestSeed000Scenario5MockMode(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newSemantic(t, c, "", mnemo.Options{Embedder: random.New(64, 42)})
+	svc := newSemantic(t, c, "", service.Options{Embedder: random.New(64, 42)})
 	if _, err := svc.Remember(ctx, alice, draft("test memory")); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestSeed000Scenario5MockMode(t *testing.T) {
 func TestRecallByMeaning(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newSemantic(t, c, "", mnemo.Options{})
+	svc := newSemantic(t, c, "", service.Options{})
 	for _, s := range []string{
 		"My car broke down on the highway last night",
 		"She adopted a kitten from the shelter",
@@ -205,7 +206,7 @@ func TestAsyncEmbeddingIsFoundLexicallyAtOnce(t *testing.T) {
 	c := newClock()
 	g := newGated(glove.New())
 	close(g.open) // the vector space probe and the query pass ...
-	svc := newSemantic(t, c, "", mnemo.Options{Embedder: g, QueryEmbedder: glove.New(), AsyncEmbedding: true})
+	svc := newSemantic(t, c, "", service.Options{Embedder: g, QueryEmbedder: glove.New(), AsyncEmbedding: true})
 	if err := svc.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestEmbedderOutageDegradesToLexical(t *testing.T) {
 	c := newClock()
 	g := newGated(glove.New())
 	close(g.open)
-	svc := newSemantic(t, c, "", mnemo.Options{Embedder: g})
+	svc := newSemantic(t, c, "", service.Options{Embedder: g})
 	if err := svc.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,7 @@ func TestModelMismatchAndReindex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(db, mnemo.Options{Now: c.Now, Embedder: glove.New()})
+	svc := service.New(db, service.Options{Now: c.Now, Embedder: glove.New()})
 	for _, s := range []string{"alpha beta", "gamma delta", "epsilon"} {
 		if _, err := svc.Remember(ctx, alice, draft(s)); err != nil {
 			t.Fatal(err)
@@ -323,7 +324,7 @@ func TestModelMismatchAndReindex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	svc = newSemantic(t, c, dir, mnemo.Options{Embedder: random.New(32, 7)})
+	svc = newSemantic(t, c, dir, service.Options{Embedder: random.New(32, 7)})
 	err = svc.Init(ctx)
 	if mnemo.ErrorCode(err) != mnemo.EMISMATCH || !strings.Contains(err.Error(), "reindex") {
 		t.Fatalf("Init with another model: %v", err)
@@ -353,7 +354,7 @@ func TestModelMismatchAndReindex(t *testing.T) {
 func TestVectorSearchFollowsWrites(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newSemantic(t, c, "", mnemo.Options{})
+	svc := newSemantic(t, c, "", service.Options{})
 	m, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/pets", Content: str("She adopted a kitten from the shelter")})
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +396,7 @@ func TestVectorSearchFollowsWrites(t *testing.T) {
 func TestSeed003Surface(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newSemantic(t, c, "", mnemo.Options{})
+	svc := newSemantic(t, c, "", service.Options{})
 	p0, p3 := 0, 3
 	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("deploy the api to kitty"), Type: "event", Priority: &p3}); err != nil {
 		t.Fatal(err)
@@ -462,7 +463,7 @@ func TestQueryCacheHitRate(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	emb := glove.New()
-	svc := newSemantic(t, c, "", mnemo.Options{Embedder: emb, QueryEmbedder: cache.New(emb, 10)})
+	svc := newSemantic(t, c, "", service.Options{Embedder: emb, QueryEmbedder: cache.New(emb, 10)})
 	if _, err := svc.Remember(ctx, alice, draft("The office moves to the fifth floor in May")); err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
@@ -52,6 +51,10 @@ type Options struct {
 	// OnDegraded, when set, is called with a Degraded* cause every time an
 	// answer or a write falls back: for metrics. The ledger has the reasons.
 	OnDegraded func(cause string)
+	// SessionTopic returns a session's current topic, which recall adds to
+	// its query; ENOTFOUND means no topic, any other error fails the
+	// recall. Nil: the session's working memory in this Service.
+	SessionTopic func(ctx context.Context, scope Scope, session string) (string, error)
 
 	// Context configures short-term memory of runs, working memory of
 	// sessions, snapshots, boot and the default read.
@@ -71,8 +74,12 @@ type Options struct {
 // Service remembers and recalls on top of a Store. Everything the CLI, the
 // HTTP API and the MCP server do goes through it. It is safe for concurrent
 // use.
+//
+// Its fields and New's lines come in four blocks, one per service the root
+// splits into, so that each move deletes one block.
 type Service struct {
-	store     Store
+	// memory
+	store     Backend
 	analyzer  *analysis.Analyzer
 	limits    Limits
 	defLimit  int
@@ -81,28 +88,37 @@ type Service struct {
 	now       func() time.Time
 	log       *slog.Logger
 	vec       *vectors // nil without an embedder
-	state     StateStore
-	locks     stateLocks
-	ctx       ContextOptions
-	tok       Tokenizer
-	life      LifecycleOptions
 	guardOpts GuardOptions
 	extractor MemoryExtractor
-	events    EventOptions
 	degraded  sync.Map // scope and reason -> when last written to the ledger
 	warned    sync.Map // lasting degradations logged once (warnOnce)
 	fallback  Embedder // while the embedder fails; nil: lexical alone
 	noVectors bool     // an embedder is configured, but the store keeps no vectors
 	onDegrade func(cause string)
-	l3        *eventLayers // L2 text relations, L3 vectors: work after appends
+	topic     func(ctx context.Context, scope Scope, session string) (string, error)
+
+	// prompt
+	ctx   ContextOptions
+	tok   Tokenizer
+	state StateStore
+	locks stateLocks
+
+	// lifecycle
+	life LifecycleOptions
+
+	// events
+	events EventOptions
+	l3     *eventLayers // L2 text relations, L3 vectors: work after appends
 }
 
-// New returns a Service over store.
-func New(store Store, opts Options) *Service {
+// New returns a Service over b. b.State keeps runs, sessions and profiles;
+// service.New installs an in-process one when the store keeps none.
+func New(b Backend, opts Options) *Service {
+	// memory
 	s := &Service{
-		store:    store,
+		store:    b,
 		analyzer: analysis.New(),
-		limits:   opts.Limits.withDefaults(),
+		limits:   opts.Limits.WithDefaults(),
 		defLimit: opts.DefaultLimit,
 		maxLimit: opts.MaxLimit,
 		profile:  rank.Hybrid(),
@@ -127,28 +143,34 @@ func New(store Store, opts Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.vec = newVectors(store, opts, s.log)
+	s.vec = newVectors(b, opts, s.log)
 	s.fallback = opts.FallbackEmbedder
 	s.noVectors = s.vec == nil && opts.Embedder != nil
 	s.onDegrade = opts.OnDegraded
 	if s.onDegrade == nil {
 		s.onDegrade = func(string) {}
 	}
-	s.ctx = opts.Context.withDefaults()
-	s.life = opts.Lifecycle.withDefaults()
 	s.guardOpts = opts.Guard.withDefaults()
 	s.extractor = opts.Extractor
-	s.events = opts.Events.withDefaults()
-	s.l3 = newEventLayers(store, opts, s.log)
+	s.topic = opts.SessionTopic
+	if s.topic == nil {
+		s.topic = s.sessionTopic
+	}
+
+	// prompt
+	s.ctx = opts.Context.withDefaults()
 	s.tok = s.ctx.Tokenizer
 	if s.tok == nil {
 		s.tok, _ = tokens.New(tokens.CL100K)
 	}
-	if st, ok := store.(StateStore); ok {
-		s.state = st
-	} else {
-		s.state = newMemState()
-	}
+	s.state = b.State
+
+	// lifecycle
+	s.life = opts.Lifecycle.withDefaults()
+
+	// events
+	s.events = opts.Events.withDefaults()
+	s.l3 = newEventLayers(b, opts, s.log)
 	return s
 }
 
@@ -184,10 +206,13 @@ func (s *Service) Close() error {
 }
 
 // Store returns the underlying store.
-func (s *Service) Store() Store { return s.store }
+func (s *Service) Store() Store { return s.store.Store }
 
 // Limits returns the write limits in force.
 func (s *Service) Limits() Limits { return s.limits }
+
+// MaxLimit returns the most results one recall returns.
+func (s *Service) MaxLimit() int { return s.maxLimit }
 
 // Remember stores one memory and returns it as stored.
 func (s *Service) Remember(ctx context.Context, scope Scope, d Draft) (Memory, error) {
@@ -301,7 +326,7 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 		}
 	}
 	if len(entries) > 0 || len(changes) > 0 {
-		if ls, ok := s.store.(LifecycleStore); ok {
+		if ls, ok := s.store.Life, s.store.Life != nil; ok {
 			now := s.now().UTC()
 			for i := range entries {
 				entries[i].At, entries[i].Actor = now, "guard"
@@ -316,10 +341,10 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 	return out, nil
 }
 
-// rememberRaw stores drafts without the Write Guard: for writes the
+// RememberUnguarded stores drafts without the Write Guard: for writes the
 // Service makes itself (conversation turns, compaction summaries, archived
 // session facts).
-func (s *Service) rememberRaw(ctx context.Context, scope Scope, drafts []Draft) ([]Memory, error) {
+func (s *Service) RememberUnguarded(ctx context.Context, scope Scope, drafts []Draft) ([]Memory, error) {
 	recs, err := s.records(scope, drafts)
 	if err != nil {
 		return nil, err
@@ -343,20 +368,20 @@ func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
 	recs := make([]Record, len(drafts))
 	for i := range drafts {
 		d := &drafts[i]
-		m, err := d.memory(scope, s.limits, now)
+		m, err := d.Build(scope, s.limits, now)
 		if err == nil && !d.Tombstone() {
-			classify(&m, d.SecurityLevel)
+			m.Classify(d.SecurityLevel)
 		}
 		if err != nil {
 			if d.message {
-				return nil, prefixError(err, messagePrefix(i))
+				return nil, WithPrefix(err, messagePrefix(i))
 			}
 			if len(drafts) > 1 {
-				return nil, prefixError(err, fmt.Sprintf("memories[%d]: ", i))
+				return nil, WithPrefix(err, fmt.Sprintf("memories[%d]: ", i))
 			}
 			return nil, err
 		}
-		m.ID = newID()
+		m.ID = ids.New()
 		recs[i] = Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, d.context)}
 		if !d.Tombstone() {
 			recs[i].Embed = embedText(&m, d.prev)
@@ -413,16 +438,6 @@ func embedText(m *Memory, prev string) string {
 	return text
 }
 
-// prefixError adds a prefix to a domain error's message, keeping its code.
-func prefixError(err error, prefix string) error {
-	if e, ok := err.(*Error); ok {
-		return &Error{Code: e.Code, Message: prefix + e.Message}
-	}
-	return err
-}
-
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
 // indexText analyses what the lexical index sees of m.
 func (s *Service) indexText(m *Memory, context string) IndexText {
 	text := m.Content
@@ -470,9 +485,6 @@ func (s *Service) GetByKey(ctx context.Context, scope Scope, key string) (Memory
 	return s.store.GetByKey(ctx, scope, k)
 }
 
-// MaxListLimit bounds one page of List.
-const MaxListLimit = 1000
-
 // List returns a page of memories and the total matching.
 func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) ([]Memory, int, error) {
 	if err := CheckScope(scope); err != nil {
@@ -492,7 +504,7 @@ func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) ([]Memory,
 	default:
 		return nil, 0, Errorf(EINVALID, "order must be newest, oldest or key, got %q", q.Order)
 	}
-	if err := s.checkFilter(&q.Filter); err != nil {
+	if err := q.Filter.Check(s.now()); err != nil {
 		return nil, 0, err
 	}
 	return s.store.List(ctx, scope, q)
@@ -509,59 +521,6 @@ func (s *Service) RecallPath(ctx context.Context, scope Scope, prefix string, li
 		}
 	}
 	return s.List(ctx, scope, ListQuery{Filter: Filter{KeyPrefix: p}, Order: OrderKey, Limit: limit})
-}
-
-func (s *Service) checkFilter(f *Filter) error {
-	if f.Now.IsZero() {
-		f.Now = s.now().UTC()
-	}
-	// Normalised copies: the caller's slices stay as they were.
-	tags := make([]string, len(f.Tags))
-	for i, t := range f.Tags {
-		tags[i] = strings.ToLower(strings.TrimSpace(t))
-	}
-	f.Tags = tags
-	var err error
-	if f.Types, err = checkWords("type", f.Types); err != nil {
-		return err
-	}
-	if f.Categories, err = checkWords("category", f.Categories); err != nil {
-		return err
-	}
-	for _, l := range f.SecurityLevels {
-		switch l {
-		case SecurityPublic, SecurityInternal, SecurityConfidential, SecurityRestricted:
-		default:
-			return Errorf(EINVALID, "security level must be public, internal, confidential or restricted, not %q", l)
-		}
-	}
-	if f.MinConfidence < 0 || f.MinConfidence > 1 {
-		return Errorf(EINVALID, "min_confidence must be between 0 and 1")
-	}
-	if f.MinVitality < 0 || f.MinVitality > 1 {
-		return Errorf(EINVALID, "min_vitality must be between 0 and 1")
-	}
-	if f.KeyPrefix != "" && f.KeyPrefix != "/" && !strings.HasSuffix(f.KeyPrefix, "://") {
-		if f.KeyPrefix, err = NormalizeKey(f.KeyPrefix); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkWords validates a list of types or categories into a new slice.
-func checkWords(field string, in []string) ([]string, error) {
-	if len(in) == 0 {
-		return in, nil
-	}
-	out := make([]string, len(in))
-	for i, v := range in {
-		var err error
-		if out[i], err = checkWord(field, v); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // Forget deletes memories by id and key for good.
@@ -591,7 +550,7 @@ func (s *Service) Forget(ctx context.Context, scope Scope, ids, keys []string) (
 // effort: the action stands, and its history rows keep the fact, if the
 // ledger cannot be written.
 func (s *Service) record(ctx context.Context, scope Scope, e LedgerEntry) {
-	ls, ok := s.store.(LifecycleStore)
+	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
 		return
 	}
@@ -614,7 +573,7 @@ func (s *Service) Ledger(ctx context.Context, scope Scope, q LedgerQuery) ([]Led
 	if q.Limit < 0 || q.Offset < 0 || q.Limit > MaxListLimit {
 		return nil, 0, Errorf(EINVALID, "limit must be 1 to %d and offset not negative", MaxListLimit)
 	}
-	ls, ok := s.store.(LifecycleStore)
+	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
 		return []LedgerEntry{}, 0, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -32,14 +33,14 @@ var (
 )
 
 // newService returns a service over a fresh real SQLite store.
-func newService(t testing.TB, c *clock) *mnemo.Service {
+func newService(t testing.TB, c *clock) *service.Mnemo {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return mnemo.New(db, mnemo.Options{Now: c.Now})
+	return service.New(db, service.Options{Now: c.Now})
 }
 
 func TestRememberDefaultsAndFields(t *testing.T) {
@@ -139,7 +140,7 @@ func TestContentLimitIsConfigurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := mnemo.New(db, mnemo.Options{Limits: mnemo.Limits{MaxContentChars: 10, MaxTags: 1}})
+	svc := service.New(db, service.Options{Limits: mnemo.Limits{MaxContentChars: 10, MaxTags: 1}})
 	if _, err := svc.Remember(context.Background(), alice, draft("12345678901")); mnemo.ErrorCode(err) != mnemo.ETOOLARGE {
 		t.Fatalf("11 chars over a limit of 10: %v", err)
 	}
@@ -458,7 +459,7 @@ func TestWriteLostLastWriteWins(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		svc := mnemo.New(db, mnemo.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: off}})
+		svc := service.New(db, service.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: off}})
 		res, err := svc.Write(ctx, alice, []mnemo.Draft{{Key: "/city", Content: str("lives in Berlin")}})
 		if err != nil || !res[0].Applied || res[0].WinnerUpdatedAt != nil {
 			t.Fatalf("guard off=%v: first write = %+v, %v; want applied", off, res, err)

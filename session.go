@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/internal/cues"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // WorkingMemory is a session's working memory (seed 001): the state of the
@@ -80,7 +81,7 @@ func (s *Service) AddTurn(ctx context.Context, scope Scope, sessionID string, t 
 	if err := CheckScope(scope); err != nil {
 		return WorkingMemory{}, err
 	}
-	if _, err := checkID("session_id", sessionID, false); err != nil {
+	if _, err := CheckID("session_id", sessionID, false); err != nil {
 		return WorkingMemory{}, err
 	}
 	switch t.Role {
@@ -172,7 +173,7 @@ func (wm *WorkingMemory) apply(t Turn, an TurnAnalysis) {
 	if t.Topic != "" {
 		// Set by the caller: it replaces what was detected.
 		clear(wm.Topics)
-		wm.CurrentTopic = oneLine(t.Topic)
+		wm.CurrentTopic = textutil.OneLine(t.Topic)
 		wm.Topics[strings.ToLower(wm.CurrentTopic)] = 100
 	} else {
 		for i, k := range an.Keywords {
@@ -347,7 +348,7 @@ func (s *Service) endSession(ctx context.Context, scope Scope, sessionID string,
 				drafts[i] = Draft{Content: &f, Key: key, Type: TypeFact, SessionID: sessionID,
 					Source: json.RawMessage(`"auto:session"`), Tags: []string{"session-fact"}}
 			}
-			ms, err := s.rememberRaw(ctx, scope, drafts)
+			ms, err := s.RememberUnguarded(ctx, scope, drafts)
 			if err != nil {
 				return SessionEnd{}, fmt.Errorf("archiving the facts of session %q: %w", sessionID, err)
 			}
@@ -407,66 +408,24 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 // from a few sentence patterns ("my name is …", "remember that …").
 type RuleAnalyzer struct{}
 
-var (
-	emotionCues = []struct {
-		emotion string
-		cues    []string
-	}{
-		{"angry", []string{"angry", "furious", "annoyed", "irritated", "mad at", "ridiculous", "生气", "愤怒", "烦死", "气死", "讨厌"}},
-		{"sad", []string{"sad", "unhappy", "depressed", "upset", "disappointed", "miss ", "lonely", "cry", "难过", "伤心", "失望", "沮丧", "哭"}},
-		{"anxious", []string{"worried", "anxious", "nervous", "stressed", "afraid", "scared", "panic", "担心", "焦虑", "紧张", "害怕", "压力"}},
-		{"frustrated", []string{"frustrated", "stuck", "doesn't work", "does not work", "not working", "again?!", "still broken", "崩溃", "搞不定", "又坏了"}},
-		{"grateful", []string{"thank", "thanks", "grateful", "appreciate", "谢谢", "感谢", "多谢"}},
-		{"happy", []string{"happy", "glad", "great", "awesome", "excited", "love it", "wonderful", "yay", "开心", "高兴", "太好了", "棒", "兴奋"}},
-		{"confused", []string{"confused", "don't understand", "do not understand", "what do you mean", "unclear", "不明白", "不懂", "困惑", "什么意思"}},
-	}
-	variablePatterns = []struct {
-		name string
-		re   *regexp.Regexp
-	}{
-		{"name", regexp.MustCompile(`\b(?i:my name is|call me|i am called|i'm called)\s+(\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*)?)`)},
-		{"name", regexp.MustCompile(`(?:我叫|我的名字是|叫我)\s*([\p{Han}A-Za-z]{1,12}?)(?:[，。,.!！\s]|$)`)},
-		{"location", regexp.MustCompile(`\b(?i:i live in|i'm from|i am from|i'm based in|i am based in)\s+(\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*)*)`)},
-		{"location", regexp.MustCompile(`(?:我住在|我来自|我在)\s*([\p{Han}]{2,10}?)(?:工作|生活|上班|[，。,.!！\s]|$)`)},
-		{"language", regexp.MustCompile(`(?i)\b(?:reply|answer|respond|speak|write)\s+(?:to me\s+)?in\s+([\p{L}]+)`)},
-		{"timezone", regexp.MustCompile(`(?i)\bmy time ?zone is\s+([A-Za-z_/+\-0-9:]+)`)},
-	}
-	factPatterns = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:please\s+)?(?:remember|note|keep in mind|don't forget)\s+(?:that\s+)?(.{3,500}?)(?:[.!?]\s|[.!?]?$)`),
-		regexp.MustCompile(`(?:请)?(?:记住|记得|别忘了)[:：]?\s*(.{2,300}?)(?:[。！？]|$)`),
-	}
-)
-
 // AnalyzeTurn implements TurnAnalyzer.
 func (RuleAnalyzer) AnalyzeTurn(_ context.Context, _ *WorkingMemory, t Turn) (TurnAnalysis, error) {
 	an := TurnAnalysis{Keywords: analysis.New().Keywords(t.Text, 5)}
 	if t.Role != "user" {
 		return an, nil
 	}
-	lower := strings.ToLower(t.Text)
 	an.Emotion = "neutral"
-	for _, e := range emotionCues {
-		if slices.ContainsFunc(e.cues, func(c string) bool { return strings.Contains(lower, c) }) {
-			an.Emotion = e.emotion
-			break
-		}
+	if e, ok := cues.Emotion(strings.ToLower(t.Text)); ok {
+		an.Emotion = e
 	}
-	for _, p := range variablePatterns {
-		if m := p.re.FindStringSubmatch(t.Text); m != nil {
-			if an.Variables == nil {
-				an.Variables = map[string]string{}
-			}
-			if _, ok := an.Variables[p.name]; !ok {
-				an.Variables[p.name] = strings.TrimSpace(m[1])
-			}
-		}
-	}
-	for _, p := range factPatterns {
-		for _, m := range p.FindAllStringSubmatch(t.Text, 4) {
-			if f := strings.TrimSpace(m[1]); f != "" {
-				an.Facts = append(an.Facts, f)
-			}
-		}
-	}
+	an.Variables = cues.Variables(t.Text)
+	an.Facts = cues.Facts(t.Text)
 	return an, nil
+}
+
+// sessionTopic is the default Options.SessionTopic: the current topic of
+// the session's working memory.
+func (s *Service) sessionTopic(ctx context.Context, scope Scope, session string) (string, error) {
+	wm, err := s.GetWorkingMemory(ctx, scope, session)
+	return wm.CurrentTopic, err
 }

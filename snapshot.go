@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // SnapshotQuery asks for the memories a run starts with (seed 000 FR-6).
@@ -195,7 +197,7 @@ func snapshotLine(m *Memory, reason string, now time.Time, redact bool) string {
 	if text == "" {
 		text = m.Content
 	}
-	text = masked(m, oneLine(text), redact)
+	text = m.MaskedText(textutil.OneLine(text), redact)
 	var when string
 	switch reason {
 	case ReasonPinned:

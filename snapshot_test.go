@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
 
@@ -129,7 +130,7 @@ func TestSnapshotBudget(t *testing.T) {
 	wantCode(t, "no trigger", err, mnemo.EINVALID)
 }
 
-func bootFixture(t *testing.T) (*mnemo.Service, *clock) {
+func bootFixture(t *testing.T) (*service.Mnemo, *clock) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newContextService(t, c, mnemo.ContextOptions{})

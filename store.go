@@ -2,6 +2,7 @@ package mnemo
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -268,4 +269,55 @@ type VectorQuery struct {
 type VectorHit struct {
 	Memory     Memory
 	Similarity float64 // cosine similarity, -1 to 1
+}
+
+// MaxListLimit bounds one page of List.
+const MaxListLimit = 1000
+
+// Check validates f and normalises it in place; a zero Now becomes now.
+func (f *Filter) Check(now time.Time) error {
+	if f.Now.IsZero() {
+		f.Now = now.UTC()
+	}
+	// Normalised copies: the caller's slices stay as they were.
+	tags := make([]string, len(f.Tags))
+	for i, t := range f.Tags {
+		tags[i] = strings.ToLower(strings.TrimSpace(t))
+	}
+	f.Tags = tags
+	var err error
+	if f.Types, err = CheckWords("type", f.Types); err != nil {
+		return err
+	}
+	if f.Categories, err = CheckWords("category", f.Categories); err != nil {
+		return err
+	}
+	for _, l := range f.SecurityLevels {
+		switch l {
+		case SecurityPublic, SecurityInternal, SecurityConfidential, SecurityRestricted:
+		default:
+			return Errorf(EINVALID, "security level must be public, internal, confidential or restricted, not %q", l)
+		}
+	}
+	if f.MinConfidence < 0 || f.MinConfidence > 1 {
+		return Errorf(EINVALID, "min_confidence must be between 0 and 1")
+	}
+	if f.MinVitality < 0 || f.MinVitality > 1 {
+		return Errorf(EINVALID, "min_vitality must be between 0 and 1")
+	}
+	if f.KeyPrefix != "" && f.KeyPrefix != "/" && !strings.HasSuffix(f.KeyPrefix, "://") {
+		if f.KeyPrefix, err = NormalizeKey(f.KeyPrefix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LinkPruner is an EventStore that can remove orphan links: those with an
+// end that is neither a memory (live or archived) nor an event of the
+// scope. Reflect's govern phase calls it.
+type LinkPruner interface {
+	// PruneLinks returns the scope's orphan links and, unless dry, deletes
+	// them.
+	PruneLinks(ctx context.Context, scope Scope, dry bool) ([]Relation, error)
 }

@@ -177,7 +177,7 @@ const SummaryRetention = 365 * 24 * time.Hour
 
 // insightStore returns the store as an InsightStore, or EUNAVAILABLE.
 func (s *Service) insightStore() (InsightStore, error) {
-	is, ok := s.store.(InsightStore)
+	is, ok := s.store.Insights, s.store.Insights != nil
 	if !ok {
 		return nil, Errorf(EUNAVAILABLE, "this store keeps no summaries or capabilities")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -42,7 +43,7 @@ func FuzzWrite(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
+	svc := service.New(db, service.Options{Embedder: hashed.New(64)})
 	if err := svc.Init(ctx); err != nil {
 		f.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo/failover"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // proxy is a TCP proxy on loopback in front of a server, which a test
@@ -205,7 +206,7 @@ func TestDatabaseDownSpoolsAndReplays(t *testing.T) {
 	}
 	var causes []string
 	var mu sync.Mutex
-	svc := mnemo.New(fs, mnemo.Options{OnDegraded: func(c string) { mu.Lock(); causes = append(causes, c); mu.Unlock() }})
+	svc := service.New(fs, service.Options{OnDegraded: func(c string) { mu.Lock(); causes = append(causes, c); mu.Unlock() }})
 	defer svc.Close()
 
 	before, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("The office is closed on Friday")})
@@ -315,7 +316,7 @@ func TestReplayTwiceChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(fs, mnemo.Options{})
+	svc := service.New(fs, service.Options{})
 	px.down()
 	for _, d := range []mnemo.Draft{
 		{Key: "/project/db", Content: str("The project uses PostgreSQL 15")},
@@ -386,7 +387,7 @@ func TestDatabaseDownAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(fs, mnemo.Options{})
+	svc := service.New(fs, service.Options{})
 	defer svc.Close()
 	m, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("Written before the database was ever reached")})
 	if err != nil {
@@ -477,7 +478,7 @@ func TestFlappingDatabaseLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(fs, mnemo.Options{Guard: mnemo.GuardOptions{Off: true}})
+	svc := service.New(fs, service.Options{Guard: mnemo.GuardOptions{Off: true}})
 	defer svc.Close()
 
 	var (

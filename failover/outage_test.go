@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo/failover"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // writeBound is what the outage tests allow one write: FailoverAfter (2 s
@@ -29,7 +30,7 @@ type writeLog struct {
 }
 
 // remember writes d through svc, timing it, and logs the outcome.
-func (l *writeLog) remember(ctx context.Context, svc *mnemo.Service, scope mnemo.Scope, d mnemo.Draft) (mnemo.Memory, error) {
+func (l *writeLog) remember(ctx context.Context, svc *service.Mnemo, scope mnemo.Scope, d mnemo.Draft) (mnemo.Memory, error) {
 	start := time.Now()
 	m, err := svc.Remember(ctx, scope, d)
 	took := time.Since(start)
@@ -72,7 +73,7 @@ func testOutage(t *testing.T, mode string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(fs, mnemo.Options{}) // the Write Guard on: it reads before each write
+	svc := service.New(fs, service.Options{}) // the Write Guard on: it reads before each write
 	defer svc.Close()
 	log := &writeLog{last: map[string]mnemo.Memory{}}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // Benchmarks of seed 004 §9 and issue 7 over a files store of synthetic
@@ -187,7 +188,7 @@ func BenchmarkSearch10k(b *testing.B) {
 // over a files store of 10,000 memories, 2,000 tokens.
 func BenchmarkDefaultRead10k(b *testing.B) {
 	s := openBench(b, 10_000)
-	svc := mnemo.New(s, mnemo.Options{})
+	svc := service.New(s, service.Options{})
 	for b.Loop() {
 		res, err := svc.DefaultRead(b.Context(), home, mnemo.ReadQuery{TokenLimit: 2000, Tags: []string{"t7"}})
 		if err != nil || len(res.Lines) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // A Store's root is seed 004's memory root: §6.3's commands work on it,
@@ -27,7 +28,7 @@ func TestStoreSeedLayout(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "memory")
 	s := open(t, root, files.StoreOptions{NoSync: true})
 	defer s.Close()
-	svc := mnemo.New(s, mnemo.Options{})
+	svc := service.New(s, service.Options{})
 	for _, d := range []mnemo.Draft{
 		{Key: "/user/calendar/2026-02-23_10-00_牙科复诊", Data: json.RawMessage(`{"type":"reminder","text":"明天10点牙科复诊","importance":8,"tags":["health"]}`),
 			Source: json.RawMessage(`{"kind":"user","name":"chat","retrieved_at":"2026-02-22T10:01:00Z","locator":{"conversation_id":"c1","message_id":"m10"}}`)},
@@ -131,12 +132,12 @@ func TestStoreUntrustedRouting(t *testing.T) {
 	s := open(t, root, files.StoreOptions{NoSync: true})
 	defer s.Close()
 	web := json.RawMessage(`{"kind":"web","name":"example_site"}`)
-	strict := mnemo.New(s, mnemo.Options{})
+	strict := service.New(s, service.Options{})
 	_, err := strict.Remember(ctx, home, mnemo.Draft{Key: "/kb/product/spec", Content: str("the spec"), Source: web})
 	if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "retrieved_at, locator") {
 		t.Fatalf("unrouted: %v", err)
 	}
-	routed := mnemo.New(s, mnemo.Options{Limits: mnemo.Limits{Untrusted: "/untrusted"}})
+	routed := service.New(s, service.Options{Limits: mnemo.Limits{Untrusted: "/untrusted"}})
 	tests := []struct {
 		key, want string
 	}{
@@ -201,14 +202,14 @@ func TestStoreSemanticRecall(t *testing.T) {
 	ctx := t.Context()
 	root := t.TempDir()
 	s := open(t, root, files.StoreOptions{NoSync: true})
-	opts := mnemo.Options{Embedder: hashed.New(64)}
-	svc := mnemo.New(s, opts)
+	opts := service.Options{Embedder: hashed.New(64)}
+	svc := service.New(s, opts)
 	for _, text := range []string{"the cat sleeps on the sofa", "stock markets fell sharply today", "a kitten naps on the couch"} {
 		if _, err := svc.Remember(ctx, home, mnemo.Draft{Content: str(text)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	recall := func(svc *mnemo.Service) []string {
+	recall := func(svc *service.Mnemo) []string {
 		res, err := svc.Recall(ctx, home, mnemo.Query{Text: "kitten couch", Limit: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -229,7 +230,7 @@ func TestStoreSemanticRecall(t *testing.T) {
 	s.Close()
 	r := open(t, root, files.StoreOptions{NoSync: true})
 	defer r.Close()
-	if after := recall(mnemo.New(r, opts)); !slices.Equal(after, before) {
+	if after := recall(service.New(r, opts)); !slices.Equal(after, before) {
 		t.Fatalf("after reopen: %q, want %q", after, before)
 	}
 }

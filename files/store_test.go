@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/storetest"
 )
 
@@ -56,7 +57,7 @@ func workload(t *testing.T, s *files.Store) {
 	t.Helper()
 	ctx := t.Context()
 	now := t0
-	svc := mnemo.New(s, mnemo.Options{Now: func() time.Time { return now }})
+	svc := service.New(s, service.Options{Now: func() time.Time { return now }})
 	if err := s.SetVectorSpace(ctx, mnemo.VectorSpace{Model: "test/3", Dimension: 3}, false); err != nil {
 		t.Fatal(err)
 	}

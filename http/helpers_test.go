@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -35,7 +36,7 @@ func start(t *testing.T, opts mhttp.Options, mount func(*mhttp.Server)) *testSer
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mhttp.NewServer(mnemo.New(db, mnemo.Options{}), opts)
+	srv := mhttp.NewServer(service.New(db, service.Options{}), opts)
 	if mount != nil {
 		mount(srv)
 	}

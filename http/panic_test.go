@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/mcp"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -61,7 +62,7 @@ func TestPanicsAreInternalErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(db, mnemo.Options{Embedder: bomb{hashed.New(64)}, AsyncEmbedding: true, Logger: log})
+	svc := service.New(db, service.Options{Embedder: bomb{hashed.New(64)}, AsyncEmbedding: true, Logger: log})
 	if err := svc.Init(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -51,7 +52,7 @@ func TestWriteNotApplied(t *testing.T) {
 }
 
 // startWith serves svc on a loopback port and returns its base URL.
-func startWith(t *testing.T, svc *mnemo.Service, opts mhttp.Options) string {
+func startWith(t *testing.T, svc *service.Mnemo, opts mhttp.Options) string {
 	t.Helper()
 	srv := mhttp.NewServer(svc, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -70,13 +71,13 @@ func startWith(t *testing.T, svc *mnemo.Service, opts mhttp.Options) string {
 
 // embeddedService is a service over a real SQLite store with an in-process
 // embedder, so that memories have vectors.
-func embeddedService(t *testing.T) *mnemo.Service {
+func embeddedService(t *testing.T) *service.Mnemo {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
+	svc := service.New(db, service.Options{Embedder: hashed.New(64)})
 	if err := svc.Init(context.Background()); err != nil {
 		t.Fatal(err)
 	}

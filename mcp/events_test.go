@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -15,7 +16,7 @@ func TestSearchEventsTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
+	svc := service.New(db, service.Options{Embedder: hashed.New(64)})
 	t.Cleanup(func() { svc.Close() })
 	es, err := svc.AppendEvents(t.Context(), alice, []mnemo.Event{
 		{Type: "user.message", Source: "chat", Data: json.RawMessage(`{"text":"the backup of the billing database failed"}`)},

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/mcp"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -52,7 +53,7 @@ func FuzzTools(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
+	svc := service.New(db, service.Options{Embedder: hashed.New(64)})
 	if err := svc.Init(ctx); err != nil {
 		f.Fatal(err)
 	}

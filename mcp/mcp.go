@@ -29,6 +29,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // AgentHeader names the agent of an MCP call over HTTP.
@@ -57,7 +58,7 @@ type Options struct {
 // Server serves a mnemo.Service over MCP. It is safe for concurrent use, and
 // one Server may serve stdio and HTTP at the same time.
 type Server struct {
-	svc       *mnemo.Service
+	svc       *service.Mnemo
 	scope     mnemo.Scope
 	httpScope func(*mcpsdk.RequestExtra) (mnemo.Scope, error)
 	log       *slog.Logger
@@ -65,7 +66,7 @@ type Server struct {
 }
 
 // NewServer returns a server over svc.
-func NewServer(svc *mnemo.Service, opts Options) *Server {
+func NewServer(svc *service.Mnemo, opts Options) *Server {
 	s := &Server{svc: svc, scope: opts.Scope, httpScope: opts.HTTPScope, log: opts.Logger, version: opts.Version}
 	if s.httpScope == nil {
 		s.httpScope = HeaderScope

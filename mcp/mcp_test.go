@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/mcp"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -23,19 +24,19 @@ var alice = mnemo.Scope{TenantID: "default", AgentID: "alice"}
 
 // newService returns a service over a real SQLite store in a temporary
 // directory.
-func newService(t *testing.T) *mnemo.Service {
+func newService(t *testing.T) *service.Mnemo {
 	t.Helper()
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return mnemo.New(db, mnemo.Options{})
+	return service.New(db, service.Options{})
 }
 
 // connectMemory connects a client to a server over svc that serves sc, over
 // an in-memory transport: the stdio path, without the pipes.
-func connectMemory(t *testing.T, svc *mnemo.Service, sc mnemo.Scope) *mcpsdk.ClientSession {
+func connectMemory(t *testing.T, svc *service.Mnemo, sc mnemo.Scope) *mcpsdk.ClientSession {
 	t.Helper()
 	srv := mcp.NewServer(svc, mcp.Options{Scope: sc, Version: "test"})
 	ct, st := mcpsdk.NewInMemoryTransports()
@@ -58,7 +59,7 @@ func connectMemory(t *testing.T, svc *mnemo.Service, sc mnemo.Scope) *mcpsdk.Cli
 }
 
 // serveHTTP serves svc's MCP handler on a loopback server and returns its URL.
-func serveHTTP(t *testing.T, svc *mnemo.Service) string {
+func serveHTTP(t *testing.T, svc *service.Mnemo) string {
 	t.Helper()
 	ts := httptest.NewServer(mcp.NewServer(svc, mcp.Options{Version: "test"}).HTTPHandler())
 	t.Cleanup(ts.Close)
@@ -93,10 +94,10 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // every way in.
 var transports = []struct {
 	name    string
-	connect func(t *testing.T, svc *mnemo.Service) *mcpsdk.ClientSession
+	connect func(t *testing.T, svc *service.Mnemo) *mcpsdk.ClientSession
 }{
-	{"memory", func(t *testing.T, svc *mnemo.Service) *mcpsdk.ClientSession { return connectMemory(t, svc, alice) }},
-	{"http", func(t *testing.T, svc *mnemo.Service) *mcpsdk.ClientSession {
+	{"memory", func(t *testing.T, svc *service.Mnemo) *mcpsdk.ClientSession { return connectMemory(t, svc, alice) }},
+	{"http", func(t *testing.T, svc *service.Mnemo) *mcpsdk.ClientSession {
 		return connectHTTP(t, serveHTTP(t, svc), alice.AgentID)
 	}},
 }
@@ -421,7 +422,7 @@ func TestSetMemoryUntrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := mnemo.New(db, mnemo.Options{Limits: mnemo.Limits{Untrusted: "/untrusted"}})
+	svc := service.New(db, service.Options{Limits: mnemo.Limits{Untrusted: "/untrusted"}})
 	cs := connectMemory(t, svc, alice)
 	tests := []struct {
 		key    string
@@ -768,7 +769,7 @@ func TestReflectAndSoftForget(t *testing.T) {
 	}
 }
 
-func mustID(t *testing.T, svc *mnemo.Service, text string) string {
+func mustID(t *testing.T, svc *service.Mnemo, text string) string {
 	t.Helper()
 	ms, _, err := svc.List(t.Context(), alice, mnemo.ListQuery{})
 	if err != nil {

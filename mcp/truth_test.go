@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -50,7 +51,7 @@ func TestNoVectorsInAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(32)})
+	svc := service.New(db, service.Options{Embedder: hashed.New(32)})
 	t.Cleanup(func() { svc.Close() })
 	cs := connectMemory(t, svc, alice)
 	for _, c := range []struct {

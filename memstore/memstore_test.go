@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memstore"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/storetest"
 )
 
@@ -26,7 +27,7 @@ func TestSnapshotRestore(t *testing.T) {
 	ctx := t.Context()
 	now := time.Date(2026, 2, 22, 10, 0, 0, 0, time.UTC)
 	s := memstore.New(memstore.Options{})
-	svc := mnemo.New(s, mnemo.Options{Now: func() time.Time { return now }})
+	svc := service.New(s, service.Options{Now: func() time.Time { return now }})
 	sc := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	for i, text := range []string{"the dentist appointment is tomorrow at ten", "prefers green tea over coffee", "works on the mnemo project in Go"} {
 		d := mnemo.Draft{Content: str(text), Tags: []string{"t" + strconv.Itoa(i)}}

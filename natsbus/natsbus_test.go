@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/natsbus"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -57,7 +58,7 @@ func TestReplayToNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := mnemo.New(db, mnemo.Options{})
+	svc := service.New(db, service.Options{})
 	scope := mnemo.Scope{TenantID: "t1", AgentID: "agent.one"}
 	start := time.Now().Add(-time.Hour)
 	var in []mnemo.Event

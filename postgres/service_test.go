@@ -10,10 +10,11 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/storetest"
 )
 
-func remember(t *testing.T, svc *mnemo.Service, text string, tags ...string) mnemo.Memory {
+func remember(t *testing.T, svc *service.Mnemo, text string, tags ...string) mnemo.Memory {
 	t.Helper()
 	m, err := svc.Remember(t.Context(), scope, mnemo.Draft{Content: &text, Tags: tags})
 	if err != nil {
@@ -22,7 +23,7 @@ func remember(t *testing.T, svc *mnemo.Service, text string, tags ...string) mne
 	return m
 }
 
-func recall(t *testing.T, svc *mnemo.Service, query string) mnemo.Result {
+func recall(t *testing.T, svc *service.Mnemo, query string) mnemo.Result {
 	t.Helper()
 	res, err := svc.Recall(t.Context(), scope, mnemo.Query{Text: query})
 	if err != nil {
@@ -37,7 +38,7 @@ func TestServiceChinese(t *testing.T) {
 	dsn := pgDSN(t)
 	schema := newSchema(t, dsn)
 	db := open(t, dsn, postgres.Options{Schema: schema})
-	svc := mnemo.New(db, mnemo.Options{})
+	svc := service.New(db, service.Options{})
 	want := remember(t, svc, "急跌后反弹信号2小时内有效", "trading", "lesson")
 	remember(t, svc, "用户喜欢简洁的回答")
 	res := recall(t, svc, "反弹信号")
@@ -60,7 +61,7 @@ func TestServiceWithoutPgvector(t *testing.T) {
 	dsn := pgDSN(t)
 	schema := newSchema(t, dsn)
 	db := open(t, dsn, postgres.Options{Schema: schema})
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
+	svc := service.New(db, service.Options{Embedder: hashed.New(64)})
 	defer svc.Close()
 	m := remember(t, svc, "some content")
 	var embedded bool
@@ -84,7 +85,7 @@ func TestServiceSemantic(t *testing.T) {
 	ensureVector(t, dsn)
 	serialize(t)
 	db := open(t, dsn, postgres.Options{MaxConns: 1})
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(64)})
+	svc := service.New(db, service.Options{Embedder: hashed.New(64)})
 	defer svc.Close()
 	if err := svc.Init(t.Context()); err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestWithoutPgvectorSaysItOnce(t *testing.T) {
 		mu      sync.Mutex
 		counted int
 	)
-	svc := mnemo.New(db, mnemo.Options{
+	svc := service.New(db, service.Options{
 		Embedder: hashed.New(64),
 		Logger:   slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil)),
 		OnDegraded: func(string) {

@@ -314,3 +314,20 @@ func Normalize(scores []float64) []float64 {
 	}
 	return out
 }
+
+// Cosine is the cosine similarity of a and b; 0 when either is missing or
+// zero, or their lengths differ.
+func Cosine(a, b []float32) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot, na, nb = dot+x*y, na+x*x, nb+y*y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

@@ -42,7 +42,7 @@ func textEvents(n int, ts time.Time) []mnemo.Event {
 func TestAppendLayersAtomic(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(32)})
+	svc := mnemo.New(mnemo.NewBackend(db), mnemo.Options{Embedder: hashed.New(32)})
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if _, err := svc.AppendEvents(ctx, evScope, textEvents(2, ts)); err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestAppendLayersAtomic(t *testing.T) {
 func TestConcurrentAgentsAllLayers(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(32)})
+	svc := mnemo.New(mnemo.NewBackend(db), mnemo.Options{Embedder: hashed.New(32)})
 	const agents, per = 8, 40
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var wg sync.WaitGroup
@@ -119,7 +119,7 @@ func TestConcurrentAgentsAllLayers(t *testing.T) {
 func TestReadsNotBlockedByWrites(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	svc := mnemo.New(db, mnemo.Options{Embedder: hashed.New(32)})
+	svc := mnemo.New(mnemo.NewBackend(db), mnemo.Options{Embedder: hashed.New(32)})
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if _, err := svc.AppendEvents(ctx, evScope, textEvents(10, ts)); err != nil {
 		t.Fatal(err)

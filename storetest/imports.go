@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // ImportAcrossScopes checks Service.Import over store: an export of agent A
@@ -17,7 +18,7 @@ import (
 // carrying another tenant's id behaves exactly as one carrying an id no one
 // holds. Ids are unique in a store, so this is every backend's business.
 func ImportAcrossScopes(t *testing.T, store mnemo.Store) {
-	svc := mnemo.New(store, mnemo.Options{})
+	svc := service.New(store, service.Options{})
 	alice := mnemo.Scope{TenantID: "t1", AgentID: "alice"}
 	other := mnemo.Scope{TenantID: "t2", AgentID: "alice"}
 	str := func(s string) *string { return &s }

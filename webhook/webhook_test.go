@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
 var scope = mnemo.Scope{TenantID: "t", AgentID: "a"}
 
-func newService(t *testing.T) (*mnemo.Service, []mnemo.Event) {
+func newService(t *testing.T) (*service.Mnemo, []mnemo.Event) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
@@ -28,7 +29,7 @@ func newService(t *testing.T) (*mnemo.Service, []mnemo.Event) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := mnemo.New(db, mnemo.Options{})
+	svc := service.New(db, service.Options{})
 	start := time.Now().Add(-time.Hour)
 	var in []mnemo.Event
 	for i := range 5 {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -81,13 +82,13 @@ var Scope = mnemo.Scope{TenantID: "bench", AgentID: "scale"}
 const vocabulary = 20000
 
 // openStore opens the store at path with the built-in embedder.
-func openStore(ctx context.Context, path string, emb mnemo.Embedder, efSearch int) (*mnemo.Service, *sqlite.DB, error) {
+func openStore(ctx context.Context, path string, emb mnemo.Embedder, efSearch int) (*service.Mnemo, *sqlite.DB, error) {
 	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL", SearchEffort: efSearch})
 	if err != nil {
 		return nil, nil, err
 	}
 	// Generated text is loaded as an import is: past the Write Guard.
-	svc := mnemo.New(db, mnemo.Options{Embedder: emb, Guard: mnemo.GuardOptions{Off: true}})
+	svc := service.New(db, service.Options{Embedder: emb, Guard: mnemo.GuardOptions{Off: true}})
 	if err := svc.Init(ctx); err != nil {
 		svc.Close()
 		return nil, nil, err
@@ -195,7 +196,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, err
 	}
 	rep.Generated, rep.WriteRate = generated, rate
-	open := func() (*mnemo.Service, *sqlite.DB, error) {
+	open := func() (*service.Mnemo, *sqlite.DB, error) {
 		return openStore(ctx, path, emb, cfg.SearchEffort)
 	}
 

@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // TestRunSmall runs the whole measurement on a small store: every step
@@ -33,7 +34,7 @@ func TestRunSmall(t *testing.T) {
 // openBench opens the generated store of $MNEMO_SCALE_N memories (default
 // 100,000), kept under $TMPDIR/mnemo-scale, with the ANN search effort
 // $MNEMO_SCALE_EF, and a query generator seeded with seed.
-func openBench(b *testing.B, seed uint64) (*mnemo.Service, *generator) {
+func openBench(b *testing.B, seed uint64) (*service.Mnemo, *generator) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("MNEMO_SCALE_N")); err == nil && v > 0 {
 		n = v
@@ -256,7 +257,7 @@ func BenchmarkFirstRecall(b *testing.B) {
 }
 
 // load writes n generated memories into svc, 1,000 a batch.
-func load(ctx context.Context, svc *mnemo.Service, gen *generator, n int) error {
+func load(ctx context.Context, svc *service.Mnemo, gen *generator, n int) error {
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < n; i += 1000 {
 		drafts := make([]mnemo.Draft, min(1000, n-i))

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/bench/locomo"
 	"github.com/mnemo-dev/mnemo/bench/scale"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -130,7 +130,7 @@ func runLocomo(ctx context.Context, convs []locomo.Conversation, profile string,
 	}
 	// Vectors are made on write, so that every turn is searchable by
 	// meaning when the questions come, whatever the provider.
-	svc := mnemo.New(db, mnemo.Options{Embedder: doc, QueryEmbedder: query})
+	svc := service.New(db, service.Options{Embedder: doc, QueryEmbedder: query})
 	defer svc.Close()
 	srv := mhttp.NewServer(svc, mhttp.Options{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

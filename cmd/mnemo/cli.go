@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
 
@@ -222,7 +223,7 @@ func (a *app) logger() *slog.Logger {
 
 // open opens the configured store and a service over it. Closing the
 // service closes the store.
-func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
+func (a *app) open(ctx context.Context) (*service.Mnemo, *backend, error) {
 	log := a.logger()
 	if a.cfg.Mock {
 		// Mock mode: seeded random vectors, and nothing kept unless a data
@@ -277,7 +278,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 		// The model reads events' text and interactions for the profile.
 		events.TextRelations.Analyzer, events.Profile.Analyzer = model, model
 	}
-	svc := mnemo.New(db, mnemo.Options{
+	svc := service.New(db, service.Options{
 		Limits: a.cfg.limits(), DefaultLimit: a.cfg.Recall.DefaultLimit, MaxLimit: a.cfg.Recall.MaxLimit,
 		Profile: &profile, Logger: log,
 		Embedder: doc, QueryEmbedder: query, AsyncEmbedding: async,
@@ -298,7 +299,7 @@ func (a *app) open(ctx context.Context) (*mnemo.Service, *backend, error) {
 }
 
 // withService runs fn with a service over the embedded store.
-func (a *app) withService(ctx context.Context, fn func(*mnemo.Service) error) error {
+func (a *app) withService(ctx context.Context, fn func(*service.Mnemo) error) error {
 	svc, _, err := a.open(ctx)
 	if err != nil {
 		return err

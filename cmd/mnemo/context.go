@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // The commands of what is built for prompts: runs, sessions, snapshot,
@@ -71,7 +72,7 @@ func (a *app) runCommand() *cobra.Command {
 			if o.Trigger.Payload, err = jsonArg("payload", payload); err != nil {
 				return err
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				r, err := svc.OpenRun(cmd.Context(), a.scope(), o)
 				if err != nil {
 					return err
@@ -99,7 +100,7 @@ func (a *app) runCommand() *cobra.Command {
 			if c.Output, err = jsonArg("output", out); err != nil {
 				return err
 			}
-			return a.changeRun(cmd, func(svc *mnemo.Service) (mnemo.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (mnemo.Run, error) {
 				return svc.RecordCall(cmd.Context(), a.scope(), args[0], c)
 			})
 		},
@@ -113,7 +114,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Record the model's intermediate response",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.changeRun(cmd, func(svc *mnemo.Service) (mnemo.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (mnemo.Run, error) {
 				return svc.RecordResponse(cmd.Context(), a.scope(), args[0], strings.Join(args[1:], " "))
 			})
 		},
@@ -123,7 +124,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Add a temporary instruction to the run until it closes",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.changeRun(cmd, func(svc *mnemo.Service) (mnemo.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (mnemo.Run, error) {
 				return svc.Inject(cmd.Context(), a.scope(), args[0], strings.Join(args[1:], " "))
 			})
 		},
@@ -133,7 +134,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Print the run's short-term memory as JSON for a prompt builder",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				r, err := svc.GetRun(cmd.Context(), a.scope(), args[0])
 				if err != nil {
 					return err
@@ -147,7 +148,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Close the run: its short-term memory is removed",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				r, err := svc.CloseRun(cmd.Context(), a.scope(), args[0])
 				if err != nil {
 					return err
@@ -165,7 +166,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "List the open runs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				runs, err := svc.ListRuns(cmd.Context(), a.scope())
 				if err != nil {
 					return err
@@ -185,8 +186,8 @@ func (a *app) runCommand() *cobra.Command {
 }
 
 // changeRun runs a change of a run and prints the run.
-func (a *app) changeRun(cmd *cobra.Command, fn func(*mnemo.Service) (mnemo.Run, error)) error {
-	return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+func (a *app) changeRun(cmd *cobra.Command, fn func(*service.Mnemo) (mnemo.Run, error)) error {
+	return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 		r, err := fn(svc)
 		if err != nil {
 			return err
@@ -232,7 +233,7 @@ func (a *app) sessionCommand() *cobra.Command {
 				}
 				t.Variables[name] = value
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				wm, err := svc.AddTurn(cmd.Context(), a.scope(), args[0], t)
 				if err != nil {
 					return err
@@ -253,7 +254,7 @@ func (a *app) sessionCommand() *cobra.Command {
 		Short: "Print a session's working memory",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				wm, err := svc.GetWorkingMemory(cmd.Context(), a.scope(), args[0])
 				if err != nil {
 					return err
@@ -267,7 +268,7 @@ func (a *app) sessionCommand() *cobra.Command {
 		Short: "List the sessions with working memory",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				ss, err := svc.ListSessions(cmd.Context(), a.scope())
 				if err != nil {
 					return err
@@ -288,7 +289,7 @@ func (a *app) sessionCommand() *cobra.Command {
 		Short: "End a session: delete its working memory",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				e, err := svc.EndSession(cmd.Context(), a.scope(), args[0], archive)
 				if err != nil {
 					return err
@@ -307,7 +308,7 @@ func (a *app) sessionCommand() *cobra.Command {
 		Short: "Delete idle sessions' working memory and abandoned runs (serve does it every minute)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				n, err := svc.SweepSessions(cmd.Context())
 				if err != nil {
 					return err
@@ -357,7 +358,7 @@ func (a *app) snapshotCommand() *cobra.Command {
 			if q.Now, err = parseNow(now); err != nil {
 				return err
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				snap, err := svc.Snapshot(cmd.Context(), a.scope(), q)
 				if err != nil {
 					return err
@@ -388,7 +389,7 @@ func (a *app) bootCommand() *cobra.Command {
 			if a.asJSON {
 				q.Format = mnemo.BootJSON
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				b, err := svc.Boot(cmd.Context(), a.scope(), q)
 				if err != nil {
 					return err
@@ -420,7 +421,7 @@ func (a *app) readCommand() *cobra.Command {
 			if q.Now, err = parseNow(now); err != nil {
 				return err
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				res, err := svc.DefaultRead(cmd.Context(), a.scope(), q)
 				if err != nil {
 					return err

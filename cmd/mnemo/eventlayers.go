@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // The commands of seed 002's L3 and of the adaptive profile: mnemo events
@@ -40,7 +41,7 @@ func (a *app) eventsSearchCommand() *cobra.Command {
 					return usagef("--vector must be a JSON array of numbers")
 				}
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				// Vectors queued by earlier appends, made now; an embedder
 				// that is down leaves them out of this search, said so.
 				if err := svc.WaitEventVectors(cmd.Context()); err != nil && mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
@@ -91,7 +92,7 @@ func (a *app) eventsPruneVectorsCommand() *cobra.Command {
 		Short: "Drop the L3 vectors of events older than --older-than (every agent) found fewer than --min-access times; events stay",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				n, err := svc.PruneEventVectors(cmd.Context(), olderThan, minAccess)
 				if err != nil {
 					return err
@@ -115,7 +116,7 @@ func (a *app) eventsRelateTextCommand() *cobra.Command {
 		Short: "Extract the entity, emotion and intent relations (L2) of events' text now: the configured LLM, or rules",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				var all []mnemo.Relation
 				for _, id := range args {
 					rels, err := svc.RelateEventText(cmd.Context(), a.scope(), id)
@@ -149,7 +150,7 @@ func (a *app) eventsProfileCommand() *cobra.Command {
 		Short: "Print the profile and where its schedule stands",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				rec, err := svc.Profile(cmd.Context(), a.scope())
 				if err != nil {
 					return err
@@ -163,7 +164,7 @@ func (a *app) eventsProfileCommand() *cobra.Command {
 		Short: "Record an interaction of the user; updates the profile when the schedule or a new interest or need says so",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				rec, up, err := svc.RecordInteraction(cmd.Context(), a.scope(), strings.Join(args, " "))
 				if err != nil {
 					return err

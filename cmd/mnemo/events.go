@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/natsbus"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
@@ -88,7 +89,7 @@ func (a *app) eventsAppendCommand() *cobra.Command {
 				}
 				batches = [][]mnemo.Event{{e}}
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				var all []mnemo.Event
 				for _, b := range batches {
 					out, err := svc.AppendEvents(cmd.Context(), a.scope(), b)
@@ -198,7 +199,7 @@ func (a *app) eventsQueryCommand() *cobra.Command {
 				return err
 			}
 			q.Limit = limit
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				for {
 					p, err := svc.QueryEvents(cmd.Context(), a.scope(), q)
 					if err != nil {
@@ -240,7 +241,7 @@ func (a *app) eventsGetCommand() *cobra.Command {
 		Short: "Print one event",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				e, err := svc.GetEvent(cmd.Context(), a.scope(), args[0])
 				if err != nil {
 					return err
@@ -291,7 +292,7 @@ func (a *app) eventsReplayCommand() *cobra.Command {
 				enc.SetEscapeHTML(false)
 				sink = mnemo.EventSinkFunc(func(_ context.Context, e mnemo.Event) error { return enc.Encode(e) })
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				res, err := svc.Replay(cmd.Context(), a.scope(), mnemo.ReplayOptions{EventQuery: q, Speed: speed}, sink)
 				if err == nil && flush != nil {
 					err = flush(context.WithoutCancel(cmd.Context()))
@@ -341,7 +342,7 @@ func (a *app) eventsExportCommand() *cobra.Command {
 				defer f.Close()
 				dst = f
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				bw := bufio.NewWriter(dst)
 				n, err := svc.ExportEvents(cmd.Context(), a.scope(), q, format, bw)
 				if err == nil {
@@ -374,7 +375,7 @@ func (a *app) eventsArchiveCommand() *cobra.Command {
 		Short: "Move events older than --older-than (of every agent) into compressed cold segments; reads still see them",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				n, err := svc.ArchiveEvents(cmd.Context(), olderThan)
 				if err != nil {
 					return err
@@ -422,7 +423,7 @@ func (a *app) eventsGraphCommand() *cobra.Command {
 		Short: "The relations touching an event or a memory",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				rels, err := svc.Neighbours(cmd.Context(), a.scope(), args[0], q)
 				if err != nil {
 					return err
@@ -436,7 +437,7 @@ func (a *app) eventsGraphCommand() *cobra.Command {
 		Short: "Every node within --depth hops, and the relations crossed",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				g, err := svc.Traverse(cmd.Context(), a.scope(), args[0], q)
 				if err != nil {
 					return err
@@ -456,7 +457,7 @@ func (a *app) eventsGraphCommand() *cobra.Command {
 		Short: "A shortest path of relations between two nodes",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				rels, err := svc.ShortestPath(cmd.Context(), a.scope(), args[0], args[1], q)
 				if err != nil {
 					return err
@@ -472,7 +473,7 @@ func (a *app) eventsGraphCommand() *cobra.Command {
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r.Source, r.Target = args[0], args[1]
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				out, err := svc.Link(cmd.Context(), a.scope(), r)
 				if err != nil {
 					return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	mnemov "github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -174,7 +175,7 @@ func TestSweepSummarizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := mnemov.New(db, mnemov.Options{})
+	svc := service.New(db, service.Options{})
 	defer svc.Close()
 	scope := mnemov.Scope{TenantID: "t", AgentID: "a"}
 	hourAgo := time.Now().UTC().Add(-time.Hour)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // The commands of seed 002's fourth and fifth layers: mnemo events summary
@@ -25,7 +26,7 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			return a.withService(ctx, func(svc *mnemo.Service) error {
+			return a.withService(ctx, func(svc *service.Mnemo) error {
 				switch {
 				case prune:
 					n, err := svc.DropOldSummaries(ctx)
@@ -132,7 +133,7 @@ func (a *app) eventsCapabilitiesCommand() *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withService(ctx, func(svc *mnemo.Service) error {
+			return a.withService(ctx, func(svc *service.Mnemo) error {
 				if extract {
 					if len(args) > 0 || taskType != "" {
 						return usagef("--extract takes no task")

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // The commands of the memory lifecycle: reflect, prune, reset, restore and
@@ -30,7 +31,7 @@ func (a *app) reflectCommand() *cobra.Command {
 				return err
 			}
 			o.Actor = "cli"
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				rep, err := svc.Reflect(cmd.Context(), a.scope(), o)
 				if err != nil {
 					return err
@@ -65,7 +66,7 @@ func (a *app) pruneCommand() *cobra.Command {
 				return err
 			}
 			q.Actor = "cli"
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				res, err := svc.Prune(cmd.Context(), a.scope(), q)
 				if err != nil {
 					return err
@@ -121,7 +122,7 @@ func (a *app) resetCommand() *cobra.Command {
 					return usagef("not confirmed: nothing changed")
 				}
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				res, err := svc.Reset(cmd.Context(), a.scope(), "cli")
 				if err != nil {
 					return err
@@ -144,7 +145,7 @@ func (a *app) restoreCommand() *cobra.Command {
 			if _, err := fmt.Sscan(args[0], &seq); err != nil || seq <= 0 {
 				return usagef("ledger-seq must be a positive number, as mnemo ledger shows")
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				ids, err := svc.Restore(cmd.Context(), a.scope(), seq, "cli")
 				if err != nil {
 					return err
@@ -166,7 +167,7 @@ func (a *app) ledgerCommand() *cobra.Command {
 		Short: "List the agent's lifecycle events, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				es, total, err := svc.Ledger(cmd.Context(), a.scope(), q)
 				if err != nil {
 					return err
@@ -213,7 +214,7 @@ func (a *app) ingestCommand() *cobra.Command {
 				return usagef("ingest: %v", err)
 			}
 			req.Text = string(data)
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				res, err := svc.Ingest(cmd.Context(), a.scope(), req)
 				if err != nil {
 					return err

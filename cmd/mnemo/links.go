@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // recallPathCommand is seed 003's recall_path: the memories under a key
@@ -20,7 +21,7 @@ func (a *app) recallPathCommand() *cobra.Command {
 		Short: "List the memories under a key prefix, in key order, and what they link to (--traverse-hops)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				res, err := svc.RecallPathLinked(cmd.Context(), a.scope(), args[0], limit, hops)
 				if err != nil {
 					return err

@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	mmcp "github.com/mnemo-dev/mnemo/mcp"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // mcpCommand serves MCP over stdio, for a client (Claude Desktop, an IDE,
@@ -45,7 +46,7 @@ stdout carries only the protocol.`,
 // tenant and allowed agents from its API key (tenant "default" without
 // auth), the agent from the X-Mnemo-Agent header. The tools write, so a key
 // needs both read and write scopes.
-func mcpHandler(svc *mnemo.Service, srv *mhttp.Server, log *slog.Logger) http.Handler {
+func mcpHandler(svc *service.Mnemo, srv *mhttp.Server, log *slog.Logger) http.Handler {
 	scope := func(extra *mcpsdk.RequestExtra) (mnemo.Scope, error) {
 		if extra == nil {
 			return mnemo.Scope{}, mnemo.Errorf(mnemo.EUNAUTHORIZED, "no request")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 func (a *app) rememberCommand() *cobra.Command {
@@ -69,7 +70,7 @@ func (a *app) rememberCommand() *cobra.Command {
 			if d.Content == nil && d.Data == nil && d.Key == "" {
 				return usagef("give the content to remember, '-' to read it from standard input, or --value")
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				res, err := svc.Write(cmd.Context(), a.scope(), []mnemo.Draft{d})
 				if err != nil {
 					return err
@@ -147,7 +148,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 			if err := parseTimes(&q.Filter, after, before); err != nil {
 				return err
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				find := svc.Recall
 				if name == "surface" {
 					find = svc.Surface
@@ -246,7 +247,7 @@ func (a *app) getCommand() *cobra.Command {
 			if (len(args) == 1) == (key != "") {
 				return usagef("give an id or --key, not both")
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				var m mnemo.Memory
 				var err error
 				if key != "" {
@@ -286,7 +287,7 @@ func (a *app) listCommand() *cobra.Command {
 			if err := parseTimes(&q.Filter, after, before); err != nil {
 				return err
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				ms, total, err := svc.List(cmd.Context(), a.scope(), q)
 				if err != nil {
 					return err
@@ -321,7 +322,7 @@ func (a *app) forgetCommand() *cobra.Command {
 			if len(args) == 0 && len(keys) == 0 {
 				return usagef("give an id or --key to forget")
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				n, err := svc.Forget(cmd.Context(), a.scope(), args, keys)
 				if err != nil {
 					return err
@@ -352,7 +353,7 @@ func (a *app) clearCommand() *cobra.Command {
 			if !yes {
 				return usagef("clear deletes every memory of agent %q: confirm with --yes", a.cfg.Agent)
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				n, err := svc.Clear(cmd.Context(), a.scope())
 				if err != nil {
 					return err
@@ -371,7 +372,7 @@ func (a *app) historyCommand() *cobra.Command {
 		Short: "Show every write of a key, tombstones and lost writes included",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				revs, err := svc.History(cmd.Context(), a.scope(), args[0])
 				if err != nil {
 					return err
@@ -402,7 +403,7 @@ func (a *app) statsCommand() *cobra.Command {
 		Short: "Describe the agent's memories",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				st, err := svc.Stats(cmd.Context(), a.scope())
 				if err != nil {
 					return err

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo/files"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -195,8 +196,8 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 		}
 	}
 
-	from := mnemo.New(src, mnemo.Options{Logger: log})
-	into := mnemo.New(dst, mnemo.Options{Logger: log, Limits: maxLimits(a.cfg.limits())})
+	from := service.New(src, service.Options{Logger: log})
+	into := service.New(dst, service.Options{Logger: log, Limits: maxLimits(a.cfg.limits())})
 	bar := a.bar(int64(total), "copying")
 	done, ledger := 0, 0
 	for i, sc := range scopes {

@@ -3,9 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/spf13/cobra"
-
-	"github.com/mnemo-dev/mnemo"
 )
 
 func (a *app) reindexCommand() *cobra.Command {
@@ -18,7 +17,7 @@ func (a *app) reindexCommand() *cobra.Command {
 			"next time the store is opened.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				bar := a.bar(-1, "embedding")
 				n := 0
 				err := svc.Reindex(cmd.Context(), func(done, total int) {

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 func (a *app) serveCommand() *cobra.Command {
@@ -131,7 +132,7 @@ func (a *app) every(jobs *safe.Group, name string, interval time.Duration, job f
 
 // sweep deletes idle sessions' working memory (seed 001: after 30 minutes
 // idle) and abandoned runs, and summarizes the event periods that closed.
-func sweep(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
+func sweep(ctx context.Context, svc *service.Mnemo, log *slog.Logger) {
 	n, err := svc.SweepSessions(ctx)
 	if err != nil && ctx.Err() == nil {
 		log.Warn("sweeping idle sessions failed", "err", err)
@@ -147,7 +148,7 @@ func sweep(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
 // summarizeClosed writes the summaries (L4) of the periods that closed,
 // applies their retention, and has the LLM, when configured, describe
 // capabilities (L5) that grew. A store that keeps neither is skipped.
-func summarizeClosed(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
+func summarizeClosed(ctx context.Context, svc *service.Mnemo, log *slog.Logger) {
 	if _, ok := svc.Store().(mnemo.InsightStore); !ok {
 		return
 	}
@@ -164,7 +165,7 @@ func summarizeClosed(ctx context.Context, svc *mnemo.Service, log *slog.Logger) 
 }
 
 // reflectAll runs the sleep cycle for every agent, and archives old events.
-func reflectAll(ctx context.Context, svc *mnemo.Service, log *slog.Logger) {
+func reflectAll(ctx context.Context, svc *service.Mnemo, log *slog.Logger) {
 	archived, purged, err := svc.ReflectAll(ctx, "serve")
 	if err != nil && ctx.Err() == nil {
 		log.Warn("scheduled reflect failed", "err", err)

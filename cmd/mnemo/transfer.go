@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // bar returns a progress bar on standard error when it is a terminal, and
@@ -47,7 +48,7 @@ func (a *app) importCommand() *cobra.Command {
 				defer f.Close()
 				r = f
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				opts := mnemo.ImportOptions{}
 				if !keepScope {
 					sc := a.scope()
@@ -115,7 +116,7 @@ func (a *app) exportCommand() *cobra.Command {
 				defer f.Close()
 				w = f
 			}
-			return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				var progress func(done, total int)
 				var bar = a.bar(0, "exporting")
 				if bar != nil {
@@ -146,7 +147,7 @@ func (a *app) exportCommand() *cobra.Command {
 
 // exportTree writes the agent's active memories as a memory root in dir.
 func (a *app) exportTree(cmd *cobra.Command, dir string) error {
-	return a.withService(cmd.Context(), func(svc *mnemo.Service) error {
+	return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 		var ms []mnemo.Memory
 		for off := 0; ; off += mnemo.MaxListLimit {
 			page, _, err := svc.List(cmd.Context(), a.scope(), mnemo.ListQuery{Filter: mnemo.Filter{IncludeExpired: true},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -22,7 +23,7 @@ func writeAhead(t *testing.T, dir string, sc mnemo.Scope, key, content string) t
 	}
 	defer db.Close()
 	ahead := time.Now().Add(time.Hour).UTC()
-	res, err := mnemo.New(db, mnemo.Options{}).Write(context.Background(), sc, []mnemo.Draft{{Key: key, Content: &content, UpdatedAt: &ahead}})
+	res, err := service.New(db, service.Options{}).Write(context.Background(), sc, []mnemo.Draft{{Key: key, Content: &content, UpdatedAt: &ahead}})
 	if err != nil || !res[0].Applied {
 		t.Fatalf("write ahead: %+v %v", res, err)
 	}

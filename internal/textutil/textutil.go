@@ -1,0 +1,62 @@
+// Package textutil holds the small text helpers the services share.
+package textutil
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// FirstSentence returns text up to its first sentence end.
+func FirstSentence(text string) string {
+	text = OneLine(text)
+	for i, r := range text {
+		switch r {
+		case '.', '!', '?':
+			if i+1 == len(text) || text[i+1] == ' ' {
+				return text[:i+1]
+			}
+		case '。', '！', '？':
+			return text[:i+len(string(r))]
+		}
+	}
+	return text
+}
+
+// OneLine folds whitespace runs, newlines included, into single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Clip cuts s to at most n characters, marking the cut.
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	rs := []rune(s)
+	return strings.TrimSpace(string(rs[:n-1])) + "…"
+}
+
+// TruncateRunes cuts s to at most n characters, unmarked.
+func TruncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+// EmptyJSON reports whether text or JSON holds nothing: blank, null, or an
+// empty object, array or string.
+func EmptyJSON(d []byte) bool {
+	s := strings.TrimSpace(string(d))
+	return s == "" || s == "null" || s == "{}" || s == `""` || s == "[]"
+}
+
+// KeySegment makes a tag safe as one key segment.
+func KeySegment(tag string) string {
+	var b strings.Builder
+	for _, r := range tag {
+		if r == '/' || r < ' ' {
+			r = '_'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

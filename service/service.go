@@ -1,0 +1,160 @@
+// Package service is the one object the ways in (http, mcp, cmd/mnemo) and
+// Go programs use: it builds the memory, event, prompt and lifecycle
+// services over one store and promotes their methods, so that a call site
+// reads svc.Remember, svc.AppendEvents, svc.OpenRun or svc.Reflect.
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/statedoc"
+	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/prompt"
+	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// The embedded services. Each alias names its embedded field, so four
+// types that are all called Service sit side by side in Mnemo.
+type (
+	Memories  = mnemo.Service
+	Events    = events.Service
+	Prompts   = prompt.Service
+	Lifecycle = lifecycle.Service
+)
+
+// Mnemo is everything the CLI, the HTTP API and the MCP server do, over one
+// store. It is safe for concurrent use.
+//
+// A method name that two services share must also be defined on Mnemo:
+// Go promotes only names that are unambiguous.
+type Mnemo struct {
+	*Memories
+	*Events
+	*Prompts
+	*Lifecycle
+	store mnemo.Store
+}
+
+// Options configure a Mnemo. The zero value is usable.
+type Options struct {
+	Limits mnemo.Limits
+	// DefaultLimit and MaxLimit bound recall results (REC-2: default 5,
+	// max 20).
+	DefaultLimit int
+	MaxLimit     int
+	// Profile is the default ranking profile (rank.Hybrid when unset).
+	Profile *rank.Profile
+	Now     func() time.Time
+	Logger  *slog.Logger
+
+	// Embedder makes the vectors of memories, for semantic recall; nil
+	// means lexical recall only. The store must be a VectorStore.
+	Embedder mnemo.Embedder
+	// QueryEmbedder makes the vectors of queries: Embedder behind a cache,
+	// usually (embed/cache). Nil means Embedder.
+	QueryEmbedder mnemo.Embedder
+	// AsyncEmbedding writes memories without waiting for their vectors,
+	// which a background worker adds.
+	AsyncEmbedding bool
+	// FallbackEmbedder stands in for Embedder while it fails: recall
+	// re-scores its lexical candidates by it, on the fly.
+	FallbackEmbedder mnemo.Embedder
+	// QueryEmbedTimeout bounds the embedding of a query.
+	QueryEmbedTimeout time.Duration
+	// OnDegraded, when set, is called with a Degraded* cause every time an
+	// answer or a write falls back: for metrics.
+	OnDegraded func(cause string)
+
+	// Guard configures the Write Guard that every write passes.
+	Guard mnemo.GuardOptions
+
+	// Extractor, when set, finds memories in the messages of AddMessages.
+	Extractor mnemo.MemoryExtractor
+
+	// Context configures runs, sessions, snapshots, boot and the default
+	// read.
+	Context mnemo.ContextOptions
+
+	// Lifecycle configures reflect: decay, archiving, retention, capacity.
+	Lifecycle mnemo.LifecycleOptions
+
+	// Events configures the event layers: strict types, cold segments,
+	// relation rules, vectors, summaries, capabilities, the profile.
+	Events mnemo.EventOptions
+}
+
+// memoryOptions are the options of the memory service.
+func (o Options) memoryOptions() mnemo.Options {
+	return mnemo.Options{
+		Limits:            o.Limits,
+		DefaultLimit:      o.DefaultLimit,
+		MaxLimit:          o.MaxLimit,
+		Profile:           o.Profile,
+		Now:               o.Now,
+		Logger:            o.Logger,
+		Embedder:          o.Embedder,
+		QueryEmbedder:     o.QueryEmbedder,
+		AsyncEmbedding:    o.AsyncEmbedding,
+		FallbackEmbedder:  o.FallbackEmbedder,
+		QueryEmbedTimeout: o.QueryEmbedTimeout,
+		OnDegraded:        o.OnDegraded,
+		Guard:             o.Guard,
+		Extractor:         o.Extractor,
+
+		Context: o.Context,
+
+		Lifecycle: o.Lifecycle,
+
+		Events: o.Events,
+	}
+}
+
+// New returns a Mnemo over store. Close it to close the store.
+func New(store mnemo.Store, o Options) *Mnemo {
+	b := mnemo.NewBackend(store)
+	if b.State == nil {
+		b.State = statedoc.NewMem() // one in-process fallback, shared by every service
+	}
+	m := &Mnemo{store: store}
+	m.Memories = mnemo.New(b, o.memoryOptions())
+	m.Events = events.New(b, events.Options{}, events.Deps{})
+	m.Prompts = prompt.New(b, prompt.Options{}, prompt.Deps{})
+	m.Lifecycle = lifecycle.New(b, lifecycle.Options{}, lifecycle.Deps{})
+	return m
+}
+
+// Open opens (or creates) the embedded store in the data directory dir and
+// returns a Mnemo over it: the one call a Go program needs to embed mnemo.
+// Close it to close the store. With o.Embedder set (embed/builtin.New() for
+// the built-in one), recall is hybrid; a store embedded with another model
+// is EMISMATCH.
+func Open(ctx context.Context, dir string, o Options) (*Mnemo, error) {
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Now: o.Now, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	m := New(db, o)
+	if err := m.Init(ctx); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// Init prepares semantic recall (see the memory service's Init).
+func (m *Mnemo) Init(ctx context.Context) error { return m.Memories.Init(ctx) }
+
+// Close stops every service's background work, then closes the store.
+func (m *Mnemo) Close() error {
+	return errors.Join(m.Events.Close(), m.Prompts.Close(), m.Lifecycle.Close(), m.Memories.Close())
+}
+
+// Store returns the underlying store.
+func (m *Mnemo) Store() mnemo.Store { return m.store }
