@@ -16,7 +16,7 @@ PGSERVERS = bash scripts/pgservers.sh
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
-TEST_STEPS = vet unit quality fuzz inspector
+TEST_STEPS = vet unit quality fuzz inspector clients
 
 test:
 	@bash scripts/steps.sh "$(MAKE)" $(TEST_STEPS)
@@ -24,7 +24,7 @@ test:
 help:
 	@echo 'make build      the binary, to bin/mnemo'
 	@echo 'make run        build, then serve the default store (./mnemo-data) on 127.0.0.1:7077'
-	@echo 'make test       every check CI runs: vet, unit (with PostgreSQL), quality, fuzz, inspector'
+	@echo 'make test       every check CI runs: vet, unit (with PostgreSQL), quality, fuzz, inspector, clients'
 	@echo 'make vet        gofmt and go vet'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
