@@ -314,7 +314,7 @@ func TestFilteredSeqsUseCoveringIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []mnemo.Filter{{MinConfidence: 0.99}, {MinVitality: 0.5}, {SecurityLevels: []string{"restricted"}}, {Pinned: true}} {
+	for _, f := range []mnemo.Filter{{MinConfidence: 0.99}, {MinVitality: 0.5}, {SecurityLevels: []string{"restricted"}}, {Pinned: true}, {Categories: []string{"work"}}, {Types: []string{"fact"}}, {Types: []string{"fact", "event"}}} {
 		w := liveIn(filterScope, sp, &f, db.now())
 		w.add(`m.vector_rev IS NOT NULL`)
 		rows, err := db.reader.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT m.seq FROM memories m WHERE `+w.String()+` LIMIT ?`, append(w.args, 1)...)
