@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 )
 
 // Prune, reset and soft forget archive (hidden from recall, kept); the
@@ -25,24 +26,24 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.Prune(ctx, alice, mnemo.PruneQuery{})
+	_, err = svc.Prune(ctx, alice, lifecycle.PruneQuery{})
 	wantCode(t, "prune without a criterion", err, mnemo.EINVALID)
-	_, err = svc.Prune(ctx, alice, mnemo.PruneQuery{SecurityLevels: []string{"secret"}})
+	_, err = svc.Prune(ctx, alice, lifecycle.PruneQuery{SecurityLevels: []string{"secret"}})
 	wantCode(t, "prune by an unknown level", err, mnemo.EINVALID)
 
-	dry, err := svc.Prune(ctx, alice, mnemo.PruneQuery{Tags: []string{"scratch"}, DryRun: true})
+	dry, err := svc.Prune(ctx, alice, lifecycle.PruneQuery{Tags: []string{"scratch"}, DryRun: true})
 	if err != nil || len(dry.Archived) != 1 || !dry.DryRun {
 		t.Fatalf("dry prune = %+v, %v", dry, err)
 	}
 	if m, _ := svc.Get(ctx, alice, ms[0].ID); m.Archived {
 		t.Fatal("a dry run archived")
 	}
-	pruned, err := svc.Prune(ctx, alice, mnemo.PruneQuery{SecurityLevels: []string{mnemo.SecurityRestricted}, Actor: "cli"})
+	pruned, err := svc.Prune(ctx, alice, lifecycle.PruneQuery{SecurityLevels: []string{mnemo.SecurityRestricted}, Actor: "cli"})
 	if err != nil || len(pruned.Archived) != 1 || pruned.Archived[0] != ms[1].ID || pruned.LedgerSeq == 0 {
 		t.Fatalf("prune = %+v, %v", pruned, err)
 	}
 	before := c.t.Add(-24 * time.Hour)
-	if p, _ := svc.Prune(ctx, alice, mnemo.PruneQuery{Before: &before}); len(p.Archived) != 1 || p.Archived[0] != ms[0].ID {
+	if p, _ := svc.Prune(ctx, alice, lifecycle.PruneQuery{Before: &before}); len(p.Archived) != 1 || p.Archived[0] != ms[0].ID {
 		t.Fatalf("prune by time = %+v", p)
 	}
 	soft, err := svc.SoftForget(ctx, alice, nil, []string{"/build/day"}, "mcp")
@@ -74,17 +75,17 @@ func TestPruneResetRestorePurge(t *testing.T) {
 
 	// Within the grace period purge erases nothing; past it, what prune and
 	// reset archived is erased — not what was restored.
-	if rep, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhasePurge}}); len(rep.Purged) != 0 {
+	if rep, _ := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhasePurge}}); len(rep.Purged) != 0 {
 		t.Fatalf("purged within the grace period: %+v", rep.Purged)
 	}
 	c.Advance(31 * 24 * time.Hour)
 	_, err = svc.Restore(ctx, alice, reset.LedgerSeq, "")
 	wantCode(t, "restore past the grace period", err, mnemo.EINVALID)
-	dryPurge, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhasePurge}, DryRun: true})
+	dryPurge, _ := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhasePurge}, DryRun: true})
 	if len(dryPurge.Purged) != 4 {
 		t.Fatalf("dry purge = %+v", dryPurge.Purged)
 	}
-	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhasePurge}})
+	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhasePurge}})
 	if err != nil || len(rep.Purged) != 4 {
 		t.Fatalf("purge = %+v, %v", rep.Purged, err)
 	}

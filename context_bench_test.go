@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -160,7 +161,7 @@ func BenchmarkReflect100k(b *testing.B) {
 		b.StopTimer()
 		svc, _ := openCopy(b, path, service.Options{Now: func() time.Time { return benchEnd }})
 		b.StartTimer()
-		rep, err := svc.Reflect(ctx, benchScope, mnemo.ReflectOptions{})
+		rep, err := svc.Reflect(ctx, benchScope, lifecycle.ReflectOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 )
 
 const dailyNote = `# 2026-02-23
@@ -35,7 +36,7 @@ func TestIngest(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	dry, err := svc.Ingest(ctx, alice, mnemo.IngestRequest{Text: dailyNote, Source: "memory/2026-02-23.md", DryRun: true})
+	dry, err := svc.Ingest(ctx, alice, lifecycle.IngestRequest{Text: dailyNote, Source: "memory/2026-02-23.md", DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestIngest(t *testing.T) {
 	if st, _ := svc.Stats(ctx, alice); st.Memories != 0 {
 		t.Fatal("a dry run wrote")
 	}
-	res, err := svc.Ingest(ctx, alice, mnemo.IngestRequest{Text: dailyNote, Source: "memory/2026-02-23.md"})
+	res, err := svc.Ingest(ctx, alice, lifecycle.IngestRequest{Text: dailyNote, Source: "memory/2026-02-23.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +72,11 @@ func TestIngest(t *testing.T) {
 		t.Fatalf("identity memory: %+v, %v", m, err)
 	}
 	// Again: nothing changed, nothing written.
-	again, _ := svc.Ingest(ctx, alice, mnemo.IngestRequest{Text: dailyNote, Source: "memory/2026-02-23.md"})
+	again, _ := svc.Ingest(ctx, alice, lifecycle.IngestRequest{Text: dailyNote, Source: "memory/2026-02-23.md"})
 	if again.Written != 0 || again.Skipped != 7 {
 		t.Fatalf("re-ingest: %+v", again)
 	}
-	for _, bad := range []mnemo.IngestRequest{{}, {Text: "x", Source: "../../etc/passwd\x00"}} {
+	for _, bad := range []lifecycle.IngestRequest{{}, {Text: "x", Source: "../../etc/passwd\x00"}} {
 		if _, err := svc.Ingest(ctx, alice, bad); mnemo.ErrorCode(err) != mnemo.EINVALID {
 			t.Errorf("%+v: %v", bad, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -209,7 +210,7 @@ func TestLinksLifecycle(t *testing.T) {
 	}
 	// Govern finds the one orphan left (the ghost); a dry run keeps it.
 	for _, dry := range []bool{true, false} {
-		rep, err := w.svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseGovern}, DryRun: dry})
+		rep, err := w.svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseGovern}, DryRun: dry})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +218,7 @@ func TestLinksLifecycle(t *testing.T) {
 			t.Fatalf("dry %v: %+v\n%s", dry, rep.OrphanLinks, rep.Text)
 		}
 	}
-	rep, err := w.svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseGovern}})
+	rep, err := w.svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseGovern}})
 	if err != nil || len(rep.OrphanLinks) != 0 {
 		t.Fatalf("orphans after pruning: %+v %v", rep.OrphanLinks, err)
 	}
@@ -279,7 +280,7 @@ func TestLinksToColdEvents(t *testing.T) {
 	if err != nil || !slices.Contains(linkedIDs(ls), w.e1) {
 		t.Fatalf("cold event not reached: %v %v", linkedIDs(ls), err)
 	}
-	rep, err := w.svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseGovern}})
+	rep, err := w.svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseGovern}})
 	if err != nil || len(rep.OrphanLinks) != 1 || rep.OrphanLinks[0].Target != "ghost" {
 		t.Fatalf("orphans: %+v %v", rep.OrphanLinks, err)
 	}
@@ -309,7 +310,7 @@ func TestClearDropsMemoryLinks(t *testing.T) {
 			t.Fatalf("a link of a cleared memory is left: %+v", r)
 		}
 	}
-	rep, err := w.svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseGovern}, DryRun: true})
+	rep, err := w.svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseGovern}, DryRun: true})
 	if err != nil || len(rep.OrphanLinks) != 0 {
 		t.Fatalf("orphans after clear: %+v %v", rep.OrphanLinks, err)
 	}

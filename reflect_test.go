@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -54,7 +55,7 @@ func TestReflect(t *testing.T) {
 	if _, err := svc.RememberBatch(ctx, alice, drafts); err != nil {
 		t.Fatal(err)
 	}
-	dry, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{DryRun: true})
+	dry, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestReflect(t *testing.T) {
 	if st, _ := svc.Stats(ctx, alice); st.Archived != 0 {
 		t.Fatalf("a dry run archived %d", st.Archived)
 	}
-	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Actor: "cli"})
+	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Actor: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +72,9 @@ func TestReflect(t *testing.T) {
 		archived[a.Text] = a.Phase
 	}
 	want := map[string]string{
-		"Tested the webhook connection.": mnemo.PhaseTidy,      // P3, 40 days: 0.06
-		"A year-old note nobody reads.":  mnemo.PhaseRetention, // P1 at 400 days is 0.33, but 400 > 365 days and never recalled
-		"{}":                             mnemo.PhaseGovern,    // /empty
+		"Tested the webhook connection.": lifecycle.PhaseTidy,      // P3, 40 days: 0.06
+		"A year-old note nobody reads.":  lifecycle.PhaseRetention, // P1 at 400 days is 0.33, but 400 > 365 days and never recalled
+		"{}":                             lifecycle.PhaseGovern,    // /empty
 	}
 	if fmt.Sprint(archived) != fmt.Sprint(want) {
 		t.Fatalf("archived = %v, want %v", archived, want)
@@ -101,10 +102,10 @@ func TestReflect(t *testing.T) {
 		t.Fatalf("an archived memory was recalled: %+v", res.Results)
 	}
 	// Run again: nothing more to do.
-	if again, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{}); len(again.Archived) != 0 || len(again.Decayed) != 0 {
+	if again, _ := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{}); len(again.Archived) != 0 || len(again.Decayed) != 0 {
 		t.Fatalf("second run: %+v", again)
 	}
-	_, err = svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{"dream"}})
+	_, err = svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{"dream"}})
 	wantCode(t, "unknown phase", err, mnemo.EINVALID)
 }
 
@@ -117,9 +118,9 @@ func TestReflectScenario6(t *testing.T) {
 	// Seed 000: 12,000 memories over the cap of 10,000. Under the race
 	// detector a tenth of it, cap included, runs the same code at a tenth of
 	// the cost; `make unit` runs the full size without the detector.
-	div, lc := 1, mnemo.LifecycleOptions{}
+	div, lc := 1, lifecycle.Options{}
 	if raceEnabled {
-		div, lc = 10, mnemo.LifecycleOptions{MaxEntries: 1000}
+		div, lc = 10, lifecycle.Options{MaxEntries: 1000}
 	}
 	total, capacity, recalled := 12000/div, 10000/div, 500/div
 	// Loaded past the Write Guard, as an import is.
@@ -145,7 +146,7 @@ func TestReflectScenario6(t *testing.T) {
 	if err := svc.Store().Touch(ctx, alice, ids, c.t.Add(-24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCapacity}})
+	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCapacity}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestReflectScenario6(t *testing.T) {
 	for _, a := range rep.Archived {
 		var n int
 		fmt.Sscanf(a.Text, "Ticket t%05d", &n)
-		if n < recalled || n >= recalled+over || a.Phase != mnemo.PhaseCapacity {
+		if n < recalled || n >= recalled+over || a.Phase != lifecycle.PhaseCapacity {
 			t.Fatalf("archived %q (%s)", a.Text, a.Phase)
 		}
 	}
@@ -207,7 +208,7 @@ func TestReflectCompact(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	db := newService(t, c).Store()
-	svc := service.New(db, service.Options{Now: c.Now, Lifecycle: mnemo.LifecycleOptions{CompactOver: 5}})
+	svc := service.New(db, service.Options{Now: c.Now, Lifecycle: lifecycle.Options{CompactOver: 5}})
 	for i := range 8 {
 		at := c.t.Add(-time.Duration(8-i) * time.Hour)
 		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Standup %d: shipped item %d. Details follow.", i, i)), Tags: []string{"standup"}, CreatedAt: &at}); err != nil {
@@ -215,11 +216,11 @@ func TestReflectCompact(t *testing.T) {
 		}
 	}
 	svc.Remember(ctx, alice, mnemo.Draft{Content: str("Pinned standup rule"), Tags: []string{"standup"}, Pinned: true})
-	dry, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCompact}, DryRun: true})
+	dry, _ := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCompact}, DryRun: true})
 	if len(dry.Compacted) != 1 || len(dry.Compacted[0].Merged) != 8 || dry.Compacted[0].SummaryID != "" {
 		t.Fatalf("dry run: %+v", dry.Compacted)
 	}
-	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCompact}})
+	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCompact}})
 	if err != nil || len(rep.Compacted) != 1 {
 		t.Fatalf("compact: %+v, %v", rep.Compacted, err)
 	}
@@ -235,7 +236,7 @@ func TestReflectCompact(t *testing.T) {
 	if es, n, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionCompact}); n != 1 || len(es[0].MemoryIDs) != 8 || !strings.Contains(string(es[0].Details), cp.SummaryID) {
 		t.Fatalf("ledger: %+v", es)
 	}
-	if again, _ := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseCompact}}); len(again.Compacted) != 0 {
+	if again, _ := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCompact}}); len(again.Compacted) != 0 {
 		t.Fatalf("compacted again: %+v", again.Compacted)
 	}
 	// Undone from the ledger: the originals back, the summary archived.
@@ -272,13 +273,13 @@ func TestReflectTypeQuota(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	store := newService(t, c).Store()
-	svc := service.New(store, service.Options{Now: c.Now, Lifecycle: mnemo.LifecycleOptions{TypeQuota: map[string]int{"event": 2}}})
+	svc := service.New(store, service.Options{Now: c.Now, Lifecycle: lifecycle.Options{TypeQuota: map[string]int{"event": 2}}})
 	for i := range 4 {
 		at := c.t.Add(-time.Duration(4-i) * time.Hour)
 		svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Event number %d happened in the lab", i)), Type: "event", CreatedAt: &at})
 	}
 	svc.Remember(ctx, alice, mnemo.Draft{Content: str("A piece of knowledge about the lab"), Type: "knowledge"})
-	rep, err := svc.Reflect(ctx, alice, mnemo.ReflectOptions{Phases: []string{mnemo.PhaseGovern}})
+	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseGovern}})
 	if err != nil || len(rep.Archived) != 2 || rep.Archived[0].Text != "Event number 0 happened in the lab" || !strings.Contains(rep.Archived[0].Reason, "quota of 2 event") {
 		t.Fatalf("govern: %+v, %v", rep.Archived, err)
 	}

@@ -59,8 +59,6 @@ type Options struct {
 	// Context configures short-term memory of runs, working memory of
 	// sessions, snapshots, boot and the default read.
 	Context ContextOptions
-	// Lifecycle configures reflect: decay, archiving, retention, capacity.
-	Lifecycle LifecycleOptions
 	// Guard configures the Write Guard that every Remember passes.
 	Guard GuardOptions
 	// Extractor, when set, finds memories in the messages of AddMessages
@@ -102,9 +100,6 @@ type Service struct {
 	tok   Tokenizer
 	state StateStore
 	locks stateLocks
-
-	// lifecycle
-	life LifecycleOptions
 
 	// events
 	events EventOptions
@@ -164,9 +159,6 @@ func New(b Backend, opts Options) *Service {
 		s.tok, _ = tokens.New(tokens.CL100K)
 	}
 	s.state = b.State
-
-	// lifecycle
-	s.life = opts.Lifecycle.withDefaults()
 
 	// events
 	s.events = opts.Events.withDefaults()
@@ -563,21 +555,6 @@ func (s *Service) record(ctx context.Context, scope Scope, e LedgerEntry) {
 	if err := ls.AppendLedger(context.WithoutCancel(ctx), scope, []LedgerEntry{e}); err != nil {
 		s.log.Warn("ledger entry lost", "action", e.Action, "err", err)
 	}
-}
-
-// Ledger returns the agent's lifecycle events, newest first.
-func (s *Service) Ledger(ctx context.Context, scope Scope, q LedgerQuery) ([]LedgerEntry, int, error) {
-	if err := CheckScope(scope); err != nil {
-		return nil, 0, err
-	}
-	if q.Limit < 0 || q.Offset < 0 || q.Limit > MaxListLimit {
-		return nil, 0, Errorf(EINVALID, "limit must be 1 to %d and offset not negative", MaxListLimit)
-	}
-	ls, ok := s.store.Life, s.store.Life != nil
-	if !ok {
-		return []LedgerEntry{}, 0, nil
-	}
-	return ls.Ledger(ctx, scope, q)
 }
 
 // Clear deletes every memory of one agent (seed 001 "clear all").

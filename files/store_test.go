@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/storetest"
 )
@@ -91,7 +92,7 @@ func workload(t *testing.T, s *files.Store) {
 		if _, err := svc.Recall(ctx, sc, mnemo.Query{Text: "tea dentist"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.Reflect(ctx, sc, mnemo.ReflectOptions{Now: now.Add(200 * 24 * time.Hour)}); err != nil {
+		if _, err := svc.Reflect(ctx, sc, lifecycle.ReflectOptions{Now: now.Add(200 * 24 * time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.PutState(ctx, sc, mnemo.StateDoc{Kind: mnemo.StateRun, ID: "r1", Body: []byte(`{"n":1}`), UpdatedAt: now}); err != nil {

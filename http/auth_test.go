@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 )
 
 func TestHashKey(t *testing.T) {
@@ -348,7 +349,7 @@ func TestTenantIsolation(t *testing.T) {
 		}
 	}
 	noneArchived := func(t *testing.T, st int, raw []byte) {
-		var a mnemo.ArchiveResult
+		var a lifecycle.ArchiveResult
 		if st != 200 || json.Unmarshal(raw, &a) != nil || len(a.Archived) != 0 {
 			t.Fatalf("%d %s, want nothing archived", st, raw)
 		}
@@ -427,7 +428,7 @@ func TestTenantIsolation(t *testing.T) {
 			}
 		}},
 		{"POST /v1/reflect", "POST", "/v1/reflect", map[string]any{"agent_id": "shared"}, func(t *testing.T, st int, raw []byte) {
-			var rep mnemo.ReflectReport
+			var rep lifecycle.ReflectReport
 			if st != 200 || json.Unmarshal(raw, &rep) != nil || rep.Examined != 0 {
 				t.Fatalf("%d %s, want nothing examined", st, raw)
 			}
@@ -436,7 +437,7 @@ func TestTenantIsolation(t *testing.T) {
 		{"POST /v1/reset", "POST", "/v1/reset", map[string]any{"agent_id": "shared"}, noneArchived},
 		{"POST /v1/restore", "POST", "/v1/restore", map[string]any{"agent_id": "shared", "ledger_seq": 1}, notFound},
 		{"POST /v1/ingest", "POST", "/v1/ingest", map[string]any{"agent_id": "shared", "text": "- pythons are quiet in the attic", "dry_run": true}, func(t *testing.T, st int, raw []byte) {
-			var res mnemo.IngestResult
+			var res lifecycle.IngestResult
 			if st != 200 || json.Unmarshal(raw, &res) != nil || res.Skipped != 0 || res.Items[0].Action != "would_write" {
 				t.Fatalf("%d %s, want nothing of B's seen", st, raw)
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 )
 
 // The routes of the memory lifecycle: reflect (the sleep cycle), prune,
@@ -12,12 +13,12 @@ import (
 
 type reflectRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
-	mnemo.ReflectOptions
+	lifecycle.ReflectOptions
 }
 
 type pruneRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
-	mnemo.PruneQuery
+	lifecycle.PruneQuery
 }
 
 type agentRequest struct {
@@ -26,7 +27,7 @@ type agentRequest struct {
 
 type ingestRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
-	mnemo.IngestRequest
+	lifecycle.IngestRequest
 }
 
 func (b ingestRequest) agent() string { return b.AgentID }
@@ -54,18 +55,18 @@ func (s *Server) lifecycleRoutes() []route {
 	return []route{
 		{method: "POST", path: "/v1/reflect", summary: "Run the sleep cycle: decay, tidy, govern, retention, capacity, purge",
 			doc:    "Recomputes vitality (Ebbinghaus), archives faded, empty, old-and-unused and over-capacity memories, and erases what prune, reset and retention archived past the grace period; every change is in the ledger. dry_run reports and changes nothing. The answer has a markdown report in text.",
-			scopes: []string{ScopeWrite}, body: reflectRequest{}, status: 200, resp: mnemo.ReflectReport{}, handler: s.handleReflect},
+			scopes: []string{ScopeWrite}, body: reflectRequest{}, status: 200, resp: lifecycle.ReflectReport{}, handler: s.handleReflect},
 		{method: "POST", path: "/v1/prune", summary: "Archive the memories matching a criterion",
 			doc:    "By creation time, tags, types or security levels; restorable from the ledger within the grace period, erased after it. dry_run lists what would be archived.",
-			scopes: []string{ScopeAdmin}, body: pruneRequest{}, status: 200, resp: mnemo.ArchiveResult{}, handler: s.handlePrune},
+			scopes: []string{ScopeAdmin}, body: pruneRequest{}, status: 200, resp: lifecycle.ArchiveResult{}, handler: s.handlePrune},
 		{method: "POST", path: "/v1/reset", summary: "Archive every memory of the agent: it starts over",
 			doc:    "Restorable from the ledger within the grace period, erased after it.",
-			scopes: []string{ScopeAdmin}, body: agentRequest{}, status: 200, resp: mnemo.ArchiveResult{}, handler: s.handleReset},
+			scopes: []string{ScopeAdmin}, body: agentRequest{}, status: 200, resp: lifecycle.ArchiveResult{}, handler: s.handleReset},
 		{method: "POST", path: "/v1/restore", summary: "Restore the memories a ledger entry archived",
 			scopes: []string{ScopeAdmin}, body: restoreRequest{}, status: 200, resp: restoreResponse{}, handler: s.handleRestore},
 		{method: "POST", path: "/v1/ingest", summary: "Extract memories from markdown and store them",
 			doc:    "Each bullet or paragraph under a heading becomes an identity, emotion, knowledge or event memory (by the heading or its words, English and Chinese), keyed by source + heading + position, through the Write Guard, with source auto:<source>. dry_run previews.",
-			scopes: []string{ScopeWrite}, body: ingestRequest{}, status: 200, resp: mnemo.IngestResult{}, handler: s.handleIngest},
+			scopes: []string{ScopeWrite}, body: ingestRequest{}, status: 200, resp: lifecycle.IngestResult{}, handler: s.handleIngest},
 		{method: "GET", path: "/v1/ledger", summary: "List the agent's lifecycle events, newest first",
 			scopes: []string{ScopeRead}, params: append([]param{agentParam,
 				{name: "action", schema: stringSchema, doc: "Only this action: archive, retention, prune, reset, restore, delete, forget, clear, decay."},
@@ -77,21 +78,21 @@ func (s *Server) lifecycleRoutes() []route {
 }
 
 func (s *Server) handleReflect(w http.ResponseWriter, r *http.Request) {
-	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b reflectRequest) (mnemo.ReflectReport, error) {
+	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b reflectRequest) (lifecycle.ReflectReport, error) {
 		b.Actor = "api"
 		return s.svc.Reflect(r.Context(), sc, b.ReflectOptions)
 	})(w, r)
 }
 
 func (s *Server) handlePrune(w http.ResponseWriter, r *http.Request) {
-	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b pruneRequest) (mnemo.ArchiveResult, error) {
+	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b pruneRequest) (lifecycle.ArchiveResult, error) {
 		b.Actor = "api"
 		return s.svc.Prune(r.Context(), sc, b.PruneQuery)
 	})(w, r)
 }
 
 func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
-	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, _ agentRequest) (mnemo.ArchiveResult, error) {
+	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, _ agentRequest) (lifecycle.ArchiveResult, error) {
 		return s.svc.Reset(r.Context(), sc, "api")
 	})(w, r)
 }
@@ -107,7 +108,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
-	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b ingestRequest) (mnemo.IngestResult, error) {
+	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b ingestRequest) (lifecycle.IngestResult, error) {
 		return s.svc.Ingest(r.Context(), sc, b.IngestRequest)
 	})(w, r)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 )
 
 // openAPI is the part of an OpenAPI document the tests read.
@@ -144,7 +145,7 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "content": "to forget"}, &gone)
 	var ev mnemo.Event
 	call(t, "POST", ts.URL+"/v1/events", map[string]any{"agent_id": "a", "type": "AgentStarted", "source": "s", "data": map[string]any{"k": 1}}, &ev)
-	var pruned mnemo.ArchiveResult
+	var pruned lifecycle.ArchiveResult
 	call(t, "POST", ts.URL+"/v1/memories", map[string]any{"agent_id": "a", "content": "a passing thought", "tags": []string{"tmp"}}, nil)
 	call(t, "POST", ts.URL+"/v1/prune", map[string]any{"agent_id": "a", "tags": []string{"tmp"}}, &pruned)
 

@@ -15,6 +15,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/mcp"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -662,12 +663,12 @@ func TestIngest(t *testing.T) {
 	svc := newService(t)
 	cs := connectMemory(t, svc, alice)
 	note := "## 决策\n- DD 流程改用 Codex\n\n## Feelings\n- Grateful for the quiet weekend"
-	var dry mnemo.IngestResult
+	var dry lifecycle.IngestResult
 	res := ok(t, cs, "ingest", map[string]any{"text": note, "source": "memory/2026-02-23.md", "dry_run": true}, &dry)
 	if dry.Extracted != 2 || dry.Items[0].Type != "knowledge" || dry.Items[1].Type != "emotion" || text(res) != "Extracted 2, would write 2, skipped 0." {
 		t.Fatalf("dry run: %+v %s", dry, text(res))
 	}
-	var done mnemo.IngestResult
+	var done lifecycle.IngestResult
 	ok(t, cs, "ingest", map[string]any{"text": note, "source": "memory/2026-02-23.md"}, &done)
 	if done.Written != 2 {
 		t.Fatalf("ingest: %+v", done)
@@ -756,7 +757,7 @@ func TestReflectAndSoftForget(t *testing.T) {
 		t.Fatalf("after a soft forget: %+v", st)
 	}
 	var out struct {
-		Archived []mnemo.LifeAction
+		Archived []lifecycle.LifeAction
 		Report   string
 	}
 	ok(t, cs, "reflect", map[string]any{"phase": "govern", "dry_run": true}, &out)

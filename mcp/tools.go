@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 )
 
 // Parameter names follow seed 003 (agent-memory: content, type, uri,
@@ -163,13 +164,13 @@ type reflectIn struct {
 }
 
 type reflectOut struct {
-	Decayed     int                `json:"decayed" jsonschema:"memories whose vitality moved"`
-	Archived    []mnemo.LifeAction `json:"archived" jsonschema:"memories archived, with the phase and the reason"`
-	Purged      int                `json:"purged" jsonschema:"memories erased, archived past the grace period"`
-	OrphanLinks int                `json:"orphan_links" jsonschema:"links removed by govern because an end is gone (would be, with dry_run)"`
-	Before      mnemo.LifeTotals   `json:"before"`
-	After       mnemo.LifeTotals   `json:"after"`
-	Report      string             `json:"report" jsonschema:"the markdown report"`
+	Decayed     int                    `json:"decayed" jsonschema:"memories whose vitality moved"`
+	Archived    []lifecycle.LifeAction `json:"archived" jsonschema:"memories archived, with the phase and the reason"`
+	Purged      int                    `json:"purged" jsonschema:"memories erased, archived past the grace period"`
+	OrphanLinks int                    `json:"orphan_links" jsonschema:"links removed by govern because an end is gone (would be, with dry_run)"`
+	Before      lifecycle.LifeTotals   `json:"before"`
+	After       lifecycle.LifeTotals   `json:"after"`
+	Report      string                 `json:"report" jsonschema:"the markdown report"`
 }
 
 type ingestIn struct {
@@ -305,7 +306,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"knowledge or event memory by its heading and words (English and Chinese), keyed by source and heading, through the Write Guard. " +
 			"Ingesting the same note again changes only what changed. dry_run previews.",
 		InputSchema:  inputSchema[ingestIn](nil),
-		OutputSchema: outputSchema[mnemo.IngestResult](),
+		OutputSchema: outputSchema[lifecycle.IngestResult](),
 		Annotations:  &mcpsdk.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.ingest)
 
@@ -314,10 +315,10 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 	s.addLinkTools(srv, scope)
 }
 
-func (s *Server) ingest(ctx context.Context, sc mnemo.Scope, in ingestIn) (mnemo.IngestResult, string, error) {
-	res, err := s.svc.Ingest(ctx, sc, mnemo.IngestRequest{Text: in.Text, Source: in.Source, DryRun: in.DryRun})
+func (s *Server) ingest(ctx context.Context, sc mnemo.Scope, in ingestIn) (lifecycle.IngestResult, string, error) {
+	res, err := s.svc.Ingest(ctx, sc, lifecycle.IngestRequest{Text: in.Text, Source: in.Source, DryRun: in.DryRun})
 	if err != nil {
-		return mnemo.IngestResult{}, "", err
+		return lifecycle.IngestResult{}, "", err
 	}
 	verb := "wrote"
 	if res.DryRun {
@@ -327,7 +328,7 @@ func (s *Server) ingest(ctx context.Context, sc mnemo.Scope, in ingestIn) (mnemo
 	return res, text, nil
 }
 
-func countAction(items []mnemo.IngestItem, action string) int {
+func countAction(items []lifecycle.IngestItem, action string) int {
 	n := 0
 	for _, it := range items {
 		if it.Action == action {
@@ -549,7 +550,7 @@ func (s *Server) forget(ctx context.Context, sc mnemo.Scope, in forgetIn) (forge
 }
 
 func (s *Server) reflect(ctx context.Context, sc mnemo.Scope, in reflectIn) (reflectOut, string, error) {
-	o := mnemo.ReflectOptions{DryRun: in.DryRun, Actor: "mcp", Redact: true}
+	o := lifecycle.ReflectOptions{DryRun: in.DryRun, Actor: "mcp", Redact: true}
 	if in.Phase != "" && in.Phase != "all" {
 		o.Phases = []string{in.Phase}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memstore"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/storetest"
@@ -45,7 +46,7 @@ func TestSnapshotRestore(t *testing.T) {
 	if _, err := svc.Recall(ctx, sc, mnemo.Query{Text: "tea"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Reflect(ctx, sc, mnemo.ReflectOptions{Now: now.Add(400 * 24 * time.Hour)}); err != nil {
+	if _, err := svc.Reflect(ctx, sc, lifecycle.ReflectOptions{Now: now.Add(400 * 24 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.PutState(ctx, sc, mnemo.StateDoc{Kind: mnemo.StateRun, ID: "r1", Body: []byte(`{}`), UpdatedAt: now}); err != nil {

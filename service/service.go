@@ -83,7 +83,7 @@ type Options struct {
 	Context mnemo.ContextOptions
 
 	// Lifecycle configures reflect: decay, archiving, retention, capacity.
-	Lifecycle mnemo.LifecycleOptions
+	Lifecycle lifecycle.Options
 
 	// Events configures the event layers: strict types, cold segments,
 	// relation rules, vectors, summaries, capabilities, the profile.
@@ -110,8 +110,6 @@ func (o Options) memoryOptions() mnemo.Options {
 
 		Context: o.Context,
 
-		Lifecycle: o.Lifecycle,
-
 		Events: o.Events,
 	}
 }
@@ -126,7 +124,7 @@ func New(store mnemo.Store, o Options) *Mnemo {
 	m.Memories = mnemo.New(b, o.memoryOptions())
 	m.Events = events.New(b, events.Options{}, events.Deps{})
 	m.Prompts = prompt.New(b, prompt.Options{}, prompt.Deps{})
-	m.Lifecycle = lifecycle.New(b, lifecycle.Options{}, lifecycle.Deps{})
+	m.Lifecycle = lifecycle.New(b, o.Lifecycle, lifecycle.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories, Summarizer: o.Context.Summarizer})
 	return m
 }
 

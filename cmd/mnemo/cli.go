@@ -18,6 +18,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/service"
@@ -288,7 +289,7 @@ func (a *app) open(ctx context.Context) (*service.Mnemo, *backend, error) {
 		Context:           co,
 		Extractor:         extractor,
 		Events:            events,
-		Lifecycle: mnemo.LifecycleOptions{
+		Lifecycle: lifecycle.Options{
 			ArchiveBelow: a.cfg.Lifecycle.ArchiveBelow, RetentionDays: a.cfg.Lifecycle.RetentionDays,
 			RetentionMinAccess: a.cfg.Lifecycle.RetentionMinAccess, MaxEntries: a.cfg.Lifecycle.MaxEntries,
 			EvictByConfidence: a.cfg.Lifecycle.EvictByConfidence, Every: a.cfg.Lifecycle.Every, Grace: a.cfg.Lifecycle.Grace,

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -19,7 +20,7 @@ import (
 // the ledger.
 
 func (a *app) reflectCommand() *cobra.Command {
-	var o mnemo.ReflectOptions
+	var o lifecycle.ReflectOptions
 	var now string
 	cmd := &cobra.Command{
 		Use:   "reflect",
@@ -53,7 +54,7 @@ func (a *app) reflectCommand() *cobra.Command {
 
 func (a *app) pruneCommand() *cobra.Command {
 	var (
-		q      mnemo.PruneQuery
+		q      lifecycle.PruneQuery
 		before string
 	)
 	cmd := &cobra.Command{
@@ -84,7 +85,7 @@ func (a *app) pruneCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *app) printArchive(res mnemo.ArchiveResult, verb string) error {
+func (a *app) printArchive(res lifecycle.ArchiveResult, verb string) error {
 	if a.asJSON {
 		return a.printJSON(res)
 	}
@@ -194,7 +195,7 @@ func (a *app) ledgerCommand() *cobra.Command {
 }
 
 func (a *app) ingestCommand() *cobra.Command {
-	var req mnemo.IngestRequest
+	var req lifecycle.IngestRequest
 	cmd := &cobra.Command{
 		Use:   "ingest <file.md|->",
 		Short: "Extract identity, emotion, knowledge and event memories from markdown and store them",

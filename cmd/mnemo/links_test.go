@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	mnemov "github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 )
 
 // TestRecallAlongLinks links memories and an event from the command line
@@ -73,7 +74,7 @@ func TestRecallAlongLinks(t *testing.T) {
 	if err := json.Unmarshal([]byte(mnemo("recall-path", "/proj", "--traverse-hops", "3", "--json")), &res); err != nil || len(res.Linked) != 1 || res.Linked[0].ID() != ev {
 		t.Fatalf("after forget: %+v %v", res.Linked, err)
 	}
-	var rep mnemov.ReflectReport
+	var rep lifecycle.ReflectReport
 	if err := json.Unmarshal([]byte(mnemo("reflect", "--phase", "govern", "--json")), &rep); err != nil || rep.OrphanLinks == nil || len(rep.OrphanLinks) != 0 {
 		t.Fatalf("reflect: %+v %v", rep.OrphanLinks, err)
 	}

@@ -1,4 +1,4 @@
-package mnemo
+package lifecycle
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // lifecycle returns the store as a LifecycleStore, or EUNAVAILABLE.
-func (s *Service) lifecycle() (LifecycleStore, error) {
+func (s *Service) lifecycle() (mnemo.LifecycleStore, error) {
 	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
-		return nil, Errorf(EUNAVAILABLE, "this store keeps no lifecycle (archive, restore, ledger); sqlite does")
+		return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "this store keeps no lifecycle (archive, restore, ledger); sqlite does")
 	}
 	return ls, nil
 }
@@ -25,7 +27,7 @@ type ArchiveResult struct {
 }
 
 // archive archives ids (live ones), writing one ledger entry.
-func (s *Service) archive(ctx context.Context, scope Scope, ids []string, action, actor, reason string) (ArchiveResult, error) {
+func (s *Service) archive(ctx context.Context, scope mnemo.Scope, ids []string, action, actor, reason string) (ArchiveResult, error) {
 	ls, err := s.lifecycle()
 	if err != nil {
 		return ArchiveResult{}, err
@@ -36,17 +38,17 @@ func (s *Service) archive(ctx context.Context, scope Scope, ids []string, action
 		return res, nil
 	}
 	yes := true
-	changes := make([]LifeChange, len(ids))
+	changes := make([]mnemo.LifeChange, len(ids))
 	for i, id := range ids {
-		changes[i] = LifeChange{ID: id, Archived: &yes}
+		changes[i] = mnemo.LifeChange{ID: id, Archived: &yes}
 	}
 	if actor == "" {
 		actor = "api"
 	}
-	if _, err := ls.ApplyLife(ctx, scope, changes, []LedgerEntry{{At: s.now().UTC(), Action: action, MemoryIDs: ids, Actor: actor, Reason: reason}}); err != nil {
+	if _, err := ls.ApplyLife(ctx, scope, changes, []mnemo.LedgerEntry{{At: s.now().UTC(), Action: action, MemoryIDs: ids, Actor: actor, Reason: reason}}); err != nil {
 		return ArchiveResult{}, err
 	}
-	if es, _, err := ls.Ledger(ctx, scope, LedgerQuery{Action: action, MemoryID: ids[0], Limit: 1}); err == nil && len(es) == 1 {
+	if es, _, err := ls.Ledger(ctx, scope, mnemo.LedgerQuery{Action: action, MemoryID: ids[0], Limit: 1}); err == nil && len(es) == 1 {
 		res.LedgerSeq = es[0].Seq
 	}
 	return res, nil
@@ -55,30 +57,30 @@ func (s *Service) archive(ctx context.Context, scope Scope, ids []string, action
 // SoftForget archives memories by id or key instead of deleting them
 // (seed 003's forget with hard: false): hidden from recall, kept, and
 // restorable from the ledger.
-func (s *Service) SoftForget(ctx context.Context, scope Scope, ids, keys []string, actor string) (ArchiveResult, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) SoftForget(ctx context.Context, scope mnemo.Scope, ids, keys []string, actor string) (ArchiveResult, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return ArchiveResult{}, err
 	}
 	found := make([]string, 0, len(ids)+len(keys))
 	for _, id := range ids {
 		if m, err := s.store.Get(ctx, scope, id); err == nil && !m.Archived {
 			found = append(found, m.ID)
-		} else if err != nil && ErrorCode(err) != ENOTFOUND {
+		} else if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 			return ArchiveResult{}, err
 		}
 	}
 	for _, k := range keys {
-		key, err := NormalizeKey(k)
+		key, err := mnemo.NormalizeKey(k)
 		if err != nil {
 			return ArchiveResult{}, err
 		}
 		if m, err := s.store.GetByKey(ctx, scope, key); err == nil && !m.Archived {
 			found = append(found, m.ID)
-		} else if err != nil && ErrorCode(err) != ENOTFOUND {
+		} else if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 			return ArchiveResult{}, err
 		}
 	}
-	return s.archive(ctx, scope, found, ActionArchive, actor, "soft forget: archived on request, restorable")
+	return s.archive(ctx, scope, found, mnemo.ActionArchive, actor, "soft forget: archived on request, restorable")
 }
 
 // PruneQuery selects the memories a prune archives (seed 000 FR-5.1: by
@@ -94,14 +96,14 @@ type PruneQuery struct {
 
 // Prune archives the memories matching q (restorable from the ledger for
 // the grace period, erased by reflect's purge after it).
-func (s *Service) Prune(ctx context.Context, scope Scope, q PruneQuery) (ArchiveResult, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Prune(ctx context.Context, scope mnemo.Scope, q PruneQuery) (ArchiveResult, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return ArchiveResult{}, err
 	}
 	if q.Before == nil && len(q.Tags) == 0 && len(q.Types) == 0 && len(q.SecurityLevels) == 0 {
-		return ArchiveResult{}, Errorf(EINVALID, "prune needs a criterion: before, tags, types or security levels")
+		return ArchiveResult{}, mnemo.Errorf(mnemo.EINVALID, "prune needs a criterion: before, tags, types or security levels")
 	}
-	f := Filter{Tags: q.Tags, Types: q.Types, SecurityLevels: q.SecurityLevels, CreatedBefore: q.Before, IncludeExpired: true}
+	f := mnemo.Filter{Tags: q.Tags, Types: q.Types, SecurityLevels: q.SecurityLevels, CreatedBefore: q.Before, IncludeExpired: true}
 	if err := f.Check(s.now()); err != nil {
 		return ArchiveResult{}, err
 	}
@@ -125,24 +127,24 @@ func (s *Service) Prune(ctx context.Context, scope Scope, q PruneQuery) (Archive
 	if len(q.SecurityLevels) > 0 {
 		crit = append(crit, "security "+strings.Join(q.SecurityLevels, ","))
 	}
-	return s.archive(ctx, scope, ids, ActionPrune, q.Actor, "prune: "+strings.Join(crit, "; "))
+	return s.archive(ctx, scope, ids, mnemo.ActionPrune, q.Actor, "prune: "+strings.Join(crit, "; "))
 }
 
 // Reset archives every memory of the agent: it starts from nothing, and
 // can be restored from the ledger for the grace period (seed 000 FR-5.1).
-func (s *Service) Reset(ctx context.Context, scope Scope, actor string) (ArchiveResult, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Reset(ctx context.Context, scope mnemo.Scope, actor string) (ArchiveResult, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return ArchiveResult{}, err
 	}
-	ids, err := s.matching(ctx, scope, Filter{IncludeExpired: true})
+	ids, err := s.matching(ctx, scope, mnemo.Filter{IncludeExpired: true})
 	if err != nil {
 		return ArchiveResult{}, err
 	}
-	return s.archive(ctx, scope, ids, ActionReset, actor, fmt.Sprintf("reset: all %d active memories archived", len(ids)))
+	return s.archive(ctx, scope, ids, mnemo.ActionReset, actor, fmt.Sprintf("reset: all %d active memories archived", len(ids)))
 }
 
 // matching returns the ids of the active memories matching f.
-func (s *Service) matching(ctx context.Context, scope Scope, f Filter) ([]string, error) {
+func (s *Service) matching(ctx context.Context, scope mnemo.Scope, f mnemo.Filter) ([]string, error) {
 	ms, err := s.listAll(ctx, scope, f)
 	if err != nil {
 		return nil, err
@@ -156,10 +158,10 @@ func (s *Service) matching(ctx context.Context, scope Scope, f Filter) ([]string
 
 // listAll reads every memory matching f, without vectors, oldest first,
 // in pages of reflectChunk.
-func (s *Service) listAll(ctx context.Context, scope Scope, f Filter) ([]Memory, error) {
-	var ms []Memory
+func (s *Service) listAll(ctx context.Context, scope mnemo.Scope, f mnemo.Filter) ([]mnemo.Memory, error) {
+	var ms []mnemo.Memory
 	for off := 0; ; off += reflectChunk {
-		page, _, err := s.store.List(ctx, scope, ListQuery{Filter: f, Order: OrderOldest, Limit: reflectChunk, Offset: off, NoVectors: true, NoTotal: true})
+		page, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Order: mnemo.OrderOldest, Limit: reflectChunk, Offset: off, NoVectors: true, NoTotal: true})
 		if err != nil {
 			return nil, err
 		}
@@ -172,56 +174,56 @@ func (s *Service) listAll(ctx context.Context, scope Scope, f Filter) ([]Memory,
 
 // Restore brings back the memories a ledger entry archived (archive,
 // prune, reset) within the grace period, and returns their ids.
-func (s *Service) Restore(ctx context.Context, scope Scope, seq int64, actor string) ([]string, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Restore(ctx context.Context, scope mnemo.Scope, seq int64, actor string) ([]string, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
 	ls, err := s.lifecycle()
 	if err != nil {
 		return nil, err
 	}
-	es, _, err := ls.Ledger(ctx, scope, LedgerQuery{Seq: seq, Limit: 1})
+	es, _, err := ls.Ledger(ctx, scope, mnemo.LedgerQuery{Seq: seq, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
 	if len(es) == 0 {
-		return nil, Errorf(ENOTFOUND, "no ledger entry %d", seq)
+		return nil, mnemo.Errorf(mnemo.ENOTFOUND, "no ledger entry %d", seq)
 	}
 	e := es[0]
 	switch e.Action {
-	case ActionArchive, ActionPrune, ActionReset, ActionRetention, ActionCompact:
+	case mnemo.ActionArchive, mnemo.ActionPrune, mnemo.ActionReset, mnemo.ActionRetention, mnemo.ActionCompact:
 	default:
-		return nil, Errorf(EINVALID, "ledger entry %d is a %s, which cannot be restored", seq, e.Action)
+		return nil, mnemo.Errorf(mnemo.EINVALID, "ledger entry %d is a %s, which cannot be restored", seq, e.Action)
 	}
 	if age := s.now().Sub(e.At); age > s.life.Grace {
-		return nil, Errorf(EINVALID, "ledger entry %d is %s old, past the grace period of %s: its memories may be erased", seq, age.Round(time.Hour), s.life.Grace)
+		return nil, mnemo.Errorf(mnemo.EINVALID, "ledger entry %d is %s old, past the grace period of %s: its memories may be erased", seq, age.Round(time.Hour), s.life.Grace)
 	}
 	no := false
 	var ids []string
-	var changes []LifeChange
+	var changes []mnemo.LifeChange
 	for _, id := range e.MemoryIDs {
 		if m, err := s.store.Get(ctx, scope, id); err == nil && m.Archived {
 			ids = append(ids, id)
-			changes = append(changes, LifeChange{ID: id, Archived: &no, Vitality: ptrTo(1.0)})
+			changes = append(changes, mnemo.LifeChange{ID: id, Archived: &no, Vitality: ptrTo(1.0)})
 		}
 	}
 	if len(ids) == 0 {
 		return []string{}, nil
 	}
-	if e.Action == ActionCompact {
+	if e.Action == mnemo.ActionCompact {
 		// Undoing a compaction archives its summary.
 		var d struct {
 			SummaryID string `json:"summary_id"`
 		}
 		if json.Unmarshal(e.Details, &d) == nil && d.SummaryID != "" {
 			yes := true
-			changes = append(changes, LifeChange{ID: d.SummaryID, Archived: &yes})
+			changes = append(changes, mnemo.LifeChange{ID: d.SummaryID, Archived: &yes})
 		}
 	}
 	if actor == "" {
 		actor = "api"
 	}
-	_, err = ls.ApplyLife(ctx, scope, changes, []LedgerEntry{{At: s.now().UTC(), Action: ActionRestore, MemoryIDs: ids, Actor: actor,
+	_, err = ls.ApplyLife(ctx, scope, changes, []mnemo.LedgerEntry{{At: s.now().UTC(), Action: mnemo.ActionRestore, MemoryIDs: ids, Actor: actor,
 		Reason: fmt.Sprintf("restored from ledger entry %d (%s)", seq, e.Action)}})
 	return ids, err
 }

@@ -1,4 +1,4 @@
-package mnemo
+package lifecycle
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
@@ -30,15 +31,15 @@ type IngestResult struct {
 
 // IngestItem is one extracted memory.
 type IngestItem struct {
-	Key      string         `json:"key"`
-	Type     string         `json:"type"`
-	Priority int            `json:"priority"`
-	Content  string         `json:"content"`
-	Heading  string         `json:"heading,omitempty"`
-	Action   string         `json:"action"` // written, skipped, would_write
-	Reason   string         `json:"reason,omitempty"`
-	ID       string         `json:"id,omitempty"`
-	Guard    *GuardDecision `json:"guard,omitempty"`
+	Key      string               `json:"key"`
+	Type     string               `json:"type"`
+	Priority int                  `json:"priority"`
+	Content  string               `json:"content"`
+	Heading  string               `json:"heading,omitempty"`
+	Action   string               `json:"action"` // written, skipped, would_write
+	Reason   string               `json:"reason,omitempty"`
+	ID       string               `json:"id,omitempty"`
+	Guard    *mnemo.GuardDecision `json:"guard,omitempty"`
 }
 
 // maxIngestBytes bounds one ingest's text.
@@ -54,10 +55,10 @@ type ingestRule struct {
 }
 
 var ingestRules = []ingestRule{
-	{TypeIdentity, 0, []string{"身份", "我是谁", "identity", "who i am", "about me"}, []string{"我是", "i am ", "i'm a ", "my name is", "我叫"}},
-	{TypeEmotion, 1, []string{"情感", "感受", "心情", "emotion", "feeling", "mood"}, []string{"❤️", "❤", "爱", "感动", "开心", "难过", "伤心", "想念", "love", "grateful", "happy", "sad", "miss ", "moved"}},
-	{TypeEvent, 3, []string{"事件", "日志", "今天", "event", "log", "today", "timeline"}, []string{"发生了", "完成了", "部署了", "上线了", "finished", "completed", "deployed", "shipped", "happened", "met with", "released"}},
-	{TypeKnowledge, 2, []string{"决策", "技术", "选型", "教训", "经验", "⚠️", "decision", "lesson", "learned", "tech", "knowledge", "notes"}, []string{"决定", "教训", "注意", "⚠️", "decided", "lesson", "always", "never", "remember to", "rule"}},
+	{mnemo.TypeIdentity, 0, []string{"身份", "我是谁", "identity", "who i am", "about me"}, []string{"我是", "i am ", "i'm a ", "my name is", "我叫"}},
+	{mnemo.TypeEmotion, 1, []string{"情感", "感受", "心情", "emotion", "feeling", "mood"}, []string{"❤️", "❤", "爱", "感动", "开心", "难过", "伤心", "想念", "love", "grateful", "happy", "sad", "miss ", "moved"}},
+	{mnemo.TypeEvent, 3, []string{"事件", "日志", "今天", "event", "log", "today", "timeline"}, []string{"发生了", "完成了", "部署了", "上线了", "finished", "completed", "deployed", "shipped", "happened", "met with", "released"}},
+	{mnemo.TypeKnowledge, 2, []string{"决策", "技术", "选型", "教训", "经验", "⚠️", "decision", "lesson", "learned", "tech", "knowledge", "notes"}, []string{"决定", "教训", "注意", "⚠️", "decided", "lesson", "always", "never", "remember to", "rule"}},
 }
 
 // datePattern marks a dated entry: an event.
@@ -69,18 +70,18 @@ var datePattern = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\d
 // source + heading + position (so that ingesting the same note again
 // updates rather than duplicates), and written through the Write Guard
 // with source "auto:<source>". DryRun returns the extraction only.
-func (s *Service) Ingest(ctx context.Context, scope Scope, req IngestRequest) (IngestResult, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Ingest(ctx context.Context, scope mnemo.Scope, req IngestRequest) (IngestResult, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return IngestResult{}, err
 	}
 	if strings.TrimSpace(req.Text) == "" {
-		return IngestResult{}, Errorf(EINVALID, "text is empty")
+		return IngestResult{}, mnemo.Errorf(mnemo.EINVALID, "text is empty")
 	}
 	if len(req.Text) > maxIngestBytes {
-		return IngestResult{}, Errorf(ETOOLARGE, "text is %d bytes, the limit is %d", len(req.Text), maxIngestBytes)
+		return IngestResult{}, mnemo.Errorf(mnemo.ETOOLARGE, "text is %d bytes, the limit is %d", len(req.Text), maxIngestBytes)
 	}
 	if !utf8.ValidString(req.Text) {
-		return IngestResult{}, Errorf(EINVALID, "text is not valid UTF-8")
+		return IngestResult{}, mnemo.Errorf(mnemo.EINVALID, "text is not valid UTF-8")
 	}
 	source := strings.TrimSpace(req.Source)
 	if source == "" {
@@ -93,11 +94,11 @@ func (s *Service) Ingest(ctx context.Context, scope Scope, req IngestRequest) (I
 	res := IngestResult{DryRun: req.DryRun, Items: []IngestItem{}}
 	for _, b := range splitBlocks(req.Text) {
 		typ, prio, why := typeBlock(b)
-		key, err := NormalizeKey(fmt.Sprintf("%s/%s/%d", base, slug(b.heading), b.n))
+		key, err := mnemo.NormalizeKey(fmt.Sprintf("%s/%s/%d", base, slug(b.heading), b.n))
 		if err != nil {
 			return IngestResult{}, err
 		}
-		content := textutil.Clip(b.text, s.limits.MaxContentChars)
+		content := textutil.Clip(b.text, s.mem.Limits().MaxContentChars)
 		item := IngestItem{Key: key, Type: typ, Priority: prio, Content: content, Heading: b.heading, Reason: why}
 		res.Extracted++
 		if old, err := s.store.GetByKey(ctx, scope, key); err == nil && old.Content == content && old.Type == typ {
@@ -112,11 +113,11 @@ func (s *Service) Ingest(ctx context.Context, scope Scope, req IngestRequest) (I
 			continue
 		}
 		p := prio
-		wr, err := s.Write(ctx, scope, []Draft{{Key: key, Content: &content, Type: typ, Priority: &p,
+		wr, err := s.mem.Write(ctx, scope, []mnemo.Draft{{Key: key, Content: &content, Type: typ, Priority: &p,
 			Source: []byte(fmt.Sprintf("%q", "auto:"+source)), Tags: []string{"ingested"}}})
 		switch {
-		case ErrorCode(err) == EINVALID:
-			item.Action, item.Reason = "skipped", ErrorMessage(err)
+		case mnemo.ErrorCode(err) == mnemo.EINVALID:
+			item.Action, item.Reason = "skipped", mnemo.ErrorMessage(err)
 			res.Skipped++
 		case err != nil:
 			return IngestResult{}, err
@@ -134,9 +135,9 @@ func (s *Service) Ingest(ctx context.Context, scope Scope, req IngestRequest) (I
 // slash, under /ingest.
 func ingestBase(source string) (string, error) {
 	clean := path.Clean("/" + strings.ReplaceAll(source, "\\", "/"))
-	k, err := NormalizeKey("/ingest" + clean)
+	k, err := mnemo.NormalizeKey("/ingest" + clean)
 	if err != nil {
-		return "", Errorf(EINVALID, "source %q cannot name keys: %s", source, ErrorMessage(err))
+		return "", mnemo.Errorf(mnemo.EINVALID, "source %q cannot name keys: %s", source, mnemo.ErrorMessage(err))
 	}
 	return k, nil
 }
@@ -219,9 +220,9 @@ func typeBlock(b block) (string, int, string) {
 		}
 	}
 	if datePattern.MatchString(b.text) {
-		return TypeEvent, 3, "dated"
+		return mnemo.TypeEvent, 3, "dated"
 	}
-	return TypeKnowledge, 2, "no cue: knowledge by default"
+	return mnemo.TypeKnowledge, 2, "no cue: knowledge by default"
 }
 
 // slug makes a heading one key segment.

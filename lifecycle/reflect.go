@@ -1,4 +1,4 @@
-package mnemo
+package lifecycle
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
@@ -24,9 +25,9 @@ const (
 
 var phases = []string{PhaseDecay, PhaseTidy, PhaseGovern, PhaseRetention, PhaseCapacity, PhaseCompact, PhasePurge}
 
-// LifecycleOptions configure reflect. The zero value is the seeds'
+// Options configure reflect. The zero value is the seeds'
 // defaults.
-type LifecycleOptions struct {
+type Options struct {
 	ArchiveBelow       float64 // tidy: vitality under this is archived (seed 003: 0.1)
 	RetentionDays      int     // seed 000: 365; memories older and ...
 	RetentionMinAccess int     // ... recalled fewer times than this (3) are archived
@@ -48,7 +49,7 @@ type LifecycleOptions struct {
 	Grace time.Duration
 }
 
-func (o LifecycleOptions) withDefaults() LifecycleOptions {
+func (o Options) withDefaults() Options {
 	if o.ArchiveBelow <= 0 {
 		o.ArchiveBelow = 0.1
 	}
@@ -96,11 +97,11 @@ type ReflectReport struct {
 	Compacted []Compaction     `json:"compacted"`
 	// OrphanLinks are the links govern removed (would remove, when dry)
 	// because an end is neither a memory nor an event any more.
-	OrphanLinks []Relation `json:"orphan_links"`
-	Before      LifeTotals `json:"before"`
-	After       LifeTotals `json:"after"`
-	NextRun     time.Time  `json:"next_run"`
-	Text        string     `json:"text"` // the markdown report
+	OrphanLinks []mnemo.Relation `json:"orphan_links"`
+	Before      LifeTotals       `json:"before"`
+	After       LifeTotals       `json:"after"`
+	NextRun     time.Time        `json:"next_run"`
+	Text        string           `json:"text"` // the markdown report
 }
 
 // VitalityChange is one memory whose vitality moved.
@@ -138,20 +139,20 @@ const reflectChunk = 5000
 // same transaction; archiving hides a memory from recall but keeps it (it
 // can be restored). With DryRun nothing changes and the report says what
 // would.
-func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (ReflectReport, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptions) (ReflectReport, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return ReflectReport{}, err
 	}
 	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
-		return ReflectReport{}, Errorf(EUNAVAILABLE, "this store keeps no lifecycle: reflect needs one that does (sqlite)")
+		return ReflectReport{}, mnemo.Errorf(mnemo.EUNAVAILABLE, "this store keeps no lifecycle: reflect needs one that does (sqlite)")
 	}
 	run := phases
 	if len(o.Phases) > 0 {
 		run = nil
 		for _, p := range o.Phases {
 			if !slices.Contains(phases, p) {
-				return ReflectReport{}, Errorf(EINVALID, "unknown phase %q: decay, tidy, govern, retention, capacity, compact or purge", p)
+				return ReflectReport{}, mnemo.Errorf(mnemo.EINVALID, "unknown phase %q: decay, tidy, govern, retention, capacity, compact or purge", p)
 			}
 		}
 		for _, p := range phases { // always in the cycle's order
@@ -170,10 +171,10 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		actor = "api"
 	}
 	lc := s.life
-	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}, OrphanLinks: []Relation{}}
+	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}, OrphanLinks: []mnemo.Relation{}}
 
 	// Every active memory, without vectors.
-	ms, err := s.listAll(ctx, scope, Filter{Now: now})
+	ms, err := s.listAll(ctx, scope, mnemo.Filter{Now: now})
 	if err != nil {
 		return ReflectReport{}, err
 	}
@@ -197,7 +198,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		switch p {
 		case PhaseDecay:
 			for i := range ms {
-				v := math.Round(Vitality(&ms[i], now)*1e4) / 1e4
+				v := math.Round(mnemo.Vitality(&ms[i], now)*1e4) / 1e4
 				if math.Abs(v-vitality[i]) >= 0.005 {
 					m := &ms[i]
 					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
@@ -295,12 +296,12 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 	}
 	// Compaction plans here, on what the phases before left active, and
 	// writes after them: its summary is a new memory.
-	var groups map[string][]*Memory
+	var groups map[string][]*mnemo.Memory
 	if slices.Contains(run, PhaseCompact) {
-		groups = map[string][]*Memory{}
+		groups = map[string][]*mnemo.Memory{}
 		for tag, is := range compactGroups(ms, archived, lc.CompactOver) {
 			c := Compaction{Tag: tag}
-			var group []*Memory
+			var group []*mnemo.Memory
 			for _, i := range is {
 				archived[i] = true
 				c.Merged = append(c.Merged, ms[i].ID)
@@ -339,12 +340,12 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 	}
 
 	// Apply: one transaction with its ledger rows.
-	changes := make([]LifeChange, 0, len(rep.Decayed)+len(rep.Archived))
+	changes := make([]mnemo.LifeChange, 0, len(rep.Decayed)+len(rep.Archived))
 	at := make(map[string]int, len(changes))
 	for _, d := range rep.Decayed {
 		v := d.To
 		at[d.ID] = len(changes)
-		changes = append(changes, LifeChange{ID: d.ID, Vitality: &v})
+		changes = append(changes, mnemo.LifeChange{ID: d.ID, Vitality: &v})
 	}
 	yes := true
 	byReason := map[string][]string{}
@@ -353,7 +354,7 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		if i, ok := at[a.ID]; ok {
 			changes[i].Archived = &yes
 		} else {
-			changes = append(changes, LifeChange{ID: a.ID, Archived: &yes})
+			changes = append(changes, mnemo.LifeChange{ID: a.ID, Archived: &yes})
 		}
 		key := a.Phase + ": " + a.Reason
 		if _, ok := byReason[key]; !ok {
@@ -361,21 +362,21 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 		}
 		byReason[key] = append(byReason[key], a.ID)
 	}
-	var entries []LedgerEntry
+	var entries []mnemo.LedgerEntry
 	if len(rep.Decayed) > 0 {
 		ids := make([]string, len(rep.Decayed))
 		for i, d := range rep.Decayed {
 			ids[i] = d.ID
 		}
-		entries = append(entries, LedgerEntry{At: now, Action: ActionDecay, MemoryIDs: ids, Actor: actor,
+		entries = append(entries, mnemo.LedgerEntry{At: now, Action: mnemo.ActionDecay, MemoryIDs: ids, Actor: actor,
 			Reason: fmt.Sprintf("reflect: vitality of %d memories recomputed", len(ids))})
 	}
 	for _, r := range reasons {
-		action := ActionArchive
+		action := mnemo.ActionArchive
 		if strings.HasPrefix(r, PhaseRetention+":") {
-			action = ActionRetention // erased after the grace period
+			action = mnemo.ActionRetention // erased after the grace period
 		}
-		entries = append(entries, LedgerEntry{At: now, Action: action, MemoryIDs: byReason[r], Actor: actor, Reason: r})
+		entries = append(entries, mnemo.LedgerEntry{At: now, Action: action, MemoryIDs: byReason[r], Actor: actor, Reason: r})
 	}
 	if _, err := ls.ApplyLife(ctx, scope, changes, entries); err != nil {
 		return ReflectReport{}, err
@@ -386,14 +387,14 @@ func (s *Service) Reflect(ctx context.Context, scope Scope, o ReflectOptions) (R
 // purge finds the memories that prune, reset and retention archived more
 // than Grace ago and are still archived; unless dry, it erases them, with
 // a ledger entry.
-func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now time.Time, actor string, dry, redact bool) ([]LifeAction, error) {
+func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, now time.Time, actor string, dry, redact bool) ([]LifeAction, error) {
 	until := now.Add(-s.life.Grace)
 	var out []LifeAction
 	var ids []string
 	seen := map[string]bool{}
-	for _, action := range []string{ActionPrune, ActionReset, ActionRetention} {
-		for off := 0; ; off += MaxListLimit {
-			es, _, err := ls.Ledger(ctx, scope, LedgerQuery{Action: action, Until: &until, Limit: MaxListLimit, Offset: off})
+	for _, action := range []string{mnemo.ActionPrune, mnemo.ActionReset, mnemo.ActionRetention} {
+		for off := 0; ; off += mnemo.MaxListLimit {
+			es, _, err := ls.Ledger(ctx, scope, mnemo.LedgerQuery{Action: action, Until: &until, Limit: mnemo.MaxListLimit, Offset: off})
 			if err != nil {
 				return nil, err
 			}
@@ -404,7 +405,7 @@ func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now
 					}
 					seen[id] = true
 					m, err := s.store.Get(ctx, scope, id)
-					if ErrorCode(err) == ENOTFOUND || err == nil && !m.Archived {
+					if mnemo.ErrorCode(err) == mnemo.ENOTFOUND || err == nil && !m.Archived {
 						continue // erased already, or restored
 					} else if err != nil {
 						return nil, err
@@ -414,7 +415,7 @@ func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now
 						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
 				}
 			}
-			if len(es) < MaxListLimit {
+			if len(es) < mnemo.MaxListLimit {
 				break
 			}
 		}
@@ -425,7 +426,7 @@ func (s *Service) purge(ctx context.Context, ls LifecycleStore, scope Scope, now
 	if _, err := s.store.Forget(ctx, scope, ids, nil); err != nil {
 		return nil, err
 	}
-	s.record(ctx, scope, LedgerEntry{At: now, Action: ActionDelete, MemoryIDs: ids, Actor: actor,
+	s.record(ctx, scope, mnemo.LedgerEntry{At: now, Action: mnemo.ActionDelete, MemoryIDs: ids, Actor: actor,
 		Reason: fmt.Sprintf("purge: archived by prune, reset or retention more than %s ago", s.life.Grace)})
 	return out, nil
 }
@@ -453,7 +454,7 @@ func (s *Service) ReflectAll(ctx context.Context, actor string) (archived, purge
 	return archived, purged, nil
 }
 
-func lastAccess(m *Memory) time.Time {
+func lastAccess(m *mnemo.Memory) time.Time {
 	if m.AccessedAt.After(m.CreatedAt) {
 		return m.AccessedAt
 	}
@@ -462,7 +463,7 @@ func lastAccess(m *Memory) time.Time {
 
 // totals counts the active memories; state, when set, gives a memory's
 // vitality and whether it was archived.
-func totals(ms []Memory, state func(i int) (float64, bool)) LifeTotals {
+func totals(ms []mnemo.Memory, state func(i int) (float64, bool)) LifeTotals {
 	var t LifeTotals
 	sum := 0.0
 	for i := range ms {

@@ -1,4 +1,4 @@
-package mnemo
+package lifecycle
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
@@ -33,7 +34,7 @@ type Compaction struct {
 // compactGroups returns, for each tag over the threshold, the indexes of
 // ms to merge: active, not pinned, not P0, not already a summary, not
 // taken by an earlier tag. Tags in order of size, largest first.
-func compactGroups(ms []Memory, gone []bool, over int) map[string][]int {
+func compactGroups(ms []mnemo.Memory, gone []bool, over int) map[string][]int {
 	byTag := map[string][]int{}
 	for i := range ms {
 		m := &ms[i]
@@ -73,8 +74,8 @@ func compactGroups(ms []Memory, gone []bool, over int) map[string][]int {
 // compactText merges memories into a summary: the Summarizer's (an LLM's)
 // when configured, else an extractive merge — the first sentence of each,
 // most vital and newest first, within the content limit.
-func (s *Service) compactText(ctx context.Context, tag string, group []*Memory) (string, string) {
-	slices.SortStableFunc(group, func(a, b *Memory) int {
+func (s *Service) compactText(ctx context.Context, tag string, group []*mnemo.Memory) (string, string) {
+	slices.SortStableFunc(group, func(a, b *mnemo.Memory) int {
 		return cmp.Or(cmp.Compare(b.Vitality, a.Vitality), b.CreatedAt.Compare(a.CreatedAt))
 	})
 	first, last := group[0].CreatedAt, group[0].CreatedAt
@@ -82,14 +83,14 @@ func (s *Service) compactText(ctx context.Context, tag string, group []*Memory) 
 		first, last = minTime(first, m.CreatedAt), maxTime(last, m.CreatedAt)
 	}
 	head := fmt.Sprintf("Summary of %d memories tagged %q (%s to %s): ", len(group), tag, first.Format("2006-01-02"), last.Format("2006-01-02"))
-	if sum := s.ctx.Summarizer; sum != nil {
+	if sum := s.sum; sum != nil {
 		var b strings.Builder
 		for _, m := range group {
 			b.WriteString("- " + textutil.OneLine(m.Content) + "\n")
 		}
 		text, err := sum.Summarize(ctx, b.String(), 300)
 		if err == nil && strings.TrimSpace(text) != "" {
-			return textutil.Clip(head+textutil.OneLine(text), s.limits.MaxContentChars), "llm"
+			return textutil.Clip(head+textutil.OneLine(text), s.mem.Limits().MaxContentChars), "llm"
 		}
 		s.log.Warn("compaction summary failed, merging extractively", "tag", tag, "err", err)
 	}
@@ -100,14 +101,14 @@ func (s *Service) compactText(ctx context.Context, tag string, group []*Memory) 
 		if p == "" {
 			continue
 		}
-		if n+len([]rune(p))+2 > s.limits.MaxContentChars-30 {
+		if n+len([]rune(p))+2 > s.mem.Limits().MaxContentChars-30 {
 			parts = append(parts, fmt.Sprintf("and %d more", len(group)-len(parts)))
 			break
 		}
 		parts = append(parts, p)
 		n += len([]rune(p)) + 2
 	}
-	return textutil.Clip(head+strings.Join(parts, "; ")+".", s.limits.MaxContentChars), "extractive"
+	return textutil.Clip(head+strings.Join(parts, "; ")+".", s.mem.Limits().MaxContentChars), "extractive"
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -127,7 +128,7 @@ func maxTime(a, b time.Time) time.Time {
 // writeCompaction stores a compaction's summary under a key derived from
 // what it merges (a retry after a crash rewrites the same memory, never a
 // second one), then archives the originals with a ledger entry.
-func (s *Service) writeCompaction(ctx context.Context, ls LifecycleStore, scope Scope, c *Compaction, group []*Memory, now time.Time, actor string) error {
+func (s *Service) writeCompaction(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, c *Compaction, group []*mnemo.Memory, now time.Time, actor string) error {
 	h := sha256.New()
 	for _, id := range c.Merged {
 		h.Write([]byte(id))
@@ -139,26 +140,26 @@ func (s *Service) writeCompaction(ctx context.Context, ls LifecycleStore, scope 
 		types[m.Type]++
 		prio, imp = min(prio, m.Priority), max(imp, m.Importance)
 	}
-	typ := TypeKnowledge
+	typ := mnemo.TypeKnowledge
 	for t, n := range types {
 		if n > types[typ] || n == types[typ] && t < typ {
 			typ = t
 		}
 	}
 	data, _ := json.Marshal(map[string]any{"compacted_from": c.Merged, "tag": c.Tag, "by": c.By})
-	ms, err := s.RememberUnguarded(ctx, scope, []Draft{{Key: key, Content: &c.Summary, Type: typ, Priority: &prio, Importance: &imp,
+	ms, err := s.mem.RememberUnguarded(ctx, scope, []mnemo.Draft{{Key: key, Content: &c.Summary, Type: typ, Priority: &prio, Importance: &imp,
 		Tags: []string{c.Tag, compactTag}, Data: data, Source: json.RawMessage(`"auto:reflect"`)}})
 	if err != nil {
 		return fmt.Errorf("compaction of %q: %w", c.Tag, err)
 	}
 	c.SummaryID = ms[0].ID
 	yes := true
-	changes := make([]LifeChange, len(c.Merged))
+	changes := make([]mnemo.LifeChange, len(c.Merged))
 	for i, id := range c.Merged {
-		changes[i] = LifeChange{ID: id, Archived: &yes}
+		changes[i] = mnemo.LifeChange{ID: id, Archived: &yes}
 	}
 	details, _ := json.Marshal(map[string]string{"summary_id": c.SummaryID, "tag": c.Tag})
-	_, err = ls.ApplyLife(ctx, scope, changes, []LedgerEntry{{At: now, Action: ActionCompact, MemoryIDs: c.Merged, Actor: actor, Details: details,
+	_, err = ls.ApplyLife(ctx, scope, changes, []mnemo.LedgerEntry{{At: now, Action: mnemo.ActionCompact, MemoryIDs: c.Merged, Actor: actor, Details: details,
 		Reason: fmt.Sprintf("compact: %d memories tagged %q merged into %s (%s)", len(c.Merged), c.Tag, c.SummaryID, c.By)}})
 	return err
 }
