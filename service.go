@@ -13,7 +13,6 @@ import (
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/rank"
-	"github.com/mnemo-dev/mnemo/tokens"
 )
 
 // Options configure a Service. The zero value is usable.
@@ -53,12 +52,15 @@ type Options struct {
 	OnDegraded func(cause string)
 	// SessionTopic returns a session's current topic, which recall adds to
 	// its query; ENOTFOUND means no topic, any other error fails the
-	// recall. Nil: the session's working memory in this Service.
+	// recall. Nil: no session has a topic.
 	SessionTopic func(ctx context.Context, scope Scope, session string) (string, error)
+	// TopicBoost is the recall boost of memories on the session's topic
+	// (seed 001: 1.3 when zero).
+	TopicBoost float64
+	// Summarizer writes the one-sentence summaries of compacted memories;
+	// nil means the extractive sentence. (Until compact.go leaves the root.)
+	Summarizer Summarizer
 
-	// Context configures short-term memory of runs, working memory of
-	// sessions, snapshots, boot and the default read.
-	Context ContextOptions
 	// Lifecycle configures reflect: decay, archiving, retention, capacity.
 	Lifecycle LifecycleOptions
 	// Guard configures the Write Guard that every Remember passes.
@@ -97,9 +99,11 @@ type Service struct {
 	onDegrade func(cause string)
 	topic     func(ctx context.Context, scope Scope, session string) (string, error)
 
-	// prompt
-	ctx   ContextOptions
-	tok   Tokenizer
+	topicBoost float64 // recall's boost of memories on the session's topic
+
+	// prompt leftovers: profile.go (events) and compact.go (lifecycle)
+	// still use these until they leave the root; then they go too.
+	ctx   struct{ Summarizer Summarizer }
 	state StateStore
 	locks stateLocks
 
@@ -154,15 +158,15 @@ func New(b Backend, opts Options) *Service {
 	s.extractor = opts.Extractor
 	s.topic = opts.SessionTopic
 	if s.topic == nil {
-		s.topic = s.sessionTopic
+		s.topic = func(context.Context, Scope, string) (string, error) { return "", nil }
+	}
+	s.topicBoost = opts.TopicBoost
+	if s.topicBoost <= 0 {
+		s.topicBoost = 1.3
 	}
 
-	// prompt
-	s.ctx = opts.Context.withDefaults()
-	s.tok = s.ctx.Tokenizer
-	if s.tok == nil {
-		s.tok, _ = tokens.New(tokens.CL100K)
-	}
+	// prompt leftovers
+	s.ctx.Summarizer = opts.Summarizer
 	s.state = b.State
 
 	// lifecycle
