@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -94,7 +95,7 @@ func BenchmarkSnapshot100k(b *testing.B) {
 	ctx := context.Background()
 	timed(b, func(int) error {
 		payload, _ := json.Marshal(c.query())
-		_, err := svc.Snapshot(ctx, benchScope, mnemo.SnapshotQuery{Trigger: mnemo.Trigger{Type: "message", Payload: payload}})
+		_, err := svc.Snapshot(ctx, benchScope, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "message", Payload: payload}})
 		return err
 	})
 }
@@ -104,7 +105,7 @@ func BenchmarkBoot100k(b *testing.B) {
 	svc := openContext(b, 100_000)
 	ctx := context.Background()
 	timed(b, func(int) error {
-		_, err := svc.Boot(ctx, benchScope, mnemo.BootQuery{})
+		_, err := svc.Boot(ctx, benchScope, prompt.BootQuery{})
 		return err
 	})
 }
@@ -116,7 +117,7 @@ func BenchmarkDefaultRead10k(b *testing.B) {
 	c := newCorpus(13)
 	ctx := context.Background()
 	timed(b, func(int) error {
-		_, err := svc.DefaultRead(ctx, benchScope, mnemo.ReadQuery{TokenLimit: 2000, Tags: []string{c.words[c.rng.IntN(50)], c.words[c.rng.IntN(50)]}})
+		_, err := svc.DefaultRead(ctx, benchScope, prompt.ReadQuery{TokenLimit: 2000, Tags: []string{c.words[c.rng.IntN(50)], c.words[c.rng.IntN(50)]}})
 		return err
 	})
 }
@@ -133,14 +134,14 @@ func BenchmarkRunAppend(b *testing.B) {
 	b.Cleanup(func() { db.Close() })
 	svc := service.New(db, service.Options{Now: c.Now})
 	ctx := context.Background()
-	r, err := svc.OpenRun(ctx, benchScope, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "message", Payload: json.RawMessage(`"plan a trip"`)}})
+	r, err := svc.OpenRun(ctx, benchScope, prompt.RunOptions{Trigger: prompt.Trigger{Type: "message", Payload: json.RawMessage(`"plan a trip"`)}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	cp := newCorpus(14)
 	timed(b, func(i int) error {
 		out, _ := json.Marshal(cp.sentence(60))
-		if _, err := svc.RecordCall(ctx, benchScope, r.ID, mnemo.ToolCall{Name: "search", Input: json.RawMessage(`{"q":"` + strings.ReplaceAll(cp.query(), `"`, "") + `"}`), Output: out}); err != nil {
+		if _, err := svc.RecordCall(ctx, benchScope, r.ID, prompt.ToolCall{Name: "search", Input: json.RawMessage(`{"q":"` + strings.ReplaceAll(cp.query(), `"`, "") + `"}`), Output: out}); err != nil {
 			return err
 		}
 		_, err := svc.GetRun(ctx, benchScope, r.ID)

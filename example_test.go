@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -140,15 +141,15 @@ func ExampleService_Snapshot() {
 	svc.Remember(ctx, scope, mnemo.Draft{Content: &rule, Pinned: true})
 	svc.Remember(ctx, scope, mnemo.Draft{Content: &disk, Type: mnemo.TypeEvent})
 
-	trigger := mnemo.Trigger{Type: "cron", Payload: []byte(`"hourly_check"`)}
-	snap, err := svc.Snapshot(ctx, scope, mnemo.SnapshotQuery{Trigger: trigger})
+	trigger := prompt.Trigger{Type: "cron", Payload: []byte(`"hourly_check"`)}
+	snap, err := svc.Snapshot(ctx, scope, prompt.SnapshotQuery{Trigger: trigger})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(snap.Text)
 
-	run, _ := svc.OpenRun(ctx, scope, mnemo.RunOptions{Trigger: trigger, Focus: "disk usage"})
-	run, _ = svc.RecordCall(ctx, scope, run.ID, mnemo.ToolCall{Name: "check_disk", Input: []byte(`{"host":"db-1"}`), Output: []byte(`"93% used on /var"`)})
+	run, _ := svc.OpenRun(ctx, scope, prompt.RunOptions{Trigger: trigger, Focus: "disk usage"})
+	run, _ = svc.RecordCall(ctx, scope, run.ID, prompt.ToolCall{Name: "check_disk", Input: []byte(`{"host":"db-1"}`), Output: []byte(`"93% used on /var"`)})
 	fmt.Println(len(run.Rounds), "round,", run.Tokens, "of", run.TokenLimit, "tokens")
 	svc.CloseRun(ctx, scope, run.ID)
 	// Output:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -104,9 +105,9 @@ func FuzzRun(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	svc := service.New(db, service.Options{Context: mnemo.ContextOptions{RunTokenLimit: 300}})
+	svc := service.New(db, service.Options{Context: prompt.Options{RunTokenLimit: 300}})
 	sc := mnemo.Scope{TenantID: "fuzz", AgentID: "fuzz"}
-	r, err := svc.OpenRun(ctx, sc, mnemo.RunOptions{ID: "r", Trigger: mnemo.Trigger{Type: "cron"}})
+	r, err := svc.OpenRun(ctx, sc, prompt.RunOptions{ID: "r", Trigger: prompt.Trigger{Type: "cron"}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func FuzzRun(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := svc.RecordCall(ctx, sc, r.ID, mnemo.ToolCall{Name: name, Input: []byte(input), Output: []byte(output)})
+		after, err := svc.RecordCall(ctx, sc, r.ID, prompt.ToolCall{Name: name, Input: []byte(input), Output: []byte(output)})
 		if err != nil {
 			if code := mnemo.ErrorCode(err); code == mnemo.EINTERNAL || code == "" {
 				t.Fatalf("RecordCall: %v", err)
@@ -130,7 +131,7 @@ func FuzzRun(f *testing.F) {
 		if _, err := svc.RecordResponse(ctx, sc, r.ID, text); err != nil && mnemo.ErrorCode(err) == mnemo.EINTERNAL {
 			t.Fatalf("RecordResponse: %v", err)
 		}
-		wm, err := svc.AddTurn(ctx, sc, "s", mnemo.Turn{Text: text})
+		wm, err := svc.AddTurn(ctx, sc, "s", prompt.Turn{Text: text})
 		switch {
 		case err != nil && mnemo.ErrorCode(err) == mnemo.EINTERNAL:
 			t.Fatalf("AddTurn: %v", err)

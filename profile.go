@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/internal/cues"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
@@ -380,14 +381,16 @@ func ProfileRules(texts []string) ProfileFindings {
 				add(&f.Needs, m[1])
 			}
 		}
-		an, _ := RuleAnalyzer{}.AnalyzeTurn(context.Background(), nil, Turn{Role: "user", Text: t})
-		for k, v := range an.Variables {
+		for k, v := range cues.Variables(t) {
 			if f.Traits == nil {
 				f.Traits = map[string]string{}
 			}
 			f.Traits[k] = v
 		}
-		f.Emotion = an.Emotion
+		f.Emotion = "neutral"
+		if e, ok := cues.Emotion(strings.ToLower(t)); ok {
+			f.Emotion = e
+		}
 	}
 	return f
 }

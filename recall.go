@@ -379,7 +379,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		sc := Scored{Memory: m, Score: profile.Score(f)}
 		boost := 1.0
 		if topic != nil && s.hitRatio(&m, topic) > 0 {
-			boost = s.ctx.TopicBoost
+			boost = s.topicBoost
 			sc.Score *= boost
 		}
 		if q.Explain {

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-func newContextService(t testing.TB, c *clock, co mnemo.ContextOptions) *service.Mnemo {
+func newContextService(t testing.TB, c *clock, co prompt.Options) *service.Mnemo {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
 	if err != nil {
@@ -36,9 +37,9 @@ func wantCode(t *testing.T, what string, err error, code string) {
 func TestRunCollectsAndCompacts(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{})
-	r, err := svc.OpenRun(ctx, alice, mnemo.RunOptions{
-		Trigger: mnemo.Trigger{Type: "cron", Payload: json.RawMessage(`{"job":"hourly_check"}`)},
+	svc := newContextService(t, c, prompt.Options{})
+	r, err := svc.OpenRun(ctx, alice, prompt.RunOptions{
+		Trigger: prompt.Trigger{Type: "cron", Payload: json.RawMessage(`{"job":"hourly_check"}`)},
 		Focus:   "disk usage on the database hosts",
 	})
 	if err != nil {
@@ -53,7 +54,7 @@ func TestRunCollectsAndCompacts(t *testing.T) {
 	// Twenty rounds of about 150 tokens each: far over 2,000.
 	for i := 1; i <= 20; i++ {
 		out, _ := json.Marshal(fmt.Sprintf("Host db-%d is at %d%% disk usage. ", i, 50+i) + strings.Repeat("Partition /var is fine. ", 25))
-		r, err = svc.RecordCall(ctx, alice, r.ID, mnemo.ToolCall{
+		r, err = svc.RecordCall(ctx, alice, r.ID, prompt.ToolCall{
 			Name: "check_disk", Input: json.RawMessage(fmt.Sprintf(`{"host":"db-%d"}`, i)), Output: out,
 		})
 		if err != nil {
@@ -118,20 +119,20 @@ func TestRunCollectsAndCompacts(t *testing.T) {
 	}
 	_, err = svc.GetRun(ctx, alice, r.ID)
 	wantCode(t, "get a closed run", err, mnemo.ENOTFOUND)
-	_, err = svc.RecordCall(ctx, alice, r.ID, mnemo.ToolCall{Name: "x"})
+	_, err = svc.RecordCall(ctx, alice, r.ID, prompt.ToolCall{Name: "x"})
 	wantCode(t, "record into a closed run", err, mnemo.ENOTFOUND)
 }
 
 func TestRunCutsWhatTheWindowCannotHold(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{})
-	r, err := svc.OpenRun(ctx, alice, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "webhook"}, TokenLimit: 300})
+	svc := newContextService(t, c, prompt.Options{})
+	r, err := svc.OpenRun(ctx, alice, prompt.RunOptions{Trigger: prompt.Trigger{Type: "webhook"}, TokenLimit: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
 	big, _ := json.Marshal(strings.Repeat("lots of log output here ", 200)) // ~1,000 tokens
-	r, err = svc.RecordCall(ctx, alice, r.ID, mnemo.ToolCall{Name: "tail_log", Output: big})
+	r, err = svc.RecordCall(ctx, alice, r.ID, prompt.ToolCall{Name: "tail_log", Output: big})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,29 +144,29 @@ func TestRunCutsWhatTheWindowCannotHold(t *testing.T) {
 func TestRunBadInput(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{MaxRuns: 2, MaxStepBytes: 1000})
-	_, err := svc.OpenRun(ctx, alice, mnemo.RunOptions{})
+	svc := newContextService(t, c, prompt.Options{MaxRuns: 2, MaxStepBytes: 1000})
+	_, err := svc.OpenRun(ctx, alice, prompt.RunOptions{})
 	wantCode(t, "no trigger", err, mnemo.EINVALID)
-	_, err = svc.OpenRun(ctx, alice, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "cron", Payload: json.RawMessage(`{`)}})
+	_, err = svc.OpenRun(ctx, alice, prompt.RunOptions{Trigger: prompt.Trigger{Type: "cron", Payload: json.RawMessage(`{`)}})
 	wantCode(t, "bad payload", err, mnemo.EINVALID)
-	_, err = svc.OpenRun(ctx, alice, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "cron", Payload: json.RawMessage(`"` + strings.Repeat("x", 2000) + `"`)}})
+	_, err = svc.OpenRun(ctx, alice, prompt.RunOptions{Trigger: prompt.Trigger{Type: "cron", Payload: json.RawMessage(`"` + strings.Repeat("x", 2000) + `"`)}})
 	wantCode(t, "oversized payload", err, mnemo.ETOOLARGE)
-	_, err = svc.OpenRun(ctx, alice, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "cron"}, Focus: strings.Repeat("focus ", 150), TokenLimit: 200})
+	_, err = svc.OpenRun(ctx, alice, prompt.RunOptions{Trigger: prompt.Trigger{Type: "cron"}, Focus: strings.Repeat("focus ", 150), TokenLimit: 200})
 	wantCode(t, "focus over half the budget", err, mnemo.ETOOLARGE)
-	r, err := svc.OpenRun(ctx, alice, mnemo.RunOptions{ID: "r1", Trigger: mnemo.Trigger{Type: "cron"}})
+	r, err := svc.OpenRun(ctx, alice, prompt.RunOptions{ID: "r1", Trigger: prompt.Trigger{Type: "cron"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.OpenRun(ctx, alice, mnemo.RunOptions{ID: "r1", Trigger: mnemo.Trigger{Type: "cron"}})
+	_, err = svc.OpenRun(ctx, alice, prompt.RunOptions{ID: "r1", Trigger: prompt.Trigger{Type: "cron"}})
 	wantCode(t, "open twice", err, mnemo.ECONFLICT)
-	if _, err := svc.OpenRun(ctx, alice, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "cron"}}); err != nil {
+	if _, err := svc.OpenRun(ctx, alice, prompt.RunOptions{Trigger: prompt.Trigger{Type: "cron"}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.OpenRun(ctx, alice, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "cron"}})
+	_, err = svc.OpenRun(ctx, alice, prompt.RunOptions{Trigger: prompt.Trigger{Type: "cron"}})
 	wantCode(t, "too many runs", err, mnemo.ETOOLARGE)
-	_, err = svc.RecordCall(ctx, alice, r.ID, mnemo.ToolCall{Name: "f", Output: json.RawMessage(`"` + strings.Repeat("y", 2000) + `"`)})
+	_, err = svc.RecordCall(ctx, alice, r.ID, prompt.ToolCall{Name: "f", Output: json.RawMessage(`"` + strings.Repeat("y", 2000) + `"`)})
 	wantCode(t, "oversized output", err, mnemo.ETOOLARGE)
-	_, err = svc.RecordCall(ctx, alice, r.ID, mnemo.ToolCall{})
+	_, err = svc.RecordCall(ctx, alice, r.ID, prompt.ToolCall{})
 	wantCode(t, "no call name", err, mnemo.EINVALID)
 	_, err = svc.RecordResponse(ctx, alice, "no-such-run", "hello")
 	wantCode(t, "unknown run", err, mnemo.ENOTFOUND)
@@ -183,8 +184,8 @@ func TestRunBadInput(t *testing.T) {
 func TestRunConcurrentAppends(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{RunTokenLimit: 100000})
-	r, err := svc.OpenRun(ctx, alice, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "message"}})
+	svc := newContextService(t, c, prompt.Options{RunTokenLimit: 100000})
+	r, err := svc.OpenRun(ctx, alice, prompt.RunOptions{Trigger: prompt.Trigger{Type: "message"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestRunConcurrentAppends(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			for j := range 5 {
-				if _, err := svc.RecordCall(ctx, alice, r.ID, mnemo.ToolCall{Name: fmt.Sprintf("f%d_%d", i, j)}); err != nil {
+				if _, err := svc.RecordCall(ctx, alice, r.ID, prompt.ToolCall{Name: fmt.Sprintf("f%d_%d", i, j)}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -219,12 +220,12 @@ func TestRunSummarizer(t *testing.T) {
 	for _, fail := range []bool{false, true} {
 		ctx := context.Background()
 		c := newClock()
-		svc := newContextService(t, c, mnemo.ContextOptions{Summarizer: summarizer{fail}, RunTokenLimit: 200})
-		r, _ := svc.OpenRun(ctx, alice, mnemo.RunOptions{Trigger: mnemo.Trigger{Type: "cron"}})
+		svc := newContextService(t, c, prompt.Options{Summarizer: summarizer{fail}, RunTokenLimit: 200})
+		r, _ := svc.OpenRun(ctx, alice, prompt.RunOptions{Trigger: prompt.Trigger{Type: "cron"}})
 		for i := range 6 {
 			out, _ := json.Marshal(strings.Repeat(fmt.Sprintf("result %d ", i), 15))
 			var err error
-			if r, err = svc.RecordCall(ctx, alice, r.ID, mnemo.ToolCall{Name: "lookup", Output: out}); err != nil {
+			if r, err = svc.RecordCall(ctx, alice, r.ID, prompt.ToolCall{Name: "lookup", Output: out}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -245,11 +246,11 @@ func TestRunSummarizer(t *testing.T) {
 func TestSweepRuns(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{RunIdle: time.Hour})
-	if _, err := svc.OpenRun(ctx, alice, mnemo.RunOptions{ID: "abandoned", Trigger: mnemo.Trigger{Type: "cron"}}); err != nil {
+	svc := newContextService(t, c, prompt.Options{RunIdle: time.Hour})
+	if _, err := svc.OpenRun(ctx, alice, prompt.RunOptions{ID: "abandoned", Trigger: prompt.Trigger{Type: "cron"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.OpenRun(ctx, bob, mnemo.RunOptions{ID: "busy", Trigger: mnemo.Trigger{Type: "cron"}}); err != nil {
+	if _, err := svc.OpenRun(ctx, bob, prompt.RunOptions{ID: "busy", Trigger: prompt.Trigger{Type: "cron"}}); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(50 * time.Minute)

@@ -13,7 +13,6 @@ import (
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/rank"
-	"github.com/mnemo-dev/mnemo/tokens"
 )
 
 // Options configure a Service. The zero value is usable.
@@ -53,12 +52,12 @@ type Options struct {
 	OnDegraded func(cause string)
 	// SessionTopic returns a session's current topic, which recall adds to
 	// its query; ENOTFOUND means no topic, any other error fails the
-	// recall. Nil: the session's working memory in this Service.
+	// recall. Nil: no session has a topic.
 	SessionTopic func(ctx context.Context, scope Scope, session string) (string, error)
+	// TopicBoost is the recall boost of memories on the session's topic
+	// (seed 001: 1.3 when zero).
+	TopicBoost float64
 
-	// Context configures short-term memory of runs, working memory of
-	// sessions, snapshots, boot and the default read.
-	Context ContextOptions
 	// Guard configures the Write Guard that every Remember passes.
 	Guard GuardOptions
 	// Extractor, when set, finds memories in the messages of AddMessages
@@ -95,9 +94,10 @@ type Service struct {
 	onDegrade func(cause string)
 	topic     func(ctx context.Context, scope Scope, session string) (string, error)
 
-	// prompt
-	ctx   ContextOptions
-	tok   Tokenizer
+	topicBoost float64 // recall's boost of memories on the session's topic
+
+	// prompt leftovers: profile.go (events) still uses these until it
+	// leaves the root; then they go too.
 	state StateStore
 	locks stateLocks
 
@@ -149,15 +149,14 @@ func New(b Backend, opts Options) *Service {
 	s.extractor = opts.Extractor
 	s.topic = opts.SessionTopic
 	if s.topic == nil {
-		s.topic = s.sessionTopic
+		s.topic = func(context.Context, Scope, string) (string, error) { return "", nil }
+	}
+	s.topicBoost = opts.TopicBoost
+	if s.topicBoost <= 0 {
+		s.topicBoost = 1.3
 	}
 
-	// prompt
-	s.ctx = opts.Context.withDefaults()
-	s.tok = s.ctx.Tokenizer
-	if s.tok == nil {
-		s.tok, _ = tokens.New(tokens.CL100K)
-	}
+	// prompt leftovers
 	s.state = b.State
 
 	// events

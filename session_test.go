@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 func TestWorkingMemoryLifecycle(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{})
+	svc := newContextService(t, c, prompt.Options{})
 	_, err := svc.GetWorkingMemory(ctx, alice, "s1")
 	wantCode(t, "before the first message", err, mnemo.ENOTFOUND)
 
 	created := c.t
-	wm, err := svc.AddTurn(ctx, alice, "s1", mnemo.Turn{Text: "Hi, my name is Dana and I live in Lisbon. I'm planning a trip to Kyoto in April."})
+	wm, err := svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "Hi, my name is Dana and I live in Lisbon. I'm planning a trip to Kyoto in April."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 		t.Fatalf("emotion = %q", wm.LastEmotion)
 	}
 	c.Advance(time.Minute)
-	wm, err = svc.AddTurn(ctx, alice, "s1", mnemo.Turn{Text: "I'm worried the Kyoto temples will be crowded. Please remember that I hate crowds."})
+	wm, err = svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "I'm worried the Kyoto temples will be crowded. Please remember that I hate crowds."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 		t.Fatalf("facts = %q", wm.Facts)
 	}
 	// The caller may set what the rules would guess; "" removes a variable.
-	wm, err = svc.AddTurn(ctx, alice, "s1", mnemo.Turn{Role: "assistant", Text: "Noted.", Topic: "kyoto trip",
+	wm, err = svc.AddTurn(ctx, alice, "s1", prompt.Turn{Role: "assistant", Text: "Noted.", Topic: "kyoto trip",
 		Variables: map[string]string{"budget": "2000 EUR", "location": ""}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 	c.Advance(30 * time.Minute)
 	_, err = svc.GetWorkingMemory(ctx, alice, "s1")
 	wantCode(t, "idle session", err, mnemo.ENOTFOUND)
-	if _, err := svc.AddTurn(ctx, alice, "s2", mnemo.Turn{Text: "A new conversation."}); err != nil {
+	if _, err := svc.AddTurn(ctx, alice, "s2", prompt.Turn{Text: "A new conversation."}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := svc.SweepSessions(ctx)
@@ -82,7 +83,7 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 		t.Fatalf("the sweep wrote %d memories", len(ms))
 	}
 	// A message after expiry starts the session anew.
-	wm, err = svc.AddTurn(ctx, alice, "s1", mnemo.Turn{Text: "Back again."})
+	wm, err = svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "Back again."})
 	if err != nil || wm.TurnCount != 1 {
 		t.Fatalf("after expiry: %+v, %v", wm, err)
 	}
@@ -91,8 +92,8 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 func TestSessionFactsArchived(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{ArchiveFacts: true, SessionIdle: 10 * time.Minute})
-	if _, err := svc.AddTurn(ctx, alice, "chat/7", mnemo.Turn{Text: "Remember that my flight leaves at 9am.", Remember: []string{"Prefers aisle seats"}}); err != nil {
+	svc := newContextService(t, c, prompt.Options{ArchiveFacts: true, SessionIdle: 10 * time.Minute})
+	if _, err := svc.AddTurn(ctx, alice, "chat/7", prompt.Turn{Text: "Remember that my flight leaves at 9am.", Remember: []string{"Prefers aisle seats"}}); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(11 * time.Minute)
@@ -107,7 +108,7 @@ func TestSessionFactsArchived(t *testing.T) {
 		t.Fatalf("archived = %+v", ms)
 	}
 	// Ending by hand archives on request only.
-	svc.AddTurn(ctx, alice, "s9", mnemo.Turn{Text: "remember that the code word is heron."})
+	svc.AddTurn(ctx, alice, "s9", prompt.Turn{Text: "remember that the code word is heron."})
 	end, err := svc.EndSession(ctx, alice, "s9", false)
 	if err != nil || len(end.Archived) != 0 || end.WorkingMemory.TurnCount != 1 {
 		t.Fatalf("end = %+v, %v", end, err)
@@ -119,25 +120,25 @@ func TestSessionFactsArchived(t *testing.T) {
 func TestSessionBadInput(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{MaxSessions: 1})
+	svc := newContextService(t, c, prompt.Options{MaxSessions: 1})
 	for _, tt := range []struct {
 		name, session string
-		turn          mnemo.Turn
+		turn          prompt.Turn
 		code          string
 	}{
-		{"no session", "", mnemo.Turn{Text: "hi"}, mnemo.EINVALID},
-		{"no text", "s", mnemo.Turn{}, mnemo.EINVALID},
-		{"bad role", "s", mnemo.Turn{Role: "system", Text: "hi"}, mnemo.EINVALID},
-		{"huge text", "s", mnemo.Turn{Text: strings.Repeat("x", 20001)}, mnemo.ETOOLARGE},
-		{"empty fact", "s", mnemo.Turn{Text: "hi", Remember: []string{" "}}, mnemo.EINVALID},
+		{"no session", "", prompt.Turn{Text: "hi"}, mnemo.EINVALID},
+		{"no text", "s", prompt.Turn{}, mnemo.EINVALID},
+		{"bad role", "s", prompt.Turn{Role: "system", Text: "hi"}, mnemo.EINVALID},
+		{"huge text", "s", prompt.Turn{Text: strings.Repeat("x", 20001)}, mnemo.ETOOLARGE},
+		{"empty fact", "s", prompt.Turn{Text: "hi", Remember: []string{" "}}, mnemo.EINVALID},
 	} {
 		_, err := svc.AddTurn(ctx, alice, tt.session, tt.turn)
 		wantCode(t, tt.name, err, tt.code)
 	}
-	if _, err := svc.AddTurn(ctx, alice, "s1", mnemo.Turn{Text: "hi"}); err != nil {
+	if _, err := svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := svc.AddTurn(ctx, alice, "s2", mnemo.Turn{Text: "hi"})
+	_, err := svc.AddTurn(ctx, alice, "s2", prompt.Turn{Text: "hi"})
 	wantCode(t, "too many sessions", err, mnemo.ETOOLARGE)
 }
 
@@ -146,7 +147,7 @@ func TestSessionBadInput(t *testing.T) {
 func TestTopicBoost(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{})
+	svc := newContextService(t, c, prompt.Options{})
 	if _, err := svc.RememberBatch(ctx, alice, []mnemo.Draft{
 		draft("Booked a hotel near the station for the trip"),
 		draft("Kyoto hotel: the ryokan in Gion was lovely"),
@@ -158,7 +159,7 @@ func TestTopicBoost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.AddTurn(ctx, alice, "s1", mnemo.Turn{Text: "Tell me about Kyoto, Kyoto temples and Kyoto food."}); err != nil {
+	if _, err := svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "Tell me about Kyoto, Kyoto temples and Kyoto food."}); err != nil {
 		t.Fatal(err)
 	}
 	q.Session = "s1"

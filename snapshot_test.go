@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
@@ -41,7 +42,7 @@ func golden(t *testing.T, name, got string) {
 func TestSnapshotScenario3(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{})
+	svc := newContextService(t, c, prompt.Options{})
 	start := c.t.Add(-60 * 24 * time.Hour)
 	var drafts []mnemo.Draft
 	for i := range 1000 {
@@ -58,7 +59,7 @@ func TestSnapshotScenario3(t *testing.T) {
 	if _, err := svc.RememberBatch(ctx, alice, drafts); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := svc.Snapshot(ctx, alice, mnemo.SnapshotQuery{Trigger: mnemo.Trigger{Type: "cron", Payload: json.RawMessage(`"hourly_check"`)}})
+	snap, err := svc.Snapshot(ctx, alice, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "cron", Payload: json.RawMessage(`"hourly_check"`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestSnapshotScenario3(t *testing.T) {
 			t.Fatalf("line %q not in the text", m.Line)
 		}
 	}
-	if reasons[mnemo.ReasonRelated] != 3 || reasons[mnemo.ReasonRecent] != 5 {
+	if reasons[prompt.ReasonRelated] != 3 || reasons[prompt.ReasonRecent] != 5 {
 		t.Fatalf("reasons = %v, want 3 related and 5 recent", reasons)
 	}
 	for _, m := range snap.Memories[:3] {
@@ -103,7 +104,7 @@ func TestSnapshotScenario3(t *testing.T) {
 func TestSnapshotBudget(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{})
+	svc := newContextService(t, c, prompt.Options{})
 	for i := range 6 {
 		d := mnemo.Draft{Content: str(fmt.Sprintf("Rule %d: %s", i, strings.Repeat("always double-check the deployment target ", 4))), Pinned: true}
 		if _, err := svc.Remember(ctx, alice, d); err != nil {
@@ -111,29 +112,29 @@ func TestSnapshotBudget(t *testing.T) {
 		}
 	}
 	svc.Remember(ctx, alice, draft("Deployed the billing service."))
-	snap, err := svc.Snapshot(ctx, alice, mnemo.SnapshotQuery{Trigger: mnemo.Trigger{Type: "webhook"}, Focus: "deployment", TokenLimit: 120})
+	snap, err := svc.Snapshot(ctx, alice, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "webhook"}, Focus: "deployment", TokenLimit: 120})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if snap.Tokens > 120 || snap.Omitted == 0 || len(snap.Notes) == 0 || !strings.Contains(snap.Text, "did not fit") {
 		t.Fatalf("snapshot = %+v", snap)
 	}
-	if snap.Memories[0].Reason != mnemo.ReasonPinned {
+	if snap.Memories[0].Reason != prompt.ReasonPinned {
 		t.Fatalf("first = %+v", snap.Memories[0])
 	}
 	if !strings.Contains(strings.Join(snap.Notes, "; "), "pinned memories did not fit") {
 		t.Fatalf("notes = %q", snap.Notes)
 	}
-	_, err = svc.Snapshot(ctx, alice, mnemo.SnapshotQuery{Trigger: mnemo.Trigger{Type: "webhook"}, TokenLimit: 5})
+	_, err = svc.Snapshot(ctx, alice, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "webhook"}, TokenLimit: 5})
 	wantCode(t, "tiny limit", err, mnemo.EINVALID)
-	_, err = svc.Snapshot(ctx, alice, mnemo.SnapshotQuery{})
+	_, err = svc.Snapshot(ctx, alice, prompt.SnapshotQuery{})
 	wantCode(t, "no trigger", err, mnemo.EINVALID)
 }
 
 func bootFixture(t *testing.T) (*service.Mnemo, *clock) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{})
+	svc := newContextService(t, c, prompt.Options{})
 	day := func(d int) *time.Time { return tptr(c.t.AddDate(0, 0, -d)) }
 	drafts := []mnemo.Draft{
 		{Content: str("I am Noa, a careful assistant for the Lin family."), Type: "identity", Priority: new(int)},
@@ -156,7 +157,7 @@ func bootFixture(t *testing.T) (*service.Mnemo, *clock) {
 func TestBootNarrative(t *testing.T) {
 	svc, _ := bootFixture(t)
 	for _, lang := range []string{"en", "zh"} {
-		b, err := svc.Boot(context.Background(), alice, mnemo.BootQuery{Lang: lang})
+		b, err := svc.Boot(context.Background(), alice, prompt.BootQuery{Lang: lang})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +167,7 @@ func TestBootNarrative(t *testing.T) {
 
 func TestBootJSON(t *testing.T) {
 	svc, _ := bootFixture(t)
-	b, err := svc.Boot(context.Background(), alice, mnemo.BootQuery{Format: mnemo.BootJSON})
+	b, err := svc.Boot(context.Background(), alice, prompt.BootQuery{Format: prompt.BootJSON})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestBootJSON(t *testing.T) {
 	if b.Summary.Total != 10 || b.Summary.Types[0].Type != "event" || b.Summary.Types[0].Count != 4 {
 		t.Fatalf("summary = %+v", b.Summary)
 	}
-	_, err = svc.Boot(context.Background(), alice, mnemo.BootQuery{Format: "yaml"})
+	_, err = svc.Boot(context.Background(), alice, prompt.BootQuery{Format: "yaml"})
 	wantCode(t, "bad format", err, mnemo.EINVALID)
 }
 
@@ -185,7 +186,7 @@ func TestBootJSON(t *testing.T) {
 func TestDefaultRead(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, mnemo.ContextOptions{})
+	svc := newContextService(t, c, prompt.Options{})
 	set := func(key, content string, at time.Time) {
 		t.Helper()
 		d := mnemo.Draft{Key: key, UpdatedAt: &at, CreatedAt: &at}
@@ -208,7 +209,7 @@ func TestDefaultRead(t *testing.T) {
 	set("/user/city", `{"summary":"Lives in Lisbon"}`, now.Add(-5*time.Hour))
 	set("/user/city", `{"summary":"Lives in Paris (older, arrived late)"}`, now.Add(-8*time.Hour))
 
-	res, err := svc.DefaultRead(ctx, alice, mnemo.ReadQuery{TokenLimit: 200, Tags: []string{"calendar"}, Now: now})
+	res, err := svc.DefaultRead(ctx, alice, prompt.ReadQuery{TokenLimit: 200, Tags: []string{"calendar"}, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,13 +217,13 @@ func TestDefaultRead(t *testing.T) {
 	if res.Effective != 3 || res.Omitted != 0 {
 		t.Fatalf("effective %d, omitted %d", res.Effective, res.Omitted)
 	}
-	tight, err := svc.DefaultRead(ctx, alice, mnemo.ReadQuery{TokenLimit: 40, Now: now})
+	tight, err := svc.DefaultRead(ctx, alice, prompt.ReadQuery{TokenLimit: 40, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tight.Tokens > 40 || tight.Omitted == 0 || len(tight.Lines) == 0 {
 		t.Fatalf("tight = %+v", tight)
 	}
-	_, err = svc.DefaultRead(ctx, alice, mnemo.ReadQuery{})
+	_, err = svc.DefaultRead(ctx, alice, prompt.ReadQuery{})
 	wantCode(t, "no token limit", err, mnemo.EINVALID)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 func TestHashKey(t *testing.T) {
@@ -283,8 +284,8 @@ func TestTenantIsolation(t *testing.T) {
 		t.Fatalf("B interaction: %d %s", st, raw)
 	}
 	bState := func() string {
-		var r mnemo.Run
-		var wm mnemo.WorkingMemory
+		var r prompt.Run
+		var wm prompt.WorkingMemory
 		callAs(t, b, "GET", url("/v1/runs/rB?agent_id=shared"), nil, &r)
 		callAs(t, b, "GET", url("/v1/sessions/sB?agent_id=shared"), nil, &wm)
 		return fmt.Sprintf("%d rounds, %d instructions; %d turns", len(r.Rounds), len(r.Instructions), wm.TurnCount)
@@ -488,7 +489,7 @@ func TestTenantIsolation(t *testing.T) {
 		// A's own run and session under the same ids are A's.
 		{"POST /v1/runs", "POST", "/v1/runs", map[string]any{"agent_id": "shared", "run_id": "rB", "trigger": map[string]any{"type": "cron"}}, status(201)},
 		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/sB/turns", map[string]any{"agent_id": "shared", "text": "hello"}, func(t *testing.T, st int, raw []byte) {
-			var wm mnemo.WorkingMemory
+			var wm prompt.WorkingMemory
 			if st != 200 || json.Unmarshal(raw, &wm) != nil || wm.TurnCount != 1 {
 				t.Fatalf("%d %s, want A's first turn", st, raw)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // TestLongTermRoutes walks seed 001's routes through a memory's life.
@@ -60,7 +61,7 @@ func TestLongTermRoutes(t *testing.T) {
 		}
 	}
 	call(t, "DELETE", base+"/memory/long-term?agent_id=u1", nil, nil)
-	var wm mnemo.WorkingMemory
+	var wm prompt.WorkingMemory
 	if st, raw := call(t, "GET", base+"/memory/working/session-1?agent_id=u1", nil, &wm); st != 200 || wm.TurnCount != 2 || wm.SessionID != "session-1" || !strings.Contains(wm.CurrentTopic, "kyoto") {
 		t.Fatalf("working memory: %d %s", st, raw)
 	}

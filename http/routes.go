@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // route is one operation of the JSON API. The table of routes registers the
@@ -160,7 +161,7 @@ func (s *Server) routeTable() []route {
 			scopes: []string{ScopeWrite}, params: agent, status: 200, resp: deletedResponse{}, handler: s.seedAgent(s.handleDelete)},
 		{method: "GET", path: "/memory/working/{session_id}", summary: "Get a session's working memory",
 			doc:    "Seed 001's route: the same as GET /v1/sessions/{session_id}; 404 when the session has no working memory.",
-			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.WorkingMemory{}, handler: s.seedAgent(s.handleWorking)},
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: prompt.WorkingMemory{}, handler: s.seedAgent(s.handleWorking)},
 	}
 	rts = append(rts, s.contextRoutes()...)
 	rts = append(rts, s.lifecycleRoutes()...)

@@ -2,7 +2,7 @@
 // Ollama, vLLM, LiteLLM: POST /chat/completions), and what mnemo asks of a
 // model when one is configured: one sentence for a compacted round of a
 // run (mnemo.Summarizer) and the topic, emotion and variables of a
-// session's turn (mnemo.TurnAnalyzer). Every use has a deterministic
+// session's turn (prompt.TurnAnalyzer). Every use has a deterministic
 // fallback in the Service; an answer that is not what was asked for is an
 // error, never a guess.
 package llm
@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/openaiapi"
+	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // Config configures a Client.
@@ -41,8 +42,8 @@ type Client struct {
 }
 
 var (
-	_ mnemo.Summarizer   = (*Client)(nil)
-	_ mnemo.TurnAnalyzer = (*Client)(nil)
+	_ mnemo.Summarizer    = (*Client)(nil)
+	_ prompt.TurnAnalyzer = (*Client)(nil)
 )
 
 // New returns a Client; BaseURL and Model are required.
@@ -141,24 +142,24 @@ type turnAnswer struct {
 	Facts     []string          `json:"facts"`
 }
 
-// AnalyzeTurn implements mnemo.TurnAnalyzer.
-func (c *Client) AnalyzeTurn(ctx context.Context, wm *mnemo.WorkingMemory, t mnemo.Turn) (mnemo.TurnAnalysis, error) {
+// AnalyzeTurn implements prompt.TurnAnalyzer.
+func (c *Client) AnalyzeTurn(ctx context.Context, wm *prompt.WorkingMemory, t prompt.Turn) (prompt.TurnAnalysis, error) {
 	msg := fmt.Sprintf("role: %s\nmessage: %s", t.Role, t.Text)
 	if wm != nil && wm.CurrentTopic != "" {
 		msg = "current topic: " + wm.CurrentTopic + "\n" + msg
 	}
 	out, err := c.Chat(ctx, []Message{{Role: "system", Content: analyzePrompt}, {Role: "user", Content: msg}}, 300, true)
 	if err != nil {
-		return mnemo.TurnAnalysis{}, err
+		return prompt.TurnAnalysis{}, err
 	}
 	var a turnAnswer
 	if err := c.decodeOrRepair(ctx, analyzePrompt, msg, out, &a); err != nil {
-		return mnemo.TurnAnalysis{}, err
+		return prompt.TurnAnalysis{}, err
 	}
 	if t.Role != "user" {
 		a.Emotion = ""
 	}
-	return mnemo.TurnAnalysis{Keywords: a.Keywords, Emotion: a.Emotion, Variables: a.Variables, Facts: a.Facts}, nil
+	return prompt.TurnAnalysis{Keywords: a.Keywords, Emotion: a.Emotion, Variables: a.Variables, Facts: a.Facts}, nil
 }
 
 // decodeOrRepair decodes a JSON answer into v; when it is not the object

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/llm"
+	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // fake is an OpenAI-compatible chat server: answer gives the content for
@@ -79,7 +80,7 @@ func TestAnalyzeTurn(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := start(t, &fake{answer: func(int, map[string]any) (string, int) { return tt.content, 0 }})
-			a, err := c.AnalyzeTurn(t.Context(), nil, mnemo.Turn{Role: "user", Text: "I'm Ana, worried Kyoto will be crowded"})
+			a, err := c.AnalyzeTurn(t.Context(), nil, prompt.Turn{Role: "user", Text: "I'm Ana, worried Kyoto will be crowded"})
 			if mnemo.ErrorCode(err) != tt.code {
 				t.Fatalf("err = %v, want code %q", err, tt.code)
 			}
@@ -128,12 +129,12 @@ func TestRepair(t *testing.T) {
 		}
 		return `{"keywords":["Kyoto"],"emotion":"anxious","variables":{},"facts":[]}`, 0
 	}})
-	a, err := c.AnalyzeTurn(t.Context(), nil, mnemo.Turn{Role: "user", Text: "worried about Kyoto"})
+	a, err := c.AnalyzeTurn(t.Context(), nil, prompt.Turn{Role: "user", Text: "worried about Kyoto"})
 	if err != nil || a.Emotion != "anxious" {
 		t.Fatalf("after repair: %+v, %v", a, err)
 	}
 	junk := start(t, &fake{answer: func(int, map[string]any) (string, int) { return "still not JSON", 0 }})
-	_, err = junk.AnalyzeTurn(t.Context(), nil, mnemo.Turn{Role: "user", Text: "hi"})
+	_, err = junk.AnalyzeTurn(t.Context(), nil, prompt.Turn{Role: "user", Text: "hi"})
 	if mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE || !strings.Contains(err.Error(), "after a repair attempt") || !strings.Contains(err.Error(), "still not JSON") {
 		t.Fatalf("junk twice: %v", err)
 	}

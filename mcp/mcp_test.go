@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/mcp"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -630,9 +631,9 @@ func TestBoot(t *testing.T) {
 	}
 	cs := connectMemory(t, svc, alice)
 	var out struct {
-		Memories  []mnemo.BootItem `json:"memories"`
-		Narrative string           `json:"narrative"`
-		Summary   mnemo.BootSummary
+		Memories  []prompt.BootItem `json:"memories"`
+		Narrative string            `json:"narrative"`
+		Summary   prompt.BootSummary
 	}
 	res := ok(t, cs, "boot", map[string]any{}, &out)
 	md := text(res)
@@ -693,7 +694,7 @@ func TestRecallWithSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := svc.AddTurn(t.Context(), alice, "s1", mnemo.Turn{Text: "Kyoto, Kyoto, Kyoto: tell me about Kyoto temples."}); err != nil {
+	if _, err := svc.AddTurn(t.Context(), alice, "s1", prompt.Turn{Text: "Kyoto, Kyoto, Kyoto: tell me about Kyoto temples."}); err != nil {
 		t.Fatal(err)
 	}
 	cs := connectMemory(t, svc, alice)

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // Parameter names follow seed 003 (agent-memory: content, type, uri,
@@ -152,10 +153,10 @@ type bootIn struct {
 type bootOut struct {
 	// Memories are the layers in order: identity, emotion, knowledge, then
 	// the last 7 days' events, each by vitality.
-	Memories      []mnemo.BootItem  `json:"memories"`
-	EarlierEvents int               `json:"earlier_events" jsonschema:"events older than 7 days, not listed"`
-	Summary       mnemo.BootSummary `json:"summary"`
-	Narrative     string            `json:"narrative,omitempty" jsonschema:"the markdown, unless format is json"`
+	Memories      []prompt.BootItem  `json:"memories"`
+	EarlierEvents int                `json:"earlier_events" jsonschema:"events older than 7 days, not listed"`
+	Summary       prompt.BootSummary `json:"summary"`
+	Narrative     string             `json:"narrative,omitempty" jsonschema:"the markdown, unless format is json"`
 }
 
 type reflectIn struct {
@@ -562,13 +563,13 @@ func (s *Server) reflect(ctx context.Context, sc mnemo.Scope, in reflectIn) (ref
 }
 
 func (s *Server) boot(ctx context.Context, sc mnemo.Scope, in bootIn) (bootOut, string, error) {
-	b, err := s.svc.Boot(ctx, sc, mnemo.BootQuery{Format: in.Format, Lang: in.Lang, Redact: true})
+	b, err := s.svc.Boot(ctx, sc, prompt.BootQuery{Format: in.Format, Lang: in.Lang, Redact: true})
 	if err != nil {
 		return bootOut{}, "", err
 	}
 	out := bootOut{Memories: slices.Concat(b.Identity, b.Emotion, b.Knowledge, b.Events), EarlierEvents: b.EarlierEvents,
 		Summary: b.Summary, Narrative: b.Text}
-	if in.Format == mnemo.BootJSON {
+	if in.Format == prompt.BootJSON {
 		text, err := json.Marshal(out)
 		return out, string(text), err
 	}

@@ -80,7 +80,7 @@ type Options struct {
 
 	// Context configures runs, sessions, snapshots, boot and the default
 	// read.
-	Context mnemo.ContextOptions
+	Context prompt.Options
 
 	// Lifecycle configures reflect: decay, archiving, retention, capacity.
 	Lifecycle lifecycle.Options
@@ -108,7 +108,7 @@ func (o Options) memoryOptions() mnemo.Options {
 		Guard:             o.Guard,
 		Extractor:         o.Extractor,
 
-		Context: o.Context,
+		TopicBoost: o.Context.TopicBoost, // the one prompt option recall reads
 
 		Events: o.Events,
 	}
@@ -121,11 +121,20 @@ func New(store mnemo.Store, o Options) *Mnemo {
 		b.State = statedoc.NewMem() // one in-process fallback, shared by every service
 	}
 	m := &Mnemo{store: store}
-	m.Memories = mnemo.New(b, o.memoryOptions())
+	mo := o.memoryOptions()
+	mo.SessionTopic = m.sessionTopic // recall adds the session's topic (m.Prompts is set below, before any call)
+	m.Memories = mnemo.New(b, mo)
 	m.Events = events.New(b, events.Options{}, events.Deps{})
-	m.Prompts = prompt.New(b, prompt.Options{}, prompt.Deps{})
+	m.Prompts = prompt.New(b, o.Context, prompt.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories})
 	m.Lifecycle = lifecycle.New(b, o.Lifecycle, lifecycle.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories, Summarizer: o.Context.Summarizer})
 	return m
+}
+
+// sessionTopic is the current topic of a session's working memory;
+// ENOTFOUND when the session has none.
+func (m *Mnemo) sessionTopic(ctx context.Context, sc mnemo.Scope, id string) (string, error) {
+	wm, err := m.Prompts.GetWorkingMemory(ctx, sc, id)
+	return wm.CurrentTopic, err
 }
 
 // Open opens (or creates) the embedded store in the data directory dir and

@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -156,7 +157,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	svc, gen := openBench(b, 5)
 	snap := func() error {
 		payload, _ := json.Marshal(gen.query())
-		_, err := svc.Snapshot(ctx, Scope, mnemo.SnapshotQuery{Trigger: mnemo.Trigger{Type: "message", Payload: payload}})
+		_, err := svc.Snapshot(ctx, Scope, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "message", Payload: payload}})
 		return err
 	}
 	if err := snap(); err != nil { // loads the index and the tokenizer

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/service"
@@ -252,7 +253,7 @@ func (a *app) open(ctx context.Context) (*service.Mnemo, *backend, error) {
 		return nil, nil, err
 	}
 	cc := a.cfg.Context
-	co := mnemo.ContextOptions{
+	co := prompt.Options{
 		Tokenizer: tok, RunTokenLimit: cc.RunTokenLimit, KeepRounds: cc.KeepRounds, MaxRuns: cc.MaxRuns, RunIdle: cc.RunIdle,
 		SessionIdle: cc.SessionIdle, ArchiveFacts: cc.ArchiveFacts, TopicBoost: cc.TopicBoost,
 		SnapshotTokenLimit: cc.SnapshotTokenLimit,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -59,7 +59,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "A run's short-term memory: open, record calls and responses, inject, render, close",
 	}
 	var (
-		o       mnemo.RunOptions
+		o       prompt.RunOptions
 		payload string
 	)
 	open := &cobra.Command{
@@ -92,7 +92,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Record a function call, its input and its output",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c := mnemo.ToolCall{Name: args[1], Error: callErr}
+			c := prompt.ToolCall{Name: args[1], Error: callErr}
 			var err error
 			if c.Input, err = jsonArg("input", in); err != nil {
 				return err
@@ -100,7 +100,7 @@ func (a *app) runCommand() *cobra.Command {
 			if c.Output, err = jsonArg("output", out); err != nil {
 				return err
 			}
-			return a.changeRun(cmd, func(svc *service.Mnemo) (mnemo.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (prompt.Run, error) {
 				return svc.RecordCall(cmd.Context(), a.scope(), args[0], c)
 			})
 		},
@@ -114,7 +114,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Record the model's intermediate response",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.changeRun(cmd, func(svc *service.Mnemo) (mnemo.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (prompt.Run, error) {
 				return svc.RecordResponse(cmd.Context(), a.scope(), args[0], strings.Join(args[1:], " "))
 			})
 		},
@@ -124,7 +124,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Add a temporary instruction to the run until it closes",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.changeRun(cmd, func(svc *service.Mnemo) (mnemo.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (prompt.Run, error) {
 				return svc.Inject(cmd.Context(), a.scope(), args[0], strings.Join(args[1:], " "))
 			})
 		},
@@ -186,7 +186,7 @@ func (a *app) runCommand() *cobra.Command {
 }
 
 // changeRun runs a change of a run and prints the run.
-func (a *app) changeRun(cmd *cobra.Command, fn func(*service.Mnemo) (mnemo.Run, error)) error {
+func (a *app) changeRun(cmd *cobra.Command, fn func(*service.Mnemo) (prompt.Run, error)) error {
 	return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 		r, err := fn(svc)
 		if err != nil {
@@ -197,7 +197,7 @@ func (a *app) changeRun(cmd *cobra.Command, fn func(*service.Mnemo) (mnemo.Run, 
 }
 
 // printRun prints a run: JSON, or one line and any notes.
-func (a *app) printRun(r mnemo.Run) error {
+func (a *app) printRun(r prompt.Run) error {
 	if a.asJSON {
 		return a.printJSON(r)
 	}
@@ -214,7 +214,7 @@ func (a *app) sessionCommand() *cobra.Command {
 		Short: "A session's working memory: record turns, show, list, end, sweep",
 	}
 	var (
-		t    mnemo.Turn
+		t    prompt.Turn
 		vars []string
 	)
 	turn := &cobra.Command{
@@ -326,7 +326,7 @@ func (a *app) sessionCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *app) printWorking(wm mnemo.WorkingMemory) error {
+func (a *app) printWorking(wm prompt.WorkingMemory) error {
 	if a.asJSON {
 		return a.printJSON(wm)
 	}
@@ -342,7 +342,7 @@ func (a *app) printWorking(wm mnemo.WorkingMemory) error {
 
 func (a *app) snapshotCommand() *cobra.Command {
 	var (
-		q            mnemo.SnapshotQuery
+		q            prompt.SnapshotQuery
 		payload, now string
 	)
 	cmd := &cobra.Command{
@@ -380,21 +380,21 @@ func (a *app) snapshotCommand() *cobra.Command {
 }
 
 func (a *app) bootCommand() *cobra.Command {
-	var q mnemo.BootQuery
+	var q prompt.BootQuery
 	cmd := &cobra.Command{
 		Use:   "boot",
 		Short: "Print the warm start: identity, recent emotions, key knowledge, recent events",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.asJSON {
-				q.Format = mnemo.BootJSON
+				q.Format = prompt.BootJSON
 			}
 			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				b, err := svc.Boot(cmd.Context(), a.scope(), q)
 				if err != nil {
 					return err
 				}
-				if q.Format == mnemo.BootJSON {
+				if q.Format == prompt.BootJSON {
 					return a.printJSON(b)
 				}
 				fmt.Fprint(a.stdout, b.Text)
@@ -402,14 +402,14 @@ func (a *app) bootCommand() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&q.Format, "format", mnemo.BootNarrative, "narrative (markdown) or json")
+	cmd.Flags().StringVar(&q.Format, "format", prompt.BootNarrative, "narrative (markdown) or json")
 	cmd.Flags().StringVar(&q.Lang, "lang", "en", "language of the headings: en or zh")
 	return cmd
 }
 
 func (a *app) readCommand() *cobra.Command {
 	var (
-		q   mnemo.ReadQuery
+		q   prompt.ReadQuery
 		now string
 	)
 	cmd := &cobra.Command{

@@ -1,4 +1,4 @@
-package mnemo
+package prompt
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
@@ -74,17 +76,17 @@ const (
 // DefaultRead returns the effective memories (the latest write of each
 // key, without tombstones, expired or archived ones) ranked by recency,
 // importance and tag match, as compact lines within TokenLimit.
-func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (ReadResult, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuery) (ReadResult, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return ReadResult{}, err
 	}
 	if q.TokenLimit <= 0 {
-		return ReadResult{}, Errorf(EINVALID, "token_limit must be positive")
+		return ReadResult{}, mnemo.Errorf(mnemo.EINVALID, "token_limit must be positive")
 	}
 	if q.TokenLimit > 1<<20 {
-		return ReadResult{}, Errorf(EINVALID, "token_limit is over %d", 1<<20)
+		return ReadResult{}, mnemo.Errorf(mnemo.EINVALID, "token_limit is over %d", 1<<20)
 	}
-	tags, err := CheckWords("tags", q.Tags)
+	tags, err := mnemo.CheckWords("tags", q.Tags)
 	if err != nil {
 		return ReadResult{}, err
 	}
@@ -93,12 +95,12 @@ func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (Re
 		now = s.now()
 	}
 	now = now.UTC()
-	ms, _, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Now: now}, Order: OrderNewest, Limit: readCandidates, NoVectors: true, NoTotal: true})
+	ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: mnemo.Filter{Now: now}, Order: mnemo.OrderNewest, Limit: readCandidates, NoVectors: true, NoTotal: true})
 	if err != nil {
 		return ReadResult{}, err
 	}
 	// The census counts the effective memories without reading them.
-	types, err := s.store.CountTypes(ctx, scope, Filter{Now: now})
+	types, err := s.store.CountTypes(ctx, scope, mnemo.Filter{Now: now})
 	if err != nil {
 		return ReadResult{}, err
 	}
@@ -107,7 +109,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (Re
 		total += tc.Count
 	}
 	type scored struct {
-		m     *Memory
+		m     *mnemo.Memory
 		score float64
 	}
 	ranked := make([]scored, len(ms))
@@ -141,7 +143,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (Re
 	res := ReadResult{Lines: []ReadLine{}, TokenLimit: q.TokenLimit, Effective: total}
 	used := s.tok.Count(ReadHeader + "\n")
 	if used > q.TokenLimit {
-		return ReadResult{}, Errorf(EINVALID, "token_limit %d cannot hold even the header", q.TokenLimit)
+		return ReadResult{}, mnemo.Errorf(mnemo.EINVALID, "token_limit %d cannot hold even the header", q.TokenLimit)
 	}
 	// Room for the note saying how many did not fit.
 	const noteReserve = 16
@@ -177,7 +179,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope Scope, q ReadQuery) (Re
 // fromData takes type, summary, importance and tags from a set_memory
 // memory's content (seed 004 §5.3: optional fields of the free content)
 // where the memory's own are unset.
-func fromData(m *Memory) {
+func fromData(m *mnemo.Memory) {
 	if len(m.Data) == 0 || m.Data[0] != '{' {
 		return
 	}
@@ -190,7 +192,7 @@ func fromData(m *Memory) {
 	if json.Unmarshal(m.Data, &d) != nil {
 		return // content that does not follow the convention is fine
 	}
-	if d.Type != "" && (m.Type == "" || m.Type == TypeKnowledge) { // knowledge is the default type
+	if d.Type != "" && (m.Type == "" || m.Type == mnemo.TypeKnowledge) { // knowledge is the default type
 		m.Type = d.Type
 	}
 	if m.Summary == "" {
@@ -208,7 +210,7 @@ func fromData(m *Memory) {
 
 // readLine is seed 004 §5.5's `key type summary`: the key without its
 // leading slash (as ls and grep see it), or the id when there is none.
-func readLine(m *Memory, redact bool) string {
+func readLine(m *mnemo.Memory, redact bool) string {
 	key := strings.TrimPrefix(m.Key, "/")
 	if key == "" {
 		key = "id:" + m.ID

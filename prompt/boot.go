@@ -1,4 +1,4 @@
-package mnemo
+package prompt
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
@@ -56,9 +58,9 @@ type BootItem struct {
 
 // BootSummary counts the active memories.
 type BootSummary struct {
-	Total        int         `json:"total"`
-	Types        []TypeCount `json:"types"`
-	MeanVitality float64     `json:"mean_vitality"`
+	Total        int               `json:"total"`
+	Types        []mnemo.TypeCount `json:"types"`
+	MeanVitality float64           `json:"mean_vitality"`
 }
 
 // bootLayer is one layer: the types it shows and how many at most.
@@ -70,28 +72,28 @@ type bootLayer struct {
 // The layers. Knowledge takes seed 001's categories of long-term memory
 // too; other types are counted in the summary only.
 var (
-	bootIdentity  = bootLayer{[]string{TypeIdentity}, 20}
-	bootEmotion   = bootLayer{[]string{TypeEmotion}, 10}
-	bootKnowledge = bootLayer{[]string{TypeKnowledge, TypeFact, TypePreference, TypePattern}, 20}
-	bootEvents    = bootLayer{[]string{TypeEvent}, 15}
+	bootIdentity  = bootLayer{[]string{mnemo.TypeIdentity}, 20}
+	bootEmotion   = bootLayer{[]string{mnemo.TypeEmotion}, 10}
+	bootKnowledge = bootLayer{[]string{mnemo.TypeKnowledge, mnemo.TypeFact, mnemo.TypePreference, mnemo.TypePattern}, 20}
+	bootEvents    = bootLayer{[]string{mnemo.TypeEvent}, 15}
 	bootEventDays = 7
 )
 
 // Boot returns the warm start of seed 003 §4.5. Nothing is recorded as
 // accessed.
-func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boot, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return Boot{}, err
 	}
 	switch q.Format {
 	case "", BootNarrative, BootJSON:
 	default:
-		return Boot{}, Errorf(EINVALID, "format must be narrative or json, not %q", q.Format)
+		return Boot{}, mnemo.Errorf(mnemo.EINVALID, "format must be narrative or json, not %q", q.Format)
 	}
 	switch q.Lang {
 	case "", "en", "zh":
 	default:
-		return Boot{}, Errorf(EINVALID, "lang must be en or zh, not %q", q.Lang)
+		return Boot{}, mnemo.Errorf(mnemo.EINVALID, "lang must be en or zh, not %q", q.Lang)
 	}
 	now := q.Now
 	if now.IsZero() {
@@ -102,17 +104,17 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 	// A layer is listed type by type, each in its index's order, and
 	// merged: one ordered read per type instead of a sort of every memory
 	// of the layer.
-	layer := func(l bootLayer, f Filter, order string) ([]BootItem, error) {
-		var ms []Memory
+	layer := func(l bootLayer, f mnemo.Filter, order string) ([]BootItem, error) {
+		var ms []mnemo.Memory
 		for _, typ := range l.types {
 			f.Types, f.Now = []string{typ}, now
-			part, _, err := s.store.List(ctx, scope, ListQuery{Filter: f, Order: order, Limit: l.limit, NoVectors: true, NoTotal: true})
+			part, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Order: order, Limit: l.limit, NoVectors: true, NoTotal: true})
 			if err != nil {
 				return nil, err
 			}
 			ms = append(ms, part...)
 		}
-		slices.SortStableFunc(ms, func(a, b Memory) int {
+		slices.SortStableFunc(ms, func(a, b mnemo.Memory) int {
 			return cmp.Or(cmp.Compare(b.Vitality, a.Vitality), b.CreatedAt.Compare(a.CreatedAt))
 		})
 		ms = ms[:min(len(ms), l.limit)]
@@ -129,22 +131,22 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 		return items, nil
 	}
 	var err error
-	if b.Identity, err = layer(bootIdentity, Filter{}, OrderVitality); err != nil {
+	if b.Identity, err = layer(bootIdentity, mnemo.Filter{}, mnemo.OrderVitality); err != nil {
 		return Boot{}, err
 	}
-	if b.Emotion, err = layer(bootEmotion, Filter{}, OrderVitality); err != nil {
+	if b.Emotion, err = layer(bootEmotion, mnemo.Filter{}, mnemo.OrderVitality); err != nil {
 		return Boot{}, err
 	}
-	if b.Knowledge, err = layer(bootKnowledge, Filter{}, OrderVitality); err != nil {
+	if b.Knowledge, err = layer(bootKnowledge, mnemo.Filter{}, mnemo.OrderVitality); err != nil {
 		return Boot{}, err
 	}
 	// Events: the newest of the window, shown by vitality. (The window's
 	// highest vitality would mean walking every event of the agent.)
 	since := now.AddDate(0, 0, -bootEventDays)
-	if b.Events, err = layer(bootEvents, Filter{CreatedAfter: &since}, OrderNewest); err != nil {
+	if b.Events, err = layer(bootEvents, mnemo.Filter{CreatedAfter: &since}, mnemo.OrderNewest); err != nil {
 		return Boot{}, err
 	}
-	types, err := s.store.CountTypes(ctx, scope, Filter{Now: now})
+	types, err := s.store.CountTypes(ctx, scope, mnemo.Filter{Now: now})
 	if err != nil {
 		return Boot{}, err
 	}
@@ -154,7 +156,7 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 	for _, tc := range types {
 		b.Summary.Total += tc.Count
 		sum += tc.MeanVitality * float64(tc.Count)
-		if tc.Type == TypeEvent {
+		if tc.Type == mnemo.TypeEvent {
 			events = tc.Count
 		}
 	}
@@ -163,7 +165,7 @@ func (s *Service) Boot(ctx context.Context, scope Scope, q BootQuery) (Boot, err
 	}
 	// The events of the window beyond those shown, and those before it,
 	// are folded into counts.
-	recent, err := s.store.CountTypes(ctx, scope, Filter{Types: bootEvents.types, CreatedAfter: &since, Now: now})
+	recent, err := s.store.CountTypes(ctx, scope, mnemo.Filter{Types: bootEvents.types, CreatedAfter: &since, Now: now})
 	if err != nil {
 		return Boot{}, err
 	}

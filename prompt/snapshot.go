@@ -1,10 +1,12 @@
-package mnemo
+package prompt
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
@@ -75,8 +77,8 @@ const RecentExperienceHeading = "## Recent Experience"
 // created in the last day, within a token budget (pinned first, then
 // relevance, then recency), rendered as the "Recent Experience" section of
 // a system prompt. Nothing is recorded as accessed.
-func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (Snapshot, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQuery) (Snapshot, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return Snapshot{}, err
 	}
 	var err error
@@ -94,7 +96,7 @@ func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (S
 	now = now.UTC()
 	snap := Snapshot{Memories: []SnapshotItem{}, TokenLimit: limit}
 
-	pinned, nPinned, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{Pinned: true, Now: now}, Limit: snapshotMaxPinned, NoVectors: true})
+	pinned, nPinned, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: mnemo.Filter{Pinned: true, Now: now}, Limit: snapshotMaxPinned, NoVectors: true})
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -102,11 +104,11 @@ func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (S
 	for _, m := range pinned {
 		seen[m.ID] = true
 	}
-	var related []Scored
+	var related []mnemo.Scored
 	text := strings.TrimSpace(q.Trigger.text() + " " + q.Focus)
-	res, err := s.Surface(ctx, scope, Query{Text: text, Limit: min(s.maxLimit, snapshotRelated+len(pinned)), Now: now})
+	res, err := s.mem.Surface(ctx, scope, mnemo.Query{Text: text, Limit: min(s.mem.MaxLimit(), snapshotRelated+len(pinned)), Now: now})
 	switch {
-	case ErrorCode(err) == EINVALID:
+	case mnemo.ErrorCode(err) == mnemo.EINVALID:
 		snap.Notes = append(snap.Notes, "no related memories: the trigger and focus have nothing to search by")
 	case err != nil:
 		return Snapshot{}, err
@@ -120,11 +122,11 @@ func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (S
 		}
 	}
 	after := now.Add(-snapshotWindow)
-	recentAll, _, err := s.store.List(ctx, scope, ListQuery{Filter: Filter{CreatedAfter: &after, Now: now}, Limit: snapshotRecent + len(seen), NoVectors: true})
+	recentAll, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: mnemo.Filter{CreatedAfter: &after, Now: now}, Limit: snapshotRecent + len(seen), NoVectors: true})
 	if err != nil {
 		return Snapshot{}, err
 	}
-	var recent []Memory
+	var recent []mnemo.Memory
 	for _, m := range recentAll {
 		if !seen[m.ID] && len(recent) < snapshotRecent {
 			seen[m.ID] = true
@@ -138,7 +140,7 @@ func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (S
 	used := s.tok.Count(RecentExperienceHeading + "\n")
 	budget := limit - noteReserve
 	omitted := map[string]int{}
-	add := func(m *Memory, reason string, score float64) {
+	add := func(m *mnemo.Memory, reason string, score float64) {
 		line := snapshotLine(m, reason, now, q.Redact)
 		n := s.tok.Count(line + "\n")
 		cut := false
@@ -192,7 +194,7 @@ func (s *Service) Snapshot(ctx context.Context, scope Scope, q SnapshotQuery) (S
 }
 
 // snapshotLine renders a memory for the Recent Experience section.
-func snapshotLine(m *Memory, reason string, now time.Time, redact bool) string {
+func snapshotLine(m *mnemo.Memory, reason string, now time.Time, redact bool) string {
 	text := m.Summary
 	if text == "" {
 		text = m.Content

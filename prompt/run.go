@@ -1,4 +1,4 @@
-package mnemo
+package prompt
 
 import (
 	"context"
@@ -8,7 +8,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mnemo-dev/mnemo"
+
 	"github.com/mnemo-dev/mnemo/internal/ids"
+	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
@@ -106,11 +109,11 @@ const summaryTokens = 40
 const maxNotes = 16
 
 // OpenRun starts a run's short-term memory.
-func (s *Service) OpenRun(ctx context.Context, scope Scope, o RunOptions) (Run, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) OpenRun(ctx context.Context, scope mnemo.Scope, o RunOptions) (Run, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return Run{}, err
 	}
-	id, err := CheckID("run_id", o.ID, true)
+	id, err := mnemo.CheckID("run_id", o.ID, true)
 	if err != nil {
 		return Run{}, err
 	}
@@ -122,18 +125,18 @@ func (s *Service) OpenRun(ctx context.Context, scope Scope, o RunOptions) (Run, 
 		return Run{}, err
 	}
 	if utf8.RuneCountInString(o.Focus) > 1000 {
-		return Run{}, Errorf(ETOOLARGE, "focus is over 1,000 characters")
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "focus is over 1,000 characters")
 	}
 	limit, err := tokenLimit(o.TokenLimit, s.ctx.RunTokenLimit, 100, "a run")
 	if err != nil {
 		return Run{}, err
 	}
-	open, err := s.state.ListState(ctx, scope, StateRun)
+	open, err := s.state.ListState(ctx, scope, mnemo.StateRun)
 	if err != nil {
 		return Run{}, err
 	}
 	if len(open) >= s.ctx.MaxRuns {
-		return Run{}, Errorf(ETOOLARGE, "%d runs are open for this agent, the limit: close one first", len(open))
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "%d runs are open for this agent, the limit: close one first", len(open))
 	}
 	now := s.now().UTC()
 	r := Run{
@@ -149,9 +152,9 @@ func (s *Service) OpenRun(ctx context.Context, scope Scope, o RunOptions) (Run, 
 	if err != nil {
 		return Run{}, err
 	}
-	if _, err := s.state.PutState(ctx, scope, StateDoc{Kind: StateRun, ID: id, Body: body, UpdatedAt: now}); err != nil {
-		if ErrorCode(err) == ECONFLICT {
-			return Run{}, Errorf(ECONFLICT, "run %q is already open", id)
+	if _, err := s.state.PutState(ctx, scope, mnemo.StateDoc{Kind: mnemo.StateRun, ID: id, Body: body, UpdatedAt: now}); err != nil {
+		if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
+			return Run{}, mnemo.Errorf(mnemo.ECONFLICT, "run %q is already open", id)
 		}
 		return Run{}, err
 	}
@@ -162,7 +165,7 @@ func (s *Service) OpenRun(ctx context.Context, scope Scope, o RunOptions) (Run, 
 // that the rounds always have room.
 func (r *Run) checkFixed() error {
 	if r.FixedTokens > r.TokenLimit/2 {
-		return Errorf(ETOOLARGE, "the trigger, focus and instructions are %d tokens, over half the run's limit of %d", r.FixedTokens, r.TokenLimit)
+		return mnemo.Errorf(mnemo.ETOOLARGE, "the trigger, focus and instructions are %d tokens, over half the run's limit of %d", r.FixedTokens, r.TokenLimit)
 	}
 	return nil
 }
@@ -175,34 +178,34 @@ func (s *Service) checkStep(field string, raw json.RawMessage) (json.RawMessage,
 		return nil, nil
 	}
 	if len(raw) > s.ctx.MaxStepBytes {
-		return nil, Errorf(ETOOLARGE, "%s is %d bytes, the limit is %d", field, len(raw), s.ctx.MaxStepBytes)
+		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "%s is %d bytes, the limit is %d", field, len(raw), s.ctx.MaxStepBytes)
 	}
 	if !json.Valid(raw) {
-		return nil, Errorf(EINVALID, "%s is not valid JSON", field)
+		return nil, mnemo.Errorf(mnemo.EINVALID, "%s is not valid JSON", field)
 	}
 	return raw, nil
 }
 
 // GetRun returns a run's short-term memory: the structured JSON a prompt
 // builder renders (seed 000 FR-1 §5), or ENOTFOUND.
-func (s *Service) GetRun(ctx context.Context, scope Scope, id string) (Run, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) GetRun(ctx context.Context, scope mnemo.Scope, id string) (Run, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return Run{}, err
 	}
-	r, _, err := getState[Run](ctx, s.state, scope, StateRun, id)
-	if ErrorCode(err) == ENOTFOUND {
-		return Run{}, Errorf(ENOTFOUND, "no open run %q", id)
+	r, _, err := statedoc.Get[Run](ctx, s.state, scope, mnemo.StateRun, id)
+	if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
+		return Run{}, mnemo.Errorf(mnemo.ENOTFOUND, "no open run %q", id)
 	}
 	return r, err
 }
 
 // ListRuns returns the agent's open runs, most recently changed first,
 // without their rounds.
-func (s *Service) ListRuns(ctx context.Context, scope Scope) ([]Run, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) ListRuns(ctx context.Context, scope mnemo.Scope) ([]Run, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
-	docs, err := s.state.ListState(ctx, scope, StateRun)
+	docs, err := s.state.ListState(ctx, scope, mnemo.StateRun)
 	if err != nil {
 		return nil, err
 	}
@@ -220,37 +223,37 @@ func (s *Service) ListRuns(ctx context.Context, scope Scope) ([]Run, error) {
 
 // CloseRun ends a run: its short-term memory is removed (seed 000 FR-1
 // §6) and returned as it was last.
-func (s *Service) CloseRun(ctx context.Context, scope Scope, id string) (Run, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) CloseRun(ctx context.Context, scope mnemo.Scope, id string) (Run, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return Run{}, err
 	}
-	defer s.locks.lock(scope, StateRun, id)()
-	for range stateRetries {
-		r, doc, err := getState[Run](ctx, s.state, scope, StateRun, id)
-		if ErrorCode(err) == ENOTFOUND {
-			return Run{}, Errorf(ENOTFOUND, "no open run %q", id)
+	defer s.locks.Lock(scope, mnemo.StateRun, id)()
+	for range statedoc.Retries {
+		r, doc, err := statedoc.Get[Run](ctx, s.state, scope, mnemo.StateRun, id)
+		if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
+			return Run{}, mnemo.Errorf(mnemo.ENOTFOUND, "no open run %q", id)
 		} else if err != nil {
 			return Run{}, err
 		}
-		ok, err := s.state.DeleteState(ctx, scope, StateRun, id, doc.Version)
-		if ErrorCode(err) == ECONFLICT {
+		ok, err := s.state.DeleteState(ctx, scope, mnemo.StateRun, id, doc.Version)
+		if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
 			continue
 		} else if err != nil {
 			return Run{}, err
 		}
 		if !ok {
-			return Run{}, Errorf(ENOTFOUND, "no open run %q", id)
+			return Run{}, mnemo.Errorf(mnemo.ENOTFOUND, "no open run %q", id)
 		}
 		return r, nil
 	}
-	return Run{}, Errorf(ECONFLICT, "run %q is being changed by too many writers at once; retry", id)
+	return Run{}, mnemo.Errorf(mnemo.ECONFLICT, "run %q is being changed by too many writers at once; retry", id)
 }
 
 // RecordCall adds a function call and its result as a new round.
-func (s *Service) RecordCall(ctx context.Context, scope Scope, runID string, call ToolCall) (Run, error) {
+func (s *Service) RecordCall(ctx context.Context, scope mnemo.Scope, runID string, call ToolCall) (Run, error) {
 	name := strings.TrimSpace(call.Name)
 	if name == "" || len(name) > 128 {
-		return Run{}, Errorf(EINVALID, "call name must be 1 to 128 bytes")
+		return Run{}, mnemo.Errorf(mnemo.EINVALID, "call name must be 1 to 128 bytes")
 	}
 	in, err := s.checkStep("input", call.Input)
 	if err != nil {
@@ -261,7 +264,7 @@ func (s *Service) RecordCall(ctx context.Context, scope Scope, runID string, cal
 		return Run{}, err
 	}
 	if len(call.Error) > s.ctx.MaxStepBytes {
-		return Run{}, Errorf(ETOOLARGE, "error is %d bytes, the limit is %d", len(call.Error), s.ctx.MaxStepBytes)
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "error is %d bytes, the limit is %d", len(call.Error), s.ctx.MaxStepBytes)
 	}
 	c := ToolCall{Name: name, Input: in, Output: out, Error: call.Error}
 	return s.changeRun(ctx, scope, runID, func(r *Run) error {
@@ -275,13 +278,13 @@ func (s *Service) RecordCall(ctx context.Context, scope Scope, runID string, cal
 
 // RecordResponse adds the model's intermediate response to the latest
 // round (or, before any call, to a round of its own).
-func (s *Service) RecordResponse(ctx context.Context, scope Scope, runID, text string) (Run, error) {
+func (s *Service) RecordResponse(ctx context.Context, scope mnemo.Scope, runID, text string) (Run, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Run{}, Errorf(EINVALID, "response is empty")
+		return Run{}, mnemo.Errorf(mnemo.EINVALID, "response is empty")
 	}
 	if len(text) > s.ctx.MaxStepBytes {
-		return Run{}, Errorf(ETOOLARGE, "response is %d bytes, the limit is %d", len(text), s.ctx.MaxStepBytes)
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "response is %d bytes, the limit is %d", len(text), s.ctx.MaxStepBytes)
 	}
 	return s.changeRun(ctx, scope, runID, func(r *Run) error {
 		if len(r.Rounds) == 0 {
@@ -298,13 +301,13 @@ func (s *Service) RecordResponse(ctx context.Context, scope Scope, runID, text s
 // Inject adds a temporary instruction to a run (seed 000 FR-1 §7: a signal
 // trigger's). It is never compacted; over half the run's budget is
 // ETOOLARGE.
-func (s *Service) Inject(ctx context.Context, scope Scope, runID, text string) (Run, error) {
+func (s *Service) Inject(ctx context.Context, scope mnemo.Scope, runID, text string) (Run, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Run{}, Errorf(EINVALID, "instruction is empty")
+		return Run{}, mnemo.Errorf(mnemo.EINVALID, "instruction is empty")
 	}
 	if utf8.RuneCountInString(text) > 2000 {
-		return Run{}, Errorf(ETOOLARGE, "instruction is over 2,000 characters")
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "instruction is over 2,000 characters")
 	}
 	n := s.tok.Count(text)
 	return s.changeRun(ctx, scope, runID, func(r *Run) error {
@@ -315,12 +318,12 @@ func (s *Service) Inject(ctx context.Context, scope Scope, runID, text string) (
 }
 
 // changeRun applies fn to a run, compacts it to its budget and stores it.
-func (s *Service) changeRun(ctx context.Context, scope Scope, id string, fn func(r *Run) error) (Run, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) changeRun(ctx context.Context, scope mnemo.Scope, id string, fn func(r *Run) error) (Run, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return Run{}, err
 	}
-	defer s.locks.lock(scope, StateRun, id)()
-	r, err := updateState(ctx, s.state, scope, StateRun, id, false, s.now, func(r *Run, _ bool) (bool, error) {
+	defer s.locks.Lock(scope, mnemo.StateRun, id)()
+	r, err := statedoc.Update(ctx, s.state, scope, mnemo.StateRun, id, false, s.now, func(r *Run, _ bool) (bool, error) {
 		if err := fn(r); err != nil {
 			return false, err
 		}
@@ -328,8 +331,8 @@ func (s *Service) changeRun(ctx context.Context, scope Scope, id string, fn func
 		r.UpdatedAt = s.now().UTC()
 		return true, nil
 	})
-	if ErrorCode(err) == ENOTFOUND {
-		return Run{}, Errorf(ENOTFOUND, "no open run %q", id)
+	if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
+		return Run{}, mnemo.Errorf(mnemo.ENOTFOUND, "no open run %q", id)
 	}
 	return r, err
 }
@@ -533,15 +536,15 @@ func plainJSON(raw json.RawMessage) string {
 func (s *Service) SweepRuns(ctx context.Context) (int, error) {
 	n := 0
 	for {
-		docs, err := s.state.IdleState(ctx, StateRun, s.now().Add(-s.ctx.RunIdle), 256)
+		docs, err := s.state.IdleState(ctx, mnemo.StateRun, s.now().Add(-s.ctx.RunIdle), 256)
 		if err != nil {
 			return n, err
 		}
 		swept := 0
 		for _, d := range docs {
-			ok, err := s.state.DeleteState(ctx, d.Scope, StateRun, d.ID, d.Version)
+			ok, err := s.state.DeleteState(ctx, d.Scope, mnemo.StateRun, d.ID, d.Version)
 			switch {
-			case ErrorCode(err) == ECONFLICT: // it changed meanwhile: in use
+			case mnemo.ErrorCode(err) == mnemo.ECONFLICT: // it changed meanwhile: in use
 			case err != nil:
 				return n, err
 			case ok:

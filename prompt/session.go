@@ -1,4 +1,4 @@
-package mnemo
+package prompt
 
 import (
 	"context"
@@ -12,8 +12,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-dev/mnemo"
+
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/internal/cues"
+	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
@@ -77,11 +80,11 @@ const (
 
 // AddTurn records a message of a session in its working memory, creating
 // it on the first (turn_count 1), and returns it.
-func (s *Service) AddTurn(ctx context.Context, scope Scope, sessionID string, t Turn) (WorkingMemory, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) AddTurn(ctx context.Context, scope mnemo.Scope, sessionID string, t Turn) (WorkingMemory, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return WorkingMemory{}, err
 	}
-	if _, err := CheckID("session_id", sessionID, false); err != nil {
+	if _, err := mnemo.CheckID("session_id", sessionID, false); err != nil {
 		return WorkingMemory{}, err
 	}
 	switch t.Role {
@@ -89,39 +92,39 @@ func (s *Service) AddTurn(ctx context.Context, scope Scope, sessionID string, t 
 		t.Role = "user"
 	case "user", "assistant":
 	default:
-		return WorkingMemory{}, Errorf(EINVALID, "role must be user or assistant, not %q", t.Role)
+		return WorkingMemory{}, mnemo.Errorf(mnemo.EINVALID, "role must be user or assistant, not %q", t.Role)
 	}
 	if strings.TrimSpace(t.Text) == "" {
-		return WorkingMemory{}, Errorf(EINVALID, "text is empty")
+		return WorkingMemory{}, mnemo.Errorf(mnemo.EINVALID, "text is empty")
 	}
 	if utf8.RuneCountInString(t.Text) > maxTurnChars {
-		return WorkingMemory{}, Errorf(ETOOLARGE, "text is over %d characters", maxTurnChars)
+		return WorkingMemory{}, mnemo.Errorf(mnemo.ETOOLARGE, "text is over %d characters", maxTurnChars)
 	}
 	if len(t.Variables) > maxVariables || len(t.Remember) > maxFacts {
-		return WorkingMemory{}, Errorf(ETOOLARGE, "at most %d variables and %d facts in one turn", maxVariables, maxFacts)
+		return WorkingMemory{}, mnemo.Errorf(mnemo.ETOOLARGE, "at most %d variables and %d facts in one turn", maxVariables, maxFacts)
 	}
 	for k, v := range t.Variables {
 		if k == "" || utf8.RuneCountInString(k) > 64 || utf8.RuneCountInString(v) > maxVarChars {
-			return WorkingMemory{}, Errorf(EINVALID, "variable %q: names are 1 to 64 characters, values at most %d", k, maxVarChars)
+			return WorkingMemory{}, mnemo.Errorf(mnemo.EINVALID, "variable %q: names are 1 to 64 characters, values at most %d", k, maxVarChars)
 		}
 	}
 	for _, f := range t.Remember {
-		if strings.TrimSpace(f) == "" || utf8.RuneCountInString(f) > s.limits.MaxContentChars {
-			return WorkingMemory{}, Errorf(EINVALID, "a fact to remember must be 1 to %d characters", s.limits.MaxContentChars)
+		if strings.TrimSpace(f) == "" || utf8.RuneCountInString(f) > s.mem.Limits().MaxContentChars {
+			return WorkingMemory{}, mnemo.Errorf(mnemo.EINVALID, "a fact to remember must be 1 to %d characters", s.mem.Limits().MaxContentChars)
 		}
 	}
 	// Analysed before the update, which may run more than once: an LLM is
 	// asked once per turn. It sees the working memory as it was.
-	cur, _, _ := getState[WorkingMemory](ctx, s.state, scope, StateSession, sessionID)
+	cur, _, _ := statedoc.Get[WorkingMemory](ctx, s.state, scope, mnemo.StateSession, sessionID)
 	an, err := s.ctx.TurnAnalyzer.AnalyzeTurn(ctx, &cur, t)
 	if err != nil {
 		s.log.Warn("turn analysis failed, using the rules", "session", sessionID, "err", err)
 		an, _ = RuleAnalyzer{}.AnalyzeTurn(ctx, nil, t)
 	}
-	defer s.locks.lock(scope, StateSession, sessionID)()
+	defer s.locks.Lock(scope, mnemo.StateSession, sessionID)()
 	now := s.now().UTC()
 	first := false
-	wm, err := updateState(ctx, s.state, scope, StateSession, sessionID, true, s.now, func(wm *WorkingMemory, exists bool) (bool, error) {
+	wm, err := statedoc.Update(ctx, s.state, scope, mnemo.StateSession, sessionID, true, s.now, func(wm *WorkingMemory, exists bool) (bool, error) {
 		if exists && !now.Before(wm.ExpiresAt) {
 			exists = false // idle past its time and not yet swept: a new session
 		}
@@ -131,7 +134,7 @@ func (s *Service) AddTurn(ctx context.Context, scope Scope, sessionID string, t 
 				return false, err
 			}
 			if n >= s.ctx.MaxSessions {
-				return false, Errorf(ETOOLARGE, "%d sessions have working memory for this agent, the limit: end one first", n)
+				return false, mnemo.Errorf(mnemo.ETOOLARGE, "%d sessions have working memory for this agent, the limit: end one first", n)
 			}
 			*wm = WorkingMemory{SessionID: sessionID, CreatedAt: now}
 			first = true
@@ -150,8 +153,8 @@ func (s *Service) AddTurn(ctx context.Context, scope Scope, sessionID string, t 
 	return wm.public(), nil
 }
 
-func (s *Service) countSessions(ctx context.Context, scope Scope) (int, error) {
-	docs, err := s.state.ListState(ctx, scope, StateSession)
+func (s *Service) countSessions(ctx context.Context, scope mnemo.Scope) (int, error) {
+	docs, err := s.state.ListState(ctx, scope, mnemo.StateSession)
 	return len(docs), err
 }
 
@@ -270,13 +273,13 @@ func (wm WorkingMemory) public() WorkingMemory {
 // GetWorkingMemory returns a session's working memory (seed 001's GET
 // /memory/working/{session_id}), or ENOTFOUND when there is none or it has
 // been idle past its time.
-func (s *Service) GetWorkingMemory(ctx context.Context, scope Scope, sessionID string) (WorkingMemory, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) GetWorkingMemory(ctx context.Context, scope mnemo.Scope, sessionID string) (WorkingMemory, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return WorkingMemory{}, err
 	}
-	wm, _, err := getState[WorkingMemory](ctx, s.state, scope, StateSession, sessionID)
-	if ErrorCode(err) == ENOTFOUND || err == nil && !s.now().Before(wm.ExpiresAt) {
-		return WorkingMemory{}, Errorf(ENOTFOUND, "no working memory for session %q", sessionID)
+	wm, _, err := statedoc.Get[WorkingMemory](ctx, s.state, scope, mnemo.StateSession, sessionID)
+	if mnemo.ErrorCode(err) == mnemo.ENOTFOUND || err == nil && !s.now().Before(wm.ExpiresAt) {
+		return WorkingMemory{}, mnemo.Errorf(mnemo.ENOTFOUND, "no working memory for session %q", sessionID)
 	}
 	if err != nil {
 		return WorkingMemory{}, err
@@ -286,11 +289,11 @@ func (s *Service) GetWorkingMemory(ctx context.Context, scope Scope, sessionID s
 
 // ListSessions returns the agent's sessions with working memory, most
 // recently active first.
-func (s *Service) ListSessions(ctx context.Context, scope Scope) ([]WorkingMemory, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) ListSessions(ctx context.Context, scope mnemo.Scope) ([]WorkingMemory, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
-	docs, err := s.state.ListState(ctx, scope, StateSession)
+	docs, err := s.state.ListState(ctx, scope, mnemo.StateSession)
 	if err != nil {
 		return nil, err
 	}
@@ -317,8 +320,8 @@ type SessionEnd struct {
 
 // EndSession deletes a session's working memory, first writing its marked
 // facts to long-term memory when archive is set.
-func (s *Service) EndSession(ctx context.Context, scope Scope, sessionID string, archive bool) (SessionEnd, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) EndSession(ctx context.Context, scope mnemo.Scope, sessionID string, archive bool) (SessionEnd, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return SessionEnd{}, err
 	}
 	return s.endSession(ctx, scope, sessionID, 0, archive)
@@ -328,27 +331,27 @@ func (s *Service) EndSession(ctx context.Context, scope Scope, sessionID string,
 // (0: any), archiving its facts first when asked. The facts are written
 // before the delete, so that a crash between the two writes them twice at
 // worst (as the same key: once), never loses them.
-func (s *Service) endSession(ctx context.Context, scope Scope, sessionID string, version int64, archive bool) (SessionEnd, error) {
-	defer s.locks.lock(scope, StateSession, sessionID)()
-	for range stateRetries {
-		wm, doc, err := getState[WorkingMemory](ctx, s.state, scope, StateSession, sessionID)
-		if ErrorCode(err) == ENOTFOUND {
-			return SessionEnd{}, Errorf(ENOTFOUND, "no working memory for session %q", sessionID)
+func (s *Service) endSession(ctx context.Context, scope mnemo.Scope, sessionID string, version int64, archive bool) (SessionEnd, error) {
+	defer s.locks.Lock(scope, mnemo.StateSession, sessionID)()
+	for range statedoc.Retries {
+		wm, doc, err := statedoc.Get[WorkingMemory](ctx, s.state, scope, mnemo.StateSession, sessionID)
+		if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
+			return SessionEnd{}, mnemo.Errorf(mnemo.ENOTFOUND, "no working memory for session %q", sessionID)
 		} else if err != nil {
 			return SessionEnd{}, err
 		}
 		if version != 0 && doc.Version != version {
-			return SessionEnd{}, Errorf(ECONFLICT, "session %q had a turn meanwhile", sessionID)
+			return SessionEnd{}, mnemo.Errorf(mnemo.ECONFLICT, "session %q had a turn meanwhile", sessionID)
 		}
 		end := SessionEnd{WorkingMemory: wm.public()}
 		if archive && len(wm.Facts) > 0 {
-			drafts := make([]Draft, len(wm.Facts))
+			drafts := make([]mnemo.Draft, len(wm.Facts))
 			for i, f := range wm.Facts {
 				key := fmt.Sprintf("/session/%s/fact/%d", url.PathEscape(sessionID), i+1)
-				drafts[i] = Draft{Content: &f, Key: key, Type: TypeFact, SessionID: sessionID,
+				drafts[i] = mnemo.Draft{Content: &f, Key: key, Type: mnemo.TypeFact, SessionID: sessionID,
 					Source: json.RawMessage(`"auto:session"`), Tags: []string{"session-fact"}}
 			}
-			ms, err := s.RememberUnguarded(ctx, scope, drafts)
+			ms, err := s.mem.RememberUnguarded(ctx, scope, drafts)
 			if err != nil {
 				return SessionEnd{}, fmt.Errorf("archiving the facts of session %q: %w", sessionID, err)
 			}
@@ -356,8 +359,8 @@ func (s *Service) endSession(ctx context.Context, scope Scope, sessionID string,
 				end.Archived = append(end.Archived, m.ID)
 			}
 		}
-		ok, err := s.state.DeleteState(ctx, scope, StateSession, sessionID, doc.Version)
-		if ErrorCode(err) == ECONFLICT {
+		ok, err := s.state.DeleteState(ctx, scope, mnemo.StateSession, sessionID, doc.Version)
+		if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
 			if version != 0 {
 				return SessionEnd{}, err
 			}
@@ -366,11 +369,11 @@ func (s *Service) endSession(ctx context.Context, scope Scope, sessionID string,
 			return SessionEnd{}, err
 		}
 		if !ok {
-			return SessionEnd{}, Errorf(ENOTFOUND, "no working memory for session %q", sessionID)
+			return SessionEnd{}, mnemo.Errorf(mnemo.ENOTFOUND, "no working memory for session %q", sessionID)
 		}
 		return end, nil
 	}
-	return SessionEnd{}, Errorf(ECONFLICT, "session %q is being changed by too many writers at once; retry", sessionID)
+	return SessionEnd{}, mnemo.Errorf(mnemo.ECONFLICT, "session %q is being changed by too many writers at once; retry", sessionID)
 }
 
 // SweepSessions deletes the working memory of every session, of every
@@ -381,17 +384,17 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		// Idle for SessionIdle or longer, as GetWorkingMemory judges it.
-		docs, err := s.state.IdleState(ctx, StateSession, s.now().Add(-s.ctx.SessionIdle+time.Nanosecond), 256)
+		docs, err := s.state.IdleState(ctx, mnemo.StateSession, s.now().Add(-s.ctx.SessionIdle+time.Nanosecond), 256)
 		if err != nil {
 			return n, err
 		}
 		swept := 0
 		for _, d := range docs {
 			_, err := s.endSession(ctx, d.Scope, d.ID, d.Version, s.ctx.ArchiveFacts)
-			switch ErrorCode(err) {
+			switch mnemo.ErrorCode(err) {
 			case "":
 				swept++
-			case ECONFLICT, ENOTFOUND: // a turn came, or another sweeper was first
+			case mnemo.ECONFLICT, mnemo.ENOTFOUND: // a turn came, or another sweeper was first
 			default:
 				return n, err
 			}
@@ -421,11 +424,4 @@ func (RuleAnalyzer) AnalyzeTurn(_ context.Context, _ *WorkingMemory, t Turn) (Tu
 	an.Variables = cues.Variables(t.Text)
 	an.Facts = cues.Facts(t.Text)
 	return an, nil
-}
-
-// sessionTopic is the default Options.SessionTopic: the current topic of
-// the session's working memory.
-func (s *Service) sessionTopic(ctx context.Context, scope Scope, session string) (string, error) {
-	wm, err := s.GetWorkingMemory(ctx, scope, session)
-	return wm.CurrentTopic, err
 }
