@@ -64,9 +64,6 @@ type Options struct {
 	// Extractor, when set, finds memories in the messages of AddMessages
 	// (an LLM: seed 001's should_store). Nil: off.
 	Extractor MemoryExtractor
-	// Events configures the event layers (seed 002): strict types, cold
-	// segments, relation rules.
-	Events EventOptions
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -100,10 +97,6 @@ type Service struct {
 	tok   Tokenizer
 	state StateStore
 	locks stateLocks
-
-	// events
-	events EventOptions
-	l3     *eventLayers // L2 text relations, L3 vectors: work after appends
 }
 
 // New returns a Service over b. b.State keeps runs, sessions and profiles;
@@ -159,10 +152,6 @@ func New(b Backend, opts Options) *Service {
 		s.tok, _ = tokens.New(tokens.CL100K)
 	}
 	s.state = b.State
-
-	// events
-	s.events = opts.Events.withDefaults()
-	s.l3 = newEventLayers(b, opts, s.log)
 	return s
 }
 
@@ -193,7 +182,6 @@ const noIndexWarning = "no vector index: memories are written without vectors an
 // Close stops the embedding worker and closes the underlying store.
 func (s *Service) Close() error {
 	s.vec.close()
-	s.l3.close()
 	return s.store.Close()
 }
 

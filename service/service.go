@@ -87,7 +87,7 @@ type Options struct {
 
 	// Events configures the event layers: strict types, cold segments,
 	// relation rules, vectors, summaries, capabilities, the profile.
-	Events mnemo.EventOptions
+	Events events.Options
 }
 
 // memoryOptions are the options of the memory service.
@@ -109,8 +109,6 @@ func (o Options) memoryOptions() mnemo.Options {
 		Extractor:         o.Extractor,
 
 		Context: o.Context,
-
-		Events: o.Events,
 	}
 }
 
@@ -122,7 +120,7 @@ func New(store mnemo.Store, o Options) *Mnemo {
 	}
 	m := &Mnemo{store: store}
 	m.Memories = mnemo.New(b, o.memoryOptions())
-	m.Events = events.New(b, events.Options{}, events.Deps{})
+	m.Events = events.New(b, o.Events, o.eventsDeps(b))
 	m.Prompts = prompt.New(b, prompt.Options{}, prompt.Deps{})
 	m.Lifecycle = lifecycle.New(b, o.Lifecycle, lifecycle.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories, Summarizer: o.Context.Summarizer})
 	return m

@@ -1,4 +1,4 @@
-package mnemo
+package events
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
 
 	"github.com/mnemo-dev/mnemo/internal/cues"
 	"github.com/mnemo-dev/mnemo/internal/safe"
@@ -71,15 +73,15 @@ type TextRelationOptions struct {
 }
 
 type textJob struct {
-	scope    Scope
-	event    Event
+	scope    mnemo.Scope
+	event    mnemo.Event
 	relate   bool // extract text relations
 	interact bool // record a profile interaction
 }
 
 // afterAppend hands stored events to the background work that follows a
 // commit: text relations and profile interactions.
-func (s *Service) afterAppend(scope Scope, events []Event) {
+func (s *Service) afterAppend(scope mnemo.Scope, events []mnemo.Event) {
 	types := s.events.Profile.InteractionTypes
 	if !s.events.TextRelations.On && len(types) == 0 {
 		return
@@ -158,7 +160,7 @@ func (s *Service) WaitEventRelations(ctx context.Context) error {
 
 // RelateEventText extracts and stores the text relations of one stored
 // event now, and returns them.
-func (s *Service) RelateEventText(ctx context.Context, scope Scope, id string) ([]Relation, error) {
+func (s *Service) RelateEventText(ctx context.Context, scope mnemo.Scope, id string) ([]mnemo.Relation, error) {
 	e, err := s.GetEvent(ctx, scope, id)
 	if err != nil {
 		return nil, err
@@ -166,7 +168,7 @@ func (s *Service) RelateEventText(ctx context.Context, scope Scope, id string) (
 	return s.relateText(ctx, scope, e)
 }
 
-func (s *Service) relateText(ctx context.Context, scope Scope, e Event) ([]Relation, error) {
+func (s *Service) relateText(ctx context.Context, scope mnemo.Scope, e mnemo.Event) ([]mnemo.Relation, error) {
 	es, err := s.eventStore()
 	if err != nil {
 		return nil, err
@@ -195,11 +197,11 @@ func (s *Service) relateText(ctx context.Context, scope Scope, e Event) ([]Relat
 }
 
 // TextRelations turns an analysis of event id into edges.
-func TextRelations(id string, an TextAnalysis, conf float64, now time.Time) []Relation {
-	var out []Relation
+func TextRelations(id string, an TextAnalysis, conf float64, now time.Time) []mnemo.Relation {
+	var out []mnemo.Relation
 	add := func(node, typ string) {
-		if !slices.ContainsFunc(out, func(r Relation) bool { return r.Target == node }) {
-			out = append(out, Relation{Source: id, Target: node, Type: typ, Confidence: conf, CreatedAt: now})
+		if !slices.ContainsFunc(out, func(r mnemo.Relation) bool { return r.Target == node }) {
+			out = append(out, mnemo.Relation{Source: id, Target: node, Type: typ, Confidence: conf, CreatedAt: now})
 		}
 	}
 	for _, ent := range an.Entities {
