@@ -28,7 +28,7 @@ type Event struct {
 	// Metadata is a JSON object; metadata.parent_id works as data's does.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 	// Vectors are the event's L3 embeddings, written in the append's
-	// transaction (see eventvec.go). A caller may supply some (a media
+	// transaction (see events/vectors.go). A caller may supply some (a media
 	// embedding made elsewhere, with its model's name); the Service adds
 	// those of its embedders. Reads leave them out.
 	Vectors []EventVector `json:"vectors,omitempty"`

@@ -34,10 +34,10 @@ type Options struct {
 	// (an LLM); nil, or a failure, means deterministic rules.
 	Insighter EventInsighter
 	Describer CapabilityDescriber
-	// Vectors configure L3 (eventvec.go).
+	// Vectors configure L3 (vectors.go).
 	Vectors EventVectorOptions
 	// TextRelations configure L2 relations from unstructured text
-	// (eventtext.go); off unless set.
+	// (text.go); off unless set.
 	TextRelations TextRelationOptions
 	// Profile configures the adaptive user profile (profile.go).
 	Profile ProfileOptions

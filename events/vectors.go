@@ -21,14 +21,14 @@ import (
 
 // Seed 002's third layer (L3): embeddings of events, searched by meaning.
 //
-// An event with text (see EventText) gets a vector from the Service's
-// embedder, the one memories use; an event carrying media references
+// An event with text (see EventText) gets a vector from Deps.Embedder,
+// the embedder memories use; an event carrying media references
 // (metadata.media: [{"uri": ..., "mime": "image/png"}]) gets one per
 // modality from the embedder configured for it, or carries vectors its
 // caller made (Event.Vectors, each with its model's name). Vectors are
 // written in the append's transaction with the event and its relations:
 // all or nothing. With an in-process embedder the text vector is made
-// before the transaction; with a remote one (Options.AsyncEmbedding), and
+// before the transaction; with a remote one (Deps.AsyncEmbedding), and
 // for media always, a row without a vector is written instead and a
 // worker fills it in after the commit, so a slow provider never holds a
 // writer.
