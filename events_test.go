@@ -272,7 +272,7 @@ func TestEventsColdSegments(t *testing.T) {
 	}
 	// Replay and export read cold events too.
 	var replayed []string
-	if _, err := svc.Replay(ctx, alice, events.ReplayOptions{}, events.EventSinkFunc(func(_ context.Context, e mnemo.Event) error {
+	if _, err := svc.Replay(ctx, alice, events.ReplayOptions{}, events.SinkFunc(func(_ context.Context, e mnemo.Event) error {
 		replayed = append(replayed, e.ID)
 		return nil
 	})); err != nil || !slices.Equal(replayed, eventIDs(got)) {
@@ -508,7 +508,7 @@ func TestReplay(t *testing.T) {
 		ev("c", "s", t0.Add(2*time.Millisecond), ""), ev("d", "s", t0.Add(time.Hour), ""))
 
 	var got []string
-	collect := events.EventSinkFunc(func(_ context.Context, e mnemo.Event) error { got = append(got, e.ID); return nil })
+	collect := events.SinkFunc(func(_ context.Context, e mnemo.Event) error { got = append(got, e.ID); return nil })
 	res, err := svc.Replay(ctx, alice, events.ReplayOptions{Speed: 0}, collect)
 	if err != nil || res.Published != 4 || !slices.Equal(got, eventIDs(in)) {
 		t.Fatalf("replay: %+v %v %v", res, got, err)
@@ -518,7 +518,7 @@ func TestReplay(t *testing.T) {
 	// waited for; cancelling stops the replay there, and Next resumes it.
 	got = nil
 	cctx, cancel := context.WithCancel(ctx)
-	sink := events.EventSinkFunc(func(_ context.Context, e mnemo.Event) error {
+	sink := events.SinkFunc(func(_ context.Context, e mnemo.Event) error {
 		got = append(got, e.ID)
 		if len(got) == 3 {
 			cancel()
@@ -536,7 +536,7 @@ func TestReplay(t *testing.T) {
 	}
 
 	// A sink that fails stops the replay with its error.
-	failing := events.EventSinkFunc(func(context.Context, mnemo.Event) error { return mnemo.Errorf(mnemo.EUNAVAILABLE, "down") })
+	failing := events.SinkFunc(func(context.Context, mnemo.Event) error { return mnemo.Errorf(mnemo.EUNAVAILABLE, "down") })
 	if res, err := svc.Replay(ctx, alice, events.ReplayOptions{}, failing); mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE || res.Published != 0 {
 		t.Fatalf("failing sink: %+v %v", res, err)
 	}
@@ -561,7 +561,7 @@ func TestReplayNeverBlocksWriters(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		n := 0
-		_, err := svc.Replay(ctx, alice, events.ReplayOptions{}, events.EventSinkFunc(func(ctx context.Context, e mnemo.Event) error {
+		_, err := svc.Replay(ctx, alice, events.ReplayOptions{}, events.SinkFunc(func(ctx context.Context, e mnemo.Event) error {
 			if n++; n == 300 {
 				close(hung)
 				<-release

@@ -57,7 +57,7 @@ func TestTextRelationsAfterAppend(t *testing.T) {
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	for _, tc := range []struct {
 		name     string
-		analyzer events.EventTextAnalyzer
+		analyzer events.TextAnalyzer
 		want     map[string]string // target → type
 		conf     float64
 	}{

@@ -57,7 +57,7 @@ func BenchmarkSearchEvents10k(b *testing.B) {
 	}
 	cpu := cpuTime()
 	for b.Loop() {
-		hits, err := svc.SearchEvents(b.Context(), benchEventScope, events.EventSearch{Query: "tool call failed with a payload"})
+		hits, err := svc.SearchEvents(b.Context(), benchEventScope, events.Search{Query: "tool call failed with a payload"})
 		if err != nil || len(hits) != 10 {
 			b.Fatal(len(hits), err)
 		}

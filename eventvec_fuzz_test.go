@@ -20,13 +20,13 @@ func FuzzEventLayerParsers(f *testing.F) {
 	f.Add([]byte(`[{"note":"a b"},{"x":["c d"]}]`), []byte(`{"media":[{"uri":"","mime":"audio/wav"}]}`))
 	f.Fuzz(func(t *testing.T, data, metadata []byte) {
 		e := mnemo.Event{Type: "x", Data: data, Metadata: metadata}
-		text := events.EventText(e)
+		text := events.Text(e)
 		if !json.Valid(data) && text != "" {
 			t.Fatalf("text %q from invalid JSON", text)
 		}
-		refs, err := events.EventMedia(e)
+		refs, err := events.Media(e)
 		if err != nil && mnemo.ErrorCode(err) != mnemo.EINVALID {
-			t.Fatalf("EventMedia: %v", err)
+			t.Fatalf("Media: %v", err)
 		}
 		for _, r := range refs {
 			if r.URI == "" || r.Modality() == "" {

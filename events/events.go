@@ -32,10 +32,10 @@ type Options struct {
 	// Insighter writes the trends, patterns and suggestions of week, month
 	// and year summaries, and Describer names and describes capabilities
 	// (an LLM); nil, or a failure, means deterministic rules.
-	Insighter EventInsighter
+	Insighter Insighter
 	Describer CapabilityDescriber
 	// Vectors configure L3 (vectors.go).
-	Vectors EventVectorOptions
+	Vectors VectorOptions
 	// TextRelations configure L2 relations from unstructured text
 	// (text.go); off unless set.
 	TextRelations TextRelationOptions
@@ -161,7 +161,7 @@ func (s *Service) prepareEvent(scope mnemo.Scope, e mnemo.Event, now time.Time) 
 	if e.Metadata, err = checkEventJSON("metadata", e.Metadata, true); err != nil {
 		return mnemo.Event{}, err
 	}
-	if _, err := EventMedia(e); err != nil {
+	if _, err := Media(e); err != nil {
 		return mnemo.Event{}, err
 	}
 	if err := checkEventVectors(e.Vectors); err != nil {

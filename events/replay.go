@@ -13,11 +13,11 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// EventSinkFunc adapts a function to EventSink.
-type EventSinkFunc func(ctx context.Context, e mnemo.Event) error
+// SinkFunc adapts a function to EventSink.
+type SinkFunc func(ctx context.Context, e mnemo.Event) error
 
 // Publish calls f.
-func (f EventSinkFunc) Publish(ctx context.Context, e mnemo.Event) error { return f(ctx, e) }
+func (f SinkFunc) Publish(ctx context.Context, e mnemo.Event) error { return f(ctx, e) }
 
 // ReplayOptions choose what a replay re-publishes and how fast.
 type ReplayOptions struct {
@@ -87,8 +87,8 @@ const (
 // ExportFormat is the version of the JSON export's shape.
 const ExportFormat = "mnemo.events/v1"
 
-// EventExport counts what an export wrote.
-type EventExport struct {
+// ExportResult counts what an export wrote.
+type ExportResult struct {
 	Events       int `json:"events"`
 	Relations    int `json:"relations"`
 	Embeddings   int `json:"embeddings"`
@@ -115,8 +115,8 @@ var csvHeader = []string{"layer", "id", "ts", "type", "source", "target", "confi
 // capabilities, as JSON (one object with a key per layer, L1 to L5) or
 // CSV (one row per item, a layer column saying which). Errors: EINVALID (a
 // bad format or window), EUNAVAILABLE.
-func (s *Service) ExportEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQuery, format string, w io.Writer) (EventExport, error) {
-	var n EventExport
+func (s *Service) ExportEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQuery, format string, w io.Writer) (ExportResult, error) {
+	var n ExportResult
 	if format != ExportJSON && format != ExportCSV {
 		return n, mnemo.Errorf(mnemo.EINVALID, "export format must be json or csv, not %q", format)
 	}

@@ -25,9 +25,9 @@ type Insights struct {
 	Suggestions []string `json:"suggestions"`
 }
 
-// EventInsighter writes a long summary's insights from its statistics (an
+// Insighter writes a long summary's insights from its statistics (an
 // LLM). prev is the previous period's summary when one is stored.
-type EventInsighter interface {
+type Insighter interface {
 	EventInsights(ctx context.Context, s mnemo.Summary, prev *mnemo.Summary) (Insights, error)
 }
 
@@ -260,7 +260,7 @@ func bucketStart(unit string, start time.Time, i int) time.Time {
 }
 
 // addInsights writes a long summary's trends, patterns and suggestions:
-// the configured EventInsighter's, or the rules' when there is none or it
+// the configured Insighter's, or the rules' when there is none or it
 // fails (and Note says so).
 func (s *Service) addInsights(ctx context.Context, is mnemo.InsightStore, sum *mnemo.Summary) {
 	var prev *mnemo.Summary

@@ -55,8 +55,8 @@ type TextAnalysis struct {
 	Confidence float64  `json:"confidence"` // of the whole analysis, 0 to 1
 }
 
-// EventTextAnalyzer reads the text of an event: an LLM.
-type EventTextAnalyzer interface {
+// TextAnalyzer reads the text of an event: an LLM.
+type TextAnalyzer interface {
 	AnalyzeEventText(ctx context.Context, text string) (TextAnalysis, error)
 }
 
@@ -66,7 +66,7 @@ type TextRelationOptions struct {
 	// background.
 	On bool
 	// Analyzer is the model; nil: rules only.
-	Analyzer EventTextAnalyzer
+	Analyzer TextAnalyzer
 	// Queue is how many events may wait for extraction (0: 4096); more are
 	// dropped, with a warning, rather than hold writers.
 	Queue int
@@ -88,7 +88,7 @@ func (s *Service) afterAppend(scope mnemo.Scope, events []mnemo.Event) {
 	}
 	for _, e := range events {
 		j := textJob{scope: scope, event: e, relate: s.events.TextRelations.On, interact: slices.Contains(types, e.Type)}
-		if (j.relate || j.interact) && EventText(e) != "" {
+		if (j.relate || j.interact) && Text(e) != "" {
 			s.l3.enqueueText(s, j)
 		}
 	}
@@ -139,7 +139,7 @@ func (s *Service) textJob(j textJob) {
 		}
 	}
 	if j.interact {
-		if _, _, err := s.RecordInteraction(ctx, j.scope, EventText(j.event)); err != nil {
+		if _, _, err := s.RecordInteraction(ctx, j.scope, Text(j.event)); err != nil {
 			s.log.Warn("recording an interaction failed", "event", j.event.ID, "err", err)
 		}
 	}
@@ -173,7 +173,7 @@ func (s *Service) relateText(ctx context.Context, scope mnemo.Scope, e mnemo.Eve
 	if err != nil {
 		return nil, err
 	}
-	text := EventText(e)
+	text := Text(e)
 	if text == "" {
 		return nil, nil
 	}

@@ -21,7 +21,7 @@ import (
 
 // Seed 002's third layer (L3): embeddings of events, searched by meaning.
 //
-// An event with text (see EventText) gets a vector from Deps.Embedder,
+// An event with text (see Text) gets a vector from Deps.Embedder,
 // the embedder memories use; an event carrying media references
 // (metadata.media: [{"uri": ..., "mime": "image/png"}]) gets one per
 // modality from the embedder configured for it, or carries vectors its
@@ -36,7 +36,7 @@ import (
 // Search scores every vector of the scope in the query's space exactly
 // (a cosine scan of the rows its filters leave) instead of keeping an
 // HNSW index as memories do: event vectors are pruned after 30 days
-// (EventVectorOptions.KeepFor) unless searches keep finding them, so a
+// (VectorOptions.KeepFor) unless searches keep finding them, so a
 // scope holds a month of events, and a scan is exact, reads only what the
 // filters leave, and has nothing to rebuild or persist. Its cost is
 // linear: BenchmarkSearchEvents10k measures 10,000 vectors of 512
@@ -65,8 +65,8 @@ func (m MediaRef) Modality() string {
 	return ""
 }
 
-// EventVectorOptions configure L3.
-type EventVectorOptions struct {
+// VectorOptions configure L3.
+type VectorOptions struct {
 	// Off keeps events without vectors even when an embedder is set.
 	Off bool
 	// Media are the embedders of media references by modality ("image",
@@ -86,8 +86,8 @@ type EventVectorOptions struct {
 // DefaultVectorKeep is how long event vectors stay (seed 002: 30 days).
 const DefaultVectorKeep = 30 * 24 * time.Hour
 
-// EventSearch asks for the events nearest a query by meaning.
-type EventSearch struct {
+// Search asks for the events nearest a query by meaning.
+type Search struct {
 	// Query is text, embedded with the query embedder; or Vector, made by
 	// Model (for a query of another modality, e.g. an image's vector).
 	Query  string    `json:"query,omitempty"`
@@ -106,8 +106,8 @@ type EventSearch struct {
 	Lexical float64 `json:"lexical,omitempty"`
 }
 
-// EventHit is an event a search found.
-type EventHit struct {
+// Hit is an event a search found.
+type Hit struct {
 	Event    mnemo.Event `json:"event"`
 	Score    float64     `json:"score"`
 	Semantic float64     `json:"semantic"`
@@ -115,11 +115,11 @@ type EventHit struct {
 	Modality string      `json:"modality"` // of the vector that matched
 }
 
-// EventText returns the text of an event that L3 embeds: data when it is a
+// Text returns the text of an event that L3 embeds: data when it is a
 // string; else data's text fields (text, content, message, input, query,
 // output, summary, description, title), or every string in it when it
 // has none of those.
-func EventText(e mnemo.Event) string {
+func Text(e mnemo.Event) string {
 	if len(e.Data) == 0 {
 		return ""
 	}
@@ -178,8 +178,8 @@ func hasHan(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
 }
 
-// EventMedia returns the media references in an event's metadata.media.
-func EventMedia(e mnemo.Event) ([]MediaRef, error) {
+// Media returns the media references in an event's metadata.media.
+func Media(e mnemo.Event) ([]MediaRef, error) {
 	if len(e.Metadata) == 0 {
 		return nil, nil
 	}
@@ -252,7 +252,7 @@ type eventLayers struct {
 	text  mnemo.Embedder         // nil: no text vectors
 	query mnemo.Embedder
 	async bool
-	opts  EventVectorOptions
+	opts  VectorOptions
 	log   *slog.Logger
 
 	mu      sync.Mutex
@@ -302,7 +302,7 @@ func (l *eventLayers) attach(ctx context.Context, events []mnemo.Event) (pending
 			return slices.ContainsFunc(e.Vectors, func(v mnemo.EventVector) bool { return v.Modality == mod })
 		}
 		if l.text != nil && !has(mnemo.ModalityText) {
-			if t := EventText(*e); t != "" {
+			if t := Text(*e); t != "" {
 				e.Vectors = append(e.Vectors, mnemo.EventVector{Modality: mnemo.ModalityText, Model: l.text.Model(), Input: t})
 				if !l.async {
 					texts, idx = append(texts, t), append(idx, i)
@@ -311,7 +311,7 @@ func (l *eventLayers) attach(ctx context.Context, events []mnemo.Event) (pending
 				}
 			}
 		}
-		refs, _ := EventMedia(*e) // validated by prepareEvent
+		refs, _ := Media(*e) // validated by prepareEvent
 		for _, r := range refs {
 			emb := l.opts.Media[r.Modality()]
 			if emb == nil || has(r.Modality()) {
@@ -478,7 +478,7 @@ func (s *Service) WaitEventVectors(ctx context.Context) error {
 // modalities whose embedders share it are searched together (cross-modal);
 // asking for a modality whose vectors come from another model is
 // EMISMATCH. Errors also: EINVALID, EUNAVAILABLE.
-func (s *Service) SearchEvents(ctx context.Context, scope mnemo.Scope, q EventSearch) ([]EventHit, error) {
+func (s *Service) SearchEvents(ctx context.Context, scope mnemo.Scope, q Search) ([]Hit, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
@@ -516,9 +516,9 @@ func (s *Service) SearchEvents(ctx context.Context, scope mnemo.Scope, q EventSe
 		return nil, err
 	}
 	terms := queryTerms(q.Query)
-	hits := make([]EventHit, 0, len(found))
+	hits := make([]Hit, 0, len(found))
 	for _, f := range found {
-		h := EventHit{Semantic: f.Score, Score: f.Score, Modality: f.Modality}
+		h := Hit{Semantic: f.Score, Score: f.Score, Modality: f.Modality}
 		if q.Lexical > 0 && len(terms) > 0 {
 			h.Lexical = lexicalShare(terms, f.Input)
 			h.Score = (1-q.Lexical)*f.Score + q.Lexical*h.Lexical
@@ -526,7 +526,7 @@ func (s *Service) SearchEvents(ctx context.Context, scope mnemo.Scope, q EventSe
 		h.Event.ID = f.EventID
 		hits = append(hits, h)
 	}
-	slices.SortStableFunc(hits, func(a, b EventHit) int { return cmp.Compare(b.Score, a.Score) })
+	slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
 	hits = hits[:min(len(hits), q.Limit)]
 	ids := make([]string, 0, len(hits))
 	out := hits[:0]
@@ -565,7 +565,7 @@ func (s *Service) touchEvents(scope mnemo.Scope, ids []string) {
 	}()
 }
 
-func checkEventSearch(q *EventSearch) error {
+func checkEventSearch(q *Search) error {
 	q.Query = strings.TrimSpace(q.Query)
 	switch {
 	case q.Query == "" && len(q.Vector) == 0:

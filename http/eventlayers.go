@@ -12,11 +12,11 @@ import (
 
 type searchEventsRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
-	events.EventSearch
+	events.Search
 }
 
 type searchEventsResponse struct {
-	Hits []events.EventHit `json:"hits"`
+	Hits []events.Hit `json:"hits"`
 }
 
 type relateTextRequest struct {
@@ -69,9 +69,9 @@ func (s *Server) eventLayerRoutes() []route {
 
 func (s *Server) handleSearchEvents(w http.ResponseWriter, r *http.Request) {
 	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b searchEventsRequest) (searchEventsResponse, error) {
-		hits, err := s.svc.SearchEvents(r.Context(), sc, b.EventSearch)
+		hits, err := s.svc.SearchEvents(r.Context(), sc, b.Search)
 		if hits == nil {
-			hits = []events.EventHit{}
+			hits = []events.Hit{}
 		}
 		return searchEventsResponse{Hits: hits}, err
 	})(w, r)

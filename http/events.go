@@ -318,7 +318,7 @@ func (s *Server) handleStreamEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	})
-	sink := events.EventSinkFunc(func(_ context.Context, e mnemo.Event) error {
+	sink := events.SinkFunc(func(_ context.Context, e mnemo.Event) error {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return err

@@ -19,11 +19,11 @@ Reply with a JSON object only: {"entities": [named things it mentions: people, p
  "confidence": 0 to 1, how sure you are}.`
 
 var (
-	_ events.EventTextAnalyzer = (*Client)(nil)
-	_ events.ProfileAnalyzer   = (*Client)(nil)
+	_ events.TextAnalyzer    = (*Client)(nil)
+	_ events.ProfileAnalyzer = (*Client)(nil)
 )
 
-// AnalyzeEventText implements events.EventTextAnalyzer.
+// AnalyzeEventText implements events.TextAnalyzer.
 func (c *Client) AnalyzeEventText(ctx context.Context, text string) (events.TextAnalysis, error) {
 	msg := "event: " + text
 	out, err := c.Chat(ctx, []Message{{Role: "system", Content: eventTextPrompt}, {Role: "user", Content: msg}}, 300, true)

@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	_ events.EventInsighter      = (*Client)(nil)
+	_ events.Insighter           = (*Client)(nil)
 	_ events.CapabilityDescriber = (*Client)(nil)
 )
 
@@ -45,7 +45,7 @@ func digestOf(s mnemo.Summary) digest {
 		ErrorTypes: s.ErrorTypes, Tasks: s.Tasks, CompletionRate: s.CompletionRate, CapabilityUse: s.CapabilityUse, Activity: s.Activity}
 }
 
-// EventInsights implements events.EventInsighter.
+// EventInsights implements events.Insighter.
 func (c *Client) EventInsights(ctx context.Context, s mnemo.Summary, prev *mnemo.Summary) (events.Insights, error) {
 	in := map[string]digest{"current": digestOf(s)}
 	if prev != nil {

@@ -55,7 +55,7 @@ func linkedViews(ls []mnemo.Linked) []linkedView {
 			v.Memory = &m
 		}
 		if e := l.Event; e != nil {
-			v.Event = &eventView{ID: e.ID, TS: e.TS, Type: e.Type, Source: e.Source, Text: events.EventText(*e)}
+			v.Event = &eventView{ID: e.ID, TS: e.TS, Type: e.Type, Source: e.Source, Text: events.Text(*e)}
 		}
 		out[i] = v
 	}

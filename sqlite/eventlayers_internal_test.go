@@ -107,7 +107,7 @@ func TestConcurrentAgentsAllLayers(t *testing.T) {
 	if e, r, v := layerCounts(t, db); e != agents*per || r != agents*(per-1) || v != agents*per {
 		t.Errorf("%d events, %d relations, %d vectors; want %d, %d, %d", e, r, v, agents*per, agents*(per-1), agents*per)
 	}
-	hits, err := svc.SearchEvents(ctx, mnemo.Scope{TenantID: "t", AgentID: "agent-3"}, events.EventSearch{Query: "message number 7 deployment", Limit: 100})
+	hits, err := svc.SearchEvents(ctx, mnemo.Scope{TenantID: "t", AgentID: "agent-3"}, events.Search{Query: "message number 7 deployment", Limit: 100})
 	if err != nil || len(hits) != per {
 		t.Errorf("search of one agent = %d hits, %v; want %d", len(hits), err, per)
 	}
@@ -148,7 +148,7 @@ func TestReadsNotBlockedByWrites(t *testing.T) {
 		if err != nil || len(p.Events) != 10 {
 			t.Fatalf("read %d during the write: %d events, %v; want the 10 committed", i, len(p.Events), err)
 		}
-		hits, err := svc.SearchEvents(rctx, evScope, events.EventSearch{Query: "deployment", Limit: 100})
+		hits, err := svc.SearchEvents(rctx, evScope, events.Search{Query: "deployment", Limit: 100})
 		if err != nil || len(hits) != 10 {
 			t.Fatalf("search %d during the write: %d hits, %v; want 10", i, len(hits), err)
 		}

@@ -858,7 +858,7 @@ func (c *Config) eventOptions() (events.Options, error) {
 			Initial: e.Profile.Initial, Ladder: e.Profile.Ladder, PerStage: e.Profile.PerStage,
 			Weekly: e.Profile.Weekly, InteractionTypes: e.Profile.InteractionTypes,
 		},
-		Vectors: events.EventVectorOptions{Off: e.Vectors.Disabled, KeepFor: e.Vectors.KeepFor, KeepAccessed: e.Vectors.KeepAccessed},
+		Vectors: events.VectorOptions{Off: e.Vectors.Disabled, KeepFor: e.Vectors.KeepFor, KeepAccessed: e.Vectors.KeepAccessed},
 	}
 	for mod, m := range e.Vectors.Media {
 		emb, err := m.embedder("events.vectors.media." + mod)

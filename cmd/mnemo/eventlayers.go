@@ -23,7 +23,7 @@ func (a *app) eventLayerCommands() []*cobra.Command {
 func (a *app) eventsSearchCommand() *cobra.Command {
 	var (
 		w          windowFlags
-		q          events.EventSearch
+		q          events.Search
 		vector     string
 		modalities []string
 	)
@@ -54,12 +54,12 @@ func (a *app) eventsSearchCommand() *cobra.Command {
 				}
 				if a.asJSON {
 					if hits == nil {
-						hits = []events.EventHit{}
+						hits = []events.Hit{}
 					}
 					return a.printJSON(hits)
 				}
 				for _, h := range hits {
-					fmt.Fprintf(a.stdout, "%.3f %s %s %s %s %s\n", h.Score, h.Event.ID, h.Event.TS.Format(time.RFC3339), h.Event.Type, h.Modality, clip(events.EventText(h.Event), 80))
+					fmt.Fprintf(a.stdout, "%.3f %s %s %s %s %s\n", h.Score, h.Event.ID, h.Event.TS.Format(time.RFC3339), h.Event.Type, h.Modality, clip(events.Text(h.Event), 80))
 				}
 				return nil
 			})

@@ -291,7 +291,7 @@ func (a *app) eventsReplayCommand() *cobra.Command {
 			default:
 				enc := json.NewEncoder(a.stdout)
 				enc.SetEscapeHTML(false)
-				sink = events.EventSinkFunc(func(_ context.Context, e mnemo.Event) error { return enc.Encode(e) })
+				sink = events.SinkFunc(func(_ context.Context, e mnemo.Event) error { return enc.Encode(e) })
 			}
 			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				res, err := svc.Replay(cmd.Context(), a.scope(), events.ReplayOptions{EventQuery: q, Speed: speed}, sink)
