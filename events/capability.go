@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
-
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/rank"
 )

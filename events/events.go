@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
-
 	"github.com/mnemo-dev/mnemo/internal/ids"
 )
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-
 	"github.com/mnemo-dev/mnemo/internal/cues"
 	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/internal/textutil"

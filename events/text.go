@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
-
 	"github.com/mnemo-dev/mnemo/internal/cues"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 )

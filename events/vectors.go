@@ -14,7 +14,6 @@ import (
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
-
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/internal/worker"
 )
