@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // FuzzAppendEvent appends an arbitrary event, decoded from JSON as the HTTP
@@ -28,7 +29,7 @@ func FuzzAppendEvent(f *testing.F) {
 		f.Add(s)
 	}
 	c := newClock()
-	svc, _ := newEventService(f, c, mnemo.EventOptions{ColdAfter: time.Hour})
+	svc, _ := newEventService(f, c, events.Options{ColdAfter: time.Hour})
 	ctx := context.Background()
 	first, err := svc.AppendEvent(ctx, alice, mnemo.Event{ID: "e0", Type: "seed", TS: c.t.Add(-48 * time.Hour)})
 	if err != nil {

@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // newEventService returns a service with event options over a fresh store,
 // and the store.
-func newEventService(t testing.TB, c *clock, o mnemo.EventOptions) (*service.Mnemo, *sqlite.DB) {
+func newEventService(t testing.TB, c *clock, o events.Options) (*service.Mnemo, *sqlite.DB) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
 	if err != nil {
@@ -75,7 +76,7 @@ func eventIDs(es []mnemo.Event) []string {
 func TestAppendEventValidation(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{Strict: true, KnownTypes: []string{"AgentStarted", "AgentStopped"}})
+	svc, _ := newEventService(t, c, events.Options{Strict: true, KnownTypes: []string{"AgentStarted", "AgentStopped"}})
 	big := `"` + strings.Repeat("x", mnemo.MaxEventData) + `"`
 	tests := []struct {
 		name  string
@@ -132,7 +133,7 @@ func TestAppendEventValidation(t *testing.T) {
 func TestQueryEventsOrderFiltersAndPaging(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	t0 := c.t
 	// Appended out of time order: queries return time order, and arrival
 	// order among equal times.
@@ -195,7 +196,7 @@ func TestQueryEventsOrderFiltersAndPaging(t *testing.T) {
 func TestEventsColdSegments(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{ColdAfter: 90 * 24 * time.Hour})
+	svc, _ := newEventService(t, c, events.Options{ColdAfter: 90 * 24 * time.Hour})
 	start := c.t.Add(-200 * 24 * time.Hour)
 	var batch []mnemo.Event
 	for i := range 200 {
@@ -271,14 +272,14 @@ func TestEventsColdSegments(t *testing.T) {
 	}
 	// Replay and export read cold events too.
 	var replayed []string
-	if _, err := svc.Replay(ctx, alice, mnemo.ReplayOptions{}, mnemo.EventSinkFunc(func(_ context.Context, e mnemo.Event) error {
+	if _, err := svc.Replay(ctx, alice, events.ReplayOptions{}, events.SinkFunc(func(_ context.Context, e mnemo.Event) error {
 		replayed = append(replayed, e.ID)
 		return nil
 	})); err != nil || !slices.Equal(replayed, eventIDs(got)) {
 		t.Fatalf("replay: %d events, %v", len(replayed), err)
 	}
 	var buf bytes.Buffer
-	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, mnemo.ExportJSON, &buf); err != nil || n.Events != len(got) {
+	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportJSON, &buf); err != nil || n.Events != len(got) {
 		t.Fatalf("export: %+v %v", n, err)
 	}
 	if bobs := allEvents(t, svc, bob, mnemo.EventQuery{}); len(bobs) != 1 || bobs[0].Type != "bob" {
@@ -288,7 +289,7 @@ func TestEventsColdSegments(t *testing.T) {
 
 func relationsOf(t testing.TB, svc *service.Mnemo, scope mnemo.Scope, id string) map[string]string {
 	t.Helper()
-	rels, err := svc.Neighbours(context.Background(), scope, id, mnemo.GraphQuery{Direction: mnemo.DirIn})
+	rels, err := svc.Neighbours(context.Background(), scope, id, events.GraphQuery{Direction: mnemo.DirIn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func relationsOf(t testing.TB, svc *service.Mnemo, scope mnemo.Scope, id string)
 
 func TestRelationRules(t *testing.T) {
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	t0 := c.t
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	es := mustAppend(t, svc, alice,
@@ -354,7 +355,7 @@ func TestRelationRules(t *testing.T) {
 func TestAppendEventsAtomic(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, db := newEventService(t, c, mnemo.EventOptions{})
+	svc, db := newEventService(t, c, events.Options{})
 	first := mustAppend(t, svc, alice, ev("AgentStarted", "a", c.t, ""))[0]
 	boom := errors.New("injected failure")
 	tests := []struct {
@@ -390,7 +391,7 @@ func TestAppendEventsAtomic(t *testing.T) {
 			if rels := relationsOf(t, svc, alice, "a"); len(rels) != 0 {
 				t.Fatalf("relations of an event never stored: %v", rels)
 			}
-			if rels, _ := svc.Neighbours(ctx, alice, first.ID, mnemo.GraphQuery{}); len(rels) != 0 {
+			if rels, _ := svc.Neighbours(ctx, alice, first.ID, events.GraphQuery{}); len(rels) != 0 {
 				t.Fatalf("relations left behind: %v", rels)
 			}
 		})
@@ -400,7 +401,7 @@ func TestAppendEventsAtomic(t *testing.T) {
 func TestEventGraph(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{Rules: &mnemo.RelationRules{}}) // no rules: the test draws the graph
+	svc, _ := newEventService(t, c, events.Options{Rules: &events.RelationRules{}}) // no rules: the test draws the graph
 	var es []mnemo.Event
 	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
 		es = append(es, mnemo.Event{ID: id, Type: "x"})
@@ -426,7 +427,7 @@ func TestEventGraph(t *testing.T) {
 	if _, err := svc.Link(ctx, bob, mnemo.Relation{Source: "a", Target: "b"}); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("link across scopes: %v", err)
 	}
-	nb := func(id string, q mnemo.GraphQuery) []string {
+	nb := func(id string, q events.GraphQuery) []string {
 		rels, err := svc.Neighbours(ctx, alice, id, q)
 		if err != nil {
 			t.Fatal(err)
@@ -438,27 +439,27 @@ func TestEventGraph(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	if got := nb("a", mnemo.GraphQuery{}); fmt.Sprint(got) != "[a>b a>e]" {
+	if got := nb("a", events.GraphQuery{}); fmt.Sprint(got) != "[a>b a>e]" {
 		t.Fatalf("neighbours of a: %v", got)
 	}
-	if got := nb("a", mnemo.GraphQuery{Types: []string{"other"}}); fmt.Sprint(got) != "[a>e]" {
+	if got := nb("a", events.GraphQuery{Types: []string{"other"}}); fmt.Sprint(got) != "[a>e]" {
 		t.Fatalf("neighbours of a by type: %v", got)
 	}
-	if got := nb("e", mnemo.GraphQuery{Direction: mnemo.DirIn}); fmt.Sprint(got) != fmt.Sprint([]string{m.ID + ">e", "a>e"}) && fmt.Sprint(got) != fmt.Sprint([]string{"a>e", m.ID + ">e"}) {
+	if got := nb("e", events.GraphQuery{Direction: mnemo.DirIn}); fmt.Sprint(got) != fmt.Sprint([]string{m.ID + ">e", "a>e"}) && fmt.Sprint(got) != fmt.Sprint([]string{"a>e", m.ID + ">e"}) {
 		t.Fatalf("into e: %v", got)
 	}
-	if got := nb("e", mnemo.GraphQuery{Direction: mnemo.DirOut}); len(got) != 0 {
+	if got := nb("e", events.GraphQuery{Direction: mnemo.DirOut}); len(got) != 0 {
 		t.Fatalf("out of e: %v", got)
 	}
 
-	g, err := svc.Traverse(ctx, alice, "a", mnemo.GraphQuery{Direction: mnemo.DirOut, Types: []string{"next"}, Depth: 2})
+	g, err := svc.Traverse(ctx, alice, "a", events.GraphQuery{Direction: mnemo.DirOut, Types: []string{"next"}, Depth: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(g.Nodes) != "[{a 0} {b 1} {c 2}]" || len(g.Edges) != 2 {
 		t.Fatalf("traverse: %+v", g)
 	}
-	g, err = svc.Traverse(ctx, alice, "a", mnemo.GraphQuery{Depth: 3})
+	g, err = svc.Traverse(ctx, alice, "a", events.GraphQuery{Depth: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +467,7 @@ func TestEventGraph(t *testing.T) {
 		t.Fatalf("traverse both ways, depth 3: %+v", g.Nodes)
 	}
 
-	path := func(from, to string, q mnemo.GraphQuery) (string, error) {
+	path := func(from, to string, q events.GraphQuery) (string, error) {
 		rels, err := svc.ShortestPath(ctx, alice, from, to, q)
 		var s []string
 		for _, r := range rels {
@@ -474,25 +475,25 @@ func TestEventGraph(t *testing.T) {
 		}
 		return strings.Join(s, " "), err
 	}
-	if p, err := path("a", "d", mnemo.GraphQuery{Direction: mnemo.DirOut}); err != nil || p != "a>b b>c c>d" {
+	if p, err := path("a", "d", events.GraphQuery{Direction: mnemo.DirOut}); err != nil || p != "a>b b>c c>d" {
 		t.Fatalf("path a-d: %q %v", p, err)
 	}
-	if p, err := path("f", "a", mnemo.GraphQuery{}); err != nil || p != "f>d c>d b>c a>b" {
+	if p, err := path("f", "a", events.GraphQuery{}); err != nil || p != "f>d c>d b>c a>b" {
 		t.Fatalf("path f-a: %q %v", p, err)
 	}
-	if p, err := path("b", "e", mnemo.GraphQuery{}); err != nil || p != "a>b a>e" {
+	if p, err := path("b", "e", events.GraphQuery{}); err != nil || p != "a>b a>e" {
 		t.Fatalf("path b-e: %q %v", p, err)
 	}
-	if _, err := path("f", "a", mnemo.GraphQuery{Direction: mnemo.DirOut}); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := path("f", "a", events.GraphQuery{Direction: mnemo.DirOut}); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("no path along the arrows: %v", err)
 	}
-	if _, err := path("a", "d", mnemo.GraphQuery{Depth: 2}); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+	if _, err := path("a", "d", events.GraphQuery{Depth: 2}); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("path longer than depth: %v", err)
 	}
-	if p, err := path(m.ID, "b", mnemo.GraphQuery{}); err != nil || p != m.ID+">e a>e a>b" {
+	if p, err := path(m.ID, "b", events.GraphQuery{}); err != nil || p != m.ID+">e a>e a>b" {
 		t.Fatalf("memory to event: %q %v", p, err)
 	}
-	if _, err := svc.Traverse(ctx, alice, "a", mnemo.GraphQuery{Direction: "up"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.Traverse(ctx, alice, "a", events.GraphQuery{Direction: "up"}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("bad direction: %v", err)
 	}
 }
@@ -500,15 +501,15 @@ func TestEventGraph(t *testing.T) {
 func TestReplay(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	t0 := c.t.Add(-time.Hour)
 	in := mustAppend(t, svc, alice,
 		ev("a", "s", t0, ""), ev("b", "s", t0.Add(time.Millisecond), ""),
 		ev("c", "s", t0.Add(2*time.Millisecond), ""), ev("d", "s", t0.Add(time.Hour), ""))
 
 	var got []string
-	collect := mnemo.EventSinkFunc(func(_ context.Context, e mnemo.Event) error { got = append(got, e.ID); return nil })
-	res, err := svc.Replay(ctx, alice, mnemo.ReplayOptions{Speed: 0}, collect)
+	collect := events.SinkFunc(func(_ context.Context, e mnemo.Event) error { got = append(got, e.ID); return nil })
+	res, err := svc.Replay(ctx, alice, events.ReplayOptions{Speed: 0}, collect)
 	if err != nil || res.Published != 4 || !slices.Equal(got, eventIDs(in)) {
 		t.Fatalf("replay: %+v %v %v", res, got, err)
 	}
@@ -517,29 +518,29 @@ func TestReplay(t *testing.T) {
 	// waited for; cancelling stops the replay there, and Next resumes it.
 	got = nil
 	cctx, cancel := context.WithCancel(ctx)
-	sink := mnemo.EventSinkFunc(func(_ context.Context, e mnemo.Event) error {
+	sink := events.SinkFunc(func(_ context.Context, e mnemo.Event) error {
 		got = append(got, e.ID)
 		if len(got) == 3 {
 			cancel()
 		}
 		return nil
 	})
-	res, err = svc.Replay(cctx, alice, mnemo.ReplayOptions{Speed: 1}, sink)
+	res, err = svc.Replay(cctx, alice, events.ReplayOptions{Speed: 1}, sink)
 	if !errors.Is(err, context.Canceled) || res.Published != 3 {
 		t.Fatalf("cancelled replay: %+v %v", res, err)
 	}
 	got = nil
-	res, err = svc.Replay(ctx, alice, mnemo.ReplayOptions{EventQuery: mnemo.EventQuery{Cursor: res.Next}, Speed: 1e9}, collect)
+	res, err = svc.Replay(ctx, alice, events.ReplayOptions{EventQuery: mnemo.EventQuery{Cursor: res.Next}, Speed: 1e9}, collect)
 	if err != nil || !slices.Equal(got, eventIDs(in[3:])) {
 		t.Fatalf("resumed replay: %v %v", got, err)
 	}
 
 	// A sink that fails stops the replay with its error.
-	failing := mnemo.EventSinkFunc(func(context.Context, mnemo.Event) error { return mnemo.Errorf(mnemo.EUNAVAILABLE, "down") })
-	if res, err := svc.Replay(ctx, alice, mnemo.ReplayOptions{}, failing); mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE || res.Published != 0 {
+	failing := events.SinkFunc(func(context.Context, mnemo.Event) error { return mnemo.Errorf(mnemo.EUNAVAILABLE, "down") })
+	if res, err := svc.Replay(ctx, alice, events.ReplayOptions{}, failing); mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE || res.Published != 0 {
 		t.Fatalf("failing sink: %+v %v", res, err)
 	}
-	if _, err := svc.Replay(ctx, alice, mnemo.ReplayOptions{Speed: -1}, collect); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.Replay(ctx, alice, events.ReplayOptions{Speed: -1}, collect); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("negative speed: %v", err)
 	}
 }
@@ -549,7 +550,7 @@ func TestReplay(t *testing.T) {
 func TestReplayNeverBlocksWriters(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	var batch []mnemo.Event
 	for i := range 600 { // more than one page of the replay's reads
 		batch = append(batch, ev("x", "s", c.t.Add(time.Duration(i)), ""))
@@ -560,7 +561,7 @@ func TestReplayNeverBlocksWriters(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		n := 0
-		_, err := svc.Replay(ctx, alice, mnemo.ReplayOptions{}, mnemo.EventSinkFunc(func(ctx context.Context, e mnemo.Event) error {
+		_, err := svc.Replay(ctx, alice, events.ReplayOptions{}, events.SinkFunc(func(ctx context.Context, e mnemo.Event) error {
 			if n++; n == 300 {
 				close(hung)
 				<-release
@@ -582,13 +583,13 @@ func TestReplayNeverBlocksWriters(t *testing.T) {
 func TestExportEvents(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	mustAppend(t, svc, alice,
 		mnemo.Event{ID: "s", Type: "AgentStarted", Source: "a", TS: c.t, Data: json.RawMessage(`{"x":"a,b\"c"}`)},
 		mnemo.Event{ID: "e", Type: "AgentStopped", Source: "a", TS: c.t.Add(time.Second), Metadata: json.RawMessage(`{"k":1}`)})
 
 	var buf bytes.Buffer
-	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, mnemo.ExportJSON, &buf)
+	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportJSON, &buf)
 	if err != nil || n.Events != 2 || n.Relations != 2 {
 		t.Fatalf("export: %+v %v", n, err)
 	}
@@ -600,7 +601,7 @@ func TestExportEvents(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("export is not JSON: %v\n%s", err, buf.String())
 	}
-	if doc.Format != mnemo.ExportFormat || doc.TenantID != "t1" || len(doc.Layers["l1_events"]) != 2 || len(doc.Layers["l2_relations"]) != 2 {
+	if doc.Format != events.ExportFormat || doc.TenantID != "t1" || len(doc.Layers["l1_events"]) != 2 || len(doc.Layers["l2_relations"]) != 2 {
 		t.Fatalf("export: %s", buf.String())
 	}
 	for _, l := range []string{"l3_embeddings", "l4_summaries", "l5_capabilities"} {
@@ -610,7 +611,7 @@ func TestExportEvents(t *testing.T) {
 	}
 
 	buf.Reset()
-	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, mnemo.ExportCSV, &buf); err != nil {
+	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportCSV, &buf); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
@@ -631,7 +632,7 @@ func TestExportEvents(t *testing.T) {
 func TestConcurrentEventWriters(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	const agents, each = 6, 40
 	var wg sync.WaitGroup
 	errs := make(chan error, agents*2)
@@ -678,7 +679,7 @@ func TestConcurrentEventWriters(t *testing.T) {
 func TestLinkFirst(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	a, err := svc.Remember(ctx, alice, draft("the quarterly report is due on friday"))
 	if err != nil {
 		t.Fatal(err)
@@ -700,7 +701,7 @@ func TestLinkFirst(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Link never returned: the writer deadlocked")
 	}
-	if rels, err := svc.Neighbours(ctx, alice, b.ID, mnemo.GraphQuery{}); err != nil || len(rels) != 1 || rels[0].Type != "about" {
+	if rels, err := svc.Neighbours(ctx, alice, b.ID, events.GraphQuery{}); err != nil || len(rels) != 1 || rels[0].Type != "about" {
 		t.Fatalf("%+v %v", rels, err)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -57,7 +57,7 @@ func BenchmarkSearchEvents10k(b *testing.B) {
 	}
 	cpu := cpuTime()
 	for b.Loop() {
-		hits, err := svc.SearchEvents(b.Context(), benchEventScope, mnemo.EventSearch{Query: "tool call failed with a payload"})
+		hits, err := svc.SearchEvents(b.Context(), benchEventScope, events.Search{Query: "tool call failed with a payload"})
 		if err != nil || len(hits) != 10 {
 			b.Fatal(len(hits), err)
 		}
@@ -74,7 +74,7 @@ func BenchmarkAnalyzeTextRules(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, t := range texts {
-			mnemo.AnalyzeTextRules(t)
+			events.AnalyzeTextRules(t)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // FuzzEventLayerParsers feeds arbitrary data and metadata to the readers
@@ -19,13 +20,13 @@ func FuzzEventLayerParsers(f *testing.F) {
 	f.Add([]byte(`[{"note":"a b"},{"x":["c d"]}]`), []byte(`{"media":[{"uri":"","mime":"audio/wav"}]}`))
 	f.Fuzz(func(t *testing.T, data, metadata []byte) {
 		e := mnemo.Event{Type: "x", Data: data, Metadata: metadata}
-		text := mnemo.EventText(e)
+		text := events.Text(e)
 		if !json.Valid(data) && text != "" {
 			t.Fatalf("text %q from invalid JSON", text)
 		}
-		refs, err := mnemo.EventMedia(e)
+		refs, err := events.Media(e)
 		if err != nil && mnemo.ErrorCode(err) != mnemo.EINVALID {
-			t.Fatalf("EventMedia: %v", err)
+			t.Fatalf("Media: %v", err)
 		}
 		for _, r := range refs {
 			if r.URI == "" || r.Modality() == "" {
@@ -33,7 +34,7 @@ func FuzzEventLayerParsers(f *testing.F) {
 			}
 		}
 		for _, s := range []string{text, string(data)} {
-			an := mnemo.AnalyzeTextRules(s)
+			an := events.AnalyzeTextRules(s)
 			for _, ent := range an.Entities {
 				if strings.TrimSpace(ent) == "" || (utf8.ValidString(s) && !utf8.ValidString(ent)) {
 					t.Fatalf("entity %q of %q", ent, s)
@@ -42,7 +43,7 @@ func FuzzEventLayerParsers(f *testing.F) {
 			if an.Intent == "" {
 				t.Fatalf("no intent for %q", s)
 			}
-			p := mnemo.ProfileRules([]string{s})
+			p := events.ProfileRules([]string{s})
 			for _, i := range append(p.Interests, p.Needs...) {
 				if strings.TrimSpace(i) == "" {
 					t.Fatalf("empty finding of %q", s)

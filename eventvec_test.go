@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/embed/openai"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -83,7 +84,7 @@ func openaiEmbedder(t testing.TB, url, model string) *openai.Client {
 	return c
 }
 
-func hitIDs(hs []mnemo.EventHit) []string {
+func hitIDs(hs []events.Hit) []string {
 	var out []string
 	for _, h := range hs {
 		out = append(out, h.Event.ID)
@@ -104,7 +105,7 @@ func TestSearchEventsByMeaning(t *testing.T) {
 		ev("AgentStarted", "worker", t0.Add(3*time.Minute), `{"task_id":"x1"}`), // no text: no vector
 		ev("user.message", "chat", t0.Add(4*time.Minute), `{"nested":{"note":"weather in Lisbon is sunny today"}}`),
 	)
-	search := func(q mnemo.EventSearch) []mnemo.EventHit {
+	search := func(q events.Search) []events.Hit {
 		t.Helper()
 		hs, err := svc.SearchEvents(ctx, scope, q)
 		if err != nil {
@@ -112,23 +113,23 @@ func TestSearchEventsByMeaning(t *testing.T) {
 		}
 		return hs
 	}
-	hs := search(mnemo.EventSearch{Query: "database migration orders"})
+	hs := search(events.Search{Query: "database migration orders"})
 	if len(hs) != 4 || hs[0].Event.ID != es[0].ID || hs[1].Event.ID != es[2].ID {
 		t.Fatalf("search = %v; want %s then %s among the 4 events with text", hitIDs(hs), es[0].ID, es[2].ID)
 	}
 	if hs[0].Event.Type != "user.message" || len(hs[0].Event.Data) == 0 || hs[0].Modality != mnemo.ModalityText {
 		t.Errorf("hit = %+v; want the whole event, by its text", hs[0])
 	}
-	if hs := search(mnemo.EventSearch{Query: "database", Types: []string{"tool.output"}}); len(hs) != 1 || hs[0].Event.ID != es[2].ID {
+	if hs := search(events.Search{Query: "database", Types: []string{"tool.output"}}); len(hs) != 1 || hs[0].Event.ID != es[2].ID {
 		t.Errorf("type filter = %v", hitIDs(hs))
 	}
-	if hs := search(mnemo.EventSearch{Query: "Lisbon", Sources: []string{"chat"}, From: tptr(t0.Add(90 * time.Second)), Limit: 1}); len(hs) != 1 || hs[0].Event.ID != es[4].ID {
+	if hs := search(events.Search{Query: "Lisbon", Sources: []string{"chat"}, From: tptr(t0.Add(90 * time.Second)), Limit: 1}); len(hs) != 1 || hs[0].Event.ID != es[4].ID {
 		t.Errorf("source and time filter = %v; want %s", hitIDs(hs), es[4].ID)
 	}
-	if hs := search(mnemo.EventSearch{Query: "Lisbon sunny", Lexical: 0.5, Limit: 2}); len(hs) != 2 || hs[0].Event.ID != es[4].ID || hs[0].Lexical != 1 {
+	if hs := search(events.Search{Query: "Lisbon sunny", Lexical: 0.5, Limit: 2}); len(hs) != 2 || hs[0].Event.ID != es[4].ID || hs[0].Lexical != 1 {
 		t.Errorf("hybrid = %+v", hs)
 	}
-	for name, q := range map[string]mnemo.EventSearch{
+	for name, q := range map[string]events.Search{
 		"empty":     {},
 		"backwards": {Query: "x", From: tptr(t0.Add(time.Hour)), To: tptr(t0)},
 		"modality":  {Query: "x", Modalities: []string{"smell"}},
@@ -143,7 +144,7 @@ func TestSearchEventsByMeaning(t *testing.T) {
 	}
 	// The export carries L3: the four vectors, found three times by now.
 	var buf bytes.Buffer
-	n, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, mnemo.ExportJSON, &buf)
+	n, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, events.ExportJSON, &buf)
 	if err != nil || n.Embeddings != 4 {
 		t.Fatalf("export = %+v, %v", n, err)
 	}
@@ -156,11 +157,11 @@ func TestSearchEventsByMeaning(t *testing.T) {
 		t.Fatalf("l3_embeddings = %d, %v", len(doc.Layers.L3), err)
 	}
 	buf.Reset()
-	if _, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, mnemo.ExportCSV, &buf); err != nil || strings.Count(buf.String(), "\nL3,") != 4 {
+	if _, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, events.ExportCSV, &buf); err != nil || strings.Count(buf.String(), "\nL3,") != 4 {
 		t.Fatalf("CSV export: %v\n%s", err, buf.String())
 	}
 	// Another scope sees nothing of these.
-	if hs, err := svc.SearchEvents(ctx, mnemo.Scope{TenantID: "t", AgentID: "b"}, mnemo.EventSearch{Query: "database"}); err != nil || len(hs) != 0 {
+	if hs, err := svc.SearchEvents(ctx, mnemo.Scope{TenantID: "t", AgentID: "b"}, events.Search{Query: "database"}); err != nil || len(hs) != 0 {
 		t.Errorf("other scope = %v, %v", hitIDs(hs), err)
 	}
 }
@@ -181,7 +182,7 @@ func TestEventVectorsAsyncRemoteEmbedder(t *testing.T) {
 	if err := svc.WaitEventVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hs, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "music in the rain"})
+	hs, err := svc.SearchEvents(ctx, scope, events.Search{Query: "music in the rain"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestMultimodalEventSearch(t *testing.T) {
 	ctx := context.Background()
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	media := func(uri, mime string) string {
-		b, _ := json.Marshal(map[string]any{"media": []mnemo.MediaRef{{URI: uri, MIME: mime}}})
+		b, _ := json.Marshal(map[string]any{"media": []events.MediaRef{{URI: uri, MIME: mime}}})
 		return string(b)
 	}
 	withMeta := func(e mnemo.Event, md string) mnemo.Event { e.Metadata = json.RawMessage(md); return e }
@@ -208,18 +209,18 @@ func TestMultimodalEventSearch(t *testing.T) {
 		aud.Vectors = []mnemo.EventVector{{Modality: mnemo.ModalityAudio, Model: "clip-b32", Vector: []float32{0, 0, 1, 0}}}
 		es := mustAppend(t, svc, scope, img, aud, ev("note", "chat", c.Now(), `"a text about cats"`))
 		// A query vector of the shared model crosses image and audio.
-		hs, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Vector: []float32{0.1, 0, 0.9, 0}, Model: "clip-b32"})
+		hs, err := svc.SearchEvents(ctx, scope, events.Search{Vector: []float32{0.1, 0, 0.9, 0}, Model: "clip-b32"})
 		if err != nil || len(hs) != 2 || hs[0].Event.ID != es[1].ID || hs[0].Modality != mnemo.ModalityAudio || hs[1].Modality != mnemo.ModalityImage {
 			t.Fatalf("cross-modal = %+v, %v", hs, err)
 		}
 		// A text query (the hashed model) asked about image vectors made
 		// by another model is refused, clearly.
-		_, err = svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "cat", Modalities: []string{mnemo.ModalityImage}})
+		_, err = svc.SearchEvents(ctx, scope, events.Search{Query: "cat", Modalities: []string{mnemo.ModalityImage}})
 		if mnemo.ErrorCode(err) != mnemo.EMISMATCH || !strings.Contains(err.Error(), "clip-b32") {
 			t.Errorf("text query on image vectors of another model: err = %v; want model_mismatch naming clip-b32", err)
 		}
 		// Without modalities a text query searches its own space only.
-		if hs, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "cats"}); err != nil || len(hs) != 1 || hs[0].Event.ID != es[2].ID {
+		if hs, err := svc.SearchEvents(ctx, scope, events.Search{Query: "cats"}); err != nil || len(hs) != 1 || hs[0].Event.ID != es[2].ID {
 			t.Errorf("text search = %v, %v", hitIDs(hs), err)
 		}
 		for name, e := range map[string]mnemo.Event{
@@ -242,7 +243,7 @@ func TestMultimodalEventSearch(t *testing.T) {
 		srv := fakeEmbeddings(t, nil)
 		// One multimodal model embeds texts and media URIs alike.
 		mm := openaiEmbedder(t, srv.URL, "fake-multimodal")
-		svc, _ := newL3Service(t, c, service.Options{Embedder: mm, Events: mnemo.EventOptions{Vectors: mnemo.EventVectorOptions{
+		svc, _ := newL3Service(t, c, service.Options{Embedder: mm, Events: events.Options{Vectors: events.VectorOptions{
 			Media: map[string]mnemo.Embedder{mnemo.ModalityImage: mm, mnemo.ModalityAudio: mm}}}})
 		es := mustAppend(t, svc, scope,
 			withMeta(ev("photo", "camera", c.Now(), ""), media("https://example.test/cat.jpg", "image/jpeg")),
@@ -251,11 +252,11 @@ func TestMultimodalEventSearch(t *testing.T) {
 		if err := svc.WaitEventVectors(ctx); err != nil {
 			t.Fatal(err)
 		}
-		hs, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "a cat", Limit: 1})
+		hs, err := svc.SearchEvents(ctx, scope, events.Search{Query: "a cat", Limit: 1})
 		if err != nil || len(hs) != 1 || hs[0].Event.ID != es[0].ID || hs[0].Modality != mnemo.ModalityImage {
 			t.Fatalf("text → image = %+v, %v", hs, err)
 		}
-		hs, err = svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "music", Modalities: []string{mnemo.ModalityAudio}})
+		hs, err = svc.SearchEvents(ctx, scope, events.Search{Query: "music", Modalities: []string{mnemo.ModalityAudio}})
 		if err != nil || len(hs) != 1 || hs[0].Event.ID != es[1].ID {
 			t.Fatalf("text → audio = %+v, %v", hs, err)
 		}
@@ -264,17 +265,17 @@ func TestMultimodalEventSearch(t *testing.T) {
 	t.Run("media embedder of another space", func(t *testing.T) {
 		c := newClock()
 		srv := fakeEmbeddings(t, nil)
-		svc, _ := newL3Service(t, c, service.Options{Embedder: hashed.New(64), Events: mnemo.EventOptions{Vectors: mnemo.EventVectorOptions{
+		svc, _ := newL3Service(t, c, service.Options{Embedder: hashed.New(64), Events: events.Options{Vectors: events.VectorOptions{
 			Media: map[string]mnemo.Embedder{mnemo.ModalityImage: openaiEmbedder(t, srv.URL, "fake-image")}}}})
 		mustAppend(t, svc, scope, withMeta(ev("photo", "camera", c.Now(), ""), media("https://example.test/cat.jpg", "image/jpeg")))
 		if err := svc.WaitEventVectors(ctx); err != nil {
 			t.Fatal(err)
 		}
-		_, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "cat", Modalities: []string{mnemo.ModalityImage}})
+		_, err := svc.SearchEvents(ctx, scope, events.Search{Query: "cat", Modalities: []string{mnemo.ModalityImage}})
 		if mnemo.ErrorCode(err) != mnemo.EMISMATCH {
 			t.Fatalf("err = %v; want model_mismatch", err)
 		}
-		hs, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Vector: []float32{1, 0, 0, 0, 0.1}, Model: "openai:fake-image"})
+		hs, err := svc.SearchEvents(ctx, scope, events.Search{Vector: []float32{1, 0, 0, 0, 0.1}, Model: "openai:fake-image"})
 		if err != nil || len(hs) != 1 {
 			t.Fatalf("image-space query = %v, %v", hitIDs(hs), err)
 		}
@@ -292,7 +293,7 @@ func TestPruneEventVectors(t *testing.T) {
 		ev("note", "chat", old, `"an old note about kernel panics"`),
 		ev("note", "chat", c.Now(), `"a recent note about kernel builds"`))
 	for range 3 { // the old kernel note is found often
-		if _, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "kernel", Limit: 2}); err != nil {
+		if _, err := svc.SearchEvents(ctx, scope, events.Search{Query: "kernel", Limit: 2}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -300,7 +301,7 @@ func TestPruneEventVectors(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("PruneEventVectors = %d, %v; want 1 (the old, rarely found note)", n, err)
 	}
-	hs, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "gardening tomatoes kernel", Limit: 10})
+	hs, err := svc.SearchEvents(ctx, scope, events.Search{Query: "gardening tomatoes kernel", Limit: 10})
 	if err != nil || len(hs) != 2 || slices.Contains(hitIDs(hs), es[0].ID) {
 		t.Errorf("after pruning = %v, %v; want the two kept", hitIDs(hs), err)
 	}
@@ -358,7 +359,7 @@ func TestEventVectorsWhenTheEmbedderFails(t *testing.T) {
 	if err := svc.WaitEventVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hs, err := svc.SearchEvents(ctx, scope, mnemo.EventSearch{Query: "rain"})
+	hs, err := svc.SearchEvents(ctx, scope, events.Search{Query: "rain"})
 	if err != nil || len(hs) != 1 || hs[0].Event.ID != es[0].ID {
 		t.Fatalf("search = %v, %v", hitIDs(hs), err)
 	}

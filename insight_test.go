@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -72,7 +73,7 @@ func dayOfEvents(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) []mnemo.Ev
 func TestSummarizeHourAndDay(t *testing.T) {
 	c := newClock()
 	c.t = time.Date(2026, 3, 2, 0, 30, 0, 0, time.UTC)
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	evs := dayOfEvents(t, svc, alice)
 	mustAppend(t, svc, bob, ev("DeployFailed", "w1", evs[0].TS, `{"error":"other agent"}`))
@@ -136,7 +137,7 @@ func TestSummarizeHourAndDay(t *testing.T) {
 
 func TestSummarizeIdempotent(t *testing.T) {
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	evs := dayOfEvents(t, svc, alice)
 	for range 3 {
@@ -163,7 +164,7 @@ func TestSummarizeIdempotent(t *testing.T) {
 
 func TestSummaryBadInput(t *testing.T) {
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	from, to := c.t, c.t.Add(-time.Hour)
 	for _, tc := range []struct {
@@ -182,7 +183,7 @@ func TestSummaryBadInput(t *testing.T) {
 		}, "runs backwards"},
 		{"limit", func() error { _, err := svc.Summaries(ctx, alice, mnemo.SummaryQuery{Limit: -1}); return err }, "limit"},
 		{"capability limit", func() error {
-			_, err := svc.Capabilities(ctx, alice, mnemo.CapabilityQuery{Limit: mnemo.MaxListLimit + 1})
+			_, err := svc.Capabilities(ctx, alice, events.CapabilityQuery{Limit: mnemo.MaxListLimit + 1})
 			return err
 		}, "limit"},
 		{"no scope", func() error { _, err := svc.Summarize(ctx, mnemo.Scope{}, mnemo.PeriodDay, time.Time{}); return err }, ""},
@@ -198,7 +199,7 @@ func TestSummaryBadInput(t *testing.T) {
 
 func TestSummaryRetention(t *testing.T) {
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	old := c.t.AddDate(-2, 0, 0)
 	mustAppend(t, svc, alice, ev("Old", "w", old, ""), ev("New", "w", c.t.Add(-2*time.Hour), ""))
@@ -231,7 +232,7 @@ func TestSummaryRetention(t *testing.T) {
 
 func TestSummarizeClosed(t *testing.T) {
 	c := newClock() // 2026-03-01 12:00, a Sunday
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	mustAppend(t, svc, alice, ev("DeployCompleted", "w", c.t.Add(-30*time.Minute), ""))
 	mustAppend(t, svc, bob, ev("DeployFailed", "w", c.t.Add(-90*time.Minute), ""))
@@ -296,7 +297,7 @@ func TestSummaryInsightsLLM(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			client, calls := fakeLLM(t, tc.answer, tc.status)
 			c := newClock()
-			svc, _ := newEventService(t, c, mnemo.EventOptions{Insighter: client})
+			svc, _ := newEventService(t, c, events.Options{Insighter: client})
 			evs := dayOfEvents(t, svc, alice)
 			sum, err := svc.Summarize(context.Background(), alice, mnemo.PeriodMonth, evs[0].TS)
 			if err != nil {
@@ -342,7 +343,7 @@ func TestCapabilityThreshold(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClock()
-			svc, _ := newEventService(t, c, mnemo.EventOptions{})
+			svc, _ := newEventService(t, c, events.Options{})
 			ctx := context.Background()
 			// One by one, and a failure between: capabilities learn as
 			// events arrive.
@@ -350,7 +351,7 @@ func TestCapabilityThreshold(t *testing.T) {
 			for _, e := range outcomes(t0.Add(time.Hour), "ReportCompleted", `{"tools":["sql","charts"],"conditions":["weekly"],"description":"weekly sales report"}`, tc.successes) {
 				mustAppend(t, svc, alice, e)
 			}
-			got, err := svc.Capabilities(ctx, alice, mnemo.CapabilityQuery{})
+			got, err := svc.Capabilities(ctx, alice, events.CapabilityQuery{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -377,7 +378,7 @@ func TestCapabilityThreshold(t *testing.T) {
 			if err != nil || len(rebuilt) != 1 || rebuilt[0].Successes != c0.Successes || rebuilt[0].Description != c0.Description {
 				t.Errorf("ExtractCapabilities = %+v, %v; want %+v", rebuilt, err, c0)
 			}
-			if got, _ := svc.Capabilities(ctx, bob, mnemo.CapabilityQuery{}); len(got) != 0 {
+			if got, _ := svc.Capabilities(ctx, bob, events.CapabilityQuery{}); len(got) != 0 {
 				t.Errorf("bob has alice's capabilities: %+v", got)
 			}
 		})
@@ -386,7 +387,7 @@ func TestCapabilityThreshold(t *testing.T) {
 
 func TestCapabilityBestMatch(t *testing.T) {
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	mustAppend(t, svc, alice, outcomes(t0, "DeployServiceCompleted", `{"tools":["kubectl"],"description":"roll out the api to kubernetes"}`, 3)...)
@@ -395,17 +396,17 @@ func TestCapabilityBestMatch(t *testing.T) {
 	mustAppend(t, svc, alice, outcomes(t0.Add(3*time.Hour), "EmailCompleted", `{"description":"send the weekly sales report"}`, 2)...) // below threshold
 	for _, tc := range []struct {
 		name  string
-		q     mnemo.CapabilityQuery
+		q     events.CapabilityQuery
 		first string
 		n     int
 	}{
-		{"list: most successful first", mnemo.CapabilityQuery{}, "SalesReport", 3},
-		{"text", mnemo.CapabilityQuery{Text: "deploy the service to kubernetes"}, "DeployService", 1},
-		{"text in other words", mnemo.CapabilityQuery{Text: "translate this document"}, "translate_doc", 1},
-		{"type beats text", mnemo.CapabilityQuery{Text: "weekly sales chart", TaskType: "translate_doc"}, "translate_doc", 2},
-		{"type alone, any spelling", mnemo.CapabilityQuery{TaskType: "deploy-service"}, "DeployService", 1},
-		{"no match", mnemo.CapabilityQuery{Text: "bake bread"}, "", 0},
-		{"below threshold never matches", mnemo.CapabilityQuery{Text: "send email"}, "", 0},
+		{"list: most successful first", events.CapabilityQuery{}, "SalesReport", 3},
+		{"text", events.CapabilityQuery{Text: "deploy the service to kubernetes"}, "DeployService", 1},
+		{"text in other words", events.CapabilityQuery{Text: "translate this document"}, "translate_doc", 1},
+		{"type beats text", events.CapabilityQuery{Text: "weekly sales chart", TaskType: "translate_doc"}, "translate_doc", 2},
+		{"type alone, any spelling", events.CapabilityQuery{TaskType: "deploy-service"}, "DeployService", 1},
+		{"no match", events.CapabilityQuery{Text: "bake bread"}, "", 0},
+		{"below threshold never matches", events.CapabilityQuery{Text: "send email"}, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := svc.Capabilities(ctx, alice, tc.q)
@@ -442,7 +443,7 @@ func TestExtractCapabilitiesLLM(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			client, _ := fakeLLM(t, tc.answer, tc.status)
 			c := newClock()
-			svc, _ := newEventService(t, c, mnemo.EventOptions{Describer: client})
+			svc, _ := newEventService(t, c, events.Options{Describer: client})
 			ctx := context.Background()
 			mustAppend(t, svc, alice, ev("DeployFailed", "a", t0, `{"error":"image missing"}`))
 			mustAppend(t, svc, alice, outcomes(t0.Add(time.Hour), "DeployCompleted", `{"tools":["kubectl"]}`, 3)...)
@@ -459,7 +460,7 @@ func TestExtractCapabilitiesLLM(t *testing.T) {
 			}
 			// More events keep the counts current and the LLM's text.
 			mustAppend(t, svc, alice, ev("DeployCompleted", "a", t0.Add(2*time.Hour), ""))
-			m, _ := svc.Capabilities(ctx, alice, mnemo.CapabilityQuery{TaskType: "Deploy"})
+			m, _ := svc.Capabilities(ctx, alice, events.CapabilityQuery{TaskType: "Deploy"})
 			if len(m) != 1 || m[0].Successes != 4 || m[0].Name != tc.capName {
 				t.Errorf("after a fourth success: %+v", m)
 			}
@@ -469,7 +470,7 @@ func TestExtractCapabilitiesLLM(t *testing.T) {
 
 func TestExportHasSummariesAndCapabilities(t *testing.T) {
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	mustAppend(t, svc, alice, outcomes(t0, "BuildCompleted", `{"tools":["go"]}`, 3)...)
@@ -477,7 +478,7 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, mnemo.ExportJSON, &buf)
+	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportJSON, &buf)
 	if err != nil || n.Summaries != 1 || n.Capabilities != 1 {
 		t.Fatalf("export = %+v, %v", n, err)
 	}
@@ -494,7 +495,7 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 		t.Errorf("JSON layers %+v", doc.Layers)
 	}
 	buf.Reset()
-	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, mnemo.ExportCSV, &buf); err != nil {
+	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportCSV, &buf); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
@@ -511,7 +512,7 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 	// A window after the summary's day leaves it out; capabilities stay.
 	from := t0.AddDate(0, 0, 1)
 	buf.Reset()
-	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{From: &from}, mnemo.ExportJSON, &buf); err != nil || n.Summaries != 0 || n.Capabilities != 1 {
+	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{From: &from}, events.ExportJSON, &buf); err != nil || n.Summaries != 0 || n.Capabilities != 1 {
 		t.Errorf("windowed export = %+v, %v", n, err)
 	}
 }
@@ -529,7 +530,7 @@ func TestCapabilityMatchByMeaning(t *testing.T) {
 		{"convert this letter to French", "translate_doc"},
 		{"ship the new release to production machines", "DeployService"},
 	} {
-		got, err := svc.Capabilities(ctx, alice, mnemo.CapabilityQuery{Text: tc.text})
+		got, err := svc.Capabilities(ctx, alice, events.CapabilityQuery{Text: tc.text})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -543,7 +544,7 @@ func TestCapabilityMatchByMeaning(t *testing.T) {
 // its period closed is generated again once it has.
 func TestSummarizeClosedRegeneratesEarly(t *testing.T) {
 	c := newClock() // 12:00
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	mustAppend(t, svc, alice, ev("A", "w", c.t.Add(10*time.Minute), ""))
 	if _, err := svc.Summarize(ctx, alice, mnemo.PeriodHour, c.t.Add(20*time.Minute)); err != nil {
@@ -565,7 +566,7 @@ func TestSummarizeClosedRegeneratesEarly(t *testing.T) {
 // once are all counted.
 func TestCapabilitiesConcurrentWriters(t *testing.T) {
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	const writers, each = 8, 10
@@ -587,7 +588,7 @@ func TestCapabilitiesConcurrentWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := svc.Capabilities(ctx, alice, mnemo.CapabilityQuery{TaskType: "Sync"})
+	got, err := svc.Capabilities(ctx, alice, events.CapabilityQuery{TaskType: "Sync"})
 	if err != nil || len(got) != 1 || got[0].Successes != writers*each || got[0].ToolUses["rsync"] != writers*each {
 		t.Fatalf("Capabilities = %+v, %v; want %d successes", got, err, writers*each)
 	}
@@ -596,7 +597,7 @@ func TestCapabilitiesConcurrentWriters(t *testing.T) {
 // TestSummarizeColdEvents: archived events are summarized as they were.
 func TestSummarizeColdEvents(t *testing.T) {
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	evs := dayOfEvents(t, svc, alice)
 	hot, err := svc.Summarize(ctx, alice, mnemo.PeriodDay, evs[0].TS)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // BenchmarkRecallPathLinked: 20 keyed memories under /hub, each linked to
@@ -14,7 +15,7 @@ import (
 func BenchmarkRecallPathLinked(b *testing.B) {
 	ctx := context.Background()
 	c := newClock()
-	svc, db := newEventService(b, c, mnemo.EventOptions{})
+	svc, db := newEventService(b, c, events.Options{})
 	var hubs, others []string
 	for i := range 20 {
 		d := draft(fmt.Sprintf("hub memory number %d about topic %d", i, i))

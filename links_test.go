@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -31,7 +32,7 @@ func newLinkWorld(t *testing.T) *linkWorld {
 	t.Helper()
 	ctx := context.Background()
 	c := newClock()
-	svc, db := newEventService(t, c, mnemo.EventOptions{})
+	svc, db := newEventService(t, c, events.Options{})
 	w := &linkWorld{svc: svc, db: db, clock: c}
 	remember := func(sc mnemo.Scope, key, content string, expires *time.Time) string {
 		d := draft(content)
@@ -202,10 +203,10 @@ func TestLinksLifecycle(t *testing.T) {
 	if _, err := w.svc.Forget(ctx, alice, []string{w.m1}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if rels, err := w.svc.Neighbours(ctx, alice, w.m1, mnemo.GraphQuery{}); err != nil || len(rels) != 0 {
+	if rels, err := w.svc.Neighbours(ctx, alice, w.m1, events.GraphQuery{}); err != nil || len(rels) != 0 {
 		t.Fatalf("links of a forgotten memory: %+v %v", rels, err)
 	}
-	if rels, err := w.svc.Neighbours(ctx, alice, w.m2, mnemo.GraphQuery{}); err != nil || len(rels) != 1 {
+	if rels, err := w.svc.Neighbours(ctx, alice, w.m2, events.GraphQuery{}); err != nil || len(rels) != 1 {
 		t.Fatalf("m2 keeps its link to m3: %+v %v", rels, err)
 	}
 	// Govern finds the one orphan left (the ghost); a dry run keeps it.
@@ -223,10 +224,10 @@ func TestLinksLifecycle(t *testing.T) {
 		t.Fatalf("orphans after pruning: %+v %v", rep.OrphanLinks, err)
 	}
 	// Archived memories and events keep their links; bob's are untouched.
-	if rels, err := w.svc.Neighbours(ctx, alice, w.archived, mnemo.GraphQuery{}); err != nil || len(rels) != 2 {
+	if rels, err := w.svc.Neighbours(ctx, alice, w.archived, events.GraphQuery{}); err != nil || len(rels) != 2 {
 		t.Fatalf("archived memory's links: %+v %v", rels, err)
 	}
-	if rels, err := w.svc.Neighbours(ctx, bob, w.p1, mnemo.GraphQuery{}); err != nil || len(rels) != 1 {
+	if rels, err := w.svc.Neighbours(ctx, bob, w.p1, events.GraphQuery{}); err != nil || len(rels) != 1 {
 		t.Fatalf("bob's link: %+v %v", rels, err)
 	}
 }
@@ -284,7 +285,7 @@ func TestLinksToColdEvents(t *testing.T) {
 	if err != nil || len(rep.OrphanLinks) != 1 || rep.OrphanLinks[0].Target != "ghost" {
 		t.Fatalf("orphans: %+v %v", rep.OrphanLinks, err)
 	}
-	if rels, err := w.svc.Neighbours(ctx, alice, w.e1, mnemo.GraphQuery{}); err != nil || len(rels) != 1 {
+	if rels, err := w.svc.Neighbours(ctx, alice, w.e1, events.GraphQuery{}); err != nil || len(rels) != 1 {
 		t.Fatalf("the cold event's link: %+v %v", rels, err)
 	}
 }
@@ -301,7 +302,7 @@ func TestClearDropsMemoryLinks(t *testing.T) {
 	if _, err := w.db.Clear(ctx, alice); err != nil {
 		t.Fatal(err)
 	}
-	rels, err := w.svc.Neighbours(ctx, alice, w.e1, mnemo.GraphQuery{})
+	rels, err := w.svc.Neighbours(ctx, alice, w.e1, events.GraphQuery{})
 	if err != nil || len(rels) != 2 { // related, and the rules' precedes
 		t.Fatalf("e1's links after clear: %+v %v", rels, err)
 	}

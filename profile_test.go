@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 func TestProfileRules(t *testing.T) {
-	f := mnemo.ProfileRules([]string{"I love hiking and I need a new laptop.", "我喜欢爬山，我需要一台电脑。My name is Ada"})
+	f := events.ProfileRules([]string{"I love hiking and I need a new laptop.", "我喜欢爬山，我需要一台电脑。My name is Ada"})
 	for _, want := range []string{"hiking", "爬山"} {
 		if !slices.Contains(f.Interests, want) {
 			t.Errorf("interests %q lack %q", f.Interests, want)
@@ -37,9 +38,9 @@ func TestProfileRules(t *testing.T) {
 func TestProfileBackoff(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{Profile: mnemo.ProfileOptions{PerStage: 2}})
+	svc, _ := newEventService(t, c, events.Options{Profile: events.ProfileOptions{PerStage: 2}})
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
-	interact := func(text string) (mnemo.ProfileRecord, bool) {
+	interact := func(text string) (events.ProfileRecord, bool) {
 		t.Helper()
 		rec, up, err := svc.RecordInteraction(ctx, scope, text)
 		if err != nil {
@@ -111,18 +112,18 @@ func TestProfileBackoff(t *testing.T) {
 func TestProfileOptimisticLocking(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{})
+	svc, _ := newEventService(t, c, events.Options{})
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	rec, err := svc.Profile(ctx, scope)
 	if err != nil || rec.Version != 0 {
 		t.Fatal(rec, err)
 	}
-	a, err := svc.PutProfile(ctx, scope, rec.Version, mnemo.Profile{Interests: []string{"chess"}})
+	a, err := svc.PutProfile(ctx, scope, rec.Version, events.Profile{Interests: []string{"chess"}})
 	if err != nil || a.Version != 1 {
 		t.Fatalf("first put = %+v, %v", a, err)
 	}
 	// A second writer that read version 0 too loses, clearly.
-	_, err = svc.PutProfile(ctx, scope, rec.Version, mnemo.Profile{Interests: []string{"go"}})
+	_, err = svc.PutProfile(ctx, scope, rec.Version, events.Profile{Interests: []string{"go"}})
 	if mnemo.ErrorCode(err) != mnemo.ECONFLICT {
 		t.Fatalf("stale put: %v; want conflict", err)
 	}
@@ -151,7 +152,7 @@ func TestProfileOptimisticLocking(t *testing.T) {
 func TestProfileFromEvents(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc, _ := newEventService(t, c, mnemo.EventOptions{Profile: mnemo.ProfileOptions{InteractionTypes: []string{"user.message"}}})
+	svc, _ := newEventService(t, c, events.Options{Profile: events.ProfileOptions{InteractionTypes: []string{"user.message"}}})
 	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	mustAppend(t, svc, scope,
 		ev("user.message", "chat", c.Now(), `{"text":"I love jazz"}`),

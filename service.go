@@ -63,9 +63,6 @@ type Options struct {
 	// Extractor, when set, finds memories in the messages of AddMessages
 	// (an LLM: seed 001's should_store). Nil: off.
 	Extractor MemoryExtractor
-	// Events configures the event layers (seed 002): strict types, cold
-	// segments, relation rules.
-	Events EventOptions
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -95,15 +92,6 @@ type Service struct {
 	topic     func(ctx context.Context, scope Scope, session string) (string, error)
 
 	topicBoost float64 // recall's boost of memories on the session's topic
-
-	// prompt leftovers: profile.go (events) still uses these until it
-	// leaves the root; then they go too.
-	state StateStore
-	locks stateLocks
-
-	// events
-	events EventOptions
-	l3     *eventLayers // L2 text relations, L3 vectors: work after appends
 }
 
 // New returns a Service over b. b.State keeps runs, sessions and profiles;
@@ -156,12 +144,6 @@ func New(b Backend, opts Options) *Service {
 		s.topicBoost = 1.3
 	}
 
-	// prompt leftovers
-	s.state = b.State
-
-	// events
-	s.events = opts.Events.withDefaults()
-	s.l3 = newEventLayers(b, opts, s.log)
 	return s
 }
 
@@ -192,7 +174,6 @@ const noIndexWarning = "no vector index: memories are written without vectors an
 // Close stops the embedding worker and closes the underlying store.
 func (s *Service) Close() error {
 	s.vec.close()
-	s.l3.close()
 	return s.store.Close()
 }
 

@@ -9,7 +9,7 @@ import (
 const (
 	StateRun     = "run"     // a run's short-term memory (run.go)
 	StateSession = "session" // a session's working memory (session.go)
-	StateProfile = "profile" // a user's adaptive profile (profile.go)
+	StateProfile = "profile" // a user's adaptive profile (events/profile.go)
 )
 
 // StateDoc is one short-lived document: a run's short-term memory or a

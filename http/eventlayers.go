@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // The routes of seed 002's L3 (search by meaning), of L2 relations from
@@ -11,11 +12,11 @@ import (
 
 type searchEventsRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
-	mnemo.EventSearch
+	events.Search
 }
 
 type searchEventsResponse struct {
-	Hits []mnemo.EventHit `json:"hits"`
+	Hits []events.Hit `json:"hits"`
 }
 
 type relateTextRequest struct {
@@ -27,8 +28,8 @@ type putProfileRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
 	// Version is the record's version as read (0: none yet); a write
 	// that raced another is 409 conflict.
-	Version int64         `json:"version"`
-	Profile mnemo.Profile `json:"profile"`
+	Version int64          `json:"version"`
+	Profile events.Profile `json:"profile"`
 }
 
 type interactionRequest struct {
@@ -37,8 +38,8 @@ type interactionRequest struct {
 }
 
 type interactionResponse struct {
-	Updated bool                `json:"updated"`
-	Record  mnemo.ProfileRecord `json:"record"`
+	Updated bool                 `json:"updated"`
+	Record  events.ProfileRecord `json:"record"`
 }
 
 func (b searchEventsRequest) agent() string { return b.AgentID }
@@ -56,10 +57,10 @@ func (s *Server) eventLayerRoutes() []route {
 			scopes: []string{ScopeWrite}, body: relateTextRequest{}, status: 200, resp: relationsResponse{}, handler: s.handleRelateText},
 		{method: "GET", path: "/v1/profile", summary: "The user profile and its update schedule",
 			doc:    "Interests, needs, traits and emotions, with the schedule: phase (initial: every interaction for the first 100; backoff: every 1st, 5th, 10th, 50th; weekly), the interactions until the next update or its time, and why the last one happened.",
-			scopes: []string{ScopeRead}, params: []param{agentParam}, status: 200, resp: mnemo.ProfileRecord{}, handler: s.handleGetProfile},
+			scopes: []string{ScopeRead}, params: []param{agentParam}, status: 200, resp: events.ProfileRecord{}, handler: s.handleGetProfile},
 		{method: "PUT", path: "/v1/profile", summary: "Replace the user profile",
 			doc:    "Optimistic locking: version is the one read; 409 conflict when another writer changed the profile since.",
-			scopes: []string{ScopeWrite}, body: putProfileRequest{}, status: 200, resp: mnemo.ProfileRecord{}, handler: s.handlePutProfile},
+			scopes: []string{ScopeWrite}, body: putProfileRequest{}, status: 200, resp: events.ProfileRecord{}, handler: s.handlePutProfile},
 		{method: "POST", path: "/v1/profile/interactions", summary: "Record an interaction of the user",
 			doc:    "Counts it and updates the profile when the schedule says so, or at once when the text shows a new interest or need (which resets the backoff); updated says whether it did.",
 			scopes: []string{ScopeWrite}, body: interactionRequest{}, status: 200, resp: interactionResponse{}, handler: s.handleInteraction},
@@ -68,9 +69,9 @@ func (s *Server) eventLayerRoutes() []route {
 
 func (s *Server) handleSearchEvents(w http.ResponseWriter, r *http.Request) {
 	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b searchEventsRequest) (searchEventsResponse, error) {
-		hits, err := s.svc.SearchEvents(r.Context(), sc, b.EventSearch)
+		hits, err := s.svc.SearchEvents(r.Context(), sc, b.Search)
 		if hits == nil {
-			hits = []mnemo.EventHit{}
+			hits = []events.Hit{}
 		}
 		return searchEventsResponse{Hits: hits}, err
 	})(w, r)
@@ -90,13 +91,13 @@ func (s *Server) handleRelateText(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetProfile(w http.ResponseWriter, r *http.Request) {
-	byQuery(s, func(r *http.Request, sc mnemo.Scope) (mnemo.ProfileRecord, error) {
+	byQuery(s, func(r *http.Request, sc mnemo.Scope) (events.ProfileRecord, error) {
 		return s.svc.Profile(r.Context(), sc)
 	})(w, r)
 }
 
 func (s *Server) handlePutProfile(w http.ResponseWriter, r *http.Request) {
-	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b putProfileRequest) (mnemo.ProfileRecord, error) {
+	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b putProfileRequest) (events.ProfileRecord, error) {
 		return s.svc.PutProfile(r.Context(), sc, b.Version, b.Profile)
 	})(w, r)
 }

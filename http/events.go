@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
@@ -68,7 +69,7 @@ type replayRequest struct {
 // replayResponse says how far a replay got; error and code say why it
 // stopped early, and next resumes it.
 type replayResponse struct {
-	mnemo.ReplayResult
+	events.ReplayResult
 	Error string `json:"error,omitempty"`
 	Code  string `json:"code,omitempty"`
 }
@@ -122,7 +123,7 @@ var graphParams = []param{
 	{name: "direction", schema: map[string]any{"type": "string", "enum": []string{mnemo.DirOut, mnemo.DirIn, mnemo.DirBoth}, "default": mnemo.DirBoth},
 		doc: "Follow edges out of a node, into it, or both."},
 	{name: "types", schema: stringsSchema, doc: "Only relations of these types (parent, precedes, causes, related, ...)."},
-	{name: "depth", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": mnemo.MaxGraphDepth}, doc: "How many hops."},
+	{name: "depth", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": events.MaxGraphDepth}, doc: "How many hops."},
 }
 
 var nodeParam = param{name: "node", schema: stringSchema, required: true, doc: "An event id or a memory id."}
@@ -153,7 +154,7 @@ func (s *Server) eventRoutes() []route {
 		{method: "GET", path: "/v1/events/export", summary: "Export events and their relations, JSON or CSV",
 			doc:    "Every layer of a window: L1 events, the L2 relations touching them, the L4 summaries of periods starting in it and the agent's L5 capabilities (L3 as an empty array until it exists). format=csv answers text/csv instead: one row per item with a layer column.",
 			scopes: []string{ScopeRead}, params: append(append([]param{agentParam}, windowParams[:4]...),
-				param{name: "format", schema: map[string]any{"type": "string", "enum": []string{mnemo.ExportJSON, mnemo.ExportCSV}, "default": mnemo.ExportJSON}, doc: "json or csv."}),
+				param{name: "format", schema: map[string]any{"type": "string", "enum": []string{events.ExportJSON, events.ExportCSV}, "default": events.ExportJSON}, doc: "json or csv."}),
 			status: 200, resp: eventExportDocument{}, handler: s.handleExportEvents},
 		{method: "GET", path: "/v1/events/graph/neighbours", summary: "The relations touching a node",
 			scopes: []string{ScopeRead}, params: append([]param{agentParam, nodeParam}, graphParams[0], graphParams[1],
@@ -161,7 +162,7 @@ func (s *Server) eventRoutes() []route {
 			status: 200, resp: relationsResponse{}, handler: s.handleNeighbours},
 		{method: "GET", path: "/v1/events/graph/traverse", summary: "Walk the graph from a node",
 			doc:    "Breadth first, up to depth hops (default 1), along relations of the given types and direction: every node reached with its distance, and every edge crossed.",
-			scopes: []string{ScopeRead}, params: append([]param{agentParam, nodeParam}, graphParams...), status: 200, resp: mnemo.Graph{}, handler: s.handleTraverse},
+			scopes: []string{ScopeRead}, params: append([]param{agentParam, nodeParam}, graphParams...), status: 200, resp: events.Graph{}, handler: s.handleTraverse},
 		{method: "GET", path: "/v1/events/graph/path", summary: "A shortest path between two nodes",
 			doc:    "The relations of a shortest path (breadth first, at most depth hops, default 6), in walk order; 404 when there is none.",
 			scopes: []string{ScopeRead}, params: append([]param{agentParam,
@@ -317,14 +318,14 @@ func (s *Server) handleStreamEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	})
-	sink := mnemo.EventSinkFunc(func(_ context.Context, e mnemo.Event) error {
+	sink := events.SinkFunc(func(_ context.Context, e mnemo.Event) error {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return err
 		}
 		return write("id: %s\nevent: event\ndata: %s\n\n", mnemo.EventCursor{TS: e.TS, Seq: e.Seq}, b)
 	})
-	res, err := s.svc.Replay(ctx, sc, mnemo.ReplayOptions{EventQuery: q, Speed: speed}, sink)
+	res, err := s.svc.Replay(ctx, sc, events.ReplayOptions{EventQuery: q, Speed: speed}, sink)
 	end, _ := json.Marshal(replayEnd(res, err))
 	if ctx.Err() == nil {
 		write("event: end\ndata: %s\n\n", end)
@@ -335,7 +336,7 @@ func (s *Server) handleStreamEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // replayEnd is a replay's result with the reason it stopped early.
-func replayEnd(res mnemo.ReplayResult, err error) replayResponse {
+func replayEnd(res events.ReplayResult, err error) replayResponse {
 	out := replayResponse{ReplayResult: res}
 	if err != nil {
 		out.Error, out.Code = mnemo.ErrorMessage(err), mnemo.ErrorCode(err)
@@ -353,7 +354,7 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 		if _, err := mnemo.CheckEventQuery(q); err != nil {
 			return replayResponse{}, err
 		}
-		res, err := s.svc.Replay(r.Context(), sc, mnemo.ReplayOptions{EventQuery: q, Speed: b.Speed}, sink)
+		res, err := s.svc.Replay(r.Context(), sc, events.ReplayOptions{EventQuery: q, Speed: b.Speed}, sink)
 		if err != nil && res.Published == 0 && mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
 			return replayResponse{}, err // nothing was sent: a plain failure
 		}
@@ -374,9 +375,9 @@ func (s *Server) handleExportEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	format := r.URL.Query().Get("format")
 	if format == "" {
-		format = mnemo.ExportJSON
+		format = events.ExportJSON
 	}
-	if format != mnemo.ExportJSON && format != mnemo.ExportCSV {
+	if format != events.ExportJSON && format != events.ExportCSV {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "format must be json or csv, not %q", format))
 		return
 	}
@@ -386,7 +387,7 @@ func (s *Server) handleExportEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if format == mnemo.ExportCSV {
+	if format == events.ExportCSV {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	} else {
 		w.Header().Set("Content-Type", "application/json")
@@ -397,9 +398,9 @@ func (s *Server) handleExportEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // graphQuery reads direction, types, depth and limit from the query.
-func graphQuery(r *http.Request) (mnemo.GraphQuery, error) {
+func graphQuery(r *http.Request) (events.GraphQuery, error) {
 	v := r.URL.Query()
-	q := mnemo.GraphQuery{Direction: v.Get("direction"), Types: splitList(v["types"])}
+	q := events.GraphQuery{Direction: v.Get("direction"), Types: splitList(v["types"])}
 	for _, p := range []struct {
 		name string
 		dst  *int
@@ -427,10 +428,10 @@ func (s *Server) handleNeighbours(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleTraverse(w http.ResponseWriter, r *http.Request) {
-	byQuery(s, func(r *http.Request, sc mnemo.Scope) (mnemo.Graph, error) {
+	byQuery(s, func(r *http.Request, sc mnemo.Scope) (events.Graph, error) {
 		q, err := graphQuery(r)
 		if err != nil {
-			return mnemo.Graph{}, err
+			return events.Graph{}, err
 		}
 		return s.svc.Traverse(r.Context(), sc, r.URL.Query().Get("node"), q)
 	})(w, r)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // Seed 002's fourth and fifth layers: summaries (L4) and capabilities (L5).
@@ -31,7 +32,7 @@ type capabilitiesResponse struct {
 }
 
 type capabilityMatchesResponse struct {
-	Capabilities []mnemo.CapabilityMatch `json:"capabilities"`
+	Capabilities []events.CapabilityMatch `json:"capabilities"`
 }
 
 func (b summarizeRequest) agent() string           { return b.AgentID }
@@ -106,14 +107,14 @@ func (s *Server) handleSummaries(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleCapabilities(w http.ResponseWriter, r *http.Request) {
 	byQuery(s, func(r *http.Request, sc mnemo.Scope) (capabilityMatchesResponse, error) {
 		v := r.URL.Query()
-		q := mnemo.CapabilityQuery{Text: v.Get("text"), TaskType: v.Get("task_type")}
+		q := events.CapabilityQuery{Text: v.Get("text"), TaskType: v.Get("task_type")}
 		var err error
 		if q.Limit, err = limitParam(r, "limit"); err != nil {
 			return capabilityMatchesResponse{}, err
 		}
 		caps, err := s.svc.Capabilities(r.Context(), sc, q)
 		if caps == nil {
-			caps = []mnemo.CapabilityMatch{}
+			caps = []events.CapabilityMatch{}
 		}
 		return capabilityMatchesResponse{Capabilities: caps}, err
 	})(w, r)

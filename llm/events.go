@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // Seed 002's readings of unstructured events: the relations of an event's
@@ -19,20 +19,20 @@ Reply with a JSON object only: {"entities": [named things it mentions: people, p
  "confidence": 0 to 1, how sure you are}.`
 
 var (
-	_ mnemo.EventTextAnalyzer = (*Client)(nil)
-	_ mnemo.ProfileAnalyzer   = (*Client)(nil)
+	_ events.TextAnalyzer    = (*Client)(nil)
+	_ events.ProfileAnalyzer = (*Client)(nil)
 )
 
-// AnalyzeEventText implements mnemo.EventTextAnalyzer.
-func (c *Client) AnalyzeEventText(ctx context.Context, text string) (mnemo.TextAnalysis, error) {
+// AnalyzeEventText implements events.TextAnalyzer.
+func (c *Client) AnalyzeEventText(ctx context.Context, text string) (events.TextAnalysis, error) {
 	msg := "event: " + text
 	out, err := c.Chat(ctx, []Message{{Role: "system", Content: eventTextPrompt}, {Role: "user", Content: msg}}, 300, true)
 	if err != nil {
-		return mnemo.TextAnalysis{}, err
+		return events.TextAnalysis{}, err
 	}
-	var a mnemo.TextAnalysis
+	var a events.TextAnalysis
 	if err := c.decodeOrRepair(ctx, eventTextPrompt, msg, out, &a); err != nil {
-		return mnemo.TextAnalysis{}, err
+		return events.TextAnalysis{}, err
 	}
 	a.Emotion = strings.ToLower(strings.TrimSpace(a.Emotion))
 	a.Intent = strings.ToLower(strings.TrimSpace(a.Intent))
@@ -47,8 +47,8 @@ Reply with a JSON object only: {"interests": [topics the user likes or cares abo
  "emotion": the user's emotion in the last message: one of "neutral", "happy", "grateful", "sad", "angry", "anxious", "frustrated", "confused"}.
 Only what the user said or clearly implies; empty lists when there is nothing.`
 
-// AnalyzeProfile implements mnemo.ProfileAnalyzer.
-func (c *Client) AnalyzeProfile(ctx context.Context, texts []string) (mnemo.ProfileFindings, error) {
+// AnalyzeProfile implements events.ProfileAnalyzer.
+func (c *Client) AnalyzeProfile(ctx context.Context, texts []string) (events.ProfileFindings, error) {
 	var b strings.Builder
 	for _, t := range texts {
 		b.WriteString("- " + strings.Join(strings.Fields(t), " ") + "\n")
@@ -56,11 +56,11 @@ func (c *Client) AnalyzeProfile(ctx context.Context, texts []string) (mnemo.Prof
 	msg := b.String()
 	out, err := c.Chat(ctx, []Message{{Role: "system", Content: profilePrompt}, {Role: "user", Content: msg}}, 400, true)
 	if err != nil {
-		return mnemo.ProfileFindings{}, err
+		return events.ProfileFindings{}, err
 	}
-	var f mnemo.ProfileFindings
+	var f events.ProfileFindings
 	if err := c.decodeOrRepair(ctx, profilePrompt, msg, out, &f); err != nil {
-		return mnemo.ProfileFindings{}, err
+		return events.ProfileFindings{}, err
 	}
 	return f, nil
 }

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 var (
-	_ mnemo.EventInsighter      = (*Client)(nil)
-	_ mnemo.CapabilityDescriber = (*Client)(nil)
+	_ events.Insighter           = (*Client)(nil)
+	_ events.CapabilityDescriber = (*Client)(nil)
 )
 
 const insightsPrompt = `You review the statistics of an AI agent's events over a period (a week, a month or a year) and, when given, the previous period's.
@@ -44,26 +45,26 @@ func digestOf(s mnemo.Summary) digest {
 		ErrorTypes: s.ErrorTypes, Tasks: s.Tasks, CompletionRate: s.CompletionRate, CapabilityUse: s.CapabilityUse, Activity: s.Activity}
 }
 
-// EventInsights implements mnemo.EventInsighter.
-func (c *Client) EventInsights(ctx context.Context, s mnemo.Summary, prev *mnemo.Summary) (mnemo.Insights, error) {
+// EventInsights implements events.Insighter.
+func (c *Client) EventInsights(ctx context.Context, s mnemo.Summary, prev *mnemo.Summary) (events.Insights, error) {
 	in := map[string]digest{"current": digestOf(s)}
 	if prev != nil {
 		in["previous"] = digestOf(*prev)
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
-		return mnemo.Insights{}, fmt.Errorf("llm: encode summary: %w", err)
+		return events.Insights{}, fmt.Errorf("llm: encode summary: %w", err)
 	}
 	user := string(b)
 	out, err := c.Chat(ctx, []Message{{Role: "system", Content: insightsPrompt}, {Role: "user", Content: user}}, 800, true)
 	if err != nil {
-		return mnemo.Insights{}, err
+		return events.Insights{}, err
 	}
 	var a insightsAnswer
 	if err := c.decodeOrRepair(ctx, insightsPrompt, user, out, &a); err != nil {
-		return mnemo.Insights{}, err
+		return events.Insights{}, err
 	}
-	return mnemo.Insights{Trends: lines(a.Trends), Patterns: lines(a.Patterns), Suggestions: lines(a.Suggestions)}, nil
+	return events.Insights{Trends: lines(a.Trends), Patterns: lines(a.Patterns), Suggestions: lines(a.Suggestions)}, nil
 }
 
 const capabilityPrompt = `You turn an AI agent's record of one task type into a reusable capability.
@@ -76,8 +77,8 @@ type capabilityAnswer struct {
 	Lessons     []string `json:"lessons"`
 }
 
-// DescribeCapability implements mnemo.CapabilityDescriber.
-func (c *Client) DescribeCapability(ctx context.Context, cp mnemo.Capability) (mnemo.CapabilityText, error) {
+// DescribeCapability implements events.CapabilityDescriber.
+func (c *Client) DescribeCapability(ctx context.Context, cp mnemo.Capability) (events.CapabilityText, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "task type: %s\nsucceeded %d times, failed %d times\n", cp.TaskType, cp.Successes, cp.Failures)
 	if len(cp.Tools) > 0 {
@@ -97,13 +98,13 @@ func (c *Client) DescribeCapability(ctx context.Context, cp mnemo.Capability) (m
 	user := b.String()
 	out, err := c.Chat(ctx, []Message{{Role: "system", Content: capabilityPrompt}, {Role: "user", Content: user}}, 500, true)
 	if err != nil {
-		return mnemo.CapabilityText{}, err
+		return events.CapabilityText{}, err
 	}
 	var a capabilityAnswer
 	if err := c.decodeOrRepair(ctx, capabilityPrompt, user, out, &a); err != nil {
-		return mnemo.CapabilityText{}, err
+		return events.CapabilityText{}, err
 	}
-	return mnemo.CapabilityText{Name: strings.TrimSpace(a.Name), Description: strings.TrimSpace(a.Description),
+	return events.CapabilityText{Name: strings.TrimSpace(a.Name), Description: strings.TrimSpace(a.Description),
 		Conditions: lines(a.Conditions), Lessons: a.Lessons}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // The tools of seed 002's event layers that fit an agent: search_events
@@ -55,14 +56,14 @@ func (s *Server) addEventTools(srv *mcpsdk.Server, scope scopeFunc) {
 }
 
 func (s *Server) searchEvents(ctx context.Context, sc mnemo.Scope, in searchEventsIn) (searchEventsOut, string, error) {
-	hits, err := s.svc.SearchEvents(ctx, sc, mnemo.EventSearch{Query: in.Query, From: in.From, To: in.To, Types: in.Types, Sources: in.Sources, Limit: in.Limit})
+	hits, err := s.svc.SearchEvents(ctx, sc, events.Search{Query: in.Query, From: in.From, To: in.To, Types: in.Types, Sources: in.Sources, Limit: in.Limit})
 	if err != nil {
 		return searchEventsOut{}, "", err
 	}
 	out := searchEventsOut{Count: len(hits), Events: make([]eventHitView, len(hits))}
 	var b strings.Builder
 	for i, h := range hits {
-		v := eventHitView{ID: h.Event.ID, TS: h.Event.TS, Type: h.Event.Type, Source: h.Event.Source, Text: mnemo.EventText(h.Event), Score: h.Score, Modality: h.Modality}
+		v := eventHitView{ID: h.Event.ID, TS: h.Event.TS, Type: h.Event.Type, Source: h.Event.Source, Text: events.Text(h.Event), Score: h.Score, Modality: h.Modality}
 		out.Events[i] = v
 		fmt.Fprintf(&b, "%s %s %s (%.2f): %s\n", v.TS.Format(time.RFC3339), v.Type, v.ID, v.Score, strings.Join(strings.Fields(v.Text), " "))
 	}

@@ -9,6 +9,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // The tools of seed 002's fourth and fifth layers that fit an agent: how
@@ -22,8 +23,8 @@ type capabilitiesIn struct {
 }
 
 type capabilitiesOut struct {
-	Count        int                     `json:"count"`
-	Capabilities []mnemo.CapabilityMatch `json:"capabilities" jsonschema:"best match first: name, description, conditions, tools, success cases and failure lessons"`
+	Count        int                      `json:"count"`
+	Capabilities []events.CapabilityMatch `json:"capabilities" jsonschema:"best match first: name, description, conditions, tools, success cases and failure lessons"`
 }
 
 type eventSummaryIn struct {
@@ -59,12 +60,12 @@ func (s *Server) addInsightTools(srv *mcpsdk.Server, scope scopeFunc) {
 }
 
 func (s *Server) capabilities(ctx context.Context, sc mnemo.Scope, in capabilitiesIn) (capabilitiesOut, string, error) {
-	caps, err := s.svc.Capabilities(ctx, sc, mnemo.CapabilityQuery{Text: in.Text, TaskType: in.TaskType, Limit: in.Limit})
+	caps, err := s.svc.Capabilities(ctx, sc, events.CapabilityQuery{Text: in.Text, TaskType: in.TaskType, Limit: in.Limit})
 	if err != nil {
 		return capabilitiesOut{}, "", err
 	}
 	if len(caps) == 0 {
-		return capabilitiesOut{Capabilities: []mnemo.CapabilityMatch{}}, "No capability fits.", nil
+		return capabilitiesOut{Capabilities: []events.CapabilityMatch{}}, "No capability fits.", nil
 	}
 	var b strings.Builder
 	for i, c := range caps {

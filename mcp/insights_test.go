@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 func TestCapabilitiesAndEventSummary(t *testing.T) {
@@ -29,7 +30,7 @@ func TestCapabilitiesAndEventSummary(t *testing.T) {
 
 			var caps struct {
 				Count        int
-				Capabilities []mnemo.CapabilityMatch
+				Capabilities []events.CapabilityMatch
 			}
 			res := ok(t, cs, "capabilities", map[string]any{"text": "deploy the service"}, &caps)
 			if caps.Count != 1 || caps.Capabilities[0].TaskType != "Deploy" || caps.Capabilities[0].Successes != 3 ||

@@ -9,6 +9,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // Seed 003's links: the link tool, and what recall and recall_path return
@@ -54,7 +55,7 @@ func linkedViews(ls []mnemo.Linked) []linkedView {
 			v.Memory = &m
 		}
 		if e := l.Event; e != nil {
-			v.Event = &eventView{ID: e.ID, TS: e.TS, Type: e.Type, Source: e.Source, Text: mnemo.EventText(*e)}
+			v.Event = &eventView{ID: e.ID, TS: e.TS, Type: e.Type, Source: e.Source, Text: events.Text(*e)}
 		}
 		out[i] = v
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 type linkedOut struct {
@@ -145,7 +146,7 @@ func TestLinkAndTraverse(t *testing.T) {
 	fails(t, bob, "link", map[string]any{"source": bobOut.ID, "target": p}, mnemo.ENOTFOUND)
 	fails(t, cs, "recall_path", map[string]any{"uri": "/proj", "traverse_hops": 4}, mnemo.EINVALID)
 	fails(t, cs, "recall", map[string]any{"query": "ships", "traverse_hops": -1}, mnemo.EINVALID)
-	if rels, err := svc.Neighbours(t.Context(), alice, m2, mnemo.GraphQuery{}); err != nil || len(rels) != 1 {
+	if rels, err := svc.Neighbours(t.Context(), alice, m2, events.GraphQuery{}); err != nil || len(rels) != 1 {
 		t.Fatalf("failed links changed the graph: %+v %v", rels, err)
 	}
 

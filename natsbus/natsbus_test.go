@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/natsbus"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -93,7 +94,7 @@ func TestReplayToNATS(t *testing.T) {
 	}
 	defer nc.Close()
 	sink := natsbus.New(nc, prefix)
-	res, err := svc.Replay(ctx, scope, mnemo.ReplayOptions{Speed: 0}, sink)
+	res, err := svc.Replay(ctx, scope, events.ReplayOptions{Speed: 0}, sink)
 	if err != nil || res.Published != len(in) {
 		t.Fatalf("replay: %+v %v", res, err)
 	}

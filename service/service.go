@@ -87,7 +87,7 @@ type Options struct {
 
 	// Events configures the event layers: strict types, cold segments,
 	// relation rules, vectors, summaries, capabilities, the profile.
-	Events mnemo.EventOptions
+	Events events.Options
 }
 
 // memoryOptions are the options of the memory service.
@@ -109,8 +109,6 @@ func (o Options) memoryOptions() mnemo.Options {
 		Extractor:         o.Extractor,
 
 		TopicBoost: o.Context.TopicBoost, // the one prompt option recall reads
-
-		Events: o.Events,
 	}
 }
 
@@ -124,7 +122,7 @@ func New(store mnemo.Store, o Options) *Mnemo {
 	mo := o.memoryOptions()
 	mo.SessionTopic = m.sessionTopic // recall adds the session's topic (m.Prompts is set below, before any call)
 	m.Memories = mnemo.New(b, mo)
-	m.Events = events.New(b, events.Options{}, events.Deps{})
+	m.Events = events.New(b, o.Events, o.eventsDeps(b))
 	m.Prompts = prompt.New(b, o.Context, prompt.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories})
 	m.Lifecycle = lifecycle.New(b, o.Lifecycle, lifecycle.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories, Summarizer: o.Context.Summarizer})
 	return m

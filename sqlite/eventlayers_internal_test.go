@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // layerCounts counts the rows of each layer.
@@ -42,7 +43,7 @@ func textEvents(n int, ts time.Time) []mnemo.Event {
 func TestAppendLayersAtomic(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	svc := mnemo.New(mnemo.NewBackend(db), mnemo.Options{Embedder: hashed.New(32)})
+	svc := events.New(mnemo.NewBackend(db), events.Options{}, events.Deps{Embedder: hashed.New(32)})
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if _, err := svc.AppendEvents(ctx, evScope, textEvents(2, ts)); err != nil {
 		t.Fatal(err)
@@ -87,7 +88,7 @@ func TestAppendLayersAtomic(t *testing.T) {
 func TestConcurrentAgentsAllLayers(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	svc := mnemo.New(mnemo.NewBackend(db), mnemo.Options{Embedder: hashed.New(32)})
+	svc := events.New(mnemo.NewBackend(db), events.Options{}, events.Deps{Embedder: hashed.New(32)})
 	const agents, per = 8, 40
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var wg sync.WaitGroup
@@ -106,7 +107,7 @@ func TestConcurrentAgentsAllLayers(t *testing.T) {
 	if e, r, v := layerCounts(t, db); e != agents*per || r != agents*(per-1) || v != agents*per {
 		t.Errorf("%d events, %d relations, %d vectors; want %d, %d, %d", e, r, v, agents*per, agents*(per-1), agents*per)
 	}
-	hits, err := svc.SearchEvents(ctx, mnemo.Scope{TenantID: "t", AgentID: "agent-3"}, mnemo.EventSearch{Query: "message number 7 deployment", Limit: 100})
+	hits, err := svc.SearchEvents(ctx, mnemo.Scope{TenantID: "t", AgentID: "agent-3"}, events.Search{Query: "message number 7 deployment", Limit: 100})
 	if err != nil || len(hits) != per {
 		t.Errorf("search of one agent = %d hits, %v; want %d", len(hits), err, per)
 	}
@@ -119,7 +120,7 @@ func TestConcurrentAgentsAllLayers(t *testing.T) {
 func TestReadsNotBlockedByWrites(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	svc := mnemo.New(mnemo.NewBackend(db), mnemo.Options{Embedder: hashed.New(32)})
+	svc := events.New(mnemo.NewBackend(db), events.Options{}, events.Deps{Embedder: hashed.New(32)})
 	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if _, err := svc.AppendEvents(ctx, evScope, textEvents(10, ts)); err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestReadsNotBlockedByWrites(t *testing.T) {
 		if err != nil || len(p.Events) != 10 {
 			t.Fatalf("read %d during the write: %d events, %v; want the 10 committed", i, len(p.Events), err)
 		}
-		hits, err := svc.SearchEvents(rctx, evScope, mnemo.EventSearch{Query: "deployment", Limit: 100})
+		hits, err := svc.SearchEvents(rctx, evScope, events.Search{Query: "deployment", Limit: 100})
 		if err != nil || len(hits) != 10 {
 			t.Fatalf("search %d during the write: %d hits, %v; want 10", i, len(hits), err)
 		}

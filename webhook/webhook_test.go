@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/webhook"
@@ -105,7 +106,7 @@ func TestReplayToWebhook(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := svc.Replay(ctx, scope, mnemo.ReplayOptions{}, sink)
+			res, err := svc.Replay(ctx, scope, events.ReplayOptions{}, sink)
 			if res.Published != tt.published {
 				t.Fatalf("published %d, want %d (%v)", res.Published, tt.published, err)
 			}

@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/tokens"
@@ -112,7 +113,7 @@ type Config struct {
 
 	// Events configures seed 002's event layers. Tasks say what a task, a
 	// success and an error are in events, for summaries (L4) and
-	// capabilities (L5); unset fields keep mnemo.DefaultTaskRules'.
+	// capabilities (L5); unset fields keep events.DefaultTaskRules'.
 	Events struct {
 		Strict     bool          `yaml:"strict"`      // refuse types not in known_types
 		KnownTypes []string      `yaml:"known_types"` // the types strict mode accepts
@@ -127,7 +128,7 @@ type Config struct {
 			MinSuccesses    int      `yaml:"min_successes"`    // successes that make a capability: 3
 		} `yaml:"tasks"`
 		// Relations are L2's rules for structured events; unset fields keep
-		// mnemo.DefaultRelationRules'.
+		// events.DefaultRelationRules'.
 		Relations struct {
 			Temporal      *bool               `yaml:"temporal"`       // an edge from each event to the previous one of its source (true)
 			StartSuffixes []string            `yaml:"start_suffixes"` // Started, Start
@@ -819,15 +820,15 @@ func (c *Config) apiKeys() ([]mhttp.APIKey, error) {
 }
 
 // taskRules returns the configured task conventions.
-func (c *Config) taskRules() mnemo.TaskRules {
+func (c *Config) taskRules() events.TaskRules {
 	t := c.Events.Tasks
-	return mnemo.TaskRules{SuccessSuffixes: t.SuccessSuffixes, FailureSuffixes: t.FailureSuffixes, ErrorSuffixes: t.ErrorSuffixes,
+	return events.TaskRules{SuccessSuffixes: t.SuccessSuffixes, FailureSuffixes: t.FailureSuffixes, ErrorSuffixes: t.ErrorSuffixes,
 		SuccessStatuses: t.SuccessStatuses, FailureStatuses: t.FailureStatuses, TaskField: t.TaskField, MinSuccesses: t.MinSuccesses}
 }
 
 // relationRules returns the configured L2 rules over the defaults.
-func (c *Config) relationRules() *mnemo.RelationRules {
-	r, e := mnemo.DefaultRelationRules(), c.Events.Relations
+func (c *Config) relationRules() *events.RelationRules {
+	r, e := events.DefaultRelationRules(), c.Events.Relations
 	if e.Temporal != nil {
 		r.Temporal = *e.Temporal
 	}
@@ -847,17 +848,17 @@ func (c *Config) relationRules() *mnemo.RelationRules {
 
 // eventOptions returns the configured event layers, with the media
 // embedders made; the models (Insighter, Analyzer, ...) are the caller's.
-func (c *Config) eventOptions() (mnemo.EventOptions, error) {
+func (c *Config) eventOptions() (events.Options, error) {
 	e := c.Events
-	o := mnemo.EventOptions{
+	o := events.Options{
 		Strict: e.Strict, KnownTypes: e.KnownTypes, ColdAfter: e.ColdAfter,
 		Rules: c.relationRules(), Tasks: c.taskRules(),
-		TextRelations: mnemo.TextRelationOptions{On: e.TextRelations.Enabled, Queue: e.TextRelations.Queue},
-		Profile: mnemo.ProfileOptions{
+		TextRelations: events.TextRelationOptions{On: e.TextRelations.Enabled, Queue: e.TextRelations.Queue},
+		Profile: events.ProfileOptions{
 			Initial: e.Profile.Initial, Ladder: e.Profile.Ladder, PerStage: e.Profile.PerStage,
 			Weekly: e.Profile.Weekly, InteractionTypes: e.Profile.InteractionTypes,
 		},
-		Vectors: mnemo.EventVectorOptions{Off: e.Vectors.Disabled, KeepFor: e.Vectors.KeepFor, KeepAccessed: e.Vectors.KeepAccessed},
+		Vectors: events.VectorOptions{Off: e.Vectors.Disabled, KeepFor: e.Vectors.KeepFor, KeepAccessed: e.Vectors.KeepAccessed},
 	}
 	for mod, m := range e.Vectors.Media {
 		emb, err := m.embedder("events.vectors.media." + mod)

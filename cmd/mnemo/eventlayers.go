@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -22,7 +23,7 @@ func (a *app) eventLayerCommands() []*cobra.Command {
 func (a *app) eventsSearchCommand() *cobra.Command {
 	var (
 		w          windowFlags
-		q          mnemo.EventSearch
+		q          events.Search
 		vector     string
 		modalities []string
 	)
@@ -53,12 +54,12 @@ func (a *app) eventsSearchCommand() *cobra.Command {
 				}
 				if a.asJSON {
 					if hits == nil {
-						hits = []mnemo.EventHit{}
+						hits = []events.Hit{}
 					}
 					return a.printJSON(hits)
 				}
 				for _, h := range hits {
-					fmt.Fprintf(a.stdout, "%.3f %s %s %s %s %s\n", h.Score, h.Event.ID, h.Event.TS.Format(time.RFC3339), h.Event.Type, h.Modality, clip(mnemo.EventText(h.Event), 80))
+					fmt.Fprintf(a.stdout, "%.3f %s %s %s %s %s\n", h.Score, h.Event.ID, h.Event.TS.Format(time.RFC3339), h.Event.Type, h.Modality, clip(events.Text(h.Event), 80))
 				}
 				return nil
 			})
@@ -105,7 +106,7 @@ func (a *app) eventsPruneVectorsCommand() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().DurationVar(&olderThan, "older-than", mnemo.DefaultVectorKeep, "the age past which vectors go")
+	cmd.Flags().DurationVar(&olderThan, "older-than", events.DefaultVectorKeep, "the age past which vectors go")
 	cmd.Flags().IntVar(&minAccess, "min-access", 3, "vectors found by searches at least this often stay")
 	return cmd
 }
@@ -177,7 +178,7 @@ func (a *app) eventsProfileCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *app) printProfile(rec mnemo.ProfileRecord, updated *bool) error {
+func (a *app) printProfile(rec events.ProfileRecord, updated *bool) error {
 	if a.asJSON {
 		if updated != nil {
 			return a.printJSON(map[string]any{"updated": *updated, "record": rec})

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/natsbus"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/webhook"
@@ -290,10 +291,10 @@ func (a *app) eventsReplayCommand() *cobra.Command {
 			default:
 				enc := json.NewEncoder(a.stdout)
 				enc.SetEscapeHTML(false)
-				sink = mnemo.EventSinkFunc(func(_ context.Context, e mnemo.Event) error { return enc.Encode(e) })
+				sink = events.SinkFunc(func(_ context.Context, e mnemo.Event) error { return enc.Encode(e) })
 			}
 			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
-				res, err := svc.Replay(cmd.Context(), a.scope(), mnemo.ReplayOptions{EventQuery: q, Speed: speed}, sink)
+				res, err := svc.Replay(cmd.Context(), a.scope(), events.ReplayOptions{EventQuery: q, Speed: speed}, sink)
 				if err == nil && flush != nil {
 					err = flush(context.WithoutCancel(cmd.Context()))
 				}
@@ -330,7 +331,7 @@ func (a *app) eventsExportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if format != mnemo.ExportJSON && format != mnemo.ExportCSV {
+			if format != events.ExportJSON && format != events.ExportCSV {
 				return usagef("--format must be json or csv")
 			}
 			dst := a.stdout
@@ -363,7 +364,7 @@ func (a *app) eventsExportCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	w.add(fl, false)
-	fl.StringVar(&format, "format", mnemo.ExportJSON, "json or csv")
+	fl.StringVar(&format, "format", events.ExportJSON, "json or csv")
 	fl.StringVarP(&out, "output", "o", "", "write to this file")
 	return cmd
 }
@@ -388,7 +389,7 @@ func (a *app) eventsArchiveCommand() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().DurationVar(&olderThan, "older-than", mnemo.DefaultColdAfter, "the age past which events move")
+	cmd.Flags().DurationVar(&olderThan, "older-than", events.DefaultColdAfter, "the age past which events move")
 	return cmd
 }
 
@@ -397,7 +398,7 @@ func (a *app) eventsGraphCommand() *cobra.Command {
 		Use:   "graph",
 		Short: "The relation graph of events and memories: neighbours, traverse, path, link",
 	}
-	var q mnemo.GraphQuery
+	var q events.GraphQuery
 	flags := func(c *cobra.Command, depth bool) *cobra.Command {
 		f := c.Flags()
 		f.StringVar(&q.Direction, "direction", mnemo.DirBoth, "out, in or both")

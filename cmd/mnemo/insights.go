@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -151,7 +152,7 @@ func (a *app) eventsCapabilitiesCommand() *cobra.Command {
 					fmt.Fprintf(a.stderr, "%d capabilities\n", len(caps))
 					return nil
 				}
-				matches, err := svc.Capabilities(ctx, a.scope(), mnemo.CapabilityQuery{Text: strings.Join(args, " "), TaskType: taskType, Limit: limit})
+				matches, err := svc.Capabilities(ctx, a.scope(), events.CapabilityQuery{Text: strings.Join(args, " "), TaskType: taskType, Limit: limit})
 				if err != nil {
 					return err
 				}

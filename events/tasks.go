@@ -1,10 +1,12 @@
-package mnemo
+package events
 
 import (
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // TaskRules say what a task, a success and an error are in events, for the
@@ -99,7 +101,7 @@ type eventFacts struct {
 }
 
 // facts reads e by the rules. Data that is not an object has no fields.
-func (r *TaskRules) facts(e Event) eventFacts {
+func (r *TaskRules) facts(e mnemo.Event) eventFacts {
 	var f eventFacts
 	var fields []map[string]json.RawMessage
 	for _, raw := range []json.RawMessage{e.Data, e.Metadata} {

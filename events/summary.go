@@ -1,4 +1,4 @@
-package mnemo
+package events
 
 import (
 	"bytes"
@@ -7,121 +7,15 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
-// Period is the granularity of a summary (seed 002 L4). Periods are in
-// UTC; a week starts on Monday.
-type Period string
-
-// Periods, shortest first.
-const (
-	PeriodHour  Period = "hour"
-	PeriodDay   Period = "day"
-	PeriodWeek  Period = "week"
-	PeriodMonth Period = "month"
-	PeriodYear  Period = "year"
-)
-
-// Periods lists every period, shortest first.
-var Periods = []Period{PeriodHour, PeriodDay, PeriodWeek, PeriodMonth, PeriodYear}
-
-// ParsePeriod checks a period's name; an unknown one is EINVALID.
-func ParsePeriod(s string) (Period, error) {
-	p := Period(strings.ToLower(strings.TrimSpace(s)))
-	if slices.Contains(Periods, p) {
-		return p, nil
-	}
-	return "", Errorf(EINVALID, "unknown period %q: use hour, day, week, month or year", s)
-}
-
-// Bounds returns the period that contains at: [start, end), in UTC.
-func (p Period) Bounds(at time.Time) (start, end time.Time) {
-	at = at.UTC()
-	y, m, d := at.Date()
-	switch p {
-	case PeriodHour:
-		start = at.Truncate(time.Hour)
-		return start, start.Add(time.Hour)
-	case PeriodDay:
-		start = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-		return start, start.AddDate(0, 0, 1)
-	case PeriodWeek:
-		back := (int(at.Weekday()) + 6) % 7 // days since Monday
-		start = time.Date(y, m, d-back, 0, 0, 0, 0, time.UTC)
-		return start, start.AddDate(0, 0, 7)
-	case PeriodMonth:
-		start = time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-		return start, start.AddDate(0, 1, 0)
-	default:
-		start = time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
-		return start, start.AddDate(1, 0, 0)
-	}
-}
-
-// long says whether the period's summary has trends, patterns and
+// isLong says whether the period's summary has trends, patterns and
 // suggestions (seed 002: week and month, and year).
-func (p Period) long() bool { return p == PeriodWeek || p == PeriodMonth || p == PeriodYear }
-
-// Summary is one period's digest of a scope's events (seed 002 L4). Every
-// summary has the hour's sections (key events, type distribution, errors)
-// and the day's (task completion, capability use, activity); those of a
-// week, month or year add trends, patterns and suggestions.
-type Summary struct {
-	Scope
-	Period Period    `json:"period"`
-	Start  time.Time `json:"start"`
-	End    time.Time `json:"end"`
-	Events int       `json:"events"`
-	// Types is the type distribution: events per type.
-	Types   map[string]int `json:"types"`
-	Sources map[string]int `json:"sources"`
-	// KeyEvents are the period's notable events, at most 10, in order:
-	// errors and failed tasks first chosen, then completed tasks, then
-	// types seen only once.
-	KeyEvents []KeyEvent `json:"key_events"`
-	// Errors counts error events (see TaskRules), by type in ErrorTypes.
-	Errors     int            `json:"errors"`
-	ErrorTypes map[string]int `json:"error_types"`
-	Tasks      TaskCount      `json:"tasks"`
-	// CompletionRate is Tasks.Succeeded over all task outcomes, 0 without any.
-	CompletionRate float64 `json:"completion_rate"`
-	// CapabilityUse counts outcomes per capability: data.capability, or
-	// the task type.
-	CapabilityUse map[string]TaskCount `json:"capability_use"`
-	Activity      Activity             `json:"activity"`
-	Trends        []string             `json:"trends,omitempty"`
-	Patterns      []string             `json:"patterns,omitempty"`
-	Suggestions   []string             `json:"suggestions,omitempty"`
-	// Generator is who wrote trends, patterns and suggestions: "llm" or
-	// "rules"; Note says why the rules were used when an LLM is configured.
-	Generator   string    `json:"generator"`
-	Note        string    `json:"note,omitempty"`
-	GeneratedAt time.Time `json:"generated_at"`
-}
-
-// KeyEvent is a notable event of a summary and why.
-type KeyEvent struct {
-	ID   string    `json:"id"`
-	TS   time.Time `json:"ts"`
-	Type string    `json:"type"`
-	Why  string    `json:"why"` // error, failed, completed, rare
-}
-
-// TaskCount counts task outcomes.
-type TaskCount struct {
-	Succeeded int `json:"succeeded"`
-	Failed    int `json:"failed"`
-}
-
-// Activity is how the events spread over a period: per hour of a day or an
-// hour, per day of a week or a month, per month of a year.
-type Activity struct {
-	Unit    string     `json:"unit"` // hour, day or month
-	Buckets []int      `json:"buckets"`
-	Active  int        `json:"active"`            // buckets with events
-	Busiest *time.Time `json:"busiest,omitempty"` // the start of the busiest bucket
+func isLong(p mnemo.Period) bool {
+	return p == mnemo.PeriodWeek || p == mnemo.PeriodMonth || p == mnemo.PeriodYear
 }
 
 // Insights are the trends, patterns and suggestions of a long summary.
@@ -131,44 +25,10 @@ type Insights struct {
 	Suggestions []string `json:"suggestions"`
 }
 
-// EventInsighter writes a long summary's insights from its statistics (an
+// Insighter writes a long summary's insights from its statistics (an
 // LLM). prev is the previous period's summary when one is stored.
-type EventInsighter interface {
-	EventInsights(ctx context.Context, s Summary, prev *Summary) (Insights, error)
-}
-
-// SummaryQuery selects stored summaries: of one period (all when empty),
-// starting in [From, To).
-type SummaryQuery struct {
-	Period Period     `json:"period,omitempty"`
-	From   *time.Time `json:"from,omitempty"`
-	To     *time.Time `json:"to,omitempty"`
-	Limit  int        `json:"limit,omitempty"` // 0: 100; at most MaxListLimit
-}
-
-// InsightStore is an EventStore that keeps summaries (L4) and capabilities
-// (L5). A Service whose store is not one answers their calls with
-// EUNAVAILABLE.
-type InsightStore interface {
-	// PutSummary stores s, replacing the scope's summary of the same period
-	// and start: one per period, however often it is generated.
-	PutSummary(ctx context.Context, scope Scope, s Summary) error
-	// Summaries returns the scope's summaries matching q, by start, then
-	// period (shortest first).
-	Summaries(ctx context.Context, scope Scope, q SummaryQuery) ([]Summary, error)
-	// DropSummaries deletes, in every scope, the summaries of periods that
-	// ended before before, and returns how many.
-	DropSummaries(ctx context.Context, periods []Period, before time.Time) (int, error)
-	// EventScopes returns the scopes with an event at or after since.
-	EventScopes(ctx context.Context, since time.Time) ([]Scope, error)
-	// UpdateCapabilities reads the scope's capabilities of taskTypes (those
-	// stored), calls fn, and stores what it returns, in one transaction.
-	UpdateCapabilities(ctx context.Context, scope Scope, taskTypes []string, fn func(have []Capability) ([]Capability, error)) error
-	// ReplaceCapabilities replaces every capability of the scope.
-	ReplaceCapabilities(ctx context.Context, scope Scope, caps []Capability) error
-	// Capabilities returns every capability of the scope, candidates
-	// (below the threshold) too.
-	Capabilities(ctx context.Context, scope Scope) ([]Capability, error)
+type Insighter interface {
+	EventInsights(ctx context.Context, s mnemo.Summary, prev *mnemo.Summary) (Insights, error)
 }
 
 // SummaryRetention is how long hour and day summaries are kept (seed 002:
@@ -176,10 +36,10 @@ type InsightStore interface {
 const SummaryRetention = 365 * 24 * time.Hour
 
 // insightStore returns the store as an InsightStore, or EUNAVAILABLE.
-func (s *Service) insightStore() (InsightStore, error) {
+func (s *Service) insightStore() (mnemo.InsightStore, error) {
 	is, ok := s.store.Insights, s.store.Insights != nil
 	if !ok {
-		return nil, Errorf(EUNAVAILABLE, "this store keeps no summaries or capabilities")
+		return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "this store keeps no summaries or capabilities")
 	}
 	return is, nil
 }
@@ -188,53 +48,53 @@ func (s *Service) insightStore() (InsightStore, error) {
 // scope's events that contains at (now when zero). Generating a period
 // again replaces its summary. Errors: EINVALID (an unknown period),
 // EUNAVAILABLE.
-func (s *Service) Summarize(ctx context.Context, scope Scope, period Period, at time.Time) (Summary, error) {
-	if err := CheckScope(scope); err != nil {
-		return Summary{}, err
+func (s *Service) Summarize(ctx context.Context, scope mnemo.Scope, period mnemo.Period, at time.Time) (mnemo.Summary, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
+		return mnemo.Summary{}, err
 	}
-	p, err := ParsePeriod(string(period))
+	p, err := mnemo.ParsePeriod(string(period))
 	if err != nil {
-		return Summary{}, err
+		return mnemo.Summary{}, err
 	}
 	is, err := s.insightStore()
 	if err != nil {
-		return Summary{}, err
+		return mnemo.Summary{}, err
 	}
 	if at.IsZero() {
 		at = s.now()
 	}
 	sum, err := s.summarize(ctx, scope, p, at)
 	if err != nil {
-		return Summary{}, err
+		return mnemo.Summary{}, err
 	}
-	if p.long() {
+	if isLong(p) {
 		s.addInsights(ctx, is, &sum)
 	}
 	if err := is.PutSummary(ctx, scope, sum); err != nil {
-		return Summary{}, err
+		return mnemo.Summary{}, err
 	}
 	return sum, nil
 }
 
 // Summaries returns stored summaries of scope. Errors: EINVALID (an unknown
 // period, a window that runs backwards, a bad limit), EUNAVAILABLE.
-func (s *Service) Summaries(ctx context.Context, scope Scope, q SummaryQuery) ([]Summary, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Summaries(ctx context.Context, scope mnemo.Scope, q mnemo.SummaryQuery) ([]mnemo.Summary, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
 	if q.Period != "" {
-		p, err := ParsePeriod(string(q.Period))
+		p, err := mnemo.ParsePeriod(string(q.Period))
 		if err != nil {
 			return nil, err
 		}
 		q.Period = p
 	}
 	if q.From != nil && q.To != nil && q.From.After(*q.To) {
-		return nil, Errorf(EINVALID, "time window runs backwards: from %s is after to %s",
+		return nil, mnemo.Errorf(mnemo.EINVALID, "time window runs backwards: from %s is after to %s",
 			q.From.UTC().Format(time.RFC3339Nano), q.To.UTC().Format(time.RFC3339Nano))
 	}
-	if q.Limit < 0 || q.Limit > MaxListLimit {
-		return nil, Errorf(EINVALID, "limit must be 1 to %d", MaxListLimit)
+	if q.Limit < 0 || q.Limit > mnemo.MaxListLimit {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "limit must be 1 to %d", mnemo.MaxListLimit)
 	}
 	if q.Limit == 0 {
 		q.Limit = 100
@@ -250,18 +110,18 @@ func (s *Service) Summaries(ctx context.Context, scope Scope, q SummaryQuery) ([
 const maxKeyEvents = 10
 
 // summarize computes the statistics of a period from its events.
-func (s *Service) summarize(ctx context.Context, scope Scope, p Period, at time.Time) (Summary, error) {
+func (s *Service) summarize(ctx context.Context, scope mnemo.Scope, p mnemo.Period, at time.Time) (mnemo.Summary, error) {
 	start, end := p.Bounds(at)
-	sum := Summary{
+	sum := mnemo.Summary{
 		Scope: scope, Period: p, Start: start, End: end,
 		Types: map[string]int{}, Sources: map[string]int{}, ErrorTypes: map[string]int{},
-		CapabilityUse: map[string]TaskCount{}, Generator: "rules",
+		CapabilityUse: map[string]mnemo.TaskCount{}, Generator: "rules",
 	}
 	sum.Activity.Unit, sum.Activity.Buckets = activityBuckets(p, start, end)
-	var errs, done []KeyEvent
-	firstOfType := map[string]KeyEvent{}
+	var errs, done []mnemo.KeyEvent
+	firstOfType := map[string]mnemo.KeyEvent{}
 	rules := &s.events.Tasks
-	err := s.eachEvent(ctx, scope, EventQuery{From: &start, To: &end}, func(e Event) error {
+	err := s.eachEvent(ctx, scope, mnemo.EventQuery{From: &start, To: &end}, func(e mnemo.Event) error {
 		sum.Events++
 		sum.Types[e.Type]++
 		if e.Source != "" {
@@ -271,7 +131,7 @@ func (s *Service) summarize(ctx context.Context, scope Scope, p Period, at time.
 			sum.Activity.Buckets[i]++
 		}
 		if sum.Types[e.Type] == 1 {
-			firstOfType[e.Type] = KeyEvent{ID: e.ID, TS: e.TS, Type: e.Type, Why: "rare"}
+			firstOfType[e.Type] = mnemo.KeyEvent{ID: e.ID, TS: e.TS, Type: e.Type, Why: "rare"}
 		}
 		if !mayHaveFacts(e) && !rules.typeMatches(e.Type) {
 			return nil
@@ -285,7 +145,7 @@ func (s *Service) summarize(ctx context.Context, scope Scope, p Period, at time.
 				if f.Outcome == OutcomeFailure {
 					why = "failed"
 				}
-				errs = append(errs, KeyEvent{ID: e.ID, TS: e.TS, Type: e.Type, Why: why})
+				errs = append(errs, mnemo.KeyEvent{ID: e.ID, TS: e.TS, Type: e.Type, Why: why})
 			}
 		}
 		if f.Outcome == OutcomeNone {
@@ -297,7 +157,7 @@ func (s *Service) summarize(ctx context.Context, scope Scope, p Period, at time.
 			sum.Tasks.Succeeded++
 			use.Succeeded++
 			if len(done) < maxKeyEvents {
-				done = append(done, KeyEvent{ID: e.ID, TS: e.TS, Type: e.Type, Why: "completed"})
+				done = append(done, mnemo.KeyEvent{ID: e.ID, TS: e.TS, Type: e.Type, Why: "completed"})
 			}
 		} else {
 			sum.Tasks.Failed++
@@ -307,21 +167,21 @@ func (s *Service) summarize(ctx context.Context, scope Scope, p Period, at time.
 		return nil
 	})
 	if err != nil {
-		return Summary{}, err
+		return mnemo.Summary{}, err
 	}
 	if n := sum.Tasks.Succeeded + sum.Tasks.Failed; n > 0 {
 		sum.CompletionRate = float64(sum.Tasks.Succeeded) / float64(n)
 	}
 	key := append(errs, done...)
 	for _, t := range slices.Sorted(maps.Keys(firstOfType)) {
-		if sum.Types[t] == 1 && !slices.ContainsFunc(key, func(k KeyEvent) bool { return k.ID == firstOfType[t].ID }) {
+		if sum.Types[t] == 1 && !slices.ContainsFunc(key, func(k mnemo.KeyEvent) bool { return k.ID == firstOfType[t].ID }) {
 			key = append(key, firstOfType[t])
 		}
 	}
 	if len(key) > maxKeyEvents {
 		key = key[:maxKeyEvents]
 	}
-	slices.SortStableFunc(key, func(a, b KeyEvent) int { return a.TS.Compare(b.TS) })
+	slices.SortStableFunc(key, func(a, b mnemo.KeyEvent) int { return a.TS.Compare(b.TS) })
 	sum.KeyEvents = key
 	busiest := -1
 	for i, n := range sum.Activity.Buckets {
@@ -342,7 +202,7 @@ func (s *Service) summarize(ctx context.Context, scope Scope, p Period, at time.
 
 // mayHaveFacts says whether an event's data or metadata may hold a field
 // the task rules read: a cheap test that spares decoding most events.
-func mayHaveFacts(e Event) bool {
+func mayHaveFacts(e mnemo.Event) bool {
 	for _, raw := range [][]byte{e.Data, e.Metadata} {
 		if len(raw) > 0 && raw[0] == '{' && (bytes.Contains(raw, []byte(`"status"`)) || bytes.Contains(raw, []byte(`"error"`)) ||
 			bytes.Contains(raw, []byte(`"level"`)) || bytes.Contains(raw, []byte(`"capability"`))) {
@@ -363,13 +223,13 @@ func (r *TaskRules) typeMatches(typ string) bool {
 }
 
 // activityBuckets returns the unit and the empty buckets of a period.
-func activityBuckets(p Period, start, end time.Time) (string, []int) {
+func activityBuckets(p mnemo.Period, start, end time.Time) (string, []int) {
 	switch p {
-	case PeriodHour:
+	case mnemo.PeriodHour:
 		return "minute", make([]int, 60)
-	case PeriodDay:
+	case mnemo.PeriodDay:
 		return "hour", make([]int, 24)
-	case PeriodYear:
+	case mnemo.PeriodYear:
 		return "month", make([]int, 12)
 	}
 	return "day", make([]int, int(end.Sub(start).Hours()/24+0.5))
@@ -400,12 +260,12 @@ func bucketStart(unit string, start time.Time, i int) time.Time {
 }
 
 // addInsights writes a long summary's trends, patterns and suggestions:
-// the configured EventInsighter's, or the rules' when there is none or it
+// the configured Insighter's, or the rules' when there is none or it
 // fails (and Note says so).
-func (s *Service) addInsights(ctx context.Context, is InsightStore, sum *Summary) {
-	var prev *Summary
+func (s *Service) addInsights(ctx context.Context, is mnemo.InsightStore, sum *mnemo.Summary) {
+	var prev *mnemo.Summary
 	prevStart, _ := sum.Period.Bounds(sum.Start.Add(-time.Nanosecond))
-	if got, err := is.Summaries(ctx, sum.Scope, SummaryQuery{Period: sum.Period, From: &prevStart, To: &sum.Start, Limit: 1}); err == nil && len(got) > 0 {
+	if got, err := is.Summaries(ctx, sum.Scope, mnemo.SummaryQuery{Period: sum.Period, From: &prevStart, To: &sum.Start, Limit: 1}); err == nil && len(got) > 0 {
 		prev = &got[0]
 	}
 	if in := s.events.Insighter; in != nil {
@@ -417,7 +277,7 @@ func (s *Service) addInsights(ctx context.Context, is InsightStore, sum *Summary
 		if err == nil {
 			err = fmt.Errorf("the answer had no insights")
 		}
-		sum.Note = "LLM insights failed, rules used instead: " + ErrorMessage(err)
+		sum.Note = "LLM insights failed, rules used instead: " + mnemo.ErrorMessage(err)
 		s.log.Warn("event summary: LLM insights failed, rules used", "period", sum.Period, "start", sum.Start, "err", err)
 	}
 	ins := ruleInsights(*sum, prev)
@@ -425,7 +285,7 @@ func (s *Service) addInsights(ctx context.Context, is InsightStore, sum *Summary
 }
 
 // ruleInsights are the deterministic insights of a summary.
-func ruleInsights(sum Summary, prev *Summary) Insights {
+func ruleInsights(sum mnemo.Summary, prev *mnemo.Summary) Insights {
 	var in Insights
 	pct := func(r float64) string { return fmt.Sprintf("%.0f%%", r*100) }
 	if prev != nil {
@@ -502,18 +362,18 @@ func (s *Service) SummarizeClosed(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	now := s.now().UTC()
-	yearStart, _ := PeriodYear.Bounds(now)
-	since, _ := PeriodYear.Bounds(yearStart.Add(-time.Nanosecond))
+	yearStart, _ := mnemo.PeriodYear.Bounds(now)
+	since, _ := mnemo.PeriodYear.Bounds(yearStart.Add(-time.Nanosecond))
 	scopes, err := is.EventScopes(ctx, since)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, sc := range scopes {
-		for _, p := range Periods {
+		for _, p := range mnemo.Periods {
 			cur, _ := p.Bounds(now)
 			start, end := p.Bounds(cur.Add(-time.Nanosecond))
-			got, err := is.Summaries(ctx, sc, SummaryQuery{Period: p, From: &start, To: &end, Limit: 1})
+			got, err := is.Summaries(ctx, sc, mnemo.SummaryQuery{Period: p, From: &start, To: &end, Limit: 1})
 			if err != nil {
 				return n, err
 			}
@@ -527,7 +387,7 @@ func (s *Service) SummarizeClosed(ctx context.Context) (int, error) {
 			if sum.Events == 0 && len(got) == 0 {
 				continue
 			}
-			if p.long() {
+			if isLong(p) {
 				s.addInsights(ctx, is, &sum)
 			}
 			if err := is.PutSummary(ctx, sc, sum); err != nil {
@@ -553,5 +413,5 @@ func (s *Service) DropOldSummaries(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return is.DropSummaries(ctx, []Period{PeriodHour, PeriodDay}, s.now().Add(-SummaryRetention))
+	return is.DropSummaries(ctx, []mnemo.Period{mnemo.PeriodHour, mnemo.PeriodDay}, s.now().Add(-SummaryRetention))
 }

@@ -1,4 +1,4 @@
-package mnemo
+package events
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/cues"
+	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
@@ -122,12 +124,12 @@ const maxPending = 50
 
 // Profile returns the scope's profile and schedule; a scope without one
 // gets an empty record at version 0.
-func (s *Service) Profile(ctx context.Context, scope Scope) (ProfileRecord, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Profile(ctx context.Context, scope mnemo.Scope) (ProfileRecord, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return ProfileRecord{}, err
 	}
-	doc, err := s.state.GetState(ctx, scope, StateProfile, profileDocID)
-	if ErrorCode(err) == ENOTFOUND {
+	doc, err := s.state.GetState(ctx, scope, mnemo.StateProfile, profileDocID)
+	if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
 		rec := ProfileRecord{}
 		s.plan(&rec.Schedule)
 		return rec, nil
@@ -146,13 +148,13 @@ func (s *Service) Profile(ctx context.Context, scope Scope) (ProfileRecord, erro
 // record it was read from (0: there is none yet), and returns the stored
 // record. ECONFLICT when another writer changed it meanwhile: read it
 // again and reapply.
-func (s *Service) PutProfile(ctx context.Context, scope Scope, version int64, p Profile) (ProfileRecord, error) {
+func (s *Service) PutProfile(ctx context.Context, scope mnemo.Scope, version int64, p Profile) (ProfileRecord, error) {
 	rec, err := s.Profile(ctx, scope)
 	if err != nil {
 		return ProfileRecord{}, err
 	}
 	if rec.Version != version {
-		return ProfileRecord{}, Errorf(ECONFLICT, "the profile is at version %d, not %d: another writer changed it; read it again", rec.Version, version)
+		return ProfileRecord{}, mnemo.Errorf(mnemo.ECONFLICT, "the profile is at version %d, not %d: another writer changed it; read it again", rec.Version, version)
 	}
 	p.UpdatedAt = s.now().UTC()
 	rec.Profile = p
@@ -160,14 +162,14 @@ func (s *Service) PutProfile(ctx context.Context, scope Scope, version int64, p 
 	return rec, s.putProfile(ctx, scope, &rec)
 }
 
-func (s *Service) putProfile(ctx context.Context, scope Scope, rec *ProfileRecord) error {
+func (s *Service) putProfile(ctx context.Context, scope mnemo.Scope, rec *ProfileRecord) error {
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	v, err := s.state.PutState(ctx, scope, StateDoc{Kind: StateProfile, ID: profileDocID, Version: rec.Version, Body: body, UpdatedAt: s.now().UTC()})
-	if ErrorCode(err) == ECONFLICT {
-		return Errorf(ECONFLICT, "the profile changed since version %d was read: another writer came first; read it again", rec.Version)
+	v, err := s.state.PutState(ctx, scope, mnemo.StateDoc{Kind: mnemo.StateProfile, ID: profileDocID, Version: rec.Version, Body: body, UpdatedAt: s.now().UTC()})
+	if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
+		return mnemo.Errorf(mnemo.ECONFLICT, "the profile changed since version %d was read: another writer came first; read it again", rec.Version)
 	}
 	if err != nil {
 		return err
@@ -180,22 +182,22 @@ func (s *Service) putProfile(ctx context.Context, scope Scope, rec *ProfileRecor
 // updates the profile when the schedule or a significant change says so,
 // and returns the record and whether it updated. Concurrent writers of one
 // profile are settled by its version: the loser reads again and retries.
-func (s *Service) RecordInteraction(ctx context.Context, scope Scope, text string) (ProfileRecord, bool, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) RecordInteraction(ctx context.Context, scope mnemo.Scope, text string) (ProfileRecord, bool, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return ProfileRecord{}, false, err
 	}
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return ProfileRecord{}, false, Errorf(EINVALID, "an interaction needs its text")
+		return ProfileRecord{}, false, mnemo.Errorf(mnemo.EINVALID, "an interaction needs its text")
 	}
-	if len(text) > MaxEventData {
-		return ProfileRecord{}, false, Errorf(ETOOLARGE, "an interaction's text is at most %d bytes", MaxEventData)
+	if len(text) > mnemo.MaxEventData {
+		return ProfileRecord{}, false, mnemo.Errorf(mnemo.ETOOLARGE, "an interaction's text is at most %d bytes", mnemo.MaxEventData)
 	}
 	opts := s.events.Profile
 	// Read the text once, outside the retries: a model is slow.
 	found := s.readInteraction(ctx, []string{text})
-	defer s.locks.lock(scope, StateProfile, profileDocID)()
-	for range stateRetries {
+	defer s.locks.Lock(scope, mnemo.StateProfile, profileDocID)()
+	for range statedoc.Retries {
 		rec, err := s.Profile(ctx, scope)
 		if err != nil {
 			return ProfileRecord{}, false, err
@@ -243,7 +245,7 @@ func (s *Service) RecordInteraction(ctx context.Context, scope Scope, text strin
 		}
 		s.plan(sch)
 		err = s.putProfile(ctx, scope, &rec)
-		if ErrorCode(err) == ECONFLICT {
+		if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
 			continue // another process came first: from its record again
 		}
 		if err != nil {
@@ -251,7 +253,7 @@ func (s *Service) RecordInteraction(ctx context.Context, scope Scope, text strin
 		}
 		return rec, updated, nil
 	}
-	return ProfileRecord{}, false, Errorf(ECONFLICT, "the profile is being changed by too many writers at once; retry")
+	return ProfileRecord{}, false, mnemo.Errorf(mnemo.ECONFLICT, "the profile is being changed by too many writers at once; retry")
 }
 
 // advance moves the schedule after an update.
@@ -387,10 +389,12 @@ func ProfileRules(texts []string) ProfileFindings {
 			}
 			f.Traits[k] = v
 		}
-		f.Emotion = "neutral"
-		if e, ok := cues.Emotion(strings.ToLower(t)); ok {
-			f.Emotion = e
+		// As the rule turn analyzer reads a user's turn: neutral when no cue.
+		e, ok := cues.Emotion(strings.ToLower(t))
+		if !ok {
+			e = "neutral"
 		}
+		f.Emotion = e
 	}
 	return f
 }

@@ -1,10 +1,12 @@
-package mnemo
+package events
 
 import (
 	"encoding/json"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 func TestTaskFacts(t *testing.T) {
@@ -31,7 +33,7 @@ func TestTaskFacts(t *testing.T) {
 		{"data not an object", "JobDone", `[1,2]`, OutcomeSuccess, "Job", false, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := Event{Type: tc.typ}
+			e := mnemo.Event{Type: tc.typ}
 			if tc.data != "" {
 				e.Data = json.RawMessage(tc.data)
 			}
@@ -56,7 +58,7 @@ func FuzzTaskFacts(f *testing.F) {
 	}
 	r := DefaultTaskRules()
 	f.Fuzz(func(t *testing.T, typ, data string) {
-		e := Event{Type: typ, TS: time.Unix(0, 0)}
+		e := mnemo.Event{Type: typ, TS: time.Unix(0, 0)}
 		if json.Valid([]byte(data)) {
 			e.Data = json.RawMessage(data)
 		}

@@ -1,4 +1,4 @@
-package mnemo
+package events
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // RelationRules are the rules that relate a structured event to the events
@@ -49,9 +51,9 @@ const (
 )
 
 // Relate returns the RelateFunc of the rules, stamping edges with now.
-func (r *RelationRules) Relate(now time.Time) RelateFunc {
-	return func(ctx context.Context, look EventLookup, e Event) ([]Relation, error) {
-		var out []Relation
+func (r *RelationRules) Relate(now time.Time) mnemo.RelateFunc {
+	return func(ctx context.Context, look mnemo.EventLookup, e mnemo.Event) ([]mnemo.Relation, error) {
+		var out []mnemo.Relation
 		add := func(src, typ string, conf float64) {
 			if src == "" || src == e.ID {
 				return
@@ -61,17 +63,17 @@ func (r *RelationRules) Relate(now time.Time) RelateFunc {
 					return
 				}
 			}
-			out = append(out, Relation{Source: src, Target: e.ID, Type: typ, Confidence: conf, CreatedAt: now})
+			out = append(out, mnemo.Relation{Source: src, Target: e.ID, Type: typ, Confidence: conf, CreatedAt: now})
 		}
 		links := eventLinks(e)
-		add(links.ParentID, RelParent, confExplicit)
+		add(links.ParentID, mnemo.RelParent, confExplicit)
 		if r.Temporal {
 			prev, ok, err := look.LastEvent(ctx, e.Scope, e.Source, nil, e.TS)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				add(prev.ID, RelPrecedes, confExplicit)
+				add(prev.ID, mnemo.RelPrecedes, confExplicit)
 			}
 		}
 		if starts := r.startsOf(e.Type); len(starts) > 0 {
@@ -80,18 +82,18 @@ func (r *RelationRules) Relate(now time.Time) RelateFunc {
 				return nil, err
 			}
 			if ok {
-				add(start.ID, RelCauses, confPair)
+				add(start.ID, mnemo.RelCauses, confPair)
 			}
 		}
 		if id := links.RetryOf; id != "" {
-			add(id, RelCauses, confExplicit)
+			add(id, mnemo.RelCauses, confExplicit)
 		} else if errs := r.errorsOf(e.Type); len(errs) > 0 {
 			failed, ok, err := look.LastEvent(ctx, e.Scope, e.Source, errs, e.TS)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				add(failed.ID, RelCauses, confRetry)
+				add(failed.ID, mnemo.RelCauses, confRetry)
 			}
 		}
 		return out, nil
@@ -172,7 +174,7 @@ type links struct {
 
 // eventLinks reads links from e's data, and from its metadata what data
 // does not say.
-func eventLinks(e Event) links {
+func eventLinks(e mnemo.Event) links {
 	var out links
 	for _, raw := range []json.RawMessage{e.Data, e.Metadata} {
 		if len(raw) == 0 || raw[0] != '{' {

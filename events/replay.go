@@ -1,4 +1,4 @@
-package mnemo
+package events
 
 import (
 	"context"
@@ -9,26 +9,21 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
-// EventSink receives replayed events: a webhook, a Server-Sent Events
-// stream, a NATS subject. Publish returns once the event is handed over, or
-// an error when the sink gave up on it.
-type EventSink interface {
-	Publish(ctx context.Context, e Event) error
-}
-
-// EventSinkFunc adapts a function to EventSink.
-type EventSinkFunc func(ctx context.Context, e Event) error
+// SinkFunc adapts a function to EventSink.
+type SinkFunc func(ctx context.Context, e mnemo.Event) error
 
 // Publish calls f.
-func (f EventSinkFunc) Publish(ctx context.Context, e Event) error { return f(ctx, e) }
+func (f SinkFunc) Publish(ctx context.Context, e mnemo.Event) error { return f(ctx, e) }
 
 // ReplayOptions choose what a replay re-publishes and how fast.
 type ReplayOptions struct {
 	// EventQuery is the window and its filters; Limit is ignored and
 	// Cursor resumes an interrupted replay (ReplayResult.Next).
-	EventQuery
+	mnemo.EventQuery
 	// Speed is how many times faster than it happened: 1 is real speed,
 	// 10 ten times faster, 0 as fast as the sink takes them.
 	Speed float64 `json:"speed,omitempty"`
@@ -48,16 +43,16 @@ type ReplayResult struct {
 // fails to take, or when ctx is cancelled, and says how far it got. It
 // reads page by page and holds nothing open while it waits, so that a slow
 // or failing sink never blocks writers.
-func (s *Service) Replay(ctx context.Context, scope Scope, o ReplayOptions, sink EventSink) (ReplayResult, error) {
+func (s *Service) Replay(ctx context.Context, scope mnemo.Scope, o ReplayOptions, sink mnemo.EventSink) (ReplayResult, error) {
 	var res ReplayResult
 	if o.Speed < 0 {
-		return res, Errorf(EINVALID, "speed must be 0 (as fast as possible) or more, not %g", o.Speed)
+		return res, mnemo.Errorf(mnemo.EINVALID, "speed must be 0 (as fast as possible) or more, not %g", o.Speed)
 	}
 	if sink == nil {
-		return res, Errorf(EINVALID, "no subscriber to replay to")
+		return res, mnemo.Errorf(mnemo.EINVALID, "no subscriber to replay to")
 	}
 	var prev time.Time
-	err := s.eachEvent(ctx, scope, o.EventQuery, func(e Event) error {
+	err := s.eachEvent(ctx, scope, o.EventQuery, func(e mnemo.Event) error {
 		if o.Speed > 0 && !prev.IsZero() {
 			if gap := time.Duration(float64(e.TS.Sub(prev)) / o.Speed); gap > 0 {
 				t := time.NewTimer(gap)
@@ -77,7 +72,7 @@ func (s *Service) Replay(ctx context.Context, scope Scope, o ReplayOptions, sink
 		}
 		prev = e.TS
 		res.Published++
-		res.Next = EventCursor{TS: e.TS, Seq: e.Seq}.String()
+		res.Next = mnemo.EventCursor{TS: e.TS, Seq: e.Seq}.String()
 		return nil
 	})
 	return res, err
@@ -92,8 +87,8 @@ const (
 // ExportFormat is the version of the JSON export's shape.
 const ExportFormat = "mnemo.events/v1"
 
-// EventExport counts what an export wrote.
-type EventExport struct {
+// ExportResult counts what an export wrote.
+type ExportResult struct {
 	Events       int `json:"events"`
 	Relations    int `json:"relations"`
 	Embeddings   int `json:"embeddings"`
@@ -120,25 +115,25 @@ var csvHeader = []string{"layer", "id", "ts", "type", "source", "target", "confi
 // capabilities, as JSON (one object with a key per layer, L1 to L5) or
 // CSV (one row per item, a layer column saying which). Errors: EINVALID (a
 // bad format or window), EUNAVAILABLE.
-func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, format string, w io.Writer) (EventExport, error) {
-	var n EventExport
+func (s *Service) ExportEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQuery, format string, w io.Writer) (ExportResult, error) {
+	var n ExportResult
 	if format != ExportJSON && format != ExportCSV {
-		return n, Errorf(EINVALID, "export format must be json or csv, not %q", format)
+		return n, mnemo.Errorf(mnemo.EINVALID, "export format must be json or csv, not %q", format)
 	}
-	if err := CheckScope(scope); err != nil {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return n, err
 	}
 	es, err := s.eventStore()
 	if err != nil {
 		return n, err
 	}
-	if _, err := CheckEventQuery(q); err != nil {
+	if _, err := mnemo.CheckEventQuery(q); err != nil {
 		return n, err
 	}
 	type edgeKey struct{ s, t, typ string }
 	seen := map[edgeKey]bool{}
-	var rels []Relation
-	var vecs []StoredEventVector
+	var rels []mnemo.Relation
+	var vecs []mnemo.StoredEventVector
 	var page []string
 	flush := func() error {
 		if len(page) == 0 {
@@ -151,7 +146,7 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 			}
 			vecs = append(vecs, got...)
 		}
-		rs, err := es.Relations(ctx, scope, RelationQuery{IDs: page})
+		rs, err := es.Relations(ctx, scope, mnemo.RelationQuery{IDs: page})
 		if err != nil {
 			return err
 		}
@@ -180,7 +175,7 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 			return n, err
 		}
 	}
-	err = s.eachEvent(ctx, scope, q, func(e Event) error {
+	err = s.eachEvent(ctx, scope, q, func(e mnemo.Event) error {
 		n.Events++
 		if page = append(page, e.ID); len(page) == 500 {
 			if err := flush(); err != nil {
@@ -235,14 +230,14 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 		return n, cw.Error()
 	}
 	if rels == nil {
-		rels = []Relation{}
+		rels = []mnemo.Relation{}
 	}
 	b, err := json.Marshal(rels)
 	if err != nil {
 		return n, err
 	}
 	if vecs == nil {
-		vecs = []StoredEventVector{}
+		vecs = []mnemo.StoredEventVector{}
 	}
 	vb, err := json.Marshal(vecs)
 	if err != nil {
@@ -264,12 +259,12 @@ func (s *Service) ExportEvents(ctx context.Context, scope Scope, q EventQuery, f
 // of periods that start in the window, and every capability of the scope
 // (capabilities are learnt from all events, not a window's), candidates
 // below the threshold too. A store that keeps neither has none.
-func (s *Service) exportInsights(ctx context.Context, scope Scope, q EventQuery) ([]Summary, []Capability, error) {
+func (s *Service) exportInsights(ctx context.Context, scope mnemo.Scope, q mnemo.EventQuery) ([]mnemo.Summary, []mnemo.Capability, error) {
 	is, ok := s.store.Insights, s.store.Insights != nil
 	if !ok {
-		return []Summary{}, []Capability{}, nil
+		return []mnemo.Summary{}, []mnemo.Capability{}, nil
 	}
-	sums, err := is.Summaries(ctx, scope, SummaryQuery{From: q.From, To: q.To, Limit: math.MaxInt32})
+	sums, err := is.Summaries(ctx, scope, mnemo.SummaryQuery{From: q.From, To: q.To, Limit: math.MaxInt32})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -278,10 +273,10 @@ func (s *Service) exportInsights(ctx context.Context, scope Scope, q EventQuery)
 		return nil, nil, err
 	}
 	if sums == nil {
-		sums = []Summary{}
+		sums = []mnemo.Summary{}
 	}
 	if caps == nil {
-		caps = []Capability{}
+		caps = []mnemo.Capability{}
 	}
 	return sums, caps, nil
 }

@@ -1,9 +1,11 @@
-package mnemo
+package events
 
 import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // The graph of L2: events and memories are nodes, relations edges. The
@@ -26,8 +28,8 @@ type GraphQuery struct {
 // Graph is what a traversal reached: each node with its distance in hops,
 // and the edges it crossed.
 type Graph struct {
-	Nodes []GraphNode `json:"nodes"`
-	Edges []Relation  `json:"edges"`
+	Nodes []GraphNode      `json:"nodes"`
+	Edges []mnemo.Relation `json:"edges"`
 }
 
 // GraphNode is one node of a Graph.
@@ -38,21 +40,21 @@ type GraphNode struct {
 
 func checkGraphQuery(q GraphQuery) (GraphQuery, error) {
 	switch strings.ToLower(q.Direction) {
-	case "", DirBoth:
-		q.Direction = DirBoth
-	case DirOut, DirIn:
+	case "", mnemo.DirBoth:
+		q.Direction = mnemo.DirBoth
+	case mnemo.DirOut, mnemo.DirIn:
 		q.Direction = strings.ToLower(q.Direction)
 	default:
-		return q, Errorf(EINVALID, "direction must be out, in or both, not %q", q.Direction)
+		return q, mnemo.Errorf(mnemo.EINVALID, "direction must be out, in or both, not %q", q.Direction)
 	}
 	if q.Depth < 0 || q.Depth > MaxGraphDepth {
-		return q, Errorf(EINVALID, "depth must be 1 to %d", MaxGraphDepth)
+		return q, mnemo.Errorf(mnemo.EINVALID, "depth must be 1 to %d", MaxGraphDepth)
 	}
 	if q.Depth == 0 {
 		q.Depth = 1
 	}
-	if q.Limit < 0 || q.Limit > MaxListLimit {
-		return q, Errorf(EINVALID, "limit must be 1 to %d", MaxListLimit)
+	if q.Limit < 0 || q.Limit > mnemo.MaxListLimit {
+		return q, mnemo.Errorf(mnemo.EINVALID, "limit must be 1 to %d", mnemo.MaxListLimit)
 	}
 	if q.Limit == 0 {
 		q.Limit = 100
@@ -61,16 +63,16 @@ func checkGraphQuery(q GraphQuery) (GraphQuery, error) {
 }
 
 // Neighbours returns the edges touching id, filtered by direction and type.
-func (s *Service) Neighbours(ctx context.Context, scope Scope, id string, q GraphQuery) ([]Relation, error) {
+func (s *Service) Neighbours(ctx context.Context, scope mnemo.Scope, id string, q GraphQuery) ([]mnemo.Relation, error) {
 	es, q, err := s.graphCall(scope, id, q)
 	if err != nil {
 		return nil, err
 	}
-	return es.Relations(ctx, scope, RelationQuery{IDs: []string{id}, Direction: q.Direction, Types: q.Types, Limit: q.Limit})
+	return es.Relations(ctx, scope, mnemo.RelationQuery{IDs: []string{id}, Direction: q.Direction, Types: q.Types, Limit: q.Limit})
 }
 
-func (s *Service) graphCall(scope Scope, id string, q GraphQuery) (EventStore, GraphQuery, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) graphCall(scope mnemo.Scope, id string, q GraphQuery) (mnemo.EventStore, GraphQuery, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, q, err
 	}
 	es, err := s.eventStore()
@@ -78,7 +80,7 @@ func (s *Service) graphCall(scope Scope, id string, q GraphQuery) (EventStore, G
 		return nil, q, err
 	}
 	if id == "" {
-		return nil, q, Errorf(EINVALID, "a node id is required")
+		return nil, q, mnemo.Errorf(mnemo.EINVALID, "a node id is required")
 	}
 	q, err = checkGraphQuery(q)
 	return es, q, err
@@ -87,18 +89,18 @@ func (s *Service) graphCall(scope Scope, id string, q GraphQuery) (EventStore, G
 // Traverse walks from id breadth first, up to q.Depth hops along edges of
 // q.Types in q.Direction, and returns every node reached (id at depth 0)
 // and every edge crossed.
-func (s *Service) Traverse(ctx context.Context, scope Scope, id string, q GraphQuery) (Graph, error) {
+func (s *Service) Traverse(ctx context.Context, scope mnemo.Scope, id string, q GraphQuery) (Graph, error) {
 	es, q, err := s.graphCall(scope, id, q)
 	if err != nil {
 		return Graph{}, err
 	}
-	g := Graph{Nodes: []GraphNode{{ID: id}}, Edges: []Relation{}}
+	g := Graph{Nodes: []GraphNode{{ID: id}}, Edges: []mnemo.Relation{}}
 	seen := map[string]bool{id: true}
 	type edgeKey struct{ s, t, typ string }
 	crossed := map[edgeKey]bool{}
 	frontier := []string{id}
 	for depth := 1; depth <= q.Depth && len(frontier) > 0; depth++ {
-		rels, err := es.Relations(ctx, scope, RelationQuery{IDs: frontier, Direction: q.Direction, Types: q.Types})
+		rels, err := es.Relations(ctx, scope, mnemo.RelationQuery{IDs: frontier, Direction: q.Direction, Types: q.Types})
 		if err != nil {
 			return Graph{}, err
 		}
@@ -118,7 +120,7 @@ func (s *Service) Traverse(ctx context.Context, scope Scope, id string, q GraphQ
 			}
 		}
 		if len(seen) > maxGraphNodes {
-			return Graph{}, Errorf(ETOOLARGE, "the traversal reached over %d nodes; lower depth or filter types", maxGraphNodes)
+			return Graph{}, mnemo.Errorf(mnemo.ETOOLARGE, "the traversal reached over %d nodes; lower depth or filter types", maxGraphNodes)
 		}
 		frontier = next
 	}
@@ -128,7 +130,7 @@ func (s *Service) Traverse(ctx context.Context, scope Scope, id string, q GraphQ
 // ShortestPath returns the edges of a shortest path from one node to
 // another (breadth first, at most q.Depth hops; 0: MaxGraphDepth), in walk
 // order, or ENOTFOUND when there is none that short.
-func (s *Service) ShortestPath(ctx context.Context, scope Scope, from, to string, q GraphQuery) ([]Relation, error) {
+func (s *Service) ShortestPath(ctx context.Context, scope mnemo.Scope, from, to string, q GraphQuery) ([]mnemo.Relation, error) {
 	if q.Depth == 0 {
 		q.Depth = MaxGraphDepth
 	}
@@ -137,16 +139,16 @@ func (s *Service) ShortestPath(ctx context.Context, scope Scope, from, to string
 		return nil, err
 	}
 	if to == "" {
-		return nil, Errorf(EINVALID, "a target node id is required")
+		return nil, mnemo.Errorf(mnemo.EINVALID, "a target node id is required")
 	}
 	if from == to {
-		return []Relation{}, nil
+		return []mnemo.Relation{}, nil
 	}
-	via := map[string]Relation{} // node → the edge it was reached by
+	via := map[string]mnemo.Relation{} // node → the edge it was reached by
 	seen := map[string]bool{from: true}
 	frontier := []string{from}
 	for depth := 1; depth <= q.Depth && len(frontier) > 0; depth++ {
-		rels, err := es.Relations(ctx, scope, RelationQuery{IDs: frontier, Direction: q.Direction, Types: q.Types})
+		rels, err := es.Relations(ctx, scope, mnemo.RelationQuery{IDs: frontier, Direction: q.Direction, Types: q.Types})
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +169,7 @@ func (s *Service) ShortestPath(ctx context.Context, scope Scope, from, to string
 			}
 		}
 		if seen[to] {
-			var path []Relation
+			var path []mnemo.Relation
 			for n := to; n != from; {
 				r := via[n]
 				path = append(path, r)
@@ -181,15 +183,15 @@ func (s *Service) ShortestPath(ctx context.Context, scope Scope, from, to string
 		}
 		frontier = next
 	}
-	return nil, Errorf(ENOTFOUND, "no path from %s to %s within %d hops", from, to, q.Depth)
+	return nil, mnemo.Errorf(mnemo.ENOTFOUND, "no path from %s to %s within %d hops", from, to, q.Depth)
 }
 
 // allowed reports whether r may be walked from node in direction dir.
-func allowed(r Relation, node, dir string) bool {
+func allowed(r mnemo.Relation, node, dir string) bool {
 	switch dir {
-	case DirOut:
+	case mnemo.DirOut:
 		return r.Source == node
-	case DirIn:
+	case mnemo.DirIn:
 		return r.Target == node
 	}
 	return true
@@ -198,53 +200,53 @@ func allowed(r Relation, node, dir string) bool {
 // Link relates two nodes, each an event or a memory of scope (seed 003's
 // links): type defaults to related, confidence to 1. Errors: ENOTFOUND
 // when an end is neither, EINVALID.
-func (s *Service) Link(ctx context.Context, scope Scope, r Relation) (Relation, error) {
-	if err := CheckScope(scope); err != nil {
-		return Relation{}, err
+func (s *Service) Link(ctx context.Context, scope mnemo.Scope, r mnemo.Relation) (mnemo.Relation, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
+		return mnemo.Relation{}, err
 	}
 	es, err := s.eventStore()
 	if err != nil {
-		return Relation{}, err
+		return mnemo.Relation{}, err
 	}
 	if r.Source == "" || r.Target == "" {
-		return Relation{}, Errorf(EINVALID, "source and target are required")
+		return mnemo.Relation{}, mnemo.Errorf(mnemo.EINVALID, "source and target are required")
 	}
 	if r.Source == r.Target {
-		return Relation{}, Errorf(EINVALID, "a node cannot be linked to itself")
+		return mnemo.Relation{}, mnemo.Errorf(mnemo.EINVALID, "a node cannot be linked to itself")
 	}
 	if r.Type == "" {
-		r.Type = RelRelated
+		r.Type = mnemo.RelRelated
 	}
 	if r.Type, err = checkEventText("relation type", r.Type, maxEventType, true); err != nil {
-		return Relation{}, err
+		return mnemo.Relation{}, err
 	}
 	if r.Confidence == 0 {
 		r.Confidence = 1
 	}
 	if r.Confidence < 0 || r.Confidence > 1 {
-		return Relation{}, Errorf(EINVALID, "confidence must be between 0 and 1")
+		return mnemo.Relation{}, mnemo.Errorf(mnemo.EINVALID, "confidence must be between 0 and 1")
 	}
 	for _, id := range []string{r.Source, r.Target} {
 		if err := s.nodeExists(ctx, es, scope, id); err != nil {
-			return Relation{}, err
+			return mnemo.Relation{}, err
 		}
 	}
 	r.CreatedAt = s.now().UTC()
-	if err := es.AddRelations(ctx, scope, []Relation{r}); err != nil {
-		return Relation{}, err
+	if err := es.AddRelations(ctx, scope, []mnemo.Relation{r}); err != nil {
+		return mnemo.Relation{}, err
 	}
 	return r, nil
 }
 
 // nodeExists checks that id is an event or a live memory of scope.
-func (s *Service) nodeExists(ctx context.Context, es EventStore, scope Scope, id string) error {
+func (s *Service) nodeExists(ctx context.Context, es mnemo.EventStore, scope mnemo.Scope, id string) error {
 	_, err := es.GetEvent(ctx, scope, id)
-	if ErrorCode(err) != ENOTFOUND {
+	if mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		return err
 	}
 	_, err = s.store.Get(ctx, scope, id)
-	if ErrorCode(err) == ENOTFOUND {
-		return Errorf(ENOTFOUND, "%s is neither an event nor a memory of this agent", id)
+	if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
+		return mnemo.Errorf(mnemo.ENOTFOUND, "%s is neither an event nor a memory of this agent", id)
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package mnemo
+package events
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/cues"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 )
@@ -53,8 +54,8 @@ type TextAnalysis struct {
 	Confidence float64  `json:"confidence"` // of the whole analysis, 0 to 1
 }
 
-// EventTextAnalyzer reads the text of an event: an LLM.
-type EventTextAnalyzer interface {
+// TextAnalyzer reads the text of an event: an LLM.
+type TextAnalyzer interface {
 	AnalyzeEventText(ctx context.Context, text string) (TextAnalysis, error)
 }
 
@@ -64,29 +65,29 @@ type TextRelationOptions struct {
 	// background.
 	On bool
 	// Analyzer is the model; nil: rules only.
-	Analyzer EventTextAnalyzer
+	Analyzer TextAnalyzer
 	// Queue is how many events may wait for extraction (0: 4096); more are
 	// dropped, with a warning, rather than hold writers.
 	Queue int
 }
 
 type textJob struct {
-	scope    Scope
-	event    Event
+	scope    mnemo.Scope
+	event    mnemo.Event
 	relate   bool // extract text relations
 	interact bool // record a profile interaction
 }
 
 // afterAppend hands stored events to the background work that follows a
 // commit: text relations and profile interactions.
-func (s *Service) afterAppend(scope Scope, events []Event) {
+func (s *Service) afterAppend(scope mnemo.Scope, events []mnemo.Event) {
 	types := s.events.Profile.InteractionTypes
 	if !s.events.TextRelations.On && len(types) == 0 {
 		return
 	}
 	for _, e := range events {
 		j := textJob{scope: scope, event: e, relate: s.events.TextRelations.On, interact: slices.Contains(types, e.Type)}
-		if (j.relate || j.interact) && EventText(e) != "" {
+		if (j.relate || j.interact) && Text(e) != "" {
 			s.l3.enqueueText(s, j)
 		}
 	}
@@ -137,7 +138,7 @@ func (s *Service) textJob(j textJob) {
 		}
 	}
 	if j.interact {
-		if _, _, err := s.RecordInteraction(ctx, j.scope, EventText(j.event)); err != nil {
+		if _, _, err := s.RecordInteraction(ctx, j.scope, Text(j.event)); err != nil {
 			s.log.Warn("recording an interaction failed", "event", j.event.ID, "err", err)
 		}
 	}
@@ -158,7 +159,7 @@ func (s *Service) WaitEventRelations(ctx context.Context) error {
 
 // RelateEventText extracts and stores the text relations of one stored
 // event now, and returns them.
-func (s *Service) RelateEventText(ctx context.Context, scope Scope, id string) ([]Relation, error) {
+func (s *Service) RelateEventText(ctx context.Context, scope mnemo.Scope, id string) ([]mnemo.Relation, error) {
 	e, err := s.GetEvent(ctx, scope, id)
 	if err != nil {
 		return nil, err
@@ -166,12 +167,12 @@ func (s *Service) RelateEventText(ctx context.Context, scope Scope, id string) (
 	return s.relateText(ctx, scope, e)
 }
 
-func (s *Service) relateText(ctx context.Context, scope Scope, e Event) ([]Relation, error) {
+func (s *Service) relateText(ctx context.Context, scope mnemo.Scope, e mnemo.Event) ([]mnemo.Relation, error) {
 	es, err := s.eventStore()
 	if err != nil {
 		return nil, err
 	}
-	text := EventText(e)
+	text := Text(e)
 	if text == "" {
 		return nil, nil
 	}
@@ -195,11 +196,11 @@ func (s *Service) relateText(ctx context.Context, scope Scope, e Event) ([]Relat
 }
 
 // TextRelations turns an analysis of event id into edges.
-func TextRelations(id string, an TextAnalysis, conf float64, now time.Time) []Relation {
-	var out []Relation
+func TextRelations(id string, an TextAnalysis, conf float64, now time.Time) []mnemo.Relation {
+	var out []mnemo.Relation
 	add := func(node, typ string) {
-		if !slices.ContainsFunc(out, func(r Relation) bool { return r.Target == node }) {
-			out = append(out, Relation{Source: id, Target: node, Type: typ, Confidence: conf, CreatedAt: now})
+		if !slices.ContainsFunc(out, func(r mnemo.Relation) bool { return r.Target == node }) {
+			out = append(out, mnemo.Relation{Source: id, Target: node, Type: typ, Confidence: conf, CreatedAt: now})
 		}
 	}
 	for _, ent := range an.Entities {

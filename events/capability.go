@@ -1,4 +1,4 @@
-package mnemo
+package events
 
 import (
 	"cmp"
@@ -7,52 +7,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/rank"
 )
-
-// Capability is a reusable skill of seed 002's fifth layer (L5): a task
-// type that succeeded at least TaskRules.MinSuccesses times, with what it
-// takes and what went wrong before. Successes and failures are counted
-// from every outcome of the type; the rest is kept current as outcomes
-// arrive.
-type Capability struct {
-	TaskType       string     `json:"task_type"`
-	Name           string     `json:"name"`
-	Description    string     `json:"description"`
-	Conditions     []string   `json:"conditions"`
-	Tools          []string   `json:"tools"`
-	SuccessCases   []TaskCase `json:"success_cases"`
-	FailureLessons []TaskCase `json:"failure_lessons"`
-	Successes      int        `json:"successes"`
-	Failures       int        `json:"failures"`
-	// Ready says the type has succeeded often enough to be a capability;
-	// queries return only ready ones.
-	Ready bool `json:"ready"`
-	// Extractor is who wrote name, description, conditions and lessons:
-	// "llm" or "rules"; Note says why the rules were used when an LLM is
-	// configured.
-	Extractor string    `json:"extractor"`
-	Note      string    `json:"note,omitempty"`
-	FirstSeen time.Time `json:"first_seen"`
-	LastSeen  time.Time `json:"last_seen"`
-	// ToolUses and ConditionSeen count, over successes, each tool and
-	// condition: Tools and Conditions are derived from them.
-	ToolUses      map[string]int `json:"tool_uses,omitempty"`
-	ConditionSeen map[string]int `json:"condition_seen,omitempty"`
-	// DescribedAt is Successes when the LLM last described it.
-	DescribedAt int `json:"described_at,omitempty"`
-}
-
-// TaskCase is one outcome a capability learnt from.
-type TaskCase struct {
-	EventID string    `json:"event_id"`
-	TS      time.Time `json:"ts"`
-	Text    string    `json:"text,omitempty"` // what it did, or what went wrong
-}
 
 // Case and lesson bounds: a capability keeps the latest few.
 const (
@@ -71,7 +31,7 @@ type CapabilityText struct {
 // CapabilityDescriber names and describes a capability from its evidence
 // (an LLM).
 type CapabilityDescriber interface {
-	DescribeCapability(ctx context.Context, c Capability) (CapabilityText, error)
+	DescribeCapability(ctx context.Context, c mnemo.Capability) (CapabilityText, error)
 }
 
 // CapabilityQuery asks which capabilities fit a new task: by text, by task
@@ -84,7 +44,7 @@ type CapabilityQuery struct {
 
 // CapabilityMatch is a capability and how well it fits the query.
 type CapabilityMatch struct {
-	Capability
+	mnemo.Capability
 	Score float64 `json:"score"`
 	// Why lists what matched: task_type, terms, vector.
 	Why []string `json:"why,omitempty"`
@@ -92,14 +52,14 @@ type CapabilityMatch struct {
 
 // outcome is one task outcome, as capabilities learn from it.
 type outcome struct {
-	event Event
+	event mnemo.Event
 	facts eventFacts
 }
 
 // learn folds outcomes of one task type into c (the zero Capability for a
 // new one), deterministically: the same outcomes in the same order give the
 // same capability.
-func (r *TaskRules) learn(c Capability, taskType string, outs []outcome) Capability {
+func (r *TaskRules) learn(c mnemo.Capability, taskType string, outs []outcome) mnemo.Capability {
 	c.TaskType = taskType
 	if c.ToolUses == nil {
 		c.ToolUses = map[string]int{}
@@ -123,7 +83,7 @@ func (r *TaskRules) learn(c Capability, taskType string, outs []outcome) Capabil
 			for _, k := range f.Conditions {
 				c.ConditionSeen[k]++
 			}
-			c.SuccessCases = keepLatest(c.SuccessCases, TaskCase{EventID: e.ID, TS: e.TS, Text: clipLine(f.What, 200)}, maxCases)
+			c.SuccessCases = keepLatest(c.SuccessCases, mnemo.TaskCase{EventID: e.ID, TS: e.TS, Text: clipLine(f.What, 200)}, maxCases)
 			continue
 		}
 		c.Failures++
@@ -131,8 +91,8 @@ func (r *TaskRules) learn(c Capability, taskType string, outs []outcome) Capabil
 		if lesson == "" {
 			lesson = "failed without a reason (" + e.Type + ")"
 		}
-		if !slices.ContainsFunc(c.FailureLessons, func(t TaskCase) bool { return t.Text == clipLine(lesson, 200) }) {
-			c.FailureLessons = keepLatest(c.FailureLessons, TaskCase{EventID: e.ID, TS: e.TS, Text: clipLine(lesson, 200)}, maxLessons)
+		if !slices.ContainsFunc(c.FailureLessons, func(t mnemo.TaskCase) bool { return t.Text == clipLine(lesson, 200) }) {
+			c.FailureLessons = keepLatest(c.FailureLessons, mnemo.TaskCase{EventID: e.ID, TS: e.TS, Text: clipLine(lesson, 200)}, maxLessons)
 		}
 	}
 	c.Ready = c.Successes >= r.MinSuccesses
@@ -147,8 +107,8 @@ func (r *TaskRules) learn(c Capability, taskType string, outs []outcome) Capabil
 }
 
 // keepLatest inserts x in ts order and keeps the latest n.
-func keepLatest(list []TaskCase, x TaskCase, n int) []TaskCase {
-	i, _ := slices.BinarySearchFunc(list, x, func(a, b TaskCase) int { return a.TS.Compare(b.TS) })
+func keepLatest(list []mnemo.TaskCase, x mnemo.TaskCase, n int) []mnemo.TaskCase {
+	i, _ := slices.BinarySearchFunc(list, x, func(a, b mnemo.TaskCase) int { return a.TS.Compare(b.TS) })
 	list = slices.Insert(list, i, x)
 	if len(list) > n {
 		list = list[len(list)-n:]
@@ -172,7 +132,7 @@ func ranked(m map[string]int, min int) []string {
 func clipLine(s string, n int) string { return textutil.Clip(textutil.OneLine(s), n) }
 
 // ruleDescription names and describes a capability from its counts.
-func ruleDescription(c Capability) (name, desc string) {
+func ruleDescription(c mnemo.Capability) (name, desc string) {
 	name = humanize(c.TaskType)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: succeeded %d of %d times", name, c.Successes, c.Successes+c.Failures)
@@ -207,7 +167,7 @@ func humanize(t string) string {
 }
 
 // outcomesByType reads the task outcomes of events, grouped by task type.
-func (r *TaskRules) outcomesByType(events []Event) (map[string][]outcome, []string) {
+func (r *TaskRules) outcomesByType(events []mnemo.Event) (map[string][]outcome, []string) {
 	by := map[string][]outcome{}
 	var types []string
 	for _, e := range events {
@@ -226,7 +186,7 @@ func (r *TaskRules) outcomesByType(events []Event) (map[string][]outcome, []stri
 // learnCapabilities keeps the capabilities of scope current with newly
 // appended events. It is called after the events commit: a failure here
 // loses no event, and ExtractCapabilities rebuilds from the events.
-func (s *Service) learnCapabilities(ctx context.Context, scope Scope, events []Event) {
+func (s *Service) learnCapabilities(ctx context.Context, scope mnemo.Scope, events []mnemo.Event) {
 	is, ok := s.store.Insights, s.store.Insights != nil
 	if !ok {
 		return
@@ -236,11 +196,11 @@ func (s *Service) learnCapabilities(ctx context.Context, scope Scope, events []E
 	if len(types) == 0 {
 		return
 	}
-	err := is.UpdateCapabilities(ctx, scope, types, func(have []Capability) ([]Capability, error) {
-		out := make([]Capability, 0, len(types))
+	err := is.UpdateCapabilities(ctx, scope, types, func(have []mnemo.Capability) ([]mnemo.Capability, error) {
+		out := make([]mnemo.Capability, 0, len(types))
 		for _, t := range types {
-			i := slices.IndexFunc(have, func(c Capability) bool { return c.TaskType == t })
-			var c Capability
+			i := slices.IndexFunc(have, func(c mnemo.Capability) bool { return c.TaskType == t })
+			var c mnemo.Capability
 			if i >= 0 {
 				c = have[i]
 			}
@@ -257,8 +217,8 @@ func (s *Service) learnCapabilities(ctx context.Context, scope Scope, events []E
 // events (L1, cold ones too), then has the configured CapabilityDescriber
 // describe the ready ones (the rules' description stays, with a note, when
 // it fails). It returns the ready capabilities, most successful first.
-func (s *Service) ExtractCapabilities(ctx context.Context, scope Scope) ([]Capability, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) ExtractCapabilities(ctx context.Context, scope mnemo.Scope) ([]mnemo.Capability, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
 	is, err := s.insightStore()
@@ -268,7 +228,7 @@ func (s *Service) ExtractCapabilities(ctx context.Context, scope Scope) ([]Capab
 	rules := &s.events.Tasks
 	by := map[string][]outcome{}
 	var order []string
-	err = s.eachEvent(ctx, scope, EventQuery{}, func(e Event) error {
+	err = s.eachEvent(ctx, scope, mnemo.EventQuery{}, func(e mnemo.Event) error {
 		if !mayHaveFacts(e) && !rules.typeMatches(e.Type) {
 			return nil
 		}
@@ -283,9 +243,9 @@ func (s *Service) ExtractCapabilities(ctx context.Context, scope Scope) ([]Capab
 	if err != nil {
 		return nil, err
 	}
-	caps := make([]Capability, 0, len(order))
+	caps := make([]mnemo.Capability, 0, len(order))
 	for _, t := range order {
-		caps = append(caps, rules.learn(Capability{}, t, by[t]))
+		caps = append(caps, rules.learn(mnemo.Capability{}, t, by[t]))
 	}
 	for i := range caps {
 		if caps[i].Ready {
@@ -302,7 +262,7 @@ func (s *Service) ExtractCapabilities(ctx context.Context, scope Scope) ([]Capab
 // ready capabilities that it never described or that doubled their
 // successes since; serve runs it on its ticker. It returns how many it
 // described.
-func (s *Service) RefreshCapabilities(ctx context.Context, scope Scope) (int, error) {
+func (s *Service) RefreshCapabilities(ctx context.Context, scope mnemo.Scope) (int, error) {
 	if s.events.Describer == nil {
 		return 0, nil
 	}
@@ -320,7 +280,7 @@ func (s *Service) RefreshCapabilities(ctx context.Context, scope Scope) (int, er
 			continue
 		}
 		d := s.describe(ctx, c)
-		err := is.UpdateCapabilities(ctx, scope, []string{c.TaskType}, func(have []Capability) ([]Capability, error) {
+		err := is.UpdateCapabilities(ctx, scope, []string{c.TaskType}, func(have []mnemo.Capability) ([]mnemo.Capability, error) {
 			if len(have) == 0 {
 				return nil, nil
 			}
@@ -329,7 +289,7 @@ func (s *Service) RefreshCapabilities(ctx context.Context, scope Scope) (int, er
 			if d.Extractor == "llm" {
 				cur.FailureLessons = d.FailureLessons
 			}
-			return []Capability{cur}, nil
+			return []mnemo.Capability{cur}, nil
 		})
 		if err != nil {
 			return n, err
@@ -341,7 +301,7 @@ func (s *Service) RefreshCapabilities(ctx context.Context, scope Scope) (int, er
 
 // describe has the CapabilityDescriber name and describe c; on failure c
 // keeps the rules' text and a note.
-func (s *Service) describe(ctx context.Context, c Capability) Capability {
+func (s *Service) describe(ctx context.Context, c mnemo.Capability) mnemo.Capability {
 	d := s.events.Describer
 	if d == nil {
 		return c
@@ -351,7 +311,7 @@ func (s *Service) describe(ctx context.Context, c Capability) Capability {
 		err = fmt.Errorf("the answer has no name")
 	}
 	if err != nil {
-		c.Note = "LLM description failed, rules used instead: " + ErrorMessage(err)
+		c.Note = "LLM description failed, rules used instead: " + mnemo.ErrorMessage(err)
 		s.log.Warn("capabilities: LLM description failed, rules used", "task_type", c.TaskType, "err", err)
 		return c
 	}
@@ -367,14 +327,14 @@ func (s *Service) describe(ctx context.Context, c Capability) Capability {
 	return c
 }
 
-func readyCapabilities(caps []Capability) []Capability {
-	out := []Capability{}
+func readyCapabilities(caps []mnemo.Capability) []mnemo.Capability {
+	out := []mnemo.Capability{}
 	for _, c := range caps {
 		if c.Ready {
 			out = append(out, c)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Capability) int {
+	slices.SortStableFunc(out, func(a, b mnemo.Capability) int {
 		return cmp.Or(cmp.Compare(b.Successes, a.Successes), cmp.Compare(a.TaskType, b.TaskType))
 	})
 	return out
@@ -386,12 +346,12 @@ func readyCapabilities(caps []Capability) []Capability {
 // description, tools and conditions, and, with an embedder, by the
 // cosine similarity of their vectors; ties go to the more successful.
 // Without text or type it lists them, most successful first.
-func (s *Service) Capabilities(ctx context.Context, scope Scope, q CapabilityQuery) ([]CapabilityMatch, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Capabilities(ctx context.Context, scope mnemo.Scope, q CapabilityQuery) ([]CapabilityMatch, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
-	if q.Limit < 0 || q.Limit > MaxListLimit {
-		return nil, Errorf(EINVALID, "limit must be 1 to %d", MaxListLimit)
+	if q.Limit < 0 || q.Limit > mnemo.MaxListLimit {
+		return nil, mnemo.Errorf(mnemo.EINVALID, "limit must be 1 to %d", mnemo.MaxListLimit)
 	}
 	if q.Limit == 0 {
 		q.Limit = 5
@@ -416,12 +376,12 @@ func (s *Service) Capabilities(ctx context.Context, scope Scope, q CapabilityQue
 	}
 	qterms := s.analyzer.Terms(text + " " + humanize(typ))
 	var vecs [][]float32
-	if s.vec != nil && text != "" && len(caps) > 0 {
+	if s.capEmb != nil && text != "" && len(caps) > 0 {
 		texts := []string{text}
 		for _, c := range caps {
 			texts = append(texts, capabilityText(c))
 		}
-		if v, err := s.vec.query.Embed(ctx, texts); err == nil && len(v) == len(texts) {
+		if v, err := s.capEmb.Embed(ctx, texts); err == nil && len(v) == len(texts) {
 			vecs = v
 		} else if err != nil {
 			s.log.Warn("capabilities: embedding failed, lexical match only", "err", err)
@@ -463,7 +423,7 @@ func (s *Service) Capabilities(ctx context.Context, scope Scope, q CapabilityQue
 }
 
 // capabilityText is what a capability is matched by.
-func capabilityText(c Capability) string {
+func capabilityText(c mnemo.Capability) string {
 	return strings.Join(slices.Concat([]string{c.Name, humanize(c.TaskType), c.Description}, c.Tools, c.Conditions), " ")
 }
 
