@@ -74,7 +74,7 @@ FUZZERS = \
 	.:FuzzImport \
 	.:FuzzRun \
 	.:FuzzAppendEvent \
-	.:FuzzTaskFacts \
+	./events:FuzzTaskFacts \
 	.:FuzzEventLayerParsers \
 	./analysis:FuzzQuery \
 	./analysis:FuzzTerms \
@@ -87,10 +87,7 @@ FUZZERS = \
 	./cmd/mnemo:FuzzParseEndpoint
 
 fuzz:
-	@set -e; for f in $(FUZZERS); do \
-		echo "$(GO) test -run '^$$' -fuzz '^$${f#*:}$$' -fuzztime $(FUZZTIME) $${f%%:*}"; \
-		$(GO) test -run '^$$' -fuzz "^$${f#*:}\$$" -fuzztime $(FUZZTIME) "$${f%%:*}"; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.
