@@ -104,14 +104,14 @@ func (s *Service) AppendEvents(ctx context.Context, scope mnemo.Scope, events []
 		}
 		out[i] = e
 	}
-	pending := s.l3.attach(ctx, out)
+	pending := s.after.attach(ctx, out)
 	stored, err := es.AppendEvents(ctx, scope, out, s.events.Rules.Relate(now))
 	if err != nil {
 		return nil, err
 	}
 	s.learnCapabilities(ctx, scope, stored)
 	if pending {
-		s.l3.kick()
+		s.after.kick()
 	}
 	s.afterAppend(scope, stored)
 	return stored, nil

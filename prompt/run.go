@@ -127,7 +127,7 @@ func (s *Service) OpenRun(ctx context.Context, scope mnemo.Scope, o RunOptions) 
 	if utf8.RuneCountInString(o.Focus) > 1000 {
 		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "focus is over 1,000 characters")
 	}
-	limit, err := tokenLimit(o.TokenLimit, s.ctx.RunTokenLimit, 100, "a run")
+	limit, err := tokenLimit(o.TokenLimit, s.opts.RunTokenLimit, 100, "a run")
 	if err != nil {
 		return Run{}, err
 	}
@@ -135,7 +135,7 @@ func (s *Service) OpenRun(ctx context.Context, scope mnemo.Scope, o RunOptions) 
 	if err != nil {
 		return Run{}, err
 	}
-	if len(open) >= s.ctx.MaxRuns {
+	if len(open) >= s.opts.MaxRuns {
 		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "%d runs are open for this agent, the limit: close one first", len(open))
 	}
 	now := s.now().UTC()
@@ -177,8 +177,8 @@ func (s *Service) checkStep(field string, raw json.RawMessage) (json.RawMessage,
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	if len(raw) > s.ctx.MaxStepBytes {
-		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "%s is %d bytes, the limit is %d", field, len(raw), s.ctx.MaxStepBytes)
+	if len(raw) > s.opts.MaxStepBytes {
+		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "%s is %d bytes, the limit is %d", field, len(raw), s.opts.MaxStepBytes)
 	}
 	if !json.Valid(raw) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "%s is not valid JSON", field)
@@ -263,8 +263,8 @@ func (s *Service) RecordCall(ctx context.Context, scope mnemo.Scope, runID strin
 	if err != nil {
 		return Run{}, err
 	}
-	if len(call.Error) > s.ctx.MaxStepBytes {
-		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "error is %d bytes, the limit is %d", len(call.Error), s.ctx.MaxStepBytes)
+	if len(call.Error) > s.opts.MaxStepBytes {
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "error is %d bytes, the limit is %d", len(call.Error), s.opts.MaxStepBytes)
 	}
 	c := ToolCall{Name: name, Input: in, Output: out, Error: call.Error}
 	return s.changeRun(ctx, scope, runID, func(r *Run) error {
@@ -283,8 +283,8 @@ func (s *Service) RecordResponse(ctx context.Context, scope mnemo.Scope, runID, 
 	if text == "" {
 		return Run{}, mnemo.Errorf(mnemo.EINVALID, "response is empty")
 	}
-	if len(text) > s.ctx.MaxStepBytes {
-		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "response is %d bytes, the limit is %d", len(text), s.ctx.MaxStepBytes)
+	if len(text) > s.opts.MaxStepBytes {
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "response is %d bytes, the limit is %d", len(text), s.opts.MaxStepBytes)
 	}
 	return s.changeRun(ctx, scope, runID, func(r *Run) error {
 		if len(r.Rounds) == 0 {
@@ -372,7 +372,7 @@ func (s *Service) compact(ctx context.Context, r *Run) {
 	}
 	// Over the limit: every round but the last KeepRounds becomes one
 	// sentence, so that the window has room again for a while.
-	for len(r.Rounds) > s.ctx.KeepRounds {
+	for len(r.Rounds) > s.opts.KeepRounds {
 		old := r.Rounds[0]
 		r.Rounds = r.Rounds[1:]
 		r.Earlier = append(r.Earlier, s.summarizeRound(ctx, r, &old))
@@ -460,7 +460,7 @@ func (r *Run) note(s string) {
 // summarizeRound reduces a round to one sentence: by the configured
 // Summarizer, or extractively.
 func (s *Service) summarizeRound(ctx context.Context, r *Run, rd *Round) RoundSummary {
-	if sum := s.ctx.Summarizer; sum != nil {
+	if sum := s.opts.Summarizer; sum != nil {
 		text, err := sum.Summarize(ctx, roundText(rd), summaryTokens)
 		text = textutil.OneLine(text)
 		if err == nil && text != "" {
@@ -536,7 +536,7 @@ func plainJSON(raw json.RawMessage) string {
 func (s *Service) SweepRuns(ctx context.Context) (int, error) {
 	n := 0
 	for {
-		docs, err := s.state.IdleState(ctx, mnemo.StateRun, s.now().Add(-s.ctx.RunIdle), 256)
+		docs, err := s.state.IdleState(ctx, mnemo.StateRun, s.now().Add(-s.opts.RunIdle), 256)
 		if err != nil {
 			return n, err
 		}

@@ -85,7 +85,7 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	if q.Trigger, err = s.checkTrigger(q.Trigger); err != nil {
 		return Snapshot{}, err
 	}
-	limit, err := tokenLimit(q.TokenLimit, s.ctx.SnapshotTokenLimit, 20, "a snapshot")
+	limit, err := tokenLimit(q.TokenLimit, s.opts.SnapshotTokenLimit, 20, "a snapshot")
 	if err != nil {
 		return Snapshot{}, err
 	}
