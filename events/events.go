@@ -21,7 +21,7 @@ type Options struct {
 	Strict     bool
 	KnownTypes []string
 	// ColdAfter is the age past which ArchiveEvents moves events to cold
-	// segments; 0 means 90 days (seed 002).
+	// segments; 0 means 90 days (EVT-14).
 	ColdAfter time.Duration
 	// Rules are the relation rules; the zero value is DefaultRelationRules.
 	Rules *RelationRules
@@ -48,7 +48,7 @@ const (
 	maxEventSrc  = 256
 )
 
-// DefaultColdAfter is when events move to cold segments (seed 002: 90 days).
+// DefaultColdAfter is when events move to cold segments (EVT-14: 90 days).
 const DefaultColdAfter = 90 * 24 * time.Hour
 
 func (o Options) withDefaults() Options {

@@ -14,7 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
-// L2 relations of unstructured events (seed 002 "非结构化事件用LLM"): what
+// L2 relations of unstructured events (EVT-6: by a model): what
 // an event's text mentions (entities), feels (emotion) and wants (intent),
 // as edges from the event to nodes named "entity:<name>", "emotion:<name>"
 // and "intent:<name>". Events that mention one entity meet at its node, so

@@ -16,7 +16,8 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/worker"
 )
 
-// Seed 002's third layer (L3): embeddings of events, searched by meaning.
+// The third layer, L3 (EVT-8, EVT-9): embeddings of events, searched by
+// meaning.
 //
 // An event with text (see Text) gets a vector from Deps.Embedder,
 // the embedder memories use; an event carrying media references
@@ -73,14 +74,14 @@ type VectorOptions struct {
 	// text embedder's model and dimension.
 	Media map[string]mnemo.Embedder
 	// KeepFor is the age past which PruneEventVectors drops vectors of
-	// events (0: 30 days, seed 002) ...
+	// events (0: 30 days, EVT-15) ...
 	KeepFor time.Duration
 	// ... unless a search returned the event at least KeepAccessed times
 	// (0: 3).
 	KeepAccessed int
 }
 
-// DefaultVectorKeep is how long event vectors stay (seed 002: 30 days).
+// DefaultVectorKeep is how long event vectors stay (EVT-15: 30 days).
 const DefaultVectorKeep = 30 * 24 * time.Hour
 
 // Search asks for the events nearest a query by meaning.
@@ -97,7 +98,7 @@ type Search struct {
 	To         *time.Time `json:"to,omitempty"`
 	Types      []string   `json:"types,omitempty"`
 	Sources    []string   `json:"sources,omitempty"`
-	Limit      int        `json:"limit,omitempty"` // 0: 10 (seed 002's top-k)
+	Limit      int        `json:"limit,omitempty"` // 0: 10 (EVT-8's top-k)
 	// Lexical weighs the share of query words found in an event's text
 	// into the score (0 to 1; 0: by meaning alone).
 	Lexical float64 `json:"lexical,omitempty"`
@@ -410,7 +411,7 @@ func (s *Service) WaitEventVectors(ctx context.Context) error {
 }
 
 // SearchEvents returns the events nearest a query by meaning, best first
-// (seed 002 L3: top-k, k = 10 by default), filtered by time, type and
+// (EVT-8: top-k, k = 10 by default), filtered by time, type and
 // source. A text query is embedded with the query embedder; a vector
 // query names its model. Only vectors of the query's model are compared:
 // modalities whose embedders share it are searched together (cross-modal);

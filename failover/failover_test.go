@@ -189,7 +189,7 @@ func waitUp(t *testing.T, fs *failover.Store) {
 	}
 }
 
-// Seed 000 FR-8.3 against a real PostgreSQL taken down and brought back:
+// PG-4 and PG-7 against a real PostgreSQL taken down and brought back:
 // writes while it is unreachable are acknowledged into the spool, recall
 // answers from the spool flagged degraded, and when the database returns
 // the spool is replayed in order (the last write of a key wins), counted

@@ -12,8 +12,8 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// IngestRequest asks for memories to be extracted from markdown (seed 003
-// §4.4): a daily note, a journal, MEMORY.md.
+// IngestRequest asks for memories to be extracted from markdown (MEM-11):
+// a daily note, a journal, MEMORY.md.
 type IngestRequest struct {
 	Text   string `json:"text"`
 	Source string `json:"source,omitempty"` // where it came from, e.g. memory/2026-02-23.md
@@ -45,8 +45,8 @@ type IngestItem struct {
 // maxIngestBytes bounds one ingest's text.
 const maxIngestBytes = 1 << 20
 
-// ingestRule types a block by its heading or its words (seed 003 §4.4's
-// table), in this order: identity, emotion, event, knowledge.
+// ingestRule types a block by its heading or its words (MEM-11's
+// rules), in this order: identity, emotion, event, knowledge.
 type ingestRule struct {
 	typ      string
 	priority int

@@ -219,7 +219,7 @@ type extractAnswer struct {
 	} `json:"memories"`
 }
 
-// ExtractMemories implements mnemo.MemoryExtractor (seed 001's
+// ExtractMemories implements mnemo.MemoryExtractor (MEM-7:
 // memory_update.should_store).
 func (c *Client) ExtractMemories(ctx context.Context, msgs []mnemo.Message) ([]mnemo.Extracted, error) {
 	var b strings.Builder

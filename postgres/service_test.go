@@ -54,7 +54,7 @@ func TestServiceChinese(t *testing.T) {
 	}
 }
 
-// TestServiceWithoutPgvector is seed 000's scenario 4 on PostgreSQL 15,
+// TestServiceWithoutPgvector is PG-2 on PostgreSQL 15,
 // which has no pgvector: a memory is written without a vector, and recall
 // answers from full text, saying that it degraded.
 func TestServiceWithoutPgvector(t *testing.T) {

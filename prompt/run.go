@@ -15,7 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// Trigger is what started a run (seed 000 FR-1): its type, such as cron,
+// Trigger is what started a run (CTX-2): its type, such as cron,
 // webhook, message or signal, and its payload.
 type Trigger struct {
 	Type    string          `json:"type"`
@@ -42,7 +42,7 @@ type RunOptions struct {
 	TokenLimit int `json:"token_limit,omitempty"`
 }
 
-// Run is a run's short-term memory (seed 000 FR-1), as a prompt builder
+// Run is a run's short-term memory (CTX-1 … CTX-7), as a prompt builder
 // takes it: a fixed part (trigger, focus, injected instructions) that is
 // never compacted, one sentence for each older round, and the last rounds
 // whole. Tokens counts the text of every part, not the JSON around it.
@@ -66,8 +66,8 @@ type Run struct {
 	NextRound   int `json:"next_round"`
 }
 
-// Instruction is a temporary instruction injected into a run (seed 000
-// FR-1 inject()): it stays in the fixed part until the run closes.
+// Instruction is a temporary instruction injected into a run (CTX-7):
+// it stays in the fixed part until the run closes.
 type Instruction struct {
 	Text   string    `json:"text"`
 	At     time.Time `json:"at"`
@@ -187,7 +187,7 @@ func (s *Service) checkStep(field string, raw json.RawMessage) (json.RawMessage,
 }
 
 // GetRun returns a run's short-term memory: the structured JSON a prompt
-// builder renders (seed 000 FR-1 §5), or ENOTFOUND.
+// builder renders (CTX-5), or ENOTFOUND.
 func (s *Service) GetRun(ctx context.Context, scope mnemo.Scope, id string) (Run, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return Run{}, err
@@ -221,8 +221,8 @@ func (s *Service) ListRuns(ctx context.Context, scope mnemo.Scope) ([]Run, error
 	return runs, nil
 }
 
-// CloseRun ends a run: its short-term memory is removed (seed 000 FR-1
-// §6) and returned as it was last.
+// CloseRun ends a run: its short-term memory is removed (CTX-6) and
+// returned as it was last.
 func (s *Service) CloseRun(ctx context.Context, scope mnemo.Scope, id string) (Run, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return Run{}, err
@@ -298,7 +298,7 @@ func (s *Service) RecordResponse(ctx context.Context, scope mnemo.Scope, runID, 
 	})
 }
 
-// Inject adds a temporary instruction to a run (seed 000 FR-1 §7: a signal
+// Inject adds a temporary instruction to a run (CTX-7: a signal
 // trigger's). It is never compacted; over half the run's budget is
 // ETOOLARGE.
 func (s *Service) Inject(ctx context.Context, scope mnemo.Scope, runID, text string) (Run, error) {
@@ -351,7 +351,7 @@ func (s *Service) roundTokens(rd *Round) int {
 }
 
 // compact brings a run within its token limit by the sliding window of
-// seed 000 FR-1 §4: the fixed part stays; once over the limit, the rounds
+// CTX-4: the fixed part stays; once over the limit, the rounds
 // older than the last KeepRounds become one sentence each; if the sentences do not fit either,
 // the oldest are dropped and counted; if the kept rounds alone are over,
 // their outputs are cut, oldest first. Everything cut is noted.

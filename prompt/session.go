@@ -20,7 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// WorkingMemory is a session's working memory (seed 001): the state of the
+// WorkingMemory is a session's working memory (CTX-8 … CTX-11): the state of the
 // conversation now. It is created by the session's first message, updated
 // by each, and deleted after SessionIdle without one.
 type WorkingMemory struct {
@@ -270,7 +270,7 @@ func (wm WorkingMemory) public() WorkingMemory {
 	return wm
 }
 
-// GetWorkingMemory returns a session's working memory (seed 001's GET
+// GetWorkingMemory returns a session's working memory (API-10: GET
 // /memory/working/{session_id}), or ENOTFOUND when there is none or it has
 // been idle past its time.
 func (s *Service) GetWorkingMemory(ctx context.Context, scope mnemo.Scope, sessionID string) (WorkingMemory, error) {

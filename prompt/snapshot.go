@@ -11,7 +11,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// SnapshotQuery asks for the memories a run starts with (seed 000 FR-6).
+// SnapshotQuery asks for the memories a run starts with (CTX-12 … CTX-16).
 type SnapshotQuery struct {
 	Trigger Trigger `json:"trigger"`
 	Focus   string  `json:"focus,omitempty"`
@@ -59,7 +59,7 @@ type SnapshotItem struct {
 	Cut       bool      `json:"cut,omitempty"` // the line was shortened to fit
 }
 
-// Snapshot budgets (seed 000 FR-6).
+// Snapshot budgets (CTX-13).
 const (
 	snapshotRelated   = 3
 	snapshotRecent    = 5

@@ -69,7 +69,7 @@ func testState(t *testing.T, s mnemo.Store) {
 		t.Fatalf("idle, first only: %+v", idle)
 	}
 
-	// Clear keeps state (seed 001: working memory outlives clearing).
+	// Clear keeps state (API-9: working memory outlives clearing).
 	if _, err := s.Clear(ctx, scopeAX); err != nil {
 		t.Fatal(err)
 	}

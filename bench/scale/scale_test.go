@@ -148,7 +148,7 @@ func BenchmarkFilteredRecall(b *testing.B) {
 	}
 }
 
-// BenchmarkSnapshot times a run's snapshot (seed 000 FR-6: pinned, 3
+// BenchmarkSnapshot times a run's snapshot (CTX-13, CTX-14: pinned, 3
 // related by hybrid recall, 5 recent, 500 tokens) on the generated store:
 //
 //	go test -run '^$' -bench Snapshot -benchtime 1000x ./bench/scale
