@@ -12,7 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo/events"
 )
 
-// Seed 003's links: the link tool, and what recall and recall_path return
+// Links (REC-22): the link tool, and what recall and recall_path return
 // when asked to follow links (traverse_hops).
 
 type linkIn struct {

@@ -359,7 +359,7 @@ func TestSetMemory(t *testing.T) {
 		t.Fatalf("stored: %s %s, %v", m.Data, m.Source, err)
 	}
 
-	// {} is content, null is a tombstone (seed 004 §3.1.2).
+	// {} is content, null is a tombstone (FS-3).
 	if out := set("/user/calendar/dentist", map[string]any{}, "cleared"); out.Tombstone || string(out.Memory.Data) != "{}" {
 		t.Fatalf("set {}: %+v", out)
 	}
@@ -373,7 +373,7 @@ func TestSetMemory(t *testing.T) {
 		t.Fatalf("after null: %v; want not_found", err)
 	}
 
-	// Provenance (seed 004 §3.2).
+	// Provenance (FS-6, FS-7).
 	full := map[string]any{"kind": "web", "name": "go.dev", "retrieved_at": "2026-02-22T10:00:00Z", "locator": map[string]any{"url": "https://go.dev/doc/"}}
 	set("/kb/go/generics", map[string]any{"since": "1.18"}, full)
 	set("/notes/go", map[string]any{"x": 1}, map[string]any{"kind": "agent", "name": "planner"})
@@ -417,7 +417,7 @@ func TestSetMemory(t *testing.T) {
 }
 
 // TestSetMemoryUntrusted: with limits.untrusted set, a write without the
-// provenance seed 004 §3.2 asks for is quarantined, not refused.
+// provenance FS-6 and FS-7 ask for is quarantined, not refused.
 func TestSetMemoryUntrusted(t *testing.T) {
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	if err != nil {
@@ -615,7 +615,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 	}
 }
 
-// boot is seed 003's warm start: markdown by layer, or the layers as a
+// boot is the warm start of CTX-17 and CTX-18: markdown by layer, or the layers as a
 // list; a confidential memory's text never reaches the model.
 func TestBoot(t *testing.T) {
 	svc := newService(t)

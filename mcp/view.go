@@ -49,7 +49,7 @@ type Scored struct {
 }
 
 // view returns what a tool result shows of m, masked for its security level
-// (seed 000 FR-7.2: the MCP channel returns masked content).
+// (SEC-3: the MCP channel returns masked content).
 func view(m *mnemo.Memory) Memory {
 	v := Memory{
 		ID: m.ID, Key: m.Key, SessionID: m.SessionID,
