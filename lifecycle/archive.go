@@ -55,7 +55,7 @@ func (s *Service) archive(ctx context.Context, scope mnemo.Scope, ids []string, 
 }
 
 // SoftForget archives memories by id or key instead of deleting them
-// (the forget tool with hard: false): hidden from recall, kept, and
+// (API-12: forget with hard: false): hidden from recall, kept, and
 // restorable from the ledger.
 func (s *Service) SoftForget(ctx context.Context, scope mnemo.Scope, ids, keys []string, actor string) (ArchiveResult, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
