@@ -17,14 +17,7 @@ import (
 // Config is mnemo's configuration. Precedence, lowest first: built-in
 // defaults, the config file (--config, $MNEMO_CONFIG), environment variables
 // (MNEMO_*), flags. `mnemo config` prints the result with secrets hidden.
-//
-// Each section is a type of its own, with its defaults and its validate,
-// in the file of what it configures: config_store.go (store, sqlite),
-// config_limits.go (limits, recall), config_http.go (http, auth),
-// config_embedding.go, config_context.go, config_lifecycle.go,
-// config_events.go and config_llm.go. The environment variables and
-// flags over them are in config_env.go, the typo suggestions for unknown
-// keys in configkeys.go.
+// Each section is a type of its own (see the package comment for where).
 type Config struct {
 	Data         string `yaml:"data"`          // data directory
 	Addr         string `yaml:"addr"`          // serve address
