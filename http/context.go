@@ -108,40 +108,6 @@ func (s *Server) contextRoutes() []route {
 	}
 }
 
-// scoped answers a route whose body names the agent: decode, call, write.
-func scoped[B scopedBody, R any](s *Server, status int, call func(r *http.Request, sc mnemo.Scope, body B) (R, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, sc, err := decodeScoped[B](s, w, r)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		res, err := call(r, sc, body)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, r, status, res)
-	}
-}
-
-// byQuery answers a route whose agent is a query parameter.
-func byQuery[R any](s *Server, call func(r *http.Request, sc mnemo.Scope) (R, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		res, err := call(r, sc)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, r, http.StatusOK, res)
-	}
-}
-
 func (s *Server) handleOpenRun(w http.ResponseWriter, r *http.Request) {
 	scoped(s, http.StatusCreated, func(r *http.Request, sc mnemo.Scope, b openRunRequest) (prompt.Run, error) {
 		return s.svc.OpenRun(r.Context(), sc, b.RunOptions)
