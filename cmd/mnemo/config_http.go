@@ -17,9 +17,8 @@ type HTTPConfig struct {
 	Timeout      time.Duration `yaml:"timeout"`
 	RateLimit    float64       `yaml:"rate_limit"` // requests per second per key or client; 0 = off
 	RateBurst    int           `yaml:"rate_burst"`
-	// DefaultAgent is the agent of seed 001's /memory/… routes (API-6 to
-	// API-10) when a request names none and its key may use several:
-	// "default".
+	// DefaultAgent is the agent of the /memory/… routes (API-6 to API-10)
+	// when a request names none and its key may use several: "default".
 	DefaultAgent string `yaml:"default_agent"`
 }
 
