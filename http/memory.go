@@ -66,7 +66,7 @@ func (s *Server) memoryRoutes() []route {
 			doc:    "Ranks the agent's memories for the query and records an access of those returned (which the read scope allows).",
 			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: mnemo.Result{}, handler: s.handleRecall},
 		{method: "GET", path: "/v1/recall/path", summary: "Recall the memories under a key prefix, and what they link to",
-			doc:    "Seed 003's recall_path: the memories whose key is or starts with prefix, in key order; with traverse_hops, then the live memories and events of the agent that links lead to from them (nearest first, within limit), each saying how it was reached. Links whose far end is gone are skipped.",
+			doc:    "Like the MCP tool recall_path: the memories whose key is or starts with prefix, in key order; with traverse_hops, then the live memories and events of the agent that links lead to from them (nearest first, within limit), each saying how it was reached. Links whose far end is gone are skipped.",
 			scopes: []string{ScopeRead}, params: recallPathParams, status: 200, resp: mnemo.PathResult{}, handler: s.handleRecallPath},
 		{method: "POST", path: "/v1/surface", summary: "Recall without recording an access",
 			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: mnemo.Result{}, handler: s.handleSurface},
@@ -146,8 +146,8 @@ func ids(ms []mnemo.Memory) idsResponse {
 
 // listResponse is a page of memories.
 type listResponse struct {
-	// AgentID is the agent listed: on seed 001's route, which names none,
-	// the default agent.
+	// AgentID is the agent listed: on GET /memory/long-term, which names
+	// none, the default agent.
 	AgentID  string         `json:"agent_id"`
 	Memories []mnemo.Memory `json:"memories"`
 	page
@@ -237,7 +237,7 @@ func (s *Server) search(op string) http.HandlerFunc {
 	})
 }
 
-// handleList answers GET /v1/memories and seed 001's GET /memory/long-term.
+// handleList answers GET /v1/memories and GET /memory/long-term (API-6).
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	byQuery(s, func(r *http.Request, sc mnemo.Scope) (listResponse, error) {
 		q, err := listQuery(r)

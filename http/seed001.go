@@ -9,8 +9,8 @@ import (
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
-// seed001Routes are seed 001's routes (API-6 to API-10): with no agent_id,
-// the default agent (seedAgent).
+// seed001Routes are the /memory/… routes (API-6 to API-10): with no
+// agent_id, the default agent (seedAgent).
 func (s *Server) seed001Routes() []route {
 	agent := []param{agentParam}
 	return []route{
@@ -30,11 +30,11 @@ func (s *Server) seed001Routes() []route {
 	}
 }
 
-// AgentHeader names, in the answer of a seed 001 route, the agent it acted
-// on.
+// AgentHeader names, in the answer of a /memory/… route, the agent it
+// acted on.
 const AgentHeader = "X-Mnemo-Agent"
 
-// seedAgent serves one of seed 001's routes, whose clients name no agent:
+// seedAgent serves one of the /memory/… routes, whose clients name no agent:
 // without agent_id the request acts on the key's only agent, else the
 // configured default agent (Options.DefaultAgent). The answer names it in
 // AgentHeader.
@@ -66,7 +66,7 @@ func (s *Server) seedAgent(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// handleClear answers seed 001's DELETE /memory/long-term (API-9): every
+// handleClear answers DELETE /memory/long-term (API-9): every
 // memory of the agent, for good. The route table lets it take no parameter
 // but the agent, so that a stray ?key= meant to forget one key cannot
 // clear all.

@@ -61,19 +61,20 @@ type Options struct {
 	// value is webhook's defaults.
 	Webhook webhook.Options
 
-	// DefaultAgent is the agent of seed 001's routes (/memory/…) when a
-	// request names none and its key may use more than one agent;
+	// DefaultAgent is the agent of the /memory/… routes (API-6 to API-10)
+	// when a request names none and its key may use more than one agent;
 	// DefaultAgent when empty.
 	DefaultAgent string
 }
 
-// DefaultAgent is the agent of seed 001's routes when neither the request,
-// the key nor Options.DefaultAgent names one: seed 001's clients send none.
+// DefaultAgent is the agent of the /memory/… routes when neither the
+// request, the key nor Options.DefaultAgent names one: their clients send
+// none.
 const DefaultAgent = "default"
 
 // Server serves the JSON API.
 type Server struct {
-	defAgent string // seed 001's routes' agent when none is named
+	defAgent string // the /memory/… routes' agent when none is named
 	svc      *service.Mnemo
 	log      *slog.Logger
 	maxBody  int64
