@@ -7,7 +7,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// GET /v1/recall/path: seed 003's recall_path, the memories under a key
+// GET /v1/recall/path: recall_path (MEM-9), the memories under a key
 // prefix in key order, then (traverse_hops) what links lead to from them.
 
 var recallPathParams = []param{agentParam,

@@ -219,7 +219,7 @@ func (a *app) logger() *slog.Logger {
 		lvl.UnmarshalText([]byte(a.cfg.LogLevel)) // validated with the config
 	}
 	// Log lines never carry e-mail addresses, numbers, keys or passwords
-	// (seed 000 FR-7): the one masker redacts them.
+	// (SEC-4): the one masker redacts them (SEC-7).
 	return slog.New(security.LogHandler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl})))
 }
 

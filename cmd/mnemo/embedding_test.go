@@ -195,7 +195,7 @@ func TestReindexChangesModel(t *testing.T) {
 	}
 }
 
-// Seed 000 scenario 5 from the command line: mock mode needs no service and
+// OPS-1 and EMB-5 from the command line: mock mode needs no service and
 // keeps nothing: its store is in memory.
 func TestMockMode(t *testing.T) {
 	dir := t.TempDir()

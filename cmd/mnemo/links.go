@@ -12,7 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo/service"
 )
 
-// recallPathCommand is seed 003's recall_path: the memories under a key
+// recallPathCommand is recall_path (MEM-9): the memories under a key
 // prefix, in key order, and with --traverse-hops what links lead to.
 func (a *app) recallPathCommand() *cobra.Command {
 	var limit, hops int

@@ -176,7 +176,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 }
 
 // label is what the CLI shows of a memory's content: confidential and
-// restricted memories are marked (seed 000 FR-7.2).
+// restricted memories are marked (SEC-5).
 func label(m *mnemo.Memory) string {
 	s := oneLine(m.Content)
 	switch m.SecurityLevel {

@@ -153,8 +153,7 @@ func TestMigrateStoreBadInput(t *testing.T) {
 
 // sqlite → PostgreSQL 15 (no pgvector) through the CLI, then the CLI on
 // the postgres store: the copied memories are there, a new one is written
-// without a vector, and recall answers by full text, degraded (seed 000
-// scenario 4).
+// without a vector, and recall answers by full text, degraded (PG-2).
 func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 	t.Setenv("MNEMO_EMBEDDING", "hashed")
 	a := t.TempDir()
@@ -177,7 +176,7 @@ func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 		sameMemories(t, "postgres "+sc.AgentID, exported(t, a, sc), exported(t, pg, sc))
 	}
 
-	// Seed 000 scenario 4.
+	// PG-2: no pgvector.
 	pgRun := runner(t, pg)
 	id := strings.TrimSpace(pgRun("remember", "some content"))
 	var m mnemo.Memory
