@@ -29,6 +29,11 @@ const model = new MockLanguageModelV3({
   },
 });
 `,
+  // Answers with how many messages the prompt gave it.
+  langchain: `import { AIMessage } from "@langchain/core/messages";
+import { RunnableLambda } from "@langchain/core/runnables";
+const model = RunnableLambda.from((p) => new AIMessage(\`I saw \${p.toChatMessages().length} messages\`));
+`,
   // Answers with how many input items it was given.
   "openai-agents": `import { Usage, setTracingDisabled } from "@openai/agents";
 setTracingDisabled(true);
