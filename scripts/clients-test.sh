@@ -42,7 +42,7 @@ start=$SECONDS
 # does not.
 py=/usr/bin/python3
 pydebs="python3-httpx python3-pytest python3-venv python3-pip python3-setuptools python3-mypy"
-if ! $py -c 'import httpx, pytest, venv, ensurepip, pip, setuptools, mypy' 2>/dev/null; then
+if ! $py -c 'import httpx, pytest, venv, ensurepip, setuptools, pip, mypy' 2>/dev/null; then
 	echo "clients-test: installing $pydebs"
 	# shellcheck disable=SC2086
 	{ apt-get update -qq && apt-get install -y -qq $pydebs; } >"$tmp/apt.log" 2>&1 ||
