@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // Prune, reset and soft forget archive (hidden from recall, kept); the
@@ -50,7 +51,7 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	if err != nil || len(soft.Archived) != 1 {
 		t.Fatalf("soft forget = %+v, %v", soft, err)
 	}
-	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "build"}); len(res.Results) != 1 || res.Results[0].ID != ms[3].ID {
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: "build"}); len(res.Results) != 1 || res.Results[0].ID != ms[3].ID {
 		t.Fatalf("recall after archiving: %+v", res.Results)
 	}
 
@@ -58,7 +59,7 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	if ids, err := svc.Restore(ctx, alice, soft.LedgerSeq, "cli"); err != nil || len(ids) != 1 {
 		t.Fatalf("restore = %v, %v", ids, err)
 	}
-	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "tuesdays"}); len(res.Results) != 1 {
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: "tuesdays"}); len(res.Results) != 1 {
 		t.Fatalf("restored memory not recalled: %+v", res)
 	}
 	_, err = svc.Restore(ctx, alice, 9999, "")

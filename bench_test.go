@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -85,7 +86,7 @@ func keptStore(b *testing.B, name string, fill func(svc *service.Mnemo) error) s
 		b.Fatal(err)
 	}
 	// Generated data is loaded as an import is: past the Write Guard.
-	if err := fill(service.New(db, service.Options{Guard: mnemo.GuardOptions{Off: true}})); err != nil {
+	if err := fill(service.New(db, service.Options{Guard: memory.GuardOptions{Off: true}})); err != nil {
 		b.Fatal(err)
 	}
 	db.Close()
@@ -148,10 +149,10 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 // default: each write is durable when acknowledged) into a 10k store,
 // through the Write Guard; BenchmarkRememberNoGuard without it, so that the
 // two in one run give the guard's cost.
-func BenchmarkRemember(b *testing.B)        { benchmarkRemember(b, mnemo.GuardOptions{}) }
-func BenchmarkRememberNoGuard(b *testing.B) { benchmarkRemember(b, mnemo.GuardOptions{Off: true}) }
+func BenchmarkRemember(b *testing.B)        { benchmarkRemember(b, memory.GuardOptions{}) }
+func BenchmarkRememberNoGuard(b *testing.B) { benchmarkRemember(b, memory.GuardOptions{Off: true}) }
 
-func benchmarkRemember(b *testing.B, g mnemo.GuardOptions) {
+func benchmarkRemember(b *testing.B, g memory.GuardOptions) {
 	svc, _ := openCopy(b, fixture(b, 10_000), service.Options{Guard: g})
 	c := newCorpus(2)
 	ctx := context.Background()
@@ -171,7 +172,7 @@ func benchmarkRemember(b *testing.B, g mnemo.GuardOptions) {
 // BenchmarkImport stores batches of 1,000 memories (as import does) and
 // reports memories per second.
 func BenchmarkImport(b *testing.B) {
-	svc, _ := openCopy(b, fixture(b, 10_000), service.Options{Guard: mnemo.GuardOptions{Off: true}})
+	svc, _ := openCopy(b, fixture(b, 10_000), service.Options{Guard: memory.GuardOptions{Off: true}})
 	c := newCorpus(3)
 	ctx := context.Background()
 	batches := make([][]mnemo.Draft, b.N)
@@ -203,7 +204,7 @@ func benchmarkRecall(b *testing.B, n int, surface bool) {
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		q := mnemo.Query{Text: c.query(), Limit: 10}
+		q := memory.Query{Text: c.query(), Limit: 10}
 		t0 := time.Now()
 		if _, err := find(ctx, benchScope, q); err != nil {
 			b.Fatal(err)

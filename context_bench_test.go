@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -68,7 +69,7 @@ func openContext(b *testing.B, n int) *service.Mnemo {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return service.New(db, service.Options{Now: func() time.Time { return benchEnd }, Guard: mnemo.GuardOptions{Off: true}})
+	return service.New(db, service.Options{Now: func() time.Time { return benchEnd }, Guard: memory.GuardOptions{Off: true}})
 }
 
 func timed(b *testing.B, fn func(i int) error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -36,7 +37,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	res, err := svc.Recall(ctx, scope, mnemo.Query{Text: "which programming language does the user like?", Limit: 1})
+	res, err := svc.Recall(ctx, scope, memory.Query{Text: "which programming language does the user like?", Limit: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func Example() {
 		fmt.Println(r.Key, r.Content)
 	}
 	// No word in common: found by meaning.
-	res, err = svc.Recall(ctx, scope, mnemo.Query{Text: "which weekday are releases", Limit: 1})
+	res, err = svc.Recall(ctx, scope, memory.Query{Text: "which weekday are releases", Limit: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func ExampleService_AddMessages() {
 
 	scope := mnemo.Scope{TenantID: "default", AgentID: "assistant"}
 	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
-	_, err = svc.AddMessages(ctx, scope, "session-1", []mnemo.Message{
+	_, err = svc.AddMessages(ctx, scope, "session-1", []memory.Message{
 		{Key: "/turn/1", Role: "user", Name: "Ana", Content: "I moved to Lisbon last spring", CreatedAt: &at},
 		{Key: "/turn/2", Role: "assistant", Name: "Bot", Content: "How do you like living there?", CreatedAt: &at},
 		{Key: "/turn/3", Role: "user", Name: "Ana", Content: "I love the food and the light", CreatedAt: &at},
@@ -78,7 +79,7 @@ func ExampleService_AddMessages() {
 		log.Fatal(err)
 	}
 	// Surface does not record access: good for looking without using.
-	res, err := svc.Surface(ctx, scope, mnemo.Query{Text: "What does Ana love about Lisbon?", Limit: 2, Now: at})
+	res, err := svc.Surface(ctx, scope, memory.Query{Text: "What does Ana love about Lisbon?", Limit: 2, Now: at})
 	if err != nil {
 		log.Fatal(err)
 	}

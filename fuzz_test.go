@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -48,7 +49,7 @@ func FuzzImport(f *testing.F) {
 		if _, err := svc.Clear(ctx, into); err != nil {
 			t.Fatal(err)
 		}
-		n, err := svc.Import(ctx, strings.NewReader(in), mnemo.ImportOptions{Scope: &into})
+		n, err := svc.Import(ctx, strings.NewReader(in), memory.ImportOptions{Scope: &into})
 		_, total, lerr := svc.List(ctx, into, mnemo.ListQuery{Filter: mnemo.Filter{IncludeArchived: true, IncludeExpired: true}})
 		if lerr != nil {
 			t.Fatal(lerr)
@@ -68,7 +69,7 @@ func FuzzImport(f *testing.F) {
 			var a, b bytes.Buffer
 			svc.Export(ctx, into, &a, nil)
 			svc.Clear(ctx, into)
-			if _, err := svc.Import(ctx, bytes.NewReader(a.Bytes()), mnemo.ImportOptions{Scope: &into}); err != nil {
+			if _, err := svc.Import(ctx, bytes.NewReader(a.Bytes()), memory.ImportOptions{Scope: &into}); err != nil {
 				t.Fatalf("re-import of an export failed: %v\n%s", err, a.String())
 			}
 			svc.Export(ctx, into, &b, nil)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -97,7 +98,7 @@ func TestReflect(t *testing.T) {
 	if ret, n, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionRetention}); n != 1 || len(ret[0].MemoryIDs) != 1 {
 		t.Fatalf("retention ledger = %+v", ret)
 	}
-	res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "webhook connection"})
+	res, _ := svc.Recall(ctx, alice, memory.Query{Text: "webhook connection"})
 	if len(res.Results) != 0 {
 		t.Fatalf("an archived memory was recalled: %+v", res.Results)
 	}
@@ -124,7 +125,7 @@ func TestReflectScenario6(t *testing.T) {
 	}
 	total, capacity, recalled := 12000/div, 10000/div, 500/div
 	// Loaded past the Write Guard, as an import is.
-	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: true}, Lifecycle: lc})
+	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: memory.GuardOptions{Off: true}, Lifecycle: lc})
 	start := c.t.Add(-100 * 24 * time.Hour)
 	for i := 0; i < total; i += 1000 {
 		drafts := make([]mnemo.Draft, min(1000, total-i))
@@ -171,11 +172,11 @@ func TestReflectScenario6(t *testing.T) {
 	}
 	for _, k := range []int{recalled + 100/div, recalled + over - 1} {
 		q := fmt.Sprintf("t%05d", k)
-		if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: q}); len(res.Results) != 0 {
+		if res, _ := svc.Recall(ctx, alice, memory.Query{Text: q}); len(res.Results) != 0 {
 			t.Fatalf("recall %s returned archived %q", q, res.Results[0].Content)
 		}
 	}
-	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: fmt.Sprintf("t%05d", 100/div)}); len(res.Results) != 1 {
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: fmt.Sprintf("t%05d", 100/div)}); len(res.Results) != 1 {
 		t.Fatalf("a recalled old memory was archived")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -197,7 +198,7 @@ func TestUpsertTombstoneHistory(t *testing.T) {
 	if _, err := svc.GetByKey(ctx, alice, "/user/city"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("tombstoned key still readable: %v", err)
 	}
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "Berlin"})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "Berlin"})
 	if err != nil || len(res.Results) != 0 {
 		t.Fatalf("tombstoned key recalled: %+v %v", res, err)
 	}
@@ -232,7 +233,7 @@ func TestScopeIsolation(t *testing.T) {
 		if _, err := svc.GetByKey(ctx, sc, "/secret"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 			t.Errorf("%v reads alice's key: %v", sc, err)
 		}
-		if res, _ := svc.Recall(ctx, sc, mnemo.Query{Text: "launch code"}); len(res.Results) != 0 {
+		if res, _ := svc.Recall(ctx, sc, memory.Query{Text: "launch code"}); len(res.Results) != 0 {
 			t.Errorf("%v recalls alice's memory", sc)
 		}
 		if _, total, _ := svc.List(ctx, sc, mnemo.ListQuery{}); total != 0 {
@@ -259,7 +260,7 @@ func TestRecallScoringAndAccess(t *testing.T) {
 	recent, _ := svc.Remember(ctx, alice, draft("a sharp drop is followed by a rebound", "trading"))
 	svc.Remember(ctx, alice, draft("user likes green tea"))
 
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "rebound after a drop", Explain: true})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "rebound after a drop", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestRecallScoringAndAccess(t *testing.T) {
 		t.Fatalf("explain = %+v, terms %v", ex, res.Terms)
 	}
 	// Seed 001's formula is a profile away: five weighted components.
-	res, err = svc.Surface(ctx, alice, mnemo.Query{Text: "rebound after a drop", Explain: true, Profile: "seed001"})
+	res, err = svc.Surface(ctx, alice, memory.Query{Text: "rebound after a drop", Explain: true, Profile: "seed001"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,28 +284,28 @@ func TestRecallScoringAndAccess(t *testing.T) {
 		t.Fatalf("recall did not record access: %+v", got)
 	}
 	// Surface has no side effect.
-	if _, err := svc.Surface(ctx, alice, mnemo.Query{Text: "rebound"}); err != nil {
+	if _, err := svc.Surface(ctx, alice, memory.Query{Text: "rebound"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := svc.Get(ctx, alice, recent.ID); got.AccessCount != 1 {
 		t.Fatalf("surface recorded access: %d", got.AccessCount)
 	}
 	// Filters.
-	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "rebound", Filter: mnemo.Filter{Tags: []string{"nope"}}}); len(res.Results) != 0 {
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: "rebound", Filter: mnemo.Filter{Tags: []string{"nope"}}}); len(res.Results) != 0 {
 		t.Fatalf("tag filter ignored: %+v", res.Results)
 	}
 	// Prefix match.
-	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "rebou*"}); len(res.Results) != 2 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "rebou*"}); len(res.Results) != 2 {
 		t.Fatalf("prefix search found %d", len(res.Results))
 	}
 	// Limits.
-	if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: "x", Limit: 21}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.Recall(ctx, alice, memory.Query{Text: "x", Limit: 21}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("limit 21: %v", err)
 	}
-	if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: "  "}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.Recall(ctx, alice, memory.Query{Text: "  "}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("empty query: %v", err)
 	}
-	if res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "zebra"}); err != nil || len(res.Results) != 0 {
+	if res, err := svc.Recall(ctx, alice, memory.Query{Text: "zebra"}); err != nil || len(res.Results) != 0 {
 		t.Fatalf("no match = %+v, %v", res, err)
 	}
 }
@@ -314,7 +315,7 @@ func TestCategoryBoostAndChinese(t *testing.T) {
 	svc := newService(t, newClock())
 	fact, _ := svc.Remember(ctx, alice, mnemo.Draft{Content: str("Python 代码 项目 使用 Django"), Category: "fact"})
 	pref, _ := svc.Remember(ctx, alice, mnemo.Draft{Content: str("喜欢 Python 代码"), Category: "preference"})
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "我喜欢用 Python 写代码", Explain: true})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "我喜欢用 Python 写代码", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,13 +336,13 @@ func TestExpiryAndArchive(t *testing.T) {
 	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist appointment tomorrow"), ExpiresAt: tptr(c.t.Add(time.Hour))})
 	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/calendar/dentist", Data: json.RawMessage(`{"what":"dentist visit","expired_at":"2026-03-01T13:00:00Z"}`)})
 	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist archived note"), Archived: true})
-	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist"}); len(res.Results) != 2 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist"}); len(res.Results) != 2 {
 		t.Fatalf("before expiry: %d results", len(res.Results))
 	}
-	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist", Now: c.t.Add(2 * time.Hour)}); len(res.Results) != 0 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist", Now: c.t.Add(2 * time.Hour)}); len(res.Results) != 0 {
 		t.Fatalf("after expiry: %+v", res.Results)
 	}
-	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist", Filter: mnemo.Filter{IncludeArchived: true}}); len(res.Results) != 3 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist", Filter: mnemo.Filter{IncludeArchived: true}}); len(res.Results) != 3 {
 		t.Fatalf("with archived: %d results", len(res.Results))
 	}
 }
@@ -351,7 +352,7 @@ func TestMessagesUseContext(t *testing.T) {
 	c := newClock()
 	svc := newService(t, c)
 	at := c.t
-	ms, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{
+	ms, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{
 		{Key: "/turn/1", Role: "user", Name: "Caroline", Content: "I went to the support group yesterday", CreatedAt: &at},
 		{Key: "/turn/2", Role: "assistant", Name: "Melanie", Content: "That sounds really powerful!", CreatedAt: &at},
 	})
@@ -362,29 +363,29 @@ func TestMessagesUseContext(t *testing.T) {
 		t.Fatalf("message memory = %+v", ms[0])
 	}
 	// The speaker's name is indexed with the text.
-	res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "Caroline"})
+	res, _ := svc.Surface(ctx, alice, memory.Query{Text: "Caroline"})
 	if len(res.Results) == 0 || res.Results[0].ID != ms[0].ID {
 		t.Fatalf("speaker search = %+v", res.Results)
 	}
 	// The reply is found by what it replied to, ranked below the turn itself.
-	res, _ = svc.Surface(ctx, alice, mnemo.Query{Text: "support group", Limit: 5})
+	res, _ = svc.Surface(ctx, alice, memory.Query{Text: "support group", Limit: 5})
 	if len(res.Results) != 2 || res.Results[0].ID != ms[0].ID || res.Results[1].ID != ms[1].ID {
 		t.Fatalf("context search = %+v", res.Results)
 	}
 	// A later call links its first message to the session's last one.
 	later := at.Add(time.Minute)
-	ms2, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Key: "/turn/3", Role: "user", Name: "Caroline", Content: "Thanks, it was", CreatedAt: &later}})
+	ms2, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{{Key: "/turn/3", Role: "user", Name: "Caroline", Content: "Thanks, it was", CreatedAt: &later}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ = svc.Surface(ctx, alice, mnemo.Query{Text: "powerful"})
+	res, _ = svc.Surface(ctx, alice, memory.Query{Text: "powerful"})
 	if len(res.Results) != 3 || res.Results[0].ID != ms[1].ID || res.Results[1].ID != ms2[0].ID {
 		t.Fatalf("cross-call context = %+v", res.Results)
 	}
-	if _, err := svc.AddMessages(ctx, alice, "", []mnemo.Message{{Role: "user", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.AddMessages(ctx, alice, "", []memory.Message{{Role: "user", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("no session: %v", err)
 	}
-	if _, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{{Role: "", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("no role: %v", err)
 	}
 }
@@ -441,7 +442,7 @@ func TestSecurityClassification(t *testing.T) {
 		}
 	}
 	// Conversation turns are classified too.
-	ms, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "user", Content: "my number is +44 20 7946 0958"}})
+	ms, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{{Role: "user", Content: "my number is +44 20 7946 0958"}})
 	if err != nil || ms[0].SecurityLevel != mnemo.SecurityConfidential {
 		t.Fatalf("message: %+v, %v", ms, err)
 	}
@@ -459,7 +460,7 @@ func TestWriteLostLastWriteWins(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		svc := service.New(db, service.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: off}})
+		svc := service.New(db, service.Options{Now: c.Now, Guard: memory.GuardOptions{Off: off}})
 		res, err := svc.Write(ctx, alice, []mnemo.Draft{{Key: "/city", Content: str("lives in Berlin")}})
 		if err != nil || !res[0].Applied || res[0].WinnerUpdatedAt != nil {
 			t.Fatalf("guard off=%v: first write = %+v, %v; want applied", off, res, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
@@ -154,7 +155,7 @@ func TestTopicBoost(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	q := mnemo.Query{Text: "which hotel", Explain: true}
+	q := memory.Query{Text: "which hotel", Explain: true}
 	plain, err := svc.Surface(ctx, alice, q)
 	if err != nil {
 		t.Fatal(err)

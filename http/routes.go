@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
@@ -106,7 +107,7 @@ func (s *Server) routeTable() []route {
 
 		{method: "POST", path: "/v1/memories", summary: "Remember one memory",
 			doc:    "Stores a memory through the Write Guard, whose decision comes back in guard: add, update, duplicate (nothing written; the existing memory is returned), merge (a near duplicate replaced and archived) or conflict (kept beside the memories it contradicts, which rank lower). Empty or too short content is rejected. With a key, it upserts the key's memory (last write wins); with a key and null content and data, it tombstones the key.",
-			scopes: []string{ScopeWrite}, body: rememberRequest{}, status: 201, resp: mnemo.WriteResult{}, handler: s.handleRemember},
+			scopes: []string{ScopeWrite}, body: rememberRequest{}, status: 201, resp: memory.WriteResult{}, handler: s.handleRemember},
 		{method: "POST", path: "/v1/memories/batch", summary: "Remember many memories at once",
 			doc:    "Stores every memory or none: an invalid one fails the batch with an error naming its index.",
 			scopes: []string{ScopeWrite}, body: batchRequest{}, status: 201, resp: writeResponse{}, handler: s.handleRememberBatch},
@@ -130,12 +131,12 @@ func (s *Server) routeTable() []route {
 			status: 200, resp: historyResponse{}, handler: s.handleHistory},
 		{method: "POST", path: "/v1/recall", summary: "Recall the memories that matter for a query",
 			doc:    "Ranks the agent's memories for the query and records an access of those returned (which the read scope allows).",
-			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: mnemo.Result{}, handler: s.handleRecall},
+			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: memory.Result{}, handler: s.handleRecall},
 		{method: "GET", path: "/v1/recall/path", summary: "Recall the memories under a key prefix, and what they link to",
 			doc:    "Seed 003's recall_path: the memories whose key is or starts with prefix, in key order; with traverse_hops, then the live memories and events of the agent that links lead to from them (nearest first, within limit), each saying how it was reached. Links whose far end is gone are skipped.",
-			scopes: []string{ScopeRead}, params: recallPathParams, status: 200, resp: mnemo.PathResult{}, handler: s.handleRecallPath},
+			scopes: []string{ScopeRead}, params: recallPathParams, status: 200, resp: memory.PathResult{}, handler: s.handleRecallPath},
 		{method: "POST", path: "/v1/surface", summary: "Recall without recording an access",
-			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: mnemo.Result{}, handler: s.handleSurface},
+			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: memory.Result{}, handler: s.handleSurface},
 		{method: "POST", path: "/v1/messages", summary: "Store the messages of a conversation",
 			doc:    "Stores each message as an event memory of the session, in order, indexed with its neighbours.",
 			scopes: []string{ScopeWrite}, body: messagesRequest{}, status: 201, resp: idsResponse{}, handler: s.handleMessages},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
@@ -299,8 +300,8 @@ type batchRequest struct {
 // writeResponse answers a batch write: the ids, and the Write Guard's
 // decision for each.
 type writeResponse struct {
-	IDs   []string              `json:"ids"`
-	Guard []mnemo.GuardDecision `json:"guard"`
+	IDs   []string               `json:"ids"`
+	Guard []memory.GuardDecision `json:"guard"`
 	// Applied[i] is false when memories[i] lost last-write-wins to a newer
 	// revision of its key, whose time is WinnerUpdatedAt[i] (absent when
 	// every write was applied).
@@ -332,7 +333,7 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res)), Applied: make([]bool, len(res))}
+	out := writeResponse{IDs: make([]string, len(res)), Guard: make([]memory.GuardDecision, len(res)), Applied: make([]bool, len(res))}
 	for i := range res {
 		out.IDs[i], out.Guard[i], out.Applied[i] = res[i].ID, res[i].Guard, res[i].Applied
 		if !res[i].Applied {
@@ -346,9 +347,9 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 }
 
 type messagesRequest struct {
-	AgentID   string          `json:"agent_id,omitempty"`
-	SessionID string          `json:"session_id"`
-	Messages  []mnemo.Message `json:"messages"`
+	AgentID   string           `json:"agent_id,omitempty"`
+	SessionID string           `json:"session_id"`
+	Messages  []memory.Message `json:"messages"`
 }
 
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
@@ -367,7 +368,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 
 type recallRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
-	mnemo.Query
+	memory.Query
 }
 
 func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request)  { s.search(w, r, "recall") }
@@ -712,7 +713,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 	// Private: what a tenant's import does never depends on other
 	// tenants' memories (an id they hold is not revealed by a conflict).
 	newIDs := map[string]string{}
-	n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), mnemo.ImportOptions{
+	n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), memory.ImportOptions{
 		Scope: &sc, Private: true, OnNewID: func(old, new string) { newIDs[old] = new }})
 	if err != nil {
 		var tooLarge *http.MaxBytesError

@@ -1,7 +1,7 @@
 // Package mcp serves mnemo over the Model Context Protocol, with the
 // official Go SDK, on stdio (a client spawns mnemo) and on streamable HTTP.
 //
-// It is a thin adapter over mnemo.Service: seed 003's tools (remember,
+// It is a thin adapter over service.Mnemo: seed 003's tools (remember,
 // recall, recall_path, boot, forget, link, reflect, status, ingest, surface),
 // seed 004's set_memory, and the event tools that fit an agent. Three rules hold for every tool:
 //
@@ -55,7 +55,7 @@ type Options struct {
 	Version string
 }
 
-// Server serves a mnemo.Service over MCP. It is safe for concurrent use, and
+// Server serves a service.Mnemo over MCP. It is safe for concurrent use, and
 // one Server may serve stdio and HTTP at the same time.
 type Server struct {
 	svc       *service.Mnemo

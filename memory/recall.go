@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 )
@@ -24,7 +25,7 @@ type Query struct {
 	// Now is the time recency and expiry are judged at, for replay and
 	// evaluation; zero means the clock.
 	Now time.Time `json:"now,omitempty"`
-	Filter
+	mnemo.Filter
 	// Profile names a ranking profile ("seed001", "lexical"); empty is the
 	// service's default.
 	Profile string `json:"profile,omitempty"`
@@ -61,20 +62,20 @@ type Result struct {
 
 // Scored is one recalled memory with its score.
 type Scored struct {
-	Memory
+	mnemo.Memory
 	Score   float64           `json:"score"`
 	Explain *rank.Explanation `json:"explain,omitempty"`
 }
 
 // Recall returns the memories that best match q and records the access
 // (accessed_at, access_count) of those returned.
-func (s *Service) Recall(ctx context.Context, scope Scope, q Query) (Result, error) {
+func (s *Service) Recall(ctx context.Context, scope mnemo.Scope, q Query) (Result, error) {
 	return s.search(ctx, scope, q, true)
 }
 
 // Surface is Recall with no side effect: nothing is recorded, nothing decays
 // (seed 003 §4.7).
-func (s *Service) Surface(ctx context.Context, scope Scope, q Query) (Result, error) {
+func (s *Service) Surface(ctx context.Context, scope mnemo.Scope, q Query) (Result, error) {
 	return s.search(ctx, scope, q, false)
 }
 
@@ -88,7 +89,7 @@ const (
 
 // candidate is one memory found by either index.
 type candidate struct {
-	m       Memory
+	m       mnemo.Memory
 	lexical float64   // BM25; 0 when the lexical index did not return it
 	sim     float64   // cosine similarity to the query; NaN without a vector
 	vec     []float32 // what MMR compares: the stored vector, or the fallback's
@@ -120,21 +121,21 @@ func (s *Service) rescore(ctx context.Context, query string, cands []candidate) 
 	return nil
 }
 
-func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool) (Result, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record bool) (Result, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return Result{}, err
 	}
 	if strings.TrimSpace(q.Text) == "" {
-		return Result{}, Errorf(EINVALID, "query is empty")
+		return Result{}, mnemo.Errorf(mnemo.EINVALID, "query is empty")
 	}
 	if q.Limit < 0 {
-		return Result{}, Errorf(EINVALID, "limit must not be negative")
+		return Result{}, mnemo.Errorf(mnemo.EINVALID, "limit must not be negative")
 	}
 	if q.Limit == 0 {
 		q.Limit = s.defLimit
 	}
 	if q.Limit > s.maxLimit {
-		return Result{}, Errorf(EINVALID, "limit %d is over the maximum of %d", q.Limit, s.maxLimit)
+		return Result{}, mnemo.Errorf(mnemo.EINVALID, "limit %d is over the maximum of %d", q.Limit, s.maxLimit)
 	}
 	if err := checkHops(q.TraverseHops); err != nil {
 		return Result{}, err
@@ -143,7 +144,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	if q.Profile != "" {
 		p, ok := rank.Profiles()[q.Profile]
 		if !ok {
-			return Result{}, Errorf(EINVALID, "unknown profile %q", q.Profile)
+			return Result{}, mnemo.Errorf(mnemo.EINVALID, "unknown profile %q", q.Profile)
 		}
 		profile = p
 	}
@@ -163,7 +164,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	var topic map[string]bool
 	if q.Session != "" {
 		sessionTopic, err := s.topic(ctx, scope, q.Session)
-		if err != nil && ErrorCode(err) != ENOTFOUND {
+		if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 			return Result{}, err
 		}
 		if sessionTopic != "" {
@@ -185,9 +186,9 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	want := max(q.Limit*candidateFactor, minCandidates)
 	var (
 		wg       sync.WaitGroup
-		sr       SearchResult
+		sr       mnemo.SearchResult
 		lexErr   error
-		vhits    []VectorHit
+		vhits    []mnemo.VectorHit
 		qvec     []float32
 		notes    []degradation // why part of the pipeline fell back
 		vecErr   error
@@ -199,26 +200,26 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	var noIndex *noIndexError
 	switch {
 	case s.noVectors && profile.UsesVectors():
-		notes = append(notes, degradation{DegradedVectorIndex, "no vector index (the store keeps no vectors): answered by full text and recency"})
+		notes = append(notes, degradation{mnemo.DegradedVectorIndex, "no vector index (the store keeps no vectors): answered by full text and recency"})
 	case useVec:
 		vecModel = s.vec.embedder.Model()
 		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
 			useVec = false
-			notes = append(notes, degradation{DegradedVectorIndex, noIndex.reason()})
+			notes = append(notes, degradation{mnemo.DegradedVectorIndex, noIndex.reason()})
 		} else if err != nil {
 			fallback = true
-			notes = append(notes, degradation{DegradedEmbedder, "semantic index unavailable: " + err.Error()})
+			notes = append(notes, degradation{mnemo.DegradedEmbedder, "semantic index unavailable: " + err.Error()})
 		}
 	}
 	if profile.LexicalWeight == 0 && !useVec {
 		// A vectors-only profile with no vectors: better words than nothing.
 		if len(notes) == 0 {
-			notes = append(notes, degradation{DegradedEmbedder, "no embedder is configured: answered by the lexical index"})
+			notes = append(notes, degradation{mnemo.DegradedEmbedder, "no embedder is configured: answered by the lexical index"})
 		}
 		profile.LexicalWeight = 1
 	}
 	lexical := func() {
-		sr, lexErr = s.store.Search(ctx, scope, TextQuery{
+		sr, lexErr = s.store.Search(ctx, scope, mnemo.TextQuery{
 			Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: want,
 		})
 	}
@@ -250,15 +251,15 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 			if s.fallback != nil {
 				how = "answered by the lexical index re-scored by " + s.fallback.Model() + " similarity"
 			}
-			notes = append(notes, degradation{DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: %s", vecModel, how)})
+			notes = append(notes, degradation{mnemo.DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: %s", vecModel, how)})
 			s.log.Warn("query embedding failed", "model", vecModel, "err", err)
 		} else {
 			qvec = qv
-			vq := VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want}
-			if ls, ok := s.store.Store.(VectorLagSearcher); ok {
+			vq := mnemo.VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want}
+			if ls, ok := s.store.Store.(mnemo.VectorLagSearcher); ok {
 				var lag string
 				if vhits, lag, vecErr = ls.SearchVectorsLag(ctx, scope, vq); lag != "" && vecErr == nil {
-					notes = append(notes, degradation{DegradedVectorIndex, lag})
+					notes = append(notes, degradation{mnemo.DegradedVectorIndex, lag})
 				}
 			} else {
 				vhits, vecErr = s.store.Vectors.SearchVectors(ctx, scope, vq)
@@ -281,14 +282,14 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
-		notes = append(notes, degradation{DegradedVectorIndex, "semantic index failed: answered by the lexical index alone"})
+		notes = append(notes, degradation{mnemo.DegradedVectorIndex, "semantic index failed: answered by the lexical index alone"})
 		s.log.Warn("vector search failed", "err", vecErr)
 		vhits = nil
 	}
 	if sr.Degraded {
 		cause := sr.Cause
 		if cause == "" {
-			cause = DegradedFullText
+			cause = mnemo.DegradedFullText
 		}
 		notes = append([]degradation{{cause, sr.Reason}}, notes...)
 	}
@@ -296,7 +297,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		reasons := make([]string, len(notes))
 		for i, n := range notes {
 			reasons[i] = n.reason
-			if n.cause == DegradedVectorIndex {
+			if n.cause == mnemo.DegradedVectorIndex {
 				s.warnOnce(noIndexWarning, "err", n.reason)
 			} else {
 				s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
@@ -459,7 +460,7 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 
 // similarity is the cosine similarity of the query vector q with m's stored
 // vector, or NaN when m has none of model.
-func similarity(q []float32, m Memory, model string) float64 {
+func similarity(q []float32, m mnemo.Memory, model string) float64 {
 	if len(q) == 0 || len(m.Embedding) != len(q) || m.EmbeddingModel != model {
 		return math.NaN()
 	}
@@ -467,7 +468,7 @@ func similarity(q []float32, m Memory, model string) float64 {
 }
 
 // vectorState says whether m took part in semantic search.
-func vectorState(m *Memory, model string, used bool) string {
+func vectorState(m *mnemo.Memory, model string, used bool) string {
 	switch {
 	case !used:
 		return "none"
@@ -480,7 +481,7 @@ func vectorState(m *Memory, model string, used bool) string {
 
 // hitRatio is the fraction of the query's terms that m's text has (seed
 // 003's surface weighting).
-func (s *Service) hitRatio(m *Memory, terms map[string]bool) float64 {
+func (s *Service) hitRatio(m *mnemo.Memory, terms map[string]bool) float64 {
 	if len(terms) == 0 {
 		return 0
 	}
