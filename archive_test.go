@@ -17,7 +17,7 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	old := c.t.Add(-48 * time.Hour)
+	old := c.T.Add(-48 * time.Hour)
 	ms, err := svc.RememberBatch(ctx, alice, []mnemo.Draft{
 		{Content: str("Old scratch note about the build"), Tags: []string{"scratch"}, CreatedAt: &old},
 		{Content: str("Card on file 4111 1111 1111 1111")}, // restricted by classification
@@ -43,7 +43,7 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	if err != nil || len(pruned.Archived) != 1 || pruned.Archived[0] != ms[1].ID || pruned.LedgerSeq == 0 {
 		t.Fatalf("prune = %+v, %v", pruned, err)
 	}
-	before := c.t.Add(-24 * time.Hour)
+	before := c.T.Add(-24 * time.Hour)
 	if p, _ := svc.Prune(ctx, alice, lifecycle.PruneQuery{Before: &before}); len(p.Archived) != 1 || p.Archived[0] != ms[0].ID {
 		t.Fatalf("prune by time = %+v", p)
 	}

@@ -42,7 +42,7 @@ func TestReflect(t *testing.T) {
 	c := newClock()
 	svc := newService(t, c)
 	day := 24 * time.Hour
-	at := func(d time.Duration) *time.Time { return tptr(c.t.Add(-d)) }
+	at := func(d time.Duration) *time.Time { return tptr(c.T.Add(-d)) }
 	p := func(n int) *int { return &n }
 	drafts := []mnemo.Draft{
 		{Content: str("I am Noa, the family's assistant."), Type: "identity", Priority: p(0), CreatedAt: at(400 * day)},
@@ -126,7 +126,7 @@ func TestReflectScenario6(t *testing.T) {
 	total, capacity, recalled := 12000/div, 10000/div, 500/div
 	// Loaded past the Write Guard, as an import is.
 	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: memory.GuardOptions{Off: true}, Lifecycle: lc})
-	start := c.t.Add(-100 * 24 * time.Hour)
+	start := c.T.Add(-100 * 24 * time.Hour)
 	for i := 0; i < total; i += 1000 {
 		drafts := make([]mnemo.Draft, min(1000, total-i))
 		for j := range drafts {
@@ -144,7 +144,7 @@ func TestReflectScenario6(t *testing.T) {
 	for i := range ms {
 		ids[i] = ms[i].ID
 	}
-	if err := svc.Store().Touch(ctx, alice, ids, c.t.Add(-24*time.Hour)); err != nil {
+	if err := svc.Store().Touch(ctx, alice, ids, c.T.Add(-24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCapacity}})
@@ -211,7 +211,7 @@ func TestReflectCompact(t *testing.T) {
 	db := newService(t, c).Store()
 	svc := service.New(db, service.Options{Now: c.Now, Lifecycle: lifecycle.Options{CompactOver: 5}})
 	for i := range 8 {
-		at := c.t.Add(-time.Duration(8-i) * time.Hour)
+		at := c.T.Add(-time.Duration(8-i) * time.Hour)
 		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Standup %d: shipped item %d. Details follow.", i, i)), Tags: []string{"standup"}, CreatedAt: &at}); err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ func TestDefaultPriorityByType(t *testing.T) {
 		if err != nil || m.Priority != tt.want {
 			t.Errorf("%s: priority %d, %v; want %d", tt.typ, m.Priority, err, tt.want)
 		}
-		if tt.want == 0 && mnemo.Vitality(&m, c.t.AddDate(10, 0, 0)) != 1 {
+		if tt.want == 0 && mnemo.Vitality(&m, c.T.AddDate(10, 0, 0)) != 1 {
 			t.Errorf("identity decays")
 		}
 	}
@@ -276,7 +276,7 @@ func TestReflectTypeQuota(t *testing.T) {
 	store := newService(t, c).Store()
 	svc := service.New(store, service.Options{Now: c.Now, Lifecycle: lifecycle.Options{TypeQuota: map[string]int{"event": 2}}})
 	for i := range 4 {
-		at := c.t.Add(-time.Duration(4-i) * time.Hour)
+		at := c.T.Add(-time.Duration(4-i) * time.Hour)
 		svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Event number %d happened in the lab", i)), Type: "event", CreatedAt: &at})
 	}
 	svc.Remember(ctx, alice, mnemo.Draft{Content: str("A piece of knowledge about the lab"), Type: "knowledge"})

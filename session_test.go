@@ -18,7 +18,7 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 	_, err := svc.GetWorkingMemory(ctx, alice, "s1")
 	wantCode(t, "before the first message", err, mnemo.ENOTFOUND)
 
-	created := c.t
+	created := c.T
 	wm, err := svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "Hi, my name is Dana and I live in Lisbon. I'm planning a trip to Kyoto in April."})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wm.TurnCount != 2 || !wm.UpdatedAt.Equal(c.t) || !wm.CreatedAt.Equal(created) {
+	if wm.TurnCount != 2 || !wm.UpdatedAt.Equal(c.T) || !wm.CreatedAt.Equal(created) {
 		t.Fatalf("second turn: %+v", wm)
 	}
 	if !strings.Contains(wm.CurrentTopic, "kyoto") {

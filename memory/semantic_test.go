@@ -1,4 +1,4 @@
-package mnemo_test
+package memory_test
 
 import (
 	"context"
@@ -17,26 +17,6 @@ import (
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
-
-// newSemantic returns a service with an embedder over a fresh real SQLite
-// store in dir (a new temporary one when dir is "").
-func newSemantic(t testing.TB, c *clock, dir string, opts service.Options) *service.Mnemo {
-	t.Helper()
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "mnemo.db"), sqlite.Options{Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Now = c.Now
-	if opts.Embedder == nil {
-		opts.Embedder = glove.New()
-	}
-	svc := service.New(db, opts)
-	t.Cleanup(func() { svc.Close() })
-	return svc
-}
 
 func ids(res memory.Result) []string {
 	var out []string
@@ -82,7 +62,7 @@ func TestSeed000Scenario2TimeDecay(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newSemantic(t, c, "", service.Options{})
-	old, fresh := c.t.AddDate(0, 0, -30), c.t.AddDate(0, 0, -1)
+	old, fresh := c.T.AddDate(0, 0, -30), c.T.AddDate(0, 0, -1)
 	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("The nightly backup job failed because the disk was full"), CreatedAt: &old}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mnemo_test
+package memory_test
 
 import (
 	"context"
@@ -14,41 +14,15 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// clock is a settable test clock.
-type clock struct{ t time.Time }
+func fptr(f float64) *float64 { return &f }
 
-func (c *clock) Now() time.Time          { return c.t }
-func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
-func newClock() *clock                   { return &clock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-func str(s string) *string               { return &s }
-func fptr(f float64) *float64            { return &f }
-func tptr(t time.Time) *time.Time        { return &t }
-func draft(content string, tags ...string) mnemo.Draft {
-	return mnemo.Draft{Content: str(content), Tags: tags}
-}
-
-var (
-	alice = mnemo.Scope{TenantID: "t1", AgentID: "alice"}
-	bob   = mnemo.Scope{TenantID: "t1", AgentID: "bob"}
-	other = mnemo.Scope{TenantID: "t2", AgentID: "alice"}
-)
-
-// newService returns a service over a fresh real SQLite store.
-func newService(t testing.TB, c *clock) *service.Mnemo {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return service.New(db, service.Options{Now: c.Now})
-}
+var other = mnemo.Scope{TenantID: "t2", AgentID: "alice"}
 
 func TestRememberDefaultsAndFields(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	exp := c.t.Add(48 * time.Hour)
+	exp := c.T.Add(48 * time.Hour)
 	m, err := svc.Remember(ctx, alice, mnemo.Draft{
 		Key: "//user/preference//style/", Content: str("  Prefers concise answers  "), Summary: "concise",
 		Type: "Preference", Category: "preference", Priority: new(int), Importance: fptr(0.9), Confidence: fptr(0.95),
@@ -63,7 +37,7 @@ func TestRememberDefaultsAndFields(t *testing.T) {
 		m.Type != "preference" || m.Priority != 0 || m.Importance != 0.9 || m.Confidence != 0.95 ||
 		strings.Join(m.Tags, ",") != "style,writing" || m.SecurityLevel != "confidential" || !m.Pinned ||
 		string(m.Data) != `{"tone":"concise"}` || m.SessionID != "s1" || m.Version != mnemo.FormatVersion ||
-		m.Vitality != 1 || m.Stability != 0 || !m.CreatedAt.Equal(c.t) || m.ExpiresAt == nil {
+		m.Vitality != 1 || m.Stability != 0 || !m.CreatedAt.Equal(c.T) || m.ExpiresAt == nil {
 		t.Fatalf("stored memory = %+v", m)
 	}
 	got, err := svc.Get(ctx, alice, m.ID)
@@ -183,7 +157,7 @@ func TestUpsertTombstoneHistory(t *testing.T) {
 		t.Fatalf("upsert = %+v", second)
 	}
 	// An older write arriving late loses.
-	late, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/city", Content: str("lives in Rome"), UpdatedAt: tptr(c.t.Add(-time.Hour))})
+	late, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/city", Content: str("lives in Rome"), UpdatedAt: tptr(c.T.Add(-time.Hour))})
 	if err != nil || late.Content != "lives in Berlin" {
 		t.Fatalf("late write = %+v, %v", late, err)
 	}
@@ -280,7 +254,7 @@ func TestRecallScoringAndAccess(t *testing.T) {
 		t.Fatalf("seed001 explain = %+v", ex)
 	}
 	got, _ := svc.Get(ctx, alice, recent.ID)
-	if got.AccessCount != 1 || !got.AccessedAt.Equal(c.t) {
+	if got.AccessCount != 1 || !got.AccessedAt.Equal(c.T) {
 		t.Fatalf("recall did not record access: %+v", got)
 	}
 	// Surface has no side effect.
@@ -333,13 +307,13 @@ func TestExpiryAndArchive(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist appointment tomorrow"), ExpiresAt: tptr(c.t.Add(time.Hour))})
+	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist appointment tomorrow"), ExpiresAt: tptr(c.T.Add(time.Hour))})
 	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/calendar/dentist", Data: json.RawMessage(`{"what":"dentist visit","expired_at":"2026-03-01T13:00:00Z"}`)})
 	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist archived note"), Archived: true})
 	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist"}); len(res.Results) != 2 {
 		t.Fatalf("before expiry: %d results", len(res.Results))
 	}
-	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist", Now: c.t.Add(2 * time.Hour)}); len(res.Results) != 0 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist", Now: c.T.Add(2 * time.Hour)}); len(res.Results) != 0 {
 		t.Fatalf("after expiry: %+v", res.Results)
 	}
 	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist", Filter: mnemo.Filter{IncludeArchived: true}}); len(res.Results) != 3 {
@@ -351,7 +325,7 @@ func TestMessagesUseContext(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	at := c.t
+	at := c.T
 	ms, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{
 		{Key: "/turn/1", Role: "user", Name: "Caroline", Content: "I went to the support group yesterday", CreatedAt: &at},
 		{Key: "/turn/2", Role: "assistant", Name: "Melanie", Content: "That sounds really powerful!", CreatedAt: &at},
