@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 )
@@ -121,51 +122,116 @@ func (s *Service) rescore(ctx context.Context, query string, cands []candidate) 
 	return nil
 }
 
+// search is the recall pipeline: check, analyse, find candidates in both
+// indexes, fuse and adjust their scores, diversify and cut, record access
+// (when record is set), follow links.
 func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record bool) (Result, error) {
-	if err := mnemo.CheckScope(scope); err != nil {
+	profile, now, err := s.checkQuery(scope, &q)
+	if err != nil {
 		return Result{}, err
 	}
+
+	// 1. Analyse, with the session's topic.
+	res := Result{Results: []Scored{}}
+	aq, topic, err := s.analyse(ctx, scope, q, &res)
+	if err != nil {
+		return Result{}, err
+	}
+
+	// 2. Candidates, from both indexes at once.
+	f, err := s.find(ctx, scope, q, aq, &profile)
+	if err != nil {
+		return Result{}, err
+	}
+	s.noteDegradations(ctx, scope, f.notes, &res)
+	cands := union(f)
+	if len(cands) == 0 {
+		return res, nil
+	}
+	rescored := false
+	if f.fallback && s.fallback != nil {
+		if err := s.rescore(ctx, q.Text, cands); err != nil {
+			s.log.Warn("fallback similarity failed: the lexical score alone", "model", s.fallback.Model(), "err", err)
+		} else {
+			rescored = true
+		}
+	}
+
+	// 3. Fuse and adjust: every signal a separate feature, combined by the
+	// profile.
+	scored, cands := s.score(q, profile, now, aq, topic, cands, f.vecModel, f.useVec, rescored)
+
+	// 4. Best first, then diversify and cut.
+	res.Results = diversify(scored, cands, profile, q.Limit)
+
+	// 5. Record access.
+	if record && len(res.Results) > 0 {
+		s.recordAccess(ctx, scope, res.Results, now)
+	}
+
+	// 6. Follow links from the results.
+	if q.TraverseHops > 0 && len(res.Results) < q.Limit {
+		ids := make([]string, len(res.Results))
+		for i := range res.Results {
+			ids[i] = res.Results[i].ID
+		}
+		if res.Linked, err = s.ExpandLinks(ctx, scope, ids, q.TraverseHops, q.Limit-len(res.Results)); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// checkQuery validates q and fills in its defaults; it returns the ranking
+// profile q names and the time it is judged at.
+func (s *Service) checkQuery(scope mnemo.Scope, q *Query) (profile rank.Profile, now time.Time, err error) {
+	if err := mnemo.CheckScope(scope); err != nil {
+		return rank.Profile{}, time.Time{}, err
+	}
 	if strings.TrimSpace(q.Text) == "" {
-		return Result{}, mnemo.Errorf(mnemo.EINVALID, "query is empty")
+		return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "query is empty")
 	}
 	if q.Limit < 0 {
-		return Result{}, mnemo.Errorf(mnemo.EINVALID, "limit must not be negative")
+		return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "limit must not be negative")
 	}
 	if q.Limit == 0 {
 		q.Limit = s.defLimit
 	}
 	if q.Limit > s.maxLimit {
-		return Result{}, mnemo.Errorf(mnemo.EINVALID, "limit %d is over the maximum of %d", q.Limit, s.maxLimit)
+		return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "limit %d is over the maximum of %d", q.Limit, s.maxLimit)
 	}
 	if err := checkHops(q.TraverseHops); err != nil {
-		return Result{}, err
+		return rank.Profile{}, time.Time{}, err
 	}
-	profile := s.profile
+	profile = s.profile
 	if q.Profile != "" {
 		p, ok := rank.Profiles()[q.Profile]
 		if !ok {
-			return Result{}, mnemo.Errorf(mnemo.EINVALID, "unknown profile %q", q.Profile)
+			return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "unknown profile %q", q.Profile)
 		}
 		profile = p
 	}
-	now := q.Now
+	now = q.Now
 	if now.IsZero() {
 		now = s.now()
 	}
 	now = now.UTC()
 	q.Filter.Now = now
 	if err := q.Filter.Check(s.now()); err != nil {
-		return Result{}, err
+		return rank.Profile{}, time.Time{}, err
 	}
+	return profile, now, nil
+}
 
-	// 1. Analyse, with the session's topic.
-	aq := s.analyzer.Query(q.Text)
-	res := Result{Results: []Scored{}}
-	var topic map[string]bool
+// analyse turns q's text into index terms and prefixes, with the words of
+// the session's topic added; topic holds those words (nil without one).
+// res learns the topic, and the terms when q asks for an explanation.
+func (s *Service) analyse(ctx context.Context, scope mnemo.Scope, q Query, res *Result) (aq analysis.Query, topic map[string]bool, err error) {
+	aq = s.analyzer.Query(q.Text)
 	if q.Session != "" {
 		sessionTopic, err := s.topic(ctx, scope, q.Session)
 		if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
-			return Result{}, err
+			return aq, nil, err
 		}
 		if sessionTopic != "" {
 			res.Topic = sessionTopic
@@ -181,8 +247,24 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	if q.Explain {
 		res.Terms, res.Prefixes = aq.Terms, aq.Prefixes
 	}
+	return aq, topic, nil
+}
 
-	// 2. Candidates, from both indexes at once.
+// found is what the candidate searches found, and how they went.
+type found struct {
+	lexical  mnemo.SearchResult
+	vectors  []mnemo.VectorHit
+	qvec     []float32     // the query's vector; nil when it was not embedded
+	vecModel string        // the embedder's model; "" without one
+	useVec   bool          // semantic search took part
+	fallback bool          // the embedder failed: hashed TF-IDF stands in
+	notes    []degradation // why part of the pipeline fell back
+}
+
+// find searches the lexical and the vector index at once for candidates
+// of q, each for want of them, falling back where a part fails. It may
+// change profile: a vectors-only profile with no vectors ranks by words.
+func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analysis.Query, profile *rank.Profile) (found, error) {
 	want := max(q.Limit*candidateFactor, minCandidates)
 	var (
 		wg       sync.WaitGroup
@@ -195,7 +277,6 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		useVec   = s.vec != nil && profile.UsesVectors()
 		vecModel string
 		fallback bool // the embedder failed: hashed TF-IDF stands in
-		rescored bool // and it did
 	)
 	var noIndex *noIndexError
 	switch {
@@ -244,7 +325,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		if qv, err := s.vec.embedQuery(ctx, semText); err != nil {
 			if ctx.Err() != nil {
 				wg.Wait()
-				return Result{}, ctx.Err()
+				return found{}, ctx.Err()
 			}
 			fallback = true
 			how := "answered by the lexical index alone"
@@ -276,11 +357,11 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	}
 	wg.Wait()
 	if lexErr != nil {
-		return Result{}, lexErr
+		return found{}, lexErr
 	}
 	if vecErr != nil {
 		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
+			return found{}, ctx.Err()
 		}
 		notes = append(notes, degradation{mnemo.DegradedVectorIndex, "semantic index failed: answered by the lexical index alone"})
 		s.log.Warn("vector search failed", "err", vecErr)
@@ -293,30 +374,39 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		}
 		notes = append([]degradation{{cause, sr.Reason}}, notes...)
 	}
-	if len(notes) > 0 {
-		reasons := make([]string, len(notes))
-		for i, n := range notes {
-			reasons[i] = n.reason
-			if n.cause == mnemo.DegradedVectorIndex {
-				s.warnOnce(noIndexWarning, "err", n.reason)
-			} else {
-				s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
-			}
-			s.noteDegraded(ctx, scope, n.cause, n.reason)
-		}
-		res.Degraded, res.Reason = true, strings.Join(reasons, "; ")
-	}
+	return found{lexical: sr, vectors: vhits, qvec: qvec, vecModel: vecModel, useVec: useVec, fallback: fallback, notes: notes}, nil
+}
 
-	// The union of both lists, in the order found. A lexical candidate's
-	// similarity comes from its stored vector, so that fusion sees both
-	// signals of every candidate.
+// noteDegradations logs, counts and ledgers each part of recall that fell
+// back, and tells res why.
+func (s *Service) noteDegradations(ctx context.Context, scope mnemo.Scope, notes []degradation, res *Result) {
+	if len(notes) == 0 {
+		return
+	}
+	reasons := make([]string, len(notes))
+	for i, n := range notes {
+		reasons[i] = n.reason
+		if n.cause == mnemo.DegradedVectorIndex {
+			s.warnOnce(noIndexWarning, "err", n.reason)
+		} else {
+			s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
+		}
+		s.noteDegraded(ctx, scope, n.cause, n.reason)
+	}
+	res.Degraded, res.Reason = true, strings.Join(reasons, "; ")
+}
+
+// union is the union of both lists of candidates, in the order found. A
+// lexical candidate's similarity comes from its stored vector, so that
+// fusion sees both signals of every candidate.
+func union(f found) []candidate {
 	var cands []candidate
 	at := map[string]int{}
-	for _, h := range sr.Hits {
+	for _, h := range f.lexical.Hits {
 		at[h.Memory.ID] = len(cands)
-		cands = append(cands, candidate{m: h.Memory, lexical: h.Lexical, sim: similarity(qvec, h.Memory, vecModel), vec: h.Memory.Embedding})
+		cands = append(cands, candidate{m: h.Memory, lexical: h.Lexical, sim: similarity(f.qvec, h.Memory, f.vecModel), vec: h.Memory.Embedding})
 	}
-	for _, h := range vhits {
+	for _, h := range f.vectors {
 		if i, ok := at[h.Memory.ID]; ok {
 			cands[i].sim = h.Similarity
 			continue
@@ -324,19 +414,14 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		at[h.Memory.ID] = len(cands)
 		cands = append(cands, candidate{m: h.Memory, sim: h.Similarity, vec: h.Memory.Embedding})
 	}
-	if len(cands) == 0 {
-		return res, nil
-	}
-	if fallback && s.fallback != nil {
-		if err := s.rescore(ctx, q.Text, cands); err != nil {
-			s.log.Warn("fallback similarity failed: the lexical score alone", "model", s.fallback.Model(), "err", err)
-		} else {
-			rescored = true
-		}
-	}
+	return cands
+}
 
-	// 3. Fuse and adjust: every signal a separate feature, combined by the
-	// profile.
+// score fuses each candidate's lexical and semantic relevance and adjusts
+// it by the profile (category, recency, frequency, confidence, decay,
+// priority, the session's topic); candidates below the profile's minimum
+// relevance go. It returns the scored candidates and their candidates.
+func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
 	lex := make([]float64, len(cands))
 	sims := make([]float64, len(cands))
 	for i, c := range cands {
@@ -398,9 +483,12 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		scored = append(scored, sc)
 		kept = append(kept, c)
 	}
-	cands = kept
+	return scored, kept
+}
 
-	// 4. Best first (ties keep the order found), then diversify and cut.
+// diversify orders scored best first (ties keep the order found), then
+// picks limit of them by MMR, which holds back what repeats a better one.
+func diversify(scored []Scored, cands []candidate, profile rank.Profile, limit int) []Scored {
 	order := make([]int, len(scored))
 	for i := range order {
 		order[i] = i
@@ -414,48 +502,36 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	}
 	picked, penalty := rank.MMR(scores, func(i, j int) float64 {
 		return math.Max(0, rank.Cosine(rcands[i].vec, rcands[j].vec))
-	}, profile.MMRLambda, q.Limit)
-	res.Results = make([]Scored, len(picked))
+	}, profile.MMRLambda, limit)
+	results := make([]Scored, len(picked))
 	for k, i := range picked {
 		r := ranked[i]
 		if r.Explain != nil && penalty[k] > 0 {
 			r.Explain.MMR = (1 - profile.MMRLambda) * penalty[k]
 		}
 		r.Embedding = nil // a vector is no answer: Get returns it
-		res.Results[k] = r
+		results[k] = r
 	}
+	return results
+}
 
-	// 5. Record access.
-	if record && len(res.Results) > 0 {
-		ids := make([]string, len(res.Results))
-		for i := range res.Results {
-			ids[i] = res.Results[i].ID
-		}
-		at := now // a replayed query records its access at its own time
-		if err := s.store.Touch(ctx, scope, ids, at); err != nil {
-			// The answer is still good; losing an access count is not
-			// worth failing the recall.
-			s.log.Warn("recording access failed", "err", err)
-		} else {
-			for i := range res.Results {
-				res.Results[i].AccessedAt = at
-				res.Results[i].AccessCount++
-			}
+// recordAccess counts an access of each result, at now.
+func (s *Service) recordAccess(ctx context.Context, scope mnemo.Scope, results []Scored, now time.Time) {
+	ids := make([]string, len(results))
+	for i := range results {
+		ids[i] = results[i].ID
+	}
+	at := now // a replayed query records its access at its own time
+	if err := s.store.Touch(ctx, scope, ids, at); err != nil {
+		// The answer is still good; losing an access count is not
+		// worth failing the recall.
+		s.log.Warn("recording access failed", "err", err)
+	} else {
+		for i := range results {
+			results[i].AccessedAt = at
+			results[i].AccessCount++
 		}
 	}
-
-	// 6. Follow links from the results.
-	if q.TraverseHops > 0 && len(res.Results) < q.Limit {
-		ids := make([]string, len(res.Results))
-		for i := range res.Results {
-			ids[i] = res.Results[i].ID
-		}
-		var err error
-		if res.Linked, err = s.ExpandLinks(ctx, scope, ids, q.TraverseHops, q.Limit-len(res.Results)); err != nil {
-			return Result{}, err
-		}
-	}
-	return res, nil
 }
 
 // similarity is the cosine similarity of the query vector q with m's stored
