@@ -121,7 +121,7 @@ func waitNoPending(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) {
 	}
 }
 
-// Seed 000 FR-8.2: with the embedding provider down, writes are kept and
+// PG-3: with the embedding provider down, writes are kept and
 // queued for their vectors, and recall answers from the lexical candidates
 // re-scored by hashed TF-IDF similarity, said to be degraded, counted and
 // ledgered; when the provider is back, the queue drains and recall is whole
@@ -258,7 +258,7 @@ func TestEmbedderDownWithoutFallback(t *testing.T) {
 // that keeps no vectors.
 type lexicalOnly struct{ mnemo.LifecycleStore }
 
-// Seed 000 FR-8.1 on a store with no vector index: memories are written
+// PG-2 on a store with no vector index: memories are written
 // without vectors and recall answers by full text and recency, flagged,
 // counted and ledgered.
 func TestNoVectorIndexDegradesToFullText(t *testing.T) {

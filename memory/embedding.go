@@ -112,7 +112,7 @@ func (v *vectors) init(ctx context.Context) error {
 
 // noIndexError is a store that cannot keep vectors now (PostgreSQL without
 // pgvector): memories are written without them and recall answers by full
-// text and recency (seed 000 FR-8.1).
+// text and recency (PG-2).
 type noIndexError struct{ err error }
 
 func (e *noIndexError) Error() string { return e.err.Error() }

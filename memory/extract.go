@@ -11,7 +11,7 @@ import (
 )
 
 // Extracted is a memory a model found worth keeping in a conversation
-// (seed 001: memory_update.should_store).
+// (should_store, MEM-7).
 type Extracted struct {
 	Category   string  `json:"category"` // preference, fact or pattern
 	Key        string  `json:"key,omitempty"`
@@ -27,7 +27,7 @@ type Extractor interface {
 }
 
 // extract writes what the extractor finds in msgs through the Write
-// Guard: a user-stated fact at confidence 0.9 or more (seed 001), under
+// Guard: a user-stated fact at confidence 0.9 or more (MEM-7), under
 // /<category>/<key> when the model named one. A failing model costs the
 // extraction, never the conversation's write: it is logged and in the
 // ledger.

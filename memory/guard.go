@@ -12,7 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// Write Guard decisions (seed 003): what the gate did with a write.
+// Write Guard decisions (MEM-10): what the gate did with a write.
 const (
 	GuardAdd       = "add"       // a new memory
 	GuardUpdate    = "update"    // a key written again: the key's memory replaced, the old text kept in its history
@@ -87,7 +87,7 @@ func (s *Service) guard(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory)
 	g := s.guardOpts
 	text := strings.TrimSpace(m.Content + " " + m.Summary)
 	// Free text must say something. Structured data under a key is content
-	// whatever it holds, {} included (seed 004).
+	// whatever it holds, {} included (FS-17).
 	if len(m.Data) == 0 {
 		if strings.TrimSpace(text) == "" {
 			return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
@@ -99,7 +99,7 @@ func (s *Service) guard(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory)
 		return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
 	}
 	if m.Key != "" {
-		// A key holds structured state (seed 004): any JSON is content,
+		// A key holds structured state (FS-17): any JSON is content,
 		// {} included; it changes by its key, last write wins.
 		old, err := s.store.GetByKey(ctx, scope, m.Key)
 		switch {

@@ -116,7 +116,7 @@ func (e extractor) ExtractMemories(_ context.Context, msgs []memory.Message) ([]
 	}, nil
 }
 
-// Seed 001: a model's should_store memories from a conversation become
+// MEM-7: a model's should_store memories from a conversation become
 // long-term memories, user-stated ones at confidence 0.9 or more; a model
 // that fails costs the extraction, not the conversation.
 func TestExtraction(t *testing.T) {

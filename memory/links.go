@@ -10,7 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// Recall along links (seed 003's recall_path traverse_hops, issue 9): after
+// Recall along links (recall_path's traverse_hops, API-3; issue 9): after
 // a recall finds its memories, the walk follows the relation graph from
 // them and adds what it reaches, after the direct hits.
 //
@@ -224,8 +224,8 @@ type PathResult struct {
 	Linked   []Linked       `json:"linked"`
 }
 
-// RecallPathLinked is RecallPath followed by ExpandLinks (seed 003's
-// recall_path with traverse_hops): the linked memories and events fill
+// RecallPathLinked is RecallPath followed by ExpandLinks (recall_path
+// with traverse_hops, API-3): the linked memories and events fill
 // what the direct hits leave of limit (default 50).
 func (s *Service) RecallPathLinked(ctx context.Context, scope mnemo.Scope, prefix string, limit, hops int) (PathResult, error) {
 	if err := checkHops(hops); err != nil {

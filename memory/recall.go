@@ -33,7 +33,7 @@ type Query struct {
 	// Explain adds every score component to each result.
 	Explain bool `json:"explain,omitempty"`
 	// Session names a session whose working memory shapes the recall
-	// (seed 001): its current topic's words join the lexical query, and
+	// (REC-15): its current topic's words join the lexical query, and
 	// memories on the topic score TopicBoost (1.3) times higher. A session
 	// without working memory changes nothing.
 	Session string `json:"session,omitempty"`
@@ -75,7 +75,7 @@ func (s *Service) Recall(ctx context.Context, scope mnemo.Scope, q Query) (Resul
 }
 
 // Surface is Recall with no side effect: nothing is recorded, nothing decays
-// (seed 003 §4.7).
+// (REC-18).
 func (s *Service) Surface(ctx context.Context, scope mnemo.Scope, q Query) (Result, error) {
 	return s.search(ctx, scope, q, false)
 }
@@ -100,7 +100,7 @@ type candidate struct {
 type degradation struct{ cause, reason string }
 
 // rescore gives each candidate the fallback embedder's similarity between
-// the query and the candidate's text (seed 000 FR-8: the embedder is down,
+// the query and the candidate's text (PG-3: the embedder is down,
 // TF-IDF similarity answers). The vectors are made for this recall and
 // dropped with it: the store keeps one vector space.
 func (s *Service) rescore(ctx context.Context, query string, cands []candidate) error {

@@ -26,7 +26,7 @@ func ids(res memory.Result) []string {
 	return out
 }
 
-// Seed 000 scenario 1: a Chinese query finds the Chinese memory it is about,
+// REC-8: a Chinese query finds the Chinese memory it is about,
 // with a relevance over 0.7.
 func TestSeed000Scenario1ChineseRecall(t *testing.T) {
 	ctx := context.Background()
@@ -56,7 +56,7 @@ func TestSeed000Scenario1ChineseRecall(t *testing.T) {
 	}
 }
 
-// Seed 000 scenario 2: of two similar memories, the one a day old ranks
+// REC-3: of two similar memories, the one a day old ranks
 // above the one a month old.
 func TestSeed000Scenario2TimeDecay(t *testing.T) {
 	ctx := context.Background()
@@ -90,7 +90,7 @@ func TestSeed000Scenario2TimeDecay(t *testing.T) {
 	}
 }
 
-// Seed 000 scenario 5: mock mode, with seeded random vectors and nothing
+// OPS-1, EMB-5: mock mode, with seeded random vectors and nothing
 // else, still remembers and recalls.
 func TestSeed000Scenario5MockMode(t *testing.T) {
 	ctx := context.Background()
@@ -372,7 +372,7 @@ func TestVectorSearchFollowsWrites(t *testing.T) {
 	}
 }
 
-// Seed 003 surface: seed 003's weighting ranks by priority × vitality ×
+// REC-19: surface's weighting ranks by priority × vitality ×
 // keyword hits, filters by type and vitality, and records no access.
 func TestSeed003Surface(t *testing.T) {
 	ctx := context.Background()
@@ -438,7 +438,7 @@ func TestSeed003Surface(t *testing.T) {
 	}
 }
 
-// Query embeddings are cached (seed 000 FR-4.4), and stats report the
+// Query embeddings are cached (EMB-4), and stats report the
 // cache's hit rate.
 func TestQueryCacheHitRate(t *testing.T) {
 	ctx := context.Background()

@@ -19,8 +19,8 @@ import (
 // Options configure a Service. The zero value is usable.
 type Options struct {
 	Limits mnemo.Limits
-	// DefaultLimit and MaxLimit bound recall results (seed 000 FR-3:
-	// default 5, max 20; seed 001's MEMORY_RETRIEVAL_LIMIT sets the default).
+	// DefaultLimit and MaxLimit bound recall results (REC-5:
+	// default 5, max 20; the default configurable).
 	DefaultLimit int
 	MaxLimit     int
 	// Profile is the default ranking profile (rank.Hybrid when unset).
@@ -38,8 +38,8 @@ type Options struct {
 	// which a background worker adds: for remote embedders, whose latency
 	// should not be the write's.
 	AsyncEmbedding bool
-	// FallbackEmbedder stands in for Embedder while it fails (seed 000
-	// FR-8: hashed TF-IDF, embed/hashed): recall re-scores its lexical
+	// FallbackEmbedder stands in for Embedder while it fails (PG-3:
+	// hashed TF-IDF, embed/hashed): recall re-scores its lexical
 	// candidates by this embedder's similarity between the query and each
 	// candidate's text, computed on the fly and never stored, so that the
 	// index keeps one vector space. Nil: the lexical score alone.
@@ -56,13 +56,13 @@ type Options struct {
 	// recall. Nil: no session has a topic.
 	SessionTopic func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 	// TopicBoost is the recall boost of memories on the session's topic
-	// (seed 001: 1.3 when zero).
+	// (REC-15: 1.3 when zero).
 	TopicBoost float64
 
 	// Guard configures the Write Guard that every Remember passes.
 	Guard GuardOptions
 	// Extractor, when set, finds memories in the messages of AddMessages
-	// (an LLM: seed 001's should_store). Nil: off.
+	// (an LLM: MEM-7's should_store). Nil: off.
 	Extractor Extractor
 }
 
@@ -210,7 +210,7 @@ func (s *Service) RememberBatch(ctx context.Context, scope mnemo.Scope, drafts [
 	return ms, nil
 }
 
-// Write stores drafts atomically through the Write Guard (seed 003) and
+// Write stores drafts atomically through the Write Guard (MEM-10) and
 // returns each memory with the gate's decision: a duplicate is not written
 // again (the stored memory comes back), a near duplicate of the same type
 // replaces the old one (archived), a contradiction is kept beside the old
@@ -553,7 +553,7 @@ func (s *Service) record(ctx context.Context, scope mnemo.Scope, e mnemo.LedgerE
 	}
 }
 
-// Clear deletes every memory of one agent (seed 001 "clear all").
+// Clear deletes every memory of one agent (API-9).
 func (s *Service) Clear(ctx context.Context, scope mnemo.Scope) (int, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return 0, err

@@ -161,7 +161,7 @@ func TestUpsertTombstoneHistory(t *testing.T) {
 	if err != nil || late.Content != "lives in Berlin" {
 		t.Fatalf("late write = %+v, %v", late, err)
 	}
-	// {} is content, not a tombstone (seed 004).
+	// {} is content, not a tombstone (FS-17).
 	if m, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/empty", Data: json.RawMessage(`{}`)}); err != nil || m.Content != "{}" {
 		t.Fatalf("{} = %+v, %v", m, err)
 	}
@@ -245,7 +245,7 @@ func TestRecallScoringAndAccess(t *testing.T) {
 	if ex == nil || ex.Profile != "hybrid" || len(ex.Components) != 4 || len(res.Terms) == 0 || ex.Vector != "none" {
 		t.Fatalf("explain = %+v, terms %v", ex, res.Terms)
 	}
-	// Seed 001's formula is a profile away: five weighted components.
+	// REC-14's weighted formula is a profile away: five weighted components.
 	res, err = svc.Surface(ctx, alice, memory.Query{Text: "rebound after a drop", Explain: true, Profile: "seed001"})
 	if err != nil {
 		t.Fatal(err)
@@ -390,7 +390,7 @@ func TestForgetClearRecallPath(t *testing.T) {
 	}
 }
 
-// Seed 000 FR-7.3: a memory written without a level is classified by what
+// SEC-6: a memory written without a level is classified by what
 // it contains; a level the writer gives is kept.
 func TestSecurityClassification(t *testing.T) {
 	ctx := context.Background()
