@@ -555,8 +555,8 @@ func vectorState(m *mnemo.Memory, model string, used bool) string {
 	}
 }
 
-// hitRatio is the fraction of the query's terms that m's text has (seed
-// 003's surface weighting).
+// hitRatio is the fraction of the query's terms that m's text has (surface's
+// weighting, REC-19).
 func (s *Service) hitRatio(m *mnemo.Memory, terms map[string]bool) float64 {
 	if len(terms) == 0 {
 		return 0

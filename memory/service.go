@@ -498,8 +498,8 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 	return s.store.List(ctx, scope, q)
 }
 
-// RecallPath lists the memories whose key starts with prefix, by key (seed
-// 003 recall_path).
+// RecallPath lists the memories whose key starts with prefix, by key
+// (recall_path, MEM-9).
 func (s *Service) RecallPath(ctx context.Context, scope mnemo.Scope, prefix string, limit int) ([]mnemo.Memory, int, error) {
 	p := prefix
 	if p != "/" && !strings.HasSuffix(p, "://") {
