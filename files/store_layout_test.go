@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -210,7 +211,7 @@ func TestStoreSemanticRecall(t *testing.T) {
 		}
 	}
 	recall := func(svc *service.Mnemo) []string {
-		res, err := svc.Recall(ctx, home, mnemo.Query{Text: "kitten couch", Limit: 3})
+		res, err := svc.Recall(ctx, home, memory.Query{Text: "kitten couch", Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // The routes of long-term memory: remember, list, get, forget, history,
@@ -40,7 +41,7 @@ func (s *Server) memoryRoutes() []route {
 	return []route{
 		{method: "POST", path: "/v1/memories", summary: "Remember one memory",
 			doc:    "Stores a memory through the Write Guard, whose decision comes back in guard: add, update, duplicate (nothing written; the existing memory is returned), merge (a near duplicate replaced and archived) or conflict (kept beside the memories it contradicts, which rank lower). Empty or too short content is rejected. With a key, it upserts the key's memory (last write wins); with a key and null content and data, it tombstones the key.",
-			scopes: []string{ScopeWrite}, body: rememberRequest{}, status: 201, resp: mnemo.WriteResult{}, handler: s.handleRemember},
+			scopes: []string{ScopeWrite}, body: rememberRequest{}, status: 201, resp: memory.WriteResult{}, handler: s.handleRemember},
 		{method: "POST", path: "/v1/memories/batch", summary: "Remember many memories at once",
 			doc:    "Stores every memory or none: an invalid one fails the batch with an error naming its index.",
 			scopes: []string{ScopeWrite}, body: batchRequest{}, status: 201, resp: writeResponse{}, handler: s.handleRememberBatch},
@@ -64,12 +65,12 @@ func (s *Server) memoryRoutes() []route {
 			status: 200, resp: historyResponse{}, handler: s.handleHistory},
 		{method: "POST", path: "/v1/recall", summary: "Recall the memories that matter for a query",
 			doc:    "Ranks the agent's memories for the query and records an access of those returned (which the read scope allows).",
-			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: mnemo.Result{}, handler: s.handleRecall},
+			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: memory.Result{}, handler: s.handleRecall},
 		{method: "GET", path: "/v1/recall/path", summary: "Recall the memories under a key prefix, and what they link to",
 			doc:    "Like the MCP tool recall_path: the memories whose key is or starts with prefix, in key order; with traverse_hops, then the live memories and events of the agent that links lead to from them (nearest first, within limit), each saying how it was reached. Links whose far end is gone are skipped.",
-			scopes: []string{ScopeRead}, params: recallPathParams, status: 200, resp: mnemo.PathResult{}, handler: s.handleRecallPath},
+			scopes: []string{ScopeRead}, params: recallPathParams, status: 200, resp: memory.PathResult{}, handler: s.handleRecallPath},
 		{method: "POST", path: "/v1/surface", summary: "Recall without recording an access",
-			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: mnemo.Result{}, handler: s.handleSurface},
+			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: memory.Result{}, handler: s.handleSurface},
 		{method: "POST", path: "/v1/messages", summary: "Store the messages of a conversation",
 			doc:    "Stores each message as an event memory of the session, in order, indexed with its neighbours.",
 			scopes: []string{ScopeWrite}, body: messagesRequest{}, status: 201, resp: idsResponse{}, handler: s.handleMessages},
@@ -104,14 +105,14 @@ type batchRequest struct {
 }
 
 type messagesRequest struct {
-	AgentID   string          `json:"agent_id,omitempty"`
-	SessionID string          `json:"session_id"`
-	Messages  []mnemo.Message `json:"messages"`
+	AgentID   string           `json:"agent_id,omitempty"`
+	SessionID string           `json:"session_id"`
+	Messages  []memory.Message `json:"messages"`
 }
 
 type recallRequest struct {
 	AgentID string `json:"agent_id,omitempty"`
-	mnemo.Query
+	memory.Query
 }
 
 func (b rememberRequest) agent() string { return b.AgentID }
@@ -122,8 +123,8 @@ func (b recallRequest) agent() string   { return b.AgentID }
 // writeResponse answers a batch write: the ids, and the Write Guard's
 // decision for each.
 type writeResponse struct {
-	IDs   []string              `json:"ids"`
-	Guard []mnemo.GuardDecision `json:"guard"`
+	IDs   []string               `json:"ids"`
+	Guard []memory.GuardDecision `json:"guard"`
 	// Applied[i] is false when memories[i] lost last-write-wins to a newer
 	// revision of its key, whose time is WinnerUpdatedAt[i] (absent when
 	// every write was applied).
@@ -177,10 +178,10 @@ type importResponse struct {
 const ndjson = "application/x-ndjson"
 
 func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
-	scoped(s, http.StatusCreated, func(r *http.Request, sc mnemo.Scope, b rememberRequest) (mnemo.WriteResult, error) {
+	scoped(s, http.StatusCreated, func(r *http.Request, sc mnemo.Scope, b rememberRequest) (memory.WriteResult, error) {
 		res, err := s.svc.Write(r.Context(), sc, []mnemo.Draft{b.Draft})
 		if err != nil {
-			return mnemo.WriteResult{}, err
+			return memory.WriteResult{}, err
 		}
 		return res[0], nil
 	})(w, r)
@@ -192,7 +193,7 @@ func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return writeResponse{}, err
 		}
-		out := writeResponse{IDs: make([]string, len(res)), Guard: make([]mnemo.GuardDecision, len(res)), Applied: make([]bool, len(res))}
+		out := writeResponse{IDs: make([]string, len(res)), Guard: make([]memory.GuardDecision, len(res)), Applied: make([]bool, len(res))}
 		for i := range res {
 			out.IDs[i], out.Guard[i], out.Applied[i] = res[i].ID, res[i].Guard, res[i].Applied
 			if !res[i].Applied {
@@ -226,7 +227,7 @@ func (s *Server) search(op string) http.HandlerFunc {
 	if op == "recall" {
 		find = s.svc.Recall
 	}
-	return scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b recallRequest) (mnemo.Result, error) {
+	return scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b recallRequest) (memory.Result, error) {
 		start := time.Now()
 		res, err := find(r.Context(), sc, b.Query)
 		s.metrics.recall.WithLabelValues(op).Observe(time.Since(start).Seconds())
@@ -412,7 +413,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 		// Private: what a tenant's import does never depends on other
 		// tenants' memories (an id they hold is not revealed by a conflict).
 		newIDs := map[string]string{}
-		n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), mnemo.ImportOptions{
+		n, err := s.svc.Import(r.Context(), http.MaxBytesReader(w, r.Body, s.maxBody), memory.ImportOptions{
 			Scope: &sc, Private: true, OnNewID: func(old, new string) { newIDs[old] = new }})
 		if err != nil {
 			var tooLarge *http.MaxBytesError

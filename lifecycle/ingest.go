@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // IngestRequest asks for memories to be extracted from markdown (MEM-11):
@@ -31,15 +32,15 @@ type IngestResult struct {
 
 // IngestItem is one extracted memory.
 type IngestItem struct {
-	Key      string               `json:"key"`
-	Type     string               `json:"type"`
-	Priority int                  `json:"priority"`
-	Content  string               `json:"content"`
-	Heading  string               `json:"heading,omitempty"`
-	Action   string               `json:"action"` // written, skipped, would_write
-	Reason   string               `json:"reason,omitempty"`
-	ID       string               `json:"id,omitempty"`
-	Guard    *mnemo.GuardDecision `json:"guard,omitempty"`
+	Key      string                `json:"key"`
+	Type     string                `json:"type"`
+	Priority int                   `json:"priority"`
+	Content  string                `json:"content"`
+	Heading  string                `json:"heading,omitempty"`
+	Action   string                `json:"action"` // written, skipped, would_write
+	Reason   string                `json:"reason,omitempty"`
+	ID       string                `json:"id,omitempty"`
+	Guard    *memory.GuardDecision `json:"guard,omitempty"`
 }
 
 // maxIngestBytes bounds one ingest's text.

@@ -1,7 +1,7 @@
 // Package mcp serves mnemo over the Model Context Protocol, with the
 // official Go SDK, on stdio (a client spawns mnemo) and on streamable HTTP.
 //
-// It is a thin adapter over mnemo.Service: the memory tools of API-2
+// It is a thin adapter over memory.Service: the memory tools of API-2
 // (remember, recall, recall_path, boot, forget, reflect, status, ingest,
 // surface), link (REC-22), set_memory (FS-1), and the event tools that fit
 // an agent. Three rules hold for every tool:
@@ -56,7 +56,7 @@ type Options struct {
 	Version string
 }
 
-// Server serves a mnemo.Service over MCP. It is safe for concurrent use, and
+// Server serves a memory.Service over MCP. It is safe for concurrent use, and
 // one Server may serve stdio and HTTP at the same time.
 type Server struct {
 	svc       *service.Mnemo

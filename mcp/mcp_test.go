@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/mcp"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -173,7 +174,7 @@ func wire(t *testing.T, res *mcpsdk.CallToolResult) string {
 	return string(b)
 }
 
-type memory struct {
+type memoryJSON struct {
 	ID            string          `json:"id"`
 	Key           string          `json:"key"`
 	Content       string          `json:"content"`
@@ -186,10 +187,10 @@ type memory struct {
 }
 
 type found struct {
-	Count    int      `json:"count"`
-	Memories []memory `json:"memories"`
-	Results  []memory `json:"results"`
-	Total    int      `json:"total"`
+	Count    int          `json:"count"`
+	Memories []memoryJSON `json:"memories"`
+	Results  []memoryJSON `json:"results"`
+	Total    int          `json:"total"`
 }
 
 func TestListTools(t *testing.T) {
@@ -262,8 +263,8 @@ func TestRememberRecallSurfacePathForget(t *testing.T) {
 			cs := tr.connect(t, svc)
 
 			var rem struct {
-				ID     string `json:"id"`
-				Memory memory `json:"memory"`
+				ID     string     `json:"id"`
+				Memory memoryJSON `json:"memory"`
 			}
 			res := ok(t, cs, "remember", map[string]any{
 				"content": "The user prefers tabs over spaces in Go code", "key": "/user/preference/indent",
@@ -337,10 +338,10 @@ func TestSetMemory(t *testing.T) {
 	svc := newService(t)
 	cs := connectMemory(t, svc, alice)
 	type setOut struct {
-		Key       string `json:"key"`
-		Tombstone bool   `json:"tombstone"`
-		ID        string `json:"id"`
-		Memory    memory `json:"memory"`
+		Key       string     `json:"key"`
+		Tombstone bool       `json:"tombstone"`
+		ID        string     `json:"id"`
+		Memory    memoryJSON `json:"memory"`
 	}
 	set := func(key string, content any, source any) setOut {
 		t.Helper()
@@ -791,11 +792,11 @@ func TestRememberGuard(t *testing.T) {
 	cs := connectMemory(t, newService(t), alice)
 	var first, again struct {
 		ID    string
-		Guard mnemo.GuardDecision
+		Guard memory.GuardDecision
 	}
 	ok(t, cs, "remember", map[string]any{"content": "The office closes at 6pm on Fridays"}, &first)
 	res := ok(t, cs, "remember", map[string]any{"content": "The office closes at 6pm on Fridays"}, &again)
-	if again.Guard.Action != mnemo.GuardDuplicate || again.ID != first.ID || !strings.HasPrefix(text(res), "Already remembered as "+first.ID) {
+	if again.Guard.Action != memory.GuardDuplicate || again.ID != first.ID || !strings.HasPrefix(text(res), "Already remembered as "+first.ID) {
 		t.Fatalf("duplicate: %+v %s", again, text(res))
 	}
 	fails(t, cs, "remember", map[string]any{"content": "ok"}, mnemo.EINVALID)

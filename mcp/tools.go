@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
@@ -23,7 +24,7 @@ import (
 // min_vitality; text, dry_run; format; phase) and set_memory (key,
 // json_content, source), so that clients written for either keep working
 // (API-3);
-// the rest are mnemo's own, named as in mnemo.Draft and mnemo.Query.
+// the rest are mnemo's own, named as in mnemo.Draft and memory.Query.
 
 type rememberIn struct {
 	Content       string          `json:"content" jsonschema:"the memory itself, as a short self-contained statement (at most 2000 characters), e.g. 'The user prefers tabs over spaces in Go code'"`
@@ -43,9 +44,9 @@ type rememberIn struct {
 }
 
 type rememberOut struct {
-	ID     string              `json:"id" jsonschema:"the stored memory's id, for forget"`
-	Memory *Memory             `json:"memory" jsonschema:"the memory as stored"`
-	Guard  mnemo.GuardDecision `json:"guard" jsonschema:"the Write Guard's decision: add, update, duplicate (nothing written, the existing memory returned), merge (replaced a near duplicate), conflict (kept beside a memory it contradicts)"`
+	ID     string               `json:"id" jsonschema:"the stored memory's id, for forget"`
+	Memory *Memory              `json:"memory" jsonschema:"the memory as stored"`
+	Guard  memory.GuardDecision `json:"guard" jsonschema:"the Write Guard's decision: add, update, duplicate (nothing written, the existing memory returned), merge (replaced a near duplicate), conflict (kept beside a memory it contradicts)"`
 	lwwOut
 }
 
@@ -55,7 +56,7 @@ type lwwOut struct {
 	WinnerUpdatedAt *time.Time `json:"winner_updated_at,omitempty" jsonschema:"when applied is false, the time of the revision that stands"`
 }
 
-func lww(r mnemo.WriteResult) (lwwOut, string) {
+func lww(r memory.WriteResult) (lwwOut, string) {
 	if r.Applied {
 		return lwwOut{Applied: true}, ""
 	}
@@ -209,7 +210,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"Call it before answering anything that may depend on what you were told before: the user's preferences, past decisions, facts, events.",
 		InputSchema: inputSchema[recallIn](func(p props) {
 			p.rng("limit", 1, 20)
-			p.rng("traverse_hops", 0, mnemo.MaxTraverseHops)
+			p.rng("traverse_hops", 0, memory.MaxTraverseHops)
 		}),
 		OutputSchema: outputSchema[recallOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
@@ -235,7 +236,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"or everything under /user/preference. Use it when you know where something is kept.",
 		InputSchema: inputSchema[recallPathIn](func(p props) {
 			p.rng("limit", 1, mnemo.MaxListLimit)
-			p.rng("traverse_hops", 0, mnemo.MaxTraverseHops)
+			p.rng("traverse_hops", 0, memory.MaxTraverseHops)
 		}),
 		OutputSchema: outputSchema[recallPathOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
@@ -414,11 +415,11 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 		text += " at " + m.Key
 	}
 	switch g.Action {
-	case mnemo.GuardDuplicate:
+	case memory.GuardDuplicate:
 		text = "Already remembered as " + m.ID + ": nothing written"
-	case mnemo.GuardMerge:
+	case memory.GuardMerge:
 		text += ", replacing the near duplicate " + g.ExistingID
-	case mnemo.GuardConflict:
+	case memory.GuardConflict:
 		text += "; it contradicts " + strings.Join(g.ConflictsWith, ", ") + ", which now rank lower"
 	}
 	lw, note := lww(res[0])
@@ -451,7 +452,7 @@ func oneKey(key, uri string) (string, error) {
 }
 
 func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recallOut, string, error) {
-	res, err := s.svc.Recall(ctx, sc, mnemo.Query{
+	res, err := s.svc.Recall(ctx, sc, memory.Query{
 		Text: in.Query, Limit: in.Limit, Explain: in.Explain, Session: in.Session,
 		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types}, TraverseHops: in.TraverseHops,
 	})
@@ -475,7 +476,7 @@ func (s *Server) surface(ctx context.Context, sc mnemo.Scope, in surfaceIn) (sur
 		minVitality = *in.MinVitality
 	}
 	// REC-19: surface ranks keyword hits by priority × vitality.
-	res, err := s.svc.Surface(ctx, sc, mnemo.Query{
+	res, err := s.svc.Surface(ctx, sc, memory.Query{
 		Text: text, Limit: in.Limit, Explain: in.Explain, Profile: "seed003",
 		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types, MinVitality: minVitality},
 	})

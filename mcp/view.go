@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 )
@@ -85,7 +86,7 @@ func views(ms []mnemo.Memory) []Memory {
 	return out
 }
 
-func scoredViews(rs []mnemo.Scored) []Scored {
+func scoredViews(rs []memory.Scored) []Scored {
 	out := make([]Scored, len(rs))
 	for i := range rs {
 		out[i] = Scored{Memory: view(&rs[i].Memory), Score: rs[i].Score, Explain: rs[i].Explain}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/statedoc"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
 
@@ -13,7 +14,7 @@ import (
 // one store. It is safe for concurrent use.
 type Service struct {
 	store mnemo.Backend
-	mem   *mnemo.Service
+	mem   *memory.Service
 	opts  Options
 	tok   mnemo.Tokenizer
 	state mnemo.StateStore
@@ -28,7 +29,7 @@ type Deps struct {
 	Logger *slog.Logger     // nil: discard
 	// Memory is the memory service: snapshot surfaces memories through
 	// it, and sessions archive their facts into it.
-	Memory *mnemo.Service
+	Memory *memory.Service
 }
 
 // New returns a Service over b. b.State keeps runs and sessions: the facade

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
@@ -104,9 +105,9 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	for _, m := range pinned {
 		seen[m.ID] = true
 	}
-	var related []mnemo.Scored
+	var related []memory.Scored
 	text := strings.TrimSpace(q.Trigger.text() + " " + q.Focus)
-	res, err := s.mem.Surface(ctx, scope, mnemo.Query{Text: text, Limit: min(s.mem.MaxLimit(), snapshotRelated+len(pinned)), Now: now})
+	res, err := s.mem.Surface(ctx, scope, memory.Query{Text: text, Limit: min(s.mem.MaxLimit(), snapshotRelated+len(pinned)), Now: now})
 	switch {
 	case mnemo.ErrorCode(err) == mnemo.EINVALID:
 		snap.Notes = append(snap.Notes, "no related memories: the trigger and focus have nothing to search by")

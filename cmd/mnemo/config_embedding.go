@@ -32,7 +32,7 @@ type EmbeddingConfig struct {
 	// CacheSize is how many query embeddings are kept (EMB-4: 1,000).
 	CacheSize int `yaml:"cache_size"`
 	// QueryTimeout bounds a query's embedding: past it, recall answers by
-	// hashed TF-IDF similarity, degraded (0: mnemo.DefaultQueryEmbedTimeout).
+	// hashed TF-IDF similarity, degraded (0: memory.DefaultQueryEmbedTimeout).
 	QueryTimeout time.Duration `yaml:"query_timeout"`
 	// Async writes memories before their vectors are made. Unset: on for
 	// openai, off for the in-process embedders, which take microseconds.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // seedStore fills the SQLite store in dir with two scopes of memories:
@@ -183,7 +184,7 @@ func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 	if err := json.Unmarshal([]byte(pgRun("--json", "get", id)), &m); err != nil || len(m.Embedding) != 0 {
 		t.Fatalf("written with a vector: %+v %v", m, err)
 	}
-	var res mnemo.Result
+	var res memory.Result
 	if err := json.Unmarshal([]byte(pgRun("--json", "recall", "content")), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestServePostgresMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res mnemo.Result
+	var res memory.Result
 	json.NewDecoder(resp.Body).Decode(&res)
 	resp.Body.Close()
 	if len(res.Results) != 1 || !res.Degraded || !strings.Contains(res.Reason, "no vector index") {
