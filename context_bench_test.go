@@ -111,7 +111,7 @@ func BenchmarkBoot100k(b *testing.B) {
 	})
 }
 
-// BenchmarkDefaultRead10k builds seed 004's default read (2,000 tokens, two
+// BenchmarkDefaultRead10k builds the default read (CTX-19) (2,000 tokens, two
 // context tags) at 10k memories.
 func BenchmarkDefaultRead10k(b *testing.B) {
 	svc := openContext(b, 10_000)

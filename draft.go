@@ -16,7 +16,7 @@ import (
 // Limits bound what one write may hold. Over a limit is an ETOOLARGE error,
 // never a silent truncation.
 type Limits struct {
-	MaxContentChars int // content, in characters (seed 000 FR-2: 2,000)
+	MaxContentChars int // content, in characters (MEM-2: 2,000)
 	// MaxMessageChars is the limit of a conversation message's content
 	// (AddMessages): people write long messages, and a message is stored
 	// whole, as said (32,000).
@@ -28,7 +28,7 @@ type Limits struct {
 	MaxTagChars     int
 	MaxBatch        int // records in one batch write
 	// Untrusted, when set (say "/untrusted"), routes a write whose
-	// provenance seed 004 §3.2 finds wanting into that namespace instead of
+	// provenance FS-6 finds wanting into that namespace instead of
 	// refusing it: its key becomes Untrusted+key (a memory without a key
 	// gets Untrusted+"/"+a new id), and it is tagged "untrusted". Empty:
 	// refused, with the missing fields named.
@@ -119,7 +119,7 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		return m, err
 	}
 	if d.Tombstone() {
-		// A tombstone keeps who deleted the key and why (seed 004's envelope).
+		// A tombstone keeps who deleted the key and why (FS-3, FS-8).
 		if m.Source, err = checkSource(d.Source, lim); err != nil {
 			return m, err
 		}
@@ -142,7 +142,7 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	case d.Content != nil:
 		m.Content = strings.TrimSpace(*d.Content)
 	case m.Data != nil:
-		// What search sees of a JSON-only memory (seed 004) is its text.
+		// What search sees of a JSON-only memory (FS-17) is its text.
 		m.Content = textutil.TruncateRunes(string(m.Data), lim.MaxContentChars)
 	}
 	if m.Content == "" {
@@ -223,7 +223,7 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	return m, nil
 }
 
-// UntrustedKey is key moved under the namespace ns (seed 004 §3.2's
+// UntrustedKey is key moved under the namespace ns (FS-6's
 // quarantine), or a new key there for a memory without one.
 func UntrustedKey(ns, key string) (string, error) {
 	if key == "" {
@@ -329,7 +329,7 @@ func checkTags(tags []string, lim Limits) ([]string, error) {
 	return out, nil
 }
 
-// checkSource accepts provenance as a JSON string or object (seed 004 §3.2).
+// checkSource accepts provenance as a JSON string or object (FS-7).
 func checkSource(src json.RawMessage, lim Limits) (json.RawMessage, error) {
 	if isNull(src) {
 		return nil, nil

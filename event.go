@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Event is one raw event of seed 002's first layer (L1): something that
+// Event is one raw event of the first event layer, L1 (EVT-2): something that
 // happened to an agent, kept as it came, append-only. No lifecycle action
 // deletes events; old ones move to compressed cold segments that every
 // read still sees.
@@ -91,7 +91,7 @@ func ParseEventCursor(s string) (c EventCursor, ok bool, err error) {
 	return EventCursor{TS: time.Unix(0, n).UTC(), Seq: q}, true, nil
 }
 
-// Relation is an edge of seed 002's second layer (L2): a typed, weighted
+// Relation is an edge of the second event layer, L2 (EVT-7): a typed, weighted
 // link from Source to Target, each an event id or a memory id.
 type Relation struct {
 	Source     string    `json:"source"`

@@ -51,7 +51,7 @@ func benchEventService(b *testing.B) *service.Mnemo {
 	return service.New(db, service.Options{})
 }
 
-// BenchmarkAppendEvent measures seed 002's event append with rule
+// BenchmarkAppendEvent measures the event append (EVT-2, EVT-6) with rule
 // relations (parent, temporal, causal), batch events per transaction, in
 // the default synchronous=FULL.
 func BenchmarkAppendEvent(b *testing.B) {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Period is the granularity of a summary (seed 002 L4). Periods are in
+// Period is the granularity of a summary (EVT-10). Periods are in
 // UTC; a week starts on Monday.
 type Period string
 
@@ -56,7 +56,7 @@ func (p Period) Bounds(at time.Time) (start, end time.Time) {
 	}
 }
 
-// Summary is one period's digest of a scope's events (seed 002 L4). Every
+// Summary is one period's digest of a scope's events (EVT-10). Every
 // summary has the hour's sections (key events, type distribution, errors)
 // and the day's (task completion, capability use, activity); those of a
 // week, month or year add trends, patterns and suggestions.
@@ -151,7 +151,7 @@ type InsightStore interface {
 	Capabilities(ctx context.Context, scope Scope) ([]Capability, error)
 }
 
-// Capability is a reusable skill of seed 002's fifth layer (L5): a task
+// Capability is a reusable skill of the fifth event layer, L5 (EVT-11): a task
 // type that succeeded at least TaskRules.MinSuccesses times, with what it
 // takes and what went wrong before. Successes and failures are counted
 // from every outcome of the type; the rest is kept current as outcomes

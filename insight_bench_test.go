@@ -13,7 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// BenchmarkDaySummary measures seed 002's day summary over 100k events of
+// BenchmarkDaySummary measures the day summary (EVT-10) over 100k events of
 // one day (the goal: at most 2 s): events of six types from 10 sources,
 // with task outcomes (completed and failed, tools, conditions) and tool
 // errors among them.

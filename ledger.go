@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// Ledger actions: what happened to memories besides a write (seed 000
-// FR-5.3, issue 6).
+// Ledger actions: what happened to memories besides a write (LIFE-6).
 const (
 	ActionArchive = "archive" // a memory was archived (faded, over capacity, retention)
 	ActionRestore = "restore" // an archived memory was brought back
@@ -83,7 +82,7 @@ type LifecycleStore interface {
 	Scopes(ctx context.Context) ([]Scope, error)
 }
 
-// Causes of a degradation (seed 000 FR-8), for metrics: which part failed.
+// Causes of a degradation (PG-2, PG-3, PG-5), for metrics: which part failed.
 const (
 	DegradedFullText    = "fulltext"     // the full-text index: substring matching answered
 	DegradedEmbedder    = "embedder"     // the embedder: hashed TF-IDF answered, writes queued for vectors

@@ -16,7 +16,7 @@ func (m *Memory) MaskedText(text string, redact bool) string {
 }
 
 // Classify sets the security level of a memory written without one from
-// what its text contains (seed 000 FR-7.3): e-mail addresses and phone
+// what its text contains (SEC-6): e-mail addresses and phone
 // numbers make it confidential; IDs, cards, keys, tokens and passwords
 // restricted. A level the writer gives is kept as it is.
 func (m *Memory) Classify(given string) {

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Security levels (seed 000 FR-7). Internal is the default.
+// Security levels (SEC-2). Internal is the default.
 const (
 	SecurityPublic       = "public"
 	SecurityInternal     = "internal"
@@ -41,7 +41,8 @@ type Scope struct {
 	AgentID  string `json:"agent_id"`
 }
 
-// Memory is one stored record. Every seed's entry is a view of it.
+// Memory is one stored record (MEM-1, MEM-6, FS-8): a chat fact, a typed
+// memory, a keyed document and a conversation turn are all views of it.
 type Memory struct {
 	// Identity.
 	ID        string `json:"id"` // UUIDv7
@@ -88,7 +89,7 @@ type Memory struct {
 func (m *Memory) Scope() Scope { return Scope{TenantID: m.TenantID, AgentID: m.AgentID} }
 
 // Expired reports whether the memory has expired at now, by expires_at or by
-// an "expired_at" timestamp inside data (seed 004).
+// an "expired_at" timestamp inside data (FS-17).
 func (m *Memory) Expired(now time.Time) bool {
 	if m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
 		return true
@@ -118,11 +119,11 @@ func DataExpiredAt(data json.RawMessage) (time.Time, bool) {
 	return t, true
 }
 
-// DefaultPriority is a type's priority when a write gives none (seed 003's
+// DefaultPriority is a type's priority when a write gives none (MEM-8's
 // typed priorities): identity P0 (never decays), emotion P1, every other
-// type P2. Events are P2 too, not seed 003's P3: a conversation is a
-// memory worth keeping for months; ingest gives the events of a daily note
-// P3, as seed 003 does.
+// type P2. Events are P2 too, not MEM-8's P3: a conversation is a memory
+// worth keeping for months; ingest gives the events of a daily note P3, as
+// MEM-8 and MEM-11 say.
 func DefaultPriority(typ string) int {
 	switch typ {
 	case TypeIdentity:
@@ -134,7 +135,7 @@ func DefaultPriority(typ string) int {
 }
 
 // StabilityDays is the Ebbinghaus stability a priority starts with
-// (seed 003: P0 never decays, P1 365 days, P2 90 days, P3 14 days).
+// (LIFE-8: P0 never decays, P1 365 days, P2 90 days, P3 14 days).
 func StabilityDays(priority int) float64 {
 	switch priority {
 	case 0:

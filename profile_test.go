@@ -32,7 +32,7 @@ func TestProfileRules(t *testing.T) {
 	}
 }
 
-// TestProfileBackoff walks the schedule of seed 002: every interaction for
+// TestProfileBackoff walks the schedule of EVT-13: every interaction for
 // the first 100, then 1 → 5 → 10 → 50 → weekly, and a new interest updates
 // at once and resets the backoff.
 func TestProfileBackoff(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// CheckProvenance enforces seed 004 §3.2 on a write of key with source.
+// CheckProvenance enforces FS-6 and FS-7 on a write of key with source.
 // When required (set_memory), a source must be given, as a string or an
 // object; otherwise an absent source is accepted except for knowledge-base
 // keys. When the key is in the
@@ -34,7 +34,7 @@ func CheckProvenance(key string, source json.RawMessage, required bool) error {
 			return Errorf(EINVALID, "source is empty")
 		}
 		if kb {
-			return Errorf(EINVALID, "source of the knowledge-base key %s must be an object with kind, name, retrieved_at and locator, not a string (seed 004 §3.2)", key)
+			return Errorf(EINVALID, "source of the knowledge-base key %s must be an object with kind, name, retrieved_at and locator, not a string", key)
 		}
 		return nil
 	case '{':
@@ -73,7 +73,7 @@ func CheckProvenance(key string, source json.RawMessage, required bool) error {
 		why = "the knowledge-base key " + key
 	}
 	if len(missing) > 0 {
-		return Errorf(EINVALID, "source is missing %s: %s needs kind, name, retrieved_at and locator (seed 004 §3.2)", strings.Join(missing, ", "), why)
+		return Errorf(EINVALID, "source is missing %s: %s needs kind, name, retrieved_at and locator", strings.Join(missing, ", "), why)
 	}
 	if _, err := time.Parse(time.RFC3339, at); err != nil {
 		return Errorf(EINVALID, "source.retrieved_at must be an RFC 3339 time such as 2026-02-22T10:00:00Z, got %q", at)

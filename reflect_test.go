@@ -110,13 +110,13 @@ func TestReflect(t *testing.T) {
 	wantCode(t, "unknown phase", err, mnemo.EINVALID)
 }
 
-// Seed 000 scenario 6: 12,000 memories, over the default 10,000: the
+// QUAL-1, LIFE-1 (scenario 6): 12,000 memories, over the default 10,000: the
 // oldest and least accessed 2,000 are archived, the ledger has it, and
 // recall never returns them.
 func TestReflectScenario6(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	// Seed 000: 12,000 memories over the cap of 10,000. Under the race
+	// 12,000 memories over the cap of 10,000. Under the race
 	// detector a tenth of it, cap included, runs the same code at a tenth of
 	// the cost; `make unit` runs the full size without the detector.
 	div, lc := 1, lifecycle.Options{}
@@ -202,7 +202,7 @@ func TestLedgerOfDeletes(t *testing.T) {
 	}
 }
 
-// Seed 000 FR-5.2: a tag holding more memories than the threshold is
+// LIFE-5: a tag holding more memories than the threshold is
 // merged into one summary memory; the originals are archived, the ledger
 // has it, and a second run leaves the summary alone.
 func TestReflectCompact(t *testing.T) {
@@ -250,7 +250,7 @@ func TestReflectCompact(t *testing.T) {
 	}
 }
 
-// Seed 003's typed priorities: identity never decays unless told otherwise.
+// LIFE-8's typed priorities: identity never decays unless told otherwise.
 func TestDefaultPriorityByType(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()

@@ -143,7 +143,7 @@ func TestSessionBadInput(t *testing.T) {
 	wantCode(t, "too many sessions", err, mnemo.ETOOLARGE)
 }
 
-// Seed 001 "Working memory context boost": the session's topic joins the
+// REC-15: the session's topic joins the
 // query and its memories get 1.3×.
 func TestTopicBoost(t *testing.T) {
 	ctx := context.Background()

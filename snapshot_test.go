@@ -37,7 +37,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// Seed 000 scenario 3: 1,000 memories, a cron trigger: at most 8 memories
+// QUAL-1, CTX-13 (scenario 3): 1,000 memories, a cron trigger: at most 8 memories
 // (3 related + 5 recent), at most 500 tokens, in "Recent Experience".
 func TestSnapshotScenario3(t *testing.T) {
 	ctx := context.Background()
@@ -181,7 +181,7 @@ func TestBootJSON(t *testing.T) {
 	wantCode(t, "bad format", err, mnemo.EINVALID)
 }
 
-// Seed 004 §5: effective memories only, ranked by recency, importance and
+// CTX-20, CTX-21: effective memories only, ranked by recency, importance and
 // tags, as `key type summary` lines within the limit.
 func TestDefaultRead(t *testing.T) {
 	ctx := context.Background()

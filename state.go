@@ -31,7 +31,7 @@ type StateDoc struct {
 // ends.
 //
 // Clear does not touch state: clearing long-term memory keeps working
-// memory until its session ends (seed 001).
+// memory until its session ends (CTX-11).
 type StateStore interface {
 	// GetState returns a document, or ENOTFOUND.
 	GetState(ctx context.Context, scope Scope, kind, id string) (StateDoc, error)
