@@ -1,4 +1,4 @@
-package mnemo_test
+package service_test
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func Example() {
 
 // Give an agent run its context: the snapshot for the system prompt at the
 // start, then the run's short-term memory as it calls tools.
-func ExampleService_Snapshot() {
+func ExampleMnemo_Snapshot() {
 	dir, _ := os.MkdirTemp("", "mnemo-example")
 	defer os.RemoveAll(dir)
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-package mnemo_test
+package service_test
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // stack") the code that Example runs: the fence after
 // `<!-- readme-run: go -->` must be in example_test.go verbatim.
 func TestReadmeGoSnippet(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
