@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Runs each fuzzer (pkg:FuzzName) for $FUZZTIME past its seed corpus.
 #
+# $FUZZJOBS fuzzers (default 2, one a core here) run at once, each with one
+# worker (-parallel 1): the same CPU as one fuzzer with two workers at a
+# time, in half the wall time, and one worker per core never starves the
+# engine's coordinator. Each fuzzer's output is printed whole, in list order.
+#
 # Go 1.26's fuzz coordinator can end a run that found nothing with a bare
 # "context deadline exceeded" at the -fuzztime boundary (go.dev/issue/75804,
 # fixed in Go 1.27). A finding always writes its input ("Failing input
@@ -10,26 +15,52 @@
 set -uo pipefail
 go=${GO:-go}
 fuzztime=${FUZZTIME:-10s}
-failed=0
-for f in "$@"; do
-	pkg=${f%%:*} name=${f#*:}
+jobs=${FUZZJOBS:-2}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# fuzz runs one fuzzer, writing its output to $out/$i.log and its result
+# (0 or 1) to $out/$i.rc.
+fuzz() {
+	local i=$1 pkg=${2%%:*} name=${2#*:} try rc log
 	for try in 1 2; do
-		echo "$go test -run '^\$' -fuzz '^$name\$' -fuzztime $fuzztime $pkg"
-		out=$("$go" test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg" 2>&1)
+		log=$("$go" test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -parallel 1 "$pkg" 2>&1)
 		rc=$?
-		printf '%s\n' "$out"
-		if grep -q 'no fuzz tests to fuzz' <<<"$out"; then
-			echo "fuzz: $pkg has no $name: fix the FUZZERS list in the Makefile"
+		printf '%s test -run '"'"'^$'"'"' -fuzz '"'"'^%s$'"'"' -fuzztime %s -parallel 1 %s\n%s\n' "$go" "$name" "$fuzztime" "$pkg" "$log" >>"$out/$i.log"
+		if grep -q 'no fuzz tests to fuzz' <<<"$log"; then
+			echo "fuzz: $pkg has no $name: fix the FUZZERS list in the Makefile" >>"$out/$i.log"
 			rc=1
 			break
 		fi
-		if [ $rc -ne 0 ] && [ $try -eq 1 ] && grep -q 'context deadline exceeded' <<<"$out" && ! grep -q 'Failing input written' <<<"$out"; then
-			echo "fuzz: $name ended on the fuzz engine's deadline race with no finding (go.dev/issue/75804); once more"
+		if [ $rc -ne 0 ] && [ $try -eq 1 ] && grep -q 'context deadline exceeded' <<<"$log" && ! grep -q 'Failing input written' <<<"$log"; then
+			echo "fuzz: $name ended on the fuzz engine's deadline race with no finding (go.dev/issue/75804); once more" >>"$out/$i.log"
 			continue
 		fi
 		break
 	done
-	[ $rc -eq 0 ] || failed=$((failed + 1))
+	[ $rc -eq 0 ] && echo 0 >"$out/$i.rc" || echo 1 >"$out/$i.rc"
+}
+
+# Fuzzers of one package share its instrumented build: build each package
+# once before they run side by side, so two never build the same one.
+for pkg in $(printf '%s\n' "$@" | sed 's/:.*//' | sort -u); do
+	"$go" test -run '^$' -fuzz '^$' -fuzztime 1x "$pkg" >/dev/null 2>&1 || true
 done
-echo "fuzz: $(( $# - failed )) passed, $failed failed"
+
+i=0
+for f in "$@"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	fuzz $i "$f" &
+	i=$((i + 1))
+done
+wait
+
+failed=0
+for ((j = 0; j < i; j++)); do
+	cat "$out/$j.log"
+	[ "$(cat "$out/$j.rc" 2>/dev/null)" = 0 ] || failed=$((failed + 1))
+done
+echo "fuzz: $((i - failed)) passed, $failed failed"
 [ $failed -eq 0 ]
