@@ -239,13 +239,15 @@ class Gen:
                 out.append(f"{n} = TypedDict(\n    {json.dumps(n)},\n    {{\n{items}    }},\n{tot})\n")
             out.append(f"class {cls}({', '.join(parts)}):\n{{doc}}{note}    pass\n")
             return "\n\n".join(out)
-        body = lambda fs: "".join(comment(d) + f"    {k}: {t}\n" for k, t, d, _ in fs) or "    pass\n"
+        def body(fs: list[tuple[str, str, str, bool]]) -> str:
+            return "".join(comment(d) + f"    {k}: {t}\n" for k, t, d, _ in fs) or "    pass\n"
+
         if req and opt:
             base = self.fresh(f"_{cls}Required")
             return (f"class {base}(TypedDict):\n{body(req)}\n\n"
                     f"class {cls}({base}, total=False):\n{{doc}}{note}{body(opt)}")
-        total = "" if req else ", total=False"
-        return f"class {cls}(TypedDict{total}):\n{{doc}}{note}{body(fields)}"
+        opts = "" if req else ", total=False"
+        return f"class {cls}(TypedDict{opts}):\n{{doc}}{note}{body(fields)}"
 
     def top(self, schema: Any, name: str, what: str) -> str:
         """The type of a whole answer or body: a class (named name if it is
