@@ -133,7 +133,9 @@ class _Part(Generic[_M]):
 class _Op(Generic[_P, _T]):
     """An operation, written once for both clients as a method that builds
     its _Request[T]: on a Client (or its parts) it is a method returning T,
-    and on an AsyncClient one returning an awaitable of T."""
+    and on an AsyncClient one returning an awaitable of T. The builders take
+    self positional-only (self, /): mypy binds the other parameters to _P
+    only then."""
 
     def __init__(self, build: Callable[Concatenate[Any, _P], _Request[_T]]) -> None:
         self._build = build
