@@ -2,8 +2,9 @@
 # clients-test.sh tests the TypeScript and Python clients and the TypeScript
 # adapters against one real `mnemo serve`, built from this tree, on a free
 # loopback port with temporary data and API keys, shared by every suite:
-#   1. the drift check: clients/typescript/src/openapi.ts must be what the
-#      server's /openapi.json generates;
+#   1. the drift checks: clients/typescript/src/openapi.ts and
+#      clients/python/src/mnemo/types.py must be what the server's
+#      /openapi.json generates (scripts/gen.mjs, scripts/gen_types.py);
 #   2. tsc, then node's test runner on the client and the adapters;
 #   3. pip installs clients/python from the checkout into a venv, mypy
 #      --strict checks its types, and pytest runs its tests in the venv;
@@ -104,7 +105,7 @@ python_steps() {
 		cp -r '$root/clients/python' '$tmp/python-src' &&
 		'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$tmp/python-src' &&
 		cd '$tmp' && '$venv/bin/python' -c 'import mnemo; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
-	step "mypy --strict clients/python" $py -m mypy --strict --python-version 3.10 --cache-dir "${TMPDIR:-/tmp}/mnemo-mypy-cache" "$root/clients/python/src/mnemo"
+	step "mypy --strict clients/python" $py -m mypy --strict --python-version 3.10 --cache-dir "${TMPDIR:-/tmp}/mnemo-mypy-cache" "$root/clients/python/src/mnemo" "$root/clients/python/scripts/gen_types.py"
 	step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
 	step "README python snippets" bash -c "cd '$tmp' && MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/README.md' python '$venv/bin/python'"
 }
@@ -112,6 +113,7 @@ python_steps >"$tmp/python.log" 2>&1 &
 python_pid=$!
 
 step "openapi drift" node "$ts/scripts/gen.mjs" "$MNEMO_URL" --check
+step "openapi drift (python)" $py "$root/clients/python/scripts/gen_types.py" "$MNEMO_URL" --check
 step "tsc" bash -c "cd '$ts' && npx tsc -p ."
 step "typescript tests" bash -c "cd '$ts' && node --test --test-reporter=spec dist/test/*.test.js"
 step "README ts snippets" bash -c "cd '$ts' && MNEMO_KEY='$MNEMO_TEST_KEY' node scripts/readme.mjs '$root/README.md' ts"

@@ -225,3 +225,28 @@ def test_not_a_problem_body(connect: Callable[..., Any]) -> None:
         with pytest.raises(mnemo.UnavailableError) as e:
             connect(base_url=f.url, max_retries=0).stats()
         assert e.value.status == 502 and "bad gateway" in e.value.detail
+
+
+def _keys_match(answer: Any, td: Any) -> None:
+    """answer has every required key of the TypedDict td, and no key td does not declare."""
+    keys = set(answer)
+    assert td.__required_keys__ <= keys, f"{td.__name__}: missing {sorted(td.__required_keys__ - keys)}"
+    declared = td.__required_keys__ | td.__optional_keys__
+    assert keys <= declared, f"{td.__name__}: undeclared {sorted(keys - declared)}"
+
+
+def test_answers_match_their_typeddicts(client: mnemo.Client) -> None:
+    from mnemo import types
+
+    w = client.remember(content="The user prefers window seats on long flights", key="/user/prefs/seat", tags=["travel"])
+    _keys_match(w, types.WriteResult)
+    _keys_match(w["guard"], types.WriteResultGuard)
+    _keys_match(client.get(id=w["id"]), types.Memory)
+
+    r = client.recall(query="which seat does the user like?", explain=True)
+    _keys_match(r, types.RecallResult)
+    assert r["results"], r
+    for hit in r["results"]:
+        _keys_match(hit, types.RecallResultResult)
+        if hit.get("explain"):
+            _keys_match(hit["explain"], types.RecallResultResultExplain)

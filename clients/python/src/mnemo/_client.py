@@ -1,27 +1,66 @@
 """mnemo.Client and mnemo.AsyncClient: one method per operation of mnemo's
 HTTP API, each taking the request's fields as keyword arguments named as in
-the API, and returning the answer's JSON."""
+the API, and returning the answer's JSON, typed by the TypedDicts of
+mnemo.types (generated from the server's /openapi.json by
+scripts/gen_types.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
-from typing import Any, Awaitable, Callable, Generic, TypeVar, cast
+from typing import Any, Awaitable, Callable, Concatenate, Generic, ParamSpec, TypeVar, overload
 from urllib.parse import quote
 
 import httpx
 
 from ._errors import UnavailableError, error_of
+from .types import (
+    BatchWriteResult,
+    Boot,
+    CallResult,
+    Event,
+    EventBatchResult,
+    EventPage,
+    EventSearchResult,
+    ExportedMemory,
+    ForgetResult,
+    Health,
+    History,
+    ImportResult,
+    InstructResult,
+    Memory,
+    MemoryPage,
+    MessagesResult,
+    ReadResult,
+    RecallResult,
+    ReflectReport,
+    RespondResult,
+    Run,
+    RunClosed,
+    RunList,
+    RunView,
+    Session,
+    SessionEnd,
+    SessionList,
+    Snapshot,
+    Stats,
+    SurfaceResult,
+    TurnResult,
+    WriteResult,
+)
 
-_J = TypeVar("_J")  # what a JSON call returns: a dict, or an awaitable of one
-_L = TypeVar("_L")  # what export returns: a list, or an awaitable of one
+_T = TypeVar("_T")  # what a call answers: a TypedDict of mnemo.types
+_P = ParamSpec("_P")  # an operation's parameters
+_M = TypeVar("_M", bound="_Mode")  # _Sync for Client, _Async for AsyncClient
 
 _RETRY_STATUSES = (429, 503)
 
 # Aliases, since the classes below have methods named list.
 _Dicts = list[dict[str, Any]]
 _Keys = str | list[str] | None
+_ExportedMemories = list[ExportedMemory]
 
 
 def _seg(s: str) -> str:
@@ -36,8 +75,8 @@ def _lines(text: str) -> _Dicts:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-class _Request:
-    """One call, ready to send."""
+class _Request(Generic[_T]):
+    """One call, ready to send; _T is what its answer parses to."""
 
     def __init__(
         self,
@@ -72,8 +111,59 @@ def _qs(v: Any) -> str:
     return str(v)
 
 
-class _API(Generic[_J, _L]):
-    """The operations, written once for both clients; _call sends."""
+class _Mode:
+    """How a client's calls answer: _Sync or _Async."""
+
+
+class _Sync(_Mode):
+    """Client's: a call returns its answer."""
+
+
+class _Async(_Mode):
+    """AsyncClient's: a call returns an awaitable of its answer."""
+
+
+class _Part(Generic[_M]):
+    """A client, or its sessions, runs or events: what has operations."""
+
+    def _send(self, req: _Request[Any]) -> Any:
+        raise NotImplementedError
+
+
+class _Op(Generic[_P, _T]):
+    """An operation, written once for both clients as a method that builds
+    its _Request[T]: on a Client (or its parts) it is a method returning T,
+    and on an AsyncClient one returning an awaitable of T. The builders take
+    self positional-only (self, /): mypy binds the other parameters to _P
+    only then."""
+
+    def __init__(self, build: Callable[Concatenate[Any, _P], _Request[_T]]) -> None:
+        self._build = build
+        functools.update_wrapper(self, build)
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> _Op[_P, _T]: ...
+
+    @overload
+    def __get__(self, obj: _Part[_Sync], owner: type[Any]) -> Callable[_P, _T]: ...
+
+    @overload
+    def __get__(self, obj: _Part[_Async], owner: type[Any]) -> Callable[_P, Awaitable[_T]]: ...
+
+    def __get__(self, obj: _Part[Any] | None, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        part, build = obj, self._build
+
+        @functools.wraps(build)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return part._send(build(part, *args, **kwargs))
+
+        return call
+
+
+class _API(_Part[_M]):
+    """The operations, written once for both clients; _send sends."""
 
     def __init__(
         self,
@@ -93,20 +183,16 @@ class _API(Generic[_J, _L]):
         self.max_retry_delay = max_retry_delay
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._timeout = timeout
-        self.sessions: _Sessions[_J] = _Sessions(self)
-        self.runs: _Runs[_J] = _Runs(self)
-        self.events: _Events[_J] = _Events(self)
-
-    # Subclasses send.
-    def _send(self, req: _Request) -> Any:
-        raise NotImplementedError
+        self.sessions: _Sessions[_M] = _Sessions(self)
+        self.runs: _Runs[_M] = _Runs(self)
+        self.events: _Events[_M] = _Events(self)
 
     def _agent(self, fields: dict[str, Any]) -> dict[str, Any]:
         if fields.get("agent_id") is None and self.agent_id is not None:
             fields = {**fields, "agent_id": self.agent_id}
         return fields
 
-    def _call(
+    def _req(
         self,
         method: str,
         path: str,
@@ -116,12 +202,12 @@ class _API(Generic[_J, _L]):
         content: str | None = None,
         content_type: str | None = None,
         parse: Callable[[str], Any] = _json,
-    ) -> _J:
+    ) -> _Request[Any]:
         if body is not None:
             body = self._agent(body)
         else:
             query = self._agent(query or {})
-        return cast(_J, self._send(_Request(method, path, query, body, content, content_type, parse)))
+        return _Request(method, path, query, body, content, content_type, parse)
 
     def _wait(self, status: int, err: Exception, attempt: int) -> float | None:
         """Seconds to wait before retrying, or None to fail now."""
@@ -131,184 +217,225 @@ class _API(Generic[_J, _L]):
         wait = ra if ra is not None else 0.25 * 2**attempt
         return wait if wait <= self.max_retry_delay else None
 
-    def remember(self, *, content: str | None, **fields: Any) -> _J:
+    @_Op
+    def remember(self, /, *, content: str | None, **fields: Any) -> _Request[WriteResult]:
         """Remember one memory (POST /v1/memories). With key= it upserts that key."""
-        return self._call("POST", "/v1/memories", body={"content": content, **fields})
+        return self._req("POST", "/v1/memories", body={"content": content, **fields})
 
-    def remember_many(self, *, memories: _Dicts, **fields: Any) -> _J:
+    @_Op
+    def remember_many(self, /, *, memories: _Dicts, **fields: Any) -> _Request[BatchWriteResult]:
         """Remember many memories, all or none (POST /v1/memories/batch)."""
-        return self._call("POST", "/v1/memories/batch", body={"memories": memories, **fields})
+        return self._req("POST", "/v1/memories/batch", body={"memories": memories, **fields})
 
-    def recall(self, *, query: str, **fields: Any) -> _J:
+    @_Op
+    def recall(self, /, *, query: str, **fields: Any) -> _Request[RecallResult]:
         """The memories that matter for query, recording an access (POST /v1/recall)."""
-        return self._call("POST", "/v1/recall", body={"query": query, **fields})
+        return self._req("POST", "/v1/recall", body={"query": query, **fields})
 
-    def surface(self, *, query: str, **fields: Any) -> _J:
+    @_Op
+    def surface(self, /, *, query: str, **fields: Any) -> _Request[SurfaceResult]:
         """Recall without recording an access (POST /v1/surface)."""
-        return self._call("POST", "/v1/surface", body={"query": query, **fields})
+        return self._req("POST", "/v1/surface", body={"query": query, **fields})
 
-    def get(self, *, id: str | None = None, key: str | None = None, **params: Any) -> _J:
+    @_Op
+    def get(self, /, *, id: str | None = None, key: str | None = None, **params: Any) -> _Request[Memory]:
         """A memory by id (GET /v1/memories/{id}) or the live memory of a key (GET /v1/keys)."""
         if (id is None) == (key is None):
             raise ValueError("mnemo: get takes one of id= or key=")
         if id is not None:
-            return self._call("GET", f"/v1/memories/{_seg(id)}", query=params)
-        return self._call("GET", "/v1/keys", query={"key": key, **params})
+            return self._req("GET", f"/v1/memories/{_seg(id)}", query=params)
+        return self._req("GET", "/v1/keys", query={"key": key, **params})
 
-    def list(self, **params: Any) -> _J:
+    @_Op
+    def list(self, /, **params: Any) -> _Request[MemoryPage]:
         """A page of memories (GET /v1/memories): limit, offset, tags, session_id, order, ..."""
-        return self._call("GET", "/v1/memories", query=params)
+        return self._req("GET", "/v1/memories", query=params)
 
-    def history(self, *, key: str, **params: Any) -> _J:
+    @_Op
+    def history(self, /, *, key: str, **params: Any) -> _Request[History]:
         """The revisions of a key, oldest first (GET /v1/history)."""
-        return self._call("GET", "/v1/history", query={"key": key, **params})
+        return self._req("GET", "/v1/history", query={"key": key, **params})
 
-    def forget(self, *, id: str | None = None, key: _Keys = None, all: bool = False, **params: Any) -> _J:
+    @_Op
+    def forget(self, /, *, id: str | None = None, key: _Keys = None, all: bool = False, **params: Any) -> _Request[ForgetResult]:
         """Forget a memory by id, some keys, or (all=True, admin scope) every memory of the agent."""
         if sum([id is not None, key is not None, all]) != 1:
             raise ValueError("mnemo: forget takes one of id=, key= or all=True")
         if id is not None:
-            return self._call("DELETE", f"/v1/memories/{_seg(id)}", query=params)
+            return self._req("DELETE", f"/v1/memories/{_seg(id)}", query=params)
         if all:
-            return self._call("DELETE", "/v1/memories", query={"all": True, **params})
-        return self._call("DELETE", "/v1/memories", query={"key": key, **params})
+            return self._req("DELETE", "/v1/memories", query={"all": True, **params})
+        return self._req("DELETE", "/v1/memories", query={"key": key, **params})
 
-    def add_messages(self, *, session_id: str, messages: _Dicts, **fields: Any) -> _J:
+    @_Op
+    def add_messages(self, /, *, session_id: str, messages: _Dicts, **fields: Any) -> _Request[MessagesResult]:
         """Store a conversation's messages as the session's events (POST /v1/messages)."""
-        return self._call("POST", "/v1/messages", body={"session_id": session_id, "messages": messages, **fields})
+        return self._req("POST", "/v1/messages", body={"session_id": session_id, "messages": messages, **fields})
 
-    def boot(self, **params: Any) -> _J:
+    @_Op
+    def boot(self, /, **params: Any) -> _Request[Boot]:
         """Warm start: who the agent is and what it should know; text is for a system prompt (GET /v1/boot)."""
-        return self._call("GET", "/v1/boot", query=params)
+        return self._req("GET", "/v1/boot", query=params)
 
-    def snapshot(self, *, trigger: dict[str, Any], **fields: Any) -> _J:
+    @_Op
+    def snapshot(self, /, *, trigger: dict[str, Any], **fields: Any) -> _Request[Snapshot]:
         """The memories a run starts with, within a token limit (POST /v1/snapshot)."""
-        return self._call("POST", "/v1/snapshot", body={"trigger": trigger, **fields})
+        return self._req("POST", "/v1/snapshot", body={"trigger": trigger, **fields})
 
-    def read(self, *, token_limit: int, **fields: Any) -> _J:
+    @_Op
+    def read(self, /, *, token_limit: int, **fields: Any) -> _Request[ReadResult]:
         """The default read: the memories for a prompt, with no query (POST /v1/read)."""
-        return self._call("POST", "/v1/read", body={"token_limit": token_limit, **fields})
+        return self._req("POST", "/v1/read", body={"token_limit": token_limit, **fields})
 
-    def reflect(self, **fields: Any) -> _J:
+    @_Op
+    def reflect(self, /, **fields: Any) -> _Request[ReflectReport]:
         """Run the sleep cycle: decay, tidy, retention (POST /v1/reflect)."""
-        return self._call("POST", "/v1/reflect", body=fields)
+        return self._req("POST", "/v1/reflect", body=fields)
 
-    def stats(self, **params: Any) -> _J:
+    @_Op
+    def stats(self, /, **params: Any) -> _Request[Stats]:
         """Count the agent's memories (GET /v1/stats)."""
-        return self._call("GET", "/v1/stats", query=params)
+        return self._req("GET", "/v1/stats", query=params)
 
-    def export(self, **params: Any) -> _L:
+    @_Op
+    def export(self, /, **params: Any) -> _Request[_ExportedMemories]:
         """Every live memory of the agent, oldest first (GET /v1/export, JSON Lines)."""
-        req = _Request("GET", "/v1/export", self._agent(params), None, None, None, _lines)
-        return cast(_L, self._send(req))
+        return _Request("GET", "/v1/export", self._agent(params), None, None, None, _lines)
 
-    def import_(self, *, memories: _Dicts | str, **params: Any) -> _J:
+    @_Op
+    def import_(self, /, *, memories: _Dicts | str, **params: Any) -> _Request[ImportResult]:
         """Read exported memories back into the agent (POST /v1/import); a bad one stores nothing."""
         text = memories if isinstance(memories, str) else "".join(json.dumps(m) + "\n" for m in memories)
-        return self._call("POST", "/v1/import", query=params, content=text, content_type="application/x-ndjson")
+        return self._req("POST", "/v1/import", query=params, content=text, content_type="application/x-ndjson")
 
-    def health(self) -> _J:
+    @_Op
+    def health(self, /) -> _Request[Health]:
         """Report that the server is up (GET /healthz)."""
-        return cast(_J, self._send(_Request("GET", "/healthz", None, None, None, None, _json)))
+        return _Request("GET", "/healthz", None, None, None, None, _json)
 
 
-class _Sessions(Generic[_J]):
+class _Sessions(_Part[_M]):
     """Sessions' working memory."""
 
-    def __init__(self, api: _API[_J, Any]) -> None:
+    def __init__(self, api: _API[_M]) -> None:
         self._api = api
 
-    def list(self, **params: Any) -> _J:
+    def _send(self, req: _Request[Any]) -> Any:
+        return self._api._send(req)
+
+    @_Op
+    def list(self, /, **params: Any) -> _Request[SessionList]:
         """The agent's sessions with working memory (GET /v1/sessions)."""
-        return self._api._call("GET", "/v1/sessions", query=params)
+        return self._api._req("GET", "/v1/sessions", query=params)
 
-    def get(self, *, session_id: str, **params: Any) -> _J:
+    @_Op
+    def get(self, /, *, session_id: str, **params: Any) -> _Request[Session]:
         """A session's working memory (GET /v1/sessions/{session_id})."""
-        return self._api._call("GET", f"/v1/sessions/{_seg(session_id)}", query=params)
+        return self._api._req("GET", f"/v1/sessions/{_seg(session_id)}", query=params)
 
-    def turn(self, *, session_id: str, text: str, **fields: Any) -> _J:
+    @_Op
+    def turn(self, /, *, session_id: str, text: str, **fields: Any) -> _Request[TurnResult]:
         """Record a message in a session's working memory (POST /v1/sessions/{session_id}/turns)."""
-        return self._api._call(
+        return self._api._req(
             "POST", f"/v1/sessions/{_seg(session_id)}/turns", body={"text": text, **fields}
         )
 
-    def end(self, *, session_id: str, **params: Any) -> _J:
+    @_Op
+    def end(self, /, *, session_id: str, **params: Any) -> _Request[SessionEnd]:
         """End a session; archive=True keeps its facts as memories (DELETE /v1/sessions/{session_id})."""
-        return self._api._call("DELETE", f"/v1/sessions/{_seg(session_id)}", query=params)
+        return self._api._req("DELETE", f"/v1/sessions/{_seg(session_id)}", query=params)
 
 
-class _Runs(Generic[_J]):
+class _Runs(_Part[_M]):
     """Runs' short-term memory."""
 
-    def __init__(self, api: _API[_J, Any]) -> None:
+    def __init__(self, api: _API[_M]) -> None:
         self._api = api
 
-    def open(self, *, trigger: dict[str, Any], **fields: Any) -> _J:
+    def _send(self, req: _Request[Any]) -> Any:
+        return self._api._send(req)
+
+    @_Op
+    def open(self, /, *, trigger: dict[str, Any], **fields: Any) -> _Request[Run]:
         """Open a run (POST /v1/runs)."""
-        return self._api._call("POST", "/v1/runs", body={"trigger": trigger, **fields})
+        return self._api._req("POST", "/v1/runs", body={"trigger": trigger, **fields})
 
-    def list(self, **params: Any) -> _J:
+    @_Op
+    def list(self, /, **params: Any) -> _Request[RunList]:
         """The agent's open runs (GET /v1/runs)."""
-        return self._api._call("GET", "/v1/runs", query=params)
+        return self._api._req("GET", "/v1/runs", query=params)
 
-    def get(self, *, run_id: str, **params: Any) -> _J:
+    @_Op
+    def get(self, /, *, run_id: str, **params: Any) -> _Request[RunView]:
         """Render a run (GET /v1/runs/{run_id})."""
-        return self._api._call("GET", f"/v1/runs/{_seg(run_id)}", query=params)
+        return self._api._req("GET", f"/v1/runs/{_seg(run_id)}", query=params)
 
-    def call(self, *, run_id: str, name: str, **fields: Any) -> _J:
+    @_Op
+    def call(self, /, *, run_id: str, name: str, **fields: Any) -> _Request[CallResult]:
         """Record a function call and its result (POST /v1/runs/{run_id}/calls)."""
         return self._post(run_id, "calls", {"name": name, **fields})
 
-    def respond(self, *, run_id: str, **fields: Any) -> _J:
+    @_Op
+    def respond(self, /, *, run_id: str, **fields: Any) -> _Request[RespondResult]:
         """Record the model's intermediate response (POST /v1/runs/{run_id}/responses)."""
         return self._post(run_id, "responses", fields)
 
-    def instruct(self, *, run_id: str, **fields: Any) -> _J:
+    @_Op
+    def instruct(self, /, *, run_id: str, **fields: Any) -> _Request[InstructResult]:
         """Inject a temporary instruction (POST /v1/runs/{run_id}/instructions)."""
         return self._post(run_id, "instructions", fields)
 
-    def close(self, *, run_id: str, **params: Any) -> _J:
+    @_Op
+    def close(self, /, *, run_id: str, **params: Any) -> _Request[RunClosed]:
         """Close a run (DELETE /v1/runs/{run_id})."""
-        return self._api._call("DELETE", f"/v1/runs/{_seg(run_id)}", query=params)
+        return self._api._req("DELETE", f"/v1/runs/{_seg(run_id)}", query=params)
 
-    def _post(self, run_id: str, what: str, body: dict[str, Any]) -> _J:
-        return self._api._call("POST", f"/v1/runs/{_seg(run_id)}/{what}", body=body)
+    def _post(self, run_id: str, what: str, body: dict[str, Any]) -> _Request[Any]:
+        return self._api._req("POST", f"/v1/runs/{_seg(run_id)}/{what}", body=body)
 
 
-class _Events(Generic[_J]):
+class _Events(_Part[_M]):
     """The event log."""
 
-    def __init__(self, api: _API[_J, Any]) -> None:
+    def __init__(self, api: _API[_M]) -> None:
         self._api = api
 
-    def append(self, *, type: str, **fields: Any) -> _J:
+    def _send(self, req: _Request[Any]) -> Any:
+        return self._api._send(req)
+
+    @_Op
+    def append(self, /, *, type: str, **fields: Any) -> _Request[Event]:
         """Append an event (POST /v1/events)."""
-        return self._api._call("POST", "/v1/events", body={"type": type, **fields})
+        return self._api._req("POST", "/v1/events", body={"type": type, **fields})
 
-    def append_many(self, *, events: _Dicts, **fields: Any) -> _J:
+    @_Op
+    def append_many(self, /, *, events: _Dicts, **fields: Any) -> _Request[EventBatchResult]:
         """Append many events at once (POST /v1/events/batch)."""
-        return self._api._call("POST", "/v1/events/batch", body={"events": events, **fields})
+        return self._api._req("POST", "/v1/events/batch", body={"events": events, **fields})
 
-    def list(self, **params: Any) -> _J:
+    @_Op
+    def list(self, /, **params: Any) -> _Request[EventPage]:
         """Events in order, a page at a time (GET /v1/events)."""
-        return self._api._call("GET", "/v1/events", query=params)
+        return self._api._req("GET", "/v1/events", query=params)
 
-    def get(self, *, id: str, **params: Any) -> _J:
+    @_Op
+    def get(self, /, *, id: str, **params: Any) -> _Request[Event]:
         """An event by id (GET /v1/events/{id})."""
-        return self._api._call("GET", f"/v1/events/{_seg(id)}", query=params)
+        return self._api._req("GET", f"/v1/events/{_seg(id)}", query=params)
 
-    def search(self, **fields: Any) -> _J:
+    @_Op
+    def search(self, /, **fields: Any) -> _Request[EventSearchResult]:
         """Events by meaning (POST /v1/events/search)."""
-        return self._api._call("POST", "/v1/events/search", body=fields)
+        return self._api._req("POST", "/v1/events/search", body=fields)
 
 
-def _unavailable(req: _Request, err: Exception) -> UnavailableError:
+def _unavailable(req: _Request[Any], err: Exception) -> UnavailableError:
     e = UnavailableError("unavailable", 0, f"{req.method} {req.path}: {err}")
     e.__cause__ = err
     return e
 
 
-class Client(_API[dict[str, Any], list[dict[str, Any]]]):
+class Client(_API[_Sync]):
     """A client of one mnemo server for one agent.
 
     >>> m = mnemo.Client(base_url="http://127.0.0.1:7077", api_key=key, agent_id="support-bot")
@@ -320,7 +447,7 @@ class Client(_API[dict[str, Any], list[dict[str, Any]]]):
         super().__init__(base_url, **opts)
         self._http = http or httpx.Client(timeout=self._timeout)
 
-    def _send(self, req: _Request) -> Any:
+    def _send(self, req: _Request[Any]) -> Any:
         attempt = 0
         while True:
             try:
@@ -349,7 +476,7 @@ class Client(_API[dict[str, Any], list[dict[str, Any]]]):
         self.close()
 
 
-class AsyncClient(_API[Awaitable[dict[str, Any]], Awaitable[list[dict[str, Any]]]]):
+class AsyncClient(_API[_Async]):
     """The asyncio client: the same methods as Client, awaited.
 
     >>> async with mnemo.AsyncClient(base_url=url, api_key=key, agent_id="bot") as m:
@@ -360,7 +487,7 @@ class AsyncClient(_API[Awaitable[dict[str, Any]], Awaitable[list[dict[str, Any]]
         super().__init__(base_url, **opts)
         self._http = http or httpx.AsyncClient(timeout=self._timeout)
 
-    async def _send(self, req: _Request) -> Any:
+    async def _send(self, req: _Request[Any]) -> Any:
         attempt = 0
         while True:
             try:
