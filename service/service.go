@@ -46,7 +46,7 @@ type Mnemo struct {
 // Options configure a Mnemo. The zero value is usable.
 type Options struct {
 	Limits mnemo.Limits
-	// DefaultLimit and MaxLimit bound recall results (REC-2: default 5,
+	// DefaultLimit and MaxLimit bound recall results (REC-5: default 5,
 	// max 20).
 	DefaultLimit int
 	MaxLimit     int
