@@ -14,7 +14,7 @@ async function describe(id) {
   } catch (err) { if (!(err instanceof ApiError) || err.status >= 500) throw err; }
   try {
     const m = await get(`/v1/memories/${encodeURIComponent(id)}`);
-    return { kind: 'memory', label: m.key || m.type, text: m.content, detail: m };
+    return { kind: 'memory', label: m.key || (m.content || m.type || '').slice(0, 24), text: m.content, detail: m };
   } catch (err) { if (!(err instanceof ApiError) || err.status >= 500) throw err; }
   return { kind: 'gone', label: shortId(id), text: 'not found (gone, or not this agent\'s)', detail: null };
 }

@@ -112,7 +112,9 @@ export async function render(root, ctx) {
   const body = h('div', { class: 'grow' });
   layout.append(side, body);
   root.append(layout);
-  side.append(filtersForm(p, setParams));
+  // On a phone the filters fold away, so that the list comes first.
+  const box = h('details', { class: 'filters-box', open: !matchMedia('(max-width: 640px)').matches }, h('summary', {}, 'Filters'), filtersForm(p, setParams));
+  side.append(box);
   keyTree(p.get('prefix') || '', (pre) => setParams(withParam('prefix', pre))).then((t) => side.prepend(t)).catch((e) => side.prepend(errorBox(e)));
 
   const t0 = performance.now();
