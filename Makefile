@@ -69,9 +69,9 @@ quality:
 # A short run of every fuzzer past its seed corpus: package:Fuzzer, one a line.
 FUZZERS = \
 	.:FuzzNormalizeKey \
-	.:FuzzWrite \
+	./memory:FuzzWrite \
 	./mcp:FuzzTools \
-	.:FuzzImport \
+	./memory:FuzzImport \
 	.:FuzzRun \
 	.:FuzzAppendEvent \
 	./events:FuzzTaskFacts \
@@ -108,7 +108,7 @@ bench: build
 
 # Go benchmarks: figures for docs/BENCHMARKS.md, never assertions.
 bench-go:
-	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event|DaySummary' -benchtime 2000x .
+	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event|DaySummary' -benchtime 2000x . ./memory
 	$(GO) test -run '^$$' -bench 'DaySummary' -benchtime 3x .
 	$(GO) test -run '^$$' -bench 'Event' -benchtime 2s .
 	$(GO) test -run '^$$' -bench 'Reflect100k' -benchtime 3x .

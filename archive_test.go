@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // Prune, reset and soft forget archive (hidden from recall, kept); the
@@ -16,7 +17,7 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	old := c.t.Add(-48 * time.Hour)
+	old := c.T.Add(-48 * time.Hour)
 	ms, err := svc.RememberBatch(ctx, alice, []mnemo.Draft{
 		{Content: str("Old scratch note about the build"), Tags: []string{"scratch"}, CreatedAt: &old},
 		{Content: str("Card on file 4111 1111 1111 1111")}, // restricted by classification
@@ -42,7 +43,7 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	if err != nil || len(pruned.Archived) != 1 || pruned.Archived[0] != ms[1].ID || pruned.LedgerSeq == 0 {
 		t.Fatalf("prune = %+v, %v", pruned, err)
 	}
-	before := c.t.Add(-24 * time.Hour)
+	before := c.T.Add(-24 * time.Hour)
 	if p, _ := svc.Prune(ctx, alice, lifecycle.PruneQuery{Before: &before}); len(p.Archived) != 1 || p.Archived[0] != ms[0].ID {
 		t.Fatalf("prune by time = %+v", p)
 	}
@@ -50,7 +51,7 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	if err != nil || len(soft.Archived) != 1 {
 		t.Fatalf("soft forget = %+v, %v", soft, err)
 	}
-	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "build"}); len(res.Results) != 1 || res.Results[0].ID != ms[3].ID {
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: "build"}); len(res.Results) != 1 || res.Results[0].ID != ms[3].ID {
 		t.Fatalf("recall after archiving: %+v", res.Results)
 	}
 
@@ -58,7 +59,7 @@ func TestPruneResetRestorePurge(t *testing.T) {
 	if ids, err := svc.Restore(ctx, alice, soft.LedgerSeq, "cli"); err != nil || len(ids) != 1 {
 		t.Fatalf("restore = %v, %v", ids, err)
 	}
-	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "tuesdays"}); len(res.Results) != 1 {
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: "tuesdays"}); len(res.Results) != 1 {
 		t.Fatalf("restored memory not recalled: %+v", res)
 	}
 	_, err = svc.Restore(ctx, alice, 9999, "")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -41,11 +42,11 @@ func contextFixture(b *testing.B, n int, end time.Time) string {
 			drafts := make([]mnemo.Draft, min(1000, n-i))
 			for j := range drafts {
 				k := i + j
-				s := c.sentence(8 + c.rng.IntN(20))
+				s := c.Sentence(8 + c.Rng.IntN(20))
 				at := start.Add(time.Duration(k) * step)
-				imp := c.rng.Float64()
+				imp := c.Rng.Float64()
 				drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Type: contextTypes[k%len(contextTypes)],
-					Importance: &imp, Pinned: k%1000 == 999, Tags: []string{c.words[c.rng.IntN(50)]}}
+					Importance: &imp, Pinned: k%1000 == 999, Tags: []string{c.Words[c.Rng.IntN(50)]}}
 				if k%4 == 0 {
 					drafts[j].Key = fmt.Sprintf("/notes/%d", k)
 				}
@@ -68,7 +69,7 @@ func openContext(b *testing.B, n int) *service.Mnemo {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return service.New(db, service.Options{Now: func() time.Time { return benchEnd }, Guard: mnemo.GuardOptions{Off: true}})
+	return service.New(db, service.Options{Now: func() time.Time { return benchEnd }, Guard: memory.GuardOptions{Off: true}})
 }
 
 func timed(b *testing.B, fn func(i int) error) {
@@ -94,7 +95,7 @@ func BenchmarkSnapshot100k(b *testing.B) {
 	c := newCorpus(12)
 	ctx := context.Background()
 	timed(b, func(int) error {
-		payload, _ := json.Marshal(c.query())
+		payload, _ := json.Marshal(c.Query())
 		_, err := svc.Snapshot(ctx, benchScope, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "message", Payload: payload}})
 		return err
 	})
@@ -117,7 +118,7 @@ func BenchmarkDefaultRead10k(b *testing.B) {
 	c := newCorpus(13)
 	ctx := context.Background()
 	timed(b, func(int) error {
-		_, err := svc.DefaultRead(ctx, benchScope, prompt.ReadQuery{TokenLimit: 2000, Tags: []string{c.words[c.rng.IntN(50)], c.words[c.rng.IntN(50)]}})
+		_, err := svc.DefaultRead(ctx, benchScope, prompt.ReadQuery{TokenLimit: 2000, Tags: []string{c.Words[c.Rng.IntN(50)], c.Words[c.Rng.IntN(50)]}})
 		return err
 	})
 }
@@ -140,8 +141,8 @@ func BenchmarkRunAppend(b *testing.B) {
 	}
 	cp := newCorpus(14)
 	timed(b, func(i int) error {
-		out, _ := json.Marshal(cp.sentence(60))
-		if _, err := svc.RecordCall(ctx, benchScope, r.ID, prompt.ToolCall{Name: "search", Input: json.RawMessage(`{"q":"` + strings.ReplaceAll(cp.query(), `"`, "") + `"}`), Output: out}); err != nil {
+		out, _ := json.Marshal(cp.Sentence(60))
+		if _, err := svc.RecordCall(ctx, benchScope, r.ID, prompt.ToolCall{Name: "search", Input: json.RawMessage(`{"q":"` + strings.ReplaceAll(cp.Query(), `"`, "") + `"}`), Output: out}); err != nil {
 			return err
 		}
 		_, err := svc.GetRun(ctx, benchScope, r.ID)

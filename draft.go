@@ -92,15 +92,6 @@ type Draft struct {
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Archived  bool       `json:"archived,omitempty"`
-
-	// context is the conversational neighbourhood of a message, indexed
-	// with a lower weight; prev is the message before it, embedded with it.
-	// Set by AddMessages only.
-	context string
-	prev    string
-	// message marks a conversation message (AddMessages): its content has
-	// the higher MaxMessageChars limit, and an error names messages[i].
-	message bool
 }
 
 // Tombstone reports whether d deletes its key.
@@ -157,12 +148,8 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	if m.Content == "" {
 		return m, Errorf(EINVALID, "content is empty: give content or data")
 	}
-	limit := lim.MaxContentChars
-	if d.message {
-		limit = max(limit, lim.MaxMessageChars)
-	}
-	if n := utf8.RuneCountInString(m.Content); n > limit {
-		return m, Errorf(ETOOLARGE, "content is %d characters, the limit is %d", n, limit)
+	if n := utf8.RuneCountInString(m.Content); n > lim.MaxContentChars {
+		return m, Errorf(ETOOLARGE, "content is %d characters, the limit is %d", n, lim.MaxContentChars)
 	}
 	if !utf8.ValidString(m.Content) || !utf8.ValidString(d.Summary) {
 		return m, Errorf(EINVALID, "content is not valid UTF-8")

@@ -31,7 +31,7 @@ func FuzzAppendEvent(f *testing.F) {
 	c := newClock()
 	svc, _ := newEventService(f, c, events.Options{ColdAfter: time.Hour})
 	ctx := context.Background()
-	first, err := svc.AppendEvent(ctx, alice, mnemo.Event{ID: "e0", Type: "seed", TS: c.t.Add(-48 * time.Hour)})
+	first, err := svc.AppendEvent(ctx, alice, mnemo.Event{ID: "e0", Type: "seed", TS: c.T.Add(-48 * time.Hour)})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func FuzzAppendEvent(f *testing.F) {
 			if got, err = svc.GetEvent(ctx, alice, stored.ID); err != nil {
 				t.Fatal(err)
 			}
-			if !stored.TS.After(c.t.Add(-time.Hour)) { // archived
+			if !stored.TS.After(c.T.Add(-time.Hour)) { // archived
 				same(got, "cold")
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,37 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/service"
-	"github.com/mnemo-dev/mnemo/sqlite"
 )
-
-// newEventService returns a service with event options over a fresh store,
-// and the store.
-func newEventService(t testing.TB, c *clock, o events.Options) (*service.Mnemo, *sqlite.DB) {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return service.New(db, service.Options{Now: c.Now, Events: o}), db
-}
-
-func ev(typ, source string, ts time.Time, data string) mnemo.Event {
-	e := mnemo.Event{Type: typ, Source: source, TS: ts}
-	if data != "" {
-		e.Data = json.RawMessage(data)
-	}
-	return e
-}
-
-func mustAppend(t testing.TB, svc *service.Mnemo, scope mnemo.Scope, es ...mnemo.Event) []mnemo.Event {
-	t.Helper()
-	out, err := svc.AppendEvents(context.Background(), scope, es)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func allEvents(t testing.TB, svc *service.Mnemo, scope mnemo.Scope, q mnemo.EventQuery) []mnemo.Event {
 	t.Helper()
@@ -112,7 +81,7 @@ func TestAppendEventValidation(t *testing.T) {
 	}
 	// The same id twice is a conflict, and the first stays as it was.
 	e, err := svc.AppendEvent(ctx, alice, mnemo.Event{ID: "e1", Type: "AgentStarted", Data: json.RawMessage(` {"a": 1} `)})
-	if err != nil || e.ID != "e1" || string(e.Data) != `{"a":1}` || !e.TS.Equal(c.t) {
+	if err != nil || e.ID != "e1" || string(e.Data) != `{"a":1}` || !e.TS.Equal(c.T) {
 		t.Fatalf("append: %+v %v", e, err)
 	}
 	if _, err := svc.AppendEvent(ctx, alice, mnemo.Event{ID: "e1", Type: "AgentStopped"}); mnemo.ErrorCode(err) != mnemo.ECONFLICT {
@@ -134,7 +103,7 @@ func TestQueryEventsOrderFiltersAndPaging(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc, _ := newEventService(t, c, events.Options{})
-	t0 := c.t
+	t0 := c.T
 	// Appended out of time order: queries return time order, and arrival
 	// order among equal times.
 	in := mustAppend(t, svc, alice,
@@ -197,7 +166,7 @@ func TestEventsColdSegments(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc, _ := newEventService(t, c, events.Options{ColdAfter: 90 * 24 * time.Hour})
-	start := c.t.Add(-200 * 24 * time.Hour)
+	start := c.T.Add(-200 * 24 * time.Hour)
 	var batch []mnemo.Event
 	for i := range 200 {
 		// Several events a day, some at the same instant, two sources.
@@ -240,7 +209,7 @@ func TestEventsColdSegments(t *testing.T) {
 		}
 	}
 	// A window across the boundary, filtered.
-	from, to := c.t.Add(-100*24*time.Hour), c.t.Add(-80*24*time.Hour)
+	from, to := c.T.Add(-100*24*time.Hour), c.T.Add(-80*24*time.Hour)
 	var want []string
 	for _, e := range before {
 		if !e.TS.Before(from) && e.TS.Before(to) && e.Type == "same" {
@@ -306,7 +275,7 @@ func relationsOf(t testing.TB, svc *service.Mnemo, scope mnemo.Scope, id string)
 func TestRelationRules(t *testing.T) {
 	c := newClock()
 	svc, _ := newEventService(t, c, events.Options{})
-	t0 := c.t
+	t0 := c.T
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	es := mustAppend(t, svc, alice,
 		mnemo.Event{ID: "start", Type: "AgentStarted", Source: "agent", TS: at(0)},
@@ -356,7 +325,7 @@ func TestAppendEventsAtomic(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc, db := newEventService(t, c, events.Options{})
-	first := mustAppend(t, svc, alice, ev("AgentStarted", "a", c.t, ""))[0]
+	first := mustAppend(t, svc, alice, ev("AgentStarted", "a", c.T, ""))[0]
 	boom := errors.New("injected failure")
 	tests := []struct {
 		name   string
@@ -366,21 +335,21 @@ func TestAppendEventsAtomic(t *testing.T) {
 			if e.ID == "b" {
 				return nil, boom
 			}
-			return []mnemo.Relation{{Source: first.ID, Target: e.ID, Type: "x", Confidence: 1, CreatedAt: c.t}}, nil
+			return []mnemo.Relation{{Source: first.ID, Target: e.ID, Type: "x", Confidence: 1, CreatedAt: c.T}}, nil
 		}},
 		{"relation write fails after its event was written", func(_ context.Context, _ mnemo.EventLookup, e mnemo.Event) ([]mnemo.Relation, error) {
 			conf := 1.0
 			if e.ID == "b" {
 				conf = 2 // refused by the store
 			}
-			return []mnemo.Relation{{Source: first.ID, Target: e.ID, Type: "x", Confidence: conf, CreatedAt: c.t}}, nil
+			return []mnemo.Relation{{Source: first.ID, Target: e.ID, Type: "x", Confidence: conf, CreatedAt: c.T}}, nil
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := db.AppendEvents(ctx, alice, []mnemo.Event{
-				{ID: "a", Type: "AgentStopped", Source: "a", TS: c.t.Add(time.Second)},
-				{ID: "b", Type: "AgentStopped", Source: "a", TS: c.t.Add(2 * time.Second)},
+				{ID: "a", Type: "AgentStopped", Source: "a", TS: c.T.Add(time.Second)},
+				{ID: "b", Type: "AgentStopped", Source: "a", TS: c.T.Add(2 * time.Second)},
 			}, tt.relate)
 			if err == nil {
 				t.Fatal("append succeeded")
@@ -502,7 +471,7 @@ func TestReplay(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc, _ := newEventService(t, c, events.Options{})
-	t0 := c.t.Add(-time.Hour)
+	t0 := c.T.Add(-time.Hour)
 	in := mustAppend(t, svc, alice,
 		ev("a", "s", t0, ""), ev("b", "s", t0.Add(time.Millisecond), ""),
 		ev("c", "s", t0.Add(2*time.Millisecond), ""), ev("d", "s", t0.Add(time.Hour), ""))
@@ -553,7 +522,7 @@ func TestReplayNeverBlocksWriters(t *testing.T) {
 	svc, _ := newEventService(t, c, events.Options{})
 	var batch []mnemo.Event
 	for i := range 600 { // more than one page of the replay's reads
-		batch = append(batch, ev("x", "s", c.t.Add(time.Duration(i)), ""))
+		batch = append(batch, ev("x", "s", c.T.Add(time.Duration(i)), ""))
 	}
 	mustAppend(t, svc, alice, batch...)
 	hung := make(chan struct{})
@@ -572,7 +541,7 @@ func TestReplayNeverBlocksWriters(t *testing.T) {
 	}()
 	<-hung
 	for i := range 50 {
-		mustAppend(t, svc, alice, ev("y", "w", c.t.Add(time.Hour+time.Duration(i)), ""))
+		mustAppend(t, svc, alice, ev("y", "w", c.T.Add(time.Hour+time.Duration(i)), ""))
 	}
 	close(release)
 	if err := <-done; err != nil {
@@ -585,8 +554,8 @@ func TestExportEvents(t *testing.T) {
 	c := newClock()
 	svc, _ := newEventService(t, c, events.Options{})
 	mustAppend(t, svc, alice,
-		mnemo.Event{ID: "s", Type: "AgentStarted", Source: "a", TS: c.t, Data: json.RawMessage(`{"x":"a,b\"c"}`)},
-		mnemo.Event{ID: "e", Type: "AgentStopped", Source: "a", TS: c.t.Add(time.Second), Metadata: json.RawMessage(`{"k":1}`)})
+		mnemo.Event{ID: "s", Type: "AgentStarted", Source: "a", TS: c.T, Data: json.RawMessage(`{"x":"a,b\"c"}`)},
+		mnemo.Event{ID: "e", Type: "AgentStopped", Source: "a", TS: c.T.Add(time.Second), Metadata: json.RawMessage(`{"k":1}`)})
 
 	var buf bytes.Buffer
 	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportJSON, &buf)
@@ -640,7 +609,7 @@ func TestConcurrentEventWriters(t *testing.T) {
 		scope := mnemo.Scope{TenantID: "t1", AgentID: fmt.Sprintf("agent%d", a)}
 		wg.Go(func() {
 			for i := range each {
-				if _, err := svc.AppendEvent(ctx, scope, ev("step", "s", c.t.Add(time.Duration(i)*time.Second), "")); err != nil {
+				if _, err := svc.AppendEvent(ctx, scope, ev("step", "s", c.T.Add(time.Duration(i)*time.Second), "")); err != nil {
 					errs <- err
 					return
 				}

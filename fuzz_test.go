@@ -1,7 +1,6 @@
 package mnemo_test
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -12,78 +11,6 @@ import (
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
-
-// FuzzImport feeds arbitrary JSONL to Import on a real store that already
-// holds one memory. Whatever the input, Import either fails with a
-// domain error and stores nothing, or stores every record it reports; the
-// memory that was there before is never lost or changed.
-func FuzzImport(f *testing.F) {
-	for _, s := range []string{
-		`{"tenant_id":"t","agent_id":"a","content":"hello"}`,
-		`{"id":"01a20139-af6c-70fe-96cb-6ecbacfcc7ab","tenant_id":"t","agent_id":"a","key":"/k","content":"x","tags":["a"],"created_at":"2026-01-01T00:00:00Z","access_count":3}`,
-		"{\"tenant_id\":\"t\",\"agent_id\":\"a\",\"content\":\"one\"}\n{\"tenant_id\":\"t\",\"agent_id\":\"a\",\"content\":\"two\"}",
-		`{"tenant_id":"t","agent_id":"a","data":{"expired_at":"2020-01-01T00:00:00Z"}}`,
-		`{"tenant_id":"t","agent_id":"a","content":"x","bogus":1}`,
-		`{"tenant_id":"t","agent_id":"a","content":"x","id":"not-a-uuid"}`,
-		`{"tenant_id":"t","agent_id":"a","content":"x","priority":7}`,
-		`{"tenant_id":"t","agent_id":"a","content":"x","embedding":[0.5,1e38]}`,
-		`[1,2,3]`, ``, "\n\n", `{"content":"no scope"}`,
-	} {
-		f.Add(s)
-	}
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"), sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	svc := service.New(db, service.Options{})
-	keep := mnemo.Scope{TenantID: "keep", AgentID: "keep"}
-	kept, err := svc.Remember(ctx, keep, mnemo.Draft{Key: "/kept", Content: ptr("must survive")})
-	if err != nil {
-		f.Fatal(err)
-	}
-	into := mnemo.Scope{TenantID: "fuzz", AgentID: "fuzz"}
-	f.Fuzz(func(t *testing.T, in string) {
-		if _, err := svc.Clear(ctx, into); err != nil {
-			t.Fatal(err)
-		}
-		n, err := svc.Import(ctx, strings.NewReader(in), mnemo.ImportOptions{Scope: &into})
-		_, total, lerr := svc.List(ctx, into, mnemo.ListQuery{Filter: mnemo.Filter{IncludeArchived: true, IncludeExpired: true}})
-		if lerr != nil {
-			t.Fatal(lerr)
-		}
-		if err != nil {
-			if c := mnemo.ErrorCode(err); c != mnemo.EINVALID && c != mnemo.ETOOLARGE {
-				t.Fatalf("Import(%q): code %s: %v", in, c, err)
-			}
-			if total != 0 {
-				t.Fatalf("failed import stored %d records", total)
-			}
-		} else if total > n {
-			t.Fatalf("import reported %d, stored %d", n, total)
-		}
-		// An import that worked exports and re-imports to the same bytes.
-		if err == nil && n > 0 {
-			var a, b bytes.Buffer
-			svc.Export(ctx, into, &a, nil)
-			svc.Clear(ctx, into)
-			if _, err := svc.Import(ctx, bytes.NewReader(a.Bytes()), mnemo.ImportOptions{Scope: &into}); err != nil {
-				t.Fatalf("re-import of an export failed: %v\n%s", err, a.String())
-			}
-			svc.Export(ctx, into, &b, nil)
-			if !bytes.Equal(a.Bytes(), b.Bytes()) {
-				t.Fatalf("round trip differs:\n%s\n%s", a.String(), b.String())
-			}
-		}
-		got, err := svc.Get(ctx, keep, kept.ID)
-		if err != nil || got.Content != "must survive" {
-			t.Fatalf("the kept memory changed: %+v %v", got, err)
-		}
-	})
-}
-
-func ptr(s string) *string { return &s }
 
 // FuzzRun feeds arbitrary calls, responses and turns to a run's short-term
 // memory and a session's working memory. Whatever the input, a change

@@ -125,9 +125,10 @@ type SummaryQuery struct {
 	Limit  int        `json:"limit,omitempty"` // 0: 100; at most MaxListLimit
 }
 
-// InsightStore is an EventStore that keeps summaries (L4) and capabilities
-// (L5). A Service whose store is not one answers their calls with
-// EUNAVAILABLE.
+// InsightStore keeps summaries (L4) and capabilities (L5). It does not embed
+// EventStore: the events they are made from are read through the
+// Backend's Events. A Service whose store is not an InsightStore answers
+// their calls with EUNAVAILABLE.
 type InsightStore interface {
 	// PutSummary stores s, replacing the scope's summary of the same period
 	// and start: one per period, however often it is generated.

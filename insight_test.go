@@ -72,7 +72,7 @@ func dayOfEvents(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) []mnemo.Ev
 
 func TestSummarizeHourAndDay(t *testing.T) {
 	c := newClock()
-	c.t = time.Date(2026, 3, 2, 0, 30, 0, 0, time.UTC)
+	c.T = time.Date(2026, 3, 2, 0, 30, 0, 0, time.UTC)
 	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
 	evs := dayOfEvents(t, svc, alice)
@@ -166,7 +166,7 @@ func TestSummaryBadInput(t *testing.T) {
 	c := newClock()
 	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
-	from, to := c.t, c.t.Add(-time.Hour)
+	from, to := c.T, c.T.Add(-time.Hour)
 	for _, tc := range []struct {
 		name string
 		call func() error
@@ -201,10 +201,10 @@ func TestSummaryRetention(t *testing.T) {
 	c := newClock()
 	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
-	old := c.t.AddDate(-2, 0, 0)
-	mustAppend(t, svc, alice, ev("Old", "w", old, ""), ev("New", "w", c.t.Add(-2*time.Hour), ""))
+	old := c.T.AddDate(-2, 0, 0)
+	mustAppend(t, svc, alice, ev("Old", "w", old, ""), ev("New", "w", c.T.Add(-2*time.Hour), ""))
 	for _, p := range mnemo.Periods {
-		for _, at := range []time.Time{old, c.t.Add(-2 * time.Hour)} {
+		for _, at := range []time.Time{old, c.T.Add(-2 * time.Hour)} {
 			if _, err := svc.Summarize(ctx, alice, p, at); err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +218,7 @@ func TestSummaryRetention(t *testing.T) {
 	kept := map[mnemo.Period]int{}
 	for _, s := range got {
 		kept[s.Period]++
-		if s.Start.Before(c.t.AddDate(-1, 0, 0)) && (s.Period == mnemo.PeriodHour || s.Period == mnemo.PeriodDay) {
+		if s.Start.Before(c.T.AddDate(-1, 0, 0)) && (s.Period == mnemo.PeriodHour || s.Period == mnemo.PeriodDay) {
 			t.Errorf("an old %s summary survived", s.Period)
 		}
 	}
@@ -234,8 +234,8 @@ func TestSummarizeClosed(t *testing.T) {
 	c := newClock() // 2026-03-01 12:00, a Sunday
 	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
-	mustAppend(t, svc, alice, ev("DeployCompleted", "w", c.t.Add(-30*time.Minute), ""))
-	mustAppend(t, svc, bob, ev("DeployFailed", "w", c.t.Add(-90*time.Minute), ""))
+	mustAppend(t, svc, alice, ev("DeployCompleted", "w", c.T.Add(-30*time.Minute), ""))
+	mustAppend(t, svc, bob, ev("DeployFailed", "w", c.T.Add(-90*time.Minute), ""))
 	// The last closed hour (11:00) is summarized; the current one is open,
 	// and bob's 10:00 hour is no longer the last closed one (Summarize
 	// writes any period on demand).
@@ -546,12 +546,12 @@ func TestSummarizeClosedRegeneratesEarly(t *testing.T) {
 	c := newClock() // 12:00
 	svc, _ := newEventService(t, c, events.Options{})
 	ctx := context.Background()
-	mustAppend(t, svc, alice, ev("A", "w", c.t.Add(10*time.Minute), ""))
-	if _, err := svc.Summarize(ctx, alice, mnemo.PeriodHour, c.t.Add(20*time.Minute)); err != nil {
+	mustAppend(t, svc, alice, ev("A", "w", c.T.Add(10*time.Minute), ""))
+	if _, err := svc.Summarize(ctx, alice, mnemo.PeriodHour, c.T.Add(20*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(30 * time.Minute)
-	mustAppend(t, svc, alice, ev("B", "w", c.t, ""))
+	mustAppend(t, svc, alice, ev("B", "w", c.T, ""))
 	c.Advance(time.Hour) // 13:30: the 12:00 hour closed
 	if n, err := svc.SummarizeClosed(ctx); err != nil || n != 1 {
 		t.Fatalf("SummarizeClosed = %d, %v; want the early hour again", n, err)

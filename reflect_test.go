@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -41,7 +42,7 @@ func TestReflect(t *testing.T) {
 	c := newClock()
 	svc := newService(t, c)
 	day := 24 * time.Hour
-	at := func(d time.Duration) *time.Time { return tptr(c.t.Add(-d)) }
+	at := func(d time.Duration) *time.Time { return tptr(c.T.Add(-d)) }
 	p := func(n int) *int { return &n }
 	drafts := []mnemo.Draft{
 		{Content: str("I am Noa, the family's assistant."), Type: "identity", Priority: p(0), CreatedAt: at(400 * day)},
@@ -97,7 +98,7 @@ func TestReflect(t *testing.T) {
 	if ret, n, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionRetention}); n != 1 || len(ret[0].MemoryIDs) != 1 {
 		t.Fatalf("retention ledger = %+v", ret)
 	}
-	res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "webhook connection"})
+	res, _ := svc.Recall(ctx, alice, memory.Query{Text: "webhook connection"})
 	if len(res.Results) != 0 {
 		t.Fatalf("an archived memory was recalled: %+v", res.Results)
 	}
@@ -124,8 +125,8 @@ func TestReflectScenario6(t *testing.T) {
 	}
 	total, capacity, recalled := 12000/div, 10000/div, 500/div
 	// Loaded past the Write Guard, as an import is.
-	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: true}, Lifecycle: lc})
-	start := c.t.Add(-100 * 24 * time.Hour)
+	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: memory.GuardOptions{Off: true}, Lifecycle: lc})
+	start := c.T.Add(-100 * 24 * time.Hour)
 	for i := 0; i < total; i += 1000 {
 		drafts := make([]mnemo.Draft, min(1000, total-i))
 		for j := range drafts {
@@ -143,7 +144,7 @@ func TestReflectScenario6(t *testing.T) {
 	for i := range ms {
 		ids[i] = ms[i].ID
 	}
-	if err := svc.Store().Touch(ctx, alice, ids, c.t.Add(-24*time.Hour)); err != nil {
+	if err := svc.Store().Touch(ctx, alice, ids, c.T.Add(-24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCapacity}})
@@ -171,11 +172,11 @@ func TestReflectScenario6(t *testing.T) {
 	}
 	for _, k := range []int{recalled + 100/div, recalled + over - 1} {
 		q := fmt.Sprintf("t%05d", k)
-		if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: q}); len(res.Results) != 0 {
+		if res, _ := svc.Recall(ctx, alice, memory.Query{Text: q}); len(res.Results) != 0 {
 			t.Fatalf("recall %s returned archived %q", q, res.Results[0].Content)
 		}
 	}
-	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: fmt.Sprintf("t%05d", 100/div)}); len(res.Results) != 1 {
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: fmt.Sprintf("t%05d", 100/div)}); len(res.Results) != 1 {
 		t.Fatalf("a recalled old memory was archived")
 	}
 }
@@ -210,7 +211,7 @@ func TestReflectCompact(t *testing.T) {
 	db := newService(t, c).Store()
 	svc := service.New(db, service.Options{Now: c.Now, Lifecycle: lifecycle.Options{CompactOver: 5}})
 	for i := range 8 {
-		at := c.t.Add(-time.Duration(8-i) * time.Hour)
+		at := c.T.Add(-time.Duration(8-i) * time.Hour)
 		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Standup %d: shipped item %d. Details follow.", i, i)), Tags: []string{"standup"}, CreatedAt: &at}); err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +263,7 @@ func TestDefaultPriorityByType(t *testing.T) {
 		if err != nil || m.Priority != tt.want {
 			t.Errorf("%s: priority %d, %v; want %d", tt.typ, m.Priority, err, tt.want)
 		}
-		if tt.want == 0 && mnemo.Vitality(&m, c.t.AddDate(10, 0, 0)) != 1 {
+		if tt.want == 0 && mnemo.Vitality(&m, c.T.AddDate(10, 0, 0)) != 1 {
 			t.Errorf("identity decays")
 		}
 	}
@@ -275,7 +276,7 @@ func TestReflectTypeQuota(t *testing.T) {
 	store := newService(t, c).Store()
 	svc := service.New(store, service.Options{Now: c.Now, Lifecycle: lifecycle.Options{TypeQuota: map[string]int{"event": 2}}})
 	for i := range 4 {
-		at := c.t.Add(-time.Duration(4-i) * time.Hour)
+		at := c.T.Add(-time.Duration(4-i) * time.Hour)
 		svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Event number %d happened in the lab", i)), Type: "event", CreatedAt: &at})
 	}
 	svc.Remember(ctx, alice, mnemo.Draft{Content: str("A piece of knowledge about the lab"), Type: "knowledge"})

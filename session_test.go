@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
@@ -17,7 +18,7 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 	_, err := svc.GetWorkingMemory(ctx, alice, "s1")
 	wantCode(t, "before the first message", err, mnemo.ENOTFOUND)
 
-	created := c.t
+	created := c.T
 	wm, err := svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "Hi, my name is Dana and I live in Lisbon. I'm planning a trip to Kyoto in April."})
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestWorkingMemoryLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wm.TurnCount != 2 || !wm.UpdatedAt.Equal(c.t) || !wm.CreatedAt.Equal(created) {
+	if wm.TurnCount != 2 || !wm.UpdatedAt.Equal(c.T) || !wm.CreatedAt.Equal(created) {
 		t.Fatalf("second turn: %+v", wm)
 	}
 	if !strings.Contains(wm.CurrentTopic, "kyoto") {
@@ -154,7 +155,7 @@ func TestTopicBoost(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	q := mnemo.Query{Text: "which hotel", Explain: true}
+	q := memory.Query{Text: "which hotel", Explain: true}
 	plain, err := svc.Surface(ctx, alice, q)
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func TestSnapshotScenario3(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newContextService(t, c, prompt.Options{})
-	start := c.t.Add(-60 * 24 * time.Hour)
+	start := c.T.Add(-60 * 24 * time.Hour)
 	var drafts []mnemo.Draft
 	for i := range 1000 {
 		at := start.Add(time.Duration(i) * 86 * time.Minute) // the last ~17 in the last day
@@ -89,7 +89,7 @@ func TestSnapshotScenario3(t *testing.T) {
 		}
 	}
 	for _, m := range snap.Memories[3:] {
-		if c.t.Sub(m.CreatedAt) > 24*time.Hour {
+		if c.T.Sub(m.CreatedAt) > 24*time.Hour {
 			t.Fatalf("recent memory %q is from %v", m.Line, m.CreatedAt)
 		}
 	}
@@ -135,7 +135,7 @@ func bootFixture(t *testing.T) (*service.Mnemo, *clock) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newContextService(t, c, prompt.Options{})
-	day := func(d int) *time.Time { return tptr(c.t.AddDate(0, 0, -d)) }
+	day := func(d int) *time.Time { return tptr(c.T.AddDate(0, 0, -d)) }
 	drafts := []mnemo.Draft{
 		{Content: str("I am Noa, a careful assistant for the Lin family."), Type: "identity", Priority: new(int)},
 		{Content: str("Mei said she loves the new garden plan."), Type: "emotion", CreatedAt: day(1)},
@@ -199,7 +199,7 @@ func TestDefaultRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	now := c.t
+	now := c.T
 	set("/user/preference/style", `{"type":"preference","summary":"用户喜欢中文、偏好简洁","importance":0.9}`, now.Add(-48*time.Hour))
 	set("/user/calendar/dentist", `{"type":"reminder","summary":"明天10点牙科复诊（一次性）","tags":["calendar"]}`, now.Add(-2*time.Hour))
 	set("/user/calendar/old", `{"type":"reminder","summary":"expired","expired_at":"2026-02-28T00:00:00Z"}`, now.Add(-72*time.Hour))

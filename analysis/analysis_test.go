@@ -171,6 +171,7 @@ func TestKeywords(t *testing.T) {
 	}
 }
 
+// TestKeywordsSeed is REC-9's example: mixed Chinese and English text.
 func TestKeywordsSeed(t *testing.T) {
 	got := New().Keywords("我喜欢用 Python 写代码", 10)
 	for _, want := range []string{"Python", "代码", "喜欢"} {

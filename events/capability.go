@@ -341,7 +341,7 @@ func readyCapabilities(caps []mnemo.Capability) []mnemo.Capability {
 }
 
 // Capabilities returns the scope's ready capabilities that fit q, best
-// first (seed 002 能力复用查询): a capability of q.TaskType first, then
+// first (EVT-12): a capability of q.TaskType first, then
 // by the overlap of q.Text's terms with the capability's name, type,
 // description, tools and conditions, and, with an embedder, by the
 // cosine similarity of their vectors; ties go to the more successful.

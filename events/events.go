@@ -21,7 +21,7 @@ type Options struct {
 	Strict     bool
 	KnownTypes []string
 	// ColdAfter is the age past which ArchiveEvents moves events to cold
-	// segments; 0 means 90 days (seed 002).
+	// segments; 0 means 90 days (EVT-14).
 	ColdAfter time.Duration
 	// Rules are the relation rules; the zero value is DefaultRelationRules.
 	Rules *RelationRules
@@ -48,7 +48,7 @@ const (
 	maxEventSrc  = 256
 )
 
-// DefaultColdAfter is when events move to cold segments (seed 002: 90 days).
+// DefaultColdAfter is when events move to cold segments (EVT-14: 90 days).
 const DefaultColdAfter = 90 * 24 * time.Hour
 
 func (o Options) withDefaults() Options {
@@ -104,14 +104,14 @@ func (s *Service) AppendEvents(ctx context.Context, scope mnemo.Scope, events []
 		}
 		out[i] = e
 	}
-	pending := s.l3.attach(ctx, out)
+	pending := s.after.attach(ctx, out)
 	stored, err := es.AppendEvents(ctx, scope, out, s.events.Rules.Relate(now))
 	if err != nil {
 		return nil, err
 	}
 	s.learnCapabilities(ctx, scope, stored)
 	if pending {
-		s.l3.kick()
+		s.after.kick()
 	}
 	s.afterAppend(scope, stored)
 	return stored, nil

@@ -197,8 +197,8 @@ func allowed(r mnemo.Relation, node, dir string) bool {
 	return true
 }
 
-// Link relates two nodes, each an event or a memory of scope (seed 003's
-// links): type defaults to related, confidence to 1. Errors: ENOTFOUND
+// Link relates two nodes, each an event or a memory of scope (REC-22):
+// type defaults to related, confidence to 1. Errors: ENOTFOUND
 // when an end is neither, EINVALID.
 func (s *Service) Link(ctx context.Context, scope mnemo.Scope, r mnemo.Relation) (mnemo.Relation, error) {
 	if err := mnemo.CheckScope(scope); err != nil {

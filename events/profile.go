@@ -14,7 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// The adaptive user profile (seed 002 "自适应用户画像更新").
+// The adaptive user profile (EVT-13).
 //
 // The profile of a scope's user lives in a state document (kind
 // "profile", id "user"), so it is shared by every process on the store and

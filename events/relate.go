@@ -11,7 +11,7 @@ import (
 )
 
 // RelationRules are the rules that relate a structured event to the events
-// before it (seed 002 L2, "结构化事件用规则"):
+// before it (EVT-6: rules for structured events):
 //
 //   - parent/child: data.parent_id or metadata.parent_id names the parent;
 //   - temporal: the previous event of the same source (and agent) precedes it;

@@ -38,7 +38,7 @@ type ReplayResult struct {
 }
 
 // Replay re-publishes the scope's events of a window to sink in their
-// original order (seed 002 事件重放), waiting between events as long as
+// original order (EVT-4), waiting between events as long as
 // they were apart divided by Speed. It stops at the first event the sink
 // fails to take, or when ctx is cancelled, and says how far it got. It
 // reads page by page and holds nothing open while it waits, so that a slow

@@ -19,7 +19,7 @@ type Service struct {
 	analyzer *analysis.Analyzer
 	capEmb   mnemo.Embedder // ranks capabilities; nil: by terms only
 	events   Options
-	l3       *eventLayers // L2 text relations, L3 vectors: work after appends
+	after    *postAppend // work after an append commits: L2 text relations, L3 vectors
 }
 
 // Deps are the values the facade passes in.
@@ -57,12 +57,12 @@ func New(b mnemo.Backend, o Options, d Deps) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.l3 = newEventLayers(b, o, d, s.log)
+	s.after = newPostAppend(b, o, d, s.log)
 	return s
 }
 
 // Close stops the event workers (L3 vectors, text relations).
 func (s *Service) Close() error {
-	s.l3.close()
+	s.after.close()
 	return nil
 }

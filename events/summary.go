@@ -13,7 +13,7 @@ import (
 )
 
 // isLong says whether the period's summary has trends, patterns and
-// suggestions (seed 002: week and month, and year).
+// suggestions (EVT-10: week and month; year too).
 func isLong(p mnemo.Period) bool {
 	return p == mnemo.PeriodWeek || p == mnemo.PeriodMonth || p == mnemo.PeriodYear
 }
@@ -31,7 +31,7 @@ type Insighter interface {
 	EventInsights(ctx context.Context, s mnemo.Summary, prev *mnemo.Summary) (Insights, error)
 }
 
-// SummaryRetention is how long hour and day summaries are kept (seed 002:
+// SummaryRetention is how long hour and day summaries are kept (EVT-16:
 // a year); week, month and year summaries are kept for good.
 const SummaryRetention = 365 * 24 * time.Hour
 
@@ -405,7 +405,7 @@ func (s *Service) SummarizeClosed(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// DropOldSummaries applies seed 002's retention: hour and day summaries of
+// DropOldSummaries applies EVT-16: hour and day summaries of
 // periods that ended more than a year ago are deleted; week, month and
 // year summaries are kept. It returns how many it deleted.
 func (s *Service) DropOldSummaries(ctx context.Context) (int, error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // TaskRules say what a task, a success and an error are in events, for the
-// summaries (L4) and the capabilities (L5) of seed 002. The conventions:
+// summaries (L4, EVT-10) and the capabilities (L5, EVT-11). The conventions:
 //
 //   - A task outcome is an event whose data.status is one of
 //     SuccessStatuses or FailureStatuses, or, without a status, whose type
@@ -38,7 +38,7 @@ type TaskRules struct {
 	// TaskField is the data field naming the task type ("task_type").
 	TaskField string
 	// MinSuccesses is how many successes of a task type make it a
-	// capability (seed 002: 3).
+	// capability (EVT-11: 3).
 	MinSuccesses int
 }
 

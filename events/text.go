@@ -14,7 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/safe"
 )
 
-// L2 relations of unstructured events (seed 002 "非结构化事件用LLM"): what
+// L2 relations of unstructured events (EVT-6: by a model): what
 // an event's text mentions (entities), feels (emotion) and wants (intent),
 // as edges from the event to nodes named "entity:<name>", "emotion:<name>"
 // and "intent:<name>". Events that mention one entity meet at its node, so
@@ -88,41 +88,41 @@ func (s *Service) afterAppend(scope mnemo.Scope, events []mnemo.Event) {
 	for _, e := range events {
 		j := textJob{scope: scope, event: e, relate: s.events.TextRelations.On, interact: slices.Contains(types, e.Type)}
 		if (j.relate || j.interact) && Text(e) != "" {
-			s.l3.enqueueText(s, j)
+			s.after.enqueueText(s, j)
 		}
 	}
 }
 
 // enqueueText queues a job without blocking: a full queue drops it.
-func (l *eventLayers) enqueueText(s *Service, j textJob) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
+func (p *postAppend) enqueueText(s *Service, j textJob) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
 		return
 	}
-	if l.textJobs == nil {
+	if p.textJobs == nil {
 		n := s.events.TextRelations.Queue
 		if n <= 0 {
 			n = 4096
 		}
-		l.textJobs = make(chan textJob, n)
-		l.textDone = make(chan struct{})
-		go l.textWork(s)
+		p.textJobs = make(chan textJob, n)
+		p.textDone = make(chan struct{})
+		go p.textWork(s)
 	}
-	l.textPending.Add(1)
+	p.textPending.Add(1)
 	select { // under mu: close does not close the channel meanwhile
-	case l.textJobs <- j:
+	case p.textJobs <- j:
 	default:
-		l.textPending.Done()
+		p.textPending.Done()
 		s.log.Warn("text relation queue is full; the event's text relations are skipped", "event", j.event.ID)
 	}
 }
 
-func (l *eventLayers) textWork(s *Service) {
-	defer close(l.textDone)
-	for j := range l.textJobs {
+func (p *postAppend) textWork(s *Service) {
+	defer close(p.textDone)
+	for j := range p.textJobs {
 		s.textJob(j)
-		l.textPending.Done()
+		p.textPending.Done()
 	}
 }
 
@@ -148,7 +148,7 @@ func (s *Service) textJob(j textJob) {
 // appended so far (text relations, profile interactions) is done.
 func (s *Service) WaitEventRelations(ctx context.Context) error {
 	done := make(chan struct{})
-	go func() { s.l3.textPending.Wait(); close(done) }()
+	go func() { s.after.textPending.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil

@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -18,7 +16,8 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/worker"
 )
 
-// Seed 002's third layer (L3): embeddings of events, searched by meaning.
+// The third layer, L3 (EVT-8, EVT-9): embeddings of events, searched by
+// meaning.
 //
 // An event with text (see Text) gets a vector from Deps.Embedder,
 // the embedder memories use; an event carrying media references
@@ -75,14 +74,14 @@ type VectorOptions struct {
 	// text embedder's model and dimension.
 	Media map[string]mnemo.Embedder
 	// KeepFor is the age past which PruneEventVectors drops vectors of
-	// events (0: 30 days, seed 002) ...
+	// events (0: 30 days, EVT-15) ...
 	KeepFor time.Duration
 	// ... unless a search returned the event at least KeepAccessed times
 	// (0: 3).
 	KeepAccessed int
 }
 
-// DefaultVectorKeep is how long event vectors stay (seed 002: 30 days).
+// DefaultVectorKeep is how long event vectors stay (EVT-15: 30 days).
 const DefaultVectorKeep = 30 * 24 * time.Hour
 
 // Search asks for the events nearest a query by meaning.
@@ -99,7 +98,7 @@ type Search struct {
 	To         *time.Time `json:"to,omitempty"`
 	Types      []string   `json:"types,omitempty"`
 	Sources    []string   `json:"sources,omitempty"`
-	Limit      int        `json:"limit,omitempty"` // 0: 10 (seed 002's top-k)
+	Limit      int        `json:"limit,omitempty"` // 0: 10 (EVT-8's top-k)
 	// Lexical weighs the share of query words found in an event's text
 	// into the score (0 to 1; 0: by meaning alone).
 	Lexical float64 `json:"lexical,omitempty"`
@@ -244,51 +243,11 @@ func norm(v []float32) float64 {
 	return math.Sqrt(s)
 }
 
-// eventLayers is the Service's side of L2 text relations, L3 vectors and
-// the access counts of searches: background work after an append commits.
-type eventLayers struct {
-	store mnemo.EventVectorStore // nil: the store keeps no event vectors
-	text  mnemo.Embedder         // nil: no text vectors
-	query mnemo.Embedder
-	async bool
-	opts  VectorOptions
-	log   *slog.Logger
-
-	mu      sync.Mutex
-	running bool
-	wake    chan struct{}
-	stop    context.CancelFunc
-	done    chan struct{}
-	lastErr error
-
-	touches sync.WaitGroup // access counts being written
-
-	closed      bool
-	textJobs    chan textJob // events waiting for text relations
-	textDone    chan struct{}
-	textPending sync.WaitGroup
-}
-
-func newEventLayers(b mnemo.Backend, o Options, d Deps, log *slog.Logger) *eventLayers {
-	l := &eventLayers{opts: o.Vectors, log: log, wake: make(chan struct{}, 1), async: d.AsyncEmbedding}
-	if l.opts.KeepFor <= 0 {
-		l.opts.KeepFor = DefaultVectorKeep
-	}
-	if l.opts.KeepAccessed <= 0 {
-		l.opts.KeepAccessed = 3
-	}
-	if vs := b.EventVectors; vs != nil && !l.opts.Off {
-		l.store = vs
-		l.text, l.query = d.Embedder, cmp.Or(d.QueryEmbedder, d.Embedder)
-	}
-	return l
-}
-
 // attach gives each event the vectors L3 makes of it: the text vector at
 // once with an in-process embedder, else a row for the worker; one per
 // media reference with an embedder for its modality, for the worker.
-func (l *eventLayers) attach(ctx context.Context, events []mnemo.Event) (pending bool) {
-	if l.store == nil {
+func (p *postAppend) attach(ctx context.Context, events []mnemo.Event) (pending bool) {
+	if p.store == nil {
 		return false
 	}
 	var (
@@ -300,10 +259,10 @@ func (l *eventLayers) attach(ctx context.Context, events []mnemo.Event) (pending
 		has := func(mod string) bool {
 			return slices.ContainsFunc(e.Vectors, func(v mnemo.EventVector) bool { return v.Modality == mod })
 		}
-		if l.text != nil && !has(mnemo.ModalityText) {
+		if p.text != nil && !has(mnemo.ModalityText) {
 			if t := Text(*e); t != "" {
-				e.Vectors = append(e.Vectors, mnemo.EventVector{Modality: mnemo.ModalityText, Model: l.text.Model(), Input: t})
-				if !l.async {
+				e.Vectors = append(e.Vectors, mnemo.EventVector{Modality: mnemo.ModalityText, Model: p.text.Model(), Input: t})
+				if !p.async {
 					texts, idx = append(texts, t), append(idx, i)
 				} else {
 					pending = true
@@ -312,7 +271,7 @@ func (l *eventLayers) attach(ctx context.Context, events []mnemo.Event) (pending
 		}
 		refs, _ := Media(*e) // validated by prepareEvent
 		for _, r := range refs {
-			emb := l.opts.Media[r.Modality()]
+			emb := p.opts.Media[r.Modality()]
 			if emb == nil || has(r.Modality()) {
 				continue
 			}
@@ -323,9 +282,9 @@ func (l *eventLayers) attach(ctx context.Context, events []mnemo.Event) (pending
 	if len(texts) == 0 {
 		return pending
 	}
-	vecs, err := l.text.Embed(ctx, texts)
+	vecs, err := p.text.Embed(ctx, texts)
 	if err != nil || len(vecs) != len(texts) {
-		l.log.Warn("embedding events on append failed; their vectors are queued", "model", l.text.Model(), "err", err)
+		p.log.Warn("embedding events on append failed; their vectors are queued", "model", p.text.Model(), "err", err)
 		return true
 	}
 	for k, i := range idx {
@@ -339,63 +298,44 @@ func (l *eventLayers) attach(ctx context.Context, events []mnemo.Event) (pending
 }
 
 // embedderFor returns the embedder of a modality.
-func (l *eventLayers) embedderFor(mod string) mnemo.Embedder {
+func (p *postAppend) embedderFor(mod string) mnemo.Embedder {
 	if mod == mnemo.ModalityText {
-		return l.text
+		return p.text
 	}
-	return l.opts.Media[mod]
+	return p.opts.Media[mod]
 }
 
 // kick starts the worker if needed and wakes it.
-func (l *eventLayers) kick() {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
+func (p *postAppend) kick() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
 		return
 	}
-	if !l.running {
+	if !p.running {
 		ctx, cancel := context.WithCancel(context.Background())
-		l.stop, l.done, l.running = cancel, make(chan struct{}), true
-		go l.work(ctx)
+		p.stop, p.done, p.running = cancel, make(chan struct{}), true
+		go p.work(ctx)
 	}
-	l.mu.Unlock()
+	p.mu.Unlock()
 	select {
-	case l.wake <- struct{}{}:
+	case p.wake <- struct{}{}:
 	default:
 	}
 }
 
-func (l *eventLayers) close() {
-	l.mu.Lock()
-	running, stop, done := l.running, l.stop, l.done
-	l.running, l.closed = false, true
-	if l.textJobs != nil {
-		close(l.textJobs)
-	}
-	textDone := l.textDone
-	l.mu.Unlock()
-	if textDone != nil {
-		<-textDone
-	}
-	if running {
-		stop()
-		<-done
-	}
-	l.touches.Wait()
-}
-
 // work makes waiting vectors until ctx ends, backing off while an
 // embedder fails.
-func (l *eventLayers) work(ctx context.Context) {
-	defer close(l.done)
-	worker.Drain(ctx, l.wake, l.log, "embedding queued events", l.embedPending)
+func (p *postAppend) work(ctx context.Context) {
+	defer close(p.done)
+	worker.Drain(ctx, p.wake, p.log, "embedding queued events", p.embedPending)
 }
 
 // embedPending makes one batch of waiting vectors, grouped by modality.
-func (l *eventLayers) embedPending(ctx context.Context) (int, error) {
-	jobs, err := l.store.PendingEventVectors(ctx, worker.Batch)
+func (p *postAppend) embedPending(ctx context.Context) (int, error) {
+	jobs, err := p.store.PendingEventVectors(ctx, worker.Batch)
 	if err != nil || len(jobs) == 0 {
-		l.setErr(err)
+		p.setErr(err)
 		return 0, err
 	}
 	byMod := map[string][]mnemo.EventVectorJob{}
@@ -404,7 +344,7 @@ func (l *eventLayers) embedPending(ctx context.Context) (int, error) {
 	}
 	done := 0
 	for mod, js := range byMod {
-		emb := l.embedderFor(mod)
+		emb := p.embedderFor(mod)
 		if emb == nil {
 			err = fmt.Errorf("no embedder for %s vectors is configured; %d wait", mod, len(js))
 			continue
@@ -419,7 +359,7 @@ func (l *eventLayers) embedPending(ctx context.Context) (int, error) {
 			eerr = fmt.Errorf("embedder %s returned %d vectors for %d inputs", emb.Model(), len(vecs), len(js))
 		}
 		if eerr == nil {
-			eerr = l.store.SetEventVectors(ctx, js, vecs)
+			eerr = p.store.SetEventVectors(ctx, js, vecs)
 		}
 		if eerr != nil {
 			err = eerr
@@ -427,29 +367,29 @@ func (l *eventLayers) embedPending(ctx context.Context) (int, error) {
 		}
 		done += len(js)
 	}
-	l.setErr(err)
+	p.setErr(err)
 	return done, err
 }
 
-func (l *eventLayers) setErr(err error) {
-	l.mu.Lock()
-	l.lastErr = err
-	l.mu.Unlock()
+func (p *postAppend) setErr(err error) {
+	p.mu.Lock()
+	p.lastErr = err
+	p.mu.Unlock()
 }
 
-func (l *eventLayers) err() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.lastErr
+func (p *postAppend) err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastErr
 }
 
 // eventVectorStore returns the store as an EventVectorStore, or
 // EUNAVAILABLE.
 func (s *Service) eventVectorStore() (mnemo.EventVectorStore, error) {
-	if s.l3.store == nil {
+	if s.after.store == nil {
 		return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "this store keeps no event vectors (or L3 is off)")
 	}
-	return s.l3.store, nil
+	return s.after.store, nil
 }
 
 // WaitEventVectors makes every event vector queued so far, in this call
@@ -460,7 +400,7 @@ func (s *Service) WaitEventVectors(ctx context.Context) error {
 		return err
 	}
 	for {
-		n, err := s.l3.embedPending(ctx)
+		n, err := s.after.embedPending(ctx)
 		if err != nil {
 			return fmt.Errorf("embedding events is failing: %w", err)
 		}
@@ -471,7 +411,7 @@ func (s *Service) WaitEventVectors(ctx context.Context) error {
 }
 
 // SearchEvents returns the events nearest a query by meaning, best first
-// (seed 002 L3: top-k, k = 10 by default), filtered by time, type and
+// (EVT-8: top-k, k = 10 by default), filtered by time, type and
 // source. A text query is embedded with the query embedder; a vector
 // query names its model. Only vectors of the query's model are compared:
 // modalities whose embedders share it are searched together (cross-modal);
@@ -490,17 +430,17 @@ func (s *Service) SearchEvents(ctx context.Context, scope mnemo.Scope, q Search)
 	}
 	vec, model := q.Vector, strings.TrimSpace(q.Model)
 	if len(vec) == 0 {
-		if s.l3.query == nil {
+		if s.after.query == nil {
 			return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "no embedder is configured to embed the query: pass a vector and its model")
 		}
-		vecs, err := s.l3.query.Embed(ctx, []string{q.Query})
+		vecs, err := s.after.query.Embed(ctx, []string{q.Query})
 		if err != nil {
-			return nil, fmt.Errorf("embedding the query: %w", mnemo.Errorf(mnemo.EUNAVAILABLE, "embedder %s: %s", s.l3.query.Model(), mnemo.ErrorMessage(err)))
+			return nil, fmt.Errorf("embedding the query: %w", mnemo.Errorf(mnemo.EUNAVAILABLE, "embedder %s: %s", s.after.query.Model(), mnemo.ErrorMessage(err)))
 		}
 		if len(vecs) != 1 {
-			return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "embedder %s returned no vector for the query", s.l3.query.Model())
+			return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "embedder %s returned no vector for the query", s.after.query.Model())
 		}
-		vec, model = vecs[0], s.l3.query.Model()
+		vec, model = vecs[0], s.after.query.Model()
 	}
 	if err := s.checkSpace(ctx, vs, scope, model, q.Modalities); err != nil {
 		return nil, err
@@ -552,13 +492,13 @@ func (s *Service) touchEvents(scope mnemo.Scope, ids []string) {
 		return
 	}
 	at := s.now()
-	s.l3.touches.Add(1)
+	s.after.touches.Add(1)
 	go func() {
-		defer s.l3.touches.Done()
+		defer s.after.touches.Done()
 		defer safe.Recover(s.log, "counting event vector accesses", nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := s.l3.store.TouchEventVectors(ctx, scope, ids, at); err != nil {
+		if err := s.after.store.TouchEventVectors(ctx, scope, ids, at); err != nil {
 			s.log.Warn("counting event vector accesses failed", "err", err)
 		}
 	}()
@@ -605,7 +545,7 @@ func (s *Service) checkSpace(ctx context.Context, vs mnemo.EventVectorStore, sco
 	}
 	for _, m := range mods {
 		var other []string
-		if emb := s.l3.embedderFor(m); emb != nil && emb.Model() != model {
+		if emb := s.after.embedderFor(m); emb != nil && emb.Model() != model {
 			other = append(other, emb.Model())
 		}
 		for _, sm := range stored[m] {
@@ -666,11 +606,11 @@ func (s *Service) PruneEventVectors(ctx context.Context, olderThan time.Duration
 		return 0, mnemo.Errorf(mnemo.EINVALID, "the age and the access count must not be negative")
 	}
 	if olderThan == 0 {
-		olderThan = s.l3.opts.KeepFor
+		olderThan = s.after.opts.KeepFor
 	}
 	if minAccess == 0 {
-		minAccess = s.l3.opts.KeepAccessed
+		minAccess = s.after.opts.KeepAccessed
 	}
-	s.l3.touches.Wait() // counts of searches already answered
+	s.after.touches.Wait() // counts of searches already answered
 	return vs.PruneEventVectors(ctx, s.now().Add(-olderThan), minAccess)
 }

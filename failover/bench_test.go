@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/failover"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkReplay(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc := service.New(fs, service.Options{Guard: mnemo.GuardOptions{Off: true}})
+		svc := service.New(fs, service.Options{Guard: memory.GuardOptions{Off: true}})
 		scope := mnemo.Scope{TenantID: "bench", AgentID: fmt.Sprintf("agent-%d", i)}
 		for j := 0; j < n; j += batch {
 			drafts := make([]mnemo.Draft, batch)

@@ -1,5 +1,5 @@
 // Package failover keeps mnemo answering while its database is unreachable
-// (seed 000 FR-8.3): a Store over a primary store (PostgreSQL) and a local
+// (PG-4, PG-7): a Store over a primary store (PostgreSQL) and a local
 // spool (a files.Store in a directory of its own).
 //
 // The store is in one of three states:

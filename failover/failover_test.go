@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/failover"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -189,7 +190,7 @@ func waitUp(t *testing.T, fs *failover.Store) {
 	}
 }
 
-// Seed 000 FR-8.3 against a real PostgreSQL taken down and brought back:
+// PG-4 and PG-7 against a real PostgreSQL taken down and brought back:
 // writes while it is unreachable are acknowledged into the spool, recall
 // answers from the spool flagged degraded, and when the database returns
 // the spool is replayed in order (the last write of a key wins), counted
@@ -231,7 +232,7 @@ func TestDatabaseDownSpoolsAndReplays(t *testing.T) {
 	if fs.Up() || fs.Spooled() != 4 {
 		t.Fatalf("up %v, %d spooled", fs.Up(), fs.Spooled())
 	}
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "deploy freeze"})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "deploy freeze"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func TestDatabaseDownSpoolsAndReplays(t *testing.T) {
 	}
 
 	// Up again: recall is whole and not degraded.
-	res, err = svc.Recall(ctx, alice, mnemo.Query{Text: "office closed"})
+	res, err = svc.Recall(ctx, alice, memory.Query{Text: "office closed"})
 	if err != nil || len(res.Results) != 1 || res.Degraded {
 		t.Fatalf("recall after the replay: %+v %v", res, err)
 	}
@@ -478,7 +479,7 @@ func TestFlappingDatabaseLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(fs, service.Options{Guard: mnemo.GuardOptions{Off: true}})
+	svc := service.New(fs, service.Options{Guard: memory.GuardOptions{Off: true}})
 	defer svc.Close()
 
 	var (

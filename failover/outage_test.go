@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/failover"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -168,7 +169,7 @@ func testOutage(t *testing.T, mode string) {
 			if m, err := svc.Get(ctx, alice, spooledID); err != nil || m.ID != spooledID {
 				t.Errorf("a spooled memory read during the replay: %+v %v", m, err)
 			}
-			if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: "outage record service deployed"}); err != nil {
+			if _, err := svc.Recall(ctx, alice, memory.Query{Text: "outage record service deployed"}); err != nil {
 				t.Errorf("recall during the replay: %v", err)
 			}
 		}

@@ -18,7 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo/service"
 )
 
-// Benchmarks of seed 004 §9 and issue 7 over a files store of synthetic
+// Benchmarks of PERF-5, PERF-6 and issue 7 over a files store of synthetic
 // memories: words drawn with a Zipf distribution from a 5,000-word
 // vocabulary, from a fixed seed; half have keys (/user/note/<n>), half
 // not, as a Service writes them (analysed index text, tags).
@@ -133,8 +133,8 @@ func records(n int) []mnemo.Record {
 	return recs
 }
 
-// BenchmarkGrep10k runs seed 004's bash search, grep -r over index/ of a
-// 10,000-memory root (§9: ≤ 1 s), for a word in about one memory in a
+// BenchmarkGrep10k runs a shell search (FS-12), grep -r over index/ of a
+// 10,000-memory root (PERF-6: ≤ 1 s), for a word in about one memory in a
 // hundred.
 func BenchmarkGrep10k(b *testing.B) {
 	root := roots.root(b, 10_000)
@@ -185,7 +185,7 @@ func BenchmarkSearch10k(b *testing.B) {
 	}
 }
 
-// BenchmarkDefaultRead10k is seed 004's default read (§5, §9: ≤ 500 ms)
+// BenchmarkDefaultRead10k is the default read (CTX-19, PERF-5: ≤ 500 ms)
 // over a files store of 10,000 memories, 2,000 tokens.
 func BenchmarkDefaultRead10k(b *testing.B) {
 	s := openBench(b, 10_000)

@@ -15,18 +15,18 @@ import (
 )
 
 // StateName is the compaction's output: the latest version of every key,
-// one envelope a line (seed 004 §4.3.3).
+// one envelope a line (FS-11).
 const StateName = "state.jsonl"
 
-// History says what compaction does with the log (seed 004 §7.3).
+// History says what compaction does with the log (FS-14).
 type History int
 
 const (
 	// KeepLog keeps log.jsonl whole: the state is a snapshot beside it
-	// (option A).
+	// (FS-14's preferred choice).
 	KeepLog History = iota
 	// RotateLog moves log.jsonl into archive/log_YYYYMMDD.jsonl and starts
-	// an empty one: the state and the new log are the memory (option B).
+	// an empty one: the state and the new log are the memory (FS-14's rotation).
 	RotateLog
 )
 

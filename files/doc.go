@@ -1,4 +1,4 @@
-// Package files is memory as a directory (seed 004): an append-only log an
+// Package files is memory as a directory (FS-1 … FS-18): an append-only log an
 // agent can grep and jq, a tree of one file per live key it can ls and
 // cat, and a state snapshot; and Store, a mnemo.Store whose source of
 // truth is that directory.
@@ -6,23 +6,23 @@
 // # Layout
 //
 //	memory_root/
-//	  log.jsonl                 every write, one envelope a line (seed 004 §4.1)
-//	  state.jsonl               the compaction's snapshot (§4.3.3)
-//	  index/<key path>.json     one file per live key of the home scope (§4.2)
+//	  log.jsonl                 every write, one envelope a line (FS-4, FS-8)
+//	  state.jsonl               the compaction's snapshot (FS-11)
+//	  index/<key path>.json     one file per live key of the home scope (FS-10)
 //	  index/@memories/<id>.json memories without a key
 //	  index/@scopes/<tenant>/<agent>/...  every other scope, alike
-//	  archive/log_YYYYMMDD.jsonl          rotated logs (§7.3 option B)
+//	  archive/log_YYYYMMDD.jsonl          rotated logs (FS-14: rotation)
 //	  .lock                     the lock every writing process takes (flock)
 //
 // KeyPath maps a key to its file (safe, reversible, fuzzed); "@" is
 // percent-encoded in every path it makes, so the "@" directories are
 // never a key's.
 //
-// # A memory in seed 004's envelope
+// # A memory in the envelope
 //
-// Each line of the log is the seed's envelope {key, ts, valid, source,
+// Each line of the log is the envelope of FS-8 {key, ts, valid, source,
 // content} plus one field of mnemo's own, "mnemo", so that ls, grep and jq
-// read it as the seed says and a Store loses nothing of a mnemo.Memory:
+// read it as FS-12 expects and a Store loses nothing of a mnemo.Memory:
 //
 //   - key is the memory's key; a memory without one shows as
 //     /@memories/<id>;
@@ -44,11 +44,11 @@
 // lifecycle changes with their ledger entries, ledger entries, state
 // documents of runs and sessions, the vector space, vectors) are lines of
 // their own, with keys under /@mnemo/, valid false and content null, so
-// the seed's `select(.valid==true)` leaves them out. Lines are told apart
+// the usual `select(.valid==true)` leaves them out. Lines are told apart
 // by mnemo.op, never by key: a key under /@mnemo/ is still an agent's key.
-// Lines that another writer appends with the seed's envelope alone are
+// Lines that another writer appends with the bare envelope are
 // writes to the home scope: content is the data, its summary or text the
-// text, its type, tags and importance (to 10, as the seed counts) the
+// text, its type, tags and importance (over 1: out of 10) the
 // memory's.
 //
 // # Durability and concurrency
@@ -76,9 +76,9 @@
 // or Store.Compact) writes state.jsonl from memory (a new file renamed
 // over: every memory and tombstone, every key's history, the ledger,
 // state documents, and the log position it covers), rebuilds the index
-// from it (repairing any drift), and, with RotateLog (option B), moves the
-// log to archive/ and starts a new one; with KeepLog (option A) the log
-// stays whole. Every step leaves a root that opens to the same memory.
+// from it (repairing any drift), and, with RotateLog, moves the log to
+// archive/ and starts a new one; with KeepLog (the default) the log stays
+// whole (FS-13, FS-14). Every step leaves a root that opens to the same memory.
 //
 // Forget and Clear really forget: besides their line, they rewrite the
 // log and the archive at once (a new file renamed over each) with nothing

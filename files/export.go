@@ -14,7 +14,7 @@ import (
 
 // EnvelopeOf is a memory as the file layout keeps it: its key (a memory
 // without one is /memories/<id>), its last write time, its source, and as
-// content the JSON it was written with (seed 004's json_content) or, for a
+// content the JSON it was written with (set_memory's json_content) or, for a
 // text memory, an object of its text and the fields the default read uses.
 func EnvelopeOf(m *mnemo.Memory) Envelope {
 	key := m.Key
@@ -45,8 +45,8 @@ func EnvelopeOf(m *mnemo.Memory) Envelope {
 }
 
 // ExportTree writes memories as a memory root in dir — log.jsonl, index/
-// and state.jsonl — for reading with ls, find, grep, jq and cat (seed 004
-// §6.3). dir must not exist or be empty: an export never mixes with other
+// and state.jsonl — for reading with ls, find, grep, jq and cat
+// (FS-12). dir must not exist or be empty: an export never mixes with other
 // files.
 func ExportTree(dir string, ms []mnemo.Memory) (int, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {

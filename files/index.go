@@ -146,7 +146,7 @@ func checkDir(p string) error {
 }
 
 // Latest folds envelopes, in log order, into the latest of each key: last
-// write wins by ts, then by order (seed 004 §5.3). Tombstones are kept, as
+// write wins by ts, then by order (FS-2, CTX-20). Tombstones are kept, as
 // invalid envelopes.
 func Latest(envs []Envelope) map[string]Envelope {
 	out := make(map[string]Envelope, len(envs))

@@ -23,7 +23,7 @@ func TestPutIndex(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), `"when": "10:00"`) {
 		t.Fatalf("index file: %s, %v", data, err)
 	}
-	// The seed's commands read it: ls, find, cat, jq.
+	// Shell commands read it (FS-12): ls, find, cat, jq.
 	if out, err := exec.Command("sh", "-c", "cd "+root+" && find index -name '*.json' | sort && cat index/user/calendar/*.json | grep -c when").CombinedOutput(); err != nil || !strings.Contains(string(out), "index/user/calendar/2026-02-23_10-00_牙科复诊.json\n1") {
 		t.Fatalf("bash view: %s, %v", out, err)
 	}

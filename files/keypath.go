@@ -19,7 +19,7 @@ const maxSegment = 200
 // KeyPath maps a key to the relative path of its index file: one
 // directory per key segment and "<last>.json". The mapping is
 // deterministic, safe and reversible (DecodeKeyPath) for every segment up
-// to maxSegment encoded bytes (seed 004 §4.2.2):
+// to maxSegment encoded bytes (FS-10):
 //
 //   - letters that have case, and marks, are percent-encoded, so that two
 //     keys never share a file on a case-insensitive or normalising file

@@ -47,7 +47,7 @@ const memoriesDir = "@memories"
 // scopesDir holds the index of every scope but the home one.
 const scopesDir = "@scopes"
 
-// ext is the mnemo field of a line: what the seed's envelope cannot hold.
+// ext is the mnemo field of a line: what the envelope (FS-8) cannot hold.
 type ext struct {
 	Op     string    `json:"op"`
 	Batch  string    `json:"batch,omitempty"` // the append the line is part of
@@ -135,7 +135,7 @@ func envelopeKey(m *mnemo.Memory) string {
 	return "/" + memoriesDir + "/" + m.ID
 }
 
-// memoryLine returns the line of a memory: the seed's envelope with the
+// memoryLine returns the line of a memory: the envelope (FS-8) with the
 // memory's content as json_content (its data, or an object of its text and
 // the fields the default read uses), and the rest of the memory in mnemo.
 func memoryLine(m mnemo.Memory, tomb bool, x *ext) line {
@@ -174,8 +174,8 @@ func (l *line) memoryOf() (mnemo.Memory, error) {
 	return m, nil
 }
 
-// ContentOf is a memory's content in a Store's envelopes (seed 004's
-// json_content): its data as it was given, or for a memory of text alone an
+// ContentOf is a memory's content in a Store's envelopes (set_memory's
+// json_content, FS-1): its data as it was given, or for a memory of text alone an
 // object of its text and the fields the default read uses (see EnvelopeOf).
 func ContentOf(m *mnemo.Memory) json.RawMessage {
 	if len(m.Data) > 0 {
@@ -224,8 +224,8 @@ func redact(l line) line {
 	return line{Key: l.Key, TS: l.TS, Content: json.RawMessage("null"), Mnemo: &x}
 }
 
-// plainRecord turns a line another writer appended (seed 004's envelope
-// alone) into a record of the home scope: content is the memory's data,
+// plainRecord turns a line another writer appended (the bare envelope,
+// FS-8) into a record of the home scope: content is the memory's data,
 // its text the content's summary or text (or the content itself), and its
 // type, tags and importance those of the content when it has them. Its id
 // is derived from the line, so that every process folds it alike.
@@ -272,7 +272,7 @@ func plainRecord(l *line, raw []byte, home mnemo.Scope, an *analysis.Analyzer) (
 		if obj.Importance != nil {
 			imp := *obj.Importance
 			if imp > 1 {
-				imp /= 10 // seed 004's examples count importance to 10
+				imp /= 10 // importance over 1 is out of 10
 			}
 			m.Importance = max(0, min(1, imp))
 		}

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Envelope is one write as the log keeps it (seed 004 §4.1): the key, the
+// Envelope is one write as the log keeps it (FS-8): the key, the
 // time, whether it holds content (false: a tombstone), where it came from,
 // and the content as given.
 type Envelope struct {
@@ -23,7 +23,7 @@ type Envelope struct {
 	Valid   bool            `json:"valid"`
 	Source  json.RawMessage `json:"source,omitempty"`
 	Content json.RawMessage `json:"content"`
-	// Mnemo is what a Store keeps beside the seed's fields (see Store);
+	// Mnemo is what a Store keeps beside the envelope's fields (see Store);
 	// absent from lines other writers append.
 	Mnemo json.RawMessage `json:"mnemo,omitempty"`
 }

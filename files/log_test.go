@@ -52,7 +52,7 @@ func TestLogRoundTrip(t *testing.T) {
 	if len(got) != 3 || got[0].Key != "/user/a" || got[2].Valid || string(got[2].Content) != "null" || !got[1].TS.Equal(time.Unix(2, 0)) {
 		t.Fatalf("replayed %+v", got)
 	}
-	// The log is the seed's: one envelope per line, grep-able.
+	// The log is FS-11's: one envelope (FS-8) per line, grep-able.
 	data, _ := os.ReadFile(filepath.Join(dir, LogName))
 	if lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], `{"key":"/user/a","ts":"1970-01-01T00:00:01Z","valid":true`) {
 		t.Fatalf("log.jsonl:\n%s", data)

@@ -24,8 +24,8 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 )
 
-// Store is a mnemo.Store whose memory is a memory root directory of seed
-// 004, readable with ls, find, grep, jq and cat (see the package doc).
+// Store is a mnemo.Store whose memory is a memory root directory
+// (FS-11), readable with ls, find, grep, jq and cat (see the package doc).
 // It is also a mnemo.LifecycleStore, a mnemo.StateStore and a
 // mnemo.VectorStore, and is safe for concurrent use by goroutines and by
 // processes sharing the root.
@@ -66,16 +66,16 @@ func (s *Store) stateChanged() bool {
 
 // StoreOptions configure a Store.
 type StoreOptions struct {
-	// History is what compaction does with the log: KeepLog (option A,
-	// the default) or RotateLog (option B, into archive/).
+	// History is what compaction does with the log (FS-14): KeepLog (the
+	// default) or RotateLog (into archive/).
 	History History
 	// CompactEvery is the number of log lines after the state that
-	// triggers a compaction: 0 means 100,000 (seed 004 §10), negative
+	// triggers a compaction: 0 means 100,000 (FS-15), negative
 	// never (Compact on demand only).
 	CompactEvery int
 	// NoSync skips the fsync after each append (see LogOptions).
 	NoSync bool
-	// Home is the scope whose keys are at the top of index/, as seed 004
+	// Home is the scope whose keys are at the top of index/, as FS-11
 	// lays out a single agent's memory; other scopes are under
 	// index/@scopes/<tenant>/<agent>/. Zero means default/default, the
 	// CLI's scope.

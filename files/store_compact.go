@@ -264,7 +264,7 @@ func (s *Store) Compact(ctx context.Context) (CompactResult, error) {
 	return res, err
 }
 
-// compactLocked writes what memory holds to state.jsonl (seed 004 §7),
+// compactLocked writes what memory holds to state.jsonl (FS-13, FS-14),
 // with, in order, each step leaving a root that opens to the same memory:
 //
 //  1. after a forget or clear, the archive and the log are rewritten
@@ -338,7 +338,7 @@ func lastLine(f *os.File, off int64) (*cover, error) {
 	return &cover{Offset: off, Line: l.identity()}, nil
 }
 
-// rotate moves the log into archive/ and starts a new one (option B).
+// rotate moves the log into archive/ and starts a new one (RotateLog).
 func (s *Store) rotate() (string, error) {
 	dir := filepath.Join(s.root, "archive")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -48,8 +48,8 @@ func indexRel(key, id string) (string, error) {
 	return memoriesDir + "/" + encodeSegment(id) + ".json", nil
 }
 
-// plainEnvelope is what a memory's index file holds: the seed's envelope
-// alone.
+// plainEnvelope is what a memory's index file holds: the bare envelope
+// (FS-8).
 func plainEnvelope(m *mnemo.Memory) Envelope {
 	return Envelope{Key: envelopeKey(m), TS: m.UpdatedAt.UTC(), Valid: true, Source: m.Source, Content: ContentOf(m)}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/storetest"
 )
@@ -89,7 +90,7 @@ func workload(t *testing.T, s *files.Store) {
 			Data: json.RawMessage(`{"type":"reminder","text":"明天10点牙科复诊","importance":8,"tags":["health"]}`), Content: str("明天10点牙科复诊")}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.Recall(ctx, sc, mnemo.Query{Text: "tea dentist"}); err != nil {
+		if _, err := svc.Recall(ctx, sc, memory.Query{Text: "tea dentist"}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := svc.Reflect(ctx, sc, lifecycle.ReflectOptions{Now: now.Add(200 * 24 * time.Hour)}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
@@ -328,7 +329,7 @@ func TestTenantIsolation(t *testing.T) {
 		}
 	}
 	noResults := func(t *testing.T, st int, raw []byte) {
-		var res mnemo.Result
+		var res memory.Result
 		if st != 200 || json.Unmarshal(raw, &res) != nil || len(res.Results) != 0 {
 			t.Fatalf("%d %s, want no results", st, raw)
 		}
@@ -396,7 +397,7 @@ func TestTenantIsolation(t *testing.T) {
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
 		{"GET /v1/recall/path", "GET", "/v1/recall/path?agent_id=shared&prefix=/&traverse_hops=3", nil, func(t *testing.T, st int, raw []byte) {
-			var res mnemo.PathResult
+			var res memory.PathResult
 			if st != 200 || json.Unmarshal(raw, &res) != nil || len(res.Memories) != 0 || len(res.Linked) != 0 || strings.Contains(string(raw), "bev") {
 				t.Fatalf("%d %s, want nothing of B's", st, raw)
 			}
@@ -538,7 +539,7 @@ func TestTenantIsolation(t *testing.T) {
 		t.Fatalf("B's /pets: %d %+v", st, got)
 	}
 	// And B sees nothing of A's.
-	var res mnemo.Result
+	var res memory.Result
 	callAs(t, b, "POST", url("/v1/recall"), map[string]any{"agent_id": "shared", "query": "cats hello"}, &res)
 	if len(res.Results) != 0 {
 		t.Fatalf("B recalls A's memories: %+v", res.Results)

@@ -62,7 +62,7 @@ func (s *Server) contextRoutes() []route {
 	agent := []param{agentParam}
 	return []route{
 		{method: "POST", path: "/v1/runs", summary: "Open a run's short-term memory",
-			doc:    "Starts the short-term memory of an agent run with its trigger and focus (seed 000 FR-1). It collects calls and responses, keeps within token_limit (2,000) by compacting older rounds to one sentence each, and is removed when the run is closed.",
+			doc:    "Starts the short-term memory of an agent run with its trigger and focus. It collects calls and responses, keeps within token_limit (2,000) by compacting older rounds to one sentence each, and is removed when the run is closed.",
 			scopes: []string{ScopeWrite}, body: openRunRequest{}, status: 201, resp: prompt.Run{}, handler: s.handleOpenRun},
 		{method: "GET", path: "/v1/runs", summary: "List the agent's open runs",
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: runsResponse{}, handler: s.handleListRuns},
@@ -94,51 +94,17 @@ func (s *Server) contextRoutes() []route {
 			status: 200, resp: prompt.SessionEnd{}, handler: s.handleEndSession},
 
 		{method: "POST", path: "/v1/snapshot", summary: "The memories a run starts with",
-			doc:    "Every pinned memory, the 3 most related to the trigger and focus, and up to 5 from the last 24 hours, within token_limit (500), rendered as the system prompt's \"Recent Experience\" section (seed 000 FR-6). Records no access.",
+			doc:    "Every pinned memory, the 3 most related to the trigger and focus, and up to 5 from the last 24 hours, within token_limit (500), rendered as the system prompt's \"Recent Experience\" section. Records no access.",
 			scopes: []string{ScopeRead}, body: snapshotRequest{}, status: 200, resp: prompt.Snapshot{}, handler: s.handleSnapshot},
 		{method: "GET", path: "/v1/boot", summary: "Warm start: who the agent is and what it should know",
-			doc:    "Identity, recent emotions, key knowledge and the last 7 days' events, each by vitality, with a summary, as narrative markdown (seed 003 §4.5) or, with format=json, as data. Records no access.",
+			doc:    "Identity, recent emotions, key knowledge and the last 7 days' events, each by vitality, with a summary, as narrative markdown or, with format=json, as data. Records no access.",
 			scopes: []string{ScopeRead}, params: []param{agentParam,
 				{name: "format", schema: map[string]any{"type": "string", "enum": []string{prompt.BootNarrative, prompt.BootJSON}, "default": prompt.BootNarrative}, doc: "narrative or json."},
 				{name: "lang", schema: map[string]any{"type": "string", "enum": []string{"en", "zh"}, "default": "en"}, doc: "Language of the headings."}},
 			status: 200, resp: prompt.Boot{}, handler: s.handleBoot},
 		{method: "POST", path: "/v1/read", summary: "Default read: the memories for a prompt, with no query",
-			doc:    "The effective memories (last write per key; tombstoned, expired and archived left out), by recency, importance and tag match, as `key type summary` lines within token_limit (seed 004 §5).",
+			doc:    "The effective memories (last write per key; tombstoned, expired and archived left out), by recency, importance and tag match, as `key type summary` lines within token_limit.",
 			scopes: []string{ScopeRead}, body: readRequest{}, status: 200, resp: prompt.ReadResult{}, handler: s.handleRead},
-	}
-}
-
-// scoped answers a route whose body names the agent: decode, call, write.
-func scoped[B scopedBody, R any](s *Server, status int, call func(r *http.Request, sc mnemo.Scope, body B) (R, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, sc, err := decodeScoped[B](s, w, r)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		res, err := call(r, sc, body)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, r, status, res)
-	}
-}
-
-// byQuery answers a route whose agent is a query parameter.
-func byQuery[R any](s *Server, call func(r *http.Request, sc mnemo.Scope) (R, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		sc, err := requestScope(r, r.URL.Query().Get("agent_id"))
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		res, err := call(r, sc)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, r, http.StatusOK, res)
 	}
 }
 
@@ -198,8 +164,8 @@ func (s *Server) handleListSessions(w http.ResponseWriter, r *http.Request) {
 	})(w, r)
 }
 
-// handleWorking answers GET /v1/sessions/{id} and seed 001's GET
-// /memory/working/{session_id}: 404 for a session without working memory.
+// handleWorking answers GET /v1/sessions/{id} and GET
+// /memory/working/{session_id} (API-10): 404 for a session without working memory.
 func (s *Server) handleWorking(w http.ResponseWriter, r *http.Request) {
 	byQuery(s, func(r *http.Request, sc mnemo.Scope) (prompt.WorkingMemory, error) {
 		return s.svc.GetWorkingMemory(r.Context(), sc, r.PathValue("session_id"))

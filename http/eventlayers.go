@@ -7,8 +7,8 @@ import (
 	"github.com/mnemo-dev/mnemo/events"
 )
 
-// The routes of seed 002's L3 (search by meaning), of L2 relations from
-// text, and of the adaptive user profile.
+// The routes of L3 (search by meaning, EVT-8, EVT-9), of L2 relations from
+// text (EVT-6), and of the adaptive user profile (EVT-13).
 
 type searchEventsRequest struct {
 	AgentID string `json:"agent_id,omitempty"`

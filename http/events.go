@@ -15,7 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
-// The routes of seed 002's event layers: L1 events (append, query, get,
+// The routes of the event layers (EVT-1): L1 events (append, query, get,
 // replay to a webhook or a Server-Sent Events stream, export) and the L2
 // graph (neighbours, traversal, shortest path, links).
 

@@ -1,5 +1,5 @@
 // Package http serves mnemo's JSON API over HTTP. It is a thin adapter: it
-// decodes requests, calls the mnemo.Service and encodes answers; domain
+// decodes requests, calls the service.Mnemo and encodes answers; domain
 // errors become RFC 9457 problem+json bodies with a stable code.
 //
 // Around the handlers it authenticates API keys (auth.go), limits the rate

@@ -9,7 +9,8 @@ import (
 	"github.com/mnemo-dev/mnemo/events"
 )
 
-// Seed 002's fourth and fifth layers: summaries (L4) and capabilities (L5).
+// The event layers L4 and L5: summaries (EVT-10) and capabilities (EVT-11,
+// EVT-12).
 
 type summarizeRequest struct {
 	AgentID string `json:"agent_id,omitempty"`

@@ -10,7 +10,8 @@ import (
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
-// TestLongTermRoutes walks seed 001's routes through a memory's life.
+// TestLongTermRoutes walks the /memory/… routes (API-6 to API-10) through a
+// memory's life.
 func TestLongTermRoutes(t *testing.T) {
 	base := serve(t, mhttp.Options{})
 	var ids []string
@@ -50,7 +51,7 @@ func TestLongTermRoutes(t *testing.T) {
 		t.Fatalf("u2 after clearing u1: %+v", l)
 	}
 	// Working memory: none before the session's first message, then the
-	// session's state; clearing long-term memory keeps it (seed 001).
+	// session's state; clearing long-term memory keeps it (API-9).
 	st, raw := call(t, "GET", base+"/memory/working/session-1?agent_id=u1", nil, nil)
 	if p := problem(t, raw); st != 404 || p.Code != mnemo.ENOTFOUND || !strings.Contains(p.Detail, `"session-1"`) {
 		t.Fatalf("working memory: %d %s", st, raw)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 func newRegistry() *prometheus.Registry { return prometheus.NewRegistry() }
@@ -54,7 +55,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw.Close()
-	var res mnemo.Result
+	var res memory.Result
 	callAs(t, app, "POST", ts.URL+"/v1/recall", map[string]any{"agent_id": "a", "query": "python"}, &res)
 	if !res.Degraded || len(res.Results) != 1 {
 		t.Fatalf("recall without the FTS table = %+v, want 1 degraded result", res)

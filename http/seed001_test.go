@@ -9,8 +9,8 @@ import (
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
-// TestSeed001RoutesWithoutAgent calls seed 001's routes as its clients do,
-// with no agent_id: they act on the default agent and say which.
+// TestSeed001RoutesWithoutAgent calls the /memory/… routes (API-6 to
+// API-10) as their clients do, with no agent_id: they act on the default agent and say which.
 func TestSeed001RoutesWithoutAgent(t *testing.T) {
 	type listed struct {
 		AgentID string `json:"agent_id"`

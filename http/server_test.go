@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 func TestMemoryLifecycle(t *testing.T) {
@@ -60,7 +61,7 @@ func TestMemoryLifecycle(t *testing.T) {
 		t.Fatalf("list by tag %d %s", st, raw)
 	}
 
-	var res mnemo.Result
+	var res memory.Result
 	st, raw = call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a1", "query": "python", "explain": true}, &res)
 	if st != 200 || len(res.Results) != 1 || res.Results[0].ID != m.ID || res.Results[0].Explain == nil || res.Degraded {
 		t.Fatalf("recall %d %s", st, raw)
@@ -114,7 +115,7 @@ func TestMessages(t *testing.T) {
 	if st != 201 || len(out.IDs) != 2 {
 		t.Fatalf("messages %d %s", st, raw)
 	}
-	var res mnemo.Result
+	var res memory.Result
 	call(t, "POST", base+"/v1/surface", map[string]any{"agent_id": "conv", "query": "When did Caroline go to the support group?", "now": at}, &res)
 	if len(res.Results) == 0 || res.Results[0].Key != "/turn/D1:1" || res.Results[0].SessionID != "session_1" {
 		t.Fatalf("surface = %+v", res.Results)

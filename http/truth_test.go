@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -179,7 +180,7 @@ func TestLongMessagesStoredWhole(t *testing.T) {
 	if st, raw := call(t, "POST", base+"/v1/messages", map[string]any{"agent_id": "a", "session_id": "s1", "messages": msgs}, &ids); st != 201 || len(ids.IDs) != 3 {
 		t.Fatalf("messages with a %d-character one: %d %s", len([]rune(long)), st, raw)
 	}
-	var res mnemo.Result
+	var res memory.Result
 	if st, raw := call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a", "query": "offsite venue Lisbon"}, &res); st != 200 || len(res.Results) == 0 {
 		t.Fatalf("recall: %d %s", st, raw)
 	}

@@ -55,7 +55,7 @@ func (s *Service) archive(ctx context.Context, scope mnemo.Scope, ids []string, 
 }
 
 // SoftForget archives memories by id or key instead of deleting them
-// (seed 003's forget with hard: false): hidden from recall, kept, and
+// (API-12: forget with hard: false): hidden from recall, kept, and
 // restorable from the ledger.
 func (s *Service) SoftForget(ctx context.Context, scope mnemo.Scope, ids, keys []string, actor string) (ArchiveResult, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
@@ -83,7 +83,7 @@ func (s *Service) SoftForget(ctx context.Context, scope mnemo.Scope, ids, keys [
 	return s.archive(ctx, scope, found, mnemo.ActionArchive, actor, "soft forget: archived on request, restorable")
 }
 
-// PruneQuery selects the memories a prune archives (seed 000 FR-5.1: by
+// PruneQuery selects the memories a prune archives (LIFE-3: by
 // time, tag, security level or type). At least one criterion is required.
 type PruneQuery struct {
 	Before         *time.Time `json:"before,omitempty"` // created before
@@ -130,8 +130,8 @@ func (s *Service) Prune(ctx context.Context, scope mnemo.Scope, q PruneQuery) (A
 	return s.archive(ctx, scope, ids, mnemo.ActionPrune, q.Actor, "prune: "+strings.Join(crit, "; "))
 }
 
-// Reset archives every memory of the agent: it starts from nothing, and
-// can be restored from the ledger for the grace period (seed 000 FR-5.1).
+// Reset archives every memory of the agent: it starts from nothing
+// (LIFE-4), and can be restored from the ledger for the grace period.
 func (s *Service) Reset(ctx context.Context, scope mnemo.Scope, actor string) (ArchiveResult, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return ArchiveResult{}, err

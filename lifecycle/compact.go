@@ -16,7 +16,7 @@ import (
 )
 
 // PhaseCompact merges the memories of a tag that holds more than
-// CompactOver into one summary memory (seed 000 FR-5.2).
+// CompactOver into one summary memory (LIFE-5).
 const PhaseCompact = "compact"
 
 // compactTag marks summary memories, which are never compacted again.

@@ -10,10 +10,11 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
-// IngestRequest asks for memories to be extracted from markdown (seed 003
-// §4.4): a daily note, a journal, MEMORY.md.
+// IngestRequest asks for memories to be extracted from markdown (MEM-11):
+// a daily note, a journal, MEMORY.md.
 type IngestRequest struct {
 	Text   string `json:"text"`
 	Source string `json:"source,omitempty"` // where it came from, e.g. memory/2026-02-23.md
@@ -31,22 +32,22 @@ type IngestResult struct {
 
 // IngestItem is one extracted memory.
 type IngestItem struct {
-	Key      string               `json:"key"`
-	Type     string               `json:"type"`
-	Priority int                  `json:"priority"`
-	Content  string               `json:"content"`
-	Heading  string               `json:"heading,omitempty"`
-	Action   string               `json:"action"` // written, skipped, would_write
-	Reason   string               `json:"reason,omitempty"`
-	ID       string               `json:"id,omitempty"`
-	Guard    *mnemo.GuardDecision `json:"guard,omitempty"`
+	Key      string                `json:"key"`
+	Type     string                `json:"type"`
+	Priority int                   `json:"priority"`
+	Content  string                `json:"content"`
+	Heading  string                `json:"heading,omitempty"`
+	Action   string                `json:"action"` // written, skipped, would_write
+	Reason   string                `json:"reason,omitempty"`
+	ID       string                `json:"id,omitempty"`
+	Guard    *memory.GuardDecision `json:"guard,omitempty"`
 }
 
 // maxIngestBytes bounds one ingest's text.
 const maxIngestBytes = 1 << 20
 
-// ingestRule types a block by its heading or its words (seed 003 §4.4's
-// table), in this order: identity, emotion, event, knowledge.
+// ingestRule types a block by its heading or its words (MEM-11's
+// rules), in this order: identity, emotion, event, knowledge.
 type ingestRule struct {
 	typ      string
 	priority int

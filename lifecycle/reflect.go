@@ -12,8 +12,8 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// Reflect phases, in the order they run (seed 003's sleep cycle, seed 000
-// FR-5).
+// Reflect phases, in the order they run: LIFE-9's sleep cycle, then
+// retention (LIFE-2), capacity (LIFE-1), compaction (LIFE-5) and purge.
 const (
 	PhaseDecay     = "decay"     // recompute vitality: Ebbinghaus retention
 	PhaseTidy      = "tidy"      // archive memories whose vitality fell below ArchiveBelow
@@ -25,15 +25,15 @@ const (
 
 var phases = []string{PhaseDecay, PhaseTidy, PhaseGovern, PhaseRetention, PhaseCapacity, PhaseCompact, PhasePurge}
 
-// Options configure reflect. The zero value is the seeds'
-// defaults.
+// Options configure reflect. The zero value is the defaults of the LIFE
+// requirements.
 type Options struct {
-	ArchiveBelow       float64 // tidy: vitality under this is archived (seed 003: 0.1)
-	RetentionDays      int     // seed 000: 365; memories older and ...
+	ArchiveBelow       float64 // tidy: vitality under this is archived (LIFE-9: 0.1)
+	RetentionDays      int     // LIFE-2: 365; memories older and ...
 	RetentionMinAccess int     // ... recalled fewer times than this (3) are archived
-	MaxEntries         int     // seed 000: 10,000 active memories per agent
+	MaxEntries         int     // LIFE-1: 10,000 active memories per agent
 	// EvictByConfidence orders capacity's archiving by lowest confidence,
-	// then oldest access (seed 001's optional eviction) instead of oldest
+	// then oldest access (LIFE-7's optional eviction) instead of oldest
 	// access, then fewest accesses.
 	EvictByConfidence bool
 	// TypeQuota caps the active memories of a type (govern archives the
@@ -269,7 +269,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 				continue
 			}
 			// Pinned and P0 memories are never evicted; the rest go
-			// oldest access and fewest accesses first (or seed 001's order).
+			// oldest access and fewest accesses first (or LIFE-7's order).
 			var cands []int
 			for _, i := range keep {
 				if !ms[i].Pinned && ms[i].Priority > 0 {
@@ -485,7 +485,7 @@ func totals(ms []mnemo.Memory, state func(i int) (float64, bool)) LifeTotals {
 // reportLines bounds the memories a markdown section lists by name.
 const reportLines = 20
 
-// markdown is seed 003 §4.6's human-readable report.
+// markdown is LIFE-10's human-readable report.
 func (r *ReflectReport) markdown() string {
 	var b strings.Builder
 	title := "## 🌙 Sleep cycle report"

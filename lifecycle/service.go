@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/ledger"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // Service is the lifecycle service over one store. It is safe for
@@ -14,7 +15,7 @@ import (
 type Service struct {
 	store mnemo.Backend
 	life  Options
-	mem   *mnemo.Service
+	mem   *memory.Service
 	sum   mnemo.Summarizer
 	now   func() time.Time
 	log   *slog.Logger
@@ -26,7 +27,7 @@ type Deps struct {
 	Logger *slog.Logger
 	// Memory is the memory service: ingest writes through its guard,
 	// compaction stores its summary memory through it.
-	Memory *mnemo.Service
+	Memory *memory.Service
 	// Summarizer, when set, writes compaction summaries (nil: extractive).
 	Summarizer mnemo.Summarizer
 }

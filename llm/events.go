@@ -7,8 +7,8 @@ import (
 	"github.com/mnemo-dev/mnemo/events"
 )
 
-// Seed 002's readings of unstructured events: the relations of an event's
-// text (L2) and what interactions say about the user (the profile). Both
+// A model's readings of unstructured events: the relations of an event's
+// text (L2, EVT-6) and what interactions say about the user (the profile, EVT-13). Both
 // ask for strict JSON and repair once; the caller falls back to rules when
 // they fail.
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/openaiapi"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
@@ -219,9 +220,9 @@ type extractAnswer struct {
 	} `json:"memories"`
 }
 
-// ExtractMemories implements mnemo.MemoryExtractor (seed 001's
+// ExtractMemories implements memory.Extractor (MEM-7:
 // memory_update.should_store).
-func (c *Client) ExtractMemories(ctx context.Context, msgs []mnemo.Message) ([]mnemo.Extracted, error) {
+func (c *Client) ExtractMemories(ctx context.Context, msgs []memory.Message) ([]memory.Extracted, error) {
 	var b strings.Builder
 	for _, m := range msgs {
 		if m.Role == "user" {
@@ -240,12 +241,12 @@ func (c *Client) ExtractMemories(ctx context.Context, msgs []mnemo.Message) ([]m
 	if err := c.decodeOrRepair(ctx, extractPrompt, user, out, &a); err != nil {
 		return nil, err
 	}
-	var res []mnemo.Extracted
+	var res []memory.Extracted
 	for _, m := range a.Memories {
 		if !m.ShouldStore || strings.TrimSpace(m.Value) == "" {
 			continue
 		}
-		res = append(res, mnemo.Extracted{Category: m.Category, Key: m.Key, Content: m.Value, Confidence: m.Confidence, Source: m.Source})
+		res = append(res, memory.Extracted{Category: m.Category, Key: m.Key, Content: m.Value, Confidence: m.Confidence, Source: m.Source})
 	}
 	return res, nil
 }

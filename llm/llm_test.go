@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/llm"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
@@ -149,11 +150,11 @@ func TestExtractMemories(t *testing.T) {
 		return `{"memories":[{"should_store":true,"category":"preference","key":"language","value":"Prefers Python for data work","confidence":0.95,"source":"user_stated"},
 			{"should_store":false,"category":"fact","key":"x","value":"not worth it","confidence":0.2,"source":"inferred"}]}`, 0
 	}})
-	got, err := c.ExtractMemories(t.Context(), []mnemo.Message{{Role: "user", Content: "I prefer Python for data work"}, {Role: "assistant", Content: "Bot reply"}})
+	got, err := c.ExtractMemories(t.Context(), []memory.Message{{Role: "user", Content: "I prefer Python for data work"}, {Role: "assistant", Content: "Bot reply"}})
 	if err != nil || len(got) != 1 || got[0].Key != "language" || got[0].Source != "user_stated" {
 		t.Fatalf("extracted = %+v, %v", got, err)
 	}
-	if none, err := c.ExtractMemories(t.Context(), []mnemo.Message{{Role: "assistant", Content: "hello"}}); err != nil || none != nil {
+	if none, err := c.ExtractMemories(t.Context(), []memory.Message{{Role: "assistant", Content: "hello"}}); err != nil || none != nil {
 		t.Fatalf("no user messages: %+v, %v", none, err)
 	}
 }

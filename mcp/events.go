@@ -12,8 +12,8 @@ import (
 	"github.com/mnemo-dev/mnemo/events"
 )
 
-// The tools of seed 002's event layers that fit an agent: search_events
-// (L3, by meaning).
+// The tools of the event layers that fit an agent: search_events (L3,
+// EVT-8: by meaning).
 
 type searchEventsIn struct {
 	Query   string     `json:"query" jsonschema:"what to look for, in words: events whose text means something close are returned"`

@@ -12,9 +12,9 @@ import (
 	"github.com/mnemo-dev/mnemo/events"
 )
 
-// The tools of seed 002's fourth and fifth layers that fit an agent: how
-// did a period go (event_summary), and how was a task like this done
-// before (capabilities).
+// The tools of the fourth and fifth event layers that fit an agent: how
+// did a period go (event_summary, L4: EVT-10), and how was a task like
+// this done before (capabilities, L5: EVT-12).
 
 type capabilitiesIn struct {
 	Text     string `json:"text,omitempty" jsonschema:"the new task, in words, e.g. 'deploy the api to staging'"`

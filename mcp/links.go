@@ -10,9 +10,10 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
-// Seed 003's links: the link tool, and what recall and recall_path return
+// Links (REC-22): the link tool, and what recall and recall_path return
 // when asked to follow links (traverse_hops).
 
 type linkIn struct {
@@ -46,7 +47,7 @@ type eventView struct {
 	Text   string    `json:"text,omitempty" jsonschema:"the event's text"`
 }
 
-func linkedViews(ls []mnemo.Linked) []linkedView {
+func linkedViews(ls []memory.Linked) []linkedView {
 	out := make([]linkedView, len(ls))
 	for i, l := range ls {
 		v := linkedView{Hops: l.Hops, From: l.From, Via: l.Via, Relation: l.Relation, Confidence: l.Confidence, Reason: l.Reason}

@@ -1,9 +1,10 @@
 // Package mcp serves mnemo over the Model Context Protocol, with the
 // official Go SDK, on stdio (a client spawns mnemo) and on streamable HTTP.
 //
-// It is a thin adapter over mnemo.Service: seed 003's tools (remember,
-// recall, recall_path, boot, forget, link, reflect, status, ingest, surface),
-// seed 004's set_memory, and the event tools that fit an agent. Three rules hold for every tool:
+// It is a thin adapter over memory.Service: the memory tools of API-2
+// (remember, recall, recall_path, boot, forget, reflect, status, ingest,
+// surface), link (REC-22), set_memory (FS-1), and the event tools that fit
+// an agent. Three rules hold for every tool:
 //
 //   - The scope (tenant and agent) comes from the connection — the command
 //     line on stdio, the HTTP request on HTTP — never from arguments the
@@ -14,7 +15,7 @@
 //     the model can read it and correct itself. JSON-RPC errors are kept for
 //     protocol faults (unknown tool, malformed request).
 //   - Confidential and restricted memories are masked in every result
-//     (seed 000 FR-7.2): their text never leaves through this channel.
+//     (SEC-3): their text never leaves through this channel.
 package mcp
 
 import (
@@ -55,7 +56,7 @@ type Options struct {
 	Version string
 }
 
-// Server serves a mnemo.Service over MCP. It is safe for concurrent use, and
+// Server serves a memory.Service over MCP. It is safe for concurrent use, and
 // one Server may serve stdio and HTTP at the same time.
 type Server struct {
 	svc       *service.Mnemo

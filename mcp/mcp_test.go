@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/mcp"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -173,7 +174,7 @@ func wire(t *testing.T, res *mcpsdk.CallToolResult) string {
 	return string(b)
 }
 
-type memory struct {
+type memoryJSON struct {
 	ID            string          `json:"id"`
 	Key           string          `json:"key"`
 	Content       string          `json:"content"`
@@ -186,10 +187,10 @@ type memory struct {
 }
 
 type found struct {
-	Count    int      `json:"count"`
-	Memories []memory `json:"memories"`
-	Results  []memory `json:"results"`
-	Total    int      `json:"total"`
+	Count    int          `json:"count"`
+	Memories []memoryJSON `json:"memories"`
+	Results  []memoryJSON `json:"results"`
+	Total    int          `json:"total"`
 }
 
 func TestListTools(t *testing.T) {
@@ -262,8 +263,8 @@ func TestRememberRecallSurfacePathForget(t *testing.T) {
 			cs := tr.connect(t, svc)
 
 			var rem struct {
-				ID     string `json:"id"`
-				Memory memory `json:"memory"`
+				ID     string     `json:"id"`
+				Memory memoryJSON `json:"memory"`
 			}
 			res := ok(t, cs, "remember", map[string]any{
 				"content": "The user prefers tabs over spaces in Go code", "key": "/user/preference/indent",
@@ -337,10 +338,10 @@ func TestSetMemory(t *testing.T) {
 	svc := newService(t)
 	cs := connectMemory(t, svc, alice)
 	type setOut struct {
-		Key       string `json:"key"`
-		Tombstone bool   `json:"tombstone"`
-		ID        string `json:"id"`
-		Memory    memory `json:"memory"`
+		Key       string     `json:"key"`
+		Tombstone bool       `json:"tombstone"`
+		ID        string     `json:"id"`
+		Memory    memoryJSON `json:"memory"`
 	}
 	set := func(key string, content any, source any) setOut {
 		t.Helper()
@@ -359,7 +360,7 @@ func TestSetMemory(t *testing.T) {
 		t.Fatalf("stored: %s %s, %v", m.Data, m.Source, err)
 	}
 
-	// {} is content, null is a tombstone (seed 004 §3.1.2).
+	// {} is content, null is a tombstone (FS-3).
 	if out := set("/user/calendar/dentist", map[string]any{}, "cleared"); out.Tombstone || string(out.Memory.Data) != "{}" {
 		t.Fatalf("set {}: %+v", out)
 	}
@@ -373,7 +374,7 @@ func TestSetMemory(t *testing.T) {
 		t.Fatalf("after null: %v; want not_found", err)
 	}
 
-	// Provenance (seed 004 §3.2).
+	// Provenance (FS-6, FS-7).
 	full := map[string]any{"kind": "web", "name": "go.dev", "retrieved_at": "2026-02-22T10:00:00Z", "locator": map[string]any{"url": "https://go.dev/doc/"}}
 	set("/kb/go/generics", map[string]any{"since": "1.18"}, full)
 	set("/notes/go", map[string]any{"x": 1}, map[string]any{"kind": "agent", "name": "planner"})
@@ -417,7 +418,7 @@ func TestSetMemory(t *testing.T) {
 }
 
 // TestSetMemoryUntrusted: with limits.untrusted set, a write without the
-// provenance seed 004 §3.2 asks for is quarantined, not refused.
+// provenance FS-6 and FS-7 ask for is quarantined, not refused.
 func TestSetMemoryUntrusted(t *testing.T) {
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	if err != nil {
@@ -615,7 +616,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 	}
 }
 
-// boot is seed 003's warm start: markdown by layer, or the layers as a
+// boot is the warm start of CTX-17 and CTX-18: markdown by layer, or the layers as a
 // list; a confidential memory's text never reaches the model.
 func TestBoot(t *testing.T) {
 	svc := newService(t)
@@ -791,11 +792,11 @@ func TestRememberGuard(t *testing.T) {
 	cs := connectMemory(t, newService(t), alice)
 	var first, again struct {
 		ID    string
-		Guard mnemo.GuardDecision
+		Guard memory.GuardDecision
 	}
 	ok(t, cs, "remember", map[string]any{"content": "The office closes at 6pm on Fridays"}, &first)
 	res := ok(t, cs, "remember", map[string]any{"content": "The office closes at 6pm on Fridays"}, &again)
-	if again.Guard.Action != mnemo.GuardDuplicate || again.ID != first.ID || !strings.HasPrefix(text(res), "Already remembered as "+first.ID) {
+	if again.Guard.Action != memory.GuardDuplicate || again.ID != first.ID || !strings.HasPrefix(text(res), "Already remembered as "+first.ID) {
 		t.Fatalf("duplicate: %+v %s", again, text(res))
 	}
 	fails(t, cs, "remember", map[string]any{"content": "ok"}, mnemo.EINVALID)

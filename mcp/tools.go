@@ -15,19 +15,21 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
-// Parameter names follow seed 003 (agent-memory: content, type, uri,
+// Parameter names follow the agent-memory tools (content, type, uri,
 // emotion_val, source; query, limit; uri, traverse_hops; keywords, types,
-// min_vitality; text, dry_run; format; phase) and seed 004 (key,
-// json_content, source), so that clients written for either keep working;
-// the rest are mnemo's own, named as in mnemo.Draft and mnemo.Query.
+// min_vitality; text, dry_run; format; phase) and set_memory (key,
+// json_content, source), so that clients written for either keep working
+// (API-3);
+// the rest are mnemo's own, named as in mnemo.Draft and memory.Query.
 
 type rememberIn struct {
 	Content       string          `json:"content" jsonschema:"the memory itself, as a short self-contained statement (at most 2000 characters), e.g. 'The user prefers tabs over spaces in Go code'"`
 	Key           string          `json:"key,omitempty" jsonschema:"optional stable name, a path such as /user/preference/indent or a URI such as knowledge://go/style; remembering the same key again replaces the memory instead of adding one"`
-	URI           string          `json:"uri,omitempty" jsonschema:"seed 003's name for key; give one or the other"`
+	URI           string          `json:"uri,omitempty" jsonschema:"another name for key; give one or the other"`
 	Type          string          `json:"type,omitempty" jsonschema:"kind of memory: identity, emotion, knowledge (default), event, preference, fact, pattern, or another lower-case word"`
 	Priority      *int            `json:"priority,omitempty" jsonschema:"how long it should last: 0 (P0, never fades: identity), 1 (P1, a year), 2 (P2, default, three months), 3 (P3, two weeks)"`
 	Tags          []string        `json:"tags,omitempty" jsonschema:"labels to filter recall by, e.g. [\"work\", \"go\"]"`
@@ -38,13 +40,13 @@ type rememberIn struct {
 	SecurityLevel string          `json:"security_level,omitempty" jsonschema:"public, internal (default), confidential or restricted; confidential and restricted memories are masked in every MCP result"`
 	Pinned        bool            `json:"pinned,omitempty" jsonschema:"always load this memory at the start of a run"`
 	ExpiresAt     *time.Time      `json:"expires_at,omitempty" jsonschema:"when the memory stops being true, RFC 3339; it is not recalled after that"`
-	EmotionVal    *float64        `json:"emotion_val,omitempty" jsonschema:"seed 003's emotional valence, -1 (negative) to 1 (positive); kept in the memory's data"`
+	EmotionVal    *float64        `json:"emotion_val,omitempty" jsonschema:"emotional valence, -1 (negative) to 1 (positive); kept in the memory's data"`
 }
 
 type rememberOut struct {
-	ID     string              `json:"id" jsonschema:"the stored memory's id, for forget"`
-	Memory *Memory             `json:"memory" jsonschema:"the memory as stored"`
-	Guard  mnemo.GuardDecision `json:"guard" jsonschema:"the Write Guard's decision: add, update, duplicate (nothing written, the existing memory returned), merge (replaced a near duplicate), conflict (kept beside a memory it contradicts)"`
+	ID     string               `json:"id" jsonschema:"the stored memory's id, for forget"`
+	Memory *Memory              `json:"memory" jsonschema:"the memory as stored"`
+	Guard  memory.GuardDecision `json:"guard" jsonschema:"the Write Guard's decision: add, update, duplicate (nothing written, the existing memory returned), merge (replaced a near duplicate), conflict (kept beside a memory it contradicts)"`
 	lwwOut
 }
 
@@ -54,7 +56,7 @@ type lwwOut struct {
 	WinnerUpdatedAt *time.Time `json:"winner_updated_at,omitempty" jsonschema:"when applied is false, the time of the revision that stands"`
 }
 
-func lww(r mnemo.WriteResult) (lwwOut, string) {
+func lww(r memory.WriteResult) (lwwOut, string) {
 	if r.Applied {
 		return lwwOut{Applied: true}, ""
 	}
@@ -82,7 +84,7 @@ type recallOut struct {
 }
 
 type surfaceIn struct {
-	Keywords    []string `json:"keywords,omitempty" jsonschema:"words to look for; a memory matching any of them can surface (seed 003)"`
+	Keywords    []string `json:"keywords,omitempty" jsonschema:"words to look for; a memory matching any of them can surface"`
 	Query       string   `json:"query,omitempty" jsonschema:"the same as keywords, as one string; give keywords, query or both"`
 	Limit       int      `json:"limit,omitempty" jsonschema:"how many memories to return: default 5, at most 20"`
 	Types       []string `json:"types,omitempty" jsonschema:"only memories of these types, e.g. [\"emotion\", \"knowledge\"]"`
@@ -115,7 +117,7 @@ type recallPathOut struct {
 type forgetIn struct {
 	ID   string `json:"id,omitempty" jsonschema:"id of the memory to delete, as returned by remember or recall"`
 	Key  string `json:"key,omitempty" jsonschema:"key of the memory to delete; give id, key or both"`
-	Hard *bool  `json:"hard,omitempty" jsonschema:"seed 003: true (or omitted) deletes for good; false archives: hidden from recall, kept, restorable from the ledger"`
+	Hard *bool  `json:"hard,omitempty" jsonschema:"true (or omitted) deletes for good; false archives: hidden from recall, kept, restorable from the ledger"`
 }
 
 type forgetOut struct {
@@ -208,7 +210,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"Call it before answering anything that may depend on what you were told before: the user's preferences, past decisions, facts, events.",
 		InputSchema: inputSchema[recallIn](func(p props) {
 			p.rng("limit", 1, 20)
-			p.rng("traverse_hops", 0, mnemo.MaxTraverseHops)
+			p.rng("traverse_hops", 0, memory.MaxTraverseHops)
 		}),
 		OutputSchema: outputSchema[recallOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
@@ -234,7 +236,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"or everything under /user/preference. Use it when you know where something is kept.",
 		InputSchema: inputSchema[recallPathIn](func(p props) {
 			p.rng("limit", 1, mnemo.MaxListLimit)
-			p.rng("traverse_hops", 0, mnemo.MaxTraverseHops)
+			p.rng("traverse_hops", 0, memory.MaxTraverseHops)
 		}),
 		OutputSchema: outputSchema[recallPathOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
@@ -388,7 +390,7 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 	}
 	src := in.Source
 	if isNull(src) {
-		src = json.RawMessage(`"manual"`) // seed 003 §4.4.2: what remember writes is marked manual
+		src = json.RawMessage(`"manual"`) // MEM-13: what remember writes is marked manual
 	}
 	if err := mnemo.CheckProvenance(key, src, true); err != nil {
 		return rememberOut{}, "", err
@@ -413,19 +415,19 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 		text += " at " + m.Key
 	}
 	switch g.Action {
-	case mnemo.GuardDuplicate:
+	case memory.GuardDuplicate:
 		text = "Already remembered as " + m.ID + ": nothing written"
-	case mnemo.GuardMerge:
+	case memory.GuardMerge:
 		text += ", replacing the near duplicate " + g.ExistingID
-	case mnemo.GuardConflict:
+	case memory.GuardConflict:
 		text += "; it contradicts " + strings.Join(g.ConflictsWith, ", ") + ", which now rank lower"
 	}
 	lw, note := lww(res[0])
 	return rememberOut{ID: m.ID, Memory: &v, Guard: g, lwwOut: lw}, text + "." + note, nil
 }
 
-// oneKey returns the normalised key given as key or as uri (seed 003's
-// name), which must agree when both are given.
+// oneKey returns the normalised key given as key or as uri (the
+// agent-memory name), which must agree when both are given.
 func oneKey(key, uri string) (string, error) {
 	if key == "" && uri == "" {
 		return "", nil
@@ -450,7 +452,7 @@ func oneKey(key, uri string) (string, error) {
 }
 
 func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recallOut, string, error) {
-	res, err := s.svc.Recall(ctx, sc, mnemo.Query{
+	res, err := s.svc.Recall(ctx, sc, memory.Query{
 		Text: in.Query, Limit: in.Limit, Explain: in.Explain, Session: in.Session,
 		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types}, TraverseHops: in.TraverseHops,
 	})
@@ -469,12 +471,12 @@ func (s *Server) surface(ctx context.Context, sc mnemo.Scope, in surfaceIn) (sur
 	if text == "" {
 		return surfaceOut{}, "", mnemo.Errorf(mnemo.EINVALID, "give keywords or a query")
 	}
-	minVitality := 0.1 // seed 003 §4.7.2
+	minVitality := 0.1 // REC-19
 	if in.MinVitality != nil {
 		minVitality = *in.MinVitality
 	}
-	// Seed 003's surface ranks keyword hits by priority × vitality.
-	res, err := s.svc.Surface(ctx, sc, mnemo.Query{
+	// REC-19: surface ranks keyword hits by priority × vitality.
+	res, err := s.svc.Surface(ctx, sc, memory.Query{
 		Text: text, Limit: in.Limit, Explain: in.Explain, Profile: "seed003",
 		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types, MinVitality: minVitality},
 	})
@@ -619,7 +621,7 @@ func (s *Server) setMemory(ctx context.Context, sc mnemo.Scope, in setMemoryIn) 
 	}
 	data := in.JSONContent
 	if isNull(data) {
-		data = nil // seed 004 §3.1.2: null, and only null, is a tombstone
+		data = nil // FS-3: null, and only null, is a tombstone
 	}
 	res, err := s.svc.Write(ctx, sc, []mnemo.Draft{{Key: key, Data: data, Source: in.Source, Tags: tags}})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 )
@@ -49,7 +50,7 @@ type Scored struct {
 }
 
 // view returns what a tool result shows of m, masked for its security level
-// (seed 000 FR-7.2: the MCP channel returns masked content).
+// (SEC-3: the MCP channel returns masked content).
 func view(m *mnemo.Memory) Memory {
 	v := Memory{
 		ID: m.ID, Key: m.Key, SessionID: m.SessionID,
@@ -85,7 +86,7 @@ func views(ms []mnemo.Memory) []Memory {
 	return out
 }
 
-func scoredViews(rs []mnemo.Scored) []Scored {
+func scoredViews(rs []memory.Scored) []Scored {
 	out := make([]Scored, len(rs))
 	for i := range rs {
 		out[i] = Scored{Memory: view(&rs[i].Memory), Score: rs[i].Score, Explain: rs[i].Explain}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memstore"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/storetest"
@@ -43,7 +44,7 @@ func TestSnapshotRestore(t *testing.T) {
 	if _, err := svc.Remember(ctx, sc, mnemo.Draft{Key: "/user/calendar/dentist", Content: str("the dentist moved to friday"), UpdatedAt: &upd}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Recall(ctx, sc, mnemo.Query{Text: "tea"}); err != nil {
+	if _, err := svc.Recall(ctx, sc, memory.Query{Text: "tea"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Reflect(ctx, sc, lifecycle.ReflectOptions{Now: now.Add(400 * 24 * time.Hour)}); err != nil {

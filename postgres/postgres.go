@@ -14,7 +14,7 @@
 // Vectors live in a vector(dim) column with an HNSW index when the vector
 // extension is installed. Without it the store still works: memories are
 // stored without vectors, and every vector method answers ErrNoVectorIndex
-// (code unavailable), so that recall degrades to full text (seed 000 FR-8).
+// (code unavailable), so that recall degrades to full text (PG-2).
 package postgres
 
 import (

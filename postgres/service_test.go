@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/storetest"
@@ -23,9 +24,9 @@ func remember(t *testing.T, svc *service.Mnemo, text string, tags ...string) mne
 	return m
 }
 
-func recall(t *testing.T, svc *service.Mnemo, query string) mnemo.Result {
+func recall(t *testing.T, svc *service.Mnemo, query string) memory.Result {
 	t.Helper()
-	res, err := svc.Recall(t.Context(), scope, mnemo.Query{Text: query})
+	res, err := svc.Recall(t.Context(), scope, memory.Query{Text: query})
 	if err != nil {
 		t.Fatalf("Recall(%q): %v", query, err)
 	}
@@ -54,7 +55,7 @@ func TestServiceChinese(t *testing.T) {
 	}
 }
 
-// TestServiceWithoutPgvector is seed 000's scenario 4 on PostgreSQL 15,
+// TestServiceWithoutPgvector is PG-2 on PostgreSQL 15,
 // which has no pgvector: a memory is written without a vector, and recall
 // answers from full text, saying that it degraded.
 func TestServiceWithoutPgvector(t *testing.T) {

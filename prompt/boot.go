@@ -15,15 +15,15 @@ import (
 
 // Boot formats.
 const (
-	BootNarrative = "narrative" // markdown by layer (seed 003 §4.5), the default
+	BootNarrative = "narrative" // markdown by layer (CTX-17), the default
 	BootJSON      = "json"      // the layers as data, no text
 )
 
-// BootQuery asks for a warm start (seed 003 §4.5).
+// BootQuery asks for a warm start (CTX-17, CTX-18).
 type BootQuery struct {
 	Format string `json:"format,omitempty"` // narrative (default) or json
-	// Lang is the language of the headings: en (default) or zh, seed 003's
-	// own.
+	// Lang is the language of the headings: en (default) or zh, the
+	// language CTX-17's layout was first written in.
 	Lang string    `json:"lang,omitempty"`
 	Now  time.Time `json:"now,omitempty"`
 	// Redact masks confidential and restricted memories' text, for a
@@ -69,8 +69,8 @@ type bootLayer struct {
 	limit int
 }
 
-// The layers. Knowledge takes seed 001's categories of long-term memory
-// too; other types are counted in the summary only.
+// The layers. Knowledge takes the chat categories of long-term memory
+// (MEM-6: fact, preference, pattern) too; other types are counted in the summary only.
 var (
 	bootIdentity  = bootLayer{[]string{mnemo.TypeIdentity}, 20}
 	bootEmotion   = bootLayer{[]string{mnemo.TypeEmotion}, 10}
@@ -79,7 +79,7 @@ var (
 	bootEventDays = 7
 )
 
-// Boot returns the warm start of seed 003 §4.5. Nothing is recorded as
+// Boot returns the warm start of CTX-17 and CTX-18. Nothing is recorded as
 // accessed.
 func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boot, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
@@ -208,7 +208,7 @@ var bootTexts = map[string]bootText{
 	},
 }
 
-// narrative renders the layers as seed 003 §4.5's markdown.
+// narrative renders the layers as CTX-17's markdown.
 func (b *Boot) narrative(lang string, eventsInWindow int) string {
 	if lang == "" {
 		lang = "en"

@@ -8,7 +8,7 @@ import (
 
 // Options configure what the Service builds for a prompt: short-term
 // memory of runs, working memory of sessions, snapshots, boot and the
-// default read. The zero value is the seeds' defaults.
+// default read. The zero value is the defaults of the CTX requirements.
 type Options struct {
 	// Tokenizer counts every token budget; nil means cl100k (package tokens).
 	Tokenizer mnemo.Tokenizer
@@ -19,7 +19,7 @@ type Options struct {
 	// turns; nil means RuleAnalyzer (no LLM).
 	TurnAnalyzer TurnAnalyzer
 
-	RunTokenLimit int // a run's short-term memory, in tokens (seed 000 FR-1: 2,000)
+	RunTokenLimit int // a run's short-term memory, in tokens (CTX-3: 2,000)
 	KeepRounds    int // function-call rounds kept whole when compacting (3)
 	MaxRuns       int // open runs per agent (64)
 	MaxStepBytes  int // one call's input or output, or one response, in bytes (64 KiB)
@@ -27,14 +27,14 @@ type Options struct {
 	// abandoned (its agent crashed without closing it) and swept (24 h).
 	RunIdle time.Duration
 
-	SessionIdle time.Duration // working memory is deleted after this long idle (seed 001: 30 min)
+	SessionIdle time.Duration // working memory is deleted after this long idle (CTX-11: 30 min)
 	MaxSessions int           // sessions with working memory per agent (1,000)
 	// ArchiveFacts writes the facts a session marked to long-term memory
-	// when its working memory is swept (seed 001: optional).
+	// when its working memory is swept (CTX-11: optional).
 	ArchiveFacts bool
-	TopicBoost   float64 // recall boost of memories on the session's topic (seed 001: 1.3)
+	TopicBoost   float64 // recall boost of memories on the session's topic (REC-15: 1.3)
 
-	SnapshotTokenLimit int // seed 000 FR-6: 500
+	SnapshotTokenLimit int // CTX-14: 500
 }
 
 func (o Options) withDefaults() Options {

@@ -14,7 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// ReadQuery asks for the default read of seed 004 §5: the memories to put
+// ReadQuery asks for the default read (CTX-19): the memories to put
 // into a prompt when the agent wakes, with no query.
 type ReadQuery struct {
 	TokenLimit int `json:"token_limit"`
@@ -50,10 +50,10 @@ type ReadLine struct {
 	Tokens int     `json:"tokens"`
 }
 
-// ReadHeader opens a default read (seed 004 §5.5).
+// ReadHeader opens a default read (CTX-22).
 const ReadHeader = "[Agent Memory]"
 
-// Default-read ranking (seed 004 §5.4): recency first, then importance,
+// Default-read ranking (CTX-21): recency first, then importance,
 // then tag match, as weights of one score; recency halves every week.
 const (
 	readRecencyWeight    = 0.5
@@ -61,7 +61,7 @@ const (
 	readTagWeight        = 0.2
 	readHalfLife         = 7 * 24 * time.Hour
 	// readCandidates bounds the memories scored: the newest 2,000. The read
-	// is best-effort (seed 004 §5.1); a memory further back can rank only
+	// is best-effort (CTX-19); a memory further back can rank only
 	// on importance and tags, and there are 2,000 newer ones for a prompt
 	// of a few dozen lines. (docs/BENCHMARKS.md: reading every one of 10k
 	// took 37 / 53 ms p50 / p95, over the 50 ms target.)
@@ -177,7 +177,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 }
 
 // fromData takes type, summary, importance and tags from a set_memory
-// memory's content (seed 004 §5.3: optional fields of the free content)
+// memory's content (CTX-20, FS-17: optional fields of the free content)
 // where the memory's own are unset.
 func fromData(m *mnemo.Memory) {
 	if len(m.Data) == 0 || m.Data[0] != '{' {
@@ -208,7 +208,7 @@ func fromData(m *mnemo.Memory) {
 	}
 }
 
-// readLine is seed 004 §5.5's `key type summary`: the key without its
+// readLine is CTX-22's `key type summary`: the key without its
 // leading slash (as ls and grep see it), or the id when there is none.
 func readLine(m *mnemo.Memory, redact bool) string {
 	key := strings.TrimPrefix(m.Key, "/")

@@ -15,7 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// Trigger is what started a run (seed 000 FR-1): its type, such as cron,
+// Trigger is what started a run (CTX-2): its type, such as cron,
 // webhook, message or signal, and its payload.
 type Trigger struct {
 	Type    string          `json:"type"`
@@ -42,7 +42,7 @@ type RunOptions struct {
 	TokenLimit int `json:"token_limit,omitempty"`
 }
 
-// Run is a run's short-term memory (seed 000 FR-1), as a prompt builder
+// Run is a run's short-term memory (CTX-1 … CTX-7), as a prompt builder
 // takes it: a fixed part (trigger, focus, injected instructions) that is
 // never compacted, one sentence for each older round, and the last rounds
 // whole. Tokens counts the text of every part, not the JSON around it.
@@ -66,8 +66,8 @@ type Run struct {
 	NextRound   int `json:"next_round"`
 }
 
-// Instruction is a temporary instruction injected into a run (seed 000
-// FR-1 inject()): it stays in the fixed part until the run closes.
+// Instruction is a temporary instruction injected into a run (CTX-7):
+// it stays in the fixed part until the run closes.
 type Instruction struct {
 	Text   string    `json:"text"`
 	At     time.Time `json:"at"`
@@ -127,7 +127,7 @@ func (s *Service) OpenRun(ctx context.Context, scope mnemo.Scope, o RunOptions) 
 	if utf8.RuneCountInString(o.Focus) > 1000 {
 		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "focus is over 1,000 characters")
 	}
-	limit, err := tokenLimit(o.TokenLimit, s.ctx.RunTokenLimit, 100, "a run")
+	limit, err := tokenLimit(o.TokenLimit, s.opts.RunTokenLimit, 100, "a run")
 	if err != nil {
 		return Run{}, err
 	}
@@ -135,7 +135,7 @@ func (s *Service) OpenRun(ctx context.Context, scope mnemo.Scope, o RunOptions) 
 	if err != nil {
 		return Run{}, err
 	}
-	if len(open) >= s.ctx.MaxRuns {
+	if len(open) >= s.opts.MaxRuns {
 		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "%d runs are open for this agent, the limit: close one first", len(open))
 	}
 	now := s.now().UTC()
@@ -177,8 +177,8 @@ func (s *Service) checkStep(field string, raw json.RawMessage) (json.RawMessage,
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	if len(raw) > s.ctx.MaxStepBytes {
-		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "%s is %d bytes, the limit is %d", field, len(raw), s.ctx.MaxStepBytes)
+	if len(raw) > s.opts.MaxStepBytes {
+		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "%s is %d bytes, the limit is %d", field, len(raw), s.opts.MaxStepBytes)
 	}
 	if !json.Valid(raw) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "%s is not valid JSON", field)
@@ -187,7 +187,7 @@ func (s *Service) checkStep(field string, raw json.RawMessage) (json.RawMessage,
 }
 
 // GetRun returns a run's short-term memory: the structured JSON a prompt
-// builder renders (seed 000 FR-1 §5), or ENOTFOUND.
+// builder renders (CTX-5), or ENOTFOUND.
 func (s *Service) GetRun(ctx context.Context, scope mnemo.Scope, id string) (Run, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return Run{}, err
@@ -221,8 +221,8 @@ func (s *Service) ListRuns(ctx context.Context, scope mnemo.Scope) ([]Run, error
 	return runs, nil
 }
 
-// CloseRun ends a run: its short-term memory is removed (seed 000 FR-1
-// §6) and returned as it was last.
+// CloseRun ends a run: its short-term memory is removed (CTX-6) and
+// returned as it was last.
 func (s *Service) CloseRun(ctx context.Context, scope mnemo.Scope, id string) (Run, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return Run{}, err
@@ -263,8 +263,8 @@ func (s *Service) RecordCall(ctx context.Context, scope mnemo.Scope, runID strin
 	if err != nil {
 		return Run{}, err
 	}
-	if len(call.Error) > s.ctx.MaxStepBytes {
-		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "error is %d bytes, the limit is %d", len(call.Error), s.ctx.MaxStepBytes)
+	if len(call.Error) > s.opts.MaxStepBytes {
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "error is %d bytes, the limit is %d", len(call.Error), s.opts.MaxStepBytes)
 	}
 	c := ToolCall{Name: name, Input: in, Output: out, Error: call.Error}
 	return s.changeRun(ctx, scope, runID, func(r *Run) error {
@@ -283,8 +283,8 @@ func (s *Service) RecordResponse(ctx context.Context, scope mnemo.Scope, runID, 
 	if text == "" {
 		return Run{}, mnemo.Errorf(mnemo.EINVALID, "response is empty")
 	}
-	if len(text) > s.ctx.MaxStepBytes {
-		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "response is %d bytes, the limit is %d", len(text), s.ctx.MaxStepBytes)
+	if len(text) > s.opts.MaxStepBytes {
+		return Run{}, mnemo.Errorf(mnemo.ETOOLARGE, "response is %d bytes, the limit is %d", len(text), s.opts.MaxStepBytes)
 	}
 	return s.changeRun(ctx, scope, runID, func(r *Run) error {
 		if len(r.Rounds) == 0 {
@@ -298,7 +298,7 @@ func (s *Service) RecordResponse(ctx context.Context, scope mnemo.Scope, runID, 
 	})
 }
 
-// Inject adds a temporary instruction to a run (seed 000 FR-1 §7: a signal
+// Inject adds a temporary instruction to a run (CTX-7: a signal
 // trigger's). It is never compacted; over half the run's budget is
 // ETOOLARGE.
 func (s *Service) Inject(ctx context.Context, scope mnemo.Scope, runID, text string) (Run, error) {
@@ -351,7 +351,7 @@ func (s *Service) roundTokens(rd *Round) int {
 }
 
 // compact brings a run within its token limit by the sliding window of
-// seed 000 FR-1 §4: the fixed part stays; once over the limit, the rounds
+// CTX-4: the fixed part stays; once over the limit, the rounds
 // older than the last KeepRounds become one sentence each; if the sentences do not fit either,
 // the oldest are dropped and counted; if the kept rounds alone are over,
 // their outputs are cut, oldest first. Everything cut is noted.
@@ -372,7 +372,7 @@ func (s *Service) compact(ctx context.Context, r *Run) {
 	}
 	// Over the limit: every round but the last KeepRounds becomes one
 	// sentence, so that the window has room again for a while.
-	for len(r.Rounds) > s.ctx.KeepRounds {
+	for len(r.Rounds) > s.opts.KeepRounds {
 		old := r.Rounds[0]
 		r.Rounds = r.Rounds[1:]
 		r.Earlier = append(r.Earlier, s.summarizeRound(ctx, r, &old))
@@ -460,7 +460,7 @@ func (r *Run) note(s string) {
 // summarizeRound reduces a round to one sentence: by the configured
 // Summarizer, or extractively.
 func (s *Service) summarizeRound(ctx context.Context, r *Run, rd *Round) RoundSummary {
-	if sum := s.ctx.Summarizer; sum != nil {
+	if sum := s.opts.Summarizer; sum != nil {
 		text, err := sum.Summarize(ctx, roundText(rd), summaryTokens)
 		text = textutil.OneLine(text)
 		if err == nil && text != "" {
@@ -536,7 +536,7 @@ func plainJSON(raw json.RawMessage) string {
 func (s *Service) SweepRuns(ctx context.Context) (int, error) {
 	n := 0
 	for {
-		docs, err := s.state.IdleState(ctx, mnemo.StateRun, s.now().Add(-s.ctx.RunIdle), 256)
+		docs, err := s.state.IdleState(ctx, mnemo.StateRun, s.now().Add(-s.opts.RunIdle), 256)
 		if err != nil {
 			return n, err
 		}

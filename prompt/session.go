@@ -20,7 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// WorkingMemory is a session's working memory (seed 001): the state of the
+// WorkingMemory is a session's working memory (CTX-8 … CTX-11): the state of the
 // conversation now. It is created by the session's first message, updated
 // by each, and deleted after SessionIdle without one.
 type WorkingMemory struct {
@@ -116,7 +116,7 @@ func (s *Service) AddTurn(ctx context.Context, scope mnemo.Scope, sessionID stri
 	// Analysed before the update, which may run more than once: an LLM is
 	// asked once per turn. It sees the working memory as it was.
 	cur, _, _ := statedoc.Get[WorkingMemory](ctx, s.state, scope, mnemo.StateSession, sessionID)
-	an, err := s.ctx.TurnAnalyzer.AnalyzeTurn(ctx, &cur, t)
+	an, err := s.opts.TurnAnalyzer.AnalyzeTurn(ctx, &cur, t)
 	if err != nil {
 		s.log.Warn("turn analysis failed, using the rules", "session", sessionID, "err", err)
 		an, _ = RuleAnalyzer{}.AnalyzeTurn(ctx, nil, t)
@@ -133,7 +133,7 @@ func (s *Service) AddTurn(ctx context.Context, scope mnemo.Scope, sessionID stri
 			if err != nil {
 				return false, err
 			}
-			if n >= s.ctx.MaxSessions {
+			if n >= s.opts.MaxSessions {
 				return false, mnemo.Errorf(mnemo.ETOOLARGE, "%d sessions have working memory for this agent, the limit: end one first", n)
 			}
 			*wm = WorkingMemory{SessionID: sessionID, CreatedAt: now}
@@ -141,7 +141,7 @@ func (s *Service) AddTurn(ctx context.Context, scope mnemo.Scope, sessionID stri
 		}
 		wm.apply(t, an)
 		wm.TurnCount++
-		wm.UpdatedAt, wm.ExpiresAt = now, now.Add(s.ctx.SessionIdle)
+		wm.UpdatedAt, wm.ExpiresAt = now, now.Add(s.opts.SessionIdle)
 		return true, nil
 	})
 	if err != nil {
@@ -270,7 +270,7 @@ func (wm WorkingMemory) public() WorkingMemory {
 	return wm
 }
 
-// GetWorkingMemory returns a session's working memory (seed 001's GET
+// GetWorkingMemory returns a session's working memory (API-10: GET
 // /memory/working/{session_id}), or ENOTFOUND when there is none or it has
 // been idle past its time.
 func (s *Service) GetWorkingMemory(ctx context.Context, scope mnemo.Scope, sessionID string) (WorkingMemory, error) {
@@ -384,13 +384,13 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		// Idle for SessionIdle or longer, as GetWorkingMemory judges it.
-		docs, err := s.state.IdleState(ctx, mnemo.StateSession, s.now().Add(-s.ctx.SessionIdle+time.Nanosecond), 256)
+		docs, err := s.state.IdleState(ctx, mnemo.StateSession, s.now().Add(-s.opts.SessionIdle+time.Nanosecond), 256)
 		if err != nil {
 			return n, err
 		}
 		swept := 0
 		for _, d := range docs {
-			_, err := s.endSession(ctx, d.Scope, d.ID, d.Version, s.ctx.ArchiveFacts)
+			_, err := s.endSession(ctx, d.Scope, d.ID, d.Version, s.opts.ArchiveFacts)
 			switch mnemo.ErrorCode(err) {
 			case "":
 				swept++

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// SnapshotQuery asks for the memories a run starts with (seed 000 FR-6).
+// SnapshotQuery asks for the memories a run starts with (CTX-12 … CTX-16).
 type SnapshotQuery struct {
 	Trigger Trigger `json:"trigger"`
 	Focus   string  `json:"focus,omitempty"`
@@ -59,7 +60,7 @@ type SnapshotItem struct {
 	Cut       bool      `json:"cut,omitempty"` // the line was shortened to fit
 }
 
-// Snapshot budgets (seed 000 FR-6).
+// Snapshot budgets (CTX-13).
 const (
 	snapshotRelated   = 3
 	snapshotRecent    = 5
@@ -85,7 +86,7 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	if q.Trigger, err = s.checkTrigger(q.Trigger); err != nil {
 		return Snapshot{}, err
 	}
-	limit, err := tokenLimit(q.TokenLimit, s.ctx.SnapshotTokenLimit, 20, "a snapshot")
+	limit, err := tokenLimit(q.TokenLimit, s.opts.SnapshotTokenLimit, 20, "a snapshot")
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -104,9 +105,9 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	for _, m := range pinned {
 		seen[m.ID] = true
 	}
-	var related []mnemo.Scored
+	var related []memory.Scored
 	text := strings.TrimSpace(q.Trigger.text() + " " + q.Focus)
-	res, err := s.mem.Surface(ctx, scope, mnemo.Query{Text: text, Limit: min(s.mem.MaxLimit(), snapshotRelated+len(pinned)), Now: now})
+	res, err := s.mem.Surface(ctx, scope, memory.Query{Text: text, Limit: min(s.mem.MaxLimit(), snapshotRelated+len(pinned)), Now: now})
 	switch {
 	case mnemo.ErrorCode(err) == mnemo.EINVALID:
 		snap.Notes = append(snap.Notes, "no related memories: the trigger and focus have nothing to search by")

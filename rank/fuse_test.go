@@ -51,7 +51,7 @@ func TestHybridScoreInUnitRange(t *testing.T) {
 	if got := p.Score(f); got != 1 {
 		t.Fatalf("perfect match scores %v, want 1", got)
 	}
-	// Seed 000 scenario 2: of two equally similar memories, the newer wins.
+	// REC-3: of two equally similar memories, the newer wins.
 	day, month := p.Decay(now, now.AddDate(0, 0, -1)), p.Decay(now, now.AddDate(0, 0, -30))
 	if !(day > month && month >= p.DecayFloor) {
 		t.Fatalf("decay 1 day %v, 30 days %v", day, month)

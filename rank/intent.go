@@ -5,7 +5,7 @@ import (
 	"unicode"
 )
 
-// Cues of a query that expresses or asks about a preference (seed 001:
+// Cues of a query that expresses or asks about a preference (REC-13:
 // "我喜欢..." recalls preference memories first). Latin cues match whole
 // words; CJK cues match anywhere, since CJK text has no spaces.
 var (

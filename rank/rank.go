@@ -8,7 +8,7 @@
 //     candidate, each normalised to the best of the query, into one
 //     relevance (Fuse, or RRF);
 //  2. adjust: relevance times the adjustments a profile asks for (time
-//     decay, priority × vitality, category boost), or seed 001's weighted
+//     decay, priority × vitality, category boost), or REC-14's weighted
 //     sum (Profile.Score);
 //  3. diversify: maximal marginal relevance over the best (MMR);
 //  4. cut to the top k (the caller).
@@ -28,9 +28,9 @@ const (
 	// Every factor is in [0, 1], so the score is too, and a threshold on
 	// it means the same from one query to the next.
 	FormulaHybrid = "hybrid"
-	// FormulaWeighted is seed 001's weighted sum of features.
+	// FormulaWeighted is REC-14's weighted sum of features.
 	FormulaWeighted = "weighted"
-	// FormulaSurface is seed 003's surface weighting:
+	// FormulaSurface is REC-19's surface weighting:
 	//
 	//	score = priorityWeight/4 × vitality × keyword hit ratio
 	FormulaSurface = "surface"
@@ -49,12 +49,12 @@ type Features struct {
 	Relevance float64 // Keyword and Semantic fused
 
 	CategoryBoost float64 // category match with the query's intent, normalised
-	Recency       float64 // decay since last access (seed 001)
+	Recency       float64 // decay since last access (REC-14)
 	Frequency     float64 // log-normalised access count
 	Confidence    float64 // the memory's confidence
 
-	Decay            float64 // decay with the memory's age (seed 000 FR-3c)
-	PriorityVitality float64 // priority weight × vitality (seed 003)
+	Decay            float64 // decay with the memory's age (REC-3)
+	PriorityVitality float64 // priority weight × vitality (REC-17)
 	HitRatio         float64 // fraction of the query's terms the memory has
 }
 
@@ -71,14 +71,14 @@ type Profile struct {
 	// the query's best) is lower.
 	MinRelevance float64 `json:"min_relevance"`
 
-	// Weights of the weighted formula (seed 001).
+	// Weights of the weighted formula (REC-14).
 	Keyword    float64 `json:"keyword"`
 	Category   float64 `json:"category"`
 	Recency    float64 `json:"recency"`
 	Frequency  float64 `json:"frequency"`
 	Confidence float64 `json:"confidence"`
 
-	// HalfLife of the recency feature, on last access (seed 001).
+	// HalfLife of the recency feature, on last access (REC-14).
 	HalfLife time.Duration `json:"half_life"`
 	// DecayHalfLife and DecayFloor shape the age decay of the hybrid
 	// formula: floor + (1-floor)·0.5^(age/half-life). The floor keeps an
@@ -89,7 +89,7 @@ type Profile struct {
 	UsePriority bool `json:"use_priority"`
 
 	// MatchBoost is the category boost a memory gets when its category
-	// matches the query's intent (seed 001: 1.5×); others get 1×. The
+	// matches the query's intent (REC-13: 1.5×); others get 1×. The
 	// feature is boost/MatchBoost so that it stays in [0, 1].
 	MatchBoost float64 `json:"match_boost"`
 	// FrequencySaturation is the access count at which Frequency reaches 1.
@@ -114,7 +114,7 @@ func Hybrid() Profile {
 	}
 }
 
-// Seed001 is seed 001's weighted formula:
+// Seed001 is REC-14's weighted formula:
 //
 //	score = keyword×0.4 + category×0.2 + recency×0.15 + frequency×0.1 + confidence×0.15
 //
@@ -129,7 +129,7 @@ func Seed001() Profile {
 	}
 }
 
-// Seed003 is seed 003's surface weighting: keyword hits, weighed by
+// Seed003 is REC-19's surface weighting: keyword hits, weighed by
 // priority and vitality, with no embedding.
 func Seed003() Profile {
 	return Profile{Name: "seed003", Formula: FormulaSurface, Fusion: FusionWeighted, LexicalWeight: 1}
@@ -264,15 +264,15 @@ func (p Profile) Decay(now, created time.Time) float64 {
 	return p.DecayFloor + (1-p.DecayFloor)*Recency(now, created, p.DecayHalfLife)
 }
 
-// priorityWeights are seed 003's weights of P0..P3.
+// priorityWeights are REC-17's weights of P0..P3.
 var priorityWeights = [4]float64{4, 3, 2, 1}
 
 // PriorityFactor is the priority × vitality feature of a memory, in [0, 1].
-// The surface formula uses seed 003's weights (P0 4, P1 3, P2 2, P3 1,
+// The surface formula uses REC-17's weights (P0 4, P1 3, P2 2, P3 1,
 // scaled by 1/4); the hybrid formula a milder 1 - 0.05×priority, since
 // there it multiplies a relevance that must keep its meaning (the default
 // P2 memory at full vitality keeps 90% of it). A vitality under 0.1 counts
-// as 0.1, as in seed 003, so that a faded memory can still be found when
+// as 0.1, as REC-17 floors it, so that a faded memory can still be found when
 // nothing else matches.
 func (p Profile) PriorityFactor(priority int, vitality float64) float64 {
 	v := math.Min(1, math.Max(0.1, vitality))

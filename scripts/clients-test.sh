@@ -8,9 +8,13 @@
 #   3. pip installs clients/python from the checkout into a venv, mypy
 #      --strict checks its types, and pytest runs its tests in the venv;
 #   4. the README's TypeScript and Python snippets, as pasted
-#      (clients/typescript/scripts/readme.mjs).
+#      (clients/typescript/scripts/readme.mjs): the TypeScript ones in the
+#      package, and the plain client's once more as a newcomer runs it, in
+#      an empty project where only the `npm pack`ed package is installed;
+#      the Python ones outside the checkout, with the venv's python.
 # It installs what is missing (Debian's python3-httpx, python3-pytest,
-# python3-venv and python3-mypy; npm ci, with its cache in NPM_CACHE, by
+# python3-venv, python3-pip, python3-setuptools and python3-mypy; npm ci,
+# with its cache in NPM_CACHE, by
 # default $TMPDIR/mnemo-npm-cache, when node_modules is not the lock file's)
 # and exits non-zero when any step fails.
 #
@@ -37,9 +41,11 @@ start=$SECONDS
 # Set-up. Debian's python3 has the packages; a pyenv python3 first on PATH
 # does not.
 py=/usr/bin/python3
-if ! $py -c 'import httpx, pytest, venv, ensurepip, mypy' 2>/dev/null; then
-	echo "clients-test: installing python3-httpx python3-pytest python3-venv python3-mypy"
-	{ apt-get update -qq && apt-get install -y -qq python3-httpx python3-pytest python3-venv python3-mypy; } >"$tmp/apt.log" 2>&1 ||
+pydebs="python3-httpx python3-pytest python3-venv python3-pip python3-setuptools python3-mypy"
+if ! $py -c 'import httpx, pytest, venv, ensurepip, setuptools, pip, mypy' 2>/dev/null; then
+	echo "clients-test: installing $pydebs"
+	# shellcheck disable=SC2086
+	{ apt-get update -qq && apt-get install -y -qq $pydebs; } >"$tmp/apt.log" 2>&1 ||
 		{ tail -n 20 "$tmp/apt.log"; fail "apt-get install failed"; }
 fi
 export npm_config_cache=${NPM_CACHE:-${TMPDIR:-/tmp}/mnemo-npm-cache}
@@ -98,7 +104,7 @@ python_steps() {
 		cp -r '$root/clients/python' '$tmp/python-src' &&
 		'$venv/bin/python' -m pip install -q --no-build-isolation --no-deps --no-index '$tmp/python-src' &&
 		cd '$tmp' && '$venv/bin/python' -c 'import mnemo; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
-	step "mypy --strict clients/python" $py -m mypy --strict --cache-dir "${TMPDIR:-/tmp}/mnemo-mypy-cache" "$root/clients/python/src/mnemo"
+	step "mypy --strict clients/python" $py -m mypy --strict --python-version 3.10 --cache-dir "${TMPDIR:-/tmp}/mnemo-mypy-cache" "$root/clients/python/src/mnemo"
 	step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
 	step "README python snippets" bash -c "cd '$tmp' && MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/README.md' python '$venv/bin/python'"
 }
@@ -109,6 +115,14 @@ step "openapi drift" node "$ts/scripts/gen.mjs" "$MNEMO_URL" --check
 step "tsc" bash -c "cd '$ts' && npx tsc -p ."
 step "typescript tests" bash -c "cd '$ts' && node --test --test-reporter=spec dist/test/*.test.js"
 step "README ts snippets" bash -c "cd '$ts' && MNEMO_KEY='$MNEMO_TEST_KEY' node scripts/readme.mjs '$root/README.md' ts"
+# As the README has a newcomer do it: npm pack (tsc has just built dist/,
+# so without its prepack), then install the tarball in an empty project,
+# offline (the package has no dependencies).
+step "README ts snippet, npm-packed into an empty project" bash -c "cd '$ts' &&
+	npm pack --ignore-scripts --pack-destination '$tmp' --loglevel=error >/dev/null &&
+	mkdir '$tmp/app' && cd '$tmp/app' && echo '{\"private\": true}' >package.json &&
+	npm install --offline --no-audit --no-fund --loglevel=error '$tmp'/mnemo-*.tgz &&
+	MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/README.md' ts --in '$tmp/app'"
 wait "$python_pid"
 cat "$tmp/python.log"
 

@@ -1,5 +1,5 @@
 // Package security classifies memory text by sensitivity and masks it
-// (seed 000 FR-7). Classification is rules only — keywords and regular
+// (SEC-2 … SEC-7). Classification is rules only — keywords and regular
 // expressions for e-mail addresses, phone numbers, national IDs, payment
 // cards, API keys and tokens, and passwords — so it runs on every write
 // without a model. Masking is the one masker every channel uses: MCP, the

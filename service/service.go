@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -23,7 +24,7 @@ import (
 // The embedded services. Each alias names its embedded field, so four
 // types that are all called Service sit side by side in Mnemo.
 type (
-	Memories  = mnemo.Service
+	Memories  = memory.Service
 	Events    = events.Service
 	Prompts   = prompt.Service
 	Lifecycle = lifecycle.Service
@@ -73,10 +74,10 @@ type Options struct {
 	OnDegraded func(cause string)
 
 	// Guard configures the Write Guard that every write passes.
-	Guard mnemo.GuardOptions
+	Guard memory.GuardOptions
 
 	// Extractor, when set, finds memories in the messages of AddMessages.
-	Extractor mnemo.MemoryExtractor
+	Extractor memory.Extractor
 
 	// Context configures runs, sessions, snapshots, boot and the default
 	// read.
@@ -91,8 +92,8 @@ type Options struct {
 }
 
 // memoryOptions are the options of the memory service.
-func (o Options) memoryOptions() mnemo.Options {
-	return mnemo.Options{
+func (o Options) memoryOptions() memory.Options {
+	return memory.Options{
 		Limits:            o.Limits,
 		DefaultLimit:      o.DefaultLimit,
 		MaxLimit:          o.MaxLimit,
@@ -121,7 +122,7 @@ func New(store mnemo.Store, o Options) *Mnemo {
 	m := &Mnemo{store: store}
 	mo := o.memoryOptions()
 	mo.SessionTopic = m.sessionTopic // recall adds the session's topic (m.Prompts is set below, before any call)
-	m.Memories = mnemo.New(b, mo)
+	m.Memories = memory.New(b, mo)
 	m.Events = events.New(b, o.Events, o.eventsDeps(b))
 	m.Prompts = prompt.New(b, o.Context, prompt.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories})
 	m.Lifecycle = lifecycle.New(b, o.Lifecycle, lifecycle.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories, Summarizer: o.Context.Summarizer})

@@ -96,7 +96,7 @@ func testRoundTrip(t *testing.T, s mnemo.Store) {
 func testScopeRequired(t *testing.T, s mnemo.Store) {
 	ctx := t.Context()
 	for _, scope := range []mnemo.Scope{{}, {TenantID: "t"}, {AgentID: "a"}} {
-		_, err := s.Write(ctx, scope, []mnemo.Record{put(memory(scope, 1, "", "words"))})
+		_, err := s.Write(ctx, scope, []mnemo.Record{put(newMemory(scope, 1, "", "words"))})
 		wantCode(t, "Write", err, mnemo.EINVALID)
 		_, err = s.Get(ctx, scope, id(1))
 		wantCode(t, "Get", err, mnemo.EINVALID)
@@ -120,7 +120,7 @@ func testScopeIsolation(t *testing.T, s mnemo.Store) {
 	scopes := []mnemo.Scope{scopeAX, scopeAY, scopeBX}
 	mine := map[mnemo.Scope]string{}
 	for i, sc := range scopes {
-		m := memory(sc, i+1, key, "apple banana")
+		m := newMemory(sc, i+1, key, "apple banana")
 		m.SessionID = "session"
 		write(t, s, sc, put(m))
 		mine[sc] = m.ID
@@ -161,7 +161,7 @@ func testScopeIsolation(t *testing.T, s mnemo.Store) {
 	if n, err := s.Forget(ctx, scopeAX, others, nil); err != nil || n != 0 {
 		t.Errorf("Forget of other scopes' ids = %d, %v; want 0", n, err)
 	}
-	stranger := memory(scopeBX, 9, "/stranger", "apple")
+	stranger := newMemory(scopeBX, 9, "/stranger", "apple")
 	_, err := s.Write(ctx, scopeAX, []mnemo.Record{put(stranger)})
 	wantCode(t, "Write of a memory of another scope", err, mnemo.EINVALID)
 	write(t, s, scopeAX, tombstone(scopeAX, 4, key, at(time.Hour)))
@@ -188,7 +188,7 @@ func testScopeIsolation(t *testing.T, s mnemo.Store) {
 // testBatchAtomic checks that a batch with a bad record stores nothing.
 func testBatchAtomic(t *testing.T, s mnemo.Store) {
 	ctx := t.Context()
-	existing := memory(scopeAX, 1, "", "existing words")
+	existing := newMemory(scopeAX, 1, "", "existing words")
 	write(t, s, scopeAX, put(existing))
 
 	tests := []struct {
@@ -196,13 +196,13 @@ func testBatchAtomic(t *testing.T, s mnemo.Store) {
 		bad  mnemo.Record
 		code string
 	}{
-		{"duplicate id", put(memory(scopeAX, 1, "", "duplicate")), mnemo.ECONFLICT},
+		{"duplicate id", put(newMemory(scopeAX, 1, "", "duplicate")), mnemo.ECONFLICT},
 		{"tombstone without key", tombstone(scopeAX, 3, "", t0), mnemo.EINVALID},
-		{"another scope", put(memory(scopeBX, 3, "/other/scope", "other")), mnemo.EINVALID},
+		{"another scope", put(newMemory(scopeBX, 3, "/other/scope", "other")), mnemo.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			good := memory(scopeAX, 2, "/batch/good", "good words")
+			good := newMemory(scopeAX, 2, "/batch/good", "good words")
 			_, err := s.Write(ctx, scopeAX, []mnemo.Record{put(good), tt.bad})
 			wantCode(t, "Write", err, tt.code)
 			if _, err := s.GetByKey(ctx, scopeAX, good.Key); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
@@ -226,7 +226,7 @@ func testBatchAtomic(t *testing.T, s mnemo.Store) {
 	// A good batch returns its memories in input order.
 	var recs []mnemo.Record
 	for i, key := range []string{"/c", "/a", "/b"} {
-		recs = append(recs, put(memory(scopeAX, 10+i, key, "batch")))
+		recs = append(recs, put(newMemory(scopeAX, 10+i, key, "batch")))
 	}
 	got := write(t, s, scopeAX, recs...)
 	for i := range recs {
@@ -242,7 +242,7 @@ func testBatchAtomic(t *testing.T, s mnemo.Store) {
 func testLastWriteWins(t *testing.T, s mnemo.Store) {
 	const key = "/lww"
 	version := func(n int, text string, updated time.Duration) mnemo.Record {
-		m := memory(scopeAX, n, key, text)
+		m := newMemory(scopeAX, n, key, text)
 		m.CreatedAt, m.UpdatedAt = at(updated), at(updated)
 		return put(m)
 	}
@@ -327,7 +327,7 @@ func testLastWriteWins(t *testing.T, s mnemo.Store) {
 func testTombstone(t *testing.T, s mnemo.Store) {
 	ctx := t.Context()
 	const key = "/tomb"
-	alpha := memory(scopeAX, 1, key, "alpha words")
+	alpha := newMemory(scopeAX, 1, key, "alpha words")
 	write(t, s, scopeAX, put(alpha))
 
 	tomb := tombstone(scopeAX, 2, key, at(time.Hour))
@@ -357,7 +357,7 @@ func testTombstone(t *testing.T, s mnemo.Store) {
 		t.Errorf("Stats = %+v, want no memory and 1 tombstone", st)
 	}
 
-	late := memory(scopeAX, 3, key, "late words")
+	late := newMemory(scopeAX, 3, key, "late words")
 	late.UpdatedAt = at(30 * time.Minute)
 	if got := write(t, s, scopeAX, put(late))[0]; got.Content != "" || got.ID != alpha.ID || !got.UpdatedAt.Equal(at(time.Hour)) {
 		t.Errorf("write older than the tombstone returned %s %q updated %v, want the tombstone of %v", got.ID, got.Content, got.UpdatedAt, at(time.Hour))
@@ -366,7 +366,7 @@ func testTombstone(t *testing.T, s mnemo.Store) {
 
 	// A tombstone for a key never written still beats older writes.
 	write(t, s, scopeAX, tombstone(scopeAX, 4, "/never", at(time.Hour)))
-	write(t, s, scopeAX, put(memory(scopeAX, 5, "/never", "never words")))
+	write(t, s, scopeAX, put(newMemory(scopeAX, 5, "/never", "never words")))
 	if _, err := s.GetByKey(ctx, scopeAX, "/never"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Errorf("older write after a tombstone of a new key: GetByKey = %v, want not found", err)
 	}
@@ -375,7 +375,7 @@ func testTombstone(t *testing.T, s mnemo.Store) {
 	}
 
 	// A newer put revives the key as a new memory.
-	beta := memory(scopeAX, 6, key, "beta words")
+	beta := newMemory(scopeAX, 6, key, "beta words")
 	beta.CreatedAt, beta.UpdatedAt = at(2*time.Hour), at(2*time.Hour)
 	if got := write(t, s, scopeAX, put(beta))[0]; got.ID != beta.ID || got.Content != "beta words" || !got.CreatedAt.Equal(beta.CreatedAt) {
 		t.Errorf("revive returned %s %q created %v, want %s %q created %v", got.ID, got.Content, got.CreatedAt, beta.ID, beta.Content, beta.CreatedAt)
@@ -411,15 +411,15 @@ func testTombstone(t *testing.T, s mnemo.Store) {
 // testForget checks deletion by id and by key, and what history keeps.
 func testForget(t *testing.T, s mnemo.Store) {
 	ctx := t.Context()
-	a := memory(scopeAX, 1, "/a", "forget alpha")
-	b := memory(scopeAX, 2, "/b", "forget beta")
-	c := memory(scopeAX, 3, "", "forget gamma")
+	a := newMemory(scopeAX, 1, "/a", "forget alpha")
+	b := newMemory(scopeAX, 2, "/b", "forget beta")
+	c := newMemory(scopeAX, 3, "", "forget gamma")
 	a2 := a
 	a2.UpdatedAt, a2.Content = at(time.Hour), "forget alpha again"
 	write(t, s, scopeAX, put(a), put(b), put(c))
 	write(t, s, scopeAX, put(a2))
 	write(t, s, scopeAX, tombstone(scopeAX, 4, "/t", at(time.Hour)))
-	other := memory(scopeAY, 5, "/a", "forget alpha")
+	other := newMemory(scopeAY, 5, "/a", "forget alpha")
 	write(t, s, scopeAY, put(other))
 
 	n, err := s.Forget(ctx, scopeAX, []string{c.ID, id(99)}, []string{"/a", "/unknown"})
@@ -472,13 +472,13 @@ func testForget(t *testing.T, s mnemo.Store) {
 
 	// Nothing of a forgotten memory, its tags included, rubs off on the
 	// memories written after it.
-	tagged := memory(scopeAX, 6, "", "tagged")
+	tagged := newMemory(scopeAX, 6, "", "tagged")
 	tagged.Tags = []string{"secret"}
 	write(t, s, scopeAX, put(tagged))
 	if n, err := s.Forget(ctx, scopeAX, []string{tagged.ID}, nil); err != nil || n != 1 {
 		t.Fatalf("Forget = %d, %v; want 1", n, err)
 	}
-	write(t, s, scopeAX, put(memory(scopeAX, 7, "", "after")))
+	write(t, s, scopeAX, put(newMemory(scopeAX, 7, "", "after")))
 	if ms, _ := list(t, s, scopeAX, mnemo.ListQuery{Filter: mnemo.Filter{Now: t0, Tags: []string{"secret"}}}); len(ms) != 0 {
 		t.Errorf("List with a forgotten memory's tag = %v, want nothing", ids(ms))
 	}
@@ -488,11 +488,11 @@ func testForget(t *testing.T, s mnemo.Store) {
 func testClear(t *testing.T, s mnemo.Store) {
 	ctx := t.Context()
 	write(t, s, scopeAX,
-		put(memory(scopeAX, 1, "/one", "clear words")),
-		put(memory(scopeAX, 2, "/two", "clear words")),
-		put(memory(scopeAX, 3, "", "clear words")),
+		put(newMemory(scopeAX, 1, "/one", "clear words")),
+		put(newMemory(scopeAX, 2, "/two", "clear words")),
+		put(newMemory(scopeAX, 3, "", "clear words")),
 		tombstone(scopeAX, 4, "/gone", t0))
-	write(t, s, scopeBX, put(memory(scopeBX, 5, "/one", "clear words")))
+	write(t, s, scopeBX, put(newMemory(scopeBX, 5, "/one", "clear words")))
 
 	if n, err := s.Clear(ctx, scopeAX); err != nil || n != 3 {
 		t.Fatalf("Clear = %d, %v; want 3", n, err)
@@ -525,7 +525,7 @@ func testClear(t *testing.T, s mnemo.Store) {
 // testFilters checks each Filter field, on List and on Search alike.
 func testFilters(t *testing.T, s mnemo.Store) {
 	mk := func(n int, key, typ, cat, session string, conf float64, created time.Duration, tags ...string) mnemo.Memory {
-		m := memory(scopeAX, n, key, "common words")
+		m := newMemory(scopeAX, n, key, "common words")
 		m.Type, m.Category, m.SessionID, m.Confidence, m.Tags = typ, cat, session, conf, tags
 		m.CreatedAt, m.UpdatedAt = at(created), at(created)
 		return m
@@ -605,7 +605,7 @@ func testListOrder(t *testing.T, s mnemo.Store) {
 		key     string
 		created time.Duration
 	}{{3, "/k/c", 2}, {1, "/k/e", 0}, {4, "/k/a", 3}, {2, "/k/d", 1}, {5, "/k/b", 4}, {6, "/k/f", 4}} {
-		m := memory(scopeAX, c.n, c.key, "order")
+		m := newMemory(scopeAX, c.n, c.key, "order")
 		m.CreatedAt, m.UpdatedAt = at(c.created*time.Minute), at(c.created*time.Minute)
 		recs = append(recs, put(m))
 	}
@@ -642,13 +642,13 @@ func testListOrder(t *testing.T, s mnemo.Store) {
 // testSearch checks the basics of lexical ranking.
 func testSearch(t *testing.T, s mnemo.Store) {
 	ctx := t.Context()
-	m1 := memory(scopeAX, 1, "", "apple banana cherry")
-	m2 := memory(scopeAX, 2, "", "apple pie recipe")
-	m3 := memory(scopeAX, 3, "", "banana bread recipe")
-	m4 := memory(scopeAX, 4, "", "durian smell strong")
-	m5 := memory(scopeAX, 5, "", "kiwi lime tart")
-	m6 := memory(scopeAX, 6, "", "lime mango tart")
-	m7 := memory(scopeAX, 7, "", "nothing relevant here")
+	m1 := newMemory(scopeAX, 1, "", "apple banana cherry")
+	m2 := newMemory(scopeAX, 2, "", "apple pie recipe")
+	m3 := newMemory(scopeAX, 3, "", "banana bread recipe")
+	m4 := newMemory(scopeAX, 4, "", "durian smell strong")
+	m5 := newMemory(scopeAX, 5, "", "kiwi lime tart")
+	m6 := newMemory(scopeAX, 6, "", "lime mango tart")
+	m7 := newMemory(scopeAX, 7, "", "nothing relevant here")
 	m7.Tags = []string{"zucchini"}
 	// m6 has kiwi twice, but in its context, which weighs less than text;
 	// it is written first so that no tie-break favours m5.
@@ -695,11 +695,11 @@ func testSearch(t *testing.T, s mnemo.Store) {
 	// wanted but are filtered out do not take its place.
 	var hidden []mnemo.Record
 	for i := range 10 {
-		m := memory(scopeAX, 20+i, "", "quince quince quince")
+		m := newMemory(scopeAX, 20+i, "", "quince quince quince")
 		m.Archived = true
 		hidden = append(hidden, put(m))
 	}
-	live := memory(scopeAX, 30, "", "quince with many other words around it")
+	live := newMemory(scopeAX, 30, "", "quince with many other words around it")
 	write(t, s, scopeAX, append(hidden, put(live))...)
 	if got := hitIDs(search(t, s, scopeAX, mnemo.TextQuery{Filter: f, Terms: []string{"quince"}, Limit: 1})); !slices.Equal(got, []string{live.ID}) {
 		t.Errorf("quince, limit 1, archived outranking = %v, want %s", got, live.ID)
@@ -720,8 +720,8 @@ func testSearch(t *testing.T, s mnemo.Store) {
 // testTouch checks access recording, and that an upsert keeps it.
 func testTouch(t *testing.T, s mnemo.Store) {
 	ctx := t.Context()
-	m := memory(scopeAX, 1, "/touched", "touch words")
-	write(t, s, scopeAX, put(m), put(memory(scopeAX, 2, "", "untouched")))
+	m := newMemory(scopeAX, 1, "/touched", "touch words")
+	write(t, s, scopeAX, put(m), put(newMemory(scopeAX, 2, "", "untouched")))
 
 	if err := s.Touch(ctx, scopeAX, []string{m.ID, id(99)}, at(time.Hour)); err != nil {
 		t.Fatalf("Touch: %v", err)
@@ -739,7 +739,7 @@ func testTouch(t *testing.T, s mnemo.Store) {
 	}
 
 	// An upsert replaces the memory but keeps its accesses.
-	next := memory(scopeAX, 3, m.Key, "touch words again")
+	next := newMemory(scopeAX, 3, m.Key, "touch words again")
 	next.UpdatedAt = at(3 * time.Hour)
 	got = write(t, s, scopeAX, put(next))[0]
 	if got.ID != m.ID || got.AccessCount != 2 || !got.AccessedAt.Equal(at(2*time.Hour)) || got.Content != next.Content {
@@ -751,7 +751,7 @@ func testTouch(t *testing.T, s mnemo.Store) {
 // testStats checks the counts and bounds of a scope.
 func testStats(t *testing.T, s mnemo.Store) {
 	mk := func(n int, key, session string, created time.Duration) mnemo.Memory {
-		m := memory(scopeAX, n, key, "stats")
+		m := newMemory(scopeAX, n, key, "stats")
 		m.SessionID = session
 		m.CreatedAt, m.UpdatedAt = at(created), at(created)
 		return m

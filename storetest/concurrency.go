@@ -58,8 +58,8 @@ func testConcurrent(t *testing.T, s mnemo.Store) {
 			defer wg.Done()
 			for i := range each {
 				n := 100 + w*each + i
-				own := memory(scopeAX, n, "", fmt.Sprintf("writer%d note %d", w, i))
-				shared := memory(scopeAX, 1000+n, "/shared/counter", fmt.Sprintf("value from writer%d step %d", w, i))
+				own := newMemory(scopeAX, n, "", fmt.Sprintf("writer%d note %d", w, i))
+				shared := newMemory(scopeAX, 1000+n, "/shared/counter", fmt.Sprintf("value from writer%d step %d", w, i))
 				// Distinct times: the winner is the largest n, whatever the
 				// order the writes land in.
 				shared.UpdatedAt = at(time.Duration(n) * time.Second)
@@ -125,8 +125,8 @@ func testLifecycle(t *testing.T, store mnemo.Store) {
 		t.Skip("not a LifecycleStore")
 	}
 	ctx := t.Context()
-	write(t, s, scopeAX, put(memory(scopeAX, 1, "", "first")), put(memory(scopeAX, 2, "", "second")), put(memory(scopeAX, 3, "", "third")))
-	write(t, s, scopeBX, put(memory(scopeBX, 4, "", "other tenant")))
+	write(t, s, scopeAX, put(newMemory(scopeAX, 1, "", "first")), put(newMemory(scopeAX, 2, "", "second")), put(newMemory(scopeAX, 3, "", "third")))
+	write(t, s, scopeBX, put(newMemory(scopeBX, 4, "", "other tenant")))
 
 	half, yes := 0.5, true
 	entry := mnemo.LedgerEntry{At: at(time.Hour), Action: mnemo.ActionArchive, MemoryIDs: []string{id(2)}, Reason: "faded", Actor: "reflect"}

@@ -8,7 +8,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// The EventVectorStore part of the suite (seed 002 L3). Beyond its doc
+// The EventVectorStore part of the suite (L3: EVT-8, EVT-15). Beyond its doc
 // comments it pins:
 //
 //   - AppendEvents stores Event.Vectors in the append's transaction; reads

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -33,7 +34,7 @@ func ImportAcrossScopes(t *testing.T, store mnemo.Store) {
 	importInto := func(sc mnemo.Scope, private bool, lines string) (int, map[string]string) {
 		t.Helper()
 		ids := map[string]string{}
-		n, err := svc.Import(ctx, strings.NewReader(lines), mnemo.ImportOptions{Scope: &sc, Private: private,
+		n, err := svc.Import(ctx, strings.NewReader(lines), memory.ImportOptions{Scope: &sc, Private: private,
 			OnNewID: func(old, new string) { ids[old] = new }})
 		if err != nil {
 			t.Fatalf("import into %v (private %v): %v", sc, private, err)

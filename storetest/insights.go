@@ -7,8 +7,8 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// The InsightStore part of the suite (seed 002's L4 summaries and L5
-// capabilities). Beyond its doc comments it pins:
+// The InsightStore part of the suite (L4 summaries, EVT-10, EVT-16; L5
+// capabilities, EVT-11). Beyond its doc comments it pins:
 //
 //   - One summary per scope, period and start: putting it again replaces it.
 //   - DropSummaries deletes only the periods named, in every scope, by end.

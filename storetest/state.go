@@ -69,7 +69,7 @@ func testState(t *testing.T, s mnemo.Store) {
 		t.Fatalf("idle, first only: %+v", idle)
 	}
 
-	// Clear keeps state (seed 001: working memory outlives clearing).
+	// Clear keeps state (API-9: working memory outlives clearing).
 	if _, err := s.Clear(ctx, scopeAX); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func testState(t *testing.T, s mnemo.Store) {
 func testCountTypes(t *testing.T, s mnemo.Store) {
 	ctx := t.Context()
 	mk := func(n int, typ string, vitality float64, pinned bool) mnemo.Record {
-		m := memory(scopeAX, n, "", "text")
+		m := newMemory(scopeAX, n, "", "text")
 		m.Type, m.Vitality, m.Pinned = typ, vitality, pinned
 		m.UpdatedAt = at(time.Duration(n) * time.Second)
 		return put(m)
@@ -108,7 +108,7 @@ func testCountTypes(t *testing.T, s mnemo.Store) {
 	expired.Memory.ExpiresAt = &past
 	write(t, s, scopeAX, mk(1, "event", 0.2, false), mk(2, "event", 0.8, true), mk(3, "event", 0.5, false),
 		mk(4, "identity", 1, true), mk(5, "knowledge", 0.4, false), archived, expired)
-	write(t, s, scopeAY, put(memory(scopeAY, 8, "", "other agent")))
+	write(t, s, scopeAY, put(newMemory(scopeAY, 8, "", "other agent")))
 
 	got, err := s.CountTypes(ctx, scopeAX, mnemo.Filter{Now: t0})
 	if err != nil {

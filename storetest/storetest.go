@@ -101,9 +101,9 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 // id returns the n-th memory id of the suite, a UUIDv7 in form.
 func id(n int) string { return fmt.Sprintf("01959581-0000-7000-8000-%012d", n) }
 
-// memory returns memory n of scope, created and updated at t0. Its content
+// newMemory returns memory n of scope, created and updated at t0. Its content
 // is text, already lower-case words, as the analyser would leave it.
-func memory(scope mnemo.Scope, n int, key, text string) mnemo.Memory {
+func newMemory(scope mnemo.Scope, n int, key, text string) mnemo.Memory {
 	return mnemo.Memory{
 		ID:            id(n),
 		TenantID:      scope.TenantID,
@@ -131,7 +131,7 @@ func put(m mnemo.Memory) mnemo.Record {
 
 // tombstone returns the record that deletes key at time t.
 func tombstone(scope mnemo.Scope, n int, key string, t time.Time) mnemo.Record {
-	m := memory(scope, n, key, "")
+	m := newMemory(scope, n, key, "")
 	m.CreatedAt, m.UpdatedAt = t, t
 	return mnemo.Record{Memory: m, Tombstone: true}
 }

@@ -69,7 +69,7 @@ var space3 = mnemo.VectorSpace{Model: "test/axes-3", Dimension: 3}
 // embedded returns memory n with embed text and, when v is not nil, its
 // vector in space3.
 func embedded(scope mnemo.Scope, n int, key, text string, v []float32) mnemo.Record {
-	m := memory(scope, n, key, text)
+	m := newMemory(scope, n, key, text)
 	if v != nil {
 		m.Embedding, m.EmbeddingModel = v, space3.Model
 	}
@@ -136,7 +136,7 @@ func testVectorQueue(t *testing.T, store mnemo.Store) {
 	write(t, s, scopeAX,
 		embedded(scopeAX, 1, "", "with vector", []float32{1, 0, 0}),
 		embedded(scopeAX, 2, "/k", "needs one", nil),
-		put(memory(scopeAX, 3, "", "no embed text")),
+		put(newMemory(scopeAX, 3, "", "no embed text")),
 	)
 	write(t, s, scopeBX, embedded(scopeBX, 4, "", "other tenant", nil))
 	foreign := embedded(scopeAX, 5, "", "foreign vector", []float32{1, 2, 3, 4})

@@ -26,6 +26,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -88,7 +89,7 @@ func openStore(ctx context.Context, path string, emb mnemo.Embedder, efSearch in
 		return nil, nil, err
 	}
 	// Generated text is loaded as an import is: past the Write Guard.
-	svc := service.New(db, service.Options{Embedder: emb, Guard: mnemo.GuardOptions{Off: true}})
+	svc := service.New(db, service.Options{Embedder: emb, Guard: memory.GuardOptions{Off: true}})
 	if err := svc.Init(ctx); err != nil {
 		svc.Close()
 		return nil, nil, err
@@ -213,7 +214,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	start := time.Now()
 	// The first search loads the index file, if any, and wakes the
 	// indexer; IndexVectors waits for it to insert what the file lacks.
-	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: gen.query(), Profile: "semantic"}); err != nil {
+	if _, err := svc.Surface(ctx, Scope, memory.Query{Text: gen.query(), Profile: "semantic"}); err != nil {
 		svc.Close()
 		return rep, err
 	}
@@ -235,7 +236,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, err
 	}
 	defer svc.Close()
-	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: gen.query()}); err != nil {
+	if _, err := svc.Surface(ctx, Scope, memory.Query{Text: gen.query()}); err != nil {
 		return rep, err
 	}
 	rep.Reopen = time.Since(start)
@@ -246,7 +247,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	// above times the first one).
 	warm := newGenerator(words, 4)
 	for range 100 {
-		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: warm.query(), Limit: 10}); err != nil {
+		if _, err := svc.Surface(ctx, Scope, memory.Query{Text: warm.query(), Limit: 10}); err != nil {
 			return rep, err
 		}
 	}
@@ -261,7 +262,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		embed[i] = time.Since(t0)
 		t0 = time.Now()
-		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: q, Limit: 10}); err != nil {
+		if _, err := svc.Surface(ctx, Scope, memory.Query{Text: q, Limit: 10}); err != nil {
 			return rep, err
 		}
 		recall[i] = time.Since(t0)

@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -53,7 +54,7 @@ func openBench(b *testing.B, seed uint64) (*service.Mnemo, *generator) {
 	}
 	b.Cleanup(func() { svc.Close() })
 	// Load the index, and insert what its file lacks, before timing.
-	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: "index"}); err != nil {
+	if _, err := svc.Surface(ctx, Scope, memory.Query{Text: "index"}); err != nil {
 		b.Fatal(err)
 	}
 	if err := db.IndexVectors(ctx); err != nil {
@@ -74,7 +75,7 @@ func BenchmarkHybridRecall(b *testing.B) {
 	ctx := context.Background()
 	svc, gen := openBench(b, 3)
 	// Load the index before timing.
-	if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: gen.query()}); err != nil {
+	if _, err := svc.Surface(ctx, Scope, memory.Query{Text: gen.query()}); err != nil {
 		b.Fatal(err)
 	}
 	qs := make([]string, b.N)
@@ -85,7 +86,7 @@ func BenchmarkHybridRecall(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qs[i], Limit: 10, Profile: os.Getenv("MNEMO_SCALE_PROFILE")}); err != nil {
+		if _, err := svc.Surface(ctx, Scope, memory.Query{Text: qs[i], Limit: 10, Profile: os.Getenv("MNEMO_SCALE_PROFILE")}); err != nil {
 			b.Fatal(err)
 		}
 		d[i] = time.Since(t0)
@@ -136,7 +137,7 @@ func BenchmarkFilteredRecall(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qs[i], Limit: 10, Filter: k.f}); err != nil {
+				if _, err := svc.Surface(ctx, Scope, memory.Query{Text: qs[i], Limit: 10, Filter: k.f}); err != nil {
 					b.Fatal(err)
 				}
 				d[i] = time.Since(t0)
@@ -148,7 +149,7 @@ func BenchmarkFilteredRecall(b *testing.B) {
 	}
 }
 
-// BenchmarkSnapshot times a run's snapshot (seed 000 FR-6: pinned, 3
+// BenchmarkSnapshot times a run's snapshot (CTX-13, CTX-14: pinned, 3
 // related by hybrid recall, 5 recent, 500 tokens) on the generated store:
 //
 //	go test -run '^$' -bench Snapshot -benchtime 1000x ./bench/scale
@@ -228,7 +229,7 @@ func BenchmarkFirstRecall(b *testing.B) {
 		}
 		b.StartTimer()
 		t0 := time.Now()
-		if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qgen.query(), Limit: 10}); err != nil {
+		if _, err := svc.Surface(ctx, Scope, memory.Query{Text: qgen.query(), Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 		first := time.Since(t0)
@@ -237,7 +238,7 @@ func BenchmarkFirstRecall(b *testing.B) {
 		next := make([]time.Duration, 20)
 		for j := range next {
 			t0 := time.Now()
-			if _, err := svc.Surface(ctx, Scope, mnemo.Query{Text: qgen.query(), Limit: 10}); err != nil {
+			if _, err := svc.Surface(ctx, Scope, memory.Query{Text: qgen.query(), Limit: 10}); err != nil {
 				b.Fatal(err)
 			}
 			next[j] = time.Since(t0)

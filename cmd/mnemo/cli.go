@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
@@ -219,7 +220,7 @@ func (a *app) logger() *slog.Logger {
 		lvl.UnmarshalText([]byte(a.cfg.LogLevel)) // validated with the config
 	}
 	// Log lines never carry e-mail addresses, numbers, keys or passwords
-	// (seed 000 FR-7): the one masker redacts them.
+	// (SEC-4): the one masker redacts them (SEC-7).
 	return slog.New(security.LogHandler(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl})))
 }
 
@@ -264,7 +265,7 @@ func (a *app) open(ctx context.Context) (*service.Mnemo, *backend, error) {
 	} else if model != nil {
 		co.Summarizer, co.TurnAnalyzer = model, model
 	}
-	var extractor mnemo.MemoryExtractor
+	var extractor memory.Extractor
 	events, err := a.cfg.eventOptions()
 	if err != nil {
 		db.Close()

@@ -46,7 +46,7 @@ func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) 
 }
 
 // fallbackEmbedder is what recall's similarity falls back on while the
-// configured embedder fails (seed 000 FR-8.2): hashed TF-IDF, made on the
+// configured embedder fails (PG-3): hashed TF-IDF, made on the
 // fly. Nil when the embedder is hashed already, or there is none.
 func (c *Config) fallbackEmbedder() mnemo.Embedder {
 	switch c.Embedding.Provider {

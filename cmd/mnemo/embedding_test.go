@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // fakeOpenAI is an OpenAI-compatible /v1/embeddings server whose vectors are
@@ -125,7 +126,7 @@ func TestServeWithOpenAIEmbedder(t *testing.T) {
 	if st := stats(); st.Vectors.Model != "openai:fake-embed" || st.Vectors.Dimension != 64 || st.Vectors.Embedded != 1 {
 		t.Fatalf("vector stats %+v", st.Vectors)
 	}
-	var res mnemo.Result
+	var res memory.Result
 	code, b := post("/v1/recall", `{"agent_id":"a","query":"payment retries","explain":true}`)
 	if json.Unmarshal(b, &res); code != 200 || len(res.Results) != 1 || res.Results[0].Explain.Vector != "indexed" || res.Degraded {
 		t.Fatalf("recall: %d %s", code, b)
@@ -137,7 +138,7 @@ func TestServeWithOpenAIEmbedder(t *testing.T) {
 	if code, b := post("/v1/memories", `{"agent_id":"a","content":"Payments over 10k need a second approval"}`); code != 201 {
 		t.Fatalf("remember while the provider is down: %d %s", code, b)
 	}
-	res = mnemo.Result{}
+	res = memory.Result{}
 	code, b = post("/v1/recall", `{"agent_id":"a","query":"payments approval","explain":true}`)
 	if json.Unmarshal(b, &res); code != 200 || !res.Degraded || len(res.Results) == 0 ||
 		!strings.Contains(res.Reason, "re-scored by hashed-tfidf-512") || res.Results[0].Explain.Vector != "fallback" {
@@ -195,7 +196,7 @@ func TestReindexChangesModel(t *testing.T) {
 	}
 }
 
-// Seed 000 scenario 5 from the command line: mock mode needs no service and
+// OPS-1 and EMB-5 from the command line: mock mode needs no service and
 // keeps nothing: its store is in memory.
 func TestMockMode(t *testing.T) {
 	dir := t.TempDir()
@@ -215,7 +216,7 @@ func TestMockMode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res mnemo.Result
+		var res memory.Result
 		json.NewDecoder(resp.Body).Decode(&res)
 		resp.Body.Close()
 		if len(res.Results) != 1 || res.Results[0].Content != "test memory" || res.Results[0].EmbeddingModel != "random-256-42" {

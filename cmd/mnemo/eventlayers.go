@@ -13,8 +13,9 @@ import (
 	"github.com/mnemo-dev/mnemo/service"
 )
 
-// The commands of seed 002's L3 and of the adaptive profile: mnemo events
-// search, prune-vectors, relate-text and profile.
+// The commands of L3 (EVT-8, EVT-15), of L2 from text (EVT-6) and of the
+// adaptive profile (EVT-13): mnemo events search, prune-vectors,
+// relate-text and profile.
 
 func (a *app) eventLayerCommands() []*cobra.Command {
 	return []*cobra.Command{a.eventsSearchCommand(), a.eventsPruneVectorsCommand(), a.eventsRelateTextCommand(), a.eventsProfileCommand()}

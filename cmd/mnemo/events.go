@@ -20,7 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
-// The commands of seed 002's event layers: mnemo events append, query,
+// The commands of the event layers (EVT-1): mnemo events append, query,
 // get, replay, export, archive and graph.
 
 func (a *app) eventsCommand() *cobra.Command {

@@ -12,8 +12,8 @@ import (
 	"github.com/mnemo-dev/mnemo/service"
 )
 
-// The commands of seed 002's fourth and fifth layers: mnemo events summary
-// and mnemo events capabilities.
+// The commands of the event layers L4 and L5 (EVT-10, EVT-11): mnemo
+// events summary and mnemo events capabilities.
 
 func (a *app) eventsSummaryCommand() *cobra.Command {
 	var (

@@ -78,8 +78,8 @@ func TestLifecycleCommands(t *testing.T) {
 	}
 }
 
-// export --format tree gives seed 004's layout, and its §6.3 commands work
-// on it.
+// export --format tree gives the memory root's layout (FS-11), and the
+// shell queries of FS-12 work on it.
 func TestExportTree(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("jq is not installed")
@@ -105,7 +105,7 @@ ls memory/index/memories/ | wc -l`
 	}
 	want := "2026-02-23_10-00_牙科复诊.json\n1\n\"/user/calendar/2026-02-23_10-00_牙科复诊\"\n1\n"
 	if string(out) != want {
-		t.Fatalf("seed 004 §6.3 on the export:\n%s\nwant:\n%s", out, want)
+		t.Fatalf("FS-12 on the export:\n%s\nwant:\n%s", out, want)
 	}
 	if code, _, errs := run(t, dir, "", "export", "--format", "tree", tree); code != 2 || !strings.Contains(errs, "not empty") {
 		t.Fatalf("export into a non-empty directory: %d %s", code, errs)

@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
-// recallPathCommand is seed 003's recall_path: the memories under a key
+// recallPathCommand is recall_path (MEM-9): the memories under a key
 // prefix, in key order, and with --traverse-hops what links lead to.
 func (a *app) recallPathCommand() *cobra.Command {
 	var limit, hops int
@@ -38,13 +38,13 @@ func (a *app) recallPathCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.IntVarP(&limit, "limit", "n", 50, "how many memories and linked nodes in all")
-	f.IntVar(&hops, "traverse-hops", 0, fmt.Sprintf("follow links from the memories found, up to this many (0 to %d)", mnemo.MaxTraverseHops))
+	f.IntVar(&hops, "traverse-hops", 0, fmt.Sprintf("follow links from the memories found, up to this many (0 to %d)", memory.MaxTraverseHops))
 	return cmd
 }
 
 // printLinked prints what links led to, one a line: the memory or event,
 // then why it is there.
-func printLinked(w io.Writer, ls []mnemo.Linked) {
+func printLinked(w io.Writer, ls []memory.Linked) {
 	if len(ls) == 0 {
 		return
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	mnemov "github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // TestRecallAlongLinks links memories and an event from the command line
@@ -34,7 +34,7 @@ func TestRecallAlongLinks(t *testing.T) {
 		{"within the limit", []string{"recall-path", "/proj", "--traverse-hops", "2", "-n", "2"}, []string{m1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var res mnemov.PathResult
+			var res memory.PathResult
 			if err := json.Unmarshal([]byte(mnemo(append(tc.args, "--json")...)), &res); err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestRecallAlongLinks(t *testing.T) {
 
 	// Forgetting m1 takes its links; reflect's govern reports orphan links.
 	mnemo("forget", m1)
-	var res mnemov.PathResult
+	var res memory.PathResult
 	if err := json.Unmarshal([]byte(mnemo("recall-path", "/proj", "--traverse-hops", "3", "--json")), &res); err != nil || len(res.Linked) != 1 || res.Linked[0].ID() != ev {
 		t.Fatalf("after forget: %+v %v", res.Linked, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // run calls Main with args against data dir dir.
@@ -50,7 +51,7 @@ func TestRememberRecallGetForget(t *testing.T) {
 	}
 
 	code, out, _ = run(t, dir, "", "recall", "--json", "python")
-	var res mnemo.Result
+	var res memory.Result
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Results) != 1 || res.Results[0].ID != id {
 		t.Fatalf("recall: %d %s", code, out)
 	}
@@ -225,7 +226,7 @@ func TestRetrievalLimitFromEnvironment(t *testing.T) {
 		run(t, dir, "", "remember", c)
 	}
 	t.Setenv("MEMORY_RETRIEVAL_LIMIT", "2")
-	var res mnemo.Result
+	var res memory.Result
 	if code, out, errs := run(t, dir, "", "surface", "--json", "tea"); code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Results) != 2 {
 		t.Fatalf("MEMORY_RETRIEVAL_LIMIT=2: %d %s %s", code, out, errs)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -131,7 +132,7 @@ func parseTimes(f *mnemo.Filter, after, before string) error {
 
 func (a *app) recallCommand(name, short string) *cobra.Command {
 	var (
-		q             mnemo.Query
+		q             memory.Query
 		now           string
 		after, before string
 	)
@@ -171,12 +172,12 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
 	f.StringVar(&q.Profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	f.BoolVar(&q.Explain, "explain", false, "show every score component")
-	f.IntVar(&q.TraverseHops, "traverse-hops", 0, fmt.Sprintf("follow links from the results, up to this many (0 to %d)", mnemo.MaxTraverseHops))
+	f.IntVar(&q.TraverseHops, "traverse-hops", 0, fmt.Sprintf("follow links from the results, up to this many (0 to %d)", memory.MaxTraverseHops))
 	return cmd
 }
 
 // label is what the CLI shows of a memory's content: confidential and
-// restricted memories are marked (seed 000 FR-7.2).
+// restricted memories are marked (SEC-5).
 func label(m *mnemo.Memory) string {
 	s := oneLine(m.Content)
 	switch m.SecurityLevel {
@@ -188,7 +189,7 @@ func label(m *mnemo.Memory) string {
 	return s
 }
 
-func (a *app) printScored(res mnemo.Result) {
+func (a *app) printScored(res memory.Result) {
 	if res.Degraded {
 		fmt.Fprintf(a.stderr, "warning: degraded: %s\n", res.Reason)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -210,7 +211,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 			pw.CloseWithError(err) // a panic fails the import, not the process
 		}()
 		base := done
-		n, err := into.Import(ctx, pr, mnemo.ImportOptions{Progress: func(k int) {
+		n, err := into.Import(ctx, pr, memory.ImportOptions{Progress: func(k int) {
 			if bar != nil {
 				bar.Set(base + k)
 			}
@@ -258,7 +259,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 // copied: the source accepted it under its own configuration.
 func maxLimits(l mnemo.Limits) mnemo.Limits {
 	l.MaxContentChars = max(l.MaxContentChars, 1<<20)
-	l.MaxDataBytes = max(l.MaxDataBytes, mnemo.MaxImportLine)
+	l.MaxDataBytes = max(l.MaxDataBytes, memory.MaxImportLine)
 	l.MaxTags = max(l.MaxTags, 1024)
 	return l
 }

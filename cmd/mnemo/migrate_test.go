@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // seedStore fills the SQLite store in dir with two scopes of memories:
@@ -153,8 +154,7 @@ func TestMigrateStoreBadInput(t *testing.T) {
 
 // sqlite → PostgreSQL 15 (no pgvector) through the CLI, then the CLI on
 // the postgres store: the copied memories are there, a new one is written
-// without a vector, and recall answers by full text, degraded (seed 000
-// scenario 4).
+// without a vector, and recall answers by full text, degraded (PG-2).
 func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 	t.Setenv("MNEMO_EMBEDDING", "hashed")
 	a := t.TempDir()
@@ -177,14 +177,14 @@ func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 		sameMemories(t, "postgres "+sc.AgentID, exported(t, a, sc), exported(t, pg, sc))
 	}
 
-	// Seed 000 scenario 4.
+	// PG-2: no pgvector.
 	pgRun := runner(t, pg)
 	id := strings.TrimSpace(pgRun("remember", "some content"))
 	var m mnemo.Memory
 	if err := json.Unmarshal([]byte(pgRun("--json", "get", id)), &m); err != nil || len(m.Embedding) != 0 {
 		t.Fatalf("written with a vector: %+v %v", m, err)
 	}
-	var res mnemo.Result
+	var res memory.Result
 	if err := json.Unmarshal([]byte(pgRun("--json", "recall", "content")), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestServePostgresMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res mnemo.Result
+	var res memory.Result
 	json.NewDecoder(resp.Body).Decode(&res)
 	resp.Body.Close()
 	if len(res.Results) != 1 || !res.Degraded || !strings.Contains(res.Reason, "no vector index") {

@@ -130,7 +130,7 @@ func (a *app) every(jobs *safe.Group, name string, interval time.Duration, job f
 	})
 }
 
-// sweep deletes idle sessions' working memory (seed 001: after 30 minutes
+// sweep deletes idle sessions' working memory (CTX-11: after 30 minutes
 // idle) and abandoned runs, and summarizes the event periods that closed.
 func sweep(ctx context.Context, svc *service.Mnemo, log *slog.Logger) {
 	n, err := svc.SweepSessions(ctx)
@@ -173,13 +173,13 @@ func reflectAll(ctx context.Context, svc *service.Mnemo, log *slog.Logger) {
 		log.Info("scheduled reflect", "archived", archived, "purged", purged)
 	}
 	// Events past events.cold_after move to compressed cold segments
-	// (seed 002); queries, replay and export still read them.
+	// (EVT-14); queries, replay and export still read them.
 	if n, err := svc.ArchiveEvents(ctx, 0); err != nil && ctx.Err() == nil && mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
 		log.Warn("scheduled event archival failed", "err", err)
 	} else if n > 0 {
 		log.Info("scheduled event archival", "events", n)
 	}
-	// Seed 002: L3 vectors older than 30 days go, unless often found.
+	// EVT-15: L3 vectors older than 30 days go, unless often found.
 	n, err := svc.PruneEventVectors(ctx, 0, 0)
 	if err != nil && ctx.Err() == nil && mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
 		log.Warn("scheduled event vector cleanup failed", "err", err)

@@ -139,7 +139,7 @@ func dirBytes(root string) func() int64 {
 func degradedCounter() *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mnemo_degraded_total",
-		Help: "Answers and writes that fell back (seed 000 FR-8), by the part that failed: fulltext, embedder, vector_index, store.",
+		Help: "Answers and writes that fell back, by the part that failed: fulltext, embedder, vector_index, store.",
 	}, []string{"cause"})
 	for _, cause := range []string{mnemo.DegradedFullText, mnemo.DegradedEmbedder, mnemo.DegradedVectorIndex, mnemo.DegradedStore} {
 		c.WithLabelValues(cause)

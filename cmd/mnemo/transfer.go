@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -49,7 +50,7 @@ func (a *app) importCommand() *cobra.Command {
 				r = f
 			}
 			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
-				opts := mnemo.ImportOptions{}
+				opts := memory.ImportOptions{}
 				if !keepScope {
 					sc := a.scope()
 					opts.Scope = &sc

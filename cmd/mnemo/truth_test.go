@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -41,7 +42,7 @@ func TestRememberNotApplied(t *testing.T) {
 		t.Fatalf("stale remember: exit %d, stdout %q, stderr %q; want a 'not applied' note with %v", code, out, errs, winner)
 	}
 	code, out, _ = run(t, dir, "", "remember", "--json", "--key", "/city", "lives in Oslo")
-	var res mnemo.WriteResult
+	var res memory.WriteResult
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Applied || res.WinnerUpdatedAt == nil || !res.WinnerUpdatedAt.Equal(winner) {
 		t.Fatalf("stale remember --json: %d %s", code, out)
 	}

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
 
 import pytest
 
@@ -89,32 +91,60 @@ def test_reflect_export_import(client: mnemo.Client) -> None:
     assert client.get(key="/infra/staging-db")["content"] == lines[0]["content"]
 
 
-def test_typed_errors(server: dict[str, str]) -> None:
+def test_typed_errors(server: dict[str, str], connect: Callable[..., Any]) -> None:
     with pytest.raises(mnemo.UnauthorizedError) as e1:
-        mnemo.Client(base_url=server["url"], agent_id="nobody").recall(query="x")
+        connect(base_url=server["url"], agent_id="nobody").recall(query="x")
     assert e1.value.code == "unauthorized" and e1.value.status == 401
 
-    reader = mnemo.Client(base_url=server["url"], api_key=server["read_key"], agent_id="reader")
+    reader = connect(base_url=server["url"], api_key=server["read_key"], agent_id="reader")
     with pytest.raises(mnemo.ForbiddenError) as e2:
         reader.remember(content="Readers cannot write this memory")
     assert e2.value.code == "forbidden"
 
     with pytest.raises(mnemo.UnavailableError) as e3:
-        mnemo.Client(base_url="http://127.0.0.1:1", agent_id="x").stats()
+        connect(base_url="http://127.0.0.1:1", agent_id="x").stats()
     assert e3.value.status == 0
 
     with pytest.raises(ValueError, match="base_url is required"):
-        mnemo.Client(base_url="")
+        connect(base_url="")
     with pytest.raises(ValueError, match="one of id= or key="):
-        mnemo.Client(base_url=server["url"]).get()
+        connect(base_url=server["url"]).get()
+    with pytest.raises(ValueError, match="one of id=, key= or all=True"):
+        connect(base_url=server["url"]).forget()
 
 
-def test_async_client(server: dict[str, str], agent_id: str) -> None:
+def test_error_codes_are_the_servers(server: dict[str, str]) -> None:
+    """The error classes cover every problem code /openapi.json lists, and no other."""
+    import re
+
+    import httpx
+
+    from mnemo._errors import ERROR_CLASSES
+
+    doc = httpx.get(server["url"] + "/openapi.json").json()
+    desc = doc["components"]["responses"]["Problem"]["description"]
+    listed = re.search(r"code is one of ([a-z_, ]+)\.", desc)
+    assert listed, desc
+    assert sorted(ERROR_CLASSES) == sorted(listed.group(1).split(", "))
+    for code, cls in ERROR_CLASSES.items():
+        assert "".join(w.title() for w in code.split("_")) + "Error" == cls.__name__, "named as in TypeScript"
+        assert getattr(mnemo, cls.__name__) is cls
+
+
+def test_async_client_natively(server: dict[str, str], agent_id: str) -> None:
+    """AsyncClient as it is meant to be used: async with, calls at once."""
+
     async def main() -> None:
         async with mnemo.AsyncClient(base_url=server["url"], api_key=server["key"], agent_id=agent_id) as m:
-            w = await m.remember(content="The user drinks green tea every morning", key="/user/drink")
+            w, _, _ = await asyncio.gather(
+                m.remember(content="The user drinks green tea every morning", key="/user/drink"),
+                m.remember(content="The user walks the dog at noon", key="/user/dog"),
+                m.remember(content="The user reads before sleeping", key="/user/night"),
+            )
             r = await m.recall(query="what does the user drink?")
             assert r["results"][0]["id"] == w["id"]
+            assert (await m.stats())["memories"] == 3
+            await m.forget(key=["/user/dog", "/user/night"])
             assert (await m.sessions.turn(session_id="a", text="hello, I need help with tea")) ["turn_count"] == 1
             assert [x["key"] for x in await m.export()] == ["/user/drink"]
             with pytest.raises(mnemo.InvalidInputError):
@@ -158,34 +188,40 @@ class _Fake:
 _LIMITED = (429, {"retry-after": "1"}, '{"type":"x","title":"Too Many Requests","status":429,"code":"rate_limited","detail":"slow down"}')
 
 
-def test_retry_after_then_success() -> None:
+def test_retry_after_then_success(connect: Callable[..., Any]) -> None:
     with _Fake([_LIMITED, (200, {}, '{"memories": 0}')]) as f:
         t0 = time.monotonic()
-        assert mnemo.Client(base_url=f.url).stats() == {"memories": 0}
+        assert connect(base_url=f.url).stats() == {"memories": 0}
         assert f.calls == 2
         assert time.monotonic() - t0 >= 0.9, "it waited for Retry-After"
 
 
-def test_retries_are_bounded() -> None:
+def test_retries_are_bounded(connect: Callable[..., Any]) -> None:
     with _Fake([(503, {"retry-after": "0"}, '{"code":"unavailable","status":503}')]) as f:
         with pytest.raises(mnemo.UnavailableError):
-            mnemo.Client(base_url=f.url, max_retries=2).stats()
+            connect(base_url=f.url, max_retries=2).stats()
         assert f.calls == 3
     with _Fake([_LIMITED]) as f:
         with pytest.raises(mnemo.RateLimitedError) as e:
-            mnemo.Client(base_url=f.url, max_retry_delay=0.1).stats()
+            connect(base_url=f.url, max_retry_delay=0.1).stats()
         assert e.value.retry_after == 1 and f.calls == 1
 
 
-def test_not_a_problem_body() -> None:
+def test_retry_after_http_date(connect: Callable[..., Any]) -> None:
+    past = email.utils.formatdate(time.time() - 60, usegmt=True)
+    later = email.utils.formatdate(time.time() + 3600, usegmt=True)
+    with _Fake([(429, {"retry-after": past}, _LIMITED[2]), (200, {}, '{"memories": 0}')]) as f:
+        assert connect(base_url=f.url).stats() == {"memories": 0}
+        assert f.calls == 2, "a date in the past: retried at once"
+    with _Fake([(429, {"retry-after": later}, _LIMITED[2])]) as f:
+        with pytest.raises(mnemo.RateLimitedError) as e:
+            connect(base_url=f.url).stats()
+        assert e.value.retry_after is not None and 3500 < e.value.retry_after <= 3600
+        assert f.calls == 1, "an hour is over the cap: no retry"
+
+
+def test_not_a_problem_body(connect: Callable[..., Any]) -> None:
     with _Fake([(502, {}, "<html>bad gateway</html>")]) as f:
         with pytest.raises(mnemo.UnavailableError) as e:
-            mnemo.Client(base_url=f.url, max_retries=0).stats()
+            connect(base_url=f.url, max_retries=0).stats()
         assert e.value.status == 502 and "bad gateway" in e.value.detail
-
-    async def main() -> None:
-        with _Fake([_LIMITED, (200, {}, '{"memories": 0}')]) as f:
-            assert await mnemo.AsyncClient(base_url=f.url).stats() == {"memories": 0}
-            assert f.calls == 2
-
-    asyncio.run(main())

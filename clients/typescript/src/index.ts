@@ -136,6 +136,9 @@ function codeOfStatus(status: number): ErrorCode {
   return "internal";
 }
 
+/** The stable problem codes of mnemo's errors, as the server's /openapi.json lists them. */
+export const errorCodes = Object.keys(errorClasses).sort() as ErrorCode[];
+
 function makeError(init: ConstructorParameters<typeof MnemoError>[0]): MnemoError {
   const cls = errorClasses[init.code] ?? MnemoError;
   return new cls(init);

@@ -9,9 +9,8 @@
 //   const store = new MnemoStore(mnemo);
 //   const graph = builder.compile({ store });
 //
-// MnemoChatMessageHistory keeps a chat's messages as a mnemo session.
-import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+// MnemoChatMessageHistory, from mnemo/langchain, keeps a chat's messages as
+// a mnemo session; it is re-exported here.
 import {
   BaseStore,
   type GetOperation,
@@ -23,6 +22,8 @@ import {
   type SearchOperation,
 } from "@langchain/langgraph";
 import { NotFoundError, type Memory, type Mnemo } from "./index.js";
+
+export { MnemoChatMessageHistory } from "./langchain.js";
 
 type SearchItem = Item & { score?: number };
 
@@ -163,59 +164,4 @@ function matchesCondition(ns: string[], type: "prefix" | "suffix", path: string[
   if (path.length > ns.length) return false;
   const part = type === "prefix" ? ns.slice(0, path.length) : ns.slice(ns.length - path.length);
   return path.every((p, i) => p === "*" || p === part[i]);
-}
-
-/**
- * MnemoChatMessageHistory is a LangChain chat history kept as a mnemo
- * session: each message is stored with POST /v1/messages, so it is
- * recalled with the agent's other memories.
- */
-export class MnemoChatMessageHistory extends BaseListChatMessageHistory {
-  lc_namespace = ["mnemo", "langgraph"];
-
-  constructor(
-    private readonly mnemo: Mnemo,
-    private readonly sessionId: string,
-  ) {
-    super();
-  }
-
-  async getMessages(): Promise<BaseMessage[]> {
-    const out: BaseMessage[] = [];
-    for (const m of await this.stored()) {
-      const role = (m.data as { role?: string } | undefined)?.role;
-      if (role === "user") out.push(new HumanMessage(m.content));
-      else if (role === "assistant") out.push(new AIMessage(m.content));
-      else if (role === "system") out.push(new SystemMessage(m.content));
-    }
-    return out;
-  }
-
-  async addMessage(message: BaseMessage): Promise<void> {
-    await this.addMessages([message]);
-  }
-
-  async addMessages(messages: BaseMessage[]): Promise<void> {
-    const roles: Record<string, string> = { human: "user", ai: "assistant", system: "system" };
-    const ms = messages.map((m) => {
-      const role = roles[m.getType()];
-      if (!role) throw new TypeError(`mnemo: a ${m.getType()} message cannot be kept in a chat history; human, ai and system can`);
-      return { role, content: m.text };
-    });
-    if (ms.length > 0) await this.mnemo.addMessages({ session_id: this.sessionId, messages: ms });
-  }
-
-  async clear(): Promise<void> {
-    for (const m of await this.stored()) await this.mnemo.forget({ id: m.id });
-  }
-
-  private async stored(): Promise<Memory[]> {
-    const out: Memory[] = [];
-    for (let off: number | null | undefined = 0; off !== undefined && off !== null; ) {
-      const page = await this.mnemo.list({ session_id: this.sessionId, types: ["event"], order: "oldest", limit: 1000, offset: off });
-      out.push(...(page.memories ?? []));
-      off = page.has_more ? page.next_offset : undefined;
-    }
-    return out;
-  }
 }

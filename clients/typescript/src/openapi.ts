@@ -124,7 +124,7 @@ export interface paths {
         };
         /**
          * Warm start: who the agent is and what it should know
-         * @description Identity, recent emotions, key knowledge and the last 7 days' events, each by vitality, with a summary, as narrative markdown (seed 003 §4.5) or, with format=json, as data. Records no access.
+         * @description Identity, recent emotions, key knowledge and the last 7 days' events, each by vitality, with a summary, as narrative markdown or, with format=json, as data. Records no access.
          */
         get: operations["getV1Boot"];
         put?: never;
@@ -706,7 +706,7 @@ export interface paths {
         put?: never;
         /**
          * Default read: the memories for a prompt, with no query
-         * @description The effective memories (last write per key; tombstoned, expired and archived left out), by recency, importance and tag match, as `key type summary` lines within token_limit (seed 004 §5).
+         * @description The effective memories (last write per key; tombstoned, expired and archived left out), by recency, importance and tag match, as `key type summary` lines within token_limit.
          */
         post: operations["postV1Read"];
         delete?: never;
@@ -744,7 +744,7 @@ export interface paths {
         };
         /**
          * Recall the memories under a key prefix, and what they link to
-         * @description Seed 003's recall_path: the memories whose key is or starts with prefix, in key order; with traverse_hops, then the live memories and events of the agent that links lead to from them (nearest first, within limit), each saying how it was reached. Links whose far end is gone are skipped.
+         * @description Like the MCP tool recall_path: the memories whose key is or starts with prefix, in key order; with traverse_hops, then the live memories and events of the agent that links lead to from them (nearest first, within limit), each saying how it was reached. Links whose far end is gone are skipped.
          */
         get: operations["getV1RecallPath"];
         put?: never;
@@ -824,7 +824,7 @@ export interface paths {
         put?: never;
         /**
          * Open a run's short-term memory
-         * @description Starts the short-term memory of an agent run with its trigger and focus (seed 000 FR-1). It collects calls and responses, keeps within token_limit (2,000) by compacting older rounds to one sentence each, and is removed when the run is closed.
+         * @description Starts the short-term memory of an agent run with its trigger and focus. It collects calls and responses, keeps within token_limit (2,000) by compacting older rounds to one sentence each, and is removed when the run is closed.
          */
         post: operations["postV1Runs"];
         delete?: never;
@@ -980,7 +980,7 @@ export interface paths {
         put?: never;
         /**
          * The memories a run starts with
-         * @description Every pinned memory, the 3 most related to the trigger and focus, and up to 5 from the last 24 hours, within token_limit (500), rendered as the system prompt's "Recent Experience" section (seed 000 FR-6). Records no access.
+         * @description Every pinned memory, the 3 most related to the trigger and focus, and up to 5 from the last 24 hours, within token_limit (500), rendered as the system prompt's "Recent Experience" section. Records no access.
          */
         post: operations["postV1Snapshot"];
         delete?: never;

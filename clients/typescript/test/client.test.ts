@@ -11,7 +11,9 @@ import {
   RateLimitedError,
   UnauthorizedError,
   UnavailableError,
+  errorCodes,
 } from "mnemo";
+import * as mnemo from "mnemo";
 import { apiKey, baseUrl, client, readKey } from "./env.js";
 
 describe("Mnemo against mnemo serve", () => {
@@ -156,6 +158,21 @@ describe("Mnemo against mnemo serve", () => {
     assert.equal(e4.status, 0);
   });
 
+  it("knows every problem code the server's /openapi.json lists, and no other", async () => {
+    const doc = (await (await fetch(new URL("/openapi.json", baseUrl))).json()) as {
+      components: { responses: { Problem: { description: string } } };
+    };
+    const listed = /code is one of ([a-z_, ]+)\./.exec(doc.components.responses.Problem.description)?.[1];
+    assert.ok(listed, doc.components.responses.Problem.description);
+    assert.deepEqual(errorCodes, listed.split(", ").sort());
+    for (const code of errorCodes) {
+      // invalid_input → InvalidInputError, as in the Python client.
+      const name = code.replace(/(^|_)([a-z])/g, (_, _u, c: string) => c.toUpperCase()) + "Error";
+      const cls = (mnemo as Record<string, unknown>)[name] as typeof MnemoError | undefined;
+      assert.ok(cls && cls.prototype instanceof MnemoError, `no ${name} for ${code}`);
+    }
+  });
+
   it("rejects a missing baseUrl", () => {
     assert.throws(() => new Mnemo({ baseUrl: "" }), /baseUrl is required/);
   });
@@ -207,6 +224,27 @@ describe("retries", () => {
       assert.ok(e instanceof RateLimitedError);
       assert.equal(e.retryAfter, 1);
       assert.equal(g.calls(), 1);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("reads Retry-After as an HTTP date too", async () => {
+    const past = new Date(Date.now() - 60_000).toUTCString();
+    const later = new Date(Date.now() + 3_600_000).toUTCString();
+    const f = await fakeServer([{ ...limited, headers: { "retry-after": past } }, { status: 200, body: '{"memories":0}' }]);
+    try {
+      assert.equal((await new Mnemo({ baseUrl: f.url }).stats()).memories, 0);
+      assert.equal(f.calls(), 2, "a date in the past: retried at once");
+    } finally {
+      await f.close();
+    }
+    const g = await fakeServer([{ ...limited, headers: { "retry-after": later } }]);
+    try {
+      const e = await new Mnemo({ baseUrl: g.url }).stats().catch((e: unknown) => e);
+      assert.ok(e instanceof RateLimitedError);
+      assert.ok(e.retryAfter! > 3500 && e.retryAfter! <= 3600, String(e.retryAfter));
+      assert.equal(g.calls(), 1, "an hour is over the cap: no retry");
     } finally {
       await g.close();
     }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, type LangGraphRunnableConfig, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
-import { MnemoChatMessageHistory, MnemoStore } from "mnemo/langgraph";
+import { MnemoStore } from "mnemo/langgraph";
 import { client } from "./env.js";
 
 describe("mnemo/langgraph", () => {
@@ -56,24 +56,5 @@ describe("mnemo/langgraph", () => {
     const out = await graph.invoke({ messages: [new HumanMessage("What is my dog called?")] });
     assert.equal(out.messages.at(-1)?.content, "I knew 1 things");
     assert.equal((await store.search(["memories", "u1"])).length, 2);
-  });
-
-  it("keeps LangChain chat history as a session", async () => {
-    const m = client("lg");
-    const h = new MnemoChatMessageHistory(m, "chat-1");
-    await h.addMessages([new HumanMessage("I am planning a trip to Kyoto"), new AIMessage("Kyoto is lovely in autumn")]);
-    await h.addMessage(new HumanMessage("Book the ryokan for November"));
-    const msgs = await h.getMessages();
-    assert.deepEqual(
-      msgs.map((x) => [x.getType(), x.text]),
-      [
-        ["human", "I am planning a trip to Kyoto"],
-        ["ai", "Kyoto is lovely in autumn"],
-        ["human", "Book the ryokan for November"],
-      ],
-    );
-    assert.match((await m.recall({ query: "ryokan" })).results?.[0]?.content ?? "", /ryokan/);
-    await h.clear();
-    assert.deepEqual(await h.getMessages(), []);
   });
 });

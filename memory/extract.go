@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"context"
@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Extracted is a memory a model found worth keeping in a conversation
-// (seed 001: memory_update.should_store).
+// (should_store, MEM-7).
 type Extracted struct {
 	Category   string  `json:"category"` // preference, fact or pattern
 	Key        string  `json:"key,omitempty"`
@@ -19,25 +20,25 @@ type Extracted struct {
 	Source     string  `json:"source"` // user_stated or inferred
 }
 
-// MemoryExtractor finds memories in conversation messages: an LLM when one
+// Extractor finds memories in conversation messages: an LLM when one
 // is configured and extraction is switched on (off by default).
-type MemoryExtractor interface {
+type Extractor interface {
 	ExtractMemories(ctx context.Context, msgs []Message) ([]Extracted, error)
 }
 
 // extract writes what the extractor finds in msgs through the Write
-// Guard: a user-stated fact at confidence 0.9 or more (seed 001), under
+// Guard: a user-stated fact at confidence 0.9 or more (MEM-7), under
 // /<category>/<key> when the model named one. A failing model costs the
 // extraction, never the conversation's write: it is logged and in the
 // ledger.
-func (s *Service) extract(ctx context.Context, scope Scope, sessionID string, msgs []Message) {
+func (s *Service) extract(ctx context.Context, scope mnemo.Scope, sessionID string, msgs []Message) {
 	found, err := s.extractor.ExtractMemories(ctx, msgs)
 	if err != nil {
 		s.log.Warn("memory extraction failed", "session", sessionID, "err", err)
-		s.record(ctx, scope, LedgerEntry{Action: ActionExtract, Actor: "llm", Reason: "degraded: extraction failed: " + ErrorMessage(err)})
+		s.record(ctx, scope, mnemo.LedgerEntry{Action: mnemo.ActionExtract, Actor: "llm", Reason: "degraded: extraction failed: " + mnemo.ErrorMessage(err)})
 		return
 	}
-	var drafts []Draft
+	var drafts []mnemo.Draft
 	for _, e := range found {
 		cat := strings.ToLower(strings.TrimSpace(e.Category))
 		switch cat {
@@ -51,7 +52,7 @@ func (s *Service) extract(ctx context.Context, scope Scope, sessionID string, ms
 			src, conf = "user_stated", max(conf, 0.9)
 		}
 		content := e.Content
-		d := Draft{Content: &content, Category: cat, Type: cat, Confidence: &conf, SessionID: sessionID, Tags: []string{"extracted"}}
+		d := mnemo.Draft{Content: &content, Category: cat, Type: cat, Confidence: &conf, SessionID: sessionID, Tags: []string{"extracted"}}
 		d.Source, _ = json.Marshal(src)
 		if k := textutil.KeySegment(strings.ToLower(strings.TrimSpace(e.Key))); k != "" {
 			d.Key = "/" + cat + "/" + k
@@ -63,7 +64,7 @@ func (s *Service) extract(ctx context.Context, scope Scope, sessionID string, ms
 	}
 	var ids []string
 	for _, d := range drafts { // one by one: a rejected one does not sink the others
-		res, err := s.Write(ctx, scope, []Draft{d})
+		res, err := s.Write(ctx, scope, []mnemo.Draft{d})
 		if err != nil {
 			s.log.Info("extracted memory not written", "err", err)
 			continue
@@ -71,7 +72,7 @@ func (s *Service) extract(ctx context.Context, scope Scope, sessionID string, ms
 		ids = append(ids, res[0].ID)
 	}
 	if len(ids) > 0 {
-		s.record(ctx, scope, LedgerEntry{Action: ActionExtract, Actor: "llm", MemoryIDs: ids,
+		s.record(ctx, scope, mnemo.LedgerEntry{Action: mnemo.ActionExtract, Actor: "llm", MemoryIDs: ids,
 			Reason: fmt.Sprintf("%d memories extracted from session %s", len(ids), sessionID)})
 	}
 }

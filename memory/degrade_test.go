@@ -1,4 +1,4 @@
-package mnemo_test
+package memory_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/embed/openai"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -120,7 +121,7 @@ func waitNoPending(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) {
 	}
 }
 
-// Seed 000 FR-8.2: with the embedding provider down, writes are kept and
+// PG-3: with the embedding provider down, writes are kept and
 // queued for their vectors, and recall answers from the lexical candidates
 // re-scored by hashed TF-IDF similarity, said to be degraded, counted and
 // ledgered; when the provider is back, the queue drains and recall is whole
@@ -151,7 +152,7 @@ func TestEmbedderDownFallsBackToHashedTFIDF(t *testing.T) {
 	if st, err := svc.Stats(ctx, alice); err != nil || st.Vectors.Pending != 1 {
 		t.Fatalf("the outage's write is not queued: %+v %v", st.Vectors, err)
 	}
-	res, err := svc.Surface(ctx, alice, mnemo.Query{Text: "lunch with Dana", Explain: true})
+	res, err := svc.Surface(ctx, alice, memory.Query{Text: "lunch with Dana", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestEmbedderDownFallsBackToHashedTFIDF(t *testing.T) {
 	srv.down.Store(false)
 	waitNoPending(t, svc, alice)
 	// By meaning alone (no word in common): the vector index is back.
-	res, err = svc.Surface(ctx, alice, mnemo.Query{Text: "a meal with a friend", Explain: true})
+	res, err = svc.Surface(ctx, alice, memory.Query{Text: "a meal with a friend", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestEmbedderTimeoutDegrades(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.hang.Store(true)
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "staging token"})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "staging token"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestEmbedderDownWithoutFallback(t *testing.T) {
 	g.mu.Lock()
 	g.broken = true
 	g.mu.Unlock()
-	res, err := svc.Surface(ctx, alice, mnemo.Query{Text: "lunch with Dana", Explain: true})
+	res, err := svc.Surface(ctx, alice, memory.Query{Text: "lunch with Dana", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestEmbedderDownWithoutFallback(t *testing.T) {
 // that keeps no vectors.
 type lexicalOnly struct{ mnemo.LifecycleStore }
 
-// Seed 000 FR-8.1 on a store with no vector index: memories are written
+// PG-2 on a store with no vector index: memories are written
 // without vectors and recall answers by full text and recency, flagged,
 // counted and ledgered.
 func TestNoVectorIndexDegradesToFullText(t *testing.T) {
@@ -274,7 +275,7 @@ func TestNoVectorIndexDegradesToFullText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, profile := range []string{"", "semantic"} {
-		res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "content", Profile: profile})
+		res, err := svc.Recall(ctx, alice, memory.Query{Text: "content", Profile: profile})
 		if err != nil {
 			t.Fatal(err)
 		}

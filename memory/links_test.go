@@ -1,4 +1,4 @@
-package mnemo_test
+package memory_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -82,7 +83,7 @@ func newLinkWorld(t *testing.T) *linkWorld {
 	return w
 }
 
-func linkedIDs(ls []mnemo.Linked) []string {
+func linkedIDs(ls []memory.Linked) []string {
 	out := []string{}
 	for i := range ls {
 		out = append(out, ls[i].ID())
@@ -105,7 +106,7 @@ func TestRecallPathTraverseHops(t *testing.T) {
 		{name: "three hops, against a link's direction too", hops: 3, want: []string{w.m1, w.e1, w.m2, w.m3}},
 		{name: "the limit counts direct hits first", limit: 2, hops: 3, want: []string{w.m1}},
 		{name: "a full page of direct hits leaves no room", limit: 1, hops: 3, want: []string{}},
-		{name: "too many hops", hops: mnemo.MaxTraverseHops + 1, code: mnemo.EINVALID},
+		{name: "too many hops", hops: memory.MaxTraverseHops + 1, code: mnemo.EINVALID},
 		{name: "negative hops", hops: -1, code: mnemo.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +137,7 @@ func TestExpandLinksMarksTheWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]mnemo.Linked{}
+	byID := map[string]memory.Linked{}
 	for _, l := range ls {
 		byID[l.ID()] = l
 	}
@@ -246,7 +247,7 @@ func TestRecallTraverseHops(t *testing.T) {
 		{name: "three hops", limit: 10, hops: 3, want: []string{w.m1, w.e1, w.m2, w.m3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := w.svc.Recall(ctx, alice, mnemo.Query{Text: "ships", Limit: tc.limit, TraverseHops: tc.hops})
+			res, err := w.svc.Recall(ctx, alice, memory.Query{Text: "ships", Limit: tc.limit, TraverseHops: tc.hops})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +259,7 @@ func TestRecallTraverseHops(t *testing.T) {
 			}
 		})
 	}
-	if _, err := w.svc.Recall(ctx, alice, mnemo.Query{Text: "ships", TraverseHops: 4}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := w.svc.Recall(ctx, alice, memory.Query{Text: "ships", TraverseHops: 4}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("hops 4: %v", err)
 	}
 	// Linked memories are not counted as recalled.

@@ -14,11 +14,12 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
-// A Store's root is seed 004's memory root: §6.3's commands work on it,
-// and envelopes another writer appends to its log (seed 004 alone) are
+// A Store's root is a memory root (FS-11): FS-12's commands work on it,
+// and bare envelopes (FS-8) another writer appends to its log are
 // memories of the home scope.
 func TestStoreSeedLayout(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
@@ -39,7 +40,7 @@ func TestStoreSeedLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Another writer appends seed 004's envelopes, a write and a tombstone.
+	// Another writer appends bare envelopes, a write and a tombstone.
 	script := `set -e
 cd "$1"
 echo '{"key":"/user/calendar/2026-03-01_09-00_team","ts":"2026-02-22T11:00:00Z","valid":true,"source":"chat","content":{"type":"reminder","text":"team sync","tags":["work"]}}' >> memory/log.jsonl
@@ -73,7 +74,7 @@ cat memory/index/user/calendar/2026-02-23_10-00_牙科复诊.json | jq -r .conte
 	}
 	want := "2026-02-23_10-00_牙科复诊.json\n2026-03-01_09-00_team.json\n1\n\"/user/calendar/2026-02-23_10-00_牙科复诊\"\n\"/user/calendar/2026-03-01_09-00_team\"\n1\n明天10点牙科复诊\n"
 	if string(out) != want {
-		t.Fatalf("seed 004 §6.3 on a store's root:\n%s\nwant:\n%s", out, want)
+		t.Fatalf("FS-12's commands on a store's root:\n%s\nwant:\n%s", out, want)
 	}
 }
 
@@ -123,7 +124,7 @@ func TestStoreReplay(t *testing.T) {
 	_ = time.Now
 }
 
-// Writes without the provenance seed 004 §3.2 asks for are refused with
+// Writes without the provenance FS-6 and FS-7 ask for are refused with
 // the missing fields named, or, when configured, routed to /untrusted/…
 // (index/untrusted/… on disk) and tagged so.
 func TestStoreUntrustedRouting(t *testing.T) {
@@ -210,7 +211,7 @@ func TestStoreSemanticRecall(t *testing.T) {
 		}
 	}
 	recall := func(svc *service.Mnemo) []string {
-		res, err := svc.Recall(ctx, home, mnemo.Query{Text: "kitten couch", Limit: 3})
+		res, err := svc.Recall(ctx, home, memory.Query{Text: "kitten couch", Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

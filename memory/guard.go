@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
-// Write Guard decisions (seed 003): what the gate did with a write.
+// Write Guard decisions (MEM-10): what the gate did with a write.
 const (
 	GuardAdd       = "add"       // a new memory
 	GuardUpdate    = "update"    // a key written again: the key's memory replaced, the old text kept in its history
@@ -53,7 +54,7 @@ type GuardDecision struct {
 
 // WriteResult is a stored memory and the Write Guard's decision for it.
 type WriteResult struct {
-	Memory
+	mnemo.Memory
 	Guard GuardDecision `json:"guard"`
 	// Applied is false when the write lost last-write-wins to a newer
 	// revision of its key: Memory is then that revision, which stands, and
@@ -65,7 +66,7 @@ type WriteResult struct {
 // settle records in r whether rec's write was applied: a store returns, for
 // a write that lost last-write-wins, the revision that stands, which is
 // newer than the write.
-func (r *WriteResult) settle(rec *Record) {
+func (r *WriteResult) settle(rec *mnemo.Record) {
 	r.Applied = !r.Memory.UpdatedAt.After(rec.Memory.UpdatedAt)
 	if !r.Applied {
 		t := r.Memory.UpdatedAt
@@ -82,11 +83,11 @@ const guardTerms = 8
 
 // guard decides for one validated memory. For a duplicate it returns the
 // stored memory; for a merge or conflict, the memories to change.
-func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecision, *Memory, error) {
+func (s *Service) guard(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory) (GuardDecision, *mnemo.Memory, error) {
 	g := s.guardOpts
 	text := strings.TrimSpace(m.Content + " " + m.Summary)
 	// Free text must say something. Structured data under a key is content
-	// whatever it holds, {} included (seed 004).
+	// whatever it holds, {} included (FS-17).
 	if len(m.Data) == 0 {
 		if strings.TrimSpace(text) == "" {
 			return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
@@ -98,13 +99,13 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 		return GuardDecision{Action: GuardReject, Reason: "no content: nothing to remember"}, nil, nil
 	}
 	if m.Key != "" {
-		// A key holds structured state (seed 004): any JSON is content,
+		// A key holds structured state (FS-17): any JSON is content,
 		// {} included; it changes by its key, last write wins.
 		old, err := s.store.GetByKey(ctx, scope, m.Key)
 		switch {
 		case err == nil:
 			return GuardDecision{Action: GuardUpdate, ExistingID: old.ID, Reason: "the key's memory is replaced; its old text stays in the key's history"}, nil, nil
-		case ErrorCode(err) != ENOTFOUND:
+		case mnemo.ErrorCode(err) != mnemo.ENOTFOUND:
 			return GuardDecision{}, nil, err
 		}
 		return GuardDecision{Action: GuardAdd}, nil, nil
@@ -125,7 +126,7 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 	terms := dedupe(words)
 	slices.SortStableFunc(terms, func(a, b string) int { return len(b) - len(a) })
 	terms = terms[:min(guardTerms, max(1, (len(terms)*3+4)/5))]
-	var sr SearchResult
+	var sr mnemo.SearchResult
 	for skip := -1; skip < min(3, len(terms)) && len(sr.Hits) == 0; skip++ {
 		q := terms
 		if skip >= 0 {
@@ -135,7 +136,7 @@ func (s *Service) guard(ctx context.Context, scope Scope, m *Memory) (GuardDecis
 			q = slices.Delete(slices.Clone(terms), skip, skip+1)
 		}
 		var err error
-		sr, err = s.store.Search(ctx, scope, TextQuery{Filter: Filter{Now: s.now()}, Terms: q, Limit: guardCandidates, MatchAll: true})
+		sr, err = s.store.Search(ctx, scope, mnemo.TextQuery{Filter: mnemo.Filter{Now: s.now()}, Terms: q, Limit: guardCandidates, MatchAll: true})
 		if err != nil {
 			return GuardDecision{}, nil, err
 		}

@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/rank"
@@ -17,9 +18,9 @@ import (
 
 // Options configure a Service. The zero value is usable.
 type Options struct {
-	Limits Limits
-	// DefaultLimit and MaxLimit bound recall results (seed 000 FR-3:
-	// default 5, max 20; seed 001's MEMORY_RETRIEVAL_LIMIT sets the default).
+	Limits mnemo.Limits
+	// DefaultLimit and MaxLimit bound recall results (REC-5:
+	// default 5, max 20; the default configurable).
 	DefaultLimit int
 	MaxLimit     int
 	// Profile is the default ranking profile (rank.Hybrid when unset).
@@ -29,20 +30,20 @@ type Options struct {
 
 	// Embedder makes the vectors of memories, for semantic recall; nil
 	// means lexical recall only. The store must be a VectorStore.
-	Embedder Embedder
+	Embedder mnemo.Embedder
 	// QueryEmbedder makes the vectors of queries: Embedder behind a cache,
 	// usually (embed/cache). Nil means Embedder.
-	QueryEmbedder Embedder
+	QueryEmbedder mnemo.Embedder
 	// AsyncEmbedding writes memories without waiting for their vectors,
 	// which a background worker adds: for remote embedders, whose latency
 	// should not be the write's.
 	AsyncEmbedding bool
-	// FallbackEmbedder stands in for Embedder while it fails (seed 000
-	// FR-8: hashed TF-IDF, embed/hashed): recall re-scores its lexical
+	// FallbackEmbedder stands in for Embedder while it fails (PG-3:
+	// hashed TF-IDF, embed/hashed): recall re-scores its lexical
 	// candidates by this embedder's similarity between the query and each
 	// candidate's text, computed on the fly and never stored, so that the
 	// index keeps one vector space. Nil: the lexical score alone.
-	FallbackEmbedder Embedder
+	FallbackEmbedder mnemo.Embedder
 	// QueryEmbedTimeout bounds the embedding of a query; past it recall
 	// degrades as if the embedder had failed (DefaultQueryEmbedTimeout when
 	// zero).
@@ -53,16 +54,16 @@ type Options struct {
 	// SessionTopic returns a session's current topic, which recall adds to
 	// its query; ENOTFOUND means no topic, any other error fails the
 	// recall. Nil: no session has a topic.
-	SessionTopic func(ctx context.Context, scope Scope, session string) (string, error)
+	SessionTopic func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 	// TopicBoost is the recall boost of memories on the session's topic
-	// (seed 001: 1.3 when zero).
+	// (REC-15: 1.3 when zero).
 	TopicBoost float64
 
 	// Guard configures the Write Guard that every Remember passes.
 	Guard GuardOptions
 	// Extractor, when set, finds memories in the messages of AddMessages
-	// (an LLM: seed 001's should_store). Nil: off.
-	Extractor MemoryExtractor
+	// (an LLM: MEM-7's should_store). Nil: off.
+	Extractor Extractor
 }
 
 // Service remembers and recalls on top of a Store. Everything the CLI, the
@@ -73,9 +74,9 @@ type Options struct {
 // splits into, so that each move deletes one block.
 type Service struct {
 	// memory
-	store     Backend
+	store     mnemo.Backend
 	analyzer  *analysis.Analyzer
-	limits    Limits
+	limits    mnemo.Limits
 	defLimit  int
 	maxLimit  int
 	profile   rank.Profile
@@ -83,20 +84,20 @@ type Service struct {
 	log       *slog.Logger
 	vec       *vectors // nil without an embedder
 	guardOpts GuardOptions
-	extractor MemoryExtractor
-	degraded  sync.Map // scope and reason -> when last written to the ledger
-	warned    sync.Map // lasting degradations logged once (warnOnce)
-	fallback  Embedder // while the embedder fails; nil: lexical alone
-	noVectors bool     // an embedder is configured, but the store keeps no vectors
+	extractor Extractor
+	degraded  sync.Map       // scope and reason -> when last written to the ledger
+	warned    sync.Map       // lasting degradations logged once (warnOnce)
+	fallback  mnemo.Embedder // while the embedder fails; nil: lexical alone
+	noVectors bool           // an embedder is configured, but the store keeps no vectors
 	onDegrade func(cause string)
-	topic     func(ctx context.Context, scope Scope, session string) (string, error)
+	topic     func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 
 	topicBoost float64 // recall's boost of memories on the session's topic
 }
 
 // New returns a Service over b. b.State keeps runs, sessions and profiles;
 // service.New installs an in-process one when the store keeps none.
-func New(b Backend, opts Options) *Service {
+func New(b mnemo.Backend, opts Options) *Service {
 	// memory
 	s := &Service{
 		store:    b,
@@ -137,7 +138,7 @@ func New(b Backend, opts Options) *Service {
 	s.extractor = opts.Extractor
 	s.topic = opts.SessionTopic
 	if s.topic == nil {
-		s.topic = func(context.Context, Scope, string) (string, error) { return "", nil }
+		s.topic = func(context.Context, mnemo.Scope, string) (string, error) { return "", nil }
 	}
 	s.topicBoost = opts.TopicBoost
 	if s.topicBoost <= 0 {
@@ -178,46 +179,46 @@ func (s *Service) Close() error {
 }
 
 // Store returns the underlying store.
-func (s *Service) Store() Store { return s.store.Store }
+func (s *Service) Store() mnemo.Store { return s.store.Store }
 
 // Limits returns the write limits in force.
-func (s *Service) Limits() Limits { return s.limits }
+func (s *Service) Limits() mnemo.Limits { return s.limits }
 
 // MaxLimit returns the most results one recall returns.
 func (s *Service) MaxLimit() int { return s.maxLimit }
 
 // Remember stores one memory and returns it as stored.
-func (s *Service) Remember(ctx context.Context, scope Scope, d Draft) (Memory, error) {
-	ms, err := s.RememberBatch(ctx, scope, []Draft{d})
+func (s *Service) Remember(ctx context.Context, scope mnemo.Scope, d mnemo.Draft) (mnemo.Memory, error) {
+	ms, err := s.RememberBatch(ctx, scope, []mnemo.Draft{d})
 	if err != nil {
-		return Memory{}, err
+		return mnemo.Memory{}, err
 	}
 	return ms[0], nil
 }
 
 // RememberBatch stores drafts atomically: all or none, through the Write
 // Guard. An invalid draft fails the batch with an error naming its index.
-func (s *Service) RememberBatch(ctx context.Context, scope Scope, drafts []Draft) ([]Memory, error) {
+func (s *Service) RememberBatch(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft) ([]mnemo.Memory, error) {
 	res, err := s.Write(ctx, scope, drafts)
 	if err != nil {
 		return nil, err
 	}
-	ms := make([]Memory, len(res))
+	ms := make([]mnemo.Memory, len(res))
 	for i := range res {
 		ms[i] = res[i].Memory
 	}
 	return ms, nil
 }
 
-// Write stores drafts atomically through the Write Guard (seed 003) and
+// Write stores drafts atomically through the Write Guard (MEM-10) and
 // returns each memory with the gate's decision: a duplicate is not written
 // again (the stored memory comes back), a near duplicate of the same type
 // replaces the old one (archived), a contradiction is kept beside the old
 // one (which ranks lower from then on), and an empty or too short write is
 // rejected with the reason. Decisions other than add and update go to the
 // ledger.
-func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]WriteResult, error) {
-	recs, err := s.records(scope, drafts)
+func (s *Service) Write(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft) ([]WriteResult, error) {
+	recs, err := s.records(scope, drafts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -234,10 +235,10 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 		return out, nil
 	}
 	var (
-		todo    []Record
+		todo    []mnemo.Record
 		at      []int // todo[k] is drafts[at[k]]
-		entries []LedgerEntry
-		changes []LifeChange
+		entries []mnemo.LedgerEntry
+		changes []mnemo.LifeChange
 	)
 	for i := range recs {
 		r := &recs[i]
@@ -253,27 +254,27 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 		out[i].Guard = d
 		switch d.Action {
 		case GuardReject:
-			s.record(ctx, scope, LedgerEntry{Action: ActionGuard, Reason: "rejected: " + d.Reason})
+			s.record(ctx, scope, mnemo.LedgerEntry{Action: mnemo.ActionGuard, Reason: "rejected: " + d.Reason})
 			msg := "write guard rejected the memory: " + d.Reason
 			if len(recs) > 1 {
 				msg = fmt.Sprintf("memories[%d]: %s", i, msg)
 			}
-			return nil, Errorf(EINVALID, "%s", msg)
+			return nil, mnemo.Errorf(mnemo.EINVALID, "%s", msg)
 		case GuardDuplicate:
 			existing.Embedding = nil
 			out[i].Memory, out[i].Applied = *existing, true
-			entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: []string{existing.ID}, Reason: "duplicate: " + d.Reason + "; nothing written"})
+			entries = append(entries, mnemo.LedgerEntry{Action: mnemo.ActionGuard, MemoryIDs: []string{existing.ID}, Reason: "duplicate: " + d.Reason + "; nothing written"})
 			continue
 		case GuardMerge:
 			yes := true
-			changes = append(changes, LifeChange{ID: existing.ID, Archived: &yes})
+			changes = append(changes, mnemo.LifeChange{ID: existing.ID, Archived: &yes})
 		case GuardConflict:
 			// The newest wins in ranking: the memories it contradicts lose
 			// half their vitality.
 			for _, id := range d.ConflictsWith {
 				if old, err := s.store.Get(ctx, scope, id); err == nil {
 					v := old.Vitality / 2
-					changes = append(changes, LifeChange{ID: id, Vitality: &v})
+					changes = append(changes, mnemo.LifeChange{ID: id, Vitality: &v})
 				}
 			}
 		}
@@ -289,10 +290,10 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 			out[at[k]].settle(&todo[k])
 			switch d := out[at[k]].Guard; d.Action {
 			case GuardMerge:
-				entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: []string{d.ExistingID, m.ID},
+				entries = append(entries, mnemo.LedgerEntry{Action: mnemo.ActionGuard, MemoryIDs: []string{d.ExistingID, m.ID},
 					Reason: fmt.Sprintf("merge: %s replaced by %s: %s", d.ExistingID, m.ID, d.Reason)})
 			case GuardConflict:
-				entries = append(entries, LedgerEntry{Action: ActionGuard, MemoryIDs: append([]string{m.ID}, d.ConflictsWith...),
+				entries = append(entries, mnemo.LedgerEntry{Action: mnemo.ActionGuard, MemoryIDs: append([]string{m.ID}, d.ConflictsWith...),
 					Reason: fmt.Sprintf("conflict: %s contradicts %s: %s", m.ID, strings.Join(d.ConflictsWith, ", "), d.Reason)})
 			}
 		}
@@ -316,47 +317,62 @@ func (s *Service) Write(ctx context.Context, scope Scope, drafts []Draft) ([]Wri
 // RememberUnguarded stores drafts without the Write Guard: for writes the
 // Service makes itself (conversation turns, compaction summaries, archived
 // session facts).
-func (s *Service) RememberUnguarded(ctx context.Context, scope Scope, drafts []Draft) ([]Memory, error) {
-	recs, err := s.records(scope, drafts)
+func (s *Service) RememberUnguarded(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft) ([]mnemo.Memory, error) {
+	recs, err := s.records(scope, drafts, nil)
 	if err != nil {
 		return nil, err
 	}
 	return s.write(ctx, scope, recs, true)
 }
 
+// turn is what AddMessages knows of a message besides its draft: its
+// conversational neighbourhood (context), indexed with a lower weight, and
+// the message before it (prev), embedded with it.
+type turn struct{ context, prev string }
+
 // records validates drafts into records: defaults, classification, ids and
-// index text.
-func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
-	if err := CheckScope(scope); err != nil {
+// index text. turns, when not nil, holds the turn of each draft: the drafts
+// are conversation messages, whose content has the higher MaxMessageChars
+// limit and whose errors name messages[i].
+func (s *Service) records(scope mnemo.Scope, drafts []mnemo.Draft, turns []turn) ([]mnemo.Record, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
 	if len(drafts) == 0 {
-		return nil, Errorf(EINVALID, "no memories to write")
+		return nil, mnemo.Errorf(mnemo.EINVALID, "no memories to write")
 	}
 	if len(drafts) > s.limits.MaxBatch {
-		return nil, Errorf(ETOOLARGE, "%d memories in one batch, the limit is %d", len(drafts), s.limits.MaxBatch)
+		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "%d memories in one batch, the limit is %d", len(drafts), s.limits.MaxBatch)
+	}
+	lim := s.limits
+	if turns != nil {
+		lim.MaxContentChars = max(lim.MaxContentChars, lim.MaxMessageChars)
 	}
 	now := s.now().UTC()
-	recs := make([]Record, len(drafts))
+	recs := make([]mnemo.Record, len(drafts))
 	for i := range drafts {
 		d := &drafts[i]
-		m, err := d.Build(scope, s.limits, now)
+		m, err := d.Build(scope, lim, now)
 		if err == nil && !d.Tombstone() {
 			m.Classify(d.SecurityLevel)
 		}
 		if err != nil {
-			if d.message {
-				return nil, WithPrefix(err, messagePrefix(i))
+			if turns != nil {
+				return nil, mnemo.WithPrefix(err, messagePrefix(i))
 			}
 			if len(drafts) > 1 {
-				return nil, WithPrefix(err, fmt.Sprintf("memories[%d]: ", i))
+				return nil, mnemo.WithPrefix(err, fmt.Sprintf("memories[%d]: ", i))
 			}
 			return nil, err
 		}
+		var t turn
+		if turns != nil {
+			t = turns[i]
+		}
 		m.ID = ids.New()
-		recs[i] = Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, d.context)}
+		recs[i] = mnemo.Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, t.context)}
 		if !d.Tombstone() {
-			recs[i].Embed = embedText(&m, d.prev)
+			recs[i].Embed = embedText(&m, t.prev)
 		}
 	}
 	return recs, nil
@@ -364,19 +380,19 @@ func (s *Service) records(scope Scope, drafts []Draft) ([]Record, error) {
 
 // write embeds recs, when inline and the embedder answers at once, and
 // stores them; the worker embeds the others.
-func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline bool) ([]Memory, error) {
+func (s *Service) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, inline bool) ([]mnemo.Memory, error) {
 	if s.vec != nil {
 		var noIndex *noIndexError
 		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
 			s.warnOnce(noIndexWarning, "err", err)
-			s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index ("+ErrorMessage(noIndex.err)+"): memories written without vectors")
+			s.noteDegraded(ctx, scope, mnemo.DegradedVectorIndex, "no vector index ("+mnemo.ErrorMessage(noIndex.err)+"): memories written without vectors")
 		} else if err != nil {
 			// The memories are stored and queued all the same.
 			s.log.Warn("semantic index unavailable", "err", err)
-			s.noteDegraded(ctx, scope, DegradedEmbedder, "semantic index unavailable: memories written without vectors, queued for embedding")
+			s.noteDegraded(ctx, scope, mnemo.DegradedEmbedder, "semantic index unavailable: memories written without vectors, queued for embedding")
 		} else if inline {
 			if err := s.vec.embedRecords(ctx, recs); err != nil && ctx.Err() == nil {
-				s.noteDegraded(ctx, scope, DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: memories written without vectors, queued for embedding", s.vec.embedder.Model()))
+				s.noteDegraded(ctx, scope, mnemo.DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: memories written without vectors, queued for embedding", s.vec.embedder.Model()))
 			}
 		}
 	}
@@ -388,7 +404,7 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 		s.vec.kick()
 	} else if s.noVectors {
 		s.warnOnce(noIndexWarning, "err", "the store keeps no vectors")
-		s.noteDegraded(ctx, scope, DegradedVectorIndex, "no vector index (the store keeps no vectors): memories written without vectors")
+		s.noteDegraded(ctx, scope, mnemo.DegradedVectorIndex, "no vector index (the store keeps no vectors): memories written without vectors")
 	}
 	return ms, nil
 }
@@ -396,7 +412,7 @@ func (s *Service) write(ctx context.Context, scope Scope, recs []Record, inline 
 // embedText is what a memory's vector is made from: what was said, by whom,
 // and the turn it answers (prev), since a reply alone ("yes, last May")
 // often means nothing.
-func embedText(m *Memory, prev string) string {
+func embedText(m *mnemo.Memory, prev string) string {
 	text := m.Content
 	if name := speakerName(m); name != "" {
 		text = name + ": " + text
@@ -411,7 +427,7 @@ func embedText(m *Memory, prev string) string {
 }
 
 // indexText analyses what the lexical index sees of m.
-func (s *Service) indexText(m *Memory, context string) IndexText {
+func (s *Service) indexText(m *mnemo.Memory, context string) mnemo.IndexText {
 	text := m.Content
 	if name := speakerName(m); name != "" {
 		text = name + ": " + text
@@ -427,7 +443,7 @@ func (s *Service) indexText(m *Memory, context string) IndexText {
 		meta.WriteString(t + " ")
 	}
 	meta.WriteString(m.Category)
-	return IndexText{
+	return mnemo.IndexText{
 		Text:    s.analyzer.IndexString(text),
 		Context: s.analyzer.IndexString(context),
 		Meta:    s.analyzer.IndexString(meta.String()),
@@ -435,46 +451,46 @@ func (s *Service) indexText(m *Memory, context string) IndexText {
 }
 
 // Get returns a live memory by id.
-func (s *Service) Get(ctx context.Context, scope Scope, id string) (Memory, error) {
-	if err := CheckScope(scope); err != nil {
-		return Memory{}, err
+func (s *Service) Get(ctx context.Context, scope mnemo.Scope, id string) (mnemo.Memory, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
+		return mnemo.Memory{}, err
 	}
 	if id == "" {
-		return Memory{}, Errorf(EINVALID, "id is required")
+		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "id is required")
 	}
 	return s.store.Get(ctx, scope, id)
 }
 
 // GetByKey returns the live memory of a key.
-func (s *Service) GetByKey(ctx context.Context, scope Scope, key string) (Memory, error) {
-	if err := CheckScope(scope); err != nil {
-		return Memory{}, err
+func (s *Service) GetByKey(ctx context.Context, scope mnemo.Scope, key string) (mnemo.Memory, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
+		return mnemo.Memory{}, err
 	}
-	k, err := NormalizeKey(key)
+	k, err := mnemo.NormalizeKey(key)
 	if err != nil {
-		return Memory{}, err
+		return mnemo.Memory{}, err
 	}
 	return s.store.GetByKey(ctx, scope, k)
 }
 
 // List returns a page of memories and the total matching.
-func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) ([]Memory, int, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([]mnemo.Memory, int, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, 0, err
 	}
 	if q.Limit < 0 || q.Offset < 0 {
-		return nil, 0, Errorf(EINVALID, "limit and offset must not be negative")
+		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}
 	switch {
 	case q.Limit == 0:
 		q.Limit = 50
-	case q.Limit > MaxListLimit:
-		q.Limit = MaxListLimit
+	case q.Limit > mnemo.MaxListLimit:
+		q.Limit = mnemo.MaxListLimit
 	}
 	switch q.Order {
-	case "", OrderNewest, OrderOldest, OrderKey, OrderVitality:
+	case "", mnemo.OrderNewest, mnemo.OrderOldest, mnemo.OrderKey, mnemo.OrderVitality:
 	default:
-		return nil, 0, Errorf(EINVALID, "order must be newest, oldest or key, got %q", q.Order)
+		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "order must be newest, oldest or key, got %q", q.Order)
 	}
 	if err := q.Filter.Check(s.now()); err != nil {
 		return nil, 0, err
@@ -482,37 +498,37 @@ func (s *Service) List(ctx context.Context, scope Scope, q ListQuery) ([]Memory,
 	return s.store.List(ctx, scope, q)
 }
 
-// RecallPath lists the memories whose key starts with prefix, by key (seed
-// 003 recall_path).
-func (s *Service) RecallPath(ctx context.Context, scope Scope, prefix string, limit int) ([]Memory, int, error) {
+// RecallPath lists the memories whose key starts with prefix, by key
+// (recall_path, MEM-9).
+func (s *Service) RecallPath(ctx context.Context, scope mnemo.Scope, prefix string, limit int) ([]mnemo.Memory, int, error) {
 	p := prefix
 	if p != "/" && !strings.HasSuffix(p, "://") {
 		var err error
-		if p, err = NormalizeKey(prefix); err != nil {
+		if p, err = mnemo.NormalizeKey(prefix); err != nil {
 			return nil, 0, err
 		}
 	}
-	return s.List(ctx, scope, ListQuery{Filter: Filter{KeyPrefix: p}, Order: OrderKey, Limit: limit})
+	return s.List(ctx, scope, mnemo.ListQuery{Filter: mnemo.Filter{KeyPrefix: p}, Order: mnemo.OrderKey, Limit: limit})
 }
 
 // Forget deletes memories by id and key for good.
-func (s *Service) Forget(ctx context.Context, scope Scope, ids, keys []string) (int, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Forget(ctx context.Context, scope mnemo.Scope, ids, keys []string) (int, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return 0, err
 	}
 	if len(ids) == 0 && len(keys) == 0 {
-		return 0, Errorf(EINVALID, "give an id or a key to forget")
+		return 0, mnemo.Errorf(mnemo.EINVALID, "give an id or a key to forget")
 	}
 	norm := make([]string, len(keys))
 	for i, k := range keys {
 		var err error
-		if norm[i], err = NormalizeKey(k); err != nil {
+		if norm[i], err = mnemo.NormalizeKey(k); err != nil {
 			return 0, err
 		}
 	}
 	n, err := s.store.Forget(ctx, scope, ids, norm)
 	if err == nil && n > 0 {
-		s.record(ctx, scope, LedgerEntry{Action: ActionForget, MemoryIDs: ids,
+		s.record(ctx, scope, mnemo.LedgerEntry{Action: mnemo.ActionForget, MemoryIDs: ids,
 			Reason: fmt.Sprintf("forgotten on request: %d memories (ids %d, keys %s)", n, len(ids), strings.Join(norm, " "))})
 	}
 	return n, err
@@ -521,7 +537,7 @@ func (s *Service) Forget(ctx context.Context, scope Scope, ids, keys []string) (
 // record appends a ledger entry for an action already done. It is best
 // effort: the action stands, and its history rows keep the fact, if the
 // ledger cannot be written.
-func (s *Service) record(ctx context.Context, scope Scope, e LedgerEntry) {
+func (s *Service) record(ctx context.Context, scope mnemo.Scope, e mnemo.LedgerEntry) {
 	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
 		return
@@ -532,30 +548,30 @@ func (s *Service) record(ctx context.Context, scope Scope, e LedgerEntry) {
 	if e.Actor == "" {
 		e.Actor = "api"
 	}
-	if err := ls.AppendLedger(context.WithoutCancel(ctx), scope, []LedgerEntry{e}); err != nil {
+	if err := ls.AppendLedger(context.WithoutCancel(ctx), scope, []mnemo.LedgerEntry{e}); err != nil {
 		s.log.Warn("ledger entry lost", "action", e.Action, "err", err)
 	}
 }
 
-// Clear deletes every memory of one agent (seed 001 "clear all").
-func (s *Service) Clear(ctx context.Context, scope Scope) (int, error) {
-	if err := CheckScope(scope); err != nil {
+// Clear deletes every memory of one agent (API-9).
+func (s *Service) Clear(ctx context.Context, scope mnemo.Scope) (int, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return 0, err
 	}
 	n, err := s.store.Clear(ctx, scope)
 	if err == nil {
 		s.log.Info("cleared memories", "tenant", scope.TenantID, "agent", scope.AgentID, "count", n)
-		s.record(ctx, scope, LedgerEntry{Action: ActionClear, Reason: fmt.Sprintf("cleared on request: %d memories", n)})
+		s.record(ctx, scope, mnemo.LedgerEntry{Action: mnemo.ActionClear, Reason: fmt.Sprintf("cleared on request: %d memories", n)})
 	}
 	return n, err
 }
 
 // History returns a key's revisions, oldest first.
-func (s *Service) History(ctx context.Context, scope Scope, key string) ([]Revision, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) History(ctx context.Context, scope mnemo.Scope, key string) ([]mnemo.Revision, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
-	k, err := NormalizeKey(key)
+	k, err := mnemo.NormalizeKey(key)
 	if err != nil {
 		return nil, err
 	}
@@ -563,9 +579,9 @@ func (s *Service) History(ctx context.Context, scope Scope, key string) ([]Revis
 }
 
 // Stats describes one agent's memories.
-func (s *Service) Stats(ctx context.Context, scope Scope) (Stats, error) {
-	if err := CheckScope(scope); err != nil {
-		return Stats{}, err
+func (s *Service) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
+		return mnemo.Stats{}, err
 	}
 	st, err := s.store.Stats(ctx, scope)
 	if err != nil {
@@ -582,8 +598,8 @@ func (s *Service) Stats(ctx context.Context, scope Scope) (Stats, error) {
 
 // speakerName is the name of a message's speaker, kept in data by
 // AddMessages, so that "who said it" is searchable with the text.
-func speakerName(m *Memory) string {
-	if m.Type != TypeEvent || len(m.Data) == 0 || m.Data[0] != '{' {
+func speakerName(m *mnemo.Memory) string {
+	if m.Type != mnemo.TypeEvent || len(m.Data) == 0 || m.Data[0] != '{' {
 		return ""
 	}
 	var v struct {

@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"cmp"
@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
-// Recall along links (seed 003's recall_path traverse_hops, issue 9): after
+// Recall along links (recall_path's traverse_hops, API-3; issue 9): after
 // a recall finds its memories, the walk follows the relation graph from
 // them and adds what it reaches, after the direct hits.
 //
@@ -27,8 +29,8 @@ const maxLinkedNodes = 2000
 // Linked is a memory or an event that a recall reached along links from
 // one of its direct hits: exactly one of Memory and Event is set.
 type Linked struct {
-	Memory *Memory `json:"memory,omitempty"`
-	Event  *Event  `json:"event,omitempty"`
+	Memory *mnemo.Memory `json:"memory,omitempty"`
+	Event  *mnemo.Event  `json:"event,omitempty"`
 	// Hops is how many links away from From it is (1 to MaxTraverseHops).
 	Hops int `json:"hops"`
 	// From is the direct hit the walk started at; Via the node whose link
@@ -57,7 +59,7 @@ func (l *Linked) ID() string {
 // checkHops validates a traverse_hops argument.
 func checkHops(hops int) error {
 	if hops < 0 || hops > MaxTraverseHops {
-		return Errorf(EINVALID, "traverse_hops must be 0 to %d, not %d", MaxTraverseHops, hops)
+		return mnemo.Errorf(mnemo.EINVALID, "traverse_hops must be 0 to %d, not %d", MaxTraverseHops, hops)
 	}
 	return nil
 }
@@ -68,8 +70,8 @@ func checkHops(hops int) error {
 // then by confidence, then by the rank of the hit they came from. The nodes
 // of from are never returned. hops 0 returns none; a store that keeps no
 // relations has no links, and returns none either.
-func (s *Service) ExpandLinks(ctx context.Context, scope Scope, from []string, hops, limit int) ([]Linked, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) ExpandLinks(ctx context.Context, scope mnemo.Scope, from []string, hops, limit int) ([]Linked, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
 	if err := checkHops(hops); err != nil {
@@ -95,7 +97,7 @@ func (s *Service) ExpandLinks(ctx context.Context, scope Scope, from []string, h
 	}
 	looked := 0
 	for hop := 1; hop <= hops && len(frontier) > 0 && len(out) < limit; hop++ {
-		rels, err := es.Relations(ctx, scope, RelationQuery{IDs: order, Direction: DirBoth})
+		rels, err := es.Relations(ctx, scope, mnemo.RelationQuery{IDs: order, Direction: mnemo.DirBoth})
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +174,7 @@ func better(a, b Linked, rank map[string]int) bool {
 
 // resolveLinked fills l with the live memory or the event id names, and
 // reports whether it is one.
-func (s *Service) resolveLinked(ctx context.Context, es EventStore, scope Scope, id string, now time.Time, l *Linked) (bool, error) {
+func (s *Service) resolveLinked(ctx context.Context, es mnemo.EventStore, scope mnemo.Scope, id string, now time.Time, l *Linked) (bool, error) {
 	m, err := s.store.Get(ctx, scope, id)
 	switch {
 	case err == nil:
@@ -182,7 +184,7 @@ func (s *Service) resolveLinked(ctx context.Context, es EventStore, scope Scope,
 		m.Embedding = nil
 		l.Memory = &m
 		return true, nil
-	case ErrorCode(err) != ENOTFOUND:
+	case mnemo.ErrorCode(err) != mnemo.ENOTFOUND:
 		return false, err
 	}
 	e, err := es.GetEvent(ctx, scope, id)
@@ -191,7 +193,7 @@ func (s *Service) resolveLinked(ctx context.Context, es EventStore, scope Scope,
 		e.Vectors = nil
 		l.Event = &e
 		return true, nil
-	case ErrorCode(err) == ENOTFOUND:
+	case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
 		return false, nil
 	}
 	return false, err
@@ -216,16 +218,16 @@ func linkReason(l *Linked) string {
 // PathResult is what RecallPathLinked found: the memories under a key
 // prefix, in key order, then what links lead to from them.
 type PathResult struct {
-	Prefix   string   `json:"prefix"`
-	Memories []Memory `json:"memories"`
-	Total    int      `json:"total"` // memories under the prefix
-	Linked   []Linked `json:"linked"`
+	Prefix   string         `json:"prefix"`
+	Memories []mnemo.Memory `json:"memories"`
+	Total    int            `json:"total"` // memories under the prefix
+	Linked   []Linked       `json:"linked"`
 }
 
-// RecallPathLinked is RecallPath followed by ExpandLinks (seed 003's
-// recall_path with traverse_hops): the linked memories and events fill
+// RecallPathLinked is RecallPath followed by ExpandLinks (recall_path
+// with traverse_hops, API-3): the linked memories and events fill
 // what the direct hits leave of limit (default 50).
-func (s *Service) RecallPathLinked(ctx context.Context, scope Scope, prefix string, limit, hops int) (PathResult, error) {
+func (s *Service) RecallPathLinked(ctx context.Context, scope mnemo.Scope, prefix string, limit, hops int) (PathResult, error) {
 	if err := checkHops(hops); err != nil {
 		return PathResult{}, err
 	}
@@ -234,13 +236,13 @@ func (s *Service) RecallPathLinked(ctx context.Context, scope Scope, prefix stri
 		return PathResult{}, err
 	}
 	res := PathResult{Prefix: prefix, Memories: ms, Total: total, Linked: []Linked{}}
-	if k, err := NormalizeKey(prefix); err == nil {
+	if k, err := mnemo.NormalizeKey(prefix); err == nil {
 		res.Prefix = k
 	}
 	if limit <= 0 {
 		limit = 50
 	}
-	limit = min(limit, MaxListLimit)
+	limit = min(limit, mnemo.MaxListLimit)
 	if hops == 0 || len(ms) >= limit {
 		return res, nil
 	}

@@ -1,4 +1,4 @@
-package mnemo_test
+package memory_test
 
 import (
 	"context"
@@ -13,31 +13,12 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/cache"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/random"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// newSemantic returns a service with an embedder over a fresh real SQLite
-// store in dir (a new temporary one when dir is "").
-func newSemantic(t testing.TB, c *clock, dir string, opts service.Options) *service.Mnemo {
-	t.Helper()
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "mnemo.db"), sqlite.Options{Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Now = c.Now
-	if opts.Embedder == nil {
-		opts.Embedder = glove.New()
-	}
-	svc := service.New(db, opts)
-	t.Cleanup(func() { svc.Close() })
-	return svc
-}
-
-func ids(res mnemo.Result) []string {
+func ids(res memory.Result) []string {
 	var out []string
 	for _, r := range res.Results {
 		out = append(out, r.Content)
@@ -45,7 +26,7 @@ func ids(res mnemo.Result) []string {
 	return out
 }
 
-// Seed 000 scenario 1: a Chinese query finds the Chinese memory it is about,
+// REC-8: a Chinese query finds the Chinese memory it is about,
 // with a relevance over 0.7.
 func TestSeed000Scenario1ChineseRecall(t *testing.T) {
 	ctx := context.Background()
@@ -60,7 +41,7 @@ func TestSeed000Scenario1ChineseRecall(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "市场暴跌后的反弹规律", Explain: true})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "市场暴跌后的反弹规律", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,27 +56,27 @@ func TestSeed000Scenario1ChineseRecall(t *testing.T) {
 	}
 }
 
-// Seed 000 scenario 2: of two similar memories, the one a day old ranks
+// REC-3: of two similar memories, the one a day old ranks
 // above the one a month old.
 func TestSeed000Scenario2TimeDecay(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newSemantic(t, c, "", service.Options{})
-	old, fresh := c.t.AddDate(0, 0, -30), c.t.AddDate(0, 0, -1)
+	old, fresh := c.T.AddDate(0, 0, -30), c.T.AddDate(0, 0, -1)
 	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("The nightly backup job failed because the disk was full"), CreatedAt: &old}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("The nightly backup job failed because the disk filled up"), CreatedAt: &fresh}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Surface(ctx, alice, mnemo.Query{Text: "why did the backup fail", Explain: true})
+	res, err := svc.Surface(ctx, alice, memory.Query{Text: "why did the backup fail", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Results) != 2 || !strings.Contains(res.Results[0].Content, "filled up") {
 		t.Fatalf("results %q", ids(res))
 	}
-	decay := func(r mnemo.Scored) float64 {
+	decay := func(r memory.Scored) float64 {
 		for _, c := range r.Explain.Components {
 			if c.Name == "decay" {
 				return c.Value
@@ -109,7 +90,7 @@ func TestSeed000Scenario2TimeDecay(t *testing.T) {
 	}
 }
 
-// Seed 000 scenario 5: mock mode, with seeded random vectors and nothing
+// OPS-1, EMB-5: mock mode, with seeded random vectors and nothing
 // else, still remembers and recalls.
 func TestSeed000Scenario5MockMode(t *testing.T) {
 	ctx := context.Background()
@@ -118,7 +99,7 @@ func TestSeed000Scenario5MockMode(t *testing.T) {
 	if _, err := svc.Remember(ctx, alice, draft("test memory")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "test"})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +129,7 @@ func TestRecallByMeaning(t *testing.T) {
 		"vegetables we grew":      "We planted tomatoes and basil in the garden",
 		"deadline for the budget": "The quarterly report is due on Friday",
 	} {
-		res, err := svc.Surface(ctx, alice, mnemo.Query{Text: q, Limit: 1, Explain: true})
+		res, err := svc.Surface(ctx, alice, memory.Query{Text: q, Limit: 1, Explain: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +142,7 @@ func TestRecallByMeaning(t *testing.T) {
 		}
 	}
 	// The lexical profile cannot find them.
-	res, err := svc.Surface(ctx, alice, mnemo.Query{Text: "vehicle trouble", Profile: "lexical"})
+	res, err := svc.Surface(ctx, alice, memory.Query{Text: "vehicle trouble", Profile: "lexical"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +198,7 @@ func TestAsyncEmbeddingIsFoundLexicallyAtOnce(t *testing.T) {
 	if _, err := svc.Remember(ctx, alice, draft("The staging database password rotates every Monday")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Surface(ctx, alice, mnemo.Query{Text: "staging password", Explain: true})
+	res, err := svc.Surface(ctx, alice, memory.Query{Text: "staging password", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +216,7 @@ func TestAsyncEmbeddingIsFoundLexicallyAtOnce(t *testing.T) {
 	if err := svc.WaitEmbedded(wctx); err != nil {
 		t.Fatal(err)
 	}
-	res, err = svc.Surface(ctx, alice, mnemo.Query{Text: "credentials change weekly", Explain: true})
+	res, err = svc.Surface(ctx, alice, memory.Query{Text: "credentials change weekly", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +243,7 @@ func TestEmbedderOutageDegradesToLexical(t *testing.T) {
 	if _, err := svc.Remember(ctx, alice, draft("Lunch with Dana is moved to Thursday")); err != nil {
 		t.Fatalf("write during an outage: %v", err)
 	}
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "lunch with Dana"})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "lunch with Dana"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +252,7 @@ func TestEmbedderOutageDegradesToLexical(t *testing.T) {
 	}
 	// The degradations (the write's, the recall's) are in the ledger, once
 	// each however many recalls say it.
-	svc.Recall(ctx, alice, mnemo.Query{Text: "lunch with Dana"})
+	svc.Recall(ctx, alice, memory.Query{Text: "lunch with Dana"})
 	if es, n, _ := svc.Ledger(ctx, alice, mnemo.LedgerQuery{Action: mnemo.ActionDegrade}); n != 2 || !strings.Contains(es[0].Reason, "unavailable") {
 		t.Fatalf("degradations in the ledger: %+v", es)
 	}
@@ -296,7 +277,7 @@ func TestEmbedderOutageDegradesToLexical(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	res, err = svc.Recall(ctx, alice, mnemo.Query{Text: "meeting a friend for a meal"})
+	res, err = svc.Recall(ctx, alice, memory.Query{Text: "meeting a friend for a meal"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +344,7 @@ func TestVectorSearchFollowsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	find := func(q string) []string {
-		res, err := svc.Surface(ctx, alice, mnemo.Query{Text: q, Limit: 1, Profile: "semantic"})
+		res, err := svc.Surface(ctx, alice, memory.Query{Text: q, Limit: 1, Profile: "semantic"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -385,13 +366,13 @@ func TestVectorSearchFollowsWrites(t *testing.T) {
 		t.Fatalf("after forget: %q", got)
 	}
 	// Other agents never see each other's vectors.
-	res, err := svc.Surface(ctx, bob, mnemo.Query{Text: "report", Profile: "semantic"})
+	res, err := svc.Surface(ctx, bob, memory.Query{Text: "report", Profile: "semantic"})
 	if err != nil || len(res.Results) != 0 {
 		t.Fatalf("bob sees %q %v", ids(res), err)
 	}
 }
 
-// Seed 003 surface: seed 003's weighting ranks by priority × vitality ×
+// REC-19: surface's weighting ranks by priority × vitality ×
 // keyword hits, filters by type and vitality, and records no access.
 func TestSeed003Surface(t *testing.T) {
 	ctx := context.Background()
@@ -407,7 +388,7 @@ func TestSeed003Surface(t *testing.T) {
 	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("felt relieved after the deploy"), Type: "emotion"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Surface(ctx, alice, mnemo.Query{Text: "deploy api", Profile: "seed003", Explain: true})
+	res, err := svc.Surface(ctx, alice, memory.Query{Text: "deploy api", Profile: "seed003", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +400,7 @@ func TestSeed003Surface(t *testing.T) {
 			t.Fatalf("surface recorded an access: %+v", r.Memory)
 		}
 	}
-	res, err = svc.Surface(ctx, alice, mnemo.Query{Text: "deploy", Profile: "seed003", Filter: mnemo.Filter{Types: []string{"emotion"}}})
+	res, err = svc.Surface(ctx, alice, memory.Query{Text: "deploy", Profile: "seed003", Filter: mnemo.Filter{Types: []string{"emotion"}}})
 	if err != nil || len(res.Results) != 1 || res.Results[0].Type != "emotion" {
 		t.Fatalf("type filter: %q %v", ids(res), err)
 	}
@@ -435,14 +416,14 @@ func TestSeed003Surface(t *testing.T) {
 	// A faded memory (vitality 0.3, as lifecycle leaves it) falls under a
 	// vitality threshold of 0.5.
 	faded := `{"content":"deploy notes from last year","type":"event","vitality":0.3}` + "\n"
-	if _, err := svc.Import(ctx, strings.NewReader(faded), mnemo.ImportOptions{Scope: &alice}); err != nil {
+	if _, err := svc.Import(ctx, strings.NewReader(faded), memory.ImportOptions{Scope: &alice}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = svc.Surface(ctx, alice, mnemo.Query{Text: "deploy notes", Profile: "seed003"})
+	res, err = svc.Surface(ctx, alice, memory.Query{Text: "deploy notes", Profile: "seed003"})
 	if err != nil || len(res.Results) != 4 {
 		t.Fatalf("no threshold: %q %v", ids(res), err)
 	}
-	res, err = svc.Surface(ctx, alice, mnemo.Query{Text: "deploy notes", Profile: "seed003", Filter: mnemo.Filter{MinVitality: 0.5}})
+	res, err = svc.Surface(ctx, alice, memory.Query{Text: "deploy notes", Profile: "seed003", Filter: mnemo.Filter{MinVitality: 0.5}})
 	if err != nil || len(res.Results) != 3 {
 		t.Fatalf("min_vitality 0.5: %q %v", ids(res), err)
 	}
@@ -451,13 +432,13 @@ func TestSeed003Surface(t *testing.T) {
 			t.Fatalf("min_vitality 0.5 returned %+v", r.Memory)
 		}
 	}
-	_, err = svc.Surface(ctx, alice, mnemo.Query{Text: "deploy", Filter: mnemo.Filter{MinVitality: 1.5}})
+	_, err = svc.Surface(ctx, alice, memory.Query{Text: "deploy", Filter: mnemo.Filter{MinVitality: 1.5}})
 	if mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("min_vitality 1.5: %v", err)
 	}
 }
 
-// Query embeddings are cached (seed 000 FR-4.4), and stats report the
+// Query embeddings are cached (EMB-4), and stats report the
 // cache's hit rate.
 func TestQueryCacheHitRate(t *testing.T) {
 	ctx := context.Background()
@@ -468,7 +449,7 @@ func TestQueryCacheHitRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"office move", "office move", "office move", "new floor"} {
-		if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: q}); err != nil {
+		if _, err := svc.Recall(ctx, alice, memory.Query{Text: q}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -493,7 +474,7 @@ func TestSemanticProfileWithoutEmbedder(t *testing.T) {
 	if _, err := svc.Remember(ctx, alice, draft("The printer on floor two is broken")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Surface(ctx, alice, mnemo.Query{Text: "printer", Profile: "semantic"})
+	res, err := svc.Surface(ctx, alice, memory.Query{Text: "printer", Profile: "semantic"})
 	if err != nil || len(res.Results) != 1 || !res.Degraded || !strings.Contains(res.Reason, "no embedder") {
 		t.Fatalf("%q degraded %v %q %v", ids(res), res.Degraded, res.Reason, err)
 	}

@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // Message is one turn of a conversation.
@@ -30,35 +32,35 @@ const contextWindow = 2
 // Neighbours are taken from the same call and, for the first message, from
 // the last message already stored in the session; a message stored earlier
 // does not learn of replies that arrive in a later call.
-func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string, msgs []Message) ([]Memory, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID string, msgs []Message) ([]mnemo.Memory, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
 	if sessionID == "" {
-		return nil, Errorf(EINVALID, "session_id is required")
+		return nil, mnemo.Errorf(mnemo.EINVALID, "session_id is required")
 	}
 	if len(msgs) == 0 {
-		return nil, Errorf(EINVALID, "no messages")
+		return nil, mnemo.Errorf(mnemo.EINVALID, "no messages")
 	}
 	lines := make([]string, len(msgs))
-	drafts := make([]Draft, len(msgs))
+	drafts := make([]mnemo.Draft, len(msgs))
 	for i, m := range msgs {
-		role, err := CheckWord("role", m.Role)
+		role, err := mnemo.CheckWord("role", m.Role)
 		if err != nil {
-			return nil, WithPrefix(err, messagePrefix(i))
+			return nil, mnemo.WithPrefix(err, messagePrefix(i))
 		}
 		name := strings.TrimSpace(m.Name)
 		if len(name) > 128 {
-			return nil, Errorf(EINVALID, "%sname is longer than 128 bytes", messagePrefix(i))
+			return nil, mnemo.Errorf(mnemo.EINVALID, "%sname is longer than 128 bytes", messagePrefix(i))
 		}
 		data, _ := json.Marshal(struct {
 			Role string `json:"role"`
 			Name string `json:"name,omitempty"`
 		}{role, name})
 		content := m.Content
-		drafts[i] = Draft{
+		drafts[i] = mnemo.Draft{
 			Key: m.Key, SessionID: sessionID, Content: &content, Data: data,
-			Type: TypeEvent, CreatedAt: m.CreatedAt, message: true,
+			Type: mnemo.TypeEvent, CreatedAt: m.CreatedAt,
 		}
 		lines[i] = content
 		if name != "" {
@@ -67,9 +69,9 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 	}
 
 	prev := ""
-	if last, _, err := s.store.List(ctx, scope, ListQuery{
-		Filter: Filter{SessionID: sessionID, Types: []string{TypeEvent}, IncludeArchived: true, IncludeExpired: true},
-		Order:  OrderNewest, Limit: 1,
+	if last, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
+		Filter: mnemo.Filter{SessionID: sessionID, Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
+		Order:  mnemo.OrderNewest, Limit: 1,
 	}); err == nil && len(last) == 1 {
 		prev = last[0].Content
 		if name := speakerName(&last[0]); name != "" {
@@ -81,13 +83,18 @@ func (s *Service) AddMessages(ctx context.Context, scope Scope, sessionID string
 		lines = append([]string{prev}, lines...)
 		off = 1
 	}
-	for i := range drafts {
-		drafts[i].context = neighbours(lines, i+off)
+	turns := make([]turn, len(drafts))
+	for i := range turns {
+		turns[i].context = neighbours(lines, i+off)
 		if i+off > 0 {
-			drafts[i].prev = lines[i+off-1]
+			turns[i].prev = lines[i+off-1]
 		}
 	}
-	ms, err := s.RememberUnguarded(ctx, scope, drafts)
+	recs, err := s.records(scope, drafts, turns)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.write(ctx, scope, recs, true)
 	if err == nil && s.extractor != nil {
 		s.extract(ctx, scope, sessionID, msgs)
 	}

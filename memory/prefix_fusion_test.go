@@ -1,4 +1,4 @@
-package mnemo_test
+package memory_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -33,7 +34,7 @@ func TestPrefixQueryRanksItsMatchFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ms, err := svc.AddMessages(ctx, alice, "s-42", []mnemo.Message{
+	ms, err := svc.AddMessages(ctx, alice, "s-42", []memory.Message{
 		{Key: "/turn/1", Role: "user", Name: "Ana", Content: "I moved to Lisbon last spring"},
 		{Key: "/turn/2", Role: "assistant", Name: "Bot", Content: "How do you like it there?"},
 	})
@@ -41,7 +42,7 @@ func TestPrefixQueryRanksItsMatchFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"Lisb*", "lisb*", "Lisb* spring"} {
-		res, err := svc.Surface(ctx, alice, mnemo.Query{Text: q, Limit: 3, Explain: true})
+		res, err := svc.Surface(ctx, alice, memory.Query{Text: q, Limit: 3, Explain: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
@@ -19,8 +20,8 @@ import (
 // as JSON Lines, oldest first, one Memory per line. Import reads it back
 // losslessly. progress, if not nil, is called after each page with the
 // number written so far and the total.
-func (s *Service) Export(ctx context.Context, scope Scope, w io.Writer, progress func(done, total int)) (int, error) {
-	if err := CheckScope(scope); err != nil {
+func (s *Service) Export(ctx context.Context, scope mnemo.Scope, w io.Writer, progress func(done, total int)) (int, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
 		return 0, err
 	}
 	const page = 1000
@@ -29,9 +30,9 @@ func (s *Service) Export(ctx context.Context, scope Scope, w io.Writer, progress
 	enc.SetEscapeHTML(false)
 	done := 0
 	for {
-		ms, total, err := s.store.List(ctx, scope, ListQuery{
-			Filter: Filter{IncludeArchived: true, IncludeExpired: true},
-			Order:  OrderOldest, Limit: page, Offset: done,
+		ms, total, err := s.store.List(ctx, scope, mnemo.ListQuery{
+			Filter: mnemo.Filter{IncludeArchived: true, IncludeExpired: true},
+			Order:  mnemo.OrderOldest, Limit: page, Offset: done,
 		})
 		if err != nil {
 			return done, err
@@ -56,7 +57,7 @@ func (s *Service) Export(ctx context.Context, scope Scope, w io.Writer, progress
 type ImportOptions struct {
 	// Scope, when set, puts every record into this scope; otherwise each
 	// record's own tenant_id and agent_id are used.
-	Scope *Scope
+	Scope *mnemo.Scope
 	// Progress, if not nil, is called after each stored batch with the
 	// number of records stored so far.
 	Progress func(done int)
@@ -90,8 +91,8 @@ const MaxImportLine = 1 << 20
 // soon as its vector lands (WaitEmbedded waits for all).
 func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (int, error) {
 	type item struct {
-		scope Scope
-		rec   Record
+		scope mnemo.Scope
+		rec   mnemo.Record
 	}
 	var items []item
 	sc := bufio.NewScanner(r)
@@ -104,7 +105,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		}
 		m, err := decodeMemory(b)
 		if err != nil {
-			return 0, Errorf(EINVALID, "line %d: %s", line, ErrorMessage(err))
+			return 0, mnemo.Errorf(mnemo.EINVALID, "line %d: %s", line, mnemo.ErrorMessage(err))
 		}
 		scope := m.Scope()
 		if opts.Scope != nil {
@@ -112,13 +113,13 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		}
 		rec, err := s.importRecord(m, scope, now)
 		if err != nil {
-			return 0, Errorf(ErrorCode(err), "line %d: %s", line, ErrorMessage(err))
+			return 0, mnemo.Errorf(mnemo.ErrorCode(err), "line %d: %s", line, mnemo.ErrorMessage(err))
 		}
 		items = append(items, item{scope, rec})
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return 0, Errorf(ETOOLARGE, "a line is longer than %d bytes", MaxImportLine)
+			return 0, mnemo.Errorf(mnemo.ETOOLARGE, "a line is longer than %d bytes", MaxImportLine)
 		}
 		return 0, err
 	}
@@ -131,7 +132,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 			n++
 		}
 		scope := items[0].scope
-		recs := make([]Record, n)
+		recs := make([]mnemo.Record, n)
 		orig := make(map[string]string, n) // stored id -> the line's
 		for i := range recs {
 			recs[i] = items[i].rec
@@ -146,7 +147,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		}
 		s.linkMessages(recs)
 		ms, err := s.write(ctx, scope, recs, false)
-		if ErrorCode(err) == ECONFLICT && !opts.Private {
+		if mnemo.ErrorCode(err) == mnemo.ECONFLICT && !opts.Private {
 			// An id taken by another scope: those not here get new ones.
 			if err = s.scopeIDs(ctx, scope, recs); err == nil {
 				for i := range recs {
@@ -156,7 +157,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 			}
 		}
 		all := recs
-		if ErrorCode(err) == ECONFLICT {
+		if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
 			// Keyless records already here (a second import of the same
 			// file) are skipped, so importing twice changes nothing.
 			ms = nil
@@ -194,12 +195,12 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 // scopeIDs gives each record whose id scope does not hold the id
 // scopedID derives. Every lookup is within scope, so what it decides says
 // nothing of other scopes.
-func (s *Service) scopeIDs(ctx context.Context, scope Scope, recs []Record) error {
+func (s *Service) scopeIDs(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) error {
 	for i := range recs {
 		id := recs[i].Memory.ID
 		if _, err := s.store.Get(ctx, scope, id); err == nil {
 			continue
-		} else if ErrorCode(err) != ENOTFOUND {
+		} else if mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 			return err
 		}
 		recs[i].Memory.ID = scopedID(scope, id)
@@ -210,7 +211,7 @@ func (s *Service) scopeIDs(ctx context.Context, scope Scope, recs []Record) erro
 // scopedID is the id a record of id old gets in scope when old is not
 // free there: the same on every import, so that importing twice changes
 // nothing, and keeping old's UUIDv7 time.
-func scopedID(scope Scope, old string) string {
+func scopedID(scope mnemo.Scope, old string) string {
 	h := uuid.NewSHA1(uuid.NameSpaceOID, []byte(scope.TenantID+"\x00"+scope.AgentID+"\x00"+old))
 	if u, err := uuid.Parse(old); err == nil {
 		copy(h[:6], u[:6]) // the time of a UUIDv7
@@ -221,13 +222,13 @@ func scopedID(scope Scope, old string) string {
 }
 
 // dropPresent removes the keyless records whose id the scope already holds.
-func (s *Service) dropPresent(ctx context.Context, scope Scope, recs []Record) ([]Record, error) {
+func (s *Service) dropPresent(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Record, error) {
 	out := recs[:0:0]
 	for _, r := range recs {
 		if r.Memory.Key == "" {
 			if _, err := s.store.Get(ctx, scope, r.Memory.ID); err == nil {
 				continue
-			} else if ErrorCode(err) != ENOTFOUND {
+			} else if mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 				return nil, err
 			}
 		}
@@ -237,27 +238,27 @@ func (s *Service) dropPresent(ctx context.Context, scope Scope, recs []Record) (
 }
 
 // decodeMemory parses one JSONL line strictly: unknown fields are errors.
-func decodeMemory(b []byte) (Memory, error) {
-	var m Memory
+func decodeMemory(b []byte) (mnemo.Memory, error) {
+	var m mnemo.Memory
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return m, Errorf(EINVALID, "not a memory record: %v", err)
+		return m, mnemo.Errorf(mnemo.EINVALID, "not a memory record: %v", err)
 	}
 	if dec.More() {
-		return m, Errorf(EINVALID, "more than one JSON value on the line")
+		return m, mnemo.Errorf(mnemo.EINVALID, "more than one JSON value on the line")
 	}
 	return m, nil
 }
 
 // importRecord validates an exported memory like a write, then restores the
 // fields a write would reset.
-func (s *Service) importRecord(m Memory, scope Scope, now time.Time) (Record, error) {
-	if err := CheckScope(scope); err != nil {
-		return Record{}, err
+func (s *Service) importRecord(m mnemo.Memory, scope mnemo.Scope, now time.Time) (mnemo.Record, error) {
+	if err := mnemo.CheckScope(scope); err != nil {
+		return mnemo.Record{}, err
 	}
 	content := m.Content
-	d := Draft{
+	d := mnemo.Draft{
 		Key: m.Key, SessionID: m.SessionID, Content: &content, Data: m.Data, Summary: m.Summary,
 		Type: m.Type, Category: m.Category, Priority: &m.Priority, Importance: &m.Importance,
 		Confidence: &m.Confidence, Tags: m.Tags, SecurityLevel: m.SecurityLevel, Pinned: m.Pinned,
@@ -271,19 +272,19 @@ func (s *Service) importRecord(m Memory, scope Scope, now time.Time) (Record, er
 	}
 	v, err := d.Build(scope, s.limits, now)
 	if err != nil {
-		return Record{}, err
+		return mnemo.Record{}, err
 	}
 	v.ID = m.ID
 	if v.ID == "" {
 		v.ID = ids.New()
 	} else if _, err := uuid.Parse(v.ID); err != nil {
-		return Record{}, Errorf(EINVALID, "id %q is not a UUID", textutil.TruncateRunes(m.ID, 40))
+		return mnemo.Record{}, mnemo.Errorf(mnemo.EINVALID, "id %q is not a UUID", textutil.TruncateRunes(m.ID, 40))
 	}
 	if !m.AccessedAt.IsZero() {
 		v.AccessedAt = m.AccessedAt.UTC()
 	}
 	if m.AccessCount < 0 || m.Vitality < 0 || m.Stability < 0 {
-		return Record{}, Errorf(EINVALID, "access_count, vitality and stability must not be negative")
+		return mnemo.Record{}, mnemo.Errorf(mnemo.EINVALID, "access_count, vitality and stability must not be negative")
 	}
 	v.AccessCount, v.Vitality, v.Stability = m.AccessCount, m.Vitality, m.Stability
 	if m.Version > 0 {
@@ -292,13 +293,13 @@ func (s *Service) importRecord(m Memory, scope Scope, now time.Time) (Record, er
 	// An embedding of the store's model is kept; one of another model is
 	// dropped by the store, and the memory embedded again.
 	v.Embedding, v.EmbeddingModel = m.Embedding, m.EmbeddingModel
-	return Record{Memory: v, Index: s.indexText(&v, ""), Embed: embedText(&v, "")}, nil
+	return mnemo.Record{Memory: v, Index: s.indexText(&v, ""), Embed: embedText(&v, "")}, nil
 }
 
 // linkMessages gives the messages of a batch their conversational context,
 // as AddMessages does: each session's events in time order, neighbours
 // indexed as context.
-func (s *Service) linkMessages(recs []Record) {
+func (s *Service) linkMessages(recs []mnemo.Record) {
 	sessions := map[string][]int{}
 	for i := range recs {
 		m := &recs[i].Memory

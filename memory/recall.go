@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 )
@@ -24,14 +26,14 @@ type Query struct {
 	// Now is the time recency and expiry are judged at, for replay and
 	// evaluation; zero means the clock.
 	Now time.Time `json:"now,omitempty"`
-	Filter
+	mnemo.Filter
 	// Profile names a ranking profile ("seed001", "lexical"); empty is the
 	// service's default.
 	Profile string `json:"profile,omitempty"`
 	// Explain adds every score component to each result.
 	Explain bool `json:"explain,omitempty"`
 	// Session names a session whose working memory shapes the recall
-	// (seed 001): its current topic's words join the lexical query, and
+	// (REC-15): its current topic's words join the lexical query, and
 	// memories on the topic score TopicBoost (1.3) times higher. A session
 	// without working memory changes nothing.
 	Session string `json:"session,omitempty"`
@@ -61,20 +63,20 @@ type Result struct {
 
 // Scored is one recalled memory with its score.
 type Scored struct {
-	Memory
+	mnemo.Memory
 	Score   float64           `json:"score"`
 	Explain *rank.Explanation `json:"explain,omitempty"`
 }
 
 // Recall returns the memories that best match q and records the access
 // (accessed_at, access_count) of those returned.
-func (s *Service) Recall(ctx context.Context, scope Scope, q Query) (Result, error) {
+func (s *Service) Recall(ctx context.Context, scope mnemo.Scope, q Query) (Result, error) {
 	return s.search(ctx, scope, q, true)
 }
 
 // Surface is Recall with no side effect: nothing is recorded, nothing decays
-// (seed 003 §4.7).
-func (s *Service) Surface(ctx context.Context, scope Scope, q Query) (Result, error) {
+// (REC-18).
+func (s *Service) Surface(ctx context.Context, scope mnemo.Scope, q Query) (Result, error) {
 	return s.search(ctx, scope, q, false)
 }
 
@@ -88,7 +90,7 @@ const (
 
 // candidate is one memory found by either index.
 type candidate struct {
-	m       Memory
+	m       mnemo.Memory
 	lexical float64   // BM25; 0 when the lexical index did not return it
 	sim     float64   // cosine similarity to the query; NaN without a vector
 	vec     []float32 // what MMR compares: the stored vector, or the fallback's
@@ -98,7 +100,7 @@ type candidate struct {
 type degradation struct{ cause, reason string }
 
 // rescore gives each candidate the fallback embedder's similarity between
-// the query and the candidate's text (seed 000 FR-8: the embedder is down,
+// the query and the candidate's text (PG-3: the embedder is down,
 // TF-IDF similarity answers). The vectors are made for this recall and
 // dropped with it: the store keeps one vector space.
 func (s *Service) rescore(ctx context.Context, query string, cands []candidate) error {
@@ -120,51 +122,116 @@ func (s *Service) rescore(ctx context.Context, query string, cands []candidate) 
 	return nil
 }
 
-func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool) (Result, error) {
-	if err := CheckScope(scope); err != nil {
+// search is the recall pipeline: check, analyse, find candidates in both
+// indexes, fuse and adjust their scores, diversify and cut, record access
+// (when record is set), follow links.
+func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record bool) (Result, error) {
+	profile, now, err := s.checkQuery(scope, &q)
+	if err != nil {
 		return Result{}, err
 	}
+
+	// 1. Analyse, with the session's topic.
+	res := Result{Results: []Scored{}}
+	aq, topic, err := s.analyse(ctx, scope, q, &res)
+	if err != nil {
+		return Result{}, err
+	}
+
+	// 2. Candidates, from both indexes at once.
+	f, err := s.find(ctx, scope, q, aq, &profile)
+	if err != nil {
+		return Result{}, err
+	}
+	s.noteDegradations(ctx, scope, f.notes, &res)
+	cands := union(f)
+	if len(cands) == 0 {
+		return res, nil
+	}
+	rescored := false
+	if f.fallback && s.fallback != nil {
+		if err := s.rescore(ctx, q.Text, cands); err != nil {
+			s.log.Warn("fallback similarity failed: the lexical score alone", "model", s.fallback.Model(), "err", err)
+		} else {
+			rescored = true
+		}
+	}
+
+	// 3. Fuse and adjust: every signal a separate feature, combined by the
+	// profile.
+	scored, cands := s.score(q, profile, now, aq, topic, cands, f.vecModel, f.useVec, rescored)
+
+	// 4. Best first, then diversify and cut.
+	res.Results = diversify(scored, cands, profile, q.Limit)
+
+	// 5. Record access.
+	if record && len(res.Results) > 0 {
+		s.recordAccess(ctx, scope, res.Results, now)
+	}
+
+	// 6. Follow links from the results.
+	if q.TraverseHops > 0 && len(res.Results) < q.Limit {
+		ids := make([]string, len(res.Results))
+		for i := range res.Results {
+			ids[i] = res.Results[i].ID
+		}
+		if res.Linked, err = s.ExpandLinks(ctx, scope, ids, q.TraverseHops, q.Limit-len(res.Results)); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// checkQuery validates q and fills in its defaults; it returns the ranking
+// profile q names and the time it is judged at.
+func (s *Service) checkQuery(scope mnemo.Scope, q *Query) (profile rank.Profile, now time.Time, err error) {
+	if err := mnemo.CheckScope(scope); err != nil {
+		return rank.Profile{}, time.Time{}, err
+	}
 	if strings.TrimSpace(q.Text) == "" {
-		return Result{}, Errorf(EINVALID, "query is empty")
+		return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "query is empty")
 	}
 	if q.Limit < 0 {
-		return Result{}, Errorf(EINVALID, "limit must not be negative")
+		return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "limit must not be negative")
 	}
 	if q.Limit == 0 {
 		q.Limit = s.defLimit
 	}
 	if q.Limit > s.maxLimit {
-		return Result{}, Errorf(EINVALID, "limit %d is over the maximum of %d", q.Limit, s.maxLimit)
+		return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "limit %d is over the maximum of %d", q.Limit, s.maxLimit)
 	}
 	if err := checkHops(q.TraverseHops); err != nil {
-		return Result{}, err
+		return rank.Profile{}, time.Time{}, err
 	}
-	profile := s.profile
+	profile = s.profile
 	if q.Profile != "" {
 		p, ok := rank.Profiles()[q.Profile]
 		if !ok {
-			return Result{}, Errorf(EINVALID, "unknown profile %q", q.Profile)
+			return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "unknown profile %q", q.Profile)
 		}
 		profile = p
 	}
-	now := q.Now
+	now = q.Now
 	if now.IsZero() {
 		now = s.now()
 	}
 	now = now.UTC()
 	q.Filter.Now = now
 	if err := q.Filter.Check(s.now()); err != nil {
-		return Result{}, err
+		return rank.Profile{}, time.Time{}, err
 	}
+	return profile, now, nil
+}
 
-	// 1. Analyse, with the session's topic.
-	aq := s.analyzer.Query(q.Text)
-	res := Result{Results: []Scored{}}
-	var topic map[string]bool
+// analyse turns q's text into index terms and prefixes, with the words of
+// the session's topic added; topic holds those words (nil without one).
+// res learns the topic, and the terms when q asks for an explanation.
+func (s *Service) analyse(ctx context.Context, scope mnemo.Scope, q Query, res *Result) (aq analysis.Query, topic map[string]bool, err error) {
+	aq = s.analyzer.Query(q.Text)
 	if q.Session != "" {
 		sessionTopic, err := s.topic(ctx, scope, q.Session)
-		if err != nil && ErrorCode(err) != ENOTFOUND {
-			return Result{}, err
+		if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+			return aq, nil, err
 		}
 		if sessionTopic != "" {
 			res.Topic = sessionTopic
@@ -180,45 +247,60 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	if q.Explain {
 		res.Terms, res.Prefixes = aq.Terms, aq.Prefixes
 	}
+	return aq, topic, nil
+}
 
-	// 2. Candidates, from both indexes at once.
+// found is what the candidate searches found, and how they went.
+type found struct {
+	lexical  mnemo.SearchResult
+	vectors  []mnemo.VectorHit
+	qvec     []float32     // the query's vector; nil when it was not embedded
+	vecModel string        // the embedder's model; "" without one
+	useVec   bool          // semantic search took part
+	fallback bool          // the embedder failed: hashed TF-IDF stands in
+	notes    []degradation // why part of the pipeline fell back
+}
+
+// find searches the lexical and the vector index at once for candidates
+// of q, each for want of them, falling back where a part fails. It may
+// change profile: a vectors-only profile with no vectors ranks by words.
+func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analysis.Query, profile *rank.Profile) (found, error) {
 	want := max(q.Limit*candidateFactor, minCandidates)
 	var (
 		wg       sync.WaitGroup
-		sr       SearchResult
+		sr       mnemo.SearchResult
 		lexErr   error
-		vhits    []VectorHit
+		vhits    []mnemo.VectorHit
 		qvec     []float32
 		notes    []degradation // why part of the pipeline fell back
 		vecErr   error
 		useVec   = s.vec != nil && profile.UsesVectors()
 		vecModel string
 		fallback bool // the embedder failed: hashed TF-IDF stands in
-		rescored bool // and it did
 	)
 	var noIndex *noIndexError
 	switch {
 	case s.noVectors && profile.UsesVectors():
-		notes = append(notes, degradation{DegradedVectorIndex, "no vector index (the store keeps no vectors): answered by full text and recency"})
+		notes = append(notes, degradation{mnemo.DegradedVectorIndex, "no vector index (the store keeps no vectors): answered by full text and recency"})
 	case useVec:
 		vecModel = s.vec.embedder.Model()
 		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
 			useVec = false
-			notes = append(notes, degradation{DegradedVectorIndex, noIndex.reason()})
+			notes = append(notes, degradation{mnemo.DegradedVectorIndex, noIndex.reason()})
 		} else if err != nil {
 			fallback = true
-			notes = append(notes, degradation{DegradedEmbedder, "semantic index unavailable: " + err.Error()})
+			notes = append(notes, degradation{mnemo.DegradedEmbedder, "semantic index unavailable: " + err.Error()})
 		}
 	}
 	if profile.LexicalWeight == 0 && !useVec {
 		// A vectors-only profile with no vectors: better words than nothing.
 		if len(notes) == 0 {
-			notes = append(notes, degradation{DegradedEmbedder, "no embedder is configured: answered by the lexical index"})
+			notes = append(notes, degradation{mnemo.DegradedEmbedder, "no embedder is configured: answered by the lexical index"})
 		}
 		profile.LexicalWeight = 1
 	}
 	lexical := func() {
-		sr, lexErr = s.store.Search(ctx, scope, TextQuery{
+		sr, lexErr = s.store.Search(ctx, scope, mnemo.TextQuery{
 			Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: want,
 		})
 	}
@@ -243,22 +325,22 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		if qv, err := s.vec.embedQuery(ctx, semText); err != nil {
 			if ctx.Err() != nil {
 				wg.Wait()
-				return Result{}, ctx.Err()
+				return found{}, ctx.Err()
 			}
 			fallback = true
 			how := "answered by the lexical index alone"
 			if s.fallback != nil {
 				how = "answered by the lexical index re-scored by " + s.fallback.Model() + " similarity"
 			}
-			notes = append(notes, degradation{DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: %s", vecModel, how)})
+			notes = append(notes, degradation{mnemo.DegradedEmbedder, fmt.Sprintf("embedder %s unavailable: %s", vecModel, how)})
 			s.log.Warn("query embedding failed", "model", vecModel, "err", err)
 		} else {
 			qvec = qv
-			vq := VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want}
-			if ls, ok := s.store.Store.(VectorLagSearcher); ok {
+			vq := mnemo.VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want}
+			if ls, ok := s.store.Store.(mnemo.VectorLagSearcher); ok {
 				var lag string
 				if vhits, lag, vecErr = ls.SearchVectorsLag(ctx, scope, vq); lag != "" && vecErr == nil {
-					notes = append(notes, degradation{DegradedVectorIndex, lag})
+					notes = append(notes, degradation{mnemo.DegradedVectorIndex, lag})
 				}
 			} else {
 				vhits, vecErr = s.store.Vectors.SearchVectors(ctx, scope, vq)
@@ -275,47 +357,56 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	}
 	wg.Wait()
 	if lexErr != nil {
-		return Result{}, lexErr
+		return found{}, lexErr
 	}
 	if vecErr != nil {
 		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
+			return found{}, ctx.Err()
 		}
-		notes = append(notes, degradation{DegradedVectorIndex, "semantic index failed: answered by the lexical index alone"})
+		notes = append(notes, degradation{mnemo.DegradedVectorIndex, "semantic index failed: answered by the lexical index alone"})
 		s.log.Warn("vector search failed", "err", vecErr)
 		vhits = nil
 	}
 	if sr.Degraded {
 		cause := sr.Cause
 		if cause == "" {
-			cause = DegradedFullText
+			cause = mnemo.DegradedFullText
 		}
 		notes = append([]degradation{{cause, sr.Reason}}, notes...)
 	}
-	if len(notes) > 0 {
-		reasons := make([]string, len(notes))
-		for i, n := range notes {
-			reasons[i] = n.reason
-			if n.cause == DegradedVectorIndex {
-				s.warnOnce(noIndexWarning, "err", n.reason)
-			} else {
-				s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
-			}
-			s.noteDegraded(ctx, scope, n.cause, n.reason)
-		}
-		res.Degraded, res.Reason = true, strings.Join(reasons, "; ")
-	}
+	return found{lexical: sr, vectors: vhits, qvec: qvec, vecModel: vecModel, useVec: useVec, fallback: fallback, notes: notes}, nil
+}
 
-	// The union of both lists, in the order found. A lexical candidate's
-	// similarity comes from its stored vector, so that fusion sees both
-	// signals of every candidate.
+// noteDegradations logs, counts and ledgers each part of recall that fell
+// back, and tells res why.
+func (s *Service) noteDegradations(ctx context.Context, scope mnemo.Scope, notes []degradation, res *Result) {
+	if len(notes) == 0 {
+		return
+	}
+	reasons := make([]string, len(notes))
+	for i, n := range notes {
+		reasons[i] = n.reason
+		if n.cause == mnemo.DegradedVectorIndex {
+			s.warnOnce(noIndexWarning, "err", n.reason)
+		} else {
+			s.log.Warn("recall degraded", "cause", n.cause, "reason", n.reason)
+		}
+		s.noteDegraded(ctx, scope, n.cause, n.reason)
+	}
+	res.Degraded, res.Reason = true, strings.Join(reasons, "; ")
+}
+
+// union is the union of both lists of candidates, in the order found. A
+// lexical candidate's similarity comes from its stored vector, so that
+// fusion sees both signals of every candidate.
+func union(f found) []candidate {
 	var cands []candidate
 	at := map[string]int{}
-	for _, h := range sr.Hits {
+	for _, h := range f.lexical.Hits {
 		at[h.Memory.ID] = len(cands)
-		cands = append(cands, candidate{m: h.Memory, lexical: h.Lexical, sim: similarity(qvec, h.Memory, vecModel), vec: h.Memory.Embedding})
+		cands = append(cands, candidate{m: h.Memory, lexical: h.Lexical, sim: similarity(f.qvec, h.Memory, f.vecModel), vec: h.Memory.Embedding})
 	}
-	for _, h := range vhits {
+	for _, h := range f.vectors {
 		if i, ok := at[h.Memory.ID]; ok {
 			cands[i].sim = h.Similarity
 			continue
@@ -323,19 +414,14 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		at[h.Memory.ID] = len(cands)
 		cands = append(cands, candidate{m: h.Memory, sim: h.Similarity, vec: h.Memory.Embedding})
 	}
-	if len(cands) == 0 {
-		return res, nil
-	}
-	if fallback && s.fallback != nil {
-		if err := s.rescore(ctx, q.Text, cands); err != nil {
-			s.log.Warn("fallback similarity failed: the lexical score alone", "model", s.fallback.Model(), "err", err)
-		} else {
-			rescored = true
-		}
-	}
+	return cands
+}
 
-	// 3. Fuse and adjust: every signal a separate feature, combined by the
-	// profile.
+// score fuses each candidate's lexical and semantic relevance and adjusts
+// it by the profile (category, recency, frequency, confidence, decay,
+// priority, the session's topic); candidates below the profile's minimum
+// relevance go. It returns the scored candidates and their candidates.
+func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
 	lex := make([]float64, len(cands))
 	sims := make([]float64, len(cands))
 	for i, c := range cands {
@@ -397,9 +483,12 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 		scored = append(scored, sc)
 		kept = append(kept, c)
 	}
-	cands = kept
+	return scored, kept
+}
 
-	// 4. Best first (ties keep the order found), then diversify and cut.
+// diversify orders scored best first (ties keep the order found), then
+// picks limit of them by MMR, which holds back what repeats a better one.
+func diversify(scored []Scored, cands []candidate, profile rank.Profile, limit int) []Scored {
 	order := make([]int, len(scored))
 	for i := range order {
 		order[i] = i
@@ -413,53 +502,41 @@ func (s *Service) search(ctx context.Context, scope Scope, q Query, record bool)
 	}
 	picked, penalty := rank.MMR(scores, func(i, j int) float64 {
 		return math.Max(0, rank.Cosine(rcands[i].vec, rcands[j].vec))
-	}, profile.MMRLambda, q.Limit)
-	res.Results = make([]Scored, len(picked))
+	}, profile.MMRLambda, limit)
+	results := make([]Scored, len(picked))
 	for k, i := range picked {
 		r := ranked[i]
 		if r.Explain != nil && penalty[k] > 0 {
 			r.Explain.MMR = (1 - profile.MMRLambda) * penalty[k]
 		}
 		r.Embedding = nil // a vector is no answer: Get returns it
-		res.Results[k] = r
+		results[k] = r
 	}
+	return results
+}
 
-	// 5. Record access.
-	if record && len(res.Results) > 0 {
-		ids := make([]string, len(res.Results))
-		for i := range res.Results {
-			ids[i] = res.Results[i].ID
-		}
-		at := now // a replayed query records its access at its own time
-		if err := s.store.Touch(ctx, scope, ids, at); err != nil {
-			// The answer is still good; losing an access count is not
-			// worth failing the recall.
-			s.log.Warn("recording access failed", "err", err)
-		} else {
-			for i := range res.Results {
-				res.Results[i].AccessedAt = at
-				res.Results[i].AccessCount++
-			}
+// recordAccess counts an access of each result, at now.
+func (s *Service) recordAccess(ctx context.Context, scope mnemo.Scope, results []Scored, now time.Time) {
+	ids := make([]string, len(results))
+	for i := range results {
+		ids[i] = results[i].ID
+	}
+	at := now // a replayed query records its access at its own time
+	if err := s.store.Touch(ctx, scope, ids, at); err != nil {
+		// The answer is still good; losing an access count is not
+		// worth failing the recall.
+		s.log.Warn("recording access failed", "err", err)
+	} else {
+		for i := range results {
+			results[i].AccessedAt = at
+			results[i].AccessCount++
 		}
 	}
-
-	// 6. Follow links from the results.
-	if q.TraverseHops > 0 && len(res.Results) < q.Limit {
-		ids := make([]string, len(res.Results))
-		for i := range res.Results {
-			ids[i] = res.Results[i].ID
-		}
-		var err error
-		if res.Linked, err = s.ExpandLinks(ctx, scope, ids, q.TraverseHops, q.Limit-len(res.Results)); err != nil {
-			return Result{}, err
-		}
-	}
-	return res, nil
 }
 
 // similarity is the cosine similarity of the query vector q with m's stored
 // vector, or NaN when m has none of model.
-func similarity(q []float32, m Memory, model string) float64 {
+func similarity(q []float32, m mnemo.Memory, model string) float64 {
 	if len(q) == 0 || len(m.Embedding) != len(q) || m.EmbeddingModel != model {
 		return math.NaN()
 	}
@@ -467,7 +544,7 @@ func similarity(q []float32, m Memory, model string) float64 {
 }
 
 // vectorState says whether m took part in semantic search.
-func vectorState(m *Memory, model string, used bool) string {
+func vectorState(m *mnemo.Memory, model string, used bool) string {
 	switch {
 	case !used:
 		return "none"
@@ -478,9 +555,9 @@ func vectorState(m *Memory, model string, used bool) string {
 	}
 }
 
-// hitRatio is the fraction of the query's terms that m's text has (seed
-// 003's surface weighting).
-func (s *Service) hitRatio(m *Memory, terms map[string]bool) float64 {
+// hitRatio is the fraction of the query's terms that m's text has (surface's
+// weighting, REC-19).
+func (s *Service) hitRatio(m *mnemo.Memory, terms map[string]bool) float64 {
 	if len(terms) == 0 {
 		return 0
 	}

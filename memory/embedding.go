@@ -1,4 +1,4 @@
-package mnemo
+package memory
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/worker"
 )
 
@@ -26,9 +27,9 @@ const DefaultQueryEmbedTimeout = 5 * time.Second
 // while the embedder is down. Until its vector lands the memory is found by
 // the lexical index alone; recall's explain says so.
 type vectors struct {
-	store    VectorStore
-	embedder Embedder // for memories
-	query    Embedder // for queries: usually embedder behind a cache
+	store    mnemo.VectorStore
+	embedder mnemo.Embedder // for memories
+	query    mnemo.Embedder // for queries: usually embedder behind a cache
 	async    bool
 	timeout  time.Duration // of a query's embedding
 	log      *slog.Logger
@@ -44,7 +45,7 @@ type vectors struct {
 	lastErr error // the worker's last failure, cleared on success
 }
 
-func newVectors(b Backend, opts Options, log *slog.Logger) *vectors {
+func newVectors(b mnemo.Backend, opts Options, log *slog.Logger) *vectors {
 	vs := b.Vectors
 	if vs == nil || opts.Embedder == nil {
 		return nil
@@ -96,7 +97,7 @@ func (v *vectors) init(ctx context.Context) error {
 		return err
 	}
 	if err := v.store.SetVectorSpace(ctx, space, false); err != nil {
-		if ErrorCode(err) == EUNAVAILABLE {
+		if mnemo.ErrorCode(err) == mnemo.EUNAVAILABLE {
 			return &noIndexError{err}
 		}
 		return err
@@ -111,7 +112,7 @@ func (v *vectors) init(ctx context.Context) error {
 
 // noIndexError is a store that cannot keep vectors now (PostgreSQL without
 // pgvector): memories are written without them and recall answers by full
-// text and recency (seed 000 FR-8.1).
+// text and recency (PG-2).
 type noIndexError struct{ err error }
 
 func (e *noIndexError) Error() string { return e.err.Error() }
@@ -119,7 +120,7 @@ func (e *noIndexError) Unwrap() error { return e.err }
 
 // reason says why the vector index is missing, for a degraded answer.
 func (e *noIndexError) reason() string {
-	msg := ErrorMessage(e.err)
+	msg := mnemo.ErrorMessage(e.err)
 	if !strings.HasPrefix(msg, "no vector index") {
 		msg = "no vector index (" + msg + ")"
 	}
@@ -128,19 +129,19 @@ func (e *noIndexError) reason() string {
 
 // space returns the embedder's vector space. A remote model may tell its
 // dimension only with its first answer.
-func (v *vectors) space(ctx context.Context) (VectorSpace, error) {
+func (v *vectors) space(ctx context.Context) (mnemo.VectorSpace, error) {
 	dim := v.embedder.Dimension()
 	if dim <= 0 {
 		vecs, err := v.embedder.Embed(ctx, []string{"dimension probe"})
 		if err != nil {
-			return VectorSpace{}, fmt.Errorf("embedder %s: %w", v.embedder.Model(), err)
+			return mnemo.VectorSpace{}, fmt.Errorf("embedder %s: %w", v.embedder.Model(), err)
 		}
 		if len(vecs) != 1 || len(vecs[0]) == 0 {
-			return VectorSpace{}, fmt.Errorf("embedder %s returned no vector", v.embedder.Model())
+			return mnemo.VectorSpace{}, fmt.Errorf("embedder %s returned no vector", v.embedder.Model())
 		}
 		dim = len(vecs[0])
 	}
-	return VectorSpace{Model: v.embedder.Model(), Dimension: dim}, nil
+	return mnemo.VectorSpace{Model: v.embedder.Model(), Dimension: dim}, nil
 }
 
 // close stops the worker.
@@ -167,7 +168,7 @@ func (v *vectors) kick() {
 // embedRecords gives each record with embed text its vector, in one call to
 // the embedder. On failure the records are written without vectors and the
 // worker embeds them later; the error says why.
-func (v *vectors) embedRecords(ctx context.Context, recs []Record) error {
+func (v *vectors) embedRecords(ctx context.Context, recs []mnemo.Record) error {
 	if v.async {
 		return nil
 	}
@@ -284,7 +285,7 @@ func (s *Service) WaitEmbedded(ctx context.Context) error {
 func (s *Service) Reindex(ctx context.Context, progress func(done, total int)) error {
 	v := s.vec
 	if v == nil {
-		return Errorf(EINVALID, "no embedder is configured: nothing to reindex")
+		return mnemo.Errorf(mnemo.EINVALID, "no embedder is configured: nothing to reindex")
 	}
 	space, err := v.space(ctx)
 	if err != nil {

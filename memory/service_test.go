@@ -1,4 +1,4 @@
-package mnemo_test
+package memory_test
 
 import (
 	"context"
@@ -9,45 +9,20 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// clock is a settable test clock.
-type clock struct{ t time.Time }
+func fptr(f float64) *float64 { return &f }
 
-func (c *clock) Now() time.Time          { return c.t }
-func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
-func newClock() *clock                   { return &clock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-func str(s string) *string               { return &s }
-func fptr(f float64) *float64            { return &f }
-func tptr(t time.Time) *time.Time        { return &t }
-func draft(content string, tags ...string) mnemo.Draft {
-	return mnemo.Draft{Content: str(content), Tags: tags}
-}
-
-var (
-	alice = mnemo.Scope{TenantID: "t1", AgentID: "alice"}
-	bob   = mnemo.Scope{TenantID: "t1", AgentID: "bob"}
-	other = mnemo.Scope{TenantID: "t2", AgentID: "alice"}
-)
-
-// newService returns a service over a fresh real SQLite store.
-func newService(t testing.TB, c *clock) *service.Mnemo {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return service.New(db, service.Options{Now: c.Now})
-}
+var other = mnemo.Scope{TenantID: "t2", AgentID: "alice"}
 
 func TestRememberDefaultsAndFields(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	exp := c.t.Add(48 * time.Hour)
+	exp := c.T.Add(48 * time.Hour)
 	m, err := svc.Remember(ctx, alice, mnemo.Draft{
 		Key: "//user/preference//style/", Content: str("  Prefers concise answers  "), Summary: "concise",
 		Type: "Preference", Category: "preference", Priority: new(int), Importance: fptr(0.9), Confidence: fptr(0.95),
@@ -62,7 +37,7 @@ func TestRememberDefaultsAndFields(t *testing.T) {
 		m.Type != "preference" || m.Priority != 0 || m.Importance != 0.9 || m.Confidence != 0.95 ||
 		strings.Join(m.Tags, ",") != "style,writing" || m.SecurityLevel != "confidential" || !m.Pinned ||
 		string(m.Data) != `{"tone":"concise"}` || m.SessionID != "s1" || m.Version != mnemo.FormatVersion ||
-		m.Vitality != 1 || m.Stability != 0 || !m.CreatedAt.Equal(c.t) || m.ExpiresAt == nil {
+		m.Vitality != 1 || m.Stability != 0 || !m.CreatedAt.Equal(c.T) || m.ExpiresAt == nil {
 		t.Fatalf("stored memory = %+v", m)
 	}
 	got, err := svc.Get(ctx, alice, m.ID)
@@ -182,11 +157,11 @@ func TestUpsertTombstoneHistory(t *testing.T) {
 		t.Fatalf("upsert = %+v", second)
 	}
 	// An older write arriving late loses.
-	late, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/city", Content: str("lives in Rome"), UpdatedAt: tptr(c.t.Add(-time.Hour))})
+	late, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/city", Content: str("lives in Rome"), UpdatedAt: tptr(c.T.Add(-time.Hour))})
 	if err != nil || late.Content != "lives in Berlin" {
 		t.Fatalf("late write = %+v, %v", late, err)
 	}
-	// {} is content, not a tombstone (seed 004).
+	// {} is content, not a tombstone (FS-17).
 	if m, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/empty", Data: json.RawMessage(`{}`)}); err != nil || m.Content != "{}" {
 		t.Fatalf("{} = %+v, %v", m, err)
 	}
@@ -197,7 +172,7 @@ func TestUpsertTombstoneHistory(t *testing.T) {
 	if _, err := svc.GetByKey(ctx, alice, "/user/city"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 		t.Fatalf("tombstoned key still readable: %v", err)
 	}
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "Berlin"})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "Berlin"})
 	if err != nil || len(res.Results) != 0 {
 		t.Fatalf("tombstoned key recalled: %+v %v", res, err)
 	}
@@ -232,7 +207,7 @@ func TestScopeIsolation(t *testing.T) {
 		if _, err := svc.GetByKey(ctx, sc, "/secret"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
 			t.Errorf("%v reads alice's key: %v", sc, err)
 		}
-		if res, _ := svc.Recall(ctx, sc, mnemo.Query{Text: "launch code"}); len(res.Results) != 0 {
+		if res, _ := svc.Recall(ctx, sc, memory.Query{Text: "launch code"}); len(res.Results) != 0 {
 			t.Errorf("%v recalls alice's memory", sc)
 		}
 		if _, total, _ := svc.List(ctx, sc, mnemo.ListQuery{}); total != 0 {
@@ -259,7 +234,7 @@ func TestRecallScoringAndAccess(t *testing.T) {
 	recent, _ := svc.Remember(ctx, alice, draft("a sharp drop is followed by a rebound", "trading"))
 	svc.Remember(ctx, alice, draft("user likes green tea"))
 
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "rebound after a drop", Explain: true})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "rebound after a drop", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +245,8 @@ func TestRecallScoringAndAccess(t *testing.T) {
 	if ex == nil || ex.Profile != "hybrid" || len(ex.Components) != 4 || len(res.Terms) == 0 || ex.Vector != "none" {
 		t.Fatalf("explain = %+v, terms %v", ex, res.Terms)
 	}
-	// Seed 001's formula is a profile away: five weighted components.
-	res, err = svc.Surface(ctx, alice, mnemo.Query{Text: "rebound after a drop", Explain: true, Profile: "seed001"})
+	// REC-14's weighted formula is a profile away: five weighted components.
+	res, err = svc.Surface(ctx, alice, memory.Query{Text: "rebound after a drop", Explain: true, Profile: "seed001"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,32 +254,32 @@ func TestRecallScoringAndAccess(t *testing.T) {
 		t.Fatalf("seed001 explain = %+v", ex)
 	}
 	got, _ := svc.Get(ctx, alice, recent.ID)
-	if got.AccessCount != 1 || !got.AccessedAt.Equal(c.t) {
+	if got.AccessCount != 1 || !got.AccessedAt.Equal(c.T) {
 		t.Fatalf("recall did not record access: %+v", got)
 	}
 	// Surface has no side effect.
-	if _, err := svc.Surface(ctx, alice, mnemo.Query{Text: "rebound"}); err != nil {
+	if _, err := svc.Surface(ctx, alice, memory.Query{Text: "rebound"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := svc.Get(ctx, alice, recent.ID); got.AccessCount != 1 {
 		t.Fatalf("surface recorded access: %d", got.AccessCount)
 	}
 	// Filters.
-	if res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "rebound", Filter: mnemo.Filter{Tags: []string{"nope"}}}); len(res.Results) != 0 {
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: "rebound", Filter: mnemo.Filter{Tags: []string{"nope"}}}); len(res.Results) != 0 {
 		t.Fatalf("tag filter ignored: %+v", res.Results)
 	}
 	// Prefix match.
-	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "rebou*"}); len(res.Results) != 2 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "rebou*"}); len(res.Results) != 2 {
 		t.Fatalf("prefix search found %d", len(res.Results))
 	}
 	// Limits.
-	if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: "x", Limit: 21}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.Recall(ctx, alice, memory.Query{Text: "x", Limit: 21}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("limit 21: %v", err)
 	}
-	if _, err := svc.Recall(ctx, alice, mnemo.Query{Text: "  "}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.Recall(ctx, alice, memory.Query{Text: "  "}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("empty query: %v", err)
 	}
-	if res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "zebra"}); err != nil || len(res.Results) != 0 {
+	if res, err := svc.Recall(ctx, alice, memory.Query{Text: "zebra"}); err != nil || len(res.Results) != 0 {
 		t.Fatalf("no match = %+v, %v", res, err)
 	}
 }
@@ -314,7 +289,7 @@ func TestCategoryBoostAndChinese(t *testing.T) {
 	svc := newService(t, newClock())
 	fact, _ := svc.Remember(ctx, alice, mnemo.Draft{Content: str("Python 代码 项目 使用 Django"), Category: "fact"})
 	pref, _ := svc.Remember(ctx, alice, mnemo.Draft{Content: str("喜欢 Python 代码"), Category: "preference"})
-	res, err := svc.Recall(ctx, alice, mnemo.Query{Text: "我喜欢用 Python 写代码", Explain: true})
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "我喜欢用 Python 写代码", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,16 +307,16 @@ func TestExpiryAndArchive(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist appointment tomorrow"), ExpiresAt: tptr(c.t.Add(time.Hour))})
+	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist appointment tomorrow"), ExpiresAt: tptr(c.T.Add(time.Hour))})
 	svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/calendar/dentist", Data: json.RawMessage(`{"what":"dentist visit","expired_at":"2026-03-01T13:00:00Z"}`)})
 	svc.Remember(ctx, alice, mnemo.Draft{Content: str("dentist archived note"), Archived: true})
-	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist"}); len(res.Results) != 2 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist"}); len(res.Results) != 2 {
 		t.Fatalf("before expiry: %d results", len(res.Results))
 	}
-	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist", Now: c.t.Add(2 * time.Hour)}); len(res.Results) != 0 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist", Now: c.T.Add(2 * time.Hour)}); len(res.Results) != 0 {
 		t.Fatalf("after expiry: %+v", res.Results)
 	}
-	if res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "dentist", Filter: mnemo.Filter{IncludeArchived: true}}); len(res.Results) != 3 {
+	if res, _ := svc.Surface(ctx, alice, memory.Query{Text: "dentist", Filter: mnemo.Filter{IncludeArchived: true}}); len(res.Results) != 3 {
 		t.Fatalf("with archived: %d results", len(res.Results))
 	}
 }
@@ -350,8 +325,8 @@ func TestMessagesUseContext(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	at := c.t
-	ms, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{
+	at := c.T
+	ms, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{
 		{Key: "/turn/1", Role: "user", Name: "Caroline", Content: "I went to the support group yesterday", CreatedAt: &at},
 		{Key: "/turn/2", Role: "assistant", Name: "Melanie", Content: "That sounds really powerful!", CreatedAt: &at},
 	})
@@ -362,29 +337,29 @@ func TestMessagesUseContext(t *testing.T) {
 		t.Fatalf("message memory = %+v", ms[0])
 	}
 	// The speaker's name is indexed with the text.
-	res, _ := svc.Surface(ctx, alice, mnemo.Query{Text: "Caroline"})
+	res, _ := svc.Surface(ctx, alice, memory.Query{Text: "Caroline"})
 	if len(res.Results) == 0 || res.Results[0].ID != ms[0].ID {
 		t.Fatalf("speaker search = %+v", res.Results)
 	}
 	// The reply is found by what it replied to, ranked below the turn itself.
-	res, _ = svc.Surface(ctx, alice, mnemo.Query{Text: "support group", Limit: 5})
+	res, _ = svc.Surface(ctx, alice, memory.Query{Text: "support group", Limit: 5})
 	if len(res.Results) != 2 || res.Results[0].ID != ms[0].ID || res.Results[1].ID != ms[1].ID {
 		t.Fatalf("context search = %+v", res.Results)
 	}
 	// A later call links its first message to the session's last one.
 	later := at.Add(time.Minute)
-	ms2, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Key: "/turn/3", Role: "user", Name: "Caroline", Content: "Thanks, it was", CreatedAt: &later}})
+	ms2, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{{Key: "/turn/3", Role: "user", Name: "Caroline", Content: "Thanks, it was", CreatedAt: &later}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ = svc.Surface(ctx, alice, mnemo.Query{Text: "powerful"})
+	res, _ = svc.Surface(ctx, alice, memory.Query{Text: "powerful"})
 	if len(res.Results) != 3 || res.Results[0].ID != ms[1].ID || res.Results[1].ID != ms2[0].ID {
 		t.Fatalf("cross-call context = %+v", res.Results)
 	}
-	if _, err := svc.AddMessages(ctx, alice, "", []mnemo.Message{{Role: "user", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.AddMessages(ctx, alice, "", []memory.Message{{Role: "user", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("no session: %v", err)
 	}
-	if _, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{{Role: "", Content: "x"}}); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("no role: %v", err)
 	}
 }
@@ -415,7 +390,7 @@ func TestForgetClearRecallPath(t *testing.T) {
 	}
 }
 
-// Seed 000 FR-7.3: a memory written without a level is classified by what
+// SEC-6: a memory written without a level is classified by what
 // it contains; a level the writer gives is kept.
 func TestSecurityClassification(t *testing.T) {
 	ctx := context.Background()
@@ -441,7 +416,7 @@ func TestSecurityClassification(t *testing.T) {
 		}
 	}
 	// Conversation turns are classified too.
-	ms, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "user", Content: "my number is +44 20 7946 0958"}})
+	ms, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{{Role: "user", Content: "my number is +44 20 7946 0958"}})
 	if err != nil || ms[0].SecurityLevel != mnemo.SecurityConfidential {
 		t.Fatalf("message: %+v, %v", ms, err)
 	}
@@ -459,7 +434,7 @@ func TestWriteLostLastWriteWins(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		svc := service.New(db, service.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: off}})
+		svc := service.New(db, service.Options{Now: c.Now, Guard: memory.GuardOptions{Off: off}})
 		res, err := svc.Write(ctx, alice, []mnemo.Draft{{Key: "/city", Content: str("lives in Berlin")}})
 		if err != nil || !res[0].Applied || res[0].WinnerUpdatedAt != nil {
 			t.Fatalf("guard off=%v: first write = %+v, %v; want applied", off, res, err)

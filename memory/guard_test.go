@@ -1,4 +1,4 @@
-package mnemo_test
+package memory_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -13,7 +14,7 @@ func TestWriteGuard(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
-	write := func(d mnemo.Draft) mnemo.WriteResult {
+	write := func(d mnemo.Draft) memory.WriteResult {
 		t.Helper()
 		res, err := svc.Write(ctx, alice, []mnemo.Draft{d})
 		if err != nil {
@@ -22,17 +23,17 @@ func TestWriteGuard(t *testing.T) {
 		return res[0]
 	}
 	first := write(draft("The staging database runs on port 5432"))
-	if first.Guard.Action != mnemo.GuardAdd {
+	if first.Guard.Action != memory.GuardAdd {
 		t.Fatalf("first write: %+v", first.Guard)
 	}
 	// The same text again: nothing written, the stored memory returned.
 	dup := write(draft("the staging  database runs on port 5432"))
-	if dup.Guard.Action != mnemo.GuardDuplicate || dup.ID != first.ID || dup.Guard.ExistingID != first.ID {
+	if dup.Guard.Action != memory.GuardDuplicate || dup.ID != first.ID || dup.Guard.ExistingID != first.ID {
 		t.Fatalf("duplicate: %+v", dup.Guard)
 	}
 	// Nearly the same words: the new one replaces the old, archived.
 	near := write(draft("The staging database runs on port 5432 today"))
-	if near.Guard.Action != mnemo.GuardMerge || near.Guard.ExistingID != first.ID || near.ID == first.ID {
+	if near.Guard.Action != memory.GuardMerge || near.Guard.ExistingID != first.ID || near.ID == first.ID {
 		t.Fatalf("merge: %+v", near.Guard)
 	}
 	if old, _ := svc.Get(ctx, alice, first.ID); !old.Archived {
@@ -40,25 +41,25 @@ func TestWriteGuard(t *testing.T) {
 	}
 	// Saying otherwise about the same thing: both kept, the old one ranks lower.
 	conflict := write(draft("The staging database runs on port 6543 today"))
-	if conflict.Guard.Action != mnemo.GuardConflict || len(conflict.Guard.ConflictsWith) != 1 || conflict.Guard.ConflictsWith[0] != near.ID {
+	if conflict.Guard.Action != memory.GuardConflict || len(conflict.Guard.ConflictsWith) != 1 || conflict.Guard.ConflictsWith[0] != near.ID {
 		t.Fatalf("conflict: %+v", conflict.Guard)
 	}
 	if old, _ := svc.Get(ctx, alice, near.ID); old.Archived || old.Vitality != 0.5 {
 		t.Fatalf("the contradicted memory: archived %v, vitality %v", old.Archived, old.Vitality)
 	}
-	res, _ := svc.Recall(ctx, alice, mnemo.Query{Text: "staging database port"})
+	res, _ := svc.Recall(ctx, alice, memory.Query{Text: "staging database port"})
 	if len(res.Results) < 2 || res.Results[0].ID != conflict.ID {
 		t.Fatalf("the newest does not win: %+v", res.Results)
 	}
 	// A negation conflicts too.
 	svc.Remember(ctx, alice, draft("Ana likes spicy food very much"))
-	if neg := write(draft("Ana does not like spicy food very much")); neg.Guard.Action != mnemo.GuardConflict {
+	if neg := write(draft("Ana does not like spicy food very much")); neg.Guard.Action != memory.GuardConflict {
 		t.Fatalf("negation: %+v", neg.Guard)
 	}
 	// Keys change by their key.
 	k1 := write(mnemo.Draft{Key: "/user/city", Content: str("Lives in Lisbon")})
 	k2 := write(mnemo.Draft{Key: "/user/city", Content: str("Lives in Porto")})
-	if k1.Guard.Action != mnemo.GuardAdd || k2.Guard.Action != mnemo.GuardUpdate || k2.Guard.ExistingID != k1.ID {
+	if k1.Guard.Action != memory.GuardAdd || k2.Guard.Action != memory.GuardUpdate || k2.Guard.ExistingID != k1.ID {
 		t.Fatalf("keyed: %+v, %+v", k1.Guard, k2.Guard)
 	}
 	// Too short, or empty: refused, with the reason, and nothing stored.
@@ -90,7 +91,7 @@ func TestWriteGuard(t *testing.T) {
 func TestWriteGuardOff(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: mnemo.GuardOptions{Off: true}})
+	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Guard: memory.GuardOptions{Off: true}})
 	for range 2 {
 		if _, err := svc.Remember(ctx, alice, draft("ok")); err != nil {
 			t.Fatal(err)
@@ -104,18 +105,18 @@ func TestWriteGuardOff(t *testing.T) {
 // extractor is a MemoryExtractor that answers, or fails.
 type extractor struct{ fail bool }
 
-func (e extractor) ExtractMemories(_ context.Context, msgs []mnemo.Message) ([]mnemo.Extracted, error) {
+func (e extractor) ExtractMemories(_ context.Context, msgs []memory.Message) ([]memory.Extracted, error) {
 	if e.fail {
 		return nil, mnemo.Errorf(mnemo.EUNAVAILABLE, "model down")
 	}
-	return []mnemo.Extracted{
+	return []memory.Extracted{
 		{Category: "preference", Key: "drink", Content: "Prefers green tea in the afternoon", Confidence: 0.7, Source: "user_stated"},
 		{Category: "weird", Content: "Works from Lisbon on Mondays", Confidence: 0.6, Source: "inferred"},
 		{Category: "fact", Content: "ok", Confidence: 1, Source: "user_stated"}, // the Write Guard refuses it
 	}, nil
 }
 
-// Seed 001: a model's should_store memories from a conversation become
+// MEM-7: a model's should_store memories from a conversation become
 // long-term memories, user-stated ones at confidence 0.9 or more; a model
 // that fails costs the extraction, not the conversation.
 func TestExtraction(t *testing.T) {
@@ -123,7 +124,7 @@ func TestExtraction(t *testing.T) {
 	c := newClock()
 	store := newService(t, c).Store()
 	svc := service.New(store, service.Options{Now: c.Now, Extractor: extractor{}})
-	if _, err := svc.AddMessages(ctx, alice, "s1", []mnemo.Message{{Role: "user", Content: "I like green tea in the afternoon"}}); err != nil {
+	if _, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{{Role: "user", Content: "I like green tea in the afternoon"}}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := svc.GetByKey(ctx, alice, "/preference/drink")
@@ -138,7 +139,7 @@ func TestExtraction(t *testing.T) {
 		t.Fatalf("ledger: %+v", es)
 	}
 	down := service.New(store, service.Options{Now: c.Now, Extractor: extractor{fail: true}})
-	if _, err := down.AddMessages(ctx, bob, "s2", []mnemo.Message{{Role: "user", Content: "hello there"}}); err != nil {
+	if _, err := down.AddMessages(ctx, bob, "s2", []memory.Message{{Role: "user", Content: "hello there"}}); err != nil {
 		t.Fatalf("a failing model failed the conversation: %v", err)
 	}
 	if es, _, _ := down.Ledger(ctx, bob, mnemo.LedgerQuery{Action: mnemo.ActionExtract}); len(es) != 1 || !strings.Contains(es[0].Reason, "degraded") {
@@ -161,7 +162,7 @@ func TestWriteGuardPrefixOnly(t *testing.T) {
 			t.Fatalf("%q: %v", text, err)
 		}
 		again, err := svc.Write(ctx, alice, []mnemo.Draft{draft(text)})
-		if err != nil || again[0].Guard.Action != mnemo.GuardDuplicate || again[0].ID != res[0].ID {
+		if err != nil || again[0].Guard.Action != memory.GuardDuplicate || again[0].ID != res[0].ID {
 			t.Fatalf("%q again: %+v, %v", text, again, err)
 		}
 	}

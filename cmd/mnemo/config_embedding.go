@@ -1,0 +1,81 @@
+package main
+
+import "time"
+
+// The embedding section; embedder.go makes the embedders it describes.
+
+// Embedding providers.
+const (
+	ProviderBuiltin  = "builtin"
+	ProviderGloVe    = "glove"
+	ProviderUSE      = "use"
+	ProviderEnsemble = "ensemble"
+	ProviderHashed   = "hashed"
+	ProviderRandom   = "random"
+	ProviderOpenAI   = "openai"
+	ProviderNone     = "none"
+)
+
+// EmbeddingConfig chooses the embedder of semantic recall.
+type EmbeddingConfig struct {
+	// Provider is builtin (the default, the same as ensemble: GloVe SIF
+	// word vectors and the Universal Sentence Encoder Lite, both in the
+	// binary, their cosines averaged), glove or use (one of the two alone),
+	// hashed (hashed TF-IDF, no model), random (seeded random vectors:
+	// mock mode), openai (any OpenAI-compatible /v1/embeddings) or none
+	// (lexical recall only).
+	Provider string `yaml:"provider"`
+	// Dimension of hashed and random vectors.
+	Dimension int `yaml:"dimension"`
+	// Seed of random vectors.
+	Seed uint64 `yaml:"seed"`
+	// CacheSize is how many query embeddings are kept (EMB-4: 1,000).
+	CacheSize int `yaml:"cache_size"`
+	// QueryTimeout bounds a query's embedding: past it, recall answers by
+	// hashed TF-IDF similarity, degraded (0: memory.DefaultQueryEmbedTimeout).
+	QueryTimeout time.Duration `yaml:"query_timeout"`
+	// Async writes memories before their vectors are made. Unset: on for
+	// openai, off for the in-process embedders, which take microseconds.
+	Async *bool `yaml:"async"`
+
+	OpenAI OpenAIEmbedderConfig `yaml:"openai"`
+}
+
+// OpenAIEmbedderConfig is an OpenAI-compatible /v1/embeddings endpoint:
+// embedding.openai, and the media embedders of events.vectors.media.
+type OpenAIEmbedderConfig struct {
+	BaseURL    string        `yaml:"base_url"`
+	Model      string        `yaml:"model"`
+	APIKey     Secret        `yaml:"api_key"`
+	Dimension  int           `yaml:"dimension"`
+	BatchSize  int           `yaml:"batch_size"`
+	Timeout    time.Duration `yaml:"timeout"`
+	MaxRetries int           `yaml:"max_retries"`
+}
+
+func defaultEmbeddingConfig() EmbeddingConfig {
+	return EmbeddingConfig{Provider: ProviderBuiltin, Dimension: 256, Seed: 42, CacheSize: 1000}
+}
+
+// validate checks the embedding section.
+func (c *EmbeddingConfig) validate() error {
+	switch c.Provider {
+	case ProviderBuiltin, ProviderGloVe, ProviderUSE, ProviderEnsemble, ProviderHashed, ProviderRandom, ProviderNone:
+	case ProviderOpenAI:
+		if c.OpenAI.BaseURL == "" || c.OpenAI.Model == "" {
+			return &ConfigError{"embedding.openai", "base_url and model are required"}
+		}
+	default:
+		return &ConfigError{"embedding.provider", "must be builtin, glove, use, ensemble, hashed, random, openai or none"}
+	}
+	if c.Dimension < 1 || c.Dimension > 4096 {
+		return &ConfigError{"embedding.dimension", "must be between 1 and 4096"}
+	}
+	if c.CacheSize < 0 {
+		return &ConfigError{"embedding.cache_size", "must not be negative"}
+	}
+	if c.QueryTimeout < 0 {
+		return &ConfigError{"embedding.query_timeout", "must not be negative"}
+	}
+	return nil
+}

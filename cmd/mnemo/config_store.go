@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The store sections: store (the backend, files and postgres) and sqlite.
+
+// Store backends.
+const (
+	BackendSQLite   = "sqlite"
+	BackendFiles    = "files"
+	BackendPostgres = "postgres"
+	BackendMemory   = "memory"
+)
+
+// StoreConfig chooses the backend and configures it.
+type StoreConfig struct {
+	// Backend is sqlite (the default: <data>/mnemo.db), files (the memory
+	// root of FS-11), postgres, or memory (nothing kept: mock mode's store).
+	Backend  string         `yaml:"backend"`
+	Files    FilesConfig    `yaml:"files"`
+	Postgres PostgresConfig `yaml:"postgres"`
+}
+
+// FilesConfig is store.files: the files backend.
+type FilesConfig struct {
+	Root string `yaml:"root"` // the memory root; default <data>/files
+	// History is what compaction does with log.jsonl (FS-14): keep
+	// (option A, the default) or rotate into archive/ (option B).
+	History string `yaml:"history"`
+	// CompactEvery is the log size in lines that triggers compaction
+	// (FS-15): 0 means 100,000, -1 on demand only.
+	CompactEvery int `yaml:"compact_every"`
+	// NoSync skips the fsync after each append: faster, and an
+	// acknowledged write can be lost to a power cut (not to a crash).
+	NoSync bool `yaml:"no_sync"`
+}
+
+// PostgresConfig is store.postgres: the PostgreSQL backend.
+type PostgresConfig struct {
+	// DSN is a postgres:// URL or a key=value string, usually
+	// "${MNEMO_POSTGRES_DSN}": it may hold a password.
+	DSN      Secret `yaml:"dsn"`
+	PoolSize int    `yaml:"pool_size"` // connections; 0: pgxpool's default
+	EfSearch int    `yaml:"ef_search"` // pgvector's hnsw.ef_search; 0: 100
+	RLS      bool   `yaml:"rls"`       // row-level security by tenant
+	Schema   string `yaml:"schema"`    // a schema of its own; empty: the DSN's search_path
+	// SpoolDir keeps acknowledged writes while the database is
+	// unreachable, replayed when it is back; default <data>/spool.
+	SpoolDir string `yaml:"spool_dir"`
+	// FailoverAfter bounds one attempt of a request's call on the
+	// database: past it the write goes to the spool (0: 2s).
+	FailoverAfter time.Duration `yaml:"failover_after"`
+	// ProbeEvery is how often an unreachable database is tried
+	// again (0: 1s).
+	ProbeEvery time.Duration `yaml:"probe_every"`
+}
+
+// SQLiteConfig is the sqlite section: the SQLite backend's settings.
+type SQLiteConfig struct {
+	Synchronous string `yaml:"synchronous"` // FULL (default) or NORMAL
+}
+
+func defaultStoreConfig() StoreConfig { return StoreConfig{Backend: BackendSQLite} }
+
+func defaultSQLiteConfig() SQLiteConfig { return SQLiteConfig{Synchronous: "FULL"} }
+
+// validate checks the store's settings.
+func (c *StoreConfig) validate() error {
+	switch c.Backend {
+	case BackendSQLite, BackendFiles, BackendMemory:
+	case BackendPostgres:
+		dsn := strings.TrimSpace(string(c.Postgres.DSN))
+		switch {
+		case dsn == "":
+			return &ConfigError{"store.postgres.dsn", "is required with store.backend postgres (a postgres:// URL, usually ${MNEMO_POSTGRES_DSN})"}
+		case !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") && !strings.Contains(dsn, "="):
+			return &ConfigError{"store.postgres.dsn", "must be a postgres:// URL or key=value settings"}
+		}
+	default:
+		return &ConfigError{"store.backend", fmt.Sprintf("must be sqlite, files, postgres or memory, got %q", c.Backend)}
+	}
+	if err := c.Files.validate(); err != nil {
+		return err
+	}
+	return c.Postgres.validate()
+}
+
+// validate checks store.files.
+func (c *FilesConfig) validate() error {
+	switch c.History {
+	case "", "keep", "rotate":
+	default:
+		return &ConfigError{"store.files.history", fmt.Sprintf("must be keep or rotate, got %q", c.History)}
+	}
+	if c.CompactEvery < -1 {
+		return &ConfigError{"store.files.compact_every", "must be a number of lines, 0 for the default or -1 for on demand only"}
+	}
+	return nil
+}
+
+var sqlIdentifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// validate checks store.postgres but for the DSN, which only the
+// postgres backend needs.
+func (p *PostgresConfig) validate() error {
+	if p.PoolSize < 0 || p.PoolSize > 1000 {
+		return &ConfigError{"store.postgres.pool_size", "must be from 1 to 1000 (0: the driver's default)"}
+	}
+	if p.EfSearch < 0 || p.EfSearch > 1000 {
+		return &ConfigError{"store.postgres.ef_search", "must be from 1 to 1000 (0: the default, 100)"}
+	}
+	if p.FailoverAfter < 0 {
+		return &ConfigError{"store.postgres.failover_after", "must not be negative (0 means the default, 2s)"}
+	}
+	if p.ProbeEvery < 0 {
+		return &ConfigError{"store.postgres.probe_every", "must not be negative (0 means the default, 1s)"}
+	}
+	if p.Schema != "" && !sqlIdentifier.MatchString(p.Schema) {
+		return &ConfigError{"store.postgres.schema", "must be a lower-case SQL identifier"}
+	}
+	return nil
+}
+
+// validate checks sqlite.synchronous and upper-cases it.
+func (c *SQLiteConfig) validate() error {
+	switch strings.ToUpper(c.Synchronous) {
+	case "FULL", "NORMAL":
+		c.Synchronous = strings.ToUpper(c.Synchronous)
+	default:
+		return &ConfigError{"sqlite.synchronous", "must be FULL or NORMAL"}
+	}
+	return nil
+}
+
+// filesRoot is the files backend's memory root.
+func (c *Config) filesRoot() string {
+	if c.Store.Files.Root != "" {
+		return c.Store.Files.Root
+	}
+	return filepath.Join(c.Data, "files")
+}
+
+// spoolDir is where writes wait while PostgreSQL is unreachable.
+func (c *Config) spoolDir() string {
+	if c.Store.Postgres.SpoolDir != "" {
+		return c.Store.Postgres.SpoolDir
+	}
+	return filepath.Join(c.Data, "spool")
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestStoreConfigValidate(t *testing.T) {
+	testSection(t, defaultStoreConfig, (*StoreConfig).validate, []sectionCase[StoreConfig]{
+		{"files", func(c *StoreConfig) { c.Backend = BackendFiles }, ""},
+		{"memory", func(c *StoreConfig) { c.Backend = BackendMemory }, ""},
+		{"unknown backend", func(c *StoreConfig) { c.Backend = "mysql" }, "store.backend"},
+		{"postgres without dsn", func(c *StoreConfig) { c.Backend = BackendPostgres }, "store.postgres.dsn"},
+		{"postgres bad dsn", func(c *StoreConfig) { c.Backend, c.Postgres.DSN = BackendPostgres, "db.internal" }, "store.postgres.dsn"},
+		{"postgres url", func(c *StoreConfig) { c.Backend, c.Postgres.DSN = BackendPostgres, "postgresql://h/db" }, ""},
+		{"postgres key=value", func(c *StoreConfig) { c.Backend, c.Postgres.DSN = BackendPostgres, "host=h dbname=db" }, ""},
+		{"dsn unused by sqlite", func(c *StoreConfig) { c.Postgres.DSN = "nonsense" }, ""},
+		{"history rotate", func(c *StoreConfig) { c.Files.History = "rotate" }, ""},
+		{"history", func(c *StoreConfig) { c.Files.History = "drop" }, "store.files.history"},
+		{"compact on demand", func(c *StoreConfig) { c.Files.CompactEvery = -1 }, ""},
+		{"compact_every", func(c *StoreConfig) { c.Files.CompactEvery = -2 }, "store.files.compact_every"},
+		{"pool_size", func(c *StoreConfig) { c.Postgres.PoolSize = 1001 }, "store.postgres.pool_size"},
+		{"ef_search", func(c *StoreConfig) { c.Postgres.EfSearch = -1 }, "store.postgres.ef_search"},
+		{"failover_after", func(c *StoreConfig) { c.Postgres.FailoverAfter = -time.Second }, "store.postgres.failover_after"},
+		{"probe_every", func(c *StoreConfig) { c.Postgres.ProbeEvery = -time.Second }, "store.postgres.probe_every"},
+		{"schema", func(c *StoreConfig) { c.Postgres.Schema = "Mnemo-App" }, "store.postgres.schema"},
+	})
+}
+
+func TestSQLiteConfigValidate(t *testing.T) {
+	testSection(t, defaultSQLiteConfig, (*SQLiteConfig).validate, []sectionCase[SQLiteConfig]{
+		{"normal", func(c *SQLiteConfig) { c.Synchronous = "normal" }, ""},
+		{"off", func(c *SQLiteConfig) { c.Synchronous = "OFF" }, "sqlite.synchronous"},
+	})
+	c := SQLiteConfig{Synchronous: "normal"}
+	if err := c.validate(); err != nil || c.Synchronous != "NORMAL" {
+		t.Fatalf("synchronous %q, %v: want NORMAL", c.Synchronous, err)
+	}
+}
