@@ -112,8 +112,8 @@ type batch struct {
 	now   time.Time
 	// replace makes a keyless record replace the live memory with its id.
 	replace bool
-	span  span  // the scope's seqs
-	last  int64 // the highest seq of the scope so far
+	span    span  // the scope's seqs
+	last    int64 // the highest seq of the scope so far
 
 	space   mnemo.VectorSpace // of the store's vectors; zero when unset
 	rev     int64             // vector_space.rev, counting this batch's vectors
