@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds mnemo, serves it on a free port with a temporary store and three
-# API keys (two tenants), runs the inspector's browser tests against it,
-# and stops it. Until `mnemo serve` serves the UI itself, web/test/serve.mjs
-# serves web/static and proxies the API; once it does, the tests go to
-# mnemo directly (MNEMO_UI_URL may also point them at any running UI).
+# API keys (two tenants), runs the inspector's browser tests against the
+# UI that `mnemo serve` serves itself, and stops it. It installs what it
+# needs when missing: Debian's chromium (apt-get; it never downloads a
+# browser) and the pinned puppeteer-core (npm ci). MNEMO_UI_URL points the
+# tests at any other running UI instead (with MNEMO_KEY_A, MNEMO_KEY_AR,
+# MNEMO_KEY_B).
 #
-#   web/test/run.sh                 # the tests
+#   web/test/run.sh                 # the tests (make ui)
 #   web/test/run.sh --screenshots   # and docs/ui/*.png
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,6 +17,12 @@ shots=""
 [[ "${1:-}" == "--screenshots" ]] && shots="$repo/docs/ui"
 
 chromium=${CHROMIUM:-/usr/bin/chromium}
+if [[ ! -x "$chromium" && -z "${CHROMIUM:-}" ]]; then
+  echo "run.sh: installing Debian's chromium" >&2
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo=sudo
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
 [[ -x "$chromium" ]] || { echo "run.sh: no browser at $chromium (apt-get install -y chromium, or set CHROMIUM)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
@@ -46,25 +54,17 @@ auth:
 http: {rate_limit: 0}
 YAML
 
-api_port=$(freeport)
-"$tmp/mnemo" --config "$tmp/mnemo.yml" --data "$tmp/data" --addr "127.0.0.1:$api_port" serve >"$tmp/serve.log" 2>&1 &
+port=$(freeport)
+"$tmp/mnemo" --config "$tmp/mnemo.yml" --data "$tmp/data" --addr "127.0.0.1:$port" serve >"$tmp/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do
-  curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null && break
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
   sleep 0.1
 done
-curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null || { echo "run.sh: mnemo serve did not start:" >&2; cat "$tmp/serve.log" >&2; exit 1; }
-
+curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { echo "run.sh: mnemo serve did not start:" >&2; cat "$tmp/serve.log" >&2; exit 1; }
 if [[ -z "${MNEMO_UI_URL:-}" ]]; then
-  if curl -sf "http://127.0.0.1:$api_port/" 2>/dev/null | grep -q 'mnemo inspector'; then
-    MNEMO_UI_URL="http://127.0.0.1:$api_port/"      # mnemo serves the UI itself
-  else
-    ui_port=$(freeport)
-    MNEMO_API="http://127.0.0.1:$api_port" PORT=$ui_port node web/test/serve.mjs >"$tmp/ui.log" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 50); do curl -sf "http://127.0.0.1:$ui_port/" >/dev/null && break; sleep 0.1; done
-    MNEMO_UI_URL="http://127.0.0.1:$ui_port/"
-  fi
+  MNEMO_UI_URL="http://127.0.0.1:$port/"
+  curl -sf "$MNEMO_UI_URL" | grep -q 'mnemo inspector' || { echo "run.sh: mnemo serve does not serve the inspector at /" >&2; exit 1; }
 fi
 export MNEMO_UI_URL CHROMIUM=$chromium MNEMO_UI_SCREENSHOTS=$shots
 

@@ -1,7 +1,7 @@
 // Browser tests of mnemo's web inspector: node --test, puppeteer-core and
 // Debian's chromium (never a downloaded browser).
 //
-//   MNEMO_UI_URL   the UI's base URL (serve.mjs now, `mnemo serve` later);
+//   MNEMO_UI_URL   the UI's base URL (`mnemo serve` serves it at /);
 //                  its API answers on the same origin
 //   MNEMO_KEY_A    a key of tenant A with read, write and admin
 //   MNEMO_KEY_AR   a key of tenant A with read only
