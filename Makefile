@@ -12,11 +12,11 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN.
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: help test vet unit quality fuzz inspector clients bench bench-go locomo scale build run pgservers
+.PHONY: help test vet unit quality fuzz inspector clients ui bench bench-go locomo scale build run pgservers
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
-TEST_STEPS = vet unit quality fuzz inspector clients
+TEST_STEPS = vet unit quality fuzz inspector clients ui
 
 test:
 	@bash scripts/steps.sh "$(MAKE)" $(TEST_STEPS)
@@ -24,13 +24,14 @@ test:
 help:
 	@echo 'make build      the binary, to bin/mnemo'
 	@echo 'make run        build, then serve the default store (./mnemo-data) on 127.0.0.1:7077'
-	@echo 'make test       every check CI runs: vet, unit (with PostgreSQL), quality, fuzz, inspector, clients'
+	@echo 'make test       every check CI runs: vet, unit (with PostgreSQL), quality, fuzz, inspector, clients, ui'
 	@echo 'make vet        gofmt and go vet'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
 	@echo 'make fuzz       every fuzzer for FUZZTIME (10s)'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
+	@echo 'make ui         the web inspector in Debian chromium against a served mnemo'
 	@echo 'make bench      the README benchmarks: bench locomo (dev split), bench scale (100k)'
 	@echo 'make bench-go   the Go benchmarks behind docs/BENCHMARKS.md'
 	@echo 'make locomo     bench locomo with each ranking profile (MNEMO_LOCOMO=path)'
@@ -98,6 +99,11 @@ inspector:
 # real `mnemo serve`: type drift from /openapi.json, node --test, pytest.
 clients:
 	bash scripts/clients-test.sh
+
+# The web inspector's browser tests (web/test, node --test with the pinned
+# puppeteer-core) in Debian's chromium against a real `mnemo serve`.
+ui:
+	bash web/test/run.sh
 
 # The README's benchmark commands: recall quality on the LoCoMo dev split,
 # then latency at 100k memories in one agent.

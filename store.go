@@ -87,10 +87,14 @@ type Filter struct {
 	CreatedBefore   *time.Time `json:"created_before,omitempty"` // exclusive
 	MinConfidence   float64    `json:"min_confidence,omitempty"`
 	MinVitality     float64    `json:"min_vitality,omitempty"`
-	Pinned          bool       `json:"pinned,omitempty"` // only pinned memories
+	Pinned          bool       `json:"pinned,omitempty"`   // only pinned memories
+	Unpinned        bool       `json:"unpinned,omitempty"` // only memories not pinned
 	SecurityLevels  []string   `json:"security_levels,omitempty"`
 	IncludeArchived bool       `json:"include_archived,omitempty"`
-	IncludeExpired  bool       `json:"include_expired,omitempty"`
+	// ArchivedOnly keeps only archived memories (API-13: the inspector's
+	// "archived only"); it implies IncludeArchived.
+	ArchivedOnly   bool `json:"archived_only,omitempty"`
+	IncludeExpired bool `json:"include_expired,omitempty"`
 	// Now is the time expiry is judged at; zero means the store's clock.
 	Now time.Time `json:"-"`
 }
@@ -298,6 +302,12 @@ func (f *Filter) Check(now time.Time) error {
 		default:
 			return Errorf(EINVALID, "security level must be public, internal, confidential or restricted, not %q", l)
 		}
+	}
+	if f.Pinned && f.Unpinned {
+		return Errorf(EINVALID, "pinned and unpinned exclude each other")
+	}
+	if f.ArchivedOnly {
+		f.IncludeArchived = true
 	}
 	if f.MinConfidence < 0 || f.MinConfidence > 1 {
 		return Errorf(EINVALID, "min_confidence must be between 0 and 1")

@@ -197,6 +197,10 @@ func TestScopes(t *testing.T) {
 		{"GET /v1/profile", "GET", "/v1/profile?agent_id=a", nil, mhttp.ScopeRead},
 		{"PUT /v1/profile", "PUT", "/v1/profile", map[string]any{"agent_id": "a", "version": 99}, mhttp.ScopeWrite},
 		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", map[string]any{"agent_id": "a", "text": "hi"}, mhttp.ScopeWrite},
+		{"GET /v1/whoami", "GET", "/v1/whoami", nil, "authenticated"},
+		{"GET /v1/agents", "GET", "/v1/agents", nil, mhttp.ScopeRead},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/x", map[string]any{"agent_id": "a", "pinned": true}, mhttp.ScopeWrite},
+		{"GET /v1/keys/tree", "GET", "/v1/keys/tree?agent_id=a&prefix=/", nil, mhttp.ScopeRead},
 	}
 	covered := map[string]bool{}
 	scopes := ts.Srv.RouteScopes()
@@ -218,7 +222,7 @@ func TestScopes(t *testing.T) {
 			}
 			for _, k := range keys {
 				resp, raw := send(t, secret(k.Name), tt.method, ts.URL+tt.path, tt.body)
-				if k.Scopes[0] == tt.scope {
+				if k.Scopes[0] == tt.scope || tt.scope == "authenticated" {
 					if resp.StatusCode == 401 || resp.StatusCode == 403 {
 						t.Errorf("key %s with scope %s: %d %s", k.Name, tt.scope, resp.StatusCode, raw)
 					}
@@ -394,6 +398,22 @@ func TestTenantIsolation(t *testing.T) {
 				t.Fatalf("%d %s, want an empty export", st, raw)
 			}
 		}},
+		{"GET /v1/whoami", "GET", "/v1/whoami", nil, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || !strings.Contains(string(raw), `"tenant":"tenant-a"`) || strings.Contains(string(raw), "tenant-b") {
+				t.Fatalf("%d %s, want tenant-a", st, raw)
+			}
+		}},
+		{"GET /v1/agents", "GET", "/v1/agents", nil, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || strings.Contains(string(raw), "shared") {
+				t.Fatalf("%d %s, want none of B's agents", st, raw)
+			}
+		}},
+		{"GET /v1/keys/tree", "GET", "/v1/keys/tree?agent_id=shared&prefix=/", nil, func(t *testing.T, st int, raw []byte) {
+			if st != 200 || strings.Contains(string(raw), "pets") {
+				t.Fatalf("%d %s, want none of B's keys", st, raw)
+			}
+		}},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/" + mB.ID, map[string]any{"agent_id": "shared", "content": "A rewrites B"}, notFound},
 		{"POST /v1/recall", "POST", "/v1/recall", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
 		{"POST /v1/surface", "POST", "/v1/surface", map[string]any{"agent_id": "shared", "query": "pythons attic cellar quiet"}, noResults},
 		{"GET /v1/recall/path", "GET", "/v1/recall/path?agent_id=shared&prefix=/&traverse_hops=3", nil, func(t *testing.T, st int, raw []byte) {
@@ -626,6 +646,8 @@ func TestAgentRestriction(t *testing.T) {
 		{"GET /v1/profile", "GET", "/v1/profile?agent_id=a2", nil},
 		{"PUT /v1/profile", "PUT", "/v1/profile", map[string]any{"agent_id": "a2"}},
 		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", map[string]any{"agent_id": "a2", "text": "hi"}},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/" + m2.ID, map[string]any{"agent_id": "a2", "pinned": true}},
+		{"GET /v1/keys/tree", "GET", "/v1/keys/tree?agent_id=a2", nil},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
@@ -637,7 +659,13 @@ func TestAgentRestriction(t *testing.T) {
 			}
 		})
 	}
-	covers(t, ts.Srv.Routes(), covered, "GET /healthz", "GET /openapi.json") // public: no agent
+	covers(t, ts.Srv.Routes(), covered, "GET /healthz", "GET /openapi.json", "GET /v1/whoami", "GET /v1/agents") // no agent
+
+	// The agents a1's key may see: a1 only.
+	var ag struct{ Agents []mnemo.AgentCount }
+	if st, raw := callAs(t, a1, "GET", url("/v1/agents"), nil, &ag); st != 200 || len(ag.Agents) != 1 || ag.Agents[0].AgentID != "a1" {
+		t.Fatalf("agents of a1's key: %d %s, want a1 alone", st, raw)
+	}
 
 	// a2 is whole.
 	var st mnemo.Stats

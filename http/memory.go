@@ -28,6 +28,10 @@ var listParams = slices.Concat([]param{agentParam}, pageParams, []param{
 	{name: "min_confidence", schema: map[string]any{"type": "number", "minimum": 0, "maximum": 1}, doc: "Memories at least this confident."},
 	{name: "include_archived", schema: boolSchema, doc: "Include archived memories."},
 	{name: "include_expired", schema: boolSchema, doc: "Include expired memories."},
+	{name: "archived_only", schema: boolSchema, doc: "Only archived memories."},
+	{name: "pinned", schema: boolSchema, doc: "true: only pinned memories; false: only those not pinned."},
+	{name: "security_levels", schema: map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []string{mnemo.SecurityPublic, mnemo.SecurityInternal, mnemo.SecurityConfidential, mnemo.SecurityRestricted}}},
+		doc: "Memories of these security levels."},
 	{name: "order", schema: map[string]any{"type": "string", "enum": []string{mnemo.OrderNewest, mnemo.OrderOldest, mnemo.OrderKey, mnemo.OrderVitality}, "default": mnemo.OrderNewest},
 		doc: "Order of the list."},
 })
@@ -81,7 +85,8 @@ func (s *Server) memoryRoutes() []route {
 			doc:    "Reads memories written by export into the agent, keeping times and access counts. A line's id is kept when the agent already holds it (a second import changes nothing); otherwise the memory gets a new id, the same on every import, given in ids (old to new). Every line is checked first: a bad line stores nothing.",
 			scopes: []string{ScopeWrite}, params: agent, bodyLines: mnemo.Memory{}, status: 200, resp: importResponse{}, handler: s.handleImport},
 		{method: "GET", path: "/v1/stats", summary: "Count the agent's memories",
-			scopes: []string{ScopeRead}, params: agent, status: 200, resp: mnemo.Stats{}, handler: s.handleStats},
+			doc:    "The store's counts, the active memories by type, the degradations noted lately, and the latency of the tenant's recent recall and surface requests on this server.",
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: statsResponse{}, handler: s.handleStats},
 	}
 }
 
@@ -230,7 +235,11 @@ func (s *Server) search(op string) http.HandlerFunc {
 	return scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b recallRequest) (memory.Result, error) {
 		start := time.Now()
 		res, err := find(r.Context(), sc, b.Query)
-		s.metrics.recall.WithLabelValues(op).Observe(time.Since(start).Seconds())
+		took := time.Since(start)
+		s.metrics.recall.WithLabelValues(op).Observe(took.Seconds())
+		if err == nil {
+			s.latency.add(sc.TenantID, start.Add(took), took)
+		}
 		if err == nil && res.Degraded {
 			s.metrics.degraded.WithLabelValues(op).Inc()
 		}
@@ -267,7 +276,7 @@ func listQuery(r *http.Request) (mnemo.ListQuery, error) {
 	bools := []struct {
 		name string
 		dst  *bool
-	}{{"all_tags", &q.AllTags}, {"include_archived", &q.IncludeArchived}, {"include_expired", &q.IncludeExpired}}
+	}{{"all_tags", &q.AllTags}, {"include_archived", &q.IncludeArchived}, {"include_expired", &q.IncludeExpired}, {"archived_only", &q.ArchivedOnly}}
 	for _, f := range bools {
 		if s := v.Get(f.name); s != "" {
 			if *f.dst, err = strconv.ParseBool(s); err != nil {
@@ -293,6 +302,14 @@ func listQuery(r *http.Request) (mnemo.ListQuery, error) {
 			return q, mnemo.Errorf(mnemo.EINVALID, "min_confidence must be a number")
 		}
 	}
+	if s := v.Get("pinned"); s != "" {
+		pinned, err := strconv.ParseBool(s)
+		if err != nil {
+			return q, mnemo.Errorf(mnemo.EINVALID, "pinned must be true or false")
+		}
+		q.Pinned, q.Unpinned = pinned, !pinned
+	}
+	q.SecurityLevels = splitList(v["security_levels"])
 	q.Tags = splitList(v["tags"])
 	q.Types = splitList(v["types"])
 	q.Categories = splitList(v["categories"])
@@ -379,12 +396,6 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 			revs = []mnemo.Revision{}
 		}
 		return historyResponse{Revisions: revs, page: newPage(total, limit, offset, len(revs))}, nil
-	})(w, r)
-}
-
-func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
-	byQuery(s, func(r *http.Request, sc mnemo.Scope) (mnemo.Stats, error) {
-		return s.svc.Stats(r.Context(), sc)
 	})(w, r)
 }
 

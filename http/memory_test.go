@@ -269,6 +269,19 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"GET /v1/profile", "GET", "/v1/profile?agent_id=", nil, 400, mnemo.EINVALID},
 		{"PUT /v1/profile", "PUT", "/v1/profile", `{"agent_id":"a","version":"one"}`, 400, mnemo.EINVALID},
 		{"POST /v1/profile/interactions", "POST", "/v1/profile/interactions", `{"agent_id":"a","text":"  "}`, 400, mnemo.EINVALID},
+		{"GET /v1/whoami", "GET", "/v1/whoami?agent_id=a", nil, 400, mnemo.EINVALID},
+		{"GET /v1/agents", "GET", "/v1/agents?tenant=x", nil, 400, mnemo.EINVALID},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/" + kept.ID, `{"agent_id":"a"}`, 400, mnemo.EINVALID},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/" + kept.ID, `{"agent_id":"a","priority":7}`, 400, mnemo.EINVALID},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/" + kept.ID, `{"agent_id":"a","security_level":"secret"}`, 400, mnemo.EINVALID},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/" + kept.ID, `{"agent_id":"a","content":"  "}`, 400, mnemo.EINVALID},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/" + kept.ID, `{"agent_id":"a","key":"/other"}`, 400, mnemo.EINVALID},
+		{"PATCH /v1/memories/{id}", "PATCH", "/v1/memories/nope", `{"agent_id":"a","pinned":true}`, 404, mnemo.ENOTFOUND},
+		{"GET /v1/keys/tree", "GET", "/v1/keys/tree?agent_id=a&prefix=%01", nil, 400, mnemo.EINVALID},
+		{"GET /v1/keys/tree", "GET", "/v1/keys/tree?agent_id=a&limit=0", nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&pinned=maybe", nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&security_levels=secret", nil, 400, mnemo.EINVALID},
+		{"GET /v1/memories", "GET", "/v1/memories?agent_id=a&archived_only=1x", nil, 400, mnemo.EINVALID},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -138,9 +138,13 @@ func operation(rt *route) (map[string]any, error) {
 	// key's scopes. Any one of the listed requirements is enough.
 	security := []any{}
 	for _, sc := range rt.scopes {
+		roles := []string{sc}
+		if sc == scopeAuthenticated {
+			roles = []string{} // any valid key
+		}
 		security = append(security,
-			map[string]any{"bearer": []string{sc}},
-			map[string]any{"apiKey": []string{sc}})
+			map[string]any{"bearer": roles},
+			map[string]any{"apiKey": roles})
 	}
 	op["security"] = security
 	return op, nil

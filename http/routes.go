@@ -92,6 +92,7 @@ func (s *Server) routeTable() []route {
 	rts = append(rts, s.eventRoutes()...)
 	rts = append(rts, s.insightRoutes()...)
 	rts = append(rts, s.eventLayerRoutes()...)
+	rts = append(rts, s.inspectorRoutes()...)
 	if s.registry != nil {
 		rts = append(rts, route{method: "GET", path: "/metrics", summary: "Prometheus metrics",
 			scopes: []string{ScopeAdmin}, status: 200, resp: "", contentType: "text/plain; version=0.0.4",

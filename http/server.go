@@ -61,6 +61,12 @@ type Options struct {
 	// value is webhook's defaults.
 	Webhook webhook.Options
 
+	// UI, when set, serves the web inspector (API-15; web.Handler): it
+	// gets every request no route matches, and passes on to next (the
+	// API's 404 problem) what is not one of its files. Its files are
+	// public; every API call it makes needs a key like any other.
+	UI func(next http.Handler) http.Handler
+
 	// DefaultAgent is the agent of the /memory/… routes (API-6 to API-10)
 	// when a request names none and its key may use more than one agent;
 	// DefaultAgent when empty.
@@ -86,6 +92,7 @@ type Server struct {
 	webhook  webhook.Options
 	registry *prometheus.Registry
 	metrics  *metrics
+	latency  *latencyWindow // recall and surface, for GET /v1/stats
 	routes   []route
 	openAPI  func() ([]byte, error)
 	mux      *http.ServeMux
@@ -103,6 +110,7 @@ func NewServer(svc *service.Mnemo, opts Options) *Server {
 		timeout:  opts.Timeout,
 		webhook:  opts.Webhook,
 		registry: opts.Registry,
+		latency:  newLatencyWindow(),
 		mux:      http.NewServeMux(),
 		defAgent: opts.DefaultAgent,
 	}
@@ -130,9 +138,13 @@ func NewServer(svc *service.Mnemo, opts Options) *Server {
 	for _, rt := range s.routes {
 		s.register(rt)
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	var notFound http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, mnemo.Errorf(mnemo.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
 	})
+	if opts.UI != nil {
+		notFound = opts.UI(notFound)
+	}
+	s.mux.Handle("/", notFound)
 	s.openAPI = sync.OnceValues(s.openAPIDocument)
 	s.srv = &http.Server{
 		Handler:           s,

@@ -381,6 +381,12 @@ func (s *Service) records(scope mnemo.Scope, drafts []mnemo.Draft, turns []turn)
 // write embeds recs, when inline and the embedder answers at once, and
 // stores them; the worker embeds the others.
 func (s *Service) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, inline bool) ([]mnemo.Memory, error) {
+	return s.writeWith(ctx, scope, recs, inline, s.store.Write)
+}
+
+// writeWith is write, storing with put (the store's Write, or Replace).
+func (s *Service) writeWith(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, inline bool,
+	put func(context.Context, mnemo.Scope, []mnemo.Record) ([]mnemo.Memory, error)) ([]mnemo.Memory, error) {
 	if s.vec != nil {
 		var noIndex *noIndexError
 		if err := s.vec.init(ctx); errors.As(err, &noIndex) {
@@ -396,7 +402,7 @@ func (s *Service) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Rec
 			}
 		}
 	}
-	ms, err := s.store.Write(ctx, scope, recs)
+	ms, err := put(ctx, scope, recs)
 	if err != nil {
 		return nil, err
 	}

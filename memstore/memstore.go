@@ -331,10 +331,16 @@ func (r *row) matches(f *mnemo.Filter, now time.Time) bool {
 	if f.Pinned && !m.Pinned {
 		return false
 	}
+	if f.Unpinned && m.Pinned {
+		return false
+	}
 	if len(f.SecurityLevels) > 0 && !slices.Contains(f.SecurityLevels, m.SecurityLevel) {
 		return false
 	}
-	if !f.IncludeArchived && m.Archived {
+	if !f.IncludeArchived && !f.ArchivedOnly && m.Archived {
+		return false
+	}
+	if f.ArchivedOnly && !m.Archived {
 		return false
 	}
 	if !f.IncludeExpired && r.expired(now) {

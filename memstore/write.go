@@ -15,6 +15,24 @@ import (
 // upsert keeps the stored id, creation and access; a put on a tombstoned
 // key is a new memory; ids are unique across scopes.
 func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
+	return s.write(ctx, sc, recs, false)
+}
+
+// Replace changes a keyless memory in place. See mnemo.Replacer.
+func (s *Store) Replace(ctx context.Context, sc mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
+	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
+		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")
+	}
+	ms, err := s.write(ctx, sc, []mnemo.Record{rec}, true)
+	if err != nil {
+		return mnemo.Memory{}, err
+	}
+	return ms[0], nil
+}
+
+// write is Write; with replace, each keyless record replaces the live
+// memory with its id (ENOTFOUND when there is none).
+func (s *Store) write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record, replace bool) ([]mnemo.Memory, error) {
 	if err := mnemo.CheckScope(sc); err != nil {
 		return nil, err
 	}
@@ -72,7 +90,7 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 
 	out := make([]*row, len(recs))
 	for i := range recs {
-		r, err := s.apply(d, &recs[i], prepared[i], now, &undo)
+		r, err := s.apply(d, &recs[i], prepared[i], now, replace, &undo)
 		if err != nil {
 			rollback()
 			return nil, err
@@ -87,7 +105,7 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 }
 
 // apply writes one record and returns the row holding its result.
-func (s *Store) apply(d *scope, rec *mnemo.Record, m mnemo.Memory, now time.Time, undo *[]func()) (*row, error) {
+func (s *Store) apply(d *scope, rec *mnemo.Record, m mnemo.Memory, now time.Time, replace bool, undo *[]func()) (*row, error) {
 	idx := rec.Index
 	op := mnemo.OpPut
 	if rec.Tombstone {
@@ -99,6 +117,10 @@ func (s *Store) apply(d *scope, rec *mnemo.Record, m mnemo.Memory, now time.Time
 	var cur *row
 	if m.Key != "" {
 		cur = d.keys[m.Key]
+	} else if replace {
+		if cur = d.rows[m.ID]; cur == nil || cur.tomb || cur.m.Key != "" {
+			return nil, mnemo.Errorf(mnemo.ENOTFOUND, "memory %s not found", m.ID)
+		}
 	}
 	if cur != nil && cur.m.UpdatedAt.After(m.UpdatedAt) {
 		s.history(d, &m, op, false, now, undo)

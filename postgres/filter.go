@@ -64,10 +64,16 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 	if f.Pinned {
 		c = append(c, `m.pinned`)
 	}
+	if f.Unpinned {
+		c = append(c, `NOT m.pinned`)
+	}
 	if len(f.SecurityLevels) > 0 {
 		c = append(c, `m.security_level = ANY(`+p.p(f.SecurityLevels, "text[]")+`)`)
 	}
-	if !f.IncludeArchived {
+	switch {
+	case f.ArchivedOnly:
+		c = append(c, `m.archived`)
+	case !f.IncludeArchived:
 		c = append(c, `NOT m.archived`)
 	}
 	if !f.IncludeExpired {
@@ -85,5 +91,5 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 func selective(f *mnemo.Filter) bool {
 	return len(f.Tags) > 0 || len(f.Types) > 0 || len(f.Categories) > 0 || f.SessionID != "" ||
 		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil || f.Pinned ||
-		len(f.SecurityLevels) > 0
+		len(f.SecurityLevels) > 0 || f.ArchivedOnly
 }

@@ -43,6 +43,9 @@ type Boot struct {
 	EarlierEvents int         `json:"earlier_events"`
 	Summary       BootSummary `json:"summary"`
 	Text          string      `json:"text,omitempty"` // the narrative markdown
+	// Tokens counts the narrative's tokens with the service's tokenizer
+	// (0 for the json format, which has no text).
+	Tokens int `json:"tokens"`
 }
 
 // BootItem is one memory of a boot layer.
@@ -176,6 +179,7 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 	b.EarlierEvents = events - inWindow
 	if q.Format != BootJSON {
 		b.Text = b.narrative(q.Lang, inWindow)
+		b.Tokens = s.tok.Count(b.Text)
 	}
 	return b, nil
 }

@@ -89,10 +89,16 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 	if f.Pinned {
 		w.add(`m.pinned = 1`)
 	}
+	if f.Unpinned {
+		w.add(`m.pinned = 0`)
+	}
 	if len(f.SecurityLevels) > 0 {
 		w.add(`m.security_level IN (SELECT value FROM json_each(?))`, jsonArray(f.SecurityLevels))
 	}
-	if !f.IncludeArchived {
+	switch {
+	case f.ArchivedOnly:
+		w.add(`m.archived = 1`)
+	case !f.IncludeArchived:
 		w.add(`m.archived = 0`)
 	}
 	if !f.IncludeExpired {

@@ -29,6 +29,24 @@ import (
 // Missing TenantID and AgentID are taken from scope, a missing ID is a new
 // UUIDv7, and zero CreatedAt and UpdatedAt are the clock's now.
 func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
+	return db.write(ctx, scope, recs, false)
+}
+
+// Replace changes a keyless memory in place (API-14). See mnemo.Replacer.
+func (db *DB) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
+	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
+		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")
+	}
+	ms, err := db.write(ctx, scope, []mnemo.Record{rec}, true)
+	if err != nil {
+		return mnemo.Memory{}, err
+	}
+	return ms[0], nil
+}
+
+// write is Write; with replace, each keyless record replaces the live
+// memory with its id (ENOTFOUND when there is none).
+func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, replace bool) ([]mnemo.Memory, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
@@ -45,7 +63,7 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 	if err != nil {
 		return nil, err
 	}
-	b := &batch{tx: tx, scope: scope, fts: fts, now: db.now()}
+	b := &batch{tx: tx, scope: scope, fts: fts, now: db.now(), replace: replace}
 	if err := b.begin(ctx); err != nil {
 		return nil, fmt.Errorf("sqlite: write: %w", err)
 	}
@@ -92,8 +110,10 @@ type batch struct {
 	scope mnemo.Scope
 	fts   bool // the full-text table exists
 	now   time.Time
-	span  span  // the scope's seqs
-	last  int64 // the highest seq of the scope so far
+	// replace makes a keyless record replace the live memory with its id.
+	replace bool
+	span    span  // the scope's seqs
+	last    int64 // the highest seq of the scope so far
 
 	space   mnemo.VectorSpace // of the store's vectors; zero when unset
 	rev     int64             // vector_space.rev, counting this batch's vectors
@@ -211,6 +231,13 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 		if cur, err = b.lookup(ctx, m.Key); err != nil {
 			return 0, err
 		}
+	} else if b.replace {
+		if cur, err = b.lookupID(ctx, m.ID); err != nil {
+			return 0, err
+		}
+		if cur == nil {
+			return 0, mnemo.Errorf(mnemo.ENOTFOUND, "memory %s not found", m.ID)
+		}
 	}
 	if cur != nil && cur.updatedAt > sqlrow.Nanos(m.UpdatedAt) {
 		// The record is older than what is stored: history keeps it, the
@@ -308,6 +335,21 @@ func (b *batch) lookup(ctx context.Context, key string) (*stored, error) {
 		return nil, nil
 	} else if err != nil {
 		return nil, fmt.Errorf("lookup key: %w", err)
+	}
+	return &s, nil
+}
+
+// lookupID returns the live keyless row of id in the scope, or nil.
+func (b *batch) lookupID(ctx context.Context, id string) (*stored, error) {
+	var s stored
+	err := b.tx.QueryRowContext(ctx, `SELECT seq, id, created_at, updated_at, accessed_at, access_count, tombstone
+		FROM memories WHERE id = ? AND tenant_id = ? AND agent_id = ? AND key IS NULL AND tombstone = 0`,
+		id, b.scope.TenantID, b.scope.AgentID,
+	).Scan(&s.seq, &s.id, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("lookup id: %w", err)
 	}
 	return &s, nil
 }

@@ -536,6 +536,8 @@ func testFilters(t *testing.T, s mnemo.Store) {
 	m4 := mk(4, "", "preference", "work", "", 0.7, 3*time.Hour)
 	m5 := mk(5, "/notes/archived", "knowledge", "", "", 0.1, 4*time.Hour)
 	m5.Archived = true
+	m2.Pinned, m4.Pinned = true, true
+	m3.SecurityLevel, m4.SecurityLevel = mnemo.SecurityConfidential, mnemo.SecurityRestricted
 	m6 := mk(6, "/notes/expiring", "knowledge", "", "", 0.1, 5*time.Hour)
 	expires := at(10 * time.Hour)
 	m6.ExpiresAt = &expires
@@ -568,6 +570,10 @@ func testFilters(t *testing.T, s mnemo.Store) {
 		{"created range", mnemo.Filter{Now: before, CreatedAfter: ptr(time.Hour), CreatedBefore: ptr(3 * time.Hour)}, []mnemo.Memory{m2, m3}},
 		{"min confidence", mnemo.Filter{Now: before, MinConfidence: 0.7}, []mnemo.Memory{m1, m4}},
 		{"include archived", mnemo.Filter{Now: before, IncludeArchived: true}, []mnemo.Memory{m1, m2, m3, m4, m5, m6, m7}},
+		{"archived only", mnemo.Filter{Now: before, ArchivedOnly: true}, []mnemo.Memory{m5}},
+		{"pinned", mnemo.Filter{Now: before, Pinned: true}, []mnemo.Memory{m2, m4}},
+		{"unpinned", mnemo.Filter{Now: before, Unpinned: true}, []mnemo.Memory{m1, m3, m6, m7}},
+		{"security levels", mnemo.Filter{Now: before, SecurityLevels: []string{mnemo.SecurityConfidential, mnemo.SecurityRestricted}}, []mnemo.Memory{m3, m4}},
 		{"expired at now", mnemo.Filter{Now: after}, []mnemo.Memory{m1, m2, m3, m4}},
 		{"include expired", mnemo.Filter{Now: after, IncludeExpired: true}, []mnemo.Memory{m1, m2, m3, m4, m6, m7}},
 		{"store clock", mnemo.Filter{}, []mnemo.Memory{m1, m2, m3, m4}},

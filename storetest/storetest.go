@@ -70,6 +70,9 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Summaries", testSummaries},
 		{"Capabilities", testCapabilities},
 		{"EventVectors", testEventVectors},
+		{"Agents", testAgents},
+		{"KeyTree", testKeyTree},
+		{"Replace", testReplace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/service"
+	"github.com/mnemo-dev/mnemo/web"
 )
 
 func (a *app) serveCommand() *cobra.Command {
@@ -72,6 +73,7 @@ func (a *app) serveCommand() *cobra.Command {
 				RateLimit: a.cfg.HTTP.RateLimit, RateBurst: a.cfg.HTTP.RateBurst,
 				Registry: reg, StoreBytes: be.size, Webhook: a.cfg.webhookOptions(),
 				DefaultAgent: a.cfg.HTTP.DefaultAgent,
+				UI:           web.Handler, // API-15: the inspector at /
 			})
 			srv.Handle("/mcp", mcpHandler(svc, srv, log))
 			ln, err := net.Listen("tcp", addr)
@@ -81,6 +83,7 @@ func (a *app) serveCommand() *cobra.Command {
 				return fmt.Errorf("listen: %w", err)
 			}
 			log.Info("mnemo serving", "addr", ln.Addr().String(), "store", be.name, "at", be.where)
+			log.Info("web inspector", "url", "http://"+ln.Addr().String()+"/")
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 			a.every(jobs, "sweep", time.Minute, func(ctx context.Context) { sweep(ctx, svc, log) })

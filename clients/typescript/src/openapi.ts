@@ -115,6 +115,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the agents of the key's tenant
+         * @description The agents of the tenant that have memories and that the key may use, in order, with their active memories (neither archived nor deleted) counted.
+         */
+        get: operations["getV1Agents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boot": {
         parameters: {
             query?: never;
@@ -531,6 +551,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List one level of the key tree
+         * @description The children of prefix ("" for the top): directories (their name ends in / or ://) with the number of keys below them, and leaf keys. Archived and expired memories count; deleted keys do not.
+         */
+        get: operations["getV1KeysTree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger": {
         parameters: {
             query?: never;
@@ -588,7 +628,11 @@ export interface paths {
         delete: operations["deleteV1MemoriesById"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Correct a memory in place
+         * @description Changes the fields given (content, tags, type, priority, pinned, security_level, archived) and keeps the others, as a write does: validation, the Write Guard's rejection of empty or too short text, a revision in history, the index and vector made again. A memory with a key changes by its key (last write wins: applied is false when a newer revision stands); one without is changed in place (stores that cannot answer unavailable). Archiving and unarchiving write a ledger entry (archive, restore): POST /v1/restore with ledger_seq brings an archived memory back.
+         */
+        patch: operations["patchV1MemoriesById"];
         trace?: never;
     };
     "/v1/memories/batch": {
@@ -996,7 +1040,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Count the agent's memories */
+        /**
+         * Count the agent's memories
+         * @description The store's counts, the active memories by type, the degradations noted lately, and the latency of the tenant's recent recall and surface requests on this server.
+         */
         get: operations["getV1Stats"];
         put?: never;
         post?: never;
@@ -1017,6 +1064,26 @@ export interface paths {
         put?: never;
         /** Recall without recording an access */
         post: operations["postV1Surface"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the API key grants
+         * @description The key's name, tenant, agents (empty: every agent of the tenant) and scopes. Any valid key may ask; with no keys configured every request is the default tenant's with every scope.
+         */
+        get: operations["getV1Whoami"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1086,6 +1153,8 @@ export interface operations {
                 agent_id?: string;
                 /** @description Match all of tags rather than any. */
                 all_tags?: boolean;
+                /** @description Only archived memories. */
+                archived_only?: boolean;
                 /** @description Memories of these categories. */
                 categories?: string[];
                 /** @description Memories created at or after this RFC 3339 time. */
@@ -1108,6 +1177,10 @@ export interface operations {
                 offset?: number;
                 /** @description Order of the list. */
                 order?: "newest" | "oldest" | "key" | "vitality";
+                /** @description true: only pinned memories; false: only those not pinned. */
+                pinned?: boolean;
+                /** @description Memories of these security levels. */
+                security_levels?: ("public" | "internal" | "confidential" | "restricted")[];
                 /** @description Memories of this session. */
                 session_id?: string;
                 /** @description Memories with any of these tags (all of them with all_tags); repeat the parameter or separate with commas. */
@@ -1384,6 +1457,34 @@ export interface operations {
             };
         };
     };
+    getV1Agents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agents: null | {
+                            agent_id: string;
+                            memories: number;
+                        }[];
+                        partial?: string;
+                    };
+                };
+            };
+        };
+    };
     getV1Boot: {
         parameters: {
             query?: {
@@ -1464,6 +1565,7 @@ export interface operations {
                             }[];
                         };
                         text?: string;
+                        tokens: number;
                     };
                 };
             };
@@ -2792,6 +2894,43 @@ export interface operations {
             };
         };
     };
+    getV1KeysTree: {
+        parameters: {
+            query?: {
+                /** @description The agent. It may be left out when the API key is limited to exactly one agent, which is then used. */
+                agent_id?: string;
+                /** @description How many children to return at most. */
+                limit?: number;
+                /** @description Where in the tree: "", /user/, kb://topic/ ... */
+                prefix?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        children: null | {
+                            count: number;
+                            dir: boolean;
+                            name: string;
+                        }[];
+                        has_more: boolean;
+                        prefix: string;
+                    };
+                };
+            };
+        };
+    };
     getV1Ledger: {
         parameters: {
             query?: {
@@ -2854,6 +2993,8 @@ export interface operations {
                 agent_id?: string;
                 /** @description Match all of tags rather than any. */
                 all_tags?: boolean;
+                /** @description Only archived memories. */
+                archived_only?: boolean;
                 /** @description Memories of these categories. */
                 categories?: string[];
                 /** @description Memories created at or after this RFC 3339 time. */
@@ -2876,6 +3017,10 @@ export interface operations {
                 offset?: number;
                 /** @description Order of the list. */
                 order?: "newest" | "oldest" | "key" | "vitality";
+                /** @description true: only pinned memories; false: only those not pinned. */
+                pinned?: boolean;
+                /** @description Memories of these security levels. */
+                security_levels?: ("public" | "internal" | "confidential" | "restricted")[];
                 /** @description Memories of this session. */
                 session_id?: string;
                 /** @description Memories with any of these tags (all of them with all_tags); repeat the parameter or separate with commas. */
@@ -3154,6 +3299,88 @@ export interface operations {
                 content: {
                     "application/json": {
                         deleted: number;
+                    };
+                };
+            };
+        };
+    };
+    patchV1MemoriesById: {
+        parameters: {
+            query?: {
+                /** @description embedding: include each memory's vector, left out by default. */
+                include?: "embedding"[];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agent_id?: string;
+                    archived?: null | boolean;
+                    content?: null | string;
+                    pinned?: null | boolean;
+                    priority?: null | number;
+                    security_level?: null | string;
+                    tags?: null | string[];
+                    type?: null | string;
+                };
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_count: number;
+                        /** Format: date-time */
+                        accessed_at: string;
+                        agent_id: string;
+                        applied: boolean;
+                        archived: boolean;
+                        category?: string;
+                        changed: null | string[];
+                        confidence: number;
+                        content: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        data?: unknown;
+                        embedding?: null | number[];
+                        embedding_model?: string;
+                        /** Format: date-time */
+                        expires_at?: null | string;
+                        guard?: null | {
+                            action: string;
+                            conflicts_with?: null | string[];
+                            existing_id?: string;
+                            reason?: string;
+                        };
+                        id: string;
+                        importance: number;
+                        key?: string;
+                        ledger_seq?: number;
+                        pinned: boolean;
+                        priority: number;
+                        security_level: string;
+                        session_id?: string;
+                        source?: unknown;
+                        stability: number;
+                        summary?: string;
+                        tags: null | string[];
+                        tenant_id: string;
+                        type: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        version: number;
+                        vitality: number;
                     };
                 };
             };
@@ -3546,6 +3773,7 @@ export interface operations {
                 "application/json": {
                     agent_id?: string;
                     all_tags?: boolean;
+                    archived_only?: boolean;
                     categories?: null | string[];
                     /** Format: date-time */
                     created_after?: null | string;
@@ -3569,6 +3797,7 @@ export interface operations {
                     tags?: null | string[];
                     traverse_hops?: number;
                     types?: null | string[];
+                    unpinned?: boolean;
                 };
             };
         };
@@ -4758,13 +4987,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         archived: number;
+                        by_type: {
+                            [key: string]: number;
+                        };
                         degraded: boolean;
+                        degraded_reasons: null | string[];
                         keys: number;
                         memories: number;
                         /** Format: date-time */
                         newest?: null | string;
                         /** Format: date-time */
                         oldest?: null | string;
+                        recall_latency?: null | {
+                            count: number;
+                            p50_ms: number;
+                            p95_ms: number;
+                        };
                         sessions: number;
                         tombstones: number;
                         vectors?: null | {
@@ -4796,6 +5034,7 @@ export interface operations {
                 "application/json": {
                     agent_id?: string;
                     all_tags?: boolean;
+                    archived_only?: boolean;
                     categories?: null | string[];
                     /** Format: date-time */
                     created_after?: null | string;
@@ -4819,6 +5058,7 @@ export interface operations {
                     tags?: null | string[];
                     traverse_hops?: number;
                     types?: null | string[];
+                    unpinned?: boolean;
                 };
             };
         };
@@ -4948,6 +5188,33 @@ export interface operations {
                         }[];
                         terms?: null | string[];
                         topic?: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1Whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agents: null | string[];
+                        key_name: string;
+                        scopes: null | string[];
+                        tenant: string;
                     };
                 };
             };
