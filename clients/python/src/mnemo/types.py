@@ -390,6 +390,7 @@ class _BootRequired(TypedDict):
     events: list[BootIdentityItem] | None
     earlier_events: int
     summary: BootSummary
+    tokens: int
 
 
 class Boot(_BootRequired, total=False):
@@ -549,6 +550,12 @@ class StatsVectors(_StatsVectorsRequired, total=False):
     unavailable: str
 
 
+class StatsRecallLatency(TypedDict):
+    p50_ms: float
+    p95_ms: float
+    count: int
+
+
 class _StatsRequired(TypedDict):
     memories: int
     archived: int
@@ -556,6 +563,8 @@ class _StatsRequired(TypedDict):
     tombstones: int
     sessions: int
     degraded: bool
+    by_type: dict[str, int]
+    degraded_reasons: list[str] | None
 
 
 class Stats(_StatsRequired, total=False):
@@ -564,6 +573,7 @@ class Stats(_StatsRequired, total=False):
     oldest: str | None
     newest: str | None
     vectors: StatsVectors | None
+    recall_latency: StatsRecallLatency | None
 
 
 class ImportResult(TypedDict):
@@ -754,6 +764,21 @@ class EventSearchResult(TypedDict):
     """The answer of POST /v1/events/search: Search events by meaning (L3)."""
 
     hits: list[EventSearchResultHit] | None
+
+
+class GetV1AgentsAnswerAgent(TypedDict):
+    agent_id: str
+    memories: int
+
+
+class _GetV1AgentsAnswerRequired(TypedDict):
+    agents: list[GetV1AgentsAnswerAgent] | None
+
+
+class GetV1AgentsAnswer(_GetV1AgentsAnswerRequired, total=False):
+    """The answer of GET /v1/agents: List the agents of the key's tenant."""
+
+    partial: str
 
 
 class _PostV1EventsBodyRequired(TypedDict):
@@ -1143,6 +1168,20 @@ class PostV1IngestAnswer(_PostV1IngestAnswerRequired, total=False):
     dry_run: bool
 
 
+class GetV1KeysTreeAnswerChildrenItem(TypedDict):
+    name: str
+    dir: bool
+    count: int
+
+
+class GetV1KeysTreeAnswer(TypedDict):
+    """The answer of GET /v1/keys/tree: List one level of the key tree."""
+
+    prefix: str
+    children: list[GetV1KeysTreeAnswerChildrenItem] | None
+    has_more: bool
+
+
 class _GetV1LedgerAnswerEntryRequired(TypedDict):
     seq: int
     at: str
@@ -1231,6 +1270,59 @@ class PostV1MemoriesBatchBody(_PostV1MemoriesBatchBodyRequired, total=False):
     """The request body of POST /v1/memories/batch: Remember many memories at once."""
 
     agent_id: str
+
+
+class PatchV1MemoriesByIdBody(TypedDict, total=False):
+    """The request body of PATCH /v1/memories/{id}: Correct a memory in place."""
+
+    agent_id: str
+    content: str | None
+    tags: list[str] | None
+    type: str | None
+    priority: int | None
+    pinned: bool | None
+    security_level: str | None
+    archived: bool | None
+
+
+class _PatchV1MemoriesByIdAnswerRequired(TypedDict):
+    id: str
+    tenant_id: str
+    agent_id: str
+    content: str
+    type: str
+    priority: int
+    importance: float
+    confidence: float
+    tags: list[str] | None
+    security_level: str
+    pinned: bool
+    created_at: str
+    updated_at: str
+    accessed_at: str
+    access_count: int
+    archived: bool
+    vitality: float
+    stability: float
+    version: int
+    changed: list[str] | None
+    applied: bool
+
+
+class PatchV1MemoriesByIdAnswer(_PatchV1MemoriesByIdAnswerRequired, total=False):
+    """The answer of PATCH /v1/memories/{id}: Correct a memory in place."""
+
+    session_id: str
+    key: str
+    data: Any
+    summary: str
+    category: str
+    source: Any
+    expires_at: str | None
+    embedding: list[float] | None
+    embedding_model: str
+    guard: PostV1IngestAnswerItemGuard | None
+    ledger_seq: int
 
 
 class _PostV1MessagesBodyMessageRequired(TypedDict):
@@ -1392,8 +1484,10 @@ class PostV1RecallBody(_PostV1RecallBodyRequired, total=False):
     min_confidence: float
     min_vitality: float
     pinned: bool
+    unpinned: bool
     security_levels: list[str] | None
     include_archived: bool
+    archived_only: bool
     include_expired: bool
     profile: str
     explain: bool
@@ -1493,6 +1587,15 @@ class PostV1SnapshotBody(_PostV1SnapshotBodyRequired, total=False):
     focus: str
     token_limit: int
     now: str
+
+
+class GetV1WhoamiAnswer(TypedDict):
+    """The answer of GET /v1/whoami: What the API key grants."""
+
+    key_name: str
+    tenant: str
+    agents: list[str] | None
+    scopes: list[str] | None
 
 
 # Every operation's answer and body by operationId, and the names of NAMES
