@@ -45,42 +45,62 @@ func DropEmbeddings(v any) any {
 		rv = p
 		v = p.Interface()
 	}
-	clearEmbeddings(rv, 0)
+	eachMemory(rv, 0, func(m *Memory) { m.Embedding = nil })
 	return v
 }
 
-func clearEmbeddings(v reflect.Value, depth int) {
+// MaskMemories masks, in place, the content, summary and data of every
+// confidential or restricted memory v holds (SEC-3), for a reader whose
+// key reads such memories masked. Like DropEmbeddings, a v that is not a
+// pointer is copied first.
+func MaskMemories(v any) any {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return v
+	}
+	if rv.Kind() != reflect.Pointer {
+		p := reflect.New(rv.Type())
+		p.Elem().Set(rv)
+		rv = p
+		v = p.Interface()
+	}
+	eachMemory(rv, 0, (*Memory).Mask)
+	return v
+}
+
+// eachMemory calls fn with every addressable memory that v leads to.
+func eachMemory(v reflect.Value, depth int, fn func(*Memory)) {
 	if depth > 16 {
 		return
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			clearEmbeddings(v.Elem(), depth+1)
+			eachMemory(v.Elem(), depth+1, fn)
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Float32 {
 			return
 		}
 		for i := range v.Len() {
-			clearEmbeddings(v.Index(i), depth+1)
+			eachMemory(v.Index(i), depth+1, fn)
 		}
 	case reflect.Map:
 		// A map's values are not addressable, but the slices and pointers
 		// they hold lead to memories that are.
 		for it := v.MapRange(); it.Next(); {
-			clearEmbeddings(it.Value(), depth+1)
+			eachMemory(it.Value(), depth+1, fn)
 		}
 	case reflect.Struct:
 		if v.Type() == memoryType {
 			if v.CanSet() {
-				v.Addr().Interface().(*Memory).Embedding = nil
+				fn(v.Addr().Interface().(*Memory))
 			}
 			return
 		}
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
-				clearEmbeddings(v.Field(i), depth+1)
+				eachMemory(v.Field(i), depth+1, fn)
 			}
 		}
 	}

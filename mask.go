@@ -15,6 +15,21 @@ func (m *Memory) MaskedText(text string, redact bool) string {
 	return text
 }
 
+// Mask replaces what a confidential or restricted memory says (content,
+// summary, data) by its masked form (SEC-3, SEC-7), and leaves a memory of
+// any other level as it is.
+func (m *Memory) Mask() {
+	label := security.Label(m.SecurityLevel)
+	if label == "" {
+		return
+	}
+	m.Content = security.Mask(label, m.Content)
+	if m.Summary != "" {
+		m.Summary = security.Mask(label, m.Summary)
+	}
+	m.Data = nil
+}
+
 // Classify sets the security level of a memory written without one from
 // what its text contains (SEC-6): e-mail addresses and phone
 // numbers make it confidential; IDs, cards, keys, tokens and passwords

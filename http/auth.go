@@ -45,6 +45,11 @@ type APIKey struct {
 	Agents []string
 	// Scopes are what the key may do: ScopeRead, ScopeWrite, ScopeAdmin.
 	Scopes []string
+	// Mask makes the key read confidential and restricted memories masked
+	// (SEC-3): their content and summary become a marker and a length,
+	// their data is left out, in every answer; and the key may not export,
+	// which is lossless by design. Without it, a read key reads them whole.
+	Mask bool
 }
 
 // HashKey returns the hex SHA-256 of secret, the form APIKey.Hash takes.
@@ -111,6 +116,7 @@ type Auth struct {
 	Tenant  string   // the tenant of every call the request makes
 	Agents  []string // the agents it may use; empty means all of the tenant's
 	Scopes  []string
+	Mask    bool // confidential and restricted memories are read masked
 }
 
 // Has reports whether a holds scope.
@@ -196,7 +202,7 @@ func newKeyring(keys []APIKey, invalid func(APIKey, error)) *keyring {
 		h, _ := hex.DecodeString(k.Hash)
 		kr.keys = append(kr.keys, hashedKey{hash: h, auth: Auth{
 			KeyName: k.Name, Tenant: k.Tenant,
-			Agents: slices.Clone(k.Agents), Scopes: slices.Clone(k.Scopes),
+			Agents: slices.Clone(k.Agents), Scopes: slices.Clone(k.Scopes), Mask: k.Mask,
 		}})
 	}
 	return kr

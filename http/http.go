@@ -86,10 +86,14 @@ func writeProblemBody(w io.Writer, status int, code, detail, instance string) {
 }
 
 // writeJSON writes v as the answer to r, leaving vectors out unless r asked
-// for them.
+// for them, and masking confidential memories for a key that reads them
+// masked.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if !wantsEmbedding(r) {
 		v = mnemo.DropEmbeddings(v)
+	}
+	if a, ok := AuthFromContext(r.Context()); ok && a.Mask {
+		v = mnemo.MaskMemories(v)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

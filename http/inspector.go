@@ -43,6 +43,8 @@ type whoamiResponse struct {
 	Tenant  string   `json:"tenant"`
 	Agents  []string `json:"agents"` // empty: every agent of the tenant
 	Scopes  []string `json:"scopes"`
+	// Mask says that confidential and restricted memories come back masked.
+	Mask bool `json:"mask"`
 }
 
 func (s *Server) handleWhoami(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +56,7 @@ func (s *Server) handleWhoami(w http.ResponseWriter, r *http.Request) {
 	if a.Agents == nil {
 		a.Agents = []string{}
 	}
-	writeJSON(w, r, http.StatusOK, whoamiResponse{KeyName: a.KeyName, Tenant: a.Tenant, Agents: a.Agents, Scopes: a.Scopes})
+	writeJSON(w, r, http.StatusOK, whoamiResponse{KeyName: a.KeyName, Tenant: a.Tenant, Agents: a.Agents, Scopes: a.Scopes, Mask: a.Mask})
 }
 
 // agentsResponse lists agents.

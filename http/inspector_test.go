@@ -233,3 +233,63 @@ func TestUIServed(t *testing.T) {
 		t.Errorf("healthz: %d", resp.StatusCode)
 	}
 }
+
+// TestMaskingKey checks that a key configured with mask reads confidential
+// and restricted memories masked in every answer that holds memories, may
+// not export them whole, and that a key without mask reads them whole
+// (SEC-3).
+func TestMaskingKey(t *testing.T) {
+	ts := start(t, mhttp.Options{Keys: []mhttp.APIKey{
+		apiKey("owner", "t", nil, allScopes...),
+		func() mhttp.APIKey {
+			k := apiKey("viewer", "t", nil, mhttp.ScopeRead, mhttp.ScopeWrite)
+			k.Mask = true
+			return k
+		}(),
+	}}, nil)
+	const secretText = "The vault code is 4471 and the alarm word is heron"
+	var m mnemo.Memory
+	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/memories", map[string]any{
+		"agent_id": "a", "key": "/ops/vault", "content": secretText, "security_level": "confidential",
+		"data": map[string]any{"code": 4471}}, &m); st != 201 {
+		t.Fatalf("write: %d %s", st, raw)
+	}
+	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/memories", map[string]any{
+		"agent_id": "a", "content": "The vault is in the basement", "security_level": "public"}, nil); st != 201 {
+		t.Fatalf("write: %d %s", st, raw)
+	}
+	reads := []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", "/v1/memories/" + m.ID + "?agent_id=a", nil},
+		{"GET", "/v1/memories?agent_id=a", nil},
+		{"GET", "/v1/keys?agent_id=a&key=/ops/vault", nil},
+		{"GET", "/memory/long-term?agent_id=a", nil},
+		{"POST", "/v1/recall", map[string]any{"agent_id": "a", "query": "vault code alarm", "explain": true}},
+		{"POST", "/v1/surface", map[string]any{"agent_id": "a", "query": "vault"}},
+	}
+	for _, rd := range reads {
+		st, raw := callAs(t, secret("viewer"), rd.method, ts.URL+rd.path, rd.body, nil)
+		if st != 200 || strings.Contains(string(raw), "4471") || strings.Contains(string(raw), "heron") || !strings.Contains(string(raw), "[CONFIDENTIAL]") {
+			t.Errorf("%s %s as the masking key: %d %s; want the confidential memory masked", rd.method, rd.path, st, raw)
+		}
+		if !strings.Contains(string(raw), "in the basement") && !strings.Contains(rd.path, "keys") && !strings.Contains(rd.path, m.ID) {
+			t.Errorf("%s %s as the masking key: %s; want the public memory whole", rd.method, rd.path, raw)
+		}
+		if st, raw := callAs(t, secret("owner"), rd.method, ts.URL+rd.path, rd.body, nil); st != 200 || !strings.Contains(string(raw), "heron") {
+			t.Errorf("%s %s as the owner: %d %s; want the memory whole", rd.method, rd.path, st, raw)
+		}
+	}
+	if st, raw := callAs(t, secret("viewer"), "GET", ts.URL+"/v1/export?agent_id=a", nil, nil); st != 403 || problem(t, raw).Code != mnemo.EFORBIDDEN {
+		t.Errorf("export as the masking key: %d %s; want 403 forbidden", st, raw)
+	}
+	var me struct{ Mask bool }
+	if st, raw := callAs(t, secret("viewer"), "GET", ts.URL+"/v1/whoami", nil, &me); st != 200 || !me.Mask {
+		t.Errorf("whoami of the masking key: %d %s; want mask true", st, raw)
+	}
+	// What the masking key saw is not what is stored.
+	if st, raw := callAs(t, secret("owner"), "GET", ts.URL+"/v1/memories/"+m.ID+"?agent_id=a", nil, nil); st != 200 || !strings.Contains(string(raw), secretText) {
+		t.Errorf("after the masked reads: %d %s; want the stored text unchanged", st, raw)
+	}
+}

@@ -407,6 +407,10 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if a, ok := AuthFromContext(r.Context()); ok && a.Mask {
+		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "key %q reads confidential memories masked, and an export is whole: export with a key without mask", a.KeyName))
+		return
+	}
 	// Check the scope before the first byte: once streaming starts, an
 	// error can no longer become a problem response.
 	if _, err := s.svc.Stats(r.Context(), sc); err != nil {

@@ -30,7 +30,8 @@ type AuthConfig struct {
 
 // KeyConfig is one API key: its secret (usually "${MNEMO_KEY_…}" from the
 // environment) or the secret's sha256 hex hash, mapped to one tenant and
-// optionally some agents, with scopes read, write, admin.
+// optionally some agents, with scopes read, write, admin; mask makes it
+// read confidential and restricted memories masked.
 type KeyConfig struct {
 	Name   string   `yaml:"name"`
 	Secret Secret   `yaml:"secret,omitempty"`
@@ -38,6 +39,7 @@ type KeyConfig struct {
 	Tenant string   `yaml:"tenant"`
 	Agents []string `yaml:"agents,omitempty"`
 	Scopes []string `yaml:"scopes"`
+	Mask   bool     `yaml:"mask,omitempty"`
 }
 
 func defaultHTTPConfig() HTTPConfig {
@@ -100,7 +102,7 @@ func (c *Config) apiKeys() ([]mhttp.APIKey, error) {
 		if k.Secret != "" {
 			hash = mhttp.HashKey(string(k.Secret))
 		}
-		keys[i] = mhttp.APIKey{Name: k.Name, Hash: hash, Tenant: k.Tenant, Agents: k.Agents, Scopes: k.Scopes}
+		keys[i] = mhttp.APIKey{Name: k.Name, Hash: hash, Tenant: k.Tenant, Agents: k.Agents, Scopes: k.Scopes, Mask: k.Mask}
 	}
 	if err := mhttp.ValidateKeys(keys); err != nil {
 		return nil, &ConfigError{Field: "auth.keys", Msg: mnemo.ErrorMessage(err)}

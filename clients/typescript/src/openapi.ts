@@ -5213,6 +5213,7 @@ export interface operations {
                     "application/json": {
                         agents: null | string[];
                         key_name: string;
+                        mask: boolean;
                         scopes: null | string[];
                         tenant: string;
                     };

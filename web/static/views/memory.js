@@ -28,8 +28,11 @@ function editForm(m, done) {
   const f = h('form', { class: 'edit', id: 'edit-form', onsubmit: async (e) => {
     e.preventDefault();
     const d = new FormData(f);
+    // Content is sent only when edited: a key that reads confidential
+    // memories masked sees the mask here, which must never be written back.
+    const text = String(d.get('content'));
     const changes = {
-      content: String(d.get('content')),
+      ...(text !== (m.content || '') ? { content: text } : {}),
       tags: String(d.get('tags')).split(',').map((t) => t.trim()).filter(Boolean),
       type: String(d.get('type')),
       priority: parseInt(String(d.get('priority')), 10),

@@ -1596,6 +1596,7 @@ class GetV1WhoamiAnswer(TypedDict):
     tenant: str
     agents: list[str] | None
     scopes: list[str] | None
+    mask: bool
 
 
 # Every operation's answer and body by operationId, and the names of NAMES
