@@ -295,8 +295,37 @@ func (s *Service) dated(ctx context.Context, scope mnemo.Scope, q Query, w tempo
 	if !f.OccurredBefore.After(*f.OccurredAfter) {
 		return nil, nil
 	}
-	ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Limit: max(q.Limit*candidateFactor, minCandidates), NoTotal: true})
-	return ms, err
+	limit := max(q.Limit*candidateFactor, minCandidates)
+	ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Limit: limit, NoTotal: true})
+	if err != nil {
+		return nil, err
+	}
+	// A query's date may also be the day a thing was said ("what did she
+	// share on 7 July?"): the memories written then join.
+	c := q.Filter
+	c.CreatedAfter, c.CreatedBefore = later(c.CreatedAfter, w.Start), earlier(c.CreatedBefore, w.End)
+	if c.CreatedBefore.After(*c.CreatedAfter) {
+		said, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: c, Limit: limit, NoTotal: true})
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, said...)
+	}
+	return ms, nil
+}
+
+func later(t *time.Time, u time.Time) *time.Time {
+	if t != nil && t.After(u) {
+		return t
+	}
+	return &u
+}
+
+func earlier(t *time.Time, u time.Time) *time.Time {
+	if t != nil && t.Before(u) {
+		return t
+	}
+	return &u
 }
 
 // find searches the lexical and the vector index at once for candidates
@@ -517,7 +546,8 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 		occ := m.OccurredOf()
 		timeMatch, whenDated := 1.0, 1.0
 		if asked.Found {
-			timeMatch = rank.TimeMatch(asked.Window.Overlaps(temporal.Window{Start: occ.Start, End: occ.End}))
+			said := temporal.Window{Start: m.CreatedAt, End: m.CreatedAt.Add(time.Second)}
+			timeMatch = rank.TimeMatch(asked.Window.Overlaps(temporal.Window{Start: occ.Start, End: occ.End}) || asked.Window.Overlaps(said))
 		}
 		if asked.When {
 			whenDated = rank.WhenDated(occ.Source != mnemo.OccurredCreated)

@@ -338,8 +338,8 @@ func Cosine(a, b []float32) float64 {
 // occurred is only their creation). Factors in [0, 1], so a score stays in
 // [0, 1]; each is its own component of an explanation.
 const (
-	// TimeMiss multiplies the score of a memory whose occurred window
-	// does not overlap the query's.
+	// TimeMiss multiplies the score of a memory whose occurred window, and
+	// creation, miss the query's window.
 	TimeMiss = 0.7
 	// WhenUndated multiplies, for a "when" question, the score of a memory
 	// whose occurred came from its creation, not from its text or writer.
@@ -347,7 +347,8 @@ const (
 )
 
 // TimeMatch is the time factor of a memory: 1 when its occurred window
-// overlaps the query's, TimeMiss when not.
+// (or the time it was written: a query's date may be the day a thing was
+// said) overlaps the query's, TimeMiss when not.
 func TimeMatch(overlaps bool) float64 {
 	if overlaps {
 		return 1
