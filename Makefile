@@ -85,7 +85,8 @@ FUZZERS = \
 	./security:FuzzClassify \
 	./files:FuzzKeyPath \
 	./files:FuzzStoreLog \
-	./cmd/mnemo:FuzzParseEndpoint
+	./cmd/mnemo:FuzzParseEndpoint \
+	./temporal:FuzzExtract
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)

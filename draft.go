@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Limits bound what one write may hold. Over a limit is an ETOOLARGE error,
@@ -92,6 +93,13 @@ type Draft struct {
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Archived  bool       `json:"archived,omitempty"`
+
+	// When what the memory tells happened (REC-24): an instant, or a span
+	// [valid_from, valid_to). Without either, the first time expression of
+	// the content, resolved against created_at, or else created_at.
+	OccurredAt *time.Time `json:"occurred_at,omitempty"`
+	ValidFrom  *time.Time `json:"valid_from,omitempty"`
+	ValidTo    *time.Time `json:"valid_to,omitempty"`
 }
 
 // Tombstone reports whether d deletes its key.
@@ -215,12 +223,54 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 
 	m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
 	m.AccessedAt = m.CreatedAt
+	if m.Occurred, err = d.occurred(m.Content, m.CreatedAt); err != nil {
+		return m, err
+	}
 	if d.ExpiresAt != nil {
 		t := d.ExpiresAt.UTC()
 		m.ExpiresAt = &t
 	}
 	m.Stability = StabilityDays(m.Priority)
 	return m, nil
+}
+
+// occurred is when what the memory tells happened (REC-24): the writer's
+// word, else the first time expression of its content, else its creation.
+func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
+	if d.OccurredAt != nil && (d.ValidFrom != nil || d.ValidTo != nil) {
+		return nil, Errorf(EINVALID, "give occurred_at or valid_from/valid_to, not both")
+	}
+	if d.OccurredAt != nil {
+		t := d.OccurredAt.UTC()
+		return &Occurred{Start: t, End: t.Add(time.Second), Source: OccurredWriter}, nil
+	}
+	if d.ValidFrom != nil || d.ValidTo != nil {
+		var from, to time.Time
+		switch {
+		case d.ValidFrom != nil && d.ValidTo != nil:
+			from, to = d.ValidFrom.UTC(), d.ValidTo.UTC()
+		case d.ValidFrom != nil: // from then on, as far as the writer knows: until it was written
+			from = d.ValidFrom.UTC()
+			to = from.Add(time.Second)
+			if created.After(to) {
+				to = created
+			}
+		default: // until then
+			to = d.ValidTo.UTC()
+			from = to.Add(-time.Second)
+			if created.Before(from) {
+				from = created
+			}
+		}
+		if !to.After(from) {
+			return nil, Errorf(EINVALID, "valid_to must be after valid_from")
+		}
+		return &Occurred{Start: from, End: to, Source: OccurredWriter}, nil
+	}
+	for _, e := range temporal.Extract(content, created) {
+		return &Occurred{Start: e.Start.UTC(), End: e.End.UTC(), Expression: e.Text, Source: OccurredText}, nil
+	}
+	return CreatedOccurred(created), nil
 }
 
 // UntrustedKey is key moved under the namespace ns (FS-6's

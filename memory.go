@@ -80,9 +80,43 @@ type Memory struct {
 	Stability   float64    `json:"stability"` // days; Ebbinghaus S in R = e^(-t/S)
 	Version     int        `json:"version"`
 
+	// Occurred is when what the memory tells happened (REC-24).
+	Occurred *Occurred `json:"occurred,omitempty"`
+
 	// Embedding is the memory's vector, when one has been computed.
 	Embedding      []float32 `json:"embedding,omitempty"`
 	EmbeddingModel string    `json:"embedding_model,omitempty"`
+}
+
+// Where a memory's Occurred came from (REC-24).
+const (
+	OccurredWriter  = "writer"  // occurred_at, or valid_from/valid_to, of the write
+	OccurredText    = "text"    // the first time expression of its content
+	OccurredCreated = "created" // its creation time: nothing else said when
+)
+
+// Occurred is the window [Start, End) in which what a memory tells happened,
+// the expression it was read from and where it came from (REC-24).
+type Occurred struct {
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	Expression string    `json:"expression,omitempty"`
+	Source     string    `json:"source"`
+}
+
+// CreatedOccurred is the Occurred of a memory that says nothing of when:
+// the second of its creation.
+func CreatedOccurred(created time.Time) *Occurred {
+	return &Occurred{Start: created, End: created.Add(time.Second), Source: OccurredCreated}
+}
+
+// OccurredOf is m's Occurred, or its creation's when it has none (a record
+// written before REC-24).
+func (m *Memory) OccurredOf() Occurred {
+	if m.Occurred != nil {
+		return *m.Occurred
+	}
+	return *CreatedOccurred(m.CreatedAt)
 }
 
 // Scope returns the memory's scope.

@@ -77,14 +77,18 @@ type IndexText struct {
 // Filter narrows reads. The zero Filter matches every live memory that is
 // neither archived nor expired at Now.
 type Filter struct {
-	Tags            []string   `json:"tags,omitempty"`
-	AllTags         bool       `json:"all_tags,omitempty"` // all of Tags, not any
-	Types           []string   `json:"types,omitempty"`
-	Categories      []string   `json:"categories,omitempty"`
-	SessionID       string     `json:"session_id,omitempty"`
-	KeyPrefix       string     `json:"key_prefix,omitempty"`
-	CreatedAfter    *time.Time `json:"created_after,omitempty"`  // inclusive
-	CreatedBefore   *time.Time `json:"created_before,omitempty"` // exclusive
+	Tags          []string   `json:"tags,omitempty"`
+	AllTags       bool       `json:"all_tags,omitempty"` // all of Tags, not any
+	Types         []string   `json:"types,omitempty"`
+	Categories    []string   `json:"categories,omitempty"`
+	SessionID     string     `json:"session_id,omitempty"`
+	KeyPrefix     string     `json:"key_prefix,omitempty"`
+	CreatedAfter  *time.Time `json:"created_after,omitempty"`  // inclusive
+	CreatedBefore *time.Time `json:"created_before,omitempty"` // exclusive
+	// OccurredAfter and OccurredBefore keep the memories whose Occurred
+	// window overlaps [OccurredAfter, OccurredBefore) (REC-25).
+	OccurredAfter   *time.Time `json:"occurred_after,omitempty"`
+	OccurredBefore  *time.Time `json:"occurred_before,omitempty"`
 	MinConfidence   float64    `json:"min_confidence,omitempty"`
 	MinVitality     float64    `json:"min_vitality,omitempty"`
 	Pinned          bool       `json:"pinned,omitempty"`   // only pinned memories
@@ -308,6 +312,9 @@ func (f *Filter) Check(now time.Time) error {
 	}
 	if f.ArchivedOnly {
 		f.IncludeArchived = true
+	}
+	if f.OccurredAfter != nil && f.OccurredBefore != nil && !f.OccurredBefore.After(*f.OccurredAfter) {
+		return Errorf(EINVALID, "occurred_before must be after occurred_after")
 	}
 	if f.MinConfidence < 0 || f.MinConfidence > 1 {
 		return Errorf(EINVALID, "min_confidence must be between 0 and 1")

@@ -287,7 +287,8 @@ func listQuery(r *http.Request) (mnemo.ListQuery, error) {
 	times := []struct {
 		name string
 		dst  **time.Time
-	}{{"created_after", &q.CreatedAfter}, {"created_before", &q.CreatedBefore}}
+	}{{"created_after", &q.CreatedAfter}, {"created_before", &q.CreatedBefore},
+		{"occurred_after", &q.OccurredAfter}, {"occurred_before", &q.OccurredBefore}}
 	for _, f := range times {
 		if s := v.Get(f.name); s != "" {
 			t, err := time.Parse(time.RFC3339Nano, s)

@@ -41,6 +41,9 @@ type rememberIn struct {
 	Pinned        bool            `json:"pinned,omitempty" jsonschema:"always load this memory at the start of a run"`
 	ExpiresAt     *time.Time      `json:"expires_at,omitempty" jsonschema:"when the memory stops being true, RFC 3339; it is not recalled after that"`
 	EmotionVal    *float64        `json:"emotion_val,omitempty" jsonschema:"emotional valence, -1 (negative) to 1 (positive); kept in the memory's data"`
+	OccurredAt    *time.Time      `json:"occurred_at,omitempty" jsonschema:"when what it tells happened, RFC 3339; default: a time named in the content (yesterday, last May), else now"`
+	ValidFrom     *time.Time      `json:"valid_from,omitempty" jsonschema:"start of the span it happened in or was true, RFC 3339 (instead of occurred_at)"`
+	ValidTo       *time.Time      `json:"valid_to,omitempty" jsonschema:"end of that span, RFC 3339"`
 }
 
 type rememberOut struct {
@@ -72,6 +75,9 @@ type recallIn struct {
 	Explain      bool     `json:"explain,omitempty" jsonschema:"add each result's score components, to see why it ranked where it did"`
 	Session      string   `json:"session,omitempty" jsonschema:"the conversation's session id: memories on its current topic rank higher"`
 	TraverseHops int      `json:"traverse_hops,omitempty" jsonschema:"follow links from the memories found, up to this many (0 to 3, default 0): what they lead to is returned in linked, within limit"`
+	// REC-25: restrict to what happened in a window.
+	OccurredAfter  *time.Time `json:"occurred_after,omitempty" jsonschema:"only memories of what happened after this time, RFC 3339"`
+	OccurredBefore *time.Time `json:"occurred_before,omitempty" jsonschema:"only memories of what happened before this time, RFC 3339"`
 }
 
 type recallOut struct {
@@ -198,6 +204,9 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			p.enum("security_level", mnemo.SecurityPublic, mnemo.SecurityInternal, mnemo.SecurityConfidential, mnemo.SecurityRestricted)
 			p.anyOf("source", "string", "object")
 			p.format("expires_at", "date-time")
+			p.format("occurred_at", "date-time")
+			p.format("valid_from", "date-time")
+			p.format("valid_to", "date-time")
 		}),
 		OutputSchema: outputSchema[rememberOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
@@ -400,6 +409,7 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 		Priority: in.Priority, Importance: in.Importance, Confidence: in.Confidence,
 		Tags: in.Tags, SecurityLevel: in.SecurityLevel, Pinned: in.Pinned,
 		Source: src, ExpiresAt: in.ExpiresAt,
+		OccurredAt: in.OccurredAt, ValidFrom: in.ValidFrom, ValidTo: in.ValidTo,
 	}
 	if in.EmotionVal != nil {
 		d.Data, _ = json.Marshal(map[string]float64{"emotion_val": *in.EmotionVal})
@@ -454,7 +464,8 @@ func oneKey(key, uri string) (string, error) {
 func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recallOut, string, error) {
 	res, err := s.svc.Recall(ctx, sc, memory.Query{
 		Text: in.Query, Limit: in.Limit, Explain: in.Explain, Session: in.Session,
-		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types}, TraverseHops: in.TraverseHops,
+		Filter:       mnemo.Filter{Tags: in.Tags, Types: in.Types, OccurredAfter: in.OccurredAfter, OccurredBefore: in.OccurredBefore},
+		TraverseHops: in.TraverseHops,
 	})
 	if err != nil {
 		return recallOut{}, "", err

@@ -40,6 +40,7 @@ type Memory struct {
 	ExpiresAt     *time.Time      `json:"expires_at,omitempty"`
 	Archived      bool            `json:"archived,omitempty"`
 	Vitality      float64         `json:"vitality"`
+	Occurred      *mnemo.Occurred `json:"occurred,omitempty" jsonschema:"when what it tells happened: start, end, the expression it was read from, source (writer, text or created)"`
 }
 
 // Scored is a recalled memory with its score.
@@ -60,7 +61,7 @@ func view(m *mnemo.Memory) Memory {
 		SecurityLevel: m.SecurityLevel, Pinned: m.Pinned, Source: m.Source,
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, AccessedAt: m.AccessedAt,
 		AccessCount: m.AccessCount, ExpiresAt: m.ExpiresAt, Archived: m.Archived,
-		Vitality: m.Vitality,
+		Vitality: m.Vitality, Occurred: m.Occurred,
 	}
 	if v.Tags == nil {
 		v.Tags = []string{}

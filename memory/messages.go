@@ -17,6 +17,9 @@ type Message struct {
 	Name      string     `json:"name,omitempty"`
 	Content   string     `json:"content"`
 	CreatedAt *time.Time `json:"created_at,omitempty"`
+	// OccurredAt is when what it tells happened (REC-24); default: a time
+	// the text names, resolved against CreatedAt, else CreatedAt.
+	OccurredAt *time.Time `json:"occurred_at,omitempty"`
 }
 
 // contextWindow is how many neighbours on each side of a message are indexed
@@ -60,7 +63,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		content := m.Content
 		drafts[i] = mnemo.Draft{
 			Key: m.Key, SessionID: sessionID, Content: &content, Data: data,
-			Type: mnemo.TypeEvent, CreatedAt: m.CreatedAt,
+			Type: mnemo.TypeEvent, CreatedAt: m.CreatedAt, OccurredAt: m.OccurredAt,
 		}
 		lines[i] = content
 		if name != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Query asks for the memories that matter for a text.
@@ -55,6 +56,9 @@ type Result struct {
 	Prefixes []string `json:"prefixes,omitempty"`
 	// Topic is the session's topic that boosted the results, if any.
 	Topic string `json:"topic,omitempty"`
+	// Time is the time the query names (REC-25) or asks for (REC-26), when
+	// Explain is set and it does.
+	Time *temporal.Asked `json:"time,omitempty"`
 	// Linked are the live memories and events of the scope that links
 	// lead to from Results, when the query asked for TraverseHops: ranked
 	// after Results, each with how it was reached.
@@ -131,17 +135,32 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		return Result{}, err
 	}
 
-	// 1. Analyse, with the session's topic.
+	// 1. Analyse, with the session's topic and the time the query names
+	// (REC-25): its words leave the text the indexes search.
 	res := Result{Results: []Scored{}}
-	aq, topic, err := s.analyse(ctx, scope, q, &res)
+	asked := temporal.Query(q.Text, now)
+	sq := q
+	if asked.Found && strings.TrimSpace(asked.Text) != "" {
+		sq.Text = asked.Text
+	}
+	if q.Explain && (asked.Found || asked.When) {
+		res.Time = &asked
+	}
+	aq, topic, err := s.analyse(ctx, scope, sq, &res)
 	if err != nil {
 		return Result{}, err
 	}
 
-	// 2. Candidates, from both indexes at once.
-	f, err := s.find(ctx, scope, q, aq, &profile)
+	// 2. Candidates, from both indexes at once, and what happened in the
+	// time the query names.
+	f, err := s.find(ctx, scope, sq, aq, &profile)
 	if err != nil {
 		return Result{}, err
+	}
+	if asked.Found {
+		if f.dated, err = s.dated(ctx, scope, q, asked.Window); err != nil {
+			return Result{}, err
+		}
 	}
 	s.noteDegradations(ctx, scope, f.notes, &res)
 	cands := union(f)
@@ -159,7 +178,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
-	scored, cands := s.score(q, profile, now, aq, topic, cands, f.vecModel, f.useVec, rescored)
+	scored, cands := s.score(q, profile, now, aq, topic, asked, cands, f.vecModel, f.useVec, rescored)
 
 	// 4. Best first, then diversify and cut.
 	res.Results = diversify(scored, cands, profile, q.Limit)
@@ -254,11 +273,59 @@ func (s *Service) analyse(ctx context.Context, scope mnemo.Scope, q Query, res *
 type found struct {
 	lexical  mnemo.SearchResult
 	vectors  []mnemo.VectorHit
-	qvec     []float32     // the query's vector; nil when it was not embedded
-	vecModel string        // the embedder's model; "" without one
-	useVec   bool          // semantic search took part
-	fallback bool          // the embedder failed: hashed TF-IDF stands in
-	notes    []degradation // why part of the pipeline fell back
+	qvec     []float32      // the query's vector; nil when it was not embedded
+	vecModel string         // the embedder's model; "" without one
+	useVec   bool           // semantic search took part
+	fallback bool           // the embedder failed: hashed TF-IDF stands in
+	notes    []degradation  // why part of the pipeline fell back
+	dated    []mnemo.Memory // what happened in the time the query names (REC-25)
+}
+
+// dated lists the memories whose occurred window overlaps w, within q's
+// filter, the newest first, as many as either index gives: a memory that
+// matches the query by its date alone can then surface (REC-25).
+func (s *Service) dated(ctx context.Context, scope mnemo.Scope, q Query, w temporal.Window) ([]mnemo.Memory, error) {
+	f := q.Filter
+	if f.OccurredAfter == nil || f.OccurredAfter.Before(w.Start) {
+		f.OccurredAfter = &w.Start
+	}
+	if f.OccurredBefore == nil || f.OccurredBefore.After(w.End) {
+		f.OccurredBefore = &w.End
+	}
+	if !f.OccurredBefore.After(*f.OccurredAfter) {
+		return nil, nil
+	}
+	limit := max(q.Limit*candidateFactor, minCandidates)
+	ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Limit: limit, NoTotal: true})
+	if err != nil {
+		return nil, err
+	}
+	// A query's date may also be the day a thing was said ("what did she
+	// share on 7 July?"): the memories written then join.
+	c := q.Filter
+	c.CreatedAfter, c.CreatedBefore = later(c.CreatedAfter, w.Start), earlier(c.CreatedBefore, w.End)
+	if c.CreatedBefore.After(*c.CreatedAfter) {
+		said, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: c, Limit: limit, NoTotal: true})
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, said...)
+	}
+	return ms, nil
+}
+
+func later(t *time.Time, u time.Time) *time.Time {
+	if t != nil && t.After(u) {
+		return t
+	}
+	return &u
+}
+
+func earlier(t *time.Time, u time.Time) *time.Time {
+	if t != nil && t.Before(u) {
+		return t
+	}
+	return &u
 }
 
 // find searches the lexical and the vector index at once for candidates
@@ -414,6 +481,13 @@ func union(f found) []candidate {
 		at[h.Memory.ID] = len(cands)
 		cands = append(cands, candidate{m: h.Memory, sim: h.Similarity, vec: h.Memory.Embedding})
 	}
+	for _, m := range f.dated {
+		if _, ok := at[m.ID]; ok {
+			continue
+		}
+		at[m.ID] = len(cands)
+		cands = append(cands, candidate{m: m, sim: similarity(f.qvec, m, f.vecModel), vec: m.Embedding})
+	}
 	return cands
 }
 
@@ -421,7 +495,7 @@ func union(f found) []candidate {
 // it by the profile (category, recency, frequency, confidence, decay,
 // priority, the session's topic); candidates below the profile's minimum
 // relevance go. It returns the scored candidates and their candidates.
-func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
+func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
 	lex := make([]float64, len(cands))
 	sims := make([]float64, len(cands))
 	for i, c := range cands {
@@ -468,6 +542,17 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			boost = s.topicBoost
 			sc.Score *= boost
 		}
+		// The time the query names (REC-25) or asks for (REC-26).
+		occ := m.OccurredOf()
+		timeMatch, whenDated := 1.0, 1.0
+		if asked.Found {
+			said := temporal.Window{Start: m.CreatedAt, End: m.CreatedAt.Add(time.Second)}
+			timeMatch = rank.TimeMatch(asked.Window.Overlaps(temporal.Window{Start: occ.Start, End: occ.End}) || asked.Window.Overlaps(said))
+		}
+		if asked.When {
+			whenDated = rank.WhenDated(occ.Source != mnemo.OccurredCreated)
+		}
+		sc.Score *= timeMatch * whenDated
 		if q.Explain {
 			ex := profile.Explain(f)
 			ex.Vector = vectorState(&m, vecModel, useVec)
@@ -476,8 +561,14 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			}
 			if boost != 1 {
 				ex.Components = append(ex.Components, rank.Component{Name: "topic_boost", Value: boost})
-				ex.Score = sc.Score
 			}
+			if asked.Found {
+				ex.Components = append(ex.Components, rank.Component{Name: "time_match", Value: timeMatch})
+			}
+			if asked.When {
+				ex.Components = append(ex.Components, rank.Component{Name: "when_dated", Value: whenDated})
+			}
+			ex.Score = sc.Score
 			sc.Explain = &ex
 		}
 		scored = append(scored, sc)

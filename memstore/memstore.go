@@ -316,6 +316,12 @@ func (r *row) matches(f *mnemo.Filter, now time.Time) bool {
 	if f.KeyPrefix != "" && !keyUnder(m.Key, f.KeyPrefix) {
 		return false
 	}
+	if f.OccurredAfter != nil || f.OccurredBefore != nil { // overlap (REC-25)
+		o := m.OccurredOf()
+		if f.OccurredAfter != nil && !o.End.After(*f.OccurredAfter) || f.OccurredBefore != nil && !o.Start.Before(*f.OccurredBefore) {
+			return false
+		}
+	}
 	if f.CreatedAfter != nil && m.CreatedAt.Before(*f.CreatedAfter) {
 		return false
 	}

@@ -49,6 +49,12 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 			c = append(c, `(m.key = `+p.p(k, "text")+` OR starts_with(m.key, `+p.p(k+"/", "text")+`))`)
 		}
 	}
+	if f.OccurredAfter != nil { // overlap with [after, before) (REC-25)
+		c = append(c, `m.occurred_end_ns > `+p.p(sqlrow.Nanos(*f.OccurredAfter), "bigint"))
+	}
+	if f.OccurredBefore != nil {
+		c = append(c, `m.occurred_start_ns < `+p.p(sqlrow.Nanos(*f.OccurredBefore), "bigint"))
+	}
 	if f.CreatedAfter != nil {
 		c = append(c, `m.created_ns >= `+p.p(sqlrow.Nanos(*f.CreatedAfter), "bigint"))
 	}
@@ -90,6 +96,6 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 // selective reports whether f may drop most of a scope's memories.
 func selective(f *mnemo.Filter) bool {
 	return len(f.Tags) > 0 || len(f.Types) > 0 || len(f.Categories) > 0 || f.SessionID != "" ||
-		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil || f.Pinned ||
+		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil || f.OccurredAfter != nil || f.OccurredBefore != nil || f.Pinned ||
 		len(f.SecurityLevels) > 0 || f.ArchivedOnly
 }

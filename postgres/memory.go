@@ -19,7 +19,8 @@ const memoryColumns = `m.id, m.tenant_id, m.agent_id, m.session_id, m.key,
 	m.source::text,
 	m.created_ns, m.updated_ns, m.accessed_ns, m.access_count, m.expires_ns, m.archived,
 	m.vitality, m.stability, m.version,
-	m.embedding, m.embedding_model`
+	m.embedding, m.embedding_model,
+	m.occurred_start_ns, m.occurred_end_ns, m.occurred_expr, m.occurred_source`
 
 // memoryColumnsNoVector reads the same columns but the embedding.
 var memoryColumnsNoVector = strings.Replace(memoryColumns, "m.embedding,", "NULL::bytea,", 1)
@@ -60,7 +61,8 @@ const insertColumns = `id, tenant_id, agent_id, key, session_id,
 	vitality, stability, version, tags, embedding_model, summary,
 	source, data, content,
 	index_text, index_context, index_meta, embedding,
-	embed_text, vectored`
+	embed_text, vectored,
+	occurred_start_ns, occurred_end_ns, occurred_expr, occurred_source`
 
 // insertCasts are the placeholders' casts, in the order of insertColumns:
 // with the simple protocol every parameter is text, so each says its type.
@@ -71,11 +73,13 @@ var insertCasts = []string{"text", "text", "text", "text", "text",
 	"float8", "float8", "integer", "jsonb", "text", "text",
 	"json", "json", "text",
 	"text", "text", "text", "bytea",
-	"text", "boolean"}
+	"text", "boolean",
+	"bigint", "bigint", "text", "text"}
 
 // args returns the row's values in the order of insertColumns.
 func (r *row) args() []any {
 	m := &r.m
+	o := sqlrow.OccurredArgs(m)
 	return []any{m.ID, m.TenantID, m.AgentID, sqlrow.NullString(m.Key), sqlrow.NullString(m.SessionID),
 		r.tombstone, m.Archived, sqlrow.Nanos(m.CreatedAt), sqlrow.Nanos(m.UpdatedAt), sqlrow.NullTime(m.AccessedAt), m.AccessCount,
 		sqlrow.NullTimePtr(m.ExpiresAt), r.dataExpiredAt, r.arrival,
@@ -83,7 +87,7 @@ func (r *row) args() []any {
 		m.Vitality, m.Stability, m.Version, r.tags, m.EmbeddingModel, m.Summary,
 		sqlrow.NullJSON(m.Source), sqlrow.NullJSON(m.Data), m.Content,
 		r.index.Text, r.index.Context, r.index.Meta, sqlrow.EncodeEmbedding(m.Embedding),
-		r.embedText, r.vectored}
+		r.embedText, r.vectored, o[0], o[1], o[2], o[3]}
 }
 
 // newRow validates m and returns its row. It reports EINVALID for a value

@@ -331,3 +331,36 @@ func Cosine(a, b []float32) float64 {
 	}
 	return dot / math.Sqrt(na*nb)
 }
+
+// Time factors (REC-25, REC-26): a query that names a time holds back the
+// memories whose occurred window misses it; a question that asks for a time
+// holds back the memories that say nothing of when they happened (their
+// occurred is only their creation). Factors in [0, 1], so a score stays in
+// [0, 1]; each is its own component of an explanation.
+const (
+	// TimeMiss multiplies the score of a memory whose occurred window, and
+	// creation, miss the query's window.
+	TimeMiss = 0.7
+	// WhenUndated multiplies, for a "when" question, the score of a memory
+	// whose occurred came from its creation, not from its text or writer.
+	WhenUndated = 0.85
+)
+
+// TimeMatch is the time factor of a memory: 1 when its occurred window
+// (or the time it was written: a query's date may be the day a thing was
+// said) overlaps the query's, TimeMiss when not.
+func TimeMatch(overlaps bool) float64 {
+	if overlaps {
+		return 1
+	}
+	return TimeMiss
+}
+
+// WhenDated is the "when" factor of a memory: 1 when its occurred came from
+// its text or its writer, WhenUndated when from its creation.
+func WhenDated(dated bool) float64 {
+	if dated {
+		return 1
+	}
+	return WhenUndated
+}

@@ -80,6 +80,14 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 	if f.CreatedBefore != nil {
 		w.add(`m.created_at < ?`, sqlrow.Nanos(*f.CreatedBefore))
 	}
+	// Overlap with [after, before) (REC-25); a row written before
+	// migration 0011 has its creation's window.
+	if f.OccurredAfter != nil {
+		w.add(`m.occurred_end > ?`, sqlrow.Nanos(*f.OccurredAfter))
+	}
+	if f.OccurredBefore != nil {
+		w.add(`m.occurred_start < ?`, sqlrow.Nanos(*f.OccurredBefore))
+	}
 	if f.MinConfidence > 0 {
 		w.add(`m.confidence >= ?`, f.MinConfidence)
 	}

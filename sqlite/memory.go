@@ -17,7 +17,8 @@ const memoryColumns = `m.id, m.tenant_id, m.agent_id, m.session_id, m.key,
 	m.source,
 	m.created_at, m.updated_at, m.accessed_at, m.access_count, m.expires_at, m.archived,
 	m.vitality, m.stability, m.version,
-	m.embedding, m.embedding_model`
+	m.embedding, m.embedding_model,
+	m.occurred_start, m.occurred_end, m.occurred_expr, m.occurred_source`
 
 // memoryColumnsNoVector reads the same columns but the embedding.
 var memoryColumnsNoVector = strings.Replace(memoryColumns, "m.embedding,", "NULL,", 1)
@@ -50,6 +51,7 @@ type row struct {
 // args returns the row's values in the order of insertColumns.
 func (r *row) args() []any {
 	m := r.m
+	o := sqlrow.OccurredArgs(m)
 	return []any{m.ID, m.TenantID, m.AgentID, sqlrow.NullString(m.Key), sqlrow.NullString(m.SessionID),
 		r.tombstone, m.Archived, sqlrow.Nanos(m.CreatedAt), sqlrow.Nanos(m.UpdatedAt), sqlrow.NullTime(m.AccessedAt), m.AccessCount,
 		sqlrow.NullTimePtr(m.ExpiresAt), r.dataExpiredAt, r.arrival,
@@ -57,7 +59,7 @@ func (r *row) args() []any {
 		m.Vitality, m.Stability, m.Version, r.tags, m.EmbeddingModel, m.Summary,
 		sqlrow.NullJSON(m.Source), sqlrow.NullJSON(m.Data), m.Content,
 		r.index.Text, r.index.Context, r.index.Meta, sqlrow.EncodeEmbedding(m.Embedding),
-		r.embedText, r.vectorRev}
+		r.embedText, r.vectorRev, o[0], o[1], o[2], o[3]}
 }
 
 // insertColumns are the columns row.args fills.
@@ -68,7 +70,8 @@ const insertColumns = `id, tenant_id, agent_id, key, session_id,
 	vitality, stability, version, tags, embedding_model, summary,
 	source, data, content,
 	index_text, index_context, index_meta, embedding,
-	embed_text, vector_rev`
+	embed_text, vector_rev,
+	occurred_start, occurred_end, occurred_expr, occurred_source`
 
 // newRow validates m and returns its row. It reports EINVALID for a value
 // the table cannot hold faithfully.

@@ -319,7 +319,8 @@ func (db *DB) fetchSeqs(ctx context.Context, seqs []int64, w *where) (found []*m
 // archived, expired and low-confidence memories a page can absorb.
 func selective(f *mnemo.Filter) bool {
 	return len(f.Tags) > 0 || len(f.Types) > 0 || len(f.Categories) > 0 || f.SessionID != "" ||
-		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil
+		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil ||
+		f.OccurredAfter != nil || f.OccurredBefore != nil
 }
 
 // matchExpr returns the FTS5 query for q: `"term" OR "pre"*`.

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Clear", testClear},
 		{"Filters", testFilters},
 		{"ListOrder", testListOrder},
+		{"Occurred", testOccurred},
 		{"Search", testSearch},
 		{"Touch", testTouch},
 		{"Stats", testStats},

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // HTTPSystem evaluates a mnemo server through its JSON API: turns go in
@@ -47,23 +49,35 @@ func (h *HTTPSystem) AddSession(ctx context.Context, agent, session string, at t
 
 // Search implements System.
 func (h *HTTPSystem) Search(ctx context.Context, agent, query string, now time.Time, limit int) ([]string, error) {
+	keys, _, err := h.SearchOccurred(ctx, agent, query, now, limit)
+	return keys, err
+}
+
+// SearchOccurred implements OccurredSearcher: the keys and the occurred
+// windows of the results (REC-24).
+func (h *HTTPSystem) SearchOccurred(ctx context.Context, agent, query string, now time.Time, limit int) ([]string, []temporal.Window, error) {
 	req := map[string]any{"agent_id": agent, "query": query, "now": now, "limit": limit}
 	if h.Profile != "" {
 		req["profile"] = h.Profile
 	}
 	var out struct {
 		Results []struct {
-			Key string `json:"key"`
+			Key      string           `json:"key"`
+			Occurred *temporal.Window `json:"occurred"`
 		} `json:"results"`
 	}
 	if err := h.post(ctx, "/v1/surface", req, &out); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	keys := make([]string, len(out.Results))
+	occ := make([]temporal.Window, len(out.Results))
 	for i, r := range out.Results {
 		keys[i] = r.Key
+		if r.Occurred != nil {
+			occ[i] = *r.Occurred
+		}
 	}
-	return keys, nil
+	return keys, occ, nil
 }
 
 func (h *HTTPSystem) post(ctx context.Context, path string, in, out any) error {

@@ -2,11 +2,14 @@ package locomo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // System is the memory system under evaluation.
@@ -17,6 +20,12 @@ type System interface {
 	// Search returns the keys of the top limit memories for query, judged
 	// at now.
 	Search(ctx context.Context, agent, query string, now time.Time, limit int) ([]string, error)
+}
+
+// OccurredSearcher is a System that also says when each result happened
+// (its occurred window, REC-24).
+type OccurredSearcher interface {
+	SearchOccurred(ctx context.Context, agent, query string, now time.Time, limit int) ([]string, []temporal.Window, error)
 }
 
 // Ks are the cut-offs reported.
@@ -36,6 +45,12 @@ type Report struct {
 	Turns         int             `json:"turns"`
 	All           Scores          `json:"all"`
 	ByCategory    map[int]*Scores `json:"by_category"`
+	// Dated is, over the temporal questions whose gold answer names a date
+	// ("7 May 2023", "The week before 9 June 2023", "2022"), how many
+	// there are and the share of them with a top-5 result whose occurred
+	// window holds that date or lies within it (REC-24).
+	DatedQuestions int     `json:"dated_questions"`
+	DatedAt5       float64 `json:"dated_at5"`
 	// Latency of Search calls.
 	P50, P95 time.Duration `json:"-"`
 	// IngestTime is the time spent in AddSession.
@@ -68,7 +83,14 @@ func Run(ctx context.Context, convs []Conversation, sys System) (Report, error) 
 				continue
 			}
 			t0 := time.Now()
-			keys, err := sys.Search(ctx, agent, qa.Question, now, maxK)
+			var keys []string
+			var occ []temporal.Window
+			var err error
+			if osr, ok := sys.(OccurredSearcher); ok {
+				keys, occ, err = osr.SearchOccurred(ctx, agent, qa.Question, now, maxK)
+			} else {
+				keys, err = sys.Search(ctx, agent, qa.Question, now, maxK)
+			}
 			lat = append(lat, time.Since(t0))
 			if err != nil {
 				return rep, fmt.Errorf("%s %q: %w", c.SampleID, qa.Question, err)
@@ -80,7 +102,19 @@ func Run(ctx context.Context, convs []Conversation, sys System) (Report, error) 
 			}
 			score(&rep.All, keys, qa.Evidence)
 			score(cat, keys, qa.Evidence)
+			if gold, ok := GoldDate(qa, now); ok && qa.Category == 2 && occ != nil {
+				rep.DatedQuestions++
+				for _, w := range occ[:min(5, len(occ))] {
+					if w.Valid() && (w.Contains(gold) || gold.Contains(w)) {
+						rep.DatedAt5++
+						break
+					}
+				}
+			}
 		}
+	}
+	if rep.DatedQuestions > 0 {
+		rep.DatedAt5 /= float64(rep.DatedQuestions)
 	}
 	finish(&rep.All)
 	for _, s := range rep.ByCategory {
@@ -88,6 +122,31 @@ func Run(ctx context.Context, convs []Conversation, sys System) (Report, error) 
 	}
 	rep.P50, rep.P95 = percentile(lat, 0.50), percentile(lat, 0.95)
 	return rep, nil
+}
+
+// GoldDate is the window of a question's gold answer when the answer is a
+// date and nothing else ("7 May 2023", "in 2022", "The week before 9 June
+// 2023."), resolved against now.
+func GoldDate(qa QA, now time.Time) (temporal.Window, bool) {
+	var ans string
+	if json.Unmarshal(qa.Answer, &ans) != nil {
+		var n json.Number
+		if json.Unmarshal(qa.Answer, &n) != nil {
+			return temporal.Window{}, false
+		}
+		ans = n.String()
+	}
+	ans = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(ans), "."))
+	for _, p := range []string{"on ", "in ", "during ", "around ", "by "} {
+		if len(ans) > len(p) && strings.EqualFold(ans[:len(p)], p) {
+			ans = ans[len(p):]
+		}
+	}
+	es := temporal.Extract(ans, now)
+	if len(es) != 1 || !strings.EqualFold(es[0].Text, ans) {
+		return temporal.Window{}, false
+	}
+	return es[0].Window, true
 }
 
 func newScores() *Scores { return &Scores{Hit: map[int]float64{}, Recall: map[int]float64{}} }
@@ -158,6 +217,9 @@ func (r Report) WriteText(w io.Writer, withTimes bool) {
 	}
 	all := r.All
 	row("all", &all)
+	if r.DatedQuestions > 0 {
+		fmt.Fprintf(w, "\ntemporal questions naming a date: %d; a top-5 result's occurred holds it: %.3f\n", r.DatedQuestions, r.DatedAt5)
+	}
 	if withTimes {
 		fmt.Fprintf(w, "\nrecall latency p50 %s, p95 %s; ingest %s\n",
 			r.P50.Round(10*time.Microsecond), r.P95.Round(10*time.Microsecond), r.IngestTime.Round(time.Millisecond))

@@ -24,6 +24,7 @@ func (a *app) rememberCommand() *cobra.Command {
 		importance float64
 		confidence float64
 		expires    string
+		occurred   timeFlags // after: occurred_at; occurredAfter/Before: valid_from/valid_to
 	)
 	cmd := &cobra.Command{
 		Use:   "remember [content | -]",
@@ -68,6 +69,16 @@ func (a *app) rememberCommand() *cobra.Command {
 				}
 				d.ExpiresAt = &t
 			}
+			var err error
+			if d.OccurredAt, err = timeFlag("occurred", occurred.after); err != nil {
+				return err
+			}
+			if d.ValidFrom, err = timeFlag("valid-from", occurred.occurredAfter); err != nil {
+				return err
+			}
+			if d.ValidTo, err = timeFlag("valid-to", occurred.occurredBefore); err != nil {
+				return err
+			}
 			if d.Content == nil && d.Data == nil && d.Key == "" {
 				return usagef("give the content to remember, '-' to read it from standard input, or --value")
 			}
@@ -103,11 +114,17 @@ func (a *app) rememberCommand() *cobra.Command {
 	f.BoolVar(&d.Pinned, "pinned", false, "always load this memory")
 	f.StringVar(&src, "source", "", "provenance: a string or a JSON object")
 	f.StringVar(&expires, "expires", "", "expiry time (RFC 3339)")
+	f.StringVar(&occurred.after, "occurred", "", "when what it tells happened (RFC 3339); default: a time named in its text, else now")
+	f.StringVar(&occurred.occurredAfter, "valid-from", "", "start of the span it was true or happened in (RFC 3339)")
+	f.StringVar(&occurred.occurredBefore, "valid-to", "", "end of that span (RFC 3339)")
 	return cmd
 }
 
 // filterFlags binds the common filter flags.
-func filterFlags(cmd *cobra.Command, f *mnemo.Filter, after, before *string) {
+// timeFlags are the time filters' flags, as given.
+type timeFlags struct{ after, before, occurredAfter, occurredBefore string }
+
+func filterFlags(cmd *cobra.Command, f *mnemo.Filter, t *timeFlags) {
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.Tags, "tag", nil, "only memories with this tag (repeatable)")
 	fl.BoolVar(&f.AllTags, "all-tags", false, "require all --tag values, not any")
@@ -117,24 +134,32 @@ func filterFlags(cmd *cobra.Command, f *mnemo.Filter, after, before *string) {
 	fl.Float64Var(&f.MinConfidence, "min-confidence", 0, "only memories at least this confident")
 	fl.BoolVar(&f.IncludeArchived, "include-archived", false, "include archived memories")
 	fl.BoolVar(&f.IncludeExpired, "include-expired", false, "include expired memories")
-	fl.StringVar(after, "after", "", "only memories created at or after this time (RFC 3339)")
-	fl.StringVar(before, "before", "", "only memories created before this time (RFC 3339)")
+	fl.StringVar(&t.after, "after", "", "only memories created at or after this time (RFC 3339)")
+	fl.StringVar(&t.before, "before", "", "only memories created before this time (RFC 3339)")
+	fl.StringVar(&t.occurredAfter, "occurred-after", "", "only memories whose occurred window ends after this time (RFC 3339)")
+	fl.StringVar(&t.occurredBefore, "occurred-before", "", "only memories whose occurred window starts before this time (RFC 3339)")
 }
 
-func parseTimes(f *mnemo.Filter, after, before string) error {
+func parseTimes(f *mnemo.Filter, t timeFlags) error {
 	var err error
-	if f.CreatedAfter, err = timeFlag("after", after); err != nil {
+	if f.CreatedAfter, err = timeFlag("after", t.after); err != nil {
 		return err
 	}
-	f.CreatedBefore, err = timeFlag("before", before)
+	if f.OccurredAfter, err = timeFlag("occurred-after", t.occurredAfter); err != nil {
+		return err
+	}
+	if f.OccurredBefore, err = timeFlag("occurred-before", t.occurredBefore); err != nil {
+		return err
+	}
+	f.CreatedBefore, err = timeFlag("before", t.before)
 	return err
 }
 
 func (a *app) recallCommand(name, short string) *cobra.Command {
 	var (
-		q             memory.Query
-		now           string
-		after, before string
+		q   memory.Query
+		now string
+		tf  timeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   name + " <query>",
@@ -146,7 +171,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 			if q.Now, err = parseNow(now); err != nil {
 				return err
 			}
-			if err := parseTimes(&q.Filter, after, before); err != nil {
+			if err := parseTimes(&q.Filter, tf); err != nil {
 				return err
 			}
 			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
@@ -166,7 +191,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 			})
 		},
 	}
-	filterFlags(cmd, &q.Filter, &after, &before)
+	filterFlags(cmd, &q.Filter, &tf)
 	f := cmd.Flags()
 	f.IntVarP(&q.Limit, "limit", "n", 0, "how many results (default 5, max 20)")
 	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
@@ -178,6 +203,16 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 
 // label is what the CLI shows of a memory's content: confidential and
 // restricted memories are marked (SEC-5).
+// occurredLine is a memory's occurred window for a terminal (REC-24):
+// "2023-05-07 .. 2023-05-08 (text: yesterday)".
+func occurredLine(o mnemo.Occurred) string {
+	how := o.Source
+	if o.Expression != "" {
+		how += ": " + o.Expression
+	}
+	return fmt.Sprintf("%s .. %s (%s)", o.Start.Format(time.RFC3339), o.End.Format(time.RFC3339), how)
+}
+
 func label(m *mnemo.Memory) string {
 	s := oneLine(m.Content)
 	switch m.SecurityLevel {
@@ -267,6 +302,7 @@ func (a *app) getCommand() *cobra.Command {
 				if len(m.Data) > 0 {
 					fmt.Fprintf(a.stdout, "data:       %s\n", m.Data)
 				}
+				fmt.Fprintf(a.stdout, "occurred:   %s\n", occurredLine(m.OccurredOf()))
 				return nil
 			})
 		},
@@ -277,15 +313,15 @@ func (a *app) getCommand() *cobra.Command {
 
 func (a *app) listCommand() *cobra.Command {
 	var (
-		q             mnemo.ListQuery
-		after, before string
+		q  mnemo.ListQuery
+		tf timeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List memories, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := parseTimes(&q.Filter, after, before); err != nil {
+			if err := parseTimes(&q.Filter, tf); err != nil {
 				return err
 			}
 			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
@@ -305,7 +341,7 @@ func (a *app) listCommand() *cobra.Command {
 			})
 		},
 	}
-	filterFlags(cmd, &q.Filter, &after, &before)
+	filterFlags(cmd, &q.Filter, &tf)
 	f := cmd.Flags()
 	f.IntVarP(&q.Limit, "limit", "n", 50, "page size")
 	f.IntVar(&q.Offset, "offset", 0, "page offset")

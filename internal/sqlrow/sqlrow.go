@@ -129,7 +129,7 @@ func CheckMemory(m *mnemo.Memory) error {
 
 // CheckFilter reports EINVALID for a time of f a column cannot hold.
 func CheckFilter(f *mnemo.Filter) error {
-	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, &f.Now} {
+	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, f.OccurredAfter, f.OccurredBefore, &f.Now} {
 		if t != nil {
 			if err := CheckTime(*t); err != nil {
 				return err
@@ -160,14 +160,17 @@ type Scan struct {
 	created, updated   int64
 	accessed, expires  *int64
 	embedding          []byte
+	occStart, occEnd   *int64
+	occExpr, occSource *string
 }
 
 // Dest returns where to scan the columns id, tenant_id, agent_id,
 // session_id, key, content, data, summary, type, category, priority,
 // importance, confidence, tags, security_level, pinned, source, created,
 // updated, accessed, access_count, expires, archived, vitality, stability,
-// version, embedding, embedding_model: text columns as text, times as
-// unix nanoseconds, the embedding as bytes.
+// version, embedding, embedding_model, occurred_start, occurred_end,
+// occurred_expr, occurred_source: text columns as text, times as unix
+// nanoseconds, the embedding as bytes.
 func (s *Scan) Dest() []any {
 	m := &s.m
 	return []any{&m.ID, &m.TenantID, &m.AgentID, &s.session, &s.key,
@@ -176,7 +179,15 @@ func (s *Scan) Dest() []any {
 		&s.source,
 		&s.created, &s.updated, &s.accessed, &m.AccessCount, &s.expires, &m.Archived,
 		&m.Vitality, &m.Stability, &m.Version,
-		&s.embedding, &m.EmbeddingModel}
+		&s.embedding, &m.EmbeddingModel,
+		&s.occStart, &s.occEnd, &s.occExpr, &s.occSource}
+}
+
+// OccurredArgs are m's occurred_start, occurred_end, occurred_expr and
+// occurred_source (REC-24): its creation's when it has none.
+func OccurredArgs(m *mnemo.Memory) []any {
+	o := m.OccurredOf()
+	return []any{Nanos(o.Start), Nanos(o.End), o.Expression, o.Source}
 }
 
 // Memory returns the memory scanned. Tags stored as JSON null are nil.
@@ -208,5 +219,16 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 		m.ExpiresAt = &t
 	}
 	m.Embedding = DecodeEmbedding(s.embedding)
+	if s.occStart != nil && s.occEnd != nil {
+		m.Occurred = &mnemo.Occurred{Start: FromNanos(*s.occStart), End: FromNanos(*s.occEnd)}
+		if s.occExpr != nil {
+			m.Occurred.Expression = *s.occExpr
+		}
+		if s.occSource != nil {
+			m.Occurred.Source = *s.occSource
+		}
+	} else {
+		m.Occurred = mnemo.CreatedOccurred(m.CreatedAt)
+	}
 	return m, nil
 }

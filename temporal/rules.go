@@ -1,0 +1,751 @@
+package temporal
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// rule is one kind of time expression: a pattern and how a match of it
+// resolves.
+type rule struct {
+	re *regexp.Regexp
+	// cjk rules run only over text with non-ASCII letters.
+	cjk bool
+	// quick is a "|"-separated list of substrings one of which any match
+	// contains; a text with none skips the rule.
+	quick string
+	// trim, when not 0, is the group that is the expression proper (the
+	// rest of the match is context, such as a preposition).
+	trim    int
+	resolve func(sub []string, text string, loc []int, c ctx) (Window, bool)
+}
+
+// English building blocks.
+const (
+	mon   = `(?:january|february|march|april|may|june|july|august|september|october|november|december|sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
+	dnum  = `(?:[12][0-9]|3[01]|0?[1-9])`
+	ord   = `(?:st|nd|rd|th)`
+	year  = `(?:1[89][0-9]{2}|2[01][0-9]{2})`
+	month = `(?:1[0-2]|0?[1-9])`
+	wd    = `(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`
+	count = `(?:\d{1,3}|a\s+couple\s+of|couple\s+of|a\s+few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)`
+	unit  = `(day|week|month|year|decade)s?`
+	// an absolute date: ISO, month day year, day month year, month year, month
+	absDate = `(?:` + year + `-` + month + `-` + dnum + `|` + year + `/` + month + `/` + dnum +
+		`|` + mon + `\.?\s+` + dnum + ord + `?(?:,?\s+` + year + `)?\b` +
+		`|` + dnum + ord + `?\s+(?:of\s+)?` + mon + `\b\.?(?:,?\s+` + year + `)?` +
+		`|` + mon + `\.?,?\s+(?:of\s+)?` + year +
+		`|` + mon + `)`
+	// a month (or a year) that a part of it can be taken of
+	inner = `(?:` + mon + `(?:,?\s+(?:of\s+)?` + year + `)?|` + year + `|(?:last|this|next|the)\s+(?:year|month|week)|the\s+(?:` + year + `))`
+	// a point that "the day before ..." can be said of
+	point = `(?:` + absDate + `|yesterday|today|tomorrow|(?:last|next|this)\s+` + wd + `)`
+)
+
+// Chinese building blocks.
+const (
+	cnum   = `[0-9０-９〇零一二两三四五六七八九十]`
+	cyear  = `(?:[0-9]{4}|[〇零一二三四五六七八九]{4})`
+	cmod   = `(年初|年中|年底|年末|月初|月中|月底|月末|上半年|下半年|上旬|中旬|下旬|初|底|末)?`
+	cdate  = `(?:` + cyear + `年)?` + cnum + `{1,3}月(?:` + cnum + `{1,3}[日号]?)?|` + cyear + `年`
+	cright = `(?:` + cyear + `年)?` + cnum + `{1,3}月(?:` + cnum + `{1,3}[日号])?|(?:` + cyear + `年)?` + cnum + `{1,3}[日号]|` + cyear + `年`
+)
+
+var (
+	rulesOnce sync.Once
+	ruleList  []rule
+)
+
+// rules are compiled on first use: a process that never reads a time pays
+// nothing at start-up.
+func rules() []rule {
+	rulesOnce.Do(func() { ruleList = buildRules() })
+	return ruleList
+}
+
+func buildRules() []rule {
+	en := func(quick, pattern string, trim int, f func(sub []string, text string, loc []int, c ctx) (Window, bool)) rule {
+		return rule{re: regexp.MustCompile(`(?i)` + pattern), quick: quick, trim: trim, resolve: f}
+	}
+	const (
+		months = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+		wdays  = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+	)
+	zh := func(pattern, quick string, f func(sub []string, text string, loc []int, c ctx) (Window, bool)) rule {
+		return rule{re: regexp.MustCompile(pattern), cjk: true, quick: quick, resolve: f}
+	}
+	return []rule{
+		// Ranges first: of two readings of one span, the longer wins anyway.
+		en("between|from", `\b(?:between|from)\s+(`+absDate+`|`+dnum+ord+`?)\s+(?:and|to|until|till|through|thru|-|–)\s+(`+absDate+`|`+dnum+ord+`?(?:,?\s+`+year+`)?)\b`, 0, enRange),
+		en("-|–|through", `\b(`+absDate+`)\s*(?:-|–|through)\s*(`+absDate+`|`+dnum+ord+`?(?:,?\s+`+year+`)?)\b`, 0, enRange),
+		en("#", `\b(?:between\s+|from\s+)?(`+year+`)\s*(?:-|–|to|and|until|through)\s*(`+year+`)\b`, 0, enRange),
+		// The day before a point.
+		en("before|after", `\bthe\s+(day|week|weekend|month|year|`+wd+`)\s+(before|after)\s+(`+point+`)`, 0, enRelativeTo),
+		en("yesterday|today|tonight|tomorrow|this|last night", `\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening)|last\s+night)\b`, 0, enDayWord),
+		// Weeks of a month, parts of a month or year.
+		en("week of", `\b(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+(`+inner+`)\b`, 0, enWeekOf),
+		en(" of ", `\b(?:the\s+|at\s+the\s+|in\s+the\s+)?(very\s+beginning|beginning|start|end|middle|first\s+half|second\s+half|early\s+part|earlier\s+part|latter\s+part|later\s+part|last\s+part)\s+of\s+(`+inner+`)\b`, 0, enPartOf),
+		en("early|mid|late", `\b(early|mid|late)[\s-]+(`+inner+`)\b`, 0, enPartOf),
+		en("this", `\b(earlier|later)\s+this\s+(week|month|year)\b`, 0, enEarlierThis),
+		// Counted units.
+		en("ago|back|earlier", `\b(`+count+`)\s+`+unit+`\s+(ago|back|earlier)\b`, 0, enAgo),
+		en("in |within", `\b(?:in|within)\s+(`+count+`)\s+`+unit+`\b`, 0, enIn),
+		en("from now|later|after that", `\b(`+count+`)\s+`+unit+`\s+(?:from\s+now|later|after\s+that)\b`, 0, enIn),
+		en("past|last|previous", `\b(?:the\s+|over\s+the\s+|in\s+the\s+)?(?:past|last|previous)\s+(`+count+`)\s+`+unit+`\b`, 0, enPast),
+		// last/this/next + unit, weekday or season.
+		en(wdays, `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(`+wd+`)\b`, 0, enModWeekday),
+		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
+		en("spring|summer|autumn|fall|winter", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(`+year+`))?\b`, 0, enSeason),
+		// Absolute dates.
+		en(months+"|#", `\b(`+absDate+`)`, 1, enAbs),
+		en("#", `\b(?:on\s+)?the\s+(`+dnum+`)`+ord+`\b`, 0, enOrdinalDay),
+		en("#", `\b(?:in|during|since|of|for|around|throughout|circa|from|year)\s+(`+year+`)\b`, 1, enYear),
+		en("#", `(?:^|[\s(,])(`+year+`)(?:$|[.,;!?)])`, 1, enYear),
+		en(wdays, `\b(?:on\s+)?(`+wd+`)\b`, 1, enWeekday),
+
+		// Chinese.
+		zh(`从?(`+cdate+`)(?:到|至|~|～|-|—|–)(`+cright+`)`, "月|年", zhRange),
+		zh(`(`+cyear+`)年(?:(`+cnum+`{1,3})月(?:(`+cnum+`{1,3})[日号])?)?`+cmod, "年", zhAbs),
+		zh(`(前年|去年|今年|明年|后年)(?:(`+cnum+`{1,3})月(?:(`+cnum+`{1,3})[日号])?)?`+cmod, "年", zhYearRel),
+		zh(`(`+cnum+`{1,3})月份?(?:(`+cnum+`{1,3})[日号])?`+cmod, "月", zhMonthDay),
+		zh(`(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|今早|明天|明日|明早|后天|大后天)`, "天|日|晚|早", zhDayWord),
+		zh(`(上上|上|这|本|下下|下)?个?(周|星期|礼拜)([一二三四五六日天1-7])`, "周|星期|礼拜", zhWeekday),
+		zh(`(上|这|本|下)?个?(?:周末)`, "周末", zhWeekend),
+		zh(`(上上|上|这|本|下下|下)个?(周|星期|礼拜|月)`+cmod, "周|星期|礼拜|月", zhModUnit),
+		zh(`(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(个)?(天|日|周|星期|礼拜|月|年)(前|以前|之前|后|以后|之后)`, "前|后", zhAgo),
+		zh(`(?:最近|过去|近)(的)?(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|周|星期|月|年)`, "最近|过去|近", zhPast),
+	}
+}
+
+// hasDigit reports whether s has an ASCII digit.
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+func lower(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+var (
+	isoRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$`) })
+	wordRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z]+|\d+`) })
+	cYearRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(` + cyear + `)年`) })
+	cMonRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(` + cnum + `{1,3})月`) })
+	cDayRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(` + cnum + `{1,3})[日号]?$`) })
+)
+
+// parseAbs reads an absolute English date ("January 21, 2022", "21 Jan",
+// "2022-01-21", "May").
+func parseAbs(s string) date {
+	s = lower(s)
+	if m := isoRe().FindStringSubmatch(s); m != nil {
+		y, _, _ := number(m[1])
+		mo, _, _ := number(m[2])
+		d, _, _ := number(m[3])
+		return date{y, mo, d}
+	}
+	var p date
+	for _, w := range wordRe().FindAllString(s, -1) {
+		if mo, ok := monthNames[w]; ok && p.m == 0 {
+			p.m = mo
+			continue
+		}
+		if n, _, ok := number(w); ok && w[0] >= '0' && w[0] <= '9' {
+			if len(w) == 4 {
+				p.y = n
+			} else if p.d == 0 {
+				p.d = n
+			}
+			continue
+		}
+		if strings.HasSuffix(w, "st") || strings.HasSuffix(w, "nd") || strings.HasSuffix(w, "rd") || strings.HasSuffix(w, "th") {
+			continue
+		}
+	}
+	// "21st": the letters split from the digits by wordRe.
+	return p
+}
+
+// prepositions that make a lone month name a month ("in may", not "may I").
+var monthCue = map[string]bool{"in": true, "during": true, "since": true, "of": true, "from": true, "until": true,
+	"till": true, "by": true, "to": true, "and": true, "between": true, "through": true, "early": true,
+	"late": true, "mid": true, "last": true, "next": true, "this": true, "before": true, "after": true, "around": true}
+
+// wordBefore is the word just before byte offset i.
+func wordBefore(text string, i int) string {
+	f := strings.Fields(text[:i])
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToLower(strings.Trim(f[len(f)-1], ",.;:!?()\"'-"))
+}
+
+// wordAfter is the word just after byte offset i.
+func wordAfter(text string, i int) string {
+	f := strings.Fields(text[i:])
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToLower(strings.Trim(f[0], ",.;:!?()\"'"))
+}
+
+func enAbs(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	p := parseAbs(sub[1])
+	if p.d == 0 && p.y == 0 { // a month name alone
+		name := strings.TrimSpace(sub[1])
+		l := strings.ToLower(name)
+		if len(l) <= 3 && l != "may" {
+			return Window{}, false // an abbreviation alone is a name (Jan) or a word (mar)
+		}
+		cue := monthCue[wordBefore(text, loc[2])] || strings.TrimSpace(text) == name
+		if !cue && (l == "may" || name[0] < 'A' || name[0] > 'Z') {
+			return Window{}, false // "may I", "march on"
+		}
+	}
+	return p.window(c)
+}
+
+func enOrdinalDay(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	switch wordAfter(text, loc[1]) {
+	case "", "and", "or", "at", "in", "we", "i", "you", "he", "she", "they", "when", "because", "so", "but", "was", "is", "will":
+	default:
+		return Window{}, false // "the 3rd floor", "the 15th century"
+	}
+	d, _, _ := number(sub[1])
+	return date{d: d}.window(c)
+}
+
+func enYear(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	y, _, _ := number(sub[1])
+	w := yearW(y, c.ref.Location())
+	if strings.HasPrefix(lower(text[loc[0]:loc[1]]), "since ") && c.ref.After(w.Start) {
+		w.End = c.ref
+	}
+	return w, true
+}
+
+func enRange(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	a, b := parseAbs(sub[1]), parseAbs(sub[2])
+	if len(strings.TrimSpace(sub[1])) == 4 && len(strings.TrimSpace(sub[2])) == 4 { // 2019-2021
+		a, b = date{y: a.y}, date{y: b.y}
+		if b.y < a.y {
+			return Window{}, false
+		}
+	}
+	if b.m == 0 && b.d != 0 { // "August 11-15": the day inherits the month
+		b.m = a.m
+	}
+	if a.m == 0 && a.y == 0 && a.d != 0 { // "between 11 and 15 August"
+		a.m = b.m
+	}
+	if a.y == 0 && b.y != 0 {
+		a.y = b.y
+		if a.m > b.m && b.m != 0 {
+			a.y--
+		}
+	}
+	if b.y == 0 && a.y != 0 {
+		b.y = a.y
+		if b.m < a.m && b.m != 0 {
+			b.y++
+		}
+	}
+	wa, ok := a.window(c)
+	if !ok {
+		return Window{}, false
+	}
+	if b.y == 0 { // neither has a year: the right end follows the left
+		b.y = wa.Start.Year()
+		if b.m < a.m {
+			b.y++
+		}
+	}
+	wb, ok := b.window(c)
+	if !ok || wb.End.Before(wa.Start) || !wb.End.After(wa.Start) {
+		return Window{}, false
+	}
+	return Window{wa.Start, wb.End}, true
+}
+
+func enDayWord(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	switch w := lower(sub[1]); w {
+	case "the day before yesterday":
+		return dayW(c.ref.AddDate(0, 0, -2)), true
+	case "the day after tomorrow":
+		return dayW(c.ref.AddDate(0, 0, 2)), true
+	case "yesterday", "last night":
+		return dayW(c.ref.AddDate(0, 0, -1)), true
+	case "tomorrow":
+		return dayW(c.ref.AddDate(0, 0, 1)), true
+	default: // today, tonight, this morning
+		return dayW(c.ref), true
+	}
+}
+
+// inner resolves what a part or a week is taken of: a month, a year, "last
+// year", "this month".
+func resolveInner(s string, c ctx) (Window, bool) {
+	l := lower(s)
+	if k, u, ok := strings.Cut(l, " "); ok && (k == "last" || k == "this" || k == "next" || k == "the") {
+		if n, _, isNum := number(u); isNum && len(u) == 4 {
+			return yearW(n, c.ref.Location()), true
+		}
+		d := map[string]int{"last": -1, "this": 0, "next": 1, "the": 0}[k]
+		return unitW(u, shift(u, c.ref, d)), true
+	}
+	p := parseAbs(l)
+	if p.d != 0 {
+		return Window{}, false
+	}
+	return p.window(c)
+}
+
+func enWeekOf(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	w, ok := resolveInner(sub[2], c)
+	if !ok || w.Duration() > 32*24*time.Hour {
+		return Window{}, false
+	}
+	n := map[string]int{"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}[lower(sub[1])]
+	if n == 0 { // last
+		return Window{w.End.AddDate(0, 0, -7), w.End}, true
+	}
+	s := w.Start.AddDate(0, 0, 7*(n-1))
+	if !s.Before(w.End) {
+		return Window{}, false
+	}
+	e := s.AddDate(0, 0, 7)
+	if e.After(w.End) {
+		e = w.End
+	}
+	return Window{s, e}, true
+}
+
+func enPartOf(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	w, ok := resolveInner(sub[2], c)
+	if !ok {
+		return Window{}, false
+	}
+	switch lower(sub[1]) {
+	case "beginning", "very beginning", "start", "early", "early part", "earlier part":
+		return part(w, 0, 1, 3), true
+	case "middle", "mid":
+		return part(w, 1, 2, 3), true
+	case "first half":
+		return part(w, 0, 1, 2), true
+	case "second half":
+		return part(w, 1, 2, 2), true
+	default: // end, late, latter part
+		return part(w, 2, 3, 3), true
+	}
+}
+
+func enEarlierThis(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	w := unitW(lower(sub[2]), c.ref)
+	if lower(sub[1]) == "earlier" {
+		return Window{w.Start, dayW(c.ref).End}, true
+	}
+	return Window{dayStart(c.ref), w.End}, true
+}
+
+func enAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	lo, hi, ok := number(sub[1])
+	if !ok || hi > 200 {
+		return Window{}, false
+	}
+	return span(lower(sub[2]), c.ref, lo, hi), true
+}
+
+func enIn(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	lo, hi, ok := number(sub[1])
+	if !ok || hi > 200 {
+		return Window{}, false
+	}
+	return span(lower(sub[2]), c.ref, -hi, -lo), true
+}
+
+func enPast(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	_, hi, ok := number(sub[1])
+	if !ok || hi > 200 || hi == 0 {
+		return Window{}, false
+	}
+	end := dayW(c.ref).End
+	return Window{dayStart(back(lower(sub[2]), c.ref, hi)), end}, true
+}
+
+func modOffset(m string) int {
+	switch lower(m) {
+	case "last", "past", "previous", "this past":
+		return -1
+	case "next", "coming", "this coming", "following":
+		return 1
+	}
+	return 0
+}
+
+func enModWeekday(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	day := weekdays[lower(sub[2])]
+	switch modOffset(sub[1]) {
+	case -1:
+		return lastWeekday(c.ref, day), true
+	case 1:
+		return nextWeekday(c.ref, day), true
+	}
+	return weekdayW(c.ref, day, 0), true
+}
+
+func enModUnit(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	u, mod := lower(sub[2]), lower(sub[1])
+	off := modOffset(mod)
+	switch u {
+	case "spring", "summer", "autumn", "fall", "winter":
+		return seasonNear(u, c, off), true
+	}
+	if mod == "past" && u != "weekend" { // "the past week": the last seven days
+		return Window{dayStart(back(u, c.ref, 1)), dayW(c.ref).End}, true
+	}
+	return unitW(u, shift(u, c.ref, off)), true
+}
+
+// seasonNear is season s: off −1 the last one over before ref, 1 the next
+// one to start after it, 0 the one of ref's year (the one ref is in).
+func seasonNear(s string, c ctx, off int) Window {
+	loc := c.ref.Location()
+	var cands []Window
+	for y := c.ref.Year() - 2; y <= c.ref.Year()+1; y++ {
+		cands = append(cands, seasonW(s, y, loc))
+	}
+	switch off {
+	case -1:
+		for i := len(cands) - 1; i >= 0; i-- {
+			if !cands[i].End.After(c.ref) {
+				return cands[i]
+			}
+		}
+	case 1:
+		for _, w := range cands {
+			if w.Start.After(c.ref) {
+				return w
+			}
+		}
+	}
+	for _, w := range cands {
+		if w.Contains(Window{c.ref, c.ref.Add(time.Nanosecond)}) {
+			return w
+		}
+	}
+	if s == "winter" && c.ref.Month() <= 2 {
+		return seasonW(s, c.ref.Year()-1, loc)
+	}
+	return seasonW(s, c.ref.Year(), loc)
+}
+
+func enSeason(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	s := lower(sub[1])
+	if s == "fall" {
+		s = "autumn"
+		pre := lower(text[loc[0]:loc[2]])
+		if pre == "" && sub[2] == "" { // "fall" alone is a verb
+			return Window{}, false
+		}
+	}
+	if sub[2] != "" {
+		y, _, _ := number(sub[2])
+		return seasonW(s, y, c.ref.Location()), true
+	}
+	var cands []Window
+	for y := c.ref.Year() - 1; y <= c.ref.Year()+1; y++ {
+		cands = append(cands, seasonW(s, y, c.ref.Location()))
+	}
+	return choose(cands, c)
+}
+
+func enWeekday(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	day := weekdays[lower(sub[1])]
+	return choose([]Window{weekdayW(c.ref, day, -1), weekdayW(c.ref, day, 0), weekdayW(c.ref, day, 1)}, c)
+}
+
+func enRelativeTo(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	var p Window
+	var ok bool
+	for _, e := range find(sub[3], c) {
+		if e.Pos == 0 && e.EndPos == len(sub[3]) {
+			p, ok = e.Window, true
+		}
+	}
+	if !ok {
+		return Window{}, false
+	}
+	u, before := lower(sub[1]), lower(sub[2]) == "before"
+	if day, isDay := weekdays[u]; isDay {
+		if before {
+			return lastWeekday(p.Start, day), true
+		}
+		return nextWeekday(p.End.AddDate(0, 0, -1), day), true
+	}
+	switch u {
+	case "day":
+		if before {
+			return dayW(p.Start.AddDate(0, 0, -1)), true
+		}
+		return dayW(p.End), true
+	case "week":
+		if before {
+			return Window{p.Start.AddDate(0, 0, -7), p.Start}, true
+		}
+		return Window{p.End, p.End.AddDate(0, 0, 7)}, true
+	case "weekend":
+		if before {
+			w := weekendW(p.Start)
+			if w.End.After(p.Start) {
+				w = weekendW(p.Start.AddDate(0, 0, -7))
+			}
+			return w, true
+		}
+		w := weekendW(p.End)
+		if w.Start.Before(p.End) {
+			w = weekendW(p.End.AddDate(0, 0, 7))
+		}
+		return w, true
+	}
+	if before {
+		return unitW(u, shift(u, p.Start, -1)), true
+	}
+	return unitW(u, shift(u, p.Start, 1)), true
+}
+
+// Chinese.
+
+func cn(s string) int {
+	n, _, _ := cnNumber(s)
+	return n
+}
+
+// zhMod applies a suffix such as 初 (beginning), 底 (end), 上半年.
+func zhMod(w Window, m string) Window {
+	switch m {
+	case "":
+		return w
+	case "年初", "月初", "初", "上旬":
+		return part(w, 0, 1, 3)
+	case "年中", "月中", "中旬":
+		return part(w, 1, 2, 3)
+	case "上半年":
+		return part(w, 0, 1, 2)
+	case "下半年":
+		return part(w, 1, 2, 2)
+	}
+	return part(w, 2, 3, 3) // 底, 末, 下旬
+}
+
+// zhParse reads a Chinese absolute date: 2022年, 1月, 21日, or a bare day.
+func zhParse(s string) date {
+	var p date
+	if m := cYearRe().FindStringSubmatch(s); m != nil {
+		p.y = cn(m[1])
+		s = s[len(m[0]):]
+	}
+	if m := cMonRe().FindStringSubmatch(s); m != nil {
+		p.m = cn(m[1])
+		s = s[strings.Index(s, m[0])+len(m[0]):]
+	}
+	if m := cDayRe().FindStringSubmatch(s); m != nil && s != "" {
+		p.d = cn(m[1])
+	}
+	return p
+}
+
+func zhAbs(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	p := date{y: cn(sub[1]), m: cn(sub[2]), d: cn(sub[3])}
+	if sub[2] == "" && sub[3] == "" && strings.HasPrefix(sub[4], "月") || sub[2] != "" && strings.HasPrefix(sub[4], "年") {
+		return Window{}, false // 2022年月初: no such thing
+	}
+	w, ok := p.window(c)
+	if !ok || (sub[4] != "" && p.d != 0) {
+		return w, ok && sub[4] == ""
+	}
+	return zhMod(w, sub[4]), true
+}
+
+func zhYearRel(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	off := map[string]int{"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}[sub[1]]
+	p := date{y: c.ref.Year() + off, m: cn(sub[2]), d: cn(sub[3])}
+	w, ok := p.window(c)
+	if !ok || (sub[4] != "" && p.d != 0) {
+		return w, ok && sub[4] == ""
+	}
+	return zhMod(w, sub[4]), true
+}
+
+func zhMonthDay(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if loc[0] > 0 {
+		prev := text[:loc[0]]
+		if strings.HasSuffix(prev, "个") || strings.HasSuffix(prev, "年") || strings.HasSuffix(prev, "第") {
+			return Window{}, false
+		}
+	}
+	p := date{m: cn(sub[1]), d: cn(sub[2])}
+	if p.m < 1 || p.m > 12 {
+		return Window{}, false
+	}
+	w, ok := p.window(c)
+	if !ok || (sub[3] != "" && p.d != 0) {
+		return w, ok && sub[3] == ""
+	}
+	return zhMod(w, sub[3]), true
+}
+
+func zhRange(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	a, b := zhParse(sub[1]), zhParse(sub[2])
+	if !strings.ContainsAny(sub[2], "年月日号") && a.d == 0 {
+		return Window{}, false // "3月-5": no unit on the right
+	}
+	if b.y == 0 && b.m == 0 && a.m != 0 {
+		b.m = a.m
+	}
+	if a.y == 0 && b.y != 0 {
+		a.y = b.y
+	}
+	if b.y == 0 && a.y != 0 {
+		b.y = a.y
+		if b.m < a.m {
+			b.y++
+		}
+	}
+	if a.d == 0 && a.m != 0 && b.d != 0 && !strings.ContainsAny(sub[2], "月") {
+		return Window{}, false
+	}
+	wa, ok := a.window(c)
+	if !ok {
+		return Window{}, false
+	}
+	if b.y == 0 {
+		b.y = wa.Start.Year()
+		if b.m < a.m {
+			b.y++
+		}
+	}
+	wb, ok := b.window(c)
+	if !ok || !wb.End.After(wa.Start) {
+		return Window{}, false
+	}
+	return Window{wa.Start, wb.End}, true
+}
+
+func zhDayWord(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	off := map[string]int{"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
+		"明天": 1, "明日": 1, "明早": 1, "后天": 2, "大后天": 3}[sub[1]]
+	return dayW(c.ref.AddDate(0, 0, off)), true
+}
+
+func zhOffset(m string) (int, bool) {
+	switch m {
+	case "上上":
+		return -2, true
+	case "上":
+		return -1, true
+	case "这", "本":
+		return 0, true
+	case "下":
+		return 1, true
+	case "下下":
+		return 2, true
+	}
+	return 0, false
+}
+
+func zhWeekday(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	day := weekdays[sub[3]]
+	off, ok := zhOffset(sub[1])
+	if !ok { // 周五 alone
+		return choose([]Window{weekdayW(c.ref, day, -1), weekdayW(c.ref, day, 0), weekdayW(c.ref, day, 1)}, c)
+	}
+	return weekdayW(c.ref, day, off), true
+}
+
+func zhWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	off, ok := zhOffset(sub[1])
+	if !ok {
+		return choose([]Window{weekendW(c.ref.AddDate(0, 0, -7)), weekendW(c.ref), weekendW(c.ref.AddDate(0, 0, 7))}, c)
+	}
+	return weekendW(c.ref.AddDate(0, 0, 7*off)), true
+}
+
+func zhModUnit(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	off, _ := zhOffset(sub[1])
+	u := "week"
+	if sub[2] == "月" {
+		u = "month"
+	}
+	w := unitW(u, shift(u, c.ref, off))
+	if sub[3] != "" {
+		if u == "week" || strings.HasPrefix(sub[3], "年") || strings.HasSuffix(sub[3], "半年") {
+			return Window{}, false
+		}
+		w = zhMod(w, sub[3])
+	}
+	return w, true
+}
+
+var zhUnits = map[string]string{"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
+
+func zhAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	u := zhUnits[sub[3]]
+	if u == "month" && sub[2] == "" && sub[1] != "半" {
+		return Window{}, false // 三月前: before March, not three months ago
+	}
+	lo, hi := 0, 0
+	if sub[1] == "半" {
+		if u != "year" && u != "month" {
+			return Window{}, false
+		}
+		if u == "year" {
+			u, lo, hi = "month", 6, 6
+		} else {
+			u, lo, hi = "day", 15, 15
+		}
+	} else {
+		var ok bool
+		if lo, hi, ok = cnNumber(sub[1]); !ok || hi > 200 {
+			return Window{}, false
+		}
+	}
+	if strings.HasSuffix(sub[4], "后") {
+		return span(u, c.ref, -hi, -lo), true
+	}
+	return span(u, c.ref, lo, hi), true
+}
+
+func zhPast(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	u := zhUnits[sub[4]]
+	_, hi, ok := cnNumber(sub[2])
+	if !ok || hi > 200 || hi == 0 {
+		return Window{}, false
+	}
+	return Window{dayStart(back(u, c.ref, hi)), dayW(c.ref).End}, true
+}
+
+// tense guesses whether a text speaks of the future, the past or neither,
+// to read its incomplete dates ("in May", "on Friday").
+func tense(text string) bias {
+	r := tenseRes()
+	fut, pst := r[0].MatchString(text), r[1].MatchString(text)
+	switch {
+	case fut && !pst:
+		return future
+	case pst && !fut:
+		return past
+	}
+	return nearest
+}
+
+var tenseRes = sync.OnceValue(func() [2]*regexp.Regexp {
+	return [2]*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|hope\s+to|want\s+to|upcoming|next|tomorrow|soon)\b|'ll\b|明天|明年|下周|下个月|将|打算|准备|计划`),
+		regexp.MustCompile(`(?i)\b(was|were|did|had|went|ago|yesterday|last|been|[a-z]{3,}ed)\b|昨天|去年|上周|上个月|以前|之前|了|过`),
+	}
+})
+
+// asksWhen reports whether a query asks for a time.
+func asksWhen(text string) bool { return whenRe().MatchString(text) }
+
+var whenRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week)\b|which\s+(?:date|day|year|month|week)\b|how\s+long\s+ago\b|since\s+when\b|at\s+what\s+time\b|in\s+(?:what|which)\s+(?:year|month)\b|on\s+(?:what|which)\s+(?:date|day)\b)|(?:什么时候|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|多久以前|多久前|多长时间以前|哪个月|什么日子)`)
+})

@@ -1,0 +1,242 @@
+// Package temporal finds time expressions in English and Chinese text and
+// resolves each, against a reference time, into a window [Start, End)
+// (REC-23).
+//
+//	Extract("I went to the support group yesterday", 8 May 2023 13:56)
+//	  -> "yesterday" [2023-05-07, 2023-05-08)
+//	Query("What did Caroline do in January 2022?", now)
+//	  -> window [2022-01-01, 2022-02-01), text "What did Caroline do?"
+//
+// What it understands: absolute dates ("2022-01-21", "January 21, 2022",
+// "21 Jan 2022", "on the 15th", "in 2019", "January 2022", "May"), relative
+// days and units ("yesterday", "last Friday", "next month", "three years
+// ago", "this weekend", "the past two weeks", "the week before 9 June
+// 2023"), weeks of a month ("the second week of November"), ranges
+// ("between August 11 and 15", "from March to May 2023", "2019-2021"),
+// vague spans ("the beginning of November 2022", "early 2023", "late last
+// year", seasons) and their Chinese forms ("昨天", "上周五", "去年三月",
+// "2022年1月", "三年前", "上个月", "下周", "11月初", "8月11日到15日").
+// A date without a year takes the year that puts it nearest the reference
+// (a question asks about the past: Query takes the latest one not after
+// it; a text with future cues, "will", "明天", the earliest one after it).
+// Weeks start on Monday; a weekend is Saturday and Sunday; the windows are
+// in the reference time's location.
+//
+// Why hand-written rules and not a library: the Go date-expression
+// libraries (olebedev/when, markusmobius/go-dateparser, ...) cover English
+// (dateparser also Chinese) but resolve one point in time, not a window
+// with its extent ("May" is a month, "last week" seven days), and none
+// parses ranges or vague spans; go-dateparser brings hundreds of language
+// tables (megabytes of data loaded at start-up, paid by every CLI call).
+// These rules are regular expressions compiled on first use (nothing at
+// start-up: a CLI call that never resolves a time pays nothing), each
+// skipped unless the text has one of its words; about 60 µs for a
+// two-sentence memory (BenchmarkExtract), and their behaviour is listed
+// expression by expression in testdata/expressions.txt.
+package temporal
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// Window is a span of time [Start, End).
+type Window struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// Valid reports whether w is a non-empty span.
+func (w Window) Valid() bool { return !w.Start.IsZero() && w.End.After(w.Start) }
+
+// Overlaps reports whether w and o share an instant.
+func (w Window) Overlaps(o Window) bool { return w.Start.Before(o.End) && o.Start.Before(w.End) }
+
+// Contains reports whether o lies within w.
+func (w Window) Contains(o Window) bool { return !o.Start.Before(w.Start) && !o.End.After(w.End) }
+
+// Duration is End − Start.
+func (w Window) Duration() time.Duration { return w.End.Sub(w.Start) }
+
+// Expr is one time expression found in a text.
+type Expr struct {
+	// Text is the expression as written; Pos and EndPos its byte offsets.
+	Text   string `json:"expression"`
+	Pos    int    `json:"-"`
+	EndPos int    `json:"-"`
+	Window
+}
+
+// bias says which of several readings of an incomplete date ("May", "on
+// Friday") to take.
+type bias int
+
+const (
+	nearest bias = iota // the reading nearest the reference
+	past                // the latest reading that starts at or before it
+	future              // the earliest reading that ends after it
+)
+
+// ctx is what the rules resolve against.
+type ctx struct {
+	ref  time.Time
+	bias bias
+}
+
+// Extract returns every time expression in text, in order, each resolved
+// against ref (a memory's text against its creation time).
+func Extract(text string, ref time.Time) []Expr {
+	return find(text, ctx{ref: ref, bias: tense(text)})
+}
+
+// Asked is the time constraint of a query.
+type Asked struct {
+	// Found is set when the query names a time; Expr and Window are then
+	// the (first) expression and its window.
+	Found  bool   `json:"found"`
+	Expr   string `json:"expression,omitempty"`
+	Window Window `json:"window"`
+	// Text is the query without the time expression (and the preposition
+	// that introduced it), so that "January" is not also searched as a word.
+	Text string `json:"text"`
+	// When is set when the query asks for a time ("when did…", "what
+	// date…", "how long ago…", "什么时候…") rather than naming one.
+	When bool `json:"when,omitempty"`
+}
+
+// Query finds the time a query asks about, resolved against now with a
+// bias to the past, and the query's text without it.
+func Query(text string, now time.Time) Asked {
+	a := Asked{Text: text, When: asksWhen(text)}
+	exprs := find(text, ctx{ref: now, bias: past})
+	if len(exprs) == 0 {
+		return a
+	}
+	e := exprs[0]
+	a.Found, a.Expr, a.Window = true, e.Text, e.Window
+	a.Text = removeSpan(text, e.Pos, e.EndPos)
+	return a
+}
+
+// match is one candidate expression of a rule.
+type match struct {
+	pos, end int
+	prio     int // the rule's place: earlier wins a tie
+	w        Window
+}
+
+// find runs every rule over text and keeps the longest non-overlapping
+// matches, leftmost first.
+func find(text string, c ctx) []Expr {
+	if len(text) > maxText {
+		text = text[:maxText]
+	}
+	if c.ref.IsZero() {
+		c.ref = time.Now()
+	}
+	var ms []match
+	low, nonASCII, digit := strings.ToLower(text), false, hasDigit(text)
+	for i := range len(text) {
+		if text[i] >= 0x80 {
+			nonASCII = true
+			break
+		}
+	}
+	for i, r := range rules() {
+		if r.cjk && !nonASCII {
+			continue
+		}
+		if r.quick != "" && !quick(low, r.quick, digit) {
+			continue
+		}
+		for _, loc := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			sub := make([]string, len(loc)/2)
+			for k := range sub {
+				if loc[2*k] >= 0 {
+					sub[k] = text[loc[2*k]:loc[2*k+1]]
+				}
+			}
+			start, end := loc[0], loc[1]
+			if r.trim > 0 && loc[2*r.trim] >= 0 { // the expression proper is a group
+				start, end = loc[2*r.trim], loc[2*r.trim+1]
+			}
+			w, ok := r.resolve(sub, text, loc, c)
+			if !ok || !w.Valid() {
+				continue
+			}
+			ms = append(ms, match{pos: start, end: end, prio: i, w: w})
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool {
+		li, lj := ms[i].end-ms[i].pos, ms[j].end-ms[j].pos
+		if li != lj {
+			return li > lj
+		}
+		if ms[i].prio != ms[j].prio {
+			return ms[i].prio < ms[j].prio
+		}
+		return ms[i].pos < ms[j].pos
+	})
+	var kept []match
+	for _, m := range ms {
+		overlap := false
+		for _, k := range kept {
+			if m.pos < k.end && k.pos < m.end {
+				overlap = true
+				break
+			}
+		}
+		if !overlap {
+			kept = append(kept, m)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].pos < kept[j].pos })
+	out := make([]Expr, len(kept))
+	for i, m := range kept {
+		out[i] = Expr{Text: text[m.pos:m.end], Pos: m.pos, EndPos: m.end, Window: m.w}
+	}
+	return out
+}
+
+// maxText bounds the text searched: a memory's content is at most 2,000
+// characters (MEM limits); a longer input is cut, never slow.
+const maxText = 16 << 10
+
+// quick reports whether s (lower case) holds one of the "|"-separated
+// strings of any; "#" stands for a digit.
+func quick(s, any string, digit bool) bool {
+	for any != "" {
+		var part string
+		part, any, _ = strings.Cut(any, "|")
+		if part == "#" && digit || part != "#" && strings.Contains(s, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeSpan cuts text[pos:end] out of text, with a preposition just
+// before it ("in", "on", "during", "在"), and tidies the spaces left.
+func removeSpan(text string, pos, end int) string {
+	before, after := strings.TrimRight(text[:pos], " "), strings.TrimLeft(text[end:], " ")
+	lower := strings.ToLower(before)
+	for _, p := range []string{"in", "on", "during", "at", "since", "from", "of", "around", "by", "for", "between"} {
+		if strings.HasSuffix(lower, " "+p) || lower == p {
+			before = strings.TrimRight(before[:len(before)-len(p)], " ")
+			break
+		}
+	}
+	for _, p := range []string{"在", "于", "从"} {
+		before = strings.TrimSuffix(before, p)
+	}
+	sep := " "
+	if before == "" || after == "" || !isASCIIEnd(before) || after[0] >= 0x80 || strings.ContainsAny(after[:1], "?,.!;:") {
+		sep = ""
+	}
+	return strings.Join(strings.Fields(before+sep+after), " ")
+}
+
+func isASCIIEnd(s string) bool {
+	return s != "" && s[len(s)-1] < 0x80
+}
