@@ -50,11 +50,11 @@ RACE = -race -gcflags='modernc.org/...=-d=checkptr=0'
 # Tests of volume scale down under -race (raceEnabled in their package);
 # those pinning a seed's own figures run here once more at full size without
 # it, where they cost a tenth.
-FULLSIZE = ^TestReflectScenario6$$
+FULLSIZE = ^(TestReflectScenario6|TestOutageWritersNeverWait)$$
 
 unit:
 	$(PGSERVERS) $(GO) test $(RACE) -count=1 ./...
-	$(GO) test -count=1 -run '$(FULLSIZE)' .
+	$(GO) test -count=1 -run '$(FULLSIZE)' . ./failover
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
 # it measures ranking, and the detector slows the sentence encoder 20x.

@@ -121,7 +121,10 @@ func testOutage(t *testing.T, mode string) {
 	}
 	// A spool of thousands: keyed records whose keys are written again
 	// while it is replayed, and keyless ones.
-	const bulk, bulkKeys = 1500, 100
+	bulk, bulkKeys := 1500, 100
+	if raceEnabled {
+		bulk = 300 // make unit runs it at full size without -race too
+	}
 	var spooledID string
 	for j := 0; j < bulk; j += 50 {
 		drafts := make([]mnemo.Draft, 50)
