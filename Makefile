@@ -50,7 +50,7 @@ RACE = -race -gcflags='modernc.org/...=-d=checkptr=0'
 # Tests of volume scale down under -race (raceEnabled in their package);
 # those pinning a seed's own figures run here once more at full size without
 # it, where they cost a tenth.
-FULLSIZE = ^(TestReflectScenario6|TestOutageWritersNeverWait)$$
+FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait)$$
 
 unit:
 	$(PGSERVERS) $(GO) test $(RACE) -count=1 ./...

@@ -43,9 +43,15 @@ func TestSnapshotScenario3(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	svc := newContextService(t, c, prompt.Options{})
-	start := c.T.Add(-60 * 24 * time.Hour)
+	n := 1000
+	if raceEnabled {
+		n = 300 // make unit runs it at full size without -race too
+	}
+	// 86 minutes apart, the newest 400 minutes old: the last ~12 in the
+	// last day (1,000 span 60 days).
+	start := c.T.Add(-time.Duration(n*86+400) * time.Minute)
 	var drafts []mnemo.Draft
-	for i := range 1000 {
+	for i := range n {
 		at := start.Add(time.Duration(i) * 86 * time.Minute) // the last ~17 in the last day
 		text := fmt.Sprintf("Ticket %d: the user asked about invoice %d and was answered.", i, 1000+i)
 		switch i % 100 {
