@@ -12,11 +12,11 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN.
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: help test vet unit quality fuzz inspector clients ui bench bench-go locomo scale build run pgservers
+.PHONY: help test vet unit quality fuzz e2e inspector clients ui bench bench-go locomo scale build run pgservers
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
-TEST_STEPS = vet unit quality fuzz inspector clients ui
+TEST_STEPS = vet unit quality fuzz e2e
 
 test:
 	@bash scripts/steps.sh "$(MAKE)" $(TEST_STEPS)
@@ -29,6 +29,7 @@ help:
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
 	@echo 'make fuzz       every fuzzer for FUZZTIME (10s)'
+	@echo 'make e2e        inspector, clients and ui side by side'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
 	@echo 'make ui         the web inspector in Debian chromium against a served mnemo'
@@ -90,6 +91,13 @@ FUZZERS = \
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
+
+# The end-to-end steps side by side (scripts/together.sh): the MCP Inspector,
+# the clients, the browser tests, each against a mnemo of its own.
+E2E = inspector clients ui
+
+e2e:
+	@bash scripts/together.sh "$(MAKE)" $(E2E)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.

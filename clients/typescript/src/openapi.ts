@@ -1225,6 +1225,14 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             security_level: string;
@@ -1318,6 +1326,14 @@ export interface operations {
                         id: string;
                         importance: number;
                         key?: string;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -2687,6 +2703,14 @@ export interface operations {
                                 id: string;
                                 importance: number;
                                 key?: string;
+                                occurred?: null | {
+                                    /** Format: date-time */
+                                    end: string;
+                                    expression?: string;
+                                    source: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                };
                                 pinned: boolean;
                                 priority: number;
                                 security_level: string;
@@ -2744,6 +2768,14 @@ export interface operations {
                     id: string;
                     importance: number;
                     key?: string;
+                    occurred?: null | {
+                        /** Format: date-time */
+                        end: string;
+                        expression?: string;
+                        source: string;
+                        /** Format: date-time */
+                        start: string;
+                    };
                     pinned: boolean;
                     priority: number;
                     security_level: string;
@@ -2875,6 +2907,14 @@ export interface operations {
                         id: string;
                         importance: number;
                         key?: string;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -3065,6 +3105,14 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             security_level: string;
@@ -3113,6 +3161,8 @@ export interface operations {
                     expires_at?: null | string;
                     importance?: null | number;
                     key?: string;
+                    /** Format: date-time */
+                    occurred_at?: null | string;
                     pinned?: boolean;
                     priority?: null | number;
                     security_level?: string;
@@ -3123,6 +3173,10 @@ export interface operations {
                     type?: string;
                     /** Format: date-time */
                     updated_at?: null | string;
+                    /** Format: date-time */
+                    valid_from?: null | string;
+                    /** Format: date-time */
+                    valid_to?: null | string;
                 };
             };
         };
@@ -3161,6 +3215,14 @@ export interface operations {
                         id: string;
                         importance: number;
                         key?: string;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -3256,6 +3318,14 @@ export interface operations {
                         id: string;
                         importance: number;
                         key?: string;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -3367,6 +3437,14 @@ export interface operations {
                         importance: number;
                         key?: string;
                         ledger_seq?: number;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -3409,6 +3487,8 @@ export interface operations {
                         expires_at?: null | string;
                         importance?: null | number;
                         key?: string;
+                        /** Format: date-time */
+                        occurred_at?: null | string;
                         pinned?: boolean;
                         priority?: null | number;
                         security_level?: string;
@@ -3419,6 +3499,10 @@ export interface operations {
                         type?: string;
                         /** Format: date-time */
                         updated_at?: null | string;
+                        /** Format: date-time */
+                        valid_from?: null | string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                     }[];
                 };
             };
@@ -3464,6 +3548,8 @@ export interface operations {
                         created_at?: null | string;
                         key?: string;
                         name?: string;
+                        /** Format: date-time */
+                        occurred_at?: null | string;
                         role: string;
                     }[];
                     session_id: string;
@@ -3788,6 +3874,10 @@ export interface operations {
                     min_vitality?: number;
                     /** Format: date-time */
                     now?: string;
+                    /** Format: date-time */
+                    occurred_after?: null | string;
+                    /** Format: date-time */
+                    occurred_before?: null | string;
                     pinned?: boolean;
                     profile?: string;
                     query: string;
@@ -3853,6 +3943,14 @@ export interface operations {
                                 id: string;
                                 importance: number;
                                 key?: string;
+                                occurred?: null | {
+                                    /** Format: date-time */
+                                    end: string;
+                                    expression?: string;
+                                    source: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                };
                                 pinned: boolean;
                                 priority: number;
                                 security_level: string;
@@ -3909,6 +4007,14 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             score: number;
@@ -3926,6 +4032,18 @@ export interface operations {
                             vitality: number;
                         }[];
                         terms?: null | string[];
+                        time?: null | {
+                            expression?: string;
+                            found: boolean;
+                            text: string;
+                            when?: boolean;
+                            window: {
+                                /** Format: date-time */
+                                end: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
+                        };
                         topic?: string;
                     };
                 };
@@ -4002,6 +4120,14 @@ export interface operations {
                                 id: string;
                                 importance: number;
                                 key?: string;
+                                occurred?: null | {
+                                    /** Format: date-time */
+                                    end: string;
+                                    expression?: string;
+                                    source: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                };
                                 pinned: boolean;
                                 priority: number;
                                 security_level: string;
@@ -4040,6 +4166,14 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             security_level: string;
@@ -5049,6 +5183,10 @@ export interface operations {
                     min_vitality?: number;
                     /** Format: date-time */
                     now?: string;
+                    /** Format: date-time */
+                    occurred_after?: null | string;
+                    /** Format: date-time */
+                    occurred_before?: null | string;
                     pinned?: boolean;
                     profile?: string;
                     query: string;
@@ -5114,6 +5252,14 @@ export interface operations {
                                 id: string;
                                 importance: number;
                                 key?: string;
+                                occurred?: null | {
+                                    /** Format: date-time */
+                                    end: string;
+                                    expression?: string;
+                                    source: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                };
                                 pinned: boolean;
                                 priority: number;
                                 security_level: string;
@@ -5170,6 +5316,14 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             score: number;
@@ -5187,6 +5341,18 @@ export interface operations {
                             vitality: number;
                         }[];
                         terms?: null | string[];
+                        time?: null | {
+                            expression?: string;
+                            found: boolean;
+                            text: string;
+                            when?: boolean;
+                            window: {
+                                /** Format: date-time */
+                                end: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
+                        };
                         topic?: string;
                     };
                 };

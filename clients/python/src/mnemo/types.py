@@ -24,6 +24,16 @@ class Problem(_ProblemRequired, total=False):
     instance: str
 
 
+class _MemoryOccurredRequired(TypedDict):
+    start: str
+    end: str
+    source: str
+
+
+class MemoryOccurred(_MemoryOccurredRequired, total=False):
+    expression: str
+
+
 class _MemoryRequired(TypedDict):
     id: str
     tenant_id: str
@@ -63,6 +73,7 @@ class Memory(_MemoryRequired, total=False):
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
     embedding: list[float] | None
     embedding_model: str
 
@@ -111,6 +122,7 @@ class WriteResult(_WriteResultRequired, total=False):
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
     embedding: list[float] | None
     embedding_model: str
     winner_updated_at: str | None
@@ -184,9 +196,26 @@ class RecallResultResult(_RecallResultResultRequired, total=False):
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
     embedding: list[float] | None
     embedding_model: str
     explain: RecallResultResultExplain | None
+
+
+class RecallResultTimeWindow(TypedDict):
+    start: str
+    end: str
+
+
+class _RecallResultTimeRequired(TypedDict):
+    found: bool
+    window: RecallResultTimeWindow
+    text: str
+
+
+class RecallResultTime(_RecallResultTimeRequired, total=False):
+    expression: str
+    when: bool
 
 
 class _RecallResultLinkedItemMemoryRequired(TypedDict):
@@ -219,6 +248,7 @@ class RecallResultLinkedItemMemory(_RecallResultLinkedItemMemoryRequired, total=
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
     embedding: list[float] | None
     embedding_model: str
 
@@ -291,6 +321,7 @@ class RecallResult(_RecallResultRequired, total=False):
     terms: list[str] | None
     prefixes: list[str] | None
     topic: str
+    time: RecallResultTime | None
     linked: list[RecallResultLinkedItem] | None
 
 
@@ -1236,6 +1267,9 @@ class PostV1MemoriesBody(_PostV1MemoriesBodyRequired, total=False):
     updated_at: str | None
     expires_at: str | None
     archived: bool
+    occurred_at: str | None
+    valid_from: str | None
+    valid_to: str | None
 
 
 class _PostV1MemoriesBatchBodyMemoryRequired(TypedDict):
@@ -1260,6 +1294,9 @@ class PostV1MemoriesBatchBodyMemory(_PostV1MemoriesBatchBodyMemoryRequired, tota
     updated_at: str | None
     expires_at: str | None
     archived: bool
+    occurred_at: str | None
+    valid_from: str | None
+    valid_to: str | None
 
 
 class _PostV1MemoriesBatchBodyRequired(TypedDict):
@@ -1319,6 +1356,7 @@ class PatchV1MemoriesByIdAnswer(_PatchV1MemoriesByIdAnswerRequired, total=False)
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
     embedding: list[float] | None
     embedding_model: str
     guard: PostV1IngestAnswerItemGuard | None
@@ -1334,6 +1372,7 @@ class PostV1MessagesBodyMessage(_PostV1MessagesBodyMessageRequired, total=False)
     key: str
     name: str
     created_at: str | None
+    occurred_at: str | None
 
 
 class _PostV1MessagesBodyRequired(TypedDict):
@@ -1481,6 +1520,8 @@ class PostV1RecallBody(_PostV1RecallBodyRequired, total=False):
     key_prefix: str
     created_after: str | None
     created_before: str | None
+    occurred_after: str | None
+    occurred_before: str | None
     min_confidence: float
     min_vitality: float
     pinned: bool
