@@ -53,7 +53,7 @@ func nullRaw(b json.RawMessage) *string {
 	return &s
 }
 
-// AppendEvents implements mnemo.EventStore: one transaction for the
+// AppendEvents implements mnemo.EventStore (EVT-18): one transaction for the
 // events, their relations (relate runs inside it, before each event is
 // inserted, and sees the events before it, its batch's too) and their L3
 // vectors. Without pgvector the vectors are not kept, as memories'.

@@ -171,7 +171,7 @@ func testServiceEvents(t *testing.T, db *postgres.DB, vectors bool) {
 // TestEventsAppendOnly: the schema refuses to change or delete an event,
 // or to shrink or delete a cold segment, whoever asks (EVT-2); archival's
 // change is the one let through. Every key and index of the event tables
-// leads with tenant_id (PG-5: Citus distributes by it).
+// leads with tenant_id (SEC-1; Citus distributes by it).
 func TestEventsAppendOnly(t *testing.T) {
 	dsn := pgDSN(t)
 	schema := newSchema(t, dsn)

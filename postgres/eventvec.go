@@ -30,7 +30,7 @@ import (
 // table holds the vectors of every model and dimension (an HNSW index
 // needs one dimension), event vectors are pruned after 30 days unless
 // searches keep finding them, so a scope holds few enough for a scan, and
-// an index could not lead with tenant_id (PG-5).
+// an index could not lead with tenant_id (SEC-1).
 
 var _ mnemo.EventVectorStore = (*DB)(nil)
 

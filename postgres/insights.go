@@ -149,7 +149,7 @@ func (db *DB) EventScopes(ctx context.Context, since time.Time) ([]mnemo.Scope, 
 }
 
 // capLock serialises the capability updates of a scope: two appends that
-// learn from outcomes at once never lose each other's counts, even for a
+// learn from outcomes at once never lose each other's counts (EVT-17), even for a
 // task type not stored yet (no row to lock).
 const capLock = `SELECT pg_advisory_xact_lock(hashtextextended('mnemo.capabilities:' || $1::text || ':' || $2::text, 0))`
 

@@ -1,7 +1,7 @@
 -- 0005: the event layers (EVT-1) on PostgreSQL, as sqlite's 0006-0008 do.
 --
 -- Every key and index leads with tenant_id, so that the schema runs on
--- Citus with tenant_id as the distribution column (PG-5): the tables of a
+-- Citus with tenant_id as the distribution column (SEC-1: every row is a tenant's): the tables of a
 -- tenant are colocated, and the triggers' lookups stay on one shard.
 -- Times are unix nanoseconds (bigint, *_ns), as in memory_entries.
 
