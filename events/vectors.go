@@ -247,7 +247,7 @@ func norm(v []float32) float64 {
 // once with an in-process embedder, else a row for the worker; one per
 // media reference with an embedder for its modality, for the worker.
 func (p *postAppend) attach(ctx context.Context, events []mnemo.Event) (pending bool) {
-	if p.store == nil {
+	if p.store == nil || p.noIndex() != nil {
 		return false
 	}
 	var (
@@ -295,6 +295,17 @@ func (p *postAppend) attach(ctx context.Context, events []mnemo.Event) (pending 
 		}
 	}
 	return pending
+}
+
+// noIndex returns why the store cannot keep vectors now, for a store that
+// tells (postgres without pgvector, PG-2: events are stored without
+// vectors and L3 answers EUNAVAILABLE), so that no embedder is called for
+// vectors that would not be kept.
+func (p *postAppend) noIndex() error {
+	if vi, ok := p.store.(interface{ VectorIndex() error }); ok {
+		return vi.VectorIndex()
+	}
+	return nil
 }
 
 // embedderFor returns the embedder of a modality.

@@ -1,6 +1,9 @@
 package postgres_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -304,4 +307,53 @@ func benchStore(b *testing.B, dsn string, opts postgres.Options) *postgres.DB {
 	}
 	b.Cleanup(func() { db.Close() })
 	return db
+}
+
+// BenchmarkAppendEvents appends batches of 100 events, each related to the
+// previous event of its source by a look-up in the append's transaction,
+// as the rules do; then reads them back page by page.
+func BenchmarkAppendEvents(b *testing.B) {
+	db := open(b, pgDSN(b), postgres.Options{})
+	ctx := context.Background()
+	sc := mnemo.Scope{TenantID: "bench", AgentID: "events"}
+	relate := func(ctx context.Context, look mnemo.EventLookup, e mnemo.Event) ([]mnemo.Relation, error) {
+		prev, ok, err := look.LastEvent(ctx, e.Scope, e.Source, nil, e.TS)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return []mnemo.Relation{{Source: prev.ID, Target: e.ID, Type: mnemo.RelPrecedes, Confidence: 1, CreatedAt: e.TS}}, nil
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		batch := make([]mnemo.Event, 100)
+		for j := range batch {
+			batch[j] = mnemo.Event{ID: fmt.Sprintf("e%d", n), Type: "step", Source: fmt.Sprintf("s%d", n%4), TS: t0.Add(time.Duration(n) * time.Second),
+				Data: json.RawMessage(`{"text":"an event of the benchmark"}`)}
+			n++
+		}
+		if _, err := db.AppendEvents(ctx, sc, batch, relate); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+	start := time.Now()
+	q, read := mnemo.EventQuery{Limit: 500}, 0
+	for {
+		p, err := db.QueryEvents(ctx, sc, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		read += len(p.Events)
+		if p.Next == "" {
+			break
+		}
+		q.Cursor = p.Next
+	}
+	if read != n {
+		b.Fatalf("read %d of %d", read, n)
+	}
+	b.ReportMetric(float64(read)/time.Since(start).Seconds(), "read-events/s")
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/eventseg"
 )
 
 // Options configures a DB.
@@ -98,6 +99,12 @@ type DB struct {
 	// iterative says pgvector can keep scanning its HNSW index until
 	// enough rows pass a filter (pgvector 0.8).
 	iterative bool
+
+	// evType is the type of event_vectors.vec (halfvec, or vector before
+	// pgvector 0.7), when vectors are available.
+	evType string
+	// seg decodes cold event segments.
+	seg eventseg.Decoder
 }
 
 var (
@@ -202,6 +209,11 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		return db.fail("open", err)
 	}
 	db.vectors, db.iterative = db.probeVectors(ctx)
+	if db.vectors == nil {
+		if err := db.ensureEventVectors(ctx); err != nil {
+			return db.fail("event vectors", err)
+		}
+	}
 	if db.vectors != nil {
 		// Info, not a warning: the Service warns once a process when it
 		// meets the missing index, and a CLI call should say it once.

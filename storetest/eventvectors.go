@@ -26,6 +26,10 @@ func testEventVectors(t *testing.T, s mnemo.Store) {
 	if !ok {
 		t.Skip("not an EventVectorStore")
 	}
+	if vi, ok := s.(VectorIndexer); ok && vi.VectorIndex() != nil {
+		testNoEventVectorIndex(t, vs)
+		return
+	}
 	ctx := t.Context()
 	scope := mnemo.Scope{TenantID: "t", AgentID: "vec"}
 	other := mnemo.Scope{TenantID: "t", AgentID: "vec-other"}
@@ -119,5 +123,34 @@ func testEventVectors(t *testing.T, s mnemo.Store) {
 	}
 	if e, err := vs.GetEvent(ctx, scope, "v2"); err != nil || e.ID != "v2" {
 		t.Errorf("pruning took the event: %v", err)
+	}
+}
+
+// testNoEventVectorIndex checks an EventVectorStore without a vector index
+// (postgres without pgvector, PG-2): events are stored all the same,
+// without their vectors; searches, the embedding queue and cleanup are
+// EUNAVAILABLE, and no vector is returned.
+func testNoEventVectorIndex(t *testing.T, vs mnemo.EventVectorStore) {
+	ctx := t.Context()
+	scope := mnemo.Scope{TenantID: "t", AgentID: "vec"}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := mnemo.Event{ID: "v1", Type: "note", Source: "chat", TS: t0, Vectors: []mnemo.EventVector{
+		{Modality: "text", Model: "m", Vector: []float32{1, 0, 0}, Input: "text"}, {Modality: "image", Model: "m", Input: "later"}}}
+	if _, err := vs.AppendEvents(ctx, scope, []mnemo.Event{e}, nil); err != nil {
+		t.Fatalf("an event with vectors, without a vector index: %v", err)
+	}
+	if got, err := vs.GetEvent(ctx, scope, "v1"); err != nil || got.ID != "v1" || got.Vectors != nil {
+		t.Errorf("GetEvent = %+v, %v", got, err)
+	}
+	_, err := vs.SearchEventVectors(ctx, scope, mnemo.EventVectorQuery{Vector: []float32{1, 0, 0}, Model: "m", Limit: 1})
+	wantCode(t, "SearchEventVectors without a vector index", err, mnemo.EUNAVAILABLE)
+	_, err = vs.EventVectorModels(ctx, scope)
+	wantCode(t, "EventVectorModels without a vector index", err, mnemo.EUNAVAILABLE)
+	_, err = vs.PendingEventVectors(ctx, 10)
+	wantCode(t, "PendingEventVectors without a vector index", err, mnemo.EUNAVAILABLE)
+	_, err = vs.PruneEventVectors(ctx, t0.AddDate(1, 0, 0), 3)
+	wantCode(t, "PruneEventVectors without a vector index", err, mnemo.EUNAVAILABLE)
+	if got, err := vs.EventVectorsOf(ctx, scope, []string{"v1"}); err != nil || len(got) != 0 {
+		t.Errorf("EventVectorsOf without a vector index = %+v, %v; want none", got, err)
 	}
 }
