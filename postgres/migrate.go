@@ -195,7 +195,7 @@ func fmtMigrate(err error) error {
 const rlsPolicy = `tenant_id = current_setting('mnemo.tenant', true) OR current_setting('mnemo.tenant', true) = '*'`
 
 // rlsTables are the tables with a tenant_id.
-var rlsTables = []string{"memory_entries", "history", "scopes", "ledger", "state"}
+var rlsTables = []string{"memory_entries", "history", "scopes", "ledger", "state", "scope_stats", "term_stats"}
 
 // enableRLS creates the row-level security policies, idempotently.
 func enableRLS(ctx context.Context, pool *pgxpool.Pool) error {

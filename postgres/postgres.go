@@ -90,11 +90,6 @@ type DB struct {
 	// the index without counting first. Entries are dropped when the scope
 	// is cleared.
 	large sync.Map
-	// common are the words of the full-text index that are too common to
-	// decide which memories a search ranks, as of statsAt.
-	statsMu sync.Mutex
-	statsAt time.Time
-	common  map[string]bool
 	// iterative says pgvector can keep scanning its HNSW index until
 	// enough rows pass a filter (pgvector 0.8).
 	iterative bool

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -9,13 +12,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/bench/locomo"
 	"github.com/mnemo-dev/mnemo/bench/scale"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/service"
+	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -24,7 +30,7 @@ func (a *app) benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Run a benchmark",
 	}
-	var profile, conversations string
+	var profile, conversations, storeName, dsn string
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
 		Short: "Recall quality on LoCoMo: hit@k and recall@k of the evidence turns, and recall latency",
@@ -56,7 +62,19 @@ func (a *app) benchCommand() *cobra.Command {
 					return usagef("unknown profile %q", profile)
 				}
 			}
-			rep, err := runLocomo(cmd.Context(), convs, profile, &a.cfg)
+			switch storeName {
+			case "sqlite":
+			case "postgres":
+				if dsn == "" {
+					dsn = cmp.Or(os.Getenv("MNEMO_TEST_PGVECTOR_DSN"), os.Getenv("MNEMO_TEST_PG_DSN"))
+				}
+				if dsn == "" {
+					return usagef("--store postgres needs --dsn (or MNEMO_TEST_PGVECTOR_DSN / MNEMO_TEST_PG_DSN, which scripts/pgservers.sh sets)")
+				}
+			default:
+				return usagef("--store: sqlite or postgres, got %q", storeName)
+			}
+			rep, err := runLocomo(cmd.Context(), convs, profile, storeName, dsn, &a.cfg)
 			if err != nil {
 				return err
 			}
@@ -68,6 +86,8 @@ func (a *app) benchCommand() *cobra.Command {
 		},
 	}
 	loc.Flags().StringVar(&conversations, "conversations", "", "which conversations: sample ids and zero-based positions or ranges (conv-26,0-2), or dev (default: all)")
+	loc.Flags().StringVar(&storeName, "store", "sqlite", "the store under test: sqlite (a temporary file) or postgres (a temporary schema of --dsn, dropped after)")
+	loc.Flags().StringVar(&dsn, "dsn", "", "with --store postgres: the server (default: $MNEMO_TEST_PGVECTOR_DSN, else $MNEMO_TEST_PG_DSN)")
 	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	cmd.AddCommand(loc, a.benchScaleCommand())
 	return cmd
@@ -112,16 +132,42 @@ func (a *app) benchScaleCommand() *cobra.Command {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// runLocomo evaluates a fresh embedded store served over loopback HTTP.
-func runLocomo(ctx context.Context, convs []locomo.Conversation, profile string, cfg *Config) (locomo.Report, error) {
-	dir, err := os.MkdirTemp("", "mnemo-locomo-*")
-	if err != nil {
-		return locomo.Report{}, err
-	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		return locomo.Report{}, err
+// runLocomo evaluates a fresh store served over loopback HTTP: an embedded
+// one in a temporary file, or PostgreSQL in a temporary schema of dsn (REC-10, PG-6).
+func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeName, dsn string, cfg *Config) (locomo.Report, error) {
+	var db mnemo.Store
+	switch storeName {
+	case "postgres":
+		var b [6]byte
+		rand.Read(b[:])
+		schema := "mnemo_locomo_" + hex.EncodeToString(b[:])
+		// One connection: PGlite serves one session, and the benchmark
+		// asks one question at a time anyway.
+		pg, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 1})
+		if err != nil {
+			return locomo.Report{}, err
+		}
+		defer func() { // after the service has closed the store
+			ctx := context.WithoutCancel(ctx)
+			conn, err := pgx.Connect(ctx, dsn)
+			if err == nil {
+				_, err = conn.Exec(ctx, `DROP SCHEMA `+schema+` CASCADE`)
+				conn.Close(ctx)
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "mnemo bench: dropping schema %s: %v\n", schema, err)
+			}
+		}()
+		db = pg
+	default:
+		dir, err := os.MkdirTemp("", "mnemo-locomo-*")
+		if err != nil {
+			return locomo.Report{}, err
+		}
+		defer os.RemoveAll(dir)
+		if db, err = sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Synchronous: "NORMAL"}); err != nil {
+			return locomo.Report{}, err
+		}
 	}
 	doc, query, _, err := cfg.embedders()
 	if err != nil {
