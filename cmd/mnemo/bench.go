@@ -19,9 +19,9 @@ import (
 	"github.com/mnemo-dev/mnemo/bench/locomo"
 	"github.com/mnemo-dev/mnemo/bench/scale"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/service"
-	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
