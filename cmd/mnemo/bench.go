@@ -30,7 +30,7 @@ func (a *app) benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Run a benchmark",
 	}
-	var profile, conversations, storeName, dsn string
+	var profile, conversations string
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
 		Short: "Recall quality on LoCoMo: hit@k and recall@k of the evidence turns, and recall latency",
@@ -39,7 +39,9 @@ func (a *app) benchCommand() *cobra.Command {
 			"question of categories 1-4 through POST /v1/surface with now = the last session's time, and\n" +
 			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call.\n" +
 			"The file is LoCoMo's data/locomo10.json (github.com/snap-research/locomo) or a part of it;\n" +
-			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41).",
+			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41).\n" +
+			"The store is --store sqlite (a temporary file) or postgres (a temporary schema of\n" +
+			"store.postgres.dsn, else of $MNEMO_TEST_PGVECTOR_DSN or $MNEMO_TEST_PG_DSN, dropped after).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -62,19 +64,13 @@ func (a *app) benchCommand() *cobra.Command {
 					return usagef("unknown profile %q", profile)
 				}
 			}
+			storeName := a.cfg.Store.Backend
 			switch storeName {
-			case "sqlite":
-			case "postgres":
-				if dsn == "" {
-					dsn = cmp.Or(os.Getenv("MNEMO_TEST_PGVECTOR_DSN"), os.Getenv("MNEMO_TEST_PG_DSN"))
-				}
-				if dsn == "" {
-					return usagef("--store postgres needs --dsn (or MNEMO_TEST_PGVECTOR_DSN / MNEMO_TEST_PG_DSN, which scripts/pgservers.sh sets)")
-				}
+			case BackendSQLite, BackendPostgres:
 			default:
-				return usagef("--store: sqlite or postgres, got %q", storeName)
+				return usagef("--store: the benchmark runs on sqlite or postgres, got %q", storeName)
 			}
-			rep, err := runLocomo(cmd.Context(), convs, profile, storeName, dsn, &a.cfg)
+			rep, err := runLocomo(cmd.Context(), convs, profile, storeName, string(a.cfg.Store.Postgres.DSN), &a.cfg)
 			if err != nil {
 				return err
 			}
@@ -86,8 +82,22 @@ func (a *app) benchCommand() *cobra.Command {
 		},
 	}
 	loc.Flags().StringVar(&conversations, "conversations", "", "which conversations: sample ids and zero-based positions or ranges (conv-26,0-2), or dev (default: all)")
-	loc.Flags().StringVar(&storeName, "store", "sqlite", "the store under test: sqlite (a temporary file) or postgres (a temporary schema of --dsn, dropped after)")
-	loc.Flags().StringVar(&dsn, "dsn", "", "with --store postgres: the server (default: $MNEMO_TEST_PGVECTOR_DSN, else $MNEMO_TEST_PG_DSN)")
+	// --store postgres benchmarks a temporary schema of store.postgres.dsn
+	// ($MNEMO_POSTGRES_DSN), or of the test servers scripts/pgservers.sh
+	// starts when that is unset: $MNEMO_TEST_PGVECTOR_DSN, else
+	// $MNEMO_TEST_PG_DSN.
+	loc.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		getenv := a.getenv
+		defer func() { a.getenv = getenv }()
+		a.getenv = func(k string) string {
+			v := getenv(k)
+			if k == "MNEMO_POSTGRES_DSN" && v == "" {
+				v = cmp.Or(getenv("MNEMO_TEST_PGVECTOR_DSN"), getenv("MNEMO_TEST_PG_DSN"))
+			}
+			return v
+		}
+		return cmd.Root().PersistentPreRunE(cmd, args)
+	}
 	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	cmd.AddCommand(loc, a.benchScaleCommand())
 	return cmd
