@@ -18,6 +18,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +64,14 @@ type Options struct {
 	// candidates the HNSW walk keeps; more finds more of the true nearest
 	// and takes longer. 0 means 100. It is raised to the query's limit.
 	EfSearch int
+	// HNSWM and HNSWEfConstruction are the build parameters of the HNSW
+	// index SetVectorSpace creates: pgvector's m (links per node, 2 to
+	// 100) and ef_construction (candidates kept while inserting, 4 to
+	// 1000, at least 2m); 0 means pgvector's defaults, 16 and 64. They
+	// apply when the index is created: an existing index keeps its own
+	// until it is rebuilt (see docs/POSTGRES.md).
+	HNSWM              int
+	HNSWEfConstruction int
 	// ExactSearchBelow is the number of filtered memories under which a
 	// vector search scores each of them exactly instead of walking the
 	// HNSW index; 0 means 5000, a negative number always walks the index.
@@ -81,7 +90,10 @@ type DB struct {
 	rls    bool
 	ef     int
 	exact  int
-	tries  int
+	// hnswM and hnswEf are the HNSW index's m and ef_construction; 0 is
+	// pgvector's default.
+	hnswM, hnswEf int
+	tries         int
 
 	// vectors is nil when the vector extension is available, else why not.
 	vectors error
@@ -115,6 +127,20 @@ var ErrNoVectorIndex = &mnemo.Error{
 // tests mnemo.ErrorCode(err) == mnemo.EUNAVAILABLE.
 var errUnavailable = &mnemo.Error{Code: mnemo.EUNAVAILABLE, Message: "the PostgreSQL database is unreachable"}
 
+// checkHNSW checks the HNSW index's build parameters against pgvector's
+// bounds (0 is its default: m 16, ef_construction 64).
+func checkHNSW(m, efConstruction int) error {
+	switch {
+	case m != 0 && (m < 2 || m > 100):
+		return mnemo.Errorf(mnemo.EINVALID, "postgres: HNSW m must be from 2 to 100, got %d", m)
+	case efConstruction != 0 && (efConstruction < 4 || efConstruction > 1000):
+		return mnemo.Errorf(mnemo.EINVALID, "postgres: HNSW ef_construction must be from 4 to 1000, got %d", efConstruction)
+	case efConstruction != 0 && efConstruction < 2*cmp.Or(m, 16):
+		return mnemo.Errorf(mnemo.EINVALID, "postgres: HNSW ef_construction (%d) must be at least twice m (%d)", efConstruction, cmp.Or(m, 16))
+	}
+	return nil
+}
+
 // Open connects to the database of dsn (a postgres:// URL or key=value
 // string; pgxpool's pool_* settings apply), migrates its schema unless
 // opts.NoMigrate, and finds out whether vectors are available.
@@ -133,11 +159,16 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
+	if err := checkHNSW(opts.HNSWM, opts.HNSWEfConstruction); err != nil {
+		return nil, err
+	}
 	setSchema(cfg, opts.Schema)
 	db := &DB{
 		now:    opts.Now,
 		logger: opts.Logger,
 		ef:     opts.EfSearch,
+		hnswM:  opts.HNSWM,
+		hnswEf: opts.HNSWEfConstruction,
 		exact:  opts.ExactSearchBelow,
 		tries:  opts.WriteAttempts,
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
@@ -18,6 +19,22 @@ import (
 // space, the same vector in the vec column, of type vector(dim), which an
 // HNSW index (cosine) searches. SetVectorSpace creates the column and the
 // index with the space's dimension.
+
+// hnswWith is the WITH clause of the HNSW index's build parameters, empty
+// when both are pgvector's defaults.
+func (db *DB) hnswWith() string {
+	var with []string
+	if db.hnswM > 0 {
+		with = append(with, "m = "+strconv.Itoa(db.hnswM))
+	}
+	if db.hnswEf > 0 {
+		with = append(with, "ef_construction = "+strconv.Itoa(db.hnswEf))
+	}
+	if len(with) == 0 {
+		return ""
+	}
+	return " WITH (" + strings.Join(with, ", ") + ")"
+}
 
 // hnswMaxDim is the largest dimension pgvector's HNSW index takes for the
 // vector type; above it searches scan exactly.
@@ -86,7 +103,7 @@ func (db *DB) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bo
 			`DELETE FROM vector_space`,
 		}
 		if vs.Dimension <= hnswMaxDim {
-			stmts = append(stmts, `CREATE INDEX memory_entries_vec ON memory_entries USING hnsw (vec vector_cosine_ops)`)
+			stmts = append(stmts, `CREATE INDEX memory_entries_vec ON memory_entries USING hnsw (vec vector_cosine_ops)`+db.hnswWith())
 		} else {
 			db.logger.Warn("vectors of more than 2000 dimensions have no HNSW index: vector searches scan", "dimension", vs.Dimension)
 		}
