@@ -26,17 +26,42 @@ const (
 	bm25B  = "0.75"
 )
 
-// bm25Rank is the score of the match m against the phrases ph (i, prefix,
-// lx: the phrase's lexemes, idf), with the scope's average length in st.
-const bm25Rank = `(SELECT coalesce(sum(ph.idf * f.f * (` + bm25K1 + ` + 1) /
-		(f.f + ` + bm25K1 + ` * (1 - ` + bm25B + ` + ` + bm25B + ` * dl.dl / st.avgdl))), 0)
-	FROM (SELECT coalesce(sum(cardinality(u.positions)), 0)::float8 AS dl FROM unnest(matches.tsv) u) dl,
-		(SELECT ph.i, sum(CASE w WHEN 'A' THEN 1.0 WHEN 'C' THEN 0.35 WHEN 'B' THEN 0.6 ELSE 0 END)::float8 AS f
-			FROM unnest(matches.tsv) u CROSS JOIN unnest(u.weights) w JOIN ph ON CASE WHEN ph.prefix
-				THEN EXISTS (SELECT FROM unnest(ph.lx) x WHERE starts_with(u.lexeme, x))
-				ELSE u.lexeme = ANY(ph.lx) END
-			GROUP BY ph.i) f
-		JOIN ph ON ph.i = f.i)`
+// bm25CTEs returns the CTEs that rank the matches (seq, tsv, tsv_len)
+// against the phrases ph (i, prefix, lx: the phrase's lexemes, idf): hits
+// are the lexemes of the matches that are in a phrase (the prefix branch
+// only when the query has prefixes), tf each phrase's weighted frequency
+// in each match. They work on sets rather than row by row: a subquery per
+// match cost 0.07 ms, 90 ms for 1,200 matches.
+//
+// A query of prefixes only has no terms' lexemes: array_agg is NULL, and
+// ts_delete with NULL is NULL, which unnests to nothing.
+func bm25CTEs(prefixes bool) string {
+	// The terms' branch first cuts each tsvector down to the terms'
+	// lexemes (ts_delete of everything else, in C), so that unnest makes
+	// a row or two per match rather than one per lexeme.
+	hits := `SELECT matches.seq, matches.tsv_len, phx.i, u.weights
+			FROM matches CROSS JOIN unnest(ts_delete(matches.tsv, tsvector_to_array(ts_delete(matches.tsv,
+				(SELECT array_agg(phx.lexeme) FROM phx WHERE NOT phx.prefix))))) u
+			JOIN phx ON u.lexeme = phx.lexeme AND NOT phx.prefix`
+	if prefixes {
+		hits += `
+			UNION ALL
+			SELECT matches.seq, matches.tsv_len, phx.i, u.weights
+			FROM matches CROSS JOIN unnest(matches.tsv) u JOIN phx ON phx.prefix AND starts_with(u.lexeme, phx.lexeme)`
+	}
+	return `phx AS (
+			SELECT ph.i, ph.prefix, x AS lexeme FROM ph, unnest(ph.lx) x
+		), hits AS (
+			` + hits + `
+		), tf AS (
+			SELECT hits.seq, hits.tsv_len::float8 AS dl, hits.i,
+				sum(CASE w WHEN 'A' THEN 1.0 WHEN 'C' THEN 0.35 WHEN 'B' THEN 0.6 ELSE 0 END)::float8 AS f
+			FROM hits CROSS JOIN unnest(hits.weights) w GROUP BY hits.seq, hits.tsv_len, hits.i
+		)`
+}
+
+// bm25Score is the BM25 score of one match, summed over its tf rows.
+const bm25Score = `sum(ph.idf * tf.f * (` + bm25K1 + ` + 1) / (tf.f + ` + bm25K1 + ` * (1 - ` + bm25B + ` + ` + bm25B + ` * tf.dl / st.avgdl)))`
 
 // rankAtMost is how many matches a search ranks, the newest first: ranking
 // reads every match, so a query of words that thousands of memories have
@@ -111,12 +136,13 @@ func (db *DB) search(ctx context.Context, scope mnemo.Scope, q *mnemo.TextQuery,
 					ELSE ln((st.n - ph0.hits + 0.5) / (ph0.hits + 0.5)) END AS idf
 				FROM ph0, st
 			), matches AS (
-				SELECT m.seq, m.tsv FROM memory_entries m
+				SELECT m.seq, m.tsv, m.tsv_len FROM memory_entries m
 				WHERE m.tsv @@ `+query+` AND `+w+`
 				ORDER BY m.seq DESC LIMIT `+rankAtMost+`
-			), ranked AS (
-				SELECT matches.seq, `+bm25Rank+` AS rank FROM matches, st
-				ORDER BY rank DESC, matches.seq LIMIT `+limit+`
+			), `+bm25CTEs(len(q.Prefixes) > 0)+`, ranked AS (
+				SELECT tf.seq, `+bm25Score+` AS rank
+				FROM tf JOIN ph ON ph.i = tf.i CROSS JOIN st
+				GROUP BY tf.seq ORDER BY rank DESC, tf.seq LIMIT `+limit+`
 			)
 			SELECT `+memoryColumns+`, ranked.rank
 			FROM ranked JOIN memory_entries m ON m.seq = ranked.seq
@@ -148,8 +174,8 @@ func phrases(p *params, scope mnemo.Scope, q *mnemo.TextQuery) string {
 	rows := make([]string, 0, len(q.Terms)+len(q.Prefixes))
 	for _, t := range q.Terms {
 		lx := `tsvector_to_array(to_tsvector('simple', ` + p.p(t, "text") + `))`
-		rows = append(rows, `(`+strconv.Itoa(len(rows))+`, false, `+lx+`, (SELECT coalesce(sum(ts.df), 0)::float8 FROM term_stats ts
-			WHERE ts.tenant_id = `+tenant+` AND ts.agent_id = `+agent+` AND ts.term = ANY(`+lx+`)))`)
+		rows = append(rows, `(`+strconv.Itoa(len(rows))+`, false, `+lx+`, (SELECT coalesce(sum(ts.df), 0)::float8
+			FROM unnest(`+lx+`) x JOIN term_stats ts ON ts.tenant_id = `+tenant+` AND ts.agent_id = `+agent+` AND ts.term = x))`)
 	}
 	for _, pre := range q.Prefixes {
 		lx := `tsvector_to_array(to_tsvector('simple', ` + p.p(pre, "text") + `))`

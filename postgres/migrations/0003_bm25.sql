@@ -30,11 +30,18 @@ CREATE TABLE term_stats (
 	PRIMARY KEY (tenant_id, agent_id, term)
 );
 
--- mnemo_tsv_len is the number of tokens of a tsvector: FTS5's document
--- length (all columns).
+-- mnemo_tsv_len is the number of tokens of a tsvector (its positions).
 CREATE FUNCTION mnemo_tsv_len(tsvector) RETURNS bigint
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	AS $$ SELECT coalesce(sum(cardinality(positions)), 0)::bigint FROM unnest($1) $$;
+
+-- tsv_len is a memory's number of tokens, all parts together: FTS5's
+-- document length. Kept in the row so that ranking does not count every
+-- token of every match again (adding it rewrites the table once).
+ALTER TABLE memory_entries ADD COLUMN tsv_len integer GENERATED ALWAYS AS (
+	mnemo_tsv_len(to_tsvector('simple'::regconfig, index_text)) +
+	mnemo_tsv_len(to_tsvector('simple'::regconfig, index_meta)) +
+	mnemo_tsv_len(to_tsvector('simple'::regconfig, index_context))) STORED;
 
 -- One trigger per kind of statement applies the documents it added (+1)
 -- and removed (-1), read from its transition tables. An update counts only the rows whose tsvector or tombstone changed
@@ -45,10 +52,10 @@ CREATE FUNCTION mnemo_tsv_len(tsvector) RETURNS bigint
 -- statistics of this schema.
 CREATE FUNCTION mnemo_fts_insert() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
-	WITH d AS (SELECT tenant_id, agent_id, tsv, 1 AS sign FROM new_rows WHERE NOT tombstone),
+	WITH d AS (SELECT tenant_id, agent_id, tsv, tsv_len, 1 AS sign FROM new_rows WHERE NOT tombstone),
 	s AS (
 		INSERT INTO scope_stats AS s (tenant_id, agent_id, docs, total_len)
-		SELECT tenant_id, agent_id, sum(sign), sum(sign * mnemo_tsv_len(tsv)) FROM d
+		SELECT tenant_id, agent_id, sum(sign), sum(sign * tsv_len) FROM d
 		GROUP BY 1, 2 ORDER BY 1, 2
 		ON CONFLICT (tenant_id, agent_id) DO UPDATE
 		SET docs = s.docs + excluded.docs, total_len = s.total_len + excluded.total_len
@@ -62,10 +69,10 @@ END $$;
 
 CREATE FUNCTION mnemo_fts_delete() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
-	WITH d AS (SELECT tenant_id, agent_id, tsv, -1 AS sign FROM old_rows WHERE NOT tombstone),
+	WITH d AS (SELECT tenant_id, agent_id, tsv, tsv_len, -1 AS sign FROM old_rows WHERE NOT tombstone),
 	s AS (
 		INSERT INTO scope_stats AS s (tenant_id, agent_id, docs, total_len)
-		SELECT tenant_id, agent_id, sum(sign), sum(sign * mnemo_tsv_len(tsv)) FROM d
+		SELECT tenant_id, agent_id, sum(sign), sum(sign * tsv_len) FROM d
 		GROUP BY 1, 2 ORDER BY 1, 2
 		ON CONFLICT (tenant_id, agent_id) DO UPDATE
 		SET docs = s.docs + excluded.docs, total_len = s.total_len + excluded.total_len
@@ -80,18 +87,19 @@ END $$;
 CREATE FUNCTION mnemo_fts_update() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
 	WITH ch AS (
-		SELECT o.tenant_id, o.agent_id, o.tombstone AS o_dead, o.tsv AS o_tsv, n.tombstone AS n_dead, n.tsv AS n_tsv
+		SELECT o.tenant_id, o.agent_id, o.tombstone AS o_dead, o.tsv AS o_tsv, o.tsv_len AS o_len,
+			n.tombstone AS n_dead, n.tsv AS n_tsv, n.tsv_len AS n_len
 		FROM old_rows o JOIN new_rows n ON n.seq = o.seq
 		WHERE o.tombstone IS DISTINCT FROM n.tombstone OR o.tsv IS DISTINCT FROM n.tsv
 	),
 	d AS (
-		SELECT tenant_id, agent_id, o_tsv AS tsv, -1 AS sign FROM ch WHERE NOT o_dead
+		SELECT tenant_id, agent_id, o_tsv AS tsv, o_len AS tsv_len, -1 AS sign FROM ch WHERE NOT o_dead
 		UNION ALL
-		SELECT tenant_id, agent_id, n_tsv, 1 FROM ch WHERE NOT n_dead
+		SELECT tenant_id, agent_id, n_tsv, n_len, 1 FROM ch WHERE NOT n_dead
 	),
 	s AS (
 		INSERT INTO scope_stats AS s (tenant_id, agent_id, docs, total_len)
-		SELECT tenant_id, agent_id, sum(sign), sum(sign * mnemo_tsv_len(tsv)) FROM d
+		SELECT tenant_id, agent_id, sum(sign), sum(sign * tsv_len) FROM d
 		GROUP BY 1, 2 ORDER BY 1, 2
 		ON CONFLICT (tenant_id, agent_id) DO UPDATE
 		SET docs = s.docs + excluded.docs, total_len = s.total_len + excluded.total_len
@@ -114,7 +122,7 @@ CREATE TRIGGER memory_entries_fts_update AFTER UPDATE ON memory_entries
 -- on, would hide them from a session without a tenant.
 SET LOCAL mnemo.tenant = '*';
 INSERT INTO scope_stats (tenant_id, agent_id, docs, total_len)
-SELECT tenant_id, agent_id, count(*), sum(mnemo_tsv_len(tsv))
+SELECT tenant_id, agent_id, count(*), sum(tsv_len)
 FROM memory_entries WHERE NOT tombstone GROUP BY 1, 2;
 INSERT INTO term_stats (tenant_id, agent_id, term, df)
 SELECT m.tenant_id, m.agent_id, u.lexeme, count(*)
