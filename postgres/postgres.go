@@ -72,6 +72,16 @@ type Options struct {
 	// until it is rebuilt (see docs/POSTGRES.md).
 	HNSWM              int
 	HNSWEfConstruction int
+	// Pooler says what stands between the store and PostgreSQL: "" (the
+	// server, or a pooler in session mode) or "transaction" (PgBouncer,
+	// or another pooler, in transaction mode, which may hand each
+	// transaction to another server connection). With "transaction" the
+	// store keeps no state in a session: no prepared statements (pgx's
+	// statement cache off: QueryExecModeExec, one round trip, unless the
+	// DSN chose the simple protocol), and Schema is set in each
+	// transaction (set_config(..., true)), never by SET or the startup
+	// message, which poolers reject or do not carry over.
+	Pooler string
 	// ExactSearchBelow is the number of filtered memories under which a
 	// vector search scores each of them exactly instead of walking the
 	// HNSW index; 0 means 5000, a negative number always walks the index.
@@ -90,6 +100,9 @@ type DB struct {
 	rls    bool
 	ef     int
 	exact  int
+	// local is the search_path set in each transaction (behind a
+	// transaction-mode pooler), or empty.
+	local string
 	// hnswM and hnswEf are the HNSW index's m and ef_construction; 0 is
 	// pgvector's default.
 	hnswM, hnswEf int
@@ -162,8 +175,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err := checkHNSW(opts.HNSWM, opts.HNSWEfConstruction); err != nil {
 		return nil, err
 	}
-	setSchema(cfg, opts.Schema)
+	local, err := setPooler(cfg, opts.Pooler, opts.Schema)
+	if err != nil {
+		return nil, err
+	}
 	db := &DB{
+		local:  local,
 		now:    opts.Now,
 		logger: opts.Logger,
 		ef:     opts.EfSearch,
@@ -207,11 +224,11 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		return db.fail("open", err)
 	}
 	if !opts.NoMigrate {
-		if err := migrate(ctx, db.pool, db.logger); err != nil {
+		if err := db.migrate(ctx); err != nil {
 			return err
 		}
 	}
-	v, err := schemaVersion(ctx, db.pool)
+	v, err := db.schemaVersion(ctx)
 	if err != nil {
 		return db.fail("open", err)
 	}
@@ -220,11 +237,14 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		return mnemo.Errorf(mnemo.ECONFLICT, "postgres: the schema is at version %d, this build needs %d: run `mnemo migrate`", v, known)
 	}
 	if opts.RowLevelSecurity {
-		if err := enableRLS(ctx, db.pool); err != nil {
+		if err := db.enableRLS(ctx); err != nil {
 			return db.fail("row-level security", err)
 		}
 	}
-	if db.rls, err = rlsEnabled(ctx, db.pool); err != nil {
+	if err := db.read(ctx, allTenants, func(q querier) (err error) {
+		db.rls, err = rlsEnabled(ctx, q)
+		return err
+	}); err != nil {
 		return db.fail("open", err)
 	}
 	db.vectors, db.iterative = db.probeVectors(ctx)
@@ -250,6 +270,49 @@ func createSchema(ctx context.Context, cc *pgx.ConnConfig, schema string) error 
 		return fmt.Errorf("postgres: create schema %s: %w", schema, err)
 	}
 	return nil
+}
+
+// PoolerTransaction is Options.Pooler for a pooler in transaction mode.
+const PoolerTransaction = "transaction"
+
+// setPooler configures cfg for what stands before the server (PG-7: a
+// pooler must not lose a write to session state it does not carry), and
+// returns the search_path to set in each transaction, if any.
+func setPooler(cfg *pgxpool.Config, pooler, schema string) (local string, err error) {
+	switch pooler {
+	case "":
+		setSchema(cfg, schema)
+		return "", nil
+	case PoolerTransaction:
+	default:
+		return "", mnemo.Errorf(mnemo.EINVALID, "postgres: pooler must be empty or %q, got %q", PoolerTransaction, pooler)
+	}
+	cc := cfg.ConnConfig
+	switch cc.DefaultQueryExecMode {
+	case pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe, pgx.QueryExecModeDescribeExec:
+		// Named prepared statements live in one server session, and
+		// DescribeExec's two round trips may land on two of them.
+		cc.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
+	cc.StatementCacheCapacity, cc.DescriptionCacheCapacity = 0, 0
+	if schema == "" {
+		return "", nil
+	}
+	return pgx.Identifier{schema}.Sanitize() + ", public", nil
+}
+
+// begin starts a transaction with the store's transaction-local settings
+// (the search_path behind a transaction-mode pooler).
+func (db *DB) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
+	tx, err := db.pool.BeginTx(ctx, opts)
+	if err != nil || db.local == "" {
+		return tx, err
+	}
+	if _, err := tx.Exec(ctx, `SELECT set_config('search_path', $1::text, true)`, db.local); err != nil {
+		tx.Rollback(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return tx, nil
 }
 
 // setSchema makes schema, when set, the search_path of every connection of
@@ -325,10 +388,10 @@ type querier interface {
 // space); the policies let them through.
 const allTenants = "*"
 
-// read runs fn on the pool, or, with row-level security, in a read-only
-// transaction of tenant.
+// read runs fn on the pool, or, with row-level security or a search_path
+// set per transaction, in a read-only transaction of tenant.
 func (db *DB) read(ctx context.Context, tenant string, fn func(q querier) error) error {
-	if !db.rls {
+	if !db.rls && db.local == "" {
 		return fn(db.pool)
 	}
 	return db.tx(ctx, tenant, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error { return fn(tx) })
@@ -336,7 +399,7 @@ func (db *DB) read(ctx context.Context, tenant string, fn func(q querier) error)
 
 // tx runs fn in a transaction of tenant and commits it.
 func (db *DB) tx(ctx context.Context, tenant string, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
-	tx, err := db.pool.BeginTx(ctx, opts)
+	tx, err := db.begin(ctx, opts)
 	if err != nil {
 		return err
 	}

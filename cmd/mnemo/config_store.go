@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/postgres"
 )
 
 // The store sections: store (the backend, files and postgres) and sqlite.
@@ -53,6 +55,11 @@ type PostgresConfig struct {
 	HNSW   HNSWConfig `yaml:"hnsw"`
 	RLS    bool       `yaml:"rls"`    // row-level security by tenant
 	Schema string     `yaml:"schema"` // a schema of its own; empty: the DSN's search_path
+	// Pooler is what stands between mnemo and the server: empty (the
+	// server itself, or a pooler in session mode) or "transaction"
+	// (PgBouncer's pool_mode transaction): no prepared statements, the
+	// schema set in each transaction.
+	Pooler string `yaml:"pooler"`
 	// SpoolDir keeps acknowledged writes while the database is
 	// unreachable, replayed when it is back; default <data>/spool.
 	SpoolDir string `yaml:"spool_dir"`
@@ -139,6 +146,9 @@ func (p *PostgresConfig) validate() error {
 		return &ConfigError{"store.postgres.hnsw.ef_construction", "must be from 4 to 1000 (0: pgvector's default, 64)"}
 	case h.EfConstruction != 0 && h.EfConstruction < 2*cmp.Or(h.M, 16):
 		return &ConfigError{"store.postgres.hnsw.ef_construction", "must be at least twice hnsw.m"}
+	}
+	if p.Pooler != "" && p.Pooler != postgres.PoolerTransaction {
+		return &ConfigError{"store.postgres.pooler", fmt.Sprintf("must be empty or %q, got %q", postgres.PoolerTransaction, p.Pooler)}
 	}
 	if p.FailoverAfter < 0 {
 		return &ConfigError{"store.postgres.failover_after", "must not be negative (0 means the default, 2s)"}

@@ -21,6 +21,8 @@ func TestStoreConfigValidate(t *testing.T) {
 		{"compact_every", func(c *StoreConfig) { c.Files.CompactEvery = -2 }, "store.files.compact_every"},
 		{"pool_size", func(c *StoreConfig) { c.Postgres.PoolSize = 1001 }, "store.postgres.pool_size"},
 		{"ef_search", func(c *StoreConfig) { c.Postgres.EfSearch = -1 }, "store.postgres.ef_search"},
+		{"pooler", func(c *StoreConfig) { c.Postgres.Pooler = "transaction" }, ""},
+		{"pooler statement", func(c *StoreConfig) { c.Postgres.Pooler = "statement" }, "store.postgres.pooler"},
 		{"hnsw", func(c *StoreConfig) { c.Postgres.HNSW = HNSWConfig{M: 24, EfConstruction: 128, EfSearch: 200} }, ""},
 		{"hnsw.ef_search and ef_search agree", func(c *StoreConfig) { c.Postgres.EfSearch, c.Postgres.HNSW.EfSearch = 200, 200 }, ""},
 		{"hnsw.ef_search and ef_search differ", func(c *StoreConfig) { c.Postgres.EfSearch, c.Postgres.HNSW.EfSearch = 100, 200 }, "store.postgres.hnsw.ef_search"},

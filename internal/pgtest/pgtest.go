@@ -155,6 +155,7 @@ func VectorServer(t testing.TB) string {
 func Main(m *testing.M) {
 	code := m.Run()
 	vector.stop()
+	stopBouncer()
 	os.Exit(code)
 }
 
