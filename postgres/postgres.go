@@ -115,6 +115,11 @@ type DB struct {
 	// the index without counting first. Entries are dropped when the scope
 	// is cleared.
 	large sync.Map
+	// small holds the scopes (mnemo.Scope → time.Time) found with too few
+	// memories for any word to be common, and when: their searches skip
+	// the common-terms check for a minute (a scope that grows past the
+	// threshold meanwhile has it up to a minute late).
+	small sync.Map
 	// iterative says pgvector can keep scanning its HNSW index until
 	// enough rows pass a filter (pgvector 0.8).
 	iterative bool

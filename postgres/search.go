@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
@@ -201,9 +202,16 @@ const commonRows = 1000
 // A word's documents come from the scope's term_stats; a prefix's are
 // counted, up to commonRows + 1.
 func (db *DB) dropCommonTerms(ctx context.Context, scope mnemo.Scope, q *mnemo.TextQuery) (_ *mnemo.TextQuery, allCommon bool, err error) {
+	if at, ok := db.small.Load(scope); ok && time.Since(at.(time.Time)) < time.Minute {
+		return q, false, nil
+	}
 	var p params
 	tenant, agent := p.p(scope.TenantID, "text"), p.p(scope.AgentID, "text")
-	var checks []string
+	// The first check is the scope's size: in a scope of at most
+	// commonRows documents no word is common, and the scope is
+	// remembered as small for a minute, sparing searches this query.
+	checks := []string{`coalesce((SELECT s.docs FROM scope_stats s WHERE s.tenant_id = ` + tenant +
+		` AND s.agent_id = ` + agent + `), 0) <= ` + strconv.Itoa(commonRows)}
 	for _, t := range q.Terms {
 		checks = append(checks, `coalesce((SELECT ts.df FROM term_stats ts WHERE ts.tenant_id = `+tenant+
 			` AND ts.agent_id = `+agent+` AND ts.term = `+p.p(t, "text")+`), 0) > `+strconv.Itoa(commonRows))
@@ -220,6 +228,10 @@ func (db *DB) dropCommonTerms(ctx context.Context, scope mnemo.Scope, q *mnemo.T
 	if err != nil {
 		return nil, false, db.fail("search", err)
 	}
+	if common[0] {
+		db.small.Store(scope, time.Now())
+	}
+	common = common[1:]
 	out := *q
 	out.Terms, out.Prefixes = nil, nil
 	for i, t := range q.Terms {
