@@ -336,3 +336,60 @@ func scanVectorHits(rows pgx.Rows, err error) ([]mnemo.VectorHit, error) {
 	}
 	return hits, rows.Err()
 }
+
+// BulkLoad prepares an empty store for a bulk load (PG-6: migrate-store):
+// it drops the full-text (GIN) and HNSW indexes, which are cheaper built
+// once over the loaded rows than kept row by row (PGlite inserts into HNSW
+// at some 90 rows a second), and returns finish, which builds them again
+// with 512 MB of maintenance_work_mem, set for its transaction only. A
+// store that already holds memories keeps its indexes, and finish does
+// nothing. finish must be called whatever the load's outcome.
+func (db *DB) BulkLoad(ctx context.Context) (finish func(context.Context) error, err error) {
+	nothing := func(context.Context) error { return nil }
+	var dropped []string
+	err = db.tx(ctx, allTenants, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		var empty bool
+		if err := tx.QueryRow(ctx, `SELECT NOT EXISTS (SELECT FROM memory_entries)`).Scan(&empty); err != nil || !empty {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `LOCK TABLE memory_entries IN ACCESS EXCLUSIVE MODE`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE i.indrelid = to_regclass(quote_ident(current_schema()) || '.memory_entries')
+			AND c.relname IN ('memory_entries_vec', 'memory_entries_tsv') ORDER BY 1`)
+		if err != nil {
+			return err
+		}
+		if dropped, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		for _, ix := range dropped {
+			if _, err := tx.Exec(ctx, `DROP INDEX `+pgx.Identifier{ix}.Sanitize()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || len(dropped) == 0 {
+		return nothing, db.fail("bulk load", err)
+	}
+	return func(ctx context.Context) error {
+		err := db.tx(ctx, allTenants, pgx.TxOptions{}, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT set_config('maintenance_work_mem', '512MB', true)`); err != nil {
+				return err
+			}
+			for _, ix := range dropped {
+				def := `CREATE INDEX IF NOT EXISTS memory_entries_tsv ON memory_entries USING gin (tsv)`
+				if ix == "memory_entries_vec" {
+					def = `CREATE INDEX IF NOT EXISTS memory_entries_vec ON memory_entries USING hnsw (vec vector_cosine_ops)` + db.hnswWith()
+				}
+				if _, err := tx.Exec(ctx, def); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		return db.fail("bulk load: building the indexes", err)
+	}, nil
+}

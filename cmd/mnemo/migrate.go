@@ -79,7 +79,8 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 			"a mismatch fails (exit 1). Ids, times and keys are kept, so copying again changes nothing;\n" +
 			"a scope whose ledger the destination already has keeps it. Key history, runs and sessions\n" +
 			"are not copied. sqlite:PATH is a data directory or a .db file; postgres:DSN a postgres://\n" +
-			"URL (its search_path chooses the schema).",
+			"URL (its search_path chooses the schema). An empty PostgreSQL destination is loaded without\n" +
+			"its full-text and HNSW indexes, which are built after the copy.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
@@ -163,7 +164,7 @@ func parseEndpoint(spec string) (kind, arg string, err error) {
 
 // copyStore copies every scope of src into dst, with a progress bar, and
 // checks the counts.
-func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) error {
+func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err error) {
 	log := a.logger()
 	scopes, err := src.Scopes(ctx)
 	if err != nil {
@@ -195,6 +196,22 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 				}
 			}
 		}
+	}
+
+	// An empty PostgreSQL destination loads without its full-text and
+	// HNSW indexes, built once after the copy, whatever its outcome.
+	if b, ok := dst.(interface {
+		BulkLoad(context.Context) (func(context.Context) error, error)
+	}); ok {
+		finish, berr := b.BulkLoad(ctx)
+		if berr != nil {
+			return fmt.Errorf("destination: %w", berr)
+		}
+		defer func() {
+			if ferr := finish(context.WithoutCancel(ctx)); ferr != nil && err == nil {
+				err = fmt.Errorf("destination: %w", ferr)
+			}
+		}()
 	}
 
 	from := service.New(src, service.Options{Logger: log})
