@@ -449,3 +449,46 @@ func TestOddText(t *testing.T) {
 		})
 	}
 }
+
+// Every index leads with tenant_id but for the listed ones, which are
+// global by design (docs/POSTGRES.md, "Scale-out"): a new index that does
+// not lead with the tenant must be added here with its reason.
+func TestIndexesLeadWithTenant(t *testing.T) {
+	ctx := t.Context()
+	db := open(t, pgDSN(t), postgres.Options{})
+	global := map[string]string{
+		"memory_entries_pkey":       "seq: the row's identity, which search and fetch join on",
+		"memory_entries_id":         "a memory id is unique across tenants, and the embedding queue sets vectors by id",
+		"memory_entries_tsv":        "GIN: no btree column without the btree_gin extension; searches AND it with the scope",
+		"memory_entries_tags":       "GIN, as memory_entries_tsv",
+		"memory_entries_unembedded": "the embedding queue, across tenants",
+		"memory_entries_vec":        "HNSW, one graph; filters apply during the walk",
+		"history_pkey":              "seq: the order of writes",
+		"ledger_pkey":               "seq: the order of entries",
+		"state_idle":                "the idle sweep, across tenants",
+		"vector_space_pkey":         "one row for the store",
+		"schema_migrations_pkey":    "the schema's version",
+	}
+	rows, err := db.Pool().Query(ctx, `SELECT c.relname::text, a.attname::text
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		JOIN pg_class tb ON tb.oid = i.indrelid AND tb.relnamespace = to_regnamespace(current_schema())
+		LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+		ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var first *string
+		if err := rows.Scan(&name, &first); err != nil {
+			t.Fatal(err)
+		}
+		if (first == nil || *first != "tenant_id") && global[name] == "" {
+			t.Errorf("index %s does not lead with tenant_id (first column %v)", name, first)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
