@@ -110,19 +110,7 @@ func testSearchMatchesSQLite(t *testing.T, pg *postgres.DB) {
 	if t.Failed() {
 		return
 	}
-	// The statistics the triggers kept are those of the rows.
-	var bad int
-	if err := pg.Pool().QueryRow(ctx, `SELECT count(*) FROM (
-		SELECT tenant_id, agent_id, term, df FROM term_stats WHERE df <> 0
-		EXCEPT SELECT m.tenant_id, m.agent_id, u.lexeme, count(*) FROM memory_entries m, unnest(m.tsv) u WHERE NOT m.tombstone GROUP BY 1, 2, 3
-		UNION ALL
-		(SELECT tenant_id, agent_id, docs::text, total_len FROM scope_stats WHERE docs <> 0
-		EXCEPT SELECT tenant_id, agent_id, count(*)::text, sum(mnemo_tsv_len(tsv)) FROM memory_entries WHERE NOT tombstone GROUP BY 1, 2)) x`).Scan(&bad); err != nil {
-		t.Fatal(err)
-	}
-	if bad != 0 {
-		t.Errorf("%d statistics differ from the rows'", bad)
-	}
+	checkStats(t, pg)
 	if _, err := pg.Clear(ctx, other); err != nil {
 		t.Fatal(err)
 	}
@@ -157,5 +145,25 @@ func compareSearch(ctx context.Context, t *testing.T, lite, pg mnemo.Store, q mn
 		if g.Memory.ID != w.Memory.ID && math.Abs(g.Lexical-w.Lexical) > 1e-9 {
 			t.Errorf("%+v: hit %d is %s, sqlite %s", q, i, g.Memory.ID, w.Memory.ID)
 		}
+	}
+}
+
+// checkStats fails t unless the BM25 statistics the triggers kept are
+// those of the rows.
+func checkStats(t *testing.T, db *postgres.DB) {
+	t.Helper()
+	var bad int
+	// Both ways: what the statistics hold and the rows do not, and the
+	// reverse.
+	if err := db.Pool().QueryRow(t.Context(), `WITH
+		kept AS (SELECT tenant_id, agent_id, term, df FROM term_stats WHERE df <> 0
+			UNION ALL SELECT tenant_id, agent_id, '', docs * 1000000000 + total_len FROM scope_stats WHERE docs <> 0),
+		rows AS (SELECT m.tenant_id, m.agent_id, u.lexeme, count(*) FROM memory_entries m, unnest(m.tsv) u WHERE NOT m.tombstone GROUP BY 1, 2, 3
+			UNION ALL SELECT tenant_id, agent_id, '', count(*) * 1000000000 + sum(mnemo_tsv_len(tsv)) FROM memory_entries WHERE NOT tombstone GROUP BY 1, 2)
+		SELECT (SELECT count(*) FROM (SELECT * FROM kept EXCEPT SELECT * FROM rows) x) + (SELECT count(*) FROM (SELECT * FROM rows EXCEPT SELECT * FROM kept) y)`).Scan(&bad); err != nil {
+		t.Fatal(err)
+	}
+	if bad != 0 {
+		t.Errorf("%d statistics differ from the rows'", bad)
 	}
 }
