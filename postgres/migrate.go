@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/migrations"
@@ -59,13 +60,16 @@ func openPool(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
+	local, err := setPooler(cfg, opts.Pooler, opts.Schema)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Schema != "" {
-		setSchema(cfg, opts.Schema)
 		if err := createSchema(ctx, cfg.ConnConfig, opts.Schema); err != nil {
 			return nil, err
 		}
 	}
-	db := &DB{now: time.Now, logger: opts.Logger}
+	db := &DB{now: time.Now, logger: opts.Logger, local: local}
 	if db.logger == nil {
 		db.logger = slog.New(slog.DiscardHandler)
 	}
@@ -78,21 +82,31 @@ func openPool(ctx context.Context, dsn string, opts Options) (*DB, error) {
 // Migrate brings the schema to the latest version and returns the versions
 // before and after. A schema newer than this build knows is refused.
 func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
-	from, err = schemaVersion(ctx, db.pool)
+	from, err = db.schemaVersion(ctx)
 	if err != nil && !errors.Is(err, errNoSchema) {
 		return 0, 0, db.fail("migrate", err)
 	}
-	if err := migrate(ctx, db.pool, db.logger); err != nil {
+	if err := db.migrate(ctx); err != nil {
 		return from, from, err
 	}
-	to, err = schemaVersion(ctx, db.pool)
+	to, err = db.schemaVersion(ctx)
 	return from, to, db.fail("migrate", err)
 }
 
 // SchemaVersion returns the version of the last migration applied.
 func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
-	v, err := schemaVersion(ctx, db.pool)
+	v, err := db.schemaVersion(ctx)
 	return v, db.fail("schema version", err)
+}
+
+// schemaVersion reads the version in a transaction of its own when the
+// search_path is set per transaction.
+func (db *DB) schemaVersion(ctx context.Context) (v int, err error) {
+	err = db.read(ctx, allTenants, func(q querier) (err error) {
+		v, err = schemaVersion(ctx, q)
+		return err
+	})
+	return v, err
 }
 
 var errNoSchema = errors.New("postgres: no schema_migrations table")
@@ -116,13 +130,13 @@ const migrateLock = `SELECT pg_advisory_xact_lock(hashtext('mnemo.migrate:' || c
 
 // migrate applies the migrations the schema lacks, each in a transaction
 // of its own, so that a failure leaves the schema at the last good version.
-func migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+func (db *DB) migrate(ctx context.Context) error {
 	ms, err := listMigrations()
 	if err != nil {
 		return err
 	}
 	for {
-		done, err := migrateOne(ctx, pool, ms, logger)
+		done, err := db.migrateOne(ctx, ms)
 		if err != nil || done {
 			return err
 		}
@@ -130,8 +144,8 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 }
 
 // migrateOne applies the next migration, or reports that there is none.
-func migrateOne(ctx context.Context, pool *pgxpool.Pool, ms []migrations.Migration, logger *slog.Logger) (done bool, err error) {
-	tx, err := pool.Begin(ctx)
+func (db *DB) migrateOne(ctx context.Context, ms []migrations.Migration) (done bool, err error) {
+	tx, err := db.begin(ctx, pgx.TxOptions{})
 	if err != nil {
 		return false, unavailable("migrate", err)
 	}
@@ -179,7 +193,7 @@ func migrateOne(ctx context.Context, pool *pgxpool.Pool, ms []migrations.Migrati
 	if err := tx.Commit(ctx); err != nil {
 		return false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 	}
-	logger.Info("migrated database", "schema", *schema, "version", m.Version)
+	db.logger.Info("migrated database", "schema", *schema, "version", m.Version)
 	return false, nil
 }
 
@@ -195,12 +209,12 @@ func fmtMigrate(err error) error {
 const rlsPolicy = `tenant_id = current_setting('mnemo.tenant', true) OR current_setting('mnemo.tenant', true) = '*'`
 
 // rlsTables are the tables with a tenant_id.
-var rlsTables = []string{"memory_entries", "history", "scopes", "ledger", "state",
+var rlsTables = []string{"memory_entries", "history", "scopes", "ledger", "state", "scope_stats", "term_stats",
 	"events", "event_segments", "relations", "event_vectors", "summaries", "capabilities"}
 
 // enableRLS creates the row-level security policies, idempotently.
-func enableRLS(ctx context.Context, pool *pgxpool.Pool) error {
-	tx, err := pool.Begin(ctx)
+func (db *DB) enableRLS(ctx context.Context) error {
+	tx, err := db.begin(ctx, pgx.TxOptions{})
 	if err != nil {
 		return err
 	}

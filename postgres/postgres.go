@@ -18,6 +18,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,6 +65,24 @@ type Options struct {
 	// candidates the HNSW walk keeps; more finds more of the true nearest
 	// and takes longer. 0 means 100. It is raised to the query's limit.
 	EfSearch int
+	// HNSWM and HNSWEfConstruction are the build parameters of the HNSW
+	// index SetVectorSpace creates: pgvector's m (links per node, 2 to
+	// 100) and ef_construction (candidates kept while inserting, 4 to
+	// 1000, at least 2m); 0 means pgvector's defaults, 16 and 64. They
+	// apply when the index is created: an existing index keeps its own
+	// until it is rebuilt (see docs/POSTGRES.md).
+	HNSWM              int
+	HNSWEfConstruction int
+	// Pooler says what stands between the store and PostgreSQL: "" (the
+	// server, or a pooler in session mode) or "transaction" (PgBouncer,
+	// or another pooler, in transaction mode, which may hand each
+	// transaction to another server connection). With "transaction" the
+	// store keeps no state in a session: no prepared statements (pgx's
+	// statement cache off: QueryExecModeExec, one round trip, unless the
+	// DSN chose the simple protocol), and Schema is set in each
+	// transaction (set_config(..., true)), never by SET or the startup
+	// message, which poolers reject or do not carry over.
+	Pooler string
 	// ExactSearchBelow is the number of filtered memories under which a
 	// vector search scores each of them exactly instead of walking the
 	// HNSW index; 0 means 5000, a negative number always walks the index.
@@ -82,7 +101,13 @@ type DB struct {
 	rls    bool
 	ef     int
 	exact  int
-	tries  int
+	// local is the search_path set in each transaction (behind a
+	// transaction-mode pooler), or empty.
+	local string
+	// hnswM and hnswEf are the HNSW index's m and ef_construction; 0 is
+	// pgvector's default.
+	hnswM, hnswEf int
+	tries         int
 
 	// vectors is nil when the vector extension is available, else why not.
 	vectors error
@@ -91,11 +116,11 @@ type DB struct {
 	// the index without counting first. Entries are dropped when the scope
 	// is cleared.
 	large sync.Map
-	// common are the words of the full-text index that are too common to
-	// decide which memories a search ranks, as of statsAt.
-	statsMu sync.Mutex
-	statsAt time.Time
-	common  map[string]bool
+	// small holds the scopes (mnemo.Scope → time.Time) found with too few
+	// memories for any word to be common, and when: their searches skip
+	// the common-terms check for a minute (a scope that grows past the
+	// threshold meanwhile has it up to a minute late).
+	small sync.Map
 	// iterative says pgvector can keep scanning its HNSW index until
 	// enough rows pass a filter (pgvector 0.8).
 	iterative bool
@@ -127,6 +152,20 @@ var ErrNoVectorIndex = &mnemo.Error{
 // tests mnemo.ErrorCode(err) == mnemo.EUNAVAILABLE.
 var errUnavailable = &mnemo.Error{Code: mnemo.EUNAVAILABLE, Message: "the PostgreSQL database is unreachable"}
 
+// checkHNSW checks the HNSW index's build parameters against pgvector's
+// bounds (0 is its default: m 16, ef_construction 64).
+func checkHNSW(m, efConstruction int) error {
+	switch {
+	case m != 0 && (m < 2 || m > 100):
+		return mnemo.Errorf(mnemo.EINVALID, "postgres: HNSW m must be from 2 to 100, got %d", m)
+	case efConstruction != 0 && (efConstruction < 4 || efConstruction > 1000):
+		return mnemo.Errorf(mnemo.EINVALID, "postgres: HNSW ef_construction must be from 4 to 1000, got %d", efConstruction)
+	case efConstruction != 0 && efConstruction < 2*cmp.Or(m, 16):
+		return mnemo.Errorf(mnemo.EINVALID, "postgres: HNSW ef_construction (%d) must be at least twice m (%d)", efConstruction, cmp.Or(m, 16))
+	}
+	return nil
+}
+
 // Open connects to the database of dsn (a postgres:// URL or key=value
 // string; pgxpool's pool_* settings apply), migrates its schema unless
 // opts.NoMigrate, and finds out whether vectors are available.
@@ -145,11 +184,20 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
-	setSchema(cfg, opts.Schema)
+	if err := checkHNSW(opts.HNSWM, opts.HNSWEfConstruction); err != nil {
+		return nil, err
+	}
+	local, err := setPooler(cfg, opts.Pooler, opts.Schema)
+	if err != nil {
+		return nil, err
+	}
 	db := &DB{
+		local:  local,
 		now:    opts.Now,
 		logger: opts.Logger,
 		ef:     opts.EfSearch,
+		hnswM:  opts.HNSWM,
+		hnswEf: opts.HNSWEfConstruction,
 		exact:  opts.ExactSearchBelow,
 		tries:  opts.WriteAttempts,
 	}
@@ -188,11 +236,11 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		return db.fail("open", err)
 	}
 	if !opts.NoMigrate {
-		if err := migrate(ctx, db.pool, db.logger); err != nil {
+		if err := db.migrate(ctx); err != nil {
 			return err
 		}
 	}
-	v, err := schemaVersion(ctx, db.pool)
+	v, err := db.schemaVersion(ctx)
 	if err != nil {
 		return db.fail("open", err)
 	}
@@ -201,11 +249,14 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		return mnemo.Errorf(mnemo.ECONFLICT, "postgres: the schema is at version %d, this build needs %d: run `mnemo migrate`", v, known)
 	}
 	if opts.RowLevelSecurity {
-		if err := enableRLS(ctx, db.pool); err != nil {
+		if err := db.enableRLS(ctx); err != nil {
 			return db.fail("row-level security", err)
 		}
 	}
-	if db.rls, err = rlsEnabled(ctx, db.pool); err != nil {
+	if err := db.read(ctx, allTenants, func(q querier) (err error) {
+		db.rls, err = rlsEnabled(ctx, q)
+		return err
+	}); err != nil {
 		return db.fail("open", err)
 	}
 	db.vectors, db.iterative = db.probeVectors(ctx)
@@ -236,6 +287,49 @@ func createSchema(ctx context.Context, cc *pgx.ConnConfig, schema string) error 
 		return fmt.Errorf("postgres: create schema %s: %w", schema, err)
 	}
 	return nil
+}
+
+// PoolerTransaction is Options.Pooler for a pooler in transaction mode.
+const PoolerTransaction = "transaction"
+
+// setPooler configures cfg for what stands before the server (PG-7: a
+// pooler must not lose a write to session state it does not carry), and
+// returns the search_path to set in each transaction, if any.
+func setPooler(cfg *pgxpool.Config, pooler, schema string) (local string, err error) {
+	switch pooler {
+	case "":
+		setSchema(cfg, schema)
+		return "", nil
+	case PoolerTransaction:
+	default:
+		return "", mnemo.Errorf(mnemo.EINVALID, "postgres: pooler must be empty or %q, got %q", PoolerTransaction, pooler)
+	}
+	cc := cfg.ConnConfig
+	switch cc.DefaultQueryExecMode {
+	case pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe, pgx.QueryExecModeDescribeExec:
+		// Named prepared statements live in one server session, and
+		// DescribeExec's two round trips may land on two of them.
+		cc.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
+	cc.StatementCacheCapacity, cc.DescriptionCacheCapacity = 0, 0
+	if schema == "" {
+		return "", nil
+	}
+	return pgx.Identifier{schema}.Sanitize() + ", public", nil
+}
+
+// begin starts a transaction with the store's transaction-local settings
+// (the search_path behind a transaction-mode pooler).
+func (db *DB) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
+	tx, err := db.pool.BeginTx(ctx, opts)
+	if err != nil || db.local == "" {
+		return tx, err
+	}
+	if _, err := tx.Exec(ctx, `SELECT set_config('search_path', $1::text, true)`, db.local); err != nil {
+		tx.Rollback(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return tx, nil
 }
 
 // setSchema makes schema, when set, the search_path of every connection of
@@ -311,10 +405,10 @@ type querier interface {
 // space); the policies let them through.
 const allTenants = "*"
 
-// read runs fn on the pool, or, with row-level security, in a read-only
-// transaction of tenant.
+// read runs fn on the pool, or, with row-level security or a search_path
+// set per transaction, in a read-only transaction of tenant.
 func (db *DB) read(ctx context.Context, tenant string, fn func(q querier) error) error {
-	if !db.rls {
+	if !db.rls && db.local == "" {
 		return fn(db.pool)
 	}
 	return db.tx(ctx, tenant, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error { return fn(tx) })
@@ -322,7 +416,7 @@ func (db *DB) read(ctx context.Context, tenant string, fn func(q querier) error)
 
 // tx runs fn in a transaction of tenant and commits it.
 func (db *DB) tx(ctx context.Context, tenant string, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
-	tx, err := db.pool.BeginTx(ctx, opts)
+	tx, err := db.begin(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
@@ -307,4 +308,61 @@ func fetchSeqs(ctx context.Context, q querier, seqs []int64, w string, args []an
 		}
 	}
 	return found, rows.Err()
+}
+
+// ImportHistory appends revisions of scope's keys as they were (memory id,
+// op, time, won or lost, the record), oldest first, for migrate-store
+// (PG-6: moving a store keeps its key history). A key that has history
+// here already is skipped, so that copying twice adds nothing; the number
+// of revisions appended is returned. Revisions without a key are skipped.
+func (db *DB) ImportHistory(ctx context.Context, scope mnemo.Scope, revs []mnemo.Revision) (int, error) {
+	if err := checkScope(scope); err != nil {
+		return 0, err
+	}
+	var keys []string
+	for _, r := range revs {
+		if r.Key != "" && !slices.Contains(keys, r.Key) {
+			keys = append(keys, r.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	n := 0
+	err := db.tx(ctx, scope.TenantID, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		n = 0
+		rows, err := tx.Query(ctx, `SELECT DISTINCT key FROM history WHERE tenant_id = $1::text AND agent_id = $2::text AND key = ANY($3::text[])`,
+			scope.TenantID, scope.AgentID, keys)
+		if err != nil {
+			return err
+		}
+		had, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		for _, r := range revs {
+			if r.Key == "" || slices.Contains(had, r.Key) {
+				continue
+			}
+			var body *string
+			if r.Memory != nil {
+				rev := *r.Memory
+				rev.Embedding = nil
+				b, err := json.Marshal(rev)
+				if err != nil {
+					return fmt.Errorf("history: %w", err)
+				}
+				s := string(b)
+				body = &s
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO history (tenant_id, agent_id, memory_id, key, op, at_ns, applied, memory)
+				VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::boolean, $8::json)`,
+				scope.TenantID, scope.AgentID, r.MemoryID, r.Key, r.Op, sqlrow.Nanos(r.At), r.Applied, body); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, db.fail("import history", err)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
@@ -18,6 +19,22 @@ import (
 // space, the same vector in the vec column, of type vector(dim), which an
 // HNSW index (cosine) searches. SetVectorSpace creates the column and the
 // index with the space's dimension.
+
+// hnswWith is the WITH clause of the HNSW index's build parameters, empty
+// when both are pgvector's defaults.
+func (db *DB) hnswWith() string {
+	var with []string
+	if db.hnswM > 0 {
+		with = append(with, "m = "+strconv.Itoa(db.hnswM))
+	}
+	if db.hnswEf > 0 {
+		with = append(with, "ef_construction = "+strconv.Itoa(db.hnswEf))
+	}
+	if len(with) == 0 {
+		return ""
+	}
+	return " WITH (" + strings.Join(with, ", ") + ")"
+}
 
 // hnswMaxDim is the largest dimension pgvector's HNSW index takes for the
 // vector type; above it searches scan exactly.
@@ -86,7 +103,7 @@ func (db *DB) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bo
 			`DELETE FROM vector_space`,
 		}
 		if vs.Dimension <= hnswMaxDim {
-			stmts = append(stmts, `CREATE INDEX memory_entries_vec ON memory_entries USING hnsw (vec vector_cosine_ops)`)
+			stmts = append(stmts, `CREATE INDEX memory_entries_vec ON memory_entries USING hnsw (vec vector_cosine_ops)`+db.hnswWith())
 		} else {
 			db.logger.Warn("vectors of more than 2000 dimensions have no HNSW index: vector searches scan", "dimension", vs.Dimension)
 		}
@@ -318,4 +335,61 @@ func scanVectorHits(rows pgx.Rows, err error) ([]mnemo.VectorHit, error) {
 		hits = append(hits, h)
 	}
 	return hits, rows.Err()
+}
+
+// BulkLoad prepares an empty store for a bulk load (PG-6: migrate-store):
+// it drops the full-text (GIN) and HNSW indexes, which are cheaper built
+// once over the loaded rows than kept row by row (PGlite inserts into HNSW
+// at some 90 rows a second), and returns finish, which builds them again
+// with 512 MB of maintenance_work_mem, set for its transaction only. A
+// store that already holds memories keeps its indexes, and finish does
+// nothing. finish must be called whatever the load's outcome.
+func (db *DB) BulkLoad(ctx context.Context) (finish func(context.Context) error, err error) {
+	nothing := func(context.Context) error { return nil }
+	var dropped []string
+	err = db.tx(ctx, allTenants, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		var empty bool
+		if err := tx.QueryRow(ctx, `SELECT NOT EXISTS (SELECT FROM memory_entries)`).Scan(&empty); err != nil || !empty {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `LOCK TABLE memory_entries IN ACCESS EXCLUSIVE MODE`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE i.indrelid = to_regclass(quote_ident(current_schema()) || '.memory_entries')
+			AND c.relname IN ('memory_entries_vec', 'memory_entries_tsv') ORDER BY 1`)
+		if err != nil {
+			return err
+		}
+		if dropped, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		for _, ix := range dropped {
+			if _, err := tx.Exec(ctx, `DROP INDEX `+pgx.Identifier{ix}.Sanitize()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || len(dropped) == 0 {
+		return nothing, db.fail("bulk load", err)
+	}
+	return func(ctx context.Context) error {
+		err := db.tx(ctx, allTenants, pgx.TxOptions{}, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT set_config('maintenance_work_mem', '512MB', true)`); err != nil {
+				return err
+			}
+			for _, ix := range dropped {
+				def := `CREATE INDEX IF NOT EXISTS memory_entries_tsv ON memory_entries USING gin (tsv)`
+				if ix == "memory_entries_vec" {
+					def = `CREATE INDEX IF NOT EXISTS memory_entries_vec ON memory_entries USING hnsw (vec vector_cosine_ops)` + db.hnswWith()
+				}
+				if _, err := tx.Exec(ctx, def); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		return db.fail("bulk load: building the indexes", err)
+	}, nil
 }

@@ -53,6 +53,9 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 	}
 	var out []mnemo.Memory
 	err := db.writeTx(ctx, "write", scope.TenantID, func(tx pgx.Tx) error {
+		if err := lockScopeStats(ctx, tx, scope); err != nil {
+			return err
+		}
 		var err error
 		out, err = db.writeBatch(ctx, tx, scope, rows, now)
 		return err
@@ -537,11 +540,28 @@ func (db *DB) Clear(ctx context.Context, scope mnemo.Scope) (int, error) {
 	return db.delete(ctx, scope, mnemo.OpClear, `true`)
 }
 
+// lockScopeStats locks the scope's row of BM25 statistics (migration
+// 0005) first thing in a transaction that adds or removes documents. The
+// triggers update it, and its terms' rows, at the end of each statement:
+// taken there, after the memory rows, two writers of a scope could each
+// hold what the other waits for (a memory row, the statistics), and each
+// deadlock costs PostgreSQL's deadlock_timeout (1 s) before a retry. Taken
+// first, writers of a scope queue on it instead, as they would at the
+// trigger anyway.
+func lockScopeStats(ctx context.Context, tx pgx.Tx, scope mnemo.Scope) error {
+	_, err := tx.Exec(ctx, `INSERT INTO scope_stats AS s (tenant_id, agent_id, docs, total_len) VALUES ($1::text, $2::text, 0, 0)
+		ON CONFLICT (tenant_id, agent_id) DO UPDATE SET docs = s.docs`, scope.TenantID, scope.AgentID)
+	return err
+}
+
 // delete removes the rows of scope matching cond, whose parameters start at
 // $5, in one statement.
 func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, args ...any) (int, error) {
 	var n int
 	err := db.writeTx(ctx, op, scope.TenantID, func(tx pgx.Tx) error {
+		if err := lockScopeStats(ctx, tx, scope); err != nil {
+			return err
+		}
 		return tx.QueryRow(ctx, `WITH d AS (
 				DELETE FROM memory_entries m WHERE m.tenant_id = $1::text AND m.agent_id = $2::text AND `+cond+`
 				RETURNING m.seq, m.id, m.key, m.tombstone

@@ -5,6 +5,7 @@
 # command's outcome. It exports
 #   MNEMO_TEST_PG_DSN        PostgreSQL 15 (default: 127.0.0.1:5432, database test)
 #   MNEMO_TEST_PGVECTOR_DSN  the PGlite server (pgvector, pg_trgm)
+# and installs pgbouncer when it is missing (the tests start their own),
 # and exits with the command's status, or 1 with the reason if a server
 # cannot start.
 #
@@ -18,6 +19,19 @@ fail() {
 }
 (($# > 0)) || fail "usage: scripts/pgservers.sh COMMAND [ARG...]"
 command -v psql >/dev/null || fail "psql is not installed (Debian: apt-get install postgresql-client)"
+
+# PgBouncer, for the tests that run the store behind a transaction-mode
+# pooler (internal/pgtest.PgBouncer starts it per test binary): installed
+# when missing, as root with apt-get; otherwise those tests skip, loudly.
+if ! command -v pgbouncer >/dev/null && [[ ! -x /usr/sbin/pgbouncer ]]; then
+	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+		echo "pgservers: installing pgbouncer" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y pgbouncer >/dev/null ||
+			echo "pgservers: apt-get install pgbouncer failed: the PgBouncer tests will skip" >&2
+	else
+		echo "pgservers: pgbouncer is not installed (Debian: apt-get install pgbouncer): the PgBouncer tests will skip" >&2
+	fi
+fi
 
 export MNEMO_TEST_PG_DSN=${MNEMO_TEST_PG_DSN:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 start=$SECONDS

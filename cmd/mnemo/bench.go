@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -9,11 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/bench/locomo"
 	"github.com/mnemo-dev/mnemo/bench/scale"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -33,7 +39,9 @@ func (a *app) benchCommand() *cobra.Command {
 			"question of categories 1-4 through POST /v1/surface with now = the last session's time, and\n" +
 			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call.\n" +
 			"The file is LoCoMo's data/locomo10.json (github.com/snap-research/locomo) or a part of it;\n" +
-			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41).",
+			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41).\n" +
+			"The store is --store sqlite (a temporary file) or postgres (a temporary schema of\n" +
+			"store.postgres.dsn, else of $MNEMO_TEST_PGVECTOR_DSN or $MNEMO_TEST_PG_DSN, dropped after).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -56,7 +64,13 @@ func (a *app) benchCommand() *cobra.Command {
 					return usagef("unknown profile %q", profile)
 				}
 			}
-			rep, err := runLocomo(cmd.Context(), convs, profile, &a.cfg)
+			storeName := a.cfg.Store.Backend
+			switch storeName {
+			case BackendSQLite, BackendPostgres:
+			default:
+				return usagef("--store: the benchmark runs on sqlite or postgres, got %q", storeName)
+			}
+			rep, err := runLocomo(cmd.Context(), convs, profile, storeName, string(a.cfg.Store.Postgres.DSN), &a.cfg)
 			if err != nil {
 				return err
 			}
@@ -68,6 +82,22 @@ func (a *app) benchCommand() *cobra.Command {
 		},
 	}
 	loc.Flags().StringVar(&conversations, "conversations", "", "which conversations: sample ids and zero-based positions or ranges (conv-26,0-2), or dev (default: all)")
+	// --store postgres benchmarks a temporary schema of store.postgres.dsn
+	// ($MNEMO_POSTGRES_DSN), or of the test servers scripts/pgservers.sh
+	// starts when that is unset: $MNEMO_TEST_PGVECTOR_DSN, else
+	// $MNEMO_TEST_PG_DSN.
+	loc.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		getenv := a.getenv
+		defer func() { a.getenv = getenv }()
+		a.getenv = func(k string) string {
+			v := getenv(k)
+			if k == "MNEMO_POSTGRES_DSN" && v == "" {
+				v = cmp.Or(getenv("MNEMO_TEST_PGVECTOR_DSN"), getenv("MNEMO_TEST_PG_DSN"))
+			}
+			return v
+		}
+		return cmd.Root().PersistentPreRunE(cmd, args)
+	}
 	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	cmd.AddCommand(loc, a.benchScaleCommand())
 	return cmd
@@ -112,16 +142,42 @@ func (a *app) benchScaleCommand() *cobra.Command {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// runLocomo evaluates a fresh embedded store served over loopback HTTP.
-func runLocomo(ctx context.Context, convs []locomo.Conversation, profile string, cfg *Config) (locomo.Report, error) {
-	dir, err := os.MkdirTemp("", "mnemo-locomo-*")
-	if err != nil {
-		return locomo.Report{}, err
-	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		return locomo.Report{}, err
+// runLocomo evaluates a fresh store served over loopback HTTP: an embedded
+// one in a temporary file, or PostgreSQL in a temporary schema of dsn (REC-10, PG-6).
+func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeName, dsn string, cfg *Config) (locomo.Report, error) {
+	var db mnemo.Store
+	switch storeName {
+	case "postgres":
+		var b [6]byte
+		rand.Read(b[:])
+		schema := "mnemo_locomo_" + hex.EncodeToString(b[:])
+		// One connection: PGlite serves one session, and the benchmark
+		// asks one question at a time anyway.
+		pg, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 1})
+		if err != nil {
+			return locomo.Report{}, err
+		}
+		defer func() { // after the service has closed the store
+			ctx := context.WithoutCancel(ctx)
+			conn, err := pgx.Connect(ctx, dsn)
+			if err == nil {
+				_, err = conn.Exec(ctx, `DROP SCHEMA `+schema+` CASCADE`)
+				conn.Close(ctx)
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "mnemo bench: dropping schema %s: %v\n", schema, err)
+			}
+		}()
+		db = pg
+	default:
+		dir, err := os.MkdirTemp("", "mnemo-locomo-*")
+		if err != nil {
+			return locomo.Report{}, err
+		}
+		defer os.RemoveAll(dir)
+		if db, err = sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Synchronous: "NORMAL"}); err != nil {
+			return locomo.Report{}, err
+		}
 	}
 	doc, query, _, err := cfg.embedders()
 	if err != nil {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/postgres"
 )
 
 // The store sections: store (the backend, files and postgres) and sqlite.
@@ -47,9 +50,16 @@ type PostgresConfig struct {
 	// "${MNEMO_POSTGRES_DSN}": it may hold a password.
 	DSN      Secret `yaml:"dsn"`
 	PoolSize int    `yaml:"pool_size"` // connections; 0: pgxpool's default
-	EfSearch int    `yaml:"ef_search"` // pgvector's hnsw.ef_search; 0: 100
-	RLS      bool   `yaml:"rls"`       // row-level security by tenant
-	Schema   string `yaml:"schema"`    // a schema of its own; empty: the DSN's search_path
+	EfSearch int    `yaml:"ef_search"` // the older spelling of hnsw.ef_search
+	// HNSW is the pgvector index's build and search parameters.
+	HNSW   HNSWConfig `yaml:"hnsw"`
+	RLS    bool       `yaml:"rls"`    // row-level security by tenant
+	Schema string     `yaml:"schema"` // a schema of its own; empty: the DSN's search_path
+	// Pooler is what stands between mnemo and the server: empty (the
+	// server itself, or a pooler in session mode) or "transaction"
+	// (PgBouncer's pool_mode transaction): no prepared statements, the
+	// schema set in each transaction.
+	Pooler string `yaml:"pooler"`
 	// SpoolDir keeps acknowledged writes while the database is
 	// unreachable, replayed when it is back; default <data>/spool.
 	SpoolDir string `yaml:"spool_dir"`
@@ -59,6 +69,15 @@ type PostgresConfig struct {
 	// ProbeEvery is how often an unreachable database is tried
 	// again (0: 1s).
 	ProbeEvery time.Duration `yaml:"probe_every"`
+}
+
+// HNSWConfig is store.postgres.hnsw: pgvector's HNSW index. M and
+// EfConstruction apply when the index is created (SetVectorSpace: the first
+// vector space, or a reindex); EfSearch per query.
+type HNSWConfig struct {
+	M              int `yaml:"m"`               // links per node, 2-100; 0: 16
+	EfConstruction int `yaml:"ef_construction"` // build candidates, 4-1000, at least 2m; 0: 64
+	EfSearch       int `yaml:"ef_search"`       // search candidates, 1-1000; 0: 100
 }
 
 // SQLiteConfig is the sqlite section: the SQLite backend's settings.
@@ -114,6 +133,22 @@ func (p *PostgresConfig) validate() error {
 	}
 	if p.EfSearch < 0 || p.EfSearch > 1000 {
 		return &ConfigError{"store.postgres.ef_search", "must be from 1 to 1000 (0: the default, 100)"}
+	}
+	h := &p.HNSW
+	switch {
+	case h.EfSearch < 0 || h.EfSearch > 1000:
+		return &ConfigError{"store.postgres.hnsw.ef_search", "must be from 1 to 1000 (0: the default, 100)"}
+	case p.EfSearch != 0 && h.EfSearch != 0 && p.EfSearch != h.EfSearch:
+		return &ConfigError{"store.postgres.hnsw.ef_search", "and store.postgres.ef_search (its older spelling) differ: keep one"}
+	case h.M != 0 && (h.M < 2 || h.M > 100):
+		return &ConfigError{"store.postgres.hnsw.m", "must be from 2 to 100 (0: pgvector's default, 16)"}
+	case h.EfConstruction != 0 && (h.EfConstruction < 4 || h.EfConstruction > 1000):
+		return &ConfigError{"store.postgres.hnsw.ef_construction", "must be from 4 to 1000 (0: pgvector's default, 64)"}
+	case h.EfConstruction != 0 && h.EfConstruction < 2*cmp.Or(h.M, 16):
+		return &ConfigError{"store.postgres.hnsw.ef_construction", "must be at least twice hnsw.m"}
+	}
+	if p.Pooler != "" && p.Pooler != postgres.PoolerTransaction {
+		return &ConfigError{"store.postgres.pooler", fmt.Sprintf("must be empty or %q, got %q", postgres.PoolerTransaction, p.Pooler)}
 	}
 	if p.FailoverAfter < 0 {
 		return &ConfigError{"store.postgres.failover_after", "must not be negative (0 means the default, 2s)"}

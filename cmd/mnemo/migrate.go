@@ -77,9 +77,11 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 		Long: "Copy every memory of every scope (archived and expired included, with their vectors) and\n" +
 			"the ledger from one store to another, then compare the number of memories of each scope:\n" +
 			"a mismatch fails (exit 1). Ids, times and keys are kept, so copying again changes nothing;\n" +
-			"a scope whose ledger the destination already has keeps it. Key history, runs and sessions\n" +
-			"are not copied. sqlite:PATH is a data directory or a .db file; postgres:DSN a postgres://\n" +
-			"URL (its search_path chooses the schema).",
+			"a scope whose ledger the destination already has keeps it. The history of the keys of live\n" +
+			"memories is copied into PostgreSQL, with its times (a key with history there keeps it); runs\n" +
+			"and sessions are not copied. sqlite:PATH is a data directory or a .db file; postgres:DSN a postgres://\n" +
+			"URL (its search_path chooses the schema). An empty PostgreSQL destination is loaded without\n" +
+			"its full-text and HNSW indexes, which are built after the copy.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
@@ -163,7 +165,7 @@ func parseEndpoint(spec string) (kind, arg string, err error) {
 
 // copyStore copies every scope of src into dst, with a progress bar, and
 // checks the counts.
-func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) error {
+func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err error) {
 	log := a.logger()
 	scopes, err := src.Scopes(ctx)
 	if err != nil {
@@ -197,10 +199,26 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 		}
 	}
 
+	// An empty PostgreSQL destination loads without its full-text and
+	// HNSW indexes, built once after the copy, whatever its outcome.
+	if b, ok := dst.(interface {
+		BulkLoad(context.Context) (func(context.Context) error, error)
+	}); ok {
+		finish, berr := b.BulkLoad(ctx)
+		if berr != nil {
+			return fmt.Errorf("destination: %w", berr)
+		}
+		defer func() {
+			if ferr := finish(context.WithoutCancel(ctx)); ferr != nil && err == nil {
+				err = fmt.Errorf("destination: %w", ferr)
+			}
+		}()
+	}
+
 	from := service.New(src, service.Options{Logger: log})
 	into := service.New(dst, service.Options{Logger: log, Limits: maxLimits(a.cfg.limits())})
 	bar := a.bar(int64(total), "copying")
-	done, ledger := 0, 0
+	done, ledger, histories := 0, 0, 0
 	for i, sc := range scopes {
 		pr, pw := io.Pipe()
 		go func() {
@@ -210,6 +228,14 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 			})
 			pw.CloseWithError(err) // a panic fails the import, not the process
 		}()
+		// The key history goes first, with its own times: the copy's own
+		// write of each memory is then its latest revision.
+		hist, err := copyHistory(ctx, src, dst, sc)
+		if err != nil {
+			pr.Close()
+			return fmt.Errorf("copying the key history of %s/%s: %w", sc.TenantID, sc.AgentID, err)
+		}
+		histories += hist
 		base := done
 		n, err := into.Import(ctx, pr, memory.ImportOptions{Progress: func(k int) {
 			if bar != nil {
@@ -227,7 +253,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 		}
 		ledger += k
 		if !a.asJSON {
-			fmt.Fprintf(a.stdout, "%s/%s: %d memories, %d ledger entries\n", sc.TenantID, sc.AgentID, counts[i], k)
+			fmt.Fprintf(a.stdout, "%s/%s: %d memories, %d ledger entries, %d key revisions\n", sc.TenantID, sc.AgentID, counts[i], k, hist)
 		}
 	}
 	if bar != nil {
@@ -249,7 +275,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) erro
 		return errors.New("count check failed: " + strings.Join(bad, "; "))
 	}
 	if a.asJSON {
-		return a.printJSON(map[string]int{"scopes": len(scopes), "memories": total, "ledger_entries": ledger})
+		return a.printJSON(map[string]int{"scopes": len(scopes), "memories": total, "ledger_entries": ledger, "key_revisions": histories})
 	}
 	fmt.Fprintf(a.stdout, "copied %d memories of %d scopes and %d ledger entries; counts match\n", total, len(scopes), ledger)
 	return nil
@@ -262,6 +288,41 @@ func maxLimits(l mnemo.Limits) mnemo.Limits {
 	l.MaxDataBytes = max(l.MaxDataBytes, memory.MaxImportLine)
 	l.MaxTags = max(l.MaxTags, 1024)
 	return l
+}
+
+// historyImporter is a destination that takes key history as it was
+// (the postgres store).
+type historyImporter interface {
+	ImportHistory(ctx context.Context, scope mnemo.Scope, revs []mnemo.Revision) (int, error)
+}
+
+// copyHistory copies the history of the keys of the scope's live memories
+// (archived and expired included) into a destination that takes it; keys
+// whose memory is gone are not listed by any store, and are left behind.
+func copyHistory(ctx context.Context, src, dst mnemo.LifecycleStore, sc mnemo.Scope) (int, error) {
+	hi, ok := dst.(historyImporter)
+	if !ok {
+		return 0, nil
+	}
+	ms, _, err := src.List(ctx, sc, mnemo.ListQuery{
+		Filter:    mnemo.Filter{IncludeArchived: true, IncludeExpired: true},
+		NoVectors: true, NoTotal: true,
+	})
+	if err != nil {
+		return 0, err
+	}
+	var revs []mnemo.Revision
+	for _, m := range ms {
+		if m.Key == "" {
+			continue
+		}
+		rs, err := src.History(ctx, sc, m.Key)
+		if err != nil {
+			return 0, err
+		}
+		revs = append(revs, rs...)
+	}
+	return hi.ImportHistory(ctx, sc, revs)
 }
 
 // copyLedger copies the scope's ledger, oldest first, unless the

@@ -159,6 +159,11 @@ func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 	t.Setenv("MNEMO_EMBEDDING", "hashed")
 	a := t.TempDir()
 	seedStore(t, a)
+	// The source, read before MNEMO_STORE points the CLI at PostgreSQL.
+	want := map[string]map[string]mnemo.Memory{}
+	for _, sc := range migrateScopes {
+		want[sc.AgentID] = exported(t, a, sc)
+	}
 	dsn := pgtest.Native(t)
 	mustRun := runner(t, t.TempDir())
 	if out := mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+dsn); !strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entries; counts match") {
@@ -174,7 +179,7 @@ func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 	}
 	for _, sc := range migrateScopes {
 		// Vectors too: without pgvector they are kept, not indexed.
-		sameMemories(t, "postgres "+sc.AgentID, exported(t, a, sc), exported(t, pg, sc))
+		sameMemories(t, "postgres "+sc.AgentID, want[sc.AgentID], exported(t, pg, sc))
 	}
 
 	// PG-2: no pgvector.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,8 +97,9 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 func (a *app) postgresOptions(log *slog.Logger) postgres.Options {
 	p := a.cfg.Store.Postgres
 	return postgres.Options{
-		Logger: log, MaxConns: int32(p.PoolSize), EfSearch: p.EfSearch,
-		RowLevelSecurity: p.RLS, Schema: p.Schema,
+		Logger: log, MaxConns: int32(p.PoolSize), EfSearch: cmp.Or(p.HNSW.EfSearch, p.EfSearch),
+		HNSWM: p.HNSW.M, HNSWEfConstruction: p.HNSW.EfConstruction,
+		RowLevelSecurity: p.RLS, Schema: p.Schema, Pooler: p.Pooler,
 	}
 }
 

@@ -8,9 +8,13 @@
 //     extensions: MNEMO_TEST_PGVECTOR_DSN when set (`make test` starts one
 //     PGlite for the whole run and sets it), otherwise a PGlite server that
 //     this test binary starts once with scripts/pglite/start.sh.
+//   - [PgBouncer]: a PgBouncer in transaction mode in front of Native's
+//     database, started once per test binary on a free port (skipped, with
+//     the reason, only when the pgbouncer binary is missing); its DSN has
+//     no schema (PgBouncer refuses a search_path startup parameter).
 //
 // A server that cannot be reached or started fails the test with the
-// reason; nothing is skipped.
+// reason; nothing else is skipped.
 //
 // Each call creates schema mnemo_t_<random> and returns a DSN whose
 // search_path is "mnemo_t_<random>,public". The extensions live in public,
@@ -155,6 +159,7 @@ func VectorServer(t testing.TB) string {
 func Main(m *testing.M) {
 	code := m.Run()
 	vector.stop()
+	stopBouncer()
 	os.Exit(code)
 }
 
