@@ -16,6 +16,12 @@ const (
 	ProviderNone     = "none"
 )
 
+// Embedding modes (embedding.mode).
+const (
+	ModeSync  = "sync"
+	ModeAsync = "async"
+)
+
 // EmbeddingConfig chooses the embedder of semantic recall.
 type EmbeddingConfig struct {
 	// Provider is builtin (the default, the same as ensemble: GloVe SIF
@@ -34,8 +40,16 @@ type EmbeddingConfig struct {
 	// QueryTimeout bounds a query's embedding: past it, recall answers by
 	// hashed TF-IDF similarity, degraded (0: memory.DefaultQueryEmbedTimeout).
 	QueryTimeout time.Duration `yaml:"query_timeout"`
-	// Async writes memories before their vectors are made. Unset: on for
-	// openai, off for the in-process embedders, which take microseconds.
+	// Mode is sync (a write is acknowledged with its vectors made) or
+	// async (acknowledged at once; the background worker makes the
+	// vectors from the queue kept in the store, and recall finds the
+	// memory by its words until then: MEM-3, PERF-1). Empty: async for
+	// openai, sync for the in-process embedders. async makes bulk loads
+	// (POST /v1/memories/batch, /v1/messages, mnemo import) as fast as the
+	// store takes them.
+	Mode string `yaml:"mode"`
+	// Async is the older spelling of mode: true is async, false sync.
+	// Mode wins when both are set.
 	Async *bool `yaml:"async"`
 
 	OpenAI OpenAIEmbedderConfig `yaml:"openai"`
@@ -70,6 +84,11 @@ func (c *EmbeddingConfig) validate() error {
 	}
 	if c.Dimension < 1 || c.Dimension > 4096 {
 		return &ConfigError{"embedding.dimension", "must be between 1 and 4096"}
+	}
+	switch c.Mode {
+	case "", ModeSync, ModeAsync:
+	default:
+		return &ConfigError{"embedding.mode", "must be sync or async"}
 	}
 	if c.CacheSize < 0 {
 		return &ConfigError{"embedding.cache_size", "must not be negative"}

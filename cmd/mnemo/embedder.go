@@ -38,6 +38,9 @@ func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) 
 	if e.Async != nil {
 		async = *e.Async
 	}
+	if e.Mode != "" {
+		async = e.Mode == ModeAsync
+	}
 	query = doc
 	if e.CacheSize > 0 {
 		query = cache.New(doc, e.CacheSize)
