@@ -515,22 +515,19 @@ func diversify(scored []Scored, cands []candidate, profile rank.Profile, limit i
 	return results
 }
 
-// recordAccess counts an access of each result, at now.
+// recordAccess counts an access of each result, at now. The record is
+// written in the background (access.go): recall never waits on the writer
+// for it (PERF-2).
 func (s *Service) recordAccess(ctx context.Context, scope mnemo.Scope, results []Scored, now time.Time) {
 	ids := make([]string, len(results))
 	for i := range results {
 		ids[i] = results[i].ID
 	}
 	at := now // a replayed query records its access at its own time
-	if err := s.store.Touch(ctx, scope, ids, at); err != nil {
-		// The answer is still good; losing an access count is not
-		// worth failing the recall.
-		s.log.Warn("recording access failed", "err", err)
-	} else {
-		for i := range results {
-			results[i].AccessedAt = at
-			results[i].AccessCount++
-		}
+	s.access.add(ctx, scope, ids, at)
+	for i := range results {
+		results[i].AccessedAt = at
+		results[i].AccessCount++
 	}
 }
 

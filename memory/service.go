@@ -96,6 +96,8 @@ type Service struct {
 	topic     func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 
 	topicBoost float64 // recall's boost of memories on the session's topic
+
+	access *accessRecorder // recall's access records, written in the background
 }
 
 // New returns a Service over b. b.State keeps runs, sessions and profiles;
@@ -131,6 +133,7 @@ func New(b mnemo.Backend, opts Options) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.vec = newVectors(b, opts, s.log)
+	s.access = newAccessRecorder(b.Touch, s.log)
 	s.fallback = opts.FallbackEmbedder
 	s.noVectors = s.vec == nil && opts.Embedder != nil
 	s.onDegrade = opts.OnDegraded
@@ -178,6 +181,7 @@ const noIndexWarning = "no vector index: memories are written without vectors an
 // Close stops the embedding worker and closes the underlying store.
 func (s *Service) Close() error {
 	s.vec.close()
+	s.access.close()
 	return s.store.Close()
 }
 
@@ -524,6 +528,7 @@ func (s *Service) Get(ctx context.Context, scope mnemo.Scope, id string) (mnemo.
 	if err := mnemo.CheckScope(scope); err != nil {
 		return mnemo.Memory{}, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	if id == "" {
 		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "id is required")
 	}
@@ -535,6 +540,7 @@ func (s *Service) GetByKey(ctx context.Context, scope mnemo.Scope, key string) (
 	if err := mnemo.CheckScope(scope); err != nil {
 		return mnemo.Memory{}, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	k, err := mnemo.NormalizeKey(key)
 	if err != nil {
 		return mnemo.Memory{}, err
@@ -547,6 +553,7 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, 0, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}
@@ -640,6 +647,7 @@ func (s *Service) History(ctx context.Context, scope mnemo.Scope, key string) ([
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	k, err := mnemo.NormalizeKey(key)
 	if err != nil {
 		return nil, err
@@ -652,6 +660,7 @@ func (s *Service) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, er
 	if err := mnemo.CheckScope(scope); err != nil {
 		return mnemo.Stats{}, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	st, err := s.store.Stats(ctx, scope)
 	if err != nil {
 		return st, err
