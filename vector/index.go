@@ -114,8 +114,8 @@ type Index struct {
 	// under the read lock: searches then read links under their locks.
 	inserting bool
 	linking   func() // tests: called as a batch starts linking, read lock held
-	locks   [1 << lockShift]sync.Mutex
-	pool    sync.Pool // *searcher
+	locks     [1 << lockShift]sync.Mutex
+	pool      sync.Pool // *searcher
 }
 
 // New returns an empty index for vectors of dimension dim.
