@@ -86,3 +86,24 @@ func TestRecallDoesNotWaitForAccessRecord(t *testing.T) {
 		t.Fatalf("after close: %+v %v", got, err)
 	}
 }
+
+// TestRecallTrace: a query that asks for a trace gets the time of each
+// stage; one that does not gets none.
+func TestRecallTrace(t *testing.T) {
+	svc := newSemantic(t, newClock(), "", service.Options{})
+	ctx := context.Background()
+	if _, err := svc.Remember(ctx, alice, draft("the boat is moored in the north harbour")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Recall(ctx, alice, memory.Query{Text: "boat harbour", Trace: true})
+	if err != nil || res.Trace == nil || len(res.Results) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	tr := res.Trace
+	if tr.Total <= 0 || tr.Find <= 0 || tr.Lexical <= 0 || tr.Embed <= 0 || tr.Vector <= 0 || tr.Total < tr.Find {
+		t.Fatalf("trace: %+v", tr)
+	}
+	if res, _ := svc.Recall(ctx, alice, memory.Query{Text: "boat"}); res.Trace != nil {
+		t.Fatalf("a trace not asked for: %+v", res.Trace)
+	}
+}
