@@ -28,6 +28,17 @@ func TestRunSmall(t *testing.T) {
 	if !rep.Generated || rep.WriteRate <= 0 || rep.RecallP95 <= 0 || rep.IndexBytes == 0 || rep.DBBytes == 0 {
 		t.Fatalf("report %+v", rep)
 	}
+	// The default configuration: the built-in embedder, a bulk load
+	// acknowledged before its vectors, then embedded; every stage timed.
+	if rep.Dimension != 612 || rep.AckRate <= 0 || rep.FirstRecall <= 0 || rep.EmbedRate <= 0 {
+		t.Fatalf("bulk load: %+v", rep)
+	}
+	if st := rep.Stages; st.Total <= 0 || st.Embed <= 0 || st.Lexical <= 0 || st.Vector <= 0 {
+		t.Fatalf("stages: %+v", st)
+	}
+	if rep.QuietP95 <= 0 || rep.WritesP95 <= 0 || rep.WritesDone == 0 {
+		t.Fatalf("recall beside writes: %+v", rep)
+	}
 	if rep.ANNRecall10 < 0.5 {
 		t.Fatalf("ANN recall@10 %.3f: the index does not find the nearest vectors", rep.ANNRecall10)
 	}
