@@ -80,6 +80,8 @@ FUZZERS = \
 	./analysis:FuzzTerms \
 	./embed/glove:FuzzEmbed \
 	./embed/use:FuzzEmbed \
+	./embed/model2vec:FuzzSafetensors \
+	./embed/model2vec:FuzzTokenizer \
 	./vector:FuzzRead \
 	./security:FuzzClassify \
 	./files:FuzzKeyPath \

@@ -6,14 +6,15 @@ import "time"
 
 // Embedding providers.
 const (
-	ProviderBuiltin  = "builtin"
-	ProviderGloVe    = "glove"
-	ProviderUSE      = "use"
-	ProviderEnsemble = "ensemble"
-	ProviderHashed   = "hashed"
-	ProviderRandom   = "random"
-	ProviderOpenAI   = "openai"
-	ProviderNone     = "none"
+	ProviderBuiltin   = "builtin"
+	ProviderGloVe     = "glove"
+	ProviderUSE       = "use"
+	ProviderEnsemble  = "ensemble"
+	ProviderHashed    = "hashed"
+	ProviderRandom    = "random"
+	ProviderOpenAI    = "openai"
+	ProviderModel2Vec = "model2vec"
+	ProviderNone      = "none"
 )
 
 // Embedding modes (embedding.mode).
@@ -28,9 +29,14 @@ type EmbeddingConfig struct {
 	// word vectors and the Universal Sentence Encoder Lite, both in the
 	// binary, their cosines averaged), glove or use (one of the two alone),
 	// hashed (hashed TF-IDF, no model), random (seeded random vectors:
-	// mock mode), openai (any OpenAI-compatible /v1/embeddings) or none
-	// (lexical recall only).
+	// mock mode), openai (any OpenAI-compatible /v1/embeddings), model2vec
+	// (a local static model in Path: embed/model2vec) or none (lexical
+	// recall only).
 	Provider string `yaml:"provider"`
+	// Path is the directory of a model2vec model (model.safetensors,
+	// tokenizer.json, config.json), which the user downloads: mnemo never
+	// does (e.g. minishlab/potion-base-8M from the Hugging Face hub).
+	Path string `yaml:"path"`
 	// Dimension of hashed and random vectors.
 	Dimension int `yaml:"dimension"`
 	// Seed of random vectors.
@@ -79,8 +85,12 @@ func (c *EmbeddingConfig) validate() error {
 		if c.OpenAI.BaseURL == "" || c.OpenAI.Model == "" {
 			return &ConfigError{"embedding.openai", "base_url and model are required"}
 		}
+	case ProviderModel2Vec:
+		if c.Path == "" {
+			return &ConfigError{"embedding.path", "the directory of the model2vec model is required (mnemo never downloads one)"}
+		}
 	default:
-		return &ConfigError{"embedding.provider", "must be builtin, glove, use, ensemble, hashed, random, openai or none"}
+		return &ConfigError{"embedding.provider", "must be builtin, glove, use, ensemble, hashed, random, openai, model2vec or none"}
 	}
 	if c.Dimension < 1 || c.Dimension > 4096 {
 		return &ConfigError{"embedding.dimension", "must be between 1 and 4096"}
