@@ -126,17 +126,26 @@ type Report struct {
 	Stages Stages `json:"stages"` // medians of the timed recalls
 
 	// Recall (with its access record) quiet and beside a writer posting
-	// WriteBatch memories every second (async embedding), in this run.
+	// WriteBatch memories every second into another agent of the store
+	// (WriterScope; async embedding), in this run.
 	QuietP50   time.Duration `json:"quiet_p50"`
 	QuietP95   time.Duration `json:"quiet_p95"`
 	WritesP50  time.Duration `json:"writes_p50"`
 	WritesP95  time.Duration `json:"writes_p95"`
 	WriteBatch int           `json:"write_batch"`
-	WritesDone int           `json:"writes_done"` // memories the writer wrote meanwhile
+	// The median of each stage, quiet and beside the writer.
+	QuietStages  Stages `json:"quiet_stages"`
+	WritesStages Stages `json:"writes_stages"`
+	WritesDone   int    `json:"writes_done"` // memories the writer wrote meanwhile
 }
 
 // Scope is the agent that holds the generated memories.
 var Scope = mnemo.Scope{TenantID: "bench", AgentID: "scale"}
+
+// WriterScope is the agent the writer of "recall beside writes" writes to:
+// another agent of the same store (the same writer connection, index
+// and CPU), so that the kept store's agent stays as generated.
+var WriterScope = mnemo.Scope{TenantID: "bench", AgentID: "scale-writer"}
 
 // vocabulary is how many of the embedder's most frequent words text is made
 // of.
@@ -424,7 +433,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.WriteBatch > 0 {
 		logf("recall quiet, then beside a writer of %d memories a second", cfg.WriteBatch)
 		rep.WriteBatch = cfg.WriteBatch
-		quiet, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "quiet")
+		quiet, qst, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "quiet")
+		rep.QuietStages = qst
 		if err != nil {
 			return rep, err
 		}
@@ -441,7 +451,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 					s := wgen.sentence()
 					drafts[j] = mnemo.Draft{Content: &s}
 				}
-				if _, err := svc.WriteWith(wctx, Scope, drafts, memory.WriteOptions{AsyncEmbedding: true}); err == nil {
+				if _, err := svc.WriteWith(wctx, WriterScope, drafts, memory.WriteOptions{AsyncEmbedding: true}); err == nil {
 					n += len(drafts)
 				}
 				select {
@@ -452,7 +462,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				}
 			}
 		}()
-		busy, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
+		busy, bst, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
+		rep.WritesStages = bst
 		stop()
 		rep.WritesDone = <-written
 		if err != nil {
@@ -508,21 +519,24 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	return rep, nil
 }
 
-// timeRecalls times n recalls (limit 10, access recorded).
-func timeRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, progress func(string, int, int), stage string) ([]time.Duration, error) {
+// timeRecalls times n recalls (limit 10, access recorded), and returns the
+// median of each stage.
+func timeRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, progress func(string, int, int), stage string) ([]time.Duration, Stages, error) {
 	out := make([]time.Duration, n)
+	traces := make([]*memory.Trace, n)
 	for i := range out {
-		q := memory.Query{Text: g.query(), Limit: 10}
+		q := memory.Query{Text: g.query(), Limit: 10, Trace: true}
 		t0 := time.Now()
-		if _, err := svc.Recall(ctx, Scope, q); err != nil {
-			return nil, err
+		res, err := svc.Recall(ctx, Scope, q)
+		if err != nil {
+			return nil, Stages{}, err
 		}
-		out[i] = time.Since(t0)
+		out[i], traces[i] = time.Since(t0), res.Trace
 		if progress != nil {
 			progress(stage, i+1, n)
 		}
 	}
-	return out, nil
+	return out, medians(traces), nil
 }
 
 // medians is the median of each stage over traces.
@@ -579,9 +593,11 @@ func (r Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "reopen + first recall        %.2f s\n", r.Reopen.Seconds())
 	fmt.Fprintf(w, "hybrid recall p50 / p95      %s / %s\n", ms(r.RecallP50), ms(r.RecallP95))
 	fmt.Fprintf(w, "  of which query embedding   %s / %s\n", ms(r.EmbedP50), ms(r.EmbedP95))
-	st := r.Stages
-	fmt.Fprintf(w, "stages (medians)             analyse %s, find %s (lexical %s beside embed %s + vector %s), fuse %s, MMR %s, access record %s; total %s\n",
-		ms(st.Analyse), ms(st.Find), ms(st.Lexical), ms(st.Embed), ms(st.Vector), ms(st.Fuse), ms(st.MMR), ms(st.Access), ms(st.Total))
+	stages := func(st Stages) string {
+		return fmt.Sprintf("analyse %s, find %s (lexical %s beside embed %s + vector %s), fuse %s, MMR %s, access record %s; total %s",
+			ms(st.Analyse), ms(st.Find), ms(st.Lexical), ms(st.Embed), ms(st.Vector), ms(st.Fuse), ms(st.MMR), ms(st.Access), ms(st.Total))
+	}
+	fmt.Fprintf(w, "stages (medians)             %s\n", stages(r.Stages))
 	if r.WriteBatch > 0 {
 		ratio := func(a, b time.Duration) float64 {
 			if b <= 0 {
@@ -590,8 +606,10 @@ func (r Report) WriteText(w io.Writer) {
 			return float64(a) / float64(b)
 		}
 		fmt.Fprintf(w, "recall quiet p50 / p95       %s / %s\n", ms(r.QuietP50), ms(r.QuietP95))
+		fmt.Fprintf(w, "  stages (medians)           %s\n", stages(r.QuietStages))
 		fmt.Fprintf(w, "beside %d writes/s           %s / %s (p95 ×%.2f; %d memories written meanwhile)\n",
 			r.WriteBatch, ms(r.WritesP50), ms(r.WritesP95), ratio(r.WritesP95, r.QuietP95), r.WritesDone)
+		fmt.Fprintf(w, "  stages (medians)           %s\n", stages(r.WritesStages))
 	}
 	fmt.Fprintf(w, "ANN recall@10 vs exact       %.3f (%.3f counting ties within 0.001)\n", r.ANNRecall10, r.ANNRecall10Ties)
 	fmt.Fprintf(w, "peak RSS serving / overall   %.0f MB / %.0f MB\n", float64(r.ServingRSS)/(1<<20), float64(r.PeakRSS)/(1<<20))
