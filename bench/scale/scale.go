@@ -469,6 +469,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		if err != nil {
 			return rep, err
 		}
+		// The writer's memories go, queued ones included: the kept store
+		// stays as generated, and no background embedding runs on.
+		if _, err := svc.Clear(ctx, WriterScope); err != nil {
+			return rep, err
+		}
 		rep.WritesP50, rep.WritesP95 = percentile(busy, 0.5), percentile(busy, 0.95)
 	}
 
@@ -707,7 +712,7 @@ func exactTop10(ctx context.Context, path string, queries [][]float32) ([]top10,
 	for i, q := range queries {
 		qn[i] = norm(q)
 	}
-	err = db.EachVector(ctx, func(id string, v []float32) error {
+	err = db.EachVectorIn(ctx, Scope, func(id string, v []float32) error {
 		vn := norm(v)
 		if vn == 0 {
 			return nil
