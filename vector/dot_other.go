@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package vector
+
+const useAVX2 = false
+
+func dotInt8AVX2(a, b *int8, n int) int32 { panic("vector: no AVX2 kernel on this architecture") }
