@@ -49,3 +49,39 @@ done:
 	VZEROUPPER
 	MOVL         AX, ret+24(FP)
 	RET
+
+// func dotFloatInt8AVX2(q *float32, c *int8, n int) float32
+//
+// n is a multiple of 16. Each step sign-extends 8 int8 of c to int32
+// (VPMOVSXBD), converts them to float (VCVTDQ2PS) and multiplies-adds them
+// with 8 floats of q (VFMADD231PS); two accumulators for 16 a loop.
+TEXT ·dotFloatInt8AVX2(SB), NOSPLIT, $0-28
+	MOVQ q+0(FP), SI
+	MOVQ c+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+floop:
+	CMPQ        CX, $16
+	JL          fdone
+	VPMOVSXBD   (DI), Y2
+	VCVTDQ2PS   Y2, Y2
+	VFMADD231PS (SI), Y2, Y0
+	VPMOVSXBD   8(DI), Y3
+	VCVTDQ2PS   Y3, Y3
+	VFMADD231PS 32(SI), Y3, Y1
+	ADDQ        $16, DI
+	ADDQ        $64, SI
+	SUBQ        $16, CX
+	JMP         floop
+
+fdone:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET
