@@ -125,7 +125,7 @@ locomo:
 # one agent (the stores are generated once, under $$TMPDIR/mnemo-scale).
 scale:
 	$(GO) run ./cmd/mnemo bench scale --n 100000
-	$(GO) run ./cmd/mnemo bench scale --n 1000000
+	$(GO) run ./cmd/mnemo bench scale --embedder glove --n 1000000   # the built-in embedder would embed 1M for hours
 
 build:
 	$(GO) build -o bin/mnemo ./cmd/mnemo
