@@ -82,6 +82,8 @@ FUZZERS = \
 	./analysis:FuzzTerms \
 	./embed/glove:FuzzEmbed \
 	./embed/use:FuzzEmbed \
+	./embed/model2vec:FuzzSafetensors \
+	./embed/model2vec:FuzzTokenizer \
 	./vector:FuzzRead \
 	./security:FuzzClassify \
 	./files:FuzzKeyPath \
@@ -138,7 +140,7 @@ locomo:
 # one agent (the stores are generated once, under $$TMPDIR/mnemo-scale).
 scale:
 	$(GO) run ./cmd/mnemo bench scale --n 100000
-	$(GO) run ./cmd/mnemo bench scale --n 1000000
+	$(GO) run ./cmd/mnemo bench scale --embedder glove --n 1000000   # the built-in embedder would embed 1M for hours
 
 build:
 	$(GO) build -o bin/mnemo ./cmd/mnemo

@@ -47,7 +47,7 @@ func (s *Server) memoryRoutes() []route {
 			doc:    "Stores a memory through the Write Guard, whose decision comes back in guard: add, update, duplicate (nothing written; the existing memory is returned), merge (a near duplicate replaced and archived) or conflict (kept beside the memories it contradicts, which rank lower). Empty or too short content is rejected. With a key, it upserts the key's memory (last write wins); with a key and null content and data, it tombstones the key.",
 			scopes: []string{ScopeWrite}, body: rememberRequest{}, status: 201, resp: memory.WriteResult{}, handler: s.handleRemember},
 		{method: "POST", path: "/v1/memories/batch", summary: "Remember many memories at once",
-			doc:    "Stores every memory or none: an invalid one fails the batch with an error naming its index.",
+			doc:    "Stores every memory or none: an invalid one fails the batch with an error naming its index. With async_embedding (or embedding.mode async) the batch is acknowledged before its vectors are made: recall finds those memories by their words until the background worker has embedded them (explain's vector says pending).",
 			scopes: []string{ScopeWrite}, body: batchRequest{}, status: 201, resp: writeResponse{}, handler: s.handleRememberBatch},
 		{method: "GET", path: "/v1/memories", summary: "List memories",
 			scopes: []string{ScopeRead}, params: listParams, status: 200, resp: listResponse{}, handler: s.handleList},
@@ -107,6 +107,11 @@ type rememberRequest struct {
 type batchRequest struct {
 	AgentID  string        `json:"agent_id,omitempty"`
 	Memories []mnemo.Draft `json:"memories"`
+	// AsyncEmbedding acknowledges the batch before its vectors are made
+	// (a bulk load; embedding.mode async does it for every write): the
+	// background worker makes them, and recall finds the memories by
+	// their words meanwhile (MEM-3, PERF-1).
+	AsyncEmbedding bool `json:"async_embedding,omitempty"`
 }
 
 type messagesRequest struct {
@@ -194,7 +199,7 @@ func (s *Server) handleRemember(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleRememberBatch(w http.ResponseWriter, r *http.Request) {
 	scoped(s, http.StatusCreated, func(r *http.Request, sc mnemo.Scope, b batchRequest) (writeResponse, error) {
-		res, err := s.svc.Write(r.Context(), sc, b.Memories)
+		res, err := s.svc.WriteWith(r.Context(), sc, b.Memories, memory.WriteOptions{AsyncEmbedding: b.AsyncEmbedding})
 		if err != nil {
 			return writeResponse{}, err
 		}

@@ -143,6 +143,9 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 	if err := mnemo.CheckScope(scope); err != nil {
 		return ReflectReport{}, err
 	}
+	if s.mem != nil {
+		s.mem.FlushAccess(ctx) // reflect judges by access counts: recall's last ones too
+	}
 	ls, ok := s.store.Life, s.store.Life != nil
 	if !ok {
 		return ReflectReport{}, mnemo.Errorf(mnemo.EUNAVAILABLE, "this store keeps no lifecycle: reflect needs one that does (sqlite)")

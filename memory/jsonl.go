@@ -24,6 +24,7 @@ func (s *Service) Export(ctx context.Context, scope mnemo.Scope, w io.Writer, pr
 	if err := mnemo.CheckScope(scope); err != nil {
 		return 0, err
 	}
+	s.flushScope(ctx, scope)
 	const page = 1000
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)

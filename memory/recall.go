@@ -33,6 +33,9 @@ type Query struct {
 	Profile string `json:"profile,omitempty"`
 	// Explain adds every score component to each result.
 	Explain bool `json:"explain,omitempty"`
+	// Trace adds the time each stage of the pipeline took (Result.Trace):
+	// for benchmarks and for finding where a slow recall went.
+	Trace bool `json:"trace,omitempty"`
 	// Session names a session whose working memory shapes the recall
 	// (REC-15): its current topic's words join the lexical query, and
 	// memories on the topic score TopicBoost (1.3) times higher. A session
@@ -63,6 +66,63 @@ type Result struct {
 	// lead to from Results, when the query asked for TraverseHops: ranked
 	// after Results, each with how it was reached.
 	Linked []Linked `json:"linked,omitempty"`
+	// Trace is where the time went, when the query asked for it.
+	Trace *Trace `json:"trace,omitempty"`
+}
+
+// Trace is the wall time of each stage of one recall (Query.Trace). The
+// lexical search runs beside the query embedding and the vector search, so
+// Lexical and Embed+Vector overlap: Find is the stage's wall time.
+type Trace struct {
+	Analyse time.Duration `json:"analyse_ns"` // query analysis, the session's topic
+	Find    time.Duration `json:"find_ns"`    // both candidate searches, at once
+	Lexical time.Duration `json:"lexical_ns"` // the full-text search
+	Embed   time.Duration `json:"embed_ns"`   // the query's embedding
+	Vector  time.Duration `json:"vector_ns"`  // the vector search
+	Fuse    time.Duration `json:"fuse_ns"`    // union, fusion and the profile's adjustments
+	MMR     time.Duration `json:"mmr_ns"`     // ordering, diversity, the cut
+	Access  time.Duration `json:"access_ns"`  // handing the access record to the recorder
+	Links   time.Duration `json:"links_ns"`   // following links (traverse_hops)
+	Total   time.Duration `json:"total_ns"`
+}
+
+// stopwatch times the stages of one recall; a nil stopwatch times nothing.
+type stopwatch struct {
+	t    *Trace
+	last time.Time
+}
+
+func newStopwatch(on bool) *stopwatch {
+	if !on {
+		return nil
+	}
+	return &stopwatch{t: &Trace{}, last: time.Now()}
+}
+
+// lap adds the time since the last lap to *d.
+func (w *stopwatch) lap(d func(*Trace) *time.Duration) {
+	if w == nil {
+		return
+	}
+	now := time.Now()
+	*d(w.t) += now.Sub(w.last)
+	w.last = now
+}
+
+// since returns the time from t0, or zero when not timing.
+func (w *stopwatch) since(t0 time.Time) time.Duration {
+	if w == nil {
+		return 0
+	}
+	return time.Since(t0)
+}
+
+// now is the clock when timing, else zero.
+func (w *stopwatch) now() time.Time {
+	if w == nil {
+		return time.Time{}
+	}
+	return time.Now()
 }
 
 // Scored is one recalled memory with its score.
@@ -129,7 +189,9 @@ func (s *Service) rescore(ctx context.Context, query string, cands []candidate) 
 // search is the recall pipeline: check, analyse, find candidates in both
 // indexes, fuse and adjust their scores, diversify and cut, record access
 // (when record is set), follow links.
-func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record bool) (Result, error) {
+func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record bool) (out Result, err error) {
+	sw := newStopwatch(q.Trace)
+	start := sw.now()
 	profile, now, err := s.checkQuery(scope, &q)
 	if err != nil {
 		return Result{}, err
@@ -150,10 +212,17 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	if err != nil {
 		return Result{}, err
 	}
+	sw.lap(func(t *Trace) *time.Duration { return &t.Analyse })
+	defer func() {
+		if sw != nil && err == nil {
+			sw.t.Total = time.Since(start)
+			out.Trace = sw.t
+		}
+	}()
 
 	// 2. Candidates, from both indexes at once, and what happened in the
 	// time the query names.
-	f, err := s.find(ctx, scope, sq, aq, &profile)
+	f, err := s.find(ctx, scope, sq, aq, &profile, sw)
 	if err != nil {
 		return Result{}, err
 	}
@@ -162,6 +231,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 			return Result{}, err
 		}
 	}
+	sw.lap(func(t *Trace) *time.Duration { return &t.Find })
 	s.noteDegradations(ctx, scope, f.notes, &res)
 	cands := union(f)
 	if len(cands) == 0 {
@@ -179,14 +249,17 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
 	scored, cands := s.score(q, profile, now, aq, topic, asked, cands, f.vecModel, f.useVec, rescored)
+	sw.lap(func(t *Trace) *time.Duration { return &t.Fuse })
 
 	// 4. Best first, then diversify and cut.
 	res.Results = diversify(scored, cands, profile, q.Limit)
+	sw.lap(func(t *Trace) *time.Duration { return &t.MMR })
 
 	// 5. Record access.
 	if record && len(res.Results) > 0 {
 		s.recordAccess(ctx, scope, res.Results, now)
 	}
+	sw.lap(func(t *Trace) *time.Duration { return &t.Access })
 
 	// 6. Follow links from the results.
 	if q.TraverseHops > 0 && len(res.Results) < q.Limit {
@@ -198,6 +271,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 			return Result{}, err
 		}
 	}
+	sw.lap(func(t *Trace) *time.Duration { return &t.Links })
 	return res, nil
 }
 
@@ -331,7 +405,7 @@ func earlier(t *time.Time, u time.Time) *time.Time {
 // find searches the lexical and the vector index at once for candidates
 // of q, each for want of them, falling back where a part fails. It may
 // change profile: a vectors-only profile with no vectors ranks by words.
-func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analysis.Query, profile *rank.Profile) (found, error) {
+func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analysis.Query, profile *rank.Profile, sw *stopwatch) (found, error) {
 	want := max(q.Limit*candidateFactor, minCandidates)
 	var (
 		wg       sync.WaitGroup
@@ -366,10 +440,13 @@ func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analy
 		}
 		profile.LexicalWeight = 1
 	}
+	var lexTime time.Duration
 	lexical := func() {
+		t0 := sw.now()
 		sr, lexErr = s.store.Search(ctx, scope, mnemo.TextQuery{
 			Filter: q.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: want,
 		})
+		lexTime = sw.since(t0)
 	}
 	lexStarted := !aq.Empty() && profile.LexicalWeight > 0
 	if lexStarted {
@@ -389,7 +466,13 @@ func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analy
 		useVec = false
 	}
 	if useVec && !fallback {
-		if qv, err := s.vec.embedQuery(ctx, semText); err != nil {
+		t0 := sw.now()
+		qv, err := s.vec.embedQuery(ctx, semText)
+		if sw != nil {
+			sw.t.Embed = time.Since(t0)
+		}
+		t0 = sw.now()
+		if err != nil {
 			if ctx.Err() != nil {
 				wg.Wait()
 				return found{}, ctx.Err()
@@ -412,6 +495,9 @@ func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analy
 			} else {
 				vhits, vecErr = s.store.Vectors.SearchVectors(ctx, scope, vq)
 			}
+			if sw != nil {
+				sw.t.Vector = time.Since(t0)
+			}
 		}
 	}
 	if fallback && !lexStarted && !aq.Empty() {
@@ -423,6 +509,9 @@ func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analy
 		lexical()
 	}
 	wg.Wait()
+	if sw != nil {
+		sw.t.Lexical = lexTime
+	}
 	if lexErr != nil {
 		return found{}, lexErr
 	}
@@ -606,22 +695,19 @@ func diversify(scored []Scored, cands []candidate, profile rank.Profile, limit i
 	return results
 }
 
-// recordAccess counts an access of each result, at now.
+// recordAccess counts an access of each result, at now. The record is
+// written in the background (access.go): recall never waits on the writer
+// for it (PERF-2).
 func (s *Service) recordAccess(ctx context.Context, scope mnemo.Scope, results []Scored, now time.Time) {
 	ids := make([]string, len(results))
 	for i := range results {
 		ids[i] = results[i].ID
 	}
 	at := now // a replayed query records its access at its own time
-	if err := s.store.Touch(ctx, scope, ids, at); err != nil {
-		// The answer is still good; losing an access count is not
-		// worth failing the recall.
-		s.log.Warn("recording access failed", "err", err)
-	} else {
-		for i := range results {
-			results[i].AccessedAt = at
-			results[i].AccessCount++
-		}
+	s.access.add(ctx, scope, ids, at)
+	for i := range results {
+		results[i].AccessedAt = at
+		results[i].AccessCount++
 	}
 }
 

@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/internal/ids"
+	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 )
 
@@ -93,6 +96,8 @@ type Service struct {
 	topic     func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 
 	topicBoost float64 // recall's boost of memories on the session's topic
+
+	access *accessRecorder // recall's access records, written in the background
 }
 
 // New returns a Service over b. b.State keeps runs, sessions and profiles;
@@ -128,6 +133,7 @@ func New(b mnemo.Backend, opts Options) *Service {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.vec = newVectors(b, opts, s.log)
+	s.access = newAccessRecorder(b.Touch, s.log)
 	s.fallback = opts.FallbackEmbedder
 	s.noVectors = s.vec == nil && opts.Embedder != nil
 	s.onDegrade = opts.OnDegraded
@@ -175,6 +181,7 @@ const noIndexWarning = "no vector index: memories are written without vectors an
 // Close stops the embedding worker and closes the underlying store.
 func (s *Service) Close() error {
 	s.vec.close()
+	s.access.close()
 	return s.store.Close()
 }
 
@@ -218,13 +225,29 @@ func (s *Service) RememberBatch(ctx context.Context, scope mnemo.Scope, drafts [
 // rejected with the reason. Decisions other than add and update go to the
 // ledger.
 func (s *Service) Write(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft) ([]WriteResult, error) {
+	return s.WriteWith(ctx, scope, drafts, WriteOptions{})
+}
+
+// WriteOptions change how one write is made.
+type WriteOptions struct {
+	// AsyncEmbedding acknowledges the write before its vectors are made,
+	// whatever Options.AsyncEmbedding says: the memories are queued in the
+	// store and the background worker embeds them (MEM-3, PERF-1). For bulk
+	// loads: recall finds them by their words until their vectors land
+	// (explain says vector "pending").
+	AsyncEmbedding bool
+}
+
+// WriteWith is Write with options.
+func (s *Service) WriteWith(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft, o WriteOptions) ([]WriteResult, error) {
+	inline := !o.AsyncEmbedding
 	recs, err := s.records(scope, drafts, nil)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]WriteResult, len(recs))
 	if s.guardOpts.Off {
-		ms, err := s.write(ctx, scope, recs, true)
+		ms, err := s.write(ctx, scope, recs, inline)
 		if err != nil {
 			return nil, err
 		}
@@ -240,6 +263,10 @@ func (s *Service) Write(ctx context.Context, scope mnemo.Scope, drafts []mnemo.D
 		entries []mnemo.LedgerEntry
 		changes []mnemo.LifeChange
 	)
+	decided, err := s.guardAll(ctx, scope, recs)
+	if err != nil {
+		return nil, err
+	}
 	for i := range recs {
 		r := &recs[i]
 		if r.Tombstone {
@@ -247,10 +274,7 @@ func (s *Service) Write(ctx context.Context, scope mnemo.Scope, drafts []mnemo.D
 			todo, at = append(todo, *r), append(at, i)
 			continue
 		}
-		d, existing, err := s.guard(ctx, scope, &r.Memory)
-		if err != nil {
-			return nil, err
-		}
+		d, existing := decided[i].d, decided[i].existing
 		out[i].Guard = d
 		switch d.Action {
 		case GuardReject:
@@ -281,7 +305,7 @@ func (s *Service) Write(ctx context.Context, scope mnemo.Scope, drafts []mnemo.D
 		todo, at = append(todo, *r), append(at, i)
 	}
 	if len(todo) > 0 {
-		ms, err := s.write(ctx, scope, todo, true)
+		ms, err := s.write(ctx, scope, todo, inline)
 		if err != nil {
 			return nil, err
 		}
@@ -309,6 +333,55 @@ func (s *Service) Write(ctx context.Context, scope mnemo.Scope, drafts []mnemo.D
 				// lost, and said.
 				s.log.Warn("write guard: archiving or ledger failed", "err", err)
 			}
+		}
+	}
+	return out, nil
+}
+
+// guarded is the Write Guard's decision for one record.
+type guarded struct {
+	d        GuardDecision
+	existing *mnemo.Memory
+}
+
+// guardAll decides for every record but tombstones. The decisions are
+// reads of the store, independent of each other (a batch is compared with
+// what is stored, not with itself), so a batch's are made on as many
+// goroutines as there are CPUs: the guard's lookups are most of a bulk
+// write's time once embedding is asynchronous (PERF-1, MEM-10).
+func (s *Service) guardAll(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]guarded, error) {
+	out := make([]guarded, len(recs))
+	errs := make([]error, len(recs))
+	workers := min(runtime.GOMAXPROCS(0), len(recs))
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+	)
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(recs) || ctx.Err() != nil {
+					return
+				}
+				if recs[i].Tombstone {
+					continue
+				}
+				errs[i] = safe.Call(s.log, "write guard", func() error {
+					var err error
+					out[i].d, out[i].existing, err = s.guard(ctx, scope, &recs[i].Memory)
+					return err
+				})
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -461,6 +534,7 @@ func (s *Service) Get(ctx context.Context, scope mnemo.Scope, id string) (mnemo.
 	if err := mnemo.CheckScope(scope); err != nil {
 		return mnemo.Memory{}, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	if id == "" {
 		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "id is required")
 	}
@@ -472,6 +546,7 @@ func (s *Service) GetByKey(ctx context.Context, scope mnemo.Scope, key string) (
 	if err := mnemo.CheckScope(scope); err != nil {
 		return mnemo.Memory{}, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	k, err := mnemo.NormalizeKey(key)
 	if err != nil {
 		return mnemo.Memory{}, err
@@ -484,6 +559,7 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, 0, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}
@@ -577,6 +653,7 @@ func (s *Service) History(ctx context.Context, scope mnemo.Scope, key string) ([
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	k, err := mnemo.NormalizeKey(key)
 	if err != nil {
 		return nil, err
@@ -589,6 +666,7 @@ func (s *Service) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, er
 	if err := mnemo.CheckScope(scope); err != nil {
 		return mnemo.Stats{}, err
 	}
+	s.flushScope(ctx, scope) // a read after a recall sees its access
 	st, err := s.store.Stats(ctx, scope)
 	if err != nil {
 		return st, err

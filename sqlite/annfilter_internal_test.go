@@ -336,3 +336,43 @@ func TestFilteredSeqsUseCoveringIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherScopesWritesDoNotWakeTheIndexer: once a scope's index holds its
+// vectors, another agent's writes (which raise the store's vector rev)
+// leave it current: its searches neither wake the indexer nor score
+// pending vectors exactly (issue 20: every search of the quiet agent did
+// both, reading the scope's rows, while another agent wrote).
+func TestOtherScopesWritesDoNotWakeTheIndexer(t *testing.T) {
+	ctx := context.Background()
+	db := filterStore(t, 300, exactBelow)
+	other := mnemo.Scope{TenantID: filterScope.TenantID, AgentID: "writer"}
+	var recs []mnemo.Record
+	for i := 1000; i < 1100; i++ {
+		m := filterMemory(i)
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content})
+	}
+	if _, err := db.Write(ctx, other, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.IndexVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := db.scopeSpan(ctx, filterScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, rev, err := db.vectors.open(ctx, db, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.rev.Load() >= rev || x.current() != rev {
+		t.Fatalf("scope rev %d, current %d, store rev %d: the scope's index should be current", x.rev.Load(), x.current(), rev)
+	}
+	before := db.vectorExamined.Load()
+	if _, err := db.SearchVectors(ctx, filterScope, mnemo.VectorQuery{Vector: filterMemory(5).Embedding, Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.vectorExamined.Load() - before; got > 1000 {
+		t.Fatalf("a search of a current index examined %d", got)
+	}
+}

@@ -16,7 +16,7 @@ func (db *DB) Get(ctx context.Context, scope mnemo.Scope, id string) (mnemo.Memo
 	if err := checkScope(scope); err != nil {
 		return mnemo.Memory{}, err
 	}
-	m, err := scanMemory(db.reader.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m
+	m, err := scanMemory(db.readStmts.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m
 		WHERE m.id = ? AND m.tenant_id = ? AND m.agent_id = ? AND m.tombstone = 0`,
 		id, scope.TenantID, scope.AgentID))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -33,7 +33,7 @@ func (db *DB) GetByKey(ctx context.Context, scope mnemo.Scope, key string) (mnem
 	if err := checkScope(scope); err != nil {
 		return mnemo.Memory{}, err
 	}
-	m, err := scanMemory(db.reader.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m
+	m, err := scanMemory(db.readStmts.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m
 		WHERE m.tenant_id = ? AND m.agent_id = ? AND m.key = ? AND m.tombstone = 0`,
 		scope.TenantID, scope.AgentID, key))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -129,7 +129,7 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		}
 	}
 	args := append([]any{expr, sp.lo, sp.hi}, w.args...)
-	rows, err := db.reader.QueryContext(ctx, `WITH ranked AS (
+	rows, err := db.readStmts.QueryContext(ctx, `WITH ranked AS (
 			SELECT m.seq, `+bm25+` AS rank
 			FROM memories_fts CROSS JOIN memories m ON m.seq = memories_fts.rowid
 			WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND memories_fts.rowid < ? AND `+w.String()+`
@@ -164,7 +164,7 @@ func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) 
 	var rare mnemo.TextQuery
 	count := func(expr string) (bool, error) {
 		var n int
-		err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM memories_fts
+		err := db.readStmts.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM memories_fts
 			WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?)`,
 			expr, sp.lo, sp.hi, commonTermMatches+1).Scan(&n)
 		if err != nil {
@@ -239,7 +239,7 @@ type ranked struct {
 // rankInIndex returns the best n matches of expr in the scope's rowid range,
 // from the full-text index alone.
 func (db *DB) rankInIndex(ctx context.Context, expr string, sp span, n int) ([]ranked, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT rowid, `+bm25+` AS rank FROM memories_fts
+	rows, err := db.readStmts.QueryContext(ctx, `SELECT rowid, `+bm25+` AS rank FROM memories_fts
 		WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ?
 		ORDER BY rank LIMIT ?`, expr, sp.lo, sp.hi, n)
 	if err != nil {
@@ -293,7 +293,7 @@ func (db *DB) fetchSeqs(ctx context.Context, seqs []int64, w *where) (found []*m
 	}
 	// CROSS JOIN looks each memory up by seq; a plain IN would let the
 	// planner walk the scope's index instead.
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
+	rows, err := db.readStmts.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
 		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value WHERE `+w.String(),
 		append([]any{"[" + strings.Join(list, ",") + "]"}, w.args...)...)
 	if err != nil {
@@ -361,7 +361,7 @@ func (db *DB) like(ctx context.Context, q *mnemo.TextQuery, w *where) ([]mnemo.H
 	}
 	args = append(args, w.args...)
 	args = append(args, q.Limit)
-	rows, err := db.reader.QueryContext(ctx, `WITH scored AS (
+	rows, err := db.readStmts.QueryContext(ctx, `WITH scored AS (
 			SELECT m.seq, ((`+strings.Join(found, ") + (")+`)) * 1.0 / `+fmt.Sprint(len(found))+` AS score
 			FROM memories m WHERE `+w.String()+`
 		)

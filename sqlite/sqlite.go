@@ -60,9 +60,10 @@ type DB struct {
 	now    func() time.Time
 	logger *slog.Logger
 
-	writer      *sql.DB // one connection
-	synchronous string  // the writer's durability for acknowledged writes
-	reader      *sql.DB // query-only pool
+	writer      *sql.DB    // one connection
+	synchronous string     // the writer's durability for acknowledged writes
+	reader      *sql.DB    // query-only pool
+	readStmts   *stmtCache // the hot queries of reader, prepared
 
 	// scopes caches scope numbers: mnemo.Scope → int64. See scopeSpan.
 	scopes sync.Map
@@ -160,6 +161,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.reader.SetMaxIdleConns(readConns)
 	db.reader.SetConnMaxLifetime(0)
 	db.reader.SetConnMaxIdleTime(0)
+	db.readStmts = newStmtCache(db.reader)
 
 	// The indexer looks for vectors stored from now on; a scope whose
 	// index file is behind the table is caught up once it is searched.
@@ -200,6 +202,7 @@ func (db *DB) Close() error {
 		err = nil // the database holds every vector: nothing is lost
 	}
 	db.eventStmts.close()
+	db.readStmts.close()
 	if db.reader != nil {
 		err = db.reader.Close()
 	}

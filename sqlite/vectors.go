@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/mnemo-dev/mnemo"
@@ -249,7 +250,7 @@ func (db *DB) searchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	// Read the index's rev before searching it: a vector the indexer
 	// inserts meanwhile is found twice, which merge removes, never missed.
 	var lag string
-	if at := x.rev.Load(); at < rev {
+	if at := x.current(); at < rev {
 		var more bool
 		if s.pending, more, err = db.scorePending(ctx, sp, at, q.Vector); err != nil {
 			return nil, "", err
@@ -456,8 +457,22 @@ func (db *DB) CountUnembedded(ctx context.Context) (int, error) {
 // one in the store's vector space, in storage order: for exact-search
 // baselines and exports of vectors.
 func (db *DB) EachVector(ctx context.Context, fn func(id string, v []float32) error) error {
+	return db.eachVector(ctx, span{0, math.MaxInt64}, fn)
+}
+
+// EachVectorIn is EachVector within one scope: an exact-search baseline
+// for that scope's ANN index.
+func (db *DB) EachVectorIn(ctx context.Context, scope mnemo.Scope, fn func(id string, v []float32) error) error {
+	sp, err := db.scopeSpan(ctx, scope)
+	if err != nil {
+		return err
+	}
+	return db.eachVector(ctx, sp, fn)
+}
+
+func (db *DB) eachVector(ctx context.Context, sp span, fn func(id string, v []float32) error) error {
 	rows, err := db.reader.QueryContext(ctx, `SELECT id, embedding FROM memories
-		WHERE vector_rev IS NOT NULL AND tombstone = 0 ORDER BY seq`)
+		WHERE vector_rev IS NOT NULL AND tombstone = 0 AND seq >= ? AND seq < ? ORDER BY seq`, sp.lo, sp.hi)
 	if err != nil {
 		return fmt.Errorf("sqlite: vectors: %w", err)
 	}

@@ -105,9 +105,17 @@ type Index struct {
 	live  int
 	dead  int
 
-	entryMu sync.Mutex // guards entry and top during a parallel batch
-	locks   [1 << lockShift]sync.Mutex
-	pool    sync.Pool // *searcher
+	entryMu sync.Mutex // guards entry and top while a batch is linked in
+
+	// insertMu is held by a batch from start to end, and by WriteTo: one
+	// batch at a time, and no file written while links change.
+	insertMu sync.Mutex
+	// inserting is set, under the write lock, while a batch is linked in
+	// under the read lock: searches then read links under their locks.
+	inserting bool
+	linking   func() // tests: called as a batch starts linking, read lock held
+	locks     [1 << lockShift]sync.Mutex
+	pool      sync.Pool // *searcher
 }
 
 // New returns an empty index for vectors of dimension dim.
@@ -203,10 +211,45 @@ func (x *Index) AddBatch(ids []uint64, vs [][]float32) error {
 		}
 	}
 
+	// Three steps, so that searches go on while the batch is linked in
+	// (issue 20: a search waited for a whole batch of inserts, ~1 ms each
+	// at 612 dimensions). Under the write lock the nodes are allocated and
+	// made live; under the read lock, shared with searches, they are
+	// linked into the graph, every link read and written under its striped
+	// lock (searches read links that way while x.inserting is set); under
+	// the write lock again the batch ends, with a vacuum if one is due.
+	// insertMu keeps batches and WriteTo apart from each other.
+	x.insertMu.Lock()
+	defer x.insertMu.Unlock()
 	x.mu.Lock()
-	defer x.mu.Unlock()
+	nodes, err := x.allocBatch(ids, vs, norms, keep)
+	if err != nil || len(nodes) == 0 {
+		x.mu.Unlock()
+		return err
+	}
+	x.inserting = true
+	x.mu.Unlock()
+
+	x.mu.RLock()
+	if x.linking != nil {
+		x.linking()
+	}
+	x.insertAll(nodes)
+	x.mu.RUnlock()
+
+	x.mu.Lock()
+	x.inserting = false
+	x.maybeVacuum()
+	x.mu.Unlock()
+	return nil
+}
+
+// allocBatch allocates, encodes and makes live the nodes of a batch, and
+// makes the first node of an empty graph its entry. The caller holds the
+// write lock.
+func (x *Index) allocBatch(ids []uint64, vs [][]float32, norms []float64, keep []int) ([]uint32, error) {
 	if len(x.ids)-len(x.freed)+len(keep) > maxNodes {
-		return errors.New("vector: index full")
+		return nil, errors.New("vector: index full")
 	}
 	nodes := make([]uint32, len(keep))
 	for j, i := range keep {
@@ -223,9 +266,11 @@ func (x *Index) AddBatch(ids []uint64, vs [][]float32) error {
 		x.live++
 		nodes[j] = n
 	}
-	x.insertAll(nodes)
-	x.maybeVacuum()
-	return nil
+	if x.entry == noNode && len(nodes) > 0 {
+		x.entry, x.top = nodes[0], int(x.levels[nodes[0]])
+		nodes = nodes[1:]
+	}
+	return nodes, nil
 }
 
 // ErrNoDirection is returned for a vector that cannot be normalised.
@@ -320,14 +365,12 @@ func (x *Index) growUpper(level int) uint32 {
 	return uint32(off)
 }
 
-// insertAll links the given allocated nodes into the graph.
+// insertAll links the given allocated nodes into the graph. The caller
+// holds the read lock: searches may run beside it, so every link is read
+// and written under its striped lock.
 func (x *Index) insertAll(nodes []uint32) {
 	if len(nodes) == 0 {
 		return
-	}
-	if x.entry == noNode {
-		x.entry, x.top = nodes[0], int(x.levels[nodes[0]])
-		nodes = nodes[1:]
 	}
 	workers := x.opts.Workers
 	if workers <= 0 {
@@ -337,7 +380,7 @@ func (x *Index) insertAll(nodes []uint32) {
 	if workers <= 1 {
 		s := x.searcher()
 		for _, n := range nodes {
-			x.insert(s, n, false)
+			x.insert(s, n, true)
 		}
 		x.pool.Put(s)
 		return

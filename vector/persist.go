@@ -32,6 +32,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // WriteTo writes the index to w in the format described in doc.go. It holds
 // the read lock, so searches continue while it writes.
 func (x *Index) WriteTo(w io.Writer) (int64, error) {
+	x.insertMu.Lock() // no batch changes links while they are written
+	defer x.insertMu.Unlock()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	e := &encoder{w: w, crc: crc32.New(castagnoli), buf: make([]byte, 0, chunk)}

@@ -180,9 +180,13 @@ func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result
 	defer x.pool.Put(s)
 	s.q8 = slices.Grow(s.q8[:0], x.dim)[:x.dim]
 	s.qscale = quantize(s.q8, qn, 1)
-	cur, curSim := x.entry, s.simTo(x, x.entry)
-	for l := x.top; l > 0; l-- {
-		cur, curSim = x.greedy(s, cur, curSim, l, false)
+	locked := x.inserting // a batch is being linked in beside this search
+	x.entryMu.Lock()
+	cur, level := x.entry, x.top
+	x.entryMu.Unlock()
+	curSim := s.simTo(x, cur)
+	for l := level; l > 0; l-- {
+		cur, curSim = x.greedy(s, cur, curSim, l, locked)
 	}
 	ef := max(x.opts.EfSearch, k)
 	ok := func(n uint32) bool {
@@ -190,7 +194,7 @@ func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result
 	}
 	budget := max(32*ef, len(x.ids)/64)
 	s.newEpoch()
-	x.searchLayer(s, cur, curSim, ef, 0, ok, budget, false)
+	x.searchLayer(s, cur, curSim, ef, 0, ok, budget, locked)
 	if s.res.len() < min(k, x.live) {
 		// Too few accepted nodes were reachable within the budget.
 		return x.exact(qn, k, accept)

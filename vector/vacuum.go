@@ -12,7 +12,7 @@ import (
 // against how long dead nodes dilute searches; the relinking work itself is
 // proportional to the number of deletes whatever the fraction.
 func (x *Index) maybeVacuum() {
-	if x.dead > 0 && x.dead*32 >= x.live+x.dead {
+	if !x.inserting && x.dead > 0 && x.dead*32 >= x.live+x.dead {
 		x.vacuum()
 	}
 }

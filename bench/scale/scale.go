@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
@@ -44,7 +45,47 @@ type Config struct {
 	ReuseIndex bool
 	// SearchEffort is the ANN index's efSearch; 0 is the store's default.
 	SearchEffort int
-	Log          io.Writer // progress; nil for none
+	// Embedder is builtin (the default configuration's: GloVe + USE-Lite,
+	// 612 d) or glove (GloVe alone, 100 d: a million memories in minutes).
+	Embedder string
+	// WriteBatch is the batch a writer posts every second while recall is
+	// timed again beside it (default 500; negative: not measured).
+	WriteBatch int
+	Log        io.Writer // progress; nil for none
+	// Progress, when set, is told how far a long step is: stage names the
+	// step ("load", "embed"), done of total.
+	Progress func(stage string, done, total int)
+}
+
+// Embedders of the benchmark.
+const (
+	EmbedderBuiltin = "builtin"
+	EmbedderGloVe   = "glove"
+)
+
+// embedder returns the named embedder; empty is the built-in one.
+func embedder(name string) (mnemo.Embedder, error) {
+	switch name {
+	case "", EmbedderBuiltin:
+		return builtin.New(), nil
+	case EmbedderGloVe:
+		return glove.New(), nil
+	}
+	return nil, fmt.Errorf("scale: embedder %q: builtin or glove", name)
+}
+
+// Stages is the median time of each recall stage (memory.Trace) over the
+// timed queries.
+type Stages struct {
+	Analyse time.Duration `json:"analyse"`
+	Lexical time.Duration `json:"lexical"`
+	Embed   time.Duration `json:"embed"`
+	Vector  time.Duration `json:"vector"`
+	Find    time.Duration `json:"find"` // lexical beside embed + vector
+	Fuse    time.Duration `json:"fuse"`
+	MMR     time.Duration `json:"mmr"`
+	Access  time.Duration `json:"access"`
+	Total   time.Duration `json:"total"`
 }
 
 // Report is what was measured. Durations are wall-clock on this machine.
@@ -73,10 +114,38 @@ type Report struct {
 	DBBytes       int64  `json:"db_bytes"`
 	IndexBytes    int64  `json:"index_bytes"`
 	EmbedderModel string `json:"embedder"`
+	Dimension     int    `json:"dimension"`
+
+	// When generated: the bulk load acknowledged without vectors (async
+	// embedding, the Write Guard off as for an import), the first recall
+	// right after it, and the background embedding that followed.
+	AckRate     float64       `json:"ack_per_s"`
+	FirstRecall time.Duration `json:"first_recall"`
+	EmbedRate   float64       `json:"embed_per_s"`
+
+	Stages Stages `json:"stages"` // medians of the timed recalls
+
+	// Recall (with its access record) quiet and beside a writer posting
+	// WriteBatch memories every second into another agent of the store
+	// (WriterScope; async embedding), in this run.
+	QuietP50   time.Duration `json:"quiet_p50"`
+	QuietP95   time.Duration `json:"quiet_p95"`
+	WritesP50  time.Duration `json:"writes_p50"`
+	WritesP95  time.Duration `json:"writes_p95"`
+	WriteBatch int           `json:"write_batch"`
+	// The median of each stage, quiet and beside the writer.
+	QuietStages  Stages `json:"quiet_stages"`
+	WritesStages Stages `json:"writes_stages"`
+	WritesDone   int    `json:"writes_done"` // memories the writer wrote meanwhile
 }
 
 // Scope is the agent that holds the generated memories.
 var Scope = mnemo.Scope{TenantID: "bench", AgentID: "scale"}
+
+// WriterScope is the agent the writer of "recall beside writes" writes to:
+// another agent of the same store (the same writer connection, index
+// and CPU), so that the kept store's agent stays as generated.
+var WriterScope = mnemo.Scope{TenantID: "bench", AgentID: "scale-writer"}
 
 // vocabulary is how many of the embedder's most frequent words text is made
 // of.
@@ -97,29 +166,56 @@ func openStore(ctx context.Context, path string, emb mnemo.Embedder, efSearch in
 	return svc, db, nil
 }
 
-// Generate makes the store of n memories under dir, unless an earlier run
-// did, and returns its path, whether it was made now, and the write rate
-// (memories/s, embedding included) if so.
+// Generate makes the store of n memories under dir with GloVe, unless an
+// earlier run did, and returns its path, whether it was made now, and the
+// write rate (memories/s, embedding included) if so.
 func Generate(ctx context.Context, dir string, n int, log io.Writer) (path string, generated bool, rate float64, err error) {
-	emb := glove.New()
-	words, err := emb.Words(vocabulary)
+	g, err := generate(ctx, Config{Dir: dir, N: n, Log: log, Embedder: EmbedderGloVe})
+	return g.path, g.generated, g.rate, err
+}
+
+// generated is what generate did.
+type generated struct {
+	path      string
+	generated bool
+	rate      float64 // memories/s acknowledged (GloVe: embedded on write)
+	first     time.Duration
+	embedRate float64 // builtin: memories/s embedded in the background
+}
+
+// generate makes the store of cfg.N memories with cfg's embedder. GloVe
+// embeds on write; the built-in embedder loads as a bulk load does in
+// async mode: acknowledged first, embedded by the worker, then the first
+// recall is timed at once and the run waits for every vector.
+func generate(ctx context.Context, cfg Config) (generated, error) {
+	emb, err := embedder(cfg.Embedder)
 	if err != nil {
-		return "", false, 0, err
+		return generated{}, err
 	}
+	words, err := glove.New().Words(vocabulary)
+	if err != nil {
+		return generated{}, err
+	}
+	n, log := cfg.N, cfg.Log
 	gen := newGenerator(words, 1)
-	dir = filepath.Join(dir, fmt.Sprintf("scale-v3-%d", n))
-	path = filepath.Join(dir, "mnemo.db")
+	name := fmt.Sprintf("scale-v3-%d", n)
+	async := cfg.Embedder != EmbedderGloVe
+	if async {
+		name = fmt.Sprintf("scale-v3-%s-%d", EmbedderBuiltin, n)
+	}
+	dir := filepath.Join(cfg.Dir, name)
+	g := generated{path: filepath.Join(dir, "mnemo.db")}
 	done := filepath.Join(dir, "generated")
 	if _, err := os.Stat(done); err == nil {
-		return path, false, 0, nil
+		return g, nil
 	}
 	os.RemoveAll(dir)
 	if log != nil {
 		fmt.Fprintf(log, "generating %d memories in %s\n", n, dir)
 	}
-	svc, _, err := openStore(ctx, path, emb, 0)
+	svc, db, err := openStore(ctx, g.path, emb, 0)
 	if err != nil {
-		return "", false, 0, err
+		return g, err
 	}
 	start := time.Now()
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -131,19 +227,65 @@ func Generate(ctx context.Context, dir string, n int, log io.Writer) (path strin
 			drafts[j] = mnemo.Draft{Content: &s, CreatedAt: &at, Tags: []string{gen.tag()}}
 			vary(&drafts[j], i+j)
 		}
-		if _, err := svc.RememberBatch(ctx, Scope, drafts); err != nil {
+		if _, err := svc.WriteWith(ctx, Scope, drafts, memory.WriteOptions{AsyncEmbedding: async}); err != nil {
 			svc.Close()
-			return "", false, 0, err
+			return g, err
 		}
-		if log != nil && (i/1000)%100 == 99 {
+		if cfg.Progress != nil {
+			cfg.Progress("load", i+len(drafts), n)
+		}
+		if log != nil && cfg.Progress == nil && (i/1000)%100 == 99 {
 			fmt.Fprintf(log, "  %d written, %.0f/s\n", i+1000, float64(i+1000)/time.Since(start).Seconds())
 		}
 	}
-	rate = float64(n) / time.Since(start).Seconds()
-	if err := svc.Close(); err != nil {
-		return "", false, 0, err
+	g.rate = float64(n) / time.Since(start).Seconds()
+	if async {
+		t0 := time.Now()
+		if _, err := svc.Recall(ctx, Scope, memory.Query{Text: gen.query(), Limit: 10}); err != nil {
+			svc.Close()
+			return g, err
+		}
+		g.first = time.Since(t0)
+		if log != nil {
+			fmt.Fprintf(log, "acknowledged %d at %.0f/s; first recall %v; embedding in the background\n", n, g.rate, g.first.Round(time.Millisecond))
+		}
+		t0 = time.Now()
+		if err := waitEmbedded(ctx, svc, db, n, cfg.Progress); err != nil {
+			svc.Close()
+			return g, err
+		}
+		g.embedRate = float64(n) / time.Since(t0).Seconds()
 	}
-	return path, true, rate, os.WriteFile(done, nil, 0o644)
+	if err := svc.Close(); err != nil {
+		return g, err
+	}
+	g.generated = true
+	return g, os.WriteFile(done, nil, 0o644)
+}
+
+// waitEmbedded waits for the worker to embed every memory, telling
+// progress how many have their vector.
+func waitEmbedded(ctx context.Context, svc *service.Mnemo, db *sqlite.DB, n int, progress func(string, int, int)) error {
+	if progress == nil {
+		return svc.WaitEmbedded(ctx)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- svc.WaitEmbedded(ctx) }()
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-errc:
+			if err == nil {
+				progress("embed", n, n)
+			}
+			return err
+		case <-t.C:
+			if left, err := db.CountUnembedded(ctx); err == nil {
+				progress("embed", n-left, n)
+			}
+		}
+	}
 }
 
 // vary sets the filterable fields of memory i, so that every filter kind
@@ -185,18 +327,26 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			fmt.Fprintf(cfg.Log, format+"\n", args...)
 		}
 	}
-	emb := glove.New()
-	words, err := emb.Words(vocabulary)
+	if cfg.WriteBatch == 0 {
+		cfg.WriteBatch = 500
+	}
+	emb, err := embedder(cfg.Embedder)
+	if err != nil {
+		return Report{}, err
+	}
+	words, err := glove.New().Words(vocabulary)
 	if err != nil {
 		return Report{}, err
 	}
 	gen := newGenerator(words, 1)
-	rep := Report{N: cfg.N, EmbedderModel: emb.Model(), EfSearch: cfg.SearchEffort}
-	path, generated, rate, err := Generate(ctx, cfg.Dir, cfg.N, cfg.Log)
+	rep := Report{N: cfg.N, EmbedderModel: emb.Model(), Dimension: emb.Dimension(), EfSearch: cfg.SearchEffort}
+	g, err := generate(ctx, cfg)
 	if err != nil {
 		return rep, err
 	}
-	rep.Generated, rep.WriteRate = generated, rate
+	path := g.path
+	rep.Generated, rep.WriteRate = g.generated, g.rate
+	rep.AckRate, rep.FirstRecall, rep.EmbedRate = g.rate, g.first, g.embedRate
 	open := func() (*service.Mnemo, *sqlite.DB, error) {
 		return openStore(ctx, path, emb, cfg.SearchEffort)
 	}
@@ -254,6 +404,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	qgen := newGenerator(words, 2)
 	recall := make([]time.Duration, cfg.Queries)
 	embed := make([]time.Duration, cfg.Queries)
+	var traces []*memory.Trace
 	for i := range recall {
 		q := qgen.query()
 		t0 := time.Now()
@@ -262,13 +413,69 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		embed[i] = time.Since(t0)
 		t0 = time.Now()
-		if _, err := svc.Surface(ctx, Scope, memory.Query{Text: q, Limit: 10}); err != nil {
+		res, err := svc.Recall(ctx, Scope, memory.Query{Text: q, Limit: 10, Trace: true})
+		if err != nil {
 			return rep, err
 		}
 		recall[i] = time.Since(t0)
+		traces = append(traces, res.Trace)
+		if cfg.Progress != nil {
+			cfg.Progress("recall", i+1, cfg.Queries)
+		}
 	}
 	rep.RecallP50, rep.RecallP95 = percentile(recall, 0.5), percentile(recall, 0.95)
 	rep.EmbedP50, rep.EmbedP95 = percentile(embed, 0.5), percentile(embed, 0.95)
+	rep.Stages = medians(traces)
+
+	// 4b. Recall quiet, then beside a writer posting a batch every second,
+	// one after the other in this run (PERF-2: the access record and the
+	// index catch-up must not make recall wait on the writer).
+	if cfg.WriteBatch > 0 {
+		logf("recall quiet, then beside a writer of %d memories a second", cfg.WriteBatch)
+		rep.WriteBatch = cfg.WriteBatch
+		quiet, qst, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "quiet")
+		rep.QuietStages = qst
+		if err != nil {
+			return rep, err
+		}
+		rep.QuietP50, rep.QuietP95 = percentile(quiet, 0.5), percentile(quiet, 0.95)
+		wctx, stop := context.WithCancel(ctx)
+		wgen := newGenerator(words, 9)
+		written := make(chan int, 1)
+		go func() {
+			n, tick := 0, time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				drafts := make([]mnemo.Draft, cfg.WriteBatch)
+				for j := range drafts {
+					s := wgen.sentence()
+					drafts[j] = mnemo.Draft{Content: &s}
+				}
+				if _, err := svc.WriteWith(wctx, WriterScope, drafts, memory.WriteOptions{AsyncEmbedding: true}); err == nil {
+					n += len(drafts)
+				}
+				select {
+				case <-wctx.Done():
+					written <- n
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		busy, bst, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
+		rep.WritesStages = bst
+		stop()
+		rep.WritesDone = <-written
+		if err != nil {
+			return rep, err
+		}
+		// The writer's memories go, queued ones included: the kept store
+		// stays as generated, and no background embedding runs on.
+		if _, err := svc.Clear(ctx, WriterScope); err != nil {
+			return rep, err
+		}
+		rep.WritesP50, rep.WritesP95 = percentile(busy, 0.5), percentile(busy, 0.95)
+	}
 
 	rep.ServingRSS = peakRSS()
 
@@ -317,6 +524,53 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	return rep, nil
 }
 
+// timeRecalls times n recalls (limit 10, access recorded), and returns the
+// median of each stage.
+func timeRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, progress func(string, int, int), stage string) ([]time.Duration, Stages, error) {
+	out := make([]time.Duration, n)
+	traces := make([]*memory.Trace, n)
+	for i := range out {
+		q := memory.Query{Text: g.query(), Limit: 10, Trace: true}
+		t0 := time.Now()
+		res, err := svc.Recall(ctx, Scope, q)
+		if err != nil {
+			return nil, Stages{}, err
+		}
+		out[i], traces[i] = time.Since(t0), res.Trace
+		if progress != nil {
+			progress(stage, i+1, n)
+		}
+	}
+	return out, medians(traces), nil
+}
+
+// medians is the median of each stage over traces.
+func medians(traces []*memory.Trace) Stages {
+	med := func(f func(*memory.Trace) time.Duration) time.Duration {
+		d := make([]time.Duration, 0, len(traces))
+		for _, t := range traces {
+			if t != nil {
+				d = append(d, f(t))
+			}
+		}
+		if len(d) == 0 {
+			return 0
+		}
+		return percentile(d, 0.5)
+	}
+	return Stages{
+		Analyse: med(func(t *memory.Trace) time.Duration { return t.Analyse }),
+		Lexical: med(func(t *memory.Trace) time.Duration { return t.Lexical }),
+		Embed:   med(func(t *memory.Trace) time.Duration { return t.Embed }),
+		Vector:  med(func(t *memory.Trace) time.Duration { return t.Vector }),
+		Find:    med(func(t *memory.Trace) time.Duration { return t.Find }),
+		Fuse:    med(func(t *memory.Trace) time.Duration { return t.Fuse }),
+		MMR:     med(func(t *memory.Trace) time.Duration { return t.MMR }),
+		Access:  med(func(t *memory.Trace) time.Duration { return t.Access }),
+		Total:   med(func(t *memory.Trace) time.Duration { return t.Total }),
+	}
+}
+
 // WriteText prints r as a table.
 func (r Report) WriteText(w io.Writer) {
 	ms := func(d time.Duration) string {
@@ -326,8 +580,13 @@ func (r Report) WriteText(w io.Writer) {
 	if r.EfSearch > 0 {
 		ef = strconv.Itoa(r.EfSearch)
 	}
-	fmt.Fprintf(w, "scale: %d memories in one agent, embedder %s, efSearch %s\n\n", r.N, r.EmbedderModel, ef)
-	if r.Generated {
+	fmt.Fprintf(w, "scale: %d memories in one agent, embedder %s (%d d), efSearch %s\n\n", r.N, r.EmbedderModel, r.Dimension, ef)
+	switch {
+	case r.Generated && r.EmbedRate > 0:
+		fmt.Fprintf(w, "bulk load, acknowledged      %.0f memories/s (async embedding, guard off as for an import)\n", r.AckRate)
+		fmt.Fprintf(w, "first recall after the load  %s\n", ms(r.FirstRecall))
+		fmt.Fprintf(w, "background embedding         %.0f memories/s\n", r.EmbedRate)
+	case r.Generated:
 		fmt.Fprintf(w, "write (embedding included)   %.0f memories/s\n", r.WriteRate)
 	}
 	if r.IndexReused {
@@ -339,6 +598,24 @@ func (r Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "reopen + first recall        %.2f s\n", r.Reopen.Seconds())
 	fmt.Fprintf(w, "hybrid recall p50 / p95      %s / %s\n", ms(r.RecallP50), ms(r.RecallP95))
 	fmt.Fprintf(w, "  of which query embedding   %s / %s\n", ms(r.EmbedP50), ms(r.EmbedP95))
+	stages := func(st Stages) string {
+		return fmt.Sprintf("analyse %s, find %s (lexical %s beside embed %s + vector %s), fuse %s, MMR %s, access record %s; total %s",
+			ms(st.Analyse), ms(st.Find), ms(st.Lexical), ms(st.Embed), ms(st.Vector), ms(st.Fuse), ms(st.MMR), ms(st.Access), ms(st.Total))
+	}
+	fmt.Fprintf(w, "stages (medians)             %s\n", stages(r.Stages))
+	if r.WriteBatch > 0 {
+		ratio := func(a, b time.Duration) float64 {
+			if b <= 0 {
+				return 0
+			}
+			return float64(a) / float64(b)
+		}
+		fmt.Fprintf(w, "recall quiet p50 / p95       %s / %s\n", ms(r.QuietP50), ms(r.QuietP95))
+		fmt.Fprintf(w, "  stages (medians)           %s\n", stages(r.QuietStages))
+		fmt.Fprintf(w, "beside %d writes/s           %s / %s (p95 ×%.2f; %d memories written meanwhile)\n",
+			r.WriteBatch, ms(r.WritesP50), ms(r.WritesP95), ratio(r.WritesP95, r.QuietP95), r.WritesDone)
+		fmt.Fprintf(w, "  stages (medians)           %s\n", stages(r.WritesStages))
+	}
 	fmt.Fprintf(w, "ANN recall@10 vs exact       %.3f (%.3f counting ties within 0.001)\n", r.ANNRecall10, r.ANNRecall10Ties)
 	fmt.Fprintf(w, "peak RSS serving / overall   %.0f MB / %.0f MB\n", float64(r.ServingRSS)/(1<<20), float64(r.PeakRSS)/(1<<20))
 	fmt.Fprintf(w, "database / index files       %.0f MB / %.0f MB\n", float64(r.DBBytes)/(1<<20), float64(r.IndexBytes)/(1<<20))
@@ -435,7 +712,7 @@ func exactTop10(ctx context.Context, path string, queries [][]float32) ([]top10,
 	for i, q := range queries {
 		qn[i] = norm(q)
 	}
-	err = db.EachVector(ctx, func(id string, v []float32) error {
+	err = db.EachVectorIn(ctx, Scope, func(id string, v []float32) error {
 		vn := norm(v)
 		if vn == 0 {
 			return nil

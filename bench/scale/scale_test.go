@@ -28,6 +28,17 @@ func TestRunSmall(t *testing.T) {
 	if !rep.Generated || rep.WriteRate <= 0 || rep.RecallP95 <= 0 || rep.IndexBytes == 0 || rep.DBBytes == 0 {
 		t.Fatalf("report %+v", rep)
 	}
+	// The default configuration: the built-in embedder, a bulk load
+	// acknowledged before its vectors, then embedded; every stage timed.
+	if rep.Dimension != 612 || rep.AckRate <= 0 || rep.FirstRecall <= 0 || rep.EmbedRate <= 0 {
+		t.Fatalf("bulk load: %+v", rep)
+	}
+	if st := rep.Stages; st.Total <= 0 || st.Embed <= 0 || st.Lexical <= 0 || st.Vector <= 0 {
+		t.Fatalf("stages: %+v", st)
+	}
+	if rep.QuietP95 <= 0 || rep.WritesP95 <= 0 || rep.WritesDone == 0 {
+		t.Fatalf("recall beside writes: %+v", rep)
+	}
 	if rep.ANNRecall10 < 0.5 {
 		t.Fatalf("ANN recall@10 %.3f: the index does not find the nearest vectors", rep.ANNRecall10)
 	}
@@ -42,11 +53,21 @@ func openBench(b *testing.B, seed uint64) (*service.Mnemo, *generator) {
 		n = v
 	}
 	ctx := context.Background()
-	path, _, _, err := Generate(ctx, filepath.Join(os.TempDir(), "mnemo-scale"), n, nil)
+	// GloVe unless $MNEMO_SCALE_STORE_EMBEDDER=builtin: the kept 100k and
+	// 1M stores of docs/BENCHMARKS.md are GloVe's.
+	name := EmbedderGloVe
+	if os.Getenv("MNEMO_SCALE_STORE_EMBEDDER") == EmbedderBuiltin {
+		name = EmbedderBuiltin
+	}
+	g, err := generate(ctx, Config{Dir: filepath.Join(os.TempDir(), "mnemo-scale"), N: n, Embedder: name})
 	if err != nil {
 		b.Fatal(err)
 	}
-	emb := glove.New()
+	path := g.path
+	emb, err := embedder(name)
+	if err != nil {
+		b.Fatal(err)
+	}
 	ef, _ := strconv.Atoi(os.Getenv("MNEMO_SCALE_EF"))
 	svc, db, err := openStore(ctx, path, emb, ef)
 	if err != nil {
@@ -60,7 +81,7 @@ func openBench(b *testing.B, seed uint64) (*service.Mnemo, *generator) {
 	if err := db.IndexVectors(ctx); err != nil {
 		b.Fatal(err)
 	}
-	words, _ := emb.Words(vocabulary)
+	words, _ := glove.New().Words(vocabulary)
 	return svc, newGenerator(words, seed)
 }
 

@@ -6,14 +6,21 @@ import "time"
 
 // Embedding providers.
 const (
-	ProviderBuiltin  = "builtin"
-	ProviderGloVe    = "glove"
-	ProviderUSE      = "use"
-	ProviderEnsemble = "ensemble"
-	ProviderHashed   = "hashed"
-	ProviderRandom   = "random"
-	ProviderOpenAI   = "openai"
-	ProviderNone     = "none"
+	ProviderBuiltin   = "builtin"
+	ProviderGloVe     = "glove"
+	ProviderUSE       = "use"
+	ProviderEnsemble  = "ensemble"
+	ProviderHashed    = "hashed"
+	ProviderRandom    = "random"
+	ProviderOpenAI    = "openai"
+	ProviderModel2Vec = "model2vec"
+	ProviderNone      = "none"
+)
+
+// Embedding modes (embedding.mode).
+const (
+	ModeSync  = "sync"
+	ModeAsync = "async"
 )
 
 // EmbeddingConfig chooses the embedder of semantic recall.
@@ -22,9 +29,14 @@ type EmbeddingConfig struct {
 	// word vectors and the Universal Sentence Encoder Lite, both in the
 	// binary, their cosines averaged), glove or use (one of the two alone),
 	// hashed (hashed TF-IDF, no model), random (seeded random vectors:
-	// mock mode), openai (any OpenAI-compatible /v1/embeddings) or none
-	// (lexical recall only).
+	// mock mode), openai (any OpenAI-compatible /v1/embeddings), model2vec
+	// (a local static model in Path: embed/model2vec) or none (lexical
+	// recall only).
 	Provider string `yaml:"provider"`
+	// Path is the directory of a model2vec model (model.safetensors,
+	// tokenizer.json, config.json), which the user downloads: mnemo never
+	// does (e.g. minishlab/potion-base-8M from the Hugging Face hub).
+	Path string `yaml:"path"`
 	// Dimension of hashed and random vectors.
 	Dimension int `yaml:"dimension"`
 	// Seed of random vectors.
@@ -34,8 +46,16 @@ type EmbeddingConfig struct {
 	// QueryTimeout bounds a query's embedding: past it, recall answers by
 	// hashed TF-IDF similarity, degraded (0: memory.DefaultQueryEmbedTimeout).
 	QueryTimeout time.Duration `yaml:"query_timeout"`
-	// Async writes memories before their vectors are made. Unset: on for
-	// openai, off for the in-process embedders, which take microseconds.
+	// Mode is sync (a write is acknowledged with its vectors made) or
+	// async (acknowledged at once; the background worker makes the
+	// vectors from the queue kept in the store, and recall finds the
+	// memory by its words until then: MEM-3, PERF-1). Empty: async for
+	// openai, sync for the in-process embedders. async makes bulk loads
+	// (POST /v1/memories/batch, /v1/messages, mnemo import) as fast as the
+	// store takes them.
+	Mode string `yaml:"mode"`
+	// Async is the older spelling of mode: true is async, false sync.
+	// Mode wins when both are set.
 	Async *bool `yaml:"async"`
 
 	OpenAI OpenAIEmbedderConfig `yaml:"openai"`
@@ -65,11 +85,20 @@ func (c *EmbeddingConfig) validate() error {
 		if c.OpenAI.BaseURL == "" || c.OpenAI.Model == "" {
 			return &ConfigError{"embedding.openai", "base_url and model are required"}
 		}
+	case ProviderModel2Vec:
+		if c.Path == "" {
+			return &ConfigError{"embedding.path", "the directory of the model2vec model is required (mnemo never downloads one)"}
+		}
 	default:
-		return &ConfigError{"embedding.provider", "must be builtin, glove, use, ensemble, hashed, random, openai or none"}
+		return &ConfigError{"embedding.provider", "must be builtin, glove, use, ensemble, hashed, random, openai, model2vec or none"}
 	}
 	if c.Dimension < 1 || c.Dimension > 4096 {
 		return &ConfigError{"embedding.dimension", "must be between 1 and 4096"}
+	}
+	switch c.Mode {
+	case "", ModeSync, ModeAsync:
+	default:
+		return &ConfigError{"embedding.mode", "must be sync or async"}
 	}
 	if c.CacheSize < 0 {
 		return &ConfigError{"embedding.cache_size", "must not be negative"}

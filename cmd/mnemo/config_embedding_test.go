@@ -15,6 +15,10 @@ func TestEmbeddingConfigValidate(t *testing.T) {
 		{"provider", func(c *EmbeddingConfig) { c.Provider = "word2vec" }, "embedding.provider"},
 		{"dimension", func(c *EmbeddingConfig) { c.Dimension = 4097 }, "embedding.dimension"},
 		{"cache_size", func(c *EmbeddingConfig) { c.CacheSize = -1 }, "embedding.cache_size"},
+		{"model2vec", func(c *EmbeddingConfig) { c.Provider, c.Path = ProviderModel2Vec, "/models/potion-base-8M" }, ""},
+		{"model2vec without path", func(c *EmbeddingConfig) { c.Provider = ProviderModel2Vec }, "embedding.path"},
+		{"mode async", func(c *EmbeddingConfig) { c.Mode = ModeAsync }, ""},
+		{"mode", func(c *EmbeddingConfig) { c.Mode = "later" }, "embedding.mode"},
 		{"query_timeout", func(c *EmbeddingConfig) { c.QueryTimeout = -time.Second }, "embedding.query_timeout"},
 	})
 }

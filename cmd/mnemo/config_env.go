@@ -52,7 +52,7 @@ func envStrings(c *Config) []struct {
 	}{
 		{"MNEMO_DATA", &c.Data}, {"MNEMO_ADDR", &c.Addr}, {"MNEMO_TENANT", &c.Tenant},
 		{"MNEMO_AGENT", &c.Agent}, {"MNEMO_LOG_LEVEL", &c.LogLevel},
-		{"MNEMO_EMBEDDING", &c.Embedding.Provider}, {"MNEMO_PROFILE", &c.Recall.Profile},
+		{"MNEMO_EMBEDDING", &c.Embedding.Provider}, {"MNEMO_EMBEDDING_MODE", &c.Embedding.Mode}, {"MNEMO_EMBEDDING_PATH", &c.Embedding.Path}, {"MNEMO_PROFILE", &c.Recall.Profile},
 		{"MNEMO_TOKENIZER", &c.Context.Tokenizer},
 		{"MNEMO_LLM_BASE_URL", &c.LLM.BaseURL}, {"MNEMO_LLM_MODEL", &c.LLM.Model},
 		{"MNEMO_LLM_API_KEY", (*string)(&c.LLM.APIKey)},

@@ -6,6 +6,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/cache"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/embed/model2vec"
 	"github.com/mnemo-dev/mnemo/embed/openai"
 	"github.com/mnemo-dev/mnemo/embed/random"
 	"github.com/mnemo-dev/mnemo/embed/use"
@@ -29,6 +30,12 @@ func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) 
 		doc = hashed.New(e.Dimension)
 	case ProviderRandom:
 		doc = random.New(e.Dimension, e.Seed)
+	case ProviderModel2Vec:
+		m, err := model2vec.Load(e.Path)
+		if err != nil {
+			return nil, nil, false, &ConfigError{"embedding.path", err.Error()}
+		}
+		doc = m
 	case ProviderOpenAI:
 		if doc, err = e.OpenAI.embedder("embedding.openai"); err != nil {
 			return nil, nil, false, err
@@ -37,6 +44,9 @@ func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) 
 	}
 	if e.Async != nil {
 		async = *e.Async
+	}
+	if e.Mode != "" {
+		async = e.Mode == ModeAsync
 	}
 	query = doc
 	if e.CacheSize > 0 {

@@ -1,0 +1,21 @@
+package vector
+
+import "golang.org/x/sys/cpu"
+
+// useAVX2 is whether dotInt8 uses the AVX2 kernel: the CPU has it and the
+// operating system saves the YMM registers.
+var useAVX2 = cpu.X86.HasAVX2
+
+// dotInt8AVX2 is the dot product of a[:n] and b[:n], n a multiple of 16.
+//
+//go:noescape
+func dotInt8AVX2(a, b *int8, n int) int32
+
+// useFMA is whether dotFloatInt8 uses the AVX2 + FMA kernel.
+var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// dotFloatInt8AVX2 is the dot product of q[:n] and c[:n], n a multiple of
+// 16.
+//
+//go:noescape
+func dotFloatInt8AVX2(q *float32, c *int8, n int) float32

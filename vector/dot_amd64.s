@@ -1,0 +1,87 @@
+#include "textflag.h"
+
+// func dotInt8AVX2(a, b *int8, n int) int32
+//
+// n is a multiple of 16. Each step sign-extends 16 int8 of a and of b to
+// int16 (VPMOVSXBW), multiplies them and adds adjacent pairs into eight
+// int32 (VPMADDWD: at most 2·128² = 32768 a lane, no overflow), and
+// accumulates; two accumulators for 32 components a loop.
+TEXT ·dotInt8AVX2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+
+loop32:
+	CMPQ CX, $32
+	JL   tail16
+	VPMOVSXBW (SI), Y2
+	VPMOVSXBW (DI), Y3
+	VPMADDWD  Y3, Y2, Y2
+	VPADDD    Y2, Y0, Y0
+	VPMOVSXBW 16(SI), Y4
+	VPMOVSXBW 16(DI), Y5
+	VPMADDWD  Y5, Y4, Y4
+	VPADDD    Y4, Y1, Y1
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	SUBQ      $32, CX
+	JMP       loop32
+
+tail16:
+	CMPQ CX, $16
+	JL   done
+	VPMOVSXBW (SI), Y2
+	VPMOVSXBW (DI), Y3
+	VPMADDWD  Y3, Y2, Y2
+	VPADDD    Y2, Y0, Y0
+
+done:
+	VPADDD       Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4E, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xB1, X0, X1
+	VPADDD       X1, X0, X0
+	VMOVD        X0, AX
+	VZEROUPPER
+	MOVL         AX, ret+24(FP)
+	RET
+
+// func dotFloatInt8AVX2(q *float32, c *int8, n int) float32
+//
+// n is a multiple of 16. Each step sign-extends 8 int8 of c to int32
+// (VPMOVSXBD), converts them to float (VCVTDQ2PS) and multiplies-adds them
+// with 8 floats of q (VFMADD231PS); two accumulators for 16 a loop.
+TEXT ·dotFloatInt8AVX2(SB), NOSPLIT, $0-28
+	MOVQ q+0(FP), SI
+	MOVQ c+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+floop:
+	CMPQ        CX, $16
+	JL          fdone
+	VPMOVSXBD   (DI), Y2
+	VCVTDQ2PS   Y2, Y2
+	VFMADD231PS (SI), Y2, Y0
+	VPMOVSXBD   8(DI), Y3
+	VCVTDQ2PS   Y3, Y3
+	VFMADD231PS 32(SI), Y3, Y1
+	ADDQ        $16, DI
+	ADDQ        $64, SI
+	SUBQ        $16, CX
+	JMP         floop
+
+fdone:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET

@@ -1,0 +1,13 @@
+//go:build !amd64
+
+package vector
+
+const useAVX2 = false
+
+func dotInt8AVX2(a, b *int8, n int) int32 { panic("vector: no AVX2 kernel on this architecture") }
+
+const useFMA = false
+
+func dotFloatInt8AVX2(q *float32, c *int8, n int) float32 {
+	panic("vector: no AVX2 kernel on this architecture")
+}

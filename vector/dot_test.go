@@ -1,0 +1,88 @@
+package vector
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDotInt8Kernels: the AVX2 kernel (where the CPU has it) and the
+// portable loop agree exactly on every length, the extremes included.
+func TestDotInt8Kernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 700; n++ {
+		a, b := make([]int8, n), make([]int8, n)
+		for i := range a {
+			a[i], b[i] = int8(r.IntN(256)-128), int8(r.IntN(256)-128)
+		}
+		if n%50 == 0 {
+			for i := range a {
+				a[i], b[i] = -128, -128 // the largest products
+			}
+		}
+		if got, want := dotInt8(a, b), dotInt8Go(a, b); got != want {
+			t.Fatalf("n %d: %d, want %d (AVX2 %v)", n, got, want, useAVX2)
+		}
+	}
+}
+
+// TestDotFloatInt8Kernels: the AVX2 + FMA kernel agrees with the portable
+// loop within float rounding on every length.
+func TestDotFloatInt8Kernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n <= 700; n++ {
+		q, c := make([]float32, n), make([]int8, n)
+		var mag float64
+		for i := range q {
+			q[i], c[i] = float32(r.NormFloat64()), int8(r.IntN(256)-128)
+			mag += math.Abs(float64(q[i]) * float64(c[i]))
+		}
+		got, want := dotFloatInt8(q, c), dotFloatInt8Go(q, c)
+		if math.Abs(float64(got-want)) > 1e-5*mag+1e-6 {
+			t.Fatalf("n %d: %v, want %v (FMA %v)", n, got, want, useFMA)
+		}
+	}
+}
+
+// BenchmarkDotInt8 at the built-in embedder's 612 dimensions:
+//
+//	go test -run '^$' -bench DotInt8 ./vector
+func BenchmarkDotInt8(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	a, c := make([]int8, 612), make([]int8, 612)
+	for i := range a {
+		a[i], c[i] = int8(r.IntN(256)-128), int8(r.IntN(256)-128)
+	}
+	for _, k := range []struct {
+		name string
+		f    func(a, b []int8) int32
+	}{{"go", dotInt8Go}, {"dispatch", dotInt8}} {
+		b.Run(k.name, func(b *testing.B) {
+			var s int32
+			for i := 0; i < b.N; i++ {
+				s += k.f(a, c)
+			}
+			_ = s
+		})
+	}
+}
+
+func BenchmarkDotFloatInt8(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	q, c := make([]float32, 612), make([]int8, 612)
+	for i := range q {
+		q[i], c[i] = float32(r.NormFloat64()), int8(r.IntN(256)-128)
+	}
+	for _, k := range []struct {
+		name string
+		f    func(q []float32, c []int8) float32
+	}{{"go", dotFloatInt8Go}, {"dispatch", dotFloatInt8}} {
+		b.Run(k.name, func(b *testing.B) {
+			var s float32
+			for i := 0; i < b.N; i++ {
+				s += k.f(q, c)
+			}
+			_ = s
+		})
+	}
+}
