@@ -646,7 +646,7 @@ export interface paths {
         put?: never;
         /**
          * Remember many memories at once
-         * @description Stores every memory or none: an invalid one fails the batch with an error naming its index.
+         * @description Stores every memory or none: an invalid one fails the batch with an error naming its index. With async_embedding (or embedding.mode async) the batch is acknowledged before its vectors are made: recall finds those memories by their words until the background worker has embedded them (explain's vector says pending).
          */
         post: operations["postV1MemoriesBatch"];
         delete?: never;
@@ -3475,6 +3475,7 @@ export interface operations {
             content: {
                 "application/json": {
                     agent_id?: string;
+                    async_embedding?: boolean;
                     memories: null | {
                         archived?: boolean;
                         category?: string;
@@ -3885,6 +3886,7 @@ export interface operations {
                     session?: string;
                     session_id?: string;
                     tags?: null | string[];
+                    trace?: boolean;
                     traverse_hops?: number;
                     types?: null | string[];
                     unpinned?: boolean;
@@ -4045,6 +4047,18 @@ export interface operations {
                             };
                         };
                         topic?: string;
+                        trace?: null | {
+                            access_ns: number;
+                            analyse_ns: number;
+                            embed_ns: number;
+                            find_ns: number;
+                            fuse_ns: number;
+                            lexical_ns: number;
+                            links_ns: number;
+                            mmr_ns: number;
+                            total_ns: number;
+                            vector_ns: number;
+                        };
                     };
                 };
             };
@@ -5194,6 +5208,7 @@ export interface operations {
                     session?: string;
                     session_id?: string;
                     tags?: null | string[];
+                    trace?: boolean;
                     traverse_hops?: number;
                     types?: null | string[];
                     unpinned?: boolean;
@@ -5354,6 +5369,18 @@ export interface operations {
                             };
                         };
                         topic?: string;
+                        trace?: null | {
+                            access_ns: number;
+                            analyse_ns: number;
+                            embed_ns: number;
+                            find_ns: number;
+                            fuse_ns: number;
+                            lexical_ns: number;
+                            links_ns: number;
+                            mmr_ns: number;
+                            total_ns: number;
+                            vector_ns: number;
+                        };
                     };
                 };
             };

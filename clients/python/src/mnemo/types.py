@@ -306,6 +306,19 @@ class RecallResultLinkedItem(_RecallResultLinkedItemRequired, _RecallResultLinke
     pass
 
 
+class RecallResultTrace(TypedDict):
+    analyse_ns: int
+    find_ns: int
+    lexical_ns: int
+    embed_ns: int
+    vector_ns: int
+    fuse_ns: int
+    mmr_ns: int
+    access_ns: int
+    links_ns: int
+    total_ns: int
+
+
 class _RecallResultRequired(TypedDict):
     results: list[RecallResultResult] | None
     degraded: bool
@@ -323,6 +336,7 @@ class RecallResult(_RecallResultRequired, total=False):
     topic: str
     time: RecallResultTime | None
     linked: list[RecallResultLinkedItem] | None
+    trace: RecallResultTrace | None
 
 
 class _MemoryPageRequired(TypedDict):
@@ -1307,6 +1321,7 @@ class PostV1MemoriesBatchBody(_PostV1MemoriesBatchBodyRequired, total=False):
     """The request body of POST /v1/memories/batch: Remember many memories at once."""
 
     agent_id: str
+    async_embedding: bool
 
 
 class PatchV1MemoriesByIdBody(TypedDict, total=False):
@@ -1532,6 +1547,7 @@ class PostV1RecallBody(_PostV1RecallBodyRequired, total=False):
     include_expired: bool
     profile: str
     explain: bool
+    trace: bool
     session: str
     traverse_hops: int
 
