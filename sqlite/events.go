@@ -1,10 +1,6 @@
 package sqlite
 
 import (
-	"bufio"
-	"bytes"
-	"cmp"
-	"compress/gzip"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -15,28 +11,14 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/eventseg"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
 var _ mnemo.EventStore = (*DB)(nil)
 
-// codecTSVGzip is the codec of cold segments (see decodeSegment): gzip,
-// from the standard library, of tab-separated lines.
-const codecTSVGzip = "tsv+gzip"
-
-// segmentSize is how many events a part of a cold segment holds: a page of
-// a query decompresses one or two parts.
-const segmentSize = 1000
-
-const nanosPerDay = int64(24 * time.Hour)
-
-// dayOf is the UTC day number of a time in unix nanoseconds.
-func dayOf(ts int64) int64 {
-	if ts < 0 {
-		return (ts - nanosPerDay + 1) / nanosPerDay
-	}
-	return ts / nanosPerDay
-}
+// Cold segments are parts of gzipped tab-separated lines, written and read
+// by internal/eventseg, which the postgres backend shares.
 
 // eventCols are the columns an event is read from, in scanEvent's order.
 const eventCols = `seq, id, ts, type, source, data, metadata`
@@ -68,7 +50,7 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 	}
 	events = slices.Clone(events)
 	for i := range events {
-		if err := checkStoredEvent(&events[i]); err != nil {
+		if err := eventseg.CheckStored(&events[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -134,36 +116,6 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 		return nil, fmt.Errorf("sqlite: append events: %w", err)
 	}
 	return out, nil
-}
-
-// checkStoredEvent checks what the store relies on, whoever the caller:
-// an id, a type and a time; no tab or line break in id, type and source;
-// data and metadata valid JSON, compacted when they hold a tab or a line
-// break (cold segments are tab-separated lines).
-func checkStoredEvent(e *mnemo.Event) error {
-	if e.ID == "" || e.Type == "" || e.TS.IsZero() {
-		return mnemo.Errorf(mnemo.EINVALID, "an event needs an id, a type and a time")
-	}
-	if err := sqlrow.CheckTime(e.TS); err != nil {
-		return err
-	}
-	if strings.ContainsAny(e.ID, "\t\n\r") || strings.ContainsAny(e.Type, "\t\n\r") || strings.ContainsAny(e.Source, "\t\n\r") {
-		return mnemo.Errorf(mnemo.EINVALID, "event %q: id, type and source must not hold tabs or line breaks", e.ID)
-	}
-	for _, raw := range []*json.RawMessage{&e.Data, &e.Metadata} {
-		if len(*raw) == 0 {
-			continue
-		}
-		if !json.Valid(*raw) {
-			return mnemo.Errorf(mnemo.EINVALID, "event %q: data and metadata must be valid JSON", e.ID)
-		}
-		if bytes.ContainsAny(*raw, "\t\n\r") {
-			var buf bytes.Buffer
-			json.Compact(&buf, *raw) // valid: cannot fail
-			*raw = buf.Bytes()
-		}
-	}
-	return nil
 }
 
 // isConstraint reports a UNIQUE, CHECK or trigger failure.
@@ -267,16 +219,11 @@ func (l *txLookup) LastEvent(ctx context.Context, scope mnemo.Scope, source stri
 		if err != nil {
 			return mnemo.Event{}, false, err
 		}
-		if ok && (!found || compareEvents(e, best) > 0) {
+		if ok && (!found || eventseg.Compare(e, best) > 0) {
 			best, found = e, true
 		}
 	}
 	return best, found, nil
-}
-
-// compareEvents orders events by time, then arrival.
-func compareEvents(a, b mnemo.Event) int {
-	return cmp.Or(a.TS.Compare(b.TS), cmp.Compare(a.Seq, b.Seq))
 }
 
 // AddRelations implements mnemo.EventStore.
@@ -447,19 +394,6 @@ func anys(ss []string) []any {
 	return out
 }
 
-// matches reports whether a cold event is in q's window and filters, after
-// the cursor.
-func matches(e mnemo.Event, q mnemo.EventQuery, cur *mnemo.EventCursor) bool {
-	switch {
-	case q.From != nil && e.TS.Before(*q.From),
-		q.To != nil && !e.TS.Before(*q.To),
-		len(q.Types) > 0 && !slices.Contains(q.Types, e.Type),
-		len(q.Sources) > 0 && !slices.Contains(q.Sources, e.Source):
-		return false
-	}
-	return cur == nil || e.TS.After(cur.TS) || (e.TS.Equal(cur.TS) && e.Seq > cur.Seq)
-}
-
 // QueryEvents implements mnemo.EventStore: the hot events and the cold
 // ones are read separately, each in order, and merged.
 func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQuery) (mnemo.EventPage, error) {
@@ -500,7 +434,7 @@ func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQ
 			rows.Close()
 			return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
 		}
-		e, _, err := parseLine(line, scope, nil)
+		e, _, err := eventseg.ParseLine(line, scope, nil)
 		if err != nil {
 			rows.Close()
 			return mnemo.EventPage{}, fmt.Errorf("sqlite: query events: %w", err)
@@ -518,7 +452,7 @@ func (db *DB) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQ
 	all := hot
 	if len(cold) > 0 {
 		all = append(cold, hot...)
-		slices.SortFunc(all, compareEvents)
+		slices.SortFunc(all, eventseg.Compare)
 	}
 	page := mnemo.EventPage{Events: all}
 	if len(all) > q.Limit {
@@ -561,8 +495,8 @@ func (db *DB) coldEvents(ctx context.Context, tx *sql.Tx, scope mnemo.Scope, q m
 		if err := rows.Scan(&codec, &body); err != nil {
 			return nil, fmt.Errorf("sqlite: cold events: %w", err)
 		}
-		err := db.decodeSegment(codec, body, scope, skip, func(e mnemo.Event) bool {
-			if matches(e, q, cur) {
+		err := db.segments.Decode(codec, body, scope, skip, func(e mnemo.Event) bool {
+			if eventseg.Matches(e, q, cur) {
 				out = append(out, e)
 			}
 			return len(out) < n
@@ -594,136 +528,12 @@ func lowerBound(q mnemo.EventQuery, cur *mnemo.EventCursor) (int64, bool) {
 // characters (the Service checks them) and compacted JSON escapes both.
 // So a part is read without a JSON decoder, and with zcat and cut too.
 
-// decodeSegment calls fn with each event of a segment part, in order,
-// until fn returns false.
-func (db *DB) decodeSegment(codec string, body []byte, scope mnemo.Scope, skip func(seq, ts int64) bool, fn func(mnemo.Event) bool) error {
-	if codec != codecTSVGzip {
-		return fmt.Errorf("sqlite: cold segment: unknown codec %q", codec)
-	}
-	r, _ := db.segmentReaders.Get().(*segmentReader)
-	if r == nil {
-		r = &segmentReader{buf: make([]byte, 64<<10)}
-	}
-	defer db.segmentReaders.Put(r)
-	r.body.Reset(body)
-	if err := r.zr.Reset(&r.body); err != nil {
-		return fmt.Errorf("sqlite: cold segment: %w", err)
-	}
-	sc := bufio.NewScanner(&r.zr)
-	sc.Buffer(r.buf[:0], 4*mnemo.MaxEventData)
-	for sc.Scan() {
-		e, ok, err := parseLine(sc.Bytes(), scope, skip)
-		if err != nil {
-			return fmt.Errorf("sqlite: cold segment: %w", err)
-		}
-		if ok && !fn(e) {
-			return nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("sqlite: cold segment: %w", err)
-	}
-	return nil
-}
-
-// segmentReader is what decoding a cold part needs, kept between parts:
-// a gzip reader's state and a line buffer cost more to allocate than a
-// part of small events takes to decode.
-type segmentReader struct {
-	body bytes.Reader
-	zr   gzip.Reader
-	buf  []byte
-}
-
-// parseLine reads an event from a line of tab-separated fields: seq, id,
-// ts, type, source, data, metadata. It copies what it keeps. A line for
-// which skip (when not nil) reports true is passed over before anything
-// is copied: ok is false.
-func parseLine(line []byte, scope mnemo.Scope, skip func(seq, ts int64) bool) (e mnemo.Event, ok bool, err error) {
-	var f [7][]byte
-	for i := range 6 {
-		j := bytes.IndexByte(line, '\t')
-		if j < 0 {
-			return e, false, fmt.Errorf("a line has %d fields, want 7", i+1)
-		}
-		f[i], line = line[:j], line[j+1:]
-	}
-	f[6] = line
-	seq, ok1 := parseInt(f[0])
-	ts, ok2 := parseInt(f[2])
-	if !ok1 || !ok2 {
-		return e, false, fmt.Errorf("bad seq or ts")
-	}
-	if skip != nil && skip(seq, ts) {
-		return e, false, nil
-	}
-	e = mnemo.Event{ID: string(f[1]), Scope: scope, Seq: seq, TS: sqlrow.FromNanos(ts), Type: string(f[3]), Source: string(f[4])}
-	if len(f[5]) > 0 {
-		e.Data = bytes.Clone(f[5])
-	}
-	if len(f[6]) > 0 {
-		e.Metadata = bytes.Clone(f[6])
-	}
-	return e, true, nil
-}
-
-// parseInt reads a decimal int64 without allocating (strconv.ParseInt's
-// error keeps its input, so that its argument escapes).
-func parseInt(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	if neg {
-		if n > 1<<63 {
-			return 0, false
-		}
-		return -int64(n), true
-	}
-	if n > 1<<63-1 {
-		return 0, false
-	}
-	return int64(n), true
-}
-
 // eventLine is an event as one line of parseLine's fields, made by SQLite:
 // one column to fetch instead of seven, into a reused buffer, which cut the
 // allocations of reading 10k events from 141k to 61k
 // (BenchmarkQueryEvents10k).
 const eventLine = `seq || char(9) || id || char(9) || ts || char(9) || type || char(9) || source || char(9) ||
 	coalesce(data, '') || char(9) || coalesce(metadata, '')`
-
-// encodeSegment compresses events, in order, as a segment part.
-func encodeSegment(events []mnemo.Event) ([]byte, error) {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	bw := bufio.NewWriter(zw)
-	for _, e := range events {
-		for _, field := range [][]byte{[]byte(e.ID), []byte(e.Type), []byte(e.Source), e.Data, e.Metadata} {
-			if bytes.ContainsAny(field, "\t\n") {
-				return nil, fmt.Errorf("event %s has a tab or a newline in a field", e.ID)
-			}
-		}
-		fmt.Fprintf(bw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.ID, sqlrow.Nanos(e.TS), e.Type, e.Source, e.Data, e.Metadata)
-	}
-	if err := bw.Flush(); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
 
 // GetEvent implements mnemo.EventStore.
 func (db *DB) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (mnemo.Event, error) {
@@ -784,7 +594,7 @@ func (db *DB) eachPart(ctx context.Context, q queryer, scope mnemo.Scope, day in
 		if err := rows.Scan(&codec, &body); err != nil {
 			return fmt.Errorf("sqlite: cold segment: %w", err)
 		}
-		if err := db.decodeSegment(codec, body, scope, nil, func(e mnemo.Event) bool { more = fn(e); return more }); err != nil {
+		if err := db.segments.Decode(codec, body, scope, nil, func(e mnemo.Event) bool { more = fn(e); return more }); err != nil {
 			return err
 		}
 	}
@@ -804,7 +614,7 @@ func (db *DB) ArchiveEvents(ctx context.Context, before time.Time) (int, error) 
 	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT DISTINCT tenant_id, agent_id,
 		CASE WHEN ts >= 0 THEN ts / ?1 ELSE (ts - ?1 + 1) / ?1 END
-		FROM events WHERE ts < ?2`, nanosPerDay, sqlrow.Nanos(before))
+		FROM events WHERE ts < ?2`, eventseg.NanosPerDay, sqlrow.Nanos(before))
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: archive events: %w", err)
 	}
@@ -838,10 +648,10 @@ func (db *DB) archiveDay(ctx context.Context, scope mnemo.Scope, day int64, befo
 		return 0, fmt.Errorf("sqlite: archive events: %w", err)
 	}
 	defer tx.Rollback()
-	end := min((day+1)*nanosPerDay, sqlrow.Nanos(before))
+	end := min((day+1)*eventseg.NanosPerDay, sqlrow.Nanos(before))
 	rows, err := tx.QueryContext(ctx, `SELECT `+eventCols+` FROM events
 		WHERE tenant_id = ? AND agent_id = ? AND ts >= ? AND ts < ? ORDER BY ts, seq`,
-		scope.TenantID, scope.AgentID, day*nanosPerDay, end)
+		scope.TenantID, scope.AgentID, day*eventseg.NanosPerDay, end)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: archive events: %w", err)
 	}
@@ -868,10 +678,10 @@ func (db *DB) archiveDay(ctx context.Context, scope mnemo.Scope, day int64, befo
 		return 0, err
 	}
 	all = append(all, fresh...)
-	slices.SortFunc(all, compareEvents)
+	slices.SortFunc(all, eventseg.Compare)
 	part := 0
-	for chunk := range slices.Chunk(all, segmentSize) {
-		body, err := encodeSegment(chunk)
+	for chunk := range slices.Chunk(all, eventseg.PartSize) {
+		body, err := eventseg.Encode(chunk)
 		if err != nil {
 			return 0, fmt.Errorf("sqlite: archive events: %w", err)
 		}
@@ -879,7 +689,7 @@ func (db *DB) archiveDay(ctx context.Context, scope mnemo.Scope, day int64, befo
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts, count = excluded.count,
 				codec = excluded.codec, body = excluded.body`,
-			scope.TenantID, scope.AgentID, day, part, sqlrow.Nanos(chunk[0].TS), sqlrow.Nanos(chunk[len(chunk)-1].TS), len(chunk), codecTSVGzip, body); err != nil {
+			scope.TenantID, scope.AgentID, day, part, sqlrow.Nanos(chunk[0].TS), sqlrow.Nanos(chunk[len(chunk)-1].TS), len(chunk), eventseg.Codec, body); err != nil {
 			return 0, fmt.Errorf("sqlite: archive events: %w", err)
 		}
 		part++

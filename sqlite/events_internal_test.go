@@ -56,7 +56,7 @@ func TestEventsAppendOnly(t *testing.T) {
 	}
 }
 
-// TestColdSegmentParts: a busy day is cut into parts of segmentSize
+// TestColdSegmentParts: a busy day is cut into parts of eventseg.PartSize
 // events; a late event merged into the day lands in order and no part
 // shrinks; the parts are compressed.
 func TestColdSegmentParts(t *testing.T) {
@@ -159,18 +159,5 @@ func TestStoredEventsAreSegmentSafe(t *testing.T) {
 	e, err := db.GetEvent(ctx, evScope, "e")
 	if err != nil || string(e.Data) != `{"a":"x\ty"}` || string(e.Metadata) != `{"k":1}` {
 		t.Fatalf("read back: %s %s %v", e.Data, e.Metadata, err)
-	}
-}
-
-func TestParseInt(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "42": 42, "-7": -7, "9223372036854775807": 1<<63 - 1, "-9223372036854775808": -1 << 63} {
-		if got, ok := parseInt([]byte(in)); !ok || got != want {
-			t.Errorf("parseInt(%q) = %d, %v", in, got, ok)
-		}
-	}
-	for _, in := range []string{"", "-", "1x", "9223372036854775808", "-9223372036854775809", "12345678901234567890", " 1"} {
-		if _, ok := parseInt([]byte(in)); ok {
-			t.Errorf("parseInt(%q) accepted", in)
-		}
 	}
 }

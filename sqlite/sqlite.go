@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/eventseg"
 	sqlitedriver "modernc.org/sqlite" // also registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -81,8 +82,8 @@ type DB struct {
 	// eventStmts are the statements of an event append (events.go).
 	eventMu    sync.Mutex
 	eventStmts *appendStatements
-	// segmentReaders hold *segmentReader, for reading cold events.
-	segmentReaders sync.Pool
+	// segments decodes cold event parts, keeping its buffers.
+	segments eventseg.Decoder
 
 	// failAt, set by tests of this package only, fails an append after
 	// one of its layers ("event", "relations", "vectors") is written:
