@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -374,4 +375,65 @@ func efSweep(b *testing.B, n, dim int) {
 			b.ReportMetric(pct(lat, 95), "p95-ms")
 		})
 	}
+}
+
+// BenchmarkBuild100k builds an index of 100k clustered vectors as the
+// SQLite store's indexer does (sqlite/ann.go: AddBatch with batches of 32,
+// M 32, efConstruction 200), and as one AddBatch of everything, and reports
+// the build rate, CPU seconds per wall second, the heap after the build and
+// recall@10 of 200 queries against a float64 exact search (efSearch 128).
+// It is a timing, never a test (issue 20, PERF-2).
+//
+//	go test -run '^$' -bench Build100k -benchtime 1x ./vector
+func BenchmarkBuild100k(b *testing.B) {
+	const n, dim = 100_000, 100
+	data := dataset(n, dim, benchSeed)
+	qs := queries(200, n, dim, benchSeed)
+	want := make([][]uint64, len(qs))
+	for i, q := range qs {
+		want[i] = bruteForce(data, q, 10)
+	}
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = uint64(i)
+	}
+	for _, batch := range []int{32, n} {
+		b.Run(fmt.Sprintf("dim=%d/batch=%d", dim, batch), func(b *testing.B) {
+			var x *Index
+			var wall, cpu time.Duration
+			for b.Loop() {
+				runtime.GC()
+				c0 := cpuTime()
+				start := time.Now()
+				x = New(dim, Options{M: 32, EfConstruction: 200, Seed: benchSeed})
+				for lo := 0; lo < n; lo += batch {
+					hi := min(n, lo+batch)
+					if err := x.AddBatch(ids[lo:hi], data[lo:hi]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				wall += time.Since(start)
+				cpu += cpuTime() - c0
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			var r float64
+			for i, q := range qs {
+				r += recall(x.Search(q, 10, nil), want[i])
+			}
+			b.ReportMetric(float64(n*b.N)/wall.Seconds(), "vectors/s")
+			b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cores")
+			b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
+			b.ReportMetric(r/float64(len(qs)), "recall@10")
+		})
+	}
+}
+
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

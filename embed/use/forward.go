@@ -6,7 +6,8 @@ import "math"
 type model struct {
 	*weights
 	tok    *tokenizer
-	kernel kernel
+	path   path
+	kernel kernel // the float32 kernel of path
 }
 
 // span locates one text's tokens among the rows of a batch.
@@ -28,17 +29,22 @@ func (m *model) forward(docs [][]int32) [][]float32 {
 		rows += len(ids)
 	}
 
-	x := make([]float32, rows*embedDim)
+	// Buffers have room for whole blocks of rows: the int8 kernel runs on
+	// padded rows (whatever they hold is finite and never read back).
+	padded := (rows + blockRows - 1) / blockRows * blockRows
+	sc := getScratch(padded)
+	defer scratchPool.Put(sc)
+	f := sc.f
+	x := take(&f, padded*embedDim)
 	m.embed(x, docs)
-
-	h := make([]float32, rows*modelDim)     // layer-norm output
-	qkv := make([]float32, rows*3*modelDim) // queries, keys, values
-	att := make([]float32, rows*modelDim)   // attention output, heads concatenated
-	ffn := make([]float32, rows*ffnDim)     // feed-forward hidden units
-	y0 := make([]float32, rows*modelDim)    // residual stream after layer 0
-	y1 := make([]float32, rows*modelDim)    // ... and after layer 1
-	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn)
-	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn)
+	h := take(&f, padded*modelDim)     // layer-norm output
+	qkv := take(&f, padded*3*modelDim) // queries, keys, values
+	att := take(&f, padded*modelDim)   // attention output, heads concatenated
+	ffn := take(&f, padded*ffnDim)     // feed-forward hidden units
+	y0 := take(&f, padded*modelDim)    // residual stream after layer 0
+	y1 := take(&f, padded*modelDim)    // ... and after layer 1
+	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn, sc)
+	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn, sc)
 
 	// Mean over each text's tokens; an empty text pools to zeros.
 	pooled := make([]float32, len(docs)*modelDim)
@@ -56,7 +62,7 @@ func (m *model) forward(docs [][]int32) [][]float32 {
 	}
 
 	out := make([]float32, len(docs)*modelDim)
-	m.pool.apply(m.kernel, out, pooled, len(docs))
+	m.pool.apply(m.kernel, out, pooled, len(docs)) // float32 on every path: once per text
 	vecs := make([][]float32, len(docs))
 	for d := range docs {
 		v := out[d*modelDim : (d+1)*modelDim : (d+1)*modelDim]
@@ -102,30 +108,64 @@ func (m *model) embed(x []float32, docs [][]int32) {
 //	y = y + ffn2(relu(ffn1(norm(y))))
 //
 // h, qkv, att and ffn are scratch space.
-func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32) {
+func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32, sc *scratch) {
 	dim := l.dim
 	h = h[:rows*dim]
-	layerNorm(h, x, dim, l.attnNormScale, l.attnNormBias)
-	qkv = qkv[:rows*3*dim]
-	l.qkv.apply(m.kernel, qkv, h, rows)
-	att = att[:rows*dim]
+	layerNorm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
+	m.apply(l.qkv, qkv, h, rows, sc)
 	attention(att, qkv, dim, spans)
 
 	if l.residual != nil {
-		l.residual.apply(m.kernel, y, x, rows)
+		m.apply(l.residual, y, x, rows, sc)
 	} else {
-		copy(y, x)
+		copy(y[:rows*modelDim], x[:rows*modelDim])
 	}
-	l.attnOut.applyAdd(m.kernel, y, att, rows)
+	m.applyAdd(l.attnOut, y, att, rows, sc)
 
 	h = h[:rows*modelDim]
-	layerNorm(h, y, modelDim, l.ffnNormScale, l.ffnNormBias)
-	ffn = ffn[:rows*ffnDim]
-	l.ffn1.apply(m.kernel, ffn, h, rows)
-	for i, v := range ffn {
+	layerNorm(h, y[:rows*modelDim], modelDim, l.ffnNormScale, l.ffnNormBias)
+	m.apply(l.ffn1, ffn, h, rows, sc)
+	for i, v := range ffn[:rows*ffnDim] {
 		ffn[i] = max(v, 0)
 	}
-	l.ffn2.applyAdd(m.kernel, y, ffn, rows)
+	m.applyAdd(l.ffn2, y, ffn, rows, sc)
+}
+
+// apply sets y = x·W + b for rows rows, with the layer's int8 form when
+// the path has one for it. y and x have room for rows rounded up to a
+// whole block.
+func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
+	for r := range rows {
+		copy(y[r*l.out:(r+1)*l.out], l.bias)
+	}
+	m.accumulate(l, y, x, rows, sc)
+}
+
+// applyAdd adds x·W + b to y: the layer and its residual connection.
+func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
+	for r := range rows {
+		row := y[r*l.out : (r+1)*l.out]
+		for j, b := range l.bias {
+			row[j] += b
+		}
+	}
+	m.accumulate(l, y, x, rows, sc)
+}
+
+func (m *model) accumulate(l *linear, y, x []float32, rows int, sc *scratch) {
+	if l.q == nil {
+		l.accumulate(m.kernel, y, x, rows)
+		return
+	}
+	// Rows past rows get a zero scale: their products are zero.
+	padded := (rows + blockRows - 1) / blockRows * blockRows
+	quantizeRows(sc.qa, sc.sa, sc.zp, x, rows, l.in)
+	for r := rows; r < padded; r++ {
+		sc.sa[r], sc.zp[r] = 0, 0
+	}
+	for r := 0; r < padded; r += blockRows {
+		qgemm(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, y[r*l.out:], l.out)
+	}
 }
 
 // layerNorm normalises each dim-wide row of src to zero mean and unit

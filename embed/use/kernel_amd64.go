@@ -1,36 +1,37 @@
 package use
 
-// pickKernel returns gemmAVX2 on CPUs (and operating systems) with AVX2 and
-// FMA, and the portable gemmGo elsewhere.
-func pickKernel() kernel {
-	if hasAVX2FMA() {
-		return gemmAVX2
+import "golang.org/x/sys/cpu"
+
+// bestPath returns the fastest path this CPU (and operating system, which
+// must save the wider registers) supports: int8 with AVX-512 VNNI, float32
+// with AVX2 and FMA, or the portable Go loops.
+func bestPath() path {
+	switch {
+	case hasVNNI():
+		return pathVNNI
+	case hasAVX2FMA():
+		return pathAVX2
 	}
-	return gemmGo
+	return pathGo
 }
 
-// hasAVX2FMA reports whether the CPU has AVX2 and FMA and the OS saves the
-// YMM registers across context switches.
-func hasAVX2FMA() bool {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return false
+func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+
+// hasVNNI reports AVX-512 with VNNI; the VNNI path also runs the float
+// layers it keeps on the AVX2 kernel.
+func hasVNNI() bool {
+	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI && hasAVX2FMA()
+}
+
+// supported reports whether p can run here.
+func (p path) supported() bool {
+	switch p {
+	case pathVNNI:
+		return hasVNNI()
+	case pathAVX2:
+		return hasAVX2FMA()
 	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const (
-		fma     = 1 << 12
-		osxsave = 1 << 27
-		avx     = 1 << 28
-	)
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false
-	}
-	if eax, _ := xgetbv(); eax&6 != 6 { // XMM and YMM state enabled
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	const avx2 = 1 << 5
-	return ebx7&avx2 != 0
+	return true
 }
 
 // gemmAVX2 is the kernel type's contract implemented in assembly.
@@ -43,9 +44,20 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	gemm4x16(&a[0], lda, &l.panels[0], in, panels, &c[0], ldc)
 }
 
+// qgemm adds the int8 product of 4 rows of a (uint8 codes, lda bytes
+// apart, with their scales and zero points) and q's weights to 4 rows of c.
+func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, c []float32, ldc int) {
+	// Bounds the assembly relies on, checked once here.
+	_ = a[3*lda+q.in-1]
+	_ = c[3*ldc+q.out-1]
+	_ = sa[3]
+	_ = zp[3]
+	_ = q.w[q.in*q.out-1]
+	gemmVNNI4x64(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0])
+}
+
 //go:noescape
 func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
 
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-
-func xgetbv() (eax, edx uint32)
+//go:noescape
+func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32)

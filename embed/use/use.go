@@ -88,6 +88,11 @@ func (e *Embedder) Load() (time.Duration, error) {
 }
 
 func loadModel(modelData, nfkcData []byte) (*model, error) {
+	return loadModelPath(modelData, nfkcData, bestPath())
+}
+
+// loadModelPath loads the model for path p, which the CPU must support.
+func loadModelPath(modelData, nfkcData []byte, p path) (*model, error) {
 	w, err := parseModel(modelData)
 	if err != nil {
 		return nil, err
@@ -96,7 +101,12 @@ func loadModel(modelData, nfkcData []byte) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model{weights: w, tok: newTokenizer(w.vocab, norm), kernel: pickKernel()}, nil
+	if p == pathVNNI {
+		for _, l := range w.quantised() {
+			l.q = newQLinear(l)
+		}
+	}
+	return &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel()}, nil
 }
 
 // Embed returns one L2-normalised 512-dimensional vector per text, in order.
