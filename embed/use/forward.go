@@ -7,7 +7,24 @@ type model struct {
 	*weights
 	tok    *tokenizer
 	path   path
-	kernel kernel // the float32 kernel of path
+	kernel kernel    // the float32 kernel of path
+	vec    vecOps    // attention's dot and axpy for path
+	signal []float32 // [maxTokens][embedDim] the timing signal, computed once
+}
+
+// timingSignal tabulates the sinusoidal timing signal of every position:
+// sines of the position times each inverse timescale, then cosines.
+func timingSignal(timing []float32) []float32 {
+	sig := make([]float32, maxTokens*embedDim)
+	for pos := range maxTokens {
+		row := sig[pos*embedDim : (pos+1)*embedDim]
+		for i, inv := range timing {
+			angle := float64(float32(pos) * inv)
+			row[i] = float32(math.Sin(angle))
+			row[numTimings+i] = float32(math.Cos(angle))
+		}
+	}
+	return sig
 }
 
 // span locates one text's tokens among the rows of a batch.
@@ -91,10 +108,9 @@ func (m *model) embed(x []float32, docs [][]int32) {
 		for pos, id := range ids {
 			row := x[r*embedDim : (r+1)*embedDim]
 			e := m.embeddings[int(id)*embedDim : (int(id)+1)*embedDim]
-			for i, inv := range m.timing {
-				angle := float64(float32(pos) * inv)
-				row[i] = 2*e[i] + float32(math.Sin(angle))
-				row[numTimings+i] = 2*e[numTimings+i] + float32(math.Cos(angle))
+			sig := m.signal[pos*embedDim : (pos+1)*embedDim]
+			for i := range row {
+				row[i] = 2*e[i] + sig[i]
 			}
 			r++
 		}
@@ -113,7 +129,7 @@ func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, 
 	h = h[:rows*dim]
 	layerNorm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
 	m.apply(l.qkv, qkv, h, rows, sc)
-	attention(att, qkv, dim, spans)
+	attention(att, qkv, dim, spans, m.vec)
 
 	if l.residual != nil {
 		m.apply(l.residual, y, x, rows, sc)
@@ -159,7 +175,7 @@ func (m *model) accumulate(l *linear, y, x []float32, rows int, sc *scratch) {
 	}
 	// Rows past rows get a zero scale: their products are zero.
 	padded := (rows + blockRows - 1) / blockRows * blockRows
-	quantizeRows(sc.qa, sc.sa, sc.zp, x, rows, l.in)
+	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in)
 	for r := rows; r < padded; r++ {
 		sc.sa[r], sc.zp[r] = 0, 0
 	}
@@ -169,22 +185,42 @@ func (m *model) accumulate(l *linear, y, x []float32, rows int, sc *scratch) {
 }
 
 // layerNorm normalises each dim-wide row of src to zero mean and unit
-// variance, then scales and shifts it.
+// variance, then scales and shifts it. The sums run in float32 over eight
+// independent partial sums (dim is a multiple of 8), which pipeline where
+// one float64 chain did not.
 func layerNorm(dst, src []float32, dim int, scale, bias []float32) {
 	for r := 0; r < len(src)/dim; r++ {
-		in := src[r*dim : (r+1)*dim]
-		out := dst[r*dim : (r+1)*dim]
-		var sum float64
-		for _, v := range in {
-			sum += float64(v)
+		in := src[r*dim : (r+1)*dim : (r+1)*dim]
+		out := dst[r*dim : (r+1)*dim : (r+1)*dim]
+		var s [8]float32
+		for i := 0; i+8 <= len(in); i += 8 {
+			v := in[i : i+8 : i+8]
+			s[0] += v[0]
+			s[1] += v[1]
+			s[2] += v[2]
+			s[3] += v[3]
+			s[4] += v[4]
+			s[5] += v[5]
+			s[6] += v[6]
+			s[7] += v[7]
 		}
-		mean := float32(sum / float64(dim))
-		var sq float64
-		for _, v := range in {
-			d := float64(v - mean)
-			sq += d * d
+		mean := ((s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))) / float32(dim)
+		s = [8]float32{}
+		for i := 0; i+8 <= len(in); i += 8 {
+			v := in[i : i+8 : i+8]
+			d0, d1, d2, d3 := v[0]-mean, v[1]-mean, v[2]-mean, v[3]-mean
+			d4, d5, d6, d7 := v[4]-mean, v[5]-mean, v[6]-mean, v[7]-mean
+			s[0] += d0 * d0
+			s[1] += d1 * d1
+			s[2] += d2 * d2
+			s[3] += d3 * d3
+			s[4] += d4 * d4
+			s[5] += d5 * d5
+			s[6] += d6 * d6
+			s[7] += d7 * d7
 		}
-		inv := float32(1 / math.Sqrt(sq/float64(dim)+normEpsilon))
+		sq := (s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))
+		inv := float32(1 / math.Sqrt(float64(sq)/float64(dim)+normEpsilon))
 		for i, v := range in {
 			out[i] = scale[i]*inv*(v-mean) + bias[i]
 		}
@@ -195,7 +231,7 @@ func layerNorm(dst, src []float32, dim int, scale, bias []float32) {
 // span. qkv holds each token's queries, keys and values side by side (each
 // dim wide, numHeads heads of dim/numHeads); att receives the heads' outputs
 // concatenated.
-func attention(att, qkv []float32, dim int, spans []span) {
+func attention(att, qkv []float32, dim int, spans []span, v vecOps) {
 	headDim := dim / numHeads
 	scale := float32(1 / math.Sqrt(float64(headDim)))
 	stride := 3 * dim
@@ -211,7 +247,7 @@ func attention(att, qkv []float32, dim int, spans []span) {
 				// Scores and softmax over the span's keys.
 				top := float32(math.Inf(-1))
 				for j := range s.n {
-					dot := dot(q, qkv[(s.start+j)*stride+dim+hd:][:headDim])
+					dot := v.dot(q, qkv[(s.start+j)*stride+dim+hd:][:headDim])
 					w[j] = dot
 					top = max(top, dot)
 				}
@@ -224,7 +260,7 @@ func attention(att, qkv []float32, dim int, spans []span) {
 				out := att[(s.start+i)*dim+hd:][:headDim]
 				clear(out)
 				for j := range s.n {
-					axpy(out, qkv[(s.start+j)*stride+2*dim+hd:][:headDim], w[j]/total)
+					v.axpy(out, qkv[(s.start+j)*stride+2*dim+hd:][:headDim], w[j]/total)
 				}
 			}
 		}

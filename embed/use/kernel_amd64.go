@@ -1,6 +1,10 @@
 package use
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // bestPath returns the fastest path this CPU (and operating system, which
 // must save the wider registers) supports: int8 with AVX-512 VNNI, float32
@@ -61,3 +65,54 @@ func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ld
 
 //go:noescape
 func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32)
+
+//go:noescape
+func minMax16(x *float32, n int, out *[32]float32)
+
+//go:noescape
+func quant16(x *float32, n int, dst *uint8, inv, z float32)
+
+// quantizeRowsVNNI is quantizeRows with AVX-512, for the VNNI path (the
+// rows' widths are multiples of 16). The result is the same but for
+// float rounding of the last ulp.
+func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int) {
+	var mm [32]float32
+	for r := range rows {
+		row := x[r*in : (r+1)*in : (r+1)*in]
+		out := a[r*in : (r+1)*in : (r+1)*in]
+		minMax16(&row[0], in, &mm)
+		lo, hi := mm[0], mm[16]
+		for i := 1; i < 16; i++ {
+			lo, hi = min(lo, mm[i]), max(hi, mm[16+i])
+		}
+		if hi == lo {
+			clear(out)
+			sa[r], zp[r] = 0, 0
+			continue
+		}
+		scale := (hi - lo) / 255
+		inv := 1 / scale
+		z := float32(math.Round(float64(-lo * inv)))
+		sa[r], zp[r] = scale, int32(z)
+		quant16(&row[0], in, &out[0], inv, z+0.5)
+	}
+}
+
+//go:noescape
+func dotAVX2(a, b *float32, n int) float32
+
+//go:noescape
+func axpyAVX2(y, x *float32, n int, s float32)
+
+// vecAVX2 is attention's dot and axpy with AVX2 and FMA (lengths are
+// head widths, 64 or 128, multiples of 16).
+var vecAVX2 = vecOps{
+	dot: func(a, b []float32) float32 {
+		_ = b[len(a)-1]
+		return dotAVX2(&a[0], &b[0], len(a))
+	},
+	axpy: func(y, x []float32, s float32) {
+		_ = x[len(y)-1]
+		axpyAVX2(&y[0], &x[0], len(y), s)
+	},
+}

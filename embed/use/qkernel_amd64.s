@@ -180,3 +180,72 @@ inner:
 
 	VZEROUPPER
 	RET
+
+// func minMax16(x *float32, n int, out *[32]float32)
+//
+// Lane-wise minimum and maximum of x[0:n] (n a multiple of 16), both
+// starting from 0: out[0:16] the minima, out[16:32] the maxima.
+TEXT ·minMax16(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ out+16(FP), DI
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	SHRQ $4, CX
+	TESTQ $1, CX
+	JZ pairs
+	VMOVUPS (SI), Z4
+	VMINPS Z4, Z0, Z0
+	VMAXPS Z4, Z1, Z1
+	ADDQ $64, SI
+	DECQ CX
+pairs:
+	SHRQ $1, CX
+	JZ done
+loop:
+	VMOVUPS (SI), Z4
+	VMOVUPS 64(SI), Z5
+	VMINPS Z4, Z0, Z0
+	VMAXPS Z4, Z1, Z1
+	VMINPS Z5, Z2, Z2
+	VMAXPS Z5, Z3, Z3
+	ADDQ $128, SI
+	DECQ CX
+	JNZ loop
+done:
+	VMINPS Z2, Z0, Z0
+	VMAXPS Z3, Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VZEROUPPER
+	RET
+
+// func quant16(x *float32, n int, dst *uint8, inv, z float32)
+//
+// dst[i] = uint8(clamp(x[i]*inv + z, 0, 255)), rounded half up, for n a
+// multiple of 16; z carries the zero point plus one half, so that
+// truncation rounds.
+TEXT ·quant16(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ dst+16(FP), DI
+	VBROADCASTSS inv+24(FP), Z1
+	VBROADCASTSS z+28(FP), Z2
+	VXORPS Z3, Z3, Z3
+	SHRQ $4, CX
+	JZ qdone
+qloop:
+	VMOVUPS (SI), Z0
+	VFMADD213PS Z2, Z1, Z0 // Z0 = x*inv + z
+	VMAXPS Z3, Z0, Z0
+	VCVTTPS2DQ Z0, Z0
+	VPMOVUSDB Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ qloop
+qdone:
+	VZEROUPPER
+	RET

@@ -106,7 +106,7 @@ func loadModelPath(modelData, nfkcData []byte, p path) (*model, error) {
 			l.q = newQLinear(l)
 		}
 	}
-	return &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel()}, nil
+	return &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel(), vec: p.vec(), signal: timingSignal(w.timing)}, nil
 }
 
 // Embed returns one L2-normalised 512-dimensional vector per text, in order.

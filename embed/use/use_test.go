@@ -423,3 +423,37 @@ func TestQGemm(t *testing.T) {
 		scratchPool.Put(sc)
 	}
 }
+
+// TestQuantizeRows checks the AVX-512 activation quantiser against the
+// portable one: the same scales and zero points, codes within one step.
+func TestQuantizeRows(t *testing.T) {
+	if !pathVNNI.supported() {
+		t.Skip("this CPU has no AVX-512 VNNI")
+	}
+	const rows, in = 5, 1536
+	x := make([]float32, rows*in)
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i)*0.37)) * float32(1+i%5)
+		if i/in == 2 {
+			x[i] = max(x[i], 0) // a ReLU row
+		}
+		if i/in == 4 {
+			x[i] = 0 // an all-zero row
+		}
+	}
+	a1, a2 := make([]uint8, rows*in), make([]uint8, rows*in)
+	s1, s2 := make([]float32, rows), make([]float32, rows)
+	z1, z2 := make([]int32, rows), make([]int32, rows)
+	quantizeRows(a1, s1, z1, x, rows, in)
+	quantizeRowsVNNI(a2, s2, z2, x, rows, in)
+	for r := range rows {
+		if s1[r] != s2[r] || z1[r] != z2[r] {
+			t.Fatalf("row %d: scale, zero point %v, %v; want %v, %v", r, s2[r], z2[r], s1[r], z1[r])
+		}
+	}
+	for i := range a1 {
+		if d := int(a1[i]) - int(a2[i]); d < -1 || d > 1 {
+			t.Fatalf("code %d = %d, want %d", i, a2[i], a1[i])
+		}
+	}
+}
