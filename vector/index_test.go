@@ -42,7 +42,7 @@ func reference(x *Index, q []float32, accept func(uint64) bool) []scored {
 		var dot, fine float64
 		for i, c := range x.code(uint32(n)) {
 			dot += float64(c) * float64(q[i])
-			fine += float64(x.fine[n*x.dim+i]) * float64(q[i])
+			fine += float64(x.fineCode(uint32(n))[i]) * float64(q[i])
 		}
 		out = append(out, scored{id, (float64(x.scales[n])*dot + float64(x.fineSc[n])*fine) / qn})
 	}
@@ -110,7 +110,7 @@ func TestAddRejects(t *testing.T) {
 
 func TestDot(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for n := range 40 {
+	for n := range 200 { // the assembly's 32-byte blocks and every tail
 		a, b, q := make([]int8, n), make([]int8, n), make([]float32, n)
 		var wantI int32
 		var wantF float64
@@ -125,6 +125,14 @@ func TestDot(t *testing.T) {
 		if got := dotFloatInt8(q, b); math.Abs(float64(got)-wantF) > 1e-3 {
 			t.Errorf("dotFloatInt8 len %d = %v, want %v", n, got, wantF)
 		}
+	}
+	// The extremes: no intermediate sum overflows.
+	a := make([]int8, 4096)
+	for i := range a {
+		a[i] = -127
+	}
+	if got := dotInt8(a, a); got != 4096*127*127 {
+		t.Errorf("dotInt8 of -127s = %d, want %d", got, 4096*127*127)
 	}
 }
 

@@ -35,11 +35,12 @@ func quantize(dst []int8, v []float32, n float64) float32 {
 	return float32(maxAbs / 127 / n)
 }
 
-// dotInt8 returns the dot product of two codes of equal length. The loop is
-// unrolled by eight into four accumulators so that the adds do not form one
-// long dependency chain; it runs at roughly half a nanosecond per component
-// on amd64 without assembly.
-func dotInt8(a, b []int8) int32 {
+// dotInt8Go returns the dot product of two codes of equal length: the
+// portable dotInt8, and its tail past the assembly's 32-byte blocks. The
+// loop is unrolled by eight into four accumulators so that the adds do not
+// form one long dependency chain; it runs at roughly half a nanosecond per
+// component on amd64 without assembly.
+func dotInt8Go(a, b []int8) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
 	i := 0
