@@ -141,6 +141,12 @@ func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, 
 	h = h[:rows*modelDim]
 	layerNorm(h, y[:rows*modelDim], modelDim, l.ffnNormScale, l.ffnNormBias)
 	m.apply(l.ffn1, ffn, h, rows, sc)
+	if l.ffn2.q != nil {
+		// The int8 path applies the ReLU as it quantises.
+		m.bias(l.ffn2, y, rows)
+		m.quantised(l.ffn2, y, ffn, rows, sc, true)
+		return
+	}
 	for i, v := range ffn[:rows*ffnDim] {
 		ffn[i] = max(v, 0)
 	}
@@ -159,13 +165,18 @@ func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
 
 // applyAdd adds x·W + b to y: the layer and its residual connection.
 func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
+	m.bias(l, y, rows)
+	m.accumulate(l, y, x, rows, sc)
+}
+
+// bias adds l's bias to rows rows of y.
+func (m *model) bias(l *linear, y []float32, rows int) {
 	for r := range rows {
 		row := y[r*l.out : (r+1)*l.out]
 		for j, b := range l.bias {
 			row[j] += b
 		}
 	}
-	m.accumulate(l, y, x, rows, sc)
 }
 
 func (m *model) accumulate(l *linear, y, x []float32, rows int, sc *scratch) {
@@ -173,9 +184,15 @@ func (m *model) accumulate(l *linear, y, x []float32, rows int, sc *scratch) {
 		l.accumulate(m.kernel, y, x, rows)
 		return
 	}
+	m.quantised(l, y, x, rows, sc, false)
+}
+
+// quantised adds x·W to y with l's int8 form, x first through a ReLU if
+// relu is set.
+func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu bool) {
 	// Rows past rows get a zero scale: their products are zero.
 	padded := (rows + blockRows - 1) / blockRows * blockRows
-	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in)
+	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
 	for r := rows; r < padded; r++ {
 		sc.sa[r], sc.zp[r] = 0, 0
 	}

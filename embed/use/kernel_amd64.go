@@ -75,7 +75,7 @@ func quant16(x *float32, n int, dst *uint8, inv, z float32)
 // quantizeRowsVNNI is quantizeRows with AVX-512, for the VNNI path (the
 // rows' widths are multiples of 16). The result is the same but for
 // float rounding of the last ulp.
-func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int) {
+func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
 	var mm [32]float32
 	for r := range rows {
 		row := x[r*in : (r+1)*in : (r+1)*in]
@@ -84,6 +84,9 @@ func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in
 		lo, hi := mm[0], mm[16]
 		for i := 1; i < 16; i++ {
 			lo, hi = min(lo, mm[i]), max(hi, mm[16+i])
+		}
+		if relu {
+			lo = 0
 		}
 		if hi == lo {
 			clear(out)

@@ -15,8 +15,8 @@ func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, c []float32
 	panic("use: no int8 kernel on this architecture")
 }
 
-func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int) {
-	quantizeRows(a, sa, zp, x, rows, in)
+func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
+	quantizeRows(a, sa, zp, x, rows, in, relu)
 }
 
 var vecAVX2 = vecGo

@@ -56,14 +56,19 @@ func newQLinear(l *linear) *qlinear {
 
 // quantizeRows writes the uint8 codes of rows rows of x ([rows][in]) into
 // a, with each row's scale and zero point. The range of a row always
-// includes 0, so zeros (ReLU's, padding's) are exact.
-func quantizeRows(a []uint8, sa []float32, zp []int32, x []float32, rows, in int) {
+// includes 0, so zeros (ReLU's, padding's) are exact. With relu set it
+// quantises max(x, 0): the range starts at 0 and negative values clamp to
+// the code of 0.
+func quantizeRows(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
 	for r := range rows {
 		row := x[r*in : (r+1)*in : (r+1)*in]
 		var lo, hi float32
 		for _, v := range row {
 			lo = min(lo, v)
 			hi = max(hi, v)
+		}
+		if relu {
+			lo = 0
 		}
 		out := a[r*in : (r+1)*in : (r+1)*in]
 		if hi == lo { // all zero

@@ -444,16 +444,21 @@ func TestQuantizeRows(t *testing.T) {
 	a1, a2 := make([]uint8, rows*in), make([]uint8, rows*in)
 	s1, s2 := make([]float32, rows), make([]float32, rows)
 	z1, z2 := make([]int32, rows), make([]int32, rows)
-	quantizeRows(a1, s1, z1, x, rows, in)
-	quantizeRowsVNNI(a2, s2, z2, x, rows, in)
-	for r := range rows {
-		if s1[r] != s2[r] || z1[r] != z2[r] {
-			t.Fatalf("row %d: scale, zero point %v, %v; want %v, %v", r, s2[r], z2[r], s1[r], z1[r])
+	for _, relu := range []bool{false, true} {
+		quantizeRows(a1, s1, z1, x, rows, in, relu)
+		quantizeRowsVNNI(a2, s2, z2, x, rows, in, relu)
+		for r := range rows {
+			if s1[r] != s2[r] || z1[r] != z2[r] {
+				t.Fatalf("relu %v, row %d: scale, zero point %v, %v; want %v, %v", relu, r, s2[r], z2[r], s1[r], z1[r])
+			}
 		}
-	}
-	for i := range a1 {
-		if d := int(a1[i]) - int(a2[i]); d < -1 || d > 1 {
-			t.Fatalf("code %d = %d, want %d", i, a2[i], a1[i])
+		for i := range a1 {
+			if d := int(a1[i]) - int(a2[i]); d < -1 || d > 1 {
+				t.Fatalf("relu %v: code %d = %d, want %d", relu, i, a2[i], a1[i])
+			}
+			if v := x[i]; relu && v <= 0 && a2[i] != 0 {
+				t.Fatalf("relu: code %d of %v = %d, want 0", i, v, a2[i])
+			}
 		}
 	}
 }
