@@ -11,6 +11,13 @@
 // reference TF.js implementation, which the tests match to a cosine of at
 // least 0.999.
 //
+// The matrix products run on one of three paths, picked once by CPU
+// feature (golang.org/x/sys/cpu) when the model loads: int8 with AVX-512
+// VNNI (VPDPBUSD; int8 weights with a scale per output unit, activations
+// quantised per row as they arrive, layer 0's query-key-value and residual
+// projections kept in float32), float32 with AVX2 and FMA, or portable Go.
+// All three are tested against the same golden vectors (issue 20, EMB-3).
+//
 // The vocabulary is English. Text in scripts it lacks (Chinese, Japanese,
 // Korean, emoji) becomes one "unknown" token per space-separated run, so
 // all such texts of the same shape get the same, perfectly valid, vector:
