@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -389,7 +390,7 @@ func efSweep(b *testing.B, n, dim int) {
 // the size and dimension (the name keeps saying 100k).
 //
 //	go test -run '^$' -bench Build100k -benchtime 1x ./vector
-//	MNEMO_BENCH_BUILD_N=1000000 go test -run '^$' -bench 'Build100k/.*batch=32$' -benchtime 1x -timeout 2h ./vector
+//	MNEMO_BENCH_BUILD_N=1000000 go test -run '^$' -bench 'Build100k/dim=100/batch=32$' -benchtime 1x -timeout 2h ./vector
 func BenchmarkBuild100k(b *testing.B) {
 	n, dim := 100_000, 100
 	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_BUILD_N")); err == nil && v > 0 {
@@ -402,8 +403,13 @@ func BenchmarkBuild100k(b *testing.B) {
 	qs := queries(200, n, dim, benchSeed)
 	want := make([][]uint64, len(qs))
 	var wg sync.WaitGroup
-	for i, q := range qs {
-		wg.Go(func() { want[i] = bruteForce(data, q, 10) })
+	var next atomic.Int64
+	for range runtime.GOMAXPROCS(0) { // each brute force holds n hits
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(qs); i = int(next.Add(1)) - 1 {
+				want[i] = bruteForce(data, qs[i], 10)
+			}
+		})
 	}
 	wg.Wait()
 	ids := make([]uint64, n)
