@@ -258,27 +258,27 @@ func attention(att, qkv []float32, dim int, spans []span, v vecOps) {
 		for hd := 0; hd < dim; hd += headDim {
 			for i := range s.n {
 				qi := qkv[(s.start+i)*stride+hd:][:headDim]
-				for d, v := range qi {
-					q[d] = v * scale
+				for d, x := range qi {
+					q[d] = x * scale
 				}
 				// Scores and softmax over the span's keys.
+				ws := w[:s.n]
+				v.scores(q, qkv[s.start*stride+dim+hd:], stride, s.n, ws)
 				top := float32(math.Inf(-1))
-				for j := range s.n {
-					dot := v.dot(q, qkv[(s.start+j)*stride+dim+hd:][:headDim])
-					w[j] = dot
-					top = max(top, dot)
+				for _, x := range ws {
+					top = max(top, x)
 				}
 				var total float32
-				for j := range s.n {
-					w[j] = float32(math.Exp(float64(w[j] - top)))
-					total += w[j]
+				for j, x := range ws {
+					ws[j] = float32(math.Exp(float64(x - top)))
+					total += ws[j]
+				}
+				inv := 1 / total
+				for j := range ws {
+					ws[j] *= inv
 				}
 				// Weighted sum of the values.
-				out := att[(s.start+i)*dim+hd:][:headDim]
-				clear(out)
-				for j := range s.n {
-					v.axpy(out, qkv[(s.start+j)*stride+2*dim+hd:][:headDim], w[j]/total)
-				}
+				v.wsum(qkv[s.start*stride+2*dim+hd:], stride, s.n, ws, att[(s.start+i)*dim+hd:][:headDim])
 			}
 		}
 	}

@@ -102,20 +102,24 @@ func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in
 }
 
 //go:noescape
-func dotAVX2(a, b *float32, n int) float32
+func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
 
 //go:noescape
-func axpyAVX2(y, x *float32, n int, s float32)
+func wsumAVX2(v *float32, stride, n, hd int, w *float32, out *float32)
 
-// vecAVX2 is attention's dot and axpy with AVX2 and FMA (lengths are
-// head widths, 64 or 128, multiples of 16).
+// vecAVX2 is attention's products with AVX2 and FMA, a whole text's keys
+// or values a call (head widths are 64 or 128).
 var vecAVX2 = vecOps{
-	dot: func(a, b []float32) float32 {
-		_ = b[len(a)-1]
-		return dotAVX2(&a[0], &b[0], len(a))
+	scores: func(q, k []float32, stride, n int, out []float32) {
+		hd := len(q)
+		_ = k[(n-1)*stride+hd-1]
+		_ = out[n-1]
+		scoresAVX2(&q[0], &k[0], stride, n, hd, &out[0])
 	},
-	axpy: func(y, x []float32, s float32) {
-		_ = x[len(y)-1]
-		axpyAVX2(&y[0], &x[0], len(y), s)
+	wsum: func(v []float32, stride, n int, w, out []float32) {
+		hd := len(out)
+		_ = v[(n-1)*stride+hd-1]
+		_ = w[n-1]
+		wsumAVX2(&v[0], stride, n, hd, &w[0], &out[0])
 	},
 }

@@ -75,57 +75,95 @@ inner:
 	VZEROUPPER
 	RET
 
-// func dotAVX2(a, b *float32, n int) float32
+// func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
 //
-// a·b over n floats, n a multiple of 16: attention's scores.
-TEXT ·dotAVX2(SB), NOSPLIT, $0-28
-	MOVQ a+0(FP), SI
-	MOVQ b+8(FP), DI
-	MOVQ n+16(FP), CX
+// out[j] = q · k[j*stride : j*stride+hd] for j < n, hd a multiple of 16:
+// one query's attention scores against a text's keys in one call.
+TEXT ·scoresAVX2(SB), NOSPLIT, $0-48
+	MOVQ q+0(FP), SI
+	MOVQ k+8(FP), DI
+	MOVQ stride+16(FP), R8
+	SHLQ $2, R8
+	MOVQ n+24(FP), R9
+	MOVQ hd+32(FP), R10
+	SHRQ $4, R10
+	MOVQ out+40(FP), DX
+	TESTQ R9, R9
+	JZ sdone
+srow:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
-	SHRQ $4, CX
-	JZ ddone
-dloop:
-	VMOVUPS (SI), Y2
-	VMOVUPS 32(SI), Y3
-	VFMADD231PS (DI), Y2, Y0
-	VFMADD231PS 32(DI), Y3, Y1
-	ADDQ $64, SI
-	ADDQ $64, DI
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R10, CX
+sloop:
+	VMOVUPS (AX), Y2
+	VMOVUPS 32(AX), Y3
+	VFMADD231PS (BX), Y2, Y0
+	VFMADD231PS 32(BX), Y3, Y1
+	ADDQ $64, AX
+	ADDQ $64, BX
 	DECQ CX
-	JNZ dloop
-ddone:
+	JNZ sloop
 	VADDPS Y1, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VADDPS X1, X0, X0
 	VHADDPS X0, X0, X0
 	VHADDPS X0, X0, X0
-	VMOVSS X0, ret+24(FP)
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ R8, DI
+	DECQ R9
+	JNZ srow
+sdone:
 	VZEROUPPER
 	RET
 
-// func axpyAVX2(y, x *float32, n int, s float32)
+// func wsumAVX2(v *float32, stride, n, hd int, w *float32, out *float32)
 //
-// y += s·x over n floats, n a multiple of 16: attention's weighted values.
-TEXT ·axpyAVX2(SB), NOSPLIT, $0-28
-	MOVQ y+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ n+16(FP), CX
-	VBROADCASTSS s+24(FP), Y0
-	SHRQ $4, CX
-	JZ adone
-aloop:
-	VMOVUPS (DI), Y1
-	VMOVUPS 32(DI), Y2
-	VFMADD231PS (SI), Y0, Y1
-	VFMADD231PS 32(SI), Y0, Y2
-	VMOVUPS Y1, (DI)
-	VMOVUPS Y2, 32(DI)
-	ADDQ $64, SI
-	ADDQ $64, DI
+// out[0:hd] = Σ_{j<n} w[j] · v[j*stride : j*stride+hd], hd a multiple of
+// 32: one query's attention output for one head, 32 columns at a time in
+// four registers.
+TEXT ·wsumAVX2(SB), NOSPLIT, $0-48
+	MOVQ v+0(FP), SI
+	MOVQ stride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ n+16(FP), R9
+	MOVQ hd+24(FP), R10
+	SHRQ $5, R10
+	MOVQ w+32(FP), R11
+	MOVQ out+40(FP), DX
+	TESTQ R10, R10
+	JZ wdone
+wcol:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, AX
+	MOVQ R11, BX
+	MOVQ R9, CX
+	TESTQ CX, CX
+	JZ wstore
+wloop:
+	VBROADCASTSS (BX), Y4
+	VFMADD231PS (AX), Y4, Y0
+	VFMADD231PS 32(AX), Y4, Y1
+	VFMADD231PS 64(AX), Y4, Y2
+	VFMADD231PS 96(AX), Y4, Y3
+	ADDQ $4, BX
+	ADDQ R8, AX
 	DECQ CX
-	JNZ aloop
-adone:
+	JNZ wloop
+wstore:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, 64(DX)
+	VMOVUPS Y3, 96(DX)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	DECQ R10
+	JNZ wcol
+wdone:
 	VZEROUPPER
 	RET

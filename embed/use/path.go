@@ -37,13 +37,27 @@ func (p path) kernel() kernel {
 	return gemmAVX2
 }
 
-// vecOps are the vector operations of attention.
+// vecOps are the products of attention, for one query and one head over
+// the n tokens of its text: scores sets out[j] = q·k_j and wsum sets
+// out = Σ_j w[j]·v_j, where k_j and v_j start stride floats apart.
 type vecOps struct {
-	dot  func(a, b []float32) float32
-	axpy func(y, x []float32, s float32)
+	scores func(q, k []float32, stride, n int, out []float32)
+	wsum   func(v []float32, stride, n int, w, out []float32)
 }
 
-var vecGo = vecOps{dot: dot, axpy: axpy}
+var vecGo = vecOps{
+	scores: func(q, k []float32, stride, n int, out []float32) {
+		for j := range n {
+			out[j] = dot(q, k[j*stride:][:len(q)])
+		}
+	},
+	wsum: func(v []float32, stride, n int, w, out []float32) {
+		clear(out)
+		for j := range n {
+			axpy(out, v[j*stride:][:len(out)], w[j])
+		}
+	},
+}
 
 // vec returns p's attention operations.
 func (p path) vec() vecOps {
