@@ -94,6 +94,31 @@ func BenchmarkKernel(b *testing.B) {
 	}
 }
 
+// BenchmarkQKernel measures the int8 kernel on the largest layer, the
+// activations' quantisation included.
+func BenchmarkQKernel(b *testing.B) {
+	if !pathVNNI.supported() {
+		b.Skip("this CPU has no AVX-512 VNNI")
+	}
+	es, err := pathEmbedders()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := es[pathVNNI].model
+	l := m.layers[1].ffn1
+	const rows = 64
+	x := make([]float32, rows*l.in)
+	for i := range x {
+		x[i] = float32(i%7) - 3
+	}
+	y := make([]float32, rows*l.out)
+	sc := getScratch(rows)
+	for b.Loop() {
+		m.apply(l, y, x, rows, sc)
+	}
+	b.ReportMetric(float64(b.N)*rows*float64(l.in*l.out)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+}
+
 // BenchmarkLoad measures decoding the embedded model, which the first Embed
 // (or Load) of every Embedder pays once.
 func BenchmarkLoad(b *testing.B) {
