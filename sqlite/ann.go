@@ -280,9 +280,8 @@ func (a *annIndexes) catchUpAll(ctx context.Context, db *DB) error {
 
 // catchUpBatch is how many vectors the indexer inserts at once. A batch
 // holds the index's write lock, so a search waits for one batch at most:
-// 32 inserts on one core, about 30 ms at 612 dimensions (AddBatch would
-// take a second core from 64 vectors up, for batches twice as long; the
-// catch-up is in the background, the wait is not).
+// 32 inserts, about 30 ms of CPU at 612 dimensions, which AddBatch spreads
+// over two cores (from 16 vectors a worker; issue 20).
 const catchUpBatch = 32
 
 // catchUp inserts the scope's vectors stored after x.rev, a batch at a

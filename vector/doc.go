@@ -19,7 +19,11 @@
 // Everything lives in flat slices indexed by a dense uint32 node number:
 // ids, quantisation scales, codes (dim bytes per node), levels, states and
 // layer-0 links, a fixed block of 2M+1 uint32 per node (a count, then the
-// neighbours). The few nodes above layer 0 (1 in M) get blocks of M+1 in
+// neighbours). The three that grow with dim and M (codes, fine codes,
+// layer-0 links) are cut into chunks of 4,096 nodes, so that growing the
+// index allocates a new chunk instead of copying the whole slice and
+// leaving the old copy to the collector (issue 20: a build's peak memory).
+// The few nodes above layer 0 (1 in M) get blocks of M+1 in
 // one shared upper slice. There are no per-node heap objects, so the
 // garbage collector has a handful of pointers to scan whatever the size,
 // and a file loads with a few bulk reads. At 1M nodes of dimension 100 the
@@ -103,9 +107,16 @@
 //
 // Searches share a read lock and run in parallel. Add, AddBatch and Delete
 // take the write lock. AddBatch inserts with Options.Workers goroutines
-// under that lock, coordinating through striped per-node mutexes on the
-// link blocks; callers adding many vectors while serving searches should
-// use batches of some thousands, since searches wait for a batch.
+// (GOMAXPROCS by default, from 16 nodes a worker) under that lock,
+// coordinating as hnswlib does through per-node mutexes on the link blocks
+// (striped: 4,096 of them) and one on the entry point; searches wait for
+// a batch, so callers adding many vectors while serving searches should
+// keep batches short (the SQLite store inserts 32 at a time).
+//
+// The distance of the graph walk is an int8 dot product, in AVX2 assembly
+// on amd64 (VPMOVSXBW, VPMADDWD); a beam step marks a node's unvisited
+// neighbours and prefetches their codes before scoring them, so that the
+// cache misses of a large index overlap.
 //
 // # File format
 //
@@ -126,7 +137,7 @@
 //
 // Dead and free nodes are written as they are, so a reloaded index searches
 // and grows exactly as the original would. Read decodes each section in
-// bulk into one flat slice. Given a file or an in-memory reader it checks
+// bulk into one flat slice (the chunked ones cut from it). Given a file or an in-memory reader it checks
 // the declared sizes against the bytes available and allocates each slice
 // once; from any other reader the slices grow only as bytes arrive. Either
 // way a lying header cannot make it allocate much more than the input. It

@@ -19,3 +19,8 @@ var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func dotFloatInt8AVX2(q *float32, c *int8, n int) float32
+
+// prefetch asks for the cache line at p ahead of use.
+//
+//go:noescape
+func prefetch(p *int8)

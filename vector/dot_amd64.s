@@ -85,3 +85,12 @@ fdone:
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
+
+// func prefetch(p *int8)
+//
+// Asks for the cache line at p ahead of use (hnswlib does the same for the
+// neighbours it is about to score).
+TEXT ·prefetch(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

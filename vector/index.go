@@ -26,6 +26,15 @@ const (
 	maxNodes  = 1<<31 - 1 // node numbers are uint32, noNode is reserved
 	noNode    = math.MaxUint32
 	lockShift = 12 // 4096 striped link locks for parallel insertion
+
+	// The per-node arrays that grow with the index (codes, fine codes,
+	// layer-0 links: 1.5 KB a node at 612 dimensions) are kept in chunks
+	// of chunkNodes nodes, so that growing never copies them and leaves no
+	// old array behind for the collector: a build's peak memory is the
+	// index, not the index and its previous copy (issue 20).
+	chunkShift = 12
+	chunkNodes = 1 << chunkShift
+	chunkMask  = chunkNodes - 1
 )
 
 // Node states, stored one byte per node.
@@ -89,14 +98,14 @@ type Index struct {
 	// until the node is vacuumed; ids map to them through byID.
 	ids    []uint64
 	scales []float32 // v ≈ scale*code + fineScale*fine
-	codes  []int8    // dim per node
+	codes  [][]int8  // dim per node, in chunks of chunkNodes nodes
 	fineSc []float32
-	fine   []int8 // dim per node
+	fine   [][]int8 // dim per node, chunked as codes
 	levels []uint8
 	state  []uint8
-	links0 []uint32 // (m0+1) per node: count, then neighbours
-	upOff  []uint32 // start of the node's layer-1 block in upper
-	upper  []uint32 // (M+1) per node per layer above 0, layers 1..level back to back
+	links0 [][]uint32 // (m0+1) per node, chunked as codes: count, then neighbours
+	upOff  []uint32   // start of the node's layer-1 block in upper
+	upper  []uint32   // (M+1) per node per layer above 0, layers 1..level back to back
 
 	byID  map[uint64]uint32 // live ids only
 	freed []uint32          // free node numbers, reused by inserts
@@ -295,21 +304,21 @@ func (x *Index) Delete(id uint64) bool {
 }
 
 func (x *Index) code(n uint32) []int8 {
-	off := int(n) * x.dim
-	return x.codes[off : off+x.dim : off+x.dim]
+	off := int(n&chunkMask) * x.dim
+	return x.codes[n>>chunkShift][off : off+x.dim : off+x.dim]
 }
 
 func (x *Index) fineCode(n uint32) []int8 {
-	off := int(n) * x.dim
-	return x.fine[off : off+x.dim : off+x.dim]
+	off := int(n&chunkMask) * x.dim
+	return x.fine[n>>chunkShift][off : off+x.dim : off+x.dim]
 }
 
 // links returns the block of n at layer: its count followed by capacity
 // slots. The caller must have checked layer <= levels[n].
 func (x *Index) links(n uint32, layer int) []uint32 {
 	if layer == 0 {
-		off := int(n) * (x.m0 + 1)
-		return x.links0[off : off+x.m0+1 : off+x.m0+1]
+		off := int(n&chunkMask) * (x.m0 + 1)
+		return x.links0[n>>chunkShift][off : off+x.m0+1 : off+x.m0+1]
 	}
 	w := x.opts.M + 1
 	off := int(x.upOff[n]) + (layer-1)*w
@@ -338,21 +347,23 @@ func (x *Index) alloc(level int) uint32 {
 		}
 	} else {
 		n = uint32(len(x.ids))
+		if int(n>>chunkShift) == len(x.codes) {
+			x.codes = append(x.codes, make([]int8, chunkNodes*x.dim))
+			x.fine = append(x.fine, make([]int8, chunkNodes*x.dim))
+			x.links0 = append(x.links0, make([]uint32, chunkNodes*(x.m0+1)))
+		}
 		x.ids = append(x.ids, 0)
 		x.scales = append(x.scales, 0)
-		x.codes = append(x.codes, make([]int8, x.dim)...)
 		x.fineSc = append(x.fineSc, 0)
-		x.fine = append(x.fine, make([]int8, x.dim)...)
 		x.levels = append(x.levels, 0)
 		x.state = append(x.state, live)
-		x.links0 = append(x.links0, make([]uint32, x.m0+1)...)
 		x.upOff = append(x.upOff, 0)
 		if level > 0 {
 			x.upOff[n] = x.growUpper(level)
 		}
 	}
 	x.levels[n] = uint8(level)
-	x.links0[int(n)*(x.m0+1)] = 0
+	x.links(n, 0)[0] = 0
 	for l := 1; l <= level; l++ {
 		x.links(n, l)[0] = 0
 	}
@@ -376,7 +387,9 @@ func (x *Index) insertAll(nodes []uint32) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, len(nodes)/64)
+	// From 16 nodes a worker: the SQLite store's indexer inserts batches of
+	// 32 (sqlite/ann.go), which then use two cores (issue 20).
+	workers = min(workers, len(nodes)/16)
 	if workers <= 1 {
 		s := x.searcher()
 		for _, n := range nodes {
@@ -588,10 +601,18 @@ func (x *Index) searchLayer(s *searcher, ep uint32, epSim float32, ef, layer int
 			}
 			expanded++
 		}
+		// Mark the unvisited neighbours and ask for their codes first,
+		// so that the memory loads overlap instead of each waiting in
+		// turn: at a million vectors the codes are far out of cache.
+		todo := s.todo[:0]
 		for _, nb := range x.neighbours(s, c.n, layer, locked) {
-			if !s.visit(nb) {
-				continue
+			if s.visit(nb) {
+				todo = append(todo, nb)
+				prefetch(&x.code(nb)[0])
 			}
+		}
+		s.todo = todo
+		for _, nb := range todo {
 			sim := s.simTo(x, nb)
 			if s.res.len() < ef || sim > s.res.min().s {
 				s.cand.push(item{s: sim, n: nb})

@@ -42,7 +42,7 @@ func reference(x *Index, q []float32, accept func(uint64) bool) []scored {
 		var dot, fine float64
 		for i, c := range x.code(uint32(n)) {
 			dot += float64(c) * float64(q[i])
-			fine += float64(x.fine[n*x.dim+i]) * float64(q[i])
+			fine += float64(x.fineCode(uint32(n))[i]) * float64(q[i])
 		}
 		out = append(out, scored{id, (float64(x.scales[n])*dot + float64(x.fineSc[n])*fine) / qn})
 	}
@@ -110,21 +110,30 @@ func TestAddRejects(t *testing.T) {
 
 func TestDot(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for n := range 40 {
+	for n := range 200 { // the assembly's 32-byte blocks and every tail
 		a, b, q := make([]int8, n), make([]int8, n), make([]float32, n)
 		var wantI int32
-		var wantF float64
+		var wantF, absF float64
 		for i := range n {
 			a[i], b[i], q[i] = int8(rng.IntN(255)-127), int8(rng.IntN(255)-127), float32(rng.NormFloat64())
 			wantI += int32(a[i]) * int32(b[i])
 			wantF += float64(q[i]) * float64(b[i])
+			absF += math.Abs(float64(q[i]) * float64(b[i]))
 		}
 		if got := dotInt8(a, b); got != wantI {
 			t.Errorf("dotInt8 len %d = %d, want %d", n, got, wantI)
 		}
-		if got := dotFloatInt8(q, b); math.Abs(float64(got)-wantF) > 1e-3 {
+		if got := dotFloatInt8(q, b); math.Abs(float64(got)-wantF) > 1e-3+1e-6*absF { // float32 sums
 			t.Errorf("dotFloatInt8 len %d = %v, want %v", n, got, wantF)
 		}
+	}
+	// The extremes: no intermediate sum overflows.
+	a := make([]int8, 4096)
+	for i := range a {
+		a[i] = -127
+	}
+	if got := dotInt8(a, a); got != 4096*127*127 {
+		t.Errorf("dotInt8 of -127s = %d, want %d", got, 4096*127*127)
 	}
 }
 

@@ -53,14 +53,22 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 			e.buf = binary.LittleEndian.AppendUint32(e.room(4), math.Float32bits(v))
 		}
 	}
-	for _, s := range [][]int8{x.codes, x.fine} {
-		for _, v := range s {
-			e.buf = append(e.room(1), byte(v))
+	nodes := len(x.ids)
+	for _, chunks := range [][][]int8{x.codes, x.fine} {
+		for c, s := range chunks {
+			for _, v := range s[:min(len(s), (nodes-c*chunkNodes)*x.dim)] {
+				e.buf = append(e.room(1), byte(v))
+			}
 		}
 	}
 	e.put(x.levels)
 	e.put(x.state)
-	for _, s := range [][]uint32{x.links0, x.upOff, x.upper} {
+	for c, s := range x.links0 {
+		for _, v := range s[:min(len(s), (nodes-c*chunkNodes)*(x.m0+1))] {
+			e.buf = binary.LittleEndian.AppendUint32(e.room(4), v)
+		}
+	}
+	for _, s := range [][]uint32{x.upOff, x.upper} {
 		for _, v := range s {
 			e.buf = binary.LittleEndian.AppendUint32(e.room(4), v)
 		}
@@ -256,11 +264,11 @@ func Read(r io.Reader) (*Index, error) {
 	x.ids = readUint64s(d, nodes)
 	x.scales = readFloat32s(d, nodes)
 	x.fineSc = readFloat32s(d, nodes)
-	x.codes = readInt8s(d, nodes*dim)
-	x.fine = readInt8s(d, nodes*dim)
+	x.codes = chunked(readInt8s(d, nodes*dim), dim)
+	x.fine = chunked(readInt8s(d, nodes*dim), dim)
 	x.levels = readBytes(d, nodes)
 	x.state = readBytes(d, nodes)
-	x.links0 = readUint32s(d, nodes*(x.m0+1))
+	x.links0 = chunked(readUint32s(d, nodes*(x.m0+1)), x.m0+1)
 	x.upOff = readUint32s(d, nodes)
 	x.upper = readUint32s(d, int(upLen))
 	if d.err != nil {
@@ -279,6 +287,24 @@ func Read(r io.Reader) (*Index, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return x, nil
+}
+
+// chunked cuts flat, per elements a node, into the index's chunks of
+// chunkNodes nodes without copying, but for the last, which is copied into
+// a whole chunk so that later nodes have room.
+func chunked[T any](flat []T, per int) [][]T {
+	size := chunkNodes * per
+	var out [][]T
+	for len(flat) >= size {
+		out = append(out, flat[:size:size])
+		flat = flat[size:]
+	}
+	if len(flat) > 0 {
+		last := make([]T, size)
+		copy(last, flat)
+		out = append(out, last)
+	}
+	return out
 }
 
 // validate checks every invariant the search code relies on and rebuilds

@@ -86,6 +86,7 @@ type searcher struct {
 	q8      []int8
 	qscale  float32
 	nbuf    []uint32
+	todo    []uint32
 	sel     []item
 	tmp     []item
 	prune   []item

@@ -3,7 +3,9 @@ package use
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // shortTexts are memory-sized sentences of about 15 words.
@@ -21,9 +23,14 @@ var shortTexts = []string{
 // BenchmarkEmbed reports texts per second for batches of short texts. Embed
 // spreads a batch over GOMAXPROCS goroutines; run with -cpu 1 for the
 // figure per core.
+//
+// Each supported path (go, avx2, vnni) runs as its own sub-benchmark, so
+// one run compares them on the same machine at the same load; texts/cpu-s
+// divides by the process's CPU time instead of wall time, which a shared
+// machine inflates.
 func BenchmarkEmbed(b *testing.B) {
-	e := New()
-	if _, err := e.Load(); err != nil {
+	es, err := pathEmbedders()
+	if err != nil {
 		b.Fatal(err)
 	}
 	for _, size := range []int{1, 8, 64} {
@@ -31,15 +38,34 @@ func BenchmarkEmbed(b *testing.B) {
 		for i := range texts {
 			texts[i] = shortTexts[i%len(shortTexts)]
 		}
-		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := e.Embed(context.Background(), texts); err != nil {
-					b.Fatal(err)
-				}
+		for _, p := range allPaths {
+			e := es[p]
+			if e == nil || p == pathGo && size > 8 { // the portable path takes seconds a batch
+				continue
 			}
-			b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "texts/s")
-		})
+			b.Run(fmt.Sprintf("batch=%d/path=%v", size, p), func(b *testing.B) {
+				c0 := cpuTime()
+				for b.Loop() {
+					if _, err := e.Embed(context.Background(), texts); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "texts/s")
+				if cpu := cpuTime() - c0; cpu > 0 {
+					b.ReportMetric(float64(b.N*size)/cpu.Seconds(), "texts/cpu-s")
+				}
+			})
+		}
 	}
+}
+
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkKernel compares the matmul kernels on the largest layer.
@@ -58,7 +84,7 @@ func BenchmarkKernel(b *testing.B) {
 	for _, k := range []struct {
 		name string
 		k    kernel
-	}{{"go", gemmGo}, {"picked", pickKernel()}} {
+	}{{"go", gemmGo}, {"picked", bestPath().kernel()}} {
 		b.Run(k.name, func(b *testing.B) {
 			for b.Loop() {
 				l.apply(k.k, y, x, rows)
@@ -66,6 +92,31 @@ func BenchmarkKernel(b *testing.B) {
 			b.ReportMetric(float64(b.N)*rows*float64(l.in*l.out)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 		})
 	}
+}
+
+// BenchmarkQKernel measures the int8 kernel on the largest layer, the
+// activations' quantisation included.
+func BenchmarkQKernel(b *testing.B) {
+	if !pathVNNI.supported() {
+		b.Skip("this CPU has no AVX-512 VNNI")
+	}
+	es, err := pathEmbedders()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := es[pathVNNI].model
+	l := m.layers[1].ffn1
+	const rows = 64
+	x := make([]float32, rows*l.in)
+	for i := range x {
+		x[i] = float32(i%7) - 3
+	}
+	y := make([]float32, rows*l.out)
+	sc := getScratch(rows)
+	for b.Loop() {
+		m.apply(l, y, x, rows, sc)
+	}
+	b.ReportMetric(float64(b.N)*rows*float64(l.in*l.out)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 }
 
 // BenchmarkLoad measures decoding the embedded model, which the first Embed

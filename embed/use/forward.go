@@ -6,7 +6,25 @@ import "math"
 type model struct {
 	*weights
 	tok    *tokenizer
-	kernel kernel
+	path   path
+	kernel kernel    // the float32 kernel of path
+	vec    vecOps    // attention's dot and axpy for path
+	signal []float32 // [maxTokens][embedDim] the timing signal, computed once
+}
+
+// timingSignal tabulates the sinusoidal timing signal of every position:
+// sines of the position times each inverse timescale, then cosines.
+func timingSignal(timing []float32) []float32 {
+	sig := make([]float32, maxTokens*embedDim)
+	for pos := range maxTokens {
+		row := sig[pos*embedDim : (pos+1)*embedDim]
+		for i, inv := range timing {
+			angle := float64(float32(pos) * inv)
+			row[i] = float32(math.Sin(angle))
+			row[numTimings+i] = float32(math.Cos(angle))
+		}
+	}
+	return sig
 }
 
 // span locates one text's tokens among the rows of a batch.
@@ -28,17 +46,22 @@ func (m *model) forward(docs [][]int32) [][]float32 {
 		rows += len(ids)
 	}
 
-	x := make([]float32, rows*embedDim)
+	// Buffers have room for whole blocks of rows: the int8 kernel runs on
+	// padded rows (whatever they hold is finite and never read back).
+	padded := (rows + blockRows - 1) / blockRows * blockRows
+	sc := getScratch(padded)
+	defer scratchPool.Put(sc)
+	f := sc.f
+	x := take(&f, padded*embedDim)
 	m.embed(x, docs)
-
-	h := make([]float32, rows*modelDim)     // layer-norm output
-	qkv := make([]float32, rows*3*modelDim) // queries, keys, values
-	att := make([]float32, rows*modelDim)   // attention output, heads concatenated
-	ffn := make([]float32, rows*ffnDim)     // feed-forward hidden units
-	y0 := make([]float32, rows*modelDim)    // residual stream after layer 0
-	y1 := make([]float32, rows*modelDim)    // ... and after layer 1
-	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn)
-	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn)
+	h := take(&f, padded*modelDim)     // layer-norm output
+	qkv := take(&f, padded*3*modelDim) // queries, keys, values
+	att := take(&f, padded*modelDim)   // attention output, heads concatenated
+	ffn := take(&f, padded*ffnDim)     // feed-forward hidden units
+	y0 := take(&f, padded*modelDim)    // residual stream after layer 0
+	y1 := take(&f, padded*modelDim)    // ... and after layer 1
+	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn, sc)
+	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn, sc)
 
 	// Mean over each text's tokens; an empty text pools to zeros.
 	pooled := make([]float32, len(docs)*modelDim)
@@ -56,7 +79,7 @@ func (m *model) forward(docs [][]int32) [][]float32 {
 	}
 
 	out := make([]float32, len(docs)*modelDim)
-	m.pool.apply(m.kernel, out, pooled, len(docs))
+	m.pool.apply(m.kernel, out, pooled, len(docs)) // float32 on every path: once per text
 	vecs := make([][]float32, len(docs))
 	for d := range docs {
 		v := out[d*modelDim : (d+1)*modelDim : (d+1)*modelDim]
@@ -85,10 +108,9 @@ func (m *model) embed(x []float32, docs [][]int32) {
 		for pos, id := range ids {
 			row := x[r*embedDim : (r+1)*embedDim]
 			e := m.embeddings[int(id)*embedDim : (int(id)+1)*embedDim]
-			for i, inv := range m.timing {
-				angle := float64(float32(pos) * inv)
-				row[i] = 2*e[i] + float32(math.Sin(angle))
-				row[numTimings+i] = 2*e[numTimings+i] + float32(math.Cos(angle))
+			sig := m.signal[pos*embedDim : (pos+1)*embedDim]
+			for i := range row {
+				row[i] = 2*e[i] + sig[i]
 			}
 			r++
 		}
@@ -102,49 +124,120 @@ func (m *model) embed(x []float32, docs [][]int32) {
 //	y = y + ffn2(relu(ffn1(norm(y))))
 //
 // h, qkv, att and ffn are scratch space.
-func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32) {
+func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32, sc *scratch) {
 	dim := l.dim
 	h = h[:rows*dim]
-	layerNorm(h, x, dim, l.attnNormScale, l.attnNormBias)
-	qkv = qkv[:rows*3*dim]
-	l.qkv.apply(m.kernel, qkv, h, rows)
-	att = att[:rows*dim]
-	attention(att, qkv, dim, spans)
+	layerNorm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
+	m.apply(l.qkv, qkv, h, rows, sc)
+	attention(att, qkv, dim, spans, m.vec)
 
 	if l.residual != nil {
-		l.residual.apply(m.kernel, y, x, rows)
+		m.apply(l.residual, y, x, rows, sc)
 	} else {
-		copy(y, x)
+		copy(y[:rows*modelDim], x[:rows*modelDim])
 	}
-	l.attnOut.applyAdd(m.kernel, y, att, rows)
+	m.applyAdd(l.attnOut, y, att, rows, sc)
 
 	h = h[:rows*modelDim]
-	layerNorm(h, y, modelDim, l.ffnNormScale, l.ffnNormBias)
-	ffn = ffn[:rows*ffnDim]
-	l.ffn1.apply(m.kernel, ffn, h, rows)
-	for i, v := range ffn {
+	layerNorm(h, y[:rows*modelDim], modelDim, l.ffnNormScale, l.ffnNormBias)
+	m.apply(l.ffn1, ffn, h, rows, sc)
+	if l.ffn2.q != nil {
+		// The int8 path applies the ReLU as it quantises.
+		m.bias(l.ffn2, y, rows)
+		m.quantised(l.ffn2, y, ffn, rows, sc, true)
+		return
+	}
+	for i, v := range ffn[:rows*ffnDim] {
 		ffn[i] = max(v, 0)
 	}
-	l.ffn2.applyAdd(m.kernel, y, ffn, rows)
+	m.applyAdd(l.ffn2, y, ffn, rows, sc)
+}
+
+// apply sets y = x·W + b for rows rows, with the layer's int8 form when
+// the path has one for it. y and x have room for rows rounded up to a
+// whole block.
+func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
+	for r := range rows {
+		copy(y[r*l.out:(r+1)*l.out], l.bias)
+	}
+	m.accumulate(l, y, x, rows, sc)
+}
+
+// applyAdd adds x·W + b to y: the layer and its residual connection.
+func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
+	m.bias(l, y, rows)
+	m.accumulate(l, y, x, rows, sc)
+}
+
+// bias adds l's bias to rows rows of y.
+func (m *model) bias(l *linear, y []float32, rows int) {
+	for r := range rows {
+		row := y[r*l.out : (r+1)*l.out]
+		for j, b := range l.bias {
+			row[j] += b
+		}
+	}
+}
+
+func (m *model) accumulate(l *linear, y, x []float32, rows int, sc *scratch) {
+	if l.q == nil {
+		l.accumulate(m.kernel, y, x, rows)
+		return
+	}
+	m.quantised(l, y, x, rows, sc, false)
+}
+
+// quantised adds x·W to y with l's int8 form, x first through a ReLU if
+// relu is set.
+func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu bool) {
+	// Rows past rows get a zero scale: their products are zero.
+	padded := (rows + blockRows - 1) / blockRows * blockRows
+	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
+	for r := rows; r < padded; r++ {
+		sc.sa[r], sc.zp[r] = 0, 0
+	}
+	for r := 0; r < padded; r += blockRows {
+		qgemm(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, y[r*l.out:], l.out)
+	}
 }
 
 // layerNorm normalises each dim-wide row of src to zero mean and unit
-// variance, then scales and shifts it.
+// variance, then scales and shifts it. The sums run in float32 over eight
+// independent partial sums (dim is a multiple of 8), which pipeline where
+// one float64 chain did not.
 func layerNorm(dst, src []float32, dim int, scale, bias []float32) {
 	for r := 0; r < len(src)/dim; r++ {
-		in := src[r*dim : (r+1)*dim]
-		out := dst[r*dim : (r+1)*dim]
-		var sum float64
-		for _, v := range in {
-			sum += float64(v)
+		in := src[r*dim : (r+1)*dim : (r+1)*dim]
+		out := dst[r*dim : (r+1)*dim : (r+1)*dim]
+		var s [8]float32
+		for i := 0; i+8 <= len(in); i += 8 {
+			v := in[i : i+8 : i+8]
+			s[0] += v[0]
+			s[1] += v[1]
+			s[2] += v[2]
+			s[3] += v[3]
+			s[4] += v[4]
+			s[5] += v[5]
+			s[6] += v[6]
+			s[7] += v[7]
 		}
-		mean := float32(sum / float64(dim))
-		var sq float64
-		for _, v := range in {
-			d := float64(v - mean)
-			sq += d * d
+		mean := ((s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))) / float32(dim)
+		s = [8]float32{}
+		for i := 0; i+8 <= len(in); i += 8 {
+			v := in[i : i+8 : i+8]
+			d0, d1, d2, d3 := v[0]-mean, v[1]-mean, v[2]-mean, v[3]-mean
+			d4, d5, d6, d7 := v[4]-mean, v[5]-mean, v[6]-mean, v[7]-mean
+			s[0] += d0 * d0
+			s[1] += d1 * d1
+			s[2] += d2 * d2
+			s[3] += d3 * d3
+			s[4] += d4 * d4
+			s[5] += d5 * d5
+			s[6] += d6 * d6
+			s[7] += d7 * d7
 		}
-		inv := float32(1 / math.Sqrt(sq/float64(dim)+normEpsilon))
+		sq := (s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))
+		inv := float32(1 / math.Sqrt(float64(sq)/float64(dim)+normEpsilon))
 		for i, v := range in {
 			out[i] = scale[i]*inv*(v-mean) + bias[i]
 		}
@@ -155,7 +248,7 @@ func layerNorm(dst, src []float32, dim int, scale, bias []float32) {
 // span. qkv holds each token's queries, keys and values side by side (each
 // dim wide, numHeads heads of dim/numHeads); att receives the heads' outputs
 // concatenated.
-func attention(att, qkv []float32, dim int, spans []span) {
+func attention(att, qkv []float32, dim int, spans []span, v vecOps) {
 	headDim := dim / numHeads
 	scale := float32(1 / math.Sqrt(float64(headDim)))
 	stride := 3 * dim
@@ -165,27 +258,27 @@ func attention(att, qkv []float32, dim int, spans []span) {
 		for hd := 0; hd < dim; hd += headDim {
 			for i := range s.n {
 				qi := qkv[(s.start+i)*stride+hd:][:headDim]
-				for d, v := range qi {
-					q[d] = v * scale
+				for d, x := range qi {
+					q[d] = x * scale
 				}
 				// Scores and softmax over the span's keys.
+				ws := w[:s.n]
+				v.scores(q, qkv[s.start*stride+dim+hd:], stride, s.n, ws)
 				top := float32(math.Inf(-1))
-				for j := range s.n {
-					dot := dot(q, qkv[(s.start+j)*stride+dim+hd:][:headDim])
-					w[j] = dot
-					top = max(top, dot)
+				for _, x := range ws {
+					top = max(top, x)
 				}
 				var total float32
-				for j := range s.n {
-					w[j] = float32(math.Exp(float64(w[j] - top)))
-					total += w[j]
+				for j, x := range ws {
+					ws[j] = float32(math.Exp(float64(x - top)))
+					total += ws[j]
+				}
+				inv := 1 / total
+				for j := range ws {
+					ws[j] *= inv
 				}
 				// Weighted sum of the values.
-				out := att[(s.start+i)*dim+hd:][:headDim]
-				clear(out)
-				for j := range s.n {
-					axpy(out, qkv[(s.start+j)*stride+2*dim+hd:][:headDim], w[j]/total)
-				}
+				v.wsum(qkv[s.start*stride+2*dim+hd:], stride, s.n, ws, att[(s.start+i)*dim+hd:][:headDim])
 			}
 		}
 	}

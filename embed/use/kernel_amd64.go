@@ -1,36 +1,41 @@
 package use
 
-// pickKernel returns gemmAVX2 on CPUs (and operating systems) with AVX2 and
-// FMA, and the portable gemmGo elsewhere.
-func pickKernel() kernel {
-	if hasAVX2FMA() {
-		return gemmAVX2
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
+
+// bestPath returns the fastest path this CPU (and operating system, which
+// must save the wider registers) supports: int8 with AVX-512 VNNI, float32
+// with AVX2 and FMA, or the portable Go loops.
+func bestPath() path {
+	switch {
+	case hasVNNI():
+		return pathVNNI
+	case hasAVX2FMA():
+		return pathAVX2
 	}
-	return gemmGo
+	return pathGo
 }
 
-// hasAVX2FMA reports whether the CPU has AVX2 and FMA and the OS saves the
-// YMM registers across context switches.
-func hasAVX2FMA() bool {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return false
+func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+
+// hasVNNI reports AVX-512 with VNNI; the VNNI path also runs the float
+// layers it keeps on the AVX2 kernel.
+func hasVNNI() bool {
+	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI && hasAVX2FMA()
+}
+
+// supported reports whether p can run here.
+func (p path) supported() bool {
+	switch p {
+	case pathVNNI:
+		return hasVNNI()
+	case pathAVX2:
+		return hasAVX2FMA()
 	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const (
-		fma     = 1 << 12
-		osxsave = 1 << 27
-		avx     = 1 << 28
-	)
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false
-	}
-	if eax, _ := xgetbv(); eax&6 != 6 { // XMM and YMM state enabled
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	const avx2 = 1 << 5
-	return ebx7&avx2 != 0
+	return true
 }
 
 // gemmAVX2 is the kernel type's contract implemented in assembly.
@@ -43,9 +48,78 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	gemm4x16(&a[0], lda, &l.panels[0], in, panels, &c[0], ldc)
 }
 
+// qgemm adds the int8 product of 4 rows of a (uint8 codes, lda bytes
+// apart, with their scales and zero points) and q's weights to 4 rows of c.
+func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, c []float32, ldc int) {
+	// Bounds the assembly relies on, checked once here.
+	_ = a[3*lda+q.in-1]
+	_ = c[3*ldc+q.out-1]
+	_ = sa[3]
+	_ = zp[3]
+	_ = q.w[q.in*q.out-1]
+	gemmVNNI4x64(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0])
+}
+
 //go:noescape
 func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
 
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+//go:noescape
+func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32)
 
-func xgetbv() (eax, edx uint32)
+//go:noescape
+func minMax16(x *float32, n int, out *[32]float32)
+
+//go:noescape
+func quant16(x *float32, n int, dst *uint8, inv, z float32)
+
+// quantizeRowsVNNI is quantizeRows with AVX-512, for the VNNI path (the
+// rows' widths are multiples of 16). The result is the same but for
+// float rounding of the last ulp.
+func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
+	var mm [32]float32
+	for r := range rows {
+		row := x[r*in : (r+1)*in : (r+1)*in]
+		out := a[r*in : (r+1)*in : (r+1)*in]
+		minMax16(&row[0], in, &mm)
+		lo, hi := mm[0], mm[16]
+		for i := 1; i < 16; i++ {
+			lo, hi = min(lo, mm[i]), max(hi, mm[16+i])
+		}
+		if relu {
+			lo = 0
+		}
+		if hi == lo {
+			clear(out)
+			sa[r], zp[r] = 0, 0
+			continue
+		}
+		scale := (hi - lo) / 255
+		inv := 1 / scale
+		z := float32(math.Round(float64(-lo * inv)))
+		sa[r], zp[r] = scale, int32(z)
+		quant16(&row[0], in, &out[0], inv, z+0.5)
+	}
+}
+
+//go:noescape
+func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
+
+//go:noescape
+func wsumAVX2(v *float32, stride, n, hd int, w *float32, out *float32)
+
+// vecAVX2 is attention's products with AVX2 and FMA, a whole text's keys
+// or values a call (head widths are 64 or 128).
+var vecAVX2 = vecOps{
+	scores: func(q, k []float32, stride, n int, out []float32) {
+		hd := len(q)
+		_ = k[(n-1)*stride+hd-1]
+		_ = out[n-1]
+		scoresAVX2(&q[0], &k[0], stride, n, hd, &out[0])
+	},
+	wsum: func(v []float32, stride, n int, w, out []float32) {
+		hd := len(out)
+		_ = v[(n-1)*stride+hd-1]
+		_ = w[n-1]
+		wsumAVX2(&v[0], stride, n, hd, &w[0], &out[0])
+	},
+}

@@ -75,21 +75,95 @@ inner:
 	VZEROUPPER
 	RET
 
-// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL eaxArg+0(FP), AX
-	MOVL ecxArg+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
+// func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
+//
+// out[j] = q · k[j*stride : j*stride+hd] for j < n, hd a multiple of 16:
+// one query's attention scores against a text's keys in one call.
+TEXT ·scoresAVX2(SB), NOSPLIT, $0-48
+	MOVQ q+0(FP), SI
+	MOVQ k+8(FP), DI
+	MOVQ stride+16(FP), R8
+	SHLQ $2, R8
+	MOVQ n+24(FP), R9
+	MOVQ hd+32(FP), R10
+	SHRQ $4, R10
+	MOVQ out+40(FP), DX
+	TESTQ R9, R9
+	JZ sdone
+srow:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R10, CX
+sloop:
+	VMOVUPS (AX), Y2
+	VMOVUPS 32(AX), Y3
+	VFMADD231PS (BX), Y2, Y0
+	VFMADD231PS 32(BX), Y3, Y1
+	ADDQ $64, AX
+	ADDQ $64, BX
+	DECQ CX
+	JNZ sloop
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ R8, DI
+	DECQ R9
+	JNZ srow
+sdone:
+	VZEROUPPER
 	RET
 
-// func xgetbv() (eax, edx uint32)
-TEXT ·xgetbv(SB), NOSPLIT, $0-8
-	MOVL $0, CX
-	XGETBV
-	MOVL AX, eax+0(FP)
-	MOVL DX, edx+4(FP)
+// func wsumAVX2(v *float32, stride, n, hd int, w *float32, out *float32)
+//
+// out[0:hd] = Σ_{j<n} w[j] · v[j*stride : j*stride+hd], hd a multiple of
+// 32: one query's attention output for one head, 32 columns at a time in
+// four registers.
+TEXT ·wsumAVX2(SB), NOSPLIT, $0-48
+	MOVQ v+0(FP), SI
+	MOVQ stride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ n+16(FP), R9
+	MOVQ hd+24(FP), R10
+	SHRQ $5, R10
+	MOVQ w+32(FP), R11
+	MOVQ out+40(FP), DX
+	TESTQ R10, R10
+	JZ wdone
+wcol:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, AX
+	MOVQ R11, BX
+	MOVQ R9, CX
+	TESTQ CX, CX
+	JZ wstore
+wloop:
+	VBROADCASTSS (BX), Y4
+	VFMADD231PS (AX), Y4, Y0
+	VFMADD231PS 32(AX), Y4, Y1
+	VFMADD231PS 64(AX), Y4, Y2
+	VFMADD231PS 96(AX), Y4, Y3
+	ADDQ $4, BX
+	ADDQ R8, AX
+	DECQ CX
+	JNZ wloop
+wstore:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, 64(DX)
+	VMOVUPS Y3, 96(DX)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	DECQ R10
+	JNZ wcol
+wdone:
+	VZEROUPPER
 	RET

@@ -18,6 +18,7 @@ type linear struct {
 	in, out int
 	panels  []float32 // [out/panelWidth][in][panelWidth]
 	bias    []float32 // [out]
+	q       *qlinear  // the int8 form, on the int8 path only
 }
 
 // newLinear packs wt, the weights as [out][in] (one row per output unit).

@@ -87,25 +87,62 @@ func TestTokenizerMatchesReference(t *testing.T) {
 	}
 }
 
+// allPaths lists every matmul path; tests skip those the CPU lacks.
+var allPaths = []path{pathGo, pathAVX2, pathVNNI}
+
+// pathEmbedders holds one Embedder per supported path, loaded once.
+var pathEmbedders = sync.OnceValues(func() (map[path]*Embedder, error) {
+	m := make(map[path]*Embedder)
+	for _, p := range allPaths {
+		if !p.supported() {
+			continue
+		}
+		mod, err := loadModelPath(modelFile, nfkcFile, p)
+		if err != nil {
+			return nil, err
+		}
+		e := New()
+		e.once.Do(func() { e.model = mod })
+		m[p] = e
+	}
+	return m, nil
+})
+
+// TestEmbedMatchesReference checks every path the CPU supports (the
+// portable loops, AVX2 float32, AVX-512 VNNI int8) against the same
+// golden vectors from TF.js, at a cosine of at least 0.999 each (issue 20).
 func TestEmbedMatchesReference(t *testing.T) {
 	g := readGolden(t)
 	texts := make([]string, len(g.Sentences))
 	for i, s := range g.Sentences {
 		texts[i] = s.Text
 	}
-	got, err := loadedEmbedder(t).Embed(context.Background(), texts)
+	es, err := pathEmbedders()
 	if err != nil {
 		t.Fatal(err)
 	}
-	worst := 1.0
-	for i, s := range g.Sentences {
-		c := cosine(got[i], s.Embedding)
-		worst = min(worst, c)
-		if c < 0.999 {
-			t.Errorf("cosine(%q) = %.5f, want >= 0.999", s.Text, c)
-		}
+	t.Logf("path picked for this CPU: %v", bestPath())
+	for _, p := range allPaths {
+		t.Run(p.String(), func(t *testing.T) {
+			e := es[p]
+			if e == nil {
+				t.Skipf("this CPU has no %v path", p)
+			}
+			got, err := e.Embed(context.Background(), texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := 1.0
+			for i, s := range g.Sentences {
+				c := cosine(got[i], s.Embedding)
+				worst = min(worst, c)
+				if c < 0.999 {
+					t.Errorf("cosine(%q) = %.5f, want >= 0.999", s.Text, c)
+				}
+			}
+			t.Logf("%v: lowest cosine with the reference: %.7f", p, worst)
+		})
 	}
-	t.Logf("lowest cosine with the reference: %.7f", worst)
 }
 
 func TestEmbedderIdentity(t *testing.T) {
@@ -271,7 +308,7 @@ func TestKernelsAgree(t *testing.T) {
 		want := make([]float32, rows*l.out)
 		got := make([]float32, rows*l.out)
 		l.apply(gemmGo, want, x, rows)
-		l.apply(pickKernel(), got, x, rows)
+		l.apply(bestPath().kernel(), got, x, rows)
 		for i := range want {
 			if d := math.Abs(float64(got[i] - want[i])); d > 1e-4*(1+math.Abs(float64(want[i]))) {
 				t.Fatalf("rows=%d: element %d = %v, want %v", rows, i, got[i], want[i])
@@ -338,4 +375,90 @@ func FuzzEmbed(f *testing.F) {
 		checkUnit(t, vecs[0])
 		checkUnit(t, vecs[1])
 	})
+}
+
+// TestQGemm checks the int8 kernel against a float64 product of the same
+// quantised operands, for row counts that are not a multiple of the block.
+func TestQGemm(t *testing.T) {
+	if !pathVNNI.supported() {
+		t.Skip("this CPU has no AVX-512 VNNI")
+	}
+	es, err := pathEmbedders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := es[pathVNNI].model
+	l := m.layers[1].ffn2
+	for _, rows := range []int{1, 3, 4, 7} {
+		padded := (rows + blockRows - 1) / blockRows * blockRows
+		x := make([]float32, padded*l.in)
+		for i := range x[:rows*l.in] {
+			x[i] = float32(math.Sin(float64(i))) * 3
+		}
+		sc := getScratch(padded)
+		got := make([]float32, padded*l.out)
+		m.apply(l, got, x, rows, sc)
+		want := make([]float32, rows*l.out)
+		l.apply(gemmGo, want, x, rows)
+		q := l.q
+		for r := range rows {
+			for o := range l.out {
+				// The exact product of the quantised operands.
+				var sum float64
+				for i := range l.in {
+					w := q.w[((o/qGroup*(l.in/4)+i/4)*4+(o%qGroup)/16)*64+(o%16)*4+i%4]
+					a := float64(sc.sa[r]) * (float64(sc.qa[r*l.in+i]) - float64(sc.zp[r]))
+					sum += a * float64(w) * float64(q.sw[o])
+				}
+				exact := sum + float64(l.bias[o])
+				if d := math.Abs(float64(got[r*l.out+o]) - exact); d > 1e-3*(1+math.Abs(exact)) {
+					t.Fatalf("rows=%d: element [%d][%d] = %v, want %v", rows, r, o, got[r*l.out+o], exact)
+				}
+			}
+			// And the float product, within the activations' rounding.
+			if c := cosine(got[r*l.out:(r+1)*l.out], want[r*l.out:(r+1)*l.out]); c < 0.999 {
+				t.Fatalf("rows=%d: row %d: cosine with the float product %v", rows, r, c)
+			}
+		}
+		scratchPool.Put(sc)
+	}
+}
+
+// TestQuantizeRows checks the AVX-512 activation quantiser against the
+// portable one: the same scales and zero points, codes within one step.
+func TestQuantizeRows(t *testing.T) {
+	if !pathVNNI.supported() {
+		t.Skip("this CPU has no AVX-512 VNNI")
+	}
+	const rows, in = 5, 1536
+	x := make([]float32, rows*in)
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i)*0.37)) * float32(1+i%5)
+		if i/in == 2 {
+			x[i] = max(x[i], 0) // a ReLU row
+		}
+		if i/in == 4 {
+			x[i] = 0 // an all-zero row
+		}
+	}
+	a1, a2 := make([]uint8, rows*in), make([]uint8, rows*in)
+	s1, s2 := make([]float32, rows), make([]float32, rows)
+	z1, z2 := make([]int32, rows), make([]int32, rows)
+	for _, relu := range []bool{false, true} {
+		quantizeRows(a1, s1, z1, x, rows, in, relu)
+		quantizeRowsVNNI(a2, s2, z2, x, rows, in, relu)
+		for r := range rows {
+			if s1[r] != s2[r] || z1[r] != z2[r] {
+				t.Fatalf("relu %v, row %d: scale, zero point %v, %v; want %v, %v", relu, r, s2[r], z2[r], s1[r], z1[r])
+			}
+		}
+		for i := range a1 {
+			if d := int(a1[i]) - int(a2[i]); d < -1 || d > 1 {
+				t.Fatalf("relu %v: code %d = %d, want %d", relu, i, a2[i], a1[i])
+			}
+			if v := x[i]; relu && v <= 0 && a2[i] != 0 {
+				t.Fatalf("relu: code %d of %v = %d, want 0", i, v, a2[i])
+			}
+		}
+	}
 }

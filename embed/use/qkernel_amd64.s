@@ -1,0 +1,251 @@
+#include "textflag.h"
+
+// func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32)
+//
+// The int8 kernel (issue 20, EMB-3 throughput): for 4 rows r of a (uint8
+// codes, lda bytes apart) and each group of 64 output columns,
+//
+//	c[r][o] += sa[r] * sw[o] * (Σ_i a[r][i]*w[o][i] - zp[r]*colsum[o])
+//
+// with ncs = -colsum. w is packed [groups][k4][4 panels][16 outputs][4
+// inputs]: one k-step of a group is 256 contiguous bytes, four ZMM loads.
+// VPDPBUSD multiplies 4 unsigned activation bytes by 4 signed weight bytes
+// and adds the sum to each int32 lane. The 4×64 block of int32 sums lives
+// in Z0–Z15 (row r, panel p in Z(4r+p)); Z16–Z19 hold weights, Z20–Z23
+// the broadcast activations, Z24–Z27 zp and Z28–Z31 sa per row.
+TEXT ·gemmVNNI4x64(SB), NOSPLIT, $0-88
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	MOVQ w+16(FP), DI
+	MOVQ k4+24(FP), CX
+	MOVQ groups+32(FP), R9
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R10
+	SHLQ $2, R10
+	MOVQ sa+56(FP), AX
+	VBROADCASTSS (AX), Z28
+	VBROADCASTSS 4(AX), Z29
+	VBROADCASTSS 8(AX), Z30
+	VBROADCASTSS 12(AX), Z31
+	MOVQ zp+64(FP), AX
+	VPBROADCASTD (AX), Z24
+	VPBROADCASTD 4(AX), Z25
+	VPBROADCASTD 8(AX), Z26
+	VPBROADCASTD 12(AX), Z27
+	MOVQ ncs+72(FP), R14
+	MOVQ sw+80(FP), BX
+
+	// Row pointers of a: SI, R11, R12, R13.
+	LEAQ (SI)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+
+group:
+	// Start each sum at -zp[r]*colsum[o].
+	VMOVDQU32 (R14), Z16
+	VMOVDQU32 64(R14), Z17
+	VMOVDQU32 128(R14), Z18
+	VMOVDQU32 192(R14), Z19
+	VPMULLD Z16, Z24, Z0
+	VPMULLD Z17, Z24, Z1
+	VPMULLD Z18, Z24, Z2
+	VPMULLD Z19, Z24, Z3
+	VPMULLD Z16, Z25, Z4
+	VPMULLD Z17, Z25, Z5
+	VPMULLD Z18, Z25, Z6
+	VPMULLD Z19, Z25, Z7
+	VPMULLD Z16, Z26, Z8
+	VPMULLD Z17, Z26, Z9
+	VPMULLD Z18, Z26, Z10
+	VPMULLD Z19, Z26, Z11
+	VPMULLD Z16, Z27, Z12
+	VPMULLD Z17, Z27, Z13
+	VPMULLD Z18, Z27, Z14
+	VPMULLD Z19, Z27, Z15
+
+	XORQ R8, R8 // the k-step
+
+inner:
+	VMOVDQU32 (DI), Z16
+	VMOVDQU32 64(DI), Z17
+	VMOVDQU32 128(DI), Z18
+	VMOVDQU32 192(DI), Z19
+	VPBROADCASTD (SI)(R8*4), Z20
+	VPBROADCASTD (R11)(R8*4), Z21
+	VPBROADCASTD (R12)(R8*4), Z22
+	VPBROADCASTD (R13)(R8*4), Z23
+	VPDPBUSD Z16, Z20, Z0
+	VPDPBUSD Z17, Z20, Z1
+	VPDPBUSD Z18, Z20, Z2
+	VPDPBUSD Z19, Z20, Z3
+	VPDPBUSD Z16, Z21, Z4
+	VPDPBUSD Z17, Z21, Z5
+	VPDPBUSD Z18, Z21, Z6
+	VPDPBUSD Z19, Z21, Z7
+	VPDPBUSD Z16, Z22, Z8
+	VPDPBUSD Z17, Z22, Z9
+	VPDPBUSD Z18, Z22, Z10
+	VPDPBUSD Z19, Z22, Z11
+	VPDPBUSD Z16, Z23, Z12
+	VPDPBUSD Z17, Z23, Z13
+	VPDPBUSD Z18, Z23, Z14
+	VPDPBUSD Z19, Z23, Z15
+	ADDQ $256, DI
+	INCQ R8
+	CMPQ R8, CX
+	JLT inner
+
+	// c[r][o] += float(sum) * sw[o] * sa[r]
+	VMOVUPS (BX), Z16
+	VMOVUPS 64(BX), Z17
+	VMOVUPS 128(BX), Z18
+	VMOVUPS 192(BX), Z19
+	VMULPS Z16, Z28, Z20
+	VMULPS Z17, Z28, Z21
+	VMULPS Z18, Z28, Z22
+	VMULPS Z19, Z28, Z23
+	VCVTDQ2PS Z0, Z0
+	VCVTDQ2PS Z1, Z1
+	VCVTDQ2PS Z2, Z2
+	VCVTDQ2PS Z3, Z3
+	VFMADD213PS (DX), Z20, Z0
+	VFMADD213PS 64(DX), Z21, Z1
+	VFMADD213PS 128(DX), Z22, Z2
+	VFMADD213PS 192(DX), Z23, Z3
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	VMOVUPS Z2, 128(DX)
+	VMOVUPS Z3, 192(DX)
+
+	LEAQ (DX)(R10*1), AX
+	VMULPS Z16, Z29, Z20
+	VMULPS Z17, Z29, Z21
+	VMULPS Z18, Z29, Z22
+	VMULPS Z19, Z29, Z23
+	VCVTDQ2PS Z4, Z4
+	VCVTDQ2PS Z5, Z5
+	VCVTDQ2PS Z6, Z6
+	VCVTDQ2PS Z7, Z7
+	VFMADD213PS (AX), Z20, Z4
+	VFMADD213PS 64(AX), Z21, Z5
+	VFMADD213PS 128(AX), Z22, Z6
+	VFMADD213PS 192(AX), Z23, Z7
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, 192(AX)
+
+	ADDQ R10, AX
+	VMULPS Z16, Z30, Z20
+	VMULPS Z17, Z30, Z21
+	VMULPS Z18, Z30, Z22
+	VMULPS Z19, Z30, Z23
+	VCVTDQ2PS Z8, Z8
+	VCVTDQ2PS Z9, Z9
+	VCVTDQ2PS Z10, Z10
+	VCVTDQ2PS Z11, Z11
+	VFMADD213PS (AX), Z20, Z8
+	VFMADD213PS 64(AX), Z21, Z9
+	VFMADD213PS 128(AX), Z22, Z10
+	VFMADD213PS 192(AX), Z23, Z11
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, 192(AX)
+
+	ADDQ R10, AX
+	VMULPS Z16, Z31, Z20
+	VMULPS Z17, Z31, Z21
+	VMULPS Z18, Z31, Z22
+	VMULPS Z19, Z31, Z23
+	VCVTDQ2PS Z12, Z12
+	VCVTDQ2PS Z13, Z13
+	VCVTDQ2PS Z14, Z14
+	VCVTDQ2PS Z15, Z15
+	VFMADD213PS (AX), Z20, Z12
+	VFMADD213PS 64(AX), Z21, Z13
+	VFMADD213PS 128(AX), Z22, Z14
+	VFMADD213PS 192(AX), Z23, Z15
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, 128(AX)
+	VMOVUPS Z15, 192(AX)
+
+	// DI already points at the next group; move c, ncs and sw 64 columns on.
+	ADDQ $256, DX
+	ADDQ $256, R14
+	ADDQ $256, BX
+	DECQ R9
+	JNZ group
+
+	VZEROUPPER
+	RET
+
+// func minMax16(x *float32, n int, out *[32]float32)
+//
+// Lane-wise minimum and maximum of x[0:n] (n a multiple of 16), both
+// starting from 0: out[0:16] the minima, out[16:32] the maxima.
+TEXT ·minMax16(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ out+16(FP), DI
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	SHRQ $4, CX
+	TESTQ $1, CX
+	JZ pairs
+	VMOVUPS (SI), Z4
+	VMINPS Z4, Z0, Z0
+	VMAXPS Z4, Z1, Z1
+	ADDQ $64, SI
+	DECQ CX
+pairs:
+	SHRQ $1, CX
+	JZ done
+loop:
+	VMOVUPS (SI), Z4
+	VMOVUPS 64(SI), Z5
+	VMINPS Z4, Z0, Z0
+	VMAXPS Z4, Z1, Z1
+	VMINPS Z5, Z2, Z2
+	VMAXPS Z5, Z3, Z3
+	ADDQ $128, SI
+	DECQ CX
+	JNZ loop
+done:
+	VMINPS Z2, Z0, Z0
+	VMAXPS Z3, Z1, Z1
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VZEROUPPER
+	RET
+
+// func quant16(x *float32, n int, dst *uint8, inv, z float32)
+//
+// dst[i] = uint8(clamp(x[i]*inv + z, 0, 255)), rounded half up, for n a
+// multiple of 16; z carries the zero point plus one half, so that
+// truncation rounds.
+TEXT ·quant16(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ dst+16(FP), DI
+	VBROADCASTSS inv+24(FP), Z1
+	VBROADCASTSS z+28(FP), Z2
+	VXORPS Z3, Z3, Z3
+	SHRQ $4, CX
+	JZ qdone
+qloop:
+	VMOVUPS (SI), Z0
+	VFMADD213PS Z2, Z1, Z0 // Z0 = x*inv + z
+	VMAXPS Z3, Z0, Z0
+	VCVTTPS2DQ Z0, Z0
+	VPMOVUSDB Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ qloop
+qdone:
+	VZEROUPPER
+	RET

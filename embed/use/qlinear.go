@@ -1,0 +1,89 @@
+package use
+
+import "math"
+
+// qGroup is the number of output units the int8 kernel computes at once:
+// four panels of 16. Every output width of the model (256, 512, 768,
+// 1536) is a multiple, and every input width a multiple of 4.
+const qGroup = 64
+
+// qlinear is the int8 form of a linear layer, for the AVX-512 VNNI path
+// (issue 20): weights quantised to int8 with one scale per output unit,
+// multiplied with activations quantised per row to uint8 with a zero point
+// (dynamic quantisation), summed exactly in int32.
+//
+//	x[r][i] ≈ sa[r]·(a[r][i] − zp[r])      w[o][i] ≈ sw[o]·q[o][i]
+//	Σ_i x[r][i]·w[o][i] ≈ sa[r]·sw[o]·(Σ_i a[r][i]·q[o][i] − zp[r]·Σ_i q[o][i])
+//
+// Most of use-lite.bin's matrices are stored as int8 per output unit
+// already (scripts/use/convert.js), so for those the weights here are the
+// stored ones exactly; only the activations' rounding is new.
+type qlinear struct {
+	in, out int
+	w       []int8    // [out/qGroup][in/4][4 panels][16 outputs][4 inputs]
+	ncs     []int32   // [out] −Σ_i q[o][i]
+	sw      []float32 // [out]
+}
+
+// newQLinear quantises l's weights per output unit.
+func newQLinear(l *linear) *qlinear {
+	in, out := l.in, l.out
+	q := &qlinear{in: in, out: out, w: make([]int8, in*out), ncs: make([]int32, out), sw: make([]float32, out)}
+	weight := func(o, i int) float32 { return l.panels[(o/panelWidth)*in*panelWidth+i*panelWidth+o%panelWidth] }
+	k4 := in / 4
+	for o := range out {
+		var m float32
+		for i := range in {
+			m = max(m, float32(math.Abs(float64(weight(o, i)))))
+		}
+		scale := m / 127
+		inv := float32(0)
+		if m > 0 {
+			inv = 1 / scale
+		}
+		q.sw[o] = scale
+		g, p, j := o/qGroup, (o%qGroup)/16, o%16
+		var sum int32
+		for i := range in {
+			v := int8(max(-127, min(127, math.Round(float64(weight(o, i)*inv)))))
+			sum += int32(v)
+			q.w[((g*k4+i/4)*4+p)*64+j*4+i%4] = v
+		}
+		q.ncs[o] = -sum
+	}
+	return q
+}
+
+// quantizeRows writes the uint8 codes of rows rows of x ([rows][in]) into
+// a, with each row's scale and zero point. The range of a row always
+// includes 0, so zeros (ReLU's, padding's) are exact. With relu set it
+// quantises max(x, 0): the range starts at 0 and negative values clamp to
+// the code of 0.
+func quantizeRows(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
+	for r := range rows {
+		row := x[r*in : (r+1)*in : (r+1)*in]
+		var lo, hi float32
+		for _, v := range row {
+			lo = min(lo, v)
+			hi = max(hi, v)
+		}
+		if relu {
+			lo = 0
+		}
+		out := a[r*in : (r+1)*in : (r+1)*in]
+		if hi == lo { // all zero
+			clear(out)
+			sa[r], zp[r] = 0, 0
+			continue
+		}
+		scale := (hi - lo) / 255
+		inv := 1 / scale
+		z := float32(math.Round(float64(-lo * inv)))
+		sa[r], zp[r] = scale, int32(z)
+		// v*inv+z lies in [0, 255] up to rounding; +0.5 then truncation
+		// rounds half up.
+		for i, v := range row {
+			out[i] = uint8(min(255, max(0, v*inv+z+0.5)))
+		}
+	}
+}
