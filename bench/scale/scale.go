@@ -439,7 +439,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return rep, err
 		}
 		rep.QuietP50, rep.QuietP95 = percentile(quiet, 0.5), percentile(quiet, 0.95)
-		wctx, stop := context.WithCancel(ctx)
+		// The writer finishes the batch it is writing when the recalls end
+		// (a batch cut short would count for nothing), so that the figure
+		// always sits beside real writes, even where one batch outlasts the
+		// recalls (a small run under the race detector).
+		done := make(chan struct{})
 		wgen := newGenerator(words, 9)
 		written := make(chan int, 1)
 		go func() {
@@ -451,11 +455,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 					s := wgen.sentence()
 					drafts[j] = mnemo.Draft{Content: &s}
 				}
-				if _, err := svc.WriteWith(wctx, WriterScope, drafts, memory.WriteOptions{AsyncEmbedding: true}); err == nil {
+				if _, err := svc.WriteWith(ctx, WriterScope, drafts, memory.WriteOptions{AsyncEmbedding: true}); err == nil {
 					n += len(drafts)
 				}
 				select {
-				case <-wctx.Done():
+				case <-done:
 					written <- n
 					return
 				case <-tick.C:
@@ -464,7 +468,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}()
 		busy, bst, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
 		rep.WritesStages = bst
-		stop()
+		close(done)
 		rep.WritesDone = <-written
 		if err != nil {
 			return rep, err
