@@ -230,6 +230,10 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		t := d.ExpiresAt.UTC()
 		m.ExpiresAt = &t
 	}
+	if d.ValidTo != nil { // what it says ends then (REC-27)
+		t := d.ValidTo.UTC()
+		m.ValidTo = &t
+	}
 	m.Stability = StabilityDays(m.Priority)
 	return m, nil
 }

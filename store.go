@@ -87,8 +87,14 @@ type Filter struct {
 	CreatedBefore *time.Time `json:"created_before,omitempty"` // exclusive
 	// OccurredAfter and OccurredBefore keep the memories whose Occurred
 	// window overlaps [OccurredAfter, OccurredBefore) (REC-25).
-	OccurredAfter   *time.Time `json:"occurred_after,omitempty"`
-	OccurredBefore  *time.Time `json:"occurred_before,omitempty"`
+	OccurredAfter  *time.Time `json:"occurred_after,omitempty"`
+	OccurredBefore *time.Time `json:"occurred_before,omitempty"`
+	// AsOf keeps the memories that held at that time (REC-27): begun by
+	// then (created, or occurred, at or before it) and not ended (no
+	// valid_to after it). A store answers with its live rows; the Service
+	// swaps a key's memory rewritten since for the revision that stood
+	// then. Nil is now, with ended memories kept (as before REC-27).
+	AsOf            *time.Time `json:"as_of,omitempty"`
 	MinConfidence   float64    `json:"min_confidence,omitempty"`
 	MinVitality     float64    `json:"min_vitality,omitempty"`
 	Pinned          bool       `json:"pinned,omitempty"`   // only pinned memories

@@ -78,6 +78,8 @@ type recallIn struct {
 	// REC-25: restrict to what happened in a window.
 	OccurredAfter  *time.Time `json:"occurred_after,omitempty" jsonschema:"only memories of what happened after this time, RFC 3339"`
 	OccurredBefore *time.Time `json:"occurred_before,omitempty" jsonschema:"only memories of what happened before this time, RFC 3339"`
+	// REC-27: what held at a past time.
+	AsOf *time.Time `json:"as_of,omitempty" jsonschema:"answer with what held at this time, RFC 3339: values of a key since rewritten and memories since contradicted included; default now"`
 }
 
 type recallOut struct {
@@ -464,7 +466,7 @@ func oneKey(key, uri string) (string, error) {
 func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recallOut, string, error) {
 	res, err := s.svc.Recall(ctx, sc, memory.Query{
 		Text: in.Query, Limit: in.Limit, Explain: in.Explain, Session: in.Session,
-		Filter:       mnemo.Filter{Tags: in.Tags, Types: in.Types, OccurredAfter: in.OccurredAfter, OccurredBefore: in.OccurredBefore},
+		Filter:       mnemo.Filter{Tags: in.Tags, Types: in.Types, OccurredAfter: in.OccurredAfter, OccurredBefore: in.OccurredBefore, AsOf: in.AsOf},
 		TraverseHops: in.TraverseHops,
 	})
 	if err != nil {

@@ -164,6 +164,13 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	}
 	s.noteDegradations(ctx, scope, f.notes, &res)
 	cands := union(f)
+	if q.AsOf != nil {
+		// What held then (REC-27): a key rewritten since answers with its
+		// earlier value, ranked by how its key's memory matched.
+		if cands, err = s.candidatesAsOf(ctx, scope, cands, *q.AsOf); err != nil {
+			return Result{}, err
+		}
+	}
 	if len(cands) == 0 {
 		return res, nil
 	}

@@ -270,11 +270,13 @@ func (s *Service) Write(ctx context.Context, scope mnemo.Scope, drafts []mnemo.D
 			changes = append(changes, mnemo.LifeChange{ID: existing.ID, Archived: &yes})
 		case GuardConflict:
 			// The newest wins in ranking: the memories it contradicts lose
-			// half their vitality.
+			// half their vitality, and stop holding when it was written
+			// (REC-27: valid_to; recall as of an earlier time still has them).
+			end := r.Memory.CreatedAt
 			for _, id := range d.ConflictsWith {
 				if old, err := s.store.Get(ctx, scope, id); err == nil {
 					v := old.Vitality / 2
-					changes = append(changes, mnemo.LifeChange{ID: id, Vitality: &v})
+					changes = append(changes, mnemo.LifeChange{ID: id, Vitality: &v, ValidTo: &end})
 				}
 			}
 		}
@@ -501,7 +503,14 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 	if err := q.Filter.Check(s.now()); err != nil {
 		return nil, 0, err
 	}
-	return s.store.List(ctx, scope, q)
+	ms, total, err := s.store.List(ctx, scope, q)
+	if err != nil || q.AsOf == nil {
+		return ms, total, err
+	}
+	// What held then (REC-27): a key rewritten since lists its earlier
+	// value; the total counts what the store found.
+	ms, err = s.asOf(ctx, scope, ms, *q.AsOf)
+	return ms, total, err
 }
 
 // RecallPath lists the memories whose key starts with prefix, by key

@@ -129,7 +129,7 @@ func CheckMemory(m *mnemo.Memory) error {
 
 // CheckFilter reports EINVALID for a time of f a column cannot hold.
 func CheckFilter(f *mnemo.Filter) error {
-	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, f.OccurredAfter, f.OccurredBefore, &f.Now} {
+	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, f.OccurredAfter, f.OccurredBefore, f.AsOf, &f.Now} {
 		if t != nil {
 			if err := CheckTime(*t); err != nil {
 				return err
@@ -162,6 +162,7 @@ type Scan struct {
 	embedding          []byte
 	occStart, occEnd   *int64
 	occExpr, occSource *string
+	validTo            *int64
 }
 
 // Dest returns where to scan the columns id, tenant_id, agent_id,
@@ -169,8 +170,8 @@ type Scan struct {
 // importance, confidence, tags, security_level, pinned, source, created,
 // updated, accessed, access_count, expires, archived, vitality, stability,
 // version, embedding, embedding_model, occurred_start, occurred_end,
-// occurred_expr, occurred_source: text columns as text, times as unix
-// nanoseconds, the embedding as bytes.
+// occurred_expr, occurred_source, valid_to: text columns as text, times as
+// unix nanoseconds, the embedding as bytes.
 func (s *Scan) Dest() []any {
 	m := &s.m
 	return []any{&m.ID, &m.TenantID, &m.AgentID, &s.session, &s.key,
@@ -180,7 +181,7 @@ func (s *Scan) Dest() []any {
 		&s.created, &s.updated, &s.accessed, &m.AccessCount, &s.expires, &m.Archived,
 		&m.Vitality, &m.Stability, &m.Version,
 		&s.embedding, &m.EmbeddingModel,
-		&s.occStart, &s.occEnd, &s.occExpr, &s.occSource}
+		&s.occStart, &s.occEnd, &s.occExpr, &s.occSource, &s.validTo}
 }
 
 // OccurredArgs are m's occurred_start, occurred_end, occurred_expr and
@@ -229,6 +230,10 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 		}
 	} else {
 		m.Occurred = mnemo.CreatedOccurred(m.CreatedAt)
+	}
+	if s.validTo != nil {
+		t := FromNanos(*s.validTo)
+		m.ValidTo = &t
 	}
 	return m, nil
 }
