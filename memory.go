@@ -89,6 +89,10 @@ type Memory struct {
 	// past time (Service.Recall and List with as_of); the live memory of a
 	// key never has one unless its writer said so. Nil: still holds.
 	ValidTo *time.Time `json:"valid_to,omitempty"`
+	// Entities are the people and named things the memory is by or about
+	// (REC-28): its speaker, the names its text mentions (entity.Of) and
+	// the aliases its writer gave.
+	Entities []string `json:"entities,omitempty"`
 
 	// Embedding is the memory's vector, when one has been computed.
 	Embedding      []float32 `json:"embedding,omitempty"`

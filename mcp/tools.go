@@ -44,6 +44,7 @@ type rememberIn struct {
 	OccurredAt    *time.Time      `json:"occurred_at,omitempty" jsonschema:"when what it tells happened, RFC 3339; default: a time named in the content (yesterday, last May), else now"`
 	ValidFrom     *time.Time      `json:"valid_from,omitempty" jsonschema:"start of the span it happened in or was true, RFC 3339 (instead of occurred_at)"`
 	ValidTo       *time.Time      `json:"valid_to,omitempty" jsonschema:"end of that span, RFC 3339"`
+	Entities      []string        `json:"entities,omitempty" jsonschema:"people or named things it is by or about, aliases included (e.g. [\"Ana\", \"Ana Silva\", \"my sister\"]): a recall naming one prefers it"`
 }
 
 type rememberOut struct {
@@ -411,7 +412,7 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 		Priority: in.Priority, Importance: in.Importance, Confidence: in.Confidence,
 		Tags: in.Tags, SecurityLevel: in.SecurityLevel, Pinned: in.Pinned,
 		Source: src, ExpiresAt: in.ExpiresAt,
-		OccurredAt: in.OccurredAt, ValidFrom: in.ValidFrom, ValidTo: in.ValidTo,
+		OccurredAt: in.OccurredAt, ValidFrom: in.ValidFrom, ValidTo: in.ValidTo, Entities: in.Entities,
 	}
 	if in.EmotionVal != nil {
 		d.Data, _ = json.Marshal(map[string]float64{"emotion_val": *in.EmotionVal})

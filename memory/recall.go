@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/temporal"
@@ -59,6 +60,9 @@ type Result struct {
 	// Time is the time the query names (REC-25) or asks for (REC-26), when
 	// Explain is set and it does.
 	Time *temporal.Asked `json:"time,omitempty"`
+	// Who are the people and things the query names (REC-28), when
+	// Explain is set and it names any.
+	Who []string `json:"who,omitempty"`
 	// Linked are the live memories and events of the scope that links
 	// lead to from Results, when the query asked for TraverseHops: ranked
 	// after Results, each with how it was reached.
@@ -139,12 +143,16 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	// (REC-25): its words leave the text the indexes search.
 	res := Result{Results: []Scored{}}
 	asked := temporal.Query(q.Text, now)
+	who := entity.Query(q.Text) // the people it asks about (REC-28)
 	sq := q
 	if asked.Found && strings.TrimSpace(asked.Text) != "" {
 		sq.Text = asked.Text
 	}
 	if q.Explain && (asked.Found || asked.When) {
 		res.Time = &asked
+	}
+	if q.Explain {
+		res.Who = who
 	}
 	aq, topic, err := s.analyse(ctx, scope, sq, &res)
 	if err != nil {
@@ -185,7 +193,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
-	scored, cands := s.score(q, profile, now, aq, topic, asked, cands, f.vecModel, f.useVec, rescored)
+	scored, cands := s.score(q, profile, now, aq, topic, asked, who, cands, f.vecModel, f.useVec, rescored)
 
 	// 4. Best first, then diversify and cut.
 	res.Results = diversify(scored, cands, profile, q.Limit)
@@ -502,7 +510,7 @@ func union(f found) []candidate {
 // it by the profile (category, recency, frequency, confidence, decay,
 // priority, the session's topic); candidates below the profile's minimum
 // relevance go. It returns the scored candidates and their candidates.
-func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
+func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, who []string, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
 	lex := make([]float64, len(cands))
 	sims := make([]float64, len(cands))
 	for i, c := range cands {
@@ -559,7 +567,16 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 		if asked.When {
 			whenDated = rank.WhenDated(occ.Source != mnemo.OccurredCreated)
 		}
-		sc.Score *= timeMatch * whenDated
+		// The people the query names (REC-28): by or about them, or not.
+		whoMatch := 1.0
+		if len(who) > 0 {
+			has := m.Entities
+			if has == nil { // written before REC-28: found now
+				has = entity.Of(speakerName(&m), m.Content, nil)
+			}
+			whoMatch = rank.Who(entity.Match(who, has))
+		}
+		sc.Score *= timeMatch * whenDated * whoMatch
 		if q.Explain {
 			ex := profile.Explain(f)
 			ex.Vector = vectorState(&m, vecModel, useVec)
@@ -574,6 +591,9 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			}
 			if asked.When {
 				ex.Components = append(ex.Components, rank.Component{Name: "when_dated", Value: whenDated})
+			}
+			if len(who) > 0 {
+				ex.Components = append(ex.Components, rank.Component{Name: "who", Value: whoMatch})
 			}
 			ex.Score = sc.Score
 			sc.Explain = &ex

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/rank"
 )
@@ -371,6 +372,10 @@ func (s *Service) records(scope mnemo.Scope, drafts []mnemo.Draft, turns []turn)
 		if turns != nil {
 			t = turns[i]
 		}
+		if !d.Tombstone() {
+			// Who it is by or about (REC-28).
+			m.Entities = entity.Of(speakerName(&m), m.Content, d.Entities)
+		}
 		m.ID = ids.New()
 		recs[i] = mnemo.Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, t.context)}
 		if !d.Tombstone() {
@@ -449,6 +454,14 @@ func (s *Service) indexText(m *mnemo.Memory, context string) mnemo.IndexText {
 	}
 	for _, t := range m.Tags {
 		meta.WriteString(t + " ")
+	}
+	// An entity the text does not say (a writer's alias) is searchable
+	// too (REC-28); the speaker and the names found are already indexed.
+	lower := strings.ToLower(text)
+	for _, e := range m.Entities {
+		if !strings.Contains(lower, strings.ToLower(e)) {
+			meta.WriteString(e + " ")
+		}
 	}
 	meta.WriteString(m.Category)
 	return mnemo.IndexText{

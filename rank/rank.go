@@ -356,6 +356,20 @@ func TimeMatch(overlaps bool) float64 {
 	return TimeMiss
 }
 
+// WhoMiss multiplies, for a query that names people or things ("What did
+// Ana say…", "Leo's sister"), the score of a memory neither by nor about
+// any of them (REC-28); one by or about them keeps its score.
+const WhoMiss = 0.85
+
+// Who is the entity factor of a memory: 1 when it is by or about one the
+// query names, WhoMiss when not.
+func Who(match bool) float64 {
+	if match {
+		return 1
+	}
+	return WhoMiss
+}
+
 // WhenDated is the "when" factor of a memory: 1 when its occurred came from
 // its text or its writer, WhenUndated when from its creation.
 func WhenDated(dated bool) float64 {

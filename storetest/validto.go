@@ -2,13 +2,15 @@ package storetest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 )
 
-// testValidTo checks REC-27 in a store: a memory's valid_to is kept whole,
+// testValidTo checks REC-27 in a store (and that entities, REC-28, are
+// kept whole): a memory's valid_to is kept whole,
 // a LifecycleStore sets it (a contradiction) without moving an earlier end,
 // and the AsOf filter keeps the memories that held at its time, begun
 // (created or occurred) by then and not ended, in List and Search alike.
@@ -29,8 +31,11 @@ func testValidTo(t *testing.T, s mnemo.Store) {
 	if got := get(t, s, scopeAX, m2.ID).ValidTo; got == nil || !got.Equal(day(10)) {
 		t.Fatalf("Get(m2).ValidTo = %v, want %v", got, day(10))
 	}
-	if got := get(t, s, scopeAX, m1.ID).ValidTo; got != nil {
-		t.Fatalf("Get(m1).ValidTo = %v, want none", got)
+	if got := get(t, s, scopeAX, m1.ID); got.ValidTo != nil || !slices.Equal(got.Entities, m1.Entities) {
+		t.Fatalf("Get(m1): valid_to %v, entities %q; want none, %q", got.ValidTo, got.Entities, m1.Entities)
+	}
+	if got := get(t, s, scopeAX, m2.ID).Entities; got != nil {
+		t.Fatalf("Get(m2).Entities = %q, want none", got)
 	}
 	if ls, ok := s.(mnemo.LifecycleStore); ok {
 		// m1 is contradicted on the 15th; m2 keeps its earlier end.

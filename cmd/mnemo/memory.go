@@ -110,6 +110,7 @@ func (a *app) rememberCommand() *cobra.Command {
 	f.Float64Var(&importance, "importance", 0.5, "importance 0–1")
 	f.Float64Var(&confidence, "confidence", 1, "confidence 0–1")
 	f.StringSliceVar(&d.Tags, "tag", nil, "tag (repeatable, or comma-separated)")
+	f.StringArrayVar(&d.Entities, "entity", nil, "a person or named thing it is by or about, an alias included (repeatable; REC-28)")
 	f.StringVar(&d.SecurityLevel, "security", "", "security level: public, internal, confidential, restricted")
 	f.BoolVar(&d.Pinned, "pinned", false, "always load this memory")
 	f.StringVar(&src, "source", "", "provenance: a string or a JSON object")
