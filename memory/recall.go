@@ -170,6 +170,27 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 			return Result{}, err
 		}
 	}
+	if asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
+		// A "when" question: what matches its words and says when it
+		// happened joins, not only ranks higher (REC-29).
+		dq := mnemo.TextQuery{Filter: sq.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: max(q.Limit*candidateFactor, minCandidates)}
+		dq.Dated = true
+		sr, err := s.store.Search(ctx, scope, dq)
+		if err != nil {
+			return Result{}, err
+		}
+		// Their BM25 is the main search's (the same terms, the same
+		// index): they join its hits, with their lexical score.
+		seen := make(map[string]bool, len(f.lexical.Hits))
+		for _, h := range f.lexical.Hits {
+			seen[h.Memory.ID] = true
+		}
+		for _, h := range sr.Hits {
+			if !seen[h.Memory.ID] {
+				f.lexical.Hits = append(f.lexical.Hits, h)
+			}
+		}
+	}
 	s.noteDegradations(ctx, scope, f.notes, &res)
 	cands := union(f)
 	if q.AsOf != nil {
@@ -562,7 +583,11 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 		timeMatch, whenDated := 1.0, 1.0
 		if asked.Found {
 			said := temporal.Window{Start: m.CreatedAt, End: m.CreatedAt.Add(time.Second)}
-			timeMatch = rank.TimeMatch(asked.Window.Overlaps(temporal.Window{Start: occ.Start, End: occ.End}) || asked.Window.Overlaps(said))
+			if asked.Window.Overlaps(said) {
+				timeMatch = 1
+			} else {
+				timeMatch = rank.TimeWithin(inside(temporal.Window{Start: occ.Start, End: occ.End}, asked.Window))
+			}
 		}
 		if asked.When {
 			whenDated = rank.WhenDated(occ.Source != mnemo.OccurredCreated)
@@ -702,4 +727,24 @@ func wholeWords(text string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// inside is the share of w that lies within q: 0 when they do not overlap
+// (REC-29: an occurred window's precision against the query's).
+func inside(w, q temporal.Window) float64 {
+	if !w.Overlaps(q) {
+		return 0
+	}
+	d := w.End.Sub(w.Start)
+	if d <= 0 {
+		return 1
+	}
+	start, end := w.Start, w.End
+	if q.Start.After(start) {
+		start = q.Start
+	}
+	if q.End.Before(end) {
+		end = q.End
+	}
+	return max(float64(end.Sub(start))/float64(d), 1e-9)
 }

@@ -356,6 +356,21 @@ func TimeMatch(overlaps bool) float64 {
 	return TimeMiss
 }
 
+// TimeWide is the least time factor of a memory whose occurred window
+// overlaps the query's: one lying wholly inside it keeps its score, one
+// much wider ("in 2023" for "on 7 May 2023") tends to TimeWide (REC-29).
+const TimeWide = 0.85
+
+// TimeWithin is the time factor of a memory a share of whose occurred
+// window lies inside the query's: TimeMiss for none, TimeWide to 1 as the
+// share grows to all of it.
+func TimeWithin(share float64) float64 {
+	if share <= 0 {
+		return TimeMiss
+	}
+	return TimeWide + (1-TimeWide)*min(share, 1)
+}
+
 // WhoMiss multiplies, for a query that names people or things ("What did
 // Ana say…", "Leo's sister"), the score of a memory neither by nor about
 // any of them (REC-28); one by or about them keeps its score.

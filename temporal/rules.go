@@ -99,6 +99,8 @@ func buildRules() []rule {
 		en("past|last|previous", `\b(?:the\s+|over\s+the\s+|in\s+the\s+)?(?:past|last|previous)\s+(`+count+`)\s+`+unit+`\b`, 0, enPast),
 		// last/this/next + unit, weekday or season.
 		en(wdays, `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(`+wd+`)\b`, 0, enModWeekday),
+		// Abbreviated weekdays after a modifier (REC-29): "last Fri", "next Tues".
+		en("last|next|this|past|previous|coming", `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b`, 0, enModWeekday),
 		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
 		en("spring|summer|autumn|fall|winter", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(`+year+`))?\b`, 0, enSeason),
 		// Absolute dates.
@@ -405,6 +407,16 @@ func enModUnit(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	}
 	if mod == "past" && u != "weekend" { // "the past week": the last seven days
 		return Window{dayStart(back(u, c.ref, 1)), dayW(c.ref).End}, true
+	}
+	if u == "week" && (mod == "last" || mod == "next") {
+		// "Last week" said on a Friday may be the calendar week before or
+		// the seven days before: the window holds both, up to the day it
+		// was said (and "next week" from the day after), REC-29.
+		w := unitW(u, shift(u, c.ref, off))
+		if off < 0 {
+			return Window{w.Start, dayStart(c.ref)}, true
+		}
+		return Window{dayW(c.ref).End, w.End}, true
 	}
 	return unitW(u, shift(u, c.ref, off)), true
 }
