@@ -1155,6 +1155,8 @@ export interface operations {
                 all_tags?: boolean;
                 /** @description Only archived memories. */
                 archived_only?: boolean;
+                /** @description What held at this RFC 3339 time: a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now. */
+                as_of?: string;
                 /** @description Memories of these categories. */
                 categories?: string[];
                 /** @description Memories created at or after this RFC 3339 time. */
@@ -1173,6 +1175,10 @@ export interface operations {
                 limit?: number;
                 /** @description Memories at least this confident. */
                 min_confidence?: number;
+                /** @description Memories of what happened after this RFC 3339 time (their occurred window ends after it). */
+                occurred_after?: string;
+                /** @description Memories of what happened before this RFC 3339 time (their occurred window starts before it). */
+                occurred_before?: string;
                 /** @description How many items to skip: next_offset of the previous page. */
                 offset?: number;
                 /** @description Order of the list. */
@@ -1220,11 +1226,20 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             security_level: string;
@@ -1237,6 +1252,8 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
@@ -1313,11 +1330,20 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         id: string;
                         importance: number;
                         key?: string;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -1330,6 +1356,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                     };
@@ -2682,11 +2710,20 @@ export interface operations {
                                 data?: unknown;
                                 embedding?: null | number[];
                                 embedding_model?: string;
+                                entities?: null | string[];
                                 /** Format: date-time */
                                 expires_at?: null | string;
                                 id: string;
                                 importance: number;
                                 key?: string;
+                                occurred?: null | {
+                                    /** Format: date-time */
+                                    end: string;
+                                    expression?: string;
+                                    source: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                };
                                 pinned: boolean;
                                 priority: number;
                                 security_level: string;
@@ -2699,6 +2736,8 @@ export interface operations {
                                 type: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** Format: date-time */
+                                valid_to?: null | string;
                                 version: number;
                                 vitality: number;
                             };
@@ -2739,11 +2778,20 @@ export interface operations {
                     data?: unknown;
                     embedding?: null | number[];
                     embedding_model?: string;
+                    entities?: null | string[];
                     /** Format: date-time */
                     expires_at?: null | string;
                     id: string;
                     importance: number;
                     key?: string;
+                    occurred?: null | {
+                        /** Format: date-time */
+                        end: string;
+                        expression?: string;
+                        source: string;
+                        /** Format: date-time */
+                        start: string;
+                    };
                     pinned: boolean;
                     priority: number;
                     security_level: string;
@@ -2756,6 +2804,8 @@ export interface operations {
                     type: string;
                     /** Format: date-time */
                     updated_at: string;
+                    /** Format: date-time */
+                    valid_to?: null | string;
                     version: number;
                     vitality: number;
                 };
@@ -2870,11 +2920,20 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         id: string;
                         importance: number;
                         key?: string;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -2887,6 +2946,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                     };
@@ -2995,6 +3056,8 @@ export interface operations {
                 all_tags?: boolean;
                 /** @description Only archived memories. */
                 archived_only?: boolean;
+                /** @description What held at this RFC 3339 time: a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now. */
+                as_of?: string;
                 /** @description Memories of these categories. */
                 categories?: string[];
                 /** @description Memories created at or after this RFC 3339 time. */
@@ -3013,6 +3076,10 @@ export interface operations {
                 limit?: number;
                 /** @description Memories at least this confident. */
                 min_confidence?: number;
+                /** @description Memories of what happened after this RFC 3339 time (their occurred window ends after it). */
+                occurred_after?: string;
+                /** @description Memories of what happened before this RFC 3339 time (their occurred window starts before it). */
+                occurred_before?: string;
                 /** @description How many items to skip: next_offset of the previous page. */
                 offset?: number;
                 /** @description Order of the list. */
@@ -3060,11 +3127,20 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             security_level: string;
@@ -3077,6 +3153,8 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
@@ -3109,10 +3187,13 @@ export interface operations {
                     /** Format: date-time */
                     created_at?: null | string;
                     data?: unknown;
+                    entities?: null | string[];
                     /** Format: date-time */
                     expires_at?: null | string;
                     importance?: null | number;
                     key?: string;
+                    /** Format: date-time */
+                    occurred_at?: null | string;
                     pinned?: boolean;
                     priority?: null | number;
                     security_level?: string;
@@ -3123,6 +3204,10 @@ export interface operations {
                     type?: string;
                     /** Format: date-time */
                     updated_at?: null | string;
+                    /** Format: date-time */
+                    valid_from?: null | string;
+                    /** Format: date-time */
+                    valid_to?: null | string;
                 };
             };
         };
@@ -3150,6 +3235,7 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         guard: {
@@ -3161,6 +3247,14 @@ export interface operations {
                         id: string;
                         importance: number;
                         key?: string;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -3173,6 +3267,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                         /** Format: date-time */
@@ -3251,11 +3347,20 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         id: string;
                         importance: number;
                         key?: string;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -3268,6 +3373,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                     };
@@ -3355,6 +3462,7 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         guard?: null | {
@@ -3367,6 +3475,14 @@ export interface operations {
                         importance: number;
                         key?: string;
                         ledger_seq?: number;
+                        occurred?: null | {
+                            /** Format: date-time */
+                            end: string;
+                            expression?: string;
+                            source: string;
+                            /** Format: date-time */
+                            start: string;
+                        };
                         pinned: boolean;
                         priority: number;
                         security_level: string;
@@ -3379,6 +3495,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                     };
@@ -3405,10 +3523,13 @@ export interface operations {
                         /** Format: date-time */
                         created_at?: null | string;
                         data?: unknown;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         importance?: null | number;
                         key?: string;
+                        /** Format: date-time */
+                        occurred_at?: null | string;
                         pinned?: boolean;
                         priority?: null | number;
                         security_level?: string;
@@ -3419,6 +3540,10 @@ export interface operations {
                         type?: string;
                         /** Format: date-time */
                         updated_at?: null | string;
+                        /** Format: date-time */
+                        valid_from?: null | string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                     }[];
                 };
             };
@@ -3464,6 +3589,8 @@ export interface operations {
                         created_at?: null | string;
                         key?: string;
                         name?: string;
+                        /** Format: date-time */
+                        occurred_at?: null | string;
                         role: string;
                     }[];
                     session_id: string;
@@ -3774,11 +3901,14 @@ export interface operations {
                     agent_id?: string;
                     all_tags?: boolean;
                     archived_only?: boolean;
+                    /** Format: date-time */
+                    as_of?: null | string;
                     categories?: null | string[];
                     /** Format: date-time */
                     created_after?: null | string;
                     /** Format: date-time */
                     created_before?: null | string;
+                    dated?: boolean;
                     explain?: boolean;
                     include_archived?: boolean;
                     include_expired?: boolean;
@@ -3788,6 +3918,10 @@ export interface operations {
                     min_vitality?: number;
                     /** Format: date-time */
                     now?: string;
+                    /** Format: date-time */
+                    occurred_after?: null | string;
+                    /** Format: date-time */
+                    occurred_before?: null | string;
                     pinned?: boolean;
                     profile?: string;
                     query: string;
@@ -3848,11 +3982,20 @@ export interface operations {
                                 data?: unknown;
                                 embedding?: null | number[];
                                 embedding_model?: string;
+                                entities?: null | string[];
                                 /** Format: date-time */
                                 expires_at?: null | string;
                                 id: string;
                                 importance: number;
                                 key?: string;
+                                occurred?: null | {
+                                    /** Format: date-time */
+                                    end: string;
+                                    expression?: string;
+                                    source: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                };
                                 pinned: boolean;
                                 priority: number;
                                 security_level: string;
@@ -3865,6 +4008,8 @@ export interface operations {
                                 type: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** Format: date-time */
+                                valid_to?: null | string;
                                 version: number;
                                 vitality: number;
                             };
@@ -3888,6 +4033,7 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             explain?: null | {
@@ -3909,6 +4055,14 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             score: number;
@@ -3922,11 +4076,26 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
                         terms?: null | string[];
+                        time?: null | {
+                            expression?: string;
+                            found: boolean;
+                            text: string;
+                            when?: boolean;
+                            window: {
+                                /** Format: date-time */
+                                end: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
+                        };
                         topic?: string;
+                        who?: null | string[];
                     };
                 };
             };
@@ -3997,11 +4166,20 @@ export interface operations {
                                 data?: unknown;
                                 embedding?: null | number[];
                                 embedding_model?: string;
+                                entities?: null | string[];
                                 /** Format: date-time */
                                 expires_at?: null | string;
                                 id: string;
                                 importance: number;
                                 key?: string;
+                                occurred?: null | {
+                                    /** Format: date-time */
+                                    end: string;
+                                    expression?: string;
+                                    source: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                };
                                 pinned: boolean;
                                 priority: number;
                                 security_level: string;
@@ -4014,6 +4192,8 @@ export interface operations {
                                 type: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** Format: date-time */
+                                valid_to?: null | string;
                                 version: number;
                                 vitality: number;
                             };
@@ -4035,11 +4215,20 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             security_level: string;
@@ -4052,6 +4241,8 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
@@ -5035,11 +5226,14 @@ export interface operations {
                     agent_id?: string;
                     all_tags?: boolean;
                     archived_only?: boolean;
+                    /** Format: date-time */
+                    as_of?: null | string;
                     categories?: null | string[];
                     /** Format: date-time */
                     created_after?: null | string;
                     /** Format: date-time */
                     created_before?: null | string;
+                    dated?: boolean;
                     explain?: boolean;
                     include_archived?: boolean;
                     include_expired?: boolean;
@@ -5049,6 +5243,10 @@ export interface operations {
                     min_vitality?: number;
                     /** Format: date-time */
                     now?: string;
+                    /** Format: date-time */
+                    occurred_after?: null | string;
+                    /** Format: date-time */
+                    occurred_before?: null | string;
                     pinned?: boolean;
                     profile?: string;
                     query: string;
@@ -5109,11 +5307,20 @@ export interface operations {
                                 data?: unknown;
                                 embedding?: null | number[];
                                 embedding_model?: string;
+                                entities?: null | string[];
                                 /** Format: date-time */
                                 expires_at?: null | string;
                                 id: string;
                                 importance: number;
                                 key?: string;
+                                occurred?: null | {
+                                    /** Format: date-time */
+                                    end: string;
+                                    expression?: string;
+                                    source: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                };
                                 pinned: boolean;
                                 priority: number;
                                 security_level: string;
@@ -5126,6 +5333,8 @@ export interface operations {
                                 type: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** Format: date-time */
+                                valid_to?: null | string;
                                 version: number;
                                 vitality: number;
                             };
@@ -5149,6 +5358,7 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             explain?: null | {
@@ -5170,6 +5380,14 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            occurred?: null | {
+                                /** Format: date-time */
+                                end: string;
+                                expression?: string;
+                                source: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
                             pinned: boolean;
                             priority: number;
                             score: number;
@@ -5183,11 +5401,26 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
                         terms?: null | string[];
+                        time?: null | {
+                            expression?: string;
+                            found: boolean;
+                            text: string;
+                            when?: boolean;
+                            window: {
+                                /** Format: date-time */
+                                end: string;
+                                /** Format: date-time */
+                                start: string;
+                            };
+                        };
                         topic?: string;
+                        who?: null | string[];
                     };
                 };
             };

@@ -24,6 +24,16 @@ class Problem(_ProblemRequired, total=False):
     instance: str
 
 
+class _MemoryOccurredRequired(TypedDict):
+    start: str
+    end: str
+    source: str
+
+
+class MemoryOccurred(_MemoryOccurredRequired, total=False):
+    expression: str
+
+
 class _MemoryRequired(TypedDict):
     id: str
     tenant_id: str
@@ -63,6 +73,9 @@ class Memory(_MemoryRequired, total=False):
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
 
@@ -111,6 +124,9 @@ class WriteResult(_WriteResultRequired, total=False):
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
     winner_updated_at: str | None
@@ -184,9 +200,28 @@ class RecallResultResult(_RecallResultResultRequired, total=False):
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
     explain: RecallResultResultExplain | None
+
+
+class RecallResultTimeWindow(TypedDict):
+    start: str
+    end: str
+
+
+class _RecallResultTimeRequired(TypedDict):
+    found: bool
+    window: RecallResultTimeWindow
+    text: str
+
+
+class RecallResultTime(_RecallResultTimeRequired, total=False):
+    expression: str
+    when: bool
 
 
 class _RecallResultLinkedItemMemoryRequired(TypedDict):
@@ -219,6 +254,9 @@ class RecallResultLinkedItemMemory(_RecallResultLinkedItemMemoryRequired, total=
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
 
@@ -291,6 +329,8 @@ class RecallResult(_RecallResultRequired, total=False):
     terms: list[str] | None
     prefixes: list[str] | None
     topic: str
+    time: RecallResultTime | None
+    who: list[str] | None
     linked: list[RecallResultLinkedItem] | None
 
 
@@ -1236,6 +1276,10 @@ class PostV1MemoriesBody(_PostV1MemoriesBodyRequired, total=False):
     updated_at: str | None
     expires_at: str | None
     archived: bool
+    occurred_at: str | None
+    valid_from: str | None
+    valid_to: str | None
+    entities: list[str] | None
 
 
 class _PostV1MemoriesBatchBodyMemoryRequired(TypedDict):
@@ -1260,6 +1304,10 @@ class PostV1MemoriesBatchBodyMemory(_PostV1MemoriesBatchBodyMemoryRequired, tota
     updated_at: str | None
     expires_at: str | None
     archived: bool
+    occurred_at: str | None
+    valid_from: str | None
+    valid_to: str | None
+    entities: list[str] | None
 
 
 class _PostV1MemoriesBatchBodyRequired(TypedDict):
@@ -1319,6 +1367,9 @@ class PatchV1MemoriesByIdAnswer(_PatchV1MemoriesByIdAnswerRequired, total=False)
     category: str
     source: Any
     expires_at: str | None
+    occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
     guard: PostV1IngestAnswerItemGuard | None
@@ -1334,6 +1385,7 @@ class PostV1MessagesBodyMessage(_PostV1MessagesBodyMessageRequired, total=False)
     key: str
     name: str
     created_at: str | None
+    occurred_at: str | None
 
 
 class _PostV1MessagesBodyRequired(TypedDict):
@@ -1481,6 +1533,10 @@ class PostV1RecallBody(_PostV1RecallBodyRequired, total=False):
     key_prefix: str
     created_after: str | None
     created_before: str | None
+    occurred_after: str | None
+    occurred_before: str | None
+    as_of: str | None
+    dated: bool
     min_confidence: float
     min_vitality: float
     pinned: bool
