@@ -59,6 +59,36 @@ func Names(text string) []string {
 	return names(text, false)
 }
 
+// speechVerbs say that their subject spoke, wrote or thought what follows.
+const speechVerbs = `say|says|said|tell|tells|told|think|thinks|thought|feel|feels|felt|describe|describes|described|mention|mentions|mentioned|suggest|suggests|suggested|recommend|recommends|recommended|advise|advises|advised|ask|asks|asked|share|shares|shared|reply|replies|replied|write|writes|wrote|explain|explains|explained|believe|believes|believed`
+
+var (
+	// "What did Ana say", "How does Leo feel": a name, then a speech verb.
+	speaker = regexp.MustCompile(`(\p{Lu}[\p{L}\p{N}-]*(?:\s+\p{Lu}[\p{L}\p{N}-]*)?)\s+(?:\p{L}+ly\s+)?(?:` + speechVerbs + `)\b`)
+	// 王小明说, 小李觉得: a Chinese name, then a speech verb.
+	cjkSpeaker = regexp.MustCompile(`((?:` + surnames + `)[\p{Han}]{1,2}?|[小老阿](?:` + surnames + `))(?:说|告诉|讲|认为|觉得|提到|问|写)`)
+)
+
+// Speakers returns the names a query gives as the speaker of what it asks
+// for ("What did Ana say about the trip?", "How does Leo feel about…",
+// "王小明说了什么"): what they said is by them, not only about them.
+func Speakers(text string) []string {
+	var out []string
+	for _, m := range speaker.FindAllStringSubmatch(text, -1) {
+		words := strings.Fields(m[1])
+		for len(words) > 0 && notNames[words[0]] {
+			words = words[1:]
+		}
+		if len(words) > 0 {
+			out = append(out, Normal(strings.Join(words, " ")))
+		}
+	}
+	for _, m := range cjkSpeaker.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
 // Query returns the names a query asks about: as Names, but a capitalised
 // word may open it, unless it is a word of notNames ("What did Ana say",
 // "Leo's sister", "Caroline went where?").

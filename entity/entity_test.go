@@ -45,6 +45,26 @@ func TestQuery(t *testing.T) {
 	}
 }
 
+func TestSpeakers(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"What did Ana say about the trip?", []string{"Ana"}},
+		{"How does Leo feel about his sister's decision?", []string{"Leo"}},
+		{"What did Ana Silva tell Bob?", []string{"Ana Silva"}},
+		{"What does Leo really think?", []string{"Leo"}},
+		{"Leo's sister", nil},
+		{"What did they say?", nil},
+		{"王小明说了什么？", []string{"王小明"}},
+		{"小李觉得怎么样", []string{"小李"}},
+	} {
+		if got := Speakers(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("Speakers(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
 func TestOfAndMatch(t *testing.T) {
 	got := Of("Ana", "I told Leo about it, and ana agreed.", []string{"Ana Silva", "sis"})
 	if want := []string{"Ana", "Ana Silva", "sis", "Leo"}; !slices.Equal(got, want) {

@@ -143,7 +143,8 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	// (REC-25): its words leave the text the indexes search.
 	res := Result{Results: []Scored{}}
 	asked := temporal.Query(q.Text, now)
-	who := entity.Query(q.Text) // the people it asks about (REC-28)
+	who := entity.Query(q.Text)     // the people it asks about (REC-28)
+	said := entity.Speakers(q.Text) // and who said what it asks for
 	sq := q
 	if asked.Found && strings.TrimSpace(asked.Text) != "" {
 		sq.Text = asked.Text
@@ -214,7 +215,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
-	scored, cands := s.score(q, profile, now, aq, topic, asked, who, cands, f.vecModel, f.useVec, rescored)
+	scored, cands := s.score(q, profile, now, aq, topic, asked, who, said, cands, f.vecModel, f.useVec, rescored)
 
 	// 4. Best first, then diversify and cut.
 	res.Results = diversify(scored, cands, profile, q.Limit)
@@ -531,7 +532,7 @@ func union(f found) []candidate {
 // it by the profile (category, recency, frequency, confidence, decay,
 // priority, the session's topic); candidates below the profile's minimum
 // relevance go. It returns the scored candidates and their candidates.
-func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, who []string, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
+func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, who, said []string, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
 	lex := make([]float64, len(cands))
 	sims := make([]float64, len(cands))
 	for i, c := range cands {
@@ -595,11 +596,16 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 		// The people the query names (REC-28): by or about them, or not.
 		whoMatch := 1.0
 		if len(who) > 0 {
+			speaker := speakerName(&m)
 			has := m.Entities
 			if has == nil { // written before REC-28: found now
-				has = entity.Of(speakerName(&m), m.Content, nil)
+				has = entity.Of(speaker, m.Content, nil)
 			}
-			whoMatch = rank.Who(entity.Match(who, has))
+			if len(said) > 0 { // "What did Ana say…": by Ana first, then about her
+				whoMatch = rank.WhoSaid(speaker != "" && entity.Match(said, []string{speaker}), entity.Match(who, has))
+			} else {
+				whoMatch = rank.Who(entity.Match(who, has))
+			}
 		}
 		sc.Score *= timeMatch * whenDated * whoMatch
 		if q.Explain {

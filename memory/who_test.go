@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/rank"
 )
 
 // TestWho checks REC-28 over a real SQLite store: a memory's entities are
@@ -68,6 +69,21 @@ func TestWho(t *testing.T) {
 	res, _ = svc.Recall(ctx, alice, memory.Query{Text: "adopted a pet", Explain: true})
 	if len(res.Results) == 0 || who(res.Results[0]) != -1 || res.Who != nil {
 		t.Fatalf("no names: %+v", res)
+	}
+	// Who said it: "What did Bruno say about Ana's dog?" ranks Bruno's
+	// words first, then Ana's own about her dog.
+	if _, err := svc.AddMessages(ctx, alice, "s2", []memory.Message{
+		{Role: "user", Name: "Ana", Content: "My dog Rex chews every shoe"},
+		{Role: "user", Name: "Bruno", Content: "Your dog Rex is cute"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = svc.Recall(ctx, alice, memory.Query{Text: "What did Bruno say about Ana's dog Rex?", Explain: true, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 2 || res.Results[0].Content != "Your dog Rex is cute" || who(res.Results[1]) != rank.WhoAbout {
+		t.Fatalf("said by: %+v", res.Results)
 	}
 	// Too many entities are refused.
 	many := make([]string, mnemo.MaxEntities+1)

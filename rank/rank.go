@@ -376,11 +376,28 @@ func TimeWithin(share float64) float64 {
 // any of them (REC-28); one by or about them keeps its score.
 const WhoMiss = 0.85
 
+// WhoAbout multiplies, for a query that names who said something ("What
+// did Ana say…"), the score of a memory about them but not said by them.
+const WhoAbout = (1 + WhoMiss) / 2
+
 // Who is the entity factor of a memory: 1 when it is by or about one the
 // query names, WhoMiss when not.
 func Who(match bool) float64 {
 	if match {
 		return 1
+	}
+	return WhoMiss
+}
+
+// WhoSaid is the entity factor of a memory for a query that names who said
+// what it asks for: 1 when said by them, WhoAbout when only about one it
+// names, WhoMiss otherwise.
+func WhoSaid(by, about bool) float64 {
+	switch {
+	case by:
+		return 1
+	case about:
+		return WhoAbout
 	}
 	return WhoMiss
 }
