@@ -85,3 +85,13 @@ func TestOfAndMatch(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQuery is the per-recall cost of finding who a query names and
+// who it says spoke (REC-28).
+func BenchmarkQuery(b *testing.B) {
+	qs := []string{"coffee roast grinder espresso", "What did Ana say about the trip to Lisbon last May?"}
+	for i := 0; i < b.N; i++ {
+		q := qs[i%2]
+		_, _ = Query(q), Speakers(q)
+	}
+}
