@@ -100,7 +100,16 @@ type Draft struct {
 	OccurredAt *time.Time `json:"occurred_at,omitempty"`
 	ValidFrom  *time.Time `json:"valid_from,omitempty"`
 	ValidTo    *time.Time `json:"valid_to,omitempty"`
+
+	// Entities are names the memory is by or about that its text may not
+	// say, aliases included ("Ana", "Ana Silva", "my sister"), REC-28: they
+	// join the names found in it, are searchable and rank it for a query
+	// naming one. At most MaxEntities.
+	Entities []string `json:"entities,omitempty"`
 }
+
+// MaxEntities bounds a write's entities.
+const MaxEntities = 32
 
 // Tombstone reports whether d deletes its key.
 func (d *Draft) Tombstone() bool { return d.Key != "" && d.Content == nil && isNull(d.Data) }
@@ -229,6 +238,13 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	if d.ExpiresAt != nil {
 		t := d.ExpiresAt.UTC()
 		m.ExpiresAt = &t
+	}
+	if len(d.Entities) > MaxEntities {
+		return m, Errorf(ETOOLARGE, "%d entities, the limit is %d", len(d.Entities), MaxEntities)
+	}
+	if d.ValidTo != nil { // what it says ends then (REC-27)
+		t := d.ValidTo.UTC()
+		m.ValidTo = &t
 	}
 	m.Stability = StabilityDays(m.Priority)
 	return m, nil

@@ -61,6 +61,9 @@ type LifeChange struct {
 	Vitality  *float64 `json:"vitality,omitempty"`
 	Stability *float64 `json:"stability,omitempty"`
 	Archived  *bool    `json:"archived,omitempty"`
+	// ValidTo ends what the memory says (REC-27: it was contradicted); a
+	// memory that already ended earlier keeps its end.
+	ValidTo *time.Time `json:"valid_to,omitempty"`
 }
 
 // LifecycleStore is a Store whose memories age and whose lifecycle events

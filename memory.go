@@ -82,6 +82,17 @@ type Memory struct {
 
 	// Occurred is when what the memory tells happened (REC-24).
 	Occurred *Occurred `json:"occurred,omitempty"`
+	// ValidTo is when what the memory says stopped holding (REC-27): the
+	// writer's valid_to, or the time a later memory contradicted it (the
+	// Write Guard's conflict). A keyed memory's revision superseded by a
+	// newer write of its key gets the newer write's time when read as of a
+	// past time (Service.Recall and List with as_of); the live memory of a
+	// key never has one unless its writer said so. Nil: still holds.
+	ValidTo *time.Time `json:"valid_to,omitempty"`
+	// Entities are the people and named things the memory is by or about
+	// (REC-28): its speaker, the names its text mentions (entity.Of) and
+	// the aliases its writer gave.
+	Entities []string `json:"entities,omitempty"`
 
 	// Embedding is the memory's vector, when one has been computed.
 	Embedding      []float32 `json:"embedding,omitempty"`
@@ -117,6 +128,21 @@ func (m *Memory) OccurredOf() Occurred {
 		return *m.Occurred
 	}
 	return *CreatedOccurred(m.CreatedAt)
+}
+
+// ValidFrom is when what m says began to hold (REC-27): when it happened
+// (Occurred's start) or, if that is later, when this revision was written.
+func (m *Memory) ValidFrom() time.Time {
+	if o := m.OccurredOf(); o.Start.Before(m.UpdatedAt) {
+		return o.Start
+	}
+	return m.UpdatedAt
+}
+
+// ValidAt reports whether m held at t (REC-27): begun by then (ValidFrom)
+// and not yet ended (ValidTo).
+func (m *Memory) ValidAt(t time.Time) bool {
+	return !m.ValidFrom().After(t) && (m.ValidTo == nil || m.ValidTo.After(t))
 }
 
 // Scope returns the memory's scope.

@@ -87,14 +87,24 @@ type Filter struct {
 	CreatedBefore *time.Time `json:"created_before,omitempty"` // exclusive
 	// OccurredAfter and OccurredBefore keep the memories whose Occurred
 	// window overlaps [OccurredAfter, OccurredBefore) (REC-25).
-	OccurredAfter   *time.Time `json:"occurred_after,omitempty"`
-	OccurredBefore  *time.Time `json:"occurred_before,omitempty"`
-	MinConfidence   float64    `json:"min_confidence,omitempty"`
-	MinVitality     float64    `json:"min_vitality,omitempty"`
-	Pinned          bool       `json:"pinned,omitempty"`   // only pinned memories
-	Unpinned        bool       `json:"unpinned,omitempty"` // only memories not pinned
-	SecurityLevels  []string   `json:"security_levels,omitempty"`
-	IncludeArchived bool       `json:"include_archived,omitempty"`
+	OccurredAfter  *time.Time `json:"occurred_after,omitempty"`
+	OccurredBefore *time.Time `json:"occurred_before,omitempty"`
+	// AsOf keeps the memories that held at that time (REC-27): begun by
+	// then (created, or occurred, at or before it) and not ended (no
+	// valid_to after it). A store answers with its live rows; the Service
+	// swaps a key's memory rewritten since for the revision that stood
+	// then. Nil is now, with ended memories kept (as before REC-27).
+	AsOf *time.Time `json:"as_of,omitempty"`
+	// Dated keeps the memories whose Occurred came from their text or
+	// their writer, not from their creation (REC-29: the candidates of a
+	// "when" question).
+	Dated           bool     `json:"dated,omitempty"`
+	MinConfidence   float64  `json:"min_confidence,omitempty"`
+	MinVitality     float64  `json:"min_vitality,omitempty"`
+	Pinned          bool     `json:"pinned,omitempty"`   // only pinned memories
+	Unpinned        bool     `json:"unpinned,omitempty"` // only memories not pinned
+	SecurityLevels  []string `json:"security_levels,omitempty"`
+	IncludeArchived bool     `json:"include_archived,omitempty"`
 	// ArchivedOnly keeps only archived memories (API-13: the inspector's
 	// "archived only"); it implies IncludeArchived.
 	ArchivedOnly   bool `json:"archived_only,omitempty"`

@@ -25,6 +25,9 @@ var listParams = slices.Concat([]param{agentParam}, pageParams, []param{
 	{name: "key_prefix", schema: stringSchema, doc: "Memories whose key starts with this prefix."},
 	{name: "created_after", schema: timeSchema, doc: "Memories created at or after this RFC 3339 time."},
 	{name: "created_before", schema: timeSchema, doc: "Memories created before this RFC 3339 time."},
+	{name: "occurred_after", schema: timeSchema, doc: "Memories of what happened after this RFC 3339 time (their occurred window ends after it)."},
+	{name: "occurred_before", schema: timeSchema, doc: "Memories of what happened before this RFC 3339 time (their occurred window starts before it)."},
+	{name: "as_of", schema: timeSchema, doc: "What held at this RFC 3339 time: a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now."},
 	{name: "min_confidence", schema: map[string]any{"type": "number", "minimum": 0, "maximum": 1}, doc: "Memories at least this confident."},
 	{name: "include_archived", schema: boolSchema, doc: "Include archived memories."},
 	{name: "include_expired", schema: boolSchema, doc: "Include expired memories."},
@@ -293,7 +296,7 @@ func listQuery(r *http.Request) (mnemo.ListQuery, error) {
 		name string
 		dst  **time.Time
 	}{{"created_after", &q.CreatedAfter}, {"created_before", &q.CreatedBefore},
-		{"occurred_after", &q.OccurredAfter}, {"occurred_before", &q.OccurredBefore}}
+		{"occurred_after", &q.OccurredAfter}, {"occurred_before", &q.OccurredBefore}, {"as_of", &q.AsOf}}
 	for _, f := range times {
 		if s := v.Get(f.name); s != "" {
 			t, err := time.Parse(time.RFC3339Nano, s)

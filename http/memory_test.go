@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
@@ -302,5 +303,40 @@ func TestBadInputEverywhere(t *testing.T) {
 	call(t, "GET", ts.URL+"/v1/memories/"+kept.ID+"?agent_id=a", nil, &got)
 	if after.Memories != before.Memories || after.Keys != before.Keys || after.Sessions != before.Sessions || got.Version != kept.Version || got.Content != "kept" {
 		t.Fatalf("bad requests changed the store: %+v -> %+v, %+v", before, after, got)
+	}
+}
+
+// TestAsOfRoutes asks recall and list what held at a past time (REC-27):
+// a key's earlier value, with the time it ended.
+func TestAsOfRoutes(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	if st, raw := call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "key": "/user/city", "content": "Ana lives in Lisbon"}, nil); st != 201 {
+		t.Fatalf("remember: %d %s", st, raw)
+	}
+	time.Sleep(20 * time.Millisecond)
+	between := time.Now().UTC()
+	time.Sleep(20 * time.Millisecond)
+	if st, raw := call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "key": "/user/city", "content": "Ana lives in Porto"}, nil); st != 200 && st != 201 {
+		t.Fatalf("rewrite: %d %s", st, raw)
+	}
+	var rec struct {
+		Results []mnemo.Memory `json:"results"`
+	}
+	if st, raw := call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a", "query": "where does Ana live", "as_of": between}, &rec); st != 200 ||
+		len(rec.Results) != 1 || rec.Results[0].Content != "Ana lives in Lisbon" || rec.Results[0].ValidTo == nil || !rec.Results[0].ValidTo.After(between) {
+		t.Fatalf("recall as of: %d %s", st, raw)
+	}
+	rec.Results = nil
+	if st, raw := call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a", "query": "where does Ana live"}, &rec); st != 200 ||
+		len(rec.Results) != 1 || rec.Results[0].Content != "Ana lives in Porto" || rec.Results[0].ValidTo != nil {
+		t.Fatalf("recall now: %d %s", st, raw)
+	}
+	var l listAnswer
+	if st, raw := call(t, "GET", base+"/v1/memories?agent_id=a&as_of="+between.Format(time.RFC3339Nano), nil, &l); st != 200 ||
+		len(l.Memories) != 1 || l.Memories[0].Content != "Ana lives in Lisbon" {
+		t.Fatalf("list as of: %d %s", st, raw)
+	}
+	if st, raw := call(t, "GET", base+"/v1/memories?agent_id=a&as_of=yesterday", nil, nil); st != 400 {
+		t.Fatalf("a bad as_of: %d %s", st, raw)
 	}
 }

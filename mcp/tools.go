@@ -44,6 +44,7 @@ type rememberIn struct {
 	OccurredAt    *time.Time      `json:"occurred_at,omitempty" jsonschema:"when what it tells happened, RFC 3339; default: a time named in the content (yesterday, last May), else now"`
 	ValidFrom     *time.Time      `json:"valid_from,omitempty" jsonschema:"start of the span it happened in or was true, RFC 3339 (instead of occurred_at)"`
 	ValidTo       *time.Time      `json:"valid_to,omitempty" jsonschema:"end of that span, RFC 3339"`
+	Entities      []string        `json:"entities,omitempty" jsonschema:"people or named things it is by or about, aliases included (e.g. [\"Ana\", \"Ana Silva\", \"my sister\"]): a recall naming one prefers it"`
 }
 
 type rememberOut struct {
@@ -78,6 +79,8 @@ type recallIn struct {
 	// REC-25: restrict to what happened in a window.
 	OccurredAfter  *time.Time `json:"occurred_after,omitempty" jsonschema:"only memories of what happened after this time, RFC 3339"`
 	OccurredBefore *time.Time `json:"occurred_before,omitempty" jsonschema:"only memories of what happened before this time, RFC 3339"`
+	// REC-27: what held at a past time.
+	AsOf *time.Time `json:"as_of,omitempty" jsonschema:"answer with what held at this time, RFC 3339: values of a key since rewritten and memories since contradicted included; default now"`
 }
 
 type recallOut struct {
@@ -409,7 +412,7 @@ func (s *Server) remember(ctx context.Context, sc mnemo.Scope, in rememberIn) (r
 		Priority: in.Priority, Importance: in.Importance, Confidence: in.Confidence,
 		Tags: in.Tags, SecurityLevel: in.SecurityLevel, Pinned: in.Pinned,
 		Source: src, ExpiresAt: in.ExpiresAt,
-		OccurredAt: in.OccurredAt, ValidFrom: in.ValidFrom, ValidTo: in.ValidTo,
+		OccurredAt: in.OccurredAt, ValidFrom: in.ValidFrom, ValidTo: in.ValidTo, Entities: in.Entities,
 	}
 	if in.EmotionVal != nil {
 		d.Data, _ = json.Marshal(map[string]float64{"emotion_val": *in.EmotionVal})
@@ -464,7 +467,7 @@ func oneKey(key, uri string) (string, error) {
 func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recallOut, string, error) {
 	res, err := s.svc.Recall(ctx, sc, memory.Query{
 		Text: in.Query, Limit: in.Limit, Explain: in.Explain, Session: in.Session,
-		Filter:       mnemo.Filter{Tags: in.Tags, Types: in.Types, OccurredAfter: in.OccurredAfter, OccurredBefore: in.OccurredBefore},
+		Filter:       mnemo.Filter{Tags: in.Tags, Types: in.Types, OccurredAfter: in.OccurredAfter, OccurredBefore: in.OccurredBefore, AsOf: in.AsOf},
 		TraverseHops: in.TraverseHops,
 	})
 	if err != nil {

@@ -41,6 +41,8 @@ type Memory struct {
 	Archived      bool            `json:"archived,omitempty"`
 	Vitality      float64         `json:"vitality"`
 	Occurred      *mnemo.Occurred `json:"occurred,omitempty" jsonschema:"when what it tells happened: start, end, the expression it was read from, source (writer, text or created)"`
+	ValidTo       *time.Time      `json:"valid_to,omitempty" jsonschema:"when what it says stopped holding: replaced by a newer value of its key, contradicted, or as its writer said"`
+	Entities      []string        `json:"entities,omitempty" jsonschema:"people and named things it is by or about"`
 }
 
 // Scored is a recalled memory with its score.
@@ -61,7 +63,7 @@ func view(m *mnemo.Memory) Memory {
 		SecurityLevel: m.SecurityLevel, Pinned: m.Pinned, Source: m.Source,
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, AccessedAt: m.AccessedAt,
 		AccessCount: m.AccessCount, ExpiresAt: m.ExpiresAt, Archived: m.Archived,
-		Vitality: m.Vitality, Occurred: m.Occurred,
+		Vitality: m.Vitality, Occurred: m.Occurred, ValidTo: m.ValidTo, Entities: m.Entities,
 	}
 	if v.Tags == nil {
 		v.Tags = []string{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
@@ -290,6 +291,19 @@ func (s *Service) importRecord(m mnemo.Memory, scope mnemo.Scope, now time.Time)
 	v.AccessCount, v.Vitality, v.Stability = m.AccessCount, m.Vitality, m.Stability
 	if m.Version > 0 {
 		v.Version = m.Version
+	}
+	// When it stopped holding (REC-27) and who it is by or about (REC-28),
+	// as exported; an export from before REC-28 has its names found now.
+	if m.ValidTo != nil {
+		t := m.ValidTo.UTC()
+		v.ValidTo = &t
+	}
+	v.Entities = m.Entities
+	if v.Entities == nil {
+		v.Entities = entity.Of(speakerName(&v), v.Content, nil)
+	}
+	if len(v.Entities) > mnemo.MaxEntities {
+		return mnemo.Record{}, mnemo.Errorf(mnemo.ETOOLARGE, "%d entities, the limit is %d", len(v.Entities), mnemo.MaxEntities)
 	}
 	// An embedding of the store's model is kept; one of another model is
 	// dropped by the store, and the memory embedded again.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/temporal"
@@ -62,6 +63,9 @@ type Result struct {
 	// Time is the time the query names (REC-25) or asks for (REC-26), when
 	// Explain is set and it does.
 	Time *temporal.Asked `json:"time,omitempty"`
+	// Who are the people and things the query names (REC-28), when
+	// Explain is set and it names any.
+	Who []string `json:"who,omitempty"`
 	// Linked are the live memories and events of the scope that links
 	// lead to from Results, when the query asked for TraverseHops: ranked
 	// after Results, each with how it was reached.
@@ -201,12 +205,17 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	// (REC-25): its words leave the text the indexes search.
 	res := Result{Results: []Scored{}}
 	asked := temporal.Query(q.Text, now)
+	who := entity.Query(q.Text)     // the people it asks about (REC-28)
+	said := entity.Speakers(q.Text) // and who said what it asks for
 	sq := q
 	if asked.Found && strings.TrimSpace(asked.Text) != "" {
 		sq.Text = asked.Text
 	}
 	if q.Explain && (asked.Found || asked.When) {
 		res.Time = &asked
+	}
+	if q.Explain {
+		res.Who = who
 	}
 	aq, topic, err := s.analyse(ctx, scope, sq, &res)
 	if err != nil {
@@ -231,9 +240,37 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 			return Result{}, err
 		}
 	}
+	if asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
+		// A "when" question: what matches its words and says when it
+		// happened joins, not only ranks higher (REC-29).
+		dq := mnemo.TextQuery{Filter: sq.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: max(q.Limit*candidateFactor, minCandidates)}
+		dq.Dated = true
+		sr, err := s.store.Search(ctx, scope, dq)
+		if err != nil {
+			return Result{}, err
+		}
+		// Their BM25 is the main search's (the same terms, the same
+		// index): they join its hits, with their lexical score.
+		seen := make(map[string]bool, len(f.lexical.Hits))
+		for _, h := range f.lexical.Hits {
+			seen[h.Memory.ID] = true
+		}
+		for _, h := range sr.Hits {
+			if !seen[h.Memory.ID] {
+				f.lexical.Hits = append(f.lexical.Hits, h)
+			}
+		}
+	}
 	sw.lap(func(t *Trace) *time.Duration { return &t.Find })
 	s.noteDegradations(ctx, scope, f.notes, &res)
 	cands := union(f)
+	if q.AsOf != nil {
+		// What held then (REC-27): a key rewritten since answers with its
+		// earlier value, ranked by how its key's memory matched.
+		if cands, err = s.candidatesAsOf(ctx, scope, cands, *q.AsOf); err != nil {
+			return Result{}, err
+		}
+	}
 	if len(cands) == 0 {
 		return res, nil
 	}
@@ -248,7 +285,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
-	scored, cands := s.score(q, profile, now, aq, topic, asked, cands, f.vecModel, f.useVec, rescored)
+	scored, cands := s.score(q, profile, now, aq, topic, asked, who, said, cands, f.vecModel, f.useVec, rescored)
 	sw.lap(func(t *Trace) *time.Duration { return &t.Fuse })
 
 	// 4. Best first, then diversify and cut.
@@ -584,7 +621,7 @@ func union(f found) []candidate {
 // it by the profile (category, recency, frequency, confidence, decay,
 // priority, the session's topic); candidates below the profile's minimum
 // relevance go. It returns the scored candidates and their candidates.
-func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
+func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, who, said []string, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
 	lex := make([]float64, len(cands))
 	sims := make([]float64, len(cands))
 	for i, c := range cands {
@@ -636,12 +673,30 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 		timeMatch, whenDated := 1.0, 1.0
 		if asked.Found {
 			said := temporal.Window{Start: m.CreatedAt, End: m.CreatedAt.Add(time.Second)}
-			timeMatch = rank.TimeMatch(asked.Window.Overlaps(temporal.Window{Start: occ.Start, End: occ.End}) || asked.Window.Overlaps(said))
+			if asked.Window.Overlaps(said) {
+				timeMatch = 1
+			} else {
+				timeMatch = rank.TimeWithin(inside(temporal.Window{Start: occ.Start, End: occ.End}, asked.Window))
+			}
 		}
 		if asked.When {
 			whenDated = rank.WhenDated(occ.Source != mnemo.OccurredCreated)
 		}
-		sc.Score *= timeMatch * whenDated
+		// The people the query names (REC-28): by or about them, or not.
+		whoMatch := 1.0
+		if len(who) > 0 {
+			speaker := speakerName(&m)
+			has := m.Entities
+			if has == nil { // written before REC-28: found now
+				has = entity.Of(speaker, m.Content, nil)
+			}
+			if len(said) > 0 { // "What did Ana say…": by Ana first, then about her
+				whoMatch = rank.WhoSaid(speaker != "" && entity.Match(said, []string{speaker}), entity.Match(who, has))
+			} else {
+				whoMatch = rank.Who(entity.Match(who, has))
+			}
+		}
+		sc.Score *= timeMatch * whenDated * whoMatch
 		if q.Explain {
 			ex := profile.Explain(f)
 			ex.Vector = vectorState(&m, vecModel, useVec)
@@ -656,6 +711,9 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			}
 			if asked.When {
 				ex.Components = append(ex.Components, rank.Component{Name: "when_dated", Value: whenDated})
+			}
+			if len(who) > 0 {
+				ex.Components = append(ex.Components, rank.Component{Name: "who", Value: whoMatch})
 			}
 			ex.Score = sc.Score
 			sc.Explain = &ex
@@ -761,4 +819,24 @@ func wholeWords(text string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// inside is the share of w that lies within q: 0 when they do not overlap
+// (REC-29: an occurred window's precision against the query's).
+func inside(w, q temporal.Window) float64 {
+	if !w.Overlaps(q) {
+		return 0
+	}
+	d := w.End.Sub(w.Start)
+	if d <= 0 {
+		return 1
+	}
+	start, end := w.Start, w.End
+	if q.Start.After(start) {
+		start = q.Start
+	}
+	if q.End.Before(end) {
+		end = q.End
+	}
+	return max(float64(end.Sub(start))/float64(d), 1e-9)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
@@ -294,11 +295,13 @@ func (s *Service) WriteWith(ctx context.Context, scope mnemo.Scope, drafts []mne
 			changes = append(changes, mnemo.LifeChange{ID: existing.ID, Archived: &yes})
 		case GuardConflict:
 			// The newest wins in ranking: the memories it contradicts lose
-			// half their vitality.
+			// half their vitality, and stop holding when it was written
+			// (REC-27: valid_to; recall as of an earlier time still has them).
+			end := r.Memory.CreatedAt
 			for _, id := range d.ConflictsWith {
 				if old, err := s.store.Get(ctx, scope, id); err == nil {
 					v := old.Vitality / 2
-					changes = append(changes, mnemo.LifeChange{ID: id, Vitality: &v})
+					changes = append(changes, mnemo.LifeChange{ID: id, Vitality: &v, ValidTo: &end})
 				}
 			}
 		}
@@ -442,6 +445,10 @@ func (s *Service) records(scope mnemo.Scope, drafts []mnemo.Draft, turns []turn)
 		if turns != nil {
 			t = turns[i]
 		}
+		if !d.Tombstone() {
+			// Who it is by or about (REC-28).
+			m.Entities = entity.Of(speakerName(&m), m.Content, d.Entities)
+		}
 		m.ID = ids.New()
 		recs[i] = mnemo.Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, t.context)}
 		if !d.Tombstone() {
@@ -521,6 +528,14 @@ func (s *Service) indexText(m *mnemo.Memory, context string) mnemo.IndexText {
 	for _, t := range m.Tags {
 		meta.WriteString(t + " ")
 	}
+	// An entity the text does not say (a writer's alias) is searchable
+	// too (REC-28); the speaker and the names found are already indexed.
+	lower := strings.ToLower(text)
+	for _, e := range m.Entities {
+		if !strings.Contains(lower, strings.ToLower(e)) {
+			meta.WriteString(e + " ")
+		}
+	}
 	meta.WriteString(m.Category)
 	return mnemo.IndexText{
 		Text:    s.analyzer.IndexString(text),
@@ -577,7 +592,14 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 	if err := q.Filter.Check(s.now()); err != nil {
 		return nil, 0, err
 	}
-	return s.store.List(ctx, scope, q)
+	ms, total, err := s.store.List(ctx, scope, q)
+	if err != nil || q.AsOf == nil {
+		return ms, total, err
+	}
+	// What held then (REC-27): a key rewritten since lists its earlier
+	// value; the total counts what the store found.
+	ms, err = s.asOf(ctx, scope, ms, *q.AsOf)
+	return ms, total, err
 }
 
 // RecallPath lists the memories whose key starts with prefix, by key

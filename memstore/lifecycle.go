@@ -35,6 +35,10 @@ func (s *Store) ApplyLife(ctx context.Context, sc mnemo.Scope, changes []mnemo.L
 			if c.Archived != nil {
 				r.m.Archived = *c.Archived
 			}
+			if c.ValidTo != nil && (r.m.ValidTo == nil || c.ValidTo.Before(*r.m.ValidTo)) { // an earlier end stands (REC-27)
+				t := c.ValidTo.UTC()
+				r.m.ValidTo = &t
+			}
 			n++
 		}
 	}

@@ -322,6 +322,14 @@ func (r *row) matches(f *mnemo.Filter, now time.Time) bool {
 			return false
 		}
 	}
+	if f.Dated && m.OccurredOf().Source != mnemo.OccurredText && m.OccurredOf().Source != mnemo.OccurredWriter { // REC-29
+		return false
+	}
+	if f.AsOf != nil { // what held then (REC-27)
+		if m.CreatedAt.After(*f.AsOf) && m.OccurredOf().Start.After(*f.AsOf) || m.ValidTo != nil && !m.ValidTo.After(*f.AsOf) {
+			return false
+		}
+	}
 	if f.CreatedAfter != nil && m.CreatedAt.Before(*f.CreatedAfter) {
 		return false
 	}

@@ -55,6 +55,13 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 	if f.OccurredBefore != nil {
 		c = append(c, `m.occurred_start_ns < `+p.p(sqlrow.Nanos(*f.OccurredBefore), "bigint"))
 	}
+	if f.Dated { // REC-29
+		c = append(c, `m.occurred_source IN ('text', 'writer')`)
+	}
+	if f.AsOf != nil { // what held then (REC-27)
+		t := sqlrow.Nanos(*f.AsOf)
+		c = append(c, `(m.created_ns <= `+p.p(t, "bigint")+` OR m.occurred_start_ns <= `+p.p(t, "bigint")+`) AND (m.valid_to_ns IS NULL OR m.valid_to_ns > `+p.p(t, "bigint")+`)`)
+	}
 	if f.CreatedAfter != nil {
 		c = append(c, `m.created_ns >= `+p.p(sqlrow.Nanos(*f.CreatedAfter), "bigint"))
 	}

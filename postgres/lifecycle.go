@@ -22,8 +22,9 @@ func (db *DB) ApplyLife(ctx context.Context, scope mnemo.Scope, changes []mnemo.
 	vit := make([]*float64, len(changes))
 	stab := make([]*float64, len(changes))
 	arch := make([]*bool, len(changes))
+	vto := make([]*int64, len(changes))
 	for i, c := range changes {
-		ids[i], vit[i], stab[i], arch[i] = c.ID, c.Vitality, c.Stability, c.Archived
+		ids[i], vit[i], stab[i], arch[i], vto[i] = c.ID, c.Vitality, c.Stability, c.Archived, sqlrow.NullTimePtr(c.ValidTo)
 	}
 	var n int
 	err := db.writeTx(ctx, "apply life", scope.TenantID, func(tx pgx.Tx) error {
@@ -35,12 +36,13 @@ func (db *DB) ApplyLife(ctx context.Context, scope mnemo.Scope, changes []mnemo.
 					vitality = coalesce(c.vitality, m.vitality),
 					stability = coalesce(c.stability, m.stability),
 					archived = coalesce(c.archived, m.archived),
+					valid_to_ns = CASE WHEN c.valid_to IS NULL OR m.valid_to_ns <= c.valid_to THEN m.valid_to_ns ELSE c.valid_to END,
 					revision = m.revision + 1
-				FROM (SELECT DISTINCT ON (id) id, vitality, stability, archived
-					FROM unnest($1::text[], $2::float8[], $3::float8[], $4::boolean[]) WITH ORDINALITY AS u (id, vitality, stability, archived, n)
+				FROM (SELECT DISTINCT ON (id) id, vitality, stability, archived, valid_to
+					FROM unnest($1::text[], $2::float8[], $3::float8[], $4::boolean[], $7::bigint[]) WITH ORDINALITY AS u (id, vitality, stability, archived, valid_to, n)
 					ORDER BY id, n DESC) AS c
 				WHERE m.id = c.id AND m.tenant_id = $5::text AND m.agent_id = $6::text AND NOT m.tombstone`,
-				ids, vit, stab, arch, scope.TenantID, scope.AgentID)
+				ids, vit, stab, arch, scope.TenantID, scope.AgentID, vto)
 			if err != nil {
 				return err
 			}

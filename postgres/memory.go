@@ -20,7 +20,7 @@ const memoryColumns = `m.id, m.tenant_id, m.agent_id, m.session_id, m.key,
 	m.created_ns, m.updated_ns, m.accessed_ns, m.access_count, m.expires_ns, m.archived,
 	m.vitality, m.stability, m.version,
 	m.embedding, m.embedding_model,
-	m.occurred_start_ns, m.occurred_end_ns, m.occurred_expr, m.occurred_source`
+	m.occurred_start_ns, m.occurred_end_ns, m.occurred_expr, m.occurred_source, m.valid_to_ns, m.entities`
 
 // memoryColumnsNoVector reads the same columns but the embedding.
 var memoryColumnsNoVector = strings.Replace(memoryColumns, "m.embedding,", "NULL::bytea,", 1)
@@ -62,7 +62,7 @@ const insertColumns = `id, tenant_id, agent_id, key, session_id,
 	source, data, content,
 	index_text, index_context, index_meta, embedding,
 	embed_text, vectored,
-	occurred_start_ns, occurred_end_ns, occurred_expr, occurred_source`
+	occurred_start_ns, occurred_end_ns, occurred_expr, occurred_source, valid_to_ns, entities`
 
 // insertCasts are the placeholders' casts, in the order of insertColumns:
 // with the simple protocol every parameter is text, so each says its type.
@@ -74,7 +74,7 @@ var insertCasts = []string{"text", "text", "text", "text", "text",
 	"json", "json", "text",
 	"text", "text", "text", "bytea",
 	"text", "boolean",
-	"bigint", "bigint", "text", "text"}
+	"bigint", "bigint", "text", "text", "bigint", "text"}
 
 // args returns the row's values in the order of insertColumns.
 func (r *row) args() []any {
@@ -87,7 +87,7 @@ func (r *row) args() []any {
 		m.Vitality, m.Stability, m.Version, r.tags, m.EmbeddingModel, m.Summary,
 		sqlrow.NullJSON(m.Source), sqlrow.NullJSON(m.Data), m.Content,
 		r.index.Text, r.index.Context, r.index.Meta, sqlrow.EncodeEmbedding(m.Embedding),
-		r.embedText, r.vectored, o[0], o[1], o[2], o[3]}
+		r.embedText, r.vectored, o[0], o[1], o[2], o[3], sqlrow.NullTimePtr(m.ValidTo), sqlrow.EntitiesArg(m)}
 }
 
 // newRow validates m and returns its row. It reports EINVALID for a value

@@ -356,6 +356,52 @@ func TimeMatch(overlaps bool) float64 {
 	return TimeMiss
 }
 
+// TimeWide is the least time factor of a memory whose occurred window
+// overlaps the query's: one lying wholly inside it keeps its score, one
+// much wider ("in 2023" for "on 7 May 2023") tends to TimeWide (REC-29).
+const TimeWide = 0.85
+
+// TimeWithin is the time factor of a memory a share of whose occurred
+// window lies inside the query's: TimeMiss for none, TimeWide to 1 as the
+// share grows to all of it.
+func TimeWithin(share float64) float64 {
+	if share <= 0 {
+		return TimeMiss
+	}
+	return TimeWide + (1-TimeWide)*min(share, 1)
+}
+
+// WhoMiss multiplies, for a query that names people or things ("What did
+// Ana say…", "Leo's sister"), the score of a memory neither by nor about
+// any of them (REC-28); one by or about them keeps its score.
+const WhoMiss = 0.85
+
+// WhoAbout multiplies, for a query that names who said something ("What
+// did Ana say…"), the score of a memory about them but not said by them.
+const WhoAbout = (1 + WhoMiss) / 2
+
+// Who is the entity factor of a memory: 1 when it is by or about one the
+// query names, WhoMiss when not.
+func Who(match bool) float64 {
+	if match {
+		return 1
+	}
+	return WhoMiss
+}
+
+// WhoSaid is the entity factor of a memory for a query that names who said
+// what it asks for: 1 when said by them, WhoAbout when only about one it
+// names, WhoMiss otherwise.
+func WhoSaid(by, about bool) float64 {
+	switch {
+	case by:
+		return 1
+	case about:
+		return WhoAbout
+	}
+	return WhoMiss
+}
+
 // WhenDated is the "when" factor of a memory: 1 when its occurred came from
 // its text or its writer, WhenUndated when from its creation.
 func WhenDated(dated bool) float64 {

@@ -88,6 +88,13 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 	if f.OccurredBefore != nil {
 		w.add(`m.occurred_start < ?`, sqlrow.Nanos(*f.OccurredBefore))
 	}
+	if f.Dated { // REC-29
+		w.add(`m.occurred_source IN ('text', 'writer')`)
+	}
+	if f.AsOf != nil { // what held then (REC-27)
+		t := sqlrow.Nanos(*f.AsOf)
+		w.add(`(m.created_at <= ? OR m.occurred_start <= ?) AND (m.valid_to IS NULL OR m.valid_to > ?)`, t, t, t)
+	}
 	if f.MinConfidence > 0 {
 		w.add(`m.confidence >= ?`, f.MinConfidence)
 	}

@@ -25,7 +25,8 @@ func (db *DB) ApplyLife(ctx context.Context, scope mnemo.Scope, changes []mnemo.
 	}
 	defer tx.Rollback()
 	stmt, err := tx.PrepareContext(ctx, `UPDATE memories SET
-			vitality = coalesce(?, vitality), stability = coalesce(?, stability), archived = coalesce(?, archived)
+			vitality = coalesce(?, vitality), stability = coalesce(?, stability), archived = coalesce(?, archived),
+			valid_to = CASE WHEN ? IS NULL OR valid_to <= ? THEN valid_to ELSE ? END
 		WHERE id = ? AND tenant_id = ? AND agent_id = ? AND tombstone = 0`)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: apply life: %w", err)
@@ -37,7 +38,8 @@ func (db *DB) ApplyLife(ctx context.Context, scope mnemo.Scope, changes []mnemo.
 		if c.Archived != nil {
 			archived = *c.Archived
 		}
-		res, err := stmt.ExecContext(ctx, nullFloat(c.Vitality), nullFloat(c.Stability), archived, c.ID, scope.TenantID, scope.AgentID)
+		vt := sqlrow.NullTimePtr(c.ValidTo) // an earlier end stands (REC-27)
+		res, err := stmt.ExecContext(ctx, nullFloat(c.Vitality), nullFloat(c.Stability), archived, vt, vt, vt, c.ID, scope.TenantID, scope.AgentID)
 		if err != nil {
 			return 0, fmt.Errorf("sqlite: apply life: %w", err)
 		}

@@ -18,7 +18,7 @@ const memoryColumns = `m.id, m.tenant_id, m.agent_id, m.session_id, m.key,
 	m.created_at, m.updated_at, m.accessed_at, m.access_count, m.expires_at, m.archived,
 	m.vitality, m.stability, m.version,
 	m.embedding, m.embedding_model,
-	m.occurred_start, m.occurred_end, m.occurred_expr, m.occurred_source`
+	m.occurred_start, m.occurred_end, m.occurred_expr, m.occurred_source, m.valid_to, m.entities`
 
 // memoryColumnsNoVector reads the same columns but the embedding.
 var memoryColumnsNoVector = strings.Replace(memoryColumns, "m.embedding,", "NULL,", 1)
@@ -59,7 +59,7 @@ func (r *row) args() []any {
 		m.Vitality, m.Stability, m.Version, r.tags, m.EmbeddingModel, m.Summary,
 		sqlrow.NullJSON(m.Source), sqlrow.NullJSON(m.Data), m.Content,
 		r.index.Text, r.index.Context, r.index.Meta, sqlrow.EncodeEmbedding(m.Embedding),
-		r.embedText, r.vectorRev, o[0], o[1], o[2], o[3]}
+		r.embedText, r.vectorRev, o[0], o[1], o[2], o[3], sqlrow.NullTimePtr(m.ValidTo), sqlrow.EntitiesArg(m)}
 }
 
 // insertColumns are the columns row.args fills.
@@ -71,7 +71,7 @@ const insertColumns = `id, tenant_id, agent_id, key, session_id,
 	source, data, content,
 	index_text, index_context, index_meta, embedding,
 	embed_text, vector_rev,
-	occurred_start, occurred_end, occurred_expr, occurred_source`
+	occurred_start, occurred_end, occurred_expr, occurred_source, valid_to, entities`
 
 // newRow validates m and returns its row. It reports EINVALID for a value
 // the table cannot hold faithfully.

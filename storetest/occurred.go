@@ -37,6 +37,14 @@ func testOccurred(t *testing.T, s mnemo.Store) {
 	}
 
 	now := day(25)
+	// Dated: what came from a text or a writer (REC-29).
+	dated := mnemo.Filter{Now: now, Dated: true}
+	if ms, total := list(t, s, scopeAX, mnemo.ListQuery{Filter: dated}); !sameSet(ids(ms), ids([]mnemo.Memory{m1, m2})) || total != 2 {
+		t.Errorf("List(dated) = %v (total %d), want m1, m2", ids(ms), total)
+	}
+	if hits := search(t, s, scopeAX, mnemo.TextQuery{Filter: dated, Terms: []string{"common"}}); !sameSet(hitIDs(hits), ids([]mnemo.Memory{m1, m2})) {
+		t.Errorf("Search(dated) = %v, want m1, m2", hitIDs(hits))
+	}
 	p := func(d int) *time.Time { v := day(d); return &v }
 	for _, tt := range []struct {
 		name          string

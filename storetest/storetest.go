@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Filters", testFilters},
 		{"ListOrder", testListOrder},
 		{"Occurred", testOccurred},
+		{"ValidTo", testValidTo},
 		{"Search", testSearch},
 		{"Touch", testTouch},
 		{"Stats", testStats},

@@ -267,6 +267,8 @@ var monthNames = map[string]int{
 var weekdays = map[string]time.Weekday{
 	"monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
 	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday, "sunday": time.Sunday,
+	"mon": time.Monday, "tue": time.Tuesday, "tues": time.Tuesday, "wed": time.Wednesday, "weds": time.Wednesday,
+	"thu": time.Thursday, "thur": time.Thursday, "thurs": time.Thursday, "fri": time.Friday, "sat": time.Saturday, "sun": time.Sunday,
 	"一": time.Monday, "二": time.Tuesday, "三": time.Wednesday, "四": time.Thursday,
 	"五": time.Friday, "六": time.Saturday, "日": time.Sunday, "天": time.Sunday,
 	"1": time.Monday, "2": time.Tuesday, "3": time.Wednesday, "4": time.Thursday,

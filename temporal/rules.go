@@ -83,6 +83,9 @@ func buildRules() []rule {
 		en("#", `\b(?:between\s+|from\s+)?(`+year+`)\s*(?:-|–|to|and|until|through)\s*(`+year+`)\b`, 0, enRange),
 		// The day before a point.
 		en("before|after", `\bthe\s+(day|week|weekend|month|year|`+wd+`)\s+(before|after)\s+(`+point+`)`, 0, enRelativeTo),
+		// Counted units before or after a point (REC-29): "two days before
+		// 9 June 2023", "a few weeks after May 1".
+		en("before|after", `\b(`+count+`)\s+`+unit+`\s+(before|after)\s+(`+point+`)`, 0, enCountRelativeTo),
 		en("yesterday|today|tonight|tomorrow|this|last night", `\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening)|last\s+night)\b`, 0, enDayWord),
 		// Weeks of a month, parts of a month or year.
 		en("week of", `\b(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+(`+inner+`)\b`, 0, enWeekOf),
@@ -96,6 +99,8 @@ func buildRules() []rule {
 		en("past|last|previous", `\b(?:the\s+|over\s+the\s+|in\s+the\s+)?(?:past|last|previous)\s+(`+count+`)\s+`+unit+`\b`, 0, enPast),
 		// last/this/next + unit, weekday or season.
 		en(wdays, `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(`+wd+`)\b`, 0, enModWeekday),
+		// Abbreviated weekdays after a modifier (REC-29): "last Fri", "next Tues".
+		en("last|next|this|past|previous|coming", `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b`, 0, enModWeekday),
 		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
 		en("spring|summer|autumn|fall|winter", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(`+year+`))?\b`, 0, enSeason),
 		// Absolute dates.
@@ -114,6 +119,8 @@ func buildRules() []rule {
 		zh(`(上上|上|这|本|下下|下)?个?(周|星期|礼拜)([一二三四五六日天1-7])`, "周|星期|礼拜", zhWeekday),
 		zh(`(上|这|本|下)?个?(?:周末)`, "周末", zhWeekend),
 		zh(`(上上|上|这|本|下下|下)个?(周|星期|礼拜|月)`+cmod, "周|星期|礼拜|月", zhModUnit),
+		// Counted units before or after a date (REC-29): 6月9日前两天, 2023年5月之后三个月.
+		zh(`(`+cright+`)(?:的|之)?(前|后)(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|日|周|星期|礼拜|月|年)`, "前|后", zhCountRelativeTo),
 		zh(`(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(个)?(天|日|周|星期|礼拜|月|年)(前|以前|之前|后|以后|之后)`, "前|后", zhAgo),
 		zh(`(?:最近|过去|近)(的)?(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|周|星期|月|年)`, "最近|过去|近", zhPast),
 	}
@@ -401,6 +408,16 @@ func enModUnit(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if mod == "past" && u != "weekend" { // "the past week": the last seven days
 		return Window{dayStart(back(u, c.ref, 1)), dayW(c.ref).End}, true
 	}
+	if u == "week" && (mod == "last" || mod == "next") {
+		// "Last week" said on a Friday may be the calendar week before or
+		// the seven days before: the window holds both, up to the day it
+		// was said (and "next week" from the day after), REC-29.
+		w := unitW(u, shift(u, c.ref, off))
+		if off < 0 {
+			return Window{w.Start, dayStart(c.ref)}, true
+		}
+		return Window{dayW(c.ref).End, w.End}, true
+	}
 	return unitW(u, shift(u, c.ref, off)), true
 }
 
@@ -682,6 +699,65 @@ func zhModUnit(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		w = zhMod(w, sub[3])
 	}
 	return w, true
+}
+
+// pointIn is the window of s when one expression covers all of it.
+func pointIn(s string, c ctx) (Window, bool) {
+	for _, e := range find(s, c) {
+		if e.Pos == 0 && e.EndPos == len(s) {
+			return e.Window, true
+		}
+	}
+	return Window{}, false
+}
+
+// countFrom is p moved lo to hi units back (before) or on (after), as
+// precise as p: two days before 9 June is 7 June, a year after July 2022
+// July 2023, a few days before 20 May 16 to 18 May (REC-29).
+func countFrom(p Window, unit string, lo, hi int, before bool) Window {
+	if before {
+		return Window{addUnits(unit, p.Start, -hi), addUnits(unit, p.End, -lo)}
+	}
+	return Window{addUnits(unit, p.Start, lo), addUnits(unit, p.End, hi)}
+}
+
+// addUnits is t moved n units (negative: back), calendar units kept whole.
+func addUnits(unit string, t time.Time, n int) time.Time {
+	switch unit {
+	case "week", "weekend":
+		return t.AddDate(0, 0, 7*n)
+	case "month":
+		return t.AddDate(0, n, 0)
+	case "year":
+		return t.AddDate(n, 0, 0)
+	case "decade":
+		return t.AddDate(10*n, 0, 0)
+	}
+	return t.AddDate(0, 0, n)
+}
+
+func enCountRelativeTo(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	lo, hi, ok := number(sub[1])
+	if !ok || hi > 200 || hi == 0 {
+		return Window{}, false
+	}
+	p, ok := pointIn(sub[4], c)
+	if !ok {
+		return Window{}, false
+	}
+	return countFrom(p, lower(sub[2]), lo, hi, lower(sub[3]) == "before"), true
+}
+
+func zhCountRelativeTo(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	lo, hi, ok := cnNumber(sub[3])
+	if !ok || hi > 200 || hi == 0 {
+		return Window{}, false
+	}
+	p, ok := pointIn(sub[1], c)
+	if !ok {
+		return Window{}, false
+	}
+	return countFrom(p, zhUnits[sub[5]], lo, hi, sub[2] == "前"), true
 }
 
 var zhUnits = map[string]string{"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}

@@ -110,6 +110,7 @@ func (a *app) rememberCommand() *cobra.Command {
 	f.Float64Var(&importance, "importance", 0.5, "importance 0–1")
 	f.Float64Var(&confidence, "confidence", 1, "confidence 0–1")
 	f.StringSliceVar(&d.Tags, "tag", nil, "tag (repeatable, or comma-separated)")
+	f.StringArrayVar(&d.Entities, "entity", nil, "a person or named thing it is by or about, an alias included (repeatable; REC-28)")
 	f.StringVar(&d.SecurityLevel, "security", "", "security level: public, internal, confidential, restricted")
 	f.BoolVar(&d.Pinned, "pinned", false, "always load this memory")
 	f.StringVar(&src, "source", "", "provenance: a string or a JSON object")
@@ -122,7 +123,7 @@ func (a *app) rememberCommand() *cobra.Command {
 
 // filterFlags binds the common filter flags.
 // timeFlags are the time filters' flags, as given.
-type timeFlags struct{ after, before, occurredAfter, occurredBefore string }
+type timeFlags struct{ after, before, occurredAfter, occurredBefore, asOf string }
 
 func filterFlags(cmd *cobra.Command, f *mnemo.Filter, t *timeFlags) {
 	fl := cmd.Flags()
@@ -138,6 +139,7 @@ func filterFlags(cmd *cobra.Command, f *mnemo.Filter, t *timeFlags) {
 	fl.StringVar(&t.before, "before", "", "only memories created before this time (RFC 3339)")
 	fl.StringVar(&t.occurredAfter, "occurred-after", "", "only memories whose occurred window ends after this time (RFC 3339)")
 	fl.StringVar(&t.occurredBefore, "occurred-before", "", "only memories whose occurred window starts before this time (RFC 3339)")
+	fl.StringVar(&t.asOf, "as-of", "", "what held at this time (RFC 3339): a key's earlier values and since-contradicted memories included (REC-27)")
 }
 
 func parseTimes(f *mnemo.Filter, t timeFlags) error {
@@ -149,6 +151,9 @@ func parseTimes(f *mnemo.Filter, t timeFlags) error {
 		return err
 	}
 	if f.OccurredBefore, err = timeFlag("occurred-before", t.occurredBefore); err != nil {
+		return err
+	}
+	if f.AsOf, err = timeFlag("as-of", t.asOf); err != nil {
 		return err
 	}
 	f.CreatedBefore, err = timeFlag("before", t.before)

@@ -129,7 +129,7 @@ func CheckMemory(m *mnemo.Memory) error {
 
 // CheckFilter reports EINVALID for a time of f a column cannot hold.
 func CheckFilter(f *mnemo.Filter) error {
-	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, f.OccurredAfter, f.OccurredBefore, &f.Now} {
+	for _, t := range []*time.Time{f.CreatedAfter, f.CreatedBefore, f.OccurredAfter, f.OccurredBefore, f.AsOf, &f.Now} {
 		if t != nil {
 			if err := CheckTime(*t); err != nil {
 				return err
@@ -162,6 +162,8 @@ type Scan struct {
 	embedding          []byte
 	occStart, occEnd   *int64
 	occExpr, occSource *string
+	validTo            *int64
+	entities           *string
 }
 
 // Dest returns where to scan the columns id, tenant_id, agent_id,
@@ -169,8 +171,8 @@ type Scan struct {
 // importance, confidence, tags, security_level, pinned, source, created,
 // updated, accessed, access_count, expires, archived, vitality, stability,
 // version, embedding, embedding_model, occurred_start, occurred_end,
-// occurred_expr, occurred_source: text columns as text, times as unix
-// nanoseconds, the embedding as bytes.
+// occurred_expr, occurred_source, valid_to, entities (JSON): text columns as text, times as
+// unix nanoseconds, the embedding as bytes.
 func (s *Scan) Dest() []any {
 	m := &s.m
 	return []any{&m.ID, &m.TenantID, &m.AgentID, &s.session, &s.key,
@@ -180,7 +182,7 @@ func (s *Scan) Dest() []any {
 		&s.created, &s.updated, &s.accessed, &m.AccessCount, &s.expires, &m.Archived,
 		&m.Vitality, &m.Stability, &m.Version,
 		&s.embedding, &m.EmbeddingModel,
-		&s.occStart, &s.occEnd, &s.occExpr, &s.occSource}
+		&s.occStart, &s.occEnd, &s.occExpr, &s.occSource, &s.validTo, &s.entities}
 }
 
 // OccurredArgs are m's occurred_start, occurred_end, occurred_expr and
@@ -188,6 +190,17 @@ func (s *Scan) Dest() []any {
 func OccurredArgs(m *mnemo.Memory) []any {
 	o := m.OccurredOf()
 	return []any{Nanos(o.Start), Nanos(o.End), o.Expression, o.Source}
+}
+
+// EntitiesArg is m's entities as the JSON text a column holds, NULL for
+// none (REC-28).
+func EntitiesArg(m *mnemo.Memory) *string {
+	if len(m.Entities) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(m.Entities)
+	s := string(b)
+	return &s
 }
 
 // Memory returns the memory scanned. Tags stored as JSON null are nil.
@@ -229,6 +242,15 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 		}
 	} else {
 		m.Occurred = mnemo.CreatedOccurred(m.CreatedAt)
+	}
+	if s.validTo != nil {
+		t := FromNanos(*s.validTo)
+		m.ValidTo = &t
+	}
+	if s.entities != nil && *s.entities != "" {
+		if err := json.Unmarshal([]byte(*s.entities), &m.Entities); err != nil {
+			return mnemo.Memory{}, fmt.Errorf("memory %s: entities: %w", m.ID, err)
+		}
 	}
 	return m, nil
 }

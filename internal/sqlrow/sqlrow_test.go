@@ -194,9 +194,10 @@ func TestScan(t *testing.T) {
 		Nanos(created), Nanos(created) + 1, Nanos(created) + 2, 3, Nanos(created) + 3, true,
 		0.7, 1.5, 4,
 		EncodeEmbedding([]float32{1, 2}), "model",
-		Nanos(created) - 10, Nanos(created) - 5, "last week", mnemo.OccurredText}
+		Nanos(created) - 10, Nanos(created) - 5, "last week", mnemo.OccurredText,
+		Nanos(created) + 7, `["Ana","Leo"]`}
 	bare := append([]any(nil), full...)
-	for _, i := range []int{3, 4, 6, 13, 16, 19, 21, 26, 28, 29, 30, 31} {
+	for _, i := range []int{3, 4, 6, 13, 16, 19, 21, 26, 28, 29, 30, 31, 32, 33} {
 		bare[i] = nil
 	}
 	for _, tc := range []struct {
@@ -210,8 +211,11 @@ func TestScan(t *testing.T) {
 			m.SessionID, m.Key, m.Data, m.Tags, m.Source = "s", "k", json.RawMessage(`{"x":1}`), []string{"x", "y"}, json.RawMessage(`{"by":"me"}`)
 			m.AccessedAt, m.ExpiresAt, m.Embedding = created.Add(2), &exp, []float32{1, 2}
 			m.Occurred = &mnemo.Occurred{Start: created.Add(-10), End: created.Add(-5), Expression: "last week", Source: mnemo.OccurredText}
+			vt := created.Add(7)
+			m.ValidTo, m.Entities = &vt, []string{"Ana", "Leo"} // REC-27, REC-28
 		}, ""},
 		{"NULLs", bare, func(m *mnemo.Memory) { m.Occurred = mnemo.CreatedOccurred(created) }, ""},
+		{"bad entities", append(append([]any(nil), full[:33]...), `[`), nil, "memory m1: entities:"},
 		{"bad tags", append(append(append([]any(nil), full[:13]...), `{`), full[14:]...), nil, "memory m1: tags:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1155,6 +1155,8 @@ export interface operations {
                 all_tags?: boolean;
                 /** @description Only archived memories. */
                 archived_only?: boolean;
+                /** @description What held at this RFC 3339 time: a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now. */
+                as_of?: string;
                 /** @description Memories of these categories. */
                 categories?: string[];
                 /** @description Memories created at or after this RFC 3339 time. */
@@ -1173,6 +1175,10 @@ export interface operations {
                 limit?: number;
                 /** @description Memories at least this confident. */
                 min_confidence?: number;
+                /** @description Memories of what happened after this RFC 3339 time (their occurred window ends after it). */
+                occurred_after?: string;
+                /** @description Memories of what happened before this RFC 3339 time (their occurred window starts before it). */
+                occurred_before?: string;
                 /** @description How many items to skip: next_offset of the previous page. */
                 offset?: number;
                 /** @description Order of the list. */
@@ -1220,6 +1226,7 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             id: string;
@@ -1245,6 +1252,8 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
@@ -1321,6 +1330,7 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         id: string;
@@ -1346,6 +1356,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                     };
@@ -2698,6 +2710,7 @@ export interface operations {
                                 data?: unknown;
                                 embedding?: null | number[];
                                 embedding_model?: string;
+                                entities?: null | string[];
                                 /** Format: date-time */
                                 expires_at?: null | string;
                                 id: string;
@@ -2723,6 +2736,8 @@ export interface operations {
                                 type: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** Format: date-time */
+                                valid_to?: null | string;
                                 version: number;
                                 vitality: number;
                             };
@@ -2763,6 +2778,7 @@ export interface operations {
                     data?: unknown;
                     embedding?: null | number[];
                     embedding_model?: string;
+                    entities?: null | string[];
                     /** Format: date-time */
                     expires_at?: null | string;
                     id: string;
@@ -2788,6 +2804,8 @@ export interface operations {
                     type: string;
                     /** Format: date-time */
                     updated_at: string;
+                    /** Format: date-time */
+                    valid_to?: null | string;
                     version: number;
                     vitality: number;
                 };
@@ -2902,6 +2920,7 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         id: string;
@@ -2927,6 +2946,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                     };
@@ -3035,6 +3056,8 @@ export interface operations {
                 all_tags?: boolean;
                 /** @description Only archived memories. */
                 archived_only?: boolean;
+                /** @description What held at this RFC 3339 time: a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now. */
+                as_of?: string;
                 /** @description Memories of these categories. */
                 categories?: string[];
                 /** @description Memories created at or after this RFC 3339 time. */
@@ -3053,6 +3076,10 @@ export interface operations {
                 limit?: number;
                 /** @description Memories at least this confident. */
                 min_confidence?: number;
+                /** @description Memories of what happened after this RFC 3339 time (their occurred window ends after it). */
+                occurred_after?: string;
+                /** @description Memories of what happened before this RFC 3339 time (their occurred window starts before it). */
+                occurred_before?: string;
                 /** @description How many items to skip: next_offset of the previous page. */
                 offset?: number;
                 /** @description Order of the list. */
@@ -3100,6 +3127,7 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             id: string;
@@ -3125,6 +3153,8 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
@@ -3157,6 +3187,7 @@ export interface operations {
                     /** Format: date-time */
                     created_at?: null | string;
                     data?: unknown;
+                    entities?: null | string[];
                     /** Format: date-time */
                     expires_at?: null | string;
                     importance?: null | number;
@@ -3204,6 +3235,7 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         guard: {
@@ -3235,6 +3267,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                         /** Format: date-time */
@@ -3313,6 +3347,7 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         id: string;
@@ -3338,6 +3373,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                     };
@@ -3425,6 +3462,7 @@ export interface operations {
                         data?: unknown;
                         embedding?: null | number[];
                         embedding_model?: string;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         guard?: null | {
@@ -3457,6 +3495,8 @@ export interface operations {
                         type: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** Format: date-time */
+                        valid_to?: null | string;
                         version: number;
                         vitality: number;
                     };
@@ -3484,6 +3524,7 @@ export interface operations {
                         /** Format: date-time */
                         created_at?: null | string;
                         data?: unknown;
+                        entities?: null | string[];
                         /** Format: date-time */
                         expires_at?: null | string;
                         importance?: null | number;
@@ -3861,11 +3902,14 @@ export interface operations {
                     agent_id?: string;
                     all_tags?: boolean;
                     archived_only?: boolean;
+                    /** Format: date-time */
+                    as_of?: null | string;
                     categories?: null | string[];
                     /** Format: date-time */
                     created_after?: null | string;
                     /** Format: date-time */
                     created_before?: null | string;
+                    dated?: boolean;
                     explain?: boolean;
                     include_archived?: boolean;
                     include_expired?: boolean;
@@ -3940,6 +3984,7 @@ export interface operations {
                                 data?: unknown;
                                 embedding?: null | number[];
                                 embedding_model?: string;
+                                entities?: null | string[];
                                 /** Format: date-time */
                                 expires_at?: null | string;
                                 id: string;
@@ -3965,6 +4010,8 @@ export interface operations {
                                 type: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** Format: date-time */
+                                valid_to?: null | string;
                                 version: number;
                                 vitality: number;
                             };
@@ -3988,6 +4035,7 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             explain?: null | {
@@ -4030,6 +4078,8 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
@@ -4059,6 +4109,7 @@ export interface operations {
                             total_ns: number;
                             vector_ns: number;
                         };
+                        who?: null | string[];
                     };
                 };
             };
@@ -4129,6 +4180,7 @@ export interface operations {
                                 data?: unknown;
                                 embedding?: null | number[];
                                 embedding_model?: string;
+                                entities?: null | string[];
                                 /** Format: date-time */
                                 expires_at?: null | string;
                                 id: string;
@@ -4154,6 +4206,8 @@ export interface operations {
                                 type: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** Format: date-time */
+                                valid_to?: null | string;
                                 version: number;
                                 vitality: number;
                             };
@@ -4175,6 +4229,7 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             id: string;
@@ -4200,6 +4255,8 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
@@ -5183,11 +5240,14 @@ export interface operations {
                     agent_id?: string;
                     all_tags?: boolean;
                     archived_only?: boolean;
+                    /** Format: date-time */
+                    as_of?: null | string;
                     categories?: null | string[];
                     /** Format: date-time */
                     created_after?: null | string;
                     /** Format: date-time */
                     created_before?: null | string;
+                    dated?: boolean;
                     explain?: boolean;
                     include_archived?: boolean;
                     include_expired?: boolean;
@@ -5262,6 +5322,7 @@ export interface operations {
                                 data?: unknown;
                                 embedding?: null | number[];
                                 embedding_model?: string;
+                                entities?: null | string[];
                                 /** Format: date-time */
                                 expires_at?: null | string;
                                 id: string;
@@ -5287,6 +5348,8 @@ export interface operations {
                                 type: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** Format: date-time */
+                                valid_to?: null | string;
                                 version: number;
                                 vitality: number;
                             };
@@ -5310,6 +5373,7 @@ export interface operations {
                             data?: unknown;
                             embedding?: null | number[];
                             embedding_model?: string;
+                            entities?: null | string[];
                             /** Format: date-time */
                             expires_at?: null | string;
                             explain?: null | {
@@ -5352,6 +5416,8 @@ export interface operations {
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
+                            valid_to?: null | string;
                             version: number;
                             vitality: number;
                         }[];
@@ -5381,6 +5447,7 @@ export interface operations {
                             total_ns: number;
                             vector_ns: number;
                         };
+                        who?: null | string[];
                     };
                 };
             };

@@ -74,6 +74,8 @@ class Memory(_MemoryRequired, total=False):
     source: Any
     expires_at: str | None
     occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
 
@@ -123,6 +125,8 @@ class WriteResult(_WriteResultRequired, total=False):
     source: Any
     expires_at: str | None
     occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
     winner_updated_at: str | None
@@ -197,6 +201,8 @@ class RecallResultResult(_RecallResultResultRequired, total=False):
     source: Any
     expires_at: str | None
     occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
     explain: RecallResultResultExplain | None
@@ -249,6 +255,8 @@ class RecallResultLinkedItemMemory(_RecallResultLinkedItemMemoryRequired, total=
     source: Any
     expires_at: str | None
     occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
 
@@ -335,6 +343,7 @@ class RecallResult(_RecallResultRequired, total=False):
     prefixes: list[str] | None
     topic: str
     time: RecallResultTime | None
+    who: list[str] | None
     linked: list[RecallResultLinkedItem] | None
     trace: RecallResultTrace | None
 
@@ -1284,6 +1293,7 @@ class PostV1MemoriesBody(_PostV1MemoriesBodyRequired, total=False):
     occurred_at: str | None
     valid_from: str | None
     valid_to: str | None
+    entities: list[str] | None
 
 
 class _PostV1MemoriesBatchBodyMemoryRequired(TypedDict):
@@ -1311,6 +1321,7 @@ class PostV1MemoriesBatchBodyMemory(_PostV1MemoriesBatchBodyMemoryRequired, tota
     occurred_at: str | None
     valid_from: str | None
     valid_to: str | None
+    entities: list[str] | None
 
 
 class _PostV1MemoriesBatchBodyRequired(TypedDict):
@@ -1372,6 +1383,8 @@ class PatchV1MemoriesByIdAnswer(_PatchV1MemoriesByIdAnswerRequired, total=False)
     source: Any
     expires_at: str | None
     occurred: MemoryOccurred | None
+    valid_to: str | None
+    entities: list[str] | None
     embedding: list[float] | None
     embedding_model: str
     guard: PostV1IngestAnswerItemGuard | None
@@ -1537,6 +1550,8 @@ class PostV1RecallBody(_PostV1RecallBodyRequired, total=False):
     created_before: str | None
     occurred_after: str | None
     occurred_before: str | None
+    as_of: str | None
+    dated: bool
     min_confidence: float
     min_vitality: float
     pinned: bool

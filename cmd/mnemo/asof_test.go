@@ -1,0 +1,30 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAsOfFlag asks recall and list for what held at a past time (REC-27).
+func TestAsOfFlag(t *testing.T) {
+	dir := t.TempDir()
+	mnemo := runner(t, dir)
+	mnemo("remember", "--key", "/user/city", "Ana lives in Lisbon")
+	time.Sleep(20 * time.Millisecond)
+	between := time.Now().UTC().Format(time.RFC3339Nano)
+	time.Sleep(20 * time.Millisecond)
+	mnemo("remember", "--key", "/user/city", "Ana lives in Porto")
+	if out := mnemo("recall", "where does Ana live", "--as-of", between); !strings.Contains(out, "Lisbon") || strings.Contains(out, "Porto") {
+		t.Fatalf("recall --as-of: %s", out)
+	}
+	if out := mnemo("list", "--as-of", between); !strings.Contains(out, "Lisbon") || strings.Contains(out, "Porto") {
+		t.Fatalf("list --as-of: %s", out)
+	}
+	if out := mnemo("recall", "where does Ana live"); !strings.Contains(out, "Porto") {
+		t.Fatalf("recall now: %s", out)
+	}
+	if code, _, errs := run(t, dir, "", "list", "--as-of", "yesterday"); code != 2 || !strings.Contains(errs, "as-of") {
+		t.Fatalf("a bad --as-of: %d %s", code, errs)
+	}
+}
