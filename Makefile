@@ -2,7 +2,7 @@
 # set-up. CI (.ci/run) calls exactly it.
 
 GO       ?= go
-FUZZTIME ?= 10s
+FUZZTIME ?= 6s
 # LoCoMo data (not in the repository, CC BY-NC): locomo10.json from
 # github.com/snap-research/locomo, or the dev split made from it (README).
 MNEMO_LOCOMO ?= ../shared/eval/locomo-dev.json
@@ -28,7 +28,7 @@ help:
 	@echo 'make vet        gofmt and go vet'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
-	@echo 'make fuzz       every fuzzer for FUZZTIME (10s)'
+	@echo 'make fuzz       every fuzzer for FUZZTIME (6s; FUZZTIME=60s for a longer run)'
 	@echo 'make e2e        inspector, clients and ui side by side'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
