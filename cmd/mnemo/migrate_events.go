@@ -72,7 +72,13 @@ func newEventCopy(ctx context.Context, log *slog.Logger, src, dst mnemo.Lifecycl
 	}
 	if sv, ok := src.(mnemo.EventVectorStore); ok {
 		if dv, ok := dst.(mnemo.EventVectorStore); ok {
-			c.srcVec, c.dstVec = sv, dv
+			// A PostgreSQL without pgvector stores events without their
+			// vectors (PG-2) and says so here.
+			if _, err := dv.EventVectorModels(ctx, scopes[0]); err != nil {
+				log.Warn("the destination keeps no event vectors: events are copied without them", "err", err)
+			} else {
+				c.srcVec, c.dstVec = sv, dv
+			}
 		}
 	}
 	return c, scopes, nil
