@@ -51,7 +51,11 @@ type Config struct {
 	// WriteBatch is the batch a writer posts every second while recall is
 	// timed again beside it (default 500; negative: not measured).
 	WriteBatch int
-	Log        io.Writer // progress; nil for none
+	// Postgres, when set, is a PostgreSQL DSN: the generated store is
+	// copied into a temporary schema of it and measured there (no index
+	// file, reopen or writer; PG-1).
+	Postgres string
+	Log      io.Writer // progress; nil for none
 	// Progress, when set, is told how far a long step is: stage names the
 	// step ("load", "embed"), done of total.
 	Progress func(stage string, done, total int)
@@ -137,6 +141,13 @@ type Report struct {
 	QuietStages  Stages `json:"quiet_stages"`
 	WritesStages Stages `json:"writes_stages"`
 	WritesDone   int    `json:"writes_done"` // memories the writer wrote meanwhile
+
+	// Store is "postgres" when measured there (Config.Postgres), else
+	// empty; then PostgresLoad is the copy into it without its indexes,
+	// PostgresIndex the full-text and HNSW build after it.
+	Store         string        `json:"store,omitempty"`
+	PostgresLoad  time.Duration `json:"postgres_load,omitempty"`
+	PostgresIndex time.Duration `json:"postgres_index,omitempty"`
 }
 
 // Scope is the agent that holds the generated memories.
@@ -350,47 +361,28 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	open := func() (*service.Mnemo, *sqlite.DB, error) {
 		return openStore(ctx, path, emb, cfg.SearchEffort)
 	}
-
-	// 2. Build the index from the table, and save it.
-	if !cfg.ReuseIndex {
-		os.RemoveAll(path + "-vectors")
+	// The store searched: the SQLite file, or its copy in PostgreSQL.
+	var (
+		svc *service.Mnemo
+		vs  mnemo.VectorStore
+	)
+	if cfg.Postgres != "" {
+		rep.Store = "postgres"
+		pgSvc, pg, closePG, err := openPostgres(ctx, cfg, path, emb, &rep)
+		if err != nil {
+			return rep, err
+		}
+		defer closePG()
+		svc, vs = pgSvc, pg
+		logf("copied in %v, indexes built in %v", rep.PostgresLoad.Round(time.Millisecond), rep.PostgresIndex.Round(time.Millisecond))
+	} else {
+		s, db, err := openSQLite(ctx, cfg, path, open, gen, &rep)
+		if err != nil {
+			return rep, err
+		}
+		defer s.Close()
+		svc, vs = s, db
 	}
-	rep.IndexReused = cfg.ReuseIndex
-	svc, db, err := open()
-	if err != nil {
-		return rep, err
-	}
-	logf("building (or loading) the ANN index")
-	start := time.Now()
-	// The first search loads the index file, if any, and wakes the
-	// indexer; IndexVectors waits for it to insert what the file lacks.
-	if _, err := svc.Surface(ctx, Scope, memory.Query{Text: gen.query(), Profile: "semantic"}); err != nil {
-		svc.Close()
-		return rep, err
-	}
-	if err := db.IndexVectors(ctx); err != nil {
-		svc.Close()
-		return rep, err
-	}
-	rep.IndexBuild = time.Since(start)
-	start = time.Now()
-	if err := svc.Close(); err != nil {
-		return rep, err
-	}
-	rep.IndexSave = time.Since(start)
-
-	// 3. Reopen: open, load the index, answer.
-	start = time.Now()
-	svc, db, err = open()
-	if err != nil {
-		return rep, err
-	}
-	defer svc.Close()
-	if _, err := svc.Surface(ctx, Scope, memory.Query{Text: gen.query()}); err != nil {
-		return rep, err
-	}
-	rep.Reopen = time.Since(start)
-	logf("reopened in %v", rep.Reopen)
 
 	// 4. Hybrid recall, and the query embedding alone, in the steady state:
 	// the first queries after opening fill SQLite's page caches (reopen
@@ -499,7 +491,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	found, close := 0, 0
 	for i, q := range queries {
-		hits, err := db.SearchVectors(ctx, Scope, mnemo.VectorQuery{Vector: q, Limit: 10})
+		hits, err := vs.SearchVectors(ctx, Scope, mnemo.VectorQuery{Vector: q, Limit: 10})
 		for _, h := range hits {
 			if cos(q, h.Memory.Embedding) >= exact[i].tenth-0.001 {
 				close++
@@ -526,6 +518,58 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return nil
 	})
 	return rep, nil
+}
+
+// openSQLite builds (or loads) the ANN index of the store at path, saves
+// it, and reopens the store, timing each.
+func openSQLite(ctx context.Context, cfg Config, path string, open func() (*service.Mnemo, *sqlite.DB, error), gen *generator, rep *Report) (*service.Mnemo, *sqlite.DB, error) {
+	logf := func(format string, args ...any) {
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, format+"\n", args...)
+		}
+	}
+	// 2. Build the index from the table, and save it.
+	if !cfg.ReuseIndex {
+		os.RemoveAll(path + "-vectors")
+	}
+	rep.IndexReused = cfg.ReuseIndex
+	svc, db, err := open()
+	if err != nil {
+		return nil, nil, err
+	}
+	logf("building (or loading) the ANN index")
+	start := time.Now()
+	// The first search loads the index file, if any, and wakes the
+	// indexer; IndexVectors waits for it to insert what the file lacks.
+	if _, err := svc.Surface(ctx, Scope, memory.Query{Text: gen.query(), Profile: "semantic"}); err != nil {
+		svc.Close()
+		return nil, nil, err
+	}
+	if err := db.IndexVectors(ctx); err != nil {
+		svc.Close()
+		return nil, nil, err
+	}
+	rep.IndexBuild = time.Since(start)
+	start = time.Now()
+	if err := svc.Close(); err != nil {
+		return nil, nil, err
+	}
+	rep.IndexSave = time.Since(start)
+
+	// 3. Reopen: open, load the index, answer.
+	start = time.Now()
+	svc, db, err = open()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := svc.Surface(ctx, Scope, memory.Query{Text: gen.query()}); err != nil {
+		svc.Close()
+		return nil, nil, err
+	}
+	rep.Reopen = time.Since(start)
+	logf("reopened in %v", rep.Reopen)
+
+	return svc, db, nil
 }
 
 // timeRecalls times n recalls (limit 10, access recorded), and returns the
@@ -593,13 +637,19 @@ func (r Report) WriteText(w io.Writer) {
 	case r.Generated:
 		fmt.Fprintf(w, "write (embedding included)   %.0f memories/s\n", r.WriteRate)
 	}
-	if r.IndexReused {
+	if r.Store == "postgres" {
+		fmt.Fprintf(w, "store                        postgres (the generated SQLite store copied into a temporary schema)\n")
+		fmt.Fprintf(w, "copy, without its indexes    %.1f s\n", r.PostgresLoad.Seconds())
+		fmt.Fprintf(w, "full-text + HNSW build       %.1f s\n", r.PostgresIndex.Seconds())
+	} else if r.IndexReused {
 		fmt.Fprintf(w, "ANN index load (reused)      %.1f s\n", r.IndexBuild.Seconds())
 	} else {
 		fmt.Fprintf(w, "ANN index build              %.1f s\n", r.IndexBuild.Seconds())
 		fmt.Fprintf(w, "ANN index save               %.1f s\n", r.IndexSave.Seconds())
 	}
-	fmt.Fprintf(w, "reopen + first recall        %.2f s\n", r.Reopen.Seconds())
+	if r.Store == "" {
+		fmt.Fprintf(w, "reopen + first recall        %.2f s\n", r.Reopen.Seconds())
+	}
 	fmt.Fprintf(w, "hybrid recall p50 / p95      %s / %s\n", ms(r.RecallP50), ms(r.RecallP95))
 	fmt.Fprintf(w, "  of which query embedding   %s / %s\n", ms(r.EmbedP50), ms(r.EmbedP95))
 	stages := func(st Stages) string {
@@ -622,7 +672,9 @@ func (r Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "ANN recall@10 vs exact       %.3f (%.3f counting ties within 0.001)\n", r.ANNRecall10, r.ANNRecall10Ties)
 	fmt.Fprintf(w, "peak RSS serving / overall   %.0f MB / %.0f MB\n", float64(r.ServingRSS)/(1<<20), float64(r.PeakRSS)/(1<<20))
-	fmt.Fprintf(w, "database / index files       %.0f MB / %.0f MB\n", float64(r.DBBytes)/(1<<20), float64(r.IndexBytes)/(1<<20))
+	if r.Store == "" {
+		fmt.Fprintf(w, "database / index files       %.0f MB / %.0f MB\n", float64(r.DBBytes)/(1<<20), float64(r.IndexBytes)/(1<<20))
+	}
 }
 
 // generator makes English-looking memories and queries from a frequency-

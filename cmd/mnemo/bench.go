@@ -100,7 +100,9 @@ func (a *app) benchCommand() *cobra.Command {
 		return cmd.Root().PersistentPreRunE(cmd, args)
 	}
 	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
-	cmd.AddCommand(loc, a.benchScaleCommand())
+	sc := a.benchScaleCommand()
+	sc.PersistentPreRunE = loc.PersistentPreRunE // the same DSN fallback
+	cmd.AddCommand(loc, sc)
 	return cmd
 }
 
@@ -114,7 +116,10 @@ func (a *app) benchScaleCommand() *cobra.Command {
 			"the vectors (its rate, the first recall right after it, the background embedding's rate). Then\n" +
 			"measures: ANN index build and save, reopen (open, load the index, first recall), hybrid recall\n" +
 			"p50/p95 with the median of each stage (analyse, lexical, query embedding, vector, fusion, MMR,\n" +
-			"access record), recall quiet and beside a writer, ANN recall@10 against exact search, peak RSS.",
+			"access record), recall quiet and beside a writer, ANN recall@10 against exact search, peak RSS.\n" +
+			"With --store postgres the generated store is copied (vectors and ids kept, indexes built after\n" +
+			"the load) into a temporary schema of store.postgres.dsn, else $MNEMO_TEST_PGVECTOR_DSN or\n" +
+			"$MNEMO_TEST_PG_DSN, dropped after, and recall and ANN recall@10 are measured there.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cfg.N < 1 {
@@ -124,6 +129,18 @@ func (a *app) benchScaleCommand() *cobra.Command {
 				cfg.Dir = filepath.Join(os.TempDir(), "mnemo-scale")
 			}
 			cfg.Log = a.stderr
+			switch a.cfg.Store.Backend {
+			case BackendSQLite:
+			case BackendPostgres:
+				// The generated SQLite store, copied into a temporary
+				// schema (PG-1).
+				cfg.Postgres = string(a.cfg.Store.Postgres.DSN)
+				if cfg.Postgres == "" {
+					return usagef("--store postgres: set store.postgres.dsn ($MNEMO_POSTGRES_DSN)")
+				}
+			default:
+				return usagef("--store: the benchmark runs on sqlite or postgres, got %q", a.cfg.Store.Backend)
+			}
 			var (
 				bar   *progressbar.ProgressBar
 				stage string

@@ -81,7 +81,13 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 			"memories is copied into PostgreSQL, with its times (a key with history there keeps it); runs\n" +
 			"and sessions are not copied. sqlite:PATH is a data directory or a .db file; postgres:DSN a postgres://\n" +
 			"URL (its search_path chooses the schema). An empty PostgreSQL destination is loaded without\n" +
-			"its full-text and HNSW indexes, which are built after the copy.",
+			"its full-text and HNSW indexes, which are built after the copy.\n\n" +
+			"Between two stores that keep events (sqlite, postgres) every scope's event layers are copied\n" +
+			"too: events hot and cold, in order, with their ids and times (cold ones arrive hot: the\n" +
+			"destination's next archival moves them), their relations, event vectors (as made, with their\n" +
+			"models; not into a PostgreSQL without pgvector, and without their access counts), summaries\n" +
+			"and capabilities, and each scope's counts of events, relations, summaries and capabilities\n" +
+			"are checked as the memories' are. Events the destination has already are skipped.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
@@ -260,6 +266,26 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 		bar.Finish()
 	}
 
+	// The event layers, scope by scope (PG-6).
+	ec, evScopes, err := newEventCopy(ctx, log, src, dst)
+	if err != nil {
+		return fmt.Errorf("listing the scopes with events: %w", err)
+	}
+	evWant := make([]layerCounts, len(evScopes))
+	var evTotal layerCounts
+	for i, sc := range evScopes {
+		n, err := ec.scope(ctx, sc)
+		if err != nil {
+			return fmt.Errorf("copying the events of %s/%s: %w", sc.TenantID, sc.AgentID, err)
+		}
+		evWant[i] = n
+		evTotal.add(n)
+		if !a.asJSON {
+			fmt.Fprintf(a.stdout, "%s/%s: %d events, %d relations, %d summaries, %d capabilities, %d event vectors\n",
+				sc.TenantID, sc.AgentID, n.Events, n.Relations, n.Summaries, n.Capabilities, n.Vectors)
+		}
+	}
+
 	// The count check: every scope has as many memories on both sides.
 	var bad []string
 	for i, sc := range scopes {
@@ -271,13 +297,25 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 			bad = append(bad, fmt.Sprintf("%s/%s has %d memories in the source and %d in the destination", sc.TenantID, sc.AgentID, counts[i], st.Memories))
 		}
 	}
+	if ec != nil {
+		evBad, err := ec.check(ctx, evScopes, evWant)
+		if err != nil {
+			return err
+		}
+		bad = append(bad, evBad...)
+	}
 	if len(bad) > 0 {
 		return errors.New("count check failed: " + strings.Join(bad, "; "))
 	}
 	if a.asJSON {
-		return a.printJSON(map[string]int{"scopes": len(scopes), "memories": total, "ledger_entries": ledger, "key_revisions": histories})
+		return a.printJSON(map[string]any{"scopes": len(scopes), "memories": total, "ledger_entries": ledger, "key_revisions": histories,
+			"event_scopes": len(evScopes), "event_layers": evTotal})
 	}
 	fmt.Fprintf(a.stdout, "copied %d memories of %d scopes and %d ledger entries; counts match\n", total, len(scopes), ledger)
+	if ec != nil {
+		fmt.Fprintf(a.stdout, "copied %d events, %d relations, %d summaries, %d capabilities and %d event vectors of %d scopes; counts match\n",
+			evTotal.Events, evTotal.Relations, evTotal.Summaries, evTotal.Capabilities, evTotal.Vectors, len(evScopes))
+	}
 	return nil
 }
 
