@@ -8,6 +8,7 @@ import (
 
 // TestAsOfFlag asks recall and list for what held at a past time (REC-27).
 func TestAsOfFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mnemo := runner(t, dir)
 	mnemo("remember", "--key", "/user/city", "Ana lives in Lisbon")

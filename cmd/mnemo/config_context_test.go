@@ -6,6 +6,7 @@ import (
 )
 
 func TestContextConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, defaultContextConfig, (*ContextConfig).validate, []sectionCase[ContextConfig]{
 		{"o200k", func(c *ContextConfig) { c.Tokenizer = "o200k_base" }, ""},
 		{"tokenizer", func(c *ContextConfig) { c.Tokenizer = "words" }, "context.tokenizer"},

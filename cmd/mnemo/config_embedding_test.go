@@ -6,6 +6,7 @@ import (
 )
 
 func TestEmbeddingConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, defaultEmbeddingConfig, (*EmbeddingConfig).validate, []sectionCase[EmbeddingConfig]{
 		{"none", func(c *EmbeddingConfig) { c.Provider = ProviderNone }, ""},
 		{"openai", func(c *EmbeddingConfig) {

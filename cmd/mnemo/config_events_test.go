@@ -6,6 +6,7 @@ import (
 )
 
 func TestEventsConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, func() EventsConfig { return EventsConfig{} }, (*EventsConfig).validate, []sectionCase[EventsConfig]{
 		{"strict", func(c *EventsConfig) { c.Strict, c.KnownTypes = true, []string{"AgentStarted"} }, ""},
 		{"strict without types", func(c *EventsConfig) { c.Strict = true }, "events.known_types"},

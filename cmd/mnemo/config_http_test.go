@@ -6,6 +6,7 @@ import (
 )
 
 func TestHTTPConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, defaultHTTPConfig, (*HTTPConfig).validate, []sectionCase[HTTPConfig]{
 		{"rate limit", func(c *HTTPConfig) { c.RateLimit, c.RateBurst = 10, 20 }, ""},
 		{"max_body_bytes", func(c *HTTPConfig) { c.MaxBodyBytes = 1023 }, "http.max_body_bytes"},
@@ -16,6 +17,7 @@ func TestHTTPConfigValidate(t *testing.T) {
 }
 
 func TestAuthConfigValidate(t *testing.T) {
+	t.Parallel()
 	key := func() KeyConfig {
 		return KeyConfig{Name: "bot", Secret: "s3cret-s3cret-s3cret", Tenant: "acme", Scopes: []string{"read", "write"}}
 	}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestLifecycleConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, defaultLifecycleConfig, (*LifecycleConfig).validate, []sectionCase[LifecycleConfig]{
 		{"type_quota", func(c *LifecycleConfig) { c.TypeQuota = map[string]int{"event": 100} }, ""},
 		{"archive_below", func(c *LifecycleConfig) { c.ArchiveBelow = 1 }, "lifecycle.archive_below"},

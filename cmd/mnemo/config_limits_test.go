@@ -3,6 +3,7 @@ package main
 import "testing"
 
 func TestLimitsConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, defaultLimitsConfig, (*LimitsConfig).validate, []sectionCase[LimitsConfig]{
 		{"untrusted", func(c *LimitsConfig) { c.Untrusted = "/untrusted" }, ""},
 		{"untrusted relative", func(c *LimitsConfig) { c.Untrusted = "untrusted" }, "limits.untrusted"},
@@ -16,6 +17,7 @@ func TestLimitsConfigValidate(t *testing.T) {
 }
 
 func TestRecallConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, defaultRecallConfig, (*RecallConfig).validate, []sectionCase[RecallConfig]{
 		{"default at max", func(c *RecallConfig) { c.DefaultLimit = c.MaxLimit }, ""},
 		{"default over max", func(c *RecallConfig) { c.DefaultLimit = c.MaxLimit + 1 }, "recall.default_limit"},

@@ -6,6 +6,7 @@ import (
 )
 
 func TestStoreConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, defaultStoreConfig, (*StoreConfig).validate, []sectionCase[StoreConfig]{
 		{"files", func(c *StoreConfig) { c.Backend = BackendFiles }, ""},
 		{"memory", func(c *StoreConfig) { c.Backend = BackendMemory }, ""},
@@ -37,6 +38,7 @@ func TestStoreConfigValidate(t *testing.T) {
 }
 
 func TestSQLiteConfigValidate(t *testing.T) {
+	t.Parallel()
 	testSection(t, defaultSQLiteConfig, (*SQLiteConfig).validate, []sectionCase[SQLiteConfig]{
 		{"normal", func(c *SQLiteConfig) { c.Synchronous = "normal" }, ""},
 		{"off", func(c *SQLiteConfig) { c.Synchronous = "OFF" }, "sqlite.synchronous"},

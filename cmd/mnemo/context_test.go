@@ -17,6 +17,7 @@ import (
 // Each command is a process of its own: the run and the session live in
 // the store between them.
 func TestRunAndSessionCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun := runner(t, dir)
 	mustRun("run", "open", "cron", "--id", "r1", "--payload", `{"job":"hourly_check"}`, "--focus", "disk usage")
@@ -62,6 +63,7 @@ func TestRunAndSessionCommands(t *testing.T) {
 }
 
 func TestPromptCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"remember", "--type", "identity", "I am Noa, the Lin family's assistant."},
@@ -113,6 +115,7 @@ func TestPromptCommands(t *testing.T) {
 // sentences and a session's topic and emotion its reading; when the model
 // fails, the rules answer and the run says so.
 func TestLLMConfigured(t *testing.T) {
+	t.Parallel()
 	var down atomic.Bool
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

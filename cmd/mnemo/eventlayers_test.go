@@ -9,6 +9,7 @@ import (
 )
 
 func TestEventLayerCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mnemo := runner(t, dir)
 	db := strings.TrimSpace(mnemo("events", "append", "--type", "user.message", "--source", "chat", "--payload", `{"text":"the Postgres database migration failed"}`))
@@ -39,6 +40,7 @@ func TestEventLayerCommands(t *testing.T) {
 // Options set in the config file take effect: text relations on, and an
 // event type counted as a profile interaction, both from one append.
 func TestEventConfigTakesEffect(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mnemo.yml")
 	os.WriteFile(cfg, []byte("events:\n  text_relations:\n    enabled: true\n  profile:\n    interaction_types: [user.message]\n"), 0o644)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestEventsCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mnemo := runner(t, dir)
 	start := strings.TrimSpace(mnemo("events", "append", "--type", "AgentStarted", "--source", "w1", "--ts", "2026-01-01T00:00:00Z", "--payload", `{"task":"sync"}`))
@@ -102,6 +103,7 @@ func TestEventsCommands(t *testing.T) {
 // TestEventsStrictConfig: events.strict in the config refuses types not in
 // events.known_types, with exit 2 and the reason.
 func TestEventsStrictConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mnemo.yml")
 	if err := os.WriteFile(cfg, []byte("events:\n  strict: true\n  known_types: [AgentStarted]\n"), 0o644); err != nil {
@@ -117,6 +119,7 @@ func TestEventsStrictConfig(t *testing.T) {
 }
 
 func TestEventsSummaryAndCapabilities(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mnemo := runner(t, dir)
 	in := ""
@@ -170,6 +173,7 @@ func TestEventsSummaryAndCapabilities(t *testing.T) {
 // TestSweepSummarizes: serve's one-minute sweep writes the summaries of
 // closed periods.
 func TestSweepSummarizes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestLifecycleCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun := runner(t, dir)
 	old := filepath.Join(dir, "old.jsonl")
@@ -81,6 +82,7 @@ func TestLifecycleCommands(t *testing.T) {
 // export --format tree gives the memory root's layout (FS-11), and the
 // shell queries of FS-12 work on it.
 func TestExportTree(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("jq is not installed")
 	}

@@ -12,6 +12,7 @@ import (
 // TestRecallAlongLinks links memories and an event from the command line
 // and follows the links with recall-path and recall --traverse-hops.
 func TestRecallAlongLinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mnemo := runner(t, dir)
 	id := func(out string) string { return strings.TrimSpace(out) }

@@ -19,6 +19,7 @@ import (
 // TestMCPStdioBinary builds mnemo and drives `mnemo mcp` as an MCP client
 // does: spawn it, talk on its stdin and stdout.
 func TestMCPStdioBinary(t *testing.T) {
+	t.Parallel()
 	if !registered("mcp") {
 		t.Skip("mnemo mcp is not in rootCommand yet: add a.mcpCommand() to its commands")
 	}
@@ -98,6 +99,7 @@ func TestMCPStdioBinary(t *testing.T) {
 // TestMCPCommand runs the mcp command in process over pipes, and checks that
 // a bad scope stops it before it serves.
 func TestMCPCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -32,6 +32,7 @@ func readOnly(t *testing.T, dir string) {
 // An existing data directory mnemo may not write to is named, with the
 // cause, instead of SQLite's "unable to open database file (14)".
 func TestDataDirNotWritable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if code, _, errs := run(t, dir, "", "stats"); code != 0 {
 		t.Fatalf("stats: %d %s", code, errs)
@@ -45,6 +46,7 @@ func TestDataDirNotWritable(t *testing.T) {
 
 // A port in use says how to choose another.
 func TestServePortInUse(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +61,7 @@ func TestServePortInUse(t *testing.T) {
 // /mcp without X-Mnemo-Agent names the header (with no keys, or a key of
 // several agents, the agent cannot be guessed).
 func TestMCPNoAgentHeader(t *testing.T) {
+	t.Parallel()
 	base := startServe(t, "--data", t.TempDir())
 	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "t", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcpsdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: http.DefaultClient}, nil)

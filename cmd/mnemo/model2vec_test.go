@@ -50,6 +50,7 @@ func tinyModel2Vec(t *testing.T) string {
 // embeds with the local model: a recall by meaning finds a memory that
 // shares no word with the query (EMB-1).
 func TestModel2VecProvider(t *testing.T) {
+	t.Parallel()
 	model := tinyModel2Vec(t)
 	cfg := filepath.Join(t.TempDir(), "mnemo.yml")
 	if err := os.WriteFile(cfg, []byte("embedding:\n  provider: model2vec\n  path: "+model+"\n"), 0o644); err != nil {

@@ -17,6 +17,7 @@ import (
 // memory of nothing but words ending in '*' panicked the Write Guard — a
 // 500 over REST, and the end of the process over MCP and the CLI.
 func TestPrefixOnlyWrites(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if code, out, errs := run(t, dir, "", "remember", "Python*"); code != 0 {
 		t.Fatalf("mnemo remember Python*: exit %d: %s %s", code, out, errs)
@@ -47,6 +48,7 @@ func TestPrefixOnlyWrites(t *testing.T) {
 // scheduled reflect stops it and waits for it before the store closes,
 // loses nothing, and exits within 10 s.
 func TestServeStopsJobsBeforeClosing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var memories strings.Builder
 	for i := range 60 {
@@ -141,6 +143,7 @@ func TestServeStopsJobsBeforeClosing(t *testing.T) {
 // A panic in a command is an internal error, exit 1, with the stack
 // logged, not a crash (the environment lookup stands in for any bug).
 func TestCommandPanicIsInternal(t *testing.T) {
+	t.Parallel()
 	var errs syncBuffer
 	a := newApp(strings.NewReader(""), io.Discard, &errs)
 	a.getenv = func(string) string { panic("boom") }

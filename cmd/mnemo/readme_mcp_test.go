@@ -18,6 +18,7 @@ import (
 // nothing starts) or points at the /mcp route `mnemo serve` has with an
 // X-Mnemo-Agent header; so does each `claude mcp add` line.
 func TestReadmeMCPConfigs(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestTimeFlag(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, v string
 		want    *time.Time

@@ -32,6 +32,7 @@ func writeAhead(t *testing.T, dir string, sc mnemo.Scope, key, content string) t
 }
 
 func TestRememberNotApplied(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if code, _, errs := run(t, dir, "", "remember", "--key", "/city", "lives in Paris"); code != 0 {
 		t.Fatalf("remember: %s", errs)
@@ -52,6 +53,7 @@ func TestRememberNotApplied(t *testing.T) {
 // score is made of: the hybrid product's factors, and the weighted sum's
 // weights, never a weight of 0.00 beside a non-zero score.
 func TestRecallExplainShowsTheFormula(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := runner(t, dir)
 	r("remember", "Moved to Lisbon in 2024")
@@ -68,6 +70,7 @@ func TestRecallExplainShowsTheFormula(t *testing.T) {
 // TestJSONLeavesVectorsOut checks that --json prints no vector unless
 // --include-embedding asks for it.
 func TestJSONLeavesVectorsOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := runner(t, dir)
 	r("remember", "--key", "/city", "Moved to Lisbon in 2024")
@@ -86,6 +89,7 @@ func TestJSONLeavesVectorsOut(t *testing.T) {
 // TestImportIntoAnotherAgent exports agent a and imports it into agent b of
 // the same store: new ids, printed old and new.
 func TestImportIntoAnotherAgent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := runner(t, dir)
 	id := strings.TrimSpace(r("--agent", "a", "remember", "likes green tea"))
