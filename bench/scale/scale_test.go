@@ -21,7 +21,11 @@ import (
 // TestRunSmall runs the whole measurement on a small store: every step
 // works and reports sane figures.
 func TestRunSmall(t *testing.T) {
-	rep, err := Run(context.Background(), Config{N: 2000, Dir: t.TempDir(), Queries: 20, Exact: 10})
+	n := 2000
+	if raceEnabled {
+		n = 500
+	}
+	rep, err := Run(context.Background(), Config{N: n, Dir: t.TempDir(), Queries: 20, Exact: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
