@@ -2,7 +2,7 @@
 # set-up. CI (.ci/run) calls exactly it.
 
 GO       ?= go
-FUZZTIME ?= 6s
+FUZZTIME ?= 5s
 # LoCoMo data (not in the repository, CC BY-NC): locomo10.json from
 # github.com/snap-research/locomo, or the dev split made from it (README).
 MNEMO_LOCOMO ?= ../shared/eval/locomo-dev.json
@@ -12,11 +12,11 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN.
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: help test vet unit quality fuzz e2e inspector clients ui bench bench-go locomo scale build run pgservers
+.PHONY: help test vet unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
-TEST_STEPS = vet unit quality fuzz e2e
+TEST_STEPS = vet unit fuzz checks
 
 test:
 	@bash scripts/steps.sh "$(MAKE)" $(TEST_STEPS)
@@ -28,8 +28,8 @@ help:
 	@echo 'make vet        gofmt and go vet'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
-	@echo 'make fuzz       every fuzzer for FUZZTIME (6s; FUZZTIME=60s for a longer run)'
-	@echo 'make e2e        inspector, clients and ui side by side'
+	@echo 'make fuzz       every fuzzer for FUZZTIME (5s; FUZZTIME=60s for a longer run)'
+	@echo 'make checks     quality, inspector, clients and ui side by side'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
 	@echo 'make ui         the web inspector in Debian chromium against a served mnemo'
@@ -94,12 +94,13 @@ FUZZERS = \
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
 
-# The end-to-end steps side by side (scripts/together.sh): the MCP Inspector,
-# the clients, the browser tests, each against a mnemo of its own.
-E2E = inspector clients ui
+# The checks that mostly wait (on node, Python, a browser) side by side with
+# the recall-quality floors (scripts/together.sh): the MCP Inspector, the
+# clients and the browser tests each against a mnemo of its own.
+CHECKS = quality inspector clients ui
 
-e2e:
-	@bash scripts/together.sh "$(MAKE)" $(E2E)
+checks:
+	@bash scripts/together.sh "$(MAKE)" $(CHECKS)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.

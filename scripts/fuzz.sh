@@ -14,7 +14,7 @@
 # list names but the package no longer has fails too ("no fuzz tests").
 set -uo pipefail
 go=${GO:-go}
-fuzztime=${FUZZTIME:-6s}
+fuzztime=${FUZZTIME:-5s}
 jobs=${FUZZJOBS:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

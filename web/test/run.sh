@@ -21,7 +21,7 @@ if [[ ! -x "$chromium" && -z "${CHROMIUM:-}" ]]; then
   echo "run.sh: installing Debian's chromium" >&2
   sudo=""
   [[ $(id -u) -ne 0 ]] && sudo=sudo
-  # One apt-get at a time: make e2e runs the clients' set-up beside.
+  # One apt-get at a time: make checks runs the clients' set-up beside.
   $sudo flock "${TMPDIR:-/tmp}/mnemo-apt.lock" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium' >/dev/null
 fi
 [[ -x "$chromium" ]] || { echo "run.sh: no browser at $chromium (apt-get install -y chromium, or set CHROMIUM)" >&2; exit 1; }
