@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/worker"
+	"github.com/mnemo-dev/mnemo/priority"
 )
 
 // DefaultQueryEmbedTimeout bounds a query's embedding when
@@ -33,6 +34,7 @@ type vectors struct {
 	async    bool
 	timeout  time.Duration // of a query's embedding
 	log      *slog.Logger
+	gate     *priority.Gate // the worker yields to recalls on it
 
 	initMu sync.Mutex
 	ready  bool // the vector space is set and the worker runs
@@ -57,6 +59,7 @@ func newVectors(b mnemo.Backend, opts Options, log *slog.Logger) *vectors {
 		async:    opts.AsyncEmbedding,
 		timeout:  opts.QueryEmbedTimeout,
 		log:      log,
+		gate:     opts.Gate,
 		wake:     make(chan struct{}, 1),
 	}
 	if v.query == nil {
@@ -102,7 +105,8 @@ func (v *vectors) init(ctx context.Context) error {
 		}
 		return err
 	}
-	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// The worker is background work: it steps aside for recalls (PERF-2).
+	wctx, cancel := context.WithCancel(priority.Background(context.WithoutCancel(ctx), v.gate))
 	v.stop, v.stopped = cancel, make(chan struct{})
 	go v.work(wctx)
 	v.ready = true

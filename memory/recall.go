@@ -194,6 +194,7 @@ func (s *Service) rescore(ctx context.Context, query string, cands []candidate) 
 // indexes, fuse and adjust their scores, diversify and cut, record access
 // (when record is set), follow links.
 func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record bool) (out Result, err error) {
+	defer s.gate.Begin()() // background work steps aside meanwhile (PERF-2)
 	sw := newStopwatch(q.Trace)
 	start := sw.now()
 	profile, now, err := s.checkQuery(scope, &q)

@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/priority"
 	"github.com/mnemo-dev/mnemo/rank"
 )
 
@@ -52,6 +53,10 @@ type Options struct {
 	// degrades as if the embedder had failed (DefaultQueryEmbedTimeout when
 	// zero).
 	QueryEmbedTimeout time.Duration
+	// Gate, when set, lets recall go before background work on the CPU:
+	// recall marks itself in flight, the embedding worker yields to it
+	// (PERF-2). The store's own background work may share it.
+	Gate *priority.Gate
 	// OnDegraded, when set, is called with a Degraded* cause every time an
 	// answer or a write falls back: for metrics. The ledger has the reasons.
 	OnDegraded func(cause string)
@@ -99,6 +104,7 @@ type Service struct {
 	topicBoost float64 // recall's boost of memories on the session's topic
 
 	access *accessRecorder // recall's access records, written in the background
+	gate   *priority.Gate  // recall is marked in flight on it; nil: no priority
 }
 
 // New returns a Service over b. b.State keeps runs, sessions and profiles;
@@ -133,6 +139,7 @@ func New(b mnemo.Backend, opts Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.gate = opts.Gate
 	s.vec = newVectors(b, opts, s.log)
 	s.access = newAccessRecorder(b.Touch, s.log)
 	s.fallback = opts.FallbackEmbedder
@@ -360,9 +367,15 @@ func (s *Service) guardAll(ctx context.Context, scope mnemo.Scope, recs []mnemo.
 		wg   sync.WaitGroup
 		next atomic.Int64
 	)
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
 			for {
+				if w > 0 {
+					// One worker goes on; the others step aside while a
+					// recall runs, so that a bulk write leaves it a core
+					// (PERF-2).
+					s.gate.Yield(ctx)
+				}
 				i := int(next.Add(1)) - 1
 				if i >= len(recs) || ctx.Err() != nil {
 					return

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/priority"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -121,6 +122,12 @@ func New(store mnemo.Store, o Options) *Mnemo {
 	}
 	m := &Mnemo{store: store}
 	mo := o.memoryOptions()
+	// One gate for the process's store and services: recall goes before
+	// the embedding worker and the store's indexer on the CPU (PERF-2).
+	mo.Gate = priority.New()
+	if g, ok := store.(interface{ UseGate(*priority.Gate) }); ok {
+		g.UseGate(mo.Gate)
+	}
 	mo.SessionTopic = m.sessionTopic // recall adds the session's topic (m.Prompts is set below, before any call)
 	m.Memories = memory.New(b, mo)
 	m.Events = events.New(b, o.Events, o.eventsDeps(b))

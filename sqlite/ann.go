@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
+	"github.com/mnemo-dev/mnemo/priority"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -74,6 +75,10 @@ type annIndexes struct {
 	done    chan struct{}
 	started bool
 	seen    int64 // the vector rev up to which new vectors' scopes were found; indexer only
+
+	// gate, when set, is the process's: the indexer yields to recalls on
+	// it between inserts (PERF-2).
+	gate atomic.Pointer[priority.Gate]
 
 	// work serialises catching up, by the indexer or IndexVectors; a test
 	// holding it keeps the indexer from inserting.
@@ -295,12 +300,15 @@ func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		g := a.gate.Load()
+		g.Yield(ctx)
 		x.mu.Lock()
 		if x.dropped {
 			x.mu.Unlock()
 			return nil
 		}
 		a.ensureLoaded(x, vs)
+		x.ix.Load().SetYield(func() { g.Yield(ctx) })
 		n, err := x.insertBatch(ctx, db, sp)
 		if n > 0 {
 			x.unsaved += n
@@ -317,6 +325,10 @@ func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.
 		}
 	}
 }
+
+// UseGate makes the background indexer yield to the requests in flight on
+// g: recall goes first on the CPU (PERF-2).
+func (db *DB) UseGate(g *priority.Gate) { db.vectors.gate.Store(g) }
 
 // current is the store's vector rev up to which x lacks nothing of its
 // scope.

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/priority"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -172,5 +174,41 @@ func TestANNIndexReset(t *testing.T) {
 	}
 	if n, _ := db.CountUnembedded(context.Background()); n != 10 {
 		t.Fatalf("%d queued after reset, want 10", n)
+	}
+}
+
+// TestIndexerYieldsToRequests: with the process's gate given (UseGate), the
+// indexer inserts only between requests: while one is in flight it waits
+// before each insert, up to priority.MaxWait at a time, and answers stay
+// right meanwhile (PERF-2).
+func TestIndexerYieldsToRequests(t *testing.T) {
+	ctx := context.Background()
+	db := annStore(t, filepath.Join(t.TempDir(), "mnemo.db"))
+	defer db.Close()
+	g := priority.New()
+	db.UseGate(g)
+	vecs := annWrite(t, db, 1, 41)
+
+	end := g.Begin()
+	t0 := time.Now()
+	if err := db.IndexVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// 40 inserts, each after a wait for the request: far longer than the
+	// unhindered inserts (a few milliseconds).
+	if d := time.Since(t0); d < 10*priority.MaxWait {
+		t.Fatalf("indexing 40 vectors beside a request took %v: it did not yield", d)
+	}
+	end()
+	q := vecs["01959581-0000-7000-8000-000000000007"]
+	if got := nearest(t, db, q, 1); len(got) != 1 || got[0] != "01959581-0000-7000-8000-000000000007" {
+		t.Fatalf("nearest after indexing: %v", got)
+	}
+	st, err := db.Stats(ctx, annScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Vectors == nil || st.Vectors.Indexed != 40 {
+		t.Fatalf("indexed: %+v", st.Vectors)
 	}
 }

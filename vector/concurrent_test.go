@@ -1,6 +1,8 @@
 package vector
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -42,5 +44,49 @@ func TestSearchDuringBatch(t *testing.T) {
 	}
 	if res := x.Search(data[2500], 1, nil); len(res) != 1 || res[0].ID != 2500 {
 		t.Fatalf("the batch's vector: %+v", res)
+	}
+}
+
+// TestSearchWhileBatchYields: a batch whose owner yields before each insert
+// (SetYield: background indexing stepping aside for a recall, PERF-2) is
+// paused while searches answer, and every vector lands once it goes on.
+func TestSearchWhileBatchYields(t *testing.T) {
+	const dim = 16
+	data := dataset(1500, dim, 2)
+	x := build(t, data[:1000], Options{ExactBelow: 1})
+	var calls atomic.Int64
+	paused, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	x.SetYield(func() {
+		if calls.Add(1) == 1 {
+			once.Do(func() { close(paused) })
+			<-resume
+		}
+	})
+	ids := make([]uint64, 500)
+	for i := range ids {
+		ids[i] = uint64(1000 + i)
+	}
+	added := make(chan error)
+	go func() { added <- x.AddBatch(ids, data[1000:]) }()
+	<-paused
+	if res := x.Search(data[7], 5, nil); len(res) != 5 || res[0].ID != 7 {
+		t.Fatalf("search while the batch yields: %+v", res)
+	}
+	close(resume)
+	if err := <-added; err != nil {
+		t.Fatal(err)
+	}
+	// The first node of a batch into a non-empty graph is inserted too:
+	// one yield per insert.
+	if n := calls.Load(); n != int64(len(ids)) {
+		t.Fatalf("yield called %d times for %d inserts", n, len(ids))
+	}
+	x.SetYield(nil)
+	if err := x.Add(5000, data[3]); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != int64(len(ids)) {
+		t.Fatalf("yield called after SetYield(nil): %d", n)
 	}
 }

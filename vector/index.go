@@ -122,7 +122,8 @@ type Index struct {
 	// inserting is set, under the write lock, while a batch is linked in
 	// under the read lock: searches then read links under their locks.
 	inserting bool
-	linking   func() // tests: called as a batch starts linking, read lock held
+	linking   func()                 // tests: called as a batch starts linking, read lock held
+	yield     atomic.Pointer[func()] // called before each insert of a batch; see SetYield
 	locks     [1 << lockShift]sync.Mutex
 	pool      sync.Pool // *searcher
 }
@@ -184,6 +185,26 @@ func (x *Index) SetEfSearch(ef int) {
 // Add inserts v under id, replacing the vector id had. The index keeps its
 // own normalised, quantised copy of v. It fails on a vector of the wrong
 // dimension or one without a direction (zero, NaN or infinite).
+// SetYield sets a function AddBatch calls before each insert, in every
+// inserting goroutine: an owner whose batches are background work waits
+// there while requests it serves first are in flight (PERF-2). Searches
+// go on during the wait; other batches and Delete wait for the batch. Nil
+// removes it.
+func (x *Index) SetYield(f func()) {
+	if f == nil {
+		x.yield.Store(nil)
+		return
+	}
+	x.yield.Store(&f)
+}
+
+// pause calls the yield function, if any.
+func (x *Index) pause() {
+	if f := x.yield.Load(); f != nil {
+		(*f)()
+	}
+}
+
 func (x *Index) Add(id uint64, v []float32) error {
 	return x.AddBatch([]uint64{id}, [][]float32{v})
 }
@@ -393,6 +414,7 @@ func (x *Index) insertAll(nodes []uint32) {
 	if workers <= 1 {
 		s := x.searcher()
 		for _, n := range nodes {
+			x.pause()
 			x.insert(s, n, true)
 		}
 		x.pool.Put(s)
@@ -409,6 +431,7 @@ func (x *Index) insertAll(nodes []uint32) {
 				if i >= int64(len(nodes)) {
 					return
 				}
+				x.pause()
 				x.insert(s, nodes[i], true)
 			}
 		})

@@ -18,6 +18,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -458,7 +459,17 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				}
 			}
 		}()
+		// $MNEMO_SCALE_BESIDE_PROFILE names a file for the CPU profile of
+		// the process while recall runs beside the writer: where the
+		// writer's CPU goes.
+		stopProfile := func() {}
+		if p := os.Getenv("MNEMO_SCALE_BESIDE_PROFILE"); p != "" {
+			if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
+				stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+			}
+		}
 		busy, bst, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
+		stopProfile()
 		rep.WritesStages = bst
 		close(done)
 		rep.WritesDone = <-written

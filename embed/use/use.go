@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/priority"
 )
 
 // Model is the name Embedder.Model reports and stores record with each
@@ -51,6 +52,12 @@ const Dimension = 512
 // weights loaded into cache serve many tokens, small enough to keep the
 // scratch space (about 21 KB per token) modest.
 const chunkTokens = 256
+
+// backgroundChunkTokens is chunkTokens for background work
+// (priority.Background): a chunk is the unit between two pauses, about
+// 2 ms on the int8 path, so that a recall arriving meanwhile waits for
+// little (PERF-2). The int8 kernel's speed hardly depends on the batch.
+const backgroundChunkTokens = 64
 
 var (
 	//go:embed data/use-lite.bin
@@ -133,8 +140,12 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	type chunk struct{ lo, hi int }
 	var chunks []chunk
 	lo, tokens := 0, 0
+	limit := chunkTokens
+	if priority.IsBackground(ctx) {
+		limit = backgroundChunkTokens
+	}
 	for i, ids := range docs {
-		if i > lo && tokens+len(ids) > chunkTokens {
+		if i > lo && tokens+len(ids) > limit {
 			chunks = append(chunks, chunk{lo, i})
 			lo, tokens = i, 0
 		}
@@ -150,6 +161,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
 		wg.Go(func() {
 			for {
+				priority.Pause(ctx) // background work steps aside for recalls
 				c := int(next.Add(1)) - 1
 				if c >= len(chunks) || ctx.Err() != nil {
 					return

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/priority"
 )
 
 // golden is testdata/golden.json, written by scripts/use/golden.js from the
@@ -459,6 +462,40 @@ func TestQuantizeRows(t *testing.T) {
 			if v := x[i]; relu && v <= 0 && a2[i] != 0 {
 				t.Fatalf("relu: code %d of %v = %d, want 0", i, v, a2[i])
 			}
+		}
+	}
+}
+
+// TestBackgroundEmbedYields: background work (priority.Background) embeds
+// in small chunks and waits before each while a request is in flight
+// (PERF-2), and its vectors are the same as a foreground call's.
+func TestBackgroundEmbedYields(t *testing.T) {
+	g := readGolden(t)
+	var texts []string
+	for _, s := range g.Sentences {
+		texts = append(texts, s.Text)
+	}
+	e := loadedEmbedder(t)
+	want, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := priority.New()
+	end := gate.Begin()
+	t0 := time.Now()
+	got, err := e.Embed(priority.Background(context.Background(), gate), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 32 sentences make several chunks of backgroundChunkTokens, each
+	// after a wait for the request.
+	if d := time.Since(t0); d < 2*priority.MaxWait {
+		t.Fatalf("background embedding beside a request took %v: it did not yield", d)
+	}
+	end()
+	for i := range texts {
+		if c := cosine(want[i], got[i]); c < 0.999999 {
+			t.Errorf("%q: cosine foreground vs background = %v", texts[i], c)
 		}
 	}
 }
