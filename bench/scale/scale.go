@@ -105,6 +105,8 @@ type Report struct {
 	Reopen      time.Duration `json:"reopen"`        // open + load the index file + first recall
 	RecallP50   time.Duration `json:"recall_p50"`    // hybrid recall (surface), embedding included
 	RecallP95   time.Duration `json:"recall_p95"`    //
+	HTTPP50     time.Duration `json:"http_p50"`      // recall through POST /v1/recall on loopback
+	HTTPP95     time.Duration `json:"http_p95"`      //
 	EmbedP50    time.Duration `json:"embed_p50"`     // the query embedding alone
 	EmbedP95    time.Duration `json:"embed_p95"`     //
 	ANNRecall10 float64       `json:"ann_recall_10"` // vector search vs exact top 10
@@ -418,6 +420,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	rep.RecallP50, rep.RecallP95 = percentile(recall, 0.5), percentile(recall, 0.95)
 	rep.EmbedP50, rep.EmbedP95 = percentile(embed, 0.5), percentile(embed, 0.95)
+
+	// 4a. The same through HTTP, as a client of `mnemo serve` recalls.
+	logf("recall through HTTP")
+	viaHTTP, err := timeHTTPRecalls(ctx, svc, newGenerator(words, 5), cfg.Queries, cfg.Progress)
+	if err != nil {
+		return rep, err
+	}
+	rep.HTTPP50, rep.HTTPP95 = percentile(viaHTTP, 0.5), percentile(viaHTTP, 0.95)
 	rep.Stages = medians(traces)
 
 	// 4b. Recall quiet, then beside a writer posting a batch every second,
@@ -663,6 +673,9 @@ func (r Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "hybrid recall p50 / p95      %s / %s\n", ms(r.RecallP50), ms(r.RecallP95))
 	fmt.Fprintf(w, "  of which query embedding   %s / %s\n", ms(r.EmbedP50), ms(r.EmbedP95))
+	if r.HTTPP50 > 0 {
+		fmt.Fprintf(w, "recall through HTTP p50/p95  %s / %s\n", ms(r.HTTPP50), ms(r.HTTPP95))
+	}
 	stages := func(st Stages) string {
 		return fmt.Sprintf("analyse %s, find %s (lexical %s beside embed %s + vector %s), fuse %s, MMR %s, access record %s; total %s",
 			ms(st.Analyse), ms(st.Find), ms(st.Lexical), ms(st.Embed), ms(st.Vector), ms(st.Fuse), ms(st.MMR), ms(st.Access), ms(st.Total))
