@@ -90,3 +90,55 @@ func TestSearchWhileBatchYields(t *testing.T) {
 		t.Fatalf("yield called after SetYield(nil): %d", n)
 	}
 }
+
+// TestSearchDuringVacuum: a search answers while a vacuum repairs the graph
+// (issue 20: the vacuum held the write lock). The vacuum is held at the
+// start of its repair; a search that needed the write lock would never
+// return. Deleted vectors are never answered, before or after.
+func TestSearchDuringVacuum(t *testing.T) {
+	const dim = 16
+	data := dataset(3000, dim, 3)
+	x := build(t, data, Options{ExactBelow: 1})
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	x.repairing = func() { once.Do(func() { close(held); <-release }) }
+	deleted := make(chan struct{})
+	go func() {
+		// 1/32 of the graph dead makes the last of these deletes vacuum.
+		for i := range 100 {
+			x.Delete(uint64(2 * i))
+		}
+		close(deleted)
+	}()
+	<-held
+	found := make(chan []Result)
+	go func() { found <- x.Search(data[5], 10, nil) }()
+	select {
+	case res := <-found:
+		if len(res) != 10 || res[0].ID != 5 {
+			t.Fatalf("search beside a vacuum: %+v", res[:min(3, len(res))])
+		}
+		for _, r := range res {
+			if r.ID < 200 && r.ID%2 == 0 {
+				t.Fatalf("a deleted vector answered beside the vacuum: %d", r.ID)
+			}
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the search waited for the vacuum")
+	}
+	close(release)
+	<-deleted
+	x.repairing = nil
+	if x.Len() != 2900 {
+		t.Fatalf("len %d", x.Len())
+	}
+	x.mu.RLock()
+	dead, freed := x.dead, len(x.freed)
+	x.mu.RUnlock()
+	if freed == 0 {
+		t.Fatalf("the vacuum freed nothing (dead %d)", dead)
+	}
+	if res := x.Search(data[7], 1, nil); len(res) != 1 || res[0].ID != 7 {
+		t.Fatalf("after the vacuum: %+v", res)
+	}
+}

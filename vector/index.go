@@ -123,6 +123,7 @@ type Index struct {
 	// under the read lock: searches then read links under their locks.
 	inserting bool
 	linking   func()                 // tests: called as a batch starts linking, read lock held
+	repairing func()                 // tests: called as a vacuum starts repairing, read lock held
 	yield     atomic.Pointer[func()] // called before each insert of a batch; see SetYield
 	locks     [1 << lockShift]sync.Mutex
 	pool      sync.Pool // *searcher
@@ -269,8 +270,8 @@ func (x *Index) AddBatch(ids []uint64, vs [][]float32) error {
 
 	x.mu.Lock()
 	x.inserting = false
-	x.maybeVacuum()
 	x.mu.Unlock()
+	x.maybeVacuum()
 	return nil
 }
 
@@ -311,16 +312,25 @@ var ErrNoDirection = errors.New("zero, NaN or infinite vector")
 // which relinks its neighbours and frees the slot for reuse.
 func (x *Index) Delete(id uint64) bool {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	n, ok := x.byID[id]
 	if !ok {
+		x.mu.Unlock()
 		return false
 	}
 	delete(x.byID, id)
 	x.state[n] = dead
 	x.live--
 	x.dead++
-	x.maybeVacuum()
+	due := x.vacuumDue()
+	x.mu.Unlock()
+	if due {
+		// Deletes that come while a batch is linked in leave the vacuum
+		// to that batch's end: insertMu would wait for the whole batch.
+		if x.insertMu.TryLock() {
+			x.maybeVacuum()
+			x.insertMu.Unlock()
+		}
+	}
 	return true
 }
 

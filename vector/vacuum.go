@@ -7,24 +7,54 @@ import (
 	"sync"
 )
 
-// maybeVacuum vacuums once deleted nodes make up 1/32 of the graph. The
+// vacuumDue reports whether deleted nodes make up 1/32 of the graph. The
 // fraction trades the vacuum's linear scan (about 30 ms per million nodes)
 // against how long dead nodes dilute searches; the relinking work itself is
-// proportional to the number of deletes whatever the fraction.
-func (x *Index) maybeVacuum() {
-	if !x.inserting && x.dead > 0 && x.dead*32 >= x.live+x.dead {
-		x.vacuum()
-	}
+// proportional to the number of deletes whatever the fraction. The caller
+// holds mu.
+func (x *Index) vacuumDue() bool {
+	return !x.inserting && x.dead > 0 && x.dead*32 >= x.live+x.dead
 }
 
-// vacuum removes every dead node from the graph. Each live node that links
-// to a dead one loses that link and, in its place, gains the nearest live
-// neighbours of the dead node it does not already have, so paths that ran
-// through the dead node keep running. The dead slots are then freed for
-// reuse by later inserts. Dead nodes' own links are read but not written
-// until every live node has been repaired, so live nodes can be repaired in
-// parallel.
-func (x *Index) vacuum() {
+// maybeVacuum vacuums when one is due, while searches go on: the repair of
+// live nodes, the long part, runs under the read lock with every link block
+// written under its striped lock, as a batch is linked in (issue 20: a
+// vacuum held the write lock, and every search waited for it). The caller
+// holds insertMu, so that no batch, Delete's vacuum or WriteTo runs beside
+// it, and not mu.
+func (x *Index) maybeVacuum() {
+	x.mu.Lock()
+	if !x.vacuumDue() {
+		x.mu.Unlock()
+		return
+	}
+	var gone []uint32
+	for d := range x.state {
+		if x.state[d] == dead {
+			gone = append(gone, uint32(d))
+		}
+	}
+	x.inserting = true
+	x.mu.Unlock()
+
+	x.mu.RLock()
+	if x.repairing != nil {
+		x.repairing()
+	}
+	x.repairAll()
+	x.mu.RUnlock()
+
+	x.mu.Lock()
+	x.free(gone)
+	x.inserting = false
+	x.mu.Unlock()
+}
+
+// repairAll replaces every live node's links to dead nodes. Dead nodes'
+// own links are read but not written until every live node has been
+// repaired, so live nodes are repaired in parallel. The caller holds the
+// read lock and has set inserting.
+func (x *Index) repairAll() {
 	n := len(x.ids)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/50000))
 	var wg sync.WaitGroup
@@ -40,18 +70,20 @@ func (x *Index) vacuum() {
 		})
 	}
 	wg.Wait()
+}
 
-	for d := range x.state {
-		if x.state[d] != dead {
-			continue
-		}
+// free makes the dead nodes, every live link to which was repaired, free
+// slots for later inserts. A node deleted since the repair began is left
+// for the next vacuum. The caller holds the write lock.
+func (x *Index) free(gone []uint32) {
+	for _, d := range gone {
 		x.state[d] = free
 		for l := 0; l <= int(x.levels[d]); l++ {
-			x.links(uint32(d), l)[0] = 0
+			x.links(d, l)[0] = 0
 		}
-		x.freed = append(x.freed, uint32(d))
+		x.freed = append(x.freed, d)
 	}
-	x.dead = 0
+	x.dead -= len(gone)
 	slices.Sort(x.freed) // the same order a reload rebuilds
 	if x.entry != noNode && x.state[x.entry] == free {
 		x.entry, x.top = noNode, 0
@@ -61,7 +93,7 @@ func (x *Index) vacuum() {
 			}
 		}
 	}
-	if x.live == 0 {
+	if x.live == 0 && x.dead == 0 {
 		// Nothing links anywhere: start the next graph from scratch.
 		x.ids, x.scales, x.codes, x.levels = x.ids[:0], x.scales[:0], x.codes[:0], x.levels[:0]
 		x.fineSc, x.fine = x.fineSc[:0], x.fine[:0]
@@ -70,8 +102,12 @@ func (x *Index) vacuum() {
 	}
 }
 
-// repair replaces u's links to dead nodes, on every layer.
+// repair replaces u's links to dead nodes, on every layer, under u's
+// striped lock: searches read the block beside it.
 func (x *Index) repair(s *searcher, u uint32) {
+	mu := x.lockFor(u)
+	mu.Lock()
+	defer mu.Unlock()
 	for l := 0; l <= int(x.levels[u]); l++ {
 		blk := x.links(u, l)
 		nbrs := blk[1 : 1+blk[0]]
