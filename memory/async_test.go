@@ -86,3 +86,34 @@ func TestAsyncEmbeddingSurvivesClose(t *testing.T) {
 		t.Fatalf("messages embedded after reopening: %+v %v", res, err)
 	}
 }
+
+// loading is a real embedder (GloVe) that counts its loads, as an
+// in-process model read on first use does (embed.Loader).
+type loading struct {
+	*glove.Embedder
+	loaded chan struct{}
+}
+
+func (l loading) Load() (time.Duration, error) {
+	select {
+	case l.loaded <- struct{}{}:
+	default:
+	}
+	return 0, nil
+}
+
+// TestModelLoadsAtStart: a service loads an in-process model in the
+// background as it starts, before any write or recall, so that the first
+// recall does not wait for it (PERF-2).
+func TestModelLoadsAtStart(t *testing.T) {
+	emb := loading{glove.New(), make(chan struct{}, 1)}
+	svc := newSemantic(t, newClock(), t.TempDir(), service.Options{Embedder: emb})
+	if err := svc.Init(context.Background()); err != nil { // as serve and service.Open do
+		t.Fatal(err)
+	}
+	select {
+	case <-emb.loaded:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the model was not loaded at start")
+	}
+}

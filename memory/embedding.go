@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/internal/worker"
 	"github.com/mnemo-dev/mnemo/priority"
 )
@@ -211,6 +212,12 @@ func (v *vectors) embedRecords(ctx context.Context, recs []mnemo.Record) error {
 // work embeds queued memories until ctx is cancelled.
 func (v *vectors) work(ctx context.Context) {
 	defer close(v.stopped)
+	// An in-process model is read now, in the background, rather than by
+	// the first recall, which would wait for it (PERF-2). A failure shows
+	// again where it matters: in the embedding.
+	if l, ok := v.embedder.(embed.Loader); ok {
+		l.Load()
+	}
 	worker.Drain(ctx, v.wake, v.log.With("model", v.embedder.Model()), "embedding queued memories", v.embedQueued)
 }
 

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
 )
 
 // Part is one embedder and its weight.
@@ -53,6 +55,24 @@ func New(parts ...Part) (*Embedder, error) {
 	e.model = "concat(" + strings.Join(names, "+") + ")"
 	return e, nil
 }
+
+// Load loads the models of the parts that are embed.Loaders, and returns
+// the time they took together.
+func (e *Embedder) Load() (time.Duration, error) {
+	var total time.Duration
+	for _, p := range e.parts {
+		if l, ok := p.Embedder.(embed.Loader); ok {
+			d, err := l.Load()
+			total += d
+			if err != nil {
+				return total, fmt.Errorf("concat: %w", err)
+			}
+		}
+	}
+	return total, nil
+}
+
+var _ embed.Loader = (*Embedder)(nil)
 
 // Dimension is the sum of the parts' dimensions.
 func (e *Embedder) Dimension() int { return e.dim }

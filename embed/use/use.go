@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/priority"
 )
 
@@ -76,7 +77,10 @@ type Embedder struct {
 	loadTime time.Duration
 }
 
-var _ mnemo.Embedder = (*Embedder)(nil)
+var (
+	_ mnemo.Embedder = (*Embedder)(nil)
+	_ embed.Loader   = (*Embedder)(nil)
+)
 
 // New returns an Embedder. It does no work until the first Embed or Load.
 func New() *Embedder { return &Embedder{} }
