@@ -264,6 +264,19 @@ type VectorLagSearcher interface {
 	SearchVectorsLag(ctx context.Context, scope Scope, q VectorQuery) (hits []VectorHit, lag string, err error)
 }
 
+// DeletedFinder is a Store that finds the keys deleted (tombstoned) after a
+// time, with their history, so that as_of (REC-27) can answer with what
+// such a key held then. A key forgotten for good keeps no revision to
+// answer with: Forget blanks its history.
+type DeletedFinder interface {
+	// DeletedAfter returns the revisions, oldest first, of up to limit keys
+	// of scope with an applied tombstone written after t (its Revision.At,
+	// when the store applied it), the keys tombstoned earliest after t
+	// first, revived since or not. The caller judges what held when by
+	// the revisions' memories.
+	DeletedAfter(ctx context.Context, scope Scope, t time.Time, limit int) ([]Revision, error)
+}
+
 // VectorSpace names the model vectors are made with, and their dimension.
 type VectorSpace struct {
 	Model     string `json:"model"`
