@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // asOf answers ms, live memories that a store kept for a filter's AsOf,
@@ -87,4 +89,76 @@ func (s *Service) candidatesAsOf(ctx context.Context, scope mnemo.Scope, cands [
 		}
 	}
 	return out, nil
+}
+
+// maxDeletedAsOf is how many keys tombstoned since an as_of time a recall
+// or list looks at, those tombstoned soonest after it first.
+const maxDeletedAsOf = 500
+
+// deletedAsOf is what the keys tombstoned since t held at t (REC-27): the
+// revision of each that stood then, those f matches at now, in key order.
+// Their live rows are gone, so no index finds them; a key forgotten for
+// good has no revision left to answer with. Nothing when the store cannot
+// find deleted keys (not a mnemo.DeletedFinder).
+func (s *Service) deletedAsOf(ctx context.Context, scope mnemo.Scope, f *mnemo.Filter, t, now time.Time) ([]mnemo.Memory, error) {
+	df, ok := s.store.Store.(mnemo.DeletedFinder)
+	if !ok {
+		return nil, nil
+	}
+	revs, err := df.DeletedAfter(ctx, scope, t, maxDeletedAsOf)
+	if err != nil {
+		return nil, err
+	}
+	var out []mnemo.Memory
+	for len(revs) > 0 {
+		n := 1
+		for n < len(revs) && revs[n].Key == revs[0].Key {
+			n++
+		}
+		if m, ok := stoodAt(revs[:n], t); ok && f.Match(&m, now) {
+			out = append(out, m)
+		}
+		revs = revs[n:]
+	}
+	return out, nil
+}
+
+// deletedCandidates adds to recall's candidates what keys tombstoned since
+// t held at t, those of a key no candidate has that share a word with the
+// query or, when it names a time, happened then. With no index to score
+// them, a memory's lexical score is the share of the query's terms it has
+// times the best candidate's BM25 (or 1), its similarity that of the
+// vector it was written with, if any.
+func (s *Service) deletedCandidates(ctx context.Context, scope mnemo.Scope, q *Query, t, now time.Time, cands []candidate, aq analysis.Query, asked temporal.Asked, f *found) ([]candidate, error) {
+	gone, err := s.deletedAsOf(ctx, scope, &q.Filter, t, now)
+	if err != nil || len(gone) == 0 {
+		return cands, err
+	}
+	keys := make(map[string]bool, len(cands))
+	best := 0.0
+	for _, c := range cands {
+		if c.m.Key != "" {
+			keys[c.m.Key] = true
+		}
+		best = max(best, c.lexical)
+	}
+	if best == 0 {
+		best = 1
+	}
+	terms := make(map[string]bool, len(aq.Terms))
+	for _, w := range aq.Terms {
+		terms[w] = true
+	}
+	for _, m := range gone {
+		if keys[m.Key] {
+			continue
+		}
+		ratio := s.hitRatio(&m, terms)
+		then := asked.Found && asked.Window.Overlaps(temporal.Window{Start: m.OccurredOf().Start, End: m.OccurredOf().End})
+		if ratio == 0 && !then {
+			continue
+		}
+		cands = append(cands, candidate{m: m, lexical: ratio * best, sim: similarity(f.qvec, m, f.vecModel), vec: m.Embedding})
+	}
+	return cands, nil
 }
