@@ -116,10 +116,11 @@ func TestAsOf(t *testing.T) {
 	}
 }
 
-// TestAsOfDeleted checks REC-27 for keys deleted since the time asked: a
-// tombstoned key answers recall and list with the value it held then, its
-// valid_to the deletion; a key revived since answers with the value of
-// the time asked; a key forgotten for good answers with nothing.
+// TestAsOfDeleted checks REC-27 for what was deleted since the time asked:
+// a tombstoned key answers recall and list with the value it held then,
+// its valid_to the deletion; a key revived since answers with the value
+// of the time asked; a memory archived since (soft forgetting) answers as
+// it was; a key forgotten for good answers with nothing.
 func TestAsOfDeleted(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
@@ -135,6 +136,10 @@ func TestAsOfDeleted(t *testing.T) {
 	write("/user/pet", str("Ana has a cat named Miso"))
 	write("/user/job", str("Ben works at the bakery"))
 	write("/user/car", str("Cleo drives a red Fiat"))
+	violin, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("Dan plays the violin")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	c.Advance(24 * time.Hour)
 	write("/user/pet", str("Ana has a dog named Rex"))
 	c.Advance(24 * time.Hour)
@@ -143,6 +148,9 @@ func TestAsOfDeleted(t *testing.T) {
 	write("/user/job", nil)
 	write("/user/car", nil)
 	if _, err := svc.Forget(ctx, alice, nil, []string{"/user/car"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Update(ctx, alice, violin.ID, memory.Patch{Archived: new(true)}, "test"); err != nil { // soft forgetting
 		t.Fatal(err)
 	}
 	c.Advance(24 * time.Hour)
@@ -163,6 +171,9 @@ func TestAsOfDeleted(t *testing.T) {
 		{"the revived value", d2.Add(25 * time.Hour), "where does Ben work", []string{"Ben works at the library"}},
 		{"now", time.Time{}, "where does Ben work", []string{"Ben works at the library"}},
 		{"forgotten for good", d0.Add(time.Hour), "Cleo red Fiat", nil},
+		{"archived since", d0.Add(time.Hour), "violin", []string{"Dan plays the violin"}},
+		{"archived then", d2.Add(time.Hour), "violin", nil},
+		{"archived now", time.Time{}, "violin", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			q := memory.Query{Text: tt.query, Limit: 10}
@@ -201,8 +212,8 @@ func TestAsOfDeleted(t *testing.T) {
 		want          []string
 		total         int
 	}{
-		{"day 0", d0.Add(time.Hour), 0, 10, []string{"Ben works at the bakery", "Ana has a cat named Miso"}, 2},
-		{"day 1, a page", d0.Add(25 * time.Hour), 1, 1, []string{"Ana has a dog named Rex"}, 2},
+		{"day 0", d0.Add(time.Hour), 0, 10, []string{"Dan plays the violin", "Ben works at the bakery", "Ana has a cat named Miso"}, 3},
+		{"day 1, a page", d0.Add(25 * time.Hour), 2, 1, []string{"Ana has a dog named Rex"}, 3},
 		{"day 2", d2.Add(time.Hour), 0, 10, nil, 0},
 		{"day 3", d2.Add(25 * time.Hour), 0, 10, []string{"Ben works at the library"}, 1},
 	} {

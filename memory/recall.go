@@ -270,8 +270,8 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		if cands, err = s.candidatesAsOf(ctx, scope, cands, *q.AsOf); err != nil {
 			return Result{}, err
 		}
-		// and a key deleted since, with what it held then.
-		if cands, err = s.deletedCandidates(ctx, scope, &sq, *q.AsOf, now, cands, aq, asked, &f); err != nil {
+		// and what was deleted or archived since, as it held then.
+		if cands, err = s.goneCandidates(ctx, scope, &sq, *q.AsOf, now, cands, aq, asked, &f); err != nil {
 			return Result{}, err
 		}
 	}

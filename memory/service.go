@@ -601,14 +601,14 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 }
 
 // listAsOf is List of what held at q.AsOf (REC-27): a key rewritten since
-// lists its earlier value, and a key deleted since the value it held then,
-// in the order asked among the store's; the total counts both.
+// lists its earlier value, and what was deleted or archived since as it
+// held then, in the order asked among the store's; the total counts both.
 func (s *Service) listAsOf(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([]mnemo.Memory, int, error) {
 	now := q.Now
 	if now.IsZero() {
 		now = s.now()
 	}
-	gone, err := s.deletedAsOf(ctx, scope, &q.Filter, *q.AsOf, now)
+	gone, err := s.goneAsOf(ctx, scope, &q.Filter, *q.AsOf, now)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -624,12 +624,15 @@ func (s *Service) listAsOf(ctx context.Context, scope mnemo.Scope, q mnemo.ListQ
 	if ms, err = s.asOf(ctx, scope, ms, *q.AsOf); err != nil || len(gone) == 0 {
 		return ms, total, err
 	}
-	live := make(map[string]bool, len(ms))
+	have := make(map[string]bool, len(ms))
 	for _, m := range ms {
-		live[m.Key] = true
+		have[m.ID] = true
+		if m.Key != "" {
+			have["key:"+m.Key] = true
+		}
 	}
 	for _, m := range gone {
-		if m.Key != "" && !live[m.Key] {
+		if !have[m.ID] && (m.Key == "" || !have["key:"+m.Key]) {
 			ms = append(ms, m)
 			if total >= 0 {
 				total++
