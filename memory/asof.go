@@ -2,10 +2,12 @@ package memory
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -216,6 +218,7 @@ func (s *Service) goneCandidates(ctx context.Context, scope mnemo.Scope, q *Quer
 	for _, w := range aq.Terms {
 		terms[w] = true
 	}
+	var add []candidate
 	for _, m := range gone {
 		if have[m.ID] || m.Key != "" && have["key:"+m.Key] {
 			continue
@@ -225,7 +228,37 @@ func (s *Service) goneCandidates(ctx context.Context, scope mnemo.Scope, q *Quer
 		if ratio == 0 && !then {
 			continue
 		}
-		cands = append(cands, candidate{m: m, lexical: ratio * best, sim: similarity(f.qvec, m, f.vecModel), vec: m.Embedding})
+		add = append(add, candidate{m: m, lexical: ratio * best, sim: similarity(f.qvec, m, f.vecModel), vec: m.Embedding})
 	}
-	return cands, nil
+	s.embedGone(ctx, add, f)
+	return append(cands, add...), nil
+}
+
+// embedGone gives the candidates that lack a vector of the query's model
+// (a revision is kept without one) the embedder's vector of their text
+// now, so that fusion weighs their meaning as it does the others'. When
+// the embedder fails they go on by their words alone.
+func (s *Service) embedGone(ctx context.Context, cands []candidate, f *found) {
+	if s.vec == nil || f.qvec == nil || !f.useVec {
+		return
+	}
+	var idx []int
+	var texts []string
+	for i := range cands {
+		if math.IsNaN(cands[i].sim) {
+			idx = append(idx, i)
+			texts = append(texts, embedText(&cands[i].m, ""))
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	vecs, err := s.vec.embedder.Embed(ctx, texts)
+	if err != nil || len(vecs) != len(texts) {
+		s.log.Warn("embedding what held then failed: ranked by its words", "err", err)
+		return
+	}
+	for k, i := range idx {
+		cands[i].sim, cands[i].vec = rank.Cosine(f.qvec, vecs[k]), vecs[k]
+	}
 }
