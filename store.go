@@ -122,6 +122,11 @@ const (
 	// OrderVitality is vitality descending, then the newest first, for
 	// boot.
 	OrderVitality = "vitality"
+	// OrderOccurred is the occurred window's start descending, then its
+	// end, then the latest stored first: what happened last comes first.
+	// Recall reads the memories of a window the query names so (REC-25),
+	// along the stores' occurred index, which the other orders cannot use.
+	OrderOccurred = "occurred"
 )
 
 // TypeCount is how many memories of a type there are.

@@ -204,9 +204,15 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	// 1. Analyse, with the session's topic and the time the query names
 	// (REC-25): its words leave the text the indexes search.
 	res := Result{Results: []Scored{}}
-	asked := temporal.Query(q.Text, now)
-	who := entity.Query(q.Text)     // the people it asks about (REC-28)
-	said := entity.Speakers(q.Text) // and who said what it asks for
+	var (
+		asked     temporal.Asked
+		who, said []string
+	)
+	if !s.noTimeWho {
+		asked = temporal.Query(q.Text, now)
+		who = entity.Query(q.Text)     // the people it asks about (REC-28)
+		said = entity.Speakers(q.Text) // and who said what it asks for
+	}
 	sq := q
 	if asked.Found && strings.TrimSpace(asked.Text) != "" {
 		sq.Text = asked.Text
@@ -397,7 +403,7 @@ type found struct {
 }
 
 // dated lists the memories whose occurred window overlaps w, within q's
-// filter, the newest first, as many as either index gives: a memory that
+// filter, the latest to happen first, as many as either index gives: a memory that
 // matches the query by its date alone can then surface (REC-25).
 func (s *Service) dated(ctx context.Context, scope mnemo.Scope, q Query, w temporal.Window) ([]mnemo.Memory, error) {
 	f := q.Filter
@@ -411,7 +417,9 @@ func (s *Service) dated(ctx context.Context, scope mnemo.Scope, q Query, w tempo
 		return nil, nil
 	}
 	limit := max(q.Limit*candidateFactor, minCandidates)
-	ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Limit: limit, NoTotal: true})
+	// Along the occurred index, the latest to happen first: it stops at
+	// the limit, where the newest first would sort every match.
+	ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Order: mnemo.OrderOccurred, Limit: limit, NoTotal: true})
 	if err != nil {
 		return nil, err
 	}

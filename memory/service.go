@@ -99,6 +99,9 @@ type Service struct {
 	topic     func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 
 	topicBoost float64 // recall's boost of memories on the session's topic
+	// noTimeWho leaves out recall's time and people stages (REC-25 …
+	// REC-29), for a benchmark to measure what they cost (export_test.go).
+	noTimeWho bool
 
 	access *accessRecorder // recall's access records, written in the background
 }

@@ -55,6 +55,10 @@ var orders = map[string]func(a, b *row) int{
 	mnemo.OrderVitality: func(a, b *row) int {
 		return cmp.Or(cmp.Compare(b.m.Vitality, a.m.Vitality), cmp.Compare(b.seq, a.seq))
 	},
+	mnemo.OrderOccurred: func(a, b *row) int {
+		oa, ob := a.m.OccurredOf(), b.m.OccurredOf()
+		return cmp.Or(ob.Start.Compare(oa.Start), ob.End.Compare(oa.End), cmp.Compare(b.seq, a.seq))
+	},
 }
 
 func newest(a, b *row) int {

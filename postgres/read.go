@@ -61,6 +61,7 @@ var orders = map[string]string{
 	mnemo.OrderOldest:   `m.created_ns ASC, m.arrival ASC`,
 	mnemo.OrderKey:      `m.key COLLATE "C" ASC, m.created_ns ASC, m.arrival ASC`,
 	mnemo.OrderVitality: `m.vitality DESC, m.seq DESC`,
+	mnemo.OrderOccurred: `m.occurred_start_ns DESC, m.occurred_end_ns DESC, m.seq DESC`,
 }
 
 // List returns a page of the live memories matching q and how many match in

@@ -53,6 +53,7 @@ var orders = map[string]string{
 	mnemo.OrderOldest:   `m.created_at ASC, m.arrival ASC`,
 	mnemo.OrderKey:      `m.key ASC, m.created_at ASC, m.arrival ASC`,
 	mnemo.OrderVitality: `m.vitality DESC, m.seq DESC`,
+	mnemo.OrderOccurred: `m.occurred_start DESC, m.occurred_end DESC, m.seq DESC`,
 }
 
 // List returns a page of the live memories matching q and how many match in
