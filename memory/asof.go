@@ -145,7 +145,7 @@ func (s *Service) goneAsOf(ctx context.Context, scope mnemo.Scope, f *mnemo.Filt
 			return nil, err
 		}
 		for _, m := range ms {
-			m.Archived = false // not yet, then
+			m.Archived = false    // not yet, then
 			if f.Match(&m, now) { // f.AsOf: begun by t, not ended
 				out = append(out, m)
 			}

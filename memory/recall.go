@@ -236,8 +236,34 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	}()
 
 	// 2. Candidates, from both indexes at once, and what happened in the
-	// time the query names.
+	// time the query names. A "when" question: what matches its words and
+	// says when it happened joins, not only ranks higher (REC-29); that
+	// search runs beside the others.
+	whenQuery := func() mnemo.TextQuery {
+		dq := mnemo.TextQuery{Filter: sq.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: max(q.Limit*candidateFactor, minCandidates)}
+		dq.Dated = true
+		return dq
+	}
+	var (
+		whenWG  sync.WaitGroup
+		whenSR  mnemo.SearchResult
+		whenErr error
+		whenRan bool
+	)
+	if asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
+		whenRan = true
+		whenWG.Add(1)
+		go func() {
+			defer whenWG.Done()
+			whenErr = safe.Call(s.log, "dated search", func() error {
+				var err error
+				whenSR, err = s.store.Search(ctx, scope, whenQuery())
+				return err
+			})
+		}()
+	}
 	f, err := s.find(ctx, scope, sq, aq, &profile, sw)
+	whenWG.Wait()
 	if err != nil {
 		return Result{}, err
 	}
@@ -246,22 +272,22 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 			return Result{}, err
 		}
 	}
-	if asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
-		// A "when" question: what matches its words and says when it
-		// happened joins, not only ranks higher (REC-29).
-		dq := mnemo.TextQuery{Filter: sq.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: max(q.Limit*candidateFactor, minCandidates)}
-		dq.Dated = true
-		sr, err := s.store.Search(ctx, scope, dq)
-		if err != nil {
-			return Result{}, err
-		}
+	if !whenRan && asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
+		// find made a vectors-only profile lexical: search now.
+		whenSR, whenErr = s.store.Search(ctx, scope, whenQuery())
+		whenRan = true
+	}
+	if whenErr != nil {
+		return Result{}, whenErr
+	}
+	if whenRan {
 		// Their BM25 is the main search's (the same terms, the same
 		// index): they join its hits, with their lexical score.
 		seen := make(map[string]bool, len(f.lexical.Hits))
 		for _, h := range f.lexical.Hits {
 			seen[h.Memory.ID] = true
 		}
-		for _, h := range sr.Hits {
+		for _, h := range whenSR.Hits {
 			if !seen[h.Memory.ID] {
 				f.lexical.Hits = append(f.lexical.Hits, h)
 			}
