@@ -108,6 +108,9 @@ func Speakers(text string) []string {
 			out = append(out, Normal(strings.Join(words, " ")))
 		}
 	}
+	if !hasHan(text) {
+		return out
+	}
 	for _, m := range cjkSpeaker.FindAllStringSubmatch(text, -1) {
 		out = append(out, m[1])
 	}
@@ -160,6 +163,9 @@ func names(text string, query bool) []string {
 
 // cjkNames are the Chinese personal names of text, in order (REC-28).
 func cjkNames(text string) []string {
+	if !hasHan(text) {
+		return nil // the regular expressions would scan it for nothing
+	}
 	type found struct {
 		at   int
 		name string
@@ -197,6 +203,16 @@ func cjkNames(text string) []string {
 		out = append(out, f.name)
 	}
 	return out
+}
+
+// hasHan reports whether s has a Chinese character.
+func hasHan(s string) bool {
+	for _, r := range s {
+		if r >= 0x2E80 && unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstTwo is s's first two characters.

@@ -152,3 +152,18 @@ func TestChineseNames(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNames is the per-write cost of finding who a memory's text
+// names (REC-28), in English and in Chinese.
+func BenchmarkNames(b *testing.B) {
+	for _, text := range []struct{ name, text string }{
+		{"en", "Hey Mel! I went to a LGBTQ support group yesterday with Caroline, and Leo's sister came too."},
+		{"zh", "王小明说他明天去上海，我和小李的妈妈周末去苏州，李老师也来了。"},
+	} {
+		b.Run(text.name, func(b *testing.B) {
+			for range b.N {
+				Names(text.text)
+			}
+		})
+	}
+}
