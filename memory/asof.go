@@ -93,9 +93,10 @@ func (s *Service) candidatesAsOf(ctx context.Context, scope mnemo.Scope, cands [
 	return out, nil
 }
 
-// maxGoneAsOf is how many keys tombstoned since an as_of time, and how
-// many memories archived since, a recall or list looks at, the earliest
-// first.
+// maxGoneAsOf is how many keys tombstoned since an as_of time (those
+// tombstoned soonest after it first), and how many memories archived
+// since (by the ledger, the latest archived first), a recall or list
+// looks at.
 const maxGoneAsOf = 500
 
 // goneAsOf is what held at t but is out of reach of the store's filter
@@ -158,7 +159,7 @@ func (s *Service) goneAsOf(ctx context.Context, scope mnemo.Scope, f *mnemo.Filt
 var archiveActions = []string{mnemo.ActionArchive, mnemo.ActionPrune, mnemo.ActionReset, mnemo.ActionRetention}
 
 // archivedAfter is the ids of the memories the ledger says were archived
-// after t, up to maxGoneAsOf of them.
+// after t, up to maxGoneAsOf of them, the latest archived first by action.
 func (s *Service) archivedAfter(ctx context.Context, scope mnemo.Scope, t time.Time) ([]string, error) {
 	ls := s.store.Life
 	if ls == nil {
