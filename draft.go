@@ -100,6 +100,11 @@ type Draft struct {
 	OccurredAt *time.Time `json:"occurred_at,omitempty"`
 	ValidFrom  *time.Time `json:"valid_from,omitempty"`
 	ValidTo    *time.Time `json:"valid_to,omitempty"`
+	// Occurred, when set, is the memory's window as it stands, kept by a
+	// correction that rewrites the memory (the writer's word survives a
+	// change of its text); ValidTo then says only when it stopped holding.
+	// Not part of any request.
+	Occurred *Occurred `json:"-"`
 
 	// Entities are names the memory is by or about that its text may not
 	// say, aliases included ("Ana", "Ana Silva", "my sister"), REC-28: they
@@ -253,6 +258,11 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 // occurred is when what the memory tells happened (REC-24): the writer's
 // word, else the first time expression of its content, else its creation.
 func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
+	if d.Occurred != nil {
+		o := *d.Occurred
+		o.Start, o.End = o.Start.UTC(), o.End.UTC()
+		return &o, nil
+	}
 	if d.OccurredAt != nil && (d.ValidFrom != nil || d.ValidTo != nil) {
 		return nil, Errorf(EINVALID, "give occurred_at or valid_from/valid_to, not both")
 	}

@@ -2,6 +2,7 @@ package mnemo
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 )
@@ -121,6 +122,11 @@ const (
 	// OrderVitality is vitality descending, then the newest first, for
 	// boot.
 	OrderVitality = "vitality"
+	// OrderOccurred is the occurred window's start descending, then its
+	// end, then the latest stored first: what happened last comes first.
+	// Recall reads the memories of a window the query names so (REC-25),
+	// along the stores' occurred index, which the other orders cannot use.
+	OrderOccurred = "occurred"
 )
 
 // TypeCount is how many memories of a type there are.
@@ -264,6 +270,19 @@ type VectorLagSearcher interface {
 	SearchVectorsLag(ctx context.Context, scope Scope, q VectorQuery) (hits []VectorHit, lag string, err error)
 }
 
+// DeletedFinder is a Store that finds the keys deleted (tombstoned) after a
+// time, with their history, so that as_of (REC-27) can answer with what
+// such a key held then. A key forgotten for good keeps no revision to
+// answer with: Forget blanks its history.
+type DeletedFinder interface {
+	// DeletedAfter returns the revisions, oldest first, of up to limit keys
+	// of scope with an applied tombstone written after t (its Revision.At,
+	// when the store applied it), the keys tombstoned earliest after t
+	// first, revived since or not. The caller judges what held when by
+	// the revisions' memories.
+	DeletedAfter(ctx context.Context, scope Scope, t time.Time, limit int) ([]Revision, error)
+}
+
 // VectorSpace names the model vectors are made with, and their dimension.
 type VectorSpace struct {
 	Model     string `json:"model"`
@@ -338,6 +357,95 @@ func (f *Filter) Check(now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// Match reports whether m passes f at now, as a store's List judges a
+// live memory: a store that filters in Go uses it, and so does the
+// Service for memories it brings back from history (REC-27). Expiry is
+// judged by ExpiresAt; a store that expires data on its own clock checks
+// that too.
+func (f *Filter) Match(m *Memory, now time.Time) bool {
+	if len(f.Tags) > 0 {
+		if f.AllTags {
+			for _, t := range f.Tags {
+				if !slices.Contains(m.Tags, t) {
+					return false
+				}
+			}
+		} else if !slices.ContainsFunc(f.Tags, func(t string) bool { return slices.Contains(m.Tags, t) }) {
+			return false
+		}
+	}
+	if len(f.Types) > 0 && !slices.Contains(f.Types, m.Type) {
+		return false
+	}
+	if len(f.Categories) > 0 && !slices.Contains(f.Categories, m.Category) {
+		return false
+	}
+	if f.SessionID != "" && m.SessionID != f.SessionID {
+		return false
+	}
+	if f.KeyPrefix != "" && !KeyUnder(m.Key, f.KeyPrefix) {
+		return false
+	}
+	if f.OccurredAfter != nil || f.OccurredBefore != nil { // overlap (REC-25)
+		o := m.OccurredOf()
+		if f.OccurredAfter != nil && !o.End.After(*f.OccurredAfter) || f.OccurredBefore != nil && !o.Start.Before(*f.OccurredBefore) {
+			return false
+		}
+	}
+	if f.Dated && m.OccurredOf().Source != OccurredText && m.OccurredOf().Source != OccurredWriter { // REC-29
+		return false
+	}
+	if f.AsOf != nil { // what held then (REC-27)
+		if m.CreatedAt.After(*f.AsOf) && m.OccurredOf().Start.After(*f.AsOf) || m.ValidTo != nil && !m.ValidTo.After(*f.AsOf) {
+			return false
+		}
+	}
+	if f.CreatedAfter != nil && m.CreatedAt.Before(*f.CreatedAfter) {
+		return false
+	}
+	if f.CreatedBefore != nil && !m.CreatedAt.Before(*f.CreatedBefore) {
+		return false
+	}
+	if f.MinConfidence > 0 && m.Confidence < f.MinConfidence {
+		return false
+	}
+	if f.MinVitality > 0 && m.Vitality < f.MinVitality {
+		return false
+	}
+	if f.Pinned && !m.Pinned {
+		return false
+	}
+	if f.Unpinned && m.Pinned {
+		return false
+	}
+	if len(f.SecurityLevels) > 0 && !slices.Contains(f.SecurityLevels, m.SecurityLevel) {
+		return false
+	}
+	if !f.IncludeArchived && !f.ArchivedOnly && m.Archived {
+		return false
+	}
+	if f.ArchivedOnly && !m.Archived {
+		return false
+	}
+	if !f.IncludeExpired && m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
+		return false
+	}
+	return true
+}
+
+// KeyUnder reports whether key is prefix or below it, as a path: "/user"
+// matches "/user" and "/user/…", not "/username"; a prefix ending in "/"
+// matches everything under it.
+func KeyUnder(key, prefix string) bool {
+	if key == "" {
+		return false
+	}
+	if strings.HasSuffix(prefix, "/") {
+		return strings.HasPrefix(key, prefix)
+	}
+	return key == prefix || strings.HasPrefix(key, prefix+"/")
 }
 
 // LinkPruner is an EventStore that can remove orphan links: those with an

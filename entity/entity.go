@@ -9,6 +9,7 @@ package entity
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -24,10 +25,34 @@ const (
 var (
 	// Capitalised words in a row: "Ana", "Ana Silva", "New York".
 	capitalised = regexp.MustCompile(`\p{Lu}[\p{L}\p{N}&.-]*(?:'[\p{L}]+)?(?:\s+(?:of\s+|de\s+|da\s+|van\s+)?\p{Lu}[\p{L}\p{N}&.-]*(?:'[\p{L}]+)?)*`)
-	// A Chinese personal name: a common surname, one or two characters,
-	// then a word about the person; or 小/老/阿 and a surname.
-	cjkName = regexp.MustCompile(`((?:` + surnames + `)[\p{Han}]{1,2}?|[小老阿](?:` + surnames + `))(?:说|告诉|问|讲|的|和|跟|与|是|在|去|来|想|觉得|喜欢|也|都|已经|刚|曾|家|妈妈|爸爸|姐姐|妹妹|哥哥|弟弟)`)
+	// A Chinese personal name (REC-28), by class: a common surname and a
+	// given name of one or two characters where a person stands, before
+	// what a person says, does, has or is (说, 的, 和, 昨天, 去, …, or a
+	// clause's end); a surname and a title (王老师, 李先生, 张小明医生);
+	// 小, 老 or 阿 and a surname (小李, 老王) anywhere. notCJK holds the
+	// common words and places that look like one.
+	cjkName     = regexp.MustCompile(`((?:` + surnames + `)[\p{Han}]{1,2}?|[小老阿](?:` + surnames + `))(?:` + cjkCues + `)`)
+	cjkTitled   = regexp.MustCompile(`((?:` + surnames + `)[\p{Han}]{0,2}?)(?:` + cjkTitles + `)`)
+	cjkFamiliar = regexp.MustCompile(`[小老阿](?:` + surnames + `)`)
 )
+
+// cjkCues are what follows a person's name in a Chinese sentence: speech
+// and thought, the possessive and conjunctions, the verbs and adverbs a
+// subject takes, kin, times, and a clause's end.
+const cjkCues = `说|告诉|问|讲|认为|觉得|提到|写|的|和|跟|与|同|是|在|去|来|想|喜欢|爱|也|都|还|又|就|已经|刚|曾|正在|打算|要|会|能|把|给|对|被|让|带|买|做|住|回|到|从|送|请|帮|叫|看|听|笑|哭|家|妈妈|爸爸|姐姐|妹妹|哥哥|弟弟|儿子|女儿|老婆|老公|昨天|今天|明天|前天|后天|上周|下周|上个月|下个月|去年|今年|明年|最近|刚才|[，。！？、：；,.!?]`
+
+// cjkTitles follow a surname, or a full name, to address a person.
+const cjkTitles = `先生|女士|小姐|老师|医生|大夫|经理|教授|同学|阿姨|叔叔|师傅|律师|主任|老板`
+
+// notCJK are words that start like a Chinese name and are none: colours,
+// times, places, dynasties, common words (a surname character opens
+// them).
+var notCJK = set(`黄色 白色 金色 蓝色 红色 周末 周一 周二 周三 周四 周五 周六 周日 周年 周围 周边 夏天 夏季 白天 当天
+苏州 江苏 江西 黄山 石家庄 郑州 武汉 沈阳 韩国 马来西亚 高雄 金华 龙岩 秦皇岛 宋朝 唐朝 宋代 唐代 汉朝 明朝
+马上 许多 于是 万一 方便 方法 方面 方向 方式 高兴 高中 高速 高级 程序 任何 任务 余下 金钱 钱包 石头 江边 林地 叶子 史上
+孔子 高手 白菜 黄瓜 黄金 马路 马车 龙虾 杜鹃 杨树 柳树 林子 雷雨 毛衣 钟头 钟表 陆地 田地 石油 段落 贾宝 万分 万事
+程度 范围 姜汤 胡子 胡同 龙头 温度 安全 方才 何时 何况 许久 严重 严格 孟浪 杜绝 谢谢 常常 朱红 邱比 魏晋 丁香
+小于 小钱 老毛`)
 
 // surnames are the commonest Chinese surnames.
 const surnames = `王|李|张|刘|陈|杨|黄|赵|吴|周|徐|孙|马|朱|胡|郭|何|高|林|罗|郑|梁|谢|宋|唐|许|韩|冯|邓|曹|彭|曾|肖|田|董|袁|潘|于|蒋|蔡|余|杜|叶|程|苏|魏|吕|丁|任|沈|姚|卢|姜|崔|钟|谭|陆|汪|范|金|石|廖|贾|夏|韦|付|方|白|邹|孟|熊|秦|邱|江|尹|薛|闫|段|雷|侯|龙|史|陶|黎|贺|顾|毛|郝|龚|邵|万|钱|严|覃|武|戴|莫|孔|欧阳|司马|诸葛|上官`
@@ -83,6 +108,9 @@ func Speakers(text string) []string {
 			out = append(out, Normal(strings.Join(words, " ")))
 		}
 	}
+	if !hasHan(text) {
+		return out
+	}
 	for _, m := range cjkSpeaker.FindAllStringSubmatch(text, -1) {
 		out = append(out, m[1])
 	}
@@ -127,10 +155,74 @@ func names(text string, query bool) []string {
 		}
 		add(strings.Join(words[lead:], " "))
 	}
-	for _, m := range cjkName.FindAllStringSubmatch(text, -1) {
-		add(m[1])
+	for _, n := range cjkNames(text) {
+		add(n)
 	}
 	return out
+}
+
+// cjkNames are the Chinese personal names of text, in order (REC-28).
+func cjkNames(text string) []string {
+	if !hasHan(text) {
+		return nil // the regular expressions would scan it for nothing
+	}
+	type found struct {
+		at   int
+		name string
+	}
+	var fs []found
+	keep := func(at int, name string) {
+		if !notCJK[name] && !notCJK[firstTwo(name)] {
+			fs = append(fs, found{at, name})
+		}
+	}
+	for _, m := range cjkTitled.FindAllStringSubmatchIndex(text, -1) {
+		name := text[m[2]:m[3]]
+		if utf8.RuneCountInString(name) == 1 { // 王老师: the surname and the title
+			name = text[m[0]:m[1]]
+		}
+		keep(m[0], name)
+	}
+	for _, m := range cjkName.FindAllStringSubmatchIndex(text, -1) {
+		keep(m[2], text[m[2]:m[3]])
+	}
+	for _, m := range cjkFamiliar.FindAllStringIndex(text, -1) {
+		keep(m[0], text[m[0]:m[1]])
+	}
+	slices.SortStableFunc(fs, func(a, b found) int { return a.at - b.at })
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		// One place, one name: the longest reading of it ("王小明" over
+		// "王小", "王老师" over "王老").
+		if n := len(out); n > 0 && (strings.HasPrefix(f.name, out[n-1]) || strings.HasPrefix(out[n-1], f.name)) {
+			if len(f.name) > len(out[n-1]) {
+				out[n-1] = f.name
+			}
+			continue
+		}
+		out = append(out, f.name)
+	}
+	return out
+}
+
+// hasHan reports whether s has a Chinese character.
+func hasHan(s string) bool {
+	for _, r := range s {
+		if r >= 0x2E80 && unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstTwo is s's first two characters.
+func firstTwo(s string) string {
+	i := 0
+	for n := 0; n < 2 && i < len(s); n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
 }
 
 // possessive drops a trailing 's or ’s.

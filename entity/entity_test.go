@@ -95,3 +95,75 @@ func BenchmarkQuery(b *testing.B) {
 		_, _ = Query(q), Speakers(q)
 	}
 }
+
+// TestChineseNames checks the class of Chinese personal names (REC-28):
+// a surname and a one- or two-character given name where a person
+// stands, a surname and a title, 小/老/阿 and a surname; and what looks
+// like one but is a place, a time, a colour or a common word.
+func TestChineseNames(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		// Speakers and subjects.
+		{"王小明说他明天去上海。", []string{"王小明"}},
+		{"张伟昨天去了北京", []string{"张伟"}},
+		{"李娜今天很忙", []string{"李娜"}},
+		{"陈静已经结婚了", []string{"陈静"}},
+		{"刘洋想换工作", []string{"刘洋"}},
+		{"我和赵敏去看电影", []string{"赵敏"}},
+		{"这是黄磊的书", []string{"黄磊"}},
+		{"我昨天见到了周杰，他很好", []string{"周杰"}},
+		{"欧阳娜娜喜欢拉大提琴", []string{"欧阳娜娜"}},
+		{"诸葛亮说过这句话", []string{"诸葛亮"}},
+		{"孙丽的妈妈是医生", []string{"孙丽"}},
+		// Titles.
+		{"王老师布置了作业", []string{"王老师"}},
+		{"李先生和张女士来了", []string{"李先生", "张女士"}},
+		{"我们请陈医生看看", []string{"陈医生"}},
+		{"王小明老师很严格", []string{"王小明"}},
+		{"刘经理在开会", []string{"刘经理"}},
+		// Familiar forms.
+		{"我和小李的妈妈聊天", []string{"小李"}},
+		{"老王最近身体不好", []string{"老王"}},
+		{"阿陈也来了", []string{"阿陈"}},
+		{"周末我们去找小张玩", []string{"小张"}},
+		// Not people: places, times, colours, common words.
+		{"我们周末去苏州玩", nil},
+		{"他很高兴地说好", nil},
+		{"黄色的花很好看", nil},
+		{"这里交通很方便，", nil},
+		{"夏天的时候去黄山", nil},
+		{"我马上就来", nil},
+		{"许多人都喜欢", nil},
+		{"于是我们回家了", nil},
+		{"程序的运行时间", nil},
+		{"他在武汉工作", nil},
+		{"沈阳的冬天很冷", nil},
+		{"我的钱包丢了", nil},
+		{"他上高中的时候", nil},
+		{"小于五个", nil},
+		{"老师说明天考试", nil},
+		{"小时候的事", nil},
+		{"今天天气很好", nil},
+	} {
+		if got := Names(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("Names(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkNames is the per-write cost of finding who a memory's text
+// names (REC-28), in English and in Chinese.
+func BenchmarkNames(b *testing.B) {
+	for _, text := range []struct{ name, text string }{
+		{"en", "Hey Mel! I went to a LGBTQ support group yesterday with Caroline, and Leo's sister came too."},
+		{"zh", "王小明说他明天去上海，我和小李的妈妈周末去苏州，李老师也来了。"},
+	} {
+		b.Run(text.name, func(b *testing.B) {
+			for range b.N {
+				Names(text.text)
+			}
+		})
+	}
+}

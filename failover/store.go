@@ -291,6 +291,25 @@ func (s *Store) History(ctx context.Context, scope mnemo.Scope, key string) ([]m
 	return revs, err
 }
 
+var _ mnemo.DeletedFinder = (*Store)(nil)
+
+// DeletedAfter returns the history of the keys tombstoned after t from a
+// primary that can find them or, while it is down, from the spool.
+func (s *Store) DeletedAfter(ctx context.Context, scope mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
+	var revs []mnemo.Revision
+	fn := func(ctx context.Context, st mnemo.Store) (err error) {
+		if df, ok := st.(mnemo.DeletedFinder); ok {
+			revs, err = df.DeletedAfter(ctx, scope, t, limit)
+		}
+		return err
+	}
+	if ok, err := s.call(ctx, false, func(ctx context.Context, p Primary) error { return fn(ctx, p) }); ok {
+		return revs, err
+	}
+	err := s.fromSpool(func(sp *files.Store) error { return fn(ctx, sp) })
+	return revs, err
+}
+
 // Stats describes the scope in the primary or, while it is down, in the
 // spool; flagged degraded then and while the spool is replayed.
 func (s *Store) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error) {

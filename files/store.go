@@ -627,6 +627,17 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, key string) ([]mnem
 	return mem.History(ctx, sc, key)
 }
 
+var _ mnemo.DeletedFinder = (*Store)(nil)
+
+// DeletedAfter implements mnemo.DeletedFinder.
+func (s *Store) DeletedAfter(ctx context.Context, sc mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
+	mem, err := s.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return mem.DeletedAfter(ctx, sc, t, limit)
+}
+
 // Stats implements mnemo.Store.
 func (s *Store) Stats(ctx context.Context, sc mnemo.Scope) (mnemo.Stats, error) {
 	mem, err := s.current(ctx)

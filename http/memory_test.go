@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -338,5 +339,71 @@ func TestAsOfRoutes(t *testing.T) {
 	}
 	if st, raw := call(t, "GET", base+"/v1/memories?agent_id=a&as_of=yesterday", nil, nil); st != 400 {
 		t.Fatalf("a bad as_of: %d %s", st, raw)
+	}
+}
+
+// TestMessageEntities: a message's aliases (REC-28) join its speaker and
+// the names it says, and a recall naming an alias prefers the message; a
+// message with too many is refused.
+func TestMessageEntities(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	var ids struct {
+		IDs []string `json:"ids"`
+	}
+	if st, raw := call(t, "POST", base+"/v1/messages", map[string]any{"agent_id": "a", "session_id": "s", "messages": []any{
+		map[string]any{"role": "user", "name": "Ana", "content": "I adopted a dog last week", "entities": []string{"Ana Silva", "my sister"}},
+		map[string]any{"role": "user", "name": "Bruno", "content": "I adopted a cat last week"},
+	}}, &ids); st != 201 || len(ids.IDs) != 2 {
+		t.Fatalf("messages: %d %s", st, raw)
+	}
+	var m mnemo.Memory
+	if st, raw := call(t, "GET", base+"/v1/memories/"+ids.IDs[0]+"?agent_id=a", nil, &m); st != 200 || !slices.Equal(m.Entities, []string{"Ana", "Ana Silva", "my sister"}) {
+		t.Fatalf("get: %d %s", st, raw)
+	}
+	var rec struct {
+		Results []mnemo.Memory `json:"results"`
+	}
+	if st, raw := call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a", "query": "what did Ana Silva adopt"}, &rec); st != 200 ||
+		len(rec.Results) == 0 || rec.Results[0].ID != ids.IDs[0] {
+		t.Fatalf("recall by alias: %d %s", st, raw)
+	}
+	many := make([]string, mnemo.MaxEntities+1)
+	for i := range many {
+		many[i] = fmt.Sprint("alias ", i)
+	}
+	if st, raw := call(t, "POST", base+"/v1/messages", map[string]any{"agent_id": "a", "session_id": "s", "messages": []any{
+		map[string]any{"role": "user", "content": "hi", "entities": many}}}, nil); st < 400 || st >= 500 {
+		t.Fatalf("too many entities: %d %s", st, raw)
+	}
+}
+
+// TestAsOfDeletedRoute: recall as of a time before a key was deleted
+// answers with the value it held then (REC-27).
+func TestAsOfDeletedRoute(t *testing.T) {
+	base := serve(t, mhttp.Options{})
+	if st, raw := call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "key": "/user/pet", "content": "Ana has a cat named Miso"}, nil); st != 201 {
+		t.Fatalf("remember: %d %s", st, raw)
+	}
+	time.Sleep(20 * time.Millisecond)
+	before := time.Now().UTC()
+	time.Sleep(20 * time.Millisecond)
+	if st, raw := call(t, "POST", base+"/v1/memories", map[string]any{"agent_id": "a", "key": "/user/pet", "content": nil}, nil); st >= 300 {
+		t.Fatalf("tombstone: %d %s", st, raw)
+	}
+	var rec struct {
+		Results []mnemo.Memory `json:"results"`
+	}
+	if st, raw := call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a", "query": "cat", "as_of": before}, &rec); st != 200 ||
+		len(rec.Results) != 1 || rec.Results[0].Content != "Ana has a cat named Miso" || rec.Results[0].ValidTo == nil {
+		t.Fatalf("recall as of before the deletion: %d %s", st, raw)
+	}
+	rec.Results = nil
+	if st, raw := call(t, "POST", base+"/v1/recall", map[string]any{"agent_id": "a", "query": "cat"}, &rec); st != 200 || len(rec.Results) != 0 {
+		t.Fatalf("recall now: %d %s", st, raw)
+	}
+	var l listAnswer
+	if st, raw := call(t, "GET", base+"/v1/memories?agent_id=a&as_of="+before.Format(time.RFC3339Nano), nil, &l); st != 200 ||
+		len(l.Memories) != 1 || l.Memories[0].Content != "Ana has a cat named Miso" {
+		t.Fatalf("list as of: %d %s", st, raw)
 	}
 }

@@ -2,9 +2,13 @@ package memory
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // asOf answers ms, live memories that a store kept for a filter's AsOf,
@@ -87,4 +91,175 @@ func (s *Service) candidatesAsOf(ctx context.Context, scope mnemo.Scope, cands [
 		}
 	}
 	return out, nil
+}
+
+// maxGoneAsOf is how many keys tombstoned since an as_of time (those
+// tombstoned soonest after it first), and how many memories archived
+// since (by the ledger, the latest archived first), a recall or list
+// looks at.
+const maxGoneAsOf = 500
+
+// goneAsOf is what held at t but is out of reach of the store's filter
+// now (REC-27), those f matches at now: the revision that stood then of
+// each key tombstoned since (its live row is gone, so no index finds it),
+// and each memory archived since (soft forgetting, a prune, a reset,
+// retention or capacity, by the ledger), as it held then. A key or memory
+// forgotten for good has nothing left to answer with. Without a
+// mnemo.DeletedFinder or a ledger, that part is left out.
+func (s *Service) goneAsOf(ctx context.Context, scope mnemo.Scope, f *mnemo.Filter, t, now time.Time) ([]mnemo.Memory, error) {
+	var out []mnemo.Memory
+	if df, ok := s.store.Store.(mnemo.DeletedFinder); ok {
+		revs, err := df.DeletedAfter(ctx, scope, t, maxGoneAsOf)
+		if err != nil {
+			return nil, err
+		}
+		for len(revs) > 0 {
+			n := 1
+			for n < len(revs) && revs[n].Key == revs[0].Key {
+				n++
+			}
+			if m, ok := stoodAt(revs[:n], t); ok && f.Match(&m, now) {
+				out = append(out, m)
+			}
+			revs = revs[n:]
+		}
+	}
+	if f.IncludeArchived || f.ArchivedOnly {
+		return out, nil // the store's answer has them already
+	}
+	ids, err := s.archivedAfter(ctx, scope, t)
+	if err != nil || len(ids) == 0 {
+		return out, err
+	}
+	for _, id := range ids {
+		m, err := s.store.Get(ctx, scope, id)
+		if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if !m.Archived {
+			continue // restored since: the store's answer has it
+		}
+		ms, err := s.asOf(ctx, scope, []mnemo.Memory{m}, t)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			m.Archived = false    // not yet, then
+			if f.Match(&m, now) { // f.AsOf: begun by t, not ended
+				out = append(out, m)
+			}
+		}
+	}
+	return out, nil
+}
+
+// archiveActions are the ledger's actions that archive memories.
+var archiveActions = []string{mnemo.ActionArchive, mnemo.ActionPrune, mnemo.ActionReset, mnemo.ActionRetention}
+
+// archivedAfter is the ids of the memories the ledger says were archived
+// after t, up to maxGoneAsOf of them, the latest archived first by action.
+func (s *Service) archivedAfter(ctx context.Context, scope mnemo.Scope, t time.Time) ([]string, error) {
+	ls := s.store.Life
+	if ls == nil {
+		return nil, nil
+	}
+	since := t.Add(time.Nanosecond) // Since is inclusive
+	seen := map[string]bool{}
+	var ids []string
+	for _, a := range archiveActions {
+		for off := 0; len(ids) < maxGoneAsOf; {
+			es, _, err := ls.Ledger(ctx, scope, mnemo.LedgerQuery{Action: a, Since: &since, Limit: 100, Offset: off})
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range es {
+				for _, id := range e.MemoryIDs {
+					if !seen[id] && len(ids) < maxGoneAsOf {
+						seen[id] = true
+						ids = append(ids, id)
+					}
+				}
+			}
+			if len(es) < 100 {
+				break
+			}
+			off += len(es)
+		}
+	}
+	return ids, nil
+}
+
+// goneCandidates adds to recall's candidates what held at t that the
+// store's filter no longer reaches (goneAsOf), those no candidate has
+// (by key or id) that share a word with the query or, when it names a
+// time, happened then. With no index to score
+// them, a memory's lexical score is the share of the query's terms it has
+// times the best candidate's BM25 (or 1), its similarity that of the
+// vector it was written with, if any.
+func (s *Service) goneCandidates(ctx context.Context, scope mnemo.Scope, q *Query, t, now time.Time, cands []candidate, aq analysis.Query, asked temporal.Asked, f *found) ([]candidate, error) {
+	gone, err := s.goneAsOf(ctx, scope, &q.Filter, t, now)
+	if err != nil || len(gone) == 0 {
+		return cands, err
+	}
+	have := make(map[string]bool, len(cands))
+	best := 0.0
+	for _, c := range cands {
+		have[c.m.ID] = true
+		if c.m.Key != "" {
+			have["key:"+c.m.Key] = true
+		}
+		best = max(best, c.lexical)
+	}
+	if best == 0 {
+		best = 1
+	}
+	terms := make(map[string]bool, len(aq.Terms))
+	for _, w := range aq.Terms {
+		terms[w] = true
+	}
+	var add []candidate
+	for _, m := range gone {
+		if have[m.ID] || m.Key != "" && have["key:"+m.Key] {
+			continue
+		}
+		ratio := s.hitRatio(&m, terms)
+		then := asked.Found && asked.Window.Overlaps(temporal.Window{Start: m.OccurredOf().Start, End: m.OccurredOf().End})
+		if ratio == 0 && !then {
+			continue
+		}
+		add = append(add, candidate{m: m, lexical: ratio * best, sim: similarity(f.qvec, m, f.vecModel), vec: m.Embedding})
+	}
+	s.embedGone(ctx, add, f)
+	return append(cands, add...), nil
+}
+
+// embedGone gives the candidates that lack a vector of the query's model
+// (a revision is kept without one) the embedder's vector of their text
+// now, so that fusion weighs their meaning as it does the others'. When
+// the embedder fails they go on by their words alone.
+func (s *Service) embedGone(ctx context.Context, cands []candidate, f *found) {
+	if s.vec == nil || f.qvec == nil || !f.useVec {
+		return
+	}
+	var idx []int
+	var texts []string
+	for i := range cands {
+		if math.IsNaN(cands[i].sim) {
+			idx = append(idx, i)
+			texts = append(texts, embedText(&cands[i].m, ""))
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	vecs, err := s.vec.embedder.Embed(ctx, texts)
+	if err != nil || len(vecs) != len(texts) {
+		s.log.Warn("embedding what held then failed: ranked by its words", "err", err)
+		return
+	}
+	for k, i := range idx {
+		cands[i].sim, cands[i].vec = rank.Cosine(f.qvec, vecs[k]), vecs[k]
+	}
 }

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -111,3 +112,54 @@ func benchmarkRecall(b *testing.B, n int, surface bool) {
 func BenchmarkRecall10k(b *testing.B)   { benchmarkRecall(b, 10_000, false) }
 func BenchmarkRecall100k(b *testing.B)  { benchmarkRecall(b, 100_000, false) }
 func BenchmarkSurface100k(b *testing.B) { benchmarkRecall(b, 100_000, true) }
+
+// BenchmarkRecallTimeWho100k measures what recall's time and people stages
+// (REC-25 … REC-29: parsing the query's time and names, the memories of
+// the named window, a "when" question's second search, the time_match,
+// when_dated and who factors) cost at 100k memories, for each kind of
+// query: plain, naming a time, naming a person, asking when. Each
+// iteration recalls with the stages on or off, alternately, so that both
+// see the same machine; on-p95-ms minus off-p95-ms is their cost.
+func BenchmarkRecallTimeWho100k(b *testing.B) {
+	svc, _ := openCopy(b, fixture(b, 100_000), service.Options{})
+	ctx := context.Background()
+	for _, form := range []struct{ name, text string }{
+		{"plain", "%s"},
+		{"time", "%s last week"},
+		{"person", "What did Ana say about %s?"},
+		{"when", "When did we talk about %s?"},
+	} {
+		b.Run(form.name, func(b *testing.B) {
+			c := newCorpus(4)
+			var on, off []time.Duration
+			for i := 0; i < b.N; i++ {
+				q := memory.Query{Text: fmt.Sprintf(form.text, c.Query()), Limit: 10}
+				timeWho := i%2 == 0
+				memory.SetTimeWho(svc.Memories, timeWho)
+				t0 := time.Now()
+				if _, err := svc.Recall(ctx, benchScope, q); err != nil {
+					b.Fatal(err)
+				}
+				if timeWho {
+					on = append(on, time.Since(t0))
+				} else {
+					off = append(off, time.Since(t0))
+				}
+			}
+			b.StopTimer()
+			for _, x := range []struct {
+				name string
+				d    []time.Duration
+			}{{"on", on}, {"off", off}} {
+				if len(x.d) == 0 {
+					continue
+				}
+				slices.Sort(x.d)
+				ms := func(p float64) float64 { return float64(x.d[min(len(x.d)-1, int(p*float64(len(x.d))))]) / 1e6 }
+				b.ReportMetric(ms(0.50), x.name+"-p50-ms")
+				b.ReportMetric(ms(0.95), x.name+"-p95-ms")
+			}
+		})
+	}
+	memory.SetTimeWho(svc.Memories, true)
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/entity"
 )
 
 // What the inspector needs of the memory service (API-13, API-14): a
@@ -78,6 +79,8 @@ func (s *Service) Update(ctx context.Context, scope mnemo.Scope, id string, p Pa
 	if err != nil {
 		return UpdateResult{}, err
 	}
+	now := s.now().UTC()
+	d.UpdatedAt = &now // a correction is a write of now, whatever its creation
 	res := UpdateResult{Memory: m, Changed: changed, Applied: true}
 	if len(changed) > 0 {
 		if err := s.rewrite(ctx, scope, &m, d, &res); err != nil {
@@ -110,6 +113,13 @@ func patched(m *mnemo.Memory, p Patch) (mnemo.Draft, []string, error) {
 		Type: m.Type, Category: m.Category, Priority: &prio, Importance: &imp, Confidence: &conf,
 		Tags: slices.Clone(m.Tags), SecurityLevel: m.SecurityLevel, Pinned: m.Pinned,
 		Source: m.Source, ExpiresAt: m.ExpiresAt, Archived: m.Archived,
+		// What the writer said of when and who stays (REC-24, REC-27,
+		// REC-28), and a time its text names is read against its creation.
+		CreatedAt: &m.CreatedAt, ValidTo: m.ValidTo, Entities: aliases(m),
+	}
+	if m.Occurred != nil && m.Occurred.Source == mnemo.OccurredWriter {
+		o := *m.Occurred
+		d.Occurred = &o
 	}
 	var changed []string
 	if p.Content != nil && strings.TrimSpace(*p.Content) != m.Content {
@@ -157,6 +167,23 @@ func patched(m *mnemo.Memory, p Patch) (mnemo.Draft, []string, error) {
 		changed = append(changed, "security_level")
 	}
 	return d, changed, nil
+}
+
+// aliases are the entities of m its writer gave (REC-28): those its
+// speaker and text do not give. A name the writer gave that the text also
+// says is the text's: it goes when a correction takes it out of the text.
+func aliases(m *mnemo.Memory) []string {
+	found := map[string]bool{}
+	for _, e := range entity.Of(speakerName(m), m.Content, nil) {
+		found[strings.ToLower(e)] = true
+	}
+	var out []string
+	for _, e := range m.Entities {
+		if !found[strings.ToLower(e)] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // rewrite writes d over m: by its key through Write, or in place. It keeps

@@ -20,6 +20,10 @@ type Message struct {
 	// OccurredAt is when what it tells happened (REC-24); default: a time
 	// the text names, resolved against CreatedAt, else CreatedAt.
 	OccurredAt *time.Time `json:"occurred_at,omitempty"`
+	// Entities are names the message is by or about that its text may not
+	// say, aliases included ("Ana Silva", "my sister"), REC-28: they join
+	// its speaker and the names found in it. At most mnemo.MaxEntities.
+	Entities []string `json:"entities,omitempty"`
 }
 
 // contextWindow is how many neighbours on each side of a message are indexed
@@ -64,6 +68,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		drafts[i] = mnemo.Draft{
 			Key: m.Key, SessionID: sessionID, Content: &content, Data: data,
 			Type: mnemo.TypeEvent, CreatedAt: m.CreatedAt, OccurredAt: m.OccurredAt,
+			Entities: m.Entities,
 		}
 		lines[i] = content
 		if name != "" {

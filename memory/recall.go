@@ -205,9 +205,15 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	// 1. Analyse, with the session's topic and the time the query names
 	// (REC-25): its words leave the text the indexes search.
 	res := Result{Results: []Scored{}}
-	asked := temporal.Query(q.Text, now)
-	who := entity.Query(q.Text)     // the people it asks about (REC-28)
-	said := entity.Speakers(q.Text) // and who said what it asks for
+	var (
+		asked     temporal.Asked
+		who, said []string
+	)
+	if !s.noTimeWho {
+		asked = temporal.Query(q.Text, now)
+		who = entity.Query(q.Text)     // the people it asks about (REC-28)
+		said = entity.Speakers(q.Text) // and who said what it asks for
+	}
 	sq := q
 	if asked.Found && strings.TrimSpace(asked.Text) != "" {
 		sq.Text = asked.Text
@@ -231,8 +237,34 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	}()
 
 	// 2. Candidates, from both indexes at once, and what happened in the
-	// time the query names.
+	// time the query names. A "when" question: what matches its words and
+	// says when it happened joins, not only ranks higher (REC-29); that
+	// search runs beside the others.
+	whenQuery := func() mnemo.TextQuery {
+		dq := mnemo.TextQuery{Filter: sq.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: max(q.Limit*candidateFactor, minCandidates)}
+		dq.Dated = true
+		return dq
+	}
+	var (
+		whenWG  sync.WaitGroup
+		whenSR  mnemo.SearchResult
+		whenErr error
+		whenRan bool
+	)
+	if asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
+		whenRan = true
+		whenWG.Add(1)
+		go func() {
+			defer whenWG.Done()
+			whenErr = safe.Call(s.log, "dated search", func() error {
+				var err error
+				whenSR, err = s.store.Search(ctx, scope, whenQuery())
+				return err
+			})
+		}()
+	}
 	f, err := s.find(ctx, scope, sq, aq, &profile, sw)
+	whenWG.Wait()
 	if err != nil {
 		return Result{}, err
 	}
@@ -241,22 +273,22 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 			return Result{}, err
 		}
 	}
-	if asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
-		// A "when" question: what matches its words and says when it
-		// happened joins, not only ranks higher (REC-29).
-		dq := mnemo.TextQuery{Filter: sq.Filter, Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: max(q.Limit*candidateFactor, minCandidates)}
-		dq.Dated = true
-		sr, err := s.store.Search(ctx, scope, dq)
-		if err != nil {
-			return Result{}, err
-		}
+	if !whenRan && asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
+		// find made a vectors-only profile lexical: search now.
+		whenSR, whenErr = s.store.Search(ctx, scope, whenQuery())
+		whenRan = true
+	}
+	if whenErr != nil {
+		return Result{}, whenErr
+	}
+	if whenRan {
 		// Their BM25 is the main search's (the same terms, the same
 		// index): they join its hits, with their lexical score.
 		seen := make(map[string]bool, len(f.lexical.Hits))
 		for _, h := range f.lexical.Hits {
 			seen[h.Memory.ID] = true
 		}
-		for _, h := range sr.Hits {
+		for _, h := range whenSR.Hits {
 			if !seen[h.Memory.ID] {
 				f.lexical.Hits = append(f.lexical.Hits, h)
 			}
@@ -269,6 +301,10 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		// What held then (REC-27): a key rewritten since answers with its
 		// earlier value, ranked by how its key's memory matched.
 		if cands, err = s.candidatesAsOf(ctx, scope, cands, *q.AsOf); err != nil {
+			return Result{}, err
+		}
+		// and what was deleted or archived since, as it held then.
+		if cands, err = s.goneCandidates(ctx, scope, &sq, *q.AsOf, now, cands, aq, asked, &f); err != nil {
 			return Result{}, err
 		}
 	}
@@ -394,7 +430,7 @@ type found struct {
 }
 
 // dated lists the memories whose occurred window overlaps w, within q's
-// filter, the newest first, as many as either index gives: a memory that
+// filter, the latest to happen first, as many as either index gives: a memory that
 // matches the query by its date alone can then surface (REC-25).
 func (s *Service) dated(ctx context.Context, scope mnemo.Scope, q Query, w temporal.Window) ([]mnemo.Memory, error) {
 	f := q.Filter
@@ -408,7 +444,9 @@ func (s *Service) dated(ctx context.Context, scope mnemo.Scope, q Query, w tempo
 		return nil, nil
 	}
 	limit := max(q.Limit*candidateFactor, minCandidates)
-	ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Limit: limit, NoTotal: true})
+	// Along the occurred index, the latest to happen first: it stops at
+	// the limit, where the newest first would sort every match.
+	ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: f, Order: mnemo.OrderOccurred, Limit: limit, NoTotal: true})
 	if err != nil {
 		return nil, err
 	}

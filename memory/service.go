@@ -1,12 +1,14 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -102,6 +104,9 @@ type Service struct {
 	topic     func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 
 	topicBoost float64 // recall's boost of memories on the session's topic
+	// noTimeWho leaves out recall's time and people stages (REC-25 …
+	// REC-29), for a benchmark to measure what they cost (export_test.go).
+	noTimeWho bool
 
 	access *accessRecorder // recall's access records, written in the background
 	gate   *priority.Gate  // recall is marked in flight on it; nil: no priority
@@ -605,14 +610,70 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 	if err := q.Filter.Check(s.now()); err != nil {
 		return nil, 0, err
 	}
-	ms, total, err := s.store.List(ctx, scope, q)
-	if err != nil || q.AsOf == nil {
+	if q.AsOf != nil {
+		return s.listAsOf(ctx, scope, q)
+	}
+	return s.store.List(ctx, scope, q)
+}
+
+// listAsOf is List of what held at q.AsOf (REC-27): a key rewritten since
+// lists its earlier value, and what was deleted or archived since as it
+// held then, in the order asked among the store's; the total counts both.
+func (s *Service) listAsOf(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([]mnemo.Memory, int, error) {
+	now := q.Now
+	if now.IsZero() {
+		now = s.now()
+	}
+	gone, err := s.goneAsOf(ctx, scope, &q.Filter, *q.AsOf, now)
+	if err != nil {
+		return nil, 0, err
+	}
+	page := q
+	if len(gone) > 0 {
+		// The page may hold deleted keys: read the store's from the start.
+		page.Offset, page.Limit = 0, q.Offset+q.Limit
+	}
+	ms, total, err := s.store.List(ctx, scope, page)
+	if err != nil {
+		return nil, 0, err
+	}
+	if ms, err = s.asOf(ctx, scope, ms, *q.AsOf); err != nil || len(gone) == 0 {
 		return ms, total, err
 	}
-	// What held then (REC-27): a key rewritten since lists its earlier
-	// value; the total counts what the store found.
-	ms, err = s.asOf(ctx, scope, ms, *q.AsOf)
-	return ms, total, err
+	have := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		have[m.ID] = true
+		if m.Key != "" {
+			have["key:"+m.Key] = true
+		}
+	}
+	for _, m := range gone {
+		if !have[m.ID] && (m.Key == "" || !have["key:"+m.Key]) {
+			ms = append(ms, m)
+			if total >= 0 {
+				total++
+			}
+		}
+	}
+	slices.SortStableFunc(ms, listOrder(q.Order))
+	ms = ms[min(q.Offset, len(ms)):]
+	return ms[:min(q.Limit, len(ms))], total, nil
+}
+
+// listOrder compares memories as the stores order a list.
+func listOrder(order string) func(a, b mnemo.Memory) int {
+	switch order {
+	case mnemo.OrderOldest:
+		return func(a, b mnemo.Memory) int { return a.CreatedAt.Compare(b.CreatedAt) }
+	case mnemo.OrderKey:
+		return func(a, b mnemo.Memory) int {
+			return cmp.Or(strings.Compare(a.Key, b.Key), a.CreatedAt.Compare(b.CreatedAt))
+		}
+	case mnemo.OrderVitality:
+		return func(a, b mnemo.Memory) int { return cmp.Compare(b.Vitality, a.Vitality) }
+	default:
+		return func(a, b mnemo.Memory) int { return b.CreatedAt.Compare(a.CreatedAt) }
+	}
 }
 
 // RecallPath lists the memories whose key starts with prefix, by key

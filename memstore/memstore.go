@@ -289,78 +289,10 @@ func cloneRaw(r json.RawMessage) json.RawMessage {
 
 // matches reports whether the live row r passes f at now.
 func (r *row) matches(f *mnemo.Filter, now time.Time) bool {
-	m := &r.m
 	if r.tomb {
 		return false
 	}
-	if len(f.Tags) > 0 {
-		if f.AllTags {
-			for _, t := range f.Tags {
-				if !slices.Contains(m.Tags, t) {
-					return false
-				}
-			}
-		} else if !slices.ContainsFunc(f.Tags, func(t string) bool { return slices.Contains(m.Tags, t) }) {
-			return false
-		}
-	}
-	if len(f.Types) > 0 && !slices.Contains(f.Types, m.Type) {
-		return false
-	}
-	if len(f.Categories) > 0 && !slices.Contains(f.Categories, m.Category) {
-		return false
-	}
-	if f.SessionID != "" && m.SessionID != f.SessionID {
-		return false
-	}
-	if f.KeyPrefix != "" && !keyUnder(m.Key, f.KeyPrefix) {
-		return false
-	}
-	if f.OccurredAfter != nil || f.OccurredBefore != nil { // overlap (REC-25)
-		o := m.OccurredOf()
-		if f.OccurredAfter != nil && !o.End.After(*f.OccurredAfter) || f.OccurredBefore != nil && !o.Start.Before(*f.OccurredBefore) {
-			return false
-		}
-	}
-	if f.Dated && m.OccurredOf().Source != mnemo.OccurredText && m.OccurredOf().Source != mnemo.OccurredWriter { // REC-29
-		return false
-	}
-	if f.AsOf != nil { // what held then (REC-27)
-		if m.CreatedAt.After(*f.AsOf) && m.OccurredOf().Start.After(*f.AsOf) || m.ValidTo != nil && !m.ValidTo.After(*f.AsOf) {
-			return false
-		}
-	}
-	if f.CreatedAfter != nil && m.CreatedAt.Before(*f.CreatedAfter) {
-		return false
-	}
-	if f.CreatedBefore != nil && !m.CreatedAt.Before(*f.CreatedBefore) {
-		return false
-	}
-	if f.MinConfidence > 0 && m.Confidence < f.MinConfidence {
-		return false
-	}
-	if f.MinVitality > 0 && m.Vitality < f.MinVitality {
-		return false
-	}
-	if f.Pinned && !m.Pinned {
-		return false
-	}
-	if f.Unpinned && m.Pinned {
-		return false
-	}
-	if len(f.SecurityLevels) > 0 && !slices.Contains(f.SecurityLevels, m.SecurityLevel) {
-		return false
-	}
-	if !f.IncludeArchived && !f.ArchivedOnly && m.Archived {
-		return false
-	}
-	if f.ArchivedOnly && !m.Archived {
-		return false
-	}
-	if !f.IncludeExpired && r.expired(now) {
-		return false
-	}
-	return true
+	return f.Match(&r.m, now) && (f.IncludeExpired || !r.hasExpiry || now.Before(r.dataExp))
 }
 
 func (r *row) expired(now time.Time) bool {
@@ -368,19 +300,6 @@ func (r *row) expired(now time.Time) bool {
 		return true
 	}
 	return r.hasExpiry && !now.Before(r.dataExp)
-}
-
-// keyUnder reports whether key is prefix or below it, as a path: "/user"
-// matches "/user" and "/user/…", not "/username"; a prefix ending in "/"
-// matches everything under it.
-func keyUnder(key, prefix string) bool {
-	if key == "" {
-		return false
-	}
-	if strings.HasSuffix(prefix, "/") {
-		return strings.HasPrefix(key, prefix)
-	}
-	return key == prefix || strings.HasPrefix(key, prefix+"/")
 }
 
 // filterNow is the time expiry is judged at.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -53,6 +54,10 @@ var orders = map[string]func(a, b *row) int{
 	},
 	mnemo.OrderVitality: func(a, b *row) int {
 		return cmp.Or(cmp.Compare(b.m.Vitality, a.m.Vitality), cmp.Compare(b.seq, a.seq))
+	},
+	mnemo.OrderOccurred: func(a, b *row) int {
+		oa, ob := a.m.OccurredOf(), b.m.OccurredOf()
+		return cmp.Or(ob.Start.Compare(oa.Start), ob.End.Compare(oa.End), cmp.Compare(b.seq, a.seq))
 	},
 }
 
@@ -177,6 +182,55 @@ func (s *Store) History(_ context.Context, sc mnemo.Scope, key string) ([]mnemo.
 			rev.Memory = &m
 		}
 		out = append(out, rev)
+	}
+	return out, nil
+}
+
+var _ mnemo.DeletedFinder = (*Store)(nil)
+
+// DeletedAfter implements mnemo.DeletedFinder: the history of the keys
+// tombstoned after t (REC-27).
+func (s *Store) DeletedAfter(_ context.Context, sc mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
+	if err := mnemo.CheckScope(sc); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d := s.scope(sc)
+	if d == nil || limit <= 0 {
+		return nil, nil
+	}
+	type deleted struct {
+		key string
+		at  time.Time
+	}
+	var keys []deleted
+	for key, revs := range d.hist {
+		for _, r := range revs {
+			if r.Op == mnemo.OpTombstone && r.Applied && r.At.After(t) {
+				keys = append(keys, deleted{key, r.At})
+				break // the first after t: revisions are oldest first
+			}
+		}
+	}
+	slices.SortFunc(keys, func(a, b deleted) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	keys = keys[:min(limit, len(keys))]
+	slices.SortFunc(keys, func(a, b deleted) int { return strings.Compare(a.key, b.key) })
+	var out []mnemo.Revision
+	for _, k := range keys {
+		for _, r := range d.hist[k.key] {
+			rev := *r
+			if r.Memory != nil {
+				m := *r.Memory
+				rev.Memory = &m
+			}
+			out = append(out, rev)
+		}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-dev/mnemo"
@@ -60,6 +61,7 @@ var orders = map[string]string{
 	mnemo.OrderOldest:   `m.created_ns ASC, m.arrival ASC`,
 	mnemo.OrderKey:      `m.key COLLATE "C" ASC, m.created_ns ASC, m.arrival ASC`,
 	mnemo.OrderVitality: `m.vitality DESC, m.seq DESC`,
+	mnemo.OrderOccurred: `m.occurred_start_ns DESC, m.occurred_end_ns DESC, m.seq DESC`,
 }
 
 // List returns a page of the live memories matching q and how many match in
@@ -155,28 +157,66 @@ func (db *DB) History(ctx context.Context, scope mnemo.Scope, key string) ([]mne
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				r    mnemo.Revision
-				at   int64
-				body *string
-			)
-			if err := rows.Scan(&r.Seq, &r.MemoryID, &r.Key, &r.Op, &at, &r.Applied, &body); err != nil {
-				return err
-			}
-			r.At = sqlrow.FromNanos(at)
-			if body != nil {
-				r.Memory = new(mnemo.Memory)
-				if err := json.Unmarshal([]byte(*body), r.Memory); err != nil {
-					return fmt.Errorf("revision %d: %w", r.Seq, err)
-				}
-			}
-			revs = append(revs, r)
-		}
-		return rows.Err()
+		revs, err = scanRevisions(rows)
+		return err
 	})
 	return revs, db.fail("history", err)
+}
+
+var _ mnemo.DeletedFinder = (*DB)(nil)
+
+// DeletedAfter implements mnemo.DeletedFinder: the history of the keys
+// tombstoned after t (REC-27).
+func (db *DB) DeletedAfter(ctx context.Context, scope mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
+	if err := checkScope(scope); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	var revs []mnemo.Revision
+	err := db.read(ctx, scope.TenantID, func(q querier) error {
+		rows, err := q.Query(ctx, `SELECT seq, memory_id, key, op, at_ns, applied, memory::text FROM history
+			WHERE tenant_id = $1::text AND agent_id = $2::text AND key IN (
+				SELECT key FROM history
+				WHERE tenant_id = $1::text AND agent_id = $2::text AND key IS NOT NULL
+					AND op = 'tombstone' AND applied AND at_ns > $3::bigint
+				GROUP BY key ORDER BY min(at_ns), key LIMIT $4::bigint)
+			ORDER BY key, seq`,
+			scope.TenantID, scope.AgentID, sqlrow.Nanos(t), limit)
+		if err != nil {
+			return err
+		}
+		revs, err = scanRevisions(rows)
+		return err
+	})
+	return revs, db.fail("deleted history", err)
+}
+
+// scanRevisions reads history rows (seq, memory_id, key, op, at_ns,
+// applied, memory) and closes them.
+func scanRevisions(rows pgx.Rows) ([]mnemo.Revision, error) {
+	defer rows.Close()
+	var revs []mnemo.Revision
+	for rows.Next() {
+		var (
+			r    mnemo.Revision
+			at   int64
+			body *string
+		)
+		if err := rows.Scan(&r.Seq, &r.MemoryID, &r.Key, &r.Op, &at, &r.Applied, &body); err != nil {
+			return nil, err
+		}
+		r.At = sqlrow.FromNanos(at)
+		if body != nil {
+			r.Memory = new(mnemo.Memory)
+			if err := json.Unmarshal([]byte(*body), r.Memory); err != nil {
+				return nil, fmt.Errorf("revision %d: %w", r.Seq, err)
+			}
+		}
+		revs = append(revs, r)
+	}
+	return revs, rows.Err()
 }
 
 // Stats describes scope. Degraded is never set: the full-text index is part

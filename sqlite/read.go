@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
@@ -52,6 +53,7 @@ var orders = map[string]string{
 	mnemo.OrderOldest:   `m.created_at ASC, m.arrival ASC`,
 	mnemo.OrderKey:      `m.key ASC, m.created_at ASC, m.arrival ASC`,
 	mnemo.OrderVitality: `m.vitality DESC, m.seq DESC`,
+	mnemo.OrderOccurred: `m.occurred_start DESC, m.occurred_end DESC, m.seq DESC`,
 }
 
 // List returns a page of the live memories matching q and how many match in
@@ -128,6 +130,36 @@ func (db *DB) History(ctx context.Context, scope mnemo.Scope, key string) ([]mne
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: history: %w", err)
 	}
+	return scanRevisions(rows)
+}
+
+var _ mnemo.DeletedFinder = (*DB)(nil)
+
+// DeletedAfter implements mnemo.DeletedFinder: the history of the keys
+// tombstoned after t (REC-27).
+func (db *DB) DeletedAfter(ctx context.Context, scope mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
+	if err := checkScope(scope); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT seq, memory_id, key, op, at, applied, memory FROM history
+		WHERE tenant_id = ?1 AND agent_id = ?2 AND key IN (
+			SELECT key FROM history
+			WHERE tenant_id = ?1 AND agent_id = ?2 AND key IS NOT NULL AND op = 'tombstone' AND applied = 1 AND at > ?3
+			GROUP BY key ORDER BY min(at), key LIMIT ?4)
+		ORDER BY key, seq`,
+		scope.TenantID, scope.AgentID, sqlrow.Nanos(t), limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: deleted history: %w", err)
+	}
+	return scanRevisions(rows)
+}
+
+// scanRevisions reads history rows (seq, memory_id, key, op, at, applied,
+// memory) and closes them.
+func scanRevisions(rows *sql.Rows) ([]mnemo.Revision, error) {
 	defer rows.Close()
 	var revs []mnemo.Revision
 	for rows.Next() {

@@ -320,7 +320,8 @@ func (db *DB) fetchSeqs(ctx context.Context, seqs []int64, w *where) (found []*m
 func selective(f *mnemo.Filter) bool {
 	return len(f.Tags) > 0 || len(f.Types) > 0 || len(f.Categories) > 0 || f.SessionID != "" ||
 		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil ||
-		f.OccurredAfter != nil || f.OccurredBefore != nil
+		f.OccurredAfter != nil || f.OccurredBefore != nil ||
+		f.Dated // few memories say when they happened (REC-29)
 }
 
 // matchExpr returns the FTS5 query for q: `"term" OR "pre"*`.

@@ -613,6 +613,9 @@ func testListOrder(t *testing.T, s mnemo.Store) {
 	}{{3, "/k/c", 2}, {1, "/k/e", 0}, {4, "/k/a", 3}, {2, "/k/d", 1}, {5, "/k/b", 4}, {6, "/k/f", 4}} {
 		m := newMemory(scopeAX, c.n, c.key, "order")
 		m.CreatedAt, m.UpdatedAt = at(c.created*time.Minute), at(c.created*time.Minute)
+		if c.n == 1 { // happened after the others were written
+			m.Occurred = &mnemo.Occurred{Start: at(10 * time.Minute), End: at(11 * time.Minute), Source: mnemo.OccurredWriter}
+		}
 		recs = append(recs, put(m))
 	}
 	write(t, s, scopeAX, recs[:3]...)
@@ -629,6 +632,7 @@ func testListOrder(t *testing.T, s mnemo.Store) {
 		{"newest", mnemo.OrderNewest, 0, 0, []string{id(6), id(5), id(4), id(3), id(2), id(1)}},
 		{"oldest", mnemo.OrderOldest, 0, 0, []string{id(1), id(2), id(3), id(4), id(5), id(6)}},
 		{"key", mnemo.OrderKey, 0, 0, []string{id(4), id(5), id(3), id(2), id(1), id(6)}},
+		{"occurred", mnemo.OrderOccurred, 0, 0, []string{id(1), id(6), id(5), id(4), id(3), id(2)}},
 		{"page", mnemo.OrderNewest, 2, 1, []string{id(5), id(4)}},
 		{"last page", mnemo.OrderOldest, 4, 4, []string{id(5), id(6)}},
 		{"past the end", mnemo.OrderOldest, 2, 10, nil},

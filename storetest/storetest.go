@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"ListOrder", testListOrder},
 		{"Occurred", testOccurred},
 		{"ValidTo", testValidTo},
+		{"DeletedAfter", testDeletedAfter},
 		{"Search", testSearch},
 		{"Touch", testTouch},
 		{"Stats", testStats},

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -78,6 +79,92 @@ func testValidTo(t *testing.T, s mnemo.Store) {
 			}
 			if hits := search(t, s, scopeAX, mnemo.TextQuery{Filter: f, Terms: []string{"held"}}); !sameSet(hitIDs(hits), want) {
 				t.Errorf("Search = %v, want %v", hitIDs(hits), want)
+			}
+		})
+	}
+}
+
+// testDeletedAfter checks a mnemo.DeletedFinder (REC-27): the history of
+// the keys with a tombstone written after a time (the history's own time,
+// when the store applied it), revived since or not, in the order of their
+// first such tombstone, cut at the limit; a key forgotten since keeps no
+// memory to answer with.
+func testDeletedAfter(t *testing.T, s mnemo.Store) {
+	df, ok := s.(mnemo.DeletedFinder)
+	if !ok {
+		t.Skip("not a mnemo.DeletedFinder")
+	}
+	day := func(d int) time.Time { return t0.Add(time.Duration(d) * 24 * time.Hour) }
+	mkIn := func(sc mnemo.Scope, n int, key string, d int) mnemo.Record {
+		m := newMemory(sc, n, key, fmt.Sprintf("%s on day %d", key, d))
+		m.CreatedAt, m.UpdatedAt = day(d), day(d)
+		return put(m)
+	}
+	mk := func(n int, key string, d int) mnemo.Record { return mkIn(scopeAX, n, key, d) }
+	// cut is a time between two writes by the store's clock.
+	cut := func() time.Time {
+		time.Sleep(5 * time.Millisecond)
+		c := time.Now()
+		time.Sleep(5 * time.Millisecond)
+		return c
+	}
+	start := cut()
+	write(t, s, scopeAX, mk(1, "/a", 1), mk(2, "/b", 1), mk(3, "/c", 1), mk(4, "/d", 1), mk(5, "/e", 1))
+	write(t, s, scopeAX, mk(6, "/a", 3), tombstone(scopeAX, 7, "/b", day(2)))
+	mid := cut()
+	write(t, s, scopeAX, tombstone(scopeAX, 8, "/a", day(5)), tombstone(scopeAX, 9, "/c", day(6)), tombstone(scopeAX, 10, "/d", day(8)))
+	write(t, s, scopeAX, mk(11, "/c", 7)) // revived
+	if _, err := s.Forget(t.Context(), scopeAX, nil, []string{"/d"}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, scopeAY, mkIn(scopeAY, 12, "/a", 1), tombstone(scopeAY, 13, "/a", day(5)))
+	end := cut()
+
+	for _, tt := range []struct {
+		name  string
+		after time.Time
+		limit int
+		keys  []string
+	}{
+		{"all since mid", mid, 10, []string{"/a", "/c", "/d"}},
+		{"the first one since mid", mid, 1, []string{"/a"}},
+		{"two", mid, 2, []string{"/a", "/c"}},
+		{"all since the start", start, 10, []string{"/a", "/b", "/c", "/d"}},
+		{"none after the last", end, 10, nil},
+		{"no limit, none", start, 0, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			revs, err := df.DeletedAfter(t.Context(), scopeAX, tt.after, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			last := map[string]int64{}
+			for _, r := range revs {
+				if n := len(keys); n == 0 || keys[n-1] != r.Key {
+					keys = append(keys, r.Key)
+				}
+				if r.Seq <= last[r.Key] {
+					t.Errorf("revisions of %s out of order: %d after %d", r.Key, r.Seq, last[r.Key])
+				}
+				last[r.Key] = r.Seq
+				if r.Key == "/d" && r.Memory != nil && r.Memory.Content != "" {
+					t.Errorf("forgotten /d still answers %q", r.Memory.Content)
+				}
+			}
+			if !slices.Equal(keys, tt.keys) {
+				t.Errorf("keys = %q, want %q", keys, tt.keys)
+			}
+			if tt.after.Equal(mid) && tt.limit == 10 {
+				var a []string
+				for _, r := range revs {
+					if r.Key == "/a" && r.Op == mnemo.OpPut && r.Memory != nil {
+						a = append(a, r.Memory.Content)
+					}
+				}
+				if want := []string{"/a on day 1", "/a on day 3"}; !slices.Equal(a, want) {
+					t.Errorf("/a puts = %q, want %q", a, want)
+				}
 			}
 		})
 	}

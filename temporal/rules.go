@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // rule is one kind of time expression: a pattern and how a match of it
@@ -116,7 +117,15 @@ func buildRules() []rule {
 		zh(`(前年|去年|今年|明年|后年)(?:(`+cnum+`{1,3})月(?:(`+cnum+`{1,3})[日号])?)?`+cmod, "年", zhYearRel),
 		zh(`(`+cnum+`{1,3})月份?(?:(`+cnum+`{1,3})[日号])?`+cmod, "月", zhMonthDay),
 		zh(`(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|今早|明天|明日|明早|后天|大后天)`, "天|日|晚|早", zhDayWord),
+		// A span of weekdays: 周一到周三, 下周二至周五.
+		zh(`(上上|上|这|本|下下|下)?个?(周|星期|礼拜)([一二三四五六日天1-7])(?:到|至|~|～|-|—|–)(?:周|星期|礼拜)?([一二三四五六日天1-7])`, "周|星期|礼拜", zhWeekdayRange),
 		zh(`(上上|上|这|本|下下|下)?个?(周|星期|礼拜)([一二三四五六日天1-7])`, "周|星期|礼拜", zhWeekday),
+		// Seasons, of a year or the nearest: 去年冬天, 2021年夏天, 春天.
+		zh(`(?:(前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)`, "春|夏|秋|冬", zhSeason),
+		// This year's halves: 上半年, 下半年 (去年下半年 is zhYearRel's).
+		zh(`(上|下)半年`, "半年", zhHalfYear),
+		// A few days ago, said the other way round: 前几天, 前些天.
+		zh(`前(几|些)天`, "前", zhFewDaysAgo),
 		zh(`(上|这|本|下)?个?(?:周末)`, "周末", zhWeekend),
 		zh(`(上上|上|这|本|下下|下)个?(周|星期|礼拜|月)`+cmod, "周|星期|礼拜|月", zhModUnit),
 		// Counted units before or after a date (REC-29): 6月9日前两天, 2023年5月之后三个月.
@@ -671,10 +680,72 @@ func zhOffset(m string) (int, bool) {
 func zhWeekday(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	day := weekdays[sub[3]]
 	off, ok := zhOffset(sub[1])
+	if !ok && countedBefore(text, loc[0]) {
+		return Window{}, false // 一周三次, 每周五: how often, not when
+	}
 	if !ok { // 周五 alone
 		return choose([]Window{weekdayW(c.ref, day, -1), weekdayW(c.ref, day, 0), weekdayW(c.ref, day, 1)}, c)
 	}
 	return weekdayW(c.ref, day, off), true
+}
+
+// countedBefore reports whether the text before i ends in a number or
+// 每 (every): 一周, 两个星期, 每周.
+func countedBefore(text string, i int) bool {
+	prev := strings.TrimSuffix(text[:i], "个")
+	r, _ := utf8.DecodeLastRuneInString(prev)
+	return r != utf8.RuneError && (strings.ContainsRune("0123456789〇零一二两三四五六七八九十几半每", r))
+}
+
+// zhWeekdayRange is a span of weekdays of one week, the first resolved as
+// zhWeekday does: 周一到周三, 下周二至周五.
+func zhWeekdayRange(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	from, ok := zhWeekday(sub[:4], text, loc, c)
+	if !ok {
+		return Window{}, false
+	}
+	a, b := weekdays[sub[3]], weekdays[sub[4]]
+	da, db := (int(a)+6)%7, (int(b)+6)%7 // Monday first
+	if db <= da {
+		return Window{}, false
+	}
+	return Window{from.Start, from.Start.AddDate(0, 0, db-da+1)}, true
+}
+
+// zhSeason is a season of the year named, or the nearest (as enSeason).
+func zhSeason(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	s := map[string]string{"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}[sub[3][:3]]
+	switch {
+	case sub[1] != "":
+		off := map[string]int{"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}[sub[1]]
+		return seasonW(s, c.ref.Year()+off, c.ref.Location()), true
+	case sub[2] != "":
+		return seasonW(s, cn(sub[2]), c.ref.Location()), true
+	}
+	var cands []Window
+	for y := c.ref.Year() - 1; y <= c.ref.Year()+1; y++ {
+		cands = append(cands, seasonW(s, y, c.ref.Location()))
+	}
+	return choose(cands, c)
+}
+
+// zhHalfYear is a half of the reference's year.
+func zhHalfYear(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if strings.HasSuffix(text[:loc[0]], "年") {
+		return Window{}, false // a year's, zhAbs' or zhYearRel's
+	}
+	return zhMod(yearW(c.ref.Year(), c.ref.Location()), sub[1]+"半年"), true
+}
+
+// zhFewDaysAgo is 前几天 as 几天前 reads.
+func zhFewDaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if loc[0] > 0 {
+		r, _ := utf8.DecodeLastRuneInString(text[:loc[0]])
+		if strings.ContainsRune("日号月年天周", r) {
+			return Window{}, false // 6月9日前几天: zhCountRelativeTo's
+		}
+	}
+	return zhAgo([]string{"", "几", "", "天", "前"}, text, loc, c)
 }
 
 func zhWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {

@@ -51,6 +51,10 @@ type Report struct {
 	// window holds that date or lies within it (REC-24).
 	DatedQuestions int     `json:"dated_questions"`
 	DatedAt5       float64 `json:"dated_at5"`
+	// NamingTime scores the questions whose text names a time ("in May
+	// 2023", "last week", "the week before 9 June"), as temporal.Query
+	// finds one: REC-25's class, whatever the category.
+	NamingTime *Scores `json:"naming_time,omitempty"`
 	// Latency of Search calls.
 	P50, P95 time.Duration `json:"-"`
 	// IngestTime is the time spent in AddSession.
@@ -102,6 +106,12 @@ func Run(ctx context.Context, convs []Conversation, sys System) (Report, error) 
 			}
 			score(&rep.All, keys, qa.Evidence)
 			score(cat, keys, qa.Evidence)
+			if temporal.Query(qa.Question, now).Found {
+				if rep.NamingTime == nil {
+					rep.NamingTime = newScores()
+				}
+				score(rep.NamingTime, keys, qa.Evidence)
+			}
 			if gold, ok := GoldDate(qa, now); ok && qa.Category == 2 && occ != nil {
 				rep.DatedQuestions++
 				for _, w := range occ[:min(5, len(occ))] {
@@ -117,6 +127,9 @@ func Run(ctx context.Context, convs []Conversation, sys System) (Report, error) 
 		rep.DatedAt5 /= float64(rep.DatedQuestions)
 	}
 	finish(&rep.All)
+	if rep.NamingTime != nil {
+		finish(rep.NamingTime)
+	}
 	for _, s := range rep.ByCategory {
 		finish(s)
 	}
@@ -217,6 +230,9 @@ func (r Report) WriteText(w io.Writer, withTimes bool) {
 	}
 	all := r.All
 	row("all", &all)
+	if r.NamingTime != nil {
+		row("names a time", r.NamingTime)
+	}
 	if r.DatedQuestions > 0 {
 		fmt.Fprintf(w, "\ntemporal questions naming a date: %d; a top-5 result's occurred holds it: %.3f\n", r.DatedQuestions, r.DatedAt5)
 	}

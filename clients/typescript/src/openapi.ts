@@ -3588,6 +3588,7 @@ export interface operations {
                         content: string;
                         /** Format: date-time */
                         created_at?: null | string;
+                        entities?: null | string[];
                         key?: string;
                         name?: string;
                         /** Format: date-time */

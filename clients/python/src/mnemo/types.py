@@ -1401,6 +1401,7 @@ class PostV1MessagesBodyMessage(_PostV1MessagesBodyMessageRequired, total=False)
     name: str
     created_at: str | None
     occurred_at: str | None
+    entities: list[str] | None
 
 
 class _PostV1MessagesBodyRequired(TypedDict):

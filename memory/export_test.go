@@ -1,0 +1,5 @@
+package memory
+
+// SetTimeWho turns recall's time and people stages (REC-25 … REC-29) on or
+// off, for BenchmarkRecallTimeWho100k to measure what they cost.
+func SetTimeWho(s *Service, on bool) { s.noTimeWho = !on }
