@@ -263,16 +263,32 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 			})
 		}()
 	}
+	// The memories of the time the query names are listed beside the
+	// searches too: on two cores their reads hide behind find's.
+	var (
+		dated    []mnemo.Memory
+		datedErr error
+	)
+	if asked.Found {
+		whenWG.Add(1)
+		go func() {
+			defer whenWG.Done()
+			datedErr = safe.Call(s.log, "dated list", func() error {
+				var err error
+				dated, err = s.dated(ctx, scope, q, asked.Window)
+				return err
+			})
+		}()
+	}
 	f, err := s.find(ctx, scope, sq, aq, &profile, sw)
 	whenWG.Wait()
 	if err != nil {
 		return Result{}, err
 	}
-	if asked.Found {
-		if f.dated, err = s.dated(ctx, scope, q, asked.Window); err != nil {
-			return Result{}, err
-		}
+	if datedErr != nil {
+		return Result{}, datedErr
 	}
+	f.dated = dated
 	if !whenRan && asked.When && !aq.Empty() && profile.LexicalWeight > 0 {
 		// find made a vectors-only profile lexical: search now.
 		whenSR, whenErr = s.store.Search(ctx, scope, whenQuery())
