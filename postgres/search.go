@@ -146,7 +146,7 @@ func (db *DB) search(ctx context.Context, scope mnemo.Scope, q *mnemo.TextQuery,
 				GROUP BY tf.seq ORDER BY rank DESC, tf.seq LIMIT `+limit+`
 			)
 			SELECT `+memoryColumns+`, ranked.rank
-			FROM ranked JOIN memory_entries m ON m.seq = ranked.seq
+			FROM ranked JOIN memory_entries m ON m.tenant_id = `+tenant+` AND m.seq = ranked.seq
 			ORDER BY ranked.rank DESC, m.seq`, p.args...)
 		if err != nil {
 			return err

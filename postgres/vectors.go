@@ -303,7 +303,7 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 			kk := pk.p(k, "bigint")
 			hits, err = scanVectorHits(tx.Query(ctx, `SELECT `+memoryColumns+`, c.d
 				FROM (SELECT seq, vec <=> `+vec+` AS d FROM memory_entries WHERE vectored ORDER BY vec <=> `+vec+` LIMIT `+kk+`) AS c
-				JOIN memory_entries m ON m.seq = c.seq
+				JOIN memory_entries m ON m.tenant_id = `+pk.p(scope.TenantID, "text")+` AND m.seq = c.seq
 				WHERE `+w+` ORDER BY c.d, m.seq LIMIT `+limit, pk.args...))
 			if err != nil || len(hits) >= q.Limit || k >= 1000 {
 				return err
