@@ -71,7 +71,10 @@ func (a *app) migrateCommand() *cobra.Command {
 }
 
 func (a *app) migrateStoreCommand() *cobra.Command {
-	var from, to string
+	var (
+		from, to   string
+		partitions int
+	)
 	cmd := &cobra.Command{
 		Use:   "migrate-store --from sqlite:PATH|files:DIR|postgres:DSN --to ...",
 		Short: "Copy every memory of every scope from one store to another, then check the counts",
@@ -89,19 +92,25 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 			"destination's next archival moves them), their relations, event vectors (as made, with their\n" +
 			"models; not into a PostgreSQL without pgvector, and without their access counts), summaries\n" +
 			"and capabilities, and each scope's counts of events, relations, summaries and capabilities\n" +
-			"are checked as the memories' are. Events the destination has already are skipped.",
+			"are checked as the memories' are. Events the destination has already are skipped.\n\n" +
+			"A new PostgreSQL destination is partitioned by tenant with --partitions N (default:\n" +
+			"store.postgres.partitions); this is how an existing store moves to another number of\n" +
+			"partitions: copied into a new schema (its search_path in the DSN, or a new database).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
 				return usagef("give both --from and --to, such as --from sqlite:./mnemo-data --to postgres:postgres://host/db")
 			}
 			ctx := cmd.Context()
-			src, err := a.openEndpoint(ctx, from, true)
+			if !cmd.Flags().Changed("partitions") {
+				partitions = a.cfg.Store.Postgres.Partitions
+			}
+			src, err := a.openEndpoint(ctx, from, true, 0)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			dst, err := a.openEndpoint(ctx, to, false)
+			dst, err := a.openEndpoint(ctx, to, false, partitions)
 			if err != nil {
 				return err
 			}
@@ -111,12 +120,14 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the store to copy: sqlite:PATH, files:DIR or postgres:DSN")
 	cmd.Flags().StringVar(&to, "to", "", "the store to copy into: sqlite:PATH, files:DIR or postgres:DSN")
+	cmd.Flags().IntVar(&partitions, "partitions", 0, "a new PostgreSQL destination's partitions by tenant (default: store.postgres.partitions; 0: none)")
 	return cmd
 }
 
 // openEndpoint opens the store a migrate-store argument names. A source
-// must exist; a destination is created.
-func (a *app) openEndpoint(ctx context.Context, spec string, source bool) (mnemo.LifecycleStore, error) {
+// must exist; a destination is created, a PostgreSQL one with partitions
+// by tenant when partitions > 0.
+func (a *app) openEndpoint(ctx context.Context, spec string, source bool, partitions int) (mnemo.LifecycleStore, error) {
 	kind, arg, err := parseEndpoint(spec)
 	if err != nil {
 		return nil, err
@@ -149,7 +160,7 @@ func (a *app) openEndpoint(ctx context.Context, spec string, source bool) (mnemo
 		}
 		return files.OpenStore(ctx, arg, files.StoreOptions{Logger: log, Home: a.scope()})
 	default:
-		return postgres.Open(ctx, arg, postgres.Options{Logger: log})
+		return postgres.Open(ctx, arg, postgres.Options{Logger: log, Partitions: partitions})
 	}
 }
 
