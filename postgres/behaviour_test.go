@@ -455,41 +455,94 @@ func TestOddText(t *testing.T) {
 // global by design (docs/POSTGRES.md, "Scale-out"): a new index that does
 // not lead with the tenant must be added here with its reason.
 func TestIndexesLeadWithTenant(t *testing.T) {
-	ctx := t.Context()
-	db := open(t, pgDSN(t), postgres.Options{})
+	// The indexes that do not lead with tenant_id, and why. None is
+	// unique but the two one-row tables' keys: every unique key leads with
+	// the tenant, as a table partitioned (Options.Partitions) or
+	// distributed (Citus) by tenant_id requires.
 	global := map[string]string{
-		"memory_entries_pkey":       "seq: the row's identity, which search and fetch join on",
-		"memory_entries_id":         "a memory id is unique across tenants, and the embedding queue sets vectors by id",
 		"memory_entries_tsv":        "GIN: no btree column without the btree_gin extension; searches AND it with the scope",
 		"memory_entries_tags":       "GIN, as memory_entries_tsv",
-		"memory_entries_unembedded": "the embedding queue, across tenants",
-		"memory_entries_vec":        "HNSW, one graph; filters apply during the walk",
-		"history_pkey":              "seq: the order of writes",
-		"ledger_pkey":               "seq: the order of entries",
+		"memory_entries_unembedded": "the embedding queue, across tenants in seq order",
+		"memory_entries_vec":        "HNSW, one graph (per partition when partitioned); filters apply during the walk",
 		"state_idle":                "the idle sweep, across tenants",
-		"vector_space_pkey":         "one row for the store",
-		"schema_migrations_pkey":    "the schema's version",
+		"vector_space_pkey":         "one row for the store (a reference table on Citus)",
+		"schema_migrations_pkey":    "the schema's version (a reference table on Citus)",
 	}
-	rows, err := db.Pool().Query(ctx, `SELECT c.relname::text, a.attname::text
-		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-		JOIN pg_class tb ON tb.oid = i.indrelid AND tb.relnamespace = to_regnamespace(current_schema())
-		LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-		ORDER BY 1`)
-	if err != nil {
+	for _, partitions := range []int{0, 3} {
+		t.Run(fmt.Sprintf("Partitions%d", partitions), func(t *testing.T) {
+			ctx := t.Context()
+			db := open(t, pgDSN(t), postgres.Options{Partitions: partitions})
+			// The tables' own indexes and keys; a partition's are copies of
+			// its parent's.
+			rows, err := db.Pool().Query(ctx, `SELECT c.relname::text, a.attname::text, i.indisunique OR i.indisprimary,
+					EXISTS (SELECT FROM pg_constraint k WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u'))
+				FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+				JOIN pg_class tb ON tb.oid = i.indrelid AND tb.relnamespace = to_regnamespace(current_schema()) AND NOT tb.relispartition
+				LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+				ORDER BY 1`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			n := 0
+			for rows.Next() {
+				var name string
+				var first *string
+				var unique, constraint bool
+				if err := rows.Scan(&name, &first, &unique, &constraint); err != nil {
+					t.Fatal(err)
+				}
+				n++
+				leads := first != nil && *first == "tenant_id"
+				switch {
+				case !leads && global[name] == "":
+					t.Errorf("index %s does not lead with tenant_id (first column %v)", name, first)
+				case !leads && (unique || constraint) && !strings.HasPrefix(name, "vector_space") && !strings.HasPrefix(name, "schema_migrations"):
+					t.Errorf("unique index %s does not lead with tenant_id", name)
+				}
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if n < 30 {
+				t.Errorf("%d indexes read: the query missed some", n)
+			}
+		})
+	}
+}
+
+// The number of partitions is chosen when a store is created: an empty
+// schema is partitioned at Open, a store with memories keeps its layout,
+// and Open refuses another number (ECONFLICT, naming migrate-store).
+func TestPartitionsChosenAtCreation(t *testing.T) {
+	ctx := t.Context()
+	dsn := pgDSN(t)
+	schema := newSchema(t, dsn)
+	db := open(t, dsn, postgres.Options{Schema: schema})
+	if _, err := db.Write(ctx, scope, []mnemo.Record{put("/a", "words", 0)}); err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var first *string
-		if err := rows.Scan(&name, &first); err != nil {
-			t.Fatal(err)
+	for _, n := range []int{2, -1, 2000} {
+		_, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, Partitions: n})
+		want := mnemo.ECONFLICT
+		if n != 2 {
+			want = mnemo.EINVALID
 		}
-		if (first == nil || *first != "tenant_id") && global[name] == "" {
-			t.Errorf("index %s does not lead with tenant_id (first column %v)", name, first)
+		if mnemo.ErrorCode(err) != want || (want == mnemo.ECONFLICT && !strings.Contains(err.Error(), "migrate-store")) {
+			t.Errorf("Open of a store with memories with %d partitions: %v, want %s", n, err, want)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	// Partitioned with 2: the same number opens it, and so does 0; another
+	// does not.
+	parted := newSchema(t, dsn)
+	open(t, dsn, postgres.Options{Schema: parted, Partitions: 2})
+	for n, want := range map[int]string{0: "", 2: "", 3: mnemo.ECONFLICT} {
+		db, err := postgres.Open(ctx, dsn, postgres.Options{Schema: parted, Partitions: n})
+		if mnemo.ErrorCode(err) != want && !(want == "" && err == nil) {
+			t.Errorf("Open of a store of 2 partitions with %d: %v, want %q", n, err, want)
+		}
+		if err == nil {
+			db.Close()
+		}
 	}
 }

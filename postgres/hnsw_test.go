@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -75,6 +76,17 @@ func TestBulkLoad(t *testing.T) {
 	if got := indexes(); got != both {
 		t.Errorf("indexes after the load: %q, want %q", got, both)
 	}
+	// The planner has the loaded tables' statistics (reltuples is -1
+	// until a table is analysed), PGlite running no autovacuum.
+	var unanalysed []string
+	if err := db.Pool().QueryRow(ctx, `SELECT coalesce(array_agg(relname::text ORDER BY relname), '{}') FROM pg_class
+		WHERE relnamespace = to_regnamespace(current_schema()) AND relkind = 'r' AND reltuples < 0
+		AND relname IN ('memory_entries', 'history', 'ledger', 'scope_stats', 'term_stats')`).Scan(&unanalysed); err != nil {
+		t.Fatal(err)
+	}
+	if len(unanalysed) > 0 {
+		t.Errorf("tables not analysed after the load: %v", unanalysed)
+	}
 	res, err := db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{"bulk"}})
 	if err != nil || len(res.Hits) != 1 {
 		t.Errorf("search after the load: %+v, %v", res, err)
@@ -88,5 +100,49 @@ func TestBulkLoad(t *testing.T) {
 	}
 	if err := finish(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A search that the store sends to the HNSW index walks it, whatever the
+// planner would choose by its costs: here a table never analysed, of 40
+// rows, which it would scan and sort (PGlite runs no autovacuum, and
+// pgvector's cost of a walk exceeds a scan's up to tens of thousands of
+// rows).
+func TestHNSWWalked(t *testing.T) {
+	ctx := t.Context()
+	dsn := pgvectorDSN(t)
+	ensureVector(t, dsn)
+	serialize(t)
+	db := open(t, dsn, postgres.Options{MaxConns: 1, ExactSearchBelow: -1})
+	if err := db.SetVectorSpace(ctx, mnemo.VectorSpace{Model: "m", Dimension: 4}, false); err != nil {
+		t.Fatal(err)
+	}
+	var recs []mnemo.Record
+	for i := range 40 {
+		rec := put(fmt.Sprintf("/k%d", i), "words", 0)
+		rec.Memory.Embedding, rec.Memory.EmbeddingModel, rec.Embed = []float32{1, float32(i), 0, 1}, "m", "words"
+		recs = append(recs, rec)
+	}
+	if _, err := db.Write(ctx, scope, recs); err != nil {
+		t.Fatal(err)
+	}
+	scans := func() int64 {
+		var n int64
+		if err := db.Pool().QueryRow(ctx, `SELECT pg_stat_force_next_flush()`).Scan(new(any)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Pool().QueryRow(ctx, `SELECT coalesce(sum(idx_scan), 0) FROM pg_stat_user_indexes
+			WHERE schemaname = current_schema() AND indexrelname = 'memory_entries_vec'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := scans()
+	hits, err := db.SearchVectors(ctx, scope, mnemo.VectorQuery{Vector: []float32{1, 3, 0, 1}, Limit: 5})
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("search: %d hits, %v", len(hits), err)
+	}
+	if after := scans(); after <= before {
+		t.Errorf("the HNSW index was not walked (idx_scan %d before the search, %d after)", before, after)
 	}
 }

@@ -41,13 +41,19 @@ func mustMigrations() []migrations.Migration {
 // search_path, or opts.Schema) to the latest version, for the `mnemo
 // migrate` command. It returns the versions before and after.
 func Migrate(ctx context.Context, dsn string, opts Options) (from, to int, err error) {
+	if err := checkPartitions(opts.Partitions); err != nil {
+		return 0, 0, err
+	}
 	opts.NoMigrate = true
 	db, err := openPool(ctx, dsn, opts)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer db.Close()
-	return db.Migrate(ctx)
+	if from, to, err = db.Migrate(ctx); err != nil {
+		return from, to, err
+	}
+	return from, to, db.partition(ctx, opts.Partitions)
 }
 
 // openPool opens a DB without checking its schema.

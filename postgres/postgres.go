@@ -87,6 +87,13 @@ type Options struct {
 	// vector search scores each of them exactly instead of walking the
 	// HNSW index; 0 means 5000, a negative number always walks the index.
 	ExactSearchBelow int
+	// Partitions, when positive, splits the tables that grow with use
+	// (memories, history, ledger, term statistics, events, event vectors,
+	// relations) by hash of tenant_id into that many partitions when the
+	// store is created (an empty schema; PG-6, partition.go). A store with
+	// rows keeps its layout, and Open refuses it (ECONFLICT) when the
+	// number differs; 0 takes the store as it is.
+	Partitions int
 	// WriteAttempts is how many times a batch that lost a race with a
 	// concurrent write (see Write) is tried before it fails with
 	// ECONFLICT; 0 means 8.
@@ -187,6 +194,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err := checkHNSW(opts.HNSWM, opts.HNSWEfConstruction); err != nil {
 		return nil, err
 	}
+	if err := checkPartitions(opts.Partitions); err != nil {
+		return nil, err
+	}
 	local, err := setPooler(cfg, opts.Pooler, opts.Schema)
 	if err != nil {
 		return nil, err
@@ -239,6 +249,9 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 		if err := db.migrate(ctx); err != nil {
 			return err
 		}
+		if err := db.partition(ctx, opts.Partitions); err != nil {
+			return err
+		}
 	}
 	v, err := db.schemaVersion(ctx)
 	if err != nil {
@@ -247,6 +260,9 @@ func (db *DB) open(ctx context.Context, opts Options) error {
 	if known := len(mustMigrations()); v != known {
 		// A conflict, not an outage (which would send writes to the spool).
 		return mnemo.Errorf(mnemo.ECONFLICT, "postgres: the schema is at version %d, this build needs %d: run `mnemo migrate`", v, known)
+	}
+	if err := db.read(ctx, allTenants, func(q querier) error { return checkLayout(ctx, q, opts.Partitions) }); err != nil {
+		return db.fail("open", err)
 	}
 	if opts.RowLevelSecurity {
 		if err := db.enableRLS(ctx); err != nil {
@@ -449,7 +465,7 @@ func retryable(err error) bool {
 		case "40001", "40P01": // serialization_failure, deadlock_detected
 			return true
 		case "23505": // unique_violation
-			return pe.ConstraintName == "memory_entries_key"
+			return isIndex(pe.ConstraintName, "memory_entries_key")
 		}
 	}
 	return false

@@ -122,6 +122,59 @@ func TestStorePgvector(t *testing.T) {
 	})
 }
 
+// TestStorePartitioned runs the conformance suite on stores partitioned by
+// tenant (Options.Partitions), on PostgreSQL 15 and on PGlite with
+// pgvector, every vector search walking the partitions' HNSW indexes.
+func TestStorePartitioned(t *testing.T) {
+	t.Run("PG15", func(t *testing.T) {
+		dsn := pgDSN(t)
+		storetest.Run(t, func(t *testing.T) mnemo.Store {
+			db := open(t, dsn, postgres.Options{MaxConns: 4, Partitions: 4})
+			checkPartitioned(t, db, 4)
+			return db
+		})
+	})
+	t.Run("Pgvector", func(t *testing.T) {
+		dsn := pgvectorDSN(t)
+		ensureVector(t, dsn)
+		storetest.Run(t, func(t *testing.T) mnemo.Store {
+			serialize(t)
+			db := open(t, dsn, postgres.Options{MaxConns: 1, Partitions: 3, ExactSearchBelow: -1})
+			checkPartitioned(t, db, 3)
+			return db
+		})
+	})
+}
+
+// checkPartitioned fails unless every table partitioned by tenant has n
+// partitions.
+func checkPartitioned(t *testing.T, db *postgres.DB, n int) {
+	t.Helper()
+	rows, err := db.Pool().Query(context.Background(), `SELECT c.relname::text, count(i.inhrelid)::int FROM pg_class c
+		LEFT JOIN pg_inherits i ON i.inhparent = c.oid
+		WHERE c.relnamespace = to_regnamespace(current_schema()) AND c.relkind = 'p' GROUP BY 1 ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for rows.Next() {
+		var name string
+		var k int
+		if err := rows.Scan(&name, &k); err != nil {
+			t.Fatal(err)
+		}
+		got[name] = k
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range []string{"memory_entries", "history", "ledger", "term_stats", "events", "event_vectors", "relations"} {
+		if got[tb] != n {
+			t.Errorf("%s has %d partitions, want %d (all: %v)", tb, got[tb], n, got)
+		}
+	}
+}
+
 // TestStoreHNSW runs the conformance suite with every vector search
 // walking the HNSW index, with pgvector's iterative scan and with the
 // over-fetching of older pgvector versions.

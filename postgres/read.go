@@ -314,7 +314,7 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 // fetchSeqs loads the memories at seqs that the conditions w (on m, with
 // args) select, or all of them when w is empty: found[i] is the memory at
 // seqs[i], or nil when it is left out or gone.
-func fetchSeqs(ctx context.Context, q querier, seqs []int64, w string, args []any, noVectors bool) ([]*mnemo.Memory, error) {
+func fetchSeqs(ctx context.Context, q querier, tenant string, seqs []int64, w string, args []any, noVectors bool) ([]*mnemo.Memory, error) {
 	if len(seqs) == 0 {
 		return nil, nil
 	}
@@ -323,7 +323,8 @@ func fetchSeqs(ctx context.Context, q querier, seqs []int64, w string, args []an
 		cols = memoryColumnsNoVector
 	}
 	p := params{args: args}
-	cond := `m.seq = ANY(` + p.p(seqs, "bigint[]") + `)`
+	// The tenant leads the key (tenant_id, seq), and names the partition.
+	cond := `m.tenant_id = ` + p.p(tenant, "text") + ` AND m.seq = ANY(` + p.p(seqs, "bigint[]") + `)`
 	if w != "" {
 		cond += ` AND ` + w
 	}

@@ -239,10 +239,10 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 	if err := insertHistory(ctx, tx, scope, histRows, now); err != nil {
 		return nil, err
 	}
-	if err := checkLost(ctx, tx, slots); err != nil {
+	if err := checkLost(ctx, tx, scope, slots); err != nil {
 		return nil, err
 	}
-	if err := updateRows(ctx, tx, slots, vecCol); err != nil {
+	if err := updateRows(ctx, tx, scope, slots, vecCol); err != nil {
 		return nil, err
 	}
 	if err := insertRows(ctx, tx, inserts, vecCol); err != nil {
@@ -255,7 +255,7 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 	for i, s := range results {
 		seqs[i] = s.seq
 	}
-	found, err := fetchSeqs(ctx, tx, seqs, "", nil, false)
+	found, err := fetchSeqs(ctx, tx, scope.TenantID, seqs, "", nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func insertHistory(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, hs []histo
 
 // checkLost makes sure that every stored row a record lost to is still the
 // one read, and keeps it so until the batch commits.
-func checkLost(ctx context.Context, tx pgx.Tx, slots map[string]*slot) error {
+func checkLost(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, slots map[string]*slot) error {
 	var seqs, revs []int64
 	for _, s := range slots {
 		if s.lost && s.next == nil && s.db != nil {
@@ -372,8 +372,8 @@ func checkLost(ctx context.Context, tx pgx.Tx, slots map[string]*slot) error {
 	}
 	var n int
 	err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memory_entries m
-		JOIN unnest($1::bigint[], $2::bigint[]) AS v (seq, revision) ON m.seq = v.seq AND m.revision = v.revision
-		FOR SHARE OF m) AS still`, seqs, revs).Scan(&n)
+		JOIN unnest($1::bigint[], $2::bigint[]) AS v (seq, revision) ON m.tenant_id = $3::text AND m.seq = v.seq AND m.revision = v.revision
+		FOR SHARE OF m) AS still`, seqs, revs, scope.TenantID).Scan(&n)
 	if err != nil {
 		return err
 	}
@@ -386,7 +386,7 @@ func checkLost(ctx context.Context, tx pgx.Tx, slots map[string]*slot) error {
 // updateRows writes the slots whose stored row the batch changes, each only
 // if its revision is unchanged, in seq order so that concurrent batches
 // lock rows in one order.
-func updateRows(ctx context.Context, tx pgx.Tx, slots map[string]*slot, vecCol bool) error {
+func updateRows(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, slots map[string]*slot, vecCol bool) error {
 	var upd []*slot
 	for _, s := range slots {
 		if s.db != nil && s.next != nil {
@@ -411,7 +411,7 @@ func updateRows(ctx context.Context, tx pgx.Tx, slots map[string]*slot, vecCol b
 			sets = append(sets, "vec = "+p.p(s.next.vec, "text")+"::vector")
 		}
 		tag, err := tx.Exec(ctx, `UPDATE memory_entries SET `+strings.Join(sets, ", ")+`, revision = revision + 1
-			WHERE seq = `+p.p(s.db.seq, "bigint")+` AND revision = `+p.p(s.db.revision, "bigint"), p.args...)
+			WHERE tenant_id = `+p.p(scope.TenantID, "text")+` AND seq = `+p.p(s.db.seq, "bigint")+` AND revision = `+p.p(s.db.revision, "bigint"), p.args...)
 		if err != nil {
 			return conflict(err)
 		}
@@ -477,7 +477,7 @@ func insertRows(ctx context.Context, tx pgx.Tx, ins []*slot, vecCol bool) error 
 // meanwhile is left for the retry.
 func conflict(err error) error {
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "memory_entries_id" {
+	if errors.As(err, &pe) && pe.Code == "23505" && isIndex(pe.ConstraintName, "memory_entries_id") {
 		id := pe.Detail
 		if _, rest, ok := strings.Cut(pe.Detail, "=("); ok {
 			id, _, _ = strings.Cut(rest, ")")

@@ -60,6 +60,11 @@ type PostgresConfig struct {
 	// (PgBouncer's pool_mode transaction): no prepared statements, the
 	// schema set in each transaction.
 	Pooler string `yaml:"pooler"`
+	// Partitions splits the growing tables by hash of tenant_id into that
+	// many partitions when the store is created (PG-6); 0: not
+	// partitioned. A store keeps the number it was created with: another
+	// number is a copy (migrate-store into a new schema).
+	Partitions int `yaml:"partitions"`
 	// SpoolDir keeps acknowledged writes while the database is
 	// unreachable, replayed when it is back; default <data>/spool.
 	SpoolDir string `yaml:"spool_dir"`
@@ -146,6 +151,9 @@ func (p *PostgresConfig) validate() error {
 		return &ConfigError{"store.postgres.hnsw.ef_construction", "must be from 4 to 1000 (0: pgvector's default, 64)"}
 	case h.EfConstruction != 0 && h.EfConstruction < 2*cmp.Or(h.M, 16):
 		return &ConfigError{"store.postgres.hnsw.ef_construction", "must be at least twice hnsw.m"}
+	}
+	if p.Partitions < 0 || p.Partitions > 1024 {
+		return &ConfigError{"store.postgres.partitions", "must be from 0 (not partitioned) to 1024"}
 	}
 	if p.Pooler != "" && p.Pooler != postgres.PoolerTransaction {
 		return &ConfigError{"store.postgres.pooler", fmt.Sprintf("must be empty or %q, got %q", postgres.PoolerTransaction, p.Pooler)}

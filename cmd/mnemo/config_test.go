@@ -71,6 +71,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"postgres_no_dsn":  "store.postgres.dsn",
 		"postgres_bad_dsn": "store.postgres.dsn",
 		"pool_size":        "store.postgres.pool_size",
+		"partitions":       "store.postgres.partitions",
 		"ef_search":        "store.postgres.ef_search",
 		"spool_key":        "spool",
 		"failover_after":   "store.postgres.failover_after",
@@ -181,7 +182,7 @@ func TestLoadConfigStore(t *testing.T) {
 	}
 	p := c.Store.Postgres
 	if c.Store.Backend != BackendPostgres || string(p.DSN) != dsn || p.PoolSize != 8 || p.EfSearch != 200 || !p.RLS ||
-		p.Schema != "mnemo_app" || c.spoolDir() != "/var/spool/mnemo" || p.FailoverAfter != 1500*time.Millisecond || p.ProbeEvery != 3*time.Second {
+		p.Schema != "mnemo_app" || p.Partitions != 16 || c.spoolDir() != "/var/spool/mnemo" || p.FailoverAfter != 1500*time.Millisecond || p.ProbeEvery != 3*time.Second {
 		t.Fatalf("store = %+v", c.Store)
 	}
 	if def := defaultConfig(); def.Store.Backend != BackendSQLite || def.spoolDir() != filepath.Join(def.Data, "spool") || def.filesRoot() != filepath.Join(def.Data, "files") {

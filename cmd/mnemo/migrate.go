@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,7 +71,10 @@ func (a *app) migrateCommand() *cobra.Command {
 }
 
 func (a *app) migrateStoreCommand() *cobra.Command {
-	var from, to string
+	var (
+		from, to   string
+		partitions int
+	)
 	cmd := &cobra.Command{
 		Use:   "migrate-store --from sqlite:PATH|files:DIR|postgres:DSN --to ...",
 		Short: "Copy every memory of every scope from one store to another, then check the counts",
@@ -78,8 +82,9 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 			"the ledger from one store to another, then compare the number of memories of each scope:\n" +
 			"a mismatch fails (exit 1). Ids, times and keys are kept, so copying again changes nothing;\n" +
 			"a scope whose ledger the destination already has keeps it. The history of the keys of live\n" +
-			"memories is copied into PostgreSQL, with its times (a key with history there keeps it); runs\n" +
-			"and sessions are not copied. sqlite:PATH is a data directory or a .db file; postgres:DSN a postgres://\n" +
+			"memories is copied into PostgreSQL, with its times (a key with history there keeps it). Runs,\n" +
+			"sessions and profiles (state documents) are copied with their times, each scope's counts of\n" +
+			"them checked; a document the destination has already is kept. sqlite:PATH is a data directory or a .db file; postgres:DSN a postgres://\n" +
 			"URL (its search_path chooses the schema). An empty PostgreSQL destination is loaded without\n" +
 			"its full-text and HNSW indexes, which are built after the copy.\n\n" +
 			"Between two stores that keep events (sqlite, postgres) every scope's event layers are copied\n" +
@@ -87,19 +92,25 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 			"destination's next archival moves them), their relations, event vectors (as made, with their\n" +
 			"models; not into a PostgreSQL without pgvector, and without their access counts), summaries\n" +
 			"and capabilities, and each scope's counts of events, relations, summaries and capabilities\n" +
-			"are checked as the memories' are. Events the destination has already are skipped.",
+			"are checked as the memories' are. Events the destination has already are skipped.\n\n" +
+			"A new PostgreSQL destination is partitioned by tenant with --partitions N (default:\n" +
+			"store.postgres.partitions); this is how an existing store moves to another number of\n" +
+			"partitions: copied into a new schema (its search_path in the DSN, or a new database).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
 				return usagef("give both --from and --to, such as --from sqlite:./mnemo-data --to postgres:postgres://host/db")
 			}
 			ctx := cmd.Context()
-			src, err := a.openEndpoint(ctx, from, true)
+			if !cmd.Flags().Changed("partitions") {
+				partitions = a.cfg.Store.Postgres.Partitions
+			}
+			src, err := a.openEndpoint(ctx, from, true, 0)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			dst, err := a.openEndpoint(ctx, to, false)
+			dst, err := a.openEndpoint(ctx, to, false, partitions)
 			if err != nil {
 				return err
 			}
@@ -109,12 +120,14 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the store to copy: sqlite:PATH, files:DIR or postgres:DSN")
 	cmd.Flags().StringVar(&to, "to", "", "the store to copy into: sqlite:PATH, files:DIR or postgres:DSN")
+	cmd.Flags().IntVar(&partitions, "partitions", 0, "a new PostgreSQL destination's partitions by tenant (default: store.postgres.partitions; 0: none)")
 	return cmd
 }
 
 // openEndpoint opens the store a migrate-store argument names. A source
-// must exist; a destination is created.
-func (a *app) openEndpoint(ctx context.Context, spec string, source bool) (mnemo.LifecycleStore, error) {
+// must exist; a destination is created, a PostgreSQL one with partitions
+// by tenant when partitions > 0.
+func (a *app) openEndpoint(ctx context.Context, spec string, source bool, partitions int) (mnemo.LifecycleStore, error) {
 	kind, arg, err := parseEndpoint(spec)
 	if err != nil {
 		return nil, err
@@ -147,7 +160,7 @@ func (a *app) openEndpoint(ctx context.Context, spec string, source bool) (mnemo
 		}
 		return files.OpenStore(ctx, arg, files.StoreOptions{Logger: log, Home: a.scope()})
 	default:
-		return postgres.Open(ctx, arg, postgres.Options{Logger: log})
+		return postgres.Open(ctx, arg, postgres.Options{Logger: log, Partitions: partitions})
 	}
 }
 
@@ -286,8 +299,17 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 		}
 	}
 
+	// Runs, sessions and profiles: the state documents of every scope.
+	states, stBad, err := copyState(ctx, src, dst)
+	if err != nil {
+		return fmt.Errorf("copying runs, sessions and profiles: %w", err)
+	}
+	if !a.asJSON && states.total() > 0 {
+		fmt.Fprintf(a.stdout, "copied %d runs, %d sessions and %d profiles; counts match\n", states[mnemo.StateRun], states[mnemo.StateSession], states[mnemo.StateProfile])
+	}
+
 	// The count check: every scope has as many memories on both sides.
-	var bad []string
+	bad := stBad
 	for i, sc := range scopes {
 		st, err := dst.Stats(ctx, sc)
 		if err != nil {
@@ -309,7 +331,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 	}
 	if a.asJSON {
 		return a.printJSON(map[string]any{"scopes": len(scopes), "memories": total, "ledger_entries": ledger, "key_revisions": histories,
-			"event_scopes": len(evScopes), "event_layers": evTotal})
+			"event_scopes": len(evScopes), "event_layers": evTotal, "state": states})
 	}
 	fmt.Fprintf(a.stdout, "copied %d memories of %d scopes and %d ledger entries; counts match\n", total, len(scopes), ledger)
 	if ec != nil {
@@ -394,4 +416,68 @@ func copyLedger(ctx context.Context, src, dst mnemo.LifecycleStore, sc mnemo.Sco
 		all = all[n:]
 	}
 	return copied, nil
+}
+
+// stateKinds are the state documents migrate-store copies.
+var stateKinds = []string{mnemo.StateRun, mnemo.StateSession, mnemo.StateProfile}
+
+// stateCounts is how many documents of each kind were copied.
+type stateCounts map[string]int
+
+func (c stateCounts) total() int {
+	return c[mnemo.StateRun] + c[mnemo.StateSession] + c[mnemo.StateProfile]
+}
+
+// copyState copies every state document (runs' short-term memory,
+// sessions' working memory, profiles) of every scope from src to dst when
+// both keep them, with its body and time; a document dst has already is
+// left as it is. The version starts again at 1: it counts the writes of the
+// store that holds the document. It then compares each scope's count of
+// each kind on both sides and returns the mismatches.
+func copyState(ctx context.Context, src, dst mnemo.LifecycleStore) (stateCounts, []string, error) {
+	ss, ok := src.(mnemo.StateStore)
+	if !ok {
+		return nil, nil, nil
+	}
+	ds, ok := dst.(mnemo.StateStore)
+	if !ok {
+		return nil, nil, nil
+	}
+	copied := stateCounts{}
+	var bad []string
+	// IdleState lists a kind across scopes: every document updated before
+	// the end of the times a store keeps.
+	end := time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, kind := range stateKinds {
+		docs, err := ss.IdleState(ctx, kind, end, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		want := map[mnemo.Scope]int{}
+		for _, d := range docs {
+			want[d.Scope]++
+			switch _, err := ds.GetState(ctx, d.Scope, kind, d.ID); {
+			case err == nil:
+				continue // copied before, or the destination's own
+			case mnemo.ErrorCode(err) != mnemo.ENOTFOUND:
+				return nil, nil, err
+			}
+			d.Version = 0
+			if _, err := ds.PutState(ctx, d.Scope, d); err != nil {
+				return nil, nil, fmt.Errorf("%s %q of %s/%s: %w", kind, d.ID, d.Scope.TenantID, d.Scope.AgentID, err)
+			}
+			copied[kind]++
+		}
+		for sc, n := range want {
+			got, err := ds.ListState(ctx, sc, kind)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(got) < n {
+				bad = append(bad, fmt.Sprintf("%s/%s has %d %s documents in the source and %d in the destination", sc.TenantID, sc.AgentID, n, kind, len(got)))
+			}
+		}
+	}
+	slices.Sort(bad)
+	return copied, bad, nil
 }

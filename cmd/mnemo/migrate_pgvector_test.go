@@ -6,10 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/sqlite"
 
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
 )
@@ -33,17 +36,54 @@ func TestMigrateStoreSQLiteToPgvector(t *testing.T) {
 		return revs
 	}
 	srcRevs := history(a)
+	// A run, a session's working memory and a profile (state documents),
+	// one of them in a scope with no memories.
+	docs := []mnemo.StateDoc{
+		{Scope: mnemo.Scope{TenantID: "t1", AgentID: "alice"}, Kind: mnemo.StateRun, ID: "run-1", Body: []byte(`{"notes":["step one"]}`), UpdatedAt: time.Date(2026, 1, 7, 0, 0, 0, 0, time.UTC)},
+		{Scope: mnemo.Scope{TenantID: "t1", AgentID: "alice"}, Kind: mnemo.StateSession, ID: "s-1", Body: []byte(`{"items":["draft"]}`), UpdatedAt: time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)},
+		{Scope: mnemo.Scope{TenantID: "t1", AgentID: "bob"}, Kind: mnemo.StateSession, ID: "s-2", Body: []byte(`{}`), UpdatedAt: time.Date(2026, 1, 9, 0, 0, 0, 0, time.UTC)},
+		{Scope: mnemo.Scope{TenantID: "t2", AgentID: "carol"}, Kind: mnemo.StateProfile, ID: "user", Body: []byte(`{"likes":"tea"}`), UpdatedAt: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)},
+	}
+	ctx := context.Background()
+	sq, err := sqlite.Open(ctx, filepath.Join(a, "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if _, err := sq.PutState(ctx, d.Scope, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A second write: the source's version is 2, the copy's starts at 1.
+	docs[0].Version = 1
+	if _, err := sq.PutState(ctx, docs[0].Scope, docs[0]); err != nil {
+		t.Fatal(err)
+	}
+	sq.Close()
 	want := map[string]map[string]mnemo.Memory{}
 	for _, sc := range migrateScopes {
 		want[sc.AgentID] = exported(t, a, sc)
 	}
 	dsn := pgtest.Vector(t)
 	mustRun := runner(t, t.TempDir())
-	if out := mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+dsn); !strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entries; counts match") {
-		t.Fatalf("sqlite → postgres: %q", out)
+	out := mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+dsn)
+	for _, want := range []string{"copied 6 memories of 2 scopes and 1 ledger entries; counts match", "copied 1 runs, 2 sessions and 1 profiles; counts match"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("sqlite → postgres: %q, want %q", out, want)
+		}
 	}
+	pgs, err := postgres.Open(ctx, dsn, postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		got, err := pgs.GetState(ctx, d.Scope, d.Kind, d.ID)
+		if err != nil || string(got.Body) != string(d.Body) || !got.UpdatedAt.Equal(d.UpdatedAt) || got.Version != 1 {
+			t.Errorf("%s %s of %v in the copy: %+v, %v; want body %s at %s, version 1", d.Kind, d.ID, d.Scope, got, err, d.Body, d.UpdatedAt)
+		}
+	}
+	pgs.Close()
 
-	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -101,8 +141,13 @@ func TestMigrateStoreSQLiteToPgvector(t *testing.T) {
 	}
 
 	// Recall on the copy is hybrid, not degraded: the vectors are searched.
-	out := runner(t, pg)("--tenant", "t1", "--agent", "alice", "--json", "recall", "when does the deploy pipeline run")
+	out = runner(t, pg)("--tenant", "t1", "--agent", "alice", "--json", "recall", "when does the deploy pipeline run")
 	if strings.Contains(out, `"degraded":true`) || !strings.Contains(out, "Fridays") {
 		t.Errorf("recall on the copy: %s", out)
+	}
+	// Copying again copies no state document again (and still checks the
+	// counts).
+	if out := mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+dsn); strings.Contains(out, "runs, ") {
+		t.Errorf("a second copy copied state documents again: %q", out)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
@@ -309,5 +312,43 @@ func TestFilesStoreConfig(t *testing.T) {
 	code, out, errs := run(t, dir, "", "--config", cfg, "list")
 	if code != 0 || strings.Count(out, "note number") != 5 {
 		t.Fatalf("list after compaction: exit %d: %s %s", code, out, errs)
+	}
+}
+
+// An existing PostgreSQL store moves to a partitioned layout by a copy into
+// a new schema (PG-6): sqlite → an ordinary schema → a schema partitioned
+// by tenant, every memory the same on each side.
+func TestMigrateStoreIntoPartitions(t *testing.T) {
+	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	a := t.TempDir()
+	seedStore(t, a)
+	want := map[string]map[string]mnemo.Memory{}
+	for _, sc := range migrateScopes {
+		want[sc.AgentID] = exported(t, a, sc)
+	}
+	plain, parted := pgtest.Native(t), pgtest.Native(t)
+	mustRun := runner(t, t.TempDir())
+	mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+plain)
+	if out := mustRun("migrate-store", "--from", "postgres:"+plain, "--to", "postgres:"+parted, "--partitions", "4"); !strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entries; counts match") {
+		t.Fatalf("postgres → partitioned postgres: %q", out)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, parted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var kind string
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT c.relkind::text, (SELECT count(*) FROM pg_inherits WHERE inhparent = c.oid)
+		FROM pg_class c WHERE c.oid = 'memory_entries'::regclass`).Scan(&kind, &n); err != nil || kind != "p" || n != 4 {
+		t.Fatalf("memory_entries of the copy: relkind %q, %d partitions, %v; want p, 4", kind, n, err)
+	}
+	t.Setenv("MNEMO_STORE", "postgres")
+	t.Setenv("MNEMO_POSTGRES_DSN", parted)
+	pg := t.TempDir()
+	t.Setenv("MNEMO_SPOOL_DIR", filepath.Join(pg, "spool"))
+	for _, sc := range migrateScopes {
+		sameMemories(t, "partitioned "+sc.AgentID, want[sc.AgentID], exported(t, pg, sc))
 	}
 }

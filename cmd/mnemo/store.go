@@ -99,7 +99,7 @@ func (a *app) postgresOptions(log *slog.Logger) postgres.Options {
 	return postgres.Options{
 		Logger: log, MaxConns: int32(p.PoolSize), EfSearch: cmp.Or(p.HNSW.EfSearch, p.EfSearch),
 		HNSWM: p.HNSW.M, HNSWEfConstruction: p.HNSW.EfConstruction,
-		RowLevelSecurity: p.RLS, Schema: p.Schema, Pooler: p.Pooler,
+		RowLevelSecurity: p.RLS, Schema: p.Schema, Pooler: p.Pooler, Partitions: p.Partitions,
 	}
 }
 
