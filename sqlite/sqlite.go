@@ -23,7 +23,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,15 +93,6 @@ type DB struct {
 
 var _ mnemo.Store = (*DB)(nil)
 
-// mmapSize is how much of the database file readers map into memory
-// instead of reading page by page. Every commit of the writer empties the
-// readers' page caches (SQLite's change counter), so beside a bulk load
-// each recall read its index pages again with a system call each: ×3–4
-// on the lexical stage (issue 20). Mapped pages are the operating
-// system's cache, shared and never copied; SQLite caps the size at its
-// compile-time maximum.
-const mmapSize = 1 << 40
-
 // Open opens the database at path, creating it and its parent directory if
 // needed, and migrates its schema to the latest version.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
@@ -163,7 +153,6 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.reader, err = sql.Open("sqlite", dsn(abs,
 		"_pragma=busy_timeout(5000)",
 		"_pragma=query_only(1)",
-		"_pragma=mmap_size("+strconv.Itoa(mmapSize)+")",
 	))
 	if err != nil {
 		db.writer.Close()
