@@ -53,8 +53,12 @@ RACE = -race -gcflags='modernc.org/...=-d=checkptr=0'
 # it, where they cost a tenth.
 FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait)$$
 
+# The partitioned layout's conformance run checks SQL, not Go's
+# concurrency: it runs here, without -race, with the test servers.
+PGFULLSIZE = ^TestStorePartitioned$$
+
 unit:
-	$(PGSERVERS) $(GO) test $(RACE) -count=1 ./...
+	$(PGSERVERS) sh -c '$(GO) test $(RACE) -count=1 ./... && $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres'
 	$(GO) test -count=1 -run '$(FULLSIZE)' . ./failover
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:

@@ -125,7 +125,14 @@ func TestStorePgvector(t *testing.T) {
 // TestStorePartitioned runs the conformance suite on stores partitioned by
 // tenant (Options.Partitions), on PostgreSQL 15 and on PGlite with
 // pgvector, every vector search walking the partitions' HNSW indexes.
+//
+// It checks the layout's SQL, not Go's concurrency, which TestStore covers
+// under the race detector: there it is skipped, and make test runs it once
+// more without the detector (Makefile, PGFULLSIZE), where it costs a third.
 func TestStorePartitioned(t *testing.T) {
+	if raceEnabled {
+		t.Skip("runs without -race (make test's unit step, PGFULLSIZE)")
+	}
 	t.Run("PG15", func(t *testing.T) {
 		dsn := pgDSN(t)
 		storetest.Run(t, func(t *testing.T) mnemo.Store {
