@@ -8,8 +8,8 @@ FUZZTIME ?= 5s
 MNEMO_LOCOMO ?= ../shared/eval/locomo-dev.json
 LOCOMO   ?= $(MNEMO_LOCOMO)
 
-# Runs a command with Debian's PostgreSQL 15 up and one PGlite (pgvector) for
-# the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN.
+# Runs a command with Debian's PostgreSQL 15 up and two PGlites (pgvector) for
+# the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN(S).
 PGSERVERS = bash scripts/pgservers.sh
 
 .PHONY: help test vet unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers

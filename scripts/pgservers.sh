@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # pgservers.sh runs a command with the PostgreSQL servers mnemo's tests use
-# (internal/pgtest): Debian's PostgreSQL 15, started if it is down, and one
-# PGlite with pgvector for the whole command, stopped afterwards whatever the
+# (internal/pgtest): Debian's PostgreSQL 15, started if it is down, and two
+# PGlites with pgvector for the whole command, stopped afterwards whatever the
 # command's outcome. It exports
 #   MNEMO_TEST_PG_DSN        PostgreSQL 15 (default: 127.0.0.1:5432, database test)
-#   MNEMO_TEST_PGVECTOR_DSN  the PGlite server (pgvector, pg_trgm)
+#   MNEMO_TEST_PGVECTOR_DSN  a PGlite server (pgvector, pg_trgm)
+#   MNEMO_TEST_PGVECTOR_DSNS every PGlite server (two; each test binary
+#                            claims one: internal/pgtest)
 # and installs pgbouncer when it is missing (the tests start their own),
 # and exits with the command's status, or 1 with the reason if a server
 # cannot start.
@@ -51,12 +53,26 @@ if ! pg_answers; then
 	pg_answers || fail "PostgreSQL $ver/$name started but does not answer: $(psql "$MNEMO_TEST_PG_DSN" -c 'SELECT 1' 2>&1)"
 fi
 
-out=$("$here/pglite/start.sh" 0 $$) || fail "PGlite (pgvector) did not start"
-read -r pid port <<<"$out"
-# On exit: stop PGlite, and drop pgtest's lock file for it (internal/pgtest).
-trap 'kill "$pid" 2>/dev/null || true; rm -f "${TMPDIR:-/tmp}/mnemo-pgtest-127.0.0.1_$port.lock"' EXIT
-export MNEMO_TEST_PGVECTOR_DSN="postgres://postgres:postgres@127.0.0.1:$port/postgres?sslmode=disable&default_query_exec_mode=simple_protocol"
-echo "pgservers: PostgreSQL 15 up, PGlite (pgvector) on 127.0.0.1:$port, set-up $((SECONDS - start))s" >&2
+# Two PGlites: go test runs two test binaries at a time on two cores, and
+# each claims a server of its own (internal/pgtest), rather than both
+# taking turns on one PGlite session. MNEMO_TEST_PGLITES sets how many.
+n=${MNEMO_TEST_PGLITES:-2}
+pids=() ports=() dsns=() outs=()
+for i in $(seq "$n"); do
+	outs[i]=$(mktemp)
+	"$here/pglite/start.sh" 0 $$ >"${outs[i]}" &
+done
+# On exit: stop the PGlites, and drop pgtest's lock files for them.
+trap 'kill "${pids[@]}" 2>/dev/null || true; for p in "${ports[@]}"; do rm -f "${TMPDIR:-/tmp}/mnemo-pgtest-127.0.0.1_$p.lock"{,.claim}; done' EXIT
+wait
+for i in $(seq "$n"); do
+	read -r pid port <"${outs[i]}" || fail "PGlite (pgvector) did not start"
+	rm -f "${outs[i]}"
+	pids+=("$pid") ports+=("$port")
+	dsns+=("postgres://postgres:postgres@127.0.0.1:$port/postgres?sslmode=disable&default_query_exec_mode=simple_protocol")
+done
+export MNEMO_TEST_PGVECTOR_DSN=${dsns[0]} MNEMO_TEST_PGVECTOR_DSNS="${dsns[*]}"
+echo "pgservers: PostgreSQL 15 up, $n PGlites (pgvector) on ports ${ports[*]}, set-up $((SECONDS - start))s" >&2
 
 status=0
 "$@" || status=$?

@@ -47,3 +47,18 @@ func lockFile(path, holder string, hold time.Duration) (unlock func(), err error
 		f.Close()
 	}, nil
 }
+
+// tryLockFile takes an exclusive flock on path if no one holds it, and
+// returns the open file that holds it (closing it releases the lock), or
+// nil.
+func tryLockFile(path string) *os.File {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}

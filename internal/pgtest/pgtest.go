@@ -5,9 +5,10 @@
 //     trust auth, no pgvector: the degraded path), or MNEMO_TEST_PG_DSN. If
 //     the local server is down, Native starts it with pg_ctlcluster.
 //   - [Vector]: a server with the pgvector (`vector`) and `pg_trgm`
-//     extensions: MNEMO_TEST_PGVECTOR_DSN when set (`make test` starts one
-//     PGlite for the whole run and sets it), otherwise a PGlite server that
-//     this test binary starts once with scripts/pglite/start.sh.
+//     extensions: one of MNEMO_TEST_PGVECTOR_DSNS, claimed by this test
+//     binary, or MNEMO_TEST_PGVECTOR_DSN, when set (`make test` starts two
+//     PGlites for the whole run and sets both), otherwise a PGlite server
+//     that this test binary starts once with scripts/pglite/start.sh.
 //   - [PgBouncer]: a PgBouncer in transaction mode in front of Native's
 //     database, started once per test binary on a free port (skipped, with
 //     the reason, only when the pgbouncer binary is missing); its DSN has
@@ -84,9 +85,14 @@ import (
 )
 
 // The environment variables that point pgtest at servers started elsewhere.
+// VectorsEnv, when set, names several pgvector servers (space-separated
+// DSNs; scripts/pgservers.sh starts two PGlites): each test binary claims
+// one of them for its life, so that two binaries' PGlite tests need not
+// take turns on one session.
 const (
-	NativeEnv = "MNEMO_TEST_PG_DSN"
-	VectorEnv = "MNEMO_TEST_PGVECTOR_DSN"
+	NativeEnv  = "MNEMO_TEST_PG_DSN"
+	VectorEnv  = "MNEMO_TEST_PGVECTOR_DSN"
+	VectorsEnv = "MNEMO_TEST_PGVECTOR_DSNS"
 )
 
 // DefaultNativeDSN is Debian's PostgreSQL 15 on this kind of machine.
@@ -347,7 +353,8 @@ type vectorServer struct {
 	once    sync.Once
 	dsn     string
 	pglite  bool
-	pid     int // of the PGlite server this process started, or 0
+	pid     int      // of the PGlite server this process started, or 0
+	claim   *os.File // held open, so locked, while this process uses dsn
 	err     error
 	session session
 }
@@ -357,6 +364,9 @@ var vector vectorServer
 func (s *vectorServer) get() (*vectorServer, error) {
 	s.once.Do(func() {
 		s.dsn = os.Getenv(VectorEnv)
+		if dsns := strings.Fields(os.Getenv(VectorsEnv)); len(dsns) > 0 {
+			s.dsn, s.claim = claimServer(dsns)
+		}
 		if s.dsn == "" {
 			s.dsn, s.pid, s.err = startPGlite()
 			if s.err != nil {
@@ -386,6 +396,19 @@ func (s *vectorServer) stop() {
 	}
 	s.pid = 0
 	os.Remove(s.session.lockPath)
+}
+
+// claimServer picks, among several pgvector servers, one no other test
+// binary has claimed, and keeps it claimed until this process exits (a
+// flock, which dies with the process). When every one is claimed it shares
+// one, chosen by process id; the session lock still serialises its users.
+func claimServer(dsns []string) (string, *os.File) {
+	for _, dsn := range dsns {
+		if f := tryLockFile(lockPath(dsn) + ".claim"); f != nil {
+			return dsn, f
+		}
+	}
+	return dsns[os.Getpid()%len(dsns)], nil
 }
 
 // startPGlite starts a PGlite server with scripts/pglite/start.sh on a free
