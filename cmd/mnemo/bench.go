@@ -221,7 +221,7 @@ func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeN
 			return locomo.Report{}, err
 		}
 	}
-	doc, query, _, err := cfg.embedders()
+	doc, query, _, err := cfg.embedders(nil)
 	if err != nil {
 		db.Close()
 		return locomo.Report{}, err

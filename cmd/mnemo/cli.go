@@ -57,6 +57,10 @@ type app struct {
 	// their configured intervals, and report each run's start and end.
 	jobEvery time.Duration
 	jobHook  func(job string, running bool)
+	// Tests only: the compiled-in embedders, shared by the commands of a
+	// test binary so that each does not decode the models again (a
+	// second under the race detector); nil makes new ones.
+	builtins func(provider string) mnemo.Embedder
 }
 
 // usageError marks errors in how the command was called.
@@ -243,7 +247,7 @@ func (a *app) open(ctx context.Context) (*service.Mnemo, *backend, error) {
 		db.Close()
 		return nil, nil, &ConfigError{"recall.profile", fmt.Sprintf("unknown profile %q", a.cfg.Recall.Profile)}
 	}
-	doc, query, async, err := a.cfg.embedders()
+	doc, query, async, err := a.cfg.embedders(a.builtins)
 	if err != nil {
 		db.Close()
 		return nil, nil, err

@@ -14,18 +14,19 @@ import (
 
 // embedders returns the configured embedder for memories, the same behind
 // an LRU cache for queries, and whether writes should not wait for vectors.
-// Provider none returns nils: lexical recall only.
-func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) {
+// Provider none returns nils: lexical recall only. builtins makes the
+// embedders whose models are compiled in (GloVe, USE-Lite, both); nil for
+// newBuiltin.
+func (c *Config) embedders(builtins func(provider string) mnemo.Embedder) (doc, query mnemo.Embedder, async bool, err error) {
 	e := c.Embedding
 	switch e.Provider {
 	case ProviderNone:
 		return nil, nil, false, nil
-	case ProviderGloVe:
-		doc = glove.New()
-	case ProviderUSE:
-		doc = use.New()
-	case ProviderBuiltin, ProviderEnsemble:
-		doc = builtin.New()
+	case ProviderGloVe, ProviderUSE, ProviderBuiltin, ProviderEnsemble:
+		if builtins == nil {
+			builtins = newBuiltin
+		}
+		doc = builtins(e.Provider)
 	case ProviderHashed:
 		doc = hashed.New(e.Dimension)
 	case ProviderRandom:
@@ -53,6 +54,18 @@ func (c *Config) embedders() (doc, query mnemo.Embedder, async bool, err error) 
 		query = cache.New(doc, e.CacheSize)
 	}
 	return doc, query, async, nil
+}
+
+// newBuiltin returns a new embedder of a provider whose model is compiled
+// in; its model is decoded on first use.
+func newBuiltin(provider string) mnemo.Embedder {
+	switch provider {
+	case ProviderGloVe:
+		return glove.New()
+	case ProviderUSE:
+		return use.New()
+	}
+	return builtin.New()
 }
 
 // fallbackEmbedder is what recall's similarity falls back on while the

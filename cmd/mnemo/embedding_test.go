@@ -176,7 +176,7 @@ func TestReindexChangesModel(t *testing.T) {
 	var logs bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	code := Main(ctx, []string{"--config", hashedCfg, "--data", dir, "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &logs, &logs)
+	code := testMain(ctx, []string{"--config", hashedCfg, "--data", dir, "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &logs, &logs)
 	if code != exitFailure || !strings.Contains(logs.String(), "mnemo reindex") {
 		t.Fatalf("serve over another model: exit %d, %s", code, logs.String())
 	}

@@ -22,8 +22,26 @@ import (
 func run(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = Main(context.Background(), append([]string{"--data", dir}, args...), strings.NewReader(stdin), &out, &errb)
+	code = testMain(context.Background(), append([]string{"--data", dir}, args...), strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// testMain is Main with the compiled-in embedders shared by every command
+// of the test binary: each would otherwise decode its models again, which
+// under the race detector takes a second.
+func testMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := newApp(stdin, stdout, stderr)
+	a.builtins = sharedBuiltins
+	return a.main(ctx, args)
+}
+
+// builtinEmbedders holds one embedder per compiled-in provider, made on
+// first use.
+var builtinEmbedders sync.Map // provider → func() mnemo.Embedder
+
+func sharedBuiltins(provider string) mnemo.Embedder {
+	f, _ := builtinEmbedders.LoadOrStore(provider, sync.OnceValue(func() mnemo.Embedder { return newBuiltin(provider) }))
+	return f.(func() mnemo.Embedder)()
 }
 
 // runner returns run for dir that fails the test unless the command
@@ -173,7 +191,7 @@ func TestServe(t *testing.T) {
 	var logs syncBuffer
 	done := make(chan int)
 	go func() {
-		done <- Main(ctx, []string{"--data", dir, "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &logs, &logs)
+		done <- testMain(ctx, []string{"--data", dir, "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &logs, &logs)
 	}()
 	addrRE := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
 	var addr string
