@@ -3,6 +3,6 @@
 package scale
 
 // raceEnabled is set when the tests run under the race detector, which
-// slows the writes and the sentence encoder tenfold: TestRunSmall runs a
-// smaller store under it: it checks that every step works, not a figure.
+// slows the writes and the sentence encoder tenfold: TestRunSmall runs
+// without it.
 const raceEnabled = true
