@@ -127,7 +127,7 @@ func (m *model) embed(x []float32, docs [][]int32) {
 func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32, sc *scratch) {
 	dim := l.dim
 	h = h[:rows*dim]
-	layerNorm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
+	m.vec.norm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
 	m.apply(l.qkv, qkv, h, rows, sc)
 	attention(att, qkv, dim, spans, m.vec)
 
@@ -139,7 +139,7 @@ func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, 
 	m.applyAdd(l.attnOut, y, att, rows, sc)
 
 	h = h[:rows*modelDim]
-	layerNorm(h, y[:rows*modelDim], modelDim, l.ffnNormScale, l.ffnNormBias)
+	m.vec.norm(h, y[:rows*modelDim], modelDim, l.ffnNormScale, l.ffnNormBias)
 	m.apply(l.ffn1, ffn, h, rows, sc)
 	if l.ffn2.q != nil {
 		// The int8 path applies the ReLU as it quantises.
@@ -201,47 +201,43 @@ func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu
 	}
 }
 
-// layerNorm normalises each dim-wide row of src to zero mean and unit
-// variance, then scales and shifts it. The sums run in float32 over eight
-// independent partial sums (dim is a multiple of 8), which pipeline where
-// one float64 chain did not.
-func layerNorm(dst, src []float32, dim int, scale, bias []float32) {
+// layerNormGo normalises each dim-wide row of src to zero mean and unit
+// variance, then scales and shifts it. dim must be a multiple of 32. The
+// conversions to float32 keep the compiler from fusing a multiply and an
+// add, so that layerNormAVX2 gets the same result to the bit.
+func layerNormGo(dst, src []float32, dim int, scale, bias []float32) {
 	for r := 0; r < len(src)/dim; r++ {
 		in := src[r*dim : (r+1)*dim : (r+1)*dim]
 		out := dst[r*dim : (r+1)*dim : (r+1)*dim]
-		var s [8]float32
-		for i := 0; i+8 <= len(in); i += 8 {
-			v := in[i : i+8 : i+8]
-			s[0] += v[0]
-			s[1] += v[1]
-			s[2] += v[2]
-			s[3] += v[3]
-			s[4] += v[4]
-			s[5] += v[5]
-			s[6] += v[6]
-			s[7] += v[7]
-		}
-		mean := ((s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))) / float32(dim)
-		s = [8]float32{}
-		for i := 0; i+8 <= len(in); i += 8 {
-			v := in[i : i+8 : i+8]
-			d0, d1, d2, d3 := v[0]-mean, v[1]-mean, v[2]-mean, v[3]-mean
-			d4, d5, d6, d7 := v[4]-mean, v[5]-mean, v[6]-mean, v[7]-mean
-			s[0] += d0 * d0
-			s[1] += d1 * d1
-			s[2] += d2 * d2
-			s[3] += d3 * d3
-			s[4] += d4 * d4
-			s[5] += d5 * d5
-			s[6] += d6 * d6
-			s[7] += d7 * d7
-		}
-		sq := (s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))
+		mean := laneSum(in, 0, false) / float32(dim)
+		sq := laneSum(in, mean, true)
 		inv := float32(1 / math.Sqrt(float64(sq)/float64(dim)+normEpsilon))
 		for i, v := range in {
-			out[i] = scale[i]*inv*(v-mean) + bias[i]
+			out[i] = float32(scale[i]*inv*(v-mean)) + bias[i]
 		}
 	}
+}
+
+// laneSum returns the sum of x (a multiple of 32 long), or with sq set the
+// sum of (x[i]-mean)², in the order of four 8-lane vector registers: 32
+// independent partial sums, which pipeline where one chain would not,
+// combined register by register and then lane by lane.
+func laneSum(x []float32, mean float32, sq bool) float32 {
+	var s [32]float32
+	for i := 0; i+32 <= len(x); i += 32 {
+		for k, v := range x[i : i+32 : i+32] {
+			if sq {
+				d := v - mean
+				v = float32(d * d)
+			}
+			s[k] += v
+		}
+	}
+	var t [8]float32
+	for k := range t {
+		t[k] = (s[k] + s[k+8]) + (s[k+16] + s[k+24])
+	}
+	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
 }
 
 // attention computes multi-head scaled dot-product attention within each

@@ -107,8 +107,12 @@ func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
 //go:noescape
 func wsumAVX2(v *float32, stride, n, hd int, w *float32, out *float32)
 
-// vecAVX2 is attention's products with AVX2 and FMA, a whole text's keys
-// or values a call (head widths are 64 or 128).
+//go:noescape
+func layerNormAVX2(dst, src *float32, rows, dim int, scale, bias *float32, eps float64)
+
+// vecAVX2 is attention's products and layer norm with AVX2 and FMA:
+// attention a whole text's keys or values a call (head widths are 64 or
+// 128), layer norm a whole batch.
 var vecAVX2 = vecOps{
 	scores: func(q, k []float32, stride, n int, out []float32) {
 		hd := len(q)
@@ -121,5 +125,15 @@ var vecAVX2 = vecOps{
 		_ = v[(n-1)*stride+hd-1]
 		_ = w[n-1]
 		wsumAVX2(&v[0], stride, n, hd, &w[0], &out[0])
+	},
+	norm: func(dst, src []float32, dim int, scale, bias []float32) {
+		rows := len(src) / dim
+		if rows == 0 {
+			return
+		}
+		_ = dst[rows*dim-1]
+		_ = scale[dim-1]
+		_ = bias[dim-1]
+		layerNormAVX2(&dst[0], &src[0], rows, dim, &scale[0], &bias[0], normEpsilon)
 	},
 }

@@ -167,3 +167,127 @@ wstore:
 wdone:
 	VZEROUPPER
 	RET
+
+// func layerNormAVX2(dst, src *float32, rows, dim int, scale, bias *float32, eps float64)
+//
+// layerNormGo for rows rows of dim floats (a multiple of 32), with the same
+// operations in the same order, so the same result to the bit: the sums
+// over four registers of eight lanes, the lanes and registers combined as
+// laneSum does, the square root and reciprocal in float64.
+TEXT ·layerNormAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ rows+16(FP), R9
+	MOVQ dim+24(FP), R10
+	MOVQ scale+32(FP), R11
+	MOVQ bias+40(FP), R12
+	VMOVSD eps+48(FP), X15
+	VCVTSI2SDQ R10, X14, X14 // float64(dim)
+	VCVTSI2SSQ R10, X13, X13 // float32(dim)
+	MOVQ $1, AX
+	VCVTSI2SDQ AX, X12, X12 // 1.0
+	MOVQ R10, R13
+	SHLQ $2, R13 // bytes a row
+	TESTQ R9, R9
+	JZ lndone
+
+lnrow:
+	// Pass 1: the sum, for the mean.
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, AX
+	MOVQ R10, CX
+	SHRQ $5, CX
+lnsum:
+	VADDPS (AX), Y0, Y0
+	VADDPS 32(AX), Y1, Y1
+	VADDPS 64(AX), Y2, Y2
+	VADDPS 96(AX), Y3, Y3
+	ADDQ $128, AX
+	DECQ CX
+	JNZ lnsum
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VHADDPS Y0, Y0, Y0
+	VHADDPS Y0, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDSS X1, X0, X0
+	VDIVSS X13, X0, X0
+	VBROADCASTSS X0, Y4 // mean
+
+	// Pass 2: the sum of squared deviations.
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, AX
+	MOVQ R10, CX
+	SHRQ $5, CX
+lnsq:
+	VMOVUPS (AX), Y5
+	VMOVUPS 32(AX), Y6
+	VMOVUPS 64(AX), Y7
+	VMOVUPS 96(AX), Y8
+	VSUBPS Y4, Y5, Y5
+	VSUBPS Y4, Y6, Y6
+	VSUBPS Y4, Y7, Y7
+	VSUBPS Y4, Y8, Y8
+	VMULPS Y5, Y5, Y5
+	VMULPS Y6, Y6, Y6
+	VMULPS Y7, Y7, Y7
+	VMULPS Y8, Y8, Y8
+	VADDPS Y5, Y0, Y0
+	VADDPS Y6, Y1, Y1
+	VADDPS Y7, Y2, Y2
+	VADDPS Y8, Y3, Y3
+	ADDQ $128, AX
+	DECQ CX
+	JNZ lnsq
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VHADDPS Y0, Y0, Y0
+	VHADDPS Y0, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDSS X1, X0, X0
+
+	// inv = float32(1 / sqrt(float64(sq)/float64(dim) + eps))
+	VCVTSS2SD X0, X0, X0
+	VDIVSD X14, X0, X0
+	VADDSD X15, X0, X0
+	VSQRTSD X0, X0, X0
+	VDIVSD X0, X12, X0
+	VCVTSD2SS X0, X0, X0
+	VBROADCASTSS X0, Y5
+
+	// Pass 3: dst = scale*inv*(x-mean) + bias.
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R11, DX
+	MOVQ R12, R8
+	MOVQ R10, CX
+	SHRQ $3, CX
+lnout:
+	VMULPS (DX), Y5, Y6
+	VMOVUPS (AX), Y7
+	VSUBPS Y4, Y7, Y7
+	VMULPS Y7, Y6, Y6
+	VADDPS (R8), Y6, Y6
+	VMOVUPS Y6, (BX)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	ADDQ $32, DX
+	ADDQ $32, R8
+	DECQ CX
+	JNZ lnout
+
+	ADDQ R13, SI
+	ADDQ R13, DI
+	DECQ R9
+	JNZ lnrow
+lndone:
+	VZEROUPPER
+	RET

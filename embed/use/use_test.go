@@ -499,3 +499,37 @@ func TestBackgroundEmbedYields(t *testing.T) {
 		}
 	}
 }
+
+// TestLayerNormAgree checks every path's layer norm against the portable
+// one, to the bit: the assembly adds in the same order.
+func TestLayerNormAgree(t *testing.T) {
+	for _, dim := range []int{embedDim, modelDim} {
+		const rows = 5
+		src := make([]float32, rows*dim)
+		scale, bias := make([]float32, dim), make([]float32, dim)
+		for i := range src {
+			src[i] = float32(math.Sin(float64(i)*0.7))*float32(1+i%13) + 0.3
+			if i/dim == 3 {
+				src[i] = 1.5 // a constant row: zero variance
+			}
+		}
+		for i := range scale {
+			scale[i] = 1 + float32(math.Cos(float64(i)))/4
+			bias[i] = float32(math.Sin(float64(i))) / 8
+		}
+		want := make([]float32, rows*dim)
+		layerNormGo(want, src, dim, scale, bias)
+		for _, p := range allPaths {
+			if !p.supported() {
+				continue
+			}
+			got := make([]float32, rows*dim)
+			p.vec().norm(got, src, dim, scale, bias)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%v, dim %d: element %d = %v, want %v", p, dim, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
