@@ -143,8 +143,7 @@ func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, 
 	m.apply(l.ffn1, ffn, h, rows, sc)
 	if l.ffn2.q != nil {
 		// The int8 path applies the ReLU as it quantises.
-		m.bias(l.ffn2, y, rows)
-		m.quantised(l.ffn2, y, ffn, rows, sc, true)
+		m.quantised(l.ffn2, y, ffn, rows, sc, true, true)
 		return
 	}
 	for i, v := range ffn[:rows*ffnDim] {
@@ -157,39 +156,27 @@ func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, 
 // the path has one for it. y and x have room for rows rounded up to a
 // whole block.
 func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
-	for r := range rows {
-		copy(y[r*l.out:(r+1)*l.out], l.bias)
+	if l.q != nil {
+		m.quantised(l, y, x, rows, sc, false, false)
+		return
 	}
-	m.accumulate(l, y, x, rows, sc)
+	l.apply(m.kernel, y, x, rows)
 }
 
 // applyAdd adds x·W + b to y: the layer and its residual connection.
 func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
-	m.bias(l, y, rows)
-	m.accumulate(l, y, x, rows, sc)
-}
-
-// bias adds l's bias to rows rows of y.
-func (m *model) bias(l *linear, y []float32, rows int) {
-	for r := range rows {
-		row := y[r*l.out : (r+1)*l.out]
-		for j, b := range l.bias {
-			row[j] += b
-		}
-	}
-}
-
-func (m *model) accumulate(l *linear, y, x []float32, rows int, sc *scratch) {
-	if l.q == nil {
-		l.accumulate(m.kernel, y, x, rows)
+	if l.q != nil {
+		m.quantised(l, y, x, rows, sc, false, true)
 		return
 	}
-	m.quantised(l, y, x, rows, sc, false)
+	l.applyAdd(m.kernel, y, x, rows)
 }
 
-// quantised adds x·W to y with l's int8 form, x first through a ReLU if
-// relu is set.
-func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu bool) {
+// quantised sets y to x·W + b with l's int8 form, or adds that to y if
+// add is set; x goes through a ReLU first if relu is set. The kernel writes
+// the bias as it stores each result: a pass over y beforehand would miss
+// the cache at a batch's size.
+func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu, add bool) {
 	// Rows past rows get a zero scale: their products are zero.
 	padded := (rows + blockRows - 1) / blockRows * blockRows
 	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
@@ -197,7 +184,7 @@ func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu
 		sc.sa[r], sc.zp[r] = 0, 0
 	}
 	for r := 0; r < padded; r += blockRows {
-		qgemm(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, y[r*l.out:], l.out)
+		qgemm(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
 	}
 }
 

@@ -48,23 +48,23 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	gemm4x16(&a[0], lda, &l.panels[0], in, panels, &c[0], ldc)
 }
 
-// qgemm adds the int8 product of 4 rows of a (uint8 codes, lda bytes
-// apart, with their scales and zero points) and q's weights to 4 rows of c.
-func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, c []float32, ldc int) {
+// qgemm is qgemmGo's contract implemented with AVX-512 VNNI.
+func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
 	// Bounds the assembly relies on, checked once here.
 	_ = a[3*lda+q.in-1]
 	_ = c[3*ldc+q.out-1]
 	_ = sa[3]
 	_ = zp[3]
+	_ = bias[q.out-1]
 	_ = q.w[q.in*q.out-1]
-	gemmVNNI4x64(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0])
+	gemmVNNI4x64(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
 }
 
 //go:noescape
 func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
 
 //go:noescape
-func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32)
+func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
 
 //go:noescape
 func minMax16(x *float32, n int, out *[32]float32)

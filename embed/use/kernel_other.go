@@ -11,9 +11,7 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	panic("use: no AVX2 kernel on this architecture")
 }
 
-func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, c []float32, ldc int) {
-	panic("use: no int8 kernel on this architecture")
-}
+var qgemm = qgemmGo
 
 func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
 	quantizeRows(a, sa, zp, x, rows, in, relu)

@@ -1,19 +1,23 @@
 #include "textflag.h"
 
-// func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32)
+// func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
 //
 // The int8 kernel (issue 20, EMB-3 throughput): for 4 rows r of a (uint8
 // codes, lda bytes apart) and each group of 64 output columns,
 //
-//	c[r][o] += sa[r] * sw[o] * (Σ_i a[r][i]*w[o][i] - zp[r]*colsum[o])
+//	c[r][o] = sa[r]*sw[o] * (Σ_i a[r][i]*w[o][i] - zp[r]*colsum[o]) + bias[o]
 //
-// with ncs = -colsum. w is packed [groups][k4][4 panels][16 outputs][4
-// inputs]: one k-step of a group is 256 contiguous bytes, four ZMM loads.
-// VPDPBUSD multiplies 4 unsigned activation bytes by 4 signed weight bytes
-// and adds the sum to each int32 lane. The 4×64 block of int32 sums lives
-// in Z0–Z15 (row r, panel p in Z(4r+p)); Z16–Z19 hold weights, Z20–Z23
-// the broadcast activations, Z24–Z27 zp and Z28–Z31 sa per row.
-TEXT ·gemmVNNI4x64(SB), NOSPLIT, $0-88
+// plus c[r][o]'s old value if add is set, with ncs = -colsum. Writing the
+// bias in the epilogue spares the caller a pass over c before the call,
+// which at a batch's size misses the cache. w is packed [groups][k4][4
+// panels][16 outputs][4 inputs]: one k-step of a group is 256 contiguous
+// bytes, four ZMM loads. VPDPBUSD multiplies 4 unsigned activation bytes by
+// 4 signed weight bytes and adds the sum to each int32 lane, exactly (no
+// saturation). The 4×64 block of int32 sums lives in Z0–Z15 (row r, panel p
+// in Z(4r+p)); Z16–Z19 hold weights, Z20–Z23 the broadcast activations,
+// Z24–Z27 zp and Z28–Z31 sa per row. K1 is all ones if add is set, else
+// zero: the masked add then leaves the new value as it is.
+TEXT ·gemmVNNI4x64(SB), NOSPLIT, $0-97
 	MOVQ a+0(FP), SI
 	MOVQ lda+8(FP), R8
 	MOVQ w+16(FP), DI
@@ -34,6 +38,10 @@ TEXT ·gemmVNNI4x64(SB), NOSPLIT, $0-88
 	VPBROADCASTD 12(AX), Z27
 	MOVQ ncs+72(FP), R14
 	MOVQ sw+80(FP), BX
+	MOVQ bias+88(FP), R15
+	MOVBLZX add+96(FP), AX
+	NEGL AX
+	KMOVW AX, K1
 
 	// Row pointers of a: SI, R11, R12, R13.
 	LEAQ (SI)(R8*1), R11
@@ -95,7 +103,7 @@ inner:
 	CMPQ R8, CX
 	JLT inner
 
-	// c[r][o] += float(sum) * sw[o] * sa[r]
+	// c[r][o] = float(sum) * sw[o] * sa[r] + bias[o] (+ c[r][o])
 	VMOVUPS (BX), Z16
 	VMOVUPS 64(BX), Z17
 	VMOVUPS 128(BX), Z18
@@ -108,10 +116,14 @@ inner:
 	VCVTDQ2PS Z1, Z1
 	VCVTDQ2PS Z2, Z2
 	VCVTDQ2PS Z3, Z3
-	VFMADD213PS (DX), Z20, Z0
-	VFMADD213PS 64(DX), Z21, Z1
-	VFMADD213PS 128(DX), Z22, Z2
-	VFMADD213PS 192(DX), Z23, Z3
+	VFMADD213PS (R15), Z20, Z0
+	VFMADD213PS 64(R15), Z21, Z1
+	VFMADD213PS 128(R15), Z22, Z2
+	VFMADD213PS 192(R15), Z23, Z3
+	VADDPS (DX), Z0, K1, Z0
+	VADDPS 64(DX), Z1, K1, Z1
+	VADDPS 128(DX), Z2, K1, Z2
+	VADDPS 192(DX), Z3, K1, Z3
 	VMOVUPS Z0, (DX)
 	VMOVUPS Z1, 64(DX)
 	VMOVUPS Z2, 128(DX)
@@ -126,10 +138,14 @@ inner:
 	VCVTDQ2PS Z5, Z5
 	VCVTDQ2PS Z6, Z6
 	VCVTDQ2PS Z7, Z7
-	VFMADD213PS (AX), Z20, Z4
-	VFMADD213PS 64(AX), Z21, Z5
-	VFMADD213PS 128(AX), Z22, Z6
-	VFMADD213PS 192(AX), Z23, Z7
+	VFMADD213PS (R15), Z20, Z4
+	VFMADD213PS 64(R15), Z21, Z5
+	VFMADD213PS 128(R15), Z22, Z6
+	VFMADD213PS 192(R15), Z23, Z7
+	VADDPS (AX), Z4, K1, Z4
+	VADDPS 64(AX), Z5, K1, Z5
+	VADDPS 128(AX), Z6, K1, Z6
+	VADDPS 192(AX), Z7, K1, Z7
 	VMOVUPS Z4, (AX)
 	VMOVUPS Z5, 64(AX)
 	VMOVUPS Z6, 128(AX)
@@ -144,10 +160,14 @@ inner:
 	VCVTDQ2PS Z9, Z9
 	VCVTDQ2PS Z10, Z10
 	VCVTDQ2PS Z11, Z11
-	VFMADD213PS (AX), Z20, Z8
-	VFMADD213PS 64(AX), Z21, Z9
-	VFMADD213PS 128(AX), Z22, Z10
-	VFMADD213PS 192(AX), Z23, Z11
+	VFMADD213PS (R15), Z20, Z8
+	VFMADD213PS 64(R15), Z21, Z9
+	VFMADD213PS 128(R15), Z22, Z10
+	VFMADD213PS 192(R15), Z23, Z11
+	VADDPS (AX), Z8, K1, Z8
+	VADDPS 64(AX), Z9, K1, Z9
+	VADDPS 128(AX), Z10, K1, Z10
+	VADDPS 192(AX), Z11, K1, Z11
 	VMOVUPS Z8, (AX)
 	VMOVUPS Z9, 64(AX)
 	VMOVUPS Z10, 128(AX)
@@ -162,19 +182,25 @@ inner:
 	VCVTDQ2PS Z13, Z13
 	VCVTDQ2PS Z14, Z14
 	VCVTDQ2PS Z15, Z15
-	VFMADD213PS (AX), Z20, Z12
-	VFMADD213PS 64(AX), Z21, Z13
-	VFMADD213PS 128(AX), Z22, Z14
-	VFMADD213PS 192(AX), Z23, Z15
+	VFMADD213PS (R15), Z20, Z12
+	VFMADD213PS 64(R15), Z21, Z13
+	VFMADD213PS 128(R15), Z22, Z14
+	VFMADD213PS 192(R15), Z23, Z15
+	VADDPS (AX), Z12, K1, Z12
+	VADDPS 64(AX), Z13, K1, Z13
+	VADDPS 128(AX), Z14, K1, Z14
+	VADDPS 192(AX), Z15, K1, Z15
 	VMOVUPS Z12, (AX)
 	VMOVUPS Z13, 64(AX)
 	VMOVUPS Z14, 128(AX)
 	VMOVUPS Z15, 192(AX)
 
-	// DI already points at the next group; move c, ncs and sw 64 columns on.
+	// DI already points at the next group; move c, ncs, sw and bias 64
+	// columns on.
 	ADDQ $256, DX
 	ADDQ $256, R14
 	ADDQ $256, BX
+	ADDQ $256, R15
 	DECQ R9
 	JNZ group
 

@@ -87,3 +87,33 @@ func quantizeRows(a []uint8, sa []float32, zp []int32, x []float32, rows, in int
 		}
 	}
 }
+
+// qgemmGo is the portable twin of the int8 kernel: for blockRows rows r of
+// a (uint8 codes, lda bytes apart, with their scales sa and zero points
+// zp) and every output o of q, it sets
+//
+//	c[r*ldc+o] = sa[r]·sw[o]·(Σ_i a[r][i]·q[o][i] − zp[r]·Σ_i q[o][i]) + bias[o]
+//
+// or adds that to c[r*ldc+o] if add is set. The sum in parentheses is
+// exact in int32 (|a·q| ≤ 255·127, and in is at most ffnDim), and equals
+// the assembly's to the bit; the float epilogue may differ in its last
+// rounding, the assembly fusing a multiply and an add.
+func qgemmGo(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	k4 := q.in / 4
+	for r := range blockRows {
+		row := a[r*lda : r*lda+q.in]
+		out := c[r*ldc : r*ldc+q.out]
+		for o := range q.out {
+			sum := zp[r] * q.ncs[o]
+			g, p, j := o/qGroup, (o%qGroup)/16, o%16
+			for i, x := range row {
+				sum += int32(x) * int32(q.w[((g*k4+i/4)*4+p)*64+j*4+i%4])
+			}
+			v := float32(float32(sum)*(q.sw[o]*sa[r])) + bias[o]
+			if add {
+				v += out[o]
+			}
+			out[o] = v
+		}
+	}
+}

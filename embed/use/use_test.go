@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -529,6 +530,70 @@ func TestLayerNormAgree(t *testing.T) {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%v, dim %d: element %d = %v, want %v", p, dim, i, got[i], want[i])
 				}
+			}
+		}
+	}
+}
+
+// TestQGemmExact checks the int8 kernel the CPU picks against its portable
+// twin over shapes beyond the model's, down to one k-step and one group:
+// with unit scales and a zero bias both write the int32 sums themselves,
+// which must agree exactly, whether the kernel sets c or adds to it.
+func TestQGemmExact(t *testing.T) {
+	if !pathVNNI.supported() {
+		t.Skip("this CPU has no AVX-512 VNNI: qgemm is qgemmGo")
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, shape := range []struct{ in, out int }{{4, 64}, {8, 128}, {60, 64}, {256, 192}, {516, 128}} {
+		in, out := shape.in, shape.out
+		wt := make([]float32, out*in)
+		for i := range wt {
+			wt[i] = float32(rnd.NormFloat64())
+		}
+		q := newQLinear(newLinear(wt, make([]float32, out), out, in))
+		for o := range q.sw {
+			q.sw[o] = 1
+		}
+		a := make([]uint8, blockRows*in)
+		for i := range a {
+			a[i] = uint8(rnd.IntN(256))
+		}
+		a[0], a[1] = 0, 255
+		sa := []float32{1, 1, 1, 1}
+		zp := []int32{0, 255, int32(rnd.IntN(256)), 128}
+		bias := make([]float32, out)
+		for _, add := range []bool{false, true} {
+			want := make([]float32, blockRows*out)
+			got := make([]float32, blockRows*out)
+			for i := range got {
+				if add {
+					want[i], got[i] = float32(i%5), float32(i%5)
+				} else {
+					want[i], got[i] = -1, float32(math.NaN()) // overwritten
+				}
+			}
+			qgemmGo(a, in, sa, zp, q, bias, want, out, add)
+			qgemm(a, in, sa, zp, q, bias, got, out, add)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("in %d, out %d, add %v: c[%d][%d] = %v, want %v", in, out, add, i/out, i%out, got[i], want[i])
+				}
+			}
+		}
+
+		// With scales and a bias, up to the last rounding.
+		for o := range q.sw {
+			q.sw[o] = float32(rnd.Float64()) / 100
+			bias[o] = float32(rnd.NormFloat64())
+		}
+		sa = []float32{0.01, 0.5, 0, 2}
+		want := make([]float32, blockRows*out)
+		got := make([]float32, blockRows*out)
+		qgemmGo(a, in, sa, zp, q, bias, want, out, false)
+		qgemm(a, in, sa, zp, q, bias, got, out, false)
+		for i := range want {
+			if d := math.Abs(float64(got[i] - want[i])); d > 1e-6*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("in %d, out %d, scaled: c[%d][%d] = %v, want %v", in, out, i/out, i%out, got[i], want[i])
 			}
 		}
 	}
