@@ -119,12 +119,17 @@ func loadModelPath(modelData, nfkcData []byte, p path) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m := &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel(), vec: p.vec(), signal: timingSignal(w.timing)}
 	if p == pathVNNI {
 		for _, l := range w.quantised() {
 			l.q = newQLinear(l)
 		}
+		res := w.layers[0].residual
+		res.q = newQLinear(res)
+		m.posResidual = make([]float32, maxTokens*modelDim)
+		res.apply(m.kernel, m.posResidual, m.signal, maxTokens)
 	}
-	return &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel(), vec: p.vec(), signal: timingSignal(w.timing)}, nil
+	return m, nil
 }
 
 // Embed returns one L2-normalised 512-dimensional vector per text, in order.
