@@ -11,10 +11,7 @@ type model struct {
 	vec    vecOps    // attention's dot and axpy for path
 	signal []float32 // [maxTokens][embedDim] the timing signal, computed once
 
-	// posResidual is, on the int8 path, layer 0's residual projection of
-	// each position's timing signal plus its bias, [maxTokens][modelDim]
-	// (see residual0).
-	posResidual []float32
+	layer0 *layer0 // layer 0's projections on the int8 path, or nil
 }
 
 // timingSignal tabulates the sinusoidal timing signal of every position:
@@ -65,11 +62,12 @@ func (m *model) forward(docs [][]int32) [][]float32 {
 	ffn := take(&f, padded*ffnDim)     // feed-forward hidden units
 	y0 := take(&f, padded*modelDim)    // residual stream after layer 0
 	y1 := take(&f, padded*modelDim)    // ... and after layer 1
-	if m.posResidual != nil {
-		m.residual0(y0, docs, h, sc)
+	projected := m.layer0 != nil
+	if projected {
+		m.project(qkv, y0, x, docs, h, sc)
 	}
-	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn, sc)
-	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn, sc)
+	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn, sc, projected)
+	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn, sc, false)
 
 	// Mean over each text's tokens; an empty text pools to zeros.
 	pooled := make([]float32, len(docs)*modelDim)
@@ -125,40 +123,6 @@ func (m *model) embed(x []float32, docs [][]int32) {
 	}
 }
 
-// residual0 sets y to layer 0's residual projection on the int8 path.
-// Layer 0's input is x = 2e + s, a token's embedding e and its position's
-// timing signal s; the signal's values span ±1, far wider than the
-// embeddings', so quantising x would lose most of e. The projection is
-// linear, W·x + b = 2·W·e + (W·s + b): the second term is tabulated per
-// position at load (posResidual) and only the embeddings, quantised on
-// their own scale, go through the int8 kernel. e is scratch space.
-func (m *model) residual0(y []float32, docs [][]int32, e []float32, sc *scratch) {
-	l := m.layers[0].residual
-	r := 0
-	for _, ids := range docs {
-		for pos, id := range ids {
-			copy(e[r*embedDim:(r+1)*embedDim], m.embeddings[int(id)*embedDim:(int(id)+1)*embedDim])
-			copy(y[r*modelDim:(r+1)*modelDim], m.posResidual[pos*modelDim:(pos+1)*modelDim])
-			r++
-		}
-	}
-	rows := r
-	padded := (rows + blockRows - 1) / blockRows * blockRows
-	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, e, rows, embedDim, false)
-	for r := range rows {
-		sc.sa[r] *= 2 // exact
-	}
-	for r := rows; r < padded; r++ {
-		sc.sa[r], sc.zp[r] = 0, 0
-	}
-	for r := 0; r < padded; r += blockRows {
-		qgemm(sc.qa[r*embedDim:], embedDim, sc.sa[r:], sc.zp[r:], l.q, zeros[:modelDim], y[r*modelDim:], modelDim, true)
-	}
-}
-
-// zeros is a bias of zeros.
-var zeros [modelDim]float32
-
 // layer runs one pre-norm transformer layer from x (l.dim wide) into y
 // (modelDim wide):
 //
@@ -166,20 +130,22 @@ var zeros [modelDim]float32
 //	y = y + ffn2(relu(ffn1(norm(y))))
 //
 // h, qkv, att and ffn are scratch space.
-func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32, sc *scratch) {
+func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32, sc *scratch, projected bool) {
 	dim := l.dim
-	h = h[:rows*dim]
-	m.vec.norm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
-	m.apply(l.qkv, qkv, h, rows, sc)
+	if !projected {
+		h = h[:rows*dim]
+		m.vec.norm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
+		m.apply(l.qkv, qkv, h, rows, sc)
+	}
 	attention(att, qkv, dim, spans, m.vec)
 
 	switch {
-	case l.residual == nil:
-		copy(y[:rows*modelDim], x[:rows*modelDim])
-	case l.residual.q == nil:
+	case projected:
+		// project has set y.
+	case l.residual != nil:
 		m.apply(l.residual, y, x, rows, sc)
 	default:
-		// residual0 has set y.
+		copy(y[:rows*modelDim], x[:rows*modelDim])
 	}
 	m.applyAdd(l.attnOut, y, att, rows, sc)
 

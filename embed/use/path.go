@@ -72,27 +72,27 @@ func (p path) vec() vecOps {
 }
 
 // quantised lists the layers the int8 path runs in int8 as they are:
-// every per-token matrix but layer 0's residual projection, and not the
-// pooling layer, which runs once per text rather than per token. Quantising
-// the residual's input would lose most of the token embeddings in it (the
-// timing signal added to them is wider), which costs the goldens most:
-// residual0 runs it in int8 on the embeddings alone instead. Measured on the
-// goldens (lowest cosine with TF.js; float32 0.99948): layer 0's
-// residual and qkv in float32 0.99935; qkv in int8 0.99918; the residual
-// through residual0 as well 0.99906; the residual's input quantised as it
-// is 0.99886, under the 0.999 floor.
+// every per-token matrix but layer 0's query-key-value and residual
+// projections, which layer0 runs in int8 on the token embeddings alone
+// (their input is the embeddings plus the wider timing signal, and
+// quantising it as it is costs the goldens most), and not the pooling layer,
+// which runs once per text rather than per token. Measured on the goldens
+// (lowest cosine with TF.js; float32 0.99948): layer 0's projections in
+// float32 0.99935; through layer0 0.99923; layer 0's qkv input quantised as
+// it is 0.99918, and its residual's as well 0.99886, under the 0.999 floor.
 func (w *weights) quantised() []*linear {
 	l0, l1 := &w.layers[0], &w.layers[1]
-	return []*linear{l0.qkv, l0.attnOut, l0.ffn1, l0.ffn2, l1.qkv, l1.attnOut, l1.ffn1, l1.ffn2}
+	return []*linear{l0.attnOut, l0.ffn1, l0.ffn2, l1.qkv, l1.attnOut, l1.ffn1, l1.ffn2}
 }
 
 // scratch is the working memory of one forward pass, pooled so that a
 // steady stream of batches does not allocate it again each time.
 type scratch struct {
-	f  []float32
-	qa []uint8
-	sa []float32
-	zp []int32
+	f   []float32
+	qa  []uint8
+	sa  []float32 // per row: the activations' scales
+	zp  []int32   // ... their zero points
+	inv []float32 // ... and layer 0's layer-norm scale (see project)
 }
 
 var scratchPool sync.Pool // *scratch
@@ -112,6 +112,7 @@ func getScratch(rows int) *scratch {
 	if cap(s.sa) < rows {
 		s.sa = make([]float32, rows)
 		s.zp = make([]int32, rows)
+		s.inv = make([]float32, rows)
 	}
 	return s
 }

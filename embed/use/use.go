@@ -124,10 +124,7 @@ func loadModelPath(modelData, nfkcData []byte, p path) (*model, error) {
 		for _, l := range w.quantised() {
 			l.q = newQLinear(l)
 		}
-		res := w.layers[0].residual
-		res.q = newQLinear(res)
-		m.posResidual = make([]float32, maxTokens*modelDim)
-		res.apply(m.kernel, m.posResidual, m.signal, maxTokens)
+		m.layer0 = newLayer0(&w.layers[0], m.signal, m.kernel)
 	}
 	return m, nil
 }
