@@ -246,35 +246,35 @@ func attention(att, qkv []float32, dim int, spans []span, v vecOps) {
 	headDim := dim / numHeads
 	scale := float32(1 / math.Sqrt(float64(headDim)))
 	stride := 3 * dim
-	q := make([]float32, headDim)
 	w := make([]float32, maxTokens)
 	for _, s := range spans {
 		for hd := 0; hd < dim; hd += headDim {
 			for i := range s.n {
-				qi := qkv[(s.start+i)*stride+hd:][:headDim]
-				for d, x := range qi {
-					q[d] = x * scale
-				}
-				// Scores and softmax over the span's keys.
+				q := qkv[(s.start+i)*stride+hd:][:headDim]
 				ws := w[:s.n]
 				v.scores(q, qkv[s.start*stride+dim+hd:], stride, s.n, ws)
-				top := float32(math.Inf(-1))
-				for _, x := range ws {
-					top = max(top, x)
-				}
-				var total float32
-				for j, x := range ws {
-					ws[j] = float32(math.Exp(float64(x - top)))
-					total += ws[j]
-				}
-				inv := 1 / total
-				for j := range ws {
-					ws[j] *= inv
-				}
-				// Weighted sum of the values.
+				v.softmax(ws, scale)
 				v.wsum(qkv[s.start*stride+2*dim+hd:], stride, s.n, ws, att[(s.start+i)*dim+hd:][:headDim])
 			}
 		}
+	}
+}
+
+// softmaxGo sets x[j] = exp(scale·x[j]) / Σ_k exp(scale·x[k]), computed
+// as exp(scale·(x[j] − max x)) so that nothing overflows; scale > 0.
+func softmaxGo(x []float32, scale float32) {
+	top := float32(math.Inf(-1))
+	for _, v := range x {
+		top = max(top, v)
+	}
+	var total float32
+	for j, v := range x {
+		x[j] = float32(math.Exp(float64(scale * (v - top))))
+		total += x[j]
+	}
+	inv := 1 / total
+	for j := range x {
+		x[j] *= inv
 	}
 }
 

@@ -108,6 +108,9 @@ func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
 func wsumAVX2(v *float32, stride, n, hd int, w *float32, out *float32)
 
 //go:noescape
+func softmaxAVX2(x *float32, n int, scale float32)
+
+//go:noescape
 func layerNormAVX2(dst, src *float32, rows, dim int, scale, bias *float32, eps float64)
 
 // vecAVX2 is attention's products and layer norm with AVX2 and FMA:
@@ -125,6 +128,16 @@ var vecAVX2 = vecOps{
 		_ = v[(n-1)*stride+hd-1]
 		_ = w[n-1]
 		wsumAVX2(&v[0], stride, n, hd, &w[0], &out[0])
+	},
+	softmax: func(x []float32, scale float32) {
+		// Pad to whole registers with -Inf, whose weight is 0; x has
+		// room (attention's buffer is maxTokens long, a multiple of 8).
+		n := len(x)
+		x = x[:(n+7)&^7]
+		for j := n; j < len(x); j++ {
+			x[j] = float32(math.Inf(-1))
+		}
+		softmaxAVX2(&x[0], len(x), scale)
 	},
 	norm: func(dst, src []float32, dim int, scale, bias []float32) {
 		rows := len(src) / dim

@@ -291,3 +291,115 @@ lnout:
 lndone:
 	VZEROUPPER
 	RET
+
+// Constants of softmaxAVX2's exp, from Cephes' expf.
+DATA expc<>+0(SB)/4, $0x3fb8aa3b  // log2(e)
+DATA expc<>+4(SB)/4, $0x3f318000  // C1 = 0.693359375
+DATA expc<>+8(SB)/4, $0xb95e8083  // C2 = -2.12194440e-4; C1+C2 = ln 2
+DATA expc<>+12(SB)/4, $0x39506967 // 1.9875691500e-4
+DATA expc<>+16(SB)/4, $0x3ab743ce // 1.3981999507e-3
+DATA expc<>+20(SB)/4, $0x3c088908 // 8.3334519073e-3
+DATA expc<>+24(SB)/4, $0x3d2aa9c1 // 4.1665795894e-2
+DATA expc<>+28(SB)/4, $0x3e2aaaaa // 1.6666665459e-1
+DATA expc<>+32(SB)/4, $0x3f000000 // 5.0000001201e-1
+DATA expc<>+36(SB)/4, $0x3f800000 // 1
+DATA expc<>+40(SB)/4, $0xc2b00000 // -88: exp's floor, which 2^n flushes to 0
+DATA expc<>+44(SB)/4, $127        // the exponent bias
+GLOBL expc<>(SB), RODATA|NOPTR, $48
+
+// func softmaxAVX2(x *float32, n int, scale float32)
+//
+// x[0:n] = exp(scale·(x[j] − max x)) / Σ_j exp(scale·(x[j] − max x)), n a
+// multiple of 8. exp is Cephes' expf, within about an ulp of the float64
+// one: 2^k·e^r with k = round(x·log2 e) and a degree-7 polynomial in r, k
+// at −127 (from x below −88, where the caller's −Inf padding lands) giving
+// exactly 0.
+TEXT ·softmaxAVX2(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	SHRQ $3, CX
+	JZ smdone
+
+	// The maximum.
+	VMOVUPS (SI), Y0
+	LEAQ 32(SI), AX
+	MOVQ CX, DX
+	DECQ DX
+	JZ smmaxed
+smmax:
+	VMAXPS (AX), Y0, Y0
+	ADDQ $32, AX
+	DECQ DX
+	JNZ smmax
+smmaxed:
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VMAXPS X1, X0, X0
+	VBROADCASTSS X0, Y15 // top
+	VBROADCASTSS scale+16(FP), Y14
+
+	VBROADCASTSS expc<>+0(SB), Y13  // log2 e
+	VBROADCASTSS expc<>+4(SB), Y12  // C1
+	VBROADCASTSS expc<>+8(SB), Y11  // C2
+	VBROADCASTSS expc<>+36(SB), Y10 // 1
+	VBROADCASTSS expc<>+40(SB), Y9  // -88
+	VPBROADCASTD expc<>+44(SB), Y8  // 127
+	VXORPS Y7, Y7, Y7               // the total
+
+	// x = exp(scale*(x-top)), summed.
+	MOVQ SI, AX
+	MOVQ CX, DX
+smexp:
+	VMOVUPS (AX), Y0
+	VSUBPS Y15, Y0, Y0
+	VMULPS Y14, Y0, Y0
+	VMAXPS Y9, Y0, Y0
+	VMULPS Y13, Y0, Y1
+	VROUNDPS $0, Y1, Y1 // k, to nearest
+	VFNMADD231PS Y12, Y1, Y0 // r = x - k*C1 - k*C2
+	VFNMADD231PS Y11, Y1, Y0
+	VBROADCASTSS expc<>+12(SB), Y2
+	VBROADCASTSS expc<>+16(SB), Y3
+	VFMADD213PS Y3, Y0, Y2
+	VBROADCASTSS expc<>+20(SB), Y3
+	VFMADD213PS Y3, Y0, Y2
+	VBROADCASTSS expc<>+24(SB), Y3
+	VFMADD213PS Y3, Y0, Y2
+	VBROADCASTSS expc<>+28(SB), Y3
+	VFMADD213PS Y3, Y0, Y2
+	VBROADCASTSS expc<>+32(SB), Y3
+	VFMADD213PS Y3, Y0, Y2
+	VMULPS Y0, Y0, Y4        // r²
+	VFMADD213PS Y0, Y4, Y2   // p·r² + r
+	VADDPS Y10, Y2, Y2       // + 1
+	VCVTPS2DQ Y1, Y1         // 2^k: (k+127) << 23
+	VPADDD Y8, Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y1, Y2, Y2
+	VMOVUPS Y2, (AX)
+	VADDPS Y2, Y7, Y7
+	ADDQ $32, AX
+	DECQ DX
+	JNZ smexp
+
+	VEXTRACTF128 $1, Y7, X1
+	VADDPS X1, X7, X7
+	VHADDPS X7, X7, X7
+	VHADDPS X7, X7, X7
+	VDIVSS X7, X10, X7 // 1/total
+	VBROADCASTSS X7, Y7
+
+	MOVQ SI, AX
+	MOVQ CX, DX
+smnorm:
+	VMULPS (AX), Y7, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ $32, AX
+	DECQ DX
+	JNZ smnorm
+smdone:
+	VZEROUPPER
+	RET

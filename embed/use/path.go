@@ -37,15 +37,16 @@ func (p path) kernel() kernel {
 	return gemmAVX2
 }
 
-// vecOps are the vector operations besides the matrix products. The
-// products of attention, for one query and one head over the n tokens of
-// its text: scores sets out[j] = q·k_j and wsum sets out = Σ_j w[j]·v_j,
-// where k_j and v_j start stride floats apart. And layer norm: norm is
-// layerNormGo or its twin in assembly.
+// vecOps are the vector operations besides the matrix products. Those of
+// attention, for one query and one head over the n tokens of its text:
+// scores sets out[j] = q·k_j, softmax is softmaxGo or its twin, and wsum
+// sets out = Σ_j w[j]·v_j, where k_j and v_j start stride floats apart.
+// And layer norm: norm is layerNormGo or its twin.
 type vecOps struct {
-	scores func(q, k []float32, stride, n int, out []float32)
-	wsum   func(v []float32, stride, n int, w, out []float32)
-	norm   func(dst, src []float32, dim int, scale, bias []float32)
+	scores  func(q, k []float32, stride, n int, out []float32)
+	softmax func(x []float32, scale float32)
+	wsum    func(v []float32, stride, n int, w, out []float32)
+	norm    func(dst, src []float32, dim int, scale, bias []float32)
 }
 
 var vecGo = vecOps{
@@ -60,7 +61,8 @@ var vecGo = vecOps{
 			axpy(out, v[j*stride:][:len(out)], w[j])
 		}
 	},
-	norm: layerNormGo,
+	softmax: softmaxGo,
+	norm:    layerNormGo,
 }
 
 // vec returns p's attention operations.

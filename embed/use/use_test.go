@@ -598,3 +598,34 @@ func TestQGemmExact(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxAgree checks every path's softmax against the portable one,
+// with math.Exp, to 10 ulps (exp, the sum and the division), across lengths
+// that are and are not whole registers and scores far enough apart that
+// some weights underflow.
+func TestSoftmaxAgree(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, spread := range []float64{1, 40, 2000} {
+		for _, n := range []int{1, 2, 7, 8, 9, 17, 64, 127, 128} {
+			x := make([]float32, n, maxTokens)
+			for j := range x {
+				x[j] = float32((rnd.Float64()*2 - 1) * spread)
+			}
+			want := slices.Clone(x)
+			softmaxGo(want, 0.125)
+			for _, p := range allPaths {
+				if !p.supported() {
+					continue
+				}
+				got := make([]float32, n, maxTokens) // room to pad
+				copy(got, x)
+				p.vec().softmax(got, 0.125)
+				for j := range want {
+					if d := math.Abs(float64(got[j] - want[j])); d > 6e-7*float64(want[j])+1e-37 {
+						t.Fatalf("%v, n %d, spread %v: weight %d = %v, want %v", p, n, spread, j, got[j], want[j])
+					}
+				}
+			}
+		}
+	}
+}
