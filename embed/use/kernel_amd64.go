@@ -60,11 +60,39 @@ func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []f
 	gemmVNNI4x64(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
 }
 
+// qgemmSparse is qgemmSparseGo's contract implemented with AVX-512 VNNI.
+func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	// Bounds the assembly relies on, checked once here.
+	nk := len(ks)
+	if nk > q.in/4 || len(p) < 4*nk {
+		panic("use: more k-steps than inputs")
+	}
+	_ = c[3*ldc+q.out-1]
+	_ = sa[3]
+	_ = zp[3]
+	_ = bias[q.out-1]
+	_ = q.w[q.in*q.out-1]
+	var ks0 *int32
+	var p0 *uint32
+	if nk > 0 {
+		ks0, p0 = &ks[0], &p[0]
+		for _, off := range ks {
+			if off < 0 || int(off) >= q.in*qGroup {
+				panic("use: k-step out of range")
+			}
+		}
+	}
+	gemmVNNI4x64Sparse(p0, ks0, nk, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
+}
+
 //go:noescape
 func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
 
 //go:noescape
 func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
+
+//go:noescape
+func gemmVNNI4x64Sparse(p *uint32, ks *int32, nk int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
 
 //go:noescape
 func minMax16(x *float32, n int, out *[32]float32)

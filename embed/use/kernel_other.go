@@ -11,7 +11,10 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	panic("use: no AVX2 kernel on this architecture")
 }
 
-var qgemm = qgemmGo
+var (
+	qgemm       = qgemmGo
+	qgemmSparse = qgemmSparseGo
+)
 
 func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
 	quantizeRows(a, sa, zp, x, rows, in, relu)

@@ -83,12 +83,11 @@ func (m *model) project(qkv, y, x []float32, docs [][]int32, e []float32, sc *sc
 	}
 	for r := 0; r < padded; r += blockRows {
 		qgemm(sc.qa[r*dim:], dim, sc.sa[r:], sc.zp[r:], p.res, zeros[:modelDim], y[r*modelDim:], modelDim, true)
-	}
-	for r := range padded {
-		sc.sa[r] *= sc.inv[r]
-	}
-	for r := 0; r < padded; r += blockRows {
-		qgemm(sc.qa[r*dim:], dim, sc.sa[r:], sc.zp[r:], p.qkv, zeros[:width], qkv[r*width:], width, true)
+		var sq [blockRows]float32
+		for i := range sq {
+			sq[i] = sc.sa[r+i] * sc.inv[r+i]
+		}
+		qgemm(sc.qa[r*dim:], dim, sq[:], sc.zp[r:], p.qkv, zeros[:width], qkv[r*width:], width, true)
 	}
 }
 

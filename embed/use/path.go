@@ -95,6 +95,8 @@ type scratch struct {
 	sa  []float32 // per row: the activations' scales
 	zp  []int32   // ... their zero points
 	inv []float32 // ... and layer 0's layer-norm scale (see project)
+	pk  []uint32  // a block's codes for the int8 kernel (see packBlock)
+	ks  []int32   // ... and its k-steps
 }
 
 var scratchPool sync.Pool // *scratch
@@ -115,6 +117,10 @@ func getScratch(rows int) *scratch {
 		s.sa = make([]float32, rows)
 		s.zp = make([]int32, rows)
 		s.inv = make([]float32, rows)
+	}
+	if s.pk == nil {
+		s.pk = make([]uint32, ffnDim)
+		s.ks = make([]int32, ffnDim/4)
 	}
 	return s
 }

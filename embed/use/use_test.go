@@ -535,13 +535,31 @@ func TestLayerNormAgree(t *testing.T) {
 	}
 }
 
-// TestQGemmExact checks the int8 kernel the CPU picks against its portable
-// twin over shapes beyond the model's, down to one k-step and one group:
-// with unit scales and a zero bias both write the int32 sums themselves,
+// TestQGemmExact checks the int8 kernels, dense and sparse, in assembly
+// where the CPU has AVX-512 VNNI and their portable twins, against the
+// sums written out, over shapes beyond the model's (down to one k-step and
+// one group) and codes dense, mostly zero (as after a ReLU) and all zero:
+// with unit scales and a zero bias they write the int32 sums themselves,
 // which must agree exactly, whether the kernel sets c or adds to it.
 func TestQGemmExact(t *testing.T) {
-	if !pathVNNI.supported() {
-		t.Skip("this CPU has no AVX-512 VNNI: qgemm is qgemmGo")
+	// Each kernel as one signature: 4 rows of codes a, in wide.
+	type qkernel func(a []uint8, sa []float32, zp []int32, q *qlinear, bias, c []float32, add bool)
+	dense := func(f func([]uint8, int, []float32, []int32, *qlinear, []float32, []float32, int, bool)) qkernel {
+		return func(a []uint8, sa []float32, zp []int32, q *qlinear, bias, c []float32, add bool) {
+			f(a, q.in, sa, zp, q, bias, c, q.out, add)
+		}
+	}
+	sparse := func(f func([]uint32, []int32, []float32, []int32, *qlinear, []float32, []float32, int, bool)) qkernel {
+		return func(a []uint8, sa []float32, zp []int32, q *qlinear, bias, c []float32, add bool) {
+			pk, ks := make([]uint32, q.in), make([]int32, q.in/4)
+			nk := packBlock(pk, ks, a, q.in)
+			f(pk, ks[:nk], sa, zp, q, bias, c, q.out, add)
+		}
+	}
+	kernels := map[string]qkernel{"qgemmGo": dense(qgemmGo), "qgemmSparseGo": sparse(qgemmSparseGo)}
+	if pathVNNI.supported() {
+		kernels["qgemm"] = dense(qgemm)
+		kernels["qgemmSparse"] = sparse(qgemmSparse)
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for _, shape := range []struct{ in, out int }{{4, 64}, {8, 128}, {60, 64}, {256, 192}, {516, 128}} {
@@ -551,49 +569,73 @@ func TestQGemmExact(t *testing.T) {
 			wt[i] = float32(rnd.NormFloat64())
 		}
 		q := newQLinear(newLinear(wt, make([]float32, out), out, in))
-		for o := range q.sw {
-			q.sw[o] = 1
+		weight := func(o, i int) int32 {
+			return int32(q.w[((o/qGroup*(in/4)+i/4)*4+(o%qGroup)/16)*64+(o%16)*4+i%4])
 		}
-		a := make([]uint8, blockRows*in)
-		for i := range a {
-			a[i] = uint8(rnd.IntN(256))
-		}
-		a[0], a[1] = 0, 255
-		sa := []float32{1, 1, 1, 1}
-		zp := []int32{0, 255, int32(rnd.IntN(256)), 128}
-		bias := make([]float32, out)
-		for _, add := range []bool{false, true} {
-			want := make([]float32, blockRows*out)
-			got := make([]float32, blockRows*out)
-			for i := range got {
-				if add {
-					want[i], got[i] = float32(i%5), float32(i%5)
-				} else {
-					want[i], got[i] = -1, float32(math.NaN()) // overwritten
+		for _, zeros := range []float64{0, 0.9, 1} {
+			for o := range q.sw {
+				q.sw[o] = 1
+			}
+			a := make([]uint8, blockRows*in)
+			for i := range a {
+				if rnd.Float64() >= zeros {
+					a[i] = uint8(1 + rnd.IntN(255))
 				}
 			}
-			qgemmGo(a, in, sa, zp, q, bias, want, out, add)
-			qgemm(a, in, sa, zp, q, bias, got, out, add)
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("in %d, out %d, add %v: c[%d][%d] = %v, want %v", in, out, add, i/out, i%out, got[i], want[i])
+			if zeros == 0 {
+				a[0], a[1] = 0, 255
+			}
+			sa := []float32{1, 1, 1, 1}
+			zp := []int32{0, 255, int32(rnd.IntN(256)), 128}
+			bias := make([]float32, out)
+			for _, add := range []bool{false, true} {
+				want := make([]float32, blockRows*out)
+				for r := range blockRows {
+					for o := range out {
+						sum := zp[r] * q.ncs[o]
+						for i := range in {
+							sum += int32(a[r*in+i]) * weight(o, i)
+						}
+						if add {
+							sum += int32((r*out + o) % 5)
+						}
+						want[r*out+o] = float32(sum)
+					}
+				}
+				for name, f := range kernels {
+					got := make([]float32, blockRows*out)
+					for i := range got {
+						if add {
+							got[i] = float32(i % 5)
+						} else {
+							got[i] = float32(math.NaN()) // overwritten
+						}
+					}
+					f(a, sa, zp, q, bias, got, add)
+					for i := range want {
+						if got[i] != want[i] {
+							t.Fatalf("%s: in %d, out %d, zeros %v, add %v: c[%d][%d] = %v, want %v", name, in, out, zeros, add, i/out, i%out, got[i], want[i])
+						}
+					}
 				}
 			}
-		}
 
-		// With scales and a bias, up to the last rounding.
-		for o := range q.sw {
-			q.sw[o] = float32(rnd.Float64()) / 100
-			bias[o] = float32(rnd.NormFloat64())
-		}
-		sa = []float32{0.01, 0.5, 0, 2}
-		want := make([]float32, blockRows*out)
-		got := make([]float32, blockRows*out)
-		qgemmGo(a, in, sa, zp, q, bias, want, out, false)
-		qgemm(a, in, sa, zp, q, bias, got, out, false)
-		for i := range want {
-			if d := math.Abs(float64(got[i] - want[i])); d > 1e-6*(1+math.Abs(float64(want[i]))) {
-				t.Fatalf("in %d, out %d, scaled: c[%d][%d] = %v, want %v", in, out, i/out, i%out, got[i], want[i])
+			// With scales and a bias, the assembly up to the last rounding.
+			for o := range q.sw {
+				q.sw[o] = float32(rnd.Float64()) / 100
+				bias[o] = float32(rnd.NormFloat64())
+			}
+			sa = []float32{0.01, 0.5, 0, 2}
+			want := make([]float32, blockRows*out)
+			qgemmGo(a, in, sa, zp, q, bias, want, out, false)
+			for name, f := range kernels {
+				got := make([]float32, blockRows*out)
+				f(a, sa, zp, q, bias, got, false)
+				for i := range want {
+					if d := math.Abs(float64(got[i] - want[i])); d > 1e-6*(1+math.Abs(float64(want[i]))) {
+						t.Fatalf("%s: in %d, out %d, zeros %v, scaled: c[%d][%d] = %v, want %v", name, in, out, zeros, i/out, i%out, got[i], want[i])
+					}
+				}
 			}
 		}
 	}
