@@ -214,13 +214,22 @@ func layerNormGo(dst, src []float32, dim int, scale, bias []float32) {
 	for r := 0; r < len(src)/dim; r++ {
 		in := src[r*dim : (r+1)*dim : (r+1)*dim]
 		out := dst[r*dim : (r+1)*dim : (r+1)*dim]
-		mean := laneSum(in, 0, false) / float32(dim)
-		sq := laneSum(in, mean, true)
-		inv := float32(1 / math.Sqrt(float64(sq)/float64(dim)+normEpsilon))
+		mean, inv := normStatsGo(in)
 		for i, v := range in {
 			out[i] = float32(scale[i]*inv*(v-mean)) + bias[i]
 		}
 	}
+}
+
+// normStatsGo returns the mean of x and the inverse of its standard
+// deviation (with normEpsilon added to the variance), as layer norm uses
+// them.
+func normStatsGo(x []float32) (mean, inv float32) {
+	dim := len(x)
+	mean = laneSum(x, 0, false) / float32(dim)
+	sq := laneSum(x, mean, true)
+	inv = float32(1 / math.Sqrt(float64(sq)/float64(dim)+normEpsilon))
+	return mean, inv
 }
 
 // laneSum returns the sum of x (a multiple of 32 long), or with sq set the

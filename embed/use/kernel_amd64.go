@@ -139,6 +139,30 @@ func wsumAVX2(v *float32, stride, n, hd int, w *float32, out *float32)
 func softmaxAVX2(x *float32, n int, scale float32)
 
 //go:noescape
+func normStatsAVX2(x *float32, dim int, eps float64) (mean, inv float32)
+
+//go:noescape
+func centreAVX2(out, t, c, d *float32, n int, mean, inv float32)
+
+// normStats is normStatsGo in assembly.
+func normStats(x []float32) (mean, inv float32) {
+	if len(x)%32 != 0 || len(x) == 0 {
+		panic("use: layer-norm width not a multiple of 32")
+	}
+	return normStatsAVX2(&x[0], len(x), normEpsilon)
+}
+
+// centre is centreGo in assembly.
+func centre(out, t, c, d []float32, mean, inv float32) {
+	n := len(out)
+	if n%8 != 0 || n == 0 {
+		panic("use: width not a multiple of 8")
+	}
+	_, _, _ = t[n-1], c[n-1], d[n-1]
+	centreAVX2(&out[0], &t[0], &c[0], &d[0], n, mean, inv)
+}
+
+//go:noescape
 func layerNormAVX2(dst, src *float32, rows, dim int, scale, bias *float32, eps float64)
 
 // vecAVX2 is attention's products and layer norm with AVX2 and FMA:

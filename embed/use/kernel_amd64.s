@@ -403,3 +403,115 @@ smnorm:
 smdone:
 	VZEROUPPER
 	RET
+
+// func normStatsAVX2(x *float32, dim int, eps float64) (mean, inv float32)
+//
+// normStatsGo in assembly, to the bit: layerNormAVX2's first two passes.
+TEXT ·normStatsAVX2(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ dim+8(FP), R10
+	VMOVSD eps+16(FP), X15
+	VCVTSI2SDQ R10, X14, X14 // float64(dim)
+	VCVTSI2SSQ R10, X13, X13 // float32(dim)
+	MOVQ $1, AX
+	VCVTSI2SDQ AX, X12, X12 // 1.0
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, AX
+	MOVQ R10, CX
+	SHRQ $5, CX
+nssum:
+	VADDPS (AX), Y0, Y0
+	VADDPS 32(AX), Y1, Y1
+	VADDPS 64(AX), Y2, Y2
+	VADDPS 96(AX), Y3, Y3
+	ADDQ $128, AX
+	DECQ CX
+	JNZ nssum
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VHADDPS Y0, Y0, Y0
+	VHADDPS Y0, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDSS X1, X0, X0
+	VDIVSS X13, X0, X0
+	VMOVSS X0, mean+24(FP)
+	VBROADCASTSS X0, Y4
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, AX
+	MOVQ R10, CX
+	SHRQ $5, CX
+nssq:
+	VMOVUPS (AX), Y5
+	VMOVUPS 32(AX), Y6
+	VMOVUPS 64(AX), Y7
+	VMOVUPS 96(AX), Y8
+	VSUBPS Y4, Y5, Y5
+	VSUBPS Y4, Y6, Y6
+	VSUBPS Y4, Y7, Y7
+	VSUBPS Y4, Y8, Y8
+	VMULPS Y5, Y5, Y5
+	VMULPS Y6, Y6, Y6
+	VMULPS Y7, Y7, Y7
+	VMULPS Y8, Y8, Y8
+	VADDPS Y5, Y0, Y0
+	VADDPS Y6, Y1, Y1
+	VADDPS Y7, Y2, Y2
+	VADDPS Y8, Y3, Y3
+	ADDQ $128, AX
+	DECQ CX
+	JNZ nssq
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VHADDPS Y0, Y0, Y0
+	VHADDPS Y0, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDSS X1, X0, X0
+
+	VCVTSS2SD X0, X0, X0
+	VDIVSD X14, X0, X0
+	VADDSD X15, X0, X0
+	VSQRTSD X0, X0, X0
+	VDIVSD X0, X12, X0
+	VCVTSD2SS X0, X0, X0
+	VMOVSS X0, inv+28(FP)
+	VZEROUPPER
+	RET
+
+// func centreAVX2(out, t, c, d *float32, n int, mean, inv float32)
+//
+// out[j] = inv*(t[j] - mean*c[j]) + d[j] for n a multiple of 8, each a
+// fused multiply-add.
+TEXT ·centreAVX2(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ t+8(FP), SI
+	MOVQ c+16(FP), R8
+	MOVQ d+24(FP), R9
+	MOVQ n+32(FP), CX
+	VBROADCASTSS mean+40(FP), Y14
+	VBROADCASTSS inv+44(FP), Y15
+	SHRQ $3, CX
+	JZ cdone
+cloop:
+	VMOVUPS (SI), Y0
+	VFNMADD231PS (R8), Y14, Y0 // t - mean*c
+	VFMADD213PS (R9), Y15, Y0  // inv*() + d
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, DI
+	DECQ CX
+	JNZ cloop
+cdone:
+	VZEROUPPER
+	RET

@@ -14,6 +14,8 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 var (
 	qgemm       = qgemmGo
 	qgemmSparse = qgemmSparseGo
+	normStats   = normStatsGo
+	centre      = centreGo
 )
 
 func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {

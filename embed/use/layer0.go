@@ -1,7 +1,5 @@
 package use
 
-import "math"
-
 // layer0 is layer 0's two projections of its input, query-key-value and
 // residual, in the form the int8 path runs them (see project).
 //
@@ -61,14 +59,9 @@ func (m *model) project(qkv, y, x []float32, docs [][]int32, e []float32, sc *sc
 			copy(e[r*dim:(r+1)*dim], m.embeddings[int(id)*dim:(int(id)+1)*dim])
 			copy(y[r*modelDim:(r+1)*modelDim], p.resPos[pos*modelDim:(pos+1)*modelDim])
 			// The layer norm's mean and scale, as layerNormGo has them.
-			in := x[r*dim : (r+1)*dim]
-			mean := laneSum(in, 0, false) / dim
-			inv := float32(1 / math.Sqrt(float64(laneSum(in, mean, true))/dim+normEpsilon))
+			mean, inv := normStats(x[r*dim : (r+1)*dim])
 			sc.inv[r] = inv
-			out := qkv[r*width : (r+1)*width]
-			for j, t := range p.qkvPos[pos*width : (pos+1)*width] {
-				out[j] = inv*(t-mean*p.qkvMean[j]) + p.qkvBias[j]
-			}
+			centre(qkv[r*width:(r+1)*width], p.qkvPos[pos*width:(pos+1)*width], p.qkvMean, p.qkvBias, mean, inv)
 			r++
 		}
 	}
@@ -88,6 +81,16 @@ func (m *model) project(qkv, y, x []float32, docs [][]int32, e []float32, sc *sc
 			sq[i] = sc.sa[r+i] * sc.inv[r+i]
 		}
 		qgemm(sc.qa[r*dim:], dim, sq[:], sc.zp[r:], p.qkv, zeros[:width], qkv[r*width:], width, true)
+	}
+}
+
+// centreGo sets out[j] = inv·(t[j] − mean·c[j]) + d[j]: the terms of
+// layer 0's query-key-value projection that do not go through the int8
+// kernel (see layer0).
+func centreGo(out, t, c, d []float32, mean, inv float32) {
+	t, c, d = t[:len(out)], c[:len(out)], d[:len(out)]
+	for j := range out {
+		out[j] = inv*(t[j]-mean*c[j]) + d[j]
 	}
 }
 

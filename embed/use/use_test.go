@@ -671,3 +671,36 @@ func TestSoftmaxAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestLayer0Helpers checks the assembly the int8 path's layer 0 uses
+// (see project) against the portable twins: normStats to the bit, centre
+// up to its fused multiply-adds.
+func TestLayer0Helpers(t *testing.T) {
+	if !pathVNNI.supported() {
+		t.Skip("only the int8 path uses them")
+	}
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for _, dim := range []int{32, embedDim, modelDim} {
+		x := make([]float32, dim)
+		for i := range x {
+			x[i] = float32(rnd.NormFloat64()*3 + 0.5)
+		}
+		m1, i1 := normStatsGo(x)
+		m2, i2 := normStats(x)
+		if math.Float32bits(m1) != math.Float32bits(m2) || math.Float32bits(i1) != math.Float32bits(i2) {
+			t.Errorf("dim %d: normStats = %v, %v; want %v, %v", dim, m2, i2, m1, i1)
+		}
+		tt, c, d := make([]float32, dim), make([]float32, dim), make([]float32, dim)
+		for i := range tt {
+			tt[i], c[i], d[i] = float32(rnd.NormFloat64()), float32(rnd.NormFloat64()), float32(rnd.NormFloat64())
+		}
+		want, got := make([]float32, dim), make([]float32, dim)
+		centreGo(want, tt, c, d, m1, i1)
+		centre(got, tt, c, d, m1, i1)
+		for i := range want {
+			if diff := math.Abs(float64(got[i] - want[i])); diff > 1e-6*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("dim %d: centre[%d] = %v, want %v", dim, i, got[i], want[i])
+			}
+		}
+	}
+}
