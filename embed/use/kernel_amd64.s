@@ -78,7 +78,10 @@ inner:
 // func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
 //
 // out[j] = q · k[j*stride : j*stride+hd] for j < n, hd a multiple of 16:
-// one query's attention scores against a text's keys in one call.
+// one query's attention scores against a text's keys in one call. Keys go
+// four at a time, two sums each (even and odd 8-float chunks), so that the
+// FMAs' latency overlaps, and the four keys' sums reduce together into one
+// 4-float store; the last n%4 keys go one at a time.
 TEXT ·scoresAVX2(SB), NOSPLIT, $0-48
 	MOVQ q+0(FP), SI
 	MOVQ k+8(FP), DI
@@ -88,9 +91,55 @@ TEXT ·scoresAVX2(SB), NOSPLIT, $0-48
 	MOVQ hd+32(FP), R10
 	SHRQ $4, R10
 	MOVQ out+40(FP), DX
+	LEAQ (R8)(R8*2), R11 // 3 keys' stride
+
+squad:
+	CMPQ R9, $4
+	JLT srow
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R10, CX
+sqloop:
+	VMOVUPS (AX), Y4
+	VMOVUPS 32(AX), Y9
+	VFMADD231PS (BX), Y4, Y0
+	VFMADD231PS (BX)(R8*1), Y4, Y1
+	VFMADD231PS (BX)(R8*2), Y4, Y2
+	VFMADD231PS (BX)(R11*1), Y4, Y3
+	VFMADD231PS 32(BX), Y9, Y5
+	VFMADD231PS 32(BX)(R8*1), Y9, Y6
+	VFMADD231PS 32(BX)(R8*2), Y9, Y7
+	VFMADD231PS 32(BX)(R11*1), Y9, Y8
+	ADDQ $64, AX
+	ADDQ $64, BX
+	DECQ CX
+	JNZ sqloop
+	VADDPS Y5, Y0, Y0
+	VADDPS Y6, Y1, Y1
+	VADDPS Y7, Y2, Y2
+	VADDPS Y8, Y3, Y3
+	VHADDPS Y1, Y0, Y0 // key 0's and key 1's pairs
+	VHADDPS Y3, Y2, Y2 // key 2's and key 3's
+	VHADDPS Y2, Y0, Y0 // each key's quarter sums, per 128-bit lane
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VMOVUPS X0, (DX)
+	ADDQ $16, DX
+	LEAQ (DI)(R8*4), DI
+	SUBQ $4, R9
+	JMP squad
+
+srow:
 	TESTQ R9, R9
 	JZ sdone
-srow:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	MOVQ SI, AX
@@ -114,7 +163,7 @@ sloop:
 	ADDQ $4, DX
 	ADDQ R8, DI
 	DECQ R9
-	JNZ srow
+	JMP srow
 sdone:
 	VZEROUPPER
 	RET

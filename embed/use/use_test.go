@@ -704,3 +704,48 @@ func TestLayer0Helpers(t *testing.T) {
 		}
 	}
 }
+
+// TestAttentionOpsAgree checks every path's attention products against
+// the portable ones, for key counts on either side of the assembly's
+// blocks of four and both head widths.
+func TestAttentionOpsAgree(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for _, hd := range []int{64, 128} {
+		for _, n := range []int{1, 3, 4, 5, 8, 9, 18, 128} {
+			stride := 3*hd + 16
+			k := make([]float32, n*stride)
+			for i := range k {
+				k[i] = float32(rnd.NormFloat64())
+			}
+			q := make([]float32, hd)
+			for i := range q {
+				q[i] = float32(rnd.NormFloat64())
+			}
+			w := make([]float32, n)
+			for i := range w {
+				w[i] = float32(rnd.Float64())
+			}
+			wantS, wantW := make([]float32, n), make([]float32, hd)
+			vecGo.scores(q, k, stride, n, wantS)
+			vecGo.wsum(k, stride, n, w, wantW)
+			for _, p := range allPaths {
+				if !p.supported() {
+					continue
+				}
+				gotS, gotW := make([]float32, n), make([]float32, hd)
+				p.vec().scores(q, k, stride, n, gotS)
+				p.vec().wsum(k, stride, n, w, gotW)
+				for j := range wantS {
+					if d := math.Abs(float64(gotS[j] - wantS[j])); d > 1e-5*(1+math.Abs(float64(wantS[j]))) {
+						t.Fatalf("%v, hd %d, n %d: score %d = %v, want %v", p, hd, n, j, gotS[j], wantS[j])
+					}
+				}
+				for j := range wantW {
+					if d := math.Abs(float64(gotW[j] - wantW[j])); d > 1e-5*(1+math.Abs(float64(wantW[j]))) {
+						t.Fatalf("%v, hd %d, n %d: weighted sum %d = %v, want %v", p, hd, n, j, gotW[j], wantW[j])
+					}
+				}
+			}
+		}
+	}
+}
