@@ -171,12 +171,18 @@ func layerNormAVX2(dst, src *float32, rows, dim int, scale, bias *float32, eps f
 var vecAVX2 = vecOps{
 	scores: func(q, k []float32, stride, n int, out []float32) {
 		hd := len(q)
+		if hd%16 != 0 {
+			panic("use: head width not a multiple of 16")
+		}
 		_ = k[(n-1)*stride+hd-1]
 		_ = out[n-1]
 		scoresAVX2(&q[0], &k[0], stride, n, hd, &out[0])
 	},
 	wsum: func(v []float32, stride, n int, w, out []float32) {
 		hd := len(out)
+		if hd%64 != 0 {
+			panic("use: head width not a multiple of 64")
+		}
 		_ = v[(n-1)*stride+hd-1]
 		_ = w[n-1]
 		wsumAVX2(&v[0], stride, n, hd, &w[0], &out[0])
