@@ -19,6 +19,7 @@ type layer0 struct {
 	qkvPos, resPos []float32 // [maxTokens][out]: W'·s, and W·s + b
 	qkvMean        []float32 // W'·1, which the mean multiplies
 	qkvBias        []float32 // W·β + b
+	zeros          []float32 // a zero bias for the kernel, 3·embedDim long
 }
 
 // newLayer0 builds l's layer0, with k for the float products it tabulates.
@@ -36,6 +37,7 @@ func newLayer0(l *layer, signal []float32, k kernel) *layer0 {
 		resPos:  make([]float32, maxTokens*modelDim),
 		qkvMean: make([]float32, scaled.out),
 		qkvBias: make([]float32, scaled.out),
+		zeros:   make([]float32, scaled.out),
 	}
 	scaled.apply(k, p.qkvPos, signal, maxTokens)
 	l.residual.apply(k, p.resPos, signal, maxTokens)
@@ -75,12 +77,12 @@ func (m *model) project(qkv, y, x []float32, docs [][]int32, e []float32, sc *sc
 		sc.sa[r], sc.zp[r], sc.inv[r] = 0, 0, 0
 	}
 	for r := 0; r < padded; r += blockRows {
-		qgemm(sc.qa[r*dim:], dim, sc.sa[r:], sc.zp[r:], p.res, zeros[:modelDim], y[r*modelDim:], modelDim, true)
+		qgemm(sc.qa[r*dim:], dim, sc.sa[r:], sc.zp[r:], p.res, p.zeros[:modelDim], y[r*modelDim:], modelDim, true)
 		var sq [blockRows]float32
 		for i := range sq {
 			sq[i] = sc.sa[r+i] * sc.inv[r+i]
 		}
-		qgemm(sc.qa[r*dim:], dim, sq[:], sc.zp[r:], p.qkv, zeros[:width], qkv[r*width:], width, true)
+		qgemm(sc.qa[r*dim:], dim, sq[:], sc.zp[r:], p.qkv, p.zeros[:width], qkv[r*width:], width, true)
 	}
 }
 
@@ -93,6 +95,3 @@ func centreGo(out, t, c, d []float32, mean, inv float32) {
 		out[j] = inv*(t[j]-mean*c[j]) + d[j]
 	}
 }
-
-// zeros is a bias of zeros.
-var zeros [3 * embedDim]float32
