@@ -198,7 +198,7 @@ func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu
 		if relu {
 			// About 9 in 10 codes are 0 after the ReLU: skip the
 			// k-steps where all four rows' are.
-			nk := packBlock(sc.pk, sc.ks, sc.qa[r*l.in:], l.in)
+			nk := packBlockVNNI(sc.pk, sc.ks, sc.qa[r*l.in:], l.in)
 			qgemmSparse(sc.pk, sc.ks[:nk], sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
 			continue
 		}

@@ -95,6 +95,21 @@ func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ld
 func gemmVNNI4x64Sparse(p *uint32, ks *int32, nk int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
 
 //go:noescape
+func packBlockAVX512(p *uint32, ks *int32, a *uint8, in int) int
+
+// packBlockVNNI is packBlock with AVX-512, for the VNNI path.
+func packBlockVNNI(p []uint32, ks []int32, a []uint8, in int) int {
+	if in%16 != 0 {
+		return packBlock(p, ks, a, in)
+	}
+	// Bounds the assembly relies on, its whole-register stores included.
+	_ = a[4*in-1]
+	_ = p[in-1]
+	_ = ks[in/4-1]
+	return packBlockAVX512(&p[0], &ks[0], &a[0], in)
+}
+
+//go:noescape
 func minMax16(x *float32, n int, out *[32]float32)
 
 //go:noescape

@@ -22,6 +22,8 @@ func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, b
 	qgemmSparseGo(p, ks, sa, zp, q, bias, c, ldc, add)
 }
 
+func packBlockVNNI(p []uint32, ks []int32, a []uint8, in int) int { return packBlock(p, ks, a, in) }
+
 func normStats(x []float32) (mean, inv float32) { return normStatsGo(x) }
 
 func centre(out, t, c, d []float32, mean, inv float32) { centreGo(out, t, c, d, mean, inv) }

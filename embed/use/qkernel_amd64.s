@@ -349,3 +349,100 @@ qloop:
 qdone:
 	VZEROUPPER
 	RET
+
+// packBlock's transpose: dword 4j+r of the result is k-step j of row r.
+DATA packperm<>+0(SB)/4, $0
+DATA packperm<>+4(SB)/4, $4
+DATA packperm<>+8(SB)/4, $8
+DATA packperm<>+12(SB)/4, $12
+DATA packperm<>+16(SB)/4, $1
+DATA packperm<>+20(SB)/4, $5
+DATA packperm<>+24(SB)/4, $9
+DATA packperm<>+28(SB)/4, $13
+DATA packperm<>+32(SB)/4, $2
+DATA packperm<>+36(SB)/4, $6
+DATA packperm<>+40(SB)/4, $10
+DATA packperm<>+44(SB)/4, $14
+DATA packperm<>+48(SB)/4, $3
+DATA packperm<>+52(SB)/4, $7
+DATA packperm<>+56(SB)/4, $11
+DATA packperm<>+60(SB)/4, $15
+GLOBL packperm<>(SB), RODATA|NOPTR, $64
+
+// func packBlockAVX512(p *uint32, ks *int32, a *uint8, in int) int
+//
+// packBlock with AVX-512, four k-steps an iteration (in a multiple of 16):
+// the four rows' 16 bytes into one ZMM, transposed so that each 128-bit
+// lane is a k-step's four rows, the lanes with a non-zero byte compressed
+// to the front and stored whole. The stores run up to 48 bytes past the
+// kept codes and 12 past the kept offsets: packBlock's buffers, in dwords
+// and in/4 offsets, have room.
+TEXT ·packBlockAVX512(SB), NOSPLIT, $0-40
+	MOVQ p+0(FP), DI
+	MOVQ ks+8(FP), R8
+	MOVQ a+16(FP), SI
+	MOVQ in+24(FP), R9
+	LEAQ (SI)(R9*1), R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	MOVQ R9, CX
+	SHRQ $4, CX
+	XORQ AX, AX // kept so far
+	XORQ DX, DX // byte offset in the rows
+	VMOVDQU32 packperm<>(SB), Z5
+	MOVL $256, BX
+	VPBROADCASTD BX, X7
+	VPXORD X6, X6, X6
+	MOVL $0x00000100, BX // offsets 0, 256, 512, 768 for k-steps 0..3
+	VPINSRD $1, BX, X6, X6
+	MOVL $0x00000200, BX
+	VPINSRD $2, BX, X6, X6
+	MOVL $0x00000300, BX
+	VPINSRD $3, BX, X6, X6
+	VPSLLD $2, X7, X7 // four k-steps' worth: 1024
+	TESTQ CX, CX
+	JZ pdone
+ploop:
+	VMOVDQU32 (SI)(DX*1), X0
+	VINSERTI32X4 $1, (R10)(DX*1), Z0, Z0
+	VINSERTI32X4 $2, (R11)(DX*1), Z0, Z0
+	VINSERTI32X4 $3, (R12)(DX*1), Z0, Z0
+	VPERMD Z0, Z5, Z0
+	VPTESTMD Z0, Z0, K1
+	KMOVW K1, BX
+	// Bit 4j of BX: k-step j has a non-zero byte in some row.
+	MOVL BX, R13
+	SHRL $2, R13
+	ORL R13, BX
+	MOVL BX, R13
+	SHRL $1, R13
+	ORL R13, BX
+	ANDL $0x1111, BX
+	// The k-steps' lanes whole, and the four bits side by side.
+	MOVL BX, R13
+	IMULL $15, R13
+	KMOVW R13, K2
+	MOVL BX, R13
+	SHRL $3, R13
+	ORL R13, BX
+	MOVL BX, R13
+	SHRL $6, R13
+	ORL R13, BX
+	ANDL $15, BX
+	KMOVW BX, K3
+	VPCOMPRESSD Z0, K2, Z1
+	MOVQ AX, R13
+	SHLQ $4, R13
+	VMOVDQU32 Z1, (DI)(R13*1)
+	VPCOMPRESSD X6, K3, X2
+	VMOVDQU32 X2, (R8)(AX*4)
+	POPCNTL BX, R13
+	ADDQ R13, AX
+	VPADDD X7, X6, X6
+	ADDQ $16, DX
+	DECQ CX
+	JNZ ploop
+pdone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET

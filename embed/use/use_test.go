@@ -749,3 +749,29 @@ func TestAttentionOpsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestPackBlock checks the AVX-512 packBlock against the portable one: the
+// same k-steps kept, the same codes and offsets.
+func TestPackBlock(t *testing.T) {
+	if !pathVNNI.supported() {
+		t.Skip("this CPU has no AVX-512 VNNI")
+	}
+	rnd := rand.New(rand.NewPCG(9, 10))
+	for _, in := range []int{16, 48, 512, ffnDim} {
+		for _, zeros := range []float64{0, 0.5, 0.9, 0.99, 1} {
+			a := make([]uint8, blockRows*in)
+			for i := range a {
+				if rnd.Float64() >= zeros {
+					a[i] = uint8(1 + rnd.IntN(255))
+				}
+			}
+			p1, k1 := make([]uint32, in), make([]int32, in/4)
+			p2, k2 := make([]uint32, in), make([]int32, in/4)
+			n1 := packBlock(p1, k1, a, in)
+			n2 := packBlockVNNI(p2, k2, a, in)
+			if n1 != n2 || !slices.Equal(p1[:4*n1], p2[:4*n2]) || !slices.Equal(k1[:n1], k2[:n2]) {
+				t.Fatalf("in %d, zeros %v: kept %d, %v, %v; want %d, %v, %v", in, zeros, n2, p2[:4*n2], k2[:n2], n1, p1[:4*n1], k1[:n1])
+			}
+		}
+	}
+}
