@@ -21,10 +21,11 @@ func bestPath() path {
 
 func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
 
-// hasVNNI reports AVX-512 with VNNI; the VNNI path also runs the float
-// layers it keeps on the AVX2 kernel.
+// hasVNNI reports AVX-512 with VNNI (and VL, for packBlockAVX512's
+// 128-bit forms, and POPCNT); the VNNI path also runs the float layers it
+// keeps, and attention, with AVX2.
 func hasVNNI() bool {
-	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI && hasAVX2FMA()
+	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI && cpu.X86.HasPOPCNT && hasAVX2FMA()
 }
 
 // supported reports whether p can run here.
