@@ -8,7 +8,7 @@ type model struct {
 	tok    *tokenizer
 	path   path
 	kernel kernel    // the float32 kernel of path
-	vec    vecOps    // attention's dot and axpy for path
+	vec    vecOps    // attention's products, softmax and layer norm for path
 	signal []float32 // [maxTokens][embedDim] the timing signal, computed once
 
 	layer0 *layer0 // layer 0's projections on the int8 path, or nil
