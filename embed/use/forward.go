@@ -8,8 +8,10 @@ type model struct {
 	tok    *tokenizer
 	path   path
 	kernel kernel    // the float32 kernel of path
-	vec    vecOps    // attention's dot and axpy for path
+	vec    vecOps    // attention's products, softmax and layer norm for path
 	signal []float32 // [maxTokens][embedDim] the timing signal, computed once
+
+	layer0 *layer0 // layer 0's projections on the int8 path, or nil
 }
 
 // timingSignal tabulates the sinusoidal timing signal of every position:
@@ -60,8 +62,12 @@ func (m *model) forward(docs [][]int32) [][]float32 {
 	ffn := take(&f, padded*ffnDim)     // feed-forward hidden units
 	y0 := take(&f, padded*modelDim)    // residual stream after layer 0
 	y1 := take(&f, padded*modelDim)    // ... and after layer 1
-	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn, sc)
-	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn, sc)
+	projected := m.layer0 != nil
+	if projected {
+		m.project(qkv, y0, x, docs, h, sc)
+	}
+	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn, sc, projected)
+	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn, sc, false)
 
 	// Mean over each text's tokens; an empty text pools to zeros.
 	pooled := make([]float32, len(docs)*modelDim)
@@ -124,27 +130,31 @@ func (m *model) embed(x []float32, docs [][]int32) {
 //	y = y + ffn2(relu(ffn1(norm(y))))
 //
 // h, qkv, att and ffn are scratch space.
-func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32, sc *scratch) {
+func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, att, ffn []float32, sc *scratch, projected bool) {
 	dim := l.dim
-	h = h[:rows*dim]
-	layerNorm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
-	m.apply(l.qkv, qkv, h, rows, sc)
+	if !projected {
+		h = h[:rows*dim]
+		m.vec.norm(h, x[:rows*dim], dim, l.attnNormScale, l.attnNormBias)
+		m.apply(l.qkv, qkv, h, rows, sc)
+	}
 	attention(att, qkv, dim, spans, m.vec)
 
-	if l.residual != nil {
+	switch {
+	case projected:
+		// project has set y.
+	case l.residual != nil:
 		m.apply(l.residual, y, x, rows, sc)
-	} else {
+	default:
 		copy(y[:rows*modelDim], x[:rows*modelDim])
 	}
 	m.applyAdd(l.attnOut, y, att, rows, sc)
 
 	h = h[:rows*modelDim]
-	layerNorm(h, y[:rows*modelDim], modelDim, l.ffnNormScale, l.ffnNormBias)
+	m.vec.norm(h, y[:rows*modelDim], modelDim, l.ffnNormScale, l.ffnNormBias)
 	m.apply(l.ffn1, ffn, h, rows, sc)
 	if l.ffn2.q != nil {
 		// The int8 path applies the ReLU as it quantises.
-		m.bias(l.ffn2, y, rows)
-		m.quantised(l.ffn2, y, ffn, rows, sc, true)
+		m.quantised(l.ffn2, y, ffn, rows, sc, true, true)
 		return
 	}
 	for i, v := range ffn[:rows*ffnDim] {
@@ -157,39 +167,27 @@ func (m *model) layer(l *layer, y, x []float32, rows int, spans []span, h, qkv, 
 // the path has one for it. y and x have room for rows rounded up to a
 // whole block.
 func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
-	for r := range rows {
-		copy(y[r*l.out:(r+1)*l.out], l.bias)
+	if l.q != nil {
+		m.quantised(l, y, x, rows, sc, false, false)
+		return
 	}
-	m.accumulate(l, y, x, rows, sc)
+	l.apply(m.kernel, y, x, rows)
 }
 
 // applyAdd adds x·W + b to y: the layer and its residual connection.
 func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
-	m.bias(l, y, rows)
-	m.accumulate(l, y, x, rows, sc)
-}
-
-// bias adds l's bias to rows rows of y.
-func (m *model) bias(l *linear, y []float32, rows int) {
-	for r := range rows {
-		row := y[r*l.out : (r+1)*l.out]
-		for j, b := range l.bias {
-			row[j] += b
-		}
-	}
-}
-
-func (m *model) accumulate(l *linear, y, x []float32, rows int, sc *scratch) {
-	if l.q == nil {
-		l.accumulate(m.kernel, y, x, rows)
+	if l.q != nil {
+		m.quantised(l, y, x, rows, sc, false, true)
 		return
 	}
-	m.quantised(l, y, x, rows, sc, false)
+	l.applyAdd(m.kernel, y, x, rows)
 }
 
-// quantised adds x·W to y with l's int8 form, x first through a ReLU if
-// relu is set.
-func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu bool) {
+// quantised sets y to x·W + b with l's int8 form, or adds that to y if
+// add is set; x goes through a ReLU first if relu is set. The kernel writes
+// the bias as it stores each result: a pass over y beforehand would miss
+// the cache at a batch's size.
+func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu, add bool) {
 	// Rows past rows get a zero scale: their products are zero.
 	padded := (rows + blockRows - 1) / blockRows * blockRows
 	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
@@ -197,51 +195,63 @@ func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu
 		sc.sa[r], sc.zp[r] = 0, 0
 	}
 	for r := 0; r < padded; r += blockRows {
-		qgemm(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, y[r*l.out:], l.out)
+		if relu {
+			// About 9 in 10 codes are 0 after the ReLU: skip the
+			// k-steps where all four rows' are.
+			nk := packBlockVNNI(sc.pk, sc.ks, sc.qa[r*l.in:], l.in)
+			qgemmSparse(sc.pk, sc.ks[:nk], sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
+			continue
+		}
+		qgemm(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
 	}
 }
 
-// layerNorm normalises each dim-wide row of src to zero mean and unit
-// variance, then scales and shifts it. The sums run in float32 over eight
-// independent partial sums (dim is a multiple of 8), which pipeline where
-// one float64 chain did not.
-func layerNorm(dst, src []float32, dim int, scale, bias []float32) {
+// layerNormGo normalises each dim-wide row of src to zero mean and unit
+// variance, then scales and shifts it. dim must be a multiple of 32. The
+// conversions to float32 keep the compiler from fusing a multiply and an
+// add, so that layerNormAVX2 gets the same result to the bit.
+func layerNormGo(dst, src []float32, dim int, scale, bias []float32) {
 	for r := 0; r < len(src)/dim; r++ {
 		in := src[r*dim : (r+1)*dim : (r+1)*dim]
 		out := dst[r*dim : (r+1)*dim : (r+1)*dim]
-		var s [8]float32
-		for i := 0; i+8 <= len(in); i += 8 {
-			v := in[i : i+8 : i+8]
-			s[0] += v[0]
-			s[1] += v[1]
-			s[2] += v[2]
-			s[3] += v[3]
-			s[4] += v[4]
-			s[5] += v[5]
-			s[6] += v[6]
-			s[7] += v[7]
-		}
-		mean := ((s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))) / float32(dim)
-		s = [8]float32{}
-		for i := 0; i+8 <= len(in); i += 8 {
-			v := in[i : i+8 : i+8]
-			d0, d1, d2, d3 := v[0]-mean, v[1]-mean, v[2]-mean, v[3]-mean
-			d4, d5, d6, d7 := v[4]-mean, v[5]-mean, v[6]-mean, v[7]-mean
-			s[0] += d0 * d0
-			s[1] += d1 * d1
-			s[2] += d2 * d2
-			s[3] += d3 * d3
-			s[4] += d4 * d4
-			s[5] += d5 * d5
-			s[6] += d6 * d6
-			s[7] += d7 * d7
-		}
-		sq := (s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))
-		inv := float32(1 / math.Sqrt(float64(sq)/float64(dim)+normEpsilon))
+		mean, inv := normStatsGo(in)
 		for i, v := range in {
-			out[i] = scale[i]*inv*(v-mean) + bias[i]
+			out[i] = float32(scale[i]*inv*(v-mean)) + bias[i]
 		}
 	}
+}
+
+// normStatsGo returns the mean of x and the inverse of its standard
+// deviation (with normEpsilon added to the variance), as layer norm uses
+// them.
+func normStatsGo(x []float32) (mean, inv float32) {
+	dim := len(x)
+	mean = laneSum(x, 0, false) / float32(dim)
+	sq := laneSum(x, mean, true)
+	inv = float32(1 / math.Sqrt(float64(sq)/float64(dim)+normEpsilon))
+	return mean, inv
+}
+
+// laneSum returns the sum of x (a multiple of 32 long), or with sq set the
+// sum of (x[i]-mean)², in the order of four 8-lane vector registers: 32
+// independent partial sums, which pipeline where one chain would not,
+// combined register by register and then lane by lane.
+func laneSum(x []float32, mean float32, sq bool) float32 {
+	var s [32]float32
+	for i := 0; i+32 <= len(x); i += 32 {
+		for k, v := range x[i : i+32 : i+32] {
+			if sq {
+				d := v - mean
+				v = float32(d * d)
+			}
+			s[k] += v
+		}
+	}
+	var t [8]float32
+	for k := range t {
+		t[k] = (s[k] + s[k+8]) + (s[k+16] + s[k+24])
+	}
+	return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))
 }
 
 // attention computes multi-head scaled dot-product attention within each
@@ -252,35 +262,35 @@ func attention(att, qkv []float32, dim int, spans []span, v vecOps) {
 	headDim := dim / numHeads
 	scale := float32(1 / math.Sqrt(float64(headDim)))
 	stride := 3 * dim
-	q := make([]float32, headDim)
 	w := make([]float32, maxTokens)
 	for _, s := range spans {
 		for hd := 0; hd < dim; hd += headDim {
 			for i := range s.n {
-				qi := qkv[(s.start+i)*stride+hd:][:headDim]
-				for d, x := range qi {
-					q[d] = x * scale
-				}
-				// Scores and softmax over the span's keys.
+				q := qkv[(s.start+i)*stride+hd:][:headDim]
 				ws := w[:s.n]
 				v.scores(q, qkv[s.start*stride+dim+hd:], stride, s.n, ws)
-				top := float32(math.Inf(-1))
-				for _, x := range ws {
-					top = max(top, x)
-				}
-				var total float32
-				for j, x := range ws {
-					ws[j] = float32(math.Exp(float64(x - top)))
-					total += ws[j]
-				}
-				inv := 1 / total
-				for j := range ws {
-					ws[j] *= inv
-				}
-				// Weighted sum of the values.
+				v.softmax(ws, scale)
 				v.wsum(qkv[s.start*stride+2*dim+hd:], stride, s.n, ws, att[(s.start+i)*dim+hd:][:headDim])
 			}
 		}
+	}
+}
+
+// softmaxGo sets x[j] = exp(scale·x[j]) / Σ_k exp(scale·x[k]), computed
+// as exp(scale·(x[j] − max x)) so that nothing overflows; scale > 0.
+func softmaxGo(x []float32, scale float32) {
+	top := float32(math.Inf(-1))
+	for _, v := range x {
+		top = max(top, v)
+	}
+	var total float32
+	for j, v := range x {
+		x[j] = float32(math.Exp(float64(scale * (v - top))))
+		total += x[j]
+	}
+	inv := 1 / total
+	for j := range x {
+		x[j] *= inv
 	}
 }
 

@@ -21,10 +21,11 @@ func bestPath() path {
 
 func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
 
-// hasVNNI reports AVX-512 with VNNI; the VNNI path also runs the float
-// layers it keeps on the AVX2 kernel.
+// hasVNNI reports AVX-512 with VNNI (and VL, for packBlockAVX512's
+// 128-bit forms, and POPCNT); the VNNI path also runs the float layers it
+// keeps, and attention, with AVX2.
 func hasVNNI() bool {
-	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI && hasAVX2FMA()
+	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI && cpu.X86.HasPOPCNT && hasAVX2FMA()
 }
 
 // supported reports whether p can run here.
@@ -48,23 +49,66 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	gemm4x16(&a[0], lda, &l.panels[0], in, panels, &c[0], ldc)
 }
 
-// qgemm adds the int8 product of 4 rows of a (uint8 codes, lda bytes
-// apart, with their scales and zero points) and q's weights to 4 rows of c.
-func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, c []float32, ldc int) {
+// qgemm is qgemmGo's contract implemented with AVX-512 VNNI.
+func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
 	// Bounds the assembly relies on, checked once here.
 	_ = a[3*lda+q.in-1]
 	_ = c[3*ldc+q.out-1]
 	_ = sa[3]
 	_ = zp[3]
+	_ = bias[q.out-1]
 	_ = q.w[q.in*q.out-1]
-	gemmVNNI4x64(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0])
+	gemmVNNI4x64(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
+}
+
+// qgemmSparse is qgemmSparseGo's contract implemented with AVX-512 VNNI.
+func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	// Bounds the assembly relies on, checked once here.
+	nk := len(ks)
+	if nk > q.in/4 || len(p) < 4*nk {
+		panic("use: more k-steps than inputs")
+	}
+	_ = c[3*ldc+q.out-1]
+	_ = sa[3]
+	_ = zp[3]
+	_ = bias[q.out-1]
+	_ = q.w[q.in*q.out-1]
+	var ks0 *int32
+	var p0 *uint32
+	if nk > 0 {
+		ks0, p0 = &ks[0], &p[0]
+		for _, off := range ks {
+			if off < 0 || int(off) >= q.in*qGroup {
+				panic("use: k-step out of range")
+			}
+		}
+	}
+	gemmVNNI4x64Sparse(p0, ks0, nk, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
 }
 
 //go:noescape
 func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
 
 //go:noescape
-func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32)
+func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
+
+//go:noescape
+func gemmVNNI4x64Sparse(p *uint32, ks *int32, nk int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
+
+//go:noescape
+func packBlockAVX512(p *uint32, ks *int32, a *uint8, in int) int
+
+// packBlockVNNI is packBlock with AVX-512, for the VNNI path.
+func packBlockVNNI(p []uint32, ks []int32, a []uint8, in int) int {
+	if in%16 != 0 {
+		return packBlock(p, ks, a, in)
+	}
+	// Bounds the assembly relies on, its whole-register stores included.
+	_ = a[4*in-1]
+	_ = p[in-1]
+	_ = ks[in/4-1]
+	return packBlockAVX512(&p[0], &ks[0], &a[0], in)
+}
 
 //go:noescape
 func minMax16(x *float32, n int, out *[32]float32)
@@ -107,19 +151,76 @@ func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
 //go:noescape
 func wsumAVX2(v *float32, stride, n, hd int, w *float32, out *float32)
 
-// vecAVX2 is attention's products with AVX2 and FMA, a whole text's keys
-// or values a call (head widths are 64 or 128).
+//go:noescape
+func softmaxAVX2(x *float32, n int, scale float32)
+
+//go:noescape
+func normStatsAVX2(x *float32, dim int, eps float64) (mean, inv float32)
+
+//go:noescape
+func centreAVX2(out, t, c, d *float32, n int, mean, inv float32)
+
+// normStats is normStatsGo in assembly.
+func normStats(x []float32) (mean, inv float32) {
+	if len(x)%32 != 0 || len(x) == 0 {
+		panic("use: layer-norm width not a multiple of 32")
+	}
+	return normStatsAVX2(&x[0], len(x), normEpsilon)
+}
+
+// centre is centreGo in assembly.
+func centre(out, t, c, d []float32, mean, inv float32) {
+	n := len(out)
+	if n%8 != 0 || n == 0 {
+		panic("use: width not a multiple of 8")
+	}
+	_, _, _ = t[n-1], c[n-1], d[n-1]
+	centreAVX2(&out[0], &t[0], &c[0], &d[0], n, mean, inv)
+}
+
+//go:noescape
+func layerNormAVX2(dst, src *float32, rows, dim int, scale, bias *float32, eps float64)
+
+// vecAVX2 is attention's products and layer norm with AVX2 and FMA:
+// attention a whole text's keys or values a call (head widths are 64 or
+// 128), layer norm a whole batch.
 var vecAVX2 = vecOps{
 	scores: func(q, k []float32, stride, n int, out []float32) {
 		hd := len(q)
+		if hd%16 != 0 {
+			panic("use: head width not a multiple of 16")
+		}
 		_ = k[(n-1)*stride+hd-1]
 		_ = out[n-1]
 		scoresAVX2(&q[0], &k[0], stride, n, hd, &out[0])
 	},
 	wsum: func(v []float32, stride, n int, w, out []float32) {
 		hd := len(out)
+		if hd%64 != 0 {
+			panic("use: head width not a multiple of 64")
+		}
 		_ = v[(n-1)*stride+hd-1]
 		_ = w[n-1]
 		wsumAVX2(&v[0], stride, n, hd, &w[0], &out[0])
+	},
+	softmax: func(x []float32, scale float32) {
+		// Pad to whole registers with -Inf, whose weight is 0; x has
+		// room (attention's buffer is maxTokens long, a multiple of 8).
+		n := len(x)
+		x = x[:(n+7)&^7]
+		for j := n; j < len(x); j++ {
+			x[j] = float32(math.Inf(-1))
+		}
+		softmaxAVX2(&x[0], len(x), scale)
+	},
+	norm: func(dst, src []float32, dim int, scale, bias []float32) {
+		rows := len(src) / dim
+		if rows == 0 {
+			return
+		}
+		_ = dst[rows*dim-1]
+		_ = scale[dim-1]
+		_ = bias[dim-1]
+		layerNormAVX2(&dst[0], &src[0], rows, dim, &scale[0], &bias[0], normEpsilon)
 	},
 }

@@ -11,9 +11,22 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	panic("use: no AVX2 kernel on this architecture")
 }
 
-func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, c []float32, ldc int) {
-	panic("use: no int8 kernel on this architecture")
+// The int8 path's kernels, which only amd64 runs (see supported), are
+// their portable twins here.
+
+func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	qgemmGo(a, lda, sa, zp, q, bias, c, ldc, add)
 }
+
+func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	qgemmSparseGo(p, ks, sa, zp, q, bias, c, ldc, add)
+}
+
+func packBlockVNNI(p []uint32, ks []int32, a []uint8, in int) int { return packBlock(p, ks, a, in) }
+
+func normStats(x []float32) (mean, inv float32) { return normStatsGo(x) }
+
+func centre(out, t, c, d []float32, mean, inv float32) { centreGo(out, t, c, d, mean, inv) }
 
 func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
 	quantizeRows(a, sa, zp, x, rows, in, relu)

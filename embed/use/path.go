@@ -37,12 +37,16 @@ func (p path) kernel() kernel {
 	return gemmAVX2
 }
 
-// vecOps are the products of attention, for one query and one head over
-// the n tokens of its text: scores sets out[j] = q·k_j and wsum sets
-// out = Σ_j w[j]·v_j, where k_j and v_j start stride floats apart.
+// vecOps are the vector operations besides the matrix products. Those of
+// attention, for one query and one head over the n tokens of its text:
+// scores sets out[j] = q·k_j, softmax is softmaxGo or its twin, and wsum
+// sets out = Σ_j w[j]·v_j, where k_j and v_j start stride floats apart.
+// And layer norm: norm is layerNormGo or its twin.
 type vecOps struct {
-	scores func(q, k []float32, stride, n int, out []float32)
-	wsum   func(v []float32, stride, n int, w, out []float32)
+	scores  func(q, k []float32, stride, n int, out []float32)
+	softmax func(x []float32, scale float32)
+	wsum    func(v []float32, stride, n int, w, out []float32)
+	norm    func(dst, src []float32, dim int, scale, bias []float32)
 }
 
 var vecGo = vecOps{
@@ -57,6 +61,8 @@ var vecGo = vecOps{
 			axpy(out, v[j*stride:][:len(out)], w[j])
 		}
 	},
+	softmax: softmaxGo,
+	norm:    layerNormGo,
 }
 
 // vec returns p's attention operations.
@@ -67,14 +73,15 @@ func (p path) vec() vecOps {
 	return vecAVX2
 }
 
-// quantised lists the layers the int8 path runs in int8: every per-token
-// matrix but layer 0's query-key-value and residual projections, whose
-// rounding the rest of the network amplifies most (scripts/use/convert.js
-// keeps them in float16 for the same reason), and the pooling layer, which
-// runs once per text rather than per token. Measured on the goldens
-// (lowest cosine with TF.js; float32 0.99948): as listed 0.99935; with
-// layer 0's qkv as well 0.99922; with its residual as well 0.99886, under
-// the 0.999 floor.
+// quantised lists the layers the int8 path runs in int8 as they are:
+// every per-token matrix but layer 0's query-key-value and residual
+// projections, which layer0 runs in int8 on the token embeddings alone
+// (their input is the embeddings plus the wider timing signal, and
+// quantising it as it is costs the goldens most), and not the pooling layer,
+// which runs once per text rather than per token. Measured on the goldens
+// (lowest cosine with TF.js; float32 0.99948): layer 0's projections in
+// float32 0.99935; through layer0 0.99923; layer 0's qkv input quantised as
+// it is 0.99918, and its residual's as well 0.99886, under the 0.999 floor.
 func (w *weights) quantised() []*linear {
 	l0, l1 := &w.layers[0], &w.layers[1]
 	return []*linear{l0.attnOut, l0.ffn1, l0.ffn2, l1.qkv, l1.attnOut, l1.ffn1, l1.ffn2}
@@ -83,10 +90,13 @@ func (w *weights) quantised() []*linear {
 // scratch is the working memory of one forward pass, pooled so that a
 // steady stream of batches does not allocate it again each time.
 type scratch struct {
-	f  []float32
-	qa []uint8
-	sa []float32
-	zp []int32
+	f   []float32
+	qa  []uint8
+	sa  []float32 // per row: the activations' scales
+	zp  []int32   // ... their zero points
+	inv []float32 // ... and layer 0's layer-norm scale (see project)
+	pk  []uint32  // a block's codes for the int8 kernel (see packBlock)
+	ks  []int32   // ... and its k-steps
 }
 
 var scratchPool sync.Pool // *scratch
@@ -106,6 +116,11 @@ func getScratch(rows int) *scratch {
 	if cap(s.sa) < rows {
 		s.sa = make([]float32, rows)
 		s.zp = make([]int32, rows)
+		s.inv = make([]float32, rows)
+	}
+	if s.pk == nil {
+		s.pk = make([]uint32, ffnDim)
+		s.ks = make([]int32, ffnDim/4)
 	}
 	return s
 }

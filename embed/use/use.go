@@ -119,12 +119,14 @@ func loadModelPath(modelData, nfkcData []byte, p path) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m := &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel(), vec: p.vec(), signal: timingSignal(w.timing)}
 	if p == pathVNNI {
 		for _, l := range w.quantised() {
 			l.q = newQLinear(l)
 		}
+		m.layer0 = newLayer0(&w.layers[0], m.signal, m.kernel)
 	}
-	return &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel(), vec: p.vec(), signal: timingSignal(w.timing)}, nil
+	return m, nil
 }
 
 // Embed returns one L2-normalised 512-dimensional vector per text, in order.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -496,6 +497,281 @@ func TestBackgroundEmbedYields(t *testing.T) {
 	for i := range texts {
 		if c := cosine(want[i], got[i]); c < 0.999999 {
 			t.Errorf("%q: cosine foreground vs background = %v", texts[i], c)
+		}
+	}
+}
+
+// TestLayerNormAgree checks every path's layer norm against the portable
+// one, to the bit: the assembly adds in the same order.
+func TestLayerNormAgree(t *testing.T) {
+	for _, dim := range []int{embedDim, modelDim} {
+		const rows = 5
+		src := make([]float32, rows*dim)
+		scale, bias := make([]float32, dim), make([]float32, dim)
+		for i := range src {
+			src[i] = float32(math.Sin(float64(i)*0.7))*float32(1+i%13) + 0.3
+			if i/dim == 3 {
+				src[i] = 1.5 // a constant row: zero variance
+			}
+		}
+		for i := range scale {
+			scale[i] = 1 + float32(math.Cos(float64(i)))/4
+			bias[i] = float32(math.Sin(float64(i))) / 8
+		}
+		want := make([]float32, rows*dim)
+		layerNormGo(want, src, dim, scale, bias)
+		for _, p := range allPaths {
+			if !p.supported() {
+				continue
+			}
+			got := make([]float32, rows*dim)
+			p.vec().norm(got, src, dim, scale, bias)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%v, dim %d: element %d = %v, want %v", p, dim, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestQGemmExact checks the int8 kernels, dense and sparse, in assembly
+// where the CPU has AVX-512 VNNI and their portable twins, against the
+// sums written out, over shapes beyond the model's (down to one k-step and
+// one group) and codes dense, mostly zero (as after a ReLU) and all zero:
+// with unit scales and a zero bias they write the int32 sums themselves,
+// which must agree exactly, whether the kernel sets c or adds to it.
+func TestQGemmExact(t *testing.T) {
+	// Each kernel as one signature: 4 rows of codes a, in wide.
+	type qkernel func(a []uint8, sa []float32, zp []int32, q *qlinear, bias, c []float32, add bool)
+	dense := func(f func([]uint8, int, []float32, []int32, *qlinear, []float32, []float32, int, bool)) qkernel {
+		return func(a []uint8, sa []float32, zp []int32, q *qlinear, bias, c []float32, add bool) {
+			f(a, q.in, sa, zp, q, bias, c, q.out, add)
+		}
+	}
+	sparse := func(f func([]uint32, []int32, []float32, []int32, *qlinear, []float32, []float32, int, bool)) qkernel {
+		return func(a []uint8, sa []float32, zp []int32, q *qlinear, bias, c []float32, add bool) {
+			pk, ks := make([]uint32, q.in), make([]int32, q.in/4)
+			nk := packBlock(pk, ks, a, q.in)
+			f(pk, ks[:nk], sa, zp, q, bias, c, q.out, add)
+		}
+	}
+	kernels := map[string]qkernel{"qgemmGo": dense(qgemmGo), "qgemmSparseGo": sparse(qgemmSparseGo)}
+	if pathVNNI.supported() {
+		kernels["qgemm"] = dense(qgemm)
+		kernels["qgemmSparse"] = sparse(qgemmSparse)
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, shape := range []struct{ in, out int }{{4, 64}, {8, 128}, {60, 64}, {256, 192}, {516, 128}} {
+		in, out := shape.in, shape.out
+		wt := make([]float32, out*in)
+		for i := range wt {
+			wt[i] = float32(rnd.NormFloat64())
+		}
+		q := newQLinear(newLinear(wt, make([]float32, out), out, in))
+		weight := func(o, i int) int32 {
+			return int32(q.w[((o/qGroup*(in/4)+i/4)*4+(o%qGroup)/16)*64+(o%16)*4+i%4])
+		}
+		for _, zeros := range []float64{0, 0.9, 1} {
+			for o := range q.sw {
+				q.sw[o] = 1
+			}
+			a := make([]uint8, blockRows*in)
+			for i := range a {
+				if rnd.Float64() >= zeros {
+					a[i] = uint8(1 + rnd.IntN(255))
+				}
+			}
+			if zeros == 0 {
+				a[0], a[1] = 0, 255
+			}
+			sa := []float32{1, 1, 1, 1}
+			zp := []int32{0, 255, int32(rnd.IntN(256)), 128}
+			bias := make([]float32, out)
+			for _, add := range []bool{false, true} {
+				want := make([]float32, blockRows*out)
+				for r := range blockRows {
+					for o := range out {
+						sum := zp[r] * q.ncs[o]
+						for i := range in {
+							sum += int32(a[r*in+i]) * weight(o, i)
+						}
+						if add {
+							sum += int32((r*out + o) % 5)
+						}
+						want[r*out+o] = float32(sum)
+					}
+				}
+				for name, f := range kernels {
+					got := make([]float32, blockRows*out)
+					for i := range got {
+						if add {
+							got[i] = float32(i % 5)
+						} else {
+							got[i] = float32(math.NaN()) // overwritten
+						}
+					}
+					f(a, sa, zp, q, bias, got, add)
+					for i := range want {
+						if got[i] != want[i] {
+							t.Fatalf("%s: in %d, out %d, zeros %v, add %v: c[%d][%d] = %v, want %v", name, in, out, zeros, add, i/out, i%out, got[i], want[i])
+						}
+					}
+				}
+			}
+
+			// With scales and a bias, the assembly up to the last rounding.
+			for o := range q.sw {
+				q.sw[o] = float32(rnd.Float64()) / 100
+				bias[o] = float32(rnd.NormFloat64())
+			}
+			sa = []float32{0.01, 0.5, 0, 2}
+			want := make([]float32, blockRows*out)
+			qgemmGo(a, in, sa, zp, q, bias, want, out, false)
+			for name, f := range kernels {
+				got := make([]float32, blockRows*out)
+				f(a, sa, zp, q, bias, got, false)
+				for i := range want {
+					if d := math.Abs(float64(got[i] - want[i])); d > 1e-6*(1+math.Abs(float64(want[i]))) {
+						t.Fatalf("%s: in %d, out %d, zeros %v, scaled: c[%d][%d] = %v, want %v", name, in, out, zeros, i/out, i%out, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSoftmaxAgree checks every path's softmax against the portable one,
+// with math.Exp, to 10 ulps (exp, the sum and the division), across lengths
+// that are and are not whole registers and scores far enough apart that
+// some weights underflow.
+func TestSoftmaxAgree(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, spread := range []float64{1, 40, 2000} {
+		for _, n := range []int{1, 2, 7, 8, 9, 17, 64, 127, 128} {
+			x := make([]float32, n, maxTokens)
+			for j := range x {
+				x[j] = float32((rnd.Float64()*2 - 1) * spread)
+			}
+			want := slices.Clone(x)
+			softmaxGo(want, 0.125)
+			for _, p := range allPaths {
+				if !p.supported() {
+					continue
+				}
+				got := make([]float32, n, maxTokens) // room to pad
+				copy(got, x)
+				p.vec().softmax(got, 0.125)
+				for j := range want {
+					if d := math.Abs(float64(got[j] - want[j])); d > 6e-7*float64(want[j])+1e-37 {
+						t.Fatalf("%v, n %d, spread %v: weight %d = %v, want %v", p, n, spread, j, got[j], want[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLayer0Helpers checks the assembly the int8 path's layer 0 uses
+// (see project) against the portable twins: normStats to the bit, centre
+// up to its fused multiply-adds.
+func TestLayer0Helpers(t *testing.T) {
+	if !pathVNNI.supported() {
+		t.Skip("only the int8 path uses them")
+	}
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for _, dim := range []int{32, embedDim, modelDim} {
+		x := make([]float32, dim)
+		for i := range x {
+			x[i] = float32(rnd.NormFloat64()*3 + 0.5)
+		}
+		m1, i1 := normStatsGo(x)
+		m2, i2 := normStats(x)
+		if math.Float32bits(m1) != math.Float32bits(m2) || math.Float32bits(i1) != math.Float32bits(i2) {
+			t.Errorf("dim %d: normStats = %v, %v; want %v, %v", dim, m2, i2, m1, i1)
+		}
+		tt, c, d := make([]float32, dim), make([]float32, dim), make([]float32, dim)
+		for i := range tt {
+			tt[i], c[i], d[i] = float32(rnd.NormFloat64()), float32(rnd.NormFloat64()), float32(rnd.NormFloat64())
+		}
+		want, got := make([]float32, dim), make([]float32, dim)
+		centreGo(want, tt, c, d, m1, i1)
+		centre(got, tt, c, d, m1, i1)
+		for i := range want {
+			if diff := math.Abs(float64(got[i] - want[i])); diff > 1e-6*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("dim %d: centre[%d] = %v, want %v", dim, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestAttentionOpsAgree checks every path's attention products against
+// the portable ones, for key counts on either side of the assembly's
+// blocks of four and both head widths.
+func TestAttentionOpsAgree(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for _, hd := range []int{64, 128} {
+		for _, n := range []int{1, 3, 4, 5, 8, 9, 18, 128} {
+			stride := 3*hd + 16
+			k := make([]float32, n*stride)
+			for i := range k {
+				k[i] = float32(rnd.NormFloat64())
+			}
+			q := make([]float32, hd)
+			for i := range q {
+				q[i] = float32(rnd.NormFloat64())
+			}
+			w := make([]float32, n)
+			for i := range w {
+				w[i] = float32(rnd.Float64())
+			}
+			wantS, wantW := make([]float32, n), make([]float32, hd)
+			vecGo.scores(q, k, stride, n, wantS)
+			vecGo.wsum(k, stride, n, w, wantW)
+			for _, p := range allPaths {
+				if !p.supported() {
+					continue
+				}
+				gotS, gotW := make([]float32, n), make([]float32, hd)
+				p.vec().scores(q, k, stride, n, gotS)
+				p.vec().wsum(k, stride, n, w, gotW)
+				for j := range wantS {
+					if d := math.Abs(float64(gotS[j] - wantS[j])); d > 1e-5*(1+math.Abs(float64(wantS[j]))) {
+						t.Fatalf("%v, hd %d, n %d: score %d = %v, want %v", p, hd, n, j, gotS[j], wantS[j])
+					}
+				}
+				for j := range wantW {
+					if d := math.Abs(float64(gotW[j] - wantW[j])); d > 1e-5*(1+math.Abs(float64(wantW[j]))) {
+						t.Fatalf("%v, hd %d, n %d: weighted sum %d = %v, want %v", p, hd, n, j, gotW[j], wantW[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPackBlock checks the AVX-512 packBlock against the portable one: the
+// same k-steps kept, the same codes and offsets.
+func TestPackBlock(t *testing.T) {
+	if !pathVNNI.supported() {
+		t.Skip("this CPU has no AVX-512 VNNI")
+	}
+	rnd := rand.New(rand.NewPCG(9, 10))
+	for _, in := range []int{16, 48, 512, ffnDim} {
+		for _, zeros := range []float64{0, 0.5, 0.9, 0.99, 1} {
+			a := make([]uint8, blockRows*in)
+			for i := range a {
+				if rnd.Float64() >= zeros {
+					a[i] = uint8(1 + rnd.IntN(255))
+				}
+			}
+			p1, k1 := make([]uint32, in), make([]int32, in/4)
+			p2, k2 := make([]uint32, in), make([]int32, in/4)
+			n1 := packBlock(p1, k1, a, in)
+			n2 := packBlockVNNI(p2, k2, a, in)
+			if n1 != n2 || !slices.Equal(p1[:4*n1], p2[:4*n2]) || !slices.Equal(k1[:n1], k2[:n2]) {
+				t.Fatalf("in %d, zeros %v: kept %d, %v, %v; want %d, %v, %v", in, zeros, n2, p2[:4*n2], k2[:n2], n1, p1[:4*n1], k1[:n1])
+			}
 		}
 	}
 }
