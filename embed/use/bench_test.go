@@ -38,12 +38,19 @@ func BenchmarkEmbed(b *testing.B) {
 		for i := range texts {
 			texts[i] = shortTexts[i%len(shortTexts)]
 		}
-		for _, p := range allPaths {
-			e := es[p]
+		l0, err := int8Layer0Embedder()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range append(allPaths, -1) {
+			e, name := es[p], p.String()
+			if p == -1 { // the VNNI path with layer 0 in int8 (off by default)
+				e, name = l0, "vnni-int8-layer0"
+			}
 			if e == nil || p == pathGo && size > 8 { // the portable path takes seconds a batch
 				continue
 			}
-			b.Run(fmt.Sprintf("batch=%d/path=%v", size, p), func(b *testing.B) {
+			b.Run(fmt.Sprintf("batch=%d/path=%v", size, name), func(b *testing.B) {
 				c0 := cpuTime()
 				for b.Loop() {
 					if _, err := e.Embed(context.Background(), texts); err != nil {

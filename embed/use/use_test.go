@@ -101,7 +101,7 @@ var pathEmbedders = sync.OnceValues(func() (map[path]*Embedder, error) {
 		if !p.supported() {
 			continue
 		}
-		mod, err := loadModelPath(modelFile, nfkcFile, p)
+		mod, err := loadModelPath(modelFile, nfkcFile, p, false)
 		if err != nil {
 			return nil, err
 		}
@@ -147,6 +147,57 @@ func TestEmbedMatchesReference(t *testing.T) {
 			t.Logf("%v: lowest cosine with the reference: %.7f", p, worst)
 		})
 	}
+}
+
+// int8Layer0Embedder is the VNNI path with layer 0 in int8 too, which
+// loadModelPath keeps off; nil when the CPU lacks the path.
+var int8Layer0Embedder = sync.OnceValues(func() (*Embedder, error) {
+	if !pathVNNI.supported() {
+		return nil, nil
+	}
+	mod, err := loadModelPath(modelFile, nfkcFile, pathVNNI, true)
+	if err != nil {
+		return nil, err
+	}
+	e := New()
+	e.once.Do(func() { e.model = mod })
+	return e, nil
+})
+
+// TestInt8Layer0MatchesReference: layer 0 in int8, off by default, still
+// meets the golden vectors at 0.999.
+func TestInt8Layer0MatchesReference(t *testing.T) {
+	e, err := int8Layer0Embedder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e == nil {
+		t.Skip("this CPU has no VNNI path")
+	}
+	if e.model.layer0 == nil {
+		t.Fatal("layer 0 is not in int8")
+	}
+	if d, _ := pathEmbedders(); d[pathVNNI] != nil && d[pathVNNI].model.layer0 != nil {
+		t.Error("the default VNNI model runs layer 0 in int8")
+	}
+	g := readGolden(t)
+	texts := make([]string, len(g.Sentences))
+	for i, s := range g.Sentences {
+		texts[i] = s.Text
+	}
+	got, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 1.0
+	for i, s := range g.Sentences {
+		c := cosine(got[i], s.Embedding)
+		worst = min(worst, c)
+		if c < 0.999 {
+			t.Errorf("cosine(%q) = %.5f, want >= 0.999", s.Text, c)
+		}
+	}
+	t.Logf("lowest cosine with the reference: %.7f", worst)
 }
 
 func TestEmbedderIdentity(t *testing.T) {
