@@ -49,10 +49,11 @@ vet:
 RACE = -race -gcflags='modernc.org/...=-d=checkptr=0'
 
 # Tests of volume scale down under -race (raceEnabled in their package), or
-# skip it (the scale benchmark on a small store, TestRunSmall);
+# skip it (the scale benchmark on a small store, the portable embedder's
+# golden check);
 # those pinning a seed's own figures run here once more at full size without
 # it, where they cost a tenth.
-FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait|TestRunSmall)$$
+FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait|TestRunSmall|TestEmbedMatchesReference)$$
 
 # The partitioned layout's conformance run checks SQL, not Go's
 # concurrency: it runs here, without -race, with the test servers.
@@ -60,7 +61,7 @@ PGFULLSIZE = ^TestStorePartitioned$$
 
 unit:
 	$(PGSERVERS) sh -c '$(GO) test $(RACE) -count=1 ./... && $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres'
-	$(GO) test -count=1 -run '$(FULLSIZE)' . ./failover ./bench/scale
+	$(GO) test -count=1 -run '$(FULLSIZE)' . ./failover ./bench/scale ./embed/use
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
 # it measures ranking, and the detector slows the sentence encoder 20x.
