@@ -62,6 +62,10 @@ type annIndexes struct {
 	logger      *slog.Logger
 	exactBelow  int // see the constant; tests lower it
 	pendingScan int // see the constant; tests lower it
+	// pendingBudget bounds the bytes of the pending buffers together
+	// (pendingBytes; tests lower it), pendingUsed counts them.
+	pendingBudget int64
+	pendingUsed   atomic.Int64
 
 	mu     sync.Mutex
 	space  mnemo.VectorSpace
@@ -134,7 +138,7 @@ func newANNIndexes(dbPath string, efSearch int, logger *slog.Logger) *annIndexes
 	}
 	return &annIndexes{
 		dir: dbPath + "-vectors", opts: opts, logger: logger,
-		exactBelow: exactBelow, pendingScan: pendingScan,
+		exactBelow: exactBelow, pendingScan: pendingScan, pendingBudget: pendingBytes,
 		scopes: make(map[int64]*annIndex),
 		wakeC:  make(chan struct{}, 1),
 		known:  -1,
@@ -149,13 +153,13 @@ func (a *annIndexes) entry(scope int64, vs mnemo.VectorSpace) *annIndex {
 	if a.space != vs {
 		// Another process reindexed: every index is of the old space.
 		a.space = vs
-		a.scopes = make(map[int64]*annIndex)
+		a.clearScopes()
 	}
 	x := a.scopes[scope]
 	if x == nil {
 		// A scope's buffer is replaced (drop, reset) only under pub, so
 		// no record misses the new one.
-		x = &annIndex{scope: scope, pending: newPendingBuffer()}
+		x = &annIndex{scope: scope, pending: newPendingBuffer(&a.pendingUsed)}
 		a.scopes[scope] = x
 	}
 	return x
@@ -173,7 +177,7 @@ func (a *annIndexes) record(vs mnemo.VectorSpace, r0, r1 int64, vecs []storedVec
 			n++
 		}
 		x := a.entry(scope, vs)
-		x.pending.add(vecs[:n], x.current(), a.pendingScan)
+		x.pending.add(vecs[:n], x.current(), a.pendingScan, a.pendingBudget)
 		vecs = vecs[n:]
 	}
 	// Last: a search that finds the store's rev within known finds its
@@ -487,6 +491,7 @@ func (a *annIndexes) drop(sp span) {
 		x.mu.Lock()
 		x.dropped = true
 		x.mu.Unlock()
+		x.pending.clear()
 	}
 	if a.dir != "" {
 		os.Remove(a.path(scope))
@@ -499,11 +504,20 @@ func (a *annIndexes) reset(vs mnemo.VectorSpace, rev int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.space = vs
-	a.scopes = make(map[int64]*annIndex)
+	a.clearScopes()
 	a.known, a.gapAt = rev, 0 // no vector is left to miss
 	if a.dir != "" {
 		os.RemoveAll(a.dir)
 	}
+}
+
+// clearScopes forgets every scope's index, and empties their pending
+// buffers, which searches may still hold. The caller holds mu.
+func (a *annIndexes) clearScopes() {
+	for _, x := range a.scopes {
+		x.pending.clear()
+	}
+	a.scopes = make(map[int64]*annIndex)
 }
 
 // indexed returns how many vectors the scope's index holds, or -1 when it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -56,12 +57,19 @@ type storedVec struct {
 	v        []float32
 }
 
+// pendingBytes bounds the vectors of every pending buffer of a DB
+// together: about 21 scopes' full buffers at 612 dimensions.
+const pendingBytes = 256 << 20
+
 // pendingBuffer holds a scope's vectors stored by this process and not yet
 // inserted into its index, at most a pendingScan of them (about 12 MB at
-// 612 dimensions and the default 5,000, a scope with vectors pending): on
-// overflow the oldest leave it, and it notes that it holds only the newest.
+// 612 dimensions and the default 5,000, a scope with vectors pending), and
+// while the buffers of the DB together hold more than pendingBytes, a
+// scope adding vectors gives up its oldest: on overflow the oldest leave
+// it, and it notes that it holds only the newest.
 type pendingBuffer struct {
-	mu sync.RWMutex
+	used *atomic.Int64 // the bytes of vectors in every buffer of the DB
+	mu   sync.RWMutex
 	// entries are by rev, oldest first; dead ones (deleted, replaced,
 	// evicted) wait there for the next trim or compaction.
 	entries []pendingEntry
@@ -84,8 +92,8 @@ type pendingEntry struct {
 	dead     bool
 }
 
-func newPendingBuffer() *pendingBuffer {
-	return &pendingBuffer{bySeq: make(map[int64]int64)}
+func newPendingBuffer(used *atomic.Int64) *pendingBuffer {
+	return &pendingBuffer{used: used, bySeq: make(map[int64]int64)}
 }
 
 // unit returns v scaled to unit length, as scorePending's cosine divides
@@ -103,8 +111,9 @@ func unit(v []float32) []float32 {
 }
 
 // add records vecs, stored in one commit, in rev order. at is the index's
-// current rev and bound the most live entries to keep.
-func (p *pendingBuffer) add(vecs []storedVec, at int64, bound int) {
+// current rev, bound the most live entries to keep and budget the most
+// bytes of every buffer together.
+func (p *pendingBuffer) add(vecs []storedVec, at int64, bound int, budget int64) {
 	// Normalise outside the lock, as searches read the buffer meanwhile,
 	// and only what stays: a seq's last vector, the newest bound of them
 	// (a bulk load stores many more).
@@ -134,14 +143,15 @@ func (p *pendingBuffer) add(vecs []storedVec, at int64, bound int) {
 			p.entries = slices.Insert(p.entries, j, e)
 		}
 		p.bySeq[sv.seq] = sv.rev
+		p.used.Add(int64(4 * len(e.v)))
 		p.live++
 		p.maxSeq = max(p.maxSeq, sv.seq)
 	}
 	p.trimLocked(at)
-	for i := 0; p.live > bound && i < len(p.entries); i++ {
+	for i := 0; (p.live > bound || p.used.Load() > budget) && i < len(p.entries); i++ {
 		if e := &p.entries[i]; !e.dead && e.rev > at {
 			p.evicted = max(p.evicted, e.rev)
-			p.kill(e.rev)
+			p.die(e)
 		}
 	}
 	p.trimLocked(at)
@@ -153,12 +163,30 @@ func (p *pendingBuffer) kill(rev int64) {
 	if !ok || p.entries[i].dead {
 		return
 	}
-	e := &p.entries[i]
+	p.die(&p.entries[i])
+}
+
+// die marks e, live, dead.
+func (p *pendingBuffer) die(e *pendingEntry) {
+	p.used.Add(-int64(4 * len(e.v)))
 	e.dead, e.v = true, nil
-	if p.bySeq[e.seq] == rev {
+	if p.bySeq[e.seq] == e.rev {
 		delete(p.bySeq, e.seq)
 	}
 	p.live--
+}
+
+// clear empties p, which is dropped: its scope was cleared or the vector
+// space changed.
+func (p *pendingBuffer) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.entries {
+		if e := &p.entries[i]; !e.dead {
+			p.die(e)
+		}
+	}
+	p.entries = nil
 }
 
 // remove drops seq, deleted or left without a vector; inIndex says the
@@ -184,11 +212,7 @@ func (p *pendingBuffer) trimLocked(at int64) {
 	i := 0
 	for ; i < len(p.entries) && (p.entries[i].rev <= at || p.entries[i].dead); i++ {
 		if e := &p.entries[i]; !e.dead {
-			e.dead = true
-			if p.bySeq[e.seq] == e.rev {
-				delete(p.bySeq, e.seq)
-			}
-			p.live--
+			p.die(e)
 		}
 	}
 	if i > 0 {

@@ -407,6 +407,46 @@ func TestPendingBufferAfterRestart(t *testing.T) {
 	searchBoth(t, db, filterScope, filterMemory(9002).Embedding)
 }
 
+// TestPendingBufferBudget: the buffers of a DB hold at most pendingBudget
+// bytes together; a scope that got less than a search scores is read from
+// its rows, with the same answer, and the bytes are given back as the
+// indexer inserts and scopes are cleared.
+func TestPendingBufferBudget(t *testing.T) {
+	ctx := context.Background()
+	db, resume := pausedStore(t, 50)
+	vecBytes := int64(4 * filterSpace.Dimension)
+	db.vectors.pendingBudget = 30 * vecBytes
+	other := mnemo.Scope{TenantID: filterScope.TenantID, AgentID: "other"}
+	writeMemories(t, db, filterScope, 0, 25, 25)
+	writeMemories(t, db, other, 1000, 1025, 25)
+	if got := db.vectors.pendingUsed.Load(); got > 30*vecBytes {
+		t.Fatalf("the buffers hold %d bytes, over the budget of %d", got, 30*vecBytes)
+	}
+	q := filterMemory(9000).Embedding
+	if !comparePending(t, db, filterScope, q) {
+		t.Error("the scope within the budget was not answered from its buffer")
+	}
+	if comparePending(t, db, other, q) {
+		t.Error("the scope cut by the budget was answered from its buffer")
+	}
+	for _, scope := range []mnemo.Scope{filterScope, other} {
+		searchBoth(t, db, scope, q)
+	}
+	if _, err := db.Clear(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.vectors.pendingUsed.Load(); got != 25*vecBytes {
+		t.Fatalf("after clearing a scope the buffers hold %d bytes, want %d", got, 25*vecBytes)
+	}
+	resume()
+	if err := db.IndexVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.vectors.pendingUsed.Load(); got != 0 {
+		t.Fatalf("after indexing the buffers hold %d bytes", got)
+	}
+}
+
 // TestPendingBufferConcurrent: writers of two agents, a deleter, the
 // indexer and searches at once (run with -race). Each writer finds its
 // newest memory first right after writing it, whether the index or the
