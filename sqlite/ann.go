@@ -62,6 +62,10 @@ type annIndexes struct {
 	logger      *slog.Logger
 	exactBelow  int // see the constant; tests lower it
 	pendingScan int // see the constant; tests lower it
+	// pendingBudget bounds the bytes of the pending buffers together
+	// (pendingBytes; tests lower it), pendingUsed counts them.
+	pendingBudget int64
+	pendingUsed   atomic.Int64
 
 	mu     sync.Mutex
 	space  mnemo.VectorSpace
@@ -83,6 +87,18 @@ type annIndexes struct {
 	// work serialises catching up, by the indexer or IndexVectors; a test
 	// holding it keeps the indexer from inserting.
 	work sync.Mutex
+
+	// pub orders the commits that store vectors with their recording in
+	// the pending buffers (record): a write holds it from before its
+	// commit until its vectors are recorded.
+	pub sync.Mutex
+	// known and gapAt, under mu: every live vector of a rev in (gapAt,
+	// known] was stored by this process and is in its scope's pending
+	// buffer; known is -1 until the first record, unless the store held
+	// no vector (DB.trustEmpty). A rev above known is another process's
+	// write (or one being recorded), and gapAt moves to the last rev such
+	// a write left unrecorded.
+	known, gapAt int64
 }
 
 // annIndex is one scope's index.
@@ -102,6 +118,10 @@ type annIndex struct {
 	// pending vectors it did not have.
 	upTo atomic.Int64
 
+	// pending holds the vectors of the scope that this process stored
+	// and the index lacks, for searches to score without reading rows.
+	pending *pendingBuffer
+
 	// mu serialises loading, inserting and saving; searches do not take it
 	// once the index is loaded.
 	mu      sync.Mutex
@@ -118,9 +138,10 @@ func newANNIndexes(dbPath string, efSearch int, logger *slog.Logger) *annIndexes
 	}
 	return &annIndexes{
 		dir: dbPath + "-vectors", opts: opts, logger: logger,
-		exactBelow: exactBelow, pendingScan: pendingScan,
+		exactBelow: exactBelow, pendingScan: pendingScan, pendingBudget: pendingBytes,
 		scopes: make(map[int64]*annIndex),
 		wakeC:  make(chan struct{}, 1),
+		known:  -1,
 	}
 }
 
@@ -132,14 +153,55 @@ func (a *annIndexes) entry(scope int64, vs mnemo.VectorSpace) *annIndex {
 	if a.space != vs {
 		// Another process reindexed: every index is of the old space.
 		a.space = vs
-		a.scopes = make(map[int64]*annIndex)
+		a.clearScopes()
 	}
 	x := a.scopes[scope]
 	if x == nil {
-		x = &annIndex{scope: scope}
+		// A scope's buffer is replaced (drop, reset) only under pub, so
+		// no record misses the new one.
+		x = &annIndex{scope: scope, pending: newPendingBuffer(&a.pendingUsed)}
 		a.scopes[scope] = x
 	}
 	return x
+}
+
+// record keeps vecs, which the commit that took the store's vector rev from
+// r0 to r1 stored, in their scopes' pending buffers. The caller holds pub
+// and has committed.
+func (a *annIndexes) record(vs mnemo.VectorSpace, r0, r1 int64, vecs []storedVec) {
+	for len(vecs) > 0 {
+		// vecs are by scope (a Write has one); take each run.
+		scope := vecs[0].seq >> scopeBits
+		n := 1
+		for n < len(vecs) && vecs[n].seq>>scopeBits == scope {
+			n++
+		}
+		x := a.entry(scope, vs)
+		x.pending.add(vecs[:n], x.current(), a.pendingScan, a.pendingBudget)
+		vecs = vecs[n:]
+	}
+	// Last: a search that finds the store's rev within known finds its
+	// vectors recorded.
+	a.mu.Lock()
+	if r0 != a.known {
+		a.gapAt = r0 // (known, r0] were stored by another process
+	}
+	a.known = r1
+	a.mu.Unlock()
+}
+
+// scorePending is DB.scorePending from x's pending buffer, when it holds
+// what the rows would give: the store's rev was rev when the search
+// began, and x held every vector up to at. ok false sends the caller to
+// the rows.
+func (a *annIndexes) scorePending(x *annIndex, at, rev int64, q []float32) (_ []vector.Result, more, ok bool) {
+	a.mu.Lock()
+	trusted := rev <= a.known && at >= a.gapAt
+	a.mu.Unlock()
+	if !trusted {
+		return nil, false, false
+	}
+	return x.pending.score(unit(q), at, a.pendingScan)
 }
 
 // open returns the loaded index of the scope whose seqs are sp, and the
@@ -319,6 +381,7 @@ func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.
 		if err == nil && n < catchUpBatch && x.upTo.Load() < rev {
 			x.upTo.Store(rev)
 		}
+		x.pending.trim(x.current())
 		x.mu.Unlock()
 		if err != nil || n < catchUpBatch {
 			return err
@@ -404,17 +467,18 @@ func (a *annIndexes) forget(sp span, seqs []int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	ix := x.ix.Load()
-	if ix == nil {
-		return
-	}
+	at := x.current()
 	for _, s := range seqs {
-		if ix.Delete(uint64(s)) {
+		in := ix != nil && ix.Delete(uint64(s))
+		if in {
 			x.unsaved++
 		}
+		x.pending.remove(s, in, at)
 	}
 }
 
-// drop forgets the scope's index and its file: the scope was cleared.
+// drop forgets the scope's index and its file: the scope was cleared. The
+// caller holds pub.
 func (a *annIndexes) drop(sp span) {
 	scope := sp.lo >> scopeBits
 	a.mu.Lock()
@@ -427,21 +491,33 @@ func (a *annIndexes) drop(sp span) {
 		x.mu.Lock()
 		x.dropped = true
 		x.mu.Unlock()
+		x.pending.clear()
 	}
 	if a.dir != "" {
 		os.Remove(a.path(scope))
 	}
 }
 
-// reset forgets every index: the vector space changed.
-func (a *annIndexes) reset(vs mnemo.VectorSpace) {
+// reset forgets every index: the vector space changed, every vector was
+// dropped and the store's rev is now rev. The caller holds pub.
+func (a *annIndexes) reset(vs mnemo.VectorSpace, rev int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.space = vs
-	a.scopes = make(map[int64]*annIndex)
+	a.clearScopes()
+	a.known, a.gapAt = rev, 0 // no vector is left to miss
 	if a.dir != "" {
 		os.RemoveAll(a.dir)
 	}
+}
+
+// clearScopes forgets every scope's index, and empties their pending
+// buffers, which searches may still hold. The caller holds mu.
+func (a *annIndexes) clearScopes() {
+	for _, x := range a.scopes {
+		x.pending.clear()
+	}
+	a.scopes = make(map[int64]*annIndex)
 }
 
 // indexed returns how many vectors the scope's index holds, or -1 when it

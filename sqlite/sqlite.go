@@ -172,6 +172,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	db.vectors.seen = rev
+	if err := db.trustEmpty(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 
 	// A lost full-text index is rebuilt from the memories table, which
 	// always holds the index text.

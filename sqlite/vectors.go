@@ -88,10 +88,12 @@ func (db *DB) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bo
 		vs.Model, vs.Dimension, rev+1); err != nil {
 		return fmt.Errorf("sqlite: vector space: %w", err)
 	}
+	db.vectors.pub.Lock()
+	defer db.vectors.pub.Unlock()
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: vector space: %w", err)
 	}
-	db.vectors.reset(vs)
+	db.vectors.reset(vs, rev+1)
 	return nil
 }
 
@@ -142,11 +144,13 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 		return mnemo.Errorf(mnemo.EINVALID, "the store has no vector space: set one first")
 	}
 	stmt, err := tx.PrepareContext(ctx, `UPDATE memories SET embedding = ?, embedding_model = ?, vector_rev = ?
-		WHERE id = ? AND embed_text = ? AND tombstone = 0`)
+		WHERE id = ? AND embed_text = ? AND tombstone = 0 RETURNING seq`)
 	if err != nil {
 		return fmt.Errorf("sqlite: set vectors: %w", err)
 	}
 	defer stmt.Close()
+	r0 := rev
+	stored := make([]storedVec, 0, len(jobs))
 	for i, j := range jobs {
 		if len(vecs[i]) != vs.Dimension {
 			return mnemo.Errorf(mnemo.EMISMATCH, "a vector of %d dimensions for a store of %d", len(vecs[i]), vs.Dimension)
@@ -157,16 +161,24 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 		rev++
 		// A memory deleted or rewritten since matches no row: its vector
 		// is no longer wanted.
-		if _, err := stmt.ExecContext(ctx, sqlrow.EncodeEmbedding(vecs[i]), vs.Model, rev, j.ID, j.Text); err != nil {
+		var seq int64
+		err := stmt.QueryRowContext(ctx, sqlrow.EncodeEmbedding(vecs[i]), vs.Model, rev, j.ID, j.Text).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		} else if err != nil {
 			return fmt.Errorf("sqlite: set vectors: %w", err)
 		}
+		stored = append(stored, storedVec{seq: seq, rev: rev, v: vecs[i]})
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE vector_space SET rev = ?`, rev); err != nil {
 		return fmt.Errorf("sqlite: set vectors: %w", err)
 	}
+	db.vectors.pub.Lock()
+	defer db.vectors.pub.Unlock()
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: set vectors: %w", err)
 	}
+	db.vectors.record(vs, r0, rev, stored)
 	db.vectors.wake(db) // the indexer inserts the new vectors, off this path
 	return nil
 }
@@ -252,7 +264,10 @@ func (db *DB) searchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	var lag string
 	if at := x.current(); at < rev {
 		var more bool
-		if s.pending, more, err = db.scorePending(ctx, sp, at, q.Vector); err != nil {
+		var ok bool
+		if s.pending, more, ok = db.vectors.scorePending(x, at, rev, q.Vector); ok {
+			db.vectorExamined.Add(int64(len(s.pending)))
+		} else if s.pending, more, err = db.scorePending(ctx, sp, at, q.Vector); err != nil {
 			return nil, "", err
 		}
 		if more {
@@ -355,7 +370,8 @@ func mergeResults(a, b []vector.Result) []vector.Result {
 
 // scorePending scores, exactly, the scope's vectors stored after rev that
 // the index does not hold yet: the newest pendingScan of them. more
-// reports that there were others.
+// reports that there were others. It reads their rows: searches score the
+// scope's pending buffer instead when it holds them (pending.go).
 func (db *DB) scorePending(ctx context.Context, sp span, rev int64, q []float32) (_ []vector.Result, more bool, err error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT seq, embedding FROM memories
 		WHERE vector_rev > ? AND seq >= ? AND seq < ? AND tombstone = 0

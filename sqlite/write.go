@@ -70,6 +70,7 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 	if b.space, b.rev, err = vectorSpace(ctx, tx); err != nil {
 		return nil, fmt.Errorf("sqlite: write: %w", err)
 	}
+	rev0 := b.rev
 	seqs := make([]int64, len(recs))
 	for i := range recs {
 		if seqs[i], err = b.apply(ctx, &recs[i]); err != nil {
@@ -94,8 +95,15 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 			return nil, fmt.Errorf("sqlite: write: %w", err)
 		}
 	}
+	if b.revUsed {
+		db.vectors.pub.Lock()
+		defer db.vectors.pub.Unlock()
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("sqlite: write: commit: %w", err)
+	}
+	if b.revUsed {
+		db.vectors.record(b.space, rev0, b.rev, b.vectored)
 	}
 	db.vectors.forget(b.span, b.unvectored)
 	if b.revUsed {
@@ -121,6 +129,8 @@ type batch struct {
 	// unvectored are the seqs whose vector the batch removed or replaced
 	// by none: the ANN index must drop them.
 	unvectored []int64
+	// vectored are the vectors the batch stored, for the pending buffer.
+	vectored []storedVec
 	// inserted counts the active memories the batch inserted, by type,
 	// for type_stats (updates and deletes are counted by triggers).
 	inserted map[string]typeDelta
@@ -261,6 +271,9 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 	seq, err := b.store(ctx, r, cur)
 	if err != nil {
 		return 0, err
+	}
+	if rev, ok := r.vectorRev.(int64); ok {
+		b.vectored = append(b.vectored, storedVec{seq: seq, rev: rev, v: m.Embedding})
 	}
 	if cur != nil && !cur.tombstone {
 		if err := b.unindex(ctx, seq); err != nil {
@@ -551,6 +564,10 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 		}
 	}
+	// A write recorded between the commit and drop would be lost with the
+	// scope's pending buffer.
+	db.vectors.pub.Lock()
+	defer db.vectors.pub.Unlock()
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 	}

@@ -20,6 +20,12 @@ var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func dotFloatInt8AVX2(q *float32, c *int8, n int) float32
 
+// dotFloatAVX2 is the dot product of a[:n] and b[:n], n a multiple of 16;
+// it runs when useFMA is set.
+//
+//go:noescape
+func dotFloatAVX2(a, b *float32, n int) float32
+
 // prefetch asks for the cache line at p ahead of use.
 //
 //go:noescape

@@ -94,3 +94,36 @@ TEXT ·prefetch(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
 	PREFETCHT0 (AX)
 	RET
+
+// func dotFloatAVX2(a, b *float32, n int) float32
+//
+// n is a multiple of 16. Each step multiplies-adds 8 floats of a and b
+// (VFMADD231PS); two accumulators for 16 a loop.
+TEXT ·dotFloatAVX2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+dloop:
+	CMPQ        CX, $16
+	JL          ddone
+	VMOVUPS     (SI), Y2
+	VFMADD231PS (DI), Y2, Y0
+	VMOVUPS     32(SI), Y3
+	VFMADD231PS 32(DI), Y3, Y1
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	SUBQ        $16, CX
+	JMP         dloop
+
+ddone:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET

@@ -12,4 +12,8 @@ func dotFloatInt8AVX2(q *float32, c *int8, n int) float32 {
 	panic("vector: no AVX2 kernel on this architecture")
 }
 
+func dotFloatAVX2(a, b *float32, n int) float32 {
+	panic("vector: no AVX2 kernel on this architecture")
+}
+
 func prefetch(p *int8) {}

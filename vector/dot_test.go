@@ -86,3 +86,50 @@ func BenchmarkDotFloatInt8(b *testing.B) {
 		})
 	}
 }
+
+// TestDotKernels: the AVX2 + FMA float kernel agrees with the portable
+// loop, and both with a float64 sum, within float rounding on every length.
+func TestDotKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n <= 700; n++ {
+		a, b := make([]float32, n), make([]float32, n)
+		var mag, exact float64
+		for i := range a {
+			a[i], b[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+			mag += math.Abs(float64(a[i]) * float64(b[i]))
+			exact += float64(a[i]) * float64(b[i])
+		}
+		tol := 1e-6*mag + 1e-7
+		for _, k := range []struct {
+			name string
+			got  float32
+		}{{"dispatch", Dot(a, b)}, {"go", dotFloatGo(a, b)}} {
+			if math.Abs(float64(k.got)-exact) > tol {
+				t.Fatalf("n %d, %s: %v, want %v (FMA %v)", n, k.name, k.got, exact, useFMA)
+			}
+		}
+	}
+}
+
+// BenchmarkDotFloat at 612 dimensions:
+//
+//	go test -run '^$' -bench DotFloat$ ./vector
+func BenchmarkDotFloat(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	x, y := make([]float32, 612), make([]float32, 612)
+	for i := range x {
+		x[i], y[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+	}
+	for _, k := range []struct {
+		name string
+		f    func(a, b []float32) float32
+	}{{"go", dotFloatGo}, {"dispatch", Dot}} {
+		b.Run(k.name, func(b *testing.B) {
+			var s float32
+			for i := 0; i < b.N; i++ {
+				s += k.f(x, y)
+			}
+			_ = s
+		})
+	}
+}

@@ -209,7 +209,8 @@ func BenchmarkSnapshot(b *testing.B) {
 // does, with the built-in embedder (the default configuration;
 // MNEMO_SCALE_EMBEDDER=glove for GloVe alone), and times the first hybrid
 // recall right after the load, then the next ones. The index catches up in
-// the background meanwhile; the first recall does not wait for it:
+// the background meanwhile; the first recall does not wait for it, and
+// scores the vectors the index lacks from the store's pending buffer:
 //
 //	go test -run '^$' -bench FirstRecall -benchtime 1x -timeout 2h ./bench/scale
 func BenchmarkFirstRecall(b *testing.B) {
@@ -278,6 +279,9 @@ func BenchmarkFirstRecall(b *testing.B) {
 		b.ReportMetric(float64(percentile(next, 0.5))/1e6, "next-p50-ms")
 		if st.Vectors != nil {
 			b.ReportMetric(float64(st.Vectors.Indexed), "indexed-at-first")
+			// What the first recall scored beside the index (at most
+			// the newest 5,000 of them).
+			b.ReportMetric(float64(st.Vectors.Embedded-st.Vectors.Indexed), "unindexed-at-first")
 		}
 		b.ReportMetric(time.Since(t0).Seconds(), "catchup-left-s")
 		svc.Close()
