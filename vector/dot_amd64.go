@@ -24,3 +24,8 @@ func dotFloatInt8AVX2(q *float32, c *int8, n int) float32
 //
 //go:noescape
 func prefetch(p *int8)
+
+// prefetchLines asks for every cache line of p[:n], n > 0.
+//
+//go:noescape
+func prefetchLines(p *int8, n int)

@@ -13,3 +13,5 @@ func dotFloatInt8AVX2(q *float32, c *int8, n int) float32 {
 }
 
 func prefetch(p *int8) {}
+
+func prefetchLines(p *int8, n int) {}
