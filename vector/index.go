@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Default parameters; see doc.go for the measurements behind them.
@@ -640,12 +641,15 @@ func (x *Index) searchLayer(s *searcher, ep uint32, epSim float32, ef, layer int
 		// each waiting in turn: from 100k vectors the codes are out of
 		// cache, and at 612 dimensions one spans ten lines. (Asking for
 		// every line of every neighbour at once was slower: 64 neighbours
-		// are more lines than the core has loads in flight.)
+		// are more lines than the core has loads in flight.) The scale is
+		// asked for too: scales are as scattered, and waiting on them
+		// was 14% of a search at 100k×612.
 		todo := s.todo[:0]
 		for _, nb := range x.neighbours(s, c.n, layer, locked) {
 			if s.visit(nb) {
 				todo = append(todo, nb)
 				prefetch(&x.code(nb)[0])
+				prefetch((*int8)(unsafe.Pointer(&x.scales[nb])))
 			}
 		}
 		s.todo = todo
