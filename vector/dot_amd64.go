@@ -29,3 +29,9 @@ func prefetch(p *int8)
 //
 //go:noescape
 func prefetchLines(p *int8, n int)
+
+// dotFloatInt8x2AVX2 is the dot products of q[:n] with c[:n] and with
+// f[:n], n a multiple of 16.
+//
+//go:noescape
+func dotFloatInt8x2AVX2(q *float32, c, f *int8, n int) (sc, sf float32)

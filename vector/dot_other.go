@@ -15,3 +15,7 @@ func dotFloatInt8AVX2(q *float32, c *int8, n int) float32 {
 func prefetch(p *int8) {}
 
 func prefetchLines(p *int8, n int) {}
+
+func dotFloatInt8x2AVX2(q *float32, c, f *int8, n int) (sc, sf float32) {
+	panic("vector: no AVX2 kernel on this architecture")
+}
