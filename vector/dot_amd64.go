@@ -35,3 +35,8 @@ func prefetchLines(p *int8, n int)
 //
 //go:noescape
 func dotFloatInt8x2AVX2(q *float32, c, f *int8, n int) (sc, sf float32)
+
+// prefetch2 asks for the cache lines at p and at q.
+//
+//go:noescape
+func prefetch2(p, q *int8)

@@ -165,3 +165,14 @@ f2done:
 	MOVSS        X0, sc+32(FP)
 	MOVSS        X2, sf+36(FP)
 	RET
+
+// func prefetch2(p, q *int8)
+//
+// Asks for the cache lines at p and at q: one call for a node's code and
+// scale.
+TEXT ·prefetch2(SB), NOSPLIT, $0-16
+	MOVQ       p+0(FP), AX
+	MOVQ       q+8(FP), BX
+	PREFETCHT0 (AX)
+	PREFETCHT0 (BX)
+	RET

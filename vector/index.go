@@ -648,8 +648,7 @@ func (x *Index) searchLayer(s *searcher, ep uint32, epSim float32, ef, layer int
 		for _, nb := range x.neighbours(s, c.n, layer, locked) {
 			if s.visit(nb) {
 				todo = append(todo, nb)
-				prefetch(&x.code(nb)[0])
-				prefetch((*int8)(unsafe.Pointer(&x.scales[nb])))
+				prefetch2(&x.code(nb)[0], (*int8)(unsafe.Pointer(&x.scales[nb])))
 			}
 		}
 		s.todo = todo
