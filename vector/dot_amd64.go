@@ -30,3 +30,19 @@ func dotFloatAVX2(a, b *float32, n int) float32
 //
 //go:noescape
 func prefetch(p *int8)
+
+// prefetchLines asks for every cache line of p[:n], n > 0.
+//
+//go:noescape
+func prefetchLines(p *int8, n int)
+
+// dotFloatInt8x2AVX2 is the dot products of q[:n] with c[:n] and with
+// f[:n], n a multiple of 16.
+//
+//go:noescape
+func dotFloatInt8x2AVX2(q *float32, c, f *int8, n int) (sc, sf float32)
+
+// prefetch2 asks for the cache lines at p and at q.
+//
+//go:noescape
+func prefetch2(p, q *int8)

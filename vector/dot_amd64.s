@@ -127,3 +127,85 @@ ddone:
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
+
+// func prefetchLines(p *int8, n int)
+//
+// Asks for every cache line of p[:n], n > 0: a code at 612 dimensions
+// spans ten lines, and the dot product otherwise waits on each in turn.
+TEXT ·prefetchLines(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	ADDQ AX, CX
+	ANDQ $~63, AX
+
+pfloop:
+	PREFETCHT0 (AX)
+	ADDQ       $64, AX
+	CMPQ       AX, CX
+	JB         pfloop
+	RET
+
+// func dotFloatInt8x2AVX2(q *float32, c, f *int8, n int) (sc, sf float32)
+//
+// The dot products of q[:n] with c[:n] and with f[:n], n a multiple of 16,
+// in one pass: reranking scores a candidate against both of its codes, and
+// this reads the query once for the two.
+TEXT ·dotFloatInt8x2AVX2(SB), NOSPLIT, $0-40
+	MOVQ   q+0(FP), SI
+	MOVQ   c+8(FP), DI
+	MOVQ   f+16(FP), R8
+	MOVQ   n+24(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+f2loop:
+	CMPQ        CX, $16
+	JL          f2done
+	VMOVUPS     (SI), Y4
+	VMOVUPS     32(SI), Y5
+	VPMOVSXBD   (DI), Y6
+	VCVTDQ2PS   Y6, Y6
+	VFMADD231PS Y4, Y6, Y0
+	VPMOVSXBD   8(DI), Y7
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS Y5, Y7, Y1
+	VPMOVSXBD   (R8), Y8
+	VCVTDQ2PS   Y8, Y8
+	VFMADD231PS Y4, Y8, Y2
+	VPMOVSXBD   8(R8), Y9
+	VCVTDQ2PS   Y9, Y9
+	VFMADD231PS Y5, Y9, Y3
+	ADDQ        $16, DI
+	ADDQ        $16, R8
+	ADDQ        $64, SI
+	SUBQ        $16, CX
+	JMP         f2loop
+
+f2done:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VADDPS       Y3, Y2, Y2
+	VEXTRACTF128 $1, Y2, X3
+	VADDPS       X3, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VZEROUPPER
+	MOVSS        X0, sc+32(FP)
+	MOVSS        X2, sf+36(FP)
+	RET
+
+// func prefetch2(p, q *int8)
+//
+// Asks for the cache lines at p and at q: one call for a node's code and
+// scale.
+TEXT ·prefetch2(SB), NOSPLIT, $0-16
+	MOVQ       p+0(FP), AX
+	MOVQ       q+8(FP), BX
+	PREFETCHT0 (AX)
+	PREFETCHT0 (BX)
+	RET

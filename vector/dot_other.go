@@ -17,3 +17,11 @@ func dotFloatAVX2(a, b *float32, n int) float32 {
 }
 
 func prefetch(p *int8) {}
+
+func prefetchLines(p *int8, n int) {}
+
+func dotFloatInt8x2AVX2(q *float32, c, f *int8, n int) (sc, sf float32) {
+	panic("vector: no AVX2 kernel on this architecture")
+}
+
+func prefetch2(p, q *int8) {}

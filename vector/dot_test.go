@@ -44,6 +44,26 @@ func TestDotFloatInt8Kernels(t *testing.T) {
 	}
 }
 
+// TestDotFloatInt8x2: the fused kernel gives both dot products within
+// float rounding of the portable loop, on every length.
+func TestDotFloatInt8x2(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n <= 700; n++ {
+		q, c, f := make([]float32, n), make([]int8, n), make([]int8, n)
+		var magC, magF float64
+		for i := range q {
+			q[i], c[i], f[i] = float32(r.NormFloat64()), int8(r.IntN(256)-128), int8(r.IntN(256)-128)
+			magC += math.Abs(float64(q[i]) * float64(c[i]))
+			magF += math.Abs(float64(q[i]) * float64(f[i]))
+		}
+		gotC, gotF := dotFloatInt8x2(q, c, f)
+		wantC, wantF := dotFloatInt8Go(q, c), dotFloatInt8Go(q, f)
+		if math.Abs(float64(gotC-wantC)) > 1e-5*magC+1e-6 || math.Abs(float64(gotF-wantF)) > 1e-5*magF+1e-6 {
+			t.Fatalf("n %d: %v, %v, want %v, %v (FMA %v)", n, gotC, gotF, wantC, wantF, useFMA)
+		}
+	}
+}
+
 // BenchmarkDotInt8 at the built-in embedder's 612 dimensions:
 //
 //	go test -run '^$' -bench DotInt8 ./vector

@@ -156,6 +156,10 @@ func readSlice[T any](d *decoder, n, size int, decode func(dst []T, b []byte)) [
 		c = n
 	}
 	out := make([]T, 0, c)
+	if d.sized {
+		// The codes and links are read at random by every search.
+		adviseHuge(out)
+	}
 	for len(out) < n && d.err == nil {
 		k := min(n-len(out), chunk/size)
 		b := d.next(k * size)

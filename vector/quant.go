@@ -76,6 +76,22 @@ func dotFloatInt8(q []float32, c []int8) float32 {
 	return dotFloatInt8Go(q, c)
 }
 
+// dotFloatInt8x2 returns the dot products of a float query with two codes,
+// as two calls of dotFloatInt8 would, reading the query once.
+func dotFloatInt8x2(q []float32, c, f []int8) (float32, float32) {
+	c, f = c[:len(q)], f[:len(q)]
+	if useFMA && len(q) >= 16 {
+		n := len(q) &^ 15
+		sc, sf := dotFloatInt8x2AVX2(&q[0], &c[0], &f[0], n)
+		for i := n; i < len(q); i++ {
+			sc += q[i] * float32(c[i])
+			sf += q[i] * float32(f[i])
+		}
+		return sc, sf
+	}
+	return dotFloatInt8Go(q, c), dotFloatInt8Go(q, f)
+}
+
 func dotFloatInt8Go(q []float32, c []int8) float32 {
 	c = c[:len(q)]
 	var s0, s1, s2, s3 float32

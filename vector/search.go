@@ -190,8 +190,14 @@ func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result
 		cur, curSim = x.greedy(s, cur, curSim, l, locked)
 	}
 	ef := max(x.opts.EfSearch, k)
-	ok := func(n uint32) bool {
-		return x.state[n] == live && (accept == nil || accept(x.ids[n]))
+	// Without a filter, deleted nodes or freed slots every node the walk
+	// reaches is a result, and the walk need not ask (a call for each of
+	// thousands of candidates at ef 1024).
+	var ok func(uint32) bool
+	if accept != nil || x.dead > 0 || len(x.freed) > 0 {
+		ok = func(n uint32) bool {
+			return x.state[n] == live && (accept == nil || accept(x.ids[n]))
+		}
 	}
 	budget := max(32*ef, len(x.ids)/64)
 	s.newEpoch()
@@ -202,8 +208,17 @@ func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result
 	}
 	// Rerank the candidates with the float query against the stored codes:
 	// this removes the query's own quantisation error from the order.
+	// The fine codes were not read by the walk: ask for them, and for the
+	// codes, two candidates ahead, as the walk does.
 	top := heap{items: s.tmp[:0]}
-	for _, it := range s.res.items {
+	res := s.res.items
+	for i, it := range res {
+		if i+2 < len(res) {
+			n := res[i+2].n
+			c, f := x.code(n), x.fineCode(n)
+			prefetchLines(&c[0], len(c))
+			prefetchLines(&f[0], len(f))
+		}
 		top.pushTop(k, item{s: x.score(qn, it.n), n: it.n})
 	}
 	s.tmp = top.items
@@ -213,7 +228,8 @@ func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result
 // score is the cosine similarity of the unit query q with node n under its
 // quantised vector, clamped to [-1, 1].
 func (x *Index) score(q []float32, n uint32) float32 {
-	s := dotFloatInt8(q, x.code(n))*x.scales[n] + dotFloatInt8(q, x.fineCode(n))*x.fineSc[n]
+	c, f := dotFloatInt8x2(q, x.code(n), x.fineCode(n))
+	s := c*x.scales[n] + f*x.fineSc[n]
 	return max(-1, min(1, s))
 }
 
