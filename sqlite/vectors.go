@@ -368,14 +368,18 @@ func mergeResults(a, b []vector.Result) []vector.Result {
 	return out
 }
 
+// pendingQuery reads the scope's vectors stored after a rev, newest first,
+// along the vector_rev index (see catchUpQuery).
+const pendingQuery = `SELECT seq, embedding FROM memories INDEXED BY memories_vector_rev
+	WHERE vector_rev > ? AND seq >= ? AND seq < ? AND tombstone = 0 ORDER BY vector_rev DESC LIMIT ?`
+
 // scorePending scores, exactly, the scope's vectors stored after rev that
 // the index does not hold yet: the newest pendingScan of them. more
-// reports that there were others. It reads their rows: searches score the
-// scope's pending buffer instead when it holds them (pending.go).
+// reports that there were others. It reads their rows (along the
+// vector_rev index, as insertBatch does): searches score the scope's
+// pending buffer instead when it holds them (pending.go).
 func (db *DB) scorePending(ctx context.Context, sp span, rev int64, q []float32) (_ []vector.Result, more bool, err error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT seq, embedding FROM memories
-		WHERE vector_rev > ? AND seq >= ? AND seq < ? AND tombstone = 0
-		ORDER BY vector_rev DESC LIMIT ?`, rev, sp.lo, sp.hi, db.vectors.pendingScan+1)
+	rows, err := db.reader.QueryContext(ctx, pendingQuery, rev, sp.lo, sp.hi, db.vectors.pendingScan+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
