@@ -2,7 +2,7 @@
 # set-up. CI (.ci/run) calls exactly it.
 
 GO       ?= go
-FUZZTIME ?= 5s
+FUZZTIME ?= 3s
 # LoCoMo data (not in the repository, CC BY-NC): locomo10.json from
 # github.com/snap-research/locomo, or the dev split made from it (README).
 MNEMO_LOCOMO ?= ../shared/eval/locomo-dev.json
@@ -16,7 +16,7 @@ PGSERVERS = bash scripts/pgservers.sh
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
-TEST_STEPS = vet unit fuzz checks
+TEST_STEPS = vet unit checks
 
 test:
 	@bash scripts/steps.sh "$(MAKE)" $(TEST_STEPS)
@@ -28,8 +28,8 @@ help:
 	@echo 'make vet        gofmt and go vet'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
-	@echo 'make fuzz       every fuzzer for FUZZTIME (5s; FUZZTIME=60s for a longer run)'
-	@echo 'make checks     quality, inspector, clients and ui side by side'
+	@echo 'make fuzz       every fuzzer for FUZZTIME (3s; FUZZTIME=60s for a longer run)'
+	@echo 'make checks     fuzz, quality, inspector, clients and ui side by side'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
 	@echo 'make ui         the web inspector in Debian chromium against a served mnemo'
@@ -59,9 +59,15 @@ FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWa
 # concurrency: it runs here, without -race, with the test servers.
 PGFULLSIZE = ^TestStorePartitioned$$
 
+# Most test binaries wait more than they compute (servers, timers, the
+# PGlites), so four packages run at once, each with a PGlite of its own,
+# and the runs without -race go on beside them.
+UNITJOBS = 4
+
 unit:
-	$(PGSERVERS) sh -c '$(GO) test $(RACE) -count=1 ./... && $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres'
-	$(GO) test -count=1 -run '$(FULLSIZE)' . ./failover ./bench/scale ./embed/use
+	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GO) test $(RACE) -p $(UNITJOBS) -count=1 ./... & race=$$!; \
+	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" . ./failover ./bench/scale ./embed/use; \
+	  plain=$$?; wait $$race && exit $$plain'
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
 # it measures ranking, and the detector slows the sentence encoder 20x.
@@ -101,9 +107,10 @@ fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
 
 # The checks that mostly wait (on node, Python, a browser) side by side with
-# the recall-quality floors (scripts/together.sh): the MCP Inspector, the
-# clients and the browser tests each against a mnemo of its own.
-CHECKS = quality inspector clients ui
+# the recall-quality floors and the fuzzers (scripts/together.sh): the MCP
+# Inspector, the clients and the browser tests each against a mnemo of its
+# own.
+CHECKS = fuzz quality inspector clients ui
 
 checks:
 	@bash scripts/together.sh "$(MAKE)" $(CHECKS)
