@@ -95,6 +95,26 @@ func DecodeEmbedding(b []byte) []float32 {
 	return v
 }
 
+// embeddingDest scans an embedding column straight into floats: the
+// driver's bytes are decoded where they lie instead of copied first, as a
+// []byte destination would (recall reads a few hundred vectors a query;
+// PERF-2).
+type embeddingDest struct{ v *[]float32 }
+
+func (d embeddingDest) Scan(src any) error {
+	switch b := src.(type) {
+	case nil:
+		*d.v = nil
+	case []byte:
+		*d.v = DecodeEmbedding(b)
+	case string:
+		*d.v = DecodeEmbedding([]byte(b))
+	default:
+		return fmt.Errorf("embedding: a column of %T, want bytes", src)
+	}
+	return nil
+}
+
 // Finite reports whether every component of v is a number.
 func Finite(v []float32) bool {
 	for _, f := range v {
@@ -159,7 +179,6 @@ type Scan struct {
 	data, tags, source *string
 	created, updated   int64
 	accessed, expires  *int64
-	embedding          []byte
 	occStart, occEnd   *int64
 	occExpr, occSource *string
 	validTo            *int64
@@ -181,7 +200,7 @@ func (s *Scan) Dest() []any {
 		&s.source,
 		&s.created, &s.updated, &s.accessed, &m.AccessCount, &s.expires, &m.Archived,
 		&m.Vitality, &m.Stability, &m.Version,
-		&s.embedding, &m.EmbeddingModel,
+		embeddingDest{&m.Embedding}, &m.EmbeddingModel,
 		&s.occStart, &s.occEnd, &s.occExpr, &s.occSource, &s.validTo, &s.entities}
 }
 
@@ -231,7 +250,6 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 		t := FromNanos(*s.expires)
 		m.ExpiresAt = &t
 	}
-	m.Embedding = DecodeEmbedding(s.embedding)
 	if s.occStart != nil && s.occEnd != nil {
 		m.Occurred = &mnemo.Occurred{Start: FromNanos(*s.occStart), End: FromNanos(*s.occEnd)}
 		if s.occExpr != nil {

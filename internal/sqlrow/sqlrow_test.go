@@ -1,9 +1,11 @@
 package sqlrow
 
 import (
+	"database/sql"
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +172,12 @@ func fakeRow(t *testing.T, s *Scan, cols []any) {
 		t.Fatalf("%d destinations for %d columns", len(dest), len(cols))
 	}
 	for i, c := range cols {
+		if sc, ok := dest[i].(sql.Scanner); ok {
+			if err := sc.Scan(c); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		d := reflect.ValueOf(dest[i]).Elem()
 		if c == nil {
 			d.Set(reflect.Zero(d.Type()))
@@ -260,6 +268,33 @@ func TestCheckFilter(t *testing.T) {
 			err := CheckFilter(&tc.f)
 			if tc.valid != (err == nil) || (err != nil && mnemo.ErrorCode(err) != mnemo.EINVALID) {
 				t.Fatalf("CheckFilter = %v, want valid %v", err, tc.valid)
+			}
+		})
+	}
+}
+
+func TestEmbeddingDest(t *testing.T) {
+	tests := []struct {
+		name    string
+		src     any
+		want    []float32
+		wantErr bool
+	}{
+		{"bytes", EncodeEmbedding([]float32{1, -2.5}), []float32{1, -2.5}, false},
+		{"text", string(EncodeEmbedding([]float32{3})), []float32{3}, false},
+		{"null", nil, nil, false},
+		{"empty", []byte{}, nil, false},
+		{"number", int64(7), nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := []float32{9} // overwritten, as a reused destination is
+			err := embeddingDest{&v}.Scan(tc.src)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Scan(%v) error %v, want error %v", tc.src, err, tc.wantErr)
+			}
+			if !tc.wantErr && !slices.Equal(v, tc.want) {
+				t.Fatalf("Scan(%v) = %v, want %v", tc.src, v, tc.want)
 			}
 		})
 	}
