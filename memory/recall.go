@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/temporal"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // Query asks for the memories that matter for a text.
@@ -793,8 +794,22 @@ func diversify(scored []Scored, cands []candidate, profile rank.Profile, limit i
 	for k, i := range order {
 		ranked[k], rcands[k], scores[k] = scored[i], cands[i], scored[i].Score
 	}
+	// MMR compares each pick with every candidate left: the cosines come
+	// from each vector's norm, taken once, and a SIMD dot product (rank.
+	// Cosine, float64 and both norms every time, was most of MMR's time;
+	// PERF-2).
+	inv := make([]float64, len(rcands))
+	for k := range rcands {
+		if n := vector.Dot(rcands[k].vec, rcands[k].vec); n > 0 {
+			inv[k] = 1 / math.Sqrt(float64(n))
+		}
+	}
 	picked, penalty := rank.MMR(scores, func(i, j int) float64 {
-		return math.Max(0, rank.Cosine(rcands[i].vec, rcands[j].vec))
+		a, b := rcands[i].vec, rcands[j].vec
+		if len(a) != len(b) || inv[i] == 0 || inv[j] == 0 {
+			return 0
+		}
+		return math.Max(0, float64(vector.Dot(a, b))*inv[i]*inv[j])
 	}, profile.MMRLambda, limit)
 	results := make([]Scored, len(picked))
 	for k, i := range picked {
