@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -72,7 +71,7 @@ func OpenLog(dir string, opts LogOptions) (*Log, error) {
 		return nil, fmt.Errorf("files: %w", err)
 	}
 	l := &Log{path: path, lock: lock, f: f, noSync: opts.NoSync}
-	if err := l.locked(syscall.LOCK_EX, l.repair); err != nil {
+	if err := l.locked(lockEx, l.repair); err != nil {
 		l.Close()
 		return nil, err
 	}
@@ -86,17 +85,8 @@ func (l *Log) locked(how int, fn func() error) error {
 	if err := flock(l.lock, how); err != nil {
 		return fmt.Errorf("files: lock: %w", err)
 	}
-	defer flock(l.lock, syscall.LOCK_UN)
+	defer flock(l.lock, lockUn)
 	return fn()
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }
 
 // repair cuts a last line without its newline: a write that a crash
@@ -157,7 +147,7 @@ func (l *Log) Append(envs ...Envelope) error {
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	return l.locked(syscall.LOCK_EX, func() error {
+	return l.locked(lockEx, func() error {
 		if err := l.refresh(); err != nil {
 			return err
 		}
@@ -208,14 +198,8 @@ const maxLine = 4 << 20
 // without its newline (an append in progress elsewhere, or torn) is not
 // read; a line that is not an envelope is an error naming its number.
 func (l *Log) Replay(fn func(Envelope) error) error {
-	return l.locked(syscall.LOCK_SH, func() error { return l.replayLocked(fn) })
+	return l.locked(lockSh, func() error { return l.replayLocked(fn) })
 }
-
-// lockEx and lockSh are the locks, for callers in this package.
-const (
-	lockEx = syscall.LOCK_EX
-	lockSh = syscall.LOCK_SH
-)
 
 // reopen opens a new log file after the old one was moved away. It holds
 // the lock.

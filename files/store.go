@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -117,7 +116,7 @@ func OpenStore(ctx context.Context, root string, opts StoreOptions) (*Store, err
 		return nil, err
 	}
 	s := &Store{root: root, opts: opts, log: l, an: analysis.New()}
-	err = l.locked(syscall.LOCK_EX, func() error {
+	err = l.locked(lockEx, func() error {
 		if err := s.reload(ctx); err != nil {
 			return err
 		}
@@ -439,7 +438,7 @@ func (s *Store) catchUp(ctx context.Context, locked bool) error {
 		if locked {
 			return s.reload(ctx)
 		}
-		return s.log.locked(syscall.LOCK_SH, func() error { return s.reload(ctx) })
+		return s.log.locked(lockSh, func() error { return s.reload(ctx) })
 	}
 	return s.fold(ctx, s.mem.Load(), locked)
 }
@@ -455,7 +454,7 @@ func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *memstore.
 	if s.closed {
 		return mnemo.Errorf(mnemo.EUNAVAILABLE, "the store is closed")
 	}
-	return s.log.locked(syscall.LOCK_EX, func() error {
+	return s.log.locked(lockEx, func() error {
 		if err := s.catchUp(ctx, true); err != nil {
 			return err
 		}
