@@ -126,25 +126,25 @@ func (s *Service) guard(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory)
 	terms := dedupe(words)
 	slices.SortStableFunc(terms, func(a, b string) int { return len(b) - len(a) })
 	terms = terms[:min(guardTerms, max(1, (len(terms)*3+4)/5))]
+	if len(terms) >= 5 {
+		// Every query below has every word past the three longest: when
+		// no memory has those, none can match. Asked first, this is the
+		// one lookup a new memory (most of a bulk load) pays, instead of
+		// two (PERF-1, MEM-10).
+		rest, err := s.store.Search(ctx, scope, mnemo.TextQuery{Filter: mnemo.Filter{Now: s.now()}, Terms: terms[3:], Limit: 1, MatchAll: true})
+		if err != nil {
+			return GuardDecision{}, nil, err
+		}
+		if len(rest.Hits) == 0 {
+			return GuardDecision{Action: GuardAdd}, nil, nil
+		}
+	}
 	var sr mnemo.SearchResult
 	for skip := -1; skip < min(3, len(terms)) && len(sr.Hits) == 0; skip++ {
 		q := terms
 		if skip >= 0 {
 			if len(terms) < 3 {
 				break // two words less one is no longer the same text
-			}
-			if skip == 0 && len(terms) >= 5 {
-				// Each query left to ask has every word past the three
-				// longest: when no memory has those, none can match, and
-				// a new memory (most of a bulk load) pays two lookups
-				// instead of four (PERF-1, MEM-10).
-				rest, err := s.store.Search(ctx, scope, mnemo.TextQuery{Filter: mnemo.Filter{Now: s.now()}, Terms: terms[3:], Limit: 1, MatchAll: true})
-				if err != nil {
-					return GuardDecision{}, nil, err
-				}
-				if len(rest.Hits) == 0 {
-					break
-				}
 			}
 			q = slices.Delete(slices.Clone(terms), skip, skip+1)
 		}

@@ -167,3 +167,39 @@ func TestWriteGuardPrefixOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteGuardLongText covers the lookups of a text of five or more
+// search words, whose first lookup has only the words past the three
+// longest (MEM-10): each decision must be what the full lookups make.
+func TestWriteGuardLongText(t *testing.T) {
+	const stored = "Marguerite reconfigured the replication coordinator after yesterday's outage in Frankfurt region 42"
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"same text", "marguerite reconfigured the replication coordinator after  yesterday's outage in Frankfurt region 42", memory.GuardDuplicate},
+		{"a long word changed", "Marguerite reconfigured the replication supervisor after yesterday's outage in Frankfurt region 42", memory.GuardMerge},
+		{"the longest word changed", "Marguerite reconfigured the synchronisation coordinator after yesterday's outage in Frankfurt region 42", memory.GuardMerge},
+		{"a number changed", "Marguerite reconfigured the replication coordinator after yesterday's outage in Frankfurt region 43", memory.GuardConflict},
+		{"negated", "Marguerite never reconfigured the replication coordinator after yesterday's outage in Frankfurt region 42", memory.GuardConflict},
+		// Only a change among the three longest words is looked past.
+		{"a short word changed", "Marguerite reconfigured the replication coordinator after yesterday's outage in Hamburg region 42", memory.GuardAdd},
+		{"new", "Bartholomew documented the certificate rotation procedure for the payments gateway cluster", memory.GuardAdd},
+		{"new, sharing the longest words", "Marguerite reconfigured the replication coordinator before lunch on Tuesday morning quickly", memory.GuardAdd},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			svc := newService(t, newClock())
+			first, err := svc.Write(ctx, alice, []mnemo.Draft{draft(stored)})
+			if err != nil || first[0].Guard.Action != memory.GuardAdd {
+				t.Fatalf("first write: %+v, %v", first, err)
+			}
+			res, err := svc.Write(ctx, alice, []mnemo.Draft{draft(tc.text)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res[0].Guard; got.Action != tc.want {
+				t.Fatalf("%s, want %s", got.Action, tc.want)
+			}
+		})
+	}
+}

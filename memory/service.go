@@ -253,6 +253,8 @@ type WriteOptions struct {
 
 // WriteWith is Write with options.
 func (s *Service) WriteWith(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft, o WriteOptions) ([]WriteResult, error) {
+	// The embedding of earlier writes waits meanwhile (PERF-1).
+	defer s.gate.BeginWrite()()
 	inline := !o.AsyncEmbedding
 	recs, err := s.records(scope, drafts, nil)
 	if err != nil {
@@ -485,6 +487,9 @@ func (s *Service) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Rec
 // writeWith is write, storing with put (the store's Write, or Replace).
 func (s *Service) writeWith(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, inline bool,
 	put func(context.Context, mnemo.Scope, []mnemo.Record) ([]mnemo.Memory, error)) ([]mnemo.Memory, error) {
+	// Background embedding steps aside for the writes that do not go
+	// through WriteWith too (conversation turns); nested, it is counted twice.
+	defer s.gate.BeginWrite()()
 	if s.vec != nil {
 		var noIndex *noIndexError
 		if err := s.vec.init(ctx); errors.As(err, &noIndex) {

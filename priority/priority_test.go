@@ -66,6 +66,7 @@ func TestYieldEndsWithContext(t *testing.T) {
 func TestNilGate(t *testing.T) {
 	var g *Gate
 	g.Begin()()
+	g.BeginWrite()()
 	g.Yield(context.Background())
 	if g.Busy() {
 		t.Fatal("a nil Gate is busy")
@@ -105,6 +106,41 @@ func TestPauseUsesTheContextsGate(t *testing.T) {
 	}
 }
 
+// A write in flight pauses background embedding (Pause), boundedly, and
+// not the work that calls Yield: the indexer and a write's own helpers.
+func TestWritesPauseOnlyBackgroundWork(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		begin     func(*Gate) func()
+		wait      func(context.Context, *Gate)
+		wantPause bool
+	}{
+		{"write, Pause", (*Gate).BeginWrite, func(ctx context.Context, g *Gate) { Pause(Background(ctx, g)) }, true},
+		{"write, Yield", (*Gate).BeginWrite, func(ctx context.Context, g *Gate) { g.Yield(ctx) }, false},
+		{"recall, Pause", (*Gate).Begin, func(ctx context.Context, g *Gate) { Pause(Background(ctx, g)) }, true},
+		{"recall, Yield", (*Gate).Begin, func(ctx context.Context, g *Gate) { g.Yield(ctx) }, true},
+		{"nothing, Pause", func(*Gate) func() { return func() {} }, func(ctx context.Context, g *Gate) { Pause(Background(ctx, g)) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New()
+			end := tc.begin(g)
+			defer end()
+			if g.Busy() != (tc.name[:6] == "recall") {
+				t.Fatalf("Busy() = %v", g.Busy())
+			}
+			t0 := time.Now()
+			tc.wait(context.Background(), g)
+			d := time.Since(t0)
+			if tc.wantPause && d < MaxWait {
+				t.Fatalf("returned after %v, want MaxWait (%v)", d, MaxWait)
+			}
+			if !tc.wantPause && d > MaxWait/2 {
+				t.Fatalf("waited %v", d)
+			}
+		})
+	}
+}
+
 func TestConcurrentBeginEnd(t *testing.T) {
 	g := New()
 	var wg sync.WaitGroup
@@ -112,7 +148,9 @@ func TestConcurrentBeginEnd(t *testing.T) {
 		wg.Go(func() {
 			for range 1000 {
 				end := g.Begin()
+				endWrite := g.BeginWrite()
 				end()
+				endWrite()
 			}
 		})
 	}
@@ -120,5 +158,10 @@ func TestConcurrentBeginEnd(t *testing.T) {
 	if g.Busy() {
 		t.Fatal("requests left in flight")
 	}
-	g.Yield(context.Background()) // the idle channel is closed again
+	t0 := time.Now()
+	g.Yield(context.Background()) // the idle channels are closed again
+	Pause(Background(context.Background(), g))
+	if d := time.Since(t0); d > MaxWait/2 {
+		t.Fatalf("waited %v with nothing in flight", d)
+	}
 }

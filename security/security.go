@@ -47,22 +47,64 @@ type rule struct {
 	// valid, when set, checks a match further (a checksum), so that any
 	// long number is not taken for a card.
 	valid func(string) bool
+	// may, when set, reports whether a text, and the text in lower case,
+	// can hold a match at all: a text without a digit holds no number, one
+	// without '@' no e-mail address. Most memories hold none, and the
+	// rules run on every write (PERF-1).
+	may func(s, lower string) bool
 }
 
+// hasAny returns a may of texts that have a byte of chars.
+func hasAny(chars string) func(s, lower string) bool {
+	return func(s, _ string) bool { return strings.ContainsAny(s, chars) }
+}
+
+// digits are what a rule of numbers needs (\d is ASCII in RE2).
+var digits = hasAny("0123456789")
+
+// mayFold returns a may of texts that can hold one of words (in lower
+// case) under a case-insensitive rule. Beyond ASCII, case folding pairs
+// more than strings.ToLower does ('ſ' is an s to (?i)), so such a text
+// may always match.
+func mayFold(words ...string) func(s, lower string) bool {
+	return func(_, lower string) bool {
+		for i := 0; i < len(lower); i++ {
+			if lower[i] >= utf8.RuneSelf {
+				return true
+			}
+		}
+		for _, w := range words {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+var (
+	mayBearer   = mayFold("bearer")
+	mayPassword = mayFold("pass", "pwd", "pin")
+)
+
 var rules = []rule{
-	{"national_id", Restricted, regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), nil}, // US SSN
-	{"national_id", Restricted, regexp.MustCompile(`(?:^|[^\d])(\d{17}[\dXx])(?:[^\d]|$)`), chineseID},
-	{"card", Restricted, regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), luhn},
-	{"api_key", Restricted, regexp.MustCompile(`\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}\b|\bAIza[0-9A-Za-z_-]{35}\b`), nil},
-	{"token", Restricted, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*`), nil},
-	{"private_key", Restricted, regexp.MustCompile(`-----BEGIN (?:RSA |EC |OPENSSH |DSA )?PRIVATE KEY-----`), nil},
-	{"password", Restricted, regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|passcode|pin)\b\s*(?:is|[:=：])\s*\S+|(?:密码|口令)\s*(?:是|为|[:=：])\s*\S+`), nil},
-	{"email", Confidential, regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b`), nil},
+	{"national_id", Restricted, regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), nil, digits}, // US SSN
+	{"national_id", Restricted, regexp.MustCompile(`(?:^|[^\d])(\d{17}[\dXx])(?:[^\d]|$)`), chineseID, digits},
+	{"card", Restricted, regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), luhn, digits},
+	{"api_key", Restricted, regexp.MustCompile(`\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}\b|\bAIza[0-9A-Za-z_-]{35}\b`), nil, func(s, _ string) bool {
+		return strings.ContainsAny(s, "-_") || strings.Contains(s, "AKIA") || strings.Contains(s, "AIza")
+	}},
+	{"token", Restricted, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*`), nil, func(s, lower string) bool { return strings.Contains(s, "eyJ") || mayBearer(s, lower) }},
+	{"private_key", Restricted, regexp.MustCompile(`-----BEGIN (?:RSA |EC |OPENSSH |DSA )?PRIVATE KEY-----`), nil, hasAny("-")},
+	{"password", Restricted, regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|passcode|pin)\b\s*(?:is|[:=：])\s*\S+|(?:密码|口令)\s*(?:是|为|[:=：])\s*\S+`), nil, func(s, lower string) bool {
+		return strings.Contains(s, "密码") || strings.Contains(s, "口令") || mayPassword(s, lower)
+	}},
+	{"email", Confidential, regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b`), nil, hasAny("@")},
 	// Phones: with a country code, with an area code in parentheses, in
 	// the dashed or dotted 3-3-4 form, or a mainland China mobile. Groups
 	// of four digits alone are not phones (they are cards, orders, years).
-	{"phone", Confidential, regexp.MustCompile(`\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,3}\b|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b\d{3}[.-]\d{3}[.-]\d{4}\b`), nil},
-	{"phone", Confidential, regexp.MustCompile(`(?:^|[^\d])(1[3-9]\d{9})(?:[^\d]|$)`), nil}, // mainland China mobile
+	{"phone", Confidential, regexp.MustCompile(`\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,3}\b|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b\d{3}[.-]\d{3}[.-]\d{4}\b`), nil, digits},
+	{"phone", Confidential, regexp.MustCompile(`(?:^|[^\d])(1[3-9]\d{9})(?:[^\d]|$)`), nil, digits}, // mainland China mobile
 }
 
 // keywords mark text as confidential or restricted by what it says of
@@ -94,7 +136,11 @@ func Classify(text, def string) (string, []Finding) {
 			level = l
 		}
 	}
+	lower := strings.ToLower(text)
 	for _, r := range rules {
+		if r.may != nil && !r.may(text, lower) {
+			continue
+		}
 		for _, m := range r.re.FindAllStringSubmatch(text, 8) {
 			s := m[len(m)-1]
 			if r.valid == nil || r.valid(s) {
@@ -103,7 +149,6 @@ func Classify(text, def string) (string, []Finding) {
 			}
 		}
 	}
-	lower := strings.ToLower(text)
 	for _, k := range keywords {
 		for _, w := range k.words {
 			if containsWord(lower, w) {
@@ -194,7 +239,11 @@ func Mask(label, s string) string {
 // Redact replaces every sensitive span of s that a rule finds by its
 // rule's name, for text that must keep its shape: log lines, traces.
 func Redact(s string) string {
+	lower := strings.ToLower(s)
 	for _, r := range rules {
+		if r.may != nil && !r.may(s, lower) {
+			continue
+		}
 		s = r.re.ReplaceAllStringFunc(s, func(m string) string {
 			// A rule with a group matches the characters around the
 			// number too: only the group is replaced.

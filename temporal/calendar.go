@@ -201,7 +201,7 @@ func choose(cands []Window, c ctx) (Window, bool) {
 	if len(cands) == 0 {
 		return Window{}, false
 	}
-	switch c.bias {
+	switch c.biasOf() {
 	case past:
 		for i := len(cands) - 1; i >= 0; i-- {
 			if !cands[i].Start.After(c.ref) {

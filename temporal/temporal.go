@@ -82,12 +82,36 @@ const (
 type ctx struct {
 	ref  time.Time
 	bias bias
+	// tense, when set, is the bias instead: the tense of a text, guessed
+	// on first use. Most texts have no incomplete date to read by it, and
+	// the guess runs two regular expressions over the text, on every
+	// write (PERF-1).
+	tense *lazyTense
+}
+
+// lazyTense is the tense of text, guessed once.
+type lazyTense struct {
+	text string
+	done bool
+	b    bias
+}
+
+// biasOf returns c's bias.
+func (c ctx) biasOf() bias {
+	t := c.tense
+	if t == nil {
+		return c.bias
+	}
+	if !t.done {
+		t.b, t.done = tense(t.text), true
+	}
+	return t.b
 }
 
 // Extract returns every time expression in text, in order, each resolved
 // against ref (a memory's text against its creation time).
 func Extract(text string, ref time.Time) []Expr {
-	return find(text, ctx{ref: ref, bias: tense(text)})
+	return find(text, ctx{ref: ref, tense: &lazyTense{text: text}})
 }
 
 // Asked is the time constraint of a query.
