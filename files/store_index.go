@@ -149,12 +149,27 @@ func (s *Store) repairIndex(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(s.root, IndexName)); errors.Is(err, fs.ErrNotExist) {
 		return s.rebuildIndex(mem.Snapshot())
 	}
+	dirs := map[string]bool{}
 	for _, r := range s.recent {
 		if err := s.syncIndex(ctx, mem, r); err != nil {
 			return err
 		}
+		if rel, err := indexRel(r.key, r.id); err == nil {
+			dirs[filepath.Dir(filepath.Join(s.scopeBase(r.sc), filepath.FromSlash(rel)))] = true
+		}
 	}
 	s.recent = nil
+	// A crash between writing an index file's temporary and renaming it
+	// leaves the temporary beside where the file goes: it is no memory, and
+	// grep over the index would find it (FS-8).
+	for dir := range dirs {
+		tmps, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+		for _, p := range tmps {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("files: %w", err)
+			}
+		}
+	}
 	return nil
 }
 

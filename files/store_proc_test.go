@@ -2,9 +2,12 @@ package files_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -191,4 +194,37 @@ func TestStoreKilledWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantWritten(t, s, "after", 0)
+}
+
+// TestStoreOpenRemovesIndexTemporaries: a writer killed between writing an
+// index file's temporary and renaming it leaves the temporary; the next
+// open removes it, so that grep over the index finds memories only.
+func TestStoreOpenRemovesIndexTemporaries(t *testing.T) {
+	root := t.TempDir()
+	s := open(t, root, storeOpts())
+	if _, err := s.Write(t.Context(), home, batch("w", 0)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	var tmps []string
+	filepath.WalkDir(filepath.Join(root, files.IndexName), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			tmp := filepath.Join(filepath.Dir(p), ".tmp-12345")
+			if os.WriteFile(tmp, []byte(`{"key":`), 0o644) == nil {
+				tmps = append(tmps, tmp)
+			}
+		}
+		return nil
+	})
+	if len(tmps) == 0 {
+		t.Fatal("the write left no index file")
+	}
+	r := open(t, root, storeOpts())
+	defer r.Close()
+	for _, p := range tmps {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is still there after open (%v)", p, err)
+		}
+	}
+	checkIndex(t, root, r)
 }
