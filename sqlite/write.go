@@ -106,6 +106,7 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 		db.vectors.record(b.space, rev0, b.rev, b.vectored)
 	}
 	db.vectors.forget(b.span, b.unvectored)
+	db.ftsMerge.wrote(b.ftsRows)
 	if b.revUsed {
 		db.vectors.wake(db) // the indexer inserts the new vectors, off this path
 	}
@@ -134,6 +135,9 @@ type batch struct {
 	// inserted counts the active memories the batch inserted, by type,
 	// for type_stats (updates and deletes are counted by triggers).
 	inserted map[string]typeDelta
+	// ftsRows counts the rows the batch indexed or removed from the
+	// full-text index, for its merger.
+	ftsRows int64
 }
 
 type typeDelta struct {
@@ -315,6 +319,7 @@ func (b *batch) index(ctx context.Context, seq int64, m *mnemo.Memory, idx *mnem
 			seq, idx.Text, idx.Context, idx.Meta); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
+		b.ftsRows++
 	}
 	for _, tag := range m.Tags {
 		if _, err := b.tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_tags (seq, tag) VALUES (?, ?)`, seq, tag); err != nil {
@@ -330,6 +335,7 @@ func (b *batch) unindex(ctx context.Context, seq int64) error {
 		if _, err := b.tx.ExecContext(ctx, `DELETE FROM memories_fts WHERE rowid = ?`, seq); err != nil {
 			return fmt.Errorf("unindex: %w", err)
 		}
+		b.ftsRows++
 	}
 	if _, err := b.tx.ExecContext(ctx, `DELETE FROM memory_tags WHERE seq = ?`, seq); err != nil {
 		return fmt.Errorf("unindex tags: %w", err)
@@ -570,6 +576,9 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	defer db.vectors.pub.Unlock()
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	if fts {
+		db.ftsMerge.wrote(int64(n))
 	}
 	if sp, err := db.scopeSpan(ctx, scope); err == nil && sp.lo != 0 {
 		if op == mnemo.OpClear {
