@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,3 +174,66 @@ func TestCommonTermsOnly(t *testing.T) {
 }
 
 func uuidFor(i int) string { return fmt.Sprintf("00000000-0000-7000-8000-%012d", i) }
+
+// TestSearchFilterAfterRanking checks the candidates the index ranks before
+// the filter applies: when the filter drops some of the first page, Search
+// loads the next ones, and answers what ranking every match after the
+// filter would.
+func TestSearchFilterAfterRanking(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 60
+	var recs []mnemo.Record
+	for i := range n {
+		// Longer texts rank lower: memory i ranks i-th.
+		text := "apple" + strings.Repeat(" filler", i)
+		m := mnemo.Memory{Content: text, Type: "fact", CreatedAt: now, UpdatedAt: now}
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: text}})
+	}
+	tests := []struct {
+		name  string
+		low   func(i int) bool // memory i has confidence 0.1
+		limit int
+	}{
+		{"none dropped", func(int) bool { return false }, 10},
+		{"every other dropped", func(i int) bool { return i%2 == 0 }, 10},
+		{"first page dropped", func(i int) bool { return i < 10 }, 10},
+		{"most dropped", func(i int) bool { return i%10 != 9 }, 10},
+		{"all dropped", func(int) bool { return true }, 10},
+		{"one wanted", func(i int) bool { return i == 0 }, 1},
+	}
+	for k, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scope := mnemo.Scope{TenantID: "t", AgentID: tt.name}
+			var want []string
+			for i := range recs {
+				recs[i].Memory.ID = uuidFor(k*n + i)
+				recs[i].Memory.Confidence = 0.9
+				if tt.low(i) {
+					recs[i].Memory.Confidence = 0.1
+				} else if len(want) < tt.limit {
+					want = append(want, recs[i].Memory.ID)
+				}
+			}
+			if _, err := db.Write(ctx, scope, recs); err != nil {
+				t.Fatal(err)
+			}
+			res, err := db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{"apple"}, Limit: tt.limit, Filter: mnemo.Filter{MinConfidence: 0.5}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range res.Hits {
+				got = append(got, h.Memory.ID)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("hits %v, want %v", got, want)
+			}
+		})
+	}
+}

@@ -90,8 +90,7 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 			if err != nil {
 				return nil, err
 			}
-			hits, err := db.fetchRanked(ctx, ranked, w)
-			return hits[:min(len(hits), q.Limit)], err
+			return db.fetchRanked(ctx, ranked, w, q.Limit)
 		}
 	} else {
 		if q, allCommon, err = db.dropCommonTerms(ctx, sp, q); err != nil {
@@ -111,9 +110,9 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 				return nil, err
 			}
 			if len(ranked) >= q.Limit {
-				hits, err := db.fetchRanked(ctx, ranked, w)
+				hits, err := db.fetchRanked(ctx, ranked, w, q.Limit)
 				if err != nil || len(hits) >= q.Limit {
-					return hits[:min(len(hits), q.Limit)], err
+					return hits, err
 				}
 			}
 		}
@@ -121,11 +120,11 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		if err != nil {
 			return nil, err
 		}
-		hits, err := db.fetchRanked(ctx, ranked, w)
+		hits, err := db.fetchRanked(ctx, ranked, w, q.Limit)
 		// Exact when enough survive the filter, or when the index had no
 		// more matches than it returned.
 		if err != nil || len(hits) >= q.Limit || len(ranked) < want {
-			return hits[:min(len(hits), q.Limit)], err
+			return hits, err
 		}
 	}
 	args := append([]any{expr, sp.lo, sp.hi}, w.args...)
@@ -260,20 +259,31 @@ func (db *DB) rankInIndex(ctx context.Context, expr string, sp span, n int) ([]r
 	return out, nil
 }
 
-// fetchRanked loads the memories of rs that pass the filter, in rank order.
-func (db *DB) fetchRanked(ctx context.Context, rs []ranked, w *where) ([]mnemo.Hit, error) {
-	seqs := make([]int64, len(rs))
-	for i, r := range rs {
-		seqs[i] = r.seq
-	}
-	found, err := db.fetchSeqs(ctx, seqs, w)
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]mnemo.Hit, 0, len(rs))
-	for i, m := range found {
-		if m != nil {
-			hits = append(hits, mnemo.Hit{Memory: *m, Lexical: -rs[i].rank})
+// fetchRanked loads the first n memories of rs that pass the filter, in
+// rank order. rs holds more candidates than wanted in case the filter drops
+// some; loading a memory (its row, its embedding) is most of a search's
+// cost (PERF-2), so it loads the first n, and the rest only if the filter
+// dropped any of those.
+func (db *DB) fetchRanked(ctx context.Context, rs []ranked, w *where, n int) ([]mnemo.Hit, error) {
+	hits := make([]mnemo.Hit, 0, min(n, len(rs)))
+	for len(rs) > 0 && len(hits) < n {
+		part := rs
+		if len(hits) == 0 {
+			part = rs[:min(n, len(rs))]
+		}
+		rs = rs[len(part):]
+		seqs := make([]int64, len(part))
+		for i, r := range part {
+			seqs[i] = r.seq
+		}
+		found, err := db.fetchSeqs(ctx, seqs, w)
+		if err != nil {
+			return nil, err
+		}
+		for i, m := range found {
+			if m != nil && len(hits) < n {
+				hits = append(hits, mnemo.Hit{Memory: *m, Lexical: -part[i].rank})
+			}
 		}
 	}
 	return hits, nil

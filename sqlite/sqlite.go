@@ -74,6 +74,8 @@ type DB struct {
 
 	// vectors are the ANN indexes of the scopes, loaded on first search.
 	vectors *annIndexes
+	// ftsMerge merges the full-text index in the background (ftsmerge.go).
+	ftsMerge *ftsMerger
 	// vectorExamined counts the neighbours vector searches checked against
 	// their filter and the vectors they scored exactly: tests hold it to a
 	// bound that does not grow with the store.
@@ -189,6 +191,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, err
 		}
 	}
+	db.ftsMerge = newFTSMerger(db)
 	return db, nil
 }
 
@@ -201,6 +204,9 @@ func dsn(path string, params ...string) string {
 
 // Close writes the ANN indexes with unsaved changes and closes the database.
 func (db *DB) Close() error {
+	if db.ftsMerge != nil {
+		db.ftsMerge.close()
+	}
 	err := db.vectors.close()
 	if err != nil {
 		db.logger.Warn("saving vector indexes failed; they will be caught up on open", "err", err)

@@ -110,6 +110,7 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 		db.vectors.record(b.space, rev0, b.rev, b.vectored)
 	}
 	db.vectors.forget(b.span, b.unvectored)
+	db.ftsMerge.wrote(b.ftsRows)
 	if b.revUsed {
 		db.vectors.wake(db) // the indexer inserts the new vectors, off this path
 	}
@@ -138,6 +139,9 @@ type batch struct {
 	// inserted counts the active memories the batch inserted, by type,
 	// for type_stats (updates and deletes are counted by triggers).
 	inserted map[string]typeDelta
+	// ftsRows counts the rows the batch indexed or removed from the
+	// full-text index, for its merger.
+	ftsRows int64
 
 	// stmts are the batch's statements, prepared once and run once per
 	// record: preparing each statement anew was a fifth of a bulk write
@@ -365,6 +369,7 @@ func (b *batch) index(ctx context.Context, seq int64, m *mnemo.Memory, idx *mnem
 			seq, idx.Text, idx.Context, idx.Meta); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
+		b.ftsRows++
 	}
 	for _, tag := range m.Tags {
 		if _, err := b.exec(ctx, `INSERT OR IGNORE INTO memory_tags (seq, tag) VALUES (?, ?)`, seq, tag); err != nil {
@@ -380,6 +385,7 @@ func (b *batch) unindex(ctx context.Context, seq int64) error {
 		if _, err := b.exec(ctx, `DELETE FROM memories_fts WHERE rowid = ?`, seq); err != nil {
 			return fmt.Errorf("unindex: %w", err)
 		}
+		b.ftsRows++
 	}
 	if _, err := b.exec(ctx, `DELETE FROM memory_tags WHERE seq = ?`, seq); err != nil {
 		return fmt.Errorf("unindex tags: %w", err)
@@ -622,6 +628,9 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	defer db.vectors.pub.Unlock()
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	if fts {
+		db.ftsMerge.wrote(int64(n))
 	}
 	if sp, err := db.scopeSpan(ctx, scope); err == nil && sp.lo != 0 {
 		if op == mnemo.OpClear {

@@ -7,15 +7,18 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
+	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // TestRunSmall runs the whole measurement on a small store: every step
@@ -120,6 +123,76 @@ func BenchmarkHybridRecall(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(percentile(d, 0.5))/1e6, "p50-ms")
 	b.ReportMetric(float64(percentile(d, 0.95))/1e6, "p95-ms")
+}
+
+// BenchmarkLexical times the lexical stage of recall alone: the store's
+// Search, as recall asks it (the analysed query, 50 candidates), on the
+// SQLite file $MNEMO_SCALE_DB, or else the generated store (see
+// BenchmarkHybridRecall). Search reads only, so the kept store is safe:
+//
+//	MNEMO_SCALE_DB=/path/mnemo.db go test -run '^$' -bench Lexical -benchtime 2000x ./bench/scale
+func BenchmarkLexical(b *testing.B) {
+	ctx := context.Background()
+	path := os.Getenv("MNEMO_SCALE_DB")
+	if path == "" {
+		n := 100_000
+		if v, err := strconv.Atoi(os.Getenv("MNEMO_SCALE_N")); err == nil && v > 0 {
+			n = v
+		}
+		g, err := generate(ctx, Config{Dir: filepath.Join(os.TempDir(), "mnemo-scale"), N: n, Embedder: EmbedderGloVe})
+		if err != nil {
+			b.Fatal(err)
+		}
+		path = g.path
+	}
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	words, err := glove.New().Words(vocabulary)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gen, an := newGenerator(words, 3), analysis.New()
+	query := func() mnemo.TextQuery {
+		aq := an.Query(gen.query())
+		return mnemo.TextQuery{Terms: aq.Terms, Prefixes: aq.Prefixes, Limit: 50}
+	}
+	for range 100 { // fill the page cache
+		if _, err := db.Search(ctx, Scope, query()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	qs := make([]mnemo.TextQuery, b.N)
+	for i := range qs {
+		qs[i] = query()
+	}
+	d := make([]time.Duration, b.N)
+	// CPU time, beside the wall times: it holds steady on a busy machine.
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		res, err := db.Search(ctx, Scope, qs[i])
+		if err != nil || res.Degraded {
+			b.Fatalf("Search: %+v, %v", res, err)
+		}
+		d[i] = time.Since(t0)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentile(d, 0.5))/1e6, "p50-ms")
+	b.ReportMetric(float64(percentile(d, 0.95))/1e6, "p95-ms")
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkFilteredRecall times hybrid recall (surface, limit 10) with a

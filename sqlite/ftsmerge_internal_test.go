@@ -1,0 +1,88 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+func TestFTSVarint(t *testing.T) {
+	tests := []struct {
+		in   []byte
+		want uint64
+		n    int
+	}{
+		{[]byte{0x00}, 0, 1},
+		{[]byte{0x7f, 0xff}, 127, 1},
+		{[]byte{0x81, 0x00}, 128, 2},
+		{[]byte{0x86, 0x8d, 0x20}, 100_000, 3},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 1<<64 - 1, 9},
+		{[]byte{0x81}, 0, 0},
+		{nil, 0, 0},
+	}
+	for _, tt := range tests {
+		if got, n := ftsVarint(tt.in); got != tt.want || n != tt.n {
+			t.Errorf("ftsVarint(% x) = %d, %d; want %d, %d", tt.in, got, n, tt.want, tt.n)
+		}
+	}
+}
+
+// TestFTSMerge checks that the full-text index written in many
+// transactions is merged into one segment once the writer is quiet, and
+// answers as before.
+func TestFTSMerge(t *testing.T) {
+	idle, minRows := ftsMergeIdle, ftsMergeMinRows
+	ftsMergeIdle, ftsMergeMinRows = 50*time.Millisecond, 10
+	t.Cleanup(func() { ftsMergeIdle, ftsMergeMinRows = idle, minRows })
+
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 40
+	for i := range n {
+		text := fmt.Sprintf("apple word%d", i)
+		m := mnemo.Memory{ID: uuidFor(i), Content: text, Type: "fact", CreatedAt: now, UpdatedAt: now}
+		if _, err := db.Write(ctx, scope, []mnemo.Record{{Memory: m, Index: mnemo.IndexText{Text: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Forget(ctx, scope, []string{uuidFor(0)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	segments := func() int {
+		var n int
+		if err := db.reader.QueryRow(`SELECT count(DISTINCT segid) FROM memories_fts_idx`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if s := segments(); s <= ftsMergeSegments {
+		t.Fatalf("%d segments after %d writes: too few to merge", s, n)
+	}
+	for deadline := time.Now().Add(10 * time.Second); segments() > 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d segments, not merged", segments())
+		}
+	}
+	if rows, err := db.ftsRows(ctx); err != nil || rows != n-1 {
+		t.Fatalf("ftsRows = %d, %v; want %d", rows, err, n-1)
+	}
+	for _, tt := range []struct {
+		term string
+		want int
+	}{{"apple", n - 1}, {"word7", 1}, {"word0", 0}} {
+		res, err := db.Search(ctx, scope, mnemo.TextQuery{Terms: []string{tt.term}, Limit: 100})
+		if err != nil || len(res.Hits) != tt.want {
+			t.Errorf("search %q: %d hits, %v; want %d", tt.term, len(res.Hits), err, tt.want)
+		}
+	}
+}
