@@ -84,6 +84,7 @@ type searcher struct {
 	cand    heap
 	res     heap
 	q8      []int8
+	qu      []uint8 // q8 offset by 128, for the VNNI kernel
 	qscale  float32
 	nbuf    []uint32
 	todo    []uint32
@@ -132,10 +133,31 @@ func (s *searcher) visit(n uint32) bool {
 func (s *searcher) setQueryCode(c []int8, scale float32) {
 	s.q8 = append(s.q8[:0], c...)
 	s.qscale = scale
+	s.offsetQuery()
+}
+
+// offsetQuery keeps q8 offset by 128 in qu, the unsigned operand of the
+// VNNI kernel: once a query rather than once a code.
+func (s *searcher) offsetQuery() {
+	if !useVNNI {
+		return
+	}
+	s.qu = slices.Grow(s.qu[:0], len(s.q8))[:len(s.q8)]
+	for i, c := range s.q8 {
+		s.qu[i] = uint8(c) ^ 0x80
+	}
+}
+
+// dot is the dot product of the query code with c.
+func (s *searcher) dot(c []int8) int32 {
+	if useVNNI && len(s.qu) > 0 {
+		return dotUint8Int8VNNI(&s.qu[0], &c[:len(s.qu)][0], len(s.qu))
+	}
+	return dotInt8(s.q8, c)
 }
 
 func (s *searcher) simTo(x *Index, n uint32) float32 {
-	return float32(dotInt8(s.q8, x.code(n))) * s.qscale * x.scales[n]
+	return float32(s.dot(x.code(n))) * s.qscale * x.scales[n]
 }
 
 // normalized returns q scaled to unit length, or nil if q has the wrong
@@ -181,6 +203,7 @@ func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result
 	defer x.pool.Put(s)
 	s.q8 = slices.Grow(s.q8[:0], x.dim)[:x.dim]
 	s.qscale = quantize(s.q8, qn, 1)
+	s.offsetQuery()
 	locked := x.inserting // a batch is being linked in beside this search
 	x.entryMu.Lock()
 	cur, level := x.entry, x.top
