@@ -81,6 +81,49 @@ func BenchmarkIndexFile(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexFileBuild builds, as the SQLite store's indexer does
+// (AddBatch of 32, M 32, efConstruction 200), an index of the first
+// $MNEMO_BENCH_BUILD vectors of the index file at $MNEMO_BENCH_INDEX,
+// decoded from their two codes, and reports the CPU seconds of a build
+// (issue 20: the build at 1M).
+//
+//	MNEMO_BENCH_INDEX=… MNEMO_BENCH_BUILD=20000 go test -run '^$' -bench IndexFileBuild -benchtime 1x ./vector
+func BenchmarkIndexFileBuild(b *testing.B) {
+	path := os.Getenv("MNEMO_BENCH_INDEX")
+	n, _ := strconv.Atoi(os.Getenv("MNEMO_BENCH_BUILD"))
+	if path == "" || n <= 0 {
+		b.Skip("MNEMO_BENCH_INDEX or MNEMO_BENCH_BUILD not set")
+	}
+	x := readIndexFile(b, path)
+	ids := make([]uint64, 0, n)
+	vs := make([][]float32, 0, n)
+	for node := range uint32(len(x.ids)) {
+		if len(ids) == n {
+			break
+		}
+		if x.state[node] != live {
+			continue
+		}
+		v := make([]float32, x.dim)
+		c, f := x.code(node), x.fineCode(node)
+		for i := range v {
+			v[i] = x.scales[node]*float32(c[i]) + x.fineSc[node]*float32(f[i])
+		}
+		ids, vs = append(ids, x.ids[node]), append(vs, v)
+	}
+	c0 := cpuTime()
+	for b.Loop() {
+		y := New(x.dim, Options{M: 32, EfConstruction: 200, Seed: 1})
+		for i := 0; i < len(ids); i += 32 {
+			j := min(len(ids), i+32)
+			if err := y.AddBatch(ids[i:j], vs[i:j]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+}
+
 // readIndexFile reads the index in the file at path, after whatever header
 // a store put before it.
 func readIndexFile(b testing.TB, path string) *Index {
