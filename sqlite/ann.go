@@ -38,8 +38,23 @@ import (
 // defaults, which are tuned on well-separated clusters: at 100k generated
 // memories, M 16 / ef 128 found 0.70 of the true ten, M 32 / ef 512 0.94
 // and M 32 / ef 1024 0.97, within the latency target (docs/BENCHMARKS.md).
-// Options.SearchEffort overrides EfSearch.
+// EfSearch is the most a search walks: Options.SearchEffort overrides it;
+// left 0, each index walks searchEffort of its size.
 var annOptions = vector.Options{M: 32, EfConstruction: 200, EfSearch: 1024}
+
+// searchEffort is the efSearch of an index of n vectors when the store's
+// SearchEffort is left 0 (issue 20, PERF-2). The walk costs about
+// efSearch, and a larger index needs a larger one for the same recall. On
+// the built-in embedder's memories at 100k (bench scale's, 1,000 queries)
+// ef 256, 384, 512, 1024 found 0.966, 0.981, 0.987, 0.995 of the true
+// ten: 512 keeps a margin over 0.95 for half the walk of 1024. From 200k
+// it grows as √n, to 1024 from 800k up, where nothing measured shows that
+// less holds; a multiple of 64, so that it changes seldom.
+func searchEffort(n int) int {
+	const small, full, from = 512, 1024, 200_000
+	ef := small * math.Sqrt(float64(n)/from)
+	return int(max(small, min(full, math.Round(ef/64)*64)))
+}
 
 // annSaveEvery is how many changes since the last save make a scope's index
 // worth writing again in the background (besides on Close).
@@ -59,6 +74,7 @@ const annSaveEvery = 20000
 type annIndexes struct {
 	dir         string // where index files live; "" keeps indexes in memory only
 	opts        vector.Options
+	bySize      bool // efSearch follows each index's size (searchEffort), at most opts.EfSearch
 	logger      *slog.Logger
 	exactBelow  int // see the constant; tests lower it
 	pendingScan int // see the constant; tests lower it
@@ -137,7 +153,7 @@ func newANNIndexes(dbPath string, efSearch int, logger *slog.Logger) *annIndexes
 		opts.EfSearch = efSearch
 	}
 	return &annIndexes{
-		dir: dbPath + "-vectors", opts: opts, logger: logger,
+		dir: dbPath + "-vectors", opts: opts, bySize: efSearch <= 0, logger: logger,
 		exactBelow: exactBelow, pendingScan: pendingScan, pendingBudget: pendingBytes,
 		scopes: make(map[int64]*annIndex),
 		wakeC:  make(chan struct{}, 1),
@@ -234,13 +250,30 @@ func (a *annIndexes) ensureLoaded(x *annIndex, vs mnemo.VectorSpace) {
 	if x.ix.Load() != nil {
 		return
 	}
-	if err := x.load(a.path(x.scope), vs, a.opts.EfSearch); err != nil {
+	if err := x.load(a.path(x.scope), vs, a.effort); err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			a.logger.Warn("vector index unreadable, rebuilding it from the database", "scope", x.scope, "err", err)
 		}
 		x.rev.Store(0)
 		x.upTo.Store(0)
-		x.ix.Store(vector.New(vs.Dimension, a.opts))
+		opts := a.opts
+		opts.EfSearch = a.effort(0)
+		x.ix.Store(vector.New(vs.Dimension, opts))
+	}
+}
+
+// effort is the efSearch of an index of n vectors.
+func (a *annIndexes) effort(n int) int {
+	if !a.bySize {
+		return a.opts.EfSearch
+	}
+	return min(a.opts.EfSearch, searchEffort(n))
+}
+
+// followSize gives ix the effort of its size, if that changed.
+func (a *annIndexes) followSize(ix *vector.Index) {
+	if ef := a.effort(ix.Len()); ef != ix.Options().EfSearch {
+		ix.SetEfSearch(ef)
 	}
 }
 
@@ -446,6 +479,7 @@ func (x *annIndex) insertBatch(ctx context.Context, db *DB, sp span) (int, error
 	if err := ix.AddBatch(ids, vecs); err != nil {
 		return 0, fmt.Errorf("sqlite: vector index: %w", err)
 	}
+	db.vectors.followSize(ix)
 	x.inserted.Add(int64(len(ids)))
 	x.rev.Store(rev) // only what the index holds
 	return n, nil
@@ -656,7 +690,7 @@ var errStale = errors.New("index file is of another model")
 
 // load reads the index file at path, if it is of space vs. The caller holds
 // x.mu.
-func (x *annIndex) load(path string, vs mnemo.VectorSpace, efSearch int) error {
+func (x *annIndex) load(path string, vs mnemo.VectorSpace, effort func(n int) int) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -703,7 +737,7 @@ func (x *annIndex) load(path string, vs mnemo.VectorSpace, efSearch int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	ix.SetEfSearch(efSearch) // the file keeps the effort it was built with; use today's
+	ix.SetEfSearch(effort(ix.Len())) // the file keeps the effort it was built with; use today's
 	if ix.Dim() != vs.Dimension {
 		return fmt.Errorf("%s: %w", path, errStale)
 	}

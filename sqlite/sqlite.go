@@ -51,7 +51,8 @@ type Options struct {
 	Logger *slog.Logger
 	// SearchEffort is the ANN index's efSearch: how many candidates a vector
 	// search visits; more finds more of the true nearest and takes longer.
-	// 0 means 1024 (docs/BENCHMARKS.md, "ANN recall").
+	// 0 means by the index's size: 512 up to 200k vectors, growing to 1024
+	// from 800k (searchEffort; docs/BENCHMARKS.md, "ANN recall").
 	SearchEffort int
 }
 

@@ -206,9 +206,9 @@ const pendingScan = 5000
 // at most exactBelow+1 rows, and a small set is scored exactly. Any other
 // filter (pinned, confidence, vitality, security levels, archived,
 // expired) is judged on the neighbours: the share of the first round that
-// passes says how far to widen, never past the index's efSearch (1024)
-// neighbours, so that the graph walk is no longer than an unfiltered
-// search's; a filter that keeps fewer than the limit of those is selective near the query, so
+// passes says how far to widen, never past the store's largest efSearch
+// (1024) neighbours, so that the graph walk is no longer than an
+// unfiltered search's on the largest index; a filter that keeps fewer than the limit of those is selective near the query, so
 // the memories it selects are listed (at most exactBelow+1) and, when that
 // few, scored exactly. Only a filter that keeps more than exactBelow
 // memories but almost none near the query answers from the efSearch
@@ -285,7 +285,7 @@ func (db *DB) searchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	}
 	var hits []mnemo.VectorHit
 	k := q.Limit + max(10, q.Limit/4)
-	widenMax := max(ix.Options().EfSearch, k)
+	widenMax := max(db.vectors.opts.EfSearch, k)
 	for {
 		res := ix.Search(q.Vector, k, nil)
 		hits, err = s.fetch(ctx, res, k)

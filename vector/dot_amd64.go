@@ -46,3 +46,18 @@ func dotFloatInt8x2AVX2(q *float32, c, f *int8, n int) (sc, sf float32)
 //
 //go:noescape
 func prefetch2(p, q *int8)
+
+// useVNNI is whether the int8 dot products of the graph use the AVX-512
+// VNNI kernels: the CPU has AVX-512 F, BW (byte masks) and VNNI, and the
+// operating system saves the ZMM registers (HasAVX512F says both).
+var useVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
+
+// dotUint8Int8VNNI is Σ (u[i]-128)·c[i] over i < n, n > 0.
+//
+//go:noescape
+func dotUint8Int8VNNI(u *uint8, c *int8, n int) int32
+
+// dotInt8VNNI is the dot product of a[:n] and b[:n], n > 0.
+//
+//go:noescape
+func dotInt8VNNI(a, b *int8, n int) int32

@@ -209,3 +209,114 @@ TEXT ·prefetch2(SB), NOSPLIT, $0-16
 	PREFETCHT0 (AX)
 	PREFETCHT0 (BX)
 	RET
+
+// func dotUint8Int8VNNI(u *uint8, c *int8, n int) int32
+//
+// Σ (u[i]-128)·c[i] over n > 0 components, where u is a code plus 128
+// (its bytes XOR 0x80). VPDPBUSD multiplies unsigned by signed bytes and
+// adds each four products into an int32 lane, 64 components an
+// instruction; a second VPDPBUSD sums 128·c, which is subtracted at the
+// end. The last n mod 64 bytes are read with a mask, which does not fault
+// past the end. No overflow: a lane gains at most 4·255·128 a step.
+TEXT ·dotUint8Int8VNNI(SB), NOSPLIT, $0-28
+	MOVQ         u+0(FP), SI
+	MOVQ         c+8(FP), DI
+	MOVQ         n+16(FP), CX
+	VPXORD       Z0, Z0, Z0
+	VPXORD       Z1, Z1, Z1
+	MOVL         $0x80808080, AX
+	VPBROADCASTD AX, Z2
+
+vloop:
+	CMPQ     CX, $64
+	JL       vtail
+	VMOVDQU8 (SI), Z4
+	VMOVDQU8 (DI), Z3
+	VPDPBUSD Z3, Z4, Z0
+	VPDPBUSD Z3, Z2, Z1
+	ADDQ     $64, SI
+	ADDQ     $64, DI
+	SUBQ     $64, CX
+	JMP      vloop
+
+vtail:
+	TESTQ      CX, CX
+	JZ         vdone
+	MOVQ       $1, AX
+	SHLQ       CX, AX
+	DECQ       AX
+	KMOVQ      AX, K1
+	VMOVDQU8.Z (SI), K1, Z4
+	VMOVDQU8.Z (DI), K1, Z3
+	VPDPBUSD   Z3, Z4, Z0
+	VPDPBUSD   Z3, Z2, Z1
+
+vdone:
+	VPSUBD        Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPADDD        Y1, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0x4E, X0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0xB1, X0, X1
+	VPADDD        X1, X0, X0
+	VMOVD         X0, AX
+	VZEROUPPER
+	MOVL          AX, ret+24(FP)
+	RET
+
+// func dotInt8VNNI(a, b *int8, n int) int32
+//
+// Σ a[i]·b[i] over n > 0 components, as dotUint8Int8VNNI with a's bytes
+// offset by 128 (XOR 0x80) as they are read: for two stored codes, where
+// neither has an offset copy.
+TEXT ·dotInt8VNNI(SB), NOSPLIT, $0-28
+	MOVQ         a+0(FP), SI
+	MOVQ         b+8(FP), DI
+	MOVQ         n+16(FP), CX
+	VPXORD       Z0, Z0, Z0
+	VPXORD       Z1, Z1, Z1
+	MOVL         $0x80808080, AX
+	VPBROADCASTD AX, Z2
+
+wloop:
+	CMPQ     CX, $64
+	JL       wtail
+	VMOVDQU8 (SI), Z4
+	VPXORD   Z2, Z4, Z4
+	VMOVDQU8 (DI), Z3
+	VPDPBUSD Z3, Z4, Z0
+	VPDPBUSD Z3, Z2, Z1
+	ADDQ     $64, SI
+	ADDQ     $64, DI
+	SUBQ     $64, CX
+	JMP      wloop
+
+wtail:
+	TESTQ      CX, CX
+	JZ         wdone
+	MOVQ       $1, AX
+	SHLQ       CX, AX
+	DECQ       AX
+	KMOVQ      AX, K1
+	VMOVDQU8.Z (SI), K1, Z4
+	VPXORD     Z2, Z4, Z4
+	VMOVDQU8.Z (DI), K1, Z3
+	VPDPBUSD   Z3, Z4, Z0
+	VPDPBUSD   Z3, Z2, Z1
+
+wdone:
+	VPSUBD        Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPADDD        Y1, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0x4E, X0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0xB1, X0, X1
+	VPADDD        X1, X0, X0
+	VMOVD         X0, AX
+	VZEROUPPER
+	MOVL          AX, ret+24(FP)
+	RET

@@ -25,3 +25,11 @@ func dotFloatInt8x2AVX2(q *float32, c, f *int8, n int) (sc, sf float32) {
 }
 
 func prefetch2(p, q *int8) {}
+
+const useVNNI = false
+
+func dotUint8Int8VNNI(u *uint8, c *int8, n int) int32 {
+	panic("vector: no VNNI kernel on this architecture")
+}
+
+func dotInt8VNNI(a, b *int8, n int) int32 { panic("vector: no VNNI kernel on this architecture") }

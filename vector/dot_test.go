@@ -6,8 +6,32 @@ import (
 	"testing"
 )
 
-// TestDotInt8Kernels: the AVX2 kernel (where the CPU has it) and the
-// portable loop agree exactly on every length, the extremes included.
+// int8Kernels are the int8 dot products the graph may run, each with
+// whether this CPU can: the portable loop, AVX2, AVX-512 VNNI, and VNNI
+// with the query offset once (searcher.dot). bind fixes the first operand.
+var int8Kernels = []struct {
+	name string
+	ok   bool
+	bind func(a []int8) func(b []int8) int32
+}{
+	{"go", true, bind(dotInt8Go)},
+	{"AVX2", useAVX2, bind(dotInt8AVX2Go)},
+	{"VNNI", useVNNI, bind(dotInt8)},
+	{"VNNI query", useVNNI, func(a []int8) func(b []int8) int32 {
+		s := new(searcher)
+		s.setQueryCode(a, 1)
+		return s.dot
+	}},
+}
+
+func bind(f func(a, b []int8) int32) func(a []int8) func(b []int8) int32 {
+	return func(a []int8) func(b []int8) int32 {
+		return func(b []int8) int32 { return f(a, b) }
+	}
+}
+
+// TestDotInt8Kernels: every int8 kernel the CPU has agrees exactly with a
+// plain int64 sum on every length, the extremes included (PERF-2).
 func TestDotInt8Kernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n <= 700; n++ {
@@ -15,13 +39,27 @@ func TestDotInt8Kernels(t *testing.T) {
 		for i := range a {
 			a[i], b[i] = int8(r.IntN(256)-128), int8(r.IntN(256)-128)
 		}
-		if n%50 == 0 {
+		switch n % 50 {
+		case 0:
 			for i := range a {
 				a[i], b[i] = -128, -128 // the largest products
 			}
+		case 1:
+			for i := range a {
+				a[i], b[i] = 127, -128 // the most negative
+			}
 		}
-		if got, want := dotInt8(a, b), dotInt8Go(a, b); got != want {
-			t.Fatalf("n %d: %d, want %d (AVX2 %v)", n, got, want, useAVX2)
+		var want int64
+		for i := range a {
+			want += int64(a[i]) * int64(b[i])
+		}
+		for _, k := range int8Kernels {
+			if !k.ok {
+				continue
+			}
+			if got := k.bind(a)(b); int64(got) != want {
+				t.Fatalf("n %d, %s: %d, want %d", n, k.name, got, want)
+			}
 		}
 	}
 }
@@ -73,14 +111,15 @@ func BenchmarkDotInt8(b *testing.B) {
 	for i := range a {
 		a[i], c[i] = int8(r.IntN(256)-128), int8(r.IntN(256)-128)
 	}
-	for _, k := range []struct {
-		name string
-		f    func(a, b []int8) int32
-	}{{"go", dotInt8Go}, {"dispatch", dotInt8}} {
+	for _, k := range int8Kernels {
+		if !k.ok {
+			continue
+		}
+		dot := k.bind(a)
 		b.Run(k.name, func(b *testing.B) {
 			var s int32
 			for i := 0; i < b.N; i++ {
-				s += k.f(a, c)
+				s += dot(c)
 			}
 			_ = s
 		})

@@ -629,6 +629,13 @@ func (x *Index) searchLayer(s *searcher, ep uint32, epSim float32, ef, layer int
 		if s.res.len() >= ef && c.s < s.res.min().s {
 			break
 		}
+		if layer == 0 && s.cand.len() > 0 {
+			// Ask for the link block of the likely next candidate
+			// while this one's neighbours are scored: its read was a
+			// cache miss of its own before each expansion (PERF-2).
+			blk := x.links(s.cand.items[0].n, 0)
+			prefetchLines((*int8)(unsafe.Pointer(&blk[0])), 4*len(blk))
+		}
 		if budget > 0 {
 			if expanded >= budget {
 				return true

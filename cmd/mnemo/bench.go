@@ -176,7 +176,7 @@ func (a *app) benchScaleCommand() *cobra.Command {
 	cmd.Flags().StringVar(&cfg.Dir, "dir", "", "where the generated store is kept (default: $TMPDIR/mnemo-scale)")
 	cmd.Flags().IntVar(&cfg.Queries, "queries", 500, "recall queries timed")
 	cmd.Flags().BoolVar(&cfg.ReuseIndex, "reuse-index", false, "load the ANN index an earlier run saved instead of building it again")
-	cmd.Flags().IntVar(&cfg.SearchEffort, "ef", 0, "ANN search effort (efSearch); 0 is the store's default, 1024")
+	cmd.Flags().IntVar(&cfg.SearchEffort, "ef", 0, "ANN search effort (efSearch); 0 is the store's default, by the index's size (512 up to 200k vectors, 1024 from 800k)")
 	cmd.Flags().StringVar(&cfg.Embedder, "embedder", scale.EmbedderBuiltin, "builtin (the default configuration: GloVe + USE-Lite, 612 d, loaded with async embedding) or glove (100 d, embedded on write)")
 	cmd.Flags().IntVar(&cfg.WriteBatch, "write-batch", 500, "memories a writer posts every second while recall is timed again beside it; -1: not measured")
 	return cmd
