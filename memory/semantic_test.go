@@ -453,6 +453,11 @@ func TestQueryCacheHitRate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The ANN index takes vectors in the background: catch it up, or a
+	// loaded machine finds it behind (Indexed 0).
+	if err := svc.Store().(interface{ IndexVectors(context.Context) error }).IndexVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
 	st, err := svc.Stats(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
