@@ -131,6 +131,9 @@ type Report struct {
 	EmbedRate   float64       `json:"embed_per_s"`
 
 	Stages Stages `json:"stages"` // medians of the timed recalls
+	// TailStages is the median of each stage over the slowest 5 % of the
+	// timed recalls (those at or above p95): where the tail's time goes.
+	TailStages Stages `json:"tail_stages"`
 
 	// Recall (with its access record) quiet and beside a writer posting
 	// WriteBatch memories every second into another agent of the store
@@ -429,6 +432,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	rep.HTTPP50, rep.HTTPP95 = percentile(viaHTTP, 0.5), percentile(viaHTTP, 0.95)
 	rep.Stages = medians(traces)
+	rep.TailStages = medians(slowest(recall, traces, 0.95))
 
 	// 4b. Recall quiet, then beside a writer posting a batch every second,
 	// one after the other in this run (PERF-2: the access record and the
@@ -613,6 +617,19 @@ func timeRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, p
 	return out, medians(traces), nil
 }
 
+// slowest returns the traces of the recalls that took at least the p
+// percentile of d; traces[i] is recall i's.
+func slowest(d []time.Duration, traces []*memory.Trace, p float64) []*memory.Trace {
+	cut := percentile(d, p)
+	var out []*memory.Trace
+	for i, t := range traces {
+		if d[i] >= cut {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // medians is the median of each stage over traces.
 func medians(traces []*memory.Trace) Stages {
 	med := func(f func(*memory.Trace) time.Duration) time.Duration {
@@ -681,6 +698,9 @@ func (r Report) WriteText(w io.Writer) {
 			ms(st.Analyse), ms(st.Find), ms(st.Lexical), ms(st.Embed), ms(st.Vector), ms(st.Fuse), ms(st.MMR), ms(st.Access), ms(st.Total))
 	}
 	fmt.Fprintf(w, "stages (medians)             %s\n", stages(r.Stages))
+	if r.TailStages.Total > 0 {
+		fmt.Fprintf(w, "  of the slowest 5 %%         %s\n", stages(r.TailStages))
+	}
 	if r.WriteBatch > 0 {
 		ratio := func(a, b time.Duration) float64 {
 			if b <= 0 {

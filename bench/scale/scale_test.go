@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -44,11 +45,40 @@ func TestRunSmall(t *testing.T) {
 	if st := rep.Stages; st.Total <= 0 || st.Embed <= 0 || st.Lexical <= 0 || st.Vector <= 0 {
 		t.Fatalf("stages: %+v", st)
 	}
+	if rep.TailStages.Total < rep.Stages.Total {
+		t.Fatalf("the slowest recalls' median %v is below all recalls' %v", rep.TailStages.Total, rep.Stages.Total)
+	}
 	if rep.QuietP95 <= 0 || rep.WritesP95 <= 0 || rep.WritesDone == 0 {
 		t.Fatalf("recall beside writes: %+v", rep)
 	}
 	if rep.ANNRecall10 < 0.5 {
 		t.Fatalf("ANN recall@10 %.3f: the index does not find the nearest vectors", rep.ANNRecall10)
+	}
+}
+
+func TestSlowest(t *testing.T) {
+	ms := time.Millisecond
+	tr := func(d time.Duration) *memory.Trace { return &memory.Trace{Total: d} }
+	for _, tc := range []struct {
+		d    []time.Duration
+		p    float64
+		want []time.Duration
+	}{
+		{[]time.Duration{1 * ms}, 0.95, []time.Duration{1 * ms}},
+		{[]time.Duration{5 * ms, 1 * ms, 9 * ms, 2 * ms}, 0.5, []time.Duration{5 * ms, 9 * ms}},
+		{[]time.Duration{3 * ms, 3 * ms, 1 * ms}, 0.95, []time.Duration{3 * ms, 3 * ms}},
+	} {
+		traces := make([]*memory.Trace, len(tc.d))
+		for i, d := range tc.d {
+			traces[i] = tr(d)
+		}
+		var got []time.Duration
+		for _, t := range slowest(tc.d, traces, tc.p) {
+			got = append(got, t.Total)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("slowest(%v, %v) = %v, want %v", tc.d, tc.p, got, tc.want)
+		}
 	}
 }
 
