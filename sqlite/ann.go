@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -83,11 +84,12 @@ type annIndexes struct {
 	pendingBudget int64
 	pendingUsed   atomic.Int64
 
-	mu     sync.Mutex
-	space  mnemo.VectorSpace
-	scopes map[int64]*annIndex // by scope number
-	saving sync.WaitGroup
-	closed bool
+	mu      sync.Mutex
+	space   mnemo.VectorSpace
+	scopes  map[int64]*annIndex // by scope number
+	saving  sync.WaitGroup
+	loading sync.WaitGroup // preload
+	closed  bool
 
 	// The indexer: started by the first wake, stopped by close.
 	wakeC   chan struct{} // buffered: one pending wake is enough
@@ -243,6 +245,44 @@ func (a *annIndexes) open(ctx context.Context, db *DB, sp span) (*annIndex, int6
 		a.wake(db)
 	}
 	return x, rev, nil
+}
+
+// preload loads, in the background, every scope's index file, as the
+// first search of each would (Options.PreloadVectors). A search that
+// comes meanwhile waits on the scope's mu for the load under way.
+func (a *annIndexes) preload(db *DB) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed || a.dir == "" {
+		return
+	}
+	a.loading.Go(func() {
+		defer safe.Recover(a.logger, "loading the vector indexes", nil)
+		vs, _, err := vectorSpace(context.Background(), db.reader)
+		if err != nil || vs.Model == "" {
+			return
+		}
+		files, _ := os.ReadDir(a.dir) // none yet: nothing to load
+		for _, f := range files {
+			name, ok := strings.CutSuffix(f.Name(), ".ann")
+			scope, err := strconv.ParseInt(name, 10, 64)
+			if !ok || err != nil || scope <= 0 {
+				continue // a temporary file of a save
+			}
+			a.mu.Lock()
+			closed := a.closed
+			a.mu.Unlock()
+			if closed {
+				return
+			}
+			x := a.entry(scope, vs)
+			x.mu.Lock()
+			if !x.dropped {
+				a.ensureLoaded(x, vs)
+			}
+			x.mu.Unlock()
+		}
+	})
 }
 
 // ensureLoaded reads x's file, or starts x empty. The caller holds x.mu.
@@ -608,6 +648,9 @@ func (a *annIndexes) saveLater(x *annIndex, vs mnemo.VectorSpace) {
 func (a *annIndexes) close() error {
 	a.mu.Lock()
 	a.closed = true
+	a.mu.Unlock()
+	a.loading.Wait() // a preload stops before its next file
+	a.mu.Lock()
 	if a.started {
 		a.stop()
 		a.mu.Unlock()
