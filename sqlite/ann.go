@@ -79,6 +79,9 @@ type annIndexes struct {
 	logger      *slog.Logger
 	exactBelow  int // see the constant; tests lower it
 	pendingScan int // see the constant; tests lower it
+	// preloadFrom is the smallest index file preload loads (preloadBytes;
+	// tests lower it).
+	preloadFrom int64
 	// pendingBudget bounds the bytes of the pending buffers together
 	// (pendingBytes; tests lower it), pendingUsed counts them.
 	pendingBudget int64
@@ -157,9 +160,10 @@ func newANNIndexes(dbPath string, efSearch int, logger *slog.Logger) *annIndexes
 	return &annIndexes{
 		dir: dbPath + "-vectors", opts: opts, bySize: efSearch <= 0, logger: logger,
 		exactBelow: exactBelow, pendingScan: pendingScan, pendingBudget: pendingBytes,
-		scopes: make(map[int64]*annIndex),
-		wakeC:  make(chan struct{}, 1),
-		known:  -1,
+		preloadFrom: preloadBytes,
+		scopes:      make(map[int64]*annIndex),
+		wakeC:       make(chan struct{}, 1),
+		known:       -1,
 	}
 }
 
@@ -247,9 +251,16 @@ func (a *annIndexes) open(ctx context.Context, db *DB, sp span) (*annIndex, int6
 	return x, rev, nil
 }
 
-// preload loads, in the background, every scope's index file, as the
-// first search of each would (Options.PreloadVectors). A search that
-// comes meanwhile waits on the scope's mu for the load under way.
+// preloadBytes is the smallest index file preload loads: a smaller one
+// (under about 20,000 vectors at 612 dimensions) loads on its scope's first
+// search in tens of milliseconds, and a store of many small, idle scopes
+// keeps them out of memory until they are searched.
+const preloadBytes = 32 << 20
+
+// preload loads, in the background, every scope's index file of at least
+// preloadFrom bytes, as the first search of each would
+// (Options.PreloadVectors). A search that comes meanwhile waits on the
+// scope's mu for the load under way.
 func (a *annIndexes) preload(db *DB) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -268,6 +279,9 @@ func (a *annIndexes) preload(db *DB) {
 			scope, err := strconv.ParseInt(name, 10, 64)
 			if !ok || err != nil || scope <= 0 {
 				continue // a temporary file of a save
+			}
+			if fi, err := f.Info(); err != nil || fi.Size() < a.preloadFrom {
+				continue
 			}
 			a.mu.Lock()
 			closed := a.closed

@@ -10,9 +10,10 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// TestPreloadVectors reopens a store with PreloadVectors: its saved index
-// is loaded without a search asking, from the file (nothing inserted
-// again), and a store closed at once, mid-load, closes cleanly.
+// TestPreloadVectors reopens a store and preloads its vectors, as
+// PreloadVectors does: its saved index is loaded without a search asking,
+// from the file (nothing inserted again), unless the file is too small to
+// be worth it; and a store closed at once, mid-load, closes cleanly.
 func TestPreloadVectors(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mnemo.db")
@@ -37,17 +38,23 @@ func TestPreloadVectors(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		preload bool
-		want    bool // loaded before any search
+		from    int64 // the smallest file preloaded
+		want    bool  // loaded before any search
 	}{
-		{"off", false, false},
-		{"on", true, true},
+		{"off", false, 0, false},
+		{"on", true, 0, true},
+		{"small file", true, 1 << 30, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			db, err := Open(ctx, path, Options{PreloadVectors: tt.preload})
+			db, err := Open(ctx, path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer db.Close()
+			if tt.preload {
+				db.vectors.preloadFrom = tt.from
+				db.vectors.preload(db)
+			}
 			sp, err := db.scopeSpan(ctx, filterScope)
 			if err != nil {
 				t.Fatal(err)
@@ -80,10 +87,14 @@ func TestPreloadVectors(t *testing.T) {
 
 	// Closed as it opens: Close waits for the load, and nothing races
 	// (go test -race).
-	for range 5 {
-		db, err := Open(ctx, path, Options{PreloadVectors: true})
+	for i := range 6 {
+		db, err := Open(ctx, path, Options{PreloadVectors: i == 0}) // too small a file: none
 		if err != nil {
 			t.Fatal(err)
+		}
+		if i > 0 {
+			db.vectors.preloadFrom = 0
+			db.vectors.preload(db)
 		}
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
