@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"net"
@@ -98,10 +99,16 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, st *authState
 	return true
 }
 
-// withTimeout bounds h to s.timeout with http.TimeoutHandler, which
-// answers 503 with a problem when the handler runs over. It buffers the
-// whole answer, so it suits the JSON API but would break a streaming
-// handler: handlers mounted with Handle are never wrapped.
+// withTimeout bounds h to s.timeout: h's context ends at the deadline, and
+// if h has not begun its answer by then, the client gets a 503 problem at
+// once and what h writes afterwards is dropped. h runs in the request's
+// own goroutine: http.TimeoutHandler, used before, ran every request in a
+// goroutine of its own and buffered its whole answer, which cost each
+// recall a goroutine handoff both ways (issue 20: what HTTP adds to
+// recall, PERF-2). A handler that honours its context answers with the
+// problem itself (writeError: unavailable); the timer is for one that does
+// not. Handlers mounted with Handle are never wrapped, since they may
+// stream.
 func (s *Server) withTimeout(h http.Handler) http.Handler {
 	if s.timeout <= 0 {
 		return h
@@ -109,12 +116,93 @@ func (s *Server) withTimeout(h http.Handler) http.Handler {
 	var body bytes.Buffer
 	writeProblemBody(&body, http.StatusServiceUnavailable, mnemo.EUNAVAILABLE,
 		fmt.Sprintf("the request took longer than %s", s.timeout), "")
-	th := http.TimeoutHandler(h, s.timeout, body.String())
+	problem := body.Bytes()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// TimeoutHandler writes its timeout answer with no Content-Type;
-		// set it up front. A handler that finishes in time replaces it
-		// with its own, since every handler here sets one.
-		w.Header().Set("Content-Type", "application/problem+json")
-		th.ServeHTTP(w, r)
+		ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+		defer cancel()
+		tw := &timeoutWriter{w: w, h: make(http.Header)}
+		stop := context.AfterFunc(ctx, func() {
+			if ctx.Err() == context.DeadlineExceeded { // not the client gone
+				tw.timeOut(problem)
+			}
+		})
+		defer func() {
+			stop()
+			tw.finish()
+		}()
+		h.ServeHTTP(tw, r.WithContext(ctx))
 	})
+}
+
+// timeoutWriter is the ResponseWriter of a handler under withTimeout. The
+// handler's headers are its own until it answers, and the answer and the
+// timeout's 503 exclude each other: whichever begins first is the one the
+// client gets.
+type timeoutWriter struct {
+	w http.ResponseWriter
+	h http.Header // the handler's headers, copied to w's as it answers
+
+	mu       sync.Mutex
+	answered bool // the handler began its answer
+	timedOut bool // the 503 was sent
+	done     bool // the handler returned: w is no longer ours
+}
+
+func (tw *timeoutWriter) Header() http.Header { return tw.h }
+
+func (tw *timeoutWriter) WriteHeader(code int) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.answer(code)
+}
+
+func (tw *timeoutWriter) Write(p []byte) (int, error) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut {
+		return 0, http.ErrHandlerTimeout
+	}
+	tw.answer(http.StatusOK)
+	return tw.w.Write(p)
+}
+
+// answer sends the handler's headers and status, once. The caller holds mu.
+func (tw *timeoutWriter) answer(code int) {
+	if tw.answered || tw.timedOut {
+		return
+	}
+	tw.answered = true
+	dst := tw.w.Header()
+	for k, v := range tw.h {
+		dst[k] = v
+	}
+	tw.w.WriteHeader(code)
+}
+
+// timeOut sends problem as a 503, unless the handler has begun its answer
+// or returned.
+func (tw *timeoutWriter) timeOut(problem []byte) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.answered || tw.done {
+		return
+	}
+	tw.timedOut = true
+	h := tw.w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Content-Length", strconv.Itoa(len(problem)))
+	// The connection stays busy until the handler returns: the client
+	// must not send its next request on it.
+	h.Set("Connection", "close")
+	tw.w.WriteHeader(http.StatusServiceUnavailable)
+	tw.w.Write(problem)
+	// The handler still runs: send the answer now.
+	http.NewResponseController(tw.w).Flush()
+}
+
+// finish marks the handler returned: a timer that fires now does nothing.
+func (tw *timeoutWriter) finish() {
+	tw.mu.Lock()
+	tw.done = true
+	tw.mu.Unlock()
 }

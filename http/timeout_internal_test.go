@@ -21,8 +21,24 @@ func TestTimeout(t *testing.T) {
 	s.register(route{method: "GET", path: "/fast", handler: func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, r, http.StatusOK, map[string]string{"ok": "yes"})
 	}})
+	// A handler that ignores its context: the client is answered at the
+	// deadline all the same, and what the handler writes later is dropped.
+	release := make(chan struct{})
+	s.register(route{method: "GET", path: "/stuck", handler: func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second): // fails the test rather than hang it
+		}
+		writeJSON(w, r, http.StatusOK, map[string]string{"ok": "late"})
+	}})
+	// One that answers in time and then overruns: its answer stands.
+	s.register(route{method: "GET", path: "/answered", handler: func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, r, http.StatusOK, map[string]string{"ok": "yes"})
+		<-r.Context().Done()
+	}})
 	ts := httptest.NewServer(s)
 	defer ts.Close()
+	defer close(release) // before Close, which waits for the handler
 
 	tests := []struct {
 		path   string
@@ -32,6 +48,8 @@ func TestTimeout(t *testing.T) {
 	}{
 		{"/slow", 503, "application/problem+json", mnemo.EUNAVAILABLE},
 		{"/fast", 200, "application/json", ""},
+		{"/stuck", 503, "application/problem+json", mnemo.EUNAVAILABLE},
+		{"/answered", 200, "application/json", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -78,16 +79,20 @@ type annIndexes struct {
 	logger      *slog.Logger
 	exactBelow  int // see the constant; tests lower it
 	pendingScan int // see the constant; tests lower it
+	// preloadFrom is the smallest index file preload loads (preloadBytes;
+	// tests lower it).
+	preloadFrom int64
 	// pendingBudget bounds the bytes of the pending buffers together
 	// (pendingBytes; tests lower it), pendingUsed counts them.
 	pendingBudget int64
 	pendingUsed   atomic.Int64
 
-	mu     sync.Mutex
-	space  mnemo.VectorSpace
-	scopes map[int64]*annIndex // by scope number
-	saving sync.WaitGroup
-	closed bool
+	mu      sync.Mutex
+	space   mnemo.VectorSpace
+	scopes  map[int64]*annIndex // by scope number
+	saving  sync.WaitGroup
+	loading sync.WaitGroup // preload
+	closed  bool
 
 	// The indexer: started by the first wake, stopped by close.
 	wakeC   chan struct{} // buffered: one pending wake is enough
@@ -155,9 +160,10 @@ func newANNIndexes(dbPath string, efSearch int, logger *slog.Logger) *annIndexes
 	return &annIndexes{
 		dir: dbPath + "-vectors", opts: opts, bySize: efSearch <= 0, logger: logger,
 		exactBelow: exactBelow, pendingScan: pendingScan, pendingBudget: pendingBytes,
-		scopes: make(map[int64]*annIndex),
-		wakeC:  make(chan struct{}, 1),
-		known:  -1,
+		preloadFrom: preloadBytes,
+		scopes:      make(map[int64]*annIndex),
+		wakeC:       make(chan struct{}, 1),
+		known:       -1,
 	}
 }
 
@@ -243,6 +249,54 @@ func (a *annIndexes) open(ctx context.Context, db *DB, sp span) (*annIndex, int6
 		a.wake(db)
 	}
 	return x, rev, nil
+}
+
+// preloadBytes is the smallest index file preload loads: a smaller one
+// (under about 20,000 vectors at 612 dimensions) loads on its scope's first
+// search in tens of milliseconds, and a store of many small, idle scopes
+// keeps them out of memory until they are searched.
+const preloadBytes = 32 << 20
+
+// preload loads, in the background, every scope's index file of at least
+// preloadFrom bytes, as the first search of each would
+// (Options.PreloadVectors). A search that comes meanwhile waits on the
+// scope's mu for the load under way.
+func (a *annIndexes) preload(db *DB) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed || a.dir == "" {
+		return
+	}
+	a.loading.Go(func() {
+		defer safe.Recover(a.logger, "loading the vector indexes", nil)
+		vs, _, err := vectorSpace(context.Background(), db.reader)
+		if err != nil || vs.Model == "" {
+			return
+		}
+		files, _ := os.ReadDir(a.dir) // none yet: nothing to load
+		for _, f := range files {
+			name, ok := strings.CutSuffix(f.Name(), ".ann")
+			scope, err := strconv.ParseInt(name, 10, 64)
+			if !ok || err != nil || scope <= 0 {
+				continue // a temporary file of a save
+			}
+			if fi, err := f.Info(); err != nil || fi.Size() < a.preloadFrom {
+				continue
+			}
+			a.mu.Lock()
+			closed := a.closed
+			a.mu.Unlock()
+			if closed {
+				return
+			}
+			x := a.entry(scope, vs)
+			x.mu.Lock()
+			if !x.dropped {
+				a.ensureLoaded(x, vs)
+			}
+			x.mu.Unlock()
+		}
+	})
 }
 
 // ensureLoaded reads x's file, or starts x empty. The caller holds x.mu.
@@ -608,6 +662,9 @@ func (a *annIndexes) saveLater(x *annIndex, vs mnemo.VectorSpace) {
 func (a *annIndexes) close() error {
 	a.mu.Lock()
 	a.closed = true
+	a.mu.Unlock()
+	a.loading.Wait() // a preload stops before its next file
+	a.mu.Lock()
 	if a.started {
 		a.stop()
 		a.mu.Unlock()

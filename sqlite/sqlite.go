@@ -54,6 +54,13 @@ type Options struct {
 	// 0 means by the index's size: 512 up to 200k vectors, growing to 1024
 	// from 800k (searchEffort; docs/BENCHMARKS.md, "ANN recall").
 	SearchEffort int
+	// PreloadVectors loads the saved ANN indexes in the background as the
+	// store opens, so that a server's first recall finds them loaded, or
+	// waits only for the rest of a load already under way (issue 20:
+	// reopen + first recall ≤ 1 s at 1M, where a load reads 1.5 GB).
+	// Commands that may never search leave it off: Close waits for the
+	// load.
+	PreloadVectors bool
 }
 
 // DB is a mnemo.Store on a SQLite file. It is safe for concurrent use.
@@ -193,6 +200,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		}
 	}
 	db.ftsMerge = newFTSMerger(db)
+	if opts.PreloadVectors {
+		db.vectors.preload(db)
+	}
 	return db, nil
 }
 

@@ -149,10 +149,14 @@
 // Dead and free nodes are written as they are, so a reloaded index searches
 // and grows exactly as the original would. Read decodes each section in
 // bulk into one flat slice (the chunked ones cut from it). Given a file or an in-memory reader it checks
-// the declared sizes against the bytes available and allocates each slice
-// once; from any other reader the slices grow only as bytes arrive. Either
+// the declared sizes against the bytes available, allocates each slice
+// once, and reads straight into the slices' memory, in pieces of 1 MB
+// spread over the cores, each checksummed as it arrives, the pieces' CRCs
+// combined into the file's; from any other reader the slices grow only as
+// bytes arrive. Either
 // way a lying header cannot make it allocate much more than the input. It
 // verifies the checksum and then
 // every structural invariant (link targets, counts, levels, unique live
-// ids, the entry point), and reports any failure as ErrCorrupt.
+// ids, the entry point), the links on every core, and reports any failure
+// as ErrCorrupt.
 package vector

@@ -9,7 +9,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -257,14 +260,41 @@ func Read(r io.Reader) (*Index, error) {
 		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
 	}
 	body := uint64(nodes)*uint64(8+4+4+2*dim+1+1+4*(2*m+1)+4) + 4*upLen + 4
-	if left, ok := remaining(r); ok {
+	x := New(dim, Options{M: m, EfConstruction: efc, EfSearch: efs, ExactBelow: exact})
+	x.rng = rng
+	if ra, pos, left, ok := readerAt(r); ok {
 		if uint64(left) < body {
 			return nil, fmt.Errorf("%w: truncated: %d bytes left, want %d", ErrCorrupt, left, body)
 		}
-		d.sized = true
+		if err := x.readAt(ra, pos, d.crc.Sum32(), nodes, int(upLen)); err != nil {
+			return nil, err
+		}
+		// Leave r after the index, as reading it through would have.
+		if _, err := r.(io.Seeker).Seek(pos+int64(body), io.SeekStart); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+	} else {
+		if left, ok := remaining(r); ok {
+			if uint64(left) < body {
+				return nil, fmt.Errorf("%w: truncated: %d bytes left, want %d", ErrCorrupt, left, body)
+			}
+			d.sized = true
+		}
+		if err := x.readFrom(d, nodes, int(upLen)); err != nil {
+			return nil, err
+		}
 	}
-	x := New(dim, Options{M: m, EfConstruction: efc, EfSearch: efs, ExactBelow: exact})
-	x.rng = rng
+	x.entry, x.top = uint32(entry), top
+	if err := x.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return x, nil
+}
+
+// readFrom reads the index's slices from d, one after the other, and
+// checks the CRC that follows them.
+func (x *Index) readFrom(d *decoder, nodes, upLen int) error {
+	dim := x.dim
 	x.ids = readUint64s(d, nodes)
 	x.scales = readFloat32s(d, nodes)
 	x.fineSc = readFloat32s(d, nodes)
@@ -274,23 +304,19 @@ func Read(r io.Reader) (*Index, error) {
 	x.state = readBytes(d, nodes)
 	x.links0 = chunked(readUint32s(d, nodes*(x.m0+1)), x.m0+1)
 	x.upOff = readUint32s(d, nodes)
-	x.upper = readUint32s(d, int(upLen))
+	x.upper = readUint32s(d, upLen)
 	if d.err != nil {
-		return nil, d.err
+		return d.err
 	}
 	want := d.crc.Sum32()
 	sum := d.next(4)
 	if sum == nil {
-		return nil, d.err
+		return d.err
 	}
 	if binary.LittleEndian.Uint32(sum) != want {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
-	x.entry, x.top = uint32(entry), top
-	if err := x.validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return x, nil
+	return nil
 }
 
 // chunked cuts flat, per elements a node, into the index's chunks of
@@ -312,16 +338,14 @@ func chunked[T any](flat []T, per int) [][]T {
 }
 
 // validate checks every invariant the search code relies on and rebuilds
-// the derived state: byID, the free list and the counts.
+// the derived state: byID, the free list and the counts. The links, most
+// of the file, are checked on every core while one builds byID (issue 20:
+// reopen at 1M).
 func (x *Index) validate() error {
 	n := len(x.ids)
 	for u := range n {
 		switch x.state[u] {
 		case live:
-			if _, dup := x.byID[x.ids[u]]; dup {
-				return fmt.Errorf("id %d appears twice", x.ids[u])
-			}
-			x.byID[x.ids[u]] = uint32(u)
 			x.live++
 		case dead:
 			x.dead++
@@ -342,35 +366,48 @@ func (x *Index) validate() error {
 				return fmt.Errorf("node %d: bad scale", u)
 			}
 		}
-		for l := 0; l <= lv; l++ {
-			if x.state[u] == free && l > 0 {
-				break // the block is only reserved; alloc clears it
-			}
-			blk := x.links(uint32(u), l)
-			c := int(blk[0])
-			if c > len(blk)-1 || (l > 0 && c > x.opts.M) || (x.state[u] == free && c > 0) {
-				return fmt.Errorf("node %d: bad link count", u)
-			}
-			for _, v := range blk[1 : 1+c] {
-				if int(v) >= n || int(x.levels[v]) < l {
-					return fmt.Errorf("node %d: bad link", u)
-				}
-			}
-		}
 	}
-	// Now that every state is known, check that no links lead to free nodes.
-	for u := range n {
-		if x.state[u] == free {
-			continue
+	x.byID = make(map[uint64]uint32, x.live)
+	var (
+		wg     sync.WaitGroup
+		next   atomic.Int64
+		failed atomic.Bool
+		errs   = make([]error, runtime.GOMAXPROCS(0)+1)
+	)
+	wg.Go(func() {
+		for u := range n {
+			if x.state[u] != live {
+				continue
+			}
+			if _, dup := x.byID[x.ids[u]]; dup {
+				errs[0] = fmt.Errorf("id %d appears twice", x.ids[u])
+				failed.Store(true)
+				return
+			}
+			x.byID[x.ids[u]] = uint32(u)
 		}
-		for l := 0; l <= int(x.levels[u]); l++ {
-			blk := x.links(uint32(u), l)
-			for _, v := range blk[1 : 1+blk[0]] {
-				if x.state[v] == free {
-					return fmt.Errorf("node %d: link to free node", u)
+	})
+	anyFree := len(x.freed) > 0
+	for w := range errs[1:] {
+		wg.Go(func() {
+			for !failed.Load() {
+				lo := int(next.Add(1)-1) * chunkNodes
+				if lo >= n {
+					return
+				}
+				for u := lo; u < min(n, lo+chunkNodes); u++ {
+					if err := x.checkLinks(uint32(u), anyFree); err != nil {
+						errs[1+w] = err
+						failed.Store(true)
+						return
+					}
 				}
 			}
-		}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	if x.live+x.dead == 0 {
 		if x.entry != noNode || x.top != 0 {
@@ -380,6 +417,49 @@ func (x *Index) validate() error {
 	}
 	if int(x.entry) >= n || x.state[x.entry] == free || int(x.levels[x.entry]) != x.top {
 		return errors.New("bad entry point")
+	}
+	return nil
+}
+
+// checkLinks checks the link blocks of node u: their counts, and that each
+// link leads to a node that has the layer and, if anyFree, is not free.
+func (x *Index) checkLinks(u uint32, anyFree bool) error {
+	n := uint32(len(x.ids))
+	isFree := x.state[u] == free
+	for l := 0; l <= int(x.levels[u]); l++ {
+		if isFree && l > 0 {
+			break // the block is only reserved; alloc clears it
+		}
+		blk := x.links(u, l)
+		c := blk[0]
+		if c > uint32(len(blk)-1) || (l > 0 && c > uint32(x.opts.M)) || (isFree && c > 0) {
+			return fmt.Errorf("node %d: bad link count", u)
+		}
+		nb := blk[1 : 1+c]
+		if l == 0 {
+			// Every node has layer 0: only the range is in question, and
+			// the largest link tells it without a branch a link.
+			var hi uint32
+			for _, v := range nb {
+				hi = max(hi, v)
+			}
+			if c > 0 && hi >= n {
+				return fmt.Errorf("node %d: bad link", u)
+			}
+		} else {
+			for _, v := range nb {
+				if v >= n || int(x.levels[v]) < l {
+					return fmt.Errorf("node %d: bad link", u)
+				}
+			}
+		}
+		if anyFree {
+			for _, v := range nb {
+				if x.state[v] == free {
+					return fmt.Errorf("node %d: link to free node", u)
+				}
+			}
+		}
 	}
 	return nil
 }

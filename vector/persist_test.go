@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -54,16 +56,27 @@ func TestRoundTrip(t *testing.T) {
 			} else {
 				x, b = persisted(t, tt.n, tt.dim)
 			}
-			y, err := Read(bytes.NewReader(b))
+			// Read at offsets (a bytes.Reader, as a file), after other
+			// bytes, and leaving the reader after the index.
+			r := bytes.NewReader(append(append([]byte("head"), b...), "tail"...))
+			r.Seek(4, io.SeekStart)
+			y, err := Read(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			unsized, err := Read(struct{ io.Reader }{bytes.NewReader(b)})
-			if err != nil {
-				t.Fatal(err)
+			if r.Len() != len("tail") {
+				t.Fatalf("Read left %d bytes, want the %d after the index", r.Len(), len("tail"))
 			}
-			if !reflect.DeepEqual(unsized.codes, y.codes) || !reflect.DeepEqual(unsized.links0, y.links0) {
-				t.Fatal("reading without a known size gave a different index")
+			// Read through, of a known size (a bytes.Buffer) and not.
+			for _, r := range []io.Reader{bytes.NewBuffer(bytes.Clone(b)), struct{ io.Reader }{bytes.NewReader(b)}} {
+				z, err := Read(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(z.codes, y.codes) || !reflect.DeepEqual(z.links0, y.links0) ||
+					!reflect.DeepEqual(z.ids, y.ids) || !reflect.DeepEqual(z.upper, y.upper) || !reflect.DeepEqual(z.byID, y.byID) {
+					t.Fatalf("reading through a %T gave a different index", r)
+				}
 			}
 			if y.Len() != x.Len() || y.Dim() != x.Dim() || y.Options().M != x.Options().M || y.dead != x.dead {
 				t.Fatalf("reloaded Len %d Dim %d M %d dead %d; want %d %d %d %d",
@@ -104,8 +117,9 @@ func TestReadCorrupt(t *testing.T) {
 	_, good := persisted(t, 200, 8)
 	check := func(name string, b []byte) {
 		t.Helper()
-		// A bytes.Reader tells its size; a plain io.Reader does not.
-		for _, r := range []io.Reader{bytes.NewReader(b), struct{ io.Reader }{bytes.NewReader(b)}} {
+		// A bytes.Reader reads at offsets, a bytes.Buffer tells its size,
+		// a plain io.Reader neither.
+		for _, r := range []io.Reader{bytes.NewReader(b), bytes.NewBuffer(bytes.Clone(b)), struct{ io.Reader }{bytes.NewReader(b)}} {
 			x, err := Read(r)
 			if !errors.Is(err, ErrCorrupt) || x != nil {
 				t.Fatalf("%s: Read = %v, %v; want ErrCorrupt", name, x, err)
@@ -219,4 +233,64 @@ func FuzzRead(f *testing.F) {
 			x.Search(q, 3, nil)
 		}
 	})
+}
+
+// TestReadFilePieces reads from a file an index larger than the pieces Read
+// checksums apart on several cores, whole and damaged in each section.
+func TestReadFilePieces(t *testing.T) {
+	x := synthetic(3000, 612, 32, 7) // codes of 1.8 MB: pieces of 1 MB and less
+	var buf bytes.Buffer
+	if _, err := x.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	read := func(b []byte) (*Index, error) {
+		path := filepath.Join(t.TempDir(), "x.vec")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return Read(f)
+	}
+	y, err := read(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if _, err := y.WriteTo(&again); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Bytes(), good) || y.Len() != x.Len() || y.dead != x.dead {
+		t.Fatal("the index read from a file differs")
+	}
+	n, dim := 3000, 612
+	codes := headerSize + n*(8+4+4)
+	links := codes + 2*n*dim + 2*n
+	for _, tt := range []struct {
+		name string
+		at   int
+	}{
+		{"first piece of the codes", codes + 10},
+		{"second piece of the codes", codes + 1<<20 + 5},
+		{"the fine codes", codes + n*dim + 1<<20 + 3},
+		{"the states", codes + 2*n*dim + n + 17},
+		{"the links", links + 4*1000},
+		{"the upper links", len(good) - 9},
+		{"the checksum", len(good) - 2},
+	} {
+		b := bytes.Clone(good)
+		b[tt.at] ^= 0x10
+		if y, err := read(b); !errors.Is(err, ErrCorrupt) || y != nil {
+			t.Errorf("%s damaged: Read gave an index: %t, %v; want ErrCorrupt", tt.name, y != nil, err)
+		}
+	}
+	for _, cut := range []int{headerSize + 1, codes + 1<<20, len(good) - 1} {
+		if y, err := read(good[:cut]); !errors.Is(err, ErrCorrupt) || y != nil {
+			t.Errorf("cut at %d: Read gave an index: %t, %v; want ErrCorrupt", cut, y != nil, err)
+		}
+	}
 }

@@ -170,7 +170,9 @@ const vocabulary = 20000
 
 // openStore opens the store at path with the built-in embedder.
 func openStore(ctx context.Context, path string, emb mnemo.Embedder, efSearch int) (*service.Mnemo, *sqlite.DB, error) {
-	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL", SearchEffort: efSearch})
+	// As mnemo serve opens it: the saved vector index loads as the store
+	// opens (reopen + first recall).
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL", SearchEffort: efSearch, PreloadVectors: true})
 	if err != nil {
 		return nil, nil, err
 	}

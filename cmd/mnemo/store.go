@@ -85,7 +85,9 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 			return nil, err
 		}
 		path := filepath.Join(data, "mnemo.db")
-		db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: log, Synchronous: c.SQLite.Synchronous})
+		// A server loads the saved vector indexes as it starts, for its
+		// first recall; a one-shot command loads one only if it searches.
+		db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: log, Synchronous: c.SQLite.Synchronous, PreloadVectors: a.serving})
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,56 @@
+package scale
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/embed/builtin"
+	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/memory"
+)
+
+// BenchmarkReopen times what bench scale's "reopen + first recall" times
+// (issue 20: ≤ 1 s at 1M), split in its steps: opening the store
+// $MNEMO_SCALE_DB (a copy: opening may write), then its first recall, with
+// the recall's stages; a fresh process and a fresh embedder each run, as
+// a restarted server has, so run it with -benchtime 1x, several times:
+//
+//	MNEMO_SCALE_DB=/copy/of/mnemo.db go test -run '^$' -bench Reopen -benchtime 1x -count 3 ./bench/scale
+func BenchmarkReopen(b *testing.B) {
+	path := os.Getenv("MNEMO_SCALE_DB")
+	if path == "" {
+		b.Skip("MNEMO_SCALE_DB not set")
+	}
+	ctx := context.Background()
+	words, err := glove.New().Words(vocabulary)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gen := newGenerator(words, 5)
+	for b.Loop() {
+		t0 := time.Now()
+		svc, _, err := openStore(ctx, path, builtin.New(), 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opened := time.Since(t0)
+		t1 := time.Now()
+		res, err := svc.Surface(ctx, Scope, memory.Query{Text: gen.query(), Limit: 10, Trace: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		first := time.Since(t1)
+		b.StopTimer()
+		svc.Close()
+		b.StartTimer()
+		b.ReportMetric(float64(opened)/1e6, "open-ms")
+		b.ReportMetric(float64(first)/1e6, "first-ms")
+		if tr := res.Trace; tr != nil {
+			b.ReportMetric(float64(tr.Lexical)/1e6, "lexical-ms")
+			b.ReportMetric(float64(tr.Embed)/1e6, "embed-ms")
+			b.ReportMetric(float64(tr.Vector)/1e6, "vector-ms")
+		}
+	}
+}
