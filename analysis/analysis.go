@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -13,7 +15,34 @@ import (
 // Analyzer turns text into index terms. It is safe for concurrent use and
 // cheap to build: all its tables are package-level literals, so there is
 // nothing to load. The zero value is ready to use.
-type Analyzer struct{}
+type Analyzer struct {
+	// stems remembers english.Stem's answers, word by word: stemming was
+	// seven tenths of Terms' work, and a store's texts mostly reuse words
+	// seen before (issue 20, PERF-1). At most maxStems words; when full it
+	// starts again empty.
+	stems    sync.Map // lower-case word → its stem
+	numStems atomic.Int32
+}
+
+// maxStems bounds an Analyzer's remembered stems (a few MB).
+const maxStems = 1 << 15
+
+// stem returns english.Stem(word, true), remembered.
+func (a *Analyzer) stem(word string) string {
+	if s, ok := a.stems.Load(word); ok {
+		return s.(string)
+	}
+	// A copy: word may be a slice of a long text, which the map would
+	// keep alive through the word or its stem.
+	word = strings.Clone(word)
+	s := english.Stem(word, true)
+	if a.numStems.Add(1) > maxStems {
+		a.stems.Clear()
+		a.numStems.Store(1)
+	}
+	a.stems.Store(word, s)
+	return s
+}
 
 // New returns an Analyzer.
 func New() *Analyzer { return &Analyzer{} }
@@ -44,7 +73,7 @@ func (a *Analyzer) Terms(text string) []string {
 			})
 			continue
 		}
-		if w, ok := analyzeWord(tok.text); ok {
+		if w, ok := a.analyzeWord(tok.text); ok {
 			terms = append(terms, w.term)
 		}
 	}
@@ -99,7 +128,7 @@ func (a *Analyzer) Query(q string) Query {
 				bigrams(tok.text, seg, func(t string) { add(&out.Terms, t, t) })
 			})
 		default:
-			if w, ok := analyzeWord(tok.text); ok {
+			if w, ok := a.analyzeWord(tok.text); ok {
 				add(&out.Terms, w.term, w.term)
 			}
 		}
@@ -176,7 +205,7 @@ func (a *Analyzer) Keywords(text string, n int) []string {
 			})
 			continue
 		}
-		if w, ok := analyzeWord(tok.text); ok && w.kind == plain {
+		if w, ok := a.analyzeWord(tok.text); ok && w.kind == plain {
 			add(w.term, w.surface)
 		}
 	}
@@ -211,7 +240,7 @@ var clitics = map[string]struct{}{
 }
 
 // analyzeWord analyses a word token, reporting false if it is dropped.
-func analyzeWord(text string) (analyzed, bool) {
+func (a *Analyzer) analyzeWord(text string) (analyzed, bool) {
 	surface := text
 	if i := strings.LastIndexByte(surface, '\''); i >= 0 {
 		end := strings.ToLower(surface[i:])
@@ -235,7 +264,7 @@ func analyzeWord(text string) (analyzed, bool) {
 	case isNumber(lower):
 		w.kind = number
 	case isASCIILower(lower):
-		if s := english.Stem(lower, true); s != "" {
+		if s := a.stem(lower); s != "" {
 			w.term = s
 		}
 	}

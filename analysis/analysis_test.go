@@ -1,10 +1,13 @@
 package analysis
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 )
 
 func TestTerms(t *testing.T) {
@@ -228,4 +231,25 @@ func clean(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestStemsRemembered: a remembered stem is english.Stem's, the first time
+// and after, also once the memory has filled and started again; it never
+// holds more than maxStems words.
+func TestStemsRemembered(t *testing.T) {
+	a := New()
+	words := []string{"running", "runs", "generously", "caresses", "dying", "skies", "news", "atlas", "cosmos", "sky"}
+	for i := range maxStems + 100 {
+		words = append(words, fmt.Sprintf("%sing%d", words[i%10], i)) // fills the memory past its bound
+	}
+	for round := range 2 {
+		for _, w := range words {
+			if got, want := a.stem(w), english.Stem(w, true); got != want {
+				t.Fatalf("round %d: stem(%q) = %q, want %q", round, w, got, want)
+			}
+		}
+		if n := a.numStems.Load(); n > maxStems {
+			t.Errorf("round %d: %d stems remembered, at most %d", round, n, maxStems)
+		}
+	}
 }

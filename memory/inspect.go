@@ -201,7 +201,7 @@ func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memor
 	if s.store.Replacer == nil {
 		return mnemo.Errorf(mnemo.EUNAVAILABLE, "this store cannot change a memory without a key in place (sqlite and the in-memory store can): forget it and write a new one")
 	}
-	recs, err := s.records(scope, []mnemo.Draft{d}, nil)
+	recs, err := s.records(ctx, scope, []mnemo.Draft{d}, nil)
 	if err != nil {
 		return err
 	}

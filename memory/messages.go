@@ -98,7 +98,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 			turns[i].prev = lines[i+off-1]
 		}
 	}
-	recs, err := s.records(scope, drafts, turns)
+	recs, err := s.records(ctx, scope, drafts, turns)
 	if err != nil {
 		return nil, err
 	}

@@ -256,7 +256,7 @@ func (s *Service) WriteWith(ctx context.Context, scope mnemo.Scope, drafts []mne
 	// The embedding of earlier writes waits meanwhile (PERF-1).
 	defer s.gate.BeginWrite()()
 	inline := !o.AsyncEmbedding
-	recs, err := s.records(scope, drafts, nil)
+	recs, err := s.records(ctx, scope, drafts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -368,37 +368,14 @@ type guarded struct {
 // write's time once embedding is asynchronous (PERF-1, MEM-10).
 func (s *Service) guardAll(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]guarded, error) {
 	out := make([]guarded, len(recs))
-	errs := make([]error, len(recs))
-	workers := min(runtime.GOMAXPROCS(0), len(recs))
-	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
-	)
-	for w := range workers {
-		wg.Go(func() {
-			for {
-				if w > 0 {
-					// One worker goes on; the others step aside while a
-					// recall runs, so that a bulk write leaves it a core
-					// (PERF-2).
-					s.gate.Yield(ctx)
-				}
-				i := int(next.Add(1)) - 1
-				if i >= len(recs) || ctx.Err() != nil {
-					return
-				}
-				if recs[i].Tombstone {
-					continue
-				}
-				errs[i] = safe.Call(s.log, "write guard", func() error {
-					var err error
-					out[i].d, out[i].existing, err = s.guard(ctx, scope, &recs[i].Memory)
-					return err
-				})
-			}
-		})
-	}
-	wg.Wait()
+	errs := s.spread(ctx, len(recs), "write guard", func(i int) error {
+		if recs[i].Tombstone {
+			return nil
+		}
+		var err error
+		out[i].d, out[i].existing, err = s.guard(ctx, scope, &recs[i].Memory)
+		return err
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -410,11 +387,44 @@ func (s *Service) guardAll(ctx context.Context, scope mnemo.Scope, recs []mnemo.
 	return out, nil
 }
 
+// spread calls f(0) … f(n-1) on up to GOMAXPROCS goroutines and returns
+// the error of each; a panic in f is its error. One goroutine goes on
+// throughout; the others step aside while a recall runs, so that a bulk
+// write leaves it a core (PERF-2). Once ctx is done the calls not yet
+// begun are skipped.
+func (s *Service) spread(ctx context.Context, n int, what string, f func(i int) error) []error {
+	errs := make([]error, n)
+	if n == 1 {
+		errs[0] = safe.Call(s.log, what, func() error { return f(0) })
+		return errs
+	}
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+	)
+	for w := range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for {
+				if w > 0 {
+					s.gate.Yield(ctx)
+				}
+				i := int(next.Add(1)) - 1
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				errs[i] = safe.Call(s.log, what, func() error { return f(i) })
+			}
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
 // RememberUnguarded stores drafts without the Write Guard: for writes the
 // Service makes itself (conversation turns, compaction summaries, archived
 // session facts).
 func (s *Service) RememberUnguarded(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft) ([]mnemo.Memory, error) {
-	recs, err := s.records(scope, drafts, nil)
+	recs, err := s.records(ctx, scope, drafts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +440,7 @@ type turn struct{ context, prev string }
 // index text. turns, when not nil, holds the turn of each draft: the drafts
 // are conversation messages, whose content has the higher MaxMessageChars
 // limit and whose errors name messages[i].
-func (s *Service) records(scope mnemo.Scope, drafts []mnemo.Draft, turns []turn) ([]mnemo.Record, error) {
+func (s *Service) records(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft, turns []turn) ([]mnemo.Record, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
@@ -446,20 +456,17 @@ func (s *Service) records(scope mnemo.Scope, drafts []mnemo.Draft, turns []turn)
 	}
 	now := s.now().UTC()
 	recs := make([]mnemo.Record, len(drafts))
-	for i := range drafts {
+	// Each draft on its own, on both cores: reading its times, its
+	// classification, its entities and its index terms is a bulk load's
+	// main cost besides the store's (PERF-1).
+	errs := s.spread(ctx, len(drafts), "building a memory", func(i int) error {
 		d := &drafts[i]
 		m, err := d.Build(scope, lim, now)
-		if err == nil && !d.Tombstone() {
-			m.Classify(d.SecurityLevel)
-		}
 		if err != nil {
-			if turns != nil {
-				return nil, mnemo.WithPrefix(err, messagePrefix(i))
-			}
-			if len(drafts) > 1 {
-				return nil, mnemo.WithPrefix(err, fmt.Sprintf("memories[%d]: ", i))
-			}
-			return nil, err
+			return err
+		}
+		if !d.Tombstone() {
+			m.Classify(d.SecurityLevel)
 		}
 		var t turn
 		if turns != nil {
@@ -469,11 +476,29 @@ func (s *Service) records(scope mnemo.Scope, drafts []mnemo.Draft, turns []turn)
 			// Who it is by or about (REC-28).
 			m.Entities = entity.Of(speakerName(&m), m.Content, d.Entities)
 		}
-		m.ID = ids.New()
 		recs[i] = mnemo.Record{Memory: m, Tombstone: d.Tombstone(), Index: s.indexText(&m, t.context)}
 		if !d.Tombstone() {
 			recs[i].Embed = embedText(&m, t.prev)
 		}
+		return nil
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, err := range errs { // the first draft's error, as one by one
+		switch {
+		case err == nil:
+		case turns != nil:
+			return nil, mnemo.WithPrefix(err, messagePrefix(i))
+		case len(drafts) > 1:
+			return nil, mnemo.WithPrefix(err, fmt.Sprintf("memories[%d]: ", i))
+		default:
+			return nil, err
+		}
+	}
+	// Ids in the drafts' order: they sort by time.
+	for i := range recs {
+		recs[i].Memory.ID = ids.New()
 	}
 	return recs, nil
 }

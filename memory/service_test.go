@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,6 +122,55 @@ func TestContentLimitIsConfigurable(t *testing.T) {
 	}
 	if _, err := svc.Remember(context.Background(), alice, draft("1234567890", "a", "b")); mnemo.ErrorCode(err) != mnemo.ETOOLARGE {
 		t.Fatalf("2 tags over a limit of 1: %v", err)
+	}
+}
+
+// TestBatchBuiltInOrder: a batch's memories are built side by side, yet
+// its error names the first invalid draft, as one by one, and its ids
+// follow the drafts' order.
+func TestBatchBuiltInOrder(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	bad := mnemo.Draft{Content: str("bad"), Confidence: fptr(-1)}
+	tests := []struct {
+		name string
+		at   []int // the invalid drafts of 40
+		want string
+	}{
+		{"first", []int{0}, "memories[0]"},
+		{"several", []int{31, 7, 19}, "memories[7]"},
+		{"last", []int{39}, "memories[39]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			drafts := make([]mnemo.Draft, 40)
+			for i := range drafts {
+				drafts[i] = draft(fmt.Sprintf("memory number %d of the batch", i))
+			}
+			for _, i := range tt.at {
+				drafts[i] = bad
+			}
+			_, err := svc.RememberBatch(ctx, alice, drafts)
+			if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), tt.want+":") {
+				t.Fatalf("batch error %v, want invalid_input naming %s", err, tt.want)
+			}
+		})
+	}
+	drafts := make([]mnemo.Draft, 40)
+	for i := range drafts {
+		drafts[i] = draft(fmt.Sprintf("memory number %d of the batch", i))
+	}
+	ms, err := svc.RememberBatch(ctx, alice, drafts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ms {
+		if i > 0 && ms[i].ID <= ms[i-1].ID {
+			t.Fatalf("id %d %s is not after id %d %s", i, ms[i].ID, i-1, ms[i-1].ID)
+		}
+		if want := fmt.Sprintf("memory number %d of the batch", i); ms[i].Content != want {
+			t.Fatalf("memory %d is %q, want %q", i, ms[i].Content, want)
+		}
 	}
 }
 

@@ -17,6 +17,10 @@ type rule struct {
 	// quick is a "|"-separated list of substrings one of which any match
 	// contains; a text with none skips the rule.
 	quick string
+	// pre, when set, is a test besides quick that a text must pass for
+	// the rule to find anything in it, given the text in lower case,
+	// whether it has a digit and whether quick may read \b (see quick).
+	pre func(low string, digit, words bool) bool
 	// trim, when not 0, is the group that is the expression proper (the
 	// rest of the match is context, such as a preposition).
 	trim    int
@@ -70,17 +74,31 @@ func buildRules() []rule {
 	en := func(quick, pattern string, trim int, f func(sub []string, text string, loc []int, c ctx) (Window, bool)) rule {
 		return rule{re: regexp.MustCompile(`(?i)` + pattern), quick: quick, trim: trim, resolve: f}
 	}
+	// A match of absDate (after a \b) has a year or a month's name at the
+	// start of a word, and a digit unless the name is alone. As plain
+	// substrings, "mar", "may" or "dec" are in one text in five and a
+	// digit in more: the rules of dates were most of the cost of a
+	// memory's write (issue 20, PERF-1).
 	const (
-		months = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
-		wdays  = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+		monthWords = `\bjan|\bfeb|\bmar|\bapr|\bmay|\bjun|\bjul|\baug|\bsep|\boct|\bnov|\bdec`
+		monthNames = `\bjanuary|\bfebruary|\bmarch|\bapril|\bmay|\bjune|\bjuly|\baugust|\bsept|\boctober|\bnovember|\bdecember`
 	)
+	dated := func(low string, digit, words bool) bool {
+		return hasYear(low) || quick(low, monthWords, digit, words)
+	}
+	withPre := func(r rule, pre func(low string, digit, words bool) bool) rule {
+		r.pre = pre
+		return r
+	}
+	const wdays = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 	zh := func(pattern, quick string, f func(sub []string, text string, loc []int, c ctx) (Window, bool)) rule {
 		return rule{re: regexp.MustCompile(pattern), cjk: true, quick: quick, resolve: f}
 	}
 	return []rule{
 		// Ranges first: of two readings of one span, the longer wins anyway.
-		en("between|from", `\b(?:between|from)\s+(`+absDate+`|`+dnum+ord+`?)\s+(?:and|to|until|till|through|thru|-|–)\s+(`+absDate+`|`+dnum+ord+`?(?:,?\s+`+year+`)?)\b`, 0, enRange),
-		en("-|–|through", `\b(`+absDate+`)\s*(?:-|–|through)\s*(`+absDate+`|`+dnum+ord+`?(?:,?\s+`+year+`)?)\b`, 0, enRange),
+		withPre(en("between|from", `\b(?:between|from)\s+(`+absDate+`|`+dnum+ord+`?)\s+(?:and|to|until|till|through|thru|-|–)\s+(`+absDate+`|`+dnum+ord+`?(?:,?\s+`+year+`)?)\b`, 0, enRange),
+			func(low string, digit, words bool) bool { return digit || quick(low, monthWords, digit, words) }),
+		withPre(en("-|–|through", `\b(`+absDate+`)\s*(?:-|–|through)\s*(`+absDate+`|`+dnum+ord+`?(?:,?\s+`+year+`)?)\b`, 0, enRange), dated),
 		en("#", `\b(?:between\s+|from\s+)?(`+year+`)\s*(?:-|–|to|and|until|through)\s*(`+year+`)\b`, 0, enRange),
 		// The day before a point.
 		en("before|after", `\bthe\s+(day|week|weekend|month|year|`+wd+`)\s+(before|after)\s+(`+point+`)`, 0, enRelativeTo),
@@ -105,7 +123,12 @@ func buildRules() []rule {
 		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
 		en("spring|summer|autumn|fall|winter", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(`+year+`))?\b`, 0, enSeason),
 		// Absolute dates.
-		en(months+"|#", `\b(`+absDate+`)`, 1, enAbs),
+		// A date without a digit is a month's name alone, which enAbs
+		// keeps only if it is not a three-letter abbreviation other than
+		// May.
+		withPre(en("", `\b(`+absDate+`)`, 1, enAbs), func(low string, digit, words bool) bool {
+			return quick(low, monthNames, digit, words) || digit && dated(low, digit, words)
+		}),
 		en("#", `\b(?:on\s+)?the\s+(`+dnum+`)`+ord+`\b`, 0, enOrdinalDay),
 		en("#", `\b(?:in|during|since|of|for|around|throughout|circa|from|year)\s+(`+year+`)\b`, 1, enYear),
 		en("#", `(?:^|[\s(,])(`+year+`)(?:$|[.,;!?)])`, 1, enYear),
@@ -134,6 +157,19 @@ func buildRules() []rule {
 		zh(`(?:最近|过去|近)(的)?(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|周|星期|月|年)`, "最近|过去|近", zhPast),
 	}
 }
+
+// hasYear reports whether s has four digits that year matches.
+func hasYear(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if (s[i] == '1' && (s[i+1] == '8' || s[i+1] == '9') || s[i] == '2' && (s[i+1] == '0' || s[i+1] == '1')) &&
+			isDigit(s[i+2]) && isDigit(s[i+3]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // hasDigit reports whether s has an ASCII digit.
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }

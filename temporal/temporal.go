@@ -87,6 +87,9 @@ type ctx struct {
 	// the guess runs two regular expressions over the text, on every
 	// write (PERF-1).
 	tense *lazyTense
+	// every runs every rule, its quick lists unread: what the lists must
+	// not change (TestQuickListsAreSound).
+	every bool
 }
 
 // lazyTense is the tense of text, guessed once.
@@ -171,7 +174,7 @@ func find(text string, c ctx) []Expr {
 		if r.cjk && !nonASCII {
 			continue
 		}
-		if r.quick != "" && !quick(low, r.quick, digit) {
+		if !c.every && (r.quick != "" && !quick(low, r.quick, digit, !nonASCII) || r.pre != nil && !r.pre(low, digit, !nonASCII)) {
 			continue
 		}
 		for _, loc := range r.re.FindAllStringSubmatchIndex(text, -1) {
@@ -228,16 +231,48 @@ func find(text string, c ctx) []Expr {
 const maxText = 16 << 10
 
 // quick reports whether s (lower case) holds one of the "|"-separated
-// strings of any; "#" stands for a digit.
-func quick(s, any string, digit bool) bool {
+// strings of any; "#" stands for a digit. With words set, a string after
+// \b counts only at the start of a word; it is set for ASCII text alone,
+// where s has the text's bytes where they were (strings.ToLower turns the
+// Kelvin sign, a \b for the regexps, into a k, a letter).
+func quick(s, any string, digit, words bool) bool {
 	for any != "" {
 		var part string
 		part, any, _ = strings.Cut(any, "|")
-		if part == "#" && digit || part != "#" && strings.Contains(s, part) {
+		switch {
+		case part == "#":
+			if digit {
+				return true
+			}
+		case strings.HasPrefix(part, `\b`):
+			if words && atWordStart(s, part[2:]) || !words && strings.Contains(s, part[2:]) {
+				return true
+			}
+		case strings.Contains(s, part):
 			return true
 		}
 	}
 	return false
+}
+
+// atWordStart reports whether w occurs in s where a regexp's \b may come
+// before it: at the start, or after a byte that is not an ASCII letter,
+// digit or underscore (Go's \b is ASCII's).
+func atWordStart(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		if i += j; i == 0 || !isWordByte(s[i-1]) {
+			return true
+		}
+		i++
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // removeSpan cuts text[pos:end] out of text, with a preposition just

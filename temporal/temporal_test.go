@@ -3,6 +3,7 @@ package temporal
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +153,42 @@ func TestExtractAll(t *testing.T) {
 	}
 }
 
+// TestQuickListsAreSound: the rules' quick lists and pre tests skip only
+// rules that would find nothing: every expression of
+// testdata/expressions.txt, and texts made of pairs of date-like pieces,
+// resolve alike with every rule run.
+func TestQuickListsAreSound(t *testing.T) {
+	data, err := os.ReadFile("testdata/expressions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if text, _, ok := strings.Cut(l, "=>"); ok && !strings.HasPrefix(l, "#") {
+			texts = append(texts, strings.TrimSpace(text))
+		}
+	}
+	pieces := []string{"market", "may", "May", "maybe", "Mayor", "in May", "mar", "Mar 5", "5 mar", "March", "decided",
+		"Dec.", "sept", "Sept. 2021", "jan - feb", "from jan to mar", "between 3 and 5", "1999", "2020-05-01", "3/4",
+		"15", "2150", "1850s", "\u212amay", "x_may", "4th of July", "the 3rd", "since 2019", "7 days ago", "-", "–",
+		"through", "of", "last week", "next Friday", "summer", "昨天", "2022年1月"}
+	for _, a := range pieces {
+		for _, b := range pieces {
+			texts = append(texts, a+" "+b, "we met "+a+", then "+b+".")
+		}
+	}
+	ref := time.Date(2023, 5, 10, 12, 0, 0, 0, time.UTC)
+	for _, text := range texts {
+		for _, c := range []ctx{{ref: ref, bias: past}, {ref: ref, tense: &lazyTense{text: text}}} {
+			got := find(text, c)
+			c.every = true
+			if want := find(text, c); !slices.Equal(got, want) {
+				t.Errorf("%q: %v with the quick lists, %v with every rule", text, got, want)
+			}
+		}
+	}
+}
+
 // FuzzExtract: any text, any reference: no panic, every window well-formed,
 // every expression a part of the text.
 func FuzzExtract(f *testing.F) {
@@ -181,12 +218,14 @@ func FuzzExtract(f *testing.F) {
 }
 
 // BenchmarkExtract is the cost a memory's text pays at write: a text with
-// dates, and one of plain words, most memories' kind.
+// dates, one of plain words, most memories' kind, and one with numbers
+// that are not dates.
 func BenchmarkExtract(b *testing.B) {
 	ref := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
 	for _, bb := range []struct{ name, text string }{
 		{"dated", "Hey Mel! Good to see you! I went to a LGBTQ support group yesterday and it was so powerful. We're planning a trip next month."},
 		{"plain", "the team moved the weekly planning meeting to the larger room after lunch because more people joined"},
+		{"figures", "the 3 new lamps cost 40 dollars each, and the old ones went to a neighbour for a decent price"},
 	} {
 		b.Run(bb.name, func(b *testing.B) {
 			for b.Loop() {

@@ -3,6 +3,7 @@ package use
 import (
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -33,10 +34,21 @@ func BenchmarkEmbed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, size := range []int{1, 8, 64} {
+	// batch=64x3 joins three short texts into each: about 57 tokens, as
+	// many as the 15 made-up words of a bulk benchmark's memory, where
+	// attention weighs more.
+	for _, c := range []struct {
+		name       string
+		size, join int
+	}{{"1", 1, 1}, {"8", 8, 1}, {"64", 64, 1}, {"64x3", 64, 3}} {
+		size := c.size
 		texts := make([]string, size)
 		for i := range texts {
-			texts[i] = shortTexts[i%len(shortTexts)]
+			parts := make([]string, c.join)
+			for j := range parts {
+				parts[j] = shortTexts[(i*c.join+j)%len(shortTexts)]
+			}
+			texts[i] = strings.Join(parts, " ")
 		}
 		l0, err := int8Layer0Embedder()
 		if err != nil {
@@ -50,7 +62,7 @@ func BenchmarkEmbed(b *testing.B) {
 			if e == nil || p == pathGo && size > 8 { // the portable path takes seconds a batch
 				continue
 			}
-			b.Run(fmt.Sprintf("batch=%d/path=%v", size, name), func(b *testing.B) {
+			b.Run(fmt.Sprintf("batch=%s/path=%v", c.name, name), func(b *testing.B) {
 				c0 := cpuTime()
 				for b.Loop() {
 					if _, err := e.Embed(context.Background(), texts); err != nil {

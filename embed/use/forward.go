@@ -11,7 +11,7 @@ type model struct {
 	vec    vecOps    // attention's products, softmax and layer norm for path
 	signal []float32 // [maxTokens][embedDim] the timing signal, computed once
 
-	layer0 *layer0 // layer 0's projections on the int8 path, or nil
+	layer0 *layer0 // layer 0's projections of its input
 }
 
 // timingSignal tabulates the sinusoidal timing signal of every position:

@@ -130,10 +130,8 @@ func loadModelPath(modelData, nfkcData []byte, p path, int8Layer0 bool) (*model,
 		for _, l := range w.quantised() {
 			l.q = newQLinear(l)
 		}
-		if int8Layer0 {
-			m.layer0 = newLayer0(&w.layers[0], m.signal, m.kernel)
-		}
 	}
+	m.layer0 = newLayer0(&w.layers[0], m.signal, m.kernel, len(w.embeddings)/embedDim, int8Layer0 && p == pathVNNI)
 	return m, nil
 }
 

@@ -177,10 +177,10 @@ func TestInt8Layer0MatchesReference(t *testing.T) {
 	if e == nil {
 		t.Skip("this CPU has no VNNI path")
 	}
-	if e.model.layer0 == nil {
+	if e.model.layer0.qkv == nil {
 		t.Fatal("layer 0 is not in int8")
 	}
-	if d, _ := pathEmbedders(); d[pathVNNI] != nil && d[pathVNNI].model.layer0 != nil {
+	if d, _ := pathEmbedders(); d[pathVNNI] != nil && d[pathVNNI].model.layer0.qkv != nil {
 		t.Error("the default VNNI model runs layer 0 in int8")
 	}
 	g := readGolden(t)
@@ -201,6 +201,55 @@ func TestInt8Layer0MatchesReference(t *testing.T) {
 		}
 	}
 	t.Logf("lowest cosine with the reference: %.7f", worst)
+}
+
+// TestLayer0TablesMatchProducts: layer 0's projections from the per-token
+// tables give, on every path, the vectors of the matrix products over its
+// input that they replace (the same float32 sums in another order; on the
+// int8 path a later layer's rounding of its input can move by a step), and
+// the same vectors whether a batch filled the rows it reads or an earlier
+// one did.
+func TestLayer0TablesMatchProducts(t *testing.T) {
+	g := readGolden(t)
+	texts := slices.Clone(shortTexts)
+	for _, s := range g.Sentences {
+		texts = append(texts, s.Text)
+	}
+	for _, p := range allPaths {
+		t.Run(p.String(), func(t *testing.T) {
+			if !p.supported() {
+				t.Skipf("this CPU has no %v path", p)
+			}
+			if p == pathGo && raceEnabled {
+				t.Skip("the portable path's loops run without -race (make test's unit step, FULLSIZE)")
+			}
+			m, err := loadModelPath(modelFile, nfkcFile, p, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			products := *m
+			products.layer0 = nil // layer 0's products run over its input
+			docs := make([][]int32, len(texts))
+			for i, text := range texts {
+				docs[i] = m.tok.encode(text)
+			}
+			want := products.forward(docs)
+			filling := m.forward(docs) // every token new to the tables
+			worst := 1.0
+			for i, text := range texts {
+				filled := m.forward(docs[i : i+1])[0] // every row there
+				if !slices.Equal(filled, filling[i]) {
+					t.Errorf("%q: the vector from filled rows differs from the one that filled them", text)
+				}
+				c := cosine(filled, want[i])
+				worst = min(worst, c)
+				if c < 0.99995 {
+					t.Errorf("%q: cosine with the products = %.7f, want >= 0.99995", text, c)
+				}
+			}
+			t.Logf("%v: lowest cosine with the products: %.7f", p, worst)
+		})
+	}
 }
 
 func TestEmbedderIdentity(t *testing.T) {
