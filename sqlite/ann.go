@@ -107,7 +107,7 @@ type annIndexes struct {
 
 	// work serialises catching up, by the indexer or IndexVectors; a test
 	// holding it keeps the indexer from inserting.
-	work sync.Mutex
+	work workLock
 
 	// pub orders the commits that store vectors with their recording in
 	// the pending buffers (record): a write holds it from before its
@@ -163,6 +163,7 @@ func newANNIndexes(dbPath string, efSearch int, logger *slog.Logger) *annIndexes
 		preloadFrom: preloadBytes,
 		scopes:      make(map[int64]*annIndex),
 		wakeC:       make(chan struct{}, 1),
+		work:        make(workLock, 1),
 		known:       -1,
 	}
 }
@@ -380,9 +381,29 @@ func (a *annIndexes) run(ctx context.Context, db *DB) {
 // vector stored: for benchmarks, tests, and callers that want to wait for
 // the indexer after a bulk load. Searches never need it.
 func (db *DB) IndexVectors(ctx context.Context) error {
-	db.vectors.work.Lock()
+	// The indexer may be in the middle of a long catch-up (an index built
+	// from the table): the wait for it ends with ctx, so a caller told to
+	// stop is not held for minutes.
+	if err := db.vectors.work.lockContext(ctx); err != nil {
+		return err
+	}
 	defer db.vectors.work.Unlock()
 	return db.vectors.catchUpAll(ctx, db)
+}
+
+// workLock is a mutex whose wait can end with a context.
+type workLock chan struct{}
+
+func (l workLock) Lock()   { l <- struct{}{} }
+func (l workLock) Unlock() { <-l }
+
+func (l workLock) lockContext(ctx context.Context) error {
+	select {
+	case l <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // catchUpAll registers the scopes that got vectors since the indexer last

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -571,5 +573,20 @@ func BenchmarkSearchPending(b *testing.B) {
 		}
 		db.vectors.work.Unlock()
 		db.Close()
+	}
+}
+
+// TestIndexVectorsStopsWaiting: IndexVectors waiting for a busy indexer
+// returns when its context ends instead of waiting the catch-up out.
+func TestIndexVectorsStopsWaiting(t *testing.T) {
+	db, resume := pausedStore(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := db.IndexVectors(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("IndexVectors beside a busy indexer = %v, want the context's deadline", err)
+	}
+	resume()
+	if err := db.IndexVectors(context.Background()); err != nil {
+		t.Fatalf("IndexVectors once the indexer is free: %v", err)
 	}
 }
