@@ -87,7 +87,10 @@ func BenchmarkIndexFile(b *testing.B) {
 // $MNEMO_BENCH_BUILD vectors of the index file at $MNEMO_BENCH_INDEX,
 // decoded from their two codes, and reports the CPU seconds of a build
 // (issue 20: the build at 1M). $MNEMO_BENCH_M and $MNEMO_BENCH_EFC change
-// M and efConstruction. With $MNEMO_BENCH_QUERIES set it also reports the
+// M and efConstruction. With $MNEMO_BENCH_DIM set, $MNEMO_BENCH_INDEX is
+// a file of raw vectors of that dimension instead (little-endian
+// float32s, as bench/scale's TestWriteVectors writes a store's). With
+// $MNEMO_BENCH_QUERIES set it also reports the
 // built graph's recall@10 against an exact scan of the vectors built, at
 // each efSearch of $MNEMO_BENCH_EF (default 512), asking 20 as bench
 // scale's ANN recall does.
@@ -106,24 +109,33 @@ func BenchmarkIndexFileBuild(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_EFC")); err == nil && v > 0 {
 		opts.EfConstruction = v
 	}
-	x := readIndexFile(b, path)
 	ids := make([]uint64, 0, n)
 	vs := make([][]float32, 0, n)
-	for node := range uint32(len(x.ids)) {
-		if len(ids) == n {
-			break
+	if dim, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_DIM")); err == nil && dim > 0 {
+		// Raw vectors (bench/scale's TestWriteVectors), not an index.
+		for i, v := range readQueries(b, path, dim) {
+			if i == n {
+				break
+			}
+			ids, vs = append(ids, uint64(i)), append(vs, v)
 		}
-		if x.state[node] != live {
-			continue
+	} else {
+		x := readIndexFile(b, path)
+		for node := range uint32(len(x.ids)) {
+			if len(ids) == n {
+				break
+			}
+			if x.state[node] != live {
+				continue
+			}
+			v := make([]float32, x.dim)
+			c, f := x.code(node), x.fineCode(node)
+			for i := range v {
+				v[i] = x.scales[node]*float32(c[i]) + x.fineSc[node]*float32(f[i])
+			}
+			ids, vs = append(ids, x.ids[node]), append(vs, v)
 		}
-		v := make([]float32, x.dim)
-		c, f := x.code(node), x.fineCode(node)
-		for i := range v {
-			v[i] = x.scales[node]*float32(c[i]) + x.fineSc[node]*float32(f[i])
-		}
-		ids, vs = append(ids, x.ids[node]), append(vs, v)
 	}
-	x = nil
 	var y *Index
 	c0 := cpuTime()
 	start := time.Now()
