@@ -23,8 +23,6 @@
 // layer-0 links) are cut into chunks of 4,096 nodes, so that growing the
 // index allocates a new chunk instead of copying the whole slice and
 // leaving the old copy to the collector (issue 20: a build's peak memory).
-// A build cuts its chunks from slabs of up to 16, a quarter of the index,
-// advised for transparent huge pages like the arrays Read allocates.
 // The few nodes above layer 0 (1 in M) get blocks of M+1 in
 // one shared upper slice. There are no per-node heap objects, so the
 // garbage collector has a handful of pointers to scan whatever the size,

@@ -105,12 +105,8 @@ type Index struct {
 	levels []uint8
 	state  []uint8
 	links0 [][]uint32 // (m0+1) per node, chunked as codes: count, then neighbours
-	spare  struct {   // chunks allocated and not yet used; see grow
-		codes, fine [][]int8
-		links0      [][]uint32
-	}
-	upOff []uint32 // start of the node's layer-1 block in upper
-	upper []uint32 // (M+1) per node per layer above 0, layers 1..level back to back
+	upOff  []uint32   // start of the node's layer-1 block in upper
+	upper  []uint32   // (M+1) per node per layer above 0, layers 1..level back to back
 
 	byID  map[uint64]uint32 // live ids only
 	freed []uint32          // free node numbers, reused by inserts
@@ -384,7 +380,9 @@ func (x *Index) alloc(level int) uint32 {
 	} else {
 		n = uint32(len(x.ids))
 		if int(n>>chunkShift) == len(x.codes) {
-			x.grow()
+			x.codes = append(x.codes, make([]int8, chunkNodes*x.dim))
+			x.fine = append(x.fine, make([]int8, chunkNodes*x.dim))
+			x.links0 = append(x.links0, make([]uint32, chunkNodes*(x.m0+1)))
 		}
 		x.ids = append(x.ids, 0)
 		x.scales = append(x.scales, 0)
@@ -402,34 +400,6 @@ func (x *Index) alloc(level int) uint32 {
 		x.links(n, l)[0] = 0
 	}
 	return n
-}
-
-// grow adds a chunk of codes, fine codes and layer-0 links, cut from a
-// slab that grow allocates, when its reserve is empty, for a quarter of
-// the chunks the index has (at most 16 chunks, at least 1): a build then
-// allocates slabs of several huge pages, which adviseHuge asks the kernel
-// to back with huge pages as Read does, instead of chunks of 2.5 MB (at
-// 612 dimensions) that rarely hold a whole one (issue 20: the codes of a
-// build at 1M are 150,000 pages of 4 KB, and nearly every code an insert
-// scores missed the TLB). A slab's chunks not yet used are untouched
-// memory, which costs no RSS.
-func (x *Index) grow() {
-	if len(x.spare.codes) == 0 {
-		k := min(16, max(1, len(x.codes)/4))
-		codes := make([]int8, k*chunkNodes*x.dim)
-		fine := make([]int8, k*chunkNodes*x.dim)
-		links := make([]uint32, k*chunkNodes*(x.m0+1))
-		adviseHuge(codes)
-		adviseHuge(fine)
-		adviseHuge(links)
-		x.spare.codes = chunked(codes, x.dim)
-		x.spare.fine = chunked(fine, x.dim)
-		x.spare.links0 = chunked(links, x.m0+1)
-	}
-	x.codes = append(x.codes, x.spare.codes[0])
-	x.fine = append(x.fine, x.spare.fine[0])
-	x.links0 = append(x.links0, x.spare.links0[0])
-	x.spare.codes, x.spare.fine, x.spare.links0 = x.spare.codes[1:], x.spare.fine[1:], x.spare.links0[1:]
 }
 
 func (x *Index) growUpper(level int) uint32 {
