@@ -41,7 +41,16 @@ import (
 // and M 32 / ef 1024 0.97, within the latency target (docs/BENCHMARKS.md).
 // EfSearch is the most a search walks: Options.SearchEffort overrides it;
 // left 0, each index walks searchEffort of its size.
-var annOptions = vector.Options{M: 32, EfConstruction: 200, EfSearch: 1024}
+//
+// EfConstruction 100, not 200: the build's cost is its walks, about
+// efConstruction each, and at 1M (1.15 ms a vector at 200) it is the
+// figure issue 20 most misses. On 100k of the built-in embedder's
+// memories (vector's BenchmarkIndexFileBuild, 1,000 queries) 100 built in
+// 0.57 of the CPU of 200, for recall@10 0.977 against 0.987 at the
+// efSearch of that size (512), 0.989 against 0.995 at 1024; M 24 cost as
+// much and found less (0.969 at 512), efConstruction 64 0.38 of the CPU
+// and 0.961. An index file keeps the efConstruction it was built with.
+var annOptions = vector.Options{M: 32, EfConstruction: 100, EfSearch: 1024}
 
 // searchEffort is the efSearch of an index of n vectors when the store's
 // SearchEffort is left 0 (issue 20, PERF-2). The walk costs about

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -85,7 +86,14 @@ func BenchmarkIndexFile(b *testing.B) {
 // (AddBatch of 32, M 32, efConstruction 200), an index of the first
 // $MNEMO_BENCH_BUILD vectors of the index file at $MNEMO_BENCH_INDEX,
 // decoded from their two codes, and reports the CPU seconds of a build
-// (issue 20: the build at 1M).
+// (issue 20: the build at 1M). $MNEMO_BENCH_M and $MNEMO_BENCH_EFC change
+// M and efConstruction. With $MNEMO_BENCH_DIM set, $MNEMO_BENCH_INDEX is
+// a file of raw vectors of that dimension instead (little-endian
+// float32s, as bench/scale's TestWriteVectors writes a store's). With
+// $MNEMO_BENCH_QUERIES set it also reports the
+// built graph's recall@10 against an exact scan of the vectors built, at
+// each efSearch of $MNEMO_BENCH_EF (default 512), asking 20 as bench
+// scale's ANN recall does.
 //
 //	MNEMO_BENCH_INDEX=… MNEMO_BENCH_BUILD=20000 go test -run '^$' -bench IndexFileBuild -benchtime 1x ./vector
 func BenchmarkIndexFileBuild(b *testing.B) {
@@ -94,26 +102,45 @@ func BenchmarkIndexFileBuild(b *testing.B) {
 	if path == "" || n <= 0 {
 		b.Skip("MNEMO_BENCH_INDEX or MNEMO_BENCH_BUILD not set")
 	}
-	x := readIndexFile(b, path)
+	opts := Options{M: 32, EfConstruction: 200, Seed: 1}
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_M")); err == nil && v > 0 {
+		opts.M = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_EFC")); err == nil && v > 0 {
+		opts.EfConstruction = v
+	}
 	ids := make([]uint64, 0, n)
 	vs := make([][]float32, 0, n)
-	for node := range uint32(len(x.ids)) {
-		if len(ids) == n {
-			break
+	if dim, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_DIM")); err == nil && dim > 0 {
+		// Raw vectors (bench/scale's TestWriteVectors), not an index.
+		for i, v := range readQueries(b, path, dim) {
+			if i == n {
+				break
+			}
+			ids, vs = append(ids, uint64(i)), append(vs, v)
 		}
-		if x.state[node] != live {
-			continue
+	} else {
+		x := readIndexFile(b, path)
+		for node := range uint32(len(x.ids)) {
+			if len(ids) == n {
+				break
+			}
+			if x.state[node] != live {
+				continue
+			}
+			v := make([]float32, x.dim)
+			c, f := x.code(node), x.fineCode(node)
+			for i := range v {
+				v[i] = x.scales[node]*float32(c[i]) + x.fineSc[node]*float32(f[i])
+			}
+			ids, vs = append(ids, x.ids[node]), append(vs, v)
 		}
-		v := make([]float32, x.dim)
-		c, f := x.code(node), x.fineCode(node)
-		for i := range v {
-			v[i] = x.scales[node]*float32(c[i]) + x.fineSc[node]*float32(f[i])
-		}
-		ids, vs = append(ids, x.ids[node]), append(vs, v)
 	}
+	var y *Index
 	c0 := cpuTime()
+	start := time.Now()
 	for b.Loop() {
-		y := New(x.dim, Options{M: 32, EfConstruction: 200, Seed: 1})
+		y = New(len(vs[0]), opts)
 		for i := 0; i < len(ids); i += 32 {
 			j := min(len(ids), i+32)
 			if err := y.AddBatch(ids[i:j], vs[i:j]); err != nil {
@@ -122,6 +149,33 @@ func BenchmarkIndexFileBuild(b *testing.B) {
 		}
 	}
 	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "wall-s/op")
+	qpath := os.Getenv("MNEMO_BENCH_QUERIES")
+	if qpath == "" {
+		return
+	}
+	qs := readQueries(b, qpath, y.dim)
+	truth := exactTruth(b, y, qs, 10, fmt.Sprintf("%s.truth-%s-n%d-k10", qpath, filepath.Base(path), y.live))
+	efs := []int{512}
+	if s := os.Getenv("MNEMO_BENCH_EF"); s != "" {
+		efs = efs[:0]
+		for f := range strings.SplitSeq(s, ",") {
+			ef, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			efs = append(efs, ef)
+		}
+	}
+	for _, ef := range efs {
+		y.SetEfSearch(ef)
+		var r10 float64
+		for i, q := range qs {
+			res := y.Search(q, 20, nil)
+			r10 += recall(res[:min(10, len(res))], truth[i])
+		}
+		b.ReportMetric(r10/float64(len(qs)), fmt.Sprintf("recall@10-ef%d", ef))
+	}
 }
 
 // readIndexFile reads the index in the file at path, after whatever header
