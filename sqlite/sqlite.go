@@ -77,6 +77,8 @@ type DB struct {
 	vectors *annIndexes
 	// ftsMerge merges the full-text index in the background (ftsmerge.go).
 	ftsMerge *ftsMerger
+	// lex ranks full-text matches in memory once built (lexindex.go).
+	lex *lexIndex
 	// vectorExamined counts the neighbours vector searches checked against
 	// their filter and the vectors they scored exactly: tests hold it to a
 	// bound that does not grow with the store.
@@ -128,6 +130,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.logger = slog.New(slog.DiscardHandler)
 	}
 	db.vectors = newANNIndexes(abs, opts.SearchEffort, db.logger)
+	db.lex = newLexIndex(db)
 
 	// The writer sets journal_mode, which is persistent, so it opens first.
 	// BEGIN IMMEDIATE takes the write lock up front: a deferred transaction
@@ -193,6 +196,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		}
 	}
 	db.ftsMerge = newFTSMerger(db)
+	db.lex.start()
 	return db, nil
 }
 
@@ -208,6 +212,7 @@ func (db *DB) Close() error {
 	if db.ftsMerge != nil {
 		db.ftsMerge.close()
 	}
+	db.lex.close()
 	err := db.vectors.close()
 	if err != nil {
 		db.logger.Warn("saving vector indexes failed; they will be caught up on open", "err", err)
