@@ -192,6 +192,11 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 		schema int64
 	)
 	ix.wmu.Lock()
+	ok, err := ix.db.ftsExists(ctx, tx)
+	if err != nil || !ok {
+		ix.wmu.Unlock()
+		return err // no FTS5 table: Search is degraded, and says so
+	}
 	err = tx.QueryRowContext(ctx, `SELECT block FROM memories_fts_data WHERE id = 1`).Scan(&avg)
 	if err == nil {
 		err = tx.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&schema)
