@@ -63,9 +63,12 @@ type lexIndex struct {
 // them; an update gives the row a new number and leaves the old postings
 // dead until the scope is compacted.
 type lexScope struct {
-	post  map[uint32]*lexPosts
-	docs  []lexDoc
-	bySeq map[int64]uint32
+	post map[uint32]*lexPosts
+	docs []lexDoc
+	// bySeq is the document number + 1 of each seq of the scope by its
+	// low bits, 0 for none: seqs are given in order, so this is dense, and
+	// a quarter of a map's memory.
+	bySeq []uint32
 	// live counts live postings, dead those of removed documents.
 	live, dead int
 }
@@ -336,7 +339,7 @@ type lexTerm struct {
 func (ix *lexIndex) insert(seq int64, terms []lexTerm) {
 	s := ix.scopes[seq>>scopeBits]
 	if s == nil {
-		s = &lexScope{post: make(map[uint32]*lexPosts), bySeq: make(map[int64]uint32)}
+		s = &lexScope{post: make(map[uint32]*lexPosts)}
 		ix.scopes[seq>>scopeBits] = s
 	}
 	doc := uint32(len(s.docs))
@@ -360,7 +363,11 @@ func (ix *lexIndex) insert(seq int64, terms []lexTerm) {
 		d.len += int32(t.tf[0]) + int32(t.tf[1]) + int32(t.tf[2])
 	}
 	s.docs = append(s.docs, d)
-	s.bySeq[seq] = doc
+	local := int(seq & (1<<scopeBits - 1))
+	if local >= len(s.bySeq) {
+		s.bySeq = slices.Grow(s.bySeq, local+1-len(s.bySeq))[:local+1]
+	}
+	s.bySeq[local] = doc + 1
 	s.live += len(terms)
 	ix.rows++
 	ix.tokens += int64(d.len)
@@ -372,11 +379,11 @@ func (ix *lexIndex) remove(seq int64) {
 	if s == nil {
 		return
 	}
-	doc, ok := s.bySeq[seq]
-	if !ok {
+	local := int(seq & (1<<scopeBits - 1))
+	if local >= len(s.bySeq) || s.bySeq[local] == 0 {
 		return
 	}
-	d := &s.docs[doc]
+	d := &s.docs[s.bySeq[local]-1]
 	for _, id := range d.terms {
 		ix.df[id]--
 		s.post[id].live--
@@ -386,7 +393,7 @@ func (ix *lexIndex) remove(seq int64) {
 	s.live -= len(d.terms)
 	s.dead += len(d.terms)
 	d.len, d.terms = -1, nil
-	delete(s.bySeq, seq)
+	s.bySeq[local] = 0
 	if s.dead > 1024 && s.dead > s.live {
 		s.compact()
 	}
@@ -744,7 +751,7 @@ func (ix *lexIndex) bytes() int64 {
 		for _, d := range s.docs {
 			n += 40 + int64(cap(d.terms))*4
 		}
-		n += int64(len(s.bySeq)) * 16
+		n += int64(cap(s.bySeq)) * 4
 	}
 	return n
 }
