@@ -545,12 +545,20 @@ func lexClass(r rune) int {
 	return lexTokenChar
 }
 
-// lexQuery is what rank can answer: terms of one token each, every one
-// required (and) or any (or).
+// lexQuery is what rank can answer: terms of one token each, joined by op.
 type lexQuery struct {
 	terms []string
-	and   bool
+	op    lexJoin
 }
+
+// lexJoin is how a lexQuery's terms are joined.
+type lexJoin int
+
+const (
+	lexOr    lexJoin = iota // any term: "a" OR "b" OR "c"
+	lexAnd                 // every term: "a" AND "b" AND "c"
+	lexPairs               // any two: ("a" AND "b") OR ("a" AND "c") OR ("b" AND "c")
+)
 
 // term returns the token FTS5 makes of a quoted query term, or false when
 // it makes other than exactly one that lexIndex can be sure of.
@@ -629,18 +637,101 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 			v = 1e-6
 		}
 		idf[i] = v
-		if q.and && len(lists[i]) == 0 {
+		if q.op == lexAnd && len(lists[i]) == 0 {
 			return nil, true
 		}
 	}
-
-	top := lexTop{n: n}
-	pos := make([]int, len(lists))
-	freq := make([]float64, len(lists))
 	const (
 		k1 = float64(1.2)
 		b  = float64(0.75)
 	)
+	top := lexTop{n: n}
+	freq := make([]float64, len(lists))
+	has := make([]bool, len(lists))
+	// add scores the document doc, whose frequencies freq holds, as
+	// fts5Bm25Function does: each phrase of the expression in order, its
+	// conversions keeping Go from fusing a multiply and an add.
+	add := func(doc uint32) {
+		d := &s.docs[doc]
+		if d.len < 0 {
+			return
+		}
+		D := float64(d.len)
+		term := func(i int) float64 {
+			f := freq[i]
+			return float64(idf[i] * (float64(f*(k1+float64(1))) / (f + float64(k1*(float64(1)-b+float64(b*D)/avgdl)))))
+		}
+		score := float64(0)
+		if q.op == lexPairs {
+			// Each term is a phrase of every pair it is in, and counts in
+			// those of the pairs the row matches (FTS5 reports no
+			// instances of a phrase whose AND did not match).
+			for i := range freq {
+				for j := i + 1; j < len(freq); j++ {
+					if has[i] && has[j] {
+						score = score + term(i)
+						score = score + term(j)
+					}
+				}
+			}
+		} else {
+			for i := range freq {
+				if has[i] {
+					score = score + term(i)
+				}
+			}
+		}
+		top.add(ranked{seq: d.seq, rank: float64(-float64(1) * score)})
+	}
+	// weigh sets freq[i] from a posting: instance by instance, in column
+	// order, as bm25 adds them.
+	weigh := func(i int, e lexPosting) {
+		f := float64(0)
+		for c := range e.tf {
+			for range e.tf[c] {
+				f += lexWeights[c]
+			}
+		}
+		freq[i], has[i] = f, true
+	}
+
+	if q.op == lexAnd {
+		// Walk the shortest list, seeking the others.
+		short := 0
+		for i := range lists {
+			if len(lists[i]) < len(lists[short]) {
+				short = i
+			}
+		}
+		pos := make([]int, len(lists))
+	rows:
+		for _, e := range lists[short] {
+			for i, l := range lists {
+				if i == short {
+					continue
+				}
+				k, found := slices.BinarySearchFunc(l[pos[i]:], e.doc, func(p lexPosting, doc uint32) int { return cmp.Compare(p.doc, doc) })
+				pos[i] += k
+				if pos[i] == len(l) {
+					break rows
+				}
+				if !found {
+					continue rows
+				}
+			}
+			for i, l := range lists {
+				if i == short {
+					weigh(i, e)
+				} else {
+					weigh(i, l[pos[i]])
+				}
+			}
+			add(e.doc)
+		}
+		return top.sorted(), true
+	}
+
+	pos := make([]int, len(lists))
 	for {
 		// The next document of any list: lists are few (a query's terms).
 		doc := uint32(1<<32 - 1)
@@ -656,31 +747,17 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 		}
 		matched := 0
 		for i, l := range lists {
-			freq[i] = 0
+			freq[i], has[i] = 0, false
 			if pos[i] < len(l) && l[pos[i]].doc == doc {
-				tf := l[pos[i]].tf
-				// Instance by instance, in column order, as bm25 adds them.
-				for c := range tf {
-					for range tf[c] {
-						freq[i] += lexWeights[c]
-					}
-				}
+				weigh(i, l[pos[i]])
 				matched++
 				pos[i]++
 			}
 		}
-		d := &s.docs[doc]
-		if d.len < 0 || (q.and && matched < len(lists)) {
+		if q.op == lexPairs && matched < 2 {
 			continue
 		}
-		D := float64(d.len)
-		score := float64(0)
-		for i, f := range freq {
-			// fts5Bm25Function's expression, its conversions keeping Go
-			// from fusing a multiply and an add.
-			score = score + float64(idf[i]*(float64(f*(k1+float64(1)))/(f+float64(k1*(float64(1)-b+float64(b*D)/avgdl)))))
-		}
-		top.add(ranked{seq: d.seq, rank: float64(-float64(1) * score)})
+		add(doc)
 	}
 	return top.sorted(), true
 }

@@ -221,14 +221,22 @@ func compareLex(t *testing.T, db *DB, scopes []mnemo.Scope, rng *rand.Rand, quer
 			t.Fatal(err)
 		}
 		terms := pick()
-		for _, and := range []bool{false, true} {
+		for _, op := range []lexJoin{lexOr, lexAnd, lexPairs} {
 			q := mnemo.TextQuery{Terms: terms}
-			op := " OR "
-			if and {
-				op = " AND "
+			var expr string
+			switch op {
+			case lexOr:
+				expr = matchExprJoin(&q, " OR ")
+			case lexAnd:
+				expr = matchExprJoin(&q, " AND ")
+			case lexPairs:
+				if len(terms) < 3 {
+					continue
+				}
+				expr = narrower(&q, true)[1]
 			}
 			n := []int{1, 5, 20, 100, 5000}[rng.IntN(5)]
-			got, ok := db.lex.rank(sp, lexQuery{terms: terms, and: and}, n)
+			got, ok := db.lex.rank(sp, lexQuery{terms: terms, op: op}, n)
 			var toks int
 			for _, term := range terms {
 				if _, ok := lexQueryTerm(term); ok {
@@ -241,12 +249,12 @@ func compareLex(t *testing.T, db *DB, scopes []mnemo.Scope, rng *rand.Rand, quer
 				}
 				continue
 			}
-			want, err := db.rankInIndex(ctx, matchExprJoin(&q, op), sp, n)
+			want, err := db.rankInIndex(ctx, expr, sp, n)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, want) {
-				t.Fatalf("%s: %q by %s, %d wanted:\n in memory %v\n FTS5      %v", when, terms, op, n, got, want)
+				t.Fatalf("%s: %s, %d wanted:\n in memory %v\n FTS5      %v", when, expr, n, got, want)
 			}
 			ranked++
 		}

@@ -87,7 +87,7 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		// rarest term; nothing to drop or narrow.
 		expr = matchExprJoin(q, " AND ")
 		if !selective(&q.Filter) {
-			ranked, err := db.rank(ctx, mem, q, true, expr, sp, overfetch*q.Limit)
+			ranked, err := db.rank(ctx, mem, q, lexAnd, expr, sp, overfetch*q.Limit)
 			if err != nil {
 				return nil, err
 			}
@@ -106,9 +106,8 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		// and hold its best matches: rank those first, and every match
 		// only if they are too few.
 		for i, e := range narrower(q, allCommon) {
-			// The first asks for every term, which the in-memory index
-			// answers; the pairs after it are FTS5's.
-			ranked, err := db.rank(ctx, mem && i == 0, q, true, e, sp, want)
+			// Every term first, then any two.
+			ranked, err := db.rank(ctx, mem, q, []lexJoin{lexAnd, lexPairs}[i], e, sp, want)
 			if err != nil {
 				return nil, err
 			}
@@ -119,7 +118,7 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 				}
 			}
 		}
-		ranked, err := db.rank(ctx, mem, q, false, expr, sp, want)
+		ranked, err := db.rank(ctx, mem, q, lexOr, expr, sp, want)
 		if err != nil {
 			return nil, err
 		}
@@ -243,13 +242,13 @@ type ranked struct {
 	rank float64
 }
 
-// rank returns the best n matches of expr, q's terms and prefixes joined by
-// AND (and) or OR, in the scope's rowid range: from the in-memory index when
-// mem and it can answer, which gives the same rows in the same order with
-// the same ranks, or else from FTS5 alone.
-func (db *DB) rank(ctx context.Context, mem bool, q *mnemo.TextQuery, and bool, expr string, sp span, n int) ([]ranked, error) {
+// rank returns the best n matches of expr, q's terms and prefixes joined as
+// op says, in the scope's rowid range: from the in-memory index when mem and
+// it can answer, which gives the same rows in the same order with the same
+// ranks, or else from FTS5 alone.
+func (db *DB) rank(ctx context.Context, mem bool, q *mnemo.TextQuery, op lexJoin, expr string, sp span, n int) ([]ranked, error) {
 	if mem && len(q.Prefixes) == 0 {
-		if rs, ok := db.lex.rank(sp, lexQuery{terms: q.Terms, and: and}, n); ok {
+		if rs, ok := db.lex.rank(sp, lexQuery{terms: q.Terms, op: op}, n); ok {
 			return rs, nil
 		}
 	}
