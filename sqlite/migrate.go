@@ -123,6 +123,9 @@ func (db *DB) RebuildIndex(ctx context.Context) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: rebuild index: %w", err)
 	}
+	if db.lex != nil {
+		db.lex.reset()
+	}
 	return nil
 }
 

@@ -80,20 +80,21 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		expr      string
 		allCommon bool
 		err       error
+		mem       = db.lex.fresh(ctx)
 	)
 	if q.MatchAll {
 		// Every term: the index intersects posting lists, as cheap as the
 		// rarest term; nothing to drop or narrow.
 		expr = matchExprJoin(q, " AND ")
 		if !selective(&q.Filter) {
-			ranked, err := db.rankInIndex(ctx, expr, sp, overfetch*q.Limit)
+			ranked, err := db.rank(ctx, mem, q, lexAnd, expr, sp, overfetch*q.Limit)
 			if err != nil {
 				return nil, err
 			}
 			return db.fetchRanked(ctx, ranked, w, q.Limit)
 		}
 	} else {
-		if q, allCommon, err = db.dropCommonTerms(ctx, sp, q); err != nil {
+		if q, allCommon, err = db.dropCommonTerms(ctx, mem, sp, q); err != nil {
 			return nil, err
 		}
 		expr = matchExpr(q)
@@ -104,8 +105,9 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		// of them. The rows with two or more of its words are far fewer
 		// and hold its best matches: rank those first, and every match
 		// only if they are too few.
-		for _, e := range narrower(q, allCommon) {
-			ranked, err := db.rankInIndex(ctx, e, sp, want)
+		for i, e := range narrower(q, allCommon) {
+			// Every term first, then any two.
+			ranked, err := db.rank(ctx, mem, q, []lexJoin{lexAnd, lexPairs}[i], e, sp, want)
 			if err != nil {
 				return nil, err
 			}
@@ -116,7 +118,7 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 				}
 			}
 		}
-		ranked, err := db.rankInIndex(ctx, expr, sp, want)
+		ranked, err := db.rank(ctx, mem, q, lexOr, expr, sp, want)
 		if err != nil {
 			return nil, err
 		}
@@ -156,12 +158,17 @@ const commonTermMatches = 1000
 // with fewer memories than that nothing is ever dropped.
 //
 // allCommon reports that every term is common, and none was dropped.
-func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) (_ *mnemo.TextQuery, allCommon bool, err error) {
+func (db *DB) dropCommonTerms(ctx context.Context, mem bool, sp span, q *mnemo.TextQuery) (_ *mnemo.TextQuery, allCommon bool, err error) {
 	if len(q.Terms)+len(q.Prefixes) < 2 {
 		return q, false, nil
 	}
 	var rare mnemo.TextQuery
-	count := func(expr string) (bool, error) {
+	count := func(term, expr string) (bool, error) {
+		if mem && term != "" {
+			if n, ok := db.lex.count(sp, term); ok {
+				return n <= commonTermMatches, nil
+			}
+		}
 		var n int
 		err := db.readStmts.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT rowid FROM memories_fts
 			WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT ?)`,
@@ -172,7 +179,7 @@ func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) 
 		return n <= commonTermMatches, nil
 	}
 	for _, t := range q.Terms {
-		ok, err := count(quote(t))
+		ok, err := count(t, quote(t))
 		if err != nil {
 			return nil, false, err
 		}
@@ -181,7 +188,7 @@ func (db *DB) dropCommonTerms(ctx context.Context, sp span, q *mnemo.TextQuery) 
 		}
 	}
 	for _, p := range q.Prefixes {
-		ok, err := count(quote(p) + "*")
+		ok, err := count("", quote(p)+"*")
 		if err != nil {
 			return nil, false, err
 		}
@@ -233,6 +240,19 @@ func narrower(q *mnemo.TextQuery, allCommon bool) []string {
 type ranked struct {
 	seq  int64
 	rank float64
+}
+
+// rank returns the best n matches of expr, q's terms and prefixes joined as
+// op says, in the scope's rowid range: from the in-memory index when mem and
+// it can answer, which gives the same rows in the same order with the same
+// ranks, or else from FTS5 alone.
+func (db *DB) rank(ctx context.Context, mem bool, q *mnemo.TextQuery, op lexJoin, expr string, sp span, n int) ([]ranked, error) {
+	if mem && len(q.Prefixes) == 0 {
+		if rs, ok := db.lex.rank(sp, lexQuery{terms: q.Terms, op: op}, n); ok {
+			return rs, nil
+		}
+	}
+	return db.rankInIndex(ctx, expr, sp, n)
 }
 
 // rankInIndex returns the best n matches of expr in the scope's rowid range,

@@ -84,6 +84,8 @@ type DB struct {
 	vectors *annIndexes
 	// ftsMerge merges the full-text index in the background (ftsmerge.go).
 	ftsMerge *ftsMerger
+	// lex ranks full-text matches in memory once built (lexindex.go).
+	lex *lexIndex
 	// vectorExamined counts the neighbours vector searches checked against
 	// their filter and the vectors they scored exactly: tests hold it to a
 	// bound that does not grow with the store.
@@ -135,6 +137,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.logger = slog.New(slog.DiscardHandler)
 	}
 	db.vectors = newANNIndexes(abs, opts.SearchEffort, db.logger)
+	db.lex = newLexIndex(db)
 
 	// The writer sets journal_mode, which is persistent, so it opens first.
 	// BEGIN IMMEDIATE takes the write lock up front: a deferred transaction
@@ -203,6 +206,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.PreloadVectors {
 		db.vectors.preload(db)
 	}
+	db.lex.start()
 	return db, nil
 }
 
@@ -218,6 +222,7 @@ func (db *DB) Close() error {
 	if db.ftsMerge != nil {
 		db.ftsMerge.close()
 	}
+	db.lex.close()
 	err := db.vectors.close()
 	if err != nil {
 		db.logger.Warn("saving vector indexes failed; they will be caught up on open", "err", err)

@@ -103,9 +103,13 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 		db.vectors.pub.Lock()
 		defer db.vectors.pub.Unlock()
 	}
+	db.lex.wmu.Lock()
 	if err := tx.Commit(); err != nil {
+		db.lex.wmu.Unlock()
 		return nil, fmt.Errorf("sqlite: write: commit: %w", err)
 	}
+	db.lex.apply(b.lexOps)
+	db.lex.wmu.Unlock()
 	if b.revUsed {
 		db.vectors.record(b.space, rev0, b.rev, b.vectored)
 	}
@@ -142,6 +146,8 @@ type batch struct {
 	// ftsRows counts the rows the batch indexed or removed from the
 	// full-text index, for its merger.
 	ftsRows int64
+	// lexOps are those rows, for the in-memory index once committed.
+	lexOps []lexOp
 
 	// stmts are the batch's statements, prepared once and run once per
 	// record: preparing each statement anew was a fifth of a bulk write
@@ -370,6 +376,7 @@ func (b *batch) index(ctx context.Context, seq int64, m *mnemo.Memory, idx *mnem
 			return fmt.Errorf("index: %w", err)
 		}
 		b.ftsRows++
+		b.lexOps = append(b.lexOps, lexOp{seq: seq, text: [3]string{idx.Text, idx.Context, idx.Meta}})
 	}
 	for _, tag := range m.Tags {
 		if _, err := b.exec(ctx, `INSERT OR IGNORE INTO memory_tags (seq, tag) VALUES (?, ?)`, seq, tag); err != nil {
@@ -386,6 +393,7 @@ func (b *batch) unindex(ctx context.Context, seq int64) error {
 			return fmt.Errorf("unindex: %w", err)
 		}
 		b.ftsRows++
+		b.lexOps = append(b.lexOps, lexOp{seq: seq, del: true})
 	}
 	if _, err := b.exec(ctx, `DELETE FROM memory_tags WHERE seq = ?`, seq); err != nil {
 		return fmt.Errorf("unindex tags: %w", err)
@@ -582,6 +590,25 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) `+sel+` AND tombstone = 0`, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 	}
+	var unindexed []lexOp // rows to drop from the in-memory full-text index
+	if fts {
+		rows, err := tx.QueryContext(ctx, `SELECT seq `+sel+` AND tombstone = 0`, args...)
+		if err != nil {
+			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+		}
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				rows.Close()
+				return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+			}
+			unindexed = append(unindexed, lexOp{seq: seq, del: true})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+		}
+	}
 	var vectored []int64 // seqs to drop from the ANN index
 	if op != mnemo.OpClear {
 		rows, err := tx.QueryContext(ctx, `SELECT seq `+sel+` AND vector_rev IS NOT NULL`, args...)
@@ -626,9 +653,13 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	// scope's pending buffer.
 	db.vectors.pub.Lock()
 	defer db.vectors.pub.Unlock()
+	db.lex.wmu.Lock()
 	if err := tx.Commit(); err != nil {
+		db.lex.wmu.Unlock()
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 	}
+	db.lex.apply(unindexed)
+	db.lex.wmu.Unlock()
 	if fts {
 		db.ftsMerge.wrote(int64(n))
 	}

@@ -1,0 +1,851 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"modernc.org/libc"
+)
+
+// lexIndex is the full-text index again, in memory: a posting list per
+// term and scope, and every document's length. FTS5 computes bm25 for every
+// row a query matches, reading each row's length from its own b-tree, which
+// was most of the lexical stage of recall at 100k and 1M memories (issue
+// 20, PERF-2). lexIndex ranks the same rows with the same bm25, bit for bit
+// (same IDF, average length, column weights and order of float operations,
+// the same log), so Search's answers do not change.
+//
+// It mirrors FTS5 rather than replacing it: FTS5 stays the index of record,
+// answers every query lexIndex cannot (prefixes, phrases of several tokens,
+// text whose tokens lexIndex cannot be sure to split as unicode61 does)
+// and every query until lexIndex is built. It is built in the background
+// when the store opens, from the index text in the memories table, and
+// checked against FTS5's own row and token counts; the single writer keeps
+// it in step after each commit. A change it cannot follow one row at a time
+// (a forget, a clear, an index rebuild, a schema change) has it built anew.
+type lexIndex struct {
+	db *DB
+
+	// wmu orders the writer's commits with the start of a build: the
+	// writer holds it from commit to apply, a build while it takes its
+	// snapshot and starts logging.
+	wmu sync.Mutex
+
+	mu      sync.RWMutex
+	ready   bool    // built and in step: rank may answer
+	logging bool    // a build is under way: log what commits meanwhile
+	log     []lexOp // committed since the build's snapshot
+	schema  int64   // the schema version the index was built at
+
+	rows   int64 // live documents, all scopes: FTS5's row count
+	tokens int64 // their tokens, all columns
+	terms  map[string]uint32
+	df     []int32 // live documents with the term, all scopes, by term id
+	scopes map[int64]*lexScope
+
+	// builds counts builds started, so that a stale one gives way; stop
+	// cancels the latest.
+	builds  int
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+	closing bool
+}
+
+// lexScope holds the documents of one scope (one rowid range). Document
+// numbers are given in insertion order, so each posting list is sorted by
+// them; an update gives the row a new number and leaves the old postings
+// dead until the scope is compacted.
+type lexScope struct {
+	post map[uint32]*lexPosts
+	docs []lexDoc
+	// bySeq is the document number + 1 of each seq of the scope by its
+	// low bits, 0 for none: seqs are given in order, so this is dense, and
+	// a quarter of a map's memory.
+	bySeq []uint32
+	// live counts live postings, dead those of removed documents.
+	live, dead int
+}
+
+type lexPosts struct {
+	p    []lexPosting
+	live int32 // live documents of the scope with the term
+}
+
+// lexPosting is one document's frequencies of a term, by column.
+type lexPosting struct {
+	doc uint32
+	tf  [3]uint16
+}
+
+type lexDoc struct {
+	seq   int64
+	len   int32    // tokens, all columns; -1 once removed
+	terms []uint32 // distinct, for removal
+}
+
+// lexOp is a committed change to one row of the full-text index: its new
+// index text, or its removal.
+type lexOp struct {
+	seq  int64
+	del  bool
+	text [3]string // text, context, meta
+}
+
+// BM25 of FTS5 with Search's column weights (bm25 in search.go).
+var lexWeights = [3]float64{1.0, 0.35, 0.6}
+
+func newLexIndex(db *DB) *lexIndex { return &lexIndex{db: db} }
+
+// start builds the index in the background.
+func (ix *lexIndex) start() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.startLocked()
+}
+
+func (ix *lexIndex) startLocked() {
+	if ix.closing {
+		return
+	}
+	if ix.stop != nil {
+		ix.stop()
+	}
+	ix.builds++
+	ix.ready, ix.logging, ix.log = false, false, nil
+	ix.terms, ix.df, ix.scopes = nil, nil, nil
+	gen := ix.builds
+	ctx, stop := context.WithCancel(context.Background())
+	ix.stop = stop
+	ix.wg.Add(1)
+	go func() {
+		defer ix.wg.Done()
+		defer stop()
+		if err := ix.build(ctx, gen); err != nil && ctx.Err() == nil && !errors.Is(err, errLexStale) {
+			ix.db.logger.Warn("in-memory full-text index not built; FTS5 ranks every search", "err", err)
+		}
+	}()
+}
+
+// close stops a build and waits for it.
+func (ix *lexIndex) close() {
+	ix.mu.Lock()
+	ix.closing = true
+	ix.ready = false
+	if ix.stop != nil {
+		ix.stop()
+	}
+	ix.mu.Unlock()
+	ix.wg.Wait()
+}
+
+// reset drops the index and builds it again: the full-text index was
+// rebuilt, or its schema changed.
+func (ix *lexIndex) reset() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.builds > 0 { // else Open has yet to start the first
+		ix.startLocked()
+	}
+}
+
+// fresh reports whether the index may answer: it is built, and the schema
+// has not changed since (the full-text table dropped or rebuilt behind the
+// store's back). A changed schema has it built anew.
+func (ix *lexIndex) fresh(ctx context.Context) bool {
+	ix.mu.RLock()
+	ready, schema := ix.ready, ix.schema
+	ix.mu.RUnlock()
+	if !ready {
+		return false
+	}
+	var now int64
+	if err := ix.db.readStmts.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&now); err != nil {
+		return false
+	}
+	if now != schema {
+		ix.reset()
+		return false
+	}
+	return true
+}
+
+// errLexStale is returned by a build that a newer one replaced.
+var errLexStale = errors.New("superseded by a newer build")
+
+// build reads every indexed row in one read transaction, then replays the
+// writes committed since its snapshot.
+func (ix *lexIndex) build(ctx context.Context, gen int) error {
+	tx, err := ix.db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+
+	// The snapshot is taken by the first read; no commit may fall between
+	// it and the start of the log.
+	var (
+		avg    []byte
+		schema int64
+	)
+	ix.wmu.Lock()
+	ok, err := ix.db.ftsExists(ctx, tx)
+	if err != nil || !ok {
+		ix.wmu.Unlock()
+		return err // no FTS5 table: Search is degraded, and says so
+	}
+	err = tx.QueryRowContext(ctx, `SELECT block FROM memories_fts_data WHERE id = 1`).Scan(&avg)
+	if err == nil {
+		err = tx.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&schema)
+	}
+	if err == nil {
+		ix.mu.Lock()
+		if ix.builds == gen {
+			ix.logging = true
+		} else {
+			err = errLexStale
+		}
+		ix.mu.Unlock()
+	}
+	ix.wmu.Unlock()
+	if err != nil {
+		return err
+	}
+
+	nb := &lexIndex{terms: make(map[string]uint32), scopes: make(map[int64]*lexScope)}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, index_text, index_context, index_meta FROM memories WHERE tombstone = 0`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var op lexOp
+	for rows.Next() {
+		if err := rows.Scan(&op.seq, &op.text[0], &op.text[1], &op.text[2]); err != nil {
+			return err
+		}
+		d, ok := analyzeDoc(&op)
+		if !ok {
+			return fmt.Errorf("memory %d: index text that unicode61 may split otherwise", op.seq)
+		}
+		nb.insert(op.seq, d)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := checkAverages(avg, nb.rows, nb.tokens); err != nil {
+		return err
+	}
+	tx.Rollback()
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.builds != gen || ix.closing {
+		return errLexStale
+	}
+	ix.rows, ix.tokens, ix.terms, ix.df, ix.scopes = nb.rows, nb.tokens, nb.terms, nb.df, nb.scopes
+	ix.schema = schema
+	for i := range ix.log {
+		if !ix.applyLocked(&ix.log[i]) {
+			ix.logging, ix.log = false, nil
+			return fmt.Errorf("memory %d: index text that unicode61 may split otherwise", ix.log[i].seq)
+		}
+	}
+	ix.logging, ix.log = false, nil
+	ix.ready = true
+	return nil
+}
+
+// checkAverages compares the index's counts with FTS5's averages record: a
+// varint row count, then a varint token count a column.
+func checkAverages(rec []byte, rows, tokens int64) error {
+	if len(rec) == 0 { // nothing indexed yet
+		return checkCounts(0, 0, rows, tokens)
+	}
+	n, k := ftsVarint(rec)
+	if k == 0 {
+		return errors.New("unreadable FTS5 averages record")
+	}
+	rec = rec[k:]
+	var total uint64
+	for range 3 {
+		t, k := ftsVarint(rec)
+		if k == 0 {
+			return errors.New("unreadable FTS5 averages record")
+		}
+		total += t
+		rec = rec[k:]
+	}
+	return checkCounts(int64(n), int64(total), rows, tokens)
+}
+
+func checkCounts(ftsRows, ftsTokens, rows, tokens int64) error {
+	if ftsRows != rows || ftsTokens != tokens {
+		return fmt.Errorf("FTS5 holds %d rows of %d tokens, the memories table %d of %d", ftsRows, ftsTokens, rows, tokens)
+	}
+	return nil
+}
+
+// apply brings the index in step with ops, just committed. The caller holds
+// wmu from before the commit.
+func (ix *lexIndex) apply(ops []lexOp) {
+	if len(ops) == 0 {
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.logging {
+		ix.log = append(ix.log, ops...)
+	}
+	if !ix.ready {
+		return
+	}
+	for i := range ops {
+		if !ix.applyLocked(&ops[i]) {
+			ix.ready = false
+			ix.db.logger.Warn("in-memory full-text index dropped; FTS5 ranks every search",
+				"err", fmt.Sprintf("memory %d: index text that unicode61 may split otherwise", ops[i].seq))
+			return
+		}
+	}
+}
+
+// applyLocked applies op; it reports false for text it cannot index.
+func (ix *lexIndex) applyLocked(op *lexOp) bool {
+	ix.remove(op.seq)
+	if op.del {
+		return true
+	}
+	d, ok := analyzeDoc(op)
+	if !ok {
+		return false
+	}
+	ix.insert(op.seq, d)
+	return true
+}
+
+// lexTerm is one distinct term of a document and its frequencies.
+type lexTerm struct {
+	term string
+	tf   [3]uint16
+}
+
+// insert adds the document at seq, which the index must not hold.
+func (ix *lexIndex) insert(seq int64, terms []lexTerm) {
+	s := ix.scopes[seq>>scopeBits]
+	if s == nil {
+		s = &lexScope{post: make(map[uint32]*lexPosts)}
+		ix.scopes[seq>>scopeBits] = s
+	}
+	doc := uint32(len(s.docs))
+	d := lexDoc{seq: seq, terms: make([]uint32, len(terms))}
+	for i, t := range terms {
+		id, ok := ix.terms[t.term]
+		if !ok {
+			id = uint32(len(ix.df))
+			ix.terms[t.term] = id
+			ix.df = append(ix.df, 0)
+		}
+		ix.df[id]++
+		p := s.post[id]
+		if p == nil {
+			p = &lexPosts{}
+			s.post[id] = p
+		}
+		p.p = append(p.p, lexPosting{doc: doc, tf: t.tf})
+		p.live++
+		d.terms[i] = id
+		d.len += int32(t.tf[0]) + int32(t.tf[1]) + int32(t.tf[2])
+	}
+	s.docs = append(s.docs, d)
+	local := int(seq & (1<<scopeBits - 1))
+	if local >= len(s.bySeq) {
+		s.bySeq = slices.Grow(s.bySeq, local+1-len(s.bySeq))[:local+1]
+	}
+	s.bySeq[local] = doc + 1
+	s.live += len(terms)
+	ix.rows++
+	ix.tokens += int64(d.len)
+}
+
+// remove drops the document at seq, if the index holds it.
+func (ix *lexIndex) remove(seq int64) {
+	s := ix.scopes[seq>>scopeBits]
+	if s == nil {
+		return
+	}
+	local := int(seq & (1<<scopeBits - 1))
+	if local >= len(s.bySeq) || s.bySeq[local] == 0 {
+		return
+	}
+	d := &s.docs[s.bySeq[local]-1]
+	for _, id := range d.terms {
+		ix.df[id]--
+		s.post[id].live--
+	}
+	ix.rows--
+	ix.tokens -= int64(d.len)
+	s.live -= len(d.terms)
+	s.dead += len(d.terms)
+	d.len, d.terms = -1, nil
+	s.bySeq[local] = 0
+	if s.dead > 1024 && s.dead > s.live {
+		s.compact()
+	}
+}
+
+// compact drops the postings of removed documents.
+func (s *lexScope) compact() {
+	for id, p := range s.post {
+		if p.live == 0 {
+			delete(s.post, id)
+			continue
+		}
+		p.p = slices.DeleteFunc(p.p, func(e lexPosting) bool { return s.docs[e.doc].len < 0 })
+		p.p = slices.Clip(p.p)
+	}
+	s.dead = 0
+}
+
+// analyzeDoc splits op's three columns into terms, as FTS5's unicode61
+// tokenizer (remove_diacritics 0) does, or reports false if it cannot be
+// sure to.
+func analyzeDoc(op *lexOp) ([]lexTerm, bool) {
+	var terms []lexTerm
+	at := make(map[string]int, 16)
+	for c, text := range op.text {
+		ok := lexTokens(text, func(tok string) bool {
+			i, seen := at[tok]
+			if !seen {
+				i = len(terms)
+				at[tok] = i
+				terms = append(terms, lexTerm{term: tok})
+			}
+			if terms[i].tf[c] == 1<<16-1 {
+				return false
+			}
+			terms[i].tf[c]++
+			return true
+		})
+		if !ok {
+			return nil, false
+		}
+	}
+	return terms, true
+}
+
+// lexTokens calls yield with each token of s as FTS5's unicode61 tokenizer
+// (remove_diacritics 0) gives it: runs of letters, digits and private-use
+// characters, folded to lower case. It reports false when s holds a
+// character whose class or case SQLite's Unicode tables may give otherwise
+// than Go's (a newer script, a combining mark, an upper-case letter
+// outside ASCII), or when yield does.
+func lexTokens(s string, yield func(string) bool) bool {
+	start := -1
+	var folded []byte // set when an ASCII capital needs folding
+	flush := func(end int) bool {
+		if start < 0 {
+			return true
+		}
+		tok := s[start:end]
+		if folded != nil {
+			tok = string(folded)
+			folded = folded[:0]
+			folded = nil
+		}
+		start = -1
+		if len(tok) > 1000 {
+			return false
+		}
+		return yield(tok)
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+				if start < 0 {
+					start = i
+				}
+				if folded != nil {
+					folded = append(folded, c)
+				}
+			case c >= 'A' && c <= 'Z':
+				if start < 0 {
+					start = i
+				}
+				if folded == nil {
+					folded = append([]byte(nil), s[start:i]...)
+				}
+				folded = append(folded, c+'a'-'A')
+			default:
+				if !flush(i) {
+					return false
+				}
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch lexClass(r) {
+		case lexUnsure:
+			return false
+		case lexTokenChar:
+			if start < 0 {
+				start = i
+			}
+			if folded != nil {
+				folded = append(folded, s[i:i+n]...)
+			}
+		default:
+			if !flush(i) {
+				return false
+			}
+		}
+		i += n
+	}
+	return flush(len(s))
+}
+
+const (
+	lexSeparator = iota
+	lexTokenChar
+	lexUnsure
+)
+
+// lexClass classes a non-ASCII rune for lexTokens. Only blocks whose
+// letters and digits are as old as SQLite's tables (Unicode 6.1) are
+// trusted: Latin-1 and Latin Extended, Greek, Cyrillic, kana, the basic CJK
+// ideographs, Hangul syllables. Anything else that Go counts as a letter,
+// digit or mark is unsure; punctuation and symbols separate in both.
+func lexClass(r rune) int {
+	if r == utf8.RuneError {
+		return lexUnsure
+	}
+	tok := unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+	mark := unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me)
+	if !tok && !mark {
+		return lexSeparator
+	}
+	trusted := (r >= 0xA0 && r <= 0x24F) || (r >= 0x370 && r <= 0x4FF) ||
+		(r >= 0x3040 && r <= 0x30FF) || (r >= 0x4E00 && r <= 0x9FFF) || (r >= 0xAC00 && r <= 0xD7A3)
+	switch {
+	case !trusted || mark || unicode.IsUpper(r) || unicode.IsTitle(r):
+		return lexUnsure
+	case unicode.ToLower(unicode.ToUpper(r)) != r:
+		return lexUnsure // SQLite case-folds: µ to μ, ς to σ, ſ to s
+	case r >= 0x370 && r <= 0x3FF && !unicode.Is(unicode.Greek, r):
+		return lexUnsure // the Coptic letters of the Greek block
+	}
+	return lexTokenChar
+}
+
+// lexQuery is what rank can answer: terms of one token each, joined by op.
+type lexQuery struct {
+	terms []string
+	op    lexJoin
+}
+
+// lexJoin is how a lexQuery's terms are joined.
+type lexJoin int
+
+const (
+	lexOr    lexJoin = iota // any term: "a" OR "b" OR "c"
+	lexAnd                 // every term: "a" AND "b" AND "c"
+	lexPairs               // any two: ("a" AND "b") OR ("a" AND "c") OR ("b" AND "c")
+)
+
+// term returns the token FTS5 makes of a quoted query term, or false when
+// it makes other than exactly one that lexIndex can be sure of.
+func lexQueryTerm(t string) (string, bool) {
+	var (
+		tok string
+		n   int
+	)
+	ok := lexTokens(t, func(s string) bool { tok = s; n++; return n == 1 })
+	return tok, ok && n == 1
+}
+
+// count returns how many live rows of the scope hold term, up to max, and
+// false when the index cannot say.
+func (ix *lexIndex) count(sp span, term string) (int, bool) {
+	tok, ok := lexQueryTerm(term)
+	if !ok {
+		return 0, false
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if !ix.ready {
+		return 0, false
+	}
+	s := ix.scopes[sp.lo>>scopeBits]
+	id, ok := ix.terms[tok]
+	if s == nil || !ok || s.post[id] == nil {
+		return 0, true
+	}
+	return int(s.post[id].live), true
+}
+
+// rank returns the best n rows of the scope matching q, best first, as
+// rankInIndex asks FTS5 for them: by bm25 rank, then rowid. It reports
+// false when the index cannot answer.
+func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
+	if len(q.terms) == 0 || len(q.terms) > 64 {
+		return nil, false
+	}
+	toks := make([]string, len(q.terms))
+	for i, t := range q.terms {
+		tok, ok := lexQueryTerm(t)
+		if !ok {
+			return nil, false
+		}
+		toks[i] = tok
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if !ix.ready {
+		return nil, false
+	}
+	s := ix.scopes[sp.lo>>scopeBits]
+	if s == nil || ix.rows == 0 {
+		return nil, true
+	}
+	// FTS5's statistics are the whole table's (fts5Bm25GetData).
+	var (
+		nRow  = ix.rows
+		avgdl = float64(ix.tokens) / float64(nRow)
+		idf   = make([]float64, len(toks))
+		lists = make([][]lexPosting, len(toks))
+	)
+	for i, tok := range toks {
+		var nHit int64
+		if id, ok := ix.terms[tok]; ok {
+			nHit = int64(ix.df[id])
+			if p := s.post[id]; p != nil {
+				lists[i] = p.p
+			}
+		}
+		// SQLite's own log (musl's, compiled to Go): math.Log may differ
+		// in the last bit, and ranks must not.
+		v := libc.Xlog(nil, (float64(nRow-nHit)+0.5)/(float64(nHit)+0.5))
+		if v <= 0 {
+			v = 1e-6
+		}
+		idf[i] = v
+		if q.op == lexAnd && len(lists[i]) == 0 {
+			return nil, true
+		}
+	}
+	const (
+		k1 = float64(1.2)
+		b  = float64(0.75)
+	)
+	top := lexTop{n: n}
+	freq := make([]float64, len(lists))
+	has := make([]bool, len(lists))
+	// add scores the document doc, whose frequencies freq holds, as
+	// fts5Bm25Function does: each phrase of the expression in order, its
+	// conversions keeping Go from fusing a multiply and an add.
+	add := func(doc uint32) {
+		d := &s.docs[doc]
+		if d.len < 0 {
+			return
+		}
+		D := float64(d.len)
+		term := func(i int) float64 {
+			f := freq[i]
+			return float64(idf[i] * (float64(f*(k1+float64(1))) / (f + float64(k1*(float64(1)-b+float64(b*D)/avgdl)))))
+		}
+		score := float64(0)
+		if q.op == lexPairs {
+			// Each term is a phrase of every pair it is in, and counts in
+			// those of the pairs the row matches (FTS5 reports no
+			// instances of a phrase whose AND did not match).
+			for i := range freq {
+				for j := i + 1; j < len(freq); j++ {
+					if has[i] && has[j] {
+						score = score + term(i)
+						score = score + term(j)
+					}
+				}
+			}
+		} else {
+			for i := range freq {
+				if has[i] {
+					score = score + term(i)
+				}
+			}
+		}
+		top.add(ranked{seq: d.seq, rank: float64(-float64(1) * score)})
+	}
+	// weigh sets freq[i] from a posting: instance by instance, in column
+	// order, as bm25 adds them.
+	weigh := func(i int, e lexPosting) {
+		f := float64(0)
+		for c := range e.tf {
+			for range e.tf[c] {
+				f += lexWeights[c]
+			}
+		}
+		freq[i], has[i] = f, true
+	}
+
+	if q.op == lexAnd {
+		// Walk the shortest list, seeking the others.
+		short := 0
+		for i := range lists {
+			if len(lists[i]) < len(lists[short]) {
+				short = i
+			}
+		}
+		pos := make([]int, len(lists))
+	rows:
+		for _, e := range lists[short] {
+			for i, l := range lists {
+				if i == short {
+					continue
+				}
+				k, found := slices.BinarySearchFunc(l[pos[i]:], e.doc, func(p lexPosting, doc uint32) int { return cmp.Compare(p.doc, doc) })
+				pos[i] += k
+				if pos[i] == len(l) {
+					break rows
+				}
+				if !found {
+					continue rows
+				}
+			}
+			for i, l := range lists {
+				if i == short {
+					weigh(i, e)
+				} else {
+					weigh(i, l[pos[i]])
+				}
+			}
+			add(e.doc)
+		}
+		return top.sorted(), true
+	}
+
+	pos := make([]int, len(lists))
+	for {
+		// The next document of any list: lists are few (a query's terms).
+		doc := uint32(1<<32 - 1)
+		more := false
+		for i, l := range lists {
+			if pos[i] < len(l) {
+				more = true
+				doc = min(doc, l[pos[i]].doc)
+			}
+		}
+		if !more {
+			break
+		}
+		matched := 0
+		for i, l := range lists {
+			freq[i], has[i] = 0, false
+			if pos[i] < len(l) && l[pos[i]].doc == doc {
+				weigh(i, l[pos[i]])
+				matched++
+				pos[i]++
+			}
+		}
+		if q.op == lexPairs && matched < 2 {
+			continue
+		}
+		add(doc)
+	}
+	return top.sorted(), true
+}
+
+// lexTop keeps the best n of what it is given: lowest rank, then lowest
+// seq, as FTS5's rowid-ordered scan and SQLite's stable sort leave ties.
+type lexTop struct {
+	n int
+	h []ranked // a max-heap: the worst kept first
+}
+
+func lexWorse(a, b ranked) bool {
+	return a.rank > b.rank || (a.rank == b.rank && a.seq > b.seq)
+}
+
+func (t *lexTop) add(r ranked) {
+	if len(t.h) < t.n {
+		t.h = append(t.h, r)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !lexWorse(t.h[i], t.h[p]) {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return
+	}
+	if t.n == 0 || !lexWorse(t.h[0], r) {
+		return
+	}
+	t.h[0] = r
+	for i := 0; ; {
+		l, w := 2*i+1, i
+		if l < len(t.h) && lexWorse(t.h[l], t.h[w]) {
+			w = l
+		}
+		if l+1 < len(t.h) && lexWorse(t.h[l+1], t.h[w]) {
+			w = l + 1
+		}
+		if w == i {
+			break
+		}
+		t.h[i], t.h[w] = t.h[w], t.h[i]
+		i = w
+	}
+}
+
+func (t *lexTop) sorted() []ranked {
+	slices.SortFunc(t.h, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.seq, b.seq))
+	})
+	return t.h
+}
+
+// bytes estimates the index's memory: postings, documents, terms.
+func (ix *lexIndex) bytes() int64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var n int64
+	for t := range ix.terms {
+		n += int64(len(t)) + 16 + 4 + 8 // the key, its header, df, map overhead
+	}
+	for _, s := range ix.scopes {
+		for _, p := range s.post {
+			n += int64(cap(p.p))*12 + 32 + 16
+		}
+		for _, d := range s.docs {
+			n += 40 + int64(cap(d.terms))*4
+		}
+		n += int64(cap(s.bySeq)) * 4
+	}
+	return n
+}
+
+// LexicalIndexStats describes the in-memory full-text index.
+type LexicalIndexStats struct {
+	Ready bool  // built and in step: it ranks searches
+	Rows  int64 // memories it holds, all scopes
+	Bytes int64 // its memory, estimated
+}
+
+// LexicalIndex describes the in-memory full-text index, which FTS5 stands
+// in for until it is built.
+func (db *DB) LexicalIndex() LexicalIndexStats {
+	st := LexicalIndexStats{Bytes: db.lex.bytes()}
+	db.lex.mu.RLock()
+	st.Ready, st.Rows = db.lex.ready, db.lex.rows
+	db.lex.mu.RUnlock()
+	return st
+}
