@@ -69,6 +69,7 @@ type lexScope struct {
 	// low bits, 0 for none: seqs are given in order, so this is dense, and
 	// a quarter of a map's memory.
 	bySeq []uint32
+	arena []uint32 // where the next documents' term lists go
 	// live counts live postings, dead those of removed documents.
 	live, dead int
 }
@@ -219,7 +220,9 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 	}
 
 	nb := &lexIndex{terms: make(map[string]uint32), scopes: make(map[int64]*lexScope)}
-	rows, err := tx.QueryContext(ctx, `SELECT seq, index_text, index_context, index_meta FROM memories WHERE tombstone = 0`)
+	// NOT INDEXED reads the table in rowid order: the planner would take a
+	// partial index of live rows and seek each row from it.
+	rows, err := tx.QueryContext(ctx, `SELECT seq, index_text, index_context, index_meta FROM memories NOT INDEXED WHERE tombstone = 0`)
 	if err != nil {
 		return err
 	}
@@ -343,7 +346,12 @@ func (ix *lexIndex) insert(seq int64, terms []lexTerm) {
 		ix.scopes[seq>>scopeBits] = s
 	}
 	doc := uint32(len(s.docs))
-	d := lexDoc{seq: seq, terms: make([]uint32, len(terms))}
+	// The documents' term lists share blocks: one allocation for many.
+	if cap(s.arena)-len(s.arena) < len(terms) {
+		s.arena = make([]uint32, 0, max(4096, len(terms)))
+	}
+	d := lexDoc{seq: seq, terms: s.arena[len(s.arena) : len(s.arena)+len(terms) : len(s.arena)+len(terms)]}
+	s.arena = s.arena[:len(s.arena)+len(terms)]
 	for i, t := range terms {
 		id, ok := ix.terms[t.term]
 		if !ok {
@@ -416,14 +424,14 @@ func (s *lexScope) compact() {
 // tokenizer (remove_diacritics 0) does, or reports false if it cannot be
 // sure to.
 func analyzeDoc(op *lexOp) ([]lexTerm, bool) {
-	var terms []lexTerm
-	at := make(map[string]int, 16)
+	terms := make([]lexTerm, 0, 32)
 	for c, text := range op.text {
 		ok := lexTokens(text, func(tok string) bool {
-			i, seen := at[tok]
-			if !seen {
+			// A memory has a few dozen distinct terms: a scan is cheaper
+			// than a map.
+			i := slices.IndexFunc(terms, func(t lexTerm) bool { return t.term == tok })
+			if i < 0 {
 				i = len(terms)
-				at[tok] = i
 				terms = append(terms, lexTerm{term: tok})
 			}
 			if terms[i].tf[c] == 1<<16-1 {
@@ -556,8 +564,8 @@ type lexJoin int
 
 const (
 	lexOr    lexJoin = iota // any term: "a" OR "b" OR "c"
-	lexAnd                 // every term: "a" AND "b" AND "c"
-	lexPairs               // any two: ("a" AND "b") OR ("a" AND "c") OR ("b" AND "c")
+	lexAnd                  // every term: "a" AND "b" AND "c"
+	lexPairs                // any two: ("a" AND "b") OR ("a" AND "c") OR ("b" AND "c")
 )
 
 // term returns the token FTS5 makes of a quoted query term, or false when

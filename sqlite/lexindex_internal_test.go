@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -363,4 +364,28 @@ func TestLexTokensAsFTS5(t *testing.T) {
 			t.Errorf("lexTokens(%q) = %q, FTS5 %q", tt.text, got, want)
 		}
 	}
+}
+
+// BenchmarkLexIndexBuild builds the in-memory full-text index of the store
+// $MNEMO_SCALE_DB (a copy: opening it may migrate it), as opening it does:
+//
+//	MNEMO_SCALE_DB=/copy/mnemo.db go test -run '^$' -bench LexIndexBuild -benchtime 3x ./sqlite
+func BenchmarkLexIndexBuild(b *testing.B) {
+	path := os.Getenv("MNEMO_SCALE_DB")
+	if path == "" {
+		b.Skip("MNEMO_SCALE_DB is not set")
+	}
+	db, err := Open(b.Context(), path, Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for b.Loop() {
+		db.lex.reset()
+		for !db.LexicalIndex().Ready {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	st := db.LexicalIndex()
+	b.ReportMetric(float64(st.Bytes)/float64(st.Rows), "bytes/memory")
 }
