@@ -2,6 +2,7 @@ package failover_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -218,4 +219,91 @@ func testOutage(t *testing.T, mode string) {
 			t.Errorf("key %s: %q, want its last write %q (%v)", key, got.Content, m.Content, err)
 		}
 	}
+}
+
+// A call that finds the primary unreachable while the spool is replayed
+// (a pooled connection the outage reset, say) marks the store down again,
+// and writes go back to the spool. The replay must try the primary again
+// rather than chase those writes pass after pass: with writers that never
+// pause, it otherwise never ends, and the store is never up again (seen as
+// TestOutageWritersNeverWait's "the spool was never replayed" on a loaded
+// machine).
+func TestReplayEndsWhileWritersSpool(t *testing.T) {
+	ctx := context.Background()
+	// No probe rounds after the first: the test calls Replay itself.
+	fs, err := failover.New(ctx, opener(pgtest.Native(t)), filepath.Join(t.TempDir(), "spool"),
+		failover.Options{ProbeEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var (
+		mu    sync.Mutex
+		acked []string
+	)
+	svc := service.New(fs, service.Options{})
+	defer svc.Close()
+	write := func(i int) error {
+		m, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("note %d written while the spool is replayed", i))})
+		if err == nil {
+			mu.Lock()
+			acked = append(acked, m.ID)
+			mu.Unlock()
+		}
+		return err
+	}
+	// The probe's first round, which may come after SetDown, finds the
+	// primary answering and sends calls to it: mark it down until the
+	// spool holds what was written.
+	first := 0
+	for ; fs.Spooled() < 20; first++ {
+		fs.SetDown(errors.New("test: a call found the database unreachable"))
+		if err := write(first); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		injected := false
+		for i := first; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if !injected && fs.Replaying() {
+				// The replay has begun: one call now fails.
+				fs.SetDown(errors.New("test: a call found the database unreachable"))
+				injected = true
+			}
+			if err := write(i); err != nil {
+				t.Errorf("write %d: %v", i, err)
+				return
+			}
+		}
+	})
+	replayed := make(chan error, 1)
+	go func() { _, err := fs.Replay(ctx); replayed <- err }()
+	select {
+	case err := <-replayed:
+		if err != nil {
+			t.Errorf("replay: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Errorf("the replay went on for a minute beside a writer (%d records wait)", fs.Spooled())
+	}
+	close(stop)
+	wg.Wait()
+	if !fs.Up() {
+		t.Fatalf("after the replay the store is not up: %d records wait", fs.Spooled())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, id := range acked {
+		if _, err := fs.Get(ctx, alice, id); err != nil {
+			t.Fatalf("acknowledged %s is missing after the replay: %v", id, err)
+		}
+	}
+	t.Logf("%d writes acknowledged, all in the database", len(acked))
 }

@@ -82,6 +82,15 @@ func (s *Store) Replay(ctx context.Context) (int, error) {
 	}
 	took := 0
 	for {
+		// A call that failed on the shared connections while this replay
+		// ran (one reset by the outage, say) marked the store down again,
+		// and the writes since went to the spool: until the primary is
+		// tried again they keep coming faster than a pass empties them,
+		// and the replay, which the probe loop waits on, never ends.
+		if err := s.reconnect(ctx); err != nil {
+			s.m.replays.WithLabelValues("failed").Inc()
+			return took, err
+		}
 		// Every spool write counted before the pass is in it.
 		gen := s.writes.Load()
 		recs, more, err := s.collect(ctx, s.replay.records)
