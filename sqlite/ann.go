@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -316,7 +317,13 @@ func (a *annIndexes) ensureLoaded(x *annIndex, vs mnemo.VectorSpace) {
 	if x.ix.Load() != nil {
 		return
 	}
-	if err := x.load(a.path(x.scope), vs, a.effort); err != nil {
+	old, err := x.load(a.path(x.scope), vs, a.effort)
+	if err == nil && old {
+		// A file of the first header version is read by copying; written
+		// again, it is mapped on the next open (issue 20: reopen at 1M).
+		a.saveLater(x, vs)
+	}
+	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			a.logger.Warn("vector index unreadable, rebuilding it from the database", "scope", x.scope, "err", err)
 		}
@@ -726,7 +733,14 @@ func (a *annIndexes) close() error {
 }
 
 // annMagic starts every index file; the number is the header's version.
-const annMagic = "mnemo-ann-1\n"
+// Version 2 pads the header with zeros to a multiple of annAlign bytes, so
+// that the index after it can be mapped in place (vector.Read, issue 20:
+// reopen at 1M); version 1 files are still read, by copying.
+const (
+	annMagic   = "mnemo-ann-2\n"
+	annMagicV1 = "mnemo-ann-1\n"
+	annAlign   = 64
+)
 
 // save writes x to path atomically: a temporary file, synced, then renamed,
 // so that a crash leaves the old file or the new one, never half of one.
@@ -771,18 +785,19 @@ func annHeader(vs mnemo.VectorSpace, rev int64) []byte {
 	b = append(b, vs.Model...)
 	b = binary.AppendUvarint(b, uint64(vs.Dimension))
 	b = binary.AppendUvarint(b, uint64(rev))
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return append(b, make([]byte, -len(b)&(annAlign-1))...)
 }
 
 // errStale marks an index file of another vector space.
 var errStale = errors.New("index file is of another model")
 
-// load reads the index file at path, if it is of space vs. The caller holds
-// x.mu.
-func (x *annIndex) load(path string, vs mnemo.VectorSpace, effort func(n int) int) error {
+// load reads the index file at path, if it is of space vs, and reports
+// whether the file's header is of the first version. The caller holds x.mu.
+func (x *annIndex) load(path string, vs mnemo.VectorSpace, effort func(n int) int) (old bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	// The header is read a byte at a time, so that the file is positioned
@@ -790,8 +805,8 @@ func (x *annIndex) load(path string, vs mnemo.VectorSpace, effort func(n int) in
 	r := fileBytes{f}
 	// The header's length depends on the rev; read field by field.
 	magic := make([]byte, len(annMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != annMagic {
-		return fmt.Errorf("%s: not an index file", path)
+	if _, err := io.ReadFull(r, magic); err != nil || (string(magic) != annMagic && string(magic) != annMagicV1) {
+		return false, fmt.Errorf("%s: not an index file", path)
 	}
 	var hdr []byte
 	hdr = append(hdr, magic...)
@@ -802,11 +817,11 @@ func (x *annIndex) load(path string, vs mnemo.VectorSpace, effort func(n int) in
 	}
 	n, err := readUvarint()
 	if err != nil || n > 1<<10 {
-		return fmt.Errorf("%s: bad header", path)
+		return false, fmt.Errorf("%s: bad header", path)
 	}
 	model := make([]byte, n)
 	if _, err := io.ReadFull(r, model); err != nil {
-		return fmt.Errorf("%s: bad header", path)
+		return false, fmt.Errorf("%s: bad header", path)
 	}
 	hdr = append(hdr, model...)
 	dim, err1 := readUvarint()
@@ -814,26 +829,32 @@ func (x *annIndex) load(path string, vs mnemo.VectorSpace, effort func(n int) in
 	var sum [4]byte
 	_, err3 := io.ReadFull(r, sum[:])
 	if err := errors.Join(err1, err2, err3); err != nil {
-		return fmt.Errorf("%s: bad header", path)
+		return false, fmt.Errorf("%s: bad header", path)
 	}
 	if binary.LittleEndian.Uint32(sum[:]) != crc32.ChecksumIEEE(hdr) {
-		return fmt.Errorf("%s: header checksum mismatch", path)
+		return false, fmt.Errorf("%s: header checksum mismatch", path)
+	}
+	if string(magic) == annMagic {
+		pad := make([]byte, -(len(hdr)+len(sum))&(annAlign-1))
+		if _, err := io.ReadFull(r, pad); err != nil || slices.ContainsFunc(pad, func(c byte) bool { return c != 0 }) {
+			return false, fmt.Errorf("%s: bad header", path)
+		}
 	}
 	if string(model) != vs.Model || int(dim) != vs.Dimension {
-		return fmt.Errorf("%s: %w", path, errStale)
+		return false, fmt.Errorf("%s: %w", path, errStale)
 	}
 	ix, err := vector.Read(f)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return false, fmt.Errorf("%s: %w", path, err)
 	}
 	ix.SetEfSearch(effort(ix.Len())) // the file keeps the effort it was built with; use today's
 	if ix.Dim() != vs.Dimension {
-		return fmt.Errorf("%s: %w", path, errStale)
+		return false, fmt.Errorf("%s: %w", path, errStale)
 	}
 	x.rev.Store(int64(rev))
 	x.ix.Store(ix)
 	x.unsaved = 0
-	return nil
+	return string(magic) == annMagicV1, nil
 }
 
 // fileBytes reads a file one byte at a time, for the few bytes of a header.

@@ -21,14 +21,64 @@ import (
 var ErrCorrupt = errors.New("vector: corrupt or unsupported index file")
 
 const (
-	magic   = "mnemovec"
-	version = 1
+	magic = "mnemovec"
+	// version is the format WriteTo writes. Version 2 is version 1 with
+	// each section starting at a multiple of sectionAlign bytes from the
+	// magic, zeros between, so that on Linux Read can map a file and use
+	// its sections in place, every number aligned (issue 20: reopen at 1M).
+	// Read takes both.
+	version = 2
 	// headerSize is the fixed header: magic, then 8 uint32 fields
 	// (version, dim, M, efConstruction, efSearch, exactBelow, nodes, entry),
 	// then top as uint32, the rng state and the length of upper as uint64.
-	headerSize = 8 + 9*4 + 2*8
-	chunk      = 1 << 16 // bytes per buffered read or write
+	headerSize   = 8 + 9*4 + 2*8
+	sectionAlign = 64      // a cache line, and a multiple of every number's size
+	chunk        = 1 << 16 // bytes per buffered read or write
 )
+
+// The sections of the body, in file order.
+const (
+	secIDs = iota
+	secScales
+	secFineSc
+	secCodes
+	secFine
+	secLevels
+	secState
+	secLinks0
+	secUpOff
+	secUpper
+	numSections
+)
+
+// layout is where a file's sections start, counted from the magic, and
+// where its checksum does.
+type layout struct {
+	off [numSections]int64
+	end int64
+}
+
+// sectionSizes returns the bytes each section of an index takes.
+func sectionSizes(nodes, dim, per0, upLen int64) [numSections]int64 {
+	return [numSections]int64{8 * nodes, 4 * nodes, 4 * nodes, nodes * dim, nodes * dim,
+		nodes, nodes, 4 * nodes * per0, 4 * nodes, 4 * upLen}
+}
+
+// layoutOf returns the layout of an index of the given sizes in format
+// version ver. The caller has bounded the sizes, so nothing overflows.
+func layoutOf(ver int, nodes, dim, per0, upLen int64) layout {
+	var l layout
+	at := int64(headerSize)
+	for i, n := range sectionSizes(nodes, dim, per0, upLen) {
+		if ver >= 2 {
+			at = (at + sectionAlign - 1) &^ (sectionAlign - 1)
+		}
+		l.off[i] = at
+		at += n
+	}
+	l.end = at
+	return l
+}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -39,39 +89,53 @@ func (x *Index) WriteTo(w io.Writer) (int64, error) {
 	defer x.insertMu.Unlock()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	return x.writeTo(w, version)
+}
+
+// writeTo writes the index in format version ver (tests write version 1).
+// The caller holds insertMu and the read lock.
+func (x *Index) writeTo(w io.Writer, ver int) (int64, error) {
+	nodes := len(x.ids)
+	lay := layoutOf(ver, int64(nodes), int64(x.dim), int64(x.m0+1), int64(len(x.upper)))
 	e := &encoder{w: w, crc: crc32.New(castagnoli), buf: make([]byte, 0, chunk)}
 	var h []byte
 	h = append(h, magic...)
-	for _, v := range []int{version, x.dim, x.opts.M, x.opts.EfConstruction, x.opts.EfSearch, x.opts.ExactBelow, len(x.ids), int(x.entry), x.top} {
+	for _, v := range []int{ver, x.dim, x.opts.M, x.opts.EfConstruction, x.opts.EfSearch, x.opts.ExactBelow, len(x.ids), int(x.entry), x.top} {
 		h = binary.LittleEndian.AppendUint32(h, uint32(v))
 	}
 	h = binary.LittleEndian.AppendUint64(h, x.rng)
 	h = binary.LittleEndian.AppendUint64(h, uint64(len(x.upper)))
 	e.put(h)
+	e.pad(lay.off[secIDs])
 	for _, v := range x.ids {
 		e.buf = binary.LittleEndian.AppendUint64(e.room(8), v)
 	}
-	for _, s := range [][]float32{x.scales, x.fineSc} {
+	for i, s := range [][]float32{x.scales, x.fineSc} {
+		e.pad(lay.off[secScales+i])
 		for _, v := range s {
 			e.buf = binary.LittleEndian.AppendUint32(e.room(4), math.Float32bits(v))
 		}
 	}
-	nodes := len(x.ids)
-	for _, chunks := range [][][]int8{x.codes, x.fine} {
+	for i, chunks := range [][][]int8{x.codes, x.fine} {
+		e.pad(lay.off[secCodes+i])
 		for c, s := range chunks {
 			for _, v := range s[:min(len(s), (nodes-c*chunkNodes)*x.dim)] {
 				e.buf = append(e.room(1), byte(v))
 			}
 		}
 	}
+	e.pad(lay.off[secLevels])
 	e.put(x.levels)
+	e.pad(lay.off[secState])
 	e.put(x.state)
+	e.pad(lay.off[secLinks0])
 	for c, s := range x.links0 {
 		for _, v := range s[:min(len(s), (nodes-c*chunkNodes)*(x.m0+1))] {
 			e.buf = binary.LittleEndian.AppendUint32(e.room(4), v)
 		}
 	}
-	for _, s := range [][]uint32{x.upOff, x.upper} {
+	for i, s := range [][]uint32{x.upOff, x.upper} {
+		e.pad(lay.off[secUpOff+i])
 		for _, v := range s {
 			e.buf = binary.LittleEndian.AppendUint32(e.room(4), v)
 		}
@@ -113,6 +177,13 @@ func (e *encoder) put(p []byte) {
 		}
 		e.buf = append(e.buf, p[:k]...)
 		p = p[k:]
+	}
+}
+
+// pad writes zeros up to offset at of the output.
+func (e *encoder) pad(at int64) {
+	for e.err == nil && e.n+int64(len(e.buf)) < at {
+		e.buf = append(e.room(1), 0)
 	}
 }
 
@@ -248,8 +319,9 @@ func Read(r io.Reader) (*Index, error) {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
 	u32 := func(i int) int { return int(binary.LittleEndian.Uint32(h[8+4*i:])) }
-	if v := u32(0); v != version {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, version)
+	ver := u32(0)
+	if ver != 1 && ver != version {
+		return nil, fmt.Errorf("%w: version %d, want 1 or %d", ErrCorrupt, ver, version)
 	}
 	dim, m, efc, efs, exact, nodes, entry, top := u32(1), u32(2), u32(3), u32(4), u32(5), u32(6), u32(7), u32(8)
 	rng := binary.LittleEndian.Uint64(h[8+36:])
@@ -259,15 +331,22 @@ func Read(r io.Reader) (*Index, error) {
 		uint64(nodes)*uint64(dim) > math.MaxInt/2 {
 		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
 	}
-	body := uint64(nodes)*uint64(8+4+4+2*dim+1+1+4*(2*m+1)+4) + 4*upLen + 4
+	lay := layoutOf(ver, int64(nodes), int64(dim), int64(2*m+1), int64(upLen))
+	body := uint64(lay.end) + 4 - headerSize
 	x := New(dim, Options{M: m, EfConstruction: efc, EfSearch: efs, ExactBelow: exact})
 	x.rng = rng
 	if ra, pos, left, ok := readerAt(r); ok {
 		if uint64(left) < body {
 			return nil, fmt.Errorf("%w: truncated: %d bytes left, want %d", ErrCorrupt, left, body)
 		}
-		if err := x.readAt(ra, pos, d.crc.Sum32(), nodes, int(upLen)); err != nil {
+		mapped, err := x.readMapped(r, pos-headerSize, d.crc.Sum32(), lay, nodes, int(upLen))
+		if err != nil {
 			return nil, err
+		}
+		if !mapped {
+			if err := x.readAt(ra, pos-headerSize, d.crc.Sum32(), lay, nodes, int(upLen)); err != nil {
+				return nil, err
+			}
 		}
 		// Leave r after the index, as reading it through would have.
 		if _, err := r.(io.Seeker).Seek(pos+int64(body), io.SeekStart); err != nil {
@@ -280,7 +359,7 @@ func Read(r io.Reader) (*Index, error) {
 			}
 			d.sized = true
 		}
-		if err := x.readFrom(d, nodes, int(upLen)); err != nil {
+		if err := x.readFrom(d, lay, nodes, int(upLen)); err != nil {
 			return nil, err
 		}
 	}
@@ -293,17 +372,35 @@ func Read(r io.Reader) (*Index, error) {
 
 // readFrom reads the index's slices from d, one after the other, and
 // checks the CRC that follows them.
-func (x *Index) readFrom(d *decoder, nodes, upLen int) error {
+func (x *Index) readFrom(d *decoder, lay layout, nodes, upLen int) error {
 	dim := x.dim
+	at := int64(headerSize)
+	// skip reads the padding before section i.
+	skip := func(i int) {
+		if k := lay.off[i] - at; k > 0 {
+			d.next(int(k))
+		}
+		at = lay.off[i] + sectionSizes(int64(nodes), int64(dim), int64(x.m0+1), int64(upLen))[i]
+	}
+	skip(secIDs)
 	x.ids = readUint64s(d, nodes)
+	skip(secScales)
 	x.scales = readFloat32s(d, nodes)
+	skip(secFineSc)
 	x.fineSc = readFloat32s(d, nodes)
+	skip(secCodes)
 	x.codes = chunked(readInt8s(d, nodes*dim), dim)
+	skip(secFine)
 	x.fine = chunked(readInt8s(d, nodes*dim), dim)
+	skip(secLevels)
 	x.levels = readBytes(d, nodes)
+	skip(secState)
 	x.state = readBytes(d, nodes)
+	skip(secLinks0)
 	x.links0 = chunked(readUint32s(d, nodes*(x.m0+1)), x.m0+1)
+	skip(secUpOff)
 	x.upOff = readUint32s(d, nodes)
+	skip(secUpper)
 	x.upper = readUint32s(d, upLen)
 	if d.err != nil {
 		return d.err

@@ -46,15 +46,15 @@ func readerAt(r io.Reader) (ra io.ReaderAt, pos, left int64, ok bool) {
 	return ra, pos, end - pos, true
 }
 
-// readAt reads the body of an index file, which starts at pos in ra, into
-// x's slices, allocated once at their final size: straight into their
-// memory, a piece at a time, the pieces spread over the cores. Reopening a
-// store of 1M memories at 612 dimensions reads 1.5 GB; one core copying it
-// through a buffer, faulting in the fresh pages and checksumming it took
-// most of the reopen (issue 20: reopen + first recall ≤ 1 s). Each piece
-// is checksummed as it arrives, and the pieces' CRCs are combined into the
-// file's, which head began (the CRC of the header).
-func (x *Index) readAt(ra io.ReaderAt, pos int64, head uint32, nodes, upLen int) error {
+// readAt reads the body of an index file, laid out as lay from start in
+// ra, into x's slices, allocated once at their final size: straight into
+// their memory, a piece at a time, the pieces spread over the cores.
+// Reopening a store of 1M memories at 612 dimensions reads 1.5 GB; one core
+// copying it through a buffer, faulting in the fresh pages and
+// checksumming it took most of the reopen (issue 20: reopen + first recall
+// ≤ 1 s). Each piece is checksummed as it arrives, and the pieces' CRCs
+// are combined into the file's, which head began (the CRC of the header).
+func (x *Index) readAt(ra io.ReaderAt, start int64, head uint32, lay layout, nodes, upLen int) error {
 	dim, per0 := x.dim, x.m0+1
 	// Whole chunks, so that chunked cuts them without copying the last.
 	whole := (nodes + chunkMask) &^ chunkMask
@@ -74,7 +74,7 @@ func (x *Index) readAt(ra io.ReaderAt, pos int64, head uint32, nodes, upLen int)
 	adviseHuge(links0)
 
 	// The sections in file order, and the size of their numbers.
-	sections := []struct {
+	sections := [numSections]struct {
 		b    []byte
 		size int
 	}{
@@ -88,16 +88,21 @@ func (x *Index) readAt(ra io.ReaderAt, pos int64, head uint32, nodes, upLen int)
 		off int64
 	}
 	var pieces []piece
-	off := pos
-	for _, sec := range sections {
+	off := int64(headerSize)
+	for i, sec := range sections {
+		if k := lay.off[i] - off; k > 0 {
+			// The padding of version 2: checksummed, not kept.
+			pieces = append(pieces, piece{make([]byte, k), start + off})
+		}
+		off = lay.off[i]
 		for s := sec.b; len(s) > 0; {
 			k := min(len(s), readPiece)
-			pieces = append(pieces, piece{s[:k], off})
+			pieces = append(pieces, piece{s[:k], start + off})
 			s, off = s[k:], off+int64(k)
 		}
 	}
 	var tail [4]byte
-	pieces = append(pieces, piece{tail[:], off})
+	pieces = append(pieces, piece{tail[:], start + off})
 
 	sums := make([]uint32, len(pieces))
 	var (
@@ -135,15 +140,7 @@ func (x *Index) readAt(ra io.ReaderAt, pos int64, head uint32, nodes, upLen int)
 	if first != nil {
 		return fmt.Errorf("%w: %v", ErrCorrupt, first)
 	}
-	sum := head
-	whole32 := x2nModP(readPiece, 3) // the CRC operator of a full piece
-	for i, p := range pieces[:len(pieces)-1] {
-		if len(p.b) == readPiece {
-			sum = multModP(whole32, sum) ^ sums[i]
-		} else {
-			sum = crcCombine(sum, sums[i], int64(len(p.b)))
-		}
-	}
+	sum := combinePieces(head, sums, func(i int) int { return len(pieces[i].b) })
 	if binary.LittleEndian.Uint32(tail[:]) != sum {
 		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
@@ -156,6 +153,22 @@ func (x *Index) readAt(ra io.ReaderAt, pos int64, head uint32, nodes, upLen int)
 	x.fine = chunked(fine, dim)
 	x.links0 = chunked(links0, per0)
 	return nil
+}
+
+// combinePieces returns the CRC of the input whose first bytes had the CRC
+// head and which went on with the pieces whose CRCs are sums but the last
+// (the file's checksum), piece i of size(i) bytes.
+func combinePieces(head uint32, sums []uint32, size func(i int) int) uint32 {
+	sum := head
+	whole32 := x2nModP(readPiece, 3) // the CRC operator of a full piece
+	for i := range len(sums) - 1 {
+		if n := size(i); n == readPiece {
+			sum = multModP(whole32, sum) ^ sums[i]
+		} else {
+			sum = crcCombine(sum, sums[i], int64(n))
+		}
+	}
+	return sum
 }
 
 // asBytes is the memory of s, which holds no pointers, as bytes.
