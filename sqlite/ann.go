@@ -273,14 +273,21 @@ const preloadBytes = 32 << 20
 // preload loads, in the background, every scope's index file of at least
 // preloadFrom bytes, as the first search of each would
 // (Options.PreloadVectors). A search that comes meanwhile waits on the
-// scope's mu for the load under way.
-func (a *annIndexes) preload(db *DB) {
+// scope's mu for the load under way. then, if not nil, is called once the
+// loads are done.
+func (a *annIndexes) preload(db *DB, then func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed || a.dir == "" {
+		if then != nil {
+			then()
+		}
 		return
 	}
 	a.loading.Go(func() {
+		if then != nil {
+			defer then()
+		}
 		defer safe.Recover(a.logger, "loading the vector indexes", nil)
 		vs, _, err := vectorSpace(context.Background(), db.reader)
 		if err != nil || vs.Model == "" {

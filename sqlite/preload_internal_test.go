@@ -53,7 +53,7 @@ func TestPreloadVectors(t *testing.T) {
 			defer db.Close()
 			if tt.preload {
 				db.vectors.preloadFrom = tt.from
-				db.vectors.preload(db)
+				db.vectors.preload(db, nil)
 			}
 			sp, err := db.scopeSpan(ctx, filterScope)
 			if err != nil {
@@ -94,7 +94,7 @@ func TestPreloadVectors(t *testing.T) {
 		}
 		if i > 0 {
 			db.vectors.preloadFrom = 0
-			db.vectors.preload(db)
+			db.vectors.preload(db, nil)
 		}
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
