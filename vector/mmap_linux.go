@@ -62,6 +62,12 @@ func (x *Index) readMapped(r io.Reader, start int64, head uint32, lay layout, no
 	if cerr != nil || err != nil {
 		return false, nil
 	}
+	// Searches read the codes and links at random: huge pages keep them
+	// in few TLB entries, as adviseHuge does for a copy. The kernel maps
+	// the page cache's 2 MB folios with huge pages whatever the advice
+	// (sqlite's save writes 4 MB at a time so that it has them); advised,
+	// the pages it reads back from disk come in 2 MB folios too.
+	unix.Madvise(data, unix.MADV_HUGEPAGE)
 	b := data[start-base:]
 	if err := checkMapped(b, head, lay); err != nil {
 		unix.Munmap(data)
