@@ -303,9 +303,13 @@ func remaining(r io.Reader) (int64, bool) {
 	return 0, false
 }
 
-// Read reads an index written by WriteTo. Given an *os.File or a
-// bytes.Reader it allocates each slice once, at its final size; any other
-// reader works too but costs some copying as the slices grow. Any damage, truncation or version
+// Read reads an index written by WriteTo, of either format version. On
+// Linux, given an *os.File holding a version 2 index at a multiple of 64
+// bytes, it maps the file instead of copying it (readMapped); the file may
+// then be renamed over or removed, but not truncated or written in place,
+// while the Index lives. Given another *os.File or a bytes.Reader it
+// allocates each slice once, at its final size; any other reader works
+// too but costs some copying as the slices grow. Any damage, truncation or version
 // mismatch gives an error wrapping ErrCorrupt; the checksum covers every
 // byte, and the structure is validated besides, so a bad file never yields
 // an index that could panic or answer wrongly.

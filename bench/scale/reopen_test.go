@@ -3,6 +3,8 @@ package scale
 import (
 	"context"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +45,18 @@ func BenchmarkReopen(b *testing.B) {
 		}
 		first := time.Since(t1)
 		b.StopTimer()
+		// Resident memory after the reopen: the process's own (anonymous)
+		// and the file pages it maps, which are the page cache's (issue
+		// 20: the index file is mapped on Linux).
+		if st, err := os.ReadFile("/proc/self/status"); err == nil {
+			for _, f := range []struct{ field, unit string }{{"RssAnon:", "anon-MB"}, {"RssFile:", "file-MB"}} {
+				if _, rest, ok := strings.Cut(string(st), f.field); ok {
+					if kb, err := strconv.Atoi(strings.Fields(rest)[0]); err == nil {
+						b.ReportMetric(float64(kb)/1024, f.unit)
+					}
+				}
+			}
+		}
 		svc.Close()
 		b.StartTimer()
 		b.ReportMetric(float64(opened)/1e6, "open-ms")
