@@ -117,7 +117,7 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 }
 
 // readBack returns the memories at seqs as the transaction sees them,
-// out[i] the one at seqs[i], in one query: one a record was a fifth of a
+// out[i] the one at seqs[i], in one query: one a record was a quarter of a
 // bulk write's time in the store (issue 20).
 func (b *batch) readBack(ctx context.Context, seqs []int64) ([]mnemo.Memory, error) {
 	list := make([]byte, 0, 8*len(seqs)+2)

@@ -1,7 +1,8 @@
 // Package scale measures mnemo at scale: it generates a store of N memories
 // in one agent (English sentences from the built-in embedder's vocabulary,
 // embedded on write), then measures what a user of a large store waits for:
-// building and saving the ANN index, reopening the store, hybrid recall
+// bulk loads through HTTP (into a scratch store beside it), building and
+// saving the ANN index, reopening the store, hybrid recall
 // latency with the query embedding's share reported apart, ANN recall@10
 // against exact search, and peak memory.
 //
