@@ -180,7 +180,7 @@ func (a *app) benchScaleCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&cfg.ReuseIndex, "reuse-index", false, "load the ANN index an earlier run saved instead of building it again")
 	cmd.Flags().IntVar(&cfg.SearchEffort, "ef", 0, "ANN search effort (efSearch); 0 is the store's default, by the index's size (512 up to 200k vectors, 1024 from 800k)")
 	cmd.Flags().StringVar(&cfg.Embedder, "embedder", scale.EmbedderBuiltin, "builtin (the default configuration: GloVe + USE-Lite, 612 d, loaded with async embedding) or glove (100 d, embedded on write)")
-	cmd.Flags().IntVar(&cfg.Bulk, "bulk", 10_000, "memories posted through HTTP (POST /v1/memories/batch, 500 a request, the Write Guard on) into a scratch store beside the generated one, embedded before each answer and then with async_embedding; -1: not measured")
+	cmd.Flags().IntVar(&cfg.Bulk, "bulk", 10_000, "memories posted through HTTP (POST /v1/memories/batch, 500 a request, the Write Guard on) into a scratch SQLite store beside the generated one, embedded before each answer and then with async_embedding; -1: not measured (nor with --store postgres)")
 	cmd.Flags().IntVar(&cfg.WriteBatch, "write-batch", 500, "memories a writer posts every second while recall is timed again beside it; -1: not measured")
 	return cmd
 }
