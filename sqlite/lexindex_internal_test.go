@@ -270,24 +270,30 @@ func compareLex(t *testing.T, db *DB, scopes []mnemo.Scope, rng *rand.Rand, quer
 		if rng.IntN(6) == 0 {
 			q.Prefixes = []string{"ap"}
 		}
-		mem, err := db.Search(ctx, sc, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fts mnemo.SearchResult
-		withoutLex(db, func() { fts, err = db.Search(ctx, sc, q) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(mem.Hits) != len(fts.Hits) {
-			t.Fatalf("%s: Search(%+v): %d hits in memory, %d from FTS5", when, q, len(mem.Hits), len(fts.Hits))
-		}
-		for k := range mem.Hits {
-			if m, f := mem.Hits[k], fts.Hits[k]; m.Memory.ID != f.Memory.ID || m.Lexical != f.Lexical {
-				t.Fatalf("%s: Search(%+v) hit %d: %s %v in memory, %s %v from FTS5", when, q, k, m.Memory.ID, m.Lexical, f.Memory.ID, f.Lexical)
+		// The Write Guard's near-duplicate search too (memory/guard.go):
+		// every term, the best one or five, no filter but the time.
+		guard := mnemo.TextQuery{Terms: terms, Limit: []int{1, 5}[rng.IntN(2)], MatchAll: true,
+			Filter: mnemo.Filter{Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}}
+		for _, q := range []mnemo.TextQuery{q, guard} {
+			mem, err := db.Search(ctx, sc, q)
+			if err != nil {
+				t.Fatal(err)
 			}
+			var fts mnemo.SearchResult
+			withoutLex(db, func() { fts, err = db.Search(ctx, sc, q) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(mem.Hits) != len(fts.Hits) {
+				t.Fatalf("%s: Search(%+v): %d hits in memory, %d from FTS5", when, q, len(mem.Hits), len(fts.Hits))
+			}
+			for k := range mem.Hits {
+				if m, f := mem.Hits[k], fts.Hits[k]; m.Memory.ID != f.Memory.ID || m.Lexical != f.Lexical {
+					t.Fatalf("%s: Search(%+v) hit %d: %s %v in memory, %s %v from FTS5", when, q, k, m.Memory.ID, m.Lexical, f.Memory.ID, f.Lexical)
+				}
+			}
+			searched += len(mem.Hits)
 		}
-		searched += len(mem.Hits)
 	}
 	if ranked < queries || searched == 0 {
 		t.Fatalf("%s: only %d rankings compared, %d hits searched", when, ranked, searched)

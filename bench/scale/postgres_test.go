@@ -18,7 +18,8 @@ func TestRunPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Store != "postgres" || rep.PostgresLoad <= 0 || rep.PostgresIndex <= 0 || rep.RecallP95 <= 0 || rep.ANNRecall10 < 0.8 {
+	if rep.Store != "postgres" || rep.PostgresLoad <= 0 || rep.PostgresIndex <= 0 || rep.RecallP95 <= 0 || rep.ANNRecall10 < 0.8 ||
+		rep.BulkSync.Memories != 0 || rep.BulkAsync.Memories != 0 { // the bulk loads are SQLite's
 		t.Fatalf("report %+v", rep)
 	}
 	var b bytes.Buffer

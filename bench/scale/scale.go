@@ -1,7 +1,8 @@
 // Package scale measures mnemo at scale: it generates a store of N memories
 // in one agent (English sentences from the built-in embedder's vocabulary,
 // embedded on write), then measures what a user of a large store waits for:
-// building and saving the ANN index, reopening the store, hybrid recall
+// bulk loads through HTTP (into a scratch store beside it), building and
+// saving the ANN index, reopening the store, hybrid recall
 // latency with the query embedding's share reported apart, ANN recall@10
 // against exact search, and peak memory.
 //
@@ -52,6 +53,11 @@ type Config struct {
 	// WriteBatch is the batch a writer posts every second while recall is
 	// timed again beside it (default 500; negative: not measured).
 	WriteBatch int
+	// Bulk is how many memories are posted through HTTP into a scratch
+	// SQLite store beside the generated one, once embedded before each
+	// answer and once after it (default 10,000; negative, or Postgres
+	// set: not measured).
+	Bulk int
 	// Postgres, when set, is a PostgreSQL DSN: the generated store is
 	// copied into a temporary schema of it and measured there (no index
 	// file, reopen or writer; PG-1).
@@ -133,6 +139,12 @@ type Report struct {
 	AckRate     float64       `json:"ack_per_s"`
 	FirstRecall time.Duration `json:"first_recall"`
 	EmbedRate   float64       `json:"embed_per_s"`
+
+	// BulkSync and BulkAsync are bulk loads as a user posts them (POST
+	// /v1/memories/batch into a fresh store, the Write Guard on), with
+	// vectors made before each answer and after it.
+	BulkSync  Bulk `json:"bulk_sync"`
+	BulkAsync Bulk `json:"bulk_async"`
 
 	Stages Stages `json:"stages"` // medians of the timed recalls
 	// TailStages is the median of each stage over the slowest 5 % of the
@@ -370,6 +382,28 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	path := g.path
 	rep.Generated, rep.WriteRate = g.generated, g.rate
 	rep.AckRate, rep.FirstRecall, rep.EmbedRate = g.rate, g.first, g.embedRate
+
+	// 1a. Bulk loads through HTTP, in a process where nothing else runs
+	// yet: issue 20's bulk goals are rates a user posting batches sees, in
+	// the default configuration (SQLite: not with Config.Postgres).
+	if cfg.Bulk == 0 {
+		cfg.Bulk = 10_000
+	}
+	if cfg.Bulk > 0 && cfg.Postgres == "" {
+		bgen := newGenerator(words, 21)
+		for _, async := range []bool{false, true} {
+			b, err := bulkHTTP(ctx, cfg.Dir, emb, bgen, cfg.Bulk, async, cfg.Progress)
+			if err != nil {
+				return rep, err
+			}
+			if async {
+				rep.BulkAsync = b
+			} else {
+				rep.BulkSync = b
+			}
+			logf("bulk load through HTTP (async %v): %.0f memories/s, %.0f per CPU-second", async, b.PerSecond, b.PerCPUSecond)
+		}
+	}
 	open := func() (*service.Mnemo, *sqlite.DB, error) {
 		return openStore(ctx, path, emb, cfg.SearchEffort)
 	}
@@ -683,11 +717,25 @@ func (r Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "scale: %d memories in one agent, embedder %s (%d d), efSearch %s\n\n", r.N, r.EmbedderModel, r.Dimension, ef)
 	switch {
 	case r.Generated && r.EmbedRate > 0:
-		fmt.Fprintf(w, "bulk load, acknowledged      %.0f memories/s (async embedding, guard off as for an import)\n", r.AckRate)
+		fmt.Fprintf(w, "generation, acknowledged     %.0f memories/s (in process, not HTTP: async embedding, guard off as for an import)\n", r.AckRate)
 		fmt.Fprintf(w, "first recall after the load  %s\n", ms(r.FirstRecall))
 		fmt.Fprintf(w, "background embedding         %.0f memories/s\n", r.EmbedRate)
 	case r.Generated:
 		fmt.Fprintf(w, "write (embedding included)   %.0f memories/s\n", r.WriteRate)
+	}
+	guard := func(b Bulk) string {
+		if b.Guard {
+			return "guard on"
+		}
+		return "guard off"
+	}
+	if b := r.BulkSync; b.Memories > 0 {
+		fmt.Fprintf(w, "bulk load through HTTP, sync %.0f memories/s, %.0f per CPU-second (%d in batches of %d, embedded before each answer, %s)\n",
+			b.PerSecond, b.PerCPUSecond, b.Memories, bulkBatch, guard(b))
+	}
+	if b := r.BulkAsync; b.Memories > 0 {
+		fmt.Fprintf(w, "bulk load through HTTP, async %.0f memories/s acknowledged, %.0f per CPU-second (%d in batches of %d, async_embedding, %s); every vector made at %.0f/s\n",
+			b.PerSecond, b.PerCPUSecond, b.Memories, bulkBatch, guard(b), b.Embedded)
 	}
 	if r.Store == "postgres" {
 		fmt.Fprintf(w, "store                        postgres (the generated SQLite store copied into a temporary schema)\n")

@@ -8,7 +8,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +29,7 @@ func TestRunSmall(t *testing.T) {
 	if raceEnabled {
 		t.Skip("runs without -race (make test's unit step, FULLSIZE)")
 	}
-	rep, err := Run(context.Background(), Config{N: 2000, Dir: t.TempDir(), Queries: 20, Exact: 10})
+	rep, err := Run(context.Background(), Config{N: 2000, Dir: t.TempDir(), Queries: 20, Exact: 10, Bulk: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +40,15 @@ func TestRunSmall(t *testing.T) {
 	// acknowledged before its vectors, then embedded; every stage timed.
 	if rep.Dimension != 612 || rep.AckRate <= 0 || rep.FirstRecall <= 0 || rep.EmbedRate <= 0 {
 		t.Fatalf("bulk load: %+v", rep)
+	}
+	// Both bulk loads through HTTP, the guard on as mnemo serve has it.
+	for _, b := range []Bulk{rep.BulkSync, rep.BulkAsync} {
+		if b.Memories != 1000 || !b.Guard || b.PerSecond <= 0 || b.PerCPUSecond <= 0 || b.Async != (b.Embedded > 0) {
+			t.Fatalf("bulk load through HTTP: %+v", b)
+		}
+	}
+	if !rep.BulkAsync.Async {
+		t.Fatalf("the async bulk load was not: %+v", rep.BulkAsync)
 	}
 	if st := rep.Stages; st.Total <= 0 || st.Embed <= 0 || st.Lexical <= 0 || st.Vector <= 0 {
 		t.Fatalf("stages: %+v", st)
@@ -222,15 +230,6 @@ func BenchmarkLexical(b *testing.B) {
 	b.ReportMetric(float64(percentile(d, 0.5))/1e6, "p50-ms")
 	b.ReportMetric(float64(percentile(d, 0.95))/1e6, "p95-ms")
 	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
-}
-
-// cpuTime returns the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkFilteredRecall times hybrid recall (surface, limit 10) with a

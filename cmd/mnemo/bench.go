@@ -114,6 +114,8 @@ func (a *app) benchScaleCommand() *cobra.Command {
 		Long: "Generates N memories in one agent (English sentences from the built-in embedder's vocabulary)\n" +
 			"under --dir, kept for later runs: with the built-in embedder, a bulk load acknowledged before\n" +
 			"the vectors (its rate, the first recall right after it, the background embedding's rate). Then\n" +
+			"bulk loads through HTTP as a user posts them (--bulk memories, 500 a batch, the Write Guard on,\n" +
+			"into a scratch store beside it), sync and async, in memories/s and per CPU-second. Then\n" +
 			"measures: ANN index build and save, reopen (open, load the index, first recall), hybrid recall\n" +
 			"p50/p95 with the median of each stage (analyse, lexical, query embedding, vector, fusion, MMR,\n" +
 			"access record), recall quiet and beside a writer, ANN recall@10 against exact search, peak RSS.\n" +
@@ -178,6 +180,7 @@ func (a *app) benchScaleCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&cfg.ReuseIndex, "reuse-index", false, "load the ANN index an earlier run saved instead of building it again")
 	cmd.Flags().IntVar(&cfg.SearchEffort, "ef", 0, "ANN search effort (efSearch); 0 is the store's default, by the index's size (512 up to 200k vectors, 1024 from 800k)")
 	cmd.Flags().StringVar(&cfg.Embedder, "embedder", scale.EmbedderBuiltin, "builtin (the default configuration: GloVe + USE-Lite, 612 d, loaded with async embedding) or glove (100 d, embedded on write)")
+	cmd.Flags().IntVar(&cfg.Bulk, "bulk", 10_000, "memories posted through HTTP (POST /v1/memories/batch, 500 a request, the Write Guard on) into a scratch SQLite store beside the generated one, embedded before each answer and then with async_embedding; -1: not measured (nor with --store postgres)")
 	cmd.Flags().IntVar(&cfg.WriteBatch, "write-batch", 500, "memories a writer posts every second while recall is timed again beside it; -1: not measured")
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -86,8 +87,19 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	for i := range out {
 		out[i] = make([]float32, 0, e.dim)
 	}
-	for _, p := range e.parts {
-		vs, err := p.Embedder.Embed(ctx, texts)
+	// The parts embed side by side: one that works on a single core (GloVe)
+	// then runs beside another that uses both (USE-Lite) instead of
+	// leaving a core idle before it, on a bulk write's path (issue 20).
+	vecs := make([][][]float32, len(e.parts))
+	errs := make([]error, len(e.parts))
+	var wg sync.WaitGroup
+	for i := 1; i < len(e.parts); i++ {
+		wg.Go(func() { vecs[i], errs[i] = e.parts[i].Embedder.Embed(ctx, texts) })
+	}
+	vecs[0], errs[0] = e.parts[0].Embedder.Embed(ctx, texts)
+	wg.Wait()
+	for k, p := range e.parts {
+		vs, err := vecs[k], errs[k]
 		if err != nil {
 			return nil, fmt.Errorf("concat: %w", err)
 		}
