@@ -8,13 +8,13 @@ package vector
 // candidates on the full codes, and chooses the links from them as before.
 //
 // On the built-in embedder's memories (612 d; vector's
-// BenchmarkIndexFileBuild, M 32, efConstruction 100, batches of 32, recall@10
-// of 1,000 bench-scale queries at the store's efSearch for the size) the
-// compact walk built 1M in 428 CPU s for recall 0.971 at 192 dimensions, 404
-// s for 0.959 at 128, against BASELINE1M; at 300k 99 CPU s against 128
-// (0.966 against 0.970), at 100k 24.8 against 29.5 (0.974 against 0.976).
-// The span of 192 directions keeps 0.948 of those vectors' energy, of 128
-// 0.893, of 64 0.79.
+// BenchmarkIndexFileBuild, M 32, efConstruction 100, batches of 32,
+// recall@10 of 1,000 bench-scale queries at the store's efSearch for the
+// size) the compact walk built 1M in 428 CPU s for recall 0.971 at 192
+// dimensions, 404 s for 0.959 at 128, against 644 s for 0.976 on the full
+// codes; 300k in 99 CPU s against 128 (0.966 against 0.970), 100k in 24.8
+// against 29.5 (0.974 against 0.976). The span of 192 directions keeps
+// 0.948 of those vectors' energy, of 128 0.893, of 64 0.79.
 const (
 	defaultCompactDim = 192
 	// compactFrom is the least dimension walked compactly: below it a
@@ -82,7 +82,8 @@ func (x *Index) growSmall() {
 }
 
 // maybeFit fits the bulk build's projection once the index and the batch
-// about to be added, vs, hold fitAt vectors, and gives every node its
+// about to be added, vs, hold fitAt vectors and the build has added a
+// quarter of what the index held when it began, and gives every node its
 // compact code. The caller holds insertMu, not mu: only inserts, which
 // insertMu keeps out, write the codes it reads.
 func (x *Index) maybeFit(vs [][]float32, norms []float64, keep []int) {
