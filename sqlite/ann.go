@@ -484,6 +484,12 @@ func (a *annIndexes) catchUpAll(ctx context.Context, db *DB) error {
 // over two cores (from 16 vectors a worker; issue 20).
 const catchUpBatch = 32
 
+// bulkBacklog is the backlog from which a catch-up is a bulk build for
+// the index (vector.Index.BeginBulk): its inserts walk the graph on
+// compact codes once it has added enough to pay for them, as the first
+// build of a large store does (issue 20).
+const bulkBacklog = 10_000
+
 // catchUp inserts the scope's vectors stored after x.rev, a batch at a
 // time, releasing x between batches.
 //
@@ -491,6 +497,12 @@ const catchUpBatch = 32
 // the scope has no vector up to rev the index lacks (x.upTo).
 func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.VectorSpace, rev int64) error {
 	sp := spanOf(x.scope)
+	var bulk *vector.Index
+	defer func() {
+		if bulk != nil {
+			bulk.EndBulk()
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -504,6 +516,10 @@ func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.
 		}
 		a.ensureLoaded(x, vs)
 		x.ix.Load().SetYield(func() { g.Yield(ctx) })
+		if bulk == nil && rev-x.current() >= bulkBacklog {
+			bulk = x.ix.Load()
+			bulk.BeginBulk()
+		}
 		n, err := x.insertBatch(ctx, db, sp)
 		if n > 0 {
 			x.unsaved += n

@@ -113,6 +113,22 @@
 // a batch, so callers adding many vectors while serving searches should
 // keep batches short (the SQLite store inserts 32 at a time).
 //
+// # Bulk builds
+//
+// Between BeginBulk and EndBulk (the SQLite store's catch-up of a large
+// backlog, its first build), or within one AddBatch of 16,384 vectors or
+// more, inserts of vectors of 384 dimensions or more walk the graph on
+// compact codes: 192 int8 coordinates a node (three cache lines, against
+// ten for a 612-d code), in the span of the top principal directions of a
+// sample of 8,192 of the vectors (orthogonal iteration on their second
+// moment, then a random rotation so one quantisation step fits every
+// coordinate), fitted once the build holds that many. The walk's
+// candidates are rescored on the full codes, and the heuristic chooses the
+// links from them as before. Vectors whose sample keeps less than 0.8 of
+// its energy in the span (random ones keep about 192/dim) walk on the full
+// codes. The compact codes are freed when the build ends. See bulk.go for
+// the measurements (issue 20).
+//
 // The distance of the graph walk is an int8 dot product, in assembly on
 // amd64: AVX-512 VNNI where the CPU has it (VPDPBUSD, 64 components an
 // instruction, with the query offset by 128 once a search, as VPDPBUSD

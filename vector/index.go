@@ -117,6 +117,19 @@ type Index struct {
 
 	entryMu sync.Mutex // guards entry and top while a batch is linked in
 
+	// A bulk build (BeginBulk, or one large AddBatch) walks the graph
+	// with compact codes (bulk.go) once it has seen fitAt vectors to fit
+	// their projection on; they are freed when it ends. Guarded by
+	// insertMu.
+	bulk       bool
+	bulkTried  bool        // a fit was tried in this bulk build
+	bulkBase   int         // nodes held when the bulk build began
+	bulkAdded  int         // vectors it has added
+	proj       *projection // nil: the walk uses the full codes
+	small      [][]int8    // proj.k per node, chunked as codes
+	compactDim int         // the compact codes' dimension (defaultCompactDim); tests change it
+	fitFrom    int         // vectors held before the fit (fitAt); tests lower it
+
 	// insertMu is held by a batch from start to end, and by WriteTo: one
 	// batch at a time, and no file written while links change.
 	insertMu sync.Mutex
@@ -253,6 +266,11 @@ func (x *Index) AddBatch(ids []uint64, vs [][]float32) error {
 	// insertMu keeps batches and WriteTo apart from each other.
 	x.insertMu.Lock()
 	defer x.insertMu.Unlock()
+	if !x.bulk && len(keep) >= bulkBatch {
+		x.beginBulk()
+		defer x.endBulk() // before insertMu is released
+	}
+	x.maybeFit(vs, norms, keep)
 	x.mu.Lock()
 	nodes, err := x.allocBatch(ids, vs, norms, keep)
 	if err != nil || len(nodes) == 0 {
@@ -293,6 +311,10 @@ func (x *Index) allocBatch(ids []uint64, vs [][]float32, norms []float64, keep [
 		n := x.alloc(x.randomLevel())
 		x.ids[n] = ids[i]
 		x.scales[n], x.fineSc[n] = encode(x.code(n), x.fineCode(n), vs[i], norms[i])
+		if x.proj != nil {
+			x.growSmall()
+			x.proj.encodeFloat(x.smallCode(n), vs[i], norms[i])
+		}
 		x.state[n] = live
 		x.byID[ids[i]] = n
 		x.live++
@@ -474,23 +496,20 @@ func (x *Index) insert(s *searcher, n uint32, locked bool) {
 	if locked {
 		x.entryMu.Unlock()
 	}
-	s.prepare(len(x.ids))
-	s.setQueryCode(x.code(n), x.scales[n])
-	cur, curSim := ep, s.simTo(x, ep)
+	cur, curSim := x.startWalk(s, n, ep)
 	for l := top; l > level; l-- {
 		cur, curSim = x.greedy(s, cur, curSim, l, locked)
 	}
 	for l := min(level, top); l >= 0; l-- {
-		s.newEpoch()
-		x.searchLayer(s, cur, curSim, x.opts.EfConstruction, l, nil, 0, locked)
-		cands := s.res.sortedDesc(s.sel[:0])
-		// Never link to self (a concurrent insert may have linked n
-		// already) and prefer live neighbours; dead ones will be vacuumed.
-		cands = slices.DeleteFunc(cands, func(it item) bool { return it.n == n })
+		cands := x.layerCandidates(s, n, cur, curSim, l, locked)
 		if len(cands) == 0 {
 			continue
 		}
 		cur, curSim = cands[0].n, cands[0].s
+		if s.compact {
+			curSim = s.simTo(x, cur)
+		}
+		// Prefer live neighbours; dead ones will be vacuumed.
 		isDead := func(it item) bool { return x.state[it.n] != live }
 		if slices.ContainsFunc(cands, isDead) && !all(cands, isDead) {
 			cands = slices.DeleteFunc(cands, isDead)
@@ -517,6 +536,38 @@ func (x *Index) insert(s *searcher, n uint32, locked bool) {
 			x.entryMu.Unlock()
 		}
 	}
+}
+
+// startWalk makes node n the query of s and returns the entry point with
+// its similarity. In a bulk build the walk scores compact codes, and
+// layerCandidates rescores its candidates on the full codes, so that the
+// links are chosen as without them (issue 20).
+func (x *Index) startWalk(s *searcher, n, ep uint32) (uint32, float32) {
+	s.prepare(len(x.ids))
+	s.compact = x.proj != nil
+	if s.compact {
+		s.setQueryCode(x.smallCode(n), x.proj.step*x.proj.step)
+	} else {
+		s.setQueryCode(x.code(n), x.scales[n])
+	}
+	return ep, s.simTo(x, ep)
+}
+
+// layerCandidates walks layer from cur for node n, the query of s, and
+// returns the nodes found but n, best first by their full-code
+// similarity to n.
+func (x *Index) layerCandidates(s *searcher, n, cur uint32, curSim float32, layer int, locked bool) []item {
+	s.newEpoch()
+	x.searchLayer(s, cur, curSim, x.opts.EfConstruction, layer, nil, 0, locked)
+	cands := append(s.sel[:0], s.res.items...)
+	// Never link to self (a concurrent insert may have linked n already).
+	cands = slices.DeleteFunc(cands, func(it item) bool { return it.n == n })
+	if s.compact {
+		x.rescore(n, cands)
+	}
+	slices.SortFunc(cands, func(a, b item) int { return cmp.Compare(b.s, a.s) })
+	s.sel = cands
+	return cands
 }
 
 // heuristic picks up to m of cands (sorted best first) by the HNSW
@@ -655,13 +706,17 @@ func (x *Index) searchLayer(s *searcher, ep uint32, epSim float32, ef, layer int
 		for _, nb := range x.neighbours(s, c.n, layer, locked) {
 			if s.visit(nb) {
 				todo = append(todo, nb)
-				prefetch2(&x.code(nb)[0], (*int8)(unsafe.Pointer(&x.scales[nb])))
+				if s.compact {
+					prefetch(&x.smallCode(nb)[0])
+				} else {
+					prefetch2(&x.code(nb)[0], (*int8)(unsafe.Pointer(&x.scales[nb])))
+				}
 			}
 		}
 		s.todo = todo
 		for i, nb := range todo {
 			if i+2 < len(todo) {
-				c := x.code(todo[i+2])
+				c := x.walkCode(s, todo[i+2])
 				prefetchLines(&c[0], len(c))
 			}
 			sim := s.simTo(x, nb)

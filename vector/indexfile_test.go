@@ -93,7 +93,9 @@ func BenchmarkIndexFile(b *testing.B) {
 // $MNEMO_BENCH_QUERIES set it also reports the
 // built graph's recall@10 against an exact scan of the vectors built, at
 // each efSearch of $MNEMO_BENCH_EF (default 512), asking 20 as bench
-// scale's ANN recall does.
+// scale's ANN recall does. The build is a bulk one (BeginBulk), as the
+// store's first, unless $MNEMO_BENCH_BULK is 0; $MNEMO_BENCH_COMPACT
+// changes the compact codes' dimension.
 //
 //	MNEMO_BENCH_INDEX=… MNEMO_BENCH_BUILD=20000 go test -run '^$' -bench IndexFileBuild -benchtime 1x ./vector
 func BenchmarkIndexFileBuild(b *testing.B) {
@@ -136,16 +138,28 @@ func BenchmarkIndexFileBuild(b *testing.B) {
 			ids, vs = append(ids, x.ids[node]), append(vs, v)
 		}
 	}
+	bulk := os.Getenv("MNEMO_BENCH_BULK") != "0"
+	compact, _ := strconv.Atoi(os.Getenv("MNEMO_BENCH_COMPACT"))
 	var y *Index
 	c0 := cpuTime()
 	start := time.Now()
 	for b.Loop() {
 		y = New(len(vs[0]), opts)
+		y.compactDim = compact
+		if bulk {
+			y.BeginBulk()
+		}
 		for i := 0; i < len(ids); i += 32 {
 			j := min(len(ids), i+32)
 			if err := y.AddBatch(ids[i:j], vs[i:j]); err != nil {
 				b.Fatal(err)
 			}
+		}
+		if bulk {
+			if y.proj != nil {
+				b.ReportMetric(y.proj.kept, "kept")
+			}
+			y.EndBulk()
 		}
 	}
 	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")

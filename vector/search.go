@@ -1,9 +1,6 @@
 package vector
 
-import (
-	"cmp"
-	"slices"
-)
+import "slices"
 
 // item is a node with its similarity to the current query.
 type item struct {
@@ -69,13 +66,6 @@ func (h *heap) pop() item {
 	return top
 }
 
-// sortedDesc appends the heap's items to dst, best first.
-func (h *heap) sortedDesc(dst []item) []item {
-	dst = append(dst, h.items...)
-	slices.SortFunc(dst, func(a, b item) int { return cmp.Compare(b.s, a.s) })
-	return dst
-}
-
 // A searcher holds the scratch space of one search or insert, pooled so
 // that steady-state searches allocate only their results.
 type searcher struct {
@@ -90,6 +80,7 @@ type searcher struct {
 	q8      []int8
 	qu      []uint8 // q8 offset by 128, for the VNNI kernel
 	qscale  float32
+	compact bool // the walk scores compact codes (a bulk build's inserts)
 	nbuf    []uint32
 	todo    []uint32
 	sel     []item
@@ -103,6 +94,7 @@ func (x *Index) searcher() *searcher {
 	if s == nil {
 		s = &searcher{cand: heap{max: true}}
 	}
+	s.compact = false
 	s.prepare(len(x.ids))
 	return s
 }
@@ -169,6 +161,10 @@ func (s *searcher) dot(c []int8) int32 {
 }
 
 func (s *searcher) simTo(x *Index, n uint32) float32 {
+	if s.compact {
+		// One step for every compact code: qscale is step².
+		return float32(s.dot(x.smallCode(n))) * s.qscale
+	}
 	return float32(s.dot(x.code(n))) * s.qscale * x.scales[n]
 }
 
