@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +53,18 @@ func TestRunSmall(t *testing.T) {
 	}
 	if rep.ANNRecall10 < 0.5 {
 		t.Fatalf("ANN recall@10 %.3f: the index does not find the nearest vectors", rep.ANNRecall10)
+	}
+	// Each stage's peak is its own (Linux: the high-water mark is reset
+	// between stages), none above the whole run's.
+	if rep.IndexBuildCPU <= 0 {
+		t.Fatalf("index build CPU %v", rep.IndexBuildCPU)
+	}
+	if runtime.GOOS == "linux" {
+		for _, p := range []int64{rep.LoadRSS, rep.BuildRSS, rep.ServingRSS} {
+			if p <= 0 || p > rep.PeakRSS {
+				t.Fatalf("peak RSS by stage: load %d, build %d, serving %d, whole run %d", rep.LoadRSS, rep.BuildRSS, rep.ServingRSS, rep.PeakRSS)
+			}
+		}
 	}
 }
 
@@ -222,15 +234,6 @@ func BenchmarkLexical(b *testing.B) {
 	b.ReportMetric(float64(percentile(d, 0.5))/1e6, "p50-ms")
 	b.ReportMetric(float64(percentile(d, 0.95))/1e6, "p95-ms")
 	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
-}
-
-// cpuTime returns the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkFilteredRecall times hybrid recall (surface, limit 10) with a
