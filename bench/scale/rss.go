@@ -45,13 +45,20 @@ func (m *stageMeter) end() (peak int64, cpu time.Duration) {
 
 // peakRSS is the process's peak resident set (VmHWM) since it started or
 // since the high-water mark was last reset, 0 where /proc has no such line.
-func peakRSS() int64 {
+func peakRSS() int64 { return procStatus("VmHWM:") }
+
+// rss is the process's resident set now (VmRSS), 0 where /proc has no such
+// line.
+func rss() int64 { return procStatus("VmRSS:") }
+
+// procStatus reads a size in kB from /proc/self/status.
+func procStatus(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10
 		}

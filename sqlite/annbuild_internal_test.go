@@ -1,0 +1,107 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// A heapBound collects when the heap has grown past the live heap by more
+// than its headroom, and only then; zero headroom never collects.
+func TestHeapBound(t *testing.T) {
+	// The collector runs only when told to, so that the garbage made below
+	// is still there when the bound looks.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	const garbage = 8 << 20
+	for _, tc := range []struct {
+		name     string
+		headroom uint64
+		collects bool
+	}{
+		{"off", 0, false},
+		{"less garbage than the headroom", 1 << 30, false},
+		{"more garbage than the headroom", 1 << 20, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runtime.GC()
+			runtime.KeepAlive(make([]byte, garbage))
+			h := heapBound{headroom: tc.headroom}
+			h.check()
+			if got := h.collections.Load() == 1; got != tc.collects {
+				t.Fatalf("collected %d times, want a collection: %v", h.collections.Load(), tc.collects)
+			}
+		})
+	}
+}
+
+// An index built from the table in one catch-up bounds the heap as it goes
+// (issue 20: the build's peak), and is the index of every vector: the
+// vectors decoded into the buffer a catch-up reuses are each their own.
+func TestBuildBoundsHeap(t *testing.T) {
+	n := boundFrom + 20*catchUpBatch
+	for _, tc := range []struct {
+		name     string
+		headroom uint64
+		collects bool
+	}{
+		{"bounded", 1, true},
+		{"unbounded", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			db.vectors.opts = vector.Options{M: 8, EfConstruction: 32, EfSearch: 64, Seed: 1}
+			db.vectors.bound.headroom = tc.headroom
+			if err := db.SetVectorSpace(ctx, filterSpace, false); err != nil {
+				t.Fatal(err)
+			}
+			// Written with the indexer held off, so that one catch-up
+			// builds the whole index, as from a store without its file.
+			db.vectors.work.Lock()
+			for from := 0; from < n; from += 1000 {
+				var recs []mnemo.Record
+				for i := from; i < min(n, from+1000); i++ {
+					m := filterMemory(i)
+					recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content})
+				}
+				if _, err := db.Write(ctx, filterScope, recs); err != nil {
+					db.vectors.work.Unlock()
+					t.Fatal(err)
+				}
+			}
+			db.vectors.work.Unlock()
+			if err := db.IndexVectors(ctx); err != nil {
+				t.Fatal(err)
+			}
+			sp, err := db.scopeSpan(ctx, filterScope)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := db.vectors.indexed(sp); got != n {
+				t.Fatalf("indexed %d of %d", got, n)
+			}
+			if got := db.vectors.bound.collections.Load() > 0; got != tc.collects {
+				t.Fatalf("%d collections, want some: %v", db.vectors.bound.collections.Load(), tc.collects)
+			}
+			for _, i := range []int{0, catchUpBatch - 1, catchUpBatch, n/2 + 3, n - 1} {
+				m := filterMemory(i)
+				hits, err := db.SearchVectors(ctx, filterScope, mnemo.VectorQuery{Vector: m.Embedding, Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(hits) != 1 || hits[0].Memory.ID != m.ID {
+					t.Fatalf("memory %d's own vector finds %v", i, hits)
+				}
+			}
+		})
+	}
+}
