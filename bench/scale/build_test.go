@@ -16,7 +16,8 @@ import (
 // copy: its saved index is deleted and written again) from its table, as
 // bench scale's "ANN index build" does, in a store opened as mnemo serve
 // opens it, and reports the build's peak resident set, its CPU time, the
-// Go heap's peak and the index's size (issue 20: build peak RSS ≤ 2 GB
+// Go heap's peak (its objects, and all the runtime holds) and the index's
+// size (issue 20: build peak RSS ≤ 2 GB
 // at 1M). With -memprofile it shows what the build allocates beside the
 // index; run it in a fresh process each time:
 //
@@ -58,26 +59,34 @@ func BenchmarkIndexBuild(b *testing.B) {
 		peak, cpu := meter.end()
 		b.ReportMetric(float64(rss0)/(1<<20), "start-rss-MB")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MB")
-		b.ReportMetric(float64(heap())/(1<<20), "peak-heap-MB")
+		objects, held := heap()
+		b.ReportMetric(float64(objects)/(1<<20), "peak-heap-MB")
+		b.ReportMetric(float64(held)/(1<<20), "peak-go-MB")
 		b.ReportMetric(cpu.Seconds(), "cpu-s")
 		b.ReportMetric(float64(size(path+"-vectors/1.ann"))/(1<<20), "index-MB")
 		b.StartTimer()
 	}
 }
 
-// heapPeak samples the Go heap (objects, live or not yet swept) every 10
-// ms until the function it returns is called, which returns the highest
-// sample.
-func heapPeak() func() uint64 {
-	stop, done := make(chan struct{}), make(chan uint64)
+// heapPeak samples the Go heap every 10 ms until the function it returns is
+// called, which returns the highest samples: of its objects (live, or dead
+// not yet swept), and of all the memory the runtime holds and has not
+// returned to the OS (the heap's free pages, stacks, metadata).
+func heapPeak() func() (objects, held uint64) {
+	stop, done := make(chan struct{}), make(chan [2]uint64)
 	go func() {
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		s := []metrics.Sample{
+			{Name: "/memory/classes/heap/objects:bytes"},
+			{Name: "/memory/classes/total:bytes"},
+			{Name: "/memory/classes/heap/released:bytes"},
+		}
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
-		var peak uint64
+		var peak [2]uint64
 		for {
 			metrics.Read(s)
-			peak = max(peak, s[0].Value.Uint64())
+			peak[0] = max(peak[0], s[0].Value.Uint64())
+			peak[1] = max(peak[1], s[1].Value.Uint64()-s[2].Value.Uint64())
 			select {
 			case <-stop:
 				done <- peak
@@ -86,5 +95,9 @@ func heapPeak() func() uint64 {
 			}
 		}
 	}()
-	return func() uint64 { close(stop); return <-done }
+	return func() (uint64, uint64) {
+		close(stop)
+		p := <-done
+		return p[0], p[1]
+	}
 }
