@@ -105,3 +105,25 @@ func TestBuildBoundsHeap(t *testing.T) {
 		})
 	}
 }
+
+// An index is written again after annSaveEvery changes, or a quarter of
+// its size once that is more: a build's writes come to a few times its
+// final file, not one file every 20,000 vectors.
+func TestSaveDue(t *testing.T) {
+	for _, tc := range []struct {
+		n, unsaved int
+		due        bool
+	}{
+		{0, 0, false},
+		{1000, annSaveEvery - 1, false},
+		{1000, annSaveEvery, true},
+		{4 * annSaveEvery, annSaveEvery, true},
+		{1_000_000, annSaveEvery, false},
+		{1_000_000, 249_999, false},
+		{1_000_000, 250_000, true},
+	} {
+		if got := saveDue(tc.n, tc.unsaved); got != tc.due {
+			t.Errorf("saveDue(%d, %d) = %v, want %v", tc.n, tc.unsaved, got, tc.due)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,8 +19,7 @@ import (
 // bench scale's "ANN index build" does, in a store opened as mnemo serve
 // opens it, and reports the build's peak resident set, its CPU time, the
 // Go heap's peak (its objects, and all the runtime holds) and the index's
-// size (issue 20: build peak RSS ≤ 2 GB
-// at 1M). With -memprofile it shows what the build allocates beside the
+// size, and the bytes it wrote (issue 20: build peak RSS ≤ 2 GB at 1M). With -memprofile it shows what the build allocates beside the
 // index; run it in a fresh process each time:
 //
 //	MNEMO_SCALE_DB=/copy/of/mnemo.db go test -run '^$' -bench IndexBuild -benchtime 1x -count 3 ./bench/scale
@@ -40,7 +41,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		}
 		var meter stageMeter
 		meter.start()
-		heap, rss0 := heapPeak(), rss()
+		heap, rss0, written0 := heapPeak(), rss(), written()
 		b.StartTimer()
 		svc, db, err := openStore(ctx, path, builtin.New(), 0)
 		if err != nil {
@@ -64,6 +65,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		b.ReportMetric(float64(held)/(1<<20), "peak-go-MB")
 		b.ReportMetric(cpu.Seconds(), "cpu-s")
 		b.ReportMetric(float64(size(path+"-vectors/1.ann"))/(1<<20), "index-MB")
+		b.ReportMetric(float64(written()-written0)/(1<<20), "written-MB")
 		b.StartTimer()
 	}
 }
@@ -100,4 +102,20 @@ func heapPeak() func() (objects, held uint64) {
 		p := <-done
 		return p[0], p[1]
 	}
+}
+
+// written is how many bytes the process has had written to storage
+// (/proc/self/io's write_bytes), 0 where that is not known.
+func written() int64 {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "write_bytes:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
