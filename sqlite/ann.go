@@ -536,8 +536,9 @@ func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.
 // load caught up, not the indexer's usual few batches after writes.
 const boundFrom = 4096
 
-// buildHeadroom is how far a catch-up of many vectors lets the Go heap
-// grow past what the last collection found live. The collector's default
+// buildHeadroom is how far a long build (a catch-up of many vectors, the
+// in-memory full-text index's) lets the Go heap grow past what the last
+// collection found live. The collector's default
 // (GOGC 100) lets it reach twice the live heap, most of which is the index
 // being built: at 1M memories 1.5 GB of index and 0.3 GB of full-text
 // index would peak near 3.6 GB, where issue 20 asks for a build under 2
