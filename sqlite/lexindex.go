@@ -56,6 +56,11 @@ type lexIndex struct {
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
 	closing bool
+
+	// bound keeps a build's garbage from growing the heap to twice its
+	// live part, the ANN index's included: at 1M memories, after a reopen,
+	// the runtime held 2.9 GiB for 1.8 GiB live (issue 20).
+	bound heapBound
 }
 
 // lexScope holds the documents of one scope (one rowid range). Document
@@ -102,7 +107,9 @@ type lexOp struct {
 // BM25 of FTS5 with Search's column weights (bm25 in search.go).
 var lexWeights = [3]float64{1.0, 0.35, 0.6}
 
-func newLexIndex(db *DB) *lexIndex { return &lexIndex{db: db} }
+func newLexIndex(db *DB) *lexIndex {
+	return &lexIndex{db: db, bound: heapBound{headroom: buildHeadroom}}
+}
 
 // start builds the index in the background.
 func (ix *lexIndex) start() {
@@ -228,9 +235,12 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 	}
 	defer rows.Close()
 	var op lexOp
-	for rows.Next() {
+	for n := 1; rows.Next(); n++ {
 		if err := rows.Scan(&op.seq, &op.text[0], &op.text[1], &op.text[2]); err != nil {
 			return err
+		}
+		if n%1024 == 0 {
+			ix.bound.check()
 		}
 		d, ok := analyzeDoc(&op)
 		if !ok {

@@ -155,7 +155,7 @@ func insertOneBatch(t *testing.T, db *DB, scope mnemo.Scope) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if _, err := x.insertBatch(ctx, db, sp); err != nil {
+	if _, _, err := x.insertBatch(ctx, db, sp, nil); err != nil {
 		t.Fatal(err)
 	}
 	x.pending.trim(x.current())

@@ -123,15 +123,24 @@ type Report struct {
 	// ANNRecall10Ties counts a result as found when its exact similarity
 	// is within 0.001 of the exact tenth's: on a topic, many memories tie.
 	ANNRecall10Ties float64 `json:"ann_recall_10_ties"`
-	PeakRSS         int64   `json:"peak_rss_bytes"` // VmHWM of this process, at the end
-	// ServingRSS is the peak before the exact-search baseline: what
-	// opening the store, loading the index and answering recalls took
-	// (plus generating and building, when this run did those).
-	ServingRSS    int64  `json:"serving_rss_bytes"`
-	DBBytes       int64  `json:"db_bytes"`
-	IndexBytes    int64  `json:"index_bytes"`
-	EmbedderModel string `json:"embedder"`
-	Dimension     int    `json:"dimension"`
+	// PeakRSS is the highest resident set of the whole run (VmHWM);
+	// LoadRSS, BuildRSS and ServingRSS are the peaks of its stages, each
+	// on its own (issue 20: the build's peak apart from the rest): the
+	// bulk load when generated, the ANN index build and save (its load
+	// when reused), and serving, from the reopen through recall beside
+	// writes. A stage's peak is 0 where it cannot be told apart (not
+	// Linux) or the stage did not run.
+	PeakRSS    int64 `json:"peak_rss_bytes"`
+	LoadRSS    int64 `json:"load_rss_bytes"`
+	BuildRSS   int64 `json:"build_rss_bytes"`
+	ServingRSS int64 `json:"serving_rss_bytes"`
+	// IndexBuildCPU is the CPU time of the ANN index build and save, user
+	// and system, every core's.
+	IndexBuildCPU time.Duration `json:"index_build_cpu"`
+	DBBytes       int64         `json:"db_bytes"`
+	IndexBytes    int64         `json:"index_bytes"`
+	EmbedderModel string        `json:"embedder"`
+	Dimension     int           `json:"dimension"`
 
 	// When generated: the bulk load acknowledged without vectors (async
 	// embedding, the Write Guard off as for an import), the first recall
@@ -375,10 +384,16 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	gen := newGenerator(words, 1)
 	rep := Report{N: cfg.N, EmbedderModel: emb.Model(), Dimension: emb.Dimension(), EfSearch: cfg.SearchEffort}
+	var meter stageMeter
+	meter.start()
 	g, err := generate(ctx, cfg)
 	if err != nil {
 		return rep, err
 	}
+	if load, _ := meter.end(); g.generated {
+		rep.LoadRSS = load
+	}
+	meter.start()
 	path := g.path
 	rep.Generated, rep.WriteRate = g.generated, g.rate
 	rep.AckRate, rep.FirstRecall, rep.EmbedRate = g.rate, g.first, g.embedRate
@@ -420,9 +435,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		defer closePG()
 		svc, vs = pgSvc, pg
+		rep.BuildRSS, rep.IndexBuildCPU = meter.end()
+		meter.start()
 		logf("copied in %v, indexes built in %v", rep.PostgresLoad.Round(time.Millisecond), rep.PostgresIndex.Round(time.Millisecond))
 	} else {
-		s, db, err := openSQLite(ctx, cfg, path, open, gen, &rep)
+		s, db, err := openSQLite(ctx, cfg, path, open, gen, &rep, &meter)
 		if err != nil {
 			return rep, err
 		}
@@ -538,7 +555,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		rep.WritesP50, rep.WritesP95 = percentile(busy, 0.5), percentile(busy, 0.95)
 	}
 
-	rep.ServingRSS = peakRSS()
+	rep.ServingRSS, _ = meter.end()
+	meter.start()
 
 	// 5. ANN recall@10 against exact search over every stored vector.
 	logf("measuring ANN recall@10 on %d queries", cfg.Exact)
@@ -574,7 +592,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	rep.ANNRecall10 = float64(found) / float64(10*len(queries))
 	rep.ANNRecall10Ties = float64(close) / float64(10*len(queries))
 
-	rep.PeakRSS = peakRSS()
+	meter.end()
+	rep.PeakRSS = meter.overall
 	rep.DBBytes = size(path) + size(path+"-wal")
 	filepath.Walk(path+"-vectors", func(_ string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {
@@ -586,8 +605,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 }
 
 // openSQLite builds (or loads) the ANN index of the store at path, saves
-// it, and reopens the store, timing each.
-func openSQLite(ctx context.Context, cfg Config, path string, open func() (*service.Mnemo, *sqlite.DB, error), gen *generator, rep *Report) (*service.Mnemo, *sqlite.DB, error) {
+// it, and reopens the store, timing each; the build is a stage of meter
+// (started by the caller), the reopen starts the next.
+func openSQLite(ctx context.Context, cfg Config, path string, open func() (*service.Mnemo, *sqlite.DB, error), gen *generator, rep *Report, meter *stageMeter) (*service.Mnemo, *sqlite.DB, error) {
 	logf := func(format string, args ...any) {
 		if cfg.Log != nil {
 			fmt.Fprintf(cfg.Log, format+"\n", args...)
@@ -620,6 +640,8 @@ func openSQLite(ctx context.Context, cfg Config, path string, open func() (*serv
 		return nil, nil, err
 	}
 	rep.IndexSave = time.Since(start)
+	rep.BuildRSS, rep.IndexBuildCPU = meter.end()
+	meter.start()
 
 	// 3. Reopen: open, load the index, answer.
 	start = time.Now()
@@ -744,7 +766,7 @@ func (r Report) WriteText(w io.Writer) {
 	} else if r.IndexReused {
 		fmt.Fprintf(w, "ANN index load (reused)      %.1f s\n", r.IndexBuild.Seconds())
 	} else {
-		fmt.Fprintf(w, "ANN index build              %.1f s\n", r.IndexBuild.Seconds())
+		fmt.Fprintf(w, "ANN index build              %.1f s (build and save: %.1f CPU-s)\n", r.IndexBuild.Seconds(), r.IndexBuildCPU.Seconds())
 		fmt.Fprintf(w, "ANN index save               %.1f s\n", r.IndexSave.Seconds())
 	}
 	if r.Store == "" {
@@ -779,7 +801,18 @@ func (r Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  stages (medians)           %s\n", stages(r.WritesStages))
 	}
 	fmt.Fprintf(w, "ANN recall@10 vs exact       %.3f (%.3f counting ties within 0.001)\n", r.ANNRecall10, r.ANNRecall10Ties)
-	fmt.Fprintf(w, "peak RSS serving / overall   %.0f MB / %.0f MB\n", float64(r.ServingRSS)/(1<<20), float64(r.PeakRSS)/(1<<20))
+	mb := func(b int64) string {
+		if b <= 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
+	}
+	build := "ANN build"
+	if r.IndexReused {
+		build = "ANN load"
+	}
+	fmt.Fprintf(w, "peak RSS by stage            bulk load %s, %s %s, serving %s; whole run %s\n",
+		mb(r.LoadRSS), build, mb(r.BuildRSS), mb(r.ServingRSS), mb(r.PeakRSS))
 	if r.Store == "" {
 		fmt.Fprintf(w, "database / index files       %.0f MB / %.0f MB\n", float64(r.DBBytes)/(1<<20), float64(r.IndexBytes)/(1<<20))
 	}
@@ -943,20 +976,4 @@ func size(path string) int64 {
 		return 0
 	}
 	return info.Size()
-}
-
-// peakRSS is the process's peak resident set (VmHWM), 0 where /proc has no
-// such line.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -61,6 +62,18 @@ func TestRunSmall(t *testing.T) {
 	}
 	if rep.ANNRecall10 < 0.5 {
 		t.Fatalf("ANN recall@10 %.3f: the index does not find the nearest vectors", rep.ANNRecall10)
+	}
+	// Each stage's peak is its own (Linux: the high-water mark is reset
+	// between stages), none above the whole run's.
+	if rep.IndexBuildCPU <= 0 {
+		t.Fatalf("index build CPU %v", rep.IndexBuildCPU)
+	}
+	if runtime.GOOS == "linux" {
+		for _, p := range []int64{rep.LoadRSS, rep.BuildRSS, rep.ServingRSS} {
+			if p <= 0 || p > rep.PeakRSS {
+				t.Fatalf("peak RSS by stage: load %d, build %d, serving %d, whole run %d", rep.LoadRSS, rep.BuildRSS, rep.ServingRSS, rep.PeakRSS)
+			}
+		}
 	}
 }
 

@@ -118,7 +118,8 @@ func (a *app) benchScaleCommand() *cobra.Command {
 			"into a scratch store beside it), sync and async, in memories/s and per CPU-second. Then\n" +
 			"measures: ANN index build and save, reopen (open, load the index, first recall), hybrid recall\n" +
 			"p50/p95 with the median of each stage (analyse, lexical, query embedding, vector, fusion, MMR,\n" +
-			"access record), recall quiet and beside a writer, ANN recall@10 against exact search, peak RSS.\n" +
+			"access record), recall quiet and beside a writer, ANN recall@10 against exact search, the peak RSS\n" +
+			"of each stage (bulk load, ANN build, serving; Linux) and of the whole run.\n" +
 			"With --store postgres the generated store is copied (vectors and ids kept, indexes built after\n" +
 			"the load) into a temporary schema of store.postgres.dsn, else $MNEMO_TEST_PGVECTOR_DSN or\n" +
 			"$MNEMO_TEST_PG_DSN, dropped after, and recall and ANN recall@10 are measured there.",
