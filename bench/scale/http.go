@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -183,11 +182,3 @@ func bulkHTTP(ctx context.Context, dir string, emb mnemo.Embedder, g *generator,
 	return out, nil
 }
 
-// cpuTime returns the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
