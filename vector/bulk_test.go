@@ -105,6 +105,9 @@ func exactTop(x *Index, n uint32, k int) []uint32 {
 // candidates rescored on the full codes, finds the true nearest nodes of
 // the graph as the walk on full codes does (issue 20).
 func TestCompactWalk(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks recall, not concurrency: run full-size without -race (Makefile FULLSIZE)")
+	}
 	n, dim := small(12000), 512
 	for _, tt := range []struct {
 		name string
@@ -149,6 +152,9 @@ func TestCompactWalk(t *testing.T) {
 // batches after BeginBulk or in one large AddBatch, is searched with the
 // recall TestRecall requires of any build.
 func TestBulkRecall(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks recall, not concurrency: run full-size without -race (Makefile FULLSIZE)")
+	}
 	n, dim := small(20000), 512
 	lowRankData := func() (data, qs [][]float32) {
 		all := lowRank(n+100, dim, 320, 9)

@@ -181,4 +181,3 @@ func bulkHTTP(ctx context.Context, dir string, emb mnemo.Embedder, g *generator,
 	}
 	return out, nil
 }
-
