@@ -30,6 +30,7 @@ const MaxWait = 25 * time.Millisecond
 type Gate struct {
 	recalls  atomic.Int64 // recalls in flight, for Yield's fast path
 	requests atomic.Int64 // recalls and writes in flight, for Pause's fast path
+	waits    atomic.Int64 // Yields and Pauses that found a request in flight
 
 	mu      sync.Mutex
 	nr, n   int           // recalls, and recalls and writes, in flight, under mu
@@ -92,6 +93,16 @@ func (g *Gate) begin(recall bool) (end func()) {
 	}
 }
 
+// Waits reports how many times background work has stepped aside (a Yield
+// or Pause that found a request in flight and waited): how often the
+// requests got the CPU to themselves, for metrics and tests.
+func (g *Gate) Waits() int64 {
+	if g == nil {
+		return 0
+	}
+	return g.waits.Load()
+}
+
 // Busy reports whether a recall is in flight.
 func (g *Gate) Busy() bool { return g != nil && g.recalls.Load() > 0 }
 
@@ -101,6 +112,7 @@ func (g *Gate) Yield(ctx context.Context) {
 	if g == nil || g.recalls.Load() == 0 {
 		return
 	}
+	g.waits.Add(1)
 	g.mu.Lock()
 	idle := g.idle
 	g.mu.Unlock()
@@ -112,20 +124,35 @@ func (g *Gate) yieldAll(ctx context.Context) {
 	if g.requests.Load() == 0 {
 		return
 	}
+	g.waits.Add(1)
 	g.mu.Lock()
 	idle := g.allIdle
 	g.mu.Unlock()
 	wait(ctx, idle)
 }
 
-// wait waits until idle is closed, MaxWait passes or ctx ends.
-func wait(ctx context.Context, idle <-chan struct{}) {
+// What ended a wait.
+const (
+	ended    = iota // the requests ended
+	timedOut        // MaxWait passed
+	canceled        // ctx ended
+)
+
+// wait waits until idle is closed, MaxWait passes or ctx ends, and says
+// which.
+func wait(ctx context.Context, idle <-chan struct{}) int {
+	if ctx.Err() != nil {
+		return canceled
+	}
 	t := time.NewTimer(MaxWait)
 	defer t.Stop()
 	select {
 	case <-idle:
+		return ended
 	case <-t.C:
+		return timedOut
 	case <-ctx.Done():
+		return canceled
 	}
 }
 
