@@ -101,6 +101,11 @@ type annIndexes struct {
 	bySize      bool // efSearch follows each index's size (searchEffort), at most opts.EfSearch
 	logger      *slog.Logger
 	exactBelow  int // see the constant; tests lower it
+	bulkBacklog int // see the constant; tests lower it
+	// readAhead, when set, is called with the seqs a bulk build read
+	// ahead, once the read is done and the batch before it is in: for
+	// tests, to forget them meanwhile.
+	readAhead func(seqs []uint64)
 	pendingScan int // see the constant; tests lower it
 	// preloadFrom is the smallest index file preload loads (preloadBytes;
 	// tests lower it).
@@ -176,6 +181,9 @@ type annIndex struct {
 	dropped bool // the scope was cleared: nothing more to insert or save
 
 	inserted atomic.Int64 // vectors inserted, for tests: only the indexer inserts
+	// forgets counts forget's calls, under mu: a bulk build's read ahead
+	// of the next batch (readBatch) is read again if one came after it.
+	forgets atomic.Int64
 }
 
 func newANNIndexes(dbPath string, efSearch int, logger *slog.Logger) *annIndexes {
@@ -185,7 +193,7 @@ func newANNIndexes(dbPath string, efSearch int, logger *slog.Logger) *annIndexes
 	}
 	return &annIndexes{
 		dir: dbPath + "-vectors", opts: opts, bySize: efSearch <= 0, logger: logger,
-		exactBelow: exactBelow, pendingScan: pendingScan, pendingBudget: pendingBytes,
+		exactBelow: exactBelow, bulkBacklog: bulkBacklog, pendingScan: pendingScan, pendingBudget: pendingBytes,
 		preloadFrom: preloadBytes,
 		bound:       heapBound{headroom: buildHeadroom},
 		scopes:      make(map[int64]*annIndex),
@@ -499,6 +507,14 @@ func (a *annIndexes) catchUpAll(ctx context.Context, db *DB) error {
 // over two cores (from 16 vectors a worker; issue 20).
 const catchUpBatch = 32
 
+// bulkBatch is how many vectors a bulk build inserts at once, the next
+// batch read from the table while one is linked in: at 1M memories the
+// build's 31,250 batches of 32 each waited for their slowest insert and
+// for the read of the next, and used 1.44 of the two cores (issue 20).
+// Searches do not wait for a batch (AddBatch links under the read lock);
+// a forget of the scope waits for one, about 70 ms on two cores.
+const bulkBatch = 256
+
 // bulkBacklog is the backlog from which a catch-up is a bulk build for
 // the index (vector.Index.BeginBulk): its inserts walk the graph on
 // compact codes once it has added enough to pay for them, as the first
@@ -512,16 +528,20 @@ const bulkBacklog = 10_000
 // the scope has no vector up to rev the index lacks (x.upTo).
 func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.VectorSpace, rev int64) error {
 	sp := spanOf(x.scope)
-	var bulk *vector.Index
+	var (
+		bulk     *vector.Index
+		next     chan vectorBatch // the bulk build's read of the next batch, in flight
+		spare    []float32        // a buffer for the next batch's vectors
+		inserted int
+	)
 	defer func() {
+		if next != nil {
+			<-next
+		}
 		if bulk != nil {
 			bulk.EndBulk()
 		}
 	}()
-	var (
-		buf      []float32
-		inserted int
-	)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -534,26 +554,53 @@ func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.
 			return nil
 		}
 		a.ensureLoaded(x, vs)
-		x.ix.Load().SetYield(func() { g.Yield(ctx) })
-		if bulk == nil && rev-x.current() >= bulkBacklog {
-			bulk = x.ix.Load()
+		ix := x.ix.Load()
+		ix.SetYield(func() { g.Yield(ctx) })
+		if bulk == nil && rev-x.current() >= int64(a.bulkBacklog) {
+			bulk = ix
 			bulk.BeginBulk()
 		}
-		n, b, err := x.insertBatch(ctx, db, sp, buf)
-		buf = b
+		limit := catchUpBatch
+		if bulk != nil {
+			limit = bulkBatch
+		}
+		var b vectorBatch
+		if next != nil {
+			b, next = <-next, nil
+			// A forget since the read began may have deleted a vector
+			// it read from the index before it was added (forget).
+			if b.after != x.current() || b.forgets != x.forgets.Load() || b.limit != limit {
+				b = x.readBatch(ctx, db, sp, x.current(), limit, ix.Dim(), b.buf)
+			}
+		} else {
+			b, spare = x.readBatch(ctx, db, sp, x.current(), limit, ix.Dim(), spare), nil
+		}
+		if bulk != nil && b.err == nil && b.n == limit {
+			next = make(chan vectorBatch, 1)
+			go func(after int64, buf []float32) {
+				next <- x.readBatch(ctx, db, sp, after, limit, ix.Dim(), buf)
+			}(b.rev, spare)
+		}
+		n, err := x.addBatch(db, b)
+		spare = b.buf
 		if n > 0 {
 			x.unsaved += n
-			if saveDue(x.ix.Load().Len(), x.unsaved) {
+			if saveDue(ix.Len(), x.unsaved) {
 				a.saveLater(x, vs)
 			}
 		}
-		if err == nil && n < catchUpBatch && x.upTo.Load() < rev {
+		if err == nil && n < limit && x.upTo.Load() < rev {
 			x.upTo.Store(rev)
 		}
 		x.pending.trim(x.current())
 		x.mu.Unlock()
-		if err != nil || n < catchUpBatch {
+		if err != nil || n < limit {
 			return err
+		}
+		if a.readAhead != nil && next != nil {
+			b := <-next
+			next <- b
+			a.readAhead(b.ids)
 		}
 		if inserted += n; inserted >= boundFrom {
 			a.bound.check()
@@ -623,60 +670,89 @@ func (x *annIndex) current() int64 { return max(x.rev.Load(), x.upTo.Load()) }
 const catchUpQuery = `SELECT seq, embedding, vector_rev FROM memories INDEXED BY memories_vector_rev
 	WHERE vector_rev > ? AND seq >= ? AND seq < ? AND tombstone = 0 ORDER BY vector_rev LIMIT ?`
 
-// insertBatch adds up to catchUpBatch of the scope's vectors stored after
-// x.rev, and returns how many rows it read. The vectors are decoded into
-// buf, which it may grow and returns for the next batch: the index keeps
+// A vectorBatch is a batch of a scope's vectors read for its index.
+type vectorBatch struct {
+	after, rev int64 // the vector rev the read began after, and the highest it read (0: none)
+	limit      int   // the most rows it asked for
+	n          int   // rows read
+	forgets    int64 // the scope's forgets when the read began
+	ids        []uint64
+	vecs       [][]float32 // slices of buf
+	none       []uint64    // rows whose vector has no direction
+	buf        []float32
+	err        error
+}
+
+// readBatch reads up to limit of the scope's vectors stored after the
+// vector rev after, decoded into buf, which it may grow: the index keeps
 // its own quantised copy, and a build from the table then leaves only the
 // driver's copy of each row behind (issue 20: 2.6 KB a vector at 612
-// dimensions, not 8). The caller holds x.mu.
-func (x *annIndex) insertBatch(ctx context.Context, db *DB, sp span, buf []float32) (int, []float32, error) {
-	ix := x.ix.Load()
-	rows, err := db.reader.QueryContext(ctx, catchUpQuery,
-		x.current(), sp.lo, sp.hi, catchUpBatch)
+// dimensions, not 8). It does not touch the index, so that a bulk build
+// reads the next batch while one is linked in.
+func (x *annIndex) readBatch(ctx context.Context, db *DB, sp span, after int64, limit, dim int, buf []float32) vectorBatch {
+	b := vectorBatch{after: after, limit: limit, forgets: x.forgets.Load()}
+	if cap(buf) < limit*dim {
+		buf = make([]float32, 0, limit*dim)
+	}
+	b.buf = buf[:0]
+	rows, err := db.reader.QueryContext(ctx, catchUpQuery, after, sp.lo, sp.hi, limit)
 	if err != nil {
-		return 0, buf, fmt.Errorf("sqlite: vector index: %w", err)
+		b.err = fmt.Errorf("sqlite: vector index: %w", err)
+		return b
 	}
 	defer rows.Close()
-	var (
-		n    int
-		ids  []uint64
-		vecs [][]float32
-		rev  = x.rev.Load()
-		dim  = ix.Dim()
-	)
-	if cap(buf) < catchUpBatch*dim {
-		buf = make([]float32, 0, catchUpBatch*dim)
-	}
-	buf = buf[:0]
 	for rows.Next() {
 		var seq, r int64
 		// The vector goes to the end of buf, with room kept for a whole
 		// one, so that vecs' slices of buf never move.
-		dst := floatsDest{buf: buf[len(buf):len(buf):min(cap(buf), len(buf)+dim)]}
+		dst := floatsDest{buf: b.buf[len(b.buf):len(b.buf):min(cap(b.buf), len(b.buf)+dim)]}
 		if err := rows.Scan(&seq, &dst, &r); err != nil {
-			return 0, buf, fmt.Errorf("sqlite: vector index: %w", err)
+			b.err = fmt.Errorf("sqlite: vector index: %w", err)
+			return b
 		}
-		rev = max(rev, r)
-		n++
+		b.rev = max(b.rev, r)
+		b.n++
 		if v := dst.buf; dst.ok && len(v) == dim && hasDirection(v) {
-			buf = buf[:len(buf)+dim]
-			ids, vecs = append(ids, uint64(seq)), append(vecs, v)
+			b.buf = b.buf[:len(b.buf)+dim]
+			b.ids, b.vecs = append(b.ids, uint64(seq)), append(b.vecs, v)
 		} else {
 			// A zero vector (a text of stop words only) has no direction:
 			// the memory is found lexically or not at all.
-			ix.Delete(uint64(seq))
+			b.none = append(b.none, uint64(seq))
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, buf, fmt.Errorf("sqlite: vector index: %w", err)
+		b.err = fmt.Errorf("sqlite: vector index: %w", err)
 	}
-	if err := ix.AddBatch(ids, vecs); err != nil {
-		return 0, buf, fmt.Errorf("sqlite: vector index: %w", err)
+	return b
+}
+
+// addBatch adds a batch read by readBatch to the index, and returns how
+// many rows it read. The caller holds x.mu.
+func (x *annIndex) addBatch(db *DB, b vectorBatch) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	ix := x.ix.Load()
+	for _, seq := range b.none {
+		ix.Delete(seq)
+	}
+	if err := ix.AddBatch(b.ids, b.vecs); err != nil {
+		return 0, fmt.Errorf("sqlite: vector index: %w", err)
 	}
 	db.vectors.followSize(ix)
-	x.inserted.Add(int64(len(ids)))
-	x.rev.Store(rev) // only what the index holds
-	return n, buf, nil
+	x.inserted.Add(int64(len(b.ids)))
+	x.rev.Store(max(x.rev.Load(), b.rev)) // only what the index holds
+	return b.n, nil
+}
+
+// insertBatch adds up to catchUpBatch of the scope's vectors stored after
+// x.current(), and returns how many rows it read, and buf, grown, for the
+// next batch. The caller holds x.mu.
+func (x *annIndex) insertBatch(ctx context.Context, db *DB, sp span, buf []float32) (int, []float32, error) {
+	b := x.readBatch(ctx, db, sp, x.current(), catchUpBatch, x.ix.Load().Dim(), buf)
+	n, err := x.addBatch(db, b)
+	return n, b.buf, err
 }
 
 // floatsDest scans an embedding column into buf, which holds room for the
@@ -723,6 +799,7 @@ func (a *annIndexes) forget(sp span, seqs []int64) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.forgets.Add(1)
 	ix := x.ix.Load()
 	at := x.current()
 	for _, s := range seqs {

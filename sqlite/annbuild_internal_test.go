@@ -106,6 +106,92 @@ func TestBuildBoundsHeap(t *testing.T) {
 	}
 }
 
+// A bulk build reads the next batch while one is linked in; a memory
+// forgotten meanwhile, whose vector that read holds, stays out of the
+// index (annIndex.forgets), and every other vector goes in.
+func TestBulkBuildReadAheadForgets(t *testing.T) {
+	const n = 12 * bulkBatch
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.vectors.opts = vector.Options{M: 8, EfConstruction: 32, EfSearch: 64, Seed: 1}
+	db.vectors.bulkBacklog = 2 * bulkBatch
+	if err := db.SetVectorSpace(ctx, filterSpace, false); err != nil {
+		t.Fatal(err)
+	}
+	db.vectors.work.Lock() // one catch-up builds the whole index
+	var recs []mnemo.Record
+	for i := range n {
+		m := filterMemory(i)
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content})
+	}
+	if _, err := db.Write(ctx, filterScope, recs); err != nil {
+		db.vectors.work.Unlock()
+		t.Fatal(err)
+	}
+	db.vectors.work.Unlock()
+
+	// Each batch read ahead loses a memory before it is added.
+	forgot := 0
+	db.vectors.readAhead = func(seqs []uint64) {
+		if len(seqs) == 0 {
+			return
+		}
+		var id string
+		if err := db.reader.QueryRowContext(ctx, `SELECT id FROM memories WHERE seq = ?`, seqs[len(seqs)/2]).Scan(&id); err != nil {
+			t.Error(err)
+			return
+		}
+		if _, err := db.Forget(ctx, filterScope, []string{id}, nil); err != nil {
+			t.Error(err)
+			return
+		}
+		forgot++
+	}
+	if err := db.IndexVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if forgot < 5 {
+		t.Fatalf("%d batches read ahead, want about 10", forgot)
+	}
+	sp, err := db.scopeSpan(ctx, filterScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT seq FROM memories
+		WHERE seq >= ? AND seq < ? AND tombstone = 0`, sp.lo, sp.hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []uint64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, uint64(seq))
+	}
+	rows.Close()
+	if len(live) == n {
+		t.Fatal("nothing forgotten")
+	}
+	db.vectors.mu.Lock()
+	ix := db.vectors.scopes[sp.lo>>scopeBits].ix.Load()
+	db.vectors.mu.Unlock()
+	// The index holds every live memory's vector, and nothing else.
+	for _, seq := range live {
+		if !ix.Has(seq) {
+			t.Fatalf("memory %d is not in the index", seq)
+		}
+	}
+	if ix.Len() != len(live) {
+		t.Fatalf("index holds %d vectors, %d memories live: it holds forgotten ones", ix.Len(), len(live))
+	}
+}
+
 // An index is written again after annSaveEvery changes, or a quarter of
 // its size once that is more: a build's writes come to a few times its
 // final file, not one file every 20,000 vectors.
