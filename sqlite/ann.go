@@ -82,7 +82,17 @@ const annSaveEvery = 20000
 // quarter of the index has changed, the writes come to about five times
 // the final file, and a crash costs the indexer at most a quarter of the
 // index to insert again from the table.
-func saveDue(n, unsaved int) bool { return unsaved >= max(annSaveEvery, n/4) }
+//
+// A bulk build writes its index again only once it has doubled: at 1M
+// memories the quarter steps wrote 5.9 GB, each write holding the build
+// (issue 20), where doubling writes about 1.8 GB before the last; a
+// crash then costs at most half of a build, which the table restarts.
+func saveDue(n, unsaved int, bulk bool) bool {
+	if bulk {
+		return unsaved >= max(annSaveEvery, n/2)
+	}
+	return unsaved >= max(annSaveEvery, n/4)
+}
 
 // annIndexes holds the loaded indexes of a DB, and the background indexer
 // that keeps them caught up with the table.
@@ -105,7 +115,7 @@ type annIndexes struct {
 	// readAhead, when set, is called with the seqs a bulk build read
 	// ahead, once the read is done and the batch before it is in: for
 	// tests, to forget them meanwhile.
-	readAhead func(seqs []uint64)
+	readAhead   func(seqs []uint64)
 	pendingScan int // see the constant; tests lower it
 	// preloadFrom is the smallest index file preload loads (preloadBytes;
 	// tests lower it).
@@ -131,6 +141,13 @@ type annIndexes struct {
 	done    chan struct{}
 	started bool
 	seen    int64 // the vector rev up to which new vectors' scopes were found; indexer only
+
+	// firstLook, made by preload, is closed by the indexer's first pass
+	// once it has begun any bulk build due (looked); bulkRunning is open
+	// while a pass builds in bulk. Under mu; see awaitBulk.
+	firstLook   chan struct{}
+	lookDone    bool
+	bulkRunning chan struct{}
 
 	// gate, when set, is the process's: the indexer yields to recalls on
 	// it between inserts (PERF-2).
@@ -339,7 +356,57 @@ func (a *annIndexes) preload(db *DB, then func()) {
 			}
 			x.mu.Unlock()
 		}
+		// The indexer catches up now, not on the first search, and then
+		// tells whether it builds an index in bulk, which the in-memory
+		// full-text index, started next, waits for (awaitBulk).
+		a.mu.Lock()
+		if !a.closed {
+			a.firstLook = make(chan struct{})
+		}
+		a.mu.Unlock()
+		a.wake(db)
 	})
+}
+
+// looked closes firstLook, if preload made it: the indexer's pass has
+// found what it has to insert, and a bulk build it is to do has begun
+// (bulkRunning).
+func (a *annIndexes) looked() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.firstLook != nil && !a.lookDone {
+		close(a.firstLook)
+		a.lookDone = true
+	}
+}
+
+// awaitBulk waits, until ctx ends, for the indexer's first pass after
+// preload to say whether it builds an index in bulk, and for such a build
+// to end. The in-memory full-text index is built after it: on two cores
+// the two builds slowed each other, and at 1M memories they held the
+// index, its compact codes (until the build ends) and the full-text
+// index's 277 MB at once, past issue 20's 2 GB (2,095 MiB); FTS5 ranks
+// meanwhile.
+func (a *annIndexes) awaitBulk(ctx context.Context) {
+	a.mu.Lock()
+	first := a.firstLook
+	a.mu.Unlock()
+	if first != nil {
+		select {
+		case <-first:
+		case <-ctx.Done():
+			return
+		}
+	}
+	a.mu.Lock()
+	running := a.bulkRunning
+	a.mu.Unlock()
+	if running != nil {
+		select {
+		case <-running:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // ensureLoaded reads x's file, or starts x empty. The caller holds x.mu.
@@ -457,6 +524,7 @@ func (l workLock) lockContext(ctx context.Context) error {
 // catchUpAll registers the scopes that got vectors since the indexer last
 // looked, then inserts every registered scope's missing vectors.
 func (a *annIndexes) catchUpAll(ctx context.Context, db *DB) error {
+	defer a.looked() // on every return; once the todo list is known below
 	vs, rev, err := vectorSpace(ctx, db.reader)
 	if err != nil || vs.Model == "" {
 		return err
@@ -493,6 +561,29 @@ func (a *annIndexes) catchUpAll(ctx context.Context, db *DB) error {
 		}
 	}
 	a.mu.Unlock()
+	// A scope not loaded yet builds in bulk if it has no file (catchUp
+	// decides once it is loaded).
+	bulkDue := func(x *annIndex) bool {
+		if x.ix.Load() == nil && a.dir != "" {
+			if _, err := os.Stat(a.path(x.scope)); err == nil {
+				return false
+			}
+		}
+		return rev-x.current() >= int64(a.bulkBacklog)
+	}
+	if slices.ContainsFunc(todo, bulkDue) {
+		running := make(chan struct{})
+		a.mu.Lock()
+		a.bulkRunning = running
+		a.mu.Unlock()
+		defer func() {
+			a.mu.Lock()
+			a.bulkRunning = nil
+			a.mu.Unlock()
+			close(running)
+		}()
+	}
+	a.looked()
 	for _, x := range todo {
 		if err := a.catchUp(ctx, db, x, vs, rev); err != nil {
 			return err
@@ -585,7 +676,7 @@ func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.
 		spare = b.buf
 		if n > 0 {
 			x.unsaved += n
-			if saveDue(ix.Len(), x.unsaved) {
+			if saveDue(ix.Len(), x.unsaved, bulk != nil) {
 				a.saveLater(x, vs)
 			}
 		}

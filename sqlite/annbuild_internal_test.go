@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -192,24 +193,83 @@ func TestBulkBuildReadAheadForgets(t *testing.T) {
 	}
 }
 
+// After preload, the in-memory full-text index waits for the indexer's
+// first pass to say whether it builds in bulk, and for that build to end
+// (awaitBulk): the two builds do not stack their memory (issue 20).
+func TestFullTextIndexWaitsForBulkBuild(t *testing.T) {
+	const n = 3 * bulkBatch
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.vectors.opts = vector.Options{M: 8, EfConstruction: 32, EfSearch: 64, Seed: 1}
+	db.vectors.bulkBacklog = bulkBatch
+	if err := db.SetVectorSpace(ctx, filterSpace, false); err != nil {
+		t.Fatal(err)
+	}
+	db.vectors.work.Lock() // the indexer, woken by the write, waits
+	var recs []mnemo.Record
+	for i := range n {
+		m := filterMemory(i)
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content})
+	}
+	if _, err := db.Write(ctx, filterScope, recs); err != nil {
+		db.vectors.work.Unlock()
+		t.Fatal(err)
+	}
+	sp, err := db.scopeSpan(ctx, filterScope)
+	if err != nil {
+		db.vectors.work.Unlock()
+		t.Fatal(err)
+	}
+	db.vectors.mu.Lock()
+	db.vectors.firstLook = make(chan struct{}) // as preload does
+	db.vectors.mu.Unlock()
+	indexed := make(chan int)
+	go func() {
+		db.vectors.awaitBulk(ctx)
+		indexed <- db.vectors.indexed(sp)
+	}()
+	db.vectors.work.Unlock()
+	if got := <-indexed; got != n {
+		t.Fatalf("awaitBulk returned with %d of %d vectors indexed", got, n)
+	}
+	// Once looked, a pass that is not a bulk build keeps nobody waiting.
+	db.vectors.awaitBulk(ctx)
+	db.lex.reset()
+	for !db.LexicalIndex().Ready {
+		time.Sleep(time.Millisecond)
+	}
+	if got := db.LexicalIndex().Rows; got != n {
+		t.Fatalf("the full-text index holds %d rows, want %d", got, n)
+	}
+}
+
 // An index is written again after annSaveEvery changes, or a quarter of
 // its size once that is more: a build's writes come to a few times its
 // final file, not one file every 20,000 vectors.
 func TestSaveDue(t *testing.T) {
 	for _, tc := range []struct {
 		n, unsaved int
-		due        bool
+		bulk, due  bool
 	}{
-		{0, 0, false},
-		{1000, annSaveEvery - 1, false},
-		{1000, annSaveEvery, true},
-		{4 * annSaveEvery, annSaveEvery, true},
-		{1_000_000, annSaveEvery, false},
-		{1_000_000, 249_999, false},
-		{1_000_000, 250_000, true},
+		{0, 0, false, false},
+		{1000, annSaveEvery - 1, false, false},
+		{1000, annSaveEvery, false, true},
+		{4 * annSaveEvery, annSaveEvery, false, true},
+		{1_000_000, annSaveEvery, false, false},
+		{1_000_000, 249_999, false, false},
+		{1_000_000, 250_000, false, true},
+		// A bulk build writes once it has doubled since the last write.
+		{1000, annSaveEvery, true, true},
+		{4 * annSaveEvery, annSaveEvery, true, false},
+		{400_000, 199_999, true, false},
+		{400_000, 200_000, true, true},
 	} {
-		if got := saveDue(tc.n, tc.unsaved); got != tc.due {
-			t.Errorf("saveDue(%d, %d) = %v, want %v", tc.n, tc.unsaved, got, tc.due)
+		if got := saveDue(tc.n, tc.unsaved, tc.bulk); got != tc.due {
+			t.Errorf("saveDue(%d, %d, bulk %v) = %v, want %v", tc.n, tc.unsaved, tc.bulk, got, tc.due)
 		}
 	}
 }

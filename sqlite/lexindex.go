@@ -190,6 +190,7 @@ var errLexStale = errors.New("superseded by a newer build")
 // build reads every indexed row in one read transaction, then replays the
 // writes committed since its snapshot.
 func (ix *lexIndex) build(ctx context.Context, gen int) error {
+	ix.db.vectors.awaitBulk(ctx)
 	tx, err := ix.db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
