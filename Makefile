@@ -53,7 +53,7 @@ RACE = -race -gcflags='modernc.org/...=-d=checkptr=0'
 # golden check);
 # those pinning a seed's own figures run here once more at full size without
 # it, where they cost a tenth.
-FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait|TestRunSmall|TestEmbedMatchesReference|TestCompactWalk|TestBulkRecall)$$
+FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait|TestRunSmall|TestEmbedMatchesReference|TestCompactWalk|TestBulkRecall|TestOpenBuildsMissingIndexFirst)$$
 
 # The partitioned layout's conformance run checks SQL, not Go's
 # concurrency: it runs here, without -race, with the test servers.
@@ -66,7 +66,7 @@ UNITJOBS = 4
 
 unit:
 	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GO) test $(RACE) -p $(UNITJOBS) -count=1 ./... & race=$$!; \
-	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" . ./failover ./bench/scale ./embed/use ./vector; \
+	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" . ./failover ./bench/scale ./embed/use ./vector ./sqlite; \
 	  plain=$$?; wait $$race && exit $$plain'
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:

@@ -356,6 +356,7 @@ func (a *annIndexes) preload(db *DB, then func()) {
 			}
 			x.mu.Unlock()
 		}
+		a.registerUnbuilt(db, vs)
 		// The indexer catches up now, not on the first search, and then
 		// tells whether it builds an index in bulk, which the in-memory
 		// full-text index, started next, waits for (awaitBulk).
@@ -366,6 +367,52 @@ func (a *annIndexes) preload(db *DB, then func()) {
 		a.mu.Unlock()
 		a.wake(db)
 	})
+}
+
+// registerUnbuilt registers the scopes that have no index file and
+// vectors enough for a bulk build (a store imported, migrated, or whose
+// files were lost), so that the indexer's pass after preload builds their
+// indexes at open rather than on their first search; smaller ones wait
+// for it, as their files do under preloadFrom.
+func (a *annIndexes) registerUnbuilt(db *DB, vs mnemo.VectorSpace) {
+	ctx := context.Background()
+	rows, err := db.reader.QueryContext(ctx, `SELECT id FROM scopes`)
+	if err != nil {
+		return
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if rows.Scan(&id) == nil {
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	for _, id := range ids {
+		a.mu.Lock()
+		_, known := a.scopes[id]
+		closed := a.closed
+		a.mu.Unlock()
+		if closed {
+			return
+		}
+		if known {
+			continue
+		}
+		if _, err := os.Stat(a.path(id)); err == nil {
+			continue
+		}
+		sp := spanOf(id)
+		var n int
+		if err := db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM memories
+			WHERE seq >= ? AND seq < ? AND vector_rev > 0 AND tombstone = 0 LIMIT ?)`,
+			sp.lo, sp.hi, a.bulkBacklog).Scan(&n); err != nil {
+			return
+		}
+		if n >= a.bulkBacklog {
+			a.entry(id, vs)
+		}
+	}
 }
 
 // looked closes firstLook, if preload made it: the indexer's pass has

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -111,7 +112,10 @@ func TestBuildBoundsHeap(t *testing.T) {
 // forgotten meanwhile, whose vector that read holds, stays out of the
 // index (annIndex.forgets), and every other vector goes in.
 func TestBulkBuildReadAheadForgets(t *testing.T) {
-	const n = 12 * bulkBatch
+	n := 12 * bulkBatch
+	if raceEnabled {
+		n = 4 * bulkBatch
+	}
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), Options{})
 	if err != nil {
@@ -155,8 +159,8 @@ func TestBulkBuildReadAheadForgets(t *testing.T) {
 	if err := db.IndexVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if forgot < 5 {
-		t.Fatalf("%d batches read ahead, want about 10", forgot)
+	if forgot < n/bulkBatch-3 {
+		t.Fatalf("%d batches read ahead, want %d", forgot, n/bulkBatch-2)
 	}
 	sp, err := db.scopeSpan(ctx, filterScope)
 	if err != nil {
@@ -244,6 +248,58 @@ func TestFullTextIndexWaitsForBulkBuild(t *testing.T) {
 	}
 	if got := db.LexicalIndex().Rows; got != n {
 		t.Fatalf("the full-text index holds %d rows, want %d", got, n)
+	}
+}
+
+// A store opened as mnemo serve opens it (PreloadVectors) whose scope has
+// a bulk build's worth of vectors and no index file builds the index at
+// open, and the in-memory full-text index is built after it.
+func TestOpenBuildsMissingIndexFirst(t *testing.T) {
+	if raceEnabled {
+		t.Skip("10,000 writes and a build: run without -race (Makefile FULLSIZE)")
+	}
+	n := bulkBacklog // the default threshold: Open sets it
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mnemo.db")
+	db, err := Open(ctx, path, Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetVectorSpace(ctx, filterSpace, false); err != nil {
+		t.Fatal(err)
+	}
+	db.vectors.work.Lock() // no index: the file is what this test lacks
+	for from := 0; from < n; from += 2000 {
+		var recs []mnemo.Record
+		for i := from; i < min(n, from+2000); i++ {
+			m := filterMemory(i)
+			recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content})
+		}
+		if _, err := db.Write(ctx, filterScope, recs); err != nil {
+			db.vectors.work.Unlock()
+			t.Fatal(err)
+		}
+	}
+	db.vectors.work.Unlock()
+	db.Close()
+	if err := os.RemoveAll(path + "-vectors"); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err = Open(ctx, path, Options{PreloadVectors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for !db.LexicalIndex().Ready {
+		time.Sleep(time.Millisecond)
+	}
+	sp, err := db.scopeSpan(ctx, filterScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := db.vectors.indexed(sp); got != n {
+		t.Fatalf("the full-text index was ready with %d of %d vectors indexed", got, n)
 	}
 }
 
