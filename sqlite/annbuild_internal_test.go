@@ -127,19 +127,8 @@ func TestBulkBuildReadAheadForgets(t *testing.T) {
 	if err := db.SetVectorSpace(ctx, filterSpace, false); err != nil {
 		t.Fatal(err)
 	}
-	db.vectors.work.Lock() // one catch-up builds the whole index
-	var recs []mnemo.Record
-	for i := range n {
-		m := filterMemory(i)
-		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content})
-	}
-	if _, err := db.Write(ctx, filterScope, recs); err != nil {
-		db.vectors.work.Unlock()
-		t.Fatal(err)
-	}
-	db.vectors.work.Unlock()
-
-	// Each batch read ahead loses a memory before it is added.
+	// Each batch read ahead loses a memory before it is added. Set before
+	// the write wakes the indexer, which reads it.
 	forgot := 0
 	db.vectors.readAhead = func(seqs []uint64) {
 		if len(seqs) == 0 {
@@ -156,6 +145,18 @@ func TestBulkBuildReadAheadForgets(t *testing.T) {
 		}
 		forgot++
 	}
+	db.vectors.work.Lock() // one catch-up builds the whole index
+	var recs []mnemo.Record
+	for i := range n {
+		m := filterMemory(i)
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content})
+	}
+	if _, err := db.Write(ctx, filterScope, recs); err != nil {
+		db.vectors.work.Unlock()
+		t.Fatal(err)
+	}
+	db.vectors.work.Unlock()
+
 	if err := db.IndexVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
