@@ -623,7 +623,7 @@ func TestBoot(t *testing.T) {
 	for _, d := range []mnemo.Draft{
 		{Content: new("I am Noa, the Lin family's assistant."), Type: "identity"},
 		{Content: new("Mei was happy with the garden plan."), Type: "emotion"},
-		{Content: new("The door code is 4711."), Type: "knowledge", SecurityLevel: mnemo.SecurityConfidential},
+		{Content: new("The door code is plum-heron-quartz."), Type: "knowledge", SecurityLevel: mnemo.SecurityConfidential},
 		{Content: new("Ordered seeds for the garden."), Type: "event"},
 	} {
 		if _, err := svc.Remember(t.Context(), alice, d); err != nil {
@@ -643,7 +643,9 @@ func TestBoot(t *testing.T) {
 			t.Errorf("narrative lacks %q:\n%s", want, md)
 		}
 	}
-	if strings.Contains(md, "4711") || strings.Contains(out.Narrative, "4711") {
+	// The secret is words, not digits: ids and timestamps in the output
+	// can hold any run of digits.
+	if strings.Contains(md, "heron") || strings.Contains(out.Narrative, "heron") {
 		t.Fatalf("boot leaked a confidential memory:\n%s", md)
 	}
 	if len(out.Memories) != 4 || out.Memories[0].Type != "identity" || out.Memories[3].Type != "event" || out.Summary.Total != 4 {
@@ -651,7 +653,7 @@ func TestBoot(t *testing.T) {
 	}
 	var asJSON struct{ Narrative string }
 	res = ok(t, cs, "boot", map[string]any{"format": "json", "lang": "zh"}, &asJSON)
-	if asJSON.Narrative != "" || !strings.HasPrefix(text(res), `{"memories":[`) || strings.Contains(text(res), "4711") {
+	if asJSON.Narrative != "" || !strings.HasPrefix(text(res), `{"memories":[`) || strings.Contains(text(res), "heron") {
 		t.Fatalf("json boot: %s", text(res))
 	}
 	if md := text(ok(t, cs, "boot", map[string]any{"lang": "zh"}, nil)); !strings.Contains(md, "## 🪪 我是谁") {
