@@ -45,6 +45,9 @@ func TestHeapBound(t *testing.T) {
 // (issue 20: the build's peak), and is the index of every vector: the
 // vectors decoded into the buffer a catch-up reuses are each their own.
 func TestBuildBoundsHeap(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks the heap bound, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a twentieth")
+	}
 	n := boundFrom + 20*catchUpBatch
 	for _, tc := range []struct {
 		name     string
@@ -335,6 +338,9 @@ func TestSaveDue(t *testing.T) {
 // table (issue 20: at 1M, after a reopen, its garbage beside the loaded
 // ANN index had the runtime hold 2.9 GiB for 1.8 GiB live).
 func TestLexBuildBoundsHeap(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks the heap bound, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a twentieth")
+	}
 	const n = 3000 // the build looks every 1,024 rows
 	for _, tc := range []struct {
 		name     string

@@ -210,6 +210,9 @@ func TestBulkRecall(t *testing.T) {
 // TestBulkFallback checks that vectors without dominant directions, which
 // a projection cannot keep, are walked on the full codes.
 func TestBulkFallback(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks the projection, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a twentieth")
+	}
 	rng := rand.New(rand.NewPCG(3, 3))
 	data := make([][]float32, small(4000))
 	for i := range data {
@@ -228,6 +231,9 @@ func TestBulkFallback(t *testing.T) {
 // TestBulkReproducible checks that a bulk build with one worker and a
 // fixed seed builds the same graph every time.
 func TestBulkReproducible(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks a one-worker build, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a tenth")
+	}
 	data := lowRank(small(6000), 512, 160, 4)
 	var files [2][]byte
 	for i := range files {

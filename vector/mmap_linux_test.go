@@ -40,6 +40,9 @@ func sameIndex(t *testing.T, x, y *Index) {
 // mapped index never reach its file, that the file may be replaced while
 // mapped, and that the mapping goes with the index.
 func TestReadMapped(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks the file format, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a tenth")
+	}
 	// Two chunks, the second partial, and over mapFrom.
 	const n, dim = chunkNodes + 1000, 64
 	x := synthetic(n, dim, 32, 9)

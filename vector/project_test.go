@@ -10,6 +10,9 @@ import (
 // with dominant directions and not of data without, that its rows are
 // orthonormal, and that compact codes give the projected dot products.
 func TestFitProjection(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks arithmetic, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a fifteenth")
+	}
 	const dim, k = 512, 128
 	unit := func(vs [][]float32) [][]float32 {
 		for _, v := range vs {
