@@ -168,9 +168,12 @@ type Report struct {
 	WritesP50  time.Duration `json:"writes_p50"`
 	WritesP95  time.Duration `json:"writes_p95"`
 	WriteBatch int           `json:"write_batch"`
-	// The median of each stage, quiet and beside the writer.
+	// The median of each stage, quiet and beside the writer, over all the
+	// recalls and over the slowest 5 % (the tail the p95 ratio is of).
 	QuietStages  Stages `json:"quiet_stages"`
 	WritesStages Stages `json:"writes_stages"`
+	QuietTail    Stages `json:"quiet_tail_stages"`
+	WritesTail   Stages `json:"writes_tail_stages"`
 	WritesDone   int    `json:"writes_done"` // memories the writer wrote meanwhile
 
 	// Store is "postgres" when measured there (Config.Postgres), else
@@ -497,11 +500,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.WriteBatch > 0 {
 		logf("recall quiet, then beside a writer of %d memories a second", cfg.WriteBatch)
 		rep.WriteBatch = cfg.WriteBatch
-		quiet, qst, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "quiet")
-		rep.QuietStages = qst
+		quiet, qtr, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "quiet")
 		if err != nil {
 			return rep, err
 		}
+		rep.QuietStages, rep.QuietTail = medians(qtr), medians(slowest(quiet, qtr, 0.95))
 		rep.QuietP50, rep.QuietP95 = percentile(quiet, 0.5), percentile(quiet, 0.95)
 		// The writer finishes the batch it is writing when the recalls end
 		// (a batch cut short would count for nothing), so that the figure
@@ -539,14 +542,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 			}
 		}
-		busy, bst, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
+		busy, btr, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
 		stopProfile()
-		rep.WritesStages = bst
 		close(done)
 		rep.WritesDone = <-written
 		if err != nil {
 			return rep, err
 		}
+		rep.WritesStages, rep.WritesTail = medians(btr), medians(slowest(busy, btr, 0.95))
 		// The writer's memories go, queued ones included: the kept store
 		// stays as generated, and no background embedding runs on.
 		if _, err := svc.Clear(ctx, WriterScope); err != nil {
@@ -667,9 +670,9 @@ func openSQLite(ctx context.Context, cfg Config, path string, open func() (*serv
 	return svc, db, nil
 }
 
-// timeRecalls times n recalls (limit 10, access recorded), and returns the
-// median of each stage.
-func timeRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, progress func(string, int, int), stage string) ([]time.Duration, Stages, error) {
+// timeRecalls times n recalls (limit 10, access recorded), and returns
+// their times and traces.
+func timeRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, progress func(string, int, int), stage string) ([]time.Duration, []*memory.Trace, error) {
 	out := make([]time.Duration, n)
 	traces := make([]*memory.Trace, n)
 	for i := range out {
@@ -677,14 +680,14 @@ func timeRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, p
 		t0 := time.Now()
 		res, err := svc.Recall(ctx, Scope, q)
 		if err != nil {
-			return nil, Stages{}, err
+			return nil, nil, err
 		}
 		out[i], traces[i] = time.Since(t0), res.Trace
 		if progress != nil {
 			progress(stage, i+1, n)
 		}
 	}
-	return out, medians(traces), nil
+	return out, traces, nil
 }
 
 // slowest returns the traces of the recalls that took at least the p
@@ -796,9 +799,11 @@ func (r Report) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "recall quiet p50 / p95       %s / %s\n", ms(r.QuietP50), ms(r.QuietP95))
 		fmt.Fprintf(w, "  stages (medians)           %s\n", stages(r.QuietStages))
+		fmt.Fprintf(w, "  of the slowest 5 %%         %s\n", stages(r.QuietTail))
 		fmt.Fprintf(w, "beside %d writes/s           %s / %s (p95 ×%.2f; %d memories written meanwhile)\n",
 			r.WriteBatch, ms(r.WritesP50), ms(r.WritesP95), ratio(r.WritesP95, r.QuietP95), r.WritesDone)
 		fmt.Fprintf(w, "  stages (medians)           %s\n", stages(r.WritesStages))
+		fmt.Fprintf(w, "  of the slowest 5 %%         %s\n", stages(r.WritesTail))
 	}
 	fmt.Fprintf(w, "ANN recall@10 vs exact       %.3f (%.3f counting ties within 0.001)\n", r.ANNRecall10, r.ANNRecall10Ties)
 	mb := func(b int64) string {
