@@ -5,7 +5,11 @@ package vector
 // on memory: each node it scores is a code of ten cache lines that misses
 // every cache. A bulk build walks with compact codes of compactDim
 // dimensions instead (three lines at 192), then rescores the walk's
-// candidates on the full codes, and chooses the links from them as before.
+// candidates on the full codes, and chooses the links from them as before;
+// a neighbour whose link list overflows is pruned on the compact codes.
+// (At 1M, pruning on them took the build from 383 to 305 CPU-s for ANN
+// recall@10 0.970 → 0.965; at 200k, 0.8829 → 0.8805 at efSearch 128,
+// unchanged at 512.)
 //
 // On the built-in embedder's memories (612 d; vector's
 // BenchmarkIndexFileBuild, M 32, efConstruction 100, batches of 32,

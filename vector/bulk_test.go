@@ -285,3 +285,29 @@ func TestBulkOnLargeIndex(t *testing.T) {
 		t.Errorf("recall@10 = %.3f, want >= 0.95", r)
 	}
 }
+
+// TestCompactPairSim checks the similarity a bulk build prunes full link
+// lists by while it walks compact codes: the compact codes' dot product
+// times step² must track the full codes' cosine, pair by pair.
+func TestCompactPairSim(t *testing.T) {
+	data := lowRank(small(4000), 512, 320, 7)
+	bulkBuild(t, data, Options{Seed: 1}, 1000, func(x *Index) {
+		if x.proj == nil {
+			t.Fatal("the bulk build did not walk compactly")
+		}
+		var worst, sum float64
+		const pairs = 500
+		for i := range pairs {
+			a, b := uint32(i*7%len(x.ids)), uint32((i*37+11)%len(x.ids))
+			d := math.Abs(float64(x.pairSim(a, b, true) - x.sim(a, b)))
+			worst, sum = max(worst, d), sum+d
+		}
+		t.Logf("kept %.3f of the energy; |compact - full| mean %.4f, worst %.4f", x.proj.kept, sum/pairs, worst)
+		if sum/pairs > 0.015 || worst > 0.06 {
+			t.Errorf("compact similarity off the full one by %.4f on average, %.4f at worst", sum/pairs, worst)
+		}
+		if x.pairSim(3, 9, false) != x.sim(3, 9) {
+			t.Error("pairSim without compact is not sim")
+		}
+	})
+}

@@ -128,6 +128,7 @@ type Index struct {
 	proj       *projection // nil: the walk uses the full codes
 	small      [][]int8    // proj.k per node, chunked as codes
 	compactDim int         // the compact codes' dimension (defaultCompactDim); tests change it
+	pruneFull  bool        // prune on the full codes even when walking compactly; benchmarks set it
 	fitFrom    int         // vectors held before the fit (fitAt); tests lower it
 
 	// insertMu is held by a batch from start to end, and by WriteTo: one
@@ -546,6 +547,15 @@ func (x *Index) sim(a, b uint32) float32 {
 	return float32(dotInt8(x.code(a), x.code(b))) * x.scales[a] * x.scales[b]
 }
 
+// pairSim is sim, or with compact set the similarity of the two nodes'
+// compact codes (a bulk build's, while it has them).
+func (x *Index) pairSim(a, b uint32, compact bool) float32 {
+	if compact {
+		return float32(dotInt8(x.smallCode(a), x.smallCode(b))) * x.proj.step * x.proj.step
+	}
+	return x.sim(a, b)
+}
+
 // insert links node n into every layer up to its level. With locked set,
 // other goroutines are inserting too: every read or write of a link block
 // happens under the block owner's striped lock, and the entry point under
@@ -577,7 +587,7 @@ func (x *Index) insert(s *searcher, n uint32, locked bool) {
 		if slices.ContainsFunc(cands, isDead) && !all(cands, isDead) {
 			cands = slices.DeleteFunc(cands, isDead)
 		}
-		chosen := x.heuristic(cands, x.opts.M, &s.tmp)
+		chosen := x.heuristic(cands, x.opts.M, &s.tmp, false)
 		s.sel = cands[:0]
 		capacity := x.opts.M
 		if l == 0 {
@@ -637,7 +647,10 @@ func (x *Index) layerCandidates(s *searcher, n, cur uint32, curSim float32, laye
 // neighbour-selection heuristic: a candidate is kept only if it is closer to
 // the base than to every candidate already kept, which spreads links across
 // directions and keeps clusters connected to each other.
-func (x *Index) heuristic(cands []item, m int, buf *[]item) []item {
+//
+// With compact set, the similarities between candidates are compact ones,
+// as those of cands to the base must be.
+func (x *Index) heuristic(cands []item, m int, buf *[]item, compact bool) []item {
 	out := (*buf)[:0]
 	for _, c := range cands {
 		if len(out) >= m {
@@ -645,7 +658,7 @@ func (x *Index) heuristic(cands []item, m int, buf *[]item) []item {
 		}
 		good := true
 		for _, o := range out {
-			if x.sim(c.n, o.n) > c.s {
+			if x.pairSim(c.n, o.n, compact) > c.s {
 				good = false
 				break
 			}
@@ -677,14 +690,18 @@ func (x *Index) addLinks(n uint32, layer int, add []item, capacity int, locked b
 			cnt++
 			continue
 		}
-		// Full: choose capacity links among the old ones and a.
+		// Full: choose capacity links among the old ones and a. In a
+		// bulk build walking compact codes, on those codes: a prune
+		// scores a whole list and its pairs, and the full codes of a
+		// neighbour's neighbours are rarely in cache (issue 20).
+		compact := s.compact && !x.pruneFull
 		all := s.prune[:0]
 		for _, o := range blk[1 : 1+cnt] {
-			all = append(all, item{s: x.sim(n, o), n: o})
+			all = append(all, item{s: x.pairSim(n, o, compact), n: o})
 		}
-		all = append(all, item{s: x.sim(n, a.n), n: a.n})
+		all = append(all, item{s: x.pairSim(n, a.n, compact), n: a.n})
 		slices.SortFunc(all, func(p, q item) int { return cmp.Compare(q.s, p.s) })
-		kept := x.heuristic(all, capacity, &s.prune2)
+		kept := x.heuristic(all, capacity, &s.prune2, compact)
 		s.prune = all
 		cnt = len(kept)
 		for i, k := range kept {

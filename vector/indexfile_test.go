@@ -146,6 +146,7 @@ func BenchmarkIndexFileBuild(b *testing.B) {
 	for b.Loop() {
 		y = New(len(vs[0]), opts)
 		y.compactDim = compact
+		y.pruneFull = os.Getenv("MNEMO_BENCH_PRUNE") == "full"
 		if bulk {
 			y.BeginBulk()
 		}
