@@ -158,7 +158,7 @@ locomo:
 # one agent (the stores are generated once, under $$TMPDIR/mnemo-scale).
 scale:
 	$(GO) run ./cmd/mnemo bench scale --n 100000
-	$(GO) run ./cmd/mnemo bench scale --embedder glove --n 1000000   # the built-in embedder would embed 1M for hours
+	$(GO) run ./cmd/mnemo bench scale --n 1000000 --bulk -1   # about 20 minutes on 2 cores, most of it making the store
 
 build:
 	$(GO) build -o bin/mnemo ./cmd/mnemo
