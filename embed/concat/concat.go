@@ -90,14 +90,24 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	// The parts embed side by side: one that works on a single core (GloVe)
 	// then runs beside another that uses both (USE-Lite) instead of
 	// leaving a core idle before it, on a bulk write's path (issue 20).
+	// One text (a query) embeds part after part on the caller's goroutine:
+	// the GloVe part takes microseconds, and a goroutine of its own would
+	// wait for a core beside background work (issue 20: recall beside
+	// writes).
 	vecs := make([][][]float32, len(e.parts))
 	errs := make([]error, len(e.parts))
-	var wg sync.WaitGroup
-	for i := 1; i < len(e.parts); i++ {
-		wg.Go(func() { vecs[i], errs[i] = e.parts[i].Embedder.Embed(ctx, texts) })
+	if len(texts) == 1 {
+		for i, p := range e.parts {
+			vecs[i], errs[i] = p.Embedder.Embed(ctx, texts)
+		}
+	} else {
+		var wg sync.WaitGroup
+		for i := 1; i < len(e.parts); i++ {
+			wg.Go(func() { vecs[i], errs[i] = e.parts[i].Embedder.Embed(ctx, texts) })
+		}
+		vecs[0], errs[0] = e.parts[0].Embedder.Embed(ctx, texts)
+		wg.Wait()
 	}
-	vecs[0], errs[0] = e.parts[0].Embedder.Embed(ctx, texts)
-	wg.Wait()
 	for k, p := range e.parts {
 		vs, err := vecs[k], errs[k]
 		if err != nil {

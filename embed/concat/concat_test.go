@@ -37,8 +37,9 @@ func (f fixed) Model() string  { return f.name }
 
 // TestEmbed checks that each text's vector is its parts' unit vectors, in
 // the parts' order, each scaled by the square root of its weight, and that
-// a part's failure fails the whole, whichever part it is (they embed side
-// by side).
+// a part's failure fails the whole, whichever part it is: for a batch,
+// whose parts embed side by side, and for one text, whose parts embed one
+// after the other.
 func TestEmbed(t *testing.T) {
 	boom := errors.New("boom")
 	a := fixed{name: "a", vec: []float32{3, 4}}
@@ -63,27 +64,28 @@ func TestEmbed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			texts := []string{"one", "three", strings.Repeat("x", 40)}
-			got, err := e.Embed(t.Context(), texts)
-			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("Embed: %v, want %v", err, tt.wantErr)
+			for _, texts := range [][]string{{"one", "three", strings.Repeat("x", 40)}, {"one"}} {
+				got, err := e.Embed(t.Context(), texts)
+				if tt.wantErr != nil {
+					if !errors.Is(err, tt.wantErr) {
+						t.Fatalf("Embed of %d texts: %v, want %v", len(texts), err, tt.wantErr)
+					}
+					continue
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(texts) {
-				t.Fatalf("%d vectors for %d texts", len(got), len(texts))
-			}
-			for i, v := range got {
-				if len(v) != e.Dimension() || len(v) != len(tt.want) {
-					t.Fatalf("text %d: %d dimensions, want %d", i, len(v), len(tt.want))
+				if err != nil {
+					t.Fatal(err)
 				}
-				for j := range v {
-					if math.Abs(float64(v[j]-tt.want[j])) > 1e-6 {
-						t.Fatalf("text %d: %v, want %v", i, v, tt.want)
+				if len(got) != len(texts) {
+					t.Fatalf("%d vectors for %d texts", len(got), len(texts))
+				}
+				for i, v := range got {
+					if len(v) != e.Dimension() || len(v) != len(tt.want) {
+						t.Fatalf("text %d of %d: %d dimensions, want %d", i, len(texts), len(v), len(tt.want))
+					}
+					for j := range v {
+						if math.Abs(float64(v[j]-tt.want[j])) > 1e-6 {
+							t.Fatalf("text %d of %d: %v, want %v", i, len(texts), v, tt.want)
+						}
 					}
 				}
 			}

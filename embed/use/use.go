@@ -169,20 +169,28 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 	out := make([][]float32, len(texts))
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
-		wg.Go(func() {
-			for {
-				priority.Pause(ctx) // background work steps aside for recalls
-				c := int(next.Add(1)) - 1
-				if c >= len(chunks) || ctx.Err() != nil {
-					return
-				}
-				copy(out[chunks[c].lo:], m.forward(docs[chunks[c].lo:chunks[c].hi]))
+	work := func() {
+		for {
+			priority.Pause(ctx) // background work steps aside for recalls
+			c := int(next.Add(1)) - 1
+			if c >= len(chunks) || ctx.Err() != nil {
+				return
 			}
-		})
+			copy(out[chunks[c].lo:], m.forward(docs[chunks[c].lo:chunks[c].hi]))
+		}
 	}
-	wg.Wait()
+	if workers := min(runtime.GOMAXPROCS(0), len(chunks)); workers <= 1 {
+		// One chunk (a query): on the caller's goroutine, which has a
+		// core, rather than on a new one that may wait for one beside
+		// background work (issue 20: recall beside writes).
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(work)
+		}
+		wg.Wait()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("use: %w", err)
 	}
