@@ -1,9 +1,11 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -40,9 +42,15 @@ func TestMigrate(t *testing.T) {
 	if mnemo.ErrorCode(err) != mnemo.ECONFLICT || !strings.Contains(err.Error(), "mnemo migrate") {
 		t.Fatalf("Open without migrating an empty schema: %v, want conflict and the command to run", err)
 	}
-	from, to, err := postgres.Migrate(ctx, dsn, opts)
+	var log bytes.Buffer
+	logged := opts
+	logged.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	from, to, err := postgres.Migrate(ctx, dsn, logged)
 	if err != nil || from != 0 || to < 1 {
 		t.Fatalf("Migrate from empty = %d → %d, %v", from, to, err)
+	}
+	if n := strings.Count(log.String(), "migrated database"); n != 1 || !strings.Contains(log.String(), "from=0") {
+		t.Errorf("migrating an empty schema logged %d 'migrated database' lines, want one from version 0:\n%s", n, log.String())
 	}
 	latest := to
 	if from, to, err := postgres.Migrate(ctx, dsn, opts); err != nil || from != latest || to != latest {

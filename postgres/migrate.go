@@ -141,66 +141,80 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// One line for the whole run, however many versions it took: a new
+	// schema is created by all of them at once.
+	var schema string
+	from, to := -1, 0
+	defer func() {
+		if from >= 0 {
+			db.logger.Info("migrated database", "schema", schema, "from", from, "to", to, "migrations", to-from)
+		}
+	}()
 	for {
-		done, err := db.migrateOne(ctx, ms)
+		v, done, err := db.migrateOne(ctx, ms, &schema)
 		if err != nil || done {
 			return err
 		}
+		if from < 0 {
+			from = v - 1
+		}
+		to = v
 	}
 }
 
-// migrateOne applies the next migration, or reports that there is none.
-func (db *DB) migrateOne(ctx context.Context, ms []migrations.Migration) (done bool, err error) {
+// migrateOne applies the next migration and returns its version, or
+// reports that there is none. It sets *schemaName to the schema migrated.
+func (db *DB) migrateOne(ctx context.Context, ms []migrations.Migration, schemaName *string) (version int, done bool, err error) {
 	tx, err := db.begin(ctx, pgx.TxOptions{})
 	if err != nil {
-		return false, unavailable("migrate", err)
+		return 0, false, unavailable("migrate", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	var schema *string
 	if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
-		return false, fmtMigrate(err)
+		return 0, false, fmtMigrate(err)
 	}
 	if schema == nil {
-		return false, mnemo.Errorf(mnemo.EINVALID, "postgres: no schema of the search_path exists: create it, or set Options.Schema")
+		return 0, false, mnemo.Errorf(mnemo.EINVALID, "postgres: no schema of the search_path exists: create it, or set Options.Schema")
 	}
 	if _, err := tx.Exec(ctx, migrateLock); err != nil {
-		return false, fmtMigrate(err)
+		return 0, false, fmtMigrate(err)
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    integer PRIMARY KEY,
 		applied_at timestamptz NOT NULL DEFAULT now()
 	)`); err != nil {
-		return false, fmtMigrate(err)
+		return 0, false, fmtMigrate(err)
 	}
 	current, err := schemaVersion(ctx, tx)
 	if err != nil {
-		return false, fmtMigrate(err)
+		return 0, false, fmtMigrate(err)
 	}
 	if current > len(ms) {
 		// A conflict, not an outage: the failover layer must fail, not
 		// spool, on a schema it cannot use.
-		return false, mnemo.Errorf(mnemo.ECONFLICT,
+		return 0, false, mnemo.Errorf(mnemo.ECONFLICT,
 			"postgres: schema %s is at version %d, newer than this build knows (%d): upgrade mnemo", *schema, current, len(ms))
 	}
 	if current == len(ms) {
-		return true, tx.Commit(ctx)
+		return 0, true, tx.Commit(ctx)
 	}
 	m := ms[current]
 	body, err := migrationFS.ReadFile(m.Name)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	if _, err := tx.Exec(ctx, string(body)); err != nil {
-		return false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
+		return 0, false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.Version); err != nil {
-		return false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
+		return 0, false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
+		return 0, false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 	}
-	db.logger.Info("migrated database", "schema", *schema, "version", m.Version)
-	return false, nil
+	*schemaName = *schema
+	return m.Version, false, nil
 }
 
 func fmtMigrate(err error) error {

@@ -48,44 +48,57 @@ func (db *DB) migrate(ctx context.Context) error {
 	if current > len(ms) {
 		return fmt.Errorf("sqlite: %s has schema version %d, newer than this build knows (%d): upgrade mnemo", db.path, current, len(ms))
 	}
+	// One line for the whole run, however many versions it took: a new
+	// store is created by all of them at once.
+	applied := 0
+	defer func() {
+		if applied > 0 {
+			db.logger.Info("migrated database", "path", db.path, "from", current, "to", current+applied, "migrations", applied)
+		}
+	}()
 	for _, m := range ms[current:] {
-		if err := db.apply(ctx, m); err != nil {
+		ok, err := db.apply(ctx, m)
+		if err != nil {
 			return err
+		}
+		if ok {
+			applied++
 		}
 	}
 	return nil
 }
 
-func (db *DB) apply(ctx context.Context, m migrations.Migration) error {
+// apply runs m in a transaction of its own, unless another process has
+// applied it meanwhile; applied says whether this one did.
+func (db *DB) apply(ctx context.Context, m migrations.Migration) (applied bool, err error) {
 	body, err := migrationFS.ReadFile(m.Name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	defer tx.Rollback()
 	// Another process may have applied it since the version was read; the
 	// write lock this transaction holds makes the check final.
 	var done int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&done); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	} else if done > 0 {
-		return nil
+		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
 		m.Version, db.now().UnixNano()); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
+		return false, fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
-	db.logger.Info("migrated database", "path", db.path, "version", m.Version)
-	return nil
+	return true, nil
 }
 
 // SchemaVersion returns the version of the last migration applied.

@@ -395,3 +395,13 @@ func TestOpenConcurrently(t *testing.T) {
 		t.Errorf("schema_migrations has %d rows, %v; want %d", n, err, schemaVersion)
 	}
 }
+
+// TestMigrationLogsOneLine checks that a new store's migrations, all of
+// them at once, are one log line saying from which version to which.
+func TestMigrationLogsOneLine(t *testing.T) {
+	var log bytes.Buffer
+	open(t, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if n := strings.Count(log.String(), "migrated database"); n != 1 || !strings.Contains(log.String(), "from=0") {
+		t.Errorf("a new store logged %d 'migrated database' lines, want one from version 0:\n%s", n, log.String())
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -141,12 +140,14 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mnemo",
 		Short:         "Long-term and short-term memory for AI agents",
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		CompletionOptions: cobra.CompletionOptions{
 			DisableDefaultCmd: true,
 		},
 	}
+	root.SetVersionTemplate(readBuildInfo().String() + "\n")
 	pf := root.PersistentFlags()
 	def := defaultConfig()
 	pf.StringVar(&a.configPath, "config", "", "config file, YAML ($MNEMO_CONFIG)")
@@ -323,28 +324,6 @@ func (a *app) printJSON(v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
-func (a *app) versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if a.asJSON {
-				return a.printJSON(map[string]string{"version": version()})
-			}
-			fmt.Fprintln(a.stdout, "mnemo", version())
-			return nil
-		},
-	}
 }
 
 func (a *app) configCommand() *cobra.Command {
