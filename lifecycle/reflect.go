@@ -505,7 +505,11 @@ func (r *ReflectReport) markdown() string {
 		}
 	}
 	if slices.Contains(r.Phases, PhaseDecay) {
-		fmt.Fprintf(&b, "\n### Decay\nExamined %d memories; vitality moved for %d:\n", r.Examined, len(r.Decayed))
+		if len(r.Decayed) == 0 {
+			fmt.Fprintf(&b, "\n### Decay\nExamined %s; no vitality moved.\n", textutil.Count(r.Examined, "memory", "memories"))
+		} else {
+			fmt.Fprintf(&b, "\n### Decay\nExamined %s; vitality moved for %d:\n", textutil.Count(r.Examined, "memory", "memories"), len(r.Decayed))
+		}
 		list(len(r.Decayed), func(i int) string {
 			d := r.Decayed[i]
 			return fmt.Sprintf("- «%s» %s P%d vitality %.2f → %.2f", d.Text, d.Type, d.Priority, d.From, d.To)
@@ -521,7 +525,11 @@ func (r *ReflectReport) markdown() string {
 				acts = append(acts, a)
 			}
 		}
-		fmt.Fprintf(&b, "\n### %s\nArchived %d:\n", strings.ToUpper(p[:1])+p[1:], len(acts))
+		if len(acts) == 0 {
+			fmt.Fprintf(&b, "\n### %s\nNothing archived.\n", strings.ToUpper(p[:1])+p[1:])
+		} else {
+			fmt.Fprintf(&b, "\n### %s\nArchived %s:\n", strings.ToUpper(p[:1])+p[1:], textutil.Count(len(acts), "memory", "memories"))
+		}
 		list(len(acts), func(i int) string {
 			a := acts[i]
 			return fmt.Sprintf("- «%s» %s → archived (%s)", a.Text, a.Type, a.Reason)
@@ -535,14 +543,22 @@ func (r *ReflectReport) markdown() string {
 		}
 	}
 	if slices.Contains(r.Phases, PhaseCompact) {
-		fmt.Fprintf(&b, "\n### Compact\nMerged %d tags:\n", len(r.Compacted))
+		if len(r.Compacted) == 0 {
+			b.WriteString("\n### Compact\nNo tag to merge.\n")
+		} else {
+			fmt.Fprintf(&b, "\n### Compact\nMerged %s:\n", textutil.Count(len(r.Compacted), "tag", "tags"))
+		}
 		list(len(r.Compacted), func(i int) string {
 			c := r.Compacted[i]
-			return fmt.Sprintf("- #%s: %d memories → one summary (%s): «%s»", c.Tag, len(c.Merged), c.By, textutil.Clip(c.Summary, 80))
+			return fmt.Sprintf("- #%s: %s → one summary (%s): «%s»", c.Tag, textutil.Count(len(c.Merged), "memory", "memories"), c.By, textutil.Clip(c.Summary, 80))
 		})
 	}
 	if slices.Contains(r.Phases, PhasePurge) {
-		fmt.Fprintf(&b, "\n### Purge\nErased %d (archived by prune, reset or retention, past the grace period):\n", len(r.Purged))
+		if len(r.Purged) == 0 {
+			b.WriteString("\n### Purge\nNothing to erase (archived by prune, reset or retention, past the grace period).\n")
+		} else {
+			fmt.Fprintf(&b, "\n### Purge\nErased %s (archived by prune, reset or retention, past the grace period):\n", textutil.Count(len(r.Purged), "memory", "memories"))
+		}
 		list(len(r.Purged), func(i int) string {
 			a := r.Purged[i]
 			return fmt.Sprintf("- «%s» %s → erased (%s)", a.Text, a.Type, a.Reason)

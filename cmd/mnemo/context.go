@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -156,7 +157,7 @@ func (a *app) runCommand() *cobra.Command {
 				if a.asJSON {
 					return a.printJSON(r)
 				}
-				fmt.Fprintf(a.stdout, "closed run %s (%d rounds, %d tokens)\n", r.ID, r.NextRound-1, r.Tokens)
+				fmt.Fprintf(a.stdout, "closed run %s (%s, %s)\n", r.ID, textutil.Count(r.NextRound-1, "round", "rounds"), textutil.Count(r.Tokens, "token", "tokens"))
 				return nil
 			})
 		},
@@ -175,7 +176,7 @@ func (a *app) runCommand() *cobra.Command {
 					return a.printJSON(runs)
 				}
 				for _, r := range runs {
-					fmt.Fprintf(a.stdout, "%s  %s  %d rounds  %d/%d tokens  opened %s\n", r.ID, r.Trigger.Type, r.NextRound-1, r.Tokens, r.TokenLimit, r.OpenedAt.Format(time.RFC3339))
+					fmt.Fprintf(a.stdout, "%s  %s  %s  %d/%d tokens  opened %s\n", r.ID, r.Trigger.Type, textutil.Count(r.NextRound-1, "round", "rounds"), r.Tokens, r.TokenLimit, r.OpenedAt.Format(time.RFC3339))
 				}
 				return nil
 			})
@@ -201,7 +202,7 @@ func (a *app) printRun(r prompt.Run) error {
 	if a.asJSON {
 		return a.printJSON(r)
 	}
-	fmt.Fprintf(a.stdout, "run %s: %d rounds kept, %d summarised, %d/%d tokens\n", r.ID, len(r.Rounds), len(r.Earlier)+r.Omitted, r.Tokens, r.TokenLimit)
+	fmt.Fprintf(a.stdout, "run %s: %s kept, %d summarised, %d/%d tokens\n", r.ID, textutil.Count(len(r.Rounds), "round", "rounds"), len(r.Earlier)+r.Omitted, r.Tokens, r.TokenLimit)
 	for _, n := range r.Notes {
 		fmt.Fprintf(a.stdout, "  note: %s\n", n)
 	}
@@ -277,7 +278,7 @@ func (a *app) sessionCommand() *cobra.Command {
 					return a.printJSON(ss)
 				}
 				for _, wm := range ss {
-					fmt.Fprintf(a.stdout, "%s  %d turns  topic %q  updated %s\n", wm.SessionID, wm.TurnCount, wm.CurrentTopic, wm.UpdatedAt.Format(time.RFC3339))
+					fmt.Fprintf(a.stdout, "%s  %s  topic %q  updated %s\n", wm.SessionID, textutil.Count(wm.TurnCount, "turn", "turns"), wm.CurrentTopic, wm.UpdatedAt.Format(time.RFC3339))
 				}
 				return nil
 			})
@@ -297,7 +298,7 @@ func (a *app) sessionCommand() *cobra.Command {
 				if a.asJSON {
 					return a.printJSON(e)
 				}
-				fmt.Fprintf(a.stdout, "ended session %s after %d turns; %d facts archived\n", args[0], e.WorkingMemory.TurnCount, len(e.Archived))
+				fmt.Fprintf(a.stdout, "ended session %s after %s; %s archived\n", args[0], textutil.Count(e.WorkingMemory.TurnCount, "turn", "turns"), textutil.Count(len(e.Archived), "fact", "facts"))
 				return nil
 			})
 		},
@@ -317,7 +318,7 @@ func (a *app) sessionCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stdout, "swept %d idle sessions and %d abandoned runs\n", n, runs)
+				fmt.Fprintf(a.stdout, "swept %s and %s\n", textutil.Count(n, "idle session", "idle sessions"), textutil.Count(runs, "abandoned run", "abandoned runs"))
 				return nil
 			})
 		},

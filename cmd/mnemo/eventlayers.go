@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -102,7 +103,7 @@ func (a *app) eventsPruneVectorsCommand() *cobra.Command {
 				if a.asJSON {
 					return a.printJSON(map[string]int{"pruned": n})
 				}
-				fmt.Fprintf(a.stdout, "pruned %d event vectors\n", n)
+				fmt.Fprintf(a.stdout, "pruned %s\n", textutil.Count(n, "event vector", "event vectors"))
 				return nil
 			})
 		},
@@ -190,7 +191,7 @@ func (a *app) printProfile(rec events.ProfileRecord, updated *bool) error {
 		fmt.Fprintf(a.stdout, "updated: %v\n", *updated)
 	}
 	s := rec.Schedule
-	fmt.Fprintf(a.stdout, "version %d: %d interactions, %d updates; phase %s", rec.Version, s.Interactions, s.Updates, s.Phase)
+	fmt.Fprintf(a.stdout, "version %d: %s, %s; phase %s", rec.Version, textutil.Count(int(s.Interactions), "interaction", "interactions"), textutil.Count(int(s.Updates), "update", "updates"), s.Phase)
 	if s.Every > 0 {
 		fmt.Fprintf(a.stdout, ", every %d, next in %d", s.Every, s.NextIn)
 	} else if !s.NextAt.IsZero() {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/natsbus"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/webhook"
@@ -299,7 +300,7 @@ func (a *app) eventsReplayCommand() *cobra.Command {
 					err = flush(context.WithoutCancel(cmd.Context()))
 				}
 				if err == nil || res.Published > 0 {
-					fmt.Fprintf(a.stderr, "replayed %d events\n", res.Published)
+					fmt.Fprintf(a.stderr, "replayed %s\n", textutil.Count(res.Published, "event", "events"))
 				}
 				if err != nil && res.Next != "" {
 					fmt.Fprintf(a.stderr, "resume with: --cursor %s\n", res.Next)
@@ -356,7 +357,7 @@ func (a *app) eventsExportCommand() *cobra.Command {
 					return err
 				}
 				if f != nil {
-					fmt.Fprintf(a.stderr, "exported %d events and %d relations to %s\n", n.Events, n.Relations, out)
+					fmt.Fprintf(a.stderr, "exported %s and %s to %s\n", textutil.Count(n.Events, "event", "events"), textutil.Count(n.Relations, "relation", "relations"), out)
 				}
 				return nil
 			})
@@ -384,7 +385,7 @@ func (a *app) eventsArchiveCommand() *cobra.Command {
 				if a.asJSON {
 					return a.printJSON(map[string]int{"archived": n})
 				}
-				fmt.Fprintf(a.stdout, "archived %d events\n", n)
+				fmt.Fprintf(a.stdout, "archived %s\n", textutil.Count(n, "event", "events"))
 				return nil
 			})
 		},

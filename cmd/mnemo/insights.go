@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -37,7 +38,7 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 					if a.asJSON {
 						return a.printJSON(map[string]int{"dropped": n})
 					}
-					fmt.Fprintf(a.stdout, "dropped %d hour and day summaries older than a year\n", n)
+					fmt.Fprintf(a.stdout, "dropped %s older than a year\n", textutil.Count(n, "hour or day summary", "hour and day summaries"))
 					return nil
 				case list:
 					q := mnemo.SummaryQuery{Limit: limit}
@@ -103,8 +104,9 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 // printSummary prints a summary for people.
 func (a *app) printSummary(s mnemo.Summary) {
 	w := a.stdout
-	fmt.Fprintf(w, "%s from %s to %s: %d events, %d errors, tasks %d done / %d failed (%.0f%%)\n",
-		s.Period, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Events, s.Errors,
+	fmt.Fprintf(w, "%s from %s to %s: %s, %s, tasks %d done / %d failed (%.0f%%)\n",
+		s.Period, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339),
+		textutil.Count(s.Events, "event", "events"), textutil.Count(s.Errors, "error", "errors"),
 		s.Tasks.Succeeded, s.Tasks.Failed, s.CompletionRate*100)
 	for _, k := range s.KeyEvents {
 		fmt.Fprintf(w, "  key  %s %-10s %s %s\n", k.TS.Format(time.RFC3339), k.Why, k.Type, k.ID)
@@ -149,7 +151,7 @@ func (a *app) eventsCapabilitiesCommand() *cobra.Command {
 					for _, c := range caps {
 						a.printCapability(c, 0)
 					}
-					fmt.Fprintf(a.stderr, "%d capabilities\n", len(caps))
+					fmt.Fprintf(a.stderr, "%s\n", textutil.Count(len(caps), "capability", "capabilities"))
 					return nil
 				}
 				matches, err := svc.Capabilities(ctx, a.scope(), events.CapabilityQuery{Text: strings.Join(args, " "), TaskType: taskType, Limit: limit})

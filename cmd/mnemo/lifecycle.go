@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -90,7 +91,7 @@ func (a *app) printArchive(res lifecycle.ArchiveResult, verb string) error {
 		return a.printJSON(res)
 	}
 	if res.DryRun {
-		fmt.Fprintf(a.stdout, "would archive %d memories (dry run)\n", len(res.Archived))
+		fmt.Fprintf(a.stdout, "would archive %s (dry run)\n", textutil.Count(len(res.Archived), "memory", "memories"))
 		for _, id := range res.Archived {
 			fmt.Fprintln(a.stdout, " ", id)
 		}
@@ -101,7 +102,7 @@ func (a *app) printArchive(res lifecycle.ArchiveResult, verb string) error {
 		fmt.Fprintf(a.stdout, "%s 0 memories: nothing matched\n", verb)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "%s %d memories; undo with: mnemo restore %d\n", verb, len(res.Archived), res.LedgerSeq)
+	fmt.Fprintf(a.stdout, "%s %s; undo with: mnemo restore %d\n", verb, textutil.Count(len(res.Archived), "memory", "memories"), res.LedgerSeq)
 	return nil
 }
 
@@ -154,7 +155,7 @@ func (a *app) restoreCommand() *cobra.Command {
 				if a.asJSON {
 					return a.printJSON(ids)
 				}
-				fmt.Fprintf(a.stdout, "restored %d memories\n", len(ids))
+				fmt.Fprintf(a.stdout, "restored %s\n", textutil.Count(len(ids), "memory", "memories"))
 				return nil
 			})
 		},
@@ -177,7 +178,7 @@ func (a *app) ledgerCommand() *cobra.Command {
 					return a.printJSON(es)
 				}
 				for _, e := range es {
-					fmt.Fprintf(a.stdout, "%d  %s  %-9s %-6s %3d memories  %s\n", e.Seq, e.At.Format(time.RFC3339), e.Action, e.Actor, len(e.MemoryIDs), e.Reason)
+					fmt.Fprintf(a.stdout, "%d  %s  %-9s %-6s %12s  %s\n", e.Seq, e.At.Format(time.RFC3339), e.Action, e.Actor, textutil.Count(len(e.MemoryIDs), "memory", "memories"), e.Reason)
 				}
 				if total > len(es) {
 					fmt.Fprintf(a.stdout, "(%d more: --offset %d)\n", total-len(es)-q.Offset, q.Offset+len(es))

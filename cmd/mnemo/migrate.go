@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
 	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/service"
@@ -272,7 +273,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 		}
 		ledger += k
 		if !a.asJSON {
-			fmt.Fprintf(a.stdout, "%s/%s: %d memories, %d ledger entries, %d key revisions\n", sc.TenantID, sc.AgentID, counts[i], k, hist)
+			fmt.Fprintf(a.stdout, "%s/%s: %s, %s, %s\n", sc.TenantID, sc.AgentID, textutil.Count(counts[i], "memory", "memories"), textutil.Count(k, "ledger entry", "ledger entries"), textutil.Count(hist, "key revision", "key revisions"))
 		}
 	}
 	if bar != nil {
@@ -294,8 +295,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 		evWant[i] = n
 		evTotal.add(n)
 		if !a.asJSON {
-			fmt.Fprintf(a.stdout, "%s/%s: %d events, %d relations, %d summaries, %d capabilities, %d event vectors\n",
-				sc.TenantID, sc.AgentID, n.Events, n.Relations, n.Summaries, n.Capabilities, n.Vectors)
+			fmt.Fprintf(a.stdout, "%s/%s: %s\n", sc.TenantID, sc.AgentID, n)
 		}
 	}
 
@@ -305,7 +305,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 		return fmt.Errorf("copying runs, sessions and profiles: %w", err)
 	}
 	if !a.asJSON && states.total() > 0 {
-		fmt.Fprintf(a.stdout, "copied %d runs, %d sessions and %d profiles; counts match\n", states[mnemo.StateRun], states[mnemo.StateSession], states[mnemo.StateProfile])
+		fmt.Fprintf(a.stdout, "copied %s, %s and %s; counts match\n", textutil.Count(states[mnemo.StateRun], "run", "runs"), textutil.Count(states[mnemo.StateSession], "session", "sessions"), textutil.Count(states[mnemo.StateProfile], "profile", "profiles"))
 	}
 
 	// The count check: every scope has as many memories on both sides.
@@ -333,10 +333,9 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 		return a.printJSON(map[string]any{"scopes": len(scopes), "memories": total, "ledger_entries": ledger, "key_revisions": histories,
 			"event_scopes": len(evScopes), "event_layers": evTotal, "state": states})
 	}
-	fmt.Fprintf(a.stdout, "copied %d memories of %d scopes and %d ledger entries; counts match\n", total, len(scopes), ledger)
+	fmt.Fprintf(a.stdout, "copied %s of %s and %s; counts match\n", textutil.Count(total, "memory", "memories"), textutil.Count(len(scopes), "scope", "scopes"), textutil.Count(ledger, "ledger entry", "ledger entries"))
 	if ec != nil {
-		fmt.Fprintf(a.stdout, "copied %d events, %d relations, %d summaries, %d capabilities and %d event vectors of %d scopes; counts match\n",
-			evTotal.Events, evTotal.Relations, evTotal.Summaries, evTotal.Capabilities, evTotal.Vectors, len(evScopes))
+		fmt.Fprintf(a.stdout, "copied %s of %s; counts match\n", evTotal, textutil.Count(len(evScopes), "scope", "scopes"))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // The event layers' part of migrate-store (PG-6): every scope's events
@@ -21,6 +22,13 @@ type layerCounts struct {
 	Summaries    int `json:"summaries"`
 	Capabilities int `json:"capabilities"`
 	Vectors      int `json:"vectors"` // event vectors copied (not counted in the check)
+}
+
+// String is the counts as the copy prints them: "2 events, 1 relation, …".
+func (c layerCounts) String() string {
+	return fmt.Sprintf("%s, %s, %s, %s, %s", textutil.Count(c.Events, "event", "events"), textutil.Count(c.Relations, "relation", "relations"),
+		textutil.Count(c.Summaries, "summary", "summaries"), textutil.Count(c.Capabilities, "capability", "capabilities"),
+		textutil.Count(c.Vectors, "event vector", "event vectors"))
 }
 
 func (c *layerCounts) add(o layerCounts) {

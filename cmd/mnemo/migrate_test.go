@@ -91,8 +91,8 @@ func TestMigrateStoreSQLiteFilesSQLite(t *testing.T) {
 	seedStore(t, a)
 	mustRun := runner(t, t.TempDir())
 	out := mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "files:"+b)
-	if !strings.Contains(out, "t1/alice: 4 memories, 1 ledger entries") || !strings.Contains(out, "t1/bob: 2 memories") ||
-		!strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entries; counts match") {
+	if !strings.Contains(out, "t1/alice: 4 memories, 1 ledger entry") || !strings.Contains(out, "t1/bob: 2 memories") ||
+		!strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entry; counts match") {
 		t.Fatalf("sqlite → files: %q", out)
 	}
 	if out := mustRun("migrate-store", "--from", "files:"+b, "--to", "sqlite:"+filepath.Join(c, "mnemo.db")); !strings.Contains(out, "counts match") {
@@ -169,7 +169,7 @@ func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 	}
 	dsn := pgtest.Native(t)
 	mustRun := runner(t, t.TempDir())
-	if out := mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+dsn); !strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entries; counts match") {
+	if out := mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+dsn); !strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entry; counts match") {
 		t.Fatalf("sqlite → postgres: %q", out)
 	}
 
@@ -329,7 +329,7 @@ func TestMigrateStoreIntoPartitions(t *testing.T) {
 	plain, parted := pgtest.Native(t), pgtest.Native(t)
 	mustRun := runner(t, t.TempDir())
 	mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+plain)
-	if out := mustRun("migrate-store", "--from", "postgres:"+plain, "--to", "postgres:"+parted, "--partitions", "4"); !strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entries; counts match") {
+	if out := mustRun("migrate-store", "--from", "postgres:"+plain, "--to", "postgres:"+parted, "--partitions", "4"); !strings.Contains(out, "copied 6 memories of 2 scopes and 1 ledger entry; counts match") {
 		t.Fatalf("postgres → partitioned postgres: %q", out)
 	}
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -74,7 +75,7 @@ func (a *app) importCommand() *cobra.Command {
 				}
 				fmt.Fprintf(a.stdout, "imported %d\n", n)
 				if len(order) > 0 {
-					fmt.Fprintf(a.stdout, "%d ids taken elsewhere in the store, stored under new ones (old new):\n", len(order))
+					fmt.Fprintf(a.stdout, "%s taken elsewhere in the store, stored under new ones (old new):\n", textutil.Count(len(order), "id", "ids"))
 					for _, old := range order {
 						fmt.Fprintf(a.stdout, "%s %s\n", old, newIDs[old])
 					}
@@ -165,7 +166,7 @@ func (a *app) exportTree(cmd *cobra.Command, dir string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "exported %d memories to %s (log.jsonl, index/, state.jsonl)\n", n, dir)
+		fmt.Fprintf(a.stdout, "exported %s to %s (log.jsonl, index/, state.jsonl)\n", textutil.Count(n, "memory", "memories"), dir)
 		return nil
 	})
 }

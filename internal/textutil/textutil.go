@@ -2,6 +2,7 @@
 package textutil
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -59,4 +60,13 @@ func KeySegment(tag string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// Count is n and the noun that agrees with it: "1 memory", "0 memories",
+// "3 memories".
+func Count(n int, one, many string) string {
+	if n == 1 || n == -1 {
+		return strconv.Itoa(n) + " " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
