@@ -219,8 +219,8 @@ type VectorStats struct {
 	Dimension int    `json:"dimension"`
 	Embedded  int    `json:"embedded"` // live memories with a vector
 	Pending   int    `json:"pending"`  // live memories waiting for one
-	// Indexed is how many vectors the ANN index holds: 0 with none, -1
-	// while a scope's index with vectors is not loaded yet.
+	// Indexed is how many vectors the ANN index holds: 0 with none; -1
+	// when the index could not be read.
 	Indexed int `json:"indexed"`
 	// CacheHitRate is the query-embedding cache's hit rate since start, set
 	// by the Service.
@@ -243,9 +243,9 @@ type VectorStore interface {
 	// zero VectorSpace when none was set.
 	VectorSpace(ctx context.Context) (VectorSpace, error)
 	// SetVectorSpace sets the model and dimension. When it differs from the
-	// stored one, it fails with EMISMATCH unless reset is true, in which
-	// case every stored vector is dropped and every memory queued again
-	// (reindex).
+	// stored one, it fails with EMISMATCH unless reset is true. With reset,
+	// every stored vector is dropped and every memory queued again, whether
+	// or not the space changes (reindex).
 	SetVectorSpace(ctx context.Context, vs VectorSpace, reset bool) error
 	// Unembedded returns up to n live memories, of any scope, waiting for a
 	// vector, oldest first.

@@ -868,7 +868,7 @@ func (s *Store) VectorSpace(ctx context.Context) (mnemo.VectorSpace, error) {
 func (s *Store) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bool) error {
 	return s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
 		cur, _ := mem.VectorSpace(ctx)
-		if err := mem.SetVectorSpace(ctx, vs, reset); err != nil || cur == vs {
+		if err := mem.SetVectorSpace(ctx, vs, reset); err != nil || cur == vs && !reset {
 			return nil, err
 		}
 		x := &ext{Op: opSpace, Batch: s.newBatch(), At: s.now(), Space: &vs, Reset: reset}

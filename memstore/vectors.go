@@ -26,7 +26,7 @@ func (s *Store) SetVectorSpace(_ context.Context, vs mnemo.VectorSpace, reset bo
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur := s.space
-	if cur == vs {
+	if cur == vs && !reset {
 		return nil
 	}
 	if cur.Model != "" && !reset {

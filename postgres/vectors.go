@@ -79,7 +79,7 @@ func (db *DB) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bo
 		if err != nil {
 			return err
 		}
-		if cur == vs {
+		if cur == vs && !reset {
 			return nil
 		}
 		if cur.Model != "" && !reset {

@@ -553,6 +553,33 @@ func (db *DB) IndexVectors(ctx context.Context) error {
 	return db.vectors.catchUpAll(ctx, db)
 }
 
+// indexedNow returns how many vectors the index of the scope whose seqs
+// are sp holds: when this process has not loaded it yet (a one-shot
+// command beside a server), it is loaded and caught up with the table
+// first, as the first search would, so that every process reports the
+// index the store has rather than nothing.
+func (db *DB) indexedNow(ctx context.Context, sp span) (int, error) {
+	if n := db.vectors.indexed(sp); n >= 0 {
+		return n, nil
+	}
+	x, rev, err := db.vectors.open(ctx, db, sp)
+	if err != nil || x == nil {
+		return 0, err
+	}
+	vs, _, err := vectorSpace(ctx, db.reader)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: %w", err)
+	}
+	if err := db.vectors.work.lockContext(ctx); err != nil {
+		return 0, err
+	}
+	defer db.vectors.work.Unlock()
+	if err := db.vectors.catchUp(ctx, db, x, vs, rev); err != nil {
+		return 0, err
+	}
+	return db.vectors.indexed(sp), nil
+}
+
 // workLock is a mutex whose wait can end with a context.
 type workLock chan struct{}
 

@@ -209,3 +209,29 @@ func TestIndexerYieldsToRequests(t *testing.T) {
 		t.Fatalf("indexed: %+v", st.Vectors)
 	}
 }
+
+// TestStatsIndexedInAnotherProcess checks that a store opened afresh, as a
+// one-shot command opens it beside a server, reports the vectors its
+// index holds, not "not loaded" (-1): that of the file, caught up with
+// the vectors written after it was saved.
+func TestStatsIndexedInAnotherProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mnemo.db")
+	db := annStore(t, path)
+	annWrite(t, db, 1, 41)
+	if err := db.IndexVectors(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil { // saves the index of 40
+		t.Fatal(err)
+	}
+	db = annStore(t, path)
+	annWrite(t, db, 41, 46) // five more, not in the file
+	db.Close()
+
+	db = annStore(t, path)
+	defer db.Close()
+	st, err := db.Stats(context.Background(), annScope)
+	if err != nil || st.Vectors == nil || st.Vectors.Embedded != 45 || st.Vectors.Indexed != 45 {
+		t.Fatalf("Stats of a store opened afresh = %+v, %v; want 45 embedded and indexed", st.Vectors, err)
+	}
+}

@@ -234,7 +234,13 @@ func (db *DB) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, error)
 		if v.Embedded > 0 {
 			v.Indexed = -1
 			if sp, err := db.scopeSpan(ctx, scope); err == nil && sp.lo != 0 {
-				v.Indexed = db.vectors.indexed(sp)
+				if v.Indexed, err = db.indexedNow(ctx, sp); err != nil {
+					if ctx.Err() != nil {
+						return mnemo.Stats{}, ctx.Err()
+					}
+					db.logger.Warn("vector index unavailable for stats", "err", err)
+					v.Indexed = -1
+				}
 			}
 		}
 		s.Vectors = v

@@ -57,7 +57,7 @@ func (db *DB) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bo
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
-	if cur == vs {
+	if cur == vs && !reset {
 		return nil
 	}
 	if cur.Model != "" && !reset {

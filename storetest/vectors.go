@@ -124,6 +124,19 @@ func testVectorSpace(t *testing.T, store mnemo.Store) {
 	}
 	wantCode(t, "vector of the old dimension",
 		s.SetVectors(ctx, []mnemo.EmbedJob{{ID: id(1), Text: "one"}}, [][]float32{{1, 0, 0}}), mnemo.EMISMATCH)
+	// A reset to the same space re-embeds too: reindex keeps its word.
+	if err := s.SetVectors(ctx, []mnemo.EmbedJob{{ID: id(1), Text: "one"}}, [][]float32{{1, 0, 0, 0}}); err != nil {
+		t.Fatalf("SetVectors: %v", err)
+	}
+	if got := queued(t, s); len(got) != 0 {
+		t.Fatalf("queued after SetVectors = %v", got)
+	}
+	if err := s.SetVectorSpace(ctx, other, true); err != nil {
+		t.Fatalf("reset to the same space: %v", err)
+	}
+	if got := queued(t, s); !slices.Equal(got, []string{id(1)}) {
+		t.Fatalf("queued after a reset to the same space = %v, want every memory", got)
+	}
 }
 
 func testVectorQueue(t *testing.T, store mnemo.Store) {

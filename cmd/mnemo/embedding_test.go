@@ -234,3 +234,21 @@ func TestMockMode(t *testing.T) {
 		t.Fatal("mock mode wrote to the default data directory")
 	}
 }
+
+// TestReindexSameModel checks that reindex does what it says with the
+// model the store already has: every memory is embedded again, and stats,
+// in a process of its own, counts the index's vectors.
+func TestReindexSameModel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runner(t, dir)
+	r("remember", "Deploys happen on Tuesdays")
+	r("remember", "The cafeteria closes at three")
+	if out := r("reindex"); out != "re-embedded 2 memories\n" {
+		t.Errorf("reindex printed %q, want re-embedded 2 memories", out)
+	}
+	var st mnemo.Stats
+	if err := json.Unmarshal([]byte(r("--json", "stats")), &st); err != nil || st.Vectors == nil || st.Vectors.Embedded != 2 || st.Vectors.Indexed != 2 {
+		t.Errorf("stats after reindex: %+v %v; want 2 embedded, 2 indexed", st.Vectors, err)
+	}
+}

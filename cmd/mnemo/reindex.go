@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/spf13/cobra"
 )
@@ -12,7 +13,8 @@ func (a *app) reindexCommand() *cobra.Command {
 		Use:   "reindex",
 		Short: "Re-embed every memory with the configured embedder",
 		Long: "Re-embed every memory of every agent with the configured embedder (embedding.provider), after\n" +
-			"a change of model or dimension. Every stored vector is dropped first; memories stay findable\n" +
+			"a change of model or dimension, or to make every vector again with the same one. Every stored\n" +
+			"vector is dropped first; memories stay findable\n" +
 			"by the lexical index meanwhile, and an interrupted reindex carries on where it stopped the\n" +
 			"next time the store is opened.",
 		Args: cobra.NoArgs,
@@ -36,7 +38,7 @@ func (a *app) reindexCommand() *cobra.Command {
 				if a.asJSON {
 					return a.printJSON(map[string]int{"embedded": n})
 				}
-				fmt.Fprintf(a.stdout, "embedded %d\n", n)
+				fmt.Fprintf(a.stdout, "re-embedded %s\n", textutil.Count(n, "memory", "memories"))
 				return nil
 			})
 		},
