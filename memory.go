@@ -31,7 +31,7 @@ const (
 	TypePattern    = "pattern"
 )
 
-// FormatVersion is the memory format version written into new records.
+// FormatVersion is the Version of a memory when it is first written.
 const FormatVersion = 1
 
 // Scope isolates memories: every read and write names one tenant and one
@@ -78,7 +78,11 @@ type Memory struct {
 	Archived    bool       `json:"archived"`
 	Vitality    float64    `json:"vitality"`
 	Stability   float64    `json:"stability"` // days; Ebbinghaus S in R = e^(-t/S)
-	Version     int        `json:"version"`
+	// Version is the memory's revision: 1 when written, one more each
+	// time the store changes it in place (a new value of its key, a
+	// correction of a keyless memory), as its key's history counts them.
+	// The record's format is versioned by the store's schema (MEM-4).
+	Version int `json:"version"`
 
 	// Occurred is when what the memory tells happened (REC-24).
 	Occurred *Occurred `json:"occurred,omitempty"`

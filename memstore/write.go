@@ -126,9 +126,11 @@ func (s *Store) apply(d *scope, rec *mnemo.Record, m mnemo.Memory, now time.Time
 		s.history(d, &m, op, false, now, undo)
 		return cur, nil
 	}
+	m.Version = max(m.Version, 1)
 	if cur != nil && (!cur.tomb || rec.Tombstone) {
 		m.ID, m.CreatedAt = cur.m.ID, cur.m.CreatedAt
 		m.AccessedAt, m.AccessCount = cur.m.AccessedAt, cur.m.AccessCount
+		m.Version = cur.m.Version + 1 // another revision of the same memory
 	}
 	if other := s.ids[m.ID]; other != nil && other != cur {
 		return nil, mnemo.Errorf(mnemo.ECONFLICT, "memory %s already exists", m.ID)

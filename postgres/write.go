@@ -121,6 +121,7 @@ type stored struct {
 	accessedAt  *int64
 	accessCount int
 	tombstone   bool
+	version     int
 }
 
 // slot is what the batch does to one row: the row as the database had it
@@ -191,6 +192,7 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 			r.vec = &v
 		}
 
+		m.Version = max(m.Version, 1)
 		if m.Key == "" {
 			s := &slot{next: &r}
 			inserts = append(inserts, s)
@@ -212,10 +214,12 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 			continue
 		}
 		if ok && (!tomb || r.tombstone) {
-			// An upsert: the memory keeps its identity and accesses.
+			// An upsert: the memory keeps its identity and accesses, and
+			// is one revision further.
 			if s.next != nil {
 				m.ID, m.CreatedAt = s.next.m.ID, s.next.m.CreatedAt
 				m.AccessedAt, m.AccessCount = s.next.m.AccessedAt, s.next.m.AccessCount
+				m.Version = s.next.m.Version + 1
 				s.keepAccess = s.keepAccess || s.next == nil
 			} else {
 				m.ID, m.CreatedAt = s.db.id, sqlrow.FromNanos(s.db.createdAt)
@@ -223,6 +227,7 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 				if s.db.accessedAt != nil {
 					m.AccessedAt = sqlrow.FromNanos(*s.db.accessedAt)
 				}
+				m.Version = s.db.version + 1
 				s.keepAccess = true
 			}
 		} else {
@@ -284,7 +289,7 @@ func lookupKeys(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in []*row) (m
 	if len(keys) == 0 {
 		return slots, nil
 	}
-	rows, err := tx.Query(ctx, `SELECT seq, revision, id, key, created_ns, updated_ns, accessed_ns, access_count, tombstone
+	rows, err := tx.Query(ctx, `SELECT seq, revision, id, key, created_ns, updated_ns, accessed_ns, access_count, tombstone, version
 		FROM memory_entries WHERE tenant_id = $1::text AND agent_id = $2::text AND key = ANY($3::text[])`,
 		scope.TenantID, scope.AgentID, keys)
 	if err != nil {
@@ -296,7 +301,7 @@ func lookupKeys(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in []*row) (m
 			s   stored
 			key string
 		)
-		if err := rows.Scan(&s.seq, &s.revision, &s.id, &key, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone); err != nil {
+		if err := rows.Scan(&s.seq, &s.revision, &s.id, &key, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone, &s.version); err != nil {
 			return nil, err
 		}
 		slots[key].db = &s

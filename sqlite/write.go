@@ -285,6 +285,7 @@ type stored struct {
 	accessedAt  sql.NullInt64
 	accessCount int
 	tombstone   bool
+	version     int
 }
 
 // apply writes one record and returns the seq of the row holding its result.
@@ -355,12 +356,14 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 		}
 		return cur.seq, nil
 	}
+	m.Version = max(m.Version, 1)
 	if cur != nil && (!cur.tombstone || rec.Tombstone) {
 		m.ID, m.CreatedAt = cur.id, sqlrow.FromNanos(cur.createdAt)
 		m.AccessedAt, m.AccessCount = time.Time{}, cur.accessCount
 		if cur.accessedAt.Valid {
 			m.AccessedAt = sqlrow.FromNanos(cur.accessedAt.Int64)
 		}
+		m.Version = cur.version + 1 // another revision of the same memory
 	}
 
 	if r.arrival, err = b.history(ctx, &m, op, true); err != nil {
@@ -442,11 +445,11 @@ func (b *batch) unindex(ctx context.Context, seq int64) error {
 // lookup returns the row holding key, live or tombstone, or nil.
 func (b *batch) lookup(ctx context.Context, key string) (*stored, error) {
 	var s stored
-	row, err := b.queryRow(ctx, `SELECT seq, id, created_at, updated_at, accessed_at, access_count, tombstone
+	row, err := b.queryRow(ctx, `SELECT seq, id, created_at, updated_at, accessed_at, access_count, tombstone, version
 		FROM memories WHERE tenant_id = ? AND agent_id = ? AND key = ?`,
 		b.scope.TenantID, b.scope.AgentID, key)
 	if err == nil {
-		err = row.Scan(&s.seq, &s.id, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone)
+		err = row.Scan(&s.seq, &s.id, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone, &s.version)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -459,10 +462,10 @@ func (b *batch) lookup(ctx context.Context, key string) (*stored, error) {
 // lookupID returns the live keyless row of id in the scope, or nil.
 func (b *batch) lookupID(ctx context.Context, id string) (*stored, error) {
 	var s stored
-	err := b.tx.QueryRowContext(ctx, `SELECT seq, id, created_at, updated_at, accessed_at, access_count, tombstone
+	err := b.tx.QueryRowContext(ctx, `SELECT seq, id, created_at, updated_at, accessed_at, access_count, tombstone, version
 		FROM memories WHERE id = ? AND tenant_id = ? AND agent_id = ? AND key IS NULL AND tombstone = 0`,
 		id, b.scope.TenantID, b.scope.AgentID,
-	).Scan(&s.seq, &s.id, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone)
+	).Scan(&s.seq, &s.id, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone, &s.version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	} else if err != nil {

@@ -55,6 +55,7 @@ func testRoundTrip(t *testing.T, s mnemo.Store) {
 	}
 	wantMinimal := minimal
 	wantMinimal.TenantID, wantMinimal.AgentID = scopeAX.TenantID, scopeAX.AgentID
+	wantMinimal.Version = 1 // written without one: its first revision
 
 	got := write(t, s, scopeAX, put(full), put(minimal))
 	checkMemory(t, "Write full", got[0], full)
@@ -279,6 +280,14 @@ func testLastWriteWins(t *testing.T, s mnemo.Store) {
 	}
 	if m := getByKey(t, s, scopeAX, key); m.Content != "batch two" {
 		t.Errorf("after batch: %q, want %q", m.Content, "batch two")
+	}
+	// A memory's version counts the revisions applied to it: first,
+	// second, tie, batch one, batch two (the stale one lost).
+	if first.Version != 1 || got2[1].Version != 5 {
+		t.Errorf("versions: first %d, after five applied revisions %d; want 1 and 5", first.Version, got2[1].Version)
+	}
+	if m := getByKey(t, s, scopeAX, key); m.Version != 5 {
+		t.Errorf("Get after five applied revisions: version %d, want 5", m.Version)
 	}
 	if ms, total := list(t, s, scopeAX, mnemo.ListQuery{Filter: mnemo.Filter{Now: t0}}); total != 1 || len(ms) != 1 {
 		t.Errorf("List = %d memories (total %d), want the key's one", len(ms), total)

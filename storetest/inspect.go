@@ -106,8 +106,8 @@ func testReplace(t *testing.T, s mnemo.Store) {
 		t.Errorf("Replace = id %s created %v accesses %d content %q pinned %v; want the same id, creation and access, the new text",
 			got.ID, got.CreatedAt, got.AccessCount, got.Content, got.Pinned)
 	}
-	if g := get(t, s, scopeAX, old.ID); g.Content != "replaced text" || !reflect.DeepEqual(g.Tags, []string{"edited"}) {
-		t.Errorf("Get after Replace = %q %v", g.Content, g.Tags)
+	if g := get(t, s, scopeAX, old.ID); g.Content != "replaced text" || !reflect.DeepEqual(g.Tags, []string{"edited"}) || g.Version != 2 {
+		t.Errorf("Get after Replace = %q %v version %d; want version 2", g.Content, g.Tags, g.Version)
 	}
 	if hits := search(t, s, scopeAX, mnemo.TextQuery{Terms: []string{"original"}}); len(hits) != 0 {
 		t.Errorf("the old text is still found: %v", hitIDs(hits))
