@@ -23,7 +23,7 @@ test:
 
 help:
 	@echo 'make build      the binary, to bin/mnemo'
-	@echo 'make run        build, then serve the default store (./mnemo-data) on 127.0.0.1:7077'
+	@echo 'make run        build, then serve the store in your data directory (~/.local/share/mnemo; DATA=dir for another) on 127.0.0.1:7077'
 	@echo 'make test       every check CI runs: vet, unit (with PostgreSQL), quality, fuzz, inspector, clients, ui'
 	@echo 'make vet        gofmt and go vet'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
@@ -163,9 +163,10 @@ scale:
 build:
 	$(GO) build -o bin/mnemo ./cmd/mnemo
 
-# The server on the embedded default store (./mnemo-data, 127.0.0.1:7077).
+# The server on the store the CLI uses too: the user's ($XDG_DATA_HOME/mnemo,
+# else ~/.local/share/mnemo), or DATA=dir's; 127.0.0.1:7077.
 run: build
-	bin/mnemo serve
+	bin/mnemo $(if $(DATA),--data $(DATA)) serve
 
 # A shell with the test servers up, to run one package's tests by hand.
 pgservers:

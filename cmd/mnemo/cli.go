@@ -46,6 +46,9 @@ type app struct {
 	withVecs   bool     // --include-embedding
 	serving    bool     // serve logs at info by default; one-shot commands at warn
 	cleanup    []func() // run when the command has returned
+	// notes are said on stderr once the command has succeeded (a new
+	// store: where it is).
+	notes []string
 
 	// registry has the metrics of the store and the service; serve
 	// exposes it on /metrics.
@@ -96,6 +99,9 @@ func (a *app) main(ctx context.Context, args []string) int {
 		f()
 	}
 	if err == nil {
+		for _, n := range a.notes {
+			fmt.Fprintf(stderr, "mnemo: %s\n", n)
+		}
 		return exitOK
 	}
 	msg := err.Error()
@@ -151,7 +157,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf := root.PersistentFlags()
 	def := defaultConfig()
 	pf.StringVar(&a.configPath, "config", "", "config file, YAML ($MNEMO_CONFIG)")
-	pf.String("data", def.Data, "data directory ($MNEMO_DATA)")
+	pf.String("data", "", "data directory ($MNEMO_DATA; default: the user's, $XDG_DATA_HOME/mnemo or ~/.local/share/mnemo on Linux)")
 	pf.String("store", def.Store.Backend, "store backend: sqlite, files, postgres or memory ($MNEMO_STORE)")
 	pf.String("tenant", def.Tenant, "tenant id ($MNEMO_TENANT)")
 	pf.String("agent", def.Agent, "agent id ($MNEMO_AGENT)")

@@ -19,7 +19,9 @@ import (
 // (MNEMO_*), flags. `mnemo config` prints the result with secrets hidden.
 // Each section is a type of its own (see the package comment for where).
 type Config struct {
-	Data         string `yaml:"data"`          // data directory
+	// Data is the data directory: by default the user's (defaultDataDir),
+	// which the CLI and the server share wherever they start.
+	Data         string `yaml:"data"`
 	Addr         string `yaml:"addr"`          // serve address
 	InsecureBind bool   `yaml:"insecure_bind"` // allow a non-loopback address without auth
 	Tenant       string `yaml:"tenant"`        // CLI and stdio MCP scope
@@ -55,6 +57,11 @@ type Config struct {
 
 	// LLM is an OpenAI-compatible chat model, off by default.
 	LLM LLMConfig `yaml:"llm"`
+
+	// dataDefault is set when Data is the per-user default, no setting
+	// having chosen it; dataErr says why there is none.
+	dataDefault bool
+	dataErr     error
 }
 
 // Secret is a string that marshals as "<secret>", so printing a config
@@ -73,7 +80,7 @@ func (s Secret) MarshalYAML() (any, error) {
 // defaults.
 func defaultConfig() Config {
 	return Config{
-		Data: "./mnemo-data", Addr: "127.0.0.1:7077", Tenant: "default", Agent: "default",
+		Addr: "127.0.0.1:7077", Tenant: "default", Agent: "default",
 		Store:     defaultStoreConfig(),
 		SQLite:    defaultSQLiteConfig(),
 		Limits:    defaultLimitsConfig(),
@@ -94,9 +101,6 @@ func (c *Config) validate() error {
 	if err := c.SQLite.validate(); err != nil {
 		return err
 	}
-	if c.Data == "" {
-		return &ConfigError{"data", "must not be empty"}
-	}
 	if err := c.Store.validate(); err != nil {
 		return err
 	}
@@ -111,6 +115,12 @@ func (c *Config) validate() error {
 		if err := section.validate(); err != nil {
 			return err
 		}
+	}
+	if c.Data == "" {
+		if c.dataErr != nil {
+			return c.dataErr
+		}
+		return &ConfigError{"data", "must not be empty"}
 	}
 	return nil
 }
@@ -137,6 +147,10 @@ func loadConfig(path string, getenv func(string) string, fs *pflag.FlagSet) (Con
 	}
 	if fs != nil {
 		applyFlags(&c, fs)
+	}
+	if c.Data == "" {
+		c.Data, c.dataErr = defaultDataDir(getenv)
+		c.dataDefault = c.dataErr == nil
 	}
 	return c, c.validate()
 }

@@ -13,8 +13,15 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// fakeEnv is an environment of kv, with a home directory unless kv says
+// otherwise: the per-user data directory is under it.
 func fakeEnv(kv map[string]string) func(string) string {
-	return func(k string) string { return kv[k] }
+	return func(k string) string {
+		if v, ok := kv[k]; ok || k != "HOME" {
+			return v
+		}
+		return "/home/test"
+	}
 }
 
 func TestLoadConfigGood(t *testing.T) {

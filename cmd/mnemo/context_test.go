@@ -32,7 +32,7 @@ func TestRunAndSessionCommands(t *testing.T) {
 		string(r.Rounds[0].Call.Output) != `"91% used on /var"` || r.Rounds[0].Responses[0] != "db-1 is nearly full." || len(r.Instructions) != 1 {
 		t.Fatalf("rendered run = %+v", r)
 	}
-	if out := mustRun("run", "list"); !strings.Contains(out, "r1  cron  1 rounds") {
+	if out := mustRun("run", "list"); !strings.Contains(out, "r1  cron  1 round ") {
 		t.Fatalf("run list: %q", out)
 	}
 	if out := mustRun("run", "close", "r1"); !strings.Contains(out, "closed run r1") {

@@ -202,9 +202,8 @@ func TestMockMode(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("MNEMO_MOCK", "true")
 	t.Setenv("TMPDIR", dir)
-	wd, _ := os.Getwd()
-	os.Chdir(dir) // the default data directory, ./mnemo-data, must stay unused
-	t.Cleanup(func() { os.Chdir(wd) })
+	home := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", home) // the default data directory must stay unused
 	t.Run("serve", func(t *testing.T) {
 		base := startServe(t)
 		resp, err := http.Post(base+"/v1/memories", "application/json", strings.NewReader(`{"agent_id":"a","content":"test memory"}`))
@@ -230,7 +229,7 @@ func TestMockMode(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "mnemo-mock-*")); len(left) != 0 {
 		t.Fatalf("mock mode left %v behind", left)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "mnemo-data")); err == nil {
+	if _, err := os.Stat(filepath.Join(home, "mnemo")); err == nil {
 		t.Fatal("mock mode wrote to the default data directory")
 	}
 }

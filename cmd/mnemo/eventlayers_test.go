@@ -26,7 +26,7 @@ func TestEventLayerCommands(t *testing.T) {
 	if out := mnemo("events", "profile", "interact", "I love sailing"); !strings.Contains(out, "updated: true") || !strings.Contains(out, "interests: sailing") {
 		t.Fatalf("profile interact: %s", out)
 	}
-	if out := mnemo("events", "profile", "show"); !strings.Contains(out, "version 1: 1 interactions, 1 updates; phase initial, every 1, next in 1") {
+	if out := mnemo("events", "profile", "show"); !strings.Contains(out, "version 1: 1 interaction, 1 update; phase initial, every 1, next in 1") {
 		t.Fatalf("profile show: %s", out)
 	}
 	if out := mnemo("events", "prune-vectors", "--older-than", "1ns", "--min-access", "100"); out != "pruned 2 event vectors\n" {

@@ -211,7 +211,7 @@ func migrateEventsInto(t *testing.T, dsn string, vectors bool) {
 		vecs = 151
 	}
 	for _, want := range []string{
-		"copied 6 memories of 2 scopes and 1 ledger entries; counts match",
+		"copied 6 memories of 2 scopes and 1 ledger entry; counts match",
 		fmt.Sprintf("t1/alice: 1500 events, 300 relations, 3 summaries, 2 capabilities, %d event vectors", vecs),
 		"t1/carol: 3 events, 0 relations, 0 summaries, 0 capabilities, 0 event vectors",
 		fmt.Sprintf("copied 1503 events, 300 relations, 3 summaries, 2 capabilities, %d event vectors of 2 scopes; counts match", vecs),

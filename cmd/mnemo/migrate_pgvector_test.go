@@ -67,7 +67,7 @@ func TestMigrateStoreSQLiteToPgvector(t *testing.T) {
 	dsn := pgtest.Vector(t)
 	mustRun := runner(t, t.TempDir())
 	out := mustRun("migrate-store", "--from", "sqlite:"+a, "--to", "postgres:"+dsn)
-	for _, want := range []string{"copied 6 memories of 2 scopes and 1 ledger entries; counts match", "copied 1 runs, 2 sessions and 1 profiles; counts match"} {
+	for _, want := range []string{"copied 6 memories of 2 scopes and 1 ledger entry; counts match", "copied 1 run, 2 sessions and 1 profile; counts match"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("sqlite → postgres: %q, want %q", out, want)
 		}

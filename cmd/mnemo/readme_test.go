@@ -29,7 +29,16 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	// The per-user data directory of every test is a temporary one: a
+	// command a test runs without --data must not touch the user's store.
+	data, err := os.MkdirTemp("", "mnemo-test-data-home")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_DATA_HOME", data)
+	code := m.Run()
+	os.RemoveAll(data)
+	os.Exit(code)
 }
 
 const readmeCLI = "MNEMO_README_CLI"
@@ -206,13 +215,16 @@ func TestReadme(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "mnemo"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The user's data directory, where the README's server and commands
+	// share their store, is an empty one of the test's.
+	home := t.TempDir()
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MNEMO_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "MEMORY_") {
+		if !strings.HasPrefix(kv, "MNEMO_") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "MEMORY_") && !strings.HasPrefix(kv, "XDG_DATA_HOME=") {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_DATA_HOME="+home)
 	addr, stop := "", func() {}
 	defer func() { stop() }()
 
@@ -266,6 +278,13 @@ func TestReadme(t *testing.T) {
 		}
 	}
 	t.Logf("README: ran %d shell examples, skipped %d (marked readme-test: skip)", ran, skipped)
+	// One store, the user's, whatever directory each command ran in.
+	if _, err := os.Stat(filepath.Join(home, "mnemo", "mnemo.db")); err != nil {
+		t.Errorf("the README's commands made no store in the user's data directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mnemo-data")); err == nil {
+		t.Errorf("the README's commands made a store in the directory they ran in")
+	}
 	if changed {
 		kept := slices.DeleteFunc(lines, func(l string) bool { return l == dropped })
 		if err := os.WriteFile(filepath.Join("..", "..", "README.md"), []byte(strings.Join(kept, "\n")), 0o644); err != nil {

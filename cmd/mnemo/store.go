@@ -38,7 +38,7 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 	c := &a.cfg
 	backendName := c.Store.Backend
 	data := c.Data
-	if c.Mock && data == defaultConfig().Data && backendName == BackendSQLite {
+	if c.Mock && c.dataDefault && backendName == BackendSQLite {
 		// Mock mode: nothing kept unless a data directory was given
 		// ("mock_mode with persist").
 		backendName = BackendMemory
@@ -51,6 +51,7 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 		if err := writable(root); err != nil {
 			return nil, err
 		}
+		defer a.sayIfNew(log, BackendFiles, root, filepath.Join(root, files.LogName))()
 		fc := c.Store.Files
 		history := files.KeepLog
 		if fc.History == "rotate" {
@@ -85,13 +86,45 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 			return nil, err
 		}
 		path := filepath.Join(data, "mnemo.db")
+		said := a.sayIfNew(log, BackendSQLite, data, path)
 		// A server loads the saved vector indexes as it starts, for its
 		// first recall; a one-shot command loads one only if it searches.
 		db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: log, Synchronous: c.SQLite.Synchronous, PreloadVectors: a.serving})
 		if err != nil {
 			return nil, err
 		}
+		said()
 		return &backend{store: db, name: BackendSQLite, where: path, size: storeBytes(path)}, nil
+	}
+}
+
+// sayIfNew returns a function to call once the store is open: when file,
+// the mark of a store, did not exist before, it says that a new store was
+// made in dir, and how to choose another (API-16). Without it a command
+// run with another data directory than the server's would write to a
+// store of its own without a word. A server logs it; a command that
+// succeeds tells its stderr, where it does not mix with what it prints
+// (a failed one says only why it failed).
+func (a *app) sayIfNew(log *slog.Logger, backend, dir, file string) func() {
+	if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+		return func() {}
+	}
+	return func() {
+		if _, err := os.Stat(file); err != nil {
+			return // not made after all (a backend that writes lazily)
+		}
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		if a.serving {
+			log.Info("created a new store", "store", backend, "at", dir)
+			return
+		}
+		how := "--data or $MNEMO_DATA chooses another"
+		if backend == BackendFiles {
+			how = "$MNEMO_FILES_ROOT chooses another"
+		}
+		a.notes = append(a.notes, fmt.Sprintf("created a new store in %s (%s)", dir, how))
 	}
 }
 
