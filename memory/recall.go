@@ -47,11 +47,27 @@ type Query struct {
 	// (ExpandLinks): what they lead to fills Result.Linked, within Limit.
 	// Linked memories are not counted as recalled.
 	TraverseHops int `json:"traverse_hops,omitempty"`
+	// MinMatch leaves out the results that match less (API-17): "weak"
+	// drops those that match nothing, "strong" keeps only strong ones;
+	// empty or "none" keeps every result, each with its match.
+	MinMatch string `json:"min_match,omitempty"`
 }
 
 // Result is the answer to a Query.
 type Result struct {
 	Results []Scored `json:"results"`
+	// Match is how well the answer matched the query (API-17): "strong",
+	// a result answers it; "weak", one may; "none", nothing relevant was
+	// found (the results, if any, are only the nearest of what there is).
+	// MatchScore is the best result's probability of answering it, from
+	// 0 to 1, for a threshold of the caller's own.
+	Match      string  `json:"match"`
+	MatchScore float64 `json:"match_score"`
+	// UnknownAgent is set when the answer is empty because the agent has
+	// no memories in its tenant and never had any: a misspelt agent, not
+	// a forgetful one (API-18). Hint says so in words, for people.
+	UnknownAgent bool   `json:"unknown_agent,omitempty"`
+	Hint         string `json:"hint,omitempty"`
 	// Degraded is set when part of the pipeline fell back (e.g. full-text
 	// search to substring matching); Reason says why.
 	Degraded bool   `json:"degraded"`
@@ -130,11 +146,23 @@ func (w *stopwatch) now() time.Time {
 	return time.Now()
 }
 
-// Scored is one recalled memory with its score.
+// Scored is one recalled memory with its score. Results come in the order
+// of Score, best first (API-19).
 type Scored struct {
 	mnemo.Memory
-	Score   float64           `json:"score"`
+	// Score is the memory's final score, the order of the results: its
+	// Relevance less the diversity penalty of what ranked before it (MMR).
+	Score float64 `json:"score"`
+	// Relevance is how the memory scored on its own, before diversity:
+	// the product (or sum) of its explanation's components.
+	Relevance float64 `json:"relevance"`
+	// Match is how well this memory matches the query: strong, weak or
+	// none (API-17).
+	Match   string            `json:"match"`
 	Explain *rank.Explanation `json:"explain,omitempty"`
+
+	feat    rank.MatchFeatures // what Match is made of, but Coverage and Elsewhere
+	lexical float64            // its BM25, 0 when the lexical search did not find it
 }
 
 // Recall returns the memories that best match q and records the access
@@ -326,6 +354,10 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		}
 	}
 	if len(cands) == 0 {
+		res.Match = rank.MatchNone
+		if err := s.noteUnknownAgent(ctx, scope, &res); err != nil {
+			return Result{}, err
+		}
 		return res, nil
 	}
 	rescored := false
@@ -342,8 +374,9 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	scored, cands := s.score(q, profile, now, aq, topic, asked, who, said, cands, f.vecModel, f.useVec, rescored)
 	sw.lap(func(t *Trace) *time.Duration { return &t.Fuse })
 
-	// 4. Best first, then diversify and cut.
+	// 4. Best first, then diversify and cut; then how well each matched.
 	res.Results = diversify(scored, cands, profile, q.Limit)
+	s.matchResults(&res, scored, sq.Text, who, said, q.MinMatch)
 	sw.lap(func(t *Trace) *time.Duration { return &t.MMR })
 
 	// 5. Record access.
@@ -386,6 +419,9 @@ func (s *Service) checkQuery(scope mnemo.Scope, q *Query) (profile rank.Profile,
 	}
 	if err := checkHops(q.TraverseHops); err != nil {
 		return rank.Profile{}, time.Time{}, err
+	}
+	if q.MinMatch != "" && !rank.ValidMatch(q.MinMatch) {
+		return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "min_match must be none, weak or strong, got %q", q.MinMatch)
 	}
 	profile = s.profile
 	if q.Profile != "" {
@@ -684,6 +720,10 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 		lex[i], sims[i] = c.lexical, c.sim
 	}
 	keyword, semantic, relevance := profile.Fuse(lex, sims)
+	// What the match features need of every candidate: the background
+	// similarity, and each search's ranking (API-17).
+	background := rank.Median(sims)
+	lexRank, semRank := rank.Ranks(lex), rank.Ranks(sims)
 	intent := rank.Intent(q.Text)
 	var terms map[string]bool
 	if profile.Formula == rank.FormulaSurface {
@@ -753,6 +793,13 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			}
 		}
 		sc.Score *= timeMatch * whenDated * whoMatch
+		sc.lexical = c.lexical
+		if !math.IsNaN(c.sim) && !math.IsNaN(background) {
+			sc.feat.Semantic, sc.feat.Similarity, sc.feat.Margin = true, c.sim, c.sim-background
+		}
+		if lexRank[i] > 0 && lexRank[i] <= rank.AgreeWithin && semRank[i] > 0 && semRank[i] <= rank.AgreeWithin {
+			sc.feat.Agreement = 1
+		}
 		if q.Explain {
 			ex := profile.Explain(f)
 			ex.Vector = vectorState(&m, vecModel, useVec)
@@ -814,8 +861,11 @@ func diversify(scored []Scored, cands []candidate, profile rank.Profile, limit i
 	results := make([]Scored, len(picked))
 	for k, i := range picked {
 		r := ranked[i]
-		if r.Explain != nil && penalty[k] > 0 {
-			r.Explain.MMR = (1 - profile.MMRLambda) * penalty[k]
+		r.Relevance = r.Score
+		r.Score = rank.Diversified(r.Relevance, penalty[k], profile.MMRLambda)
+		if r.Explain != nil {
+			r.Explain.MMR = r.Relevance - r.Score
+			r.Explain.Score = r.Score
 		}
 		r.Embedding = nil // a vector is no answer: Get returns it
 		results[k] = r

@@ -32,6 +32,9 @@ type Options struct {
 	MaxLimit     int
 	// Profile is the default ranking profile (rank.Hybrid when unset).
 	Profile *rank.Profile
+	// Match turns what a recall found into how well it matched
+	// (rank.DefaultMatch when unset; API-17).
+	Match *rank.MatchModel
 	Now     func() time.Time
 	Logger  *slog.Logger
 
@@ -104,6 +107,7 @@ type Service struct {
 	topic     func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 
 	topicBoost float64 // recall's boost of memories on the session's topic
+	match      rank.MatchModel
 	// noTimeWho leaves out recall's time and people stages (REC-25 …
 	// REC-29), for a benchmark to measure what they cost (export_test.go).
 	noTimeWho bool
@@ -162,6 +166,10 @@ func New(b mnemo.Backend, opts Options) *Service {
 	s.topicBoost = opts.TopicBoost
 	if s.topicBoost <= 0 {
 		s.topicBoost = 1.3
+	}
+	s.match = rank.DefaultMatch()
+	if opts.Match != nil {
+		s.match = *opts.Match
 	}
 
 	return s

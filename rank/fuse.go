@@ -120,3 +120,16 @@ func MMR(scores []float64, sim func(i, j int) float64, lambda float64, k int) (p
 	}
 	return picked, penalty
 }
+
+// Diversified is the final score of a result MMR picked with the given
+// penalty (its greatest similarity to a result picked before it): its
+// MMR value over λ, relevance − (1−λ)/λ × penalty, at least 0. MMR picks
+// in decreasing order of that value (each candidate's only falls as picks
+// are added), so the results, in the order picked, are in the order of
+// their final scores; the first keeps its relevance.
+func Diversified(relevance, penalty, lambda float64) float64 {
+	if lambda <= 0 || lambda >= 1 || penalty <= 0 {
+		return relevance
+	}
+	return max(0, relevance-(1-lambda)/lambda*penalty)
+}

@@ -208,8 +208,20 @@ type Explanation struct {
 	// the fallback embedder, made for this query) or "none" (no embedder,
 	// or nothing to embed).
 	Vector string `json:"vector,omitempty"`
-	// MMR is the diversity penalty that moved the memory down, if any.
+	// MMR is the diversity penalty that moved the memory down, if any, in
+	// the score's units: the components make the score before diversity
+	// (the result's relevance), and Score is that less MMR (API-19).
 	MMR float64 `json:"mmr_penalty,omitempty"`
+	// Match is what says whether the memory answers the query, and the
+	// probability made of it (API-17).
+	Match *MatchExplanation `json:"match,omitempty"`
+}
+
+// MatchExplanation is a result's match features and the probability the
+// model makes of them.
+type MatchExplanation struct {
+	MatchFeatures
+	Probability float64 `json:"probability"`
 }
 
 // Explain returns the score of f with every component.

@@ -47,6 +47,44 @@ func (h *HTTPSystem) AddSession(ctx context.Context, agent, session string, at t
 	return nil
 }
 
+// SearchMatch implements MatchSearcher: the keys, occurred windows and
+// match of the answer, and with explain each result's match features.
+func (h *HTTPSystem) SearchMatch(ctx context.Context, agent, query string, now time.Time, limit int, explain bool) (Answer, error) {
+	req := map[string]any{"agent_id": agent, "query": query, "now": now, "limit": limit, "explain": explain}
+	if h.Profile != "" {
+		req["profile"] = h.Profile
+	}
+	var out struct {
+		Match      string  `json:"match"`
+		MatchScore float64 `json:"match_score"`
+		Results    []struct {
+			Key      string           `json:"key"`
+			Score    float64          `json:"score"`
+			Occurred *temporal.Window `json:"occurred"`
+			Explain  *struct {
+				Match json.RawMessage `json:"match"`
+			} `json:"explain"`
+		} `json:"results"`
+	}
+	if err := h.post(ctx, "/v1/surface", req, &out); err != nil {
+		return Answer{}, err
+	}
+	a := Answer{Match: out.Match, MatchScore: out.MatchScore, Keys: make([]string, len(out.Results)), Occurred: make([]temporal.Window, len(out.Results))}
+	for i, r := range out.Results {
+		a.Keys[i] = r.Key
+		if i == 0 {
+			a.TopScore = r.Score
+		}
+		if r.Occurred != nil {
+			a.Occurred[i] = *r.Occurred
+		}
+		if r.Explain != nil {
+			a.Features = append(a.Features, r.Explain.Match)
+		}
+	}
+	return a, nil
+}
+
 // Search implements System.
 func (h *HTTPSystem) Search(ctx context.Context, agent, query string, now time.Time, limit int) ([]string, error) {
 	keys, _, err := h.SearchOccurred(ctx, agent, query, now, limit)

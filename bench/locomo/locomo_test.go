@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,6 +117,23 @@ func TestSelect(t *testing.T) {
 	for _, spec := range []string{"4", "2-1", "conv-99", "-1", "a-b"} {
 		if _, err := Select(convs, spec); err == nil {
 			t.Errorf("Select(%q): no error", spec)
+		}
+	}
+}
+
+func TestAUROC(t *testing.T) {
+	for _, tt := range []struct {
+		pos, neg []float64
+		want     float64
+	}{
+		{[]float64{0.9, 0.8}, []float64{0.1, 0.2}, 1},
+		{[]float64{0.1, 0.2}, []float64{0.9, 0.8}, 0},
+		{[]float64{0.5, 0.5}, []float64{0.5}, 0.5},
+		{[]float64{0.9, 0.3}, []float64{0.5, 0.1}, 0.75},
+		{[]float64{0.9}, nil, 0},
+	} {
+		if got := AUROC(tt.pos, tt.neg); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("AUROC(%v, %v) = %v, want %v", tt.pos, tt.neg, got, tt.want)
 		}
 	}
 }

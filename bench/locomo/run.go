@@ -28,6 +28,33 @@ type OccurredSearcher interface {
 	SearchOccurred(ctx context.Context, agent, query string, now time.Time, limit int) ([]string, []temporal.Window, error)
 }
 
+// MatchSearcher is a System that also says how well each answer matched
+// its question (API-17).
+type MatchSearcher interface {
+	SearchMatch(ctx context.Context, agent, query string, now time.Time, limit int, explain bool) (Answer, error)
+}
+
+// Answer is a MatchSearcher's answer: the keys of the results, their
+// occurred windows, and how well the answer matched.
+type Answer struct {
+	Keys       []string
+	Occurred   []temporal.Window
+	Match      string  // strong, weak or none
+	MatchScore float64 // the best result's probability of answering
+	TopScore   float64 // the first result's score, 0 without one
+	// Features are each result's match features and probability, when
+	// asked for (explain).
+	Features []json.RawMessage
+}
+
+// Options are a run's settings.
+type Options struct {
+	// Features, when set, receives a JSON line per question: its category,
+	// the answer's match, and each result's match features and whether it
+	// is an evidence turn, for calibrating the match model.
+	Features io.Writer
+}
+
 // Ks are the cut-offs reported.
 var Ks = []int{5, 10, 20}
 
@@ -55,19 +82,51 @@ type Report struct {
 	// 2023", "last week", "the week before 9 June"), as temporal.Query
 	// finds one: REC-25's class, whatever the category.
 	NamingTime *Scores `json:"naming_time,omitempty"`
+	// Match measures the answer's match (API-17), when the system says
+	// it: the answerable questions against the adversarial ones.
+	Match *MatchReport `json:"match,omitempty"`
 	// Latency of Search calls.
 	P50, P95 time.Duration `json:"-"`
 	// IngestTime is the time spent in AddSession.
 	IngestTime time.Duration `json:"-"`
 }
 
+// MatchReport is how well an answer's match (API-17) tells the questions
+// the conversation answers (categories 1–4 with evidence) from those it
+// does not (category 5, adversarial: asked of the wrong person, their
+// evidence the turn that misleads).
+type MatchReport struct {
+	Answerable   int `json:"answerable"`
+	Unanswerable int `json:"unanswerable"`
+	// AUROC of the answer's match_score: the chance that an answerable
+	// question scores above an unanswerable one (0.5 is a coin); and
+	// TopScoreAUROC, that of the first result's score, for comparison.
+	AUROC         float64 `json:"auroc"`
+	TopScoreAUROC float64 `json:"top_score_auroc"`
+	// Levels counts the answers of each level: answerable, unanswerable.
+	Levels map[string][2]int `json:"levels"`
+
+	answerable, unanswerable []float64
+	topA, topU               []float64
+}
+
 // CategoryNames are LoCoMo's question categories.
-var CategoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+var CategoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 // Run feeds every conversation to sys and asks every question of
-// categories 1–4 that has evidence.
+// categories 1–4 that has evidence; when sys says how well its answers
+// matched, the adversarial questions (category 5) too, for that alone.
 func Run(ctx context.Context, convs []Conversation, sys System) (Report, error) {
+	return RunWith(ctx, convs, sys, Options{})
+}
+
+// RunWith is Run with options.
+func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (Report, error) {
 	rep := Report{ByCategory: map[int]*Scores{}}
+	ms, matching := sys.(MatchSearcher)
+	if matching {
+		rep.Match = &MatchReport{Levels: map[string][2]int{}}
+	}
 	var lat []time.Duration
 	maxK := Ks[len(Ks)-1]
 	for _, c := range convs {
@@ -83,21 +142,36 @@ func Run(ctx context.Context, convs []Conversation, sys System) (Report, error) 
 		rep.Conversations++
 		now := c.LastTime()
 		for _, qa := range c.QA {
-			if qa.Category < 1 || qa.Category > 4 || len(qa.Evidence) == 0 {
+			answerable := qa.Category >= 1 && qa.Category <= 4 && len(qa.Evidence) > 0
+			if !answerable && !(matching && qa.Category == 5) {
 				continue
 			}
 			t0 := time.Now()
 			var keys []string
 			var occ []temporal.Window
 			var err error
-			if osr, ok := sys.(OccurredSearcher); ok {
+			switch osr, ok := sys.(OccurredSearcher); {
+			case matching:
+				var a Answer
+				a, err = ms.SearchMatch(ctx, agent, qa.Question, now, maxK, o.Features != nil)
+				keys, occ = a.Keys, a.Occurred
+				if err == nil {
+					rep.Match.add(a, answerable)
+					if o.Features != nil {
+						err = writeFeatures(o.Features, c.SampleID, qa, a)
+					}
+				}
+			case ok:
 				keys, occ, err = osr.SearchOccurred(ctx, agent, qa.Question, now, maxK)
-			} else {
+			default:
 				keys, err = sys.Search(ctx, agent, qa.Question, now, maxK)
 			}
 			lat = append(lat, time.Since(t0))
 			if err != nil {
 				return rep, fmt.Errorf("%s %q: %w", c.SampleID, qa.Question, err)
+			}
+			if !answerable {
+				continue
 			}
 			cat := rep.ByCategory[qa.Category]
 			if cat == nil {
@@ -133,8 +207,103 @@ func Run(ctx context.Context, convs []Conversation, sys System) (Report, error) 
 	for _, s := range rep.ByCategory {
 		finish(s)
 	}
+	if rep.Match != nil {
+		rep.Match.finish()
+	}
 	rep.P50, rep.P95 = percentile(lat, 0.50), percentile(lat, 0.95)
 	return rep, nil
+}
+
+func (m *MatchReport) add(a Answer, answerable bool) {
+	n := m.Levels[a.Match]
+	if answerable {
+		m.Answerable++
+		m.answerable = append(m.answerable, a.MatchScore)
+		m.topA = append(m.topA, a.TopScore)
+		n[0]++
+	} else {
+		m.Unanswerable++
+		m.unanswerable = append(m.unanswerable, a.MatchScore)
+		m.topU = append(m.topU, a.TopScore)
+		n[1]++
+	}
+	m.Levels[a.Match] = n
+}
+
+func (m *MatchReport) finish() {
+	m.AUROC, m.TopScoreAUROC = AUROC(m.answerable, m.unanswerable), AUROC(m.topA, m.topU)
+}
+
+// AUROC is the area under the ROC curve of scores that should rank pos
+// above neg: the chance that a positive scores above a negative, ties
+// counting half (the Mann-Whitney U statistic over their product).
+func AUROC(pos, neg []float64) float64 {
+	if len(pos) == 0 || len(neg) == 0 {
+		return 0
+	}
+	type scored struct {
+		s   float64
+		pos bool
+	}
+	all := make([]scored, 0, len(pos)+len(neg))
+	for _, s := range pos {
+		all = append(all, scored{s, true})
+	}
+	for _, s := range neg {
+		all = append(all, scored{s, false})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].s < all[j].s })
+	// The rank sum of the positives, ties given their mean rank.
+	var rankSum float64
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].s == all[i].s {
+			j++
+		}
+		mean := float64(i+j+1) / 2 // ranks i+1 .. j
+		for k := i; k < j; k++ {
+			if all[k].pos {
+				rankSum += mean
+			}
+		}
+		i = j
+	}
+	np, nn := float64(len(pos)), float64(len(neg))
+	return (rankSum - np*(np+1)/2) / (np * nn)
+}
+
+// writeFeatures writes one question's line for Options.Features.
+func writeFeatures(w io.Writer, sample string, qa QA, a Answer) error {
+	evidence := map[string]bool{}
+	for _, e := range qa.Evidence {
+		evidence[e] = true
+	}
+	type result struct {
+		Key      string          `json:"key"`
+		Evidence bool            `json:"evidence"`
+		Match    json.RawMessage `json:"match,omitempty"`
+	}
+	line := struct {
+		Sample     string   `json:"sample"`
+		Question   string   `json:"question"`
+		Category   int      `json:"category"`
+		Match      string   `json:"match"`
+		MatchScore float64  `json:"match_score"`
+		Results    []result `json:"results"`
+	}{Sample: sample, Question: qa.Question, Category: qa.Category, Match: a.Match, MatchScore: a.MatchScore, Results: []result{}}
+	for i, k := range a.Keys {
+		r := result{Key: k, Evidence: qa.Category != 5 && evidence[strings.TrimPrefix(k, "/turn/")]}
+		if i < len(a.Features) {
+			r.Match = a.Features[i]
+		}
+		line.Results = append(line.Results, r)
+	}
+	b, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // GoldDate is the window of a question's gold answer when the answer is a
@@ -236,8 +405,23 @@ func (r Report) WriteText(w io.Writer, withTimes bool) {
 	if r.DatedQuestions > 0 {
 		fmt.Fprintf(w, "\ntemporal questions naming a date: %d; a top-5 result's occurred holds it: %.3f\n", r.DatedQuestions, r.DatedAt5)
 	}
+	if m := r.Match; m != nil {
+		fmt.Fprintf(w, "\nmatch (API-17): %d answerable (categories 1-4), %d unanswerable (5): AUROC of match_score %.3f (of the first result's score %.3f)\n",
+			m.Answerable, m.Unanswerable, m.AUROC, m.TopScoreAUROC)
+		for _, l := range []string{"strong", "weak", "none"} {
+			n := m.Levels[l]
+			fmt.Fprintf(w, "  %-6s answerable %4d (%.3f)  unanswerable %4d (%.3f)\n", l, n[0], share(n[0], m.Answerable), n[1], share(n[1], m.Unanswerable))
+		}
+	}
 	if withTimes {
 		fmt.Fprintf(w, "\nrecall latency p50 %s, p95 %s; ingest %s\n",
 			r.P50.Round(10*time.Microsecond), r.P95.Round(10*time.Microsecond), r.IngestTime.Round(time.Millisecond))
 	}
+}
+
+func share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
 }

@@ -31,14 +31,16 @@ func (a *app) benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Run a benchmark",
 	}
-	var profile, conversations string
+	var profile, conversations, features string
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
 		Short: "Recall quality on LoCoMo: hit@k and recall@k of the evidence turns, and recall latency",
 		Long: "Starts a server on a fresh temporary store, feeds each conversation through POST /v1/messages\n" +
 			"(one agent per conversation, one session per LoCoMo session, key /turn/<dia_id>), asks every\n" +
 			"question of categories 1-4 through POST /v1/surface with now = the last session's time, and\n" +
-			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call.\n" +
+			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call; then\n" +
+			"how well the answers' match (strong, weak, none) tells those questions from the adversarial ones\n" +
+			"(category 5: asked of the wrong person), as the AUROC of match_score.\n" +
 			"The file is LoCoMo's data/locomo10.json (github.com/snap-research/locomo) or a part of it;\n" +
 			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41).\n" +
 			"The store is --store sqlite (a temporary file) or postgres (a temporary schema of\n" +
@@ -71,7 +73,16 @@ func (a *app) benchCommand() *cobra.Command {
 			default:
 				return usagef("--store: the benchmark runs on sqlite or postgres, got %q", storeName)
 			}
-			rep, err := runLocomo(cmd.Context(), convs, profile, storeName, string(a.cfg.Store.Postgres.DSN), &a.cfg)
+			var o locomo.Options
+			if features != "" {
+				f, err := os.Create(features)
+				if err != nil {
+					return usagef("--match-features: %v", err)
+				}
+				defer f.Close()
+				o.Features = f
+			}
+			rep, err := runLocomo(cmd.Context(), convs, profile, storeName, string(a.cfg.Store.Postgres.DSN), &a.cfg, o)
 			if err != nil {
 				return err
 			}
@@ -100,6 +111,7 @@ func (a *app) benchCommand() *cobra.Command {
 		return cmd.Root().PersistentPreRunE(cmd, args)
 	}
 	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
+	loc.Flags().StringVar(&features, "match-features", "", "write each question's match and its results' match features to this file (JSON lines), to calibrate the match model")
 	sc := a.benchScaleCommand()
 	sc.PersistentPreRunE = loc.PersistentPreRunE // the same DSN fallback
 	cmd.AddCommand(loc, sc)
@@ -190,7 +202,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // runLocomo evaluates a fresh store served over loopback HTTP: an embedded
 // one in a temporary file, or PostgreSQL in a temporary schema of dsn (REC-10, PG-6).
-func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeName, dsn string, cfg *Config) (locomo.Report, error) {
+func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeName, dsn string, cfg *Config, o locomo.Options) (locomo.Report, error) {
 	var db mnemo.Store
 	switch storeName {
 	case "postgres":
@@ -242,5 +254,5 @@ func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeN
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 	sys := &locomo.HTTPSystem{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), Profile: profile}
-	return locomo.Run(ctx, convs, sys)
+	return locomo.RunWith(ctx, convs, sys, o)
 }

@@ -59,7 +59,7 @@ func TestLocomoQuality(t *testing.T) {
 		hit5, hit10 float64
 	}{{"", 0.70, 0.80}, {"lexical", 0.72, 0.79}} {
 		cfg := defaultConfig()
-		rep, err := runLocomo(context.Background(), convs, tt.profile, "sqlite", "", &cfg)
+		rep, err := runLocomo(context.Background(), convs, tt.profile, "sqlite", "", &cfg, locomo.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,223 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/entity"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/rank"
+)
+
+// matchResults sets how well each result matched the query, and the
+// answer as a whole: as well as its best result (API-17). Then it leaves
+// out the results under min; the answer's match still says how well the
+// best found matched. scored are every candidate the recall scored.
+func (s *Service) matchResults(res *Result, scored []Scored, text string, who, said []string, min string) {
+	terms, names := s.contentTerms(text, who)
+	weight := s.termWeights(res.Results, scored, terms)
+	best := 0.0
+	kept := res.Results[:0]
+	for _, r := range res.Results {
+		f := r.feat
+		has := s.termsOf(&r.Memory)
+		var got, all float64
+		for t, w := range weight {
+			all += w
+			if has[t] {
+				got += w
+			}
+		}
+		if all > 0 {
+			f.Coverage = got / all
+		}
+		f.Elsewhere = elsewhere(&r.Memory, who, said, names, has)
+		p := s.match.Probability(f)
+		r.Match = s.match.Label(p)
+		if r.Explain != nil {
+			r.Explain.Match = &rank.MatchExplanation{MatchFeatures: f, Probability: p}
+		}
+		best = max(best, p)
+		if rank.MatchAtLeast(r.Match, min) {
+			kept = append(kept, r)
+		}
+	}
+	res.Results = kept
+	res.MatchScore, res.Match = best, rank.MatchNone
+	if best > 0 {
+		res.Match = s.match.Label(best)
+	}
+}
+
+// matchPool is how many of the best lexical candidates, beside the
+// results, tell how common each query word is among what the query finds.
+const matchPool = 20
+
+// termWeights weighs each content word of a query by how rare it is
+// among what the recall found (the results and the best lexical
+// candidates): ln(1 + (n+1)/(df+1)). A word most of them have ("user" in
+// an assistant's memories of its user) says little of whether one answers
+// the query; a word none has, a lot. It is the inverse document frequency
+// of the candidates, not the store's, which the stores keep to
+// themselves; a full scan would cost more than the recall.
+func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) map[string]float64 {
+	pool := make([]*mnemo.Memory, 0, len(results)+matchPool)
+	seen := make(map[string]bool, len(results)+matchPool)
+	for i := range results {
+		pool, seen[results[i].ID] = append(pool, &results[i].Memory), true
+	}
+	lex := make([]int, 0, len(scored))
+	for i := range scored {
+		if scored[i].lexical > 0 && !seen[scored[i].ID] {
+			lex = append(lex, i)
+		}
+	}
+	slices.SortFunc(lex, func(a, b int) int { return cmp.Compare(scored[b].lexical, scored[a].lexical) })
+	for _, i := range lex[:min(len(lex), matchPool)] {
+		pool = append(pool, &scored[i].Memory)
+	}
+	df := make(map[string]int, len(terms))
+	for _, m := range pool {
+		has := s.termsOf(m)
+		for t := range terms {
+			if has[t] {
+				df[t]++
+			}
+		}
+	}
+	w := make(map[string]float64, len(terms))
+	n := float64(len(pool))
+	for t := range terms {
+		w[t] = math.Log(1 + (n+1)/(float64(df[t])+1))
+	}
+	return w
+}
+
+// termsOf is the set of analysed words of what m says.
+func (s *Service) termsOf(m *mnemo.Memory) map[string]bool {
+	text := m.Content + " " + m.Summary + " " + strings.Join(m.Tags, " ") + " " + m.Key
+	has := make(map[string]bool)
+	for _, t := range s.analyzer.Terms(text) {
+		has[t] = true
+	}
+	return has
+}
+
+// contentTerms are the analysed words of a query that say what it asks
+// about: its terms less the names of the people it asks about, which
+// come back as names: the entity feature judges those (REC-28), and a
+// memory said by them need not repeat them.
+func (s *Service) contentTerms(text string, who []string) (terms, names map[string]bool) {
+	terms, names = make(map[string]bool), make(map[string]bool)
+	for _, t := range s.analyzer.Query(text).Terms {
+		terms[t] = true
+	}
+	for _, name := range who {
+		for _, t := range s.analyzer.Terms(name) {
+			delete(terms, t)
+			names[t] = true
+		}
+	}
+	return terms, names
+}
+
+// elsewhere is the Elsewhere feature of m for a query naming who (and
+// asking what said said, if any): 0 when m is by one of them, or about
+// them and by no one in particular; 0.5 when about them but said by
+// another; 1 when it concerns none of them. A name the text has counts as
+// about, though the entity rules missed it (at a sentence's start).
+func elsewhere(m *mnemo.Memory, who, said []string, names, has map[string]bool) float64 {
+	if len(who) == 0 {
+		return 0
+	}
+	speaker := speakerName(m)
+	ents := m.Entities
+	if ents == nil {
+		ents = entity.Of(speaker, m.Content, nil)
+	}
+	asked := who
+	if len(said) > 0 {
+		asked = said
+	}
+	by := speaker != "" && entity.Match(asked, []string{speaker})
+	about := entity.Match(who, ents)
+	for t := range names {
+		about = about || has[t]
+	}
+	switch {
+	case by, about && speaker == "":
+		return 0
+	case about:
+		return 0.5
+	}
+	return 1
+}
+
+// noteUnknownAgent marks an empty answer whose agent has no memories in
+// its tenant and never had any (API-18): a misspelt agent reads as an
+// empty memory otherwise. A store that cannot tell leaves it unmarked.
+func (s *Service) noteUnknownAgent(ctx context.Context, scope mnemo.Scope, res *Result) error {
+	known, err := s.agentKnown(ctx, scope)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.log.Warn("cannot tell whether the agent is known", "err", err)
+		return nil
+	}
+	if !known {
+		res.UnknownAgent = true
+		res.Hint = fmt.Sprintf("agent %q has no memories in this tenant", scope.AgentID)
+	}
+	return nil
+}
+
+// agentKnown reports whether scope's agent has, or had, memories.
+func (s *Service) agentKnown(ctx context.Context, scope mnemo.Scope) (bool, error) {
+	switch {
+	case s.store.Agents != nil:
+		agents, err := s.store.Agents.Agents(ctx, scope.TenantID)
+		if err != nil {
+			return true, err
+		}
+		return slices.ContainsFunc(agents, func(a mnemo.AgentCount) bool { return a.AgentID == scope.AgentID }), nil
+	case s.store.Life != nil:
+		scopes, err := s.store.Life.Scopes(ctx)
+		if err != nil {
+			return true, err
+		}
+		return slices.Contains(scopes, scope), nil
+	}
+	return true, nil
+}
+
+// AgentHint says that scope's agent has no memories, and names the
+// agent, among those allowed (all when empty) that have some, whose name
+// is nearest, when one is near enough to be a misspelling. It names only
+// agents the caller may see (API-18).
+func (s *Service) AgentHint(ctx context.Context, scope mnemo.Scope, allowed []string) string {
+	hint := fmt.Sprintf("agent %q has no memories in this tenant", scope.AgentID)
+	agents, _, err := s.Agents(ctx, scope.TenantID, allowed)
+	if err != nil {
+		return hint
+	}
+	best, bestD := "", 0
+	for _, a := range agents {
+		if a.Memories == 0 || a.AgentID == scope.AgentID {
+			continue
+		}
+		d := textutil.EditDistance(strings.ToLower(a.AgentID), strings.ToLower(scope.AgentID))
+		if best == "" || d < bestD {
+			best, bestD = a.AgentID, d
+		}
+	}
+	if best != "" && bestD <= max(1, min(3, len([]rune(scope.AgentID))/3)) {
+		hint += fmt.Sprintf(": did you mean %q?", best)
+	}
+	return hint
+}

@@ -1,0 +1,136 @@
+package memory_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/builtin"
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/service"
+	"github.com/mnemo-dev/mnemo/sqlite"
+)
+
+// householdMemories are an assistant's memories of a household, on many
+// unrelated subjects.
+var householdMemories = []string{
+	"The espresso machine is in the kitchen, next to the fridge",
+	"Deploys happen on Tuesdays",
+	"The user prefers Python for data work",
+	"Mei's dentist appointment is on Thursday at 10am",
+	"The wifi password is on a sticker under the router",
+	"Leo is allergic to peanuts",
+	"The car is due for its inspection in March",
+	"Grandma's birthday is on the 14th of June",
+	"The recycling goes out every Wednesday evening",
+	"The user runs 5 km every Saturday morning",
+	"The spare house key is with the neighbour, Mrs Costa",
+	"The family is planning a trip to Kyoto in April",
+	"The heating is set to 20 degrees at night",
+	"The user's favourite band is Radiohead",
+	"The cat needs her flea treatment every month",
+	"The printer in the study only works over USB",
+	"The user is learning Portuguese on weekday evenings",
+	"The garden hose leaks at the tap connection",
+	"Mei takes piano lessons on Mondays",
+	"The user does not eat meat",
+}
+
+// TestMatchTellsNothingRelevant checks the match of an answer (API-17):
+// a query about what the memories never mention matches nothing ("none"),
+// however near its nearest memories, while a question they answer, in
+// their words or others, matches, and ranks the answer first.
+func TestMatchTellsNothingRelevant(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(db, service.Options{Embedder: builtin.New()})
+	defer svc.Close()
+	for _, c := range householdMemories {
+		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(c)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	far := []string{
+		"weather on Mars",
+		"who won the 1998 football world cup?",
+		"how do I configure a Kubernetes ingress controller?",
+		"what is the boiling point of mercury?",
+		"recipe for sourdough bread",
+		"latest news about the stock market",
+		"what did the user think of the opera last night?",
+		"how tall is Mount Kilimanjaro?",
+		"train times from Berlin to Prague",
+		"what is the capital of Australia?",
+		"symptoms of the flu",
+		"how many moons does Jupiter have?",
+	}
+	answerable := map[string]string{
+		"where is the coffee machine?":                            householdMemories[0],
+		"which programming language does the user like for data?": householdMemories[2],
+		"when is Mei's dentist appointment?":                      householdMemories[3],
+		"what is the wifi password?":                              householdMemories[4],
+		"what food allergy does Leo have?":                        householdMemories[5],
+		"when does the car need its inspection?":                  householdMemories[6],
+		"when is grandma's birthday?":                             householdMemories[7],
+		"which day does the recycling go out?":                    householdMemories[8],
+		"how far does the user run on weekends?":                  householdMemories[9],
+		"who has a spare key to the house?":                       householdMemories[10],
+		"where is the family travelling in April?":                householdMemories[11],
+		"what music does the user like?":                          householdMemories[13],
+		"which language is the user learning?":                    householdMemories[16],
+		"is the user a vegetarian?":                               householdMemories[19],
+	}
+	var farScores, ansScores []float64
+	for _, q := range far {
+		res, err := svc.Surface(ctx, alice, memory.Query{Text: q, Limit: 5, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		farScores = append(farScores, res.MatchScore)
+		logMatch(t, q, res)
+		if res.Match != rank.MatchNone {
+			t.Errorf("%q, of which nothing is known, matched %s (%.3f), want none", q, res.Match, res.MatchScore)
+		}
+	}
+	for q, want := range answerable {
+		res, err := svc.Surface(ctx, alice, memory.Query{Text: q, Limit: 5, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ansScores = append(ansScores, res.MatchScore)
+		logMatch(t, q, res)
+		if res.Match == rank.MatchNone || len(res.Results) == 0 || res.Results[0].Content != want {
+			t.Errorf("%q matched %s (%.3f), first %q; want a match, and %q first", q, res.Match, res.MatchScore, first(res), want)
+		}
+	}
+	// Any answer matches better than any query about nothing known.
+	if maxFar, minAns := slices.Max(farScores), slices.Min(ansScores); maxFar >= minAns {
+		t.Errorf("a query about nothing known scored %.3f, over an answered question's %.3f", maxFar, minAns)
+	}
+}
+
+func first(res memory.Result) string {
+	if len(res.Results) == 0 {
+		return ""
+	}
+	return res.Results[0].Content
+}
+
+func logMatch(t *testing.T, q string, res memory.Result) {
+	t.Helper()
+	if !testing.Verbose() {
+		return
+	}
+	t.Logf("%-60q %s %.3f", q, res.Match, res.MatchScore)
+	for _, r := range res.Results[:min(3, len(res.Results))] {
+		if m := r.Explain.Match; m != nil {
+			t.Logf("    %-6s p %.3f cov %.2f sim %.3f margin %.3f agree %.0f else %.1f  %q", r.Match, m.Probability, m.Coverage, m.Similarity, m.Margin, m.Agreement, m.Elsewhere, r.Content)
+		}
+	}
+}
