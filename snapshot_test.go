@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
+	"github.com/mnemo-dev/mnemo/sqlite"
 	"github.com/mnemo-dev/mnemo/tokens"
 )
 
@@ -232,4 +234,45 @@ func TestDefaultRead(t *testing.T) {
 	}
 	_, err = svc.DefaultRead(ctx, alice, prompt.ReadQuery{})
 	wantCode(t, "no token limit", err, mnemo.EINVALID)
+}
+
+// TestNothingRelevantIsSaid checks that what goes into a prompt does not
+// pad with what matches nothing (API-17): a snapshot's related memories
+// are related to its trigger, or none; the boot of an agent that knows
+// nothing says so in a line, not a page of empty sections.
+func TestNothingRelevantIsSaid(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(db, service.Options{Now: c.Now, Embedder: builtin.New()})
+	defer svc.Close()
+	old := c.T.AddDate(0, 0, -10) // older than the snapshot's recent window
+	for _, text := range []string{"The espresso machine is in the kitchen", "The user prefers Python for data work", "Grandma's birthday is on the 14th of June"} {
+		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(text), CreatedAt: &old}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := svc.Snapshot(ctx, alice, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "webhook", Payload: json.RawMessage(`"the user's login failed on the API gateway"`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range snap.Memories {
+		if m.Reason == prompt.ReasonRelated {
+			t.Errorf("a memory unrelated to the trigger came as related: %q", m.Line)
+		}
+	}
+	snap, err = svc.Snapshot(ctx, alice, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "cron"}, Focus: "grandma's birthday"})
+	if err != nil || len(snap.Memories) == 0 || snap.Memories[0].Reason != prompt.ReasonRelated || !strings.Contains(snap.Memories[0].Line, "Grandma") {
+		t.Errorf("a related memory: %+v %v", snap.Memories, err)
+	}
+
+	for lang, want := range map[string]string{"en": "No memories yet: nothing is known to recall.\n", "zh": "暂无记忆：还没有可回忆的内容。\n"} {
+		b, err := svc.Boot(ctx, mnemo.Scope{TenantID: alice.TenantID, AgentID: "new-agent"}, prompt.BootQuery{Lang: lang})
+		if err != nil || b.Text != want {
+			t.Errorf("boot (%s) of an agent with no memories = %q, %v; want %q", lang, b.Text, err, want)
+		}
+	}
 }

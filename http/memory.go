@@ -251,6 +251,13 @@ func (s *Server) search(op string) http.HandlerFunc {
 		if err == nil && res.Degraded {
 			s.metrics.degraded.WithLabelValues(op).Inc()
 		}
+		if err == nil && res.UnknownAgent {
+			// A near name is suggested among the agents this key may use
+			// only (API-18).
+			if a, ok := AuthFromContext(r.Context()); ok {
+				res.Hint = s.svc.AgentHint(r.Context(), sc, a.Agents)
+			}
+		}
 		return res, err
 	})
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
+	"github.com/mnemo-dev/mnemo/rank"
 )
 
 // Parameter names follow the agent-memory tools (content, type, uri,
@@ -81,11 +83,27 @@ type recallIn struct {
 	OccurredBefore *time.Time `json:"occurred_before,omitempty" jsonschema:"only memories of what happened before this time, RFC 3339"`
 	// REC-27: what held at a past time.
 	AsOf *time.Time `json:"as_of,omitempty" jsonschema:"answer with what held at this time, RFC 3339: values of a key since rewritten and memories since contradicted included; default now"`
+	// API-17: no padding with what matches nothing.
+	MinMatch string `json:"min_match,omitempty" jsonschema:"leave out what matches less: weak (the default) leaves out memories that match nothing asked, strong keeps only strong matches, none keeps the nearest whatever they are"`
+}
+
+// answerMatch is how well an answer matched (API-17), and whether its
+// agent is unknown (API-18).
+type answerMatch struct {
+	Match        string  `json:"match" jsonschema:"how well the answer matched: strong (a memory answers the query), weak (one may), none (nothing relevant is known)"`
+	MatchScore   float64 `json:"match_score" jsonschema:"the best memory's probability of answering the query, 0 to 1"`
+	UnknownAgent bool    `json:"unknown_agent,omitempty" jsonschema:"the agent has no memories and never had any: check its name"`
+	Hint         string  `json:"hint,omitempty"`
+}
+
+func matchOf(res memory.Result) answerMatch {
+	return answerMatch{Match: res.Match, MatchScore: res.MatchScore, UnknownAgent: res.UnknownAgent, Hint: res.Hint}
 }
 
 type recallOut struct {
-	Count    int          `json:"count"`
-	Memories []Scored     `json:"memories" jsonschema:"best first"`
+	Count    int      `json:"count"`
+	Memories []Scored `json:"memories" jsonschema:"best first"`
+	answerMatch
 	Degraded bool         `json:"degraded,omitempty" jsonschema:"part of the search could not answer (the full-text index, or the embedder) and a rougher match was used"`
 	Reason   string       `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
 	Terms    []string     `json:"terms,omitempty" jsonschema:"the analysed query, when explain was asked"`
@@ -100,13 +118,15 @@ type surfaceIn struct {
 	Tags        []string `json:"tags,omitempty" jsonschema:"only memories with any of these tags"`
 	MinVitality *float64 `json:"min_vitality,omitempty" jsonschema:"only memories whose vitality is at least this, 0 to 1, default 0.1"`
 	Explain     bool     `json:"explain,omitempty" jsonschema:"add each result's score components"`
+	MinMatch    string   `json:"min_match,omitempty" jsonschema:"leave out what matches less: weak (the default) leaves out memories that match nothing asked, strong keeps only strong matches, none keeps the nearest whatever they are"`
 }
 
 type surfaceOut struct {
-	Count    int      `json:"count"`
-	Results  []Scored `json:"results" jsonschema:"best first"`
-	Degraded bool     `json:"degraded,omitempty" jsonschema:"part of the search could not answer (the full-text index, or the embedder) and a rougher match was used"`
-	Reason   string   `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
+	Count   int      `json:"count"`
+	Results []Scored `json:"results" jsonschema:"best first"`
+	answerMatch
+	Degraded bool   `json:"degraded,omitempty" jsonschema:"part of the search could not answer (the full-text index, or the embedder) and a rougher match was used"`
+	Reason   string `json:"reason,omitempty" jsonschema:"why the answer is degraded"`
 }
 
 type recallPathIn struct {
@@ -223,6 +243,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 		InputSchema: inputSchema[recallIn](func(p props) {
 			p.rng("limit", 1, 20)
 			p.rng("traverse_hops", 0, memory.MaxTraverseHops)
+			p.enum("min_match", rank.MatchNone, rank.MatchWeak, rank.MatchStrong)
 		}),
 		OutputSchema: outputSchema[recallOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
@@ -236,6 +257,7 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 		InputSchema: inputSchema[surfaceIn](func(p props) {
 			p.rng("limit", 1, 20)
 			p.rng("min_vitality", 0, 1)
+			p.enum("min_match", rank.MatchNone, rank.MatchWeak, rank.MatchStrong)
 		}),
 		OutputSchema: outputSchema[surfaceOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
@@ -468,16 +490,16 @@ func (s *Server) recall(ctx context.Context, sc mnemo.Scope, in recallIn) (recal
 	res, err := s.svc.Recall(ctx, sc, memory.Query{
 		Text: in.Query, Limit: in.Limit, Explain: in.Explain, Session: in.Session,
 		Filter:       mnemo.Filter{Tags: in.Tags, Types: in.Types, OccurredAfter: in.OccurredAfter, OccurredBefore: in.OccurredBefore, AsOf: in.AsOf},
-		TraverseHops: in.TraverseHops,
+		TraverseHops: in.TraverseHops, MinMatch: cmp.Or(in.MinMatch, rank.MatchWeak),
 	})
 	if err != nil {
 		return recallOut{}, "", err
 	}
 	out := recallOut{
-		Count: len(res.Results), Memories: scoredViews(res.Results),
+		Count: len(res.Results), Memories: scoredViews(res.Results), answerMatch: matchOf(res),
 		Degraded: res.Degraded, Reason: res.Reason, Terms: res.Terms, Linked: linkedViews(res.Linked),
 	}
-	return out, scoredText(out.Memories, res.Degraded, res.Reason) + linkedText(out.Linked), nil
+	return out, scoredText(out.Memories, res) + linkedText(out.Linked), nil
 }
 
 func (s *Server) surface(ctx context.Context, sc mnemo.Scope, in surfaceIn) (surfaceOut, string, error) {
@@ -492,24 +514,35 @@ func (s *Server) surface(ctx context.Context, sc mnemo.Scope, in surfaceIn) (sur
 	// REC-19: surface ranks keyword hits by priority × vitality.
 	res, err := s.svc.Surface(ctx, sc, memory.Query{
 		Text: text, Limit: in.Limit, Explain: in.Explain, Profile: "seed003",
-		Filter: mnemo.Filter{Tags: in.Tags, Types: in.Types, MinVitality: minVitality},
+		Filter:   mnemo.Filter{Tags: in.Tags, Types: in.Types, MinVitality: minVitality},
+		MinMatch: cmp.Or(in.MinMatch, rank.MatchWeak),
 	})
 	if err != nil {
 		return surfaceOut{}, "", err
 	}
-	out := surfaceOut{Count: len(res.Results), Results: scoredViews(res.Results), Degraded: res.Degraded, Reason: res.Reason}
-	return out, scoredText(out.Results, res.Degraded, res.Reason), nil
+	out := surfaceOut{Count: len(res.Results), Results: scoredViews(res.Results), answerMatch: matchOf(res), Degraded: res.Degraded, Reason: res.Reason}
+	return out, scoredText(out.Results, res), nil
 }
 
-func scoredText(rs []Scored, degraded bool, reason string) string {
-	text := list(len(rs), func(i int) string {
-		return line(&rs[i].Memory, fmt.Sprintf("score %.3f", rs[i].Score))
-	}, "No memories found.")
-	if len(rs) > 0 {
-		text = "Found " + plural(len(rs), "memory", "memories") + ", best first:\n" + text
+// scoredText is recall's and surface's answer for the model: the
+// memories that match, each with its match and score; or, when nothing
+// does, that no memory is relevant (API-17), rather than the nearest of
+// what there is; or that the agent has no memories at all (API-18).
+func scoredText(rs []Scored, res memory.Result) string {
+	var text string
+	switch {
+	case len(rs) > 0:
+		text = "Found " + plural(len(rs), "memory", "memories") + " (" + res.Match + " match), best first:\n" +
+			list(len(rs), func(i int) string {
+				return line(&rs[i].Memory, fmt.Sprintf("%s match, score %.3f", rs[i].Match, rs[i].Score))
+			}, "")
+	case res.UnknownAgent:
+		text = "No memories: " + res.Hint + "."
+	default:
+		text = "No relevant memory found."
 	}
-	if degraded {
-		text = "Degraded search (" + reason + ").\n" + text
+	if res.Degraded {
+		text = "Degraded search (" + res.Reason + ").\n" + text
 	}
 	return text
 }

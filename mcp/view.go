@@ -48,8 +48,10 @@ type Memory struct {
 // Scored is a recalled memory with its score.
 type Scored struct {
 	Memory
-	Score   float64           `json:"score"`
-	Explain *rank.Explanation `json:"explain,omitempty" jsonschema:"every score component, when explain was asked"`
+	Score     float64           `json:"score" jsonschema:"the final score, which orders the results: relevance less the diversity penalty"`
+	Relevance float64           `json:"relevance" jsonschema:"how well the memory scored on its own, before diversity"`
+	Match     string            `json:"match" jsonschema:"how well it matches the query: strong, weak or none"`
+	Explain   *rank.Explanation `json:"explain,omitempty" jsonschema:"every score component, when explain was asked"`
 }
 
 // view returns what a tool result shows of m, masked for its security level
@@ -92,7 +94,7 @@ func views(ms []mnemo.Memory) []Memory {
 func scoredViews(rs []memory.Scored) []Scored {
 	out := make([]Scored, len(rs))
 	for i := range rs {
-		out[i] = Scored{Memory: view(&rs[i].Memory), Score: rs[i].Score, Explain: rs[i].Explain}
+		out[i] = Scored{Memory: view(&rs[i].Memory), Score: rs[i].Score, Relevance: rs[i].Relevance, Match: rs[i].Match, Explain: rs[i].Explain}
 	}
 	return out
 }

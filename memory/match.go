@@ -19,24 +19,26 @@ import (
 // out the results under min; the answer's match still says how well the
 // best found matched. scored are every candidate the recall scored.
 func (s *Service) matchResults(res *Result, scored []Scored, text string, who, said []string, min string) {
-	terms, names := s.contentTerms(text, who)
+	terms, names := s.queryTerms(text, who)
 	weight := s.termWeights(res.Results, scored, terms)
 	best := 0.0
 	kept := res.Results[:0]
 	for _, r := range res.Results {
 		f := r.feat
 		has := s.termsOf(&r.Memory)
+		f.Elsewhere = elsewhere(&r.Memory, who, said, names, has)
 		var got, all float64
 		for t, w := range weight {
 			all += w
-			if has[t] {
+			// A name is matched by what is by or about its person,
+			// whether or not the text repeats it.
+			if has[t] || names[t] && f.Elsewhere == 0 {
 				got += w
 			}
 		}
 		if all > 0 {
 			f.Coverage = got / all
 		}
-		f.Elsewhere = elsewhere(&r.Memory, who, said, names, has)
 		p := s.match.Probability(f)
 		r.Match = s.match.Label(p)
 		if r.Explain != nil {
@@ -98,9 +100,10 @@ func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) m
 	return w
 }
 
-// termsOf is the set of analysed words of what m says.
+// termsOf is the set of analysed words of what m says, and of what the
+// lexical index finds it by besides: its tags, key and entities.
 func (s *Service) termsOf(m *mnemo.Memory) map[string]bool {
-	text := m.Content + " " + m.Summary + " " + strings.Join(m.Tags, " ") + " " + m.Key
+	text := m.Content + " " + m.Summary + " " + strings.Join(m.Tags, " ") + " " + m.Key + " " + strings.Join(m.Entities, " ")
 	has := make(map[string]bool)
 	for _, t := range s.analyzer.Terms(text) {
 		has[t] = true
@@ -108,19 +111,19 @@ func (s *Service) termsOf(m *mnemo.Memory) map[string]bool {
 	return has
 }
 
-// contentTerms are the analysed words of a query that say what it asks
-// about: its terms less the names of the people it asks about, which
-// come back as names: the entity feature judges those (REC-28), and a
-// memory said by them need not repeat them.
-func (s *Service) contentTerms(text string, who []string) (terms, names map[string]bool) {
+// queryTerms are the analysed words of a query, and among them those of
+// the names of the people it asks about (REC-28): a memory by or about
+// them matches those, though said by them it need not repeat them.
+func (s *Service) queryTerms(text string, who []string) (terms, names map[string]bool) {
 	terms, names = make(map[string]bool), make(map[string]bool)
 	for _, t := range s.analyzer.Query(text).Terms {
 		terms[t] = true
 	}
 	for _, name := range who {
 		for _, t := range s.analyzer.Terms(name) {
-			delete(terms, t)
-			names[t] = true
+			if terms[t] {
+				names[t] = true
+			}
 		}
 	}
 	return terms, names

@@ -191,6 +191,7 @@ type bootText struct {
 	knowledge, knowledgeNote               string
 	events, eventsNote, earlier, moreShown string
 	summary, total, mean, none             string
+	empty                                  string
 }
 
 var bootTexts = map[string]bootText{
@@ -201,6 +202,7 @@ var bootTexts = map[string]bootText{
 		events: "## 📅 Recent events", eventsNote: "Events of the last 7 days",
 		earlier: "... and %d earlier events", moreShown: "... and %d more of the last 7 days",
 		summary: "## 📊 Memory overview", total: "Total %d", mean: "Mean vitality: %.2f", none: "- (none yet)",
+		empty: "No memories yet: nothing is known to recall.",
 	},
 	"zh": {
 		identity: "## 🪪 我是谁", identityNote: "身份记忆从不衰减。",
@@ -209,15 +211,21 @@ var bootTexts = map[string]bootText{
 		events: "## 📅 近期事件", eventsNote: "最近 7 天内的事件",
 		earlier: "... 及 %d 条更早事件", moreShown: "... 及最近 7 天内的另外 %d 条",
 		summary: "## 📊 记忆概况", total: "总计 %d 条", mean: "平均 vitality: %.2f", none: "-（暂无）",
+		empty: "暂无记忆：还没有可回忆的内容。",
 	},
 }
 
-// narrative renders the layers as CTX-17's markdown.
+// narrative renders the layers as CTX-17's markdown; with no memory at
+// all, one line that says so, rather than a page of empty sections that a
+// model would read as something known (API-17).
 func (b *Boot) narrative(lang string, eventsInWindow int) string {
 	if lang == "" {
 		lang = "en"
 	}
 	t := bootTexts[lang]
+	if b.Summary.Total == 0 {
+		return t.empty + "\n"
+	}
 	var sb strings.Builder
 	list := func(items []BootItem, line func(BootItem) string) {
 		if len(items) == 0 {

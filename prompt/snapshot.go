@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo/memory"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/rank"
 )
 
 // SnapshotQuery asks for the memories a run starts with (CTX-12 … CTX-16).
@@ -107,7 +108,9 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	}
 	var related []memory.Scored
 	text := strings.TrimSpace(q.Trigger.text() + " " + q.Focus)
-	res, err := s.mem.Surface(ctx, scope, memory.Query{Text: text, Limit: min(s.mem.MaxLimit(), snapshotRelated+len(pinned)), Now: now})
+	// Related means related: what matches nothing of the trigger is left
+	// out, not padded in as its nearest (API-17).
+	res, err := s.mem.Surface(ctx, scope, memory.Query{Text: text, Limit: min(s.mem.MaxLimit(), snapshotRelated+len(pinned)), Now: now, MinMatch: rank.MatchWeak})
 	switch {
 	case mnemo.ErrorCode(err) == mnemo.EINVALID:
 		snap.Notes = append(snap.Notes, "no related memories: the trigger and focus have nothing to search by")

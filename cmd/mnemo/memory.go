@@ -188,6 +188,10 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if res.UnknownAgent {
+					res.Hint = svc.AgentHint(cmd.Context(), a.scope(), nil)
+					fmt.Fprintf(a.stderr, "mnemo: %s (tenant %q; --agent or $MNEMO_AGENT names another)\n", res.Hint, a.cfg.Tenant)
+				}
 				if a.asJSON {
 					return a.printJSON(res)
 				}
@@ -198,6 +202,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 	}
 	filterFlags(cmd, &q.Filter, &tf)
 	f := cmd.Flags()
+	f.StringVar(&q.MinMatch, "min-match", "", "leave out results that match less: weak (those matching nothing asked) or strong")
 	f.IntVarP(&q.Limit, "limit", "n", 0, "how many results (default 5, max 20)")
 	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
 	f.StringVar(&q.Profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
@@ -234,12 +239,20 @@ func (a *app) printScored(res memory.Result) {
 		fmt.Fprintf(a.stderr, "warning: degraded: %s\n", res.Reason)
 	}
 	if len(res.Results) == 0 {
-		fmt.Fprintln(a.stdout, "no memories found")
+		if res.UnknownAgent {
+			fmt.Fprintln(a.stdout, "no memories found")
+		} else {
+			fmt.Fprintf(a.stdout, "no memories found (best match: %s)\n", res.Match)
+		}
 		return
+	}
+	if res.Match == rank.MatchNone {
+		// API-17: the nearest of what there is, said to be only that.
+		fmt.Fprintln(a.stderr, "mnemo: no relevant memory: these are only the nearest (--min-match weak leaves them out)")
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	for _, r := range res.Results {
-		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", r.Score, r.ID, r.Key, label(&r.Memory))
+		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\t%s\n", r.Score, r.Match, r.ID, r.Key, label(&r.Memory))
 		if r.Explain != nil {
 			printExplain(tw, r.Explain)
 		}
@@ -250,23 +263,36 @@ func (a *app) printScored(res memory.Result) {
 
 // printExplain writes a score's components as its formula combines them:
 // the weighted formula sums value × weight, the others multiply factors.
+//
+// The components make the score before diversity (relevance); the
+// diversity penalty, if any, comes off it to give the score the results
+// are ordered by (API-19); then what the match is made of (API-17).
 func printExplain(w io.Writer, ex *rank.Explanation) {
+	relevance := ex.Score + ex.MMR
 	if ex.Formula == rank.FormulaWeighted {
 		for _, c := range ex.Components {
 			fmt.Fprintf(w, "\t  %s\t%.3f × %.2f\t= %.3f\n", c.Name, c.Value, c.Weight, c.Contribution)
 		}
-		fmt.Fprintf(w, "\t  sum\t\t= %.3f\n", ex.Score)
-		return
-	}
-	fmt.Fprintf(w, "\t  (lexical %.3f, semantic %.3f)\t\t\n", ex.Lexical, ex.Semantic)
-	for i, c := range ex.Components {
-		op := "×"
-		if i == 0 {
-			op = " "
+		fmt.Fprintf(w, "\t  sum\t\t= %.3f\n", relevance)
+	} else {
+		fmt.Fprintf(w, "\t  (lexical %.3f, semantic %.3f)\t\t\n", ex.Lexical, ex.Semantic)
+		for i, c := range ex.Components {
+			op := "×"
+			if i == 0 {
+				op = " "
+			}
+			fmt.Fprintf(w, "\t  %s %s\t%.3f\t\n", op, c.Name, c.Value)
 		}
-		fmt.Fprintf(w, "\t  %s %s\t%.3f\t\n", op, c.Name, c.Value)
+		fmt.Fprintf(w, "\t  = product\t%.3f\t\n", relevance)
 	}
-	fmt.Fprintf(w, "\t  = product\t%.3f\t\n", ex.Score)
+	if ex.MMR > 0 {
+		fmt.Fprintf(w, "\t  − diversity\t%.3f\t(like a result above it)\n", ex.MMR)
+		fmt.Fprintf(w, "\t  = score\t%.3f\t\n", ex.Score)
+	}
+	if m := ex.Match; m != nil {
+		fmt.Fprintf(w, "\t  match\t%.3f\t(coverage %.2f, similarity %.3f, margin %.3f, agreement %.0f, elsewhere %.1f)\n",
+			m.Probability, m.Coverage, m.Similarity, m.Margin, m.Agreement, m.Elsewhere)
+	}
 }
 
 func (a *app) printMemories(ms []mnemo.Memory) {
