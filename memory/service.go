@@ -34,9 +34,9 @@ type Options struct {
 	Profile *rank.Profile
 	// Match turns what a recall found into how well it matched
 	// (rank.DefaultMatch when unset; API-17).
-	Match *rank.MatchModel
-	Now     func() time.Time
-	Logger  *slog.Logger
+	Match  *rank.MatchModel
+	Now    func() time.Time
+	Logger *slog.Logger
 
 	// Embedder makes the vectors of memories, for semantic recall; nil
 	// means lexical recall only. The store must be a VectorStore.
