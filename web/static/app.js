@@ -1,5 +1,5 @@
 // mnemo's web inspector: a hash router over views that call the JSON API.
-import { h, clear, errorBox, field } from './dom.js';
+import { h, clear, put, errorBox, field } from './dom.js';
 import { session, whoami, openapi, listAgents, setUnauthorizedHandler, ApiError } from './api.js';
 import * as memories from './views/memories.js';
 import * as memory from './views/memory.js';
@@ -54,8 +54,9 @@ async function header(active) {
     me.tenant ? h('span', {}, 'tenant ', h('strong', { id: 'who-tenant' }, me.tenant)) : null,
     me.key_name ? h('span', {}, ' key ', h('strong', {}, me.key_name)) : null,
     h('span', { class: 'scopes', id: 'who-scopes' }, me.scopes.map((sc) => h('span', { class: 'badge scope' }, sc))));
-  const out = h('button', { type: 'button', class: 'btn small ghost', onclick: () => { session.signOut(); go('memories'); } }, 'Sign out');
-  top.append(brand, nav, h('div', { class: 'top-right' }, agentForm, who, out));
+  // A keyless server signs everyone in: there is nothing to sign out of.
+  const out = session.key || me.key_name ? h('button', { type: 'button', class: 'btn small ghost', onclick: () => { session.signOut(); go('memories'); } }, 'Sign out') : null;
+  put(top, brand, nav, h('div', { class: 'top-right' }, agentForm, who, out));
 }
 
 function signIn(root, reason) {
@@ -84,6 +85,19 @@ function signIn(root, reason) {
   key.focus();
 }
 
+// keylessSignIn signs in without a key when the server needs none (no API
+// keys: loopback only): there is nothing to ask for. The agent is
+// "default", the CLI's, when it has memories or no agent has, else the
+// first that has.
+async function keylessSignIn() {
+  let me;
+  try { me = await whoami(''); } catch { return; } // 401: the server has keys
+  if (!me.scopes.includes('read')) return;
+  session.signIn('', '', me);
+  const agents = await listAgents();
+  session.agent = agents.includes('default') || !agents.length ? 'default' : agents[0];
+}
+
 export async function render() {
   const seq = ++renderSeq;
   delete document.body.dataset.ready;
@@ -92,6 +106,7 @@ export async function render() {
   const { name, arg, params } = parseHash();
   const entry = views[name] || views.memories;
   document.title = `${entry.title} · mnemo`;
+  if (!session.signedIn) await keylessSignIn();
   await header(name);
   if (seq !== renderSeq) return;
   if (!session.signedIn) { signIn(root); return; }

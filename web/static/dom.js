@@ -18,6 +18,13 @@ function build(el, attrs, children) {
   return el;
 }
 
+// put appends children to el, skipping the missing ones (undefined, null,
+// false): the DOM's own append would write them out as text ("null").
+export function put(el, ...children) {
+  append(el, children);
+  return el;
+}
+
 function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
@@ -51,6 +58,11 @@ export function fmtNum(n, digits = 3) {
   if (n === undefined || n === null || Number.isNaN(n)) return '—';
   if (Number.isInteger(n)) return n.toLocaleString();
   return Number(n).toFixed(digits);
+}
+
+// count is n and the noun that agrees with it: "1 memory", "2 memories".
+export function count(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 export function pretty(v) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds mnemo, serves it on a free port with a temporary store and three
-# API keys (two tenants), runs the inspector's browser tests against the
-# UI that `mnemo serve` serves itself, and stops it. It installs what it
+# API keys (two tenants), and once more without keys, runs the inspector's
+# browser tests against the UI that `mnemo serve` serves itself, and stops
+# them. It installs what it
 # needs when missing: Debian's chromium (apt-get; it never downloads a
 # browser) and the pinned puppeteer-core (npm ci). MNEMO_UI_URL points the
 # tests at any other running UI instead (with MNEMO_KEY_A, MNEMO_KEY_AR,
@@ -58,11 +59,18 @@ YAML
 port=$(freeport)
 "$tmp/mnemo" --config "$tmp/mnemo.yml" --data "$tmp/data" --addr "127.0.0.1:$port" serve >"$tmp/serve.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 100); do
-  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
-  sleep 0.1
+# A second server as the README starts one: no keys, on loopback.
+keyless=$(freeport)
+"$tmp/mnemo" --data "$tmp/keyless" --addr "127.0.0.1:$keyless" serve >"$tmp/keyless.log" 2>&1 &
+pids+=($!)
+for p in "$port" "$keyless"; do
+  for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:$p/healthz" >/dev/null && break
+    sleep 0.1
+  done
+  curl -sf "http://127.0.0.1:$p/healthz" >/dev/null || { echo "run.sh: mnemo serve did not start:" >&2; cat "$tmp/serve.log" "$tmp/keyless.log" >&2; exit 1; }
 done
-curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { echo "run.sh: mnemo serve did not start:" >&2; cat "$tmp/serve.log" >&2; exit 1; }
+export MNEMO_UI_KEYLESS_URL="http://127.0.0.1:$keyless/"
 if [[ -z "${MNEMO_UI_URL:-}" ]]; then
   MNEMO_UI_URL="http://127.0.0.1:$port/"
   curl -sf "$MNEMO_UI_URL" | grep -q 'mnemo inspector' || { echo "run.sh: mnemo serve does not serve the inspector at /" >&2; exit 1; }

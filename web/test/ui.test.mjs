@@ -6,6 +6,7 @@
 //   MNEMO_KEY_A    a key of tenant A with read, write and admin
 //   MNEMO_KEY_AR   a key of tenant A with read only
 //   MNEMO_KEY_B    a key of tenant B with read, write and admin
+//   MNEMO_UI_KEYLESS_URL  the UI of a server without API keys, on loopback
 //   MNEMO_UI_SCREENSHOTS  a directory to save the main pages' screenshots in
 //   CHROMIUM       the browser (default /usr/bin/chromium)
 // web/test/run.sh sets all of them up.
@@ -19,6 +20,7 @@ const base = (process.env.MNEMO_UI_URL || 'http://127.0.0.1:7078/').replace(/\/?
 const KEY_A = process.env.MNEMO_KEY_A || '';
 const KEY_AR = process.env.MNEMO_KEY_AR || '';
 const KEY_B = process.env.MNEMO_KEY_B || '';
+const keyless = process.env.MNEMO_UI_KEYLESS_URL || '';
 const shots = process.env.MNEMO_UI_SCREENSHOTS || '';
 const agent = `ui-${Date.now().toString(36)}`; // fresh on every run: reruns on one server do not collide
 const XSS = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
@@ -53,6 +55,7 @@ before(async () => {
   seeded.e1 = await event({ type: 'DeployBegun', source: 'ci', data: { text: 'deploy of v42 started' } });
   seeded.e2 = await event({ type: 'DeployDone', source: 'ci', data: { text: 'deploy of v42 finished' } });
   seeded.e3 = await event({ type: 'PagerQuiet', source: 'pager', data: { text: 'no pages after the deploy' } });
+  seeded.bare = await event({ type: 'AgentStopped', source: 'ci' }); // no data, no text
   await api('POST', '/v1/events/graph/links', { agent_id: agent, source: seeded.e2.id, target: seeded.e3.id, type: 'causes' });
   await api('POST', '/v1/events/graph/links', { agent_id: agent, source: seeded.e3.id, target: seeded.deploy.id, type: 'related' });
   await event({ type: 'GlobexThing', source: 'b', data: { text: SECRET_B } }, KEY_B);
@@ -97,6 +100,10 @@ async function shot(page, name) {
 
 const mainText = (page) => page.$eval('main', (m) => m.innerText);
 
+// strays returns the text that a missing value left in el: a line that is
+// only null, undefined or NaN.
+const strays = (page, sel) => page.$eval(sel, (el) => el.innerText.split('\n').map((l) => l.trim()).filter((l) => /^(null|undefined|NaN)$/.test(l)));
+
 test('sign in and browse memories, filters and the key tree', async () => {
   const page = await newPage();
   await signIn(page, KEY_A);
@@ -138,6 +145,12 @@ test('search as the agent would and read the explain breakdown', async () => {
   for (const n of ['lexical', 'semantic', 'relevance', 'decay', 'score']) assert.ok(names.includes(n), names.join());
   assert.ok(factors.find((f) => f.name === 'score').width > 0);
   assert.ok(await page.$('#search-results .badge') !== null);
+  // The results come in the order of the score they show (after
+  // diversity), each with how well it matched, and so does the answer.
+  const scores = await page.$$eval('#search-results .result .result-head .score', (e) => e.map((x) => parseFloat(x.textContent)));
+  assert.ok(scores.length > 1 && scores.every((v, i) => i === 0 || v <= scores[i - 1]), scores.join());
+  assert.equal(await page.$$eval('#search-results .result .result-head [class*="match-"]', (e) => e.length), scores.length);
+  assert.match(await page.$eval('#search-summary', (e) => e.textContent), /(strong|weak|none) match/);
   await shot(page, 'search');
   // Another profile draws weighted terms.
   await nav(page, `#/search?q=${encodeURIComponent('deploys')}&profile=seed001`);
@@ -292,6 +305,56 @@ test('health, context and events pages render; phone width works', async () => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `page is ${overflow}px wider than a phone`);
   await shot(page, 'memories-phone');
+  await page.close();
+});
+
+test('a keyless loopback server opens without a sign-in form', { skip: !keyless && 'MNEMO_UI_KEYLESS_URL is not set' }, async () => {
+  const kb = keyless.replace(/\/?$/, '/');
+  const post = (path, body) => fetch(new URL(path, kb), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal((await post('/v1/memories', { agent_id: 'default', content: 'The espresso machine is in the kitchen' })).status, 201);
+  const page = await newPage();
+  await page.goto(kb, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('body[data-ready]', { timeout: 15000 });
+  assert.equal(await page.$('#signin'), null, 'a sign-in form on a server that has no keys');
+  await page.waitForSelector('#mem-table');
+  assert.match(await mainText(page), /espresso machine/);
+  assert.equal(await page.$eval('#who-tenant', (e) => e.textContent), 'default');
+  assert.equal(await page.$eval('#agent-input', (e) => e.value), 'default');
+  await page.close();
+});
+
+test('the graph side panel shows no missing value', async () => {
+  const page = await newPage();
+  await signIn(page, KEY_A);
+  await nav(page, `#/graph?node=${seeded.bare.id}`);
+  await page.waitForSelector('#graph-side h2');
+  assert.deepEqual(await strays(page, '#graph-side'), [], await page.$eval('#graph-side', (e) => e.innerText));
+  await page.close();
+});
+
+test('the search form shows its labels and choices whole', async () => {
+  const page = await newPage();
+  await signIn(page, KEY_A);
+  await nav(page, `#/search?q=${encodeURIComponent('deploys')}`);
+  await page.waitForSelector('#search-form select');
+  const cut = await page.evaluate(() => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    const out = [];
+    for (const el of document.querySelectorAll('#search-form .field-label')) {
+      if (el.scrollWidth > el.clientWidth + 1) out.push(`label ${el.textContent}`);
+    }
+    for (const sel of document.querySelectorAll('#search-form select')) {
+      const cs = getComputedStyle(sel);
+      ctx.font = cs.font;
+      const text = sel.options[sel.selectedIndex].text;
+      // The text box is the select less its padding and the arrow (16px).
+      const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16;
+      for (const o of sel.options) if (ctx.measureText(o.text).width > room) out.push(`${sel.name}: "${o.text}"`);
+      void text;
+    }
+    return out;
+  });
+  assert.deepEqual(cut, []);
   await page.close();
 });
 

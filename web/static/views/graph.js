@@ -1,7 +1,7 @@
 // #/graph?node=ID: the L2 graph around an event or memory, drawn in SVG
 // with our own layout; select a node to see it, expand it to add its
 // neighbours.
-import { h, s, clear, fmtTime, pretty, errorBox, note, kv } from '../dom.js';
+import { h, s, clear, put, fmtTime, pretty, errorBox, note, kv } from '../dom.js';
 import { get, ApiError } from '../api.js';
 import { layout, bounds } from '../layout.js';
 import { shortId } from './common.js';
@@ -113,7 +113,7 @@ export async function render(root, ctx) {
     clear(side);
     const nd = nodes.get(selected);
     if (!nd) return;
-    side.append(h('h2', {}, nd.kind === 'event' ? `Event ${nd.label}` : nd.kind === 'memory' ? 'Memory' : 'Node'),
+    put(side, h('h2', {}, nd.kind === 'event' ? `Event ${nd.label}` : nd.kind === 'memory' ? 'Memory' : 'Node'),
       nd.text ? h('p', { class: 'content' }, nd.text) : null,
       h('div', { class: 'row' },
         h('button', { type: 'button', class: 'btn primary', id: 'expand-btn', disabled: nd.expanded, onclick: () => expand(nd.id).catch(fail) }, nd.expanded ? 'Expanded' : 'Expand neighbours'),

@@ -1,6 +1,6 @@
 // #/memory/ID: one memory, every field, its key's history, its ledger rows
 // and links; edit, archive, forget and restore when the key may write.
-import { h, clear, fmtTime, fmtNum, pretty, kv, section, errorBox, note, field, select, bar } from '../dom.js';
+import { h, clear, count, fmtTime, fmtNum, pretty, kv, section, errorBox, note, field, select, bar } from '../dom.js';
 import { get, post, del, call, hasRoute, ApiError } from '../api.js';
 import { TYPES, LEVELS, contentBlock, memoryBadges, memoryLink, shortId } from './common.js';
 
@@ -161,7 +161,7 @@ export async function render(root, ctx) {
       e.reason ? h('div', { class: 'muted' }, e.reason) : null,
       RESTORABLE.includes(e.action) && ctx.can('admin') ? h('button', { type: 'button', class: 'btn small', dataset: { seq: String(e.seq) }, onclick: async (ev) => {
         ev.target.disabled = true;
-        try { const res = await post('/v1/restore', { ledger_seq: e.seq }); msg.append(h('p', { class: 'ok' }, `Restored ${(res.restored || []).length} memories.`)); reload(); } catch (err) { msg.append(errorBox(err)); }
+        try { const res = await post('/v1/restore', { ledger_seq: e.seq }); msg.append(h('p', { class: 'ok' }, `Restored ${count((res.restored || []).length, 'memory', 'memories')}.`)); reload(); } catch (err) { msg.append(errorBox(err)); }
       } }, 'Restore from ledger') : null)));
   });
 

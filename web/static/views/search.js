@@ -21,12 +21,26 @@ export function explainView(ex, best) {
     if (weighted) line(c.name, c.contribution ?? c.value * (c.weight || 0), 1, `${fmtNum(c.value, 2)} × ${fmtNum(c.weight, 2)}`, 'term');
     else line(c.name, c.value, Math.max(1, c.value), '×', 'factor');
   }
-  if (ex.mmr_penalty) line('mmr penalty', ex.mmr_penalty, 1, 'diversity', 'neg');
-  line('score', ex.score, Math.max(best || 0, ex.score, 1e-9), null, 'score');
+  // The components make the score before diversity; MMR's penalty comes
+  // off it, and what is left orders the results.
+  const before = ex.score + (ex.mmr_penalty || 0);
+  const top = Math.max(best || 0, before, 1e-9);
+  if (ex.mmr_penalty) {
+    line('before diversity', before, top, weighted ? 'sum' : 'product', 'score');
+    line('diversity', ex.mmr_penalty, top, 'like a result above it', 'neg');
+  }
+  line('score', ex.score, top, null, 'score');
+  const m = ex.match;
+  if (m) line('match', m.probability, 1, `coverage ${fmtNum(m.coverage, 2)} · margin ${fmtNum(m.margin, 3)}${m.elsewhere ? ` · elsewhere ${fmtNum(m.elsewhere, 1)}` : ''}`, 'rel');
   return h('div', { class: 'explain' },
     h('div', { class: 'xhead' }, h('span', { class: 'badge' }, `profile ${ex.profile}`), h('span', { class: 'badge' }, `formula ${ex.formula}`), ex.vector ? h('span', { class: ['badge', ex.vector === 'indexed' ? '' : 'warn'] }, `vector ${ex.vector}`) : null,
-      h('span', { class: 'muted small' }, weighted ? 'score = sum of the weighted terms' : 'score = relevance × each factor')),
+      h('span', { class: 'muted small' }, `${weighted ? 'sum of the weighted terms' : 'relevance × each factor'}${ex.mmr_penalty ? ', less diversity' : ''} = score`)),
     rows);
+}
+
+// matchBadge says how well a result, or the answer, matched the query.
+function matchBadge(match) {
+  return match ? h('span', { class: ['badge', `match-${match}`], title: 'how well it matches the query' }, `${match} match`) : null;
 }
 
 export async function render(root, ctx) {
@@ -41,7 +55,7 @@ export async function render(root, ctx) {
   } },
   h('div', { class: 'search-main' }, q, h('button', { type: 'submit', class: 'btn primary' }, 'Search')),
   h('div', { class: 'grid4' },
-    field('Mode', select('mode', [['surface', 'surface (no side effect)'], ['recall', 'recall (records an access)']], p.get('mode') || 'surface')),
+    field('Mode', select('mode', [['surface', 'surface'], ['recall', 'recall']], p.get('mode') || 'surface'), 'recall records an access'),
     field('Profile', select('profile', PROFILES, p.get('profile') || '')),
     field('Limit', h('input', { type: 'number', name: 'limit', min: 1, max: 20, value: p.get('limit') || '10' })),
     field('Types', h('input', { name: 'types', value: p.get('types') || '', placeholder: 'knowledge,event' })),
@@ -68,12 +82,16 @@ export async function render(root, ctx) {
   latencies.push({ at: Date.now(), ms, mode });
   sessionStorage.setItem('mnemo.latencies', JSON.stringify([...JSON.parse(sessionStorage.getItem('mnemo.latencies') || '[]'), { at: Date.now(), ms, mode }].slice(-50)));
   const results = res.results || [];
-  out.append(h('p', { class: 'muted' }, `${results.length} results in ${Math.round(ms)} ms (${mode})`,
-    res.terms ? ` · terms: ${res.terms.join(' ')}` : '', res.topic ? ` · topic: ${res.topic}` : ''));
+  out.append(h('p', { class: 'muted', id: 'search-summary' }, `${results.length} results in ${Math.round(ms)} ms (${mode})`,
+    res.terms ? ` · terms: ${res.terms.join(' ')}` : '', res.topic ? ` · topic: ${res.topic}` : '', ' ', matchBadge(res.match)));
+  if (res.hint) out.append(h('div', { class: 'warn-box', id: 'search-hint' }, res.hint));
+  else if (res.match === 'none' && results.length) out.append(note('Nothing here matches the query: these are only the nearest memories.'));
   if (res.degraded) out.append(h('div', { class: 'warn-box' }, `Degraded: ${res.reason || 'part of the pipeline fell back'}`));
-  const best = Math.max(0, ...results.map((r) => r.score || 0));
+  const best = Math.max(0, ...results.map((r) => r.relevance ?? r.score ?? 0));
   out.append(h('ol', { class: 'results' }, results.map((r, i) => h('li', { class: 'result', dataset: { id: r.id } },
-    h('div', { class: 'result-head' }, h('span', { class: 'rank' }, `#${i + 1}`), h('span', { class: 'score mono' }, fmtNum(r.score, 4)),
+    h('div', { class: 'result-head' }, h('span', { class: 'rank' }, `#${i + 1}`), h('span', { class: 'score mono', title: 'the score the results are ordered by' }, fmtNum(r.score, 4)),
+      r.relevance !== undefined && Math.abs(r.relevance - r.score) > 5e-5 ? h('span', { class: 'relevance mono muted small', title: 'before diversity' }, `relevance ${fmtNum(r.relevance, 4)}`) : null,
+      matchBadge(r.match),
       h('a', { href: `#/memory/${encodeURIComponent(r.id)}` }, r.key || shortId(r.id)), memoryBadges(r)),
     h('div', { class: 'result-body' }, contentBlock(r)),
     h('details', { class: 'why', open: i < 3 }, h('summary', {}, 'Why this rank'), explainView(r.explain, best))))));
