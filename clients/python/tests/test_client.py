@@ -18,7 +18,13 @@ def test_remember_recall_get_list_forget(client: mnemo.Client) -> None:
     assert w["agent_id"] == client.agent_id
     assert w["tenant_id"] == "clients", "the tenant comes from the API key"
 
-    assert client.recall(query="which theme does the user like?", limit=3)["results"][0]["id"] == w["id"]
+    r = client.recall(query="which theme does the user like?", limit=3)
+    assert r["results"][0]["id"] == w["id"]
+    # How well it matched, and the order of the score shown (API-17, API-19).
+    assert r["match"] == "strong" and r["match_score"] > 0
+    assert r["results"][0]["relevance"] >= r["results"][0]["score"]
+    far = client.recall(query="weather on Mars", min_match="weak")
+    assert far["match"] == "none" and far["results"] == []
     assert client.surface(query="dark mode")["results"][0]["id"] == w["id"]
     assert client.get(id=w["id"])["content"] == w["content"]
     assert client.get(key="/user/prefs/theme")["id"] == w["id"]

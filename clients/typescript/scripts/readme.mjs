@@ -68,8 +68,36 @@ function plain(snippet) {
   for (const m of snippet.matchAll(/^\s*from\s+([\w.]+)\s+import\b/gm)) mods.push(m[1]);
   return mods.every((x) => x === "mnemo" || (lang === "python" && ["asyncio", "json", "os", "sys"].includes(x)));
 }
+/** packageOf is the npm package a bare import specifier names ("@a/b/c" → "@a/b", "x/y" → "x"), or "" for a relative or node: one. */
+function packageOf(spec) {
+  if (/^(\.|\/|node:)/.test(spec)) return "";
+  const parts = spec.split("/");
+  return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+/** importsOf lists the packages a module's import statements name. */
+function importsOf(text) {
+  return [...text.matchAll(/^\s*import\s(?:[^"']*?\sfrom\s)?["']([^"']+)["']/gm)].map((m) => packageOf(m[1])).filter(Boolean);
+}
+/** needs lists the packages a TypeScript snippet needs installed beside mnemo: those it imports,
+ * and those the adapters it imports (mnemo/X, src/X.ts) import. */
+function needs(snippet) {
+  const out = new Set();
+  for (const m of snippet.matchAll(/^\s*import\s(?:[^"']*?\sfrom\s)?["']([^"']+)["']/gm)) {
+    const sub = /^mnemo\/([\w-]+)$/.exec(m[1]);
+    if (sub) for (const p of importsOf(readFileSync(join(pkg, "src", `${sub[1]}.ts`), "utf8"))) out.add(p);
+    else if (packageOf(m[1]) !== "mnemo") out.add(packageOf(m[1]));
+  }
+  out.delete("");
+  out.delete("mnemo");
+  return [...out].sort();
+}
+
 let skipped = 0;
 const lines = readFileSync(readme, "utf8").split("\n");
+// A snippet's packages must be installed by an `npm install` the README
+// gives between the previous snippet and it: a reader pastes them in turn.
+const installGaps = [];
+let lastSnippet = 0;
 const mark = /^<!-- readme-run: (\S+)(?: (\S+))? -->$/;
 // The snippets run at once (each has its own agent), and report in order.
 const runs = [];
@@ -82,6 +110,12 @@ try {
     const end = lines.findIndex((l, j) => j > i + 1 && l === "```");
     if (end < 0) throw new Error(`${where}: the fence is not closed`);
     const snippet = lines.slice(i + 2, end).join("\n") + "\n";
+    if (lang === "ts") {
+      const said = new Set(lines.slice(lastSnippet, i).join(" ").match(/npm install [^`]+/g)?.flatMap((l) => l.split(/\s+/).slice(2)) ?? []);
+      const missing = needs(snippet).filter((p) => !said.has(p));
+      if (missing.length) installGaps.push(`FAIL ${where}: the snippet needs ${missing.join(", ")}, and no \`npm install\` before it says so`);
+    }
+    lastSnippet = end;
     const prelude = m[2] ? preludes[m[2]] : "";
     if (prelude === undefined) throw new Error(`${where}: no prelude ${m[2]}`);
     if (home && (m[2] || !plain(snippet))) {
@@ -105,7 +139,8 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 let passed = 0;
-let failed = 0;
+let failed = installGaps.length;
+for (const g of installGaps) console.log(g);
 for (const { where, want, out } of runs) {
   const got = out.split("\n").map((l) => l.trim());
   const missing = want.filter((w) => !got.includes(w));

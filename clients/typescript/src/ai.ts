@@ -33,9 +33,12 @@ export function mnemoTools(mnemo: Mnemo, opts: { recallLimit?: number } = {}) {
         query: z.string().describe("What to look for"),
         limit: z.number().int().min(1).max(50).optional(),
       }),
+      // What matches nothing asked is left out (min_match weak): the model
+      // is told that no memory is relevant, not handed the nearest ones.
       execute: async ({ query, limit }) => {
-        const r = await mnemo.recall({ query, limit: limit ?? opts.recallLimit ?? 5 });
-        return (r.results ?? []).map((m) => ({ id: m.id, key: m.key, content: m.content, created_at: m.created_at }));
+        const r = await mnemo.recall({ query, limit: limit ?? opts.recallLimit ?? 5, min_match: "weak" });
+        const memories = (r.results ?? []).map((m) => ({ id: m.id, key: m.key, content: m.content, created_at: m.created_at, match: m.match }));
+        return memories.length ? memories : { memories, note: r.hint ?? "No relevant memory found." };
       },
     }),
   };

@@ -3917,6 +3917,7 @@ export interface operations {
                     key_prefix?: string;
                     limit?: number;
                     min_confidence?: number;
+                    min_match?: string;
                     min_vitality?: number;
                     /** Format: date-time */
                     now?: string;
@@ -3949,6 +3950,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         degraded: boolean;
+                        hint?: string;
                         linked?: null | {
                             confidence: number;
                             event?: null | {
@@ -4020,6 +4022,8 @@ export interface operations {
                             relation: string;
                             via: string;
                         }[];
+                        match: string;
+                        match_score: number;
                         prefixes?: null | string[];
                         reason?: string;
                         results: null | {
@@ -4048,6 +4052,15 @@ export interface operations {
                                 }[];
                                 formula: string;
                                 lexical: number;
+                                match?: null | {
+                                    agreement: number;
+                                    coverage: number;
+                                    elsewhere: number;
+                                    margin: number;
+                                    probability: number;
+                                    semantic: boolean;
+                                    similarity: number;
+                                };
                                 mmr_penalty?: number;
                                 profile: string;
                                 relevance: number;
@@ -4058,6 +4071,7 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            match: string;
                             occurred?: null | {
                                 /** Format: date-time */
                                 end: string;
@@ -4068,6 +4082,7 @@ export interface operations {
                             };
                             pinned: boolean;
                             priority: number;
+                            relevance: number;
                             score: number;
                             security_level: string;
                             session_id?: string;
@@ -4110,6 +4125,7 @@ export interface operations {
                             total_ns: number;
                             vector_ns: number;
                         };
+                        unknown_agent?: boolean;
                         who?: null | string[];
                     };
                 };
@@ -5255,6 +5271,7 @@ export interface operations {
                     key_prefix?: string;
                     limit?: number;
                     min_confidence?: number;
+                    min_match?: string;
                     min_vitality?: number;
                     /** Format: date-time */
                     now?: string;
@@ -5287,6 +5304,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         degraded: boolean;
+                        hint?: string;
                         linked?: null | {
                             confidence: number;
                             event?: null | {
@@ -5358,6 +5376,8 @@ export interface operations {
                             relation: string;
                             via: string;
                         }[];
+                        match: string;
+                        match_score: number;
                         prefixes?: null | string[];
                         reason?: string;
                         results: null | {
@@ -5386,6 +5406,15 @@ export interface operations {
                                 }[];
                                 formula: string;
                                 lexical: number;
+                                match?: null | {
+                                    agreement: number;
+                                    coverage: number;
+                                    elsewhere: number;
+                                    margin: number;
+                                    probability: number;
+                                    semantic: boolean;
+                                    similarity: number;
+                                };
                                 mmr_penalty?: number;
                                 profile: string;
                                 relevance: number;
@@ -5396,6 +5425,7 @@ export interface operations {
                             id: string;
                             importance: number;
                             key?: string;
+                            match: string;
                             occurred?: null | {
                                 /** Format: date-time */
                                 end: string;
@@ -5406,6 +5436,7 @@ export interface operations {
                             };
                             pinned: boolean;
                             priority: number;
+                            relevance: number;
                             score: number;
                             security_level: string;
                             session_id?: string;
@@ -5448,6 +5479,7 @@ export interface operations {
                             total_ns: number;
                             vector_ns: number;
                         };
+                        unknown_agent?: boolean;
                         who?: null | string[];
                     };
                 };

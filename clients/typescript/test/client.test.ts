@@ -26,6 +26,15 @@ describe("Mnemo against mnemo serve", () => {
 
     const r = await m.recall({ query: "which theme does the user like?", limit: 3 });
     assert.equal(r.results?.[0]?.id, w.id);
+    // How well it matched, and the order of the score shown (API-17, API-19).
+    assert.equal(r.match, "strong");
+    assert.ok((r.match_score ?? 0) > 0 && (r.results?.[0]?.relevance ?? -1) >= (r.results?.[0]?.score ?? 0));
+    const far = await m.recall({ query: "weather on Mars", min_match: "weak" });
+    assert.equal(far.match, "none");
+    assert.deepEqual(far.results, []);
+    const ghost = await new Mnemo({ baseUrl, apiKey, agentId: `${m.agentId}-typo` }).recall({ query: "theme" });
+    assert.equal(ghost.unknown_agent, true);
+    assert.match(ghost.hint ?? "", /has no memories/);
 
     const s = await m.surface({ query: "dark mode" });
     assert.equal(s.results?.[0]?.id, w.id);

@@ -154,6 +154,16 @@ class RecallResultResultExplainComponent(_RecallResultResultExplainComponentRequ
     contribution: float
 
 
+class RecallResultResultExplainMatch(TypedDict):
+    coverage: float
+    semantic: bool
+    similarity: float
+    margin: float
+    agreement: float
+    elsewhere: float
+    probability: float
+
+
 class _RecallResultResultExplainRequired(TypedDict):
     profile: str
     formula: str
@@ -167,6 +177,7 @@ class _RecallResultResultExplainRequired(TypedDict):
 class RecallResultResultExplain(_RecallResultResultExplainRequired, total=False):
     vector: str
     mmr_penalty: float
+    match: RecallResultResultExplainMatch | None
 
 
 class _RecallResultResultRequired(TypedDict):
@@ -190,6 +201,8 @@ class _RecallResultResultRequired(TypedDict):
     stability: float
     version: int
     score: float
+    relevance: float
+    match: str
 
 
 class RecallResultResult(_RecallResultResultRequired, total=False):
@@ -329,6 +342,8 @@ class RecallResultTrace(TypedDict):
 
 class _RecallResultRequired(TypedDict):
     results: list[RecallResultResult] | None
+    match: str
+    match_score: float
     degraded: bool
 
 
@@ -338,6 +353,8 @@ class RecallResult(_RecallResultRequired, total=False):
     The answer of POST /v1/surface: Recall without recording an access.
     """
 
+    unknown_agent: bool
+    hint: str
     reason: str
     terms: list[str] | None
     prefixes: list[str] | None
@@ -1566,6 +1583,7 @@ class PostV1RecallBody(_PostV1RecallBodyRequired, total=False):
     trace: bool
     session: str
     traverse_hops: int
+    min_match: str
 
 
 class GetV1RecallPathAnswer(TypedDict):
