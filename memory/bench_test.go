@@ -113,6 +113,45 @@ func BenchmarkRecall10k(b *testing.B)   { benchmarkRecall(b, 10_000, false) }
 func BenchmarkRecall100k(b *testing.B)  { benchmarkRecall(b, 100_000, false) }
 func BenchmarkSurface100k(b *testing.B) { benchmarkRecall(b, 100_000, true) }
 
+// BenchmarkRecallMatch measures what the match of an answer (API-17:
+// analysing the results' and the best lexical candidates' words, the
+// model) costs a recall of 10 results. Each iteration recalls with it on
+// or off, alternately, so that both see the same machine;
+// on-p95-ms minus off-p95-ms is its cost.
+func BenchmarkRecallMatch10k(b *testing.B)  { benchmarkRecallMatch(b, 10_000) }
+func BenchmarkRecallMatch100k(b *testing.B) { benchmarkRecallMatch(b, 100_000) }
+
+func benchmarkRecallMatch(b *testing.B, n int) {
+	svc, _ := openCopy(b, fixture(b, n), service.Options{})
+	c := newCorpus(4)
+	ctx := context.Background()
+	var on, off []time.Duration
+	for i := 0; i < b.N; i++ {
+		q := memory.Query{Text: c.Query(), Limit: 10}
+		match := i%2 == 0
+		memory.SetMatch(svc.Memories, match)
+		t0 := time.Now()
+		if _, err := svc.Recall(ctx, benchScope, q); err != nil {
+			b.Fatal(err)
+		}
+		if match {
+			on = append(on, time.Since(t0))
+		} else {
+			off = append(off, time.Since(t0))
+		}
+	}
+	memory.SetMatch(svc.Memories, true)
+	slices.Sort(on)
+	slices.Sort(off)
+	if len(on) > 0 && len(off) > 0 {
+		p := func(d []time.Duration, q float64) float64 { return float64(d[min(len(d)-1, int(q*float64(len(d))))]) / 1e6 }
+		b.ReportMetric(p(on, 0.5), "on-p50-ms")
+		b.ReportMetric(p(off, 0.5), "off-p50-ms")
+		b.ReportMetric(p(on, 0.95), "on-p95-ms")
+		b.ReportMetric(p(off, 0.95), "off-p95-ms")
+	}
+}
+
 // BenchmarkRecallTimeWho100k measures what recall's time and people stages
 // (REC-25 … REC-29: parsing the query's time and names, the memories of
 // the named window, a "when" question's second search, the time_match,

@@ -376,7 +376,9 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 
 	// 4. Best first, then diversify and cut; then how well each matched.
 	res.Results = diversify(scored, cands, profile, q.Limit)
-	s.matchResults(&res, scored, sq.Text, who, said, q.MinMatch)
+	if !s.noMatch {
+		s.matchResults(&res, scored, sq.Text, who, said, q.MinMatch)
+	}
 	sw.lap(func(t *Trace) *time.Duration { return &t.MMR })
 
 	// 5. Record access.

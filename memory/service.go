@@ -111,6 +111,9 @@ type Service struct {
 	// noTimeWho leaves out recall's time and people stages (REC-25 …
 	// REC-29), for a benchmark to measure what they cost (export_test.go).
 	noTimeWho bool
+	// noMatch leaves out the match of an answer (API-17), for a benchmark
+	// to measure what it costs (export_test.go).
+	noMatch bool
 
 	access *accessRecorder // recall's access records, written in the background
 	gate   *priority.Gate  // recall is marked in flight on it; nil: no priority

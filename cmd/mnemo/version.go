@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// What a release build stamps into the binary with the linker, e.g.
+// What a release build stamps into the binary with the linker (API-20), e.g.
 //
 //	go build -ldflags "-X main.buildVersion=v1.2.0 -X main.buildCommit=$(git rev-parse HEAD) -X main.buildDate=$(date -u +%FT%TZ)" ./cmd/mnemo
 //
