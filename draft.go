@@ -129,7 +129,7 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		TenantID: scope.TenantID, AgentID: scope.AgentID,
 		Type: TypeKnowledge, Priority: 2, Importance: 0.5, Confidence: 1,
 		SecurityLevel: SecurityInternal, Pinned: d.Pinned, Archived: d.Archived,
-		Vitality: 1, Version: FormatVersion, Tags: []string{},
+		Vitality: 1, Tags: []string{}, // Version 0: the store numbers the revision
 	}
 	var err error
 	if d.Key != "" {

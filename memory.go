@@ -34,6 +34,20 @@ const (
 // FormatVersion is the Version of a memory when it is first written.
 const FormatVersion = 1
 
+// NextVersion is the Version a store gives a memory it writes: the one
+// the record carries (a copy: an import, a migration, a replay), else the
+// next after the stored memory's when the write changes it in place
+// (upsert), else FormatVersion.
+func NextVersion(given int, upsert bool, stored int) int {
+	switch {
+	case given > 0:
+		return given
+	case upsert:
+		return max(stored, FormatVersion-1) + 1
+	}
+	return FormatVersion
+}
+
 // Scope isolates memories: every read and write names one tenant and one
 // agent, and no call sees another scope's data.
 type Scope struct {
@@ -80,8 +94,10 @@ type Memory struct {
 	Stability   float64    `json:"stability"` // days; Ebbinghaus S in R = e^(-t/S)
 	// Version is the memory's revision: 1 when written, one more each
 	// time the store changes it in place (a new value of its key, a
-	// correction of a keyless memory), as its key's history counts them.
-	// The record's format is versioned by the store's schema (MEM-4).
+	// correction of a keyless memory), as its key's history counts them;
+	// a copy (import, migration) keeps its own. A record's Version of 0
+	// lets the store number it (NextVersion). The record's format is
+	// versioned by the store's schema (MEM-4).
 	Version int `json:"version"`
 
 	// Occurred is when what the memory tells happened (REC-24).

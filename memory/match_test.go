@@ -73,6 +73,7 @@ func TestMatchTellsNothingRelevant(t *testing.T) {
 	answerable := map[string]string{
 		"where is the coffee machine?":                            householdMemories[0],
 		"which programming language does the user like for data?": householdMemories[2],
+		"which programming language do I like?":                   householdMemories[2],
 		"when is Mei's dentist appointment?":                      householdMemories[3],
 		"what is the wifi password?":                              householdMemories[4],
 		"what food allergy does Leo have?":                        householdMemories[5],

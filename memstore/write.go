@@ -126,12 +126,14 @@ func (s *Store) apply(d *scope, rec *mnemo.Record, m mnemo.Memory, now time.Time
 		s.history(d, &m, op, false, now, undo)
 		return cur, nil
 	}
-	m.Version = max(m.Version, 1)
-	if cur != nil && (!cur.tomb || rec.Tombstone) {
+	upsert := cur != nil && (!cur.tomb || rec.Tombstone)
+	prev := 0
+	if upsert {
 		m.ID, m.CreatedAt = cur.m.ID, cur.m.CreatedAt
 		m.AccessedAt, m.AccessCount = cur.m.AccessedAt, cur.m.AccessCount
-		m.Version = cur.m.Version + 1 // another revision of the same memory
+		prev = cur.m.Version
 	}
+	m.Version = mnemo.NextVersion(m.Version, upsert, prev)
 	if other := s.ids[m.ID]; other != nil && other != cur {
 		return nil, mnemo.Errorf(mnemo.ECONFLICT, "memory %s already exists", m.ID)
 	}

@@ -192,8 +192,8 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 			r.vec = &v
 		}
 
-		m.Version = max(m.Version, 1)
 		if m.Key == "" {
+			m.Version = mnemo.NextVersion(m.Version, false, 0)
 			s := &slot{next: &r}
 			inserts = append(inserts, s)
 			results[i] = s
@@ -219,7 +219,7 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 			if s.next != nil {
 				m.ID, m.CreatedAt = s.next.m.ID, s.next.m.CreatedAt
 				m.AccessedAt, m.AccessCount = s.next.m.AccessedAt, s.next.m.AccessCount
-				m.Version = s.next.m.Version + 1
+				m.Version = mnemo.NextVersion(m.Version, true, s.next.m.Version)
 				s.keepAccess = s.keepAccess || s.next == nil
 			} else {
 				m.ID, m.CreatedAt = s.db.id, sqlrow.FromNanos(s.db.createdAt)
@@ -227,10 +227,11 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 				if s.db.accessedAt != nil {
 					m.AccessedAt = sqlrow.FromNanos(*s.db.accessedAt)
 				}
-				m.Version = s.db.version + 1
+				m.Version = mnemo.NextVersion(m.Version, true, s.db.version)
 				s.keepAccess = true
 			}
 		} else {
+			m.Version = mnemo.NextVersion(m.Version, false, 0)
 			s.keepAccess = false
 		}
 		if s.db == nil && s.next == nil {

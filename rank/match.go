@@ -106,9 +106,9 @@ func (w MatchWeights) of(f MatchFeatures) float64 {
 func DefaultMatch() MatchModel {
 	return MatchModel{
 		Related: MatchWeights{Bias: -6, Similarity: 8, Margin: 4, Coverage: 4},
-		Answers: MatchWeights{Coverage: 2, Elsewhere: -5},
+		Answers: MatchWeights{Coverage: 2, Margin: 2, Elsewhere: -5},
 		Lexical: MatchWeights{Bias: -2, Coverage: 6},
-		Strong:  0.6, Weak: 0.3,
+		Strong:  0.6, Weak: 0.33,
 	}
 }
 

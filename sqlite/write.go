@@ -356,15 +356,15 @@ func (b *batch) apply(ctx context.Context, rec *mnemo.Record) (int64, error) {
 		}
 		return cur.seq, nil
 	}
-	m.Version = max(m.Version, 1)
-	if cur != nil && (!cur.tombstone || rec.Tombstone) {
+	upsert := cur != nil && (!cur.tombstone || rec.Tombstone)
+	if upsert {
 		m.ID, m.CreatedAt = cur.id, sqlrow.FromNanos(cur.createdAt)
 		m.AccessedAt, m.AccessCount = time.Time{}, cur.accessCount
 		if cur.accessedAt.Valid {
 			m.AccessedAt = sqlrow.FromNanos(cur.accessedAt.Int64)
 		}
-		m.Version = cur.version + 1 // another revision of the same memory
 	}
+	m.Version = mnemo.NextVersion(m.Version, upsert, cur.versionOf())
 
 	if r.arrival, err = b.history(ctx, &m, op, true); err != nil {
 		return 0, err
@@ -457,6 +457,14 @@ func (b *batch) lookup(ctx context.Context, key string) (*stored, error) {
 		return nil, fmt.Errorf("lookup key: %w", err)
 	}
 	return &s, nil
+}
+
+// versionOf is the stored row's version, 0 without one.
+func (s *stored) versionOf() int {
+	if s == nil {
+		return 0
+	}
+	return s.version
 }
 
 // lookupID returns the live keyless row of id in the scope, or nil.

@@ -55,7 +55,7 @@ func testRoundTrip(t *testing.T, s mnemo.Store) {
 	}
 	wantMinimal := minimal
 	wantMinimal.TenantID, wantMinimal.AgentID = scopeAX.TenantID, scopeAX.AgentID
-	wantMinimal.Version = 1 // written without one: its first revision
+	wantMinimal.Version = 1 // written without one: the store numbers it, first
 
 	got := write(t, s, scopeAX, put(full), put(minimal))
 	checkMemory(t, "Write full", got[0], full)
@@ -245,6 +245,7 @@ func testLastWriteWins(t *testing.T, s mnemo.Store) {
 	version := func(n int, text string, updated time.Duration) mnemo.Record {
 		m := newMemory(scopeAX, n, key, text)
 		m.CreatedAt, m.UpdatedAt = at(updated), at(updated)
+		m.Version = 0 // the store numbers the revisions
 		return put(m)
 	}
 	first := write(t, s, scopeAX, version(1, "first", 0))[0]
@@ -328,6 +329,14 @@ func testLastWriteWins(t *testing.T, s mnemo.Store) {
 		if r.Op != mnemo.OpPut || r.Applied != w.applied || r.Memory == nil || r.Memory.Content != w.content || r.Key != key {
 			t.Errorf("revision %d = %s applied=%v %+v, want put applied=%v %q", i, r.Op, r.Applied, r.Memory, w.applied, w.content)
 		}
+	}
+
+	// A copy (an import, a migration) keeps the version it carries.
+	copied := newMemory(scopeAX, 20, "/copied", "copied words")
+	copied.Version = 7
+	write(t, s, scopeAX, put(newMemory(scopeAX, 21, "/copied", "first words")))
+	if got := write(t, s, scopeAX, put(copied))[0]; got.Version != 7 {
+		t.Errorf("a copy of version 7 upserted as version %d", got.Version)
 	}
 }
 

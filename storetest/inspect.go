@@ -97,6 +97,7 @@ func testReplace(t *testing.T, s mnemo.Store) {
 	}
 	m := old
 	m.Content, m.Tags, m.Pinned = "replaced text", []string{"edited"}, true
+	m.Version = 0 // the store numbers the revision
 	m.CreatedAt, m.UpdatedAt = at(2*time.Hour), at(2*time.Hour)
 	got, err := rp.Replace(ctx, scopeAX, put(m))
 	if err != nil {

@@ -51,7 +51,7 @@ func TestRunAndSessionCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun("--json", "session", "show", "s1")), &wm); err != nil || wm.TurnCount != 2 || !strings.Contains(wm.CurrentTopic, "kyoto") {
 		t.Fatalf("show: %+v, %v", wm, err)
 	}
-	if out := mustRun("session", "end", "s1", "--archive"); !strings.Contains(out, "1 facts archived") {
+	if out := mustRun("session", "end", "s1", "--archive"); !strings.Contains(out, "1 fact archived") {
 		t.Fatalf("end: %q", out)
 	}
 	if out := mustRun("list"); !strings.Contains(out, "Dana is vegetarian") {
