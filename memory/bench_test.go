@@ -144,7 +144,9 @@ func benchmarkRecallMatch(b *testing.B, n int) {
 	slices.Sort(on)
 	slices.Sort(off)
 	if len(on) > 0 && len(off) > 0 {
-		p := func(d []time.Duration, q float64) float64 { return float64(d[min(len(d)-1, int(q*float64(len(d))))]) / 1e6 }
+		p := func(d []time.Duration, q float64) float64 {
+			return float64(d[min(len(d)-1, int(q*float64(len(d))))]) / 1e6
+		}
 		b.ReportMetric(p(on, 0.5), "on-p50-ms")
 		b.ReportMetric(p(off, 0.5), "off-p50-ms")
 		b.ReportMetric(p(on, 0.95), "on-p95-ms")
