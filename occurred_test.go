@@ -31,7 +31,7 @@ func TestDraftOccurred(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			content := c.content
-			d := Draft{Content: &content, CreatedAt: &created, OccurredAt: c.occurredAt, ValidFrom: c.from, ValidTo: c.to}
+			d := Draft{Content: &content, CreatedAt: &created, OccurredAt: whenOf(c.occurredAt), ValidFrom: c.from, ValidTo: c.to}
 			m, err := d.Build(Scope{TenantID: "t", AgentID: "a"}, DefaultLimits(), created)
 			if c.err {
 				if ErrorCode(err) != EINVALID {
@@ -47,4 +47,11 @@ func TestDraftOccurred(t *testing.T) {
 			}
 		})
 	}
+}
+
+func whenOf(t *time.Time) *When {
+	if t == nil {
+		return nil
+	}
+	return At(*t)
 }

@@ -201,9 +201,9 @@ func eventQuery(r *http.Request) (mnemo.EventQuery, error) {
 		dst  **time.Time
 	}{{"from", &q.From}, {"to", &q.To}} {
 		if s := v.Get(t.name); s != "" {
-			at, err := time.Parse(time.RFC3339Nano, s)
+			at, err := queryTime(t.name, s)
 			if err != nil {
-				return q, mnemo.Errorf(mnemo.EINVALID, "%s must be an RFC 3339 time", t.name)
+				return q, err
 			}
 			*t.dst = &at
 		}

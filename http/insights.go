@@ -86,9 +86,9 @@ func (s *Server) handleSummaries(w http.ResponseWriter, r *http.Request) {
 			dst  **time.Time
 		}{{"from", &q.From}, {"to", &q.To}} {
 			if s := v.Get(t.name); s != "" {
-				at, err := time.Parse(time.RFC3339Nano, s)
+				at, err := queryTime(t.name, s)
 				if err != nil {
-					return summariesResponse{}, mnemo.Errorf(mnemo.EINVALID, "%s must be an RFC 3339 time", t.name)
+					return summariesResponse{}, err
 				}
 				*t.dst = &at
 			}

@@ -126,9 +126,9 @@ func (s *Server) handleLedger(w http.ResponseWriter, r *http.Request) {
 			dst  **time.Time
 		}{{"since", &q.Since}, {"until", &q.Until}} {
 			if s := v.Get(t.name); s != "" {
-				at, err := time.Parse(time.RFC3339Nano, s)
+				at, err := queryTime(t.name, s)
 				if err != nil {
-					return ledgerResponse{}, mnemo.Errorf(mnemo.EINVALID, "%s must be an RFC 3339 time", t.name)
+					return ledgerResponse{}, err
 				}
 				*t.dst = &at
 			}

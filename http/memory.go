@@ -299,9 +299,9 @@ func listQuery(r *http.Request) (mnemo.ListQuery, error) {
 		{"occurred_after", &q.OccurredAfter}, {"occurred_before", &q.OccurredBefore}, {"as_of", &q.AsOf}}
 	for _, f := range times {
 		if s := v.Get(f.name); s != "" {
-			t, err := time.Parse(time.RFC3339Nano, s)
+			t, err := queryTime(f.name, s)
 			if err != nil {
-				return q, mnemo.Errorf(mnemo.EINVALID, "%s must be an RFC 3339 time", f.name)
+				return q, err
 			}
 			*f.dst = &t
 		}

@@ -41,7 +41,7 @@ type rememberIn struct {
 	Pinned        bool            `json:"pinned,omitempty" jsonschema:"always load this memory at the start of a run"`
 	ExpiresAt     *time.Time      `json:"expires_at,omitempty" jsonschema:"when the memory stops being true, RFC 3339; it is not recalled after that"`
 	EmotionVal    *float64        `json:"emotion_val,omitempty" jsonschema:"emotional valence, -1 (negative) to 1 (positive); kept in the memory's data"`
-	OccurredAt    *time.Time      `json:"occurred_at,omitempty" jsonschema:"when what it tells happened, RFC 3339; default: a time named in the content (yesterday, last May), else now"`
+	OccurredAt    *mnemo.When     `json:"occurred_at,omitempty" jsonschema:"when what it tells happened: RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday morning); default: a time named in the content (yesterday, last May), else now"`
 	ValidFrom     *time.Time      `json:"valid_from,omitempty" jsonschema:"start of the span it happened in or was true, RFC 3339 (instead of occurred_at)"`
 	ValidTo       *time.Time      `json:"valid_to,omitempty" jsonschema:"end of that span, RFC 3339"`
 	Entities      []string        `json:"entities,omitempty" jsonschema:"people or named things it is by or about, aliases included (e.g. [\"Ana\", \"Ana Silva\", \"my sister\"]): a recall naming one prefers it"`
@@ -359,6 +359,7 @@ type handler[In, Out any] func(ctx context.Context, sc mnemo.Scope, in In) (Out,
 
 // add adds tool t, served by h in the scope of each call.
 func add[In, Out any](s *Server, srv *mcpsdk.Server, scope scopeFunc, t *mcpsdk.Tool, h handler[In, Out]) {
+	s.argTypes.Store(t.Name, reflect.TypeFor[In]())
 	mcpsdk.AddTool(srv, t, func(ctx context.Context, req *mcpsdk.CallToolRequest, in In) (*mcpsdk.CallToolResult, Out, error) {
 		var zero Out
 		sc, err := scope(req)
@@ -680,6 +681,9 @@ func (p props) enum(name string, vals ...string) {
 func schemaFor[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {},
+		// A time as people type it (TIME-2): a string, read when the
+		// memory is built.
+		reflect.TypeFor[mnemo.When](): {Type: "string"},
 	}})
 	if err != nil {
 		panic(err) // T is one of ours: this is a bug

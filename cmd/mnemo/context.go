@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -41,14 +42,17 @@ func parseNow(v string) (time.Time, error) {
 	return *t, nil
 }
 
-// timeFlag parses v, the RFC 3339 value of the flag --name; empty is nil.
+// timeFlag parses v, the value of the flag --name: an RFC 3339 time, a
+// date (its midnight, UTC) or words ("last Tuesday", their start), within
+// the supported range (TIME-1, TIME-2); empty is nil. An error is a usage
+// error that names the flag, what was given and an example.
 func timeFlag(name, v string) (*time.Time, error) {
 	if v == "" {
 		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := mnemo.ParseInstant("--"+name, v, time.Now())
 	if err != nil {
-		return nil, usagef("--%s must be an RFC 3339 time", name)
+		return nil, usagef("%s", mnemo.ErrorMessage(err))
 	}
 	return &t, nil
 }

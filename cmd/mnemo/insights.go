@@ -48,14 +48,11 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 						name, v string
 						dst     **time.Time
 					}{{"from", from, &q.From}, {"to", to, &q.To}} {
-						if t.v == "" {
-							continue
-						}
-						v, err := time.Parse(time.RFC3339Nano, t.v)
+						v, err := timeFlag(t.name, t.v)
 						if err != nil {
-							return usagef("--%s must be an RFC 3339 time", t.name)
+							return err
 						}
-						*t.dst = &v
+						*t.dst = v
 					}
 					sums, err := svc.Summaries(ctx, a.scope(), q)
 					if err != nil {
@@ -70,12 +67,10 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 					return nil
 				}
 				var when time.Time
-				if at != "" {
-					v, err := time.Parse(time.RFC3339Nano, at)
-					if err != nil {
-						return usagef("--at must be an RFC 3339 time")
-					}
-					when = v
+				if v, err := timeFlag("at", at); err != nil {
+					return err
+				} else if v != nil {
+					when = *v
 				}
 				s, err := svc.Summarize(ctx, a.scope(), mnemo.Period(period), when)
 				if err != nil {

@@ -62,16 +62,17 @@ func (a *app) rememberCommand() *cobra.Command {
 			if f.Changed("confidence") {
 				d.Confidence = &confidence
 			}
-			if expires != "" {
-				t, err := time.Parse(time.RFC3339, expires)
-				if err != nil {
-					return usagef("--expires must be an RFC 3339 time such as 2026-12-31T00:00:00Z")
-				}
-				d.ExpiresAt = &t
-			}
 			var err error
-			if d.OccurredAt, err = timeFlag("occurred", occurred.after); err != nil {
+			if d.ExpiresAt, err = timeFlag("expires", expires); err != nil {
 				return err
+			}
+			if v := occurred.after; v != "" {
+				// Read when the memory is built, as a time in its text
+				// would be (TIME-2); refused here if it is none.
+				if _, err := mnemo.ParseTime("--occurred", v, time.Now()); err != nil {
+					return usagef("%s", mnemo.ErrorMessage(err))
+				}
+				d.OccurredAt = &mnemo.When{Text: v}
 			}
 			if d.ValidFrom, err = timeFlag("valid-from", occurred.occurredAfter); err != nil {
 				return err
@@ -114,10 +115,10 @@ func (a *app) rememberCommand() *cobra.Command {
 	f.StringVar(&d.SecurityLevel, "security", "", "security level: public, internal, confidential, restricted")
 	f.BoolVar(&d.Pinned, "pinned", false, "always load this memory")
 	f.StringVar(&src, "source", "", "provenance: a string or a JSON object")
-	f.StringVar(&expires, "expires", "", "expiry time (RFC 3339)")
-	f.StringVar(&occurred.after, "occurred", "", "when what it tells happened (RFC 3339); default: a time named in its text, else now")
-	f.StringVar(&occurred.occurredAfter, "valid-from", "", "start of the span it was true or happened in (RFC 3339)")
-	f.StringVar(&occurred.occurredBefore, "valid-to", "", "end of that span (RFC 3339)")
+	f.StringVar(&expires, "expires", "", "expiry time (a time: RFC 3339, 2026-12-31 or words such as \"next Friday\")")
+	f.StringVar(&occurred.after, "occurred", "", "when what it tells happened: RFC 3339, a date (that day), words (\"last Tuesday\") or a recurrence (\"every Sunday morning\"); default: a time named in its text, else now")
+	f.StringVar(&occurred.occurredAfter, "valid-from", "", "start of the span it was true or happened in (a time)")
+	f.StringVar(&occurred.occurredBefore, "valid-to", "", "end of that span (a time)")
 	return cmd
 }
 
