@@ -259,6 +259,10 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		m.ValidTo = &t
 	}
 	m.Stability = StabilityDays(m.Priority)
+	// Every time it keeps within the range every store keeps (TIME-1).
+	if err := CheckMemoryTimes(&m); err != nil {
+		return m, err
+	}
 	return m, nil
 }
 
@@ -268,6 +272,9 @@ func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
 	if d.Occurred != nil {
 		o := *d.Occurred
 		o.Start, o.End = o.Start.UTC(), o.End.UTC()
+		if !o.End.After(o.Start) {
+			return nil, Errorf(EINVALID, "occurred.end must be after occurred.start")
+		}
 		return &o, nil
 	}
 	if d.OccurredAt != nil && (d.ValidFrom != nil || d.ValidTo != nil) {

@@ -98,6 +98,10 @@ type Filter struct {
 	// swaps a key's memory rewritten since for the revision that stood
 	// then. Nil is now, with ended memories kept (as before REC-27).
 	AsOf *time.Time `json:"as_of,omitempty"`
+	// NotIDs leaves these memories out. A SQL store sets it to the
+	// recurring memories none of whose occurrences fall within the occurred
+	// bounds, which its SQL cannot tell (REC-30).
+	NotIDs []string `json:"-"`
 	// Dated keeps the memories whose Occurred came from their text or
 	// their writer, not from their creation (REC-29: the candidates of a
 	// "when" question).
@@ -418,6 +422,9 @@ func (f *Filter) Match(m *Memory, now time.Time) bool {
 		if !m.OccurredOf().Overlaps(f.OccurredWindow()) {
 			return false
 		}
+	}
+	if len(f.NotIDs) > 0 && slices.Contains(f.NotIDs, m.ID) {
+		return false
 	}
 	if f.Dated && m.OccurredOf().Source != OccurredText && m.OccurredOf().Source != OccurredWriter { // REC-29
 		return false

@@ -265,6 +265,9 @@ func (s *Service) importRecord(m mnemo.Memory, scope mnemo.Scope, now time.Time)
 		Type: m.Type, Category: m.Category, Priority: &m.Priority, Importance: &m.Importance,
 		Confidence: &m.Confidence, Tags: m.Tags, SecurityLevel: m.SecurityLevel, Pinned: m.Pinned,
 		Source: m.Source, ExpiresAt: m.ExpiresAt, Archived: m.Archived,
+		// When it happened, as exported (REC-24): a writer's occurred_at
+		// survives the round trip, a recurrence (REC-30) with it.
+		Occurred: m.Occurred,
 	}
 	if !m.CreatedAt.IsZero() {
 		d.CreatedAt = &m.CreatedAt
@@ -308,6 +311,9 @@ func (s *Service) importRecord(m mnemo.Memory, scope mnemo.Scope, now time.Time)
 	// An embedding of the store's model is kept; one of another model is
 	// dropped by the store, and the memory embedded again.
 	v.Embedding, v.EmbeddingModel = m.Embedding, m.EmbeddingModel
+	if err := mnemo.CheckMemoryTimes(&v); err != nil { // TIME-1
+		return mnemo.Record{}, err
+	}
 	return mnemo.Record{Memory: v, Index: s.indexText(&v, ""), Embed: embedText(&v, "")}, nil
 }
 

@@ -395,6 +395,9 @@ func (s *Service) checkQuery(scope mnemo.Scope, q *Query) (profile rank.Profile,
 		}
 		profile = p
 	}
+	if err := mnemo.CheckTime("now", q.Now); err != nil { // TIME-1
+		return rank.Profile{}, time.Time{}, err
+	}
 	now = q.Now
 	if now.IsZero() {
 		now = s.now()

@@ -270,3 +270,17 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 	}
 	return m, nil
 }
+
+// RecurringEnd is the occurred end of a recurring memory (REC-30), the
+// supported range's end, as the literal its partial index names: the
+// memories of a scope that recur are found without reading the others.
+const RecurringEnd = "9214646400000000000"
+
+// RecurringMiss reports whether the recurring memory whose occurred
+// window starts at start and was read from expr has no occurrence within
+// f's occurred bounds: the SQL overlap cannot tell, and the store leaves
+// it out (Filter.NotIDs).
+func RecurringMiss(f *mnemo.Filter, start int64, expr string) bool {
+	r, ok := temporal.RecurrenceOf(expr, FromNanos(start))
+	return ok && !r.Overlaps(f.OccurredWindow())
+}
