@@ -242,6 +242,9 @@ func (w *When) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return TimeFieldError("occurred_at", b)
 	}
+	if strings.TrimSpace(s) == "" {
+		return Errorf(EINVALID, "occurred_at is empty: give %s", TimeExample)
+	}
 	*w = When{Text: s}
 	return nil
 }

@@ -216,6 +216,9 @@ func occurredLine(o mnemo.Occurred) string {
 	if o.Expression != "" {
 		how += ": " + o.Expression
 	}
+	if r := o.Recurrence; r != nil { // REC-30: its rule, from its first occurrence on
+		return fmt.Sprintf("%s from %s (%s)", r.Rule, o.Start.Format(time.RFC3339), how)
+	}
 	return fmt.Sprintf("%s .. %s (%s)", o.Start.Format(time.RFC3339), o.End.Format(time.RFC3339), how)
 }
 
