@@ -216,8 +216,16 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		said = entity.Speakers(q.Text) // and who said what it asks for
 	}
 	sq := q
-	if asked.Found && strings.TrimSpace(asked.Text) != "" {
-		sq.Text = asked.Text
+	timeLed := false
+	if asked.Found {
+		// Its time and its subject leave the text searched (REC-25,
+		// asked.go); with no words of its own left, it is led by its time.
+		topic, own := questionTopic(asked.Text, who)
+		if s.analyzer.Query(own).Empty() {
+			timeLed, sq.Text = true, ""
+		} else {
+			sq.Text = topic
+		}
 	}
 	if q.Explain && (asked.Found || asked.When) {
 		res.Time = &asked
@@ -339,7 +347,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
-	scored, cands := s.score(q, profile, now, aq, topic, asked, who, said, cands, f.vecModel, f.useVec, rescored)
+	scored, cands := s.score(q, profile, now, aq, topic, asked, timeLed, who, said, cands, f.vecModel, f.useVec, rescored)
 	sw.lap(func(t *Trace) *time.Duration { return &t.Fuse })
 
 	// 4. Best first, then diversify and cut.
@@ -558,8 +566,8 @@ func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analy
 	// sees the query's whole words, and a query of prefixes alone is
 	// answered by the lexical index.
 	semText := wholeWords(q.Text)
-	if semText == "" && len(aq.Prefixes) > 0 && profile.LexicalWeight > 0 {
-		useVec = false
+	if semText == "" && len(aq.Prefixes) > 0 && profile.LexicalWeight > 0 || strings.TrimSpace(q.Text) == "" {
+		useVec = false // nothing to embed: a question led by its time (asked.go)
 	}
 	if useVec && !fallback {
 		t0 := sw.now()
@@ -680,13 +688,21 @@ func union(f found) []candidate {
 // it by the profile (category, recency, frequency, confidence, decay,
 // priority, the session's topic); candidates below the profile's minimum
 // relevance go. It returns the scored candidates and their candidates.
-func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, who, said []string, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
+func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, timeLed bool, who, said []string, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
 	lex := make([]float64, len(cands))
 	sims := make([]float64, len(cands))
 	for i, c := range cands {
 		lex[i], sims[i] = c.lexical, c.sim
 	}
 	keyword, semantic, relevance := profile.Fuse(lex, sims)
+	if timeLed {
+		// A question led by its time (asked.go) has no words to match:
+		// every candidate is as relevant, and the time and the subject
+		// (the factors below) rank them (REC-25).
+		for i := range relevance {
+			relevance[i] = 1
+		}
+	}
 	intent := rank.Intent(q.Text)
 	var terms map[string]bool
 	if profile.Formula == rank.FormulaSurface {
@@ -735,7 +751,9 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			if asked.Window.Overlaps(said) {
 				timeMatch = 1
 			} else {
-				timeMatch = rank.TimeWithin(inside(temporal.Window{Start: occ.Start, End: occ.End}, asked.Window))
+				// A recurring memory by the occurrence nearest the query's
+				// window (REC-30).
+				timeMatch = rank.TimeWithin(inside(occ.Nearest(asked.Window), asked.Window))
 			}
 		}
 		if asked.When {
@@ -749,10 +767,14 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			if has == nil { // written before REC-28: found now
 				has = entity.Of(speaker, m.Content, nil)
 			}
+			// About them: a name it holds, or one its text writes out
+			// where a sentence opens ("Caroline joined a choir"), which
+			// entity.Of cannot tell from a capitalised first word.
+			about := entity.Match(who, has) || mentions(m.Content, who)
 			if len(said) > 0 { // "What did Ana say…": by Ana first, then about her
-				whoMatch = rank.WhoSaid(speaker != "" && entity.Match(said, []string{speaker}), entity.Match(who, has))
+				whoMatch = rank.WhoSaid(speaker != "" && entity.Match(said, []string{speaker}), about)
 			} else {
-				whoMatch = rank.Who(entity.Match(who, has))
+				whoMatch = rank.Who(about)
 			}
 		}
 		sc.Score *= timeMatch * whenDated * whoMatch
