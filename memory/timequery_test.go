@@ -3,8 +3,8 @@ package memory_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
