@@ -105,7 +105,10 @@ FUZZERS = \
 	./files:FuzzKeyPath \
 	./files:FuzzStoreLog \
 	./cmd/mnemo:FuzzParseEndpoint \
-	./temporal:FuzzExtract
+	./temporal:FuzzExtract \
+	.:FuzzParseTime \
+	./memory:FuzzWriteTimes \
+	./internal/timejson:FuzzRewrite
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)

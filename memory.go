@@ -145,7 +145,7 @@ func (o Occurred) Nearest(w temporal.Window) temporal.Window {
 // CreatedOccurred is the Occurred of a memory that says nothing of when:
 // the second of its creation.
 func CreatedOccurred(created time.Time) *Occurred {
-	return &Occurred{Start: created, End: created.Add(time.Second), Source: OccurredCreated}
+	return &Occurred{Start: created, End: clampEnd(created.Add(time.Second)), Source: OccurredCreated}
 }
 
 // OccurredOf is m's Occurred, or its creation's when it has none (a record

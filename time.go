@@ -122,7 +122,9 @@ func ParseTime(field, v string, ref time.Time) (TimeSpan, error) {
 		if !InTimeRange(e.First.Start) {
 			return TimeSpan{}, Errorf(EINVALID, "%s %q starts outside the supported range, %s (UTC)", field, clip(s), TimeRange)
 		}
-		return TimeSpan{Window: e.First, Expression: s, Recurrence: &e.Recurrence}, nil
+		w := e.First
+		w.End = clampEnd(w.End)
+		return TimeSpan{Window: w, Expression: s, Recurrence: &e.Recurrence}, nil
 	}
 	if w, ok := temporal.Whole(s, ref.UTC()); ok {
 		if !InTimeRange(w.Start) {

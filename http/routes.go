@@ -61,7 +61,7 @@ type param struct {
 var (
 	stringSchema  = map[string]any{"type": "string"}
 	boolSchema    = map[string]any{"type": "boolean"}
-	timeSchema    = map[string]any{"type": "string", "format": "date-time"}
+	timeSchema    = map[string]any{"type": "string"} // RFC 3339, a date or words (TIME-2)
 	stringsSchema = map[string]any{"type": "array", "items": stringSchema}
 )
 

@@ -29,7 +29,7 @@ type capabilitiesOut struct {
 
 type eventSummaryIn struct {
 	Period string     `json:"period,omitempty" jsonschema:"hour, day (default), week, month or year, in UTC; a week starts on Monday"`
-	At     *time.Time `json:"at,omitempty" jsonschema:"a time in the period, RFC 3339; default now"`
+	At     *time.Time `json:"at,omitempty" jsonschema:"a time in the period, RFC 3339, a date (2026-11-20) or words (last Tuesday); default now"`
 }
 
 // addInsightTools adds the summary and capability tools to srv.

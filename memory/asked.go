@@ -11,7 +11,7 @@ import (
 // its time and its subject; its other words are the scaffolding of a
 // question. Searched as text, the subject's words find the memories that
 // say "the user" or the name most often, whenever they happened, and
-// drown the time (REC-25). So the time and the subject are taken out of
+// drown the time (REC-31). So the time and the subject are taken out of
 // the text the indexes search, the subject judged by REC-28's who factor
 // alone; a question that then has no words of its own is led by its time.
 

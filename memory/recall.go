@@ -218,7 +218,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	sq := q
 	timeLed := false
 	if asked.Found {
-		// Its time and its subject leave the text searched (REC-25,
+		// Its time and its subject leave the text searched (REC-31,
 		// asked.go); with no words of its own left, it is led by its time.
 		topic, own := questionTopic(asked.Text, who)
 		if s.analyzer.Query(own).Empty() {
@@ -698,7 +698,7 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 	if timeLed {
 		// A question led by its time (asked.go) has no words to match:
 		// every candidate is as relevant, and the time and the subject
-		// (the factors below) rank them (REC-25).
+		// (the factors below) rank them (REC-31).
 		for i := range relevance {
 			relevance[i] = 1
 		}
@@ -767,10 +767,11 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			if has == nil { // written before REC-28: found now
 				has = entity.Of(speaker, m.Content, nil)
 			}
-			// About them: a name it holds, or one its text writes out
+			// About them: a name it holds; for a question led by its time,
+			// whose name is all it matches, also one its text writes out
 			// where a sentence opens ("Caroline joined a choir"), which
-			// entity.Of cannot tell from a capitalised first word.
-			about := entity.Match(who, has) || mentions(m.Content, who)
+			// entity.Of cannot tell from a capitalised first word (REC-31).
+			about := entity.Match(who, has) || timeLed && mentions(m.Content, who)
 			if len(said) > 0 { // "What did Ana say…": by Ana first, then about her
 				whoMatch = rank.WhoSaid(speaker != "" && entity.Match(said, []string{speaker}), about)
 			} else {

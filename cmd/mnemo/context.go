@@ -379,7 +379,7 @@ func (a *app) snapshotCommand() *cobra.Command {
 	f.StringVar(&payload, "payload", "", "the trigger's payload: JSON, or text")
 	f.StringVar(&q.Focus, "focus", "", "what the run should attend to")
 	f.IntVar(&q.TokenLimit, "token-limit", 0, "budget in tokens (default: context.snapshot_token_limit, 500)")
-	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
+	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339, a date or words)")
 	return cmd
 }
 
@@ -441,6 +441,6 @@ func (a *app) readCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVar(&q.TokenLimit, "token-limit", 1000, "budget in tokens")
 	f.StringSliceVar(&q.Tags, "tags", nil, "the context's tags: memories sharing them rank higher")
-	f.StringVar(&now, "now", "", "the current time (RFC 3339), for expiry and recency")
+	f.StringVar(&now, "now", "", "the current time (RFC 3339, a date or words), for expiry and recency")
 	return cmd
 }

@@ -86,10 +86,10 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&period, "period", "day", "hour, day, week, month or year")
-	f.StringVar(&at, "at", "", "an RFC 3339 time in the period (default now)")
+	f.StringVar(&at, "at", "", "a time in the period (RFC 3339, a date or words) (default now)")
 	f.BoolVar(&list, "list", false, "list stored summaries instead of generating one")
-	f.StringVar(&from, "from", "", "with --list: summaries starting at or after this RFC 3339 time")
-	f.StringVar(&to, "to", "", "with --list: summaries starting before this RFC 3339 time")
+	f.StringVar(&from, "from", "", "with --list: summaries starting at or after this time (RFC 3339, a date or words)")
+	f.StringVar(&to, "to", "", "with --list: summaries starting before this time (RFC 3339, a date or words)")
 	f.IntVar(&limit, "limit", 100, "with --list: how many")
 	f.BoolVar(&prune, "prune", false, "drop hour and day summaries older than a year (serve does it on its own)")
 	return cmd

@@ -136,11 +136,11 @@ func filterFlags(cmd *cobra.Command, f *mnemo.Filter, t *timeFlags) {
 	fl.Float64Var(&f.MinConfidence, "min-confidence", 0, "only memories at least this confident")
 	fl.BoolVar(&f.IncludeArchived, "include-archived", false, "include archived memories")
 	fl.BoolVar(&f.IncludeExpired, "include-expired", false, "include expired memories")
-	fl.StringVar(&t.after, "after", "", "only memories created at or after this time (RFC 3339)")
-	fl.StringVar(&t.before, "before", "", "only memories created before this time (RFC 3339)")
-	fl.StringVar(&t.occurredAfter, "occurred-after", "", "only memories whose occurred window ends after this time (RFC 3339)")
-	fl.StringVar(&t.occurredBefore, "occurred-before", "", "only memories whose occurred window starts before this time (RFC 3339)")
-	fl.StringVar(&t.asOf, "as-of", "", "what held at this time (RFC 3339): a key's earlier values and since-contradicted memories included (REC-27)")
+	fl.StringVar(&t.after, "after", "", "only memories created at or after this time (RFC 3339, a date or words)")
+	fl.StringVar(&t.before, "before", "", "only memories created before this time (RFC 3339, a date or words)")
+	fl.StringVar(&t.occurredAfter, "occurred-after", "", "only memories whose occurred window ends after this time (RFC 3339, a date or words)")
+	fl.StringVar(&t.occurredBefore, "occurred-before", "", "only memories whose occurred window starts before this time (RFC 3339, a date or words)")
+	fl.StringVar(&t.asOf, "as-of", "", "what held at this time (RFC 3339, a date or words): a key's earlier values and since-contradicted memories included (REC-27)")
 }
 
 func parseTimes(f *mnemo.Filter, t timeFlags) error {
@@ -200,7 +200,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 	filterFlags(cmd, &q.Filter, &tf)
 	f := cmd.Flags()
 	f.IntVarP(&q.Limit, "limit", "n", 0, "how many results (default 5, max 20)")
-	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
+	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339, a date or words)")
 	f.StringVar(&q.Profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	f.BoolVar(&q.Explain, "explain", false, "show every score component")
 	f.IntVar(&q.TraverseHops, "traverse-hops", 0, fmt.Sprintf("follow links from the results, up to this many (0 to %d)", memory.MaxTraverseHops))
