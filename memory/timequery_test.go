@@ -212,3 +212,70 @@ func newTimeService(t *testing.T, c *clock) *service.Mnemo {
 	t.Helper()
 	return newSemantic(t, c, "", service.Options{})
 }
+
+// TestRecallRecurring: a memory of what recurs ("every Sunday morning",
+// written weeks before) answers a question about a day it occurs on, and
+// not one about a day between its occurrences (REC-30, REC-31).
+func TestRecallRecurring(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	now := time.Date(2026, 3, 12, 18, 0, 0, 0, time.UTC) // a Thursday
+	c.T = now.AddDate(0, 0, -40)
+	svc := newTimeService(t, c)
+	choir, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("I sing in the church choir every Sunday morning")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if choir.Occurred == nil || choir.Occurred.Recurrence == nil {
+		t.Fatalf("not a recurrence: %+v", choir.Occurred)
+	}
+	monday := now.AddDate(0, 0, -3)
+	c.T = monday.Add(20 * time.Hour)
+	dentist, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("Went to the dentist for a filling"), OccurredAt: &mnemo.When{Text: monday.Format("2006-01-02")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.T = now
+	for _, tt := range []struct {
+		q, first string
+		absent   string
+	}{
+		{"What did I do last Sunday?", choir.ID, ""},
+		{"what did the user do on Sunday morning", choir.ID, ""},
+		{"我上周日做了什么？", choir.ID, ""},
+		{"What did I do last Monday?", dentist.ID, ""},
+		{"What did I do on Tuesday?", "", choir.ID},
+	} {
+		res, err := svc.Recall(ctx, alice, memory.Query{Text: tt.q, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(res.Results) > 0 {
+			got = res.Results[0].ID
+		}
+		if tt.first != "" && got != tt.first || tt.absent != "" && got == tt.absent {
+			t.Errorf("%q: first %q, want %q (not %q)", tt.q, got, tt.first, tt.absent)
+		}
+	}
+	// A list of what happened on a Sunday weeks later finds it; of a
+	// Tuesday, not.
+	sunday, tuesday := now.AddDate(0, 0, -4).Truncate(24*time.Hour), now.AddDate(0, 0, -2).Truncate(24*time.Hour)
+	for _, tt := range []struct {
+		day  time.Time
+		want bool
+	}{{sunday, true}, {tuesday, false}} {
+		end := tt.day.AddDate(0, 0, 1)
+		ms, _, err := svc.List(ctx, alice, mnemo.ListQuery{Filter: mnemo.Filter{OccurredAfter: &tt.day, OccurredBefore: &end}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, m := range ms {
+			found = found || m.ID == choir.ID
+		}
+		if found != tt.want {
+			t.Errorf("List on %s: found %v, want %v", tt.day.Weekday(), found, tt.want)
+		}
+	}
+}

@@ -170,7 +170,7 @@ func (r Recurrence) period(t time.Time) Window {
 		return monthW(t.Year(), t.Month(), t.Location())
 	case "yearly":
 		if r.Month > 0 {
-			if w := monthW(t.Year(), time.Month(r.Month), t.Location()); !w.End.Before(t) {
+			if w := monthW(t.Year(), time.Month(r.Month), t.Location()); w.End.After(t) {
 				return w
 			}
 			return monthW(t.Year()+1, time.Month(r.Month), t.Location())
