@@ -216,15 +216,18 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		said = entity.Speakers(q.Text) // and who said what it asks for
 	}
 	sq := q
+	lq := q // what the lexical index searches
 	timeLed := false
 	if asked.Found {
-		// Its time and its subject leave the text searched (REC-31,
-		// asked.go); with no words of its own left, it is led by its time.
+		// Its time leaves the text searched, and its subject and the
+		// scaffolding of a question the words the lexical index searches
+		// (REC-31, asked.go): the embedder reads the sentence whole. With
+		// no words of its own left, it is led by its time.
 		topic, own := questionTopic(asked.Text, who)
 		if s.analyzer.Query(own).Empty() {
-			timeLed, sq.Text = true, ""
+			timeLed, sq.Text, lq.Text = true, "", ""
 		} else {
-			sq.Text = topic
+			sq.Text, lq.Text = asked.Text, topic
 		}
 	}
 	if q.Explain && (asked.Found || asked.When) {
@@ -233,7 +236,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	if q.Explain {
 		res.Who = who
 	}
-	aq, topic, err := s.analyse(ctx, scope, sq, &res)
+	aq, topic, err := s.analyse(ctx, scope, lq, &res)
 	if err != nil {
 		return Result{}, err
 	}
@@ -752,8 +755,13 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 				timeMatch = 1
 			} else {
 				// A recurring memory by the occurrence nearest the query's
-				// window (REC-30).
+				// window, and at most as one much wider than it: what
+				// happens every week answers for a day less surely than
+				// what is known to have happened that day (REC-30).
 				timeMatch = rank.TimeWithin(inside(occ.Nearest(asked.Window), asked.Window))
+				if occ.Recurrence != nil {
+					timeMatch = min(timeMatch, rank.TimeWide)
+				}
 			}
 		}
 		if asked.When {
