@@ -151,6 +151,7 @@ func testTimeFields(t *testing.T, base string, events bool) {
 			{"a list filter out of range", "GET", "/v1/memories?created_before=9999-12-31T00:00:00Z", nil, []string{"created_before", rangeText}},
 			{"an event's time", "POST", "/v1/events", map[string]any{"type": "note", "ts": "9999-12-31T00:00:00Z"}, []string{"ts", rangeText}},
 			{"an event query", "GET", "/v1/events?from=" + url.QueryEscape("2026-13-01"), nil, []string{`from "2026-13-01" is not a date`}},
+			{"an imported memory's time that is none", "POST", "/v1/import", map[string]any{"content": "imported", "created_at": "the day after tomorrow-ish"}, []string{`line 1: created_at "the day after tomorrow-ish" is not a time`}},
 			{"an imported memory", "POST", "/v1/import", map[string]any{"content": "imported", "occurred": map[string]any{"start": "1000-06-15T00:00:00Z", "end": "1000-06-16T00:00:00Z", "source": "writer"}}, []string{"occurred.start 1000-06-15T00:00:00Z", rangeText}},
 		} {
 			if strings.HasPrefix(tt.path, "/v1/events") && !events {
@@ -181,6 +182,23 @@ func testTimeFields(t *testing.T, base string, events bool) {
 					t.Errorf("detail %q is a Go layout error", p.Detail)
 				}
 			})
+		}
+	})
+
+	t.Run("an import reads a date", func(t *testing.T) {
+		var out struct {
+			IDs map[string]string `json:"ids"`
+		}
+		if status, raw := call(t, "POST", base+"/v1/import?agent_id=imp", map[string]any{"id": "01a22600-5250-766a-a093-0f1380246653", "content": "an imported note about tulips", "created_at": "2026-11-20"}, &out); status != 200 {
+			t.Fatalf("import: %d %s", status, raw)
+		}
+		id := "01a22600-5250-766a-a093-0f1380246653"
+		if v, ok := out.IDs[id]; ok {
+			id = v // stored under a new id
+		}
+		var m memory
+		if status, raw := call(t, "GET", base+"/v1/memories/"+id+"?agent_id=imp", nil, &m); status != 200 || !m.CreatedAt.Equal(day(2026, 11, 20)) {
+			t.Fatalf("imported created_at: %d %s", status, raw)
 		}
 	})
 
