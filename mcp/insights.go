@@ -52,7 +52,6 @@ func (s *Server) addInsightTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"capability use and activity; for a week, month or year also trends, patterns and suggestions. Use it to review how a period went.",
 		InputSchema: inputSchema[eventSummaryIn](func(p props) {
 			p.enum("period", "hour", "day", "week", "month", "year")
-			p.format("at", "date-time")
 		}),
 		OutputSchema: outputSchema[mnemo.Summary](),
 		Annotations:  &mcpsdk.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(false)},

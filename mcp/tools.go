@@ -206,10 +206,6 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			p.rng("emotion_val", -1, 1)
 			p.enum("security_level", mnemo.SecurityPublic, mnemo.SecurityInternal, mnemo.SecurityConfidential, mnemo.SecurityRestricted)
 			p.anyOf("source", "string", "object")
-			p.format("expires_at", "date-time")
-			p.format("occurred_at", "date-time")
-			p.format("valid_from", "date-time")
-			p.format("valid_to", "date-time")
 		}),
 		OutputSchema: outputSchema[rememberOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
