@@ -53,7 +53,7 @@ RACE = -race -gcflags='modernc.org/...=-d=checkptr=0'
 # golden check);
 # those pinning a seed's own figures run here once more at full size without
 # it, where they cost a tenth.
-FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait|TestRunSmall|TestEmbedMatchesReference|TestCompactWalk|TestBulkRecall|TestOpenBuildsMissingIndexFirst|$(PLAINONLY))$$
+FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait|TestRunSmall|TestEmbedMatchesReference|TestCompactWalk|TestBulkRecall|TestOpenBuildsMissingIndexFirst|TestTimeQuestions|$(PLAINONLY))$$
 # Single-goroutine checks (rules, arithmetic, file formats, heap bounds) that
 # the detector slows ten- to sixtyfold and that have nothing for it to find:
 # they skip under -race and run only here.
@@ -70,7 +70,7 @@ UNITJOBS = 4
 
 unit:
 	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GO) test $(RACE) -p $(UNITJOBS) -count=1 ./... & race=$$!; \
-	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" . ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal; \
+	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" . ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
@@ -105,7 +105,10 @@ FUZZERS = \
 	./files:FuzzKeyPath \
 	./files:FuzzStoreLog \
 	./cmd/mnemo:FuzzParseEndpoint \
-	./temporal:FuzzExtract
+	./temporal:FuzzExtract \
+	.:FuzzParseTime \
+	./memory:FuzzWriteTimes \
+	./internal/timejson:FuzzRewrite
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)

@@ -94,10 +94,11 @@ type Draft struct {
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Archived  bool       `json:"archived,omitempty"`
 
-	// When what the memory tells happened (REC-24): an instant, or a span
-	// [valid_from, valid_to). Without either, the first time expression of
-	// the content, resolved against created_at, or else created_at.
-	OccurredAt *time.Time `json:"occurred_at,omitempty"`
+	// When what the memory tells happened (REC-24): an instant, a day,
+	// words or a recurrence (When, TIME-2), or a span [valid_from,
+	// valid_to). Without either, the first time expression of the content,
+	// resolved against created_at, or else created_at.
+	OccurredAt *When      `json:"occurred_at,omitempty"`
 	ValidFrom  *time.Time `json:"valid_from,omitempty"`
 	ValidTo    *time.Time `json:"valid_to,omitempty"`
 	// Occurred, when set, is the memory's window as it stands, kept by a
@@ -143,6 +144,9 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	if d.Tombstone() {
 		// A tombstone keeps who deleted the key and why (FS-3, FS-8).
 		if m.Source, err = checkSource(d.Source, lim); err != nil {
+			return m, err
+		}
+		if err := d.checkTimes(); err != nil {
 			return m, err
 		}
 		m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
@@ -235,6 +239,9 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		}
 	}
 
+	if err := d.checkTimes(); err != nil {
+		return m, err
+	}
 	m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
 	m.AccessedAt = m.CreatedAt
 	if m.Occurred, err = d.occurred(m.Content, m.CreatedAt); err != nil {
@@ -252,6 +259,10 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		m.ValidTo = &t
 	}
 	m.Stability = StabilityDays(m.Priority)
+	// Every time it keeps within the range every store keeps (TIME-1).
+	if err := CheckMemoryTimes(&m); err != nil {
+		return m, err
+	}
 	return m, nil
 }
 
@@ -261,14 +272,27 @@ func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
 	if d.Occurred != nil {
 		o := *d.Occurred
 		o.Start, o.End = o.Start.UTC(), o.End.UTC()
+		if !o.End.After(o.Start) {
+			return nil, Errorf(EINVALID, "occurred.end must be after occurred.start")
+		}
 		return &o, nil
 	}
 	if d.OccurredAt != nil && (d.ValidFrom != nil || d.ValidTo != nil) {
 		return nil, Errorf(EINVALID, "give occurred_at or valid_from/valid_to, not both")
 	}
 	if d.OccurredAt != nil {
-		t := d.OccurredAt.UTC()
-		return &Occurred{Start: t, End: t.Add(time.Second), Source: OccurredWriter}, nil
+		sp, err := d.OccurredAt.Span("occurred_at", created)
+		if err != nil {
+			return nil, err
+		}
+		o := &Occurred{Start: sp.Start, End: sp.End, Expression: sp.Expression, Source: OccurredWriter, Recurrence: sp.Recurrence}
+		switch {
+		case sp.Instant:
+			o.End = clampEnd(sp.Start.Add(time.Second))
+		case sp.Recurrence != nil: // it goes on (REC-30)
+			o.End = LatestTime
+		}
+		return o, nil
 	}
 	if d.ValidFrom != nil || d.ValidTo != nil {
 		var from, to time.Time
@@ -277,13 +301,15 @@ func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
 			from, to = d.ValidFrom.UTC(), d.ValidTo.UTC()
 		case d.ValidFrom != nil: // from then on, as far as the writer knows: until it was written
 			from = d.ValidFrom.UTC()
-			to = from.Add(time.Second)
+			to = clampEnd(from.Add(time.Second))
 			if created.After(to) {
 				to = created
 			}
 		default: // until then
 			to = d.ValidTo.UTC()
-			from = to.Add(-time.Second)
+			if from = to.Add(-time.Second); from.Before(EarliestTime) {
+				from = EarliestTime
+			}
 			if created.Before(from) {
 				from = created
 			}
@@ -293,10 +319,29 @@ func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
 		}
 		return &Occurred{Start: from, End: to, Source: OccurredWriter}, nil
 	}
+	return TextOccurred(content, created), nil
+}
+
+// TextOccurred is when what text tells happened, read against created
+// (REC-24): its first time expression, a recurring one (REC-30) held as
+// such, else created's second. An expression whose time lies outside the
+// supported range is not one mnemo can keep (TIME-1): it is passed over.
+func TextOccurred(content string, created time.Time) *Occurred {
+	var first *temporal.Expr
 	for _, e := range temporal.Extract(content, created) {
-		return &Occurred{Start: e.Start.UTC(), End: e.End.UTC(), Expression: e.Text, Source: OccurredText}, nil
+		if InTimeRange(e.Start) {
+			first = &e
+			break
+		}
 	}
-	return CreatedOccurred(created), nil
+	if r, ok := temporal.ExtractRecurrence(content, created); ok && InTimeRange(r.First.Start) &&
+		(first == nil || r.Pos <= first.Pos || r.Pos < first.EndPos) {
+		return &Occurred{Start: r.First.Start.UTC(), End: LatestTime, Expression: r.Text, Source: OccurredText, Recurrence: &r.Recurrence}
+	}
+	if first != nil {
+		return &Occurred{Start: first.Start.UTC(), End: clampEnd(first.End.UTC()), Expression: first.Text, Source: OccurredText}
+	}
+	return CreatedOccurred(created)
 }
 
 // UntrustedKey is key moved under the namespace ns (FS-6's
@@ -309,6 +354,20 @@ func UntrustedKey(ns, key string) (string, error) {
 		key = "/" + key[:i] + key[i+2:] // kb://a/b -> /kb/a/b
 	}
 	return NormalizeKey(strings.TrimSuffix(ns, "/") + key)
+}
+
+// checkTimes refuses a time of d outside the supported range, naming the
+// field (TIME-1): a Go caller's times are checked as a client's are.
+func (d *Draft) checkTimes() error {
+	for _, f := range []struct {
+		name string
+		t    *time.Time
+	}{{"created_at", d.CreatedAt}, {"updated_at", d.UpdatedAt}, {"expires_at", d.ExpiresAt}, {"valid_from", d.ValidFrom}, {"valid_to", d.ValidTo}} {
+		if f.t != nil && (f.t.IsZero() || !InTimeRange(*f.t)) {
+			return outOfRange(f.name, *f.t)
+		}
+	}
+	return nil
 }
 
 func writeTimes(d *Draft, now time.Time) (created, updated time.Time) {

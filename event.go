@@ -176,6 +176,9 @@ type EventDumper interface {
 // CheckEventQuery validates q and fills its default limit. A time window
 // that runs backwards is EINVALID.
 func CheckEventQuery(q EventQuery) (EventQuery, error) {
+	if err := CheckTimeFields(TimeField{"from", q.From}, TimeField{"to", q.To}); err != nil { // TIME-1
+		return q, err
+	}
 	if q.From != nil && q.To != nil && q.From.After(*q.To) {
 		return q, Errorf(EINVALID, "time window runs backwards: from %s is after to %s",
 			q.From.UTC().Format(time.RFC3339Nano), q.To.UTC().Format(time.RFC3339Nano))

@@ -61,7 +61,7 @@ func TestAppendEventValidation(t *testing.T) {
 		{"control character in source", mnemo.Event{Type: "AgentStarted", Source: "a\x00b"}, mnemo.EINVALID, "control characters"},
 		{"another scope", mnemo.Event{Type: "AgentStarted", Scope: bob}, mnemo.EINVALID, "must be the request's"},
 		{"id with spaces", mnemo.Event{Type: "AgentStarted", ID: "a b"}, mnemo.EINVALID, "spaces"},
-		{"time out of range", mnemo.Event{Type: "AgentStarted", TS: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}, mnemo.EINVALID, "out of range"},
+		{"time out of range", mnemo.Event{Type: "AgentStarted", TS: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}, mnemo.EINVALID, "ts 3000-01-01T00:00:00Z is outside the supported range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"math"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Security levels (SEC-2). Internal is the default.
@@ -133,12 +135,37 @@ type Occurred struct {
 	End        time.Time `json:"end"`
 	Expression string    `json:"expression,omitempty"`
 	Source     string    `json:"source"`
+	// Recurrence is set when what the memory tells recurs ("every Sunday
+	// morning", REC-30): Start is then its first occurrence's start, End
+	// the end of the supported range (it goes on), and the filters and
+	// recall match it on its occurrences.
+	Recurrence *temporal.Recurrence `json:"recurrence,omitempty"`
+}
+
+// Overlaps reports whether what o tells happened within w: o's window
+// overlaps it, or, when o recurs, one of its occurrences does (REC-30).
+func (o Occurred) Overlaps(w temporal.Window) bool {
+	if !(temporal.Window{Start: o.Start, End: o.End}).Overlaps(w) {
+		return false
+	}
+	return o.Recurrence == nil || o.Recurrence.Overlaps(w)
+}
+
+// Nearest is the window of o that bears on w: o's window, or, when o
+// recurs, its first occurrence that ends after w starts.
+func (o Occurred) Nearest(w temporal.Window) temporal.Window {
+	if o.Recurrence != nil {
+		if occ, ok := o.Recurrence.Next(w.Start); ok {
+			return occ
+		}
+	}
+	return temporal.Window{Start: o.Start, End: o.End}
 }
 
 // CreatedOccurred is the Occurred of a memory that says nothing of when:
 // the second of its creation.
 func CreatedOccurred(created time.Time) *Occurred {
-	return &Occurred{Start: created, End: created.Add(time.Second), Source: OccurredCreated}
+	return &Occurred{Start: created, End: clampEnd(created.Add(time.Second)), Source: OccurredCreated}
 }
 
 // OccurredOf is m's Occurred, or its creation's when it has none (a record

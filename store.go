@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Store keeps memories. Backends (sqlite, postgres, files) implement it and
@@ -96,6 +98,10 @@ type Filter struct {
 	// swaps a key's memory rewritten since for the revision that stood
 	// then. Nil is now, with ended memories kept (as before REC-27).
 	AsOf *time.Time `json:"as_of,omitempty"`
+	// NotIDs leaves these memories out. A SQL store sets it to the
+	// recurring memories none of whose occurrences fall within the occurred
+	// bounds, which its SQL cannot tell (REC-30).
+	NotIDs []string `json:"-"`
 	// Dated keeps the memories whose Occurred came from their text or
 	// their writer, not from their creation (REC-29: the candidates of a
 	// "when" question).
@@ -311,6 +317,19 @@ type VectorHit struct {
 // MaxListLimit bounds one page of List.
 const MaxListLimit = 1000
 
+// OccurredWindow is the window f's occurred bounds name, the supported
+// range where a bound is not given.
+func (f *Filter) OccurredWindow() temporal.Window {
+	w := temporal.Window{Start: EarliestTime, End: LatestTime}
+	if f.OccurredAfter != nil {
+		w.Start = *f.OccurredAfter
+	}
+	if f.OccurredBefore != nil {
+		w.End = *f.OccurredBefore
+	}
+	return w
+}
+
 // Check validates f and normalises it in place; a zero Now becomes now.
 func (f *Filter) Check(now time.Time) error {
 	if f.Now.IsZero() {
@@ -341,6 +360,17 @@ func (f *Filter) Check(now time.Time) error {
 	}
 	if f.ArchivedOnly {
 		f.IncludeArchived = true
+	}
+	for _, t := range []struct {
+		name string
+		t    *time.Time
+	}{{"created_after", f.CreatedAfter}, {"created_before", f.CreatedBefore}, {"occurred_after", f.OccurredAfter},
+		{"occurred_before", f.OccurredBefore}, {"as_of", f.AsOf}} {
+		// The stores read what the writes keep (TIME-1): a bound beyond
+		// the range would be one no row can hold.
+		if err := CheckTimePtr(t.name, t.t); err != nil {
+			return err
+		}
 	}
 	if f.OccurredAfter != nil && f.OccurredBefore != nil && !f.OccurredBefore.After(*f.OccurredAfter) {
 		return Errorf(EINVALID, "occurred_before must be after occurred_after")
@@ -388,11 +418,13 @@ func (f *Filter) Match(m *Memory, now time.Time) bool {
 	if f.KeyPrefix != "" && !KeyUnder(m.Key, f.KeyPrefix) {
 		return false
 	}
-	if f.OccurredAfter != nil || f.OccurredBefore != nil { // overlap (REC-25)
-		o := m.OccurredOf()
-		if f.OccurredAfter != nil && !o.End.After(*f.OccurredAfter) || f.OccurredBefore != nil && !o.Start.Before(*f.OccurredBefore) {
+	if f.OccurredAfter != nil || f.OccurredBefore != nil { // overlap (REC-25), with an occurrence (REC-30)
+		if !m.OccurredOf().Overlaps(f.OccurredWindow()) {
 			return false
 		}
+	}
+	if len(f.NotIDs) > 0 && slices.Contains(f.NotIDs, m.ID) {
+		return false
 	}
 	if f.Dated && m.OccurredOf().Source != OccurredText && m.OccurredOf().Source != OccurredWriter { // REC-29
 		return false

@@ -141,8 +141,8 @@ func (s *Service) prepareEvent(scope mnemo.Scope, e mnemo.Event, now time.Time) 
 		e.TS = now
 	}
 	e.TS = e.TS.UTC()
-	if e.TS.Year() < 1678 || e.TS.Year() > 2261 {
-		return mnemo.Event{}, mnemo.Errorf(mnemo.EINVALID, "ts %s is out of range (years 1678 to 2261)", e.TS.Format(time.RFC3339))
+	if err := mnemo.CheckTime("ts", e.TS); err != nil { // TIME-1
+		return mnemo.Event{}, err
 	}
 	var err error
 	if e.Type, err = checkEventText("type", e.Type, maxEventType, true); err != nil {

@@ -56,6 +56,9 @@ func (s *Service) Summarize(ctx context.Context, scope mnemo.Scope, period mnemo
 	if err != nil {
 		return mnemo.Summary{}, err
 	}
+	if err := mnemo.CheckTime("at", at); err != nil { // TIME-1
+		return mnemo.Summary{}, err
+	}
 	is, err := s.insightStore()
 	if err != nil {
 		return mnemo.Summary{}, err
@@ -88,6 +91,9 @@ func (s *Service) Summaries(ctx context.Context, scope mnemo.Scope, q mnemo.Summ
 			return nil, err
 		}
 		q.Period = p
+	}
+	if err := mnemo.CheckTimeFields(mnemo.TimeField{Name: "from", T: q.From}, mnemo.TimeField{Name: "to", T: q.To}); err != nil { // TIME-1
+		return nil, err
 	}
 	if q.From != nil && q.To != nil && q.From.After(*q.To) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "time window runs backwards: from %s is after to %s",

@@ -517,6 +517,9 @@ func (s *Service) touchEvents(scope mnemo.Scope, ids []string) {
 
 func checkEventSearch(q *Search) error {
 	q.Query = strings.TrimSpace(q.Query)
+	if err := mnemo.CheckTimeFields(mnemo.TimeField{Name: "from", T: q.From}, mnemo.TimeField{Name: "to", T: q.To}); err != nil { // TIME-1
+		return err
+	}
 	switch {
 	case q.Query == "" && len(q.Vector) == 0:
 		return mnemo.Errorf(mnemo.EINVALID, "a search needs a query or a vector")

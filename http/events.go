@@ -109,8 +109,8 @@ type eventExportDocument struct {
 }
 
 var windowParams = []param{
-	{name: "from", schema: timeSchema, doc: "Events at or after this RFC 3339 time."},
-	{name: "to", schema: timeSchema, doc: "Events before this RFC 3339 time; before from is an error."},
+	{name: "from", schema: timeSchema, doc: "Events at or after this time (RFC 3339, a date or words)."},
+	{name: "to", schema: timeSchema, doc: "Events before this time (RFC 3339, a date or words); before from is an error."},
 	{name: "types", schema: stringsSchema, doc: "Events of these types; repeat the parameter or separate with commas."},
 	{name: "sources", schema: stringsSchema, doc: "Events from these sources."},
 	{name: "cursor", schema: stringSchema, doc: "Continue after a previous page: its next."},
@@ -201,9 +201,9 @@ func eventQuery(r *http.Request) (mnemo.EventQuery, error) {
 		dst  **time.Time
 	}{{"from", &q.From}, {"to", &q.To}} {
 		if s := v.Get(t.name); s != "" {
-			at, err := time.Parse(time.RFC3339Nano, s)
+			at, err := queryTime(t.name, s)
 			if err != nil {
-				return q, mnemo.Errorf(mnemo.EINVALID, "%s must be an RFC 3339 time", t.name)
+				return q, err
 			}
 			*t.dst = &at
 		}

@@ -10,14 +10,18 @@
 package http
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/timejson"
 )
 
 // ERATELIMITED is the domain's rate-limit code, kept here for callers of
@@ -102,15 +106,41 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	enc.Encode(v)
 }
 
+func strictDecoder(b []byte) *json.Decoder {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec
+}
+
 // decode reads a JSON body strictly: size-limited, unknown fields rejected,
 // exactly one value.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return mnemo.Errorf(mnemo.EINVALID, "Content-Type must be application/json, got %q", ct)
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return mnemo.Errorf(mnemo.ETOOLARGE, "request body is over %d bytes", s.maxBody)
+		}
+		return mnemo.Errorf(mnemo.EINVALID, "request body could not be read")
+	}
+	dec := strictDecoder(body)
+	err = dec.Decode(v)
+	if err != nil {
+		// A time typed as people type it ("2026-11-20", "last Tuesday"), or
+		// one that is no time: read or refused by name (TIME-2).
+		fixed, changed, terr := timejson.Rewrite(body, reflect.TypeOf(v), time.Now())
+		if terr != nil {
+			return terr
+		}
+		if changed {
+			dec = strictDecoder(fixed)
+			err = dec.Decode(v)
+		}
+	}
+	if err != nil {
 		var tooLarge *http.MaxBytesError
 		var syntax *json.SyntaxError
 		var typ *json.UnmarshalTypeError

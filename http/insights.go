@@ -50,8 +50,8 @@ func (s *Server) insightRoutes() []route {
 			doc:    "Summaries of the agent that start in [from, to), by start. Hour and day summaries are kept a year; week, month and year summaries for good.",
 			scopes: []string{ScopeRead}, params: []param{agentParam,
 				{name: "period", schema: periodSchema, doc: "Only summaries of this period."},
-				{name: "from", schema: timeSchema, doc: "Summaries starting at or after this RFC 3339 time."},
-				{name: "to", schema: timeSchema, doc: "Summaries starting before this RFC 3339 time; before from is an error."},
+				{name: "from", schema: timeSchema, doc: "Summaries starting at or after this time (RFC 3339, a date or words)."},
+				{name: "to", schema: timeSchema, doc: "Summaries starting before this time (RFC 3339, a date or words); before from is an error."},
 				{name: "limit", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": mnemo.MaxListLimit, "default": 100}, doc: "How many summaries."}},
 			status: 200, resp: summariesResponse{}, handler: s.handleSummaries},
 		{method: "GET", path: "/v1/events/capabilities", summary: "Find capabilities for a task (L5)",
@@ -86,9 +86,9 @@ func (s *Server) handleSummaries(w http.ResponseWriter, r *http.Request) {
 			dst  **time.Time
 		}{{"from", &q.From}, {"to", &q.To}} {
 			if s := v.Get(t.name); s != "" {
-				at, err := time.Parse(time.RFC3339Nano, s)
+				at, err := queryTime(t.name, s)
 				if err != nil {
-					return summariesResponse{}, mnemo.Errorf(mnemo.EINVALID, "%s must be an RFC 3339 time", t.name)
+					return summariesResponse{}, err
 				}
 				*t.dst = &at
 			}

@@ -71,8 +71,8 @@ func (s *Server) lifecycleRoutes() []route {
 			scopes: []string{ScopeRead}, params: append([]param{agentParam,
 				{name: "action", schema: stringSchema, doc: "Only this action: archive, retention, prune, reset, restore, delete, forget, clear, decay."},
 				{name: "memory_id", schema: stringSchema, doc: "Only entries naming this memory."},
-				{name: "since", schema: timeSchema, doc: "Entries at or after this RFC 3339 time."},
-				{name: "until", schema: timeSchema, doc: "Entries before this RFC 3339 time."}}, pageParams...),
+				{name: "since", schema: timeSchema, doc: "Entries at or after this time (RFC 3339, a date or words)."},
+				{name: "until", schema: timeSchema, doc: "Entries before this time (RFC 3339, a date or words)."}}, pageParams...),
 			status: 200, resp: ledgerResponse{}, handler: s.handleLedger},
 	}
 }
@@ -126,9 +126,9 @@ func (s *Server) handleLedger(w http.ResponseWriter, r *http.Request) {
 			dst  **time.Time
 		}{{"since", &q.Since}, {"until", &q.Until}} {
 			if s := v.Get(t.name); s != "" {
-				at, err := time.Parse(time.RFC3339Nano, s)
+				at, err := queryTime(t.name, s)
 				if err != nil {
-					return ledgerResponse{}, mnemo.Errorf(mnemo.EINVALID, "%s must be an RFC 3339 time", t.name)
+					return ledgerResponse{}, err
 				}
 				*t.dst = &at
 			}

@@ -23,11 +23,11 @@ var listParams = slices.Concat([]param{agentParam}, pageParams, []param{
 	{name: "categories", schema: stringsSchema, doc: "Memories of these categories."},
 	{name: "session_id", schema: stringSchema, doc: "Memories of this session."},
 	{name: "key_prefix", schema: stringSchema, doc: "Memories whose key starts with this prefix."},
-	{name: "created_after", schema: timeSchema, doc: "Memories created at or after this RFC 3339 time."},
-	{name: "created_before", schema: timeSchema, doc: "Memories created before this RFC 3339 time."},
-	{name: "occurred_after", schema: timeSchema, doc: "Memories of what happened after this RFC 3339 time (their occurred window ends after it)."},
-	{name: "occurred_before", schema: timeSchema, doc: "Memories of what happened before this RFC 3339 time (their occurred window starts before it)."},
-	{name: "as_of", schema: timeSchema, doc: "What held at this RFC 3339 time: a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now."},
+	{name: "created_after", schema: timeSchema, doc: "Memories created at or after this time (RFC 3339, a date or words)."},
+	{name: "created_before", schema: timeSchema, doc: "Memories created before this time (RFC 3339, a date or words)."},
+	{name: "occurred_after", schema: timeSchema, doc: "Memories of what happened after this time, their occurred window ending after it (RFC 3339, a date or words)."},
+	{name: "occurred_before", schema: timeSchema, doc: "Memories of what happened before this time, their occurred window starting before it (RFC 3339, a date or words)."},
+	{name: "as_of", schema: timeSchema, doc: "What held at this time (RFC 3339, a date or words): a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now."},
 	{name: "min_confidence", schema: map[string]any{"type": "number", "minimum": 0, "maximum": 1}, doc: "Memories at least this confident."},
 	{name: "include_archived", schema: boolSchema, doc: "Include archived memories."},
 	{name: "include_expired", schema: boolSchema, doc: "Include expired memories."},
@@ -306,9 +306,9 @@ func listQuery(r *http.Request) (mnemo.ListQuery, error) {
 		{"occurred_after", &q.OccurredAfter}, {"occurred_before", &q.OccurredBefore}, {"as_of", &q.AsOf}}
 	for _, f := range times {
 		if s := v.Get(f.name); s != "" {
-			t, err := time.Parse(time.RFC3339Nano, s)
+			t, err := queryTime(f.name, s)
 			if err != nil {
-				return q, mnemo.Errorf(mnemo.EINVALID, "%s must be an RFC 3339 time", f.name)
+				return q, err
 			}
 			*f.dst = &t
 		}

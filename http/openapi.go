@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // openAPIDocument generates the OpenAPI 3.1 document of the route table.
@@ -180,11 +182,14 @@ func operationID(rt *route) string {
 }
 
 // schemaOf returns the JSON Schema of v's type. It tells reflection what
-// it cannot know: raw JSON may hold any value, and times are RFC 3339.
+// it cannot know: raw JSON may hold any value, times are RFC 3339 (a
+// request's may also be a date or words, TIME-2), and occurred_at is a
+// string read as a time.
 func schemaOf(v any) (*jsonschema.Schema, error) {
 	return jsonschema.ForType(reflect.TypeOf(v), &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {},
 		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
+		reflect.TypeFor[mnemo.When]():      {Type: "string", Description: "RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday morning)"},
 	}})
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -60,7 +61,7 @@ type param struct {
 var (
 	stringSchema  = map[string]any{"type": "string"}
 	boolSchema    = map[string]any{"type": "boolean"}
-	timeSchema    = map[string]any{"type": "string", "format": "date-time"}
+	timeSchema    = map[string]any{"type": "string"} // RFC 3339, a date or words (TIME-2)
 	stringsSchema = map[string]any{"type": "array", "items": stringSchema}
 )
 
@@ -229,4 +230,12 @@ func byQuery[R any](s *Server, call func(r *http.Request, sc mnemo.Scope) (R, er
 		}
 		writeJSON(w, r, http.StatusOK, res)
 	}
+}
+
+// queryTime reads the time query parameter name: an RFC 3339 time, a date
+// (its midnight, UTC) or words ("last Tuesday", their start), within the
+// supported range (TIME-1, TIME-2). An error names the parameter, what was
+// sent and an example.
+func queryTime(name, v string) (time.Time, error) {
+	return mnemo.ParseInstant(name, v, time.Now())
 }

@@ -138,7 +138,7 @@ func TestBadInput(t *testing.T) {
 		{"no agent", "POST", "/v1/memories", `{"content":"x"}`, 400, "invalid_input"},
 		{"too large body", "POST", "/v1/memories", `{"agent_id":"a","content":"` + strings.Repeat("x", 2048) + `"}`, 413, "too_large"},
 		{"bad limit", "GET", "/v1/memories?agent_id=a&limit=x", nil, 400, "invalid_input"},
-		{"bad time", "GET", "/v1/memories?agent_id=a&created_after=yesterday", nil, 400, "invalid_input"},
+		{"bad time", "GET", "/v1/memories?agent_id=a&created_after=whenever", nil, 400, "invalid_input"},
 		{"limit over max", "POST", "/v1/recall", `{"agent_id":"a","query":"x","limit":21}`, 400, "invalid_input"},
 		{"empty query", "POST", "/v1/recall", `{"agent_id":"a","query":""}`, 400, "invalid_input"},
 		{"unknown profile", "POST", "/v1/recall", `{"agent_id":"a","query":"x","profile":"magic"}`, 400, "invalid_input"},

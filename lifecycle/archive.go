@@ -100,6 +100,9 @@ func (s *Service) Prune(ctx context.Context, scope mnemo.Scope, q PruneQuery) (A
 	if err := mnemo.CheckScope(scope); err != nil {
 		return ArchiveResult{}, err
 	}
+	if err := mnemo.CheckTimePtr("before", q.Before); err != nil { // TIME-1
+		return ArchiveResult{}, err
+	}
 	if q.Before == nil && len(q.Tags) == 0 && len(q.Types) == 0 && len(q.SecurityLevels) == 0 {
 		return ArchiveResult{}, mnemo.Errorf(mnemo.EINVALID, "prune needs a criterion: before, tags, types or security levels")
 	}

@@ -11,6 +11,9 @@ func (s *Service) Ledger(ctx context.Context, scope mnemo.Scope, q mnemo.LedgerQ
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, 0, err
 	}
+	if err := mnemo.CheckTimeFields(mnemo.TimeField{Name: "since", T: q.Since}, mnemo.TimeField{Name: "until", T: q.Until}); err != nil { // TIME-1
+		return nil, 0, err
+	}
 	if q.Limit < 0 || q.Offset < 0 || q.Limit > mnemo.MaxListLimit {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit must be 1 to %d and offset not negative", mnemo.MaxListLimit)
 	}

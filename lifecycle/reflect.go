@@ -143,6 +143,9 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 	if err := mnemo.CheckScope(scope); err != nil {
 		return ReflectReport{}, err
 	}
+	if err := mnemo.CheckTime("now", o.Now); err != nil { // TIME-1
+		return ReflectReport{}, err
+	}
 	if s.mem != nil {
 		s.mem.FlushAccess(ctx) // reflect judges by access counts: recall's last ones too
 	}

@@ -17,8 +17,8 @@ import (
 
 type searchEventsIn struct {
 	Query   string     `json:"query" jsonschema:"what to look for, in words: events whose text means something close are returned"`
-	From    *time.Time `json:"from,omitempty" jsonschema:"only events at or after this time"`
-	To      *time.Time `json:"to,omitempty" jsonschema:"only events before this time"`
+	From    *time.Time `json:"from,omitempty" jsonschema:"only events at or after this time: RFC 3339, a date (2026-11-20) or words (last Tuesday)"`
+	To      *time.Time `json:"to,omitempty" jsonschema:"only events before this time: RFC 3339, a date (2026-11-20) or words (last Tuesday)"`
 	Types   []string   `json:"types,omitempty" jsonschema:"only events of these types"`
 	Sources []string   `json:"sources,omitempty" jsonschema:"only events from these sources"`
 	Limit   int        `json:"limit,omitempty" jsonschema:"how many events (default 10)"`
@@ -47,8 +47,6 @@ func (s *Server) addEventTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"optionally within a time window or of some types or sources. Use it to answer \"when did this happen before\" or \"what happened around X\".",
 		InputSchema: inputSchema[searchEventsIn](func(p props) {
 			p.rng("limit", 1, mnemo.MaxListLimit)
-			p.format("from", "date-time")
-			p.format("to", "date-time")
 		}),
 		OutputSchema: outputSchema[searchEventsOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},

@@ -29,7 +29,7 @@ type capabilitiesOut struct {
 
 type eventSummaryIn struct {
 	Period string     `json:"period,omitempty" jsonschema:"hour, day (default), week, month or year, in UTC; a week starts on Monday"`
-	At     *time.Time `json:"at,omitempty" jsonschema:"a time in the period, RFC 3339; default now"`
+	At     *time.Time `json:"at,omitempty" jsonschema:"a time in the period, RFC 3339, a date (2026-11-20) or words (last Tuesday); default now"`
 }
 
 // addInsightTools adds the summary and capability tools to srv.
@@ -52,7 +52,6 @@ func (s *Server) addInsightTools(srv *mcpsdk.Server, scope scopeFunc) {
 			"capability use and activity; for a week, month or year also trends, patterns and suggestions. Use it to review how a period went.",
 		InputSchema: inputSchema[eventSummaryIn](func(p props) {
 			p.enum("period", "hour", "day", "week", "month", "year")
-			p.format("at", "date-time")
 		}),
 		OutputSchema: outputSchema[mnemo.Summary](),
 		Annotations:  &mcpsdk.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(false)},

@@ -24,12 +24,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/timejson"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -64,6 +67,7 @@ type Server struct {
 	httpScope func(*mcpsdk.RequestExtra) (mnemo.Scope, error)
 	log       *slog.Logger
 	version   string
+	argTypes  sync.Map // tool name -> its arguments' Go type
 }
 
 // NewServer returns a server over svc.
@@ -155,6 +159,27 @@ type ToolError struct {
 	Message string `json:"message" jsonschema:"what went wrong, safe to show"`
 }
 
+// readTimes rewrites the time arguments of call as people type them
+// ("2026-11-20", "last Tuesday") into RFC 3339, or refuses one that is no
+// time, or out of range, by name (TIME-1, TIME-2).
+func (s *Server) readTimes(call *mcpsdk.CallToolRequest) error {
+	if call.Params == nil || len(call.Params.Arguments) == 0 {
+		return nil
+	}
+	t, ok := s.argTypes.Load(call.Params.Name)
+	if !ok {
+		return nil
+	}
+	fixed, changed, err := timejson.Rewrite(call.Params.Arguments, t.(reflect.Type), time.Now())
+	if err != nil {
+		return err
+	}
+	if changed {
+		call.Params.Arguments = fixed
+	}
+	return nil
+}
+
 // toolErrors renders every failed tool call the same way, whoever failed
 // it: handlers fail with a *mnemo.Error, and the SDK fails calls whose
 // arguments do not match the tool's input schema or do not decode — bad
@@ -166,7 +191,17 @@ func (s *Server) toolErrors(next mcpsdk.MethodHandler) mcpsdk.MethodHandler {
 			return next(ctx, method, req)
 		}
 		start := time.Now()
-		res, err := next(ctx, method, req)
+		var (
+			res mcpsdk.Result
+			err error
+		)
+		if terr := s.readTimes(call); terr != nil {
+			r := &mcpsdk.CallToolResult{}
+			r.SetError(terr)
+			res = r
+		} else {
+			res, err = next(ctx, method, req)
+		}
 		r, ok := res.(*mcpsdk.CallToolResult)
 		if err != nil || !ok {
 			return res, err

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +97,55 @@ func TestTimeAndWho(t *testing.T) {
 			}
 			if got := recall(map[string]any{"query": "office", "as_of": before}); !slices.Equal(got, []string{"The office is in Berlin"}) {
 				t.Errorf("recall as of before: %q, want Berlin", got)
+			}
+		})
+	}
+}
+
+// TestTypedTimes drives the times people type through a real MCP client
+// (TIME-1, TIME-2, REC-30): a plain date is that day, words and a
+// recurrence are read, and what is no time or lies outside the supported
+// range is a tool error that names the argument — never a Go layout error
+// nor a date other than the one sent.
+func TestTypedTimes(t *testing.T) {
+	type occurredOut struct {
+		Start      time.Time `json:"start"`
+		End        time.Time `json:"end"`
+		Recurrence *struct {
+			Rule string `json:"rule"`
+		} `json:"recurrence"`
+	}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			cs := tr.connect(t, newService(t))
+			var out struct {
+				Memory struct {
+					Occurred occurredOut `json:"occurred"`
+				} `json:"memory"`
+			}
+			ok(t, cs, "remember", map[string]any{"content": "Planted the tulips", "occurred_at": "2026-11-20"}, &out)
+			if o := out.Memory.Occurred; !o.Start.Equal(time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)) || !o.End.Equal(time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)) {
+				t.Errorf("a plain date: %+v, want the day", o)
+			}
+			ok(t, cs, "remember", map[string]any{"content": "Choir practice", "occurred_at": "every Sunday morning"}, &out)
+			if o := out.Memory.Occurred; o.Recurrence == nil || o.Recurrence.Rule != "FREQ=WEEKLY;BYDAY=SU;BYHOUR=6,7,8,9,10,11" {
+				t.Errorf("a recurrence: %+v", o)
+			}
+			ok(t, cs, "recall", map[string]any{"query": "tulips", "occurred_after": "2026-11-01", "occurred_before": "2026-12-01"}, nil)
+			for _, tt := range []struct {
+				tool string
+				args map[string]any
+				want string
+			}{
+				{"remember", map[string]any{"content": "x y z", "occurred_at": "1000-06-15T00:00:00Z"}, "occurred_at 1000-06-15T00:00:00Z is outside the supported range, 1678-01-01T00:00:00Z to 2261-12-31T23:59:59Z"},
+				{"remember", map[string]any{"content": "x y z", "valid_to": "9999-12-31T00:00:00Z"}, "valid_to 9999-12-31T00:00:00Z is outside the supported range"},
+				{"remember", map[string]any{"content": "x y z", "expires_at": "whenever"}, `expires_at "whenever" is not a time`},
+				{"recall", map[string]any{"query": "tulips", "as_of": "0000-01-01T00:00:00Z"}, "as_of 0000-01-01T00:00:00Z is outside the supported range"},
+				{"recall", map[string]any{"query": "tulips", "occurred_before": "2026-02-30"}, `occurred_before "2026-02-30" is not a date`},
+			} {
+				if msg := fails(t, cs, tt.tool, tt.args, mnemo.EINVALID); !strings.Contains(msg, tt.want) || strings.Contains(msg, "parsing time") {
+					t.Errorf("%s %v: %q, want %q", tt.tool, tt.args, msg, tt.want)
+				}
 			}
 		})
 	}

@@ -41,11 +41,11 @@ type rememberIn struct {
 	Source        json.RawMessage `json:"source,omitempty" jsonschema:"where it came from: a string (default 'manual') or an object {kind, name, retrieved_at, locator}; required as an object for web, tool and file sources and for /kb/ keys"`
 	SecurityLevel string          `json:"security_level,omitempty" jsonschema:"public, internal (default), confidential or restricted; confidential and restricted memories are masked in every MCP result"`
 	Pinned        bool            `json:"pinned,omitempty" jsonschema:"always load this memory at the start of a run"`
-	ExpiresAt     *time.Time      `json:"expires_at,omitempty" jsonschema:"when the memory stops being true, RFC 3339; it is not recalled after that"`
+	ExpiresAt     *time.Time      `json:"expires_at,omitempty" jsonschema:"when the memory stops being true, RFC 3339, a date (2026-11-20) or words (last Tuesday); it is not recalled after that"`
 	EmotionVal    *float64        `json:"emotion_val,omitempty" jsonschema:"emotional valence, -1 (negative) to 1 (positive); kept in the memory's data"`
-	OccurredAt    *time.Time      `json:"occurred_at,omitempty" jsonschema:"when what it tells happened, RFC 3339; default: a time named in the content (yesterday, last May), else now"`
-	ValidFrom     *time.Time      `json:"valid_from,omitempty" jsonschema:"start of the span it happened in or was true, RFC 3339 (instead of occurred_at)"`
-	ValidTo       *time.Time      `json:"valid_to,omitempty" jsonschema:"end of that span, RFC 3339"`
+	OccurredAt    *mnemo.When     `json:"occurred_at,omitempty" jsonschema:"when what it tells happened: RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday morning); default: a time named in the content (yesterday, last May), else now"`
+	ValidFrom     *time.Time      `json:"valid_from,omitempty" jsonschema:"start of the span it happened in or was true, RFC 3339, a date (2026-11-20) or words (last Tuesday) (instead of occurred_at)"`
+	ValidTo       *time.Time      `json:"valid_to,omitempty" jsonschema:"end of that span, RFC 3339, a date (2026-11-20) or words (last Tuesday)"`
 	Entities      []string        `json:"entities,omitempty" jsonschema:"people or named things it is by or about, aliases included (e.g. [\"Ana\", \"Ana Silva\", \"my sister\"]): a recall naming one prefers it"`
 }
 
@@ -79,10 +79,10 @@ type recallIn struct {
 	Session      string   `json:"session,omitempty" jsonschema:"the conversation's session id: memories on its current topic rank higher"`
 	TraverseHops int      `json:"traverse_hops,omitempty" jsonschema:"follow links from the memories found, up to this many (0 to 3, default 0): what they lead to is returned in linked, within limit"`
 	// REC-25: restrict to what happened in a window.
-	OccurredAfter  *time.Time `json:"occurred_after,omitempty" jsonschema:"only memories of what happened after this time, RFC 3339"`
-	OccurredBefore *time.Time `json:"occurred_before,omitempty" jsonschema:"only memories of what happened before this time, RFC 3339"`
+	OccurredAfter  *time.Time `json:"occurred_after,omitempty" jsonschema:"only memories of what happened after this time, RFC 3339, a date (2026-11-20) or words (last Tuesday)"`
+	OccurredBefore *time.Time `json:"occurred_before,omitempty" jsonschema:"only memories of what happened before this time, RFC 3339, a date (2026-11-20) or words (last Tuesday)"`
 	// REC-27: what held at a past time.
-	AsOf *time.Time `json:"as_of,omitempty" jsonschema:"answer with what held at this time, RFC 3339: values of a key since rewritten and memories since contradicted included; default now"`
+	AsOf *time.Time `json:"as_of,omitempty" jsonschema:"answer with what held at this time, RFC 3339, a date (2026-11-20) or words (last Tuesday): values of a key since rewritten and memories since contradicted included; default now"`
 	// API-17: no padding with what matches nothing.
 	MinMatch string `json:"min_match,omitempty" jsonschema:"leave out what matches less: weak (the default) leaves out memories that match nothing asked, strong keeps only strong matches, none keeps the nearest whatever they are"`
 }
@@ -226,10 +226,6 @@ func (s *Server) addTools(srv *mcpsdk.Server, scope scopeFunc) {
 			p.rng("emotion_val", -1, 1)
 			p.enum("security_level", mnemo.SecurityPublic, mnemo.SecurityInternal, mnemo.SecurityConfidential, mnemo.SecurityRestricted)
 			p.anyOf("source", "string", "object")
-			p.format("expires_at", "date-time")
-			p.format("occurred_at", "date-time")
-			p.format("valid_from", "date-time")
-			p.format("valid_to", "date-time")
 		}),
 		OutputSchema: outputSchema[rememberOut](),
 		Annotations:  &mcpsdk.ToolAnnotations{OpenWorldHint: new(false)},
@@ -381,6 +377,7 @@ type handler[In, Out any] func(ctx context.Context, sc mnemo.Scope, in In) (Out,
 
 // add adds tool t, served by h in the scope of each call.
 func add[In, Out any](s *Server, srv *mcpsdk.Server, scope scopeFunc, t *mcpsdk.Tool, h handler[In, Out]) {
+	s.argTypes.Store(t.Name, reflect.TypeFor[In]())
 	mcpsdk.AddTool(srv, t, func(ctx context.Context, req *mcpsdk.CallToolRequest, in In) (*mcpsdk.CallToolResult, Out, error) {
 		var zero Out
 		sc, err := scope(req)
@@ -713,6 +710,9 @@ func (p props) enum(name string, vals ...string) {
 func schemaFor[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {},
+		// A time as people type it (TIME-2): a string, read when the
+		// memory is built.
+		reflect.TypeFor[mnemo.When](): {Type: "string"},
 	}})
 	if err != nil {
 		panic(err) // T is one of ours: this is a bug

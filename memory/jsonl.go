@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"sort"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/internal/timejson"
 )
 
 // Export writes every live memory of scope (archived and expired included)
@@ -105,7 +107,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		if len(b) == 0 {
 			continue
 		}
-		m, err := decodeMemory(b)
+		m, err := decodeMemory(b, now)
 		if err != nil {
 			return 0, mnemo.Errorf(mnemo.EINVALID, "line %d: %s", line, mnemo.ErrorMessage(err))
 		}
@@ -240,11 +242,25 @@ func (s *Service) dropPresent(ctx context.Context, scope mnemo.Scope, recs []mne
 }
 
 // decodeMemory parses one JSONL line strictly: unknown fields are errors.
-func decodeMemory(b []byte) (mnemo.Memory, error) {
+func decodeMemory(b []byte, now time.Time) (mnemo.Memory, error) {
 	var m mnemo.Memory
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	err := dec.Decode(&m)
+	if err != nil {
+		// Times as people type them, or named when they are none (TIME-2).
+		fixed, changed, terr := timejson.Rewrite(b, reflect.TypeFor[mnemo.Memory](), now)
+		if terr != nil {
+			return m, terr
+		}
+		if changed {
+			m = mnemo.Memory{}
+			dec = json.NewDecoder(bytes.NewReader(fixed))
+			dec.DisallowUnknownFields()
+			err = dec.Decode(&m)
+		}
+	}
+	if err != nil {
 		return m, mnemo.Errorf(mnemo.EINVALID, "not a memory record: %v", err)
 	}
 	if dec.More() {
@@ -265,6 +281,9 @@ func (s *Service) importRecord(m mnemo.Memory, scope mnemo.Scope, now time.Time)
 		Type: m.Type, Category: m.Category, Priority: &m.Priority, Importance: &m.Importance,
 		Confidence: &m.Confidence, Tags: m.Tags, SecurityLevel: m.SecurityLevel, Pinned: m.Pinned,
 		Source: m.Source, ExpiresAt: m.ExpiresAt, Archived: m.Archived,
+		// When it happened, as exported (REC-24): a writer's occurred_at
+		// survives the round trip, a recurrence (REC-30) with it.
+		Occurred: m.Occurred,
 	}
 	if !m.CreatedAt.IsZero() {
 		d.CreatedAt = &m.CreatedAt
@@ -308,6 +327,9 @@ func (s *Service) importRecord(m mnemo.Memory, scope mnemo.Scope, now time.Time)
 	// An embedding of the store's model is kept; one of another model is
 	// dropped by the store, and the memory embedded again.
 	v.Embedding, v.EmbeddingModel = m.Embedding, m.EmbeddingModel
+	if err := mnemo.CheckMemoryTimes(&v); err != nil { // TIME-1
+		return mnemo.Record{}, err
+	}
 	return mnemo.Record{Memory: v, Index: s.indexText(&v, ""), Embed: embedText(&v, "")}, nil
 }
 

@@ -17,8 +17,10 @@ import (
 // matchResults sets how well each result matched the query, and the
 // answer as a whole: as well as its best result (API-17). Then it leaves
 // out the results under min; the answer's match still says how well the
-// best found matched. scored are every candidate the recall scored.
-func (s *Service) matchResults(res *Result, scored []Scored, text string, who, said []string, min string) {
+// best found matched. scored are every candidate the recall scored. A
+// question led by its time (timeLed: "what happened last Tuesday?") has
+// no words left to cover: what happened then covers it.
+func (s *Service) matchResults(res *Result, scored []Scored, text string, timeLed bool, who, said []string, min string) {
 	terms, names := s.queryTerms(text, who)
 	weight, termsOf := s.termWeights(res.Results, scored, terms)
 	best := 0.0
@@ -36,8 +38,11 @@ func (s *Service) matchResults(res *Result, scored []Scored, text string, who, s
 				got += w
 			}
 		}
-		if all > 0 {
+		switch {
+		case all > 0:
 			f.Coverage = got / all
+		case timeLed && r.inTime:
+			f.Coverage = 1
 		}
 		p := s.match.Probability(f)
 		r.Match = s.match.Label(p)

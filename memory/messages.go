@@ -17,9 +17,10 @@ type Message struct {
 	Name      string     `json:"name,omitempty"`
 	Content   string     `json:"content"`
 	CreatedAt *time.Time `json:"created_at,omitempty"`
-	// OccurredAt is when what it tells happened (REC-24); default: a time
-	// the text names, resolved against CreatedAt, else CreatedAt.
-	OccurredAt *time.Time `json:"occurred_at,omitempty"`
+	// OccurredAt is when what it tells happened (REC-24): an instant, a
+	// day, words or a recurrence (mnemo.When); default: a time the text
+	// names, resolved against CreatedAt, else CreatedAt.
+	OccurredAt *mnemo.When `json:"occurred_at,omitempty"`
 	// Entities are names the message is by or about that its text may not
 	// say, aliases included ("Ana Silva", "my sister"), REC-28: they join
 	// its speaker and the names found in it. At most mnemo.MaxEntities.

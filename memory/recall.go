@@ -163,6 +163,7 @@ type Scored struct {
 
 	feat    rank.MatchFeatures // what Match is made of, but Coverage and Elsewhere
 	lexical float64            // its BM25, 0 when the lexical search did not find it
+	inTime  bool               // it happened in the time the query names (REC-25)
 }
 
 // Recall returns the memories that best match q and records the access
@@ -244,8 +245,19 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		said = entity.Speakers(q.Text) // and who said what it asks for
 	}
 	sq := q
-	if asked.Found && strings.TrimSpace(asked.Text) != "" {
-		sq.Text = asked.Text
+	lq := q // what the lexical index searches
+	timeLed := false
+	if asked.Found {
+		// Its time leaves the text searched, and its subject and the
+		// scaffolding of a question the words the lexical index searches
+		// (REC-31, asked.go): the embedder reads the sentence whole. With
+		// no words of its own left, it is led by its time.
+		topic, own := questionTopic(asked.Text, who)
+		if s.analyzer.Query(own).Empty() {
+			timeLed, sq.Text, lq.Text = true, "", ""
+		} else {
+			sq.Text, lq.Text = asked.Text, topic
+		}
 	}
 	if q.Explain && (asked.Found || asked.When) {
 		res.Time = &asked
@@ -253,7 +265,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	if q.Explain {
 		res.Who = who
 	}
-	aq, topic, err := s.analyse(ctx, scope, sq, &res)
+	aq, topic, err := s.analyse(ctx, scope, lq, &res)
 	if err != nil {
 		return Result{}, err
 	}
@@ -371,13 +383,13 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
-	scored, cands := s.score(q, profile, now, aq, topic, asked, who, said, cands, f.vecModel, f.useVec, rescored)
+	scored, cands := s.score(q, profile, now, aq, topic, asked, timeLed, who, said, cands, f.vecModel, f.useVec, rescored)
 	sw.lap(func(t *Trace) *time.Duration { return &t.Fuse })
 
 	// 4. Best first, then diversify and cut; then how well each matched.
 	res.Results = diversify(scored, cands, profile, q.Limit)
 	if !s.noMatch {
-		s.matchResults(&res, scored, sq.Text, who, said, q.MinMatch)
+		s.matchResults(&res, scored, sq.Text, timeLed, who, said, q.MinMatch)
 	}
 	sw.lap(func(t *Trace) *time.Duration { return &t.MMR })
 
@@ -432,6 +444,9 @@ func (s *Service) checkQuery(scope mnemo.Scope, q *Query) (profile rank.Profile,
 			return rank.Profile{}, time.Time{}, mnemo.Errorf(mnemo.EINVALID, "unknown profile %q", q.Profile)
 		}
 		profile = p
+	}
+	if err := mnemo.CheckTime("now", q.Now); err != nil { // TIME-1
+		return rank.Profile{}, time.Time{}, err
 	}
 	now = q.Now
 	if now.IsZero() {
@@ -593,8 +608,8 @@ func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analy
 	// sees the query's whole words, and a query of prefixes alone is
 	// answered by the lexical index.
 	semText := wholeWords(q.Text)
-	if semText == "" && len(aq.Prefixes) > 0 && profile.LexicalWeight > 0 {
-		useVec = false
+	if semText == "" && len(aq.Prefixes) > 0 && profile.LexicalWeight > 0 || strings.TrimSpace(q.Text) == "" {
+		useVec = false // nothing to embed: a question led by its time (asked.go)
 	}
 	if useVec && !fallback {
 		t0 := sw.now()
@@ -715,7 +730,7 @@ func union(f found) []candidate {
 // it by the profile (category, recency, frequency, confidence, decay,
 // priority, the session's topic); candidates below the profile's minimum
 // relevance go. It returns the scored candidates and their candidates.
-func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, who, said []string, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
+func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysis.Query, topic map[string]bool, asked temporal.Asked, timeLed bool, who, said []string, cands []candidate, vecModel string, useVec, rescored bool) ([]Scored, []candidate) {
 	lex := make([]float64, len(cands))
 	sims := make([]float64, len(cands))
 	for i, c := range cands {
@@ -726,6 +741,14 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 	// similarity, and each search's ranking (API-17).
 	background := rank.Median(sims)
 	lexRank, semRank := rank.Ranks(lex), rank.Ranks(sims)
+	if timeLed {
+		// A question led by its time (asked.go) has no words to match:
+		// every candidate is as relevant, and the time and the subject
+		// (the factors below) rank them (REC-31).
+		for i := range relevance {
+			relevance[i] = 1
+		}
+	}
 	intent := rank.Intent(q.Text)
 	var terms map[string]bool
 	if profile.Formula == rank.FormulaSurface {
@@ -774,7 +797,14 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			if asked.Window.Overlaps(said) {
 				timeMatch = 1
 			} else {
-				timeMatch = rank.TimeWithin(inside(temporal.Window{Start: occ.Start, End: occ.End}, asked.Window))
+				// A recurring memory by the occurrence nearest the query's
+				// window, and at most as one much wider than it: what
+				// happens every week answers for a day less surely than
+				// what is known to have happened that day (REC-30).
+				timeMatch = rank.TimeWithin(inside(occ.Nearest(asked.Window), asked.Window))
+				if occ.Recurrence != nil {
+					timeMatch = min(timeMatch, rank.TimeWide)
+				}
 			}
 		}
 		if asked.When {
@@ -788,14 +818,19 @@ func (s *Service) score(q Query, profile rank.Profile, now time.Time, aq analysi
 			if has == nil { // written before REC-28: found now
 				has = entity.Of(speaker, m.Content, nil)
 			}
+			// About them: a name it holds; for a question led by its time,
+			// whose name is all it matches, also one its text writes out
+			// where a sentence opens ("Caroline joined a choir"), which
+			// entity.Of cannot tell from a capitalised first word (REC-31).
+			about := entity.Match(who, has) || timeLed && mentions(m.Content, who)
 			if len(said) > 0 { // "What did Ana say…": by Ana first, then about her
-				whoMatch = rank.WhoSaid(speaker != "" && entity.Match(said, []string{speaker}), entity.Match(who, has))
+				whoMatch = rank.WhoSaid(speaker != "" && entity.Match(said, []string{speaker}), about)
 			} else {
-				whoMatch = rank.Who(entity.Match(who, has))
+				whoMatch = rank.Who(about)
 			}
 		}
 		sc.Score *= timeMatch * whenDated * whoMatch
-		sc.lexical = c.lexical
+		sc.lexical, sc.inTime = c.lexical, asked.Found && timeMatch == 1
 		if !math.IsNaN(c.sim) && !math.IsNaN(background) {
 			sc.feat.Semantic, sc.feat.Similarity, sc.feat.Margin = true, c.sim, c.sim-background
 		}

@@ -31,7 +31,7 @@ func TestUpdateKeepsWhenAndWho(t *testing.T) {
 	}{
 		{
 			name:         "writer's instant and aliases, keyed",
-			draft:        mnemo.Draft{Key: "/trip", Content: str("Leo flew to Lisbon"), OccurredAt: &trip, Entities: []string{"my brother", "Leonardo"}},
+			draft:        mnemo.Draft{Key: "/trip", Content: str("Leo flew to Lisbon"), OccurredAt: mnemo.At(trip), Entities: []string{"my brother", "Leonardo"}},
 			patch:        "Ben flew to Lisbon",
 			wantEntities: []string{"my brother", "Leonardo", "Lisbon"},
 			wantOccurred: mnemo.Occurred{Start: trip, End: trip.Add(time.Second), Source: mnemo.OccurredWriter},

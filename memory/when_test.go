@@ -59,7 +59,7 @@ func TestTimePrecision(t *testing.T) {
 	svc := newService(t, c)
 	day := time.Date(2025, 5, 7, 0, 0, 0, 0, time.UTC)
 	year := mnemo.Draft{Content: str("The garden club planted tulips"), ValidFrom: tptr(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)), ValidTo: tptr(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
-	exact := mnemo.Draft{Content: str("The garden club planted roses"), OccurredAt: tptr(day.Add(10 * time.Hour))}
+	exact := mnemo.Draft{Content: str("The garden club planted roses"), OccurredAt: mnemo.At(day.Add(10 * time.Hour))}
 	ms, err := svc.RememberBatch(ctx, alice, []mnemo.Draft{year, exact})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -53,6 +54,11 @@ func (s *Store) write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record, 
 	now := s.now(ctx)
 	prepared := make([]mnemo.Memory, len(recs))
 	for i := range recs {
+		// The range every store keeps (TIME-1): a memory moves between
+		// stores unchanged, and none keeps a date another cannot.
+		if err := mnemo.CheckMemoryTimes(&recs[i].Memory); err != nil {
+			return nil, mnemo.WithPrefix(err, fmt.Sprintf("record %d: ", i))
+		}
 		m := clean(recs[i].Memory)
 		m.TenantID, m.AgentID = sc.TenantID, sc.AgentID
 		if m.ID == "" {

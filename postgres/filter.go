@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -97,6 +99,9 @@ func liveIn(p *params, scope mnemo.Scope, f *mnemo.Filter, now time.Time) string
 		n := p.p(sqlrow.Nanos(at), "bigint")
 		c = append(c, `(m.expires_ns IS NULL OR m.expires_ns > `+n+`)`, `(m.data_expired_ns IS NULL OR m.data_expired_ns > `+n+`)`)
 	}
+	if len(f.NotIDs) > 0 { // recurring memories that do not occur then (REC-30)
+		c = append(c, `m.id <> ALL(`+p.p(f.NotIDs, "text[]")+`)`)
+	}
 	return strings.Join(c, " AND ")
 }
 
@@ -105,4 +110,41 @@ func selective(f *mnemo.Filter) bool {
 	return len(f.Tags) > 0 || len(f.Types) > 0 || len(f.Categories) > 0 || f.SessionID != "" ||
 		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil || f.OccurredAfter != nil || f.OccurredBefore != nil || f.Pinned ||
 		len(f.SecurityLevels) > 0 || f.ArchivedOnly
+}
+
+// recurringMisses sets f.NotIDs to the recurring memories of scope whose
+// occurrences all miss f's occurred bounds (REC-30): the SQL overlap
+// cannot tell. The partial index memory_entries_recurring finds them
+// without reading the others.
+func (db *DB) recurringMisses(ctx context.Context, scope mnemo.Scope, f *mnemo.Filter) error {
+	if f.OccurredAfter == nil && f.OccurredBefore == nil {
+		return nil
+	}
+	var p params
+	w := liveIn(&p, scope, f, db.now())
+	return db.read(ctx, scope.TenantID, func(q querier) error {
+		rows, err := q.Query(ctx, `SELECT m.id, m.occurred_start_ns, m.occurred_expr FROM memory_entries m
+			WHERE `+w+` AND m.occurred_end_ns = `+sqlrow.RecurringEnd, p.args...)
+		if err != nil {
+			return fmt.Errorf("postgres: recurring: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				id    string
+				start int64
+				expr  string
+			)
+			if err := rows.Scan(&id, &start, &expr); err != nil {
+				return fmt.Errorf("postgres: recurring: %w", err)
+			}
+			if sqlrow.RecurringMiss(f, start, expr) {
+				f.NotIDs = append(f.NotIDs, id)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("postgres: recurring: %w", err)
+		}
+		return nil
+	})
 }

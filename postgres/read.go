@@ -80,6 +80,9 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return nil, 0, err
 	}
+	if err := db.recurringMisses(ctx, scope, &q.Filter); err != nil {
+		return nil, 0, err
+	}
 	var p params
 	w := liveIn(&p, scope, &q.Filter, db.now())
 	cols := memoryColumns
@@ -284,6 +287,9 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 		return nil, err
 	}
 	if err := sqlrow.CheckFilter(&f); err != nil {
+		return nil, err
+	}
+	if err := db.recurringMisses(ctx, scope, &f); err != nil {
 		return nil, err
 	}
 	var p params

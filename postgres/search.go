@@ -91,6 +91,9 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 	if q.Limit <= 0 {
 		q.Limit = defaultSearchLimit
 	}
+	if err := db.recurringMisses(ctx, scope, &q.Filter); err != nil {
+		return mnemo.SearchResult{}, err
+	}
 	if !q.MatchAll && len(q.Terms)+len(q.Prefixes) >= 2 {
 		rare, allCommon, err := db.dropCommonTerms(ctx, scope, &q)
 		if err != nil {

@@ -228,6 +228,9 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	if q.Limit <= 0 {
 		q.Limit = defaultSearchLimit
 	}
+	if err := db.recurringMisses(ctx, scope, &q.Filter); err != nil {
+		return nil, err
+	}
 	var hits []mnemo.VectorHit
 	err := db.tx(ctx, scope.TenantID, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		vs, err := vectorSpace(ctx, tx)

@@ -98,6 +98,9 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 	default:
 		return Boot{}, mnemo.Errorf(mnemo.EINVALID, "lang must be en or zh, not %q", q.Lang)
 	}
+	if err := mnemo.CheckTime("now", q.Now); err != nil { // TIME-1
+		return Boot{}, err
+	}
 	now := q.Now
 	if now.IsZero() {
 		now = s.now()

@@ -90,6 +90,9 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 	if err != nil {
 		return ReadResult{}, err
 	}
+	if err := mnemo.CheckTime("now", q.Now); err != nil { // TIME-1
+		return ReadResult{}, err
+	}
 	now := q.Now
 	if now.IsZero() {
 		now = s.now()

@@ -91,6 +91,9 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	if err != nil {
 		return Snapshot{}, err
 	}
+	if err := mnemo.CheckTime("now", q.Now); err != nil { // TIME-1
+		return Snapshot{}, err
+	}
 	now := q.Now
 	if now.IsZero() {
 		now = s.now()

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -124,5 +126,40 @@ func liveIn(scope mnemo.Scope, sp span, f *mnemo.Filter, now time.Time) *where {
 		n := sqlrow.Nanos(at)
 		w.add(`(m.expires_at IS NULL OR m.expires_at > ?) AND (m.data_expired_at IS NULL OR m.data_expired_at > ?)`, n, n)
 	}
+	if len(f.NotIDs) > 0 { // recurring memories that do not occur then (REC-30)
+		w.add(`m.id NOT IN (`+strings.TrimSuffix(strings.Repeat("?,", len(f.NotIDs)), ",")+`)`, anys(f.NotIDs)...)
+	}
 	return w
+}
+
+// live is liveIn, with the recurring memories whose occurrences miss f's
+// occurred bounds left out (REC-30): they are found by the partial index
+// memories_recurring, and judged in Go.
+func (db *DB) live(ctx context.Context, scope mnemo.Scope, sp span, f *mnemo.Filter) (*where, error) {
+	if f.OccurredAfter != nil || f.OccurredBefore != nil {
+		w := liveIn(scope, sp, f, db.now())
+		rows, err := db.reader.QueryContext(ctx, `SELECT m.id, m.occurred_start, m.occurred_expr FROM memories m
+			WHERE `+w.String()+` AND m.tombstone = 0 AND m.occurred_end = `+sqlrow.RecurringEnd, w.args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: recurring: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				id    string
+				start int64
+				expr  string
+			)
+			if err := rows.Scan(&id, &start, &expr); err != nil {
+				return nil, fmt.Errorf("sqlite: recurring: %w", err)
+			}
+			if sqlrow.RecurringMiss(f, start, expr) {
+				f.NotIDs = append(f.NotIDs, id)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlite: recurring: %w", err)
+		}
+	}
+	return liveIn(scope, sp, f, db.now()), nil
 }

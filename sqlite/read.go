@@ -76,7 +76,10 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	if err != nil {
 		return nil, 0, err
 	}
-	w := liveIn(scope, sp, &q.Filter, db.now())
+	w, err := db.live(ctx, scope, sp, &q.Filter)
+	if err != nil {
+		return nil, 0, err
+	}
 	limit := q.Limit
 	if limit == 0 {
 		limit = -1 // no limit

@@ -46,7 +46,10 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 	if err != nil {
 		return mnemo.SearchResult{}, err
 	}
-	w := liveIn(scope, sp, &q.Filter, db.now())
+	w, err := db.live(ctx, scope, sp, &q.Filter)
+	if err != nil {
+		return mnemo.SearchResult{}, err
+	}
 
 	hits, err := db.match(ctx, sp, &q, w)
 	if err == nil {

@@ -147,7 +147,10 @@ func (db *DB) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filter)
 	if err != nil {
 		return nil, err
 	}
-	w := liveIn(scope, sp, &f, db.now())
+	w, err := db.live(ctx, scope, sp, &f)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT m.type, count(*), avg(m.vitality) FROM memories m
 		WHERE `+w.String()+` GROUP BY m.type ORDER BY count(*) DESC, m.type`, w.args...)
 	if err != nil {

@@ -256,7 +256,10 @@ func (db *DB) searchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	if len(q.Vector) != ix.Dim() {
 		return nil, "", mnemo.Errorf(mnemo.EMISMATCH, "a query vector of %d dimensions for a store of %d", len(q.Vector), ix.Dim())
 	}
-	w := liveIn(scope, sp, &q.Filter, db.now())
+	w, err := db.live(ctx, scope, sp, &q.Filter)
+	if err != nil {
+		return nil, "", err
+	}
 	w.add(`m.vector_rev IS NOT NULL`)
 	s := &vectorSearch{db: db, ix: ix, q: q.Vector, limit: q.Limit, w: w}
 	// Read the index's rev before searching it: a vector the indexer

@@ -56,6 +56,8 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"ListOrder", testListOrder},
 		{"Occurred", testOccurred},
 		{"ValidTo", testValidTo},
+		{"TimeRange", testTimeRange},
+		{"Recurring", testRecurring},
 		{"DeletedAfter", testDeletedAfter},
 		{"Search", testSearch},
 		{"Touch", testTouch},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
@@ -42,14 +43,17 @@ func parseNow(v string) (time.Time, error) {
 	return *t, nil
 }
 
-// timeFlag parses v, the RFC 3339 value of the flag --name; empty is nil.
+// timeFlag parses v, the value of the flag --name: an RFC 3339 time, a
+// date (its midnight, UTC) or words ("last Tuesday", their start), within
+// the supported range (TIME-1, TIME-2); empty is nil. An error is a usage
+// error that names the flag, what was given and an example.
 func timeFlag(name, v string) (*time.Time, error) {
 	if v == "" {
 		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := mnemo.ParseInstant("--"+name, v, time.Now())
 	if err != nil {
-		return nil, usagef("--%s must be an RFC 3339 time", name)
+		return nil, usagef("%s", mnemo.ErrorMessage(err))
 	}
 	return &t, nil
 }
@@ -376,7 +380,7 @@ func (a *app) snapshotCommand() *cobra.Command {
 	f.StringVar(&payload, "payload", "", "the trigger's payload: JSON, or text")
 	f.StringVar(&q.Focus, "focus", "", "what the run should attend to")
 	f.IntVar(&q.TokenLimit, "token-limit", 0, "budget in tokens (default: context.snapshot_token_limit, 500)")
-	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
+	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339, a date or words)")
 	return cmd
 }
 
@@ -438,6 +442,6 @@ func (a *app) readCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVar(&q.TokenLimit, "token-limit", 1000, "budget in tokens")
 	f.StringSliceVar(&q.Tags, "tags", nil, "the context's tags: memories sharing them rank higher")
-	f.StringVar(&now, "now", "", "the current time (RFC 3339), for expiry and recency")
+	f.StringVar(&now, "now", "", "the current time (RFC 3339, a date or words), for expiry and recency")
 	return cmd
 }

@@ -43,8 +43,8 @@ type windowFlags struct {
 }
 
 func (w *windowFlags) add(f *pflag.FlagSet, withCursor bool) {
-	f.StringVar(&w.from, "from", "", "events at or after this RFC 3339 time")
-	f.StringVar(&w.to, "to", "", "events before this RFC 3339 time")
+	f.StringVar(&w.from, "from", "", "events at or after this time (RFC 3339, a date or words)")
+	f.StringVar(&w.to, "to", "", "events before this time (RFC 3339, a date or words)")
 	f.StringSliceVar(&w.types, "type", nil, "events of these types")
 	f.StringSliceVar(&w.sources, "source", nil, "events from these sources")
 	if withCursor {
@@ -114,7 +114,7 @@ func (a *app) eventsAppendCommand() *cobra.Command {
 	f.StringVar(&in.id, "id", "", "the event's id (default: a new UUIDv7)")
 	f.StringVar(&in.typ, "type", "", "the event's type, such as AgentStarted")
 	f.StringVar(&in.source, "source", "", "where it comes from")
-	f.StringVar(&in.ts, "ts", "", "when it happened, RFC 3339 (default: now)")
+	f.StringVar(&in.ts, "ts", "", "when it happened, RFC 3339, a date or words (default: now)")
 	f.StringVar(&data, "payload", "", "its data, JSON (data.parent_id names its parent)")
 	f.StringVar(&metadata, "metadata", "", "its metadata, a JSON object")
 	f.StringVarP(&file, "file", "f", "", "append the events of this JSON Lines file, - for standard input")

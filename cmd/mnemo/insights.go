@@ -49,14 +49,11 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 						name, v string
 						dst     **time.Time
 					}{{"from", from, &q.From}, {"to", to, &q.To}} {
-						if t.v == "" {
-							continue
-						}
-						v, err := time.Parse(time.RFC3339Nano, t.v)
+						v, err := timeFlag(t.name, t.v)
 						if err != nil {
-							return usagef("--%s must be an RFC 3339 time", t.name)
+							return err
 						}
-						*t.dst = &v
+						*t.dst = v
 					}
 					sums, err := svc.Summaries(ctx, a.scope(), q)
 					if err != nil {
@@ -71,12 +68,10 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 					return nil
 				}
 				var when time.Time
-				if at != "" {
-					v, err := time.Parse(time.RFC3339Nano, at)
-					if err != nil {
-						return usagef("--at must be an RFC 3339 time")
-					}
-					when = v
+				if v, err := timeFlag("at", at); err != nil {
+					return err
+				} else if v != nil {
+					when = *v
 				}
 				s, err := svc.Summarize(ctx, a.scope(), mnemo.Period(period), when)
 				if err != nil {
@@ -92,10 +87,10 @@ func (a *app) eventsSummaryCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&period, "period", "day", "hour, day, week, month or year")
-	f.StringVar(&at, "at", "", "an RFC 3339 time in the period (default now)")
+	f.StringVar(&at, "at", "", "a time in the period (RFC 3339, a date or words) (default now)")
 	f.BoolVar(&list, "list", false, "list stored summaries instead of generating one")
-	f.StringVar(&from, "from", "", "with --list: summaries starting at or after this RFC 3339 time")
-	f.StringVar(&to, "to", "", "with --list: summaries starting before this RFC 3339 time")
+	f.StringVar(&from, "from", "", "with --list: summaries starting at or after this time (RFC 3339, a date or words)")
+	f.StringVar(&to, "to", "", "with --list: summaries starting before this time (RFC 3339, a date or words)")
 	f.IntVar(&limit, "limit", 100, "with --list: how many")
 	f.BoolVar(&prune, "prune", false, "drop hour and day summaries older than a year (serve does it on its own)")
 	return cmd

@@ -49,7 +49,7 @@ func (a *app) reflectCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&o.DryRun, "dry-run", false, "show the plan and change nothing")
 	f.StringSliceVar(&o.Phases, "phase", nil, "run only these phases: decay, tidy, govern, retention, capacity, purge")
-	f.StringVar(&now, "now", "", "judge ages at this time (RFC 3339)")
+	f.StringVar(&now, "now", "", "judge ages at this time (RFC 3339, a date or words)")
 	return cmd
 }
 
@@ -78,7 +78,7 @@ func (a *app) pruneCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&before, "before", "", "memories created before this RFC 3339 time")
+	f.StringVar(&before, "before", "", "memories created before this time (RFC 3339, a date or words)")
 	f.StringSliceVar(&q.Tags, "tag", nil, "memories with any of these tags")
 	f.StringSliceVar(&q.Types, "type", nil, "memories of these types")
 	f.StringSliceVar(&q.SecurityLevels, "security", nil, "memories of these security levels")

@@ -114,7 +114,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"remember", strings.Repeat("x", 2001)},
 		{"recall"},
 		{"recall", "--limit", "50", "x"},
-		{"recall", "--now", "yesterday", "x"},
+		{"recall", "--now", "the day after never", "x"},
 		{"get"},
 		{"forget"},
 		{"clear"},

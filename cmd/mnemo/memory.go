@@ -62,16 +62,17 @@ func (a *app) rememberCommand() *cobra.Command {
 			if f.Changed("confidence") {
 				d.Confidence = &confidence
 			}
-			if expires != "" {
-				t, err := time.Parse(time.RFC3339, expires)
-				if err != nil {
-					return usagef("--expires must be an RFC 3339 time such as 2026-12-31T00:00:00Z")
-				}
-				d.ExpiresAt = &t
-			}
 			var err error
-			if d.OccurredAt, err = timeFlag("occurred", occurred.after); err != nil {
+			if d.ExpiresAt, err = timeFlag("expires", expires); err != nil {
 				return err
+			}
+			if v := occurred.after; v != "" {
+				// Read when the memory is built, as a time in its text
+				// would be (TIME-2); refused here if it is none.
+				if _, err := mnemo.ParseTime("--occurred", v, time.Now()); err != nil {
+					return usagef("%s", mnemo.ErrorMessage(err))
+				}
+				d.OccurredAt = &mnemo.When{Text: v}
 			}
 			if d.ValidFrom, err = timeFlag("valid-from", occurred.occurredAfter); err != nil {
 				return err
@@ -114,10 +115,10 @@ func (a *app) rememberCommand() *cobra.Command {
 	f.StringVar(&d.SecurityLevel, "security", "", "security level: public, internal, confidential, restricted")
 	f.BoolVar(&d.Pinned, "pinned", false, "always load this memory")
 	f.StringVar(&src, "source", "", "provenance: a string or a JSON object")
-	f.StringVar(&expires, "expires", "", "expiry time (RFC 3339)")
-	f.StringVar(&occurred.after, "occurred", "", "when what it tells happened (RFC 3339); default: a time named in its text, else now")
-	f.StringVar(&occurred.occurredAfter, "valid-from", "", "start of the span it was true or happened in (RFC 3339)")
-	f.StringVar(&occurred.occurredBefore, "valid-to", "", "end of that span (RFC 3339)")
+	f.StringVar(&expires, "expires", "", "expiry time (a time: RFC 3339, 2026-12-31 or words such as \"next Friday\")")
+	f.StringVar(&occurred.after, "occurred", "", "when what it tells happened: RFC 3339, a date (that day), words (\"last Tuesday\") or a recurrence (\"every Sunday morning\"); default: a time named in its text, else now")
+	f.StringVar(&occurred.occurredAfter, "valid-from", "", "start of the span it was true or happened in (a time)")
+	f.StringVar(&occurred.occurredBefore, "valid-to", "", "end of that span (a time)")
 	return cmd
 }
 
@@ -135,11 +136,11 @@ func filterFlags(cmd *cobra.Command, f *mnemo.Filter, t *timeFlags) {
 	fl.Float64Var(&f.MinConfidence, "min-confidence", 0, "only memories at least this confident")
 	fl.BoolVar(&f.IncludeArchived, "include-archived", false, "include archived memories")
 	fl.BoolVar(&f.IncludeExpired, "include-expired", false, "include expired memories")
-	fl.StringVar(&t.after, "after", "", "only memories created at or after this time (RFC 3339)")
-	fl.StringVar(&t.before, "before", "", "only memories created before this time (RFC 3339)")
-	fl.StringVar(&t.occurredAfter, "occurred-after", "", "only memories whose occurred window ends after this time (RFC 3339)")
-	fl.StringVar(&t.occurredBefore, "occurred-before", "", "only memories whose occurred window starts before this time (RFC 3339)")
-	fl.StringVar(&t.asOf, "as-of", "", "what held at this time (RFC 3339): a key's earlier values and since-contradicted memories included (REC-27)")
+	fl.StringVar(&t.after, "after", "", "only memories created at or after this time (RFC 3339, a date or words)")
+	fl.StringVar(&t.before, "before", "", "only memories created before this time (RFC 3339, a date or words)")
+	fl.StringVar(&t.occurredAfter, "occurred-after", "", "only memories whose occurred window ends after this time (RFC 3339, a date or words)")
+	fl.StringVar(&t.occurredBefore, "occurred-before", "", "only memories whose occurred window starts before this time (RFC 3339, a date or words)")
+	fl.StringVar(&t.asOf, "as-of", "", "what held at this time (RFC 3339, a date or words): a key's earlier values and since-contradicted memories included (REC-27)")
 }
 
 func parseTimes(f *mnemo.Filter, t timeFlags) error {
@@ -204,7 +205,7 @@ func (a *app) recallCommand(name, short string) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&q.MinMatch, "min-match", "", "leave out results that match less: weak (those matching nothing asked) or strong")
 	f.IntVarP(&q.Limit, "limit", "n", 0, "how many results (default 5, max 20)")
-	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339)")
+	f.StringVar(&now, "now", "", "judge recency and expiry at this time (RFC 3339, a date or words)")
 	f.StringVar(&q.Profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
 	f.BoolVar(&q.Explain, "explain", false, "show every score component")
 	f.IntVar(&q.TraverseHops, "traverse-hops", 0, fmt.Sprintf("follow links from the results, up to this many (0 to %d)", memory.MaxTraverseHops))
@@ -219,6 +220,9 @@ func occurredLine(o mnemo.Occurred) string {
 	how := o.Source
 	if o.Expression != "" {
 		how += ": " + o.Expression
+	}
+	if r := o.Recurrence; r != nil { // REC-30: its rule, from its first occurrence on
+		return fmt.Sprintf("%s from %s (%s)", r.Rule, o.Start.Format(time.RFC3339), how)
 	}
 	return fmt.Sprintf("%s .. %s (%s)", o.Start.Format(time.RFC3339), o.End.Format(time.RFC3339), how)
 }

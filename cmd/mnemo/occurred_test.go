@@ -56,4 +56,27 @@ func TestOccurredFlags(t *testing.T) {
 	if code, _, errs := run(t, dir, "", "remember", "--occurred", "2023-05-03T09:00:00Z", "--valid-from", "2023-05-03T09:00:00Z", "x"); code == 0 || !strings.Contains(errs, "occurred_at") {
 		t.Fatalf("both --occurred and --valid-from: %d %s", code, errs)
 	}
+
+	// Times as people type them (TIME-2): a date is that day, a recurrence
+	// is shown as its rule (REC-30); what is no time, or lies outside the
+	// supported range (TIME-1), is a usage error naming the flag.
+	tulips := strings.TrimSpace(cli("remember", "--occurred", "2026-11-20", "Planted the tulips"))
+	if out := cli("get", tulips); !strings.Contains(out, "occurred:   2026-11-20T00:00:00Z .. 2026-11-21T00:00:00Z (writer: 2026-11-20)") {
+		t.Errorf("--occurred 2026-11-20: %s", out)
+	}
+	choir := strings.TrimSpace(cli("remember", "--occurred", "every Sunday morning", "Choir practice at the church"))
+	if out := cli("get", choir); !strings.Contains(out, "occurred:   FREQ=WEEKLY;BYDAY=SU;BYHOUR=6,7,8,9,10,11 from ") || !strings.Contains(out, "(writer: every Sunday morning)") {
+		t.Errorf("--occurred every Sunday morning: %s", out)
+	}
+	for _, tt := range []struct{ args []string }{
+		{[]string{"remember", "--occurred", "1000-06-15T00:00:00Z", "Old news about a battle"}},
+		{[]string{"remember", "--valid-to", "3000-01-01", "A lease far away"}},
+		{[]string{"remember", "--occurred", "sometime-ish", "A vague thing happened"}},
+		{[]string{"list", "--occurred-after", "0000-01-01T00:00:00Z"}},
+	} {
+		code, _, errs := run(t, dir, "", tt.args...)
+		if code != 2 || !strings.Contains(errs, "--"+strings.TrimPrefix(tt.args[1], "--")) || strings.Contains(errs, "parsing time") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want 2 and one line naming %s", tt.args, code, errs, tt.args[1])
+		}
+	}
 }

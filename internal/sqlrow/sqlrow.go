@@ -13,21 +13,18 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
-// MinTime and MaxTime bound what unix nanoseconds in an int64 can hold.
-var (
-	MinTime = time.Unix(0, math.MinInt64)
-	MaxTime = time.Unix(0, math.MaxInt64)
-)
-
-// CheckTime reports EINVALID for a time a column cannot hold. The zero time
-// passes: it means "never".
+// CheckTime reports EINVALID for a time outside the range every store
+// keeps (mnemo.EarliestTime to mnemo.LatestTime, TIME-1), which unix
+// nanoseconds in an int64 hold. The zero time passes: it means "never".
+// The range's end itself passes: it ends an open window.
 func CheckTime(t time.Time) error {
-	if t.IsZero() || (!t.Before(MinTime) && !t.After(MaxTime)) {
+	if t.IsZero() || (!t.Before(mnemo.EarliestTime) && !t.After(mnemo.LatestTime)) {
 		return nil
 	}
-	return mnemo.Errorf(mnemo.EINVALID, "time %s is out of range (years 1678 to 2262)", t.Format(time.RFC3339))
+	return mnemo.CheckTime("time", t)
 }
 
 // Nanos returns t as unix nanoseconds, the form every time column holds.
@@ -128,15 +125,8 @@ func Finite(v []float32) bool {
 // CheckMemory reports EINVALID for a value of m a row cannot hold
 // faithfully: a time out of range, or data or source that is not JSON.
 func CheckMemory(m *mnemo.Memory) error {
-	for _, t := range []time.Time{m.CreatedAt, m.UpdatedAt, m.AccessedAt} {
-		if err := CheckTime(t); err != nil {
-			return err
-		}
-	}
-	if m.ExpiresAt != nil {
-		if err := CheckTime(*m.ExpiresAt); err != nil {
-			return err
-		}
+	if err := mnemo.CheckMemoryTimes(m); err != nil {
+		return err
 	}
 	if len(m.Data) > 0 && !json.Valid(m.Data) {
 		return mnemo.Errorf(mnemo.EINVALID, "memory %s: data is not valid JSON", m.ID)
@@ -258,6 +248,14 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 		if s.occSource != nil {
 			m.Occurred.Source = *s.occSource
 		}
+		if m.Occurred.End.Equal(mnemo.LatestTime) && m.Occurred.Expression != "" {
+			// A recurring time (REC-30) is kept as its expression and
+			// first occurrence, going on to the end of the range: its
+			// rule is read again from the expression.
+			if r, ok := temporal.RecurrenceOf(m.Occurred.Expression, m.Occurred.Start); ok {
+				m.Occurred.Recurrence = &r
+			}
+		}
 	} else {
 		m.Occurred = mnemo.CreatedOccurred(m.CreatedAt)
 	}
@@ -271,4 +269,18 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 		}
 	}
 	return m, nil
+}
+
+// RecurringEnd is the occurred end of a recurring memory (REC-30), the
+// supported range's end, as the literal its partial index names: the
+// memories of a scope that recur are found without reading the others.
+const RecurringEnd = "9214646400000000000"
+
+// RecurringMiss reports whether the recurring memory whose occurred
+// window starts at start and was read from expr has no occurrence within
+// f's occurred bounds: the SQL overlap cannot tell, and the store leaves
+// it out (Filter.NotIDs).
+func RecurringMiss(f *mnemo.Filter, start int64, expr string) bool {
+	r, ok := temporal.RecurrenceOf(expr, FromNanos(start))
+	return ok && !r.Overlaps(f.OccurredWindow())
 }

@@ -22,10 +22,10 @@ func TestCheckTime(t *testing.T) {
 		{"zero means never", time.Time{}, true},
 		{"epoch", time.Unix(0, 0), true},
 		{"now", time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), true},
-		{"min", MinTime, true},
-		{"max", MaxTime, true},
-		{"before min", MinTime.Add(-time.Nanosecond), false},
-		{"after max", MaxTime.Add(time.Nanosecond), false},
+		{"earliest", mnemo.EarliestTime, true},
+		{"latest, an open window's end", mnemo.LatestTime, true},
+		{"before the earliest", mnemo.EarliestTime.Add(-time.Nanosecond), false},
+		{"after the latest", mnemo.LatestTime.Add(time.Nanosecond), false},
 		{"year 1", time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC), false},
 		{"year 9999", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), false},
 	} {
@@ -34,7 +34,7 @@ func TestCheckTime(t *testing.T) {
 			if tc.ok != (err == nil) {
 				t.Fatalf("CheckTime(%v) = %v, want ok %v", tc.t, err, tc.ok)
 			}
-			if err != nil && (mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "out of range (years 1678 to 2262)")) {
+			if err != nil && (mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(err.Error(), "outside the supported range, "+mnemo.TimeRange)) {
 				t.Fatalf("CheckTime(%v) = %v, want EINVALID out of range", tc.t, err)
 			}
 		})
@@ -52,8 +52,10 @@ func TestNanos(t *testing.T) {
 		{"nanosecond kept", time.Unix(1, 7), 1_000_000_007},
 		{"before epoch", time.Unix(-1, 0), -1_000_000_000},
 		{"zone dropped", time.Date(1970, 1, 1, 1, 0, 0, 0, paris), 0},
-		{"min", MinTime, math.MinInt64},
-		{"max", MaxTime, math.MaxInt64},
+		{"int64's least", time.Unix(0, math.MinInt64), math.MinInt64},
+		{"int64's most", time.Unix(0, math.MaxInt64), math.MaxInt64},
+		{"the range's start", mnemo.EarliestTime, mnemo.EarliestTime.UnixNano()},
+		{"the range's end", mnemo.LatestTime, mnemo.LatestTime.UnixNano()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if n := Nanos(tc.t); n != tc.n {
@@ -143,9 +145,11 @@ func TestCheckMemory(t *testing.T) {
 	}{
 		{"empty", mnemo.Memory{ID: "a"}, ""},
 		{"JSON data and source", mnemo.Memory{ID: "a", Data: json.RawMessage(`[1]`), Source: json.RawMessage(`"x"`)}, ""},
-		{"created out of range", mnemo.Memory{ID: "a", CreatedAt: far}, "out of range"},
-		{"accessed out of range", mnemo.Memory{ID: "a", AccessedAt: far}, "out of range"},
-		{"expires out of range", mnemo.Memory{ID: "a", ExpiresAt: &far}, "out of range"},
+		{"created out of range", mnemo.Memory{ID: "a", CreatedAt: far}, "created_at 3000-01-01T00:00:00Z is outside the supported range"},
+		{"accessed out of range", mnemo.Memory{ID: "a", AccessedAt: far}, "accessed_at 3000-01-01T00:00:00Z is outside the supported range"},
+		{"expires out of range", mnemo.Memory{ID: "a", ExpiresAt: &far}, "expires_at 3000-01-01T00:00:00Z is outside the supported range"},
+		{"occurred out of range", mnemo.Memory{ID: "a", Occurred: &mnemo.Occurred{Start: time.Date(1000, 6, 15, 0, 0, 0, 0, time.UTC), End: time.Date(1000, 6, 16, 0, 0, 0, 0, time.UTC)}}, "occurred.start 1000-06-15T00:00:00Z is outside the supported range"},
+		{"valid_to out of range", mnemo.Memory{ID: "a", ValidTo: &far}, "valid_to 3000-01-01T00:00:00Z is outside the supported range"},
 		{"data not JSON", mnemo.Memory{ID: "a", Data: json.RawMessage(`{`)}, "memory a: data is not valid JSON"},
 		{"source not JSON", mnemo.Memory{ID: "a", Source: json.RawMessage(`x`)}, "memory a: source is not valid JSON"},
 	} {

@@ -1155,13 +1155,13 @@ export interface operations {
                 all_tags?: boolean;
                 /** @description Only archived memories. */
                 archived_only?: boolean;
-                /** @description What held at this RFC 3339 time: a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now. */
+                /** @description What held at this time (RFC 3339, a date or words): a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now. */
                 as_of?: string;
                 /** @description Memories of these categories. */
                 categories?: string[];
-                /** @description Memories created at or after this RFC 3339 time. */
+                /** @description Memories created at or after this time (RFC 3339, a date or words). */
                 created_after?: string;
-                /** @description Memories created before this RFC 3339 time. */
+                /** @description Memories created before this time (RFC 3339, a date or words). */
                 created_before?: string;
                 /** @description embedding: include each memory's vector, left out by default. */
                 include?: "embedding"[];
@@ -1175,9 +1175,9 @@ export interface operations {
                 limit?: number;
                 /** @description Memories at least this confident. */
                 min_confidence?: number;
-                /** @description Memories of what happened after this RFC 3339 time (their occurred window ends after it). */
+                /** @description Memories of what happened after this time, their occurred window ending after it (RFC 3339, a date or words). */
                 occurred_after?: string;
-                /** @description Memories of what happened before this RFC 3339 time (their occurred window starts before it). */
+                /** @description Memories of what happened before this time, their occurred window starting before it (RFC 3339, a date or words). */
                 occurred_before?: string;
                 /** @description How many items to skip: next_offset of the previous page. */
                 offset?: number;
@@ -1236,6 +1236,18 @@ export interface operations {
                                 /** Format: date-time */
                                 end: string;
                                 expression?: string;
+                                recurrence?: null | {
+                                    /** Format: date-time */
+                                    anchor: string;
+                                    freq: string;
+                                    interval: number;
+                                    month?: number;
+                                    month_day?: number;
+                                    ordinal?: number;
+                                    part?: string;
+                                    rule?: string;
+                                    weekdays?: null | string[];
+                                };
                                 source: string;
                                 /** Format: date-time */
                                 start: string;
@@ -1340,6 +1352,18 @@ export interface operations {
                             /** Format: date-time */
                             end: string;
                             expression?: string;
+                            recurrence?: null | {
+                                /** Format: date-time */
+                                anchor: string;
+                                freq: string;
+                                interval: number;
+                                month?: number;
+                                month_day?: number;
+                                ordinal?: number;
+                                part?: string;
+                                rule?: string;
+                                weekdays?: null | string[];
+                            };
                             source: string;
                             /** Format: date-time */
                             start: string;
@@ -1606,13 +1630,13 @@ export interface operations {
                 agent_id?: string;
                 /** @description Continue after a previous page: its next. */
                 cursor?: string;
-                /** @description Events at or after this RFC 3339 time. */
+                /** @description Events at or after this time (RFC 3339, a date or words). */
                 from?: string;
                 /** @description How many events to return. */
                 limit?: number;
                 /** @description Events from these sources. */
                 sources?: string[];
-                /** @description Events before this RFC 3339 time; before from is an error. */
+                /** @description Events before this time (RFC 3339, a date or words); before from is an error. */
                 to?: string;
                 /** @description Events of these types; repeat the parameter or separate with commas. */
                 types?: string[];
@@ -1960,11 +1984,11 @@ export interface operations {
                 agent_id?: string;
                 /** @description json or csv. */
                 format?: "json" | "csv";
-                /** @description Events at or after this RFC 3339 time. */
+                /** @description Events at or after this time (RFC 3339, a date or words). */
                 from?: string;
                 /** @description Events from these sources. */
                 sources?: string[];
-                /** @description Events before this RFC 3339 time; before from is an error. */
+                /** @description Events before this time (RFC 3339, a date or words); before from is an error. */
                 to?: string;
                 /** @description Events of these types; repeat the parameter or separate with commas. */
                 types?: string[];
@@ -2435,13 +2459,13 @@ export interface operations {
                 agent_id?: string;
                 /** @description Continue after a previous page: its next. */
                 cursor?: string;
-                /** @description Events at or after this RFC 3339 time. */
+                /** @description Events at or after this time (RFC 3339, a date or words). */
                 from?: string;
                 /** @description Events from these sources. */
                 sources?: string[];
                 /** @description How many times faster than it happened: 1 real speed, 10 ten times faster, 0 as fast as possible. */
                 speed?: number;
-                /** @description Events before this RFC 3339 time; before from is an error. */
+                /** @description Events before this time (RFC 3339, a date or words); before from is an error. */
                 to?: string;
                 /** @description Events of these types; repeat the parameter or separate with commas. */
                 types?: string[];
@@ -2470,13 +2494,13 @@ export interface operations {
             query?: {
                 /** @description The agent. It may be left out when the API key is limited to exactly one agent, which is then used. */
                 agent_id?: string;
-                /** @description Summaries starting at or after this RFC 3339 time. */
+                /** @description Summaries starting at or after this time (RFC 3339, a date or words). */
                 from?: string;
                 /** @description How many summaries. */
                 limit?: number;
                 /** @description Only summaries of this period. */
                 period?: "hour" | "day" | "week" | "month" | "year";
-                /** @description Summaries starting before this RFC 3339 time; before from is an error. */
+                /** @description Summaries starting before this time (RFC 3339, a date or words); before from is an error. */
                 to?: string;
             };
             header?: never;
@@ -2720,6 +2744,18 @@ export interface operations {
                                     /** Format: date-time */
                                     end: string;
                                     expression?: string;
+                                    recurrence?: null | {
+                                        /** Format: date-time */
+                                        anchor: string;
+                                        freq: string;
+                                        interval: number;
+                                        month?: number;
+                                        month_day?: number;
+                                        ordinal?: number;
+                                        part?: string;
+                                        rule?: string;
+                                        weekdays?: null | string[];
+                                    };
                                     source: string;
                                     /** Format: date-time */
                                     start: string;
@@ -2788,6 +2824,18 @@ export interface operations {
                         /** Format: date-time */
                         end: string;
                         expression?: string;
+                        recurrence?: null | {
+                            /** Format: date-time */
+                            anchor: string;
+                            freq: string;
+                            interval: number;
+                            month?: number;
+                            month_day?: number;
+                            ordinal?: number;
+                            part?: string;
+                            rule?: string;
+                            weekdays?: null | string[];
+                        };
                         source: string;
                         /** Format: date-time */
                         start: string;
@@ -2930,6 +2978,18 @@ export interface operations {
                             /** Format: date-time */
                             end: string;
                             expression?: string;
+                            recurrence?: null | {
+                                /** Format: date-time */
+                                anchor: string;
+                                freq: string;
+                                interval: number;
+                                month?: number;
+                                month_day?: number;
+                                ordinal?: number;
+                                part?: string;
+                                rule?: string;
+                                weekdays?: null | string[];
+                            };
                             source: string;
                             /** Format: date-time */
                             start: string;
@@ -3005,9 +3065,9 @@ export interface operations {
                 memory_id?: string;
                 /** @description How many items to skip: next_offset of the previous page. */
                 offset?: number;
-                /** @description Entries at or after this RFC 3339 time. */
+                /** @description Entries at or after this time (RFC 3339, a date or words). */
                 since?: string;
-                /** @description Entries before this RFC 3339 time. */
+                /** @description Entries before this time (RFC 3339, a date or words). */
                 until?: string;
             };
             header?: never;
@@ -3056,13 +3116,13 @@ export interface operations {
                 all_tags?: boolean;
                 /** @description Only archived memories. */
                 archived_only?: boolean;
-                /** @description What held at this RFC 3339 time: a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now. */
+                /** @description What held at this time (RFC 3339, a date or words): a key's value then (with valid_to, when it was replaced) and memories since contradicted; default now. */
                 as_of?: string;
                 /** @description Memories of these categories. */
                 categories?: string[];
-                /** @description Memories created at or after this RFC 3339 time. */
+                /** @description Memories created at or after this time (RFC 3339, a date or words). */
                 created_after?: string;
-                /** @description Memories created before this RFC 3339 time. */
+                /** @description Memories created before this time (RFC 3339, a date or words). */
                 created_before?: string;
                 /** @description embedding: include each memory's vector, left out by default. */
                 include?: "embedding"[];
@@ -3076,9 +3136,9 @@ export interface operations {
                 limit?: number;
                 /** @description Memories at least this confident. */
                 min_confidence?: number;
-                /** @description Memories of what happened after this RFC 3339 time (their occurred window ends after it). */
+                /** @description Memories of what happened after this time, their occurred window ending after it (RFC 3339, a date or words). */
                 occurred_after?: string;
-                /** @description Memories of what happened before this RFC 3339 time (their occurred window starts before it). */
+                /** @description Memories of what happened before this time, their occurred window starting before it (RFC 3339, a date or words). */
                 occurred_before?: string;
                 /** @description How many items to skip: next_offset of the previous page. */
                 offset?: number;
@@ -3137,6 +3197,18 @@ export interface operations {
                                 /** Format: date-time */
                                 end: string;
                                 expression?: string;
+                                recurrence?: null | {
+                                    /** Format: date-time */
+                                    anchor: string;
+                                    freq: string;
+                                    interval: number;
+                                    month?: number;
+                                    month_day?: number;
+                                    ordinal?: number;
+                                    part?: string;
+                                    rule?: string;
+                                    weekdays?: null | string[];
+                                };
                                 source: string;
                                 /** Format: date-time */
                                 start: string;
@@ -3192,7 +3264,7 @@ export interface operations {
                     expires_at?: null | string;
                     importance?: null | number;
                     key?: string;
-                    /** Format: date-time */
+                    /** @description RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday morning) */
                     occurred_at?: null | string;
                     pinned?: boolean;
                     priority?: null | number;
@@ -3251,6 +3323,18 @@ export interface operations {
                             /** Format: date-time */
                             end: string;
                             expression?: string;
+                            recurrence?: null | {
+                                /** Format: date-time */
+                                anchor: string;
+                                freq: string;
+                                interval: number;
+                                month?: number;
+                                month_day?: number;
+                                ordinal?: number;
+                                part?: string;
+                                rule?: string;
+                                weekdays?: null | string[];
+                            };
                             source: string;
                             /** Format: date-time */
                             start: string;
@@ -3357,6 +3441,18 @@ export interface operations {
                             /** Format: date-time */
                             end: string;
                             expression?: string;
+                            recurrence?: null | {
+                                /** Format: date-time */
+                                anchor: string;
+                                freq: string;
+                                interval: number;
+                                month?: number;
+                                month_day?: number;
+                                ordinal?: number;
+                                part?: string;
+                                rule?: string;
+                                weekdays?: null | string[];
+                            };
                             source: string;
                             /** Format: date-time */
                             start: string;
@@ -3479,6 +3575,18 @@ export interface operations {
                             /** Format: date-time */
                             end: string;
                             expression?: string;
+                            recurrence?: null | {
+                                /** Format: date-time */
+                                anchor: string;
+                                freq: string;
+                                interval: number;
+                                month?: number;
+                                month_day?: number;
+                                ordinal?: number;
+                                part?: string;
+                                rule?: string;
+                                weekdays?: null | string[];
+                            };
                             source: string;
                             /** Format: date-time */
                             start: string;
@@ -3529,7 +3637,7 @@ export interface operations {
                         expires_at?: null | string;
                         importance?: null | number;
                         key?: string;
-                        /** Format: date-time */
+                        /** @description RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday morning) */
                         occurred_at?: null | string;
                         pinned?: boolean;
                         priority?: null | number;
@@ -3591,7 +3699,7 @@ export interface operations {
                         entities?: null | string[];
                         key?: string;
                         name?: string;
-                        /** Format: date-time */
+                        /** @description RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday morning) */
                         occurred_at?: null | string;
                         role: string;
                     }[];
@@ -3997,6 +4105,18 @@ export interface operations {
                                     /** Format: date-time */
                                     end: string;
                                     expression?: string;
+                                    recurrence?: null | {
+                                        /** Format: date-time */
+                                        anchor: string;
+                                        freq: string;
+                                        interval: number;
+                                        month?: number;
+                                        month_day?: number;
+                                        ordinal?: number;
+                                        part?: string;
+                                        rule?: string;
+                                        weekdays?: null | string[];
+                                    };
                                     source: string;
                                     /** Format: date-time */
                                     start: string;
@@ -4076,6 +4196,18 @@ export interface operations {
                                 /** Format: date-time */
                                 end: string;
                                 expression?: string;
+                                recurrence?: null | {
+                                    /** Format: date-time */
+                                    anchor: string;
+                                    freq: string;
+                                    interval: number;
+                                    month?: number;
+                                    month_day?: number;
+                                    ordinal?: number;
+                                    part?: string;
+                                    rule?: string;
+                                    weekdays?: null | string[];
+                                };
                                 source: string;
                                 /** Format: date-time */
                                 start: string;
@@ -4207,6 +4339,18 @@ export interface operations {
                                     /** Format: date-time */
                                     end: string;
                                     expression?: string;
+                                    recurrence?: null | {
+                                        /** Format: date-time */
+                                        anchor: string;
+                                        freq: string;
+                                        interval: number;
+                                        month?: number;
+                                        month_day?: number;
+                                        ordinal?: number;
+                                        part?: string;
+                                        rule?: string;
+                                        weekdays?: null | string[];
+                                    };
                                     source: string;
                                     /** Format: date-time */
                                     start: string;
@@ -4256,6 +4400,18 @@ export interface operations {
                                 /** Format: date-time */
                                 end: string;
                                 expression?: string;
+                                recurrence?: null | {
+                                    /** Format: date-time */
+                                    anchor: string;
+                                    freq: string;
+                                    interval: number;
+                                    month?: number;
+                                    month_day?: number;
+                                    ordinal?: number;
+                                    part?: string;
+                                    rule?: string;
+                                    weekdays?: null | string[];
+                                };
                                 source: string;
                                 /** Format: date-time */
                                 start: string;
@@ -5351,6 +5507,18 @@ export interface operations {
                                     /** Format: date-time */
                                     end: string;
                                     expression?: string;
+                                    recurrence?: null | {
+                                        /** Format: date-time */
+                                        anchor: string;
+                                        freq: string;
+                                        interval: number;
+                                        month?: number;
+                                        month_day?: number;
+                                        ordinal?: number;
+                                        part?: string;
+                                        rule?: string;
+                                        weekdays?: null | string[];
+                                    };
                                     source: string;
                                     /** Format: date-time */
                                     start: string;
@@ -5430,6 +5598,18 @@ export interface operations {
                                 /** Format: date-time */
                                 end: string;
                                 expression?: string;
+                                recurrence?: null | {
+                                    /** Format: date-time */
+                                    anchor: string;
+                                    freq: string;
+                                    interval: number;
+                                    month?: number;
+                                    month_day?: number;
+                                    ordinal?: number;
+                                    part?: string;
+                                    rule?: string;
+                                    weekdays?: null | string[];
+                                };
                                 source: string;
                                 /** Format: date-time */
                                 start: string;

@@ -24,6 +24,21 @@ class Problem(_ProblemRequired, total=False):
     instance: str
 
 
+class _MemoryOccurredRecurrenceRequired(TypedDict):
+    freq: str
+    interval: int
+    anchor: str
+
+
+class MemoryOccurredRecurrence(_MemoryOccurredRecurrenceRequired, total=False):
+    weekdays: list[str] | None
+    ordinal: int
+    month_day: int
+    month: int
+    part: str
+    rule: str
+
+
 class _MemoryOccurredRequired(TypedDict):
     start: str
     end: str
@@ -32,6 +47,7 @@ class _MemoryOccurredRequired(TypedDict):
 
 class MemoryOccurred(_MemoryOccurredRequired, total=False):
     expression: str
+    recurrence: MemoryOccurredRecurrence | None
 
 
 class _MemoryRequired(TypedDict):
@@ -1307,6 +1323,8 @@ class PostV1MemoriesBody(_PostV1MemoriesBodyRequired, total=False):
     updated_at: str | None
     expires_at: str | None
     archived: bool
+    # RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday
+    # morning)
     occurred_at: str | None
     valid_from: str | None
     valid_to: str | None
@@ -1335,6 +1353,8 @@ class PostV1MemoriesBatchBodyMemory(_PostV1MemoriesBatchBodyMemoryRequired, tota
     updated_at: str | None
     expires_at: str | None
     archived: bool
+    # RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday
+    # morning)
     occurred_at: str | None
     valid_from: str | None
     valid_to: str | None
@@ -1417,6 +1437,8 @@ class PostV1MessagesBodyMessage(_PostV1MessagesBodyMessageRequired, total=False)
     key: str
     name: str
     created_at: str | None
+    # RFC 3339, a date (2026-11-20, that day), words (last Tuesday) or a recurrence (every Sunday
+    # morning)
     occurred_at: str | None
     entities: list[str] | None
 

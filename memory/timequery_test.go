@@ -1,0 +1,290 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/service"
+)
+
+// timeQuery is one generated question: what it asks, and the memory that
+// answers it.
+type timeQuery struct {
+	text, want, subject string
+}
+
+// timeQueries generates questions about what a subject did at a time
+// (REC-25, REC-28): every question form, with every subject ("the user",
+// "I", a named person) and every way of naming each day of the week before
+// now (relative, absolute, English and Chinese). did[s][d] is the content
+// of what subject s did d days before now.
+func timeQueries(now time.Time, did map[string][]string) []timeQuery {
+	type subject struct {
+		key, en, obj, zh string
+	}
+	subjects := []subject{
+		{"user", "the user", "the user", "用户"},
+		{"user", "I", "me", "我"},
+		{"Caroline", "Caroline", "Caroline", ""},
+		{"Melanie", "Melanie", "Melanie", ""},
+	}
+	en := []string{
+		"What did {S} do {T}?",
+		"what did {S} do {T}",
+		"What was {S} up to {T}?",
+		"Where was {S} {T}?",
+		"{T}, what did {S} do?",
+		"What did {S} get up to {T}?",
+		"Tell me what {S} did {T}.",
+		"What happened with {O} {T}?",
+		"Remind me what {S} did {T}",
+	}
+	zh := []string{"{S}{T}做了什么？", "{T}{S}去哪儿了？", "{S}{T}干什么了", "{T}{S}在做什么？"}
+	var out []timeQuery
+	for d := 1; d <= 6; d++ {
+		day := now.AddDate(0, 0, -d)
+		wd := day.Weekday().String()
+		times := []string{
+			"last " + wd,
+			"on " + wd,
+			fmt.Sprintf("%d days ago", d),
+			"on " + day.Format("January 2"),
+			"on " + day.Format("2 January 2006"),
+			"on " + day.Format("2006-01-02"),
+			"on the " + ordinal(day.Day()),
+		}
+		switch d {
+		case 1:
+			times = append(times, "yesterday")
+		case 2:
+			times = append(times, "the day before yesterday")
+		}
+		zhTimes := []string{fmt.Sprintf("%d月%d日", day.Month(), day.Day()), fmt.Sprintf("%d天前", d)}
+		if d == 1 {
+			zhTimes = append(zhTimes, "昨天")
+		}
+		if d == 2 {
+			zhTimes = append(zhTimes, "前天")
+		}
+		for _, s := range subjects {
+			want := did[s.key][d]
+			for _, tmpl := range en {
+				for _, tm := range times {
+					q := strings.NewReplacer("{S}", s.en, "{O}", s.obj, "{T}", tm).Replace(tmpl)
+					if strings.HasPrefix(tmpl, "{T}") {
+						q = strings.ToUpper(q[:1]) + q[1:]
+					}
+					out = append(out, timeQuery{q, want, s.key})
+				}
+			}
+			if s.zh == "" {
+				continue
+			}
+			for _, tmpl := range zh {
+				for _, tm := range zhTimes {
+					out = append(out, timeQuery{strings.NewReplacer("{S}", s.zh, "{T}", tm).Replace(tmpl), want, s.key})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return fmt.Sprintf("%dth", n)
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// TestTimeQuestions asks, in every wording the templates make, what the
+// user or a named person did at a time, over a store where the user, two
+// people and undated notes that say "the user", "I" and the names all
+// compete: the memory of that subject on that day must come first, and
+// the subject's words must not drown the time (REC-25, REC-28).
+func TestTimeQuestions(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	now := time.Date(2026, 3, 12, 18, 0, 0, 0, time.UTC) // a Thursday
+	did := map[string][]string{
+		"user":     {"", "Went to the dentist for a filling", "Had lunch with an old colleague downtown", "Fixed the leaking kitchen tap", "Ran ten kilometres along the river", "Watched a documentary about whales", "Bought a second-hand bicycle"},
+		"Caroline": {"", "Caroline went to a pottery class", "Caroline visited the science museum", "Caroline gave a talk at the library", "Caroline painted a sunset over the lake", "Caroline joined a choir rehearsal", "Caroline adopted a kitten"},
+		"Melanie":  {"", "Melanie went camping with her kids", "Melanie baked bread for the neighbours", "Melanie took a salsa lesson", "Melanie repaired her fence", "Melanie read a novel in the park", "Melanie planted tomatoes"},
+	}
+	notes := []string{
+		"The user prefers dark mode in every editor",
+		"The user's favourite colour is green",
+		"The user lives in Lisbon and works from home",
+		"The user asked to be reminded about taxes",
+		"I like my coffee black",
+		"I am allergic to peanuts",
+		"Caroline loves painting and pottery",
+		"Caroline said she feels more confident lately",
+		"Caroline is thinking about adopting a child",
+		"Melanie has two kids and a dog",
+		"Melanie enjoys camping and salsa",
+		"用户喜欢喝绿茶",
+		"我住在里斯本",
+	}
+	c.T = now.AddDate(0, 0, -30)
+	svc := newTimeService(t, c)
+	var drafts []mnemo.Draft
+	for _, n := range notes {
+		drafts = append(drafts, mnemo.Draft{Content: str(n)})
+	}
+	if _, err := svc.RememberBatch(ctx, alice, drafts); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	sameDay := map[string]int{} // a memory's id -> its day; 0 for the notes
+	for d := 1; d <= 6; d++ {
+		// Each written the evening it happened, with its day.
+		c.T = now.AddDate(0, 0, -d).Add(2 * time.Hour)
+		for _, who := range []string{"user", "Caroline", "Melanie"} {
+			text := did[who][d]
+			m, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(text), OccurredAt: &mnemo.When{Text: now.AddDate(0, 0, -d).Format("2006-01-02")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[text], sameDay[m.ID] = m.ID, d
+		}
+	}
+	c.T = now
+	if dbg := os.Getenv("DATES_DEBUG"); dbg != "" {
+		res, _ := svc.Recall(ctx, alice, memory.Query{Text: dbg, Limit: 5, Explain: true})
+		for _, r := range res.Results {
+			b, _ := json.Marshal(r.Explain)
+			t.Logf("%.4f %s %s", r.Score, r.Content, b)
+		}
+	}
+	qs := timeQueries(now, did)
+	if raceEnabled {
+		// Every seventh wording under the detector; all of them in make
+		// unit's run without it (FULLSIZE).
+		var some []timeQuery
+		for i := 0; i < len(qs); i += 7 {
+			some = append(some, qs[i])
+		}
+		qs = some
+	}
+	var misses []string
+	for _, q := range qs {
+		res, err := svc.Recall(ctx, alice, memory.Query{Text: q.text, Limit: 5})
+		if err != nil {
+			t.Fatalf("%q: %v", q.text, err)
+		}
+		rank := -1
+		for i, r := range res.Results {
+			if r.ID == ids[q.want] {
+				rank = i
+				break
+			}
+		}
+		// A named person's memory of that day comes first; the user's,
+		// whom no name marks, comes among that day's memories, which
+		// all come before any other.
+		ok := rank == 0
+		if q.subject == "user" {
+			ok = rank >= 0
+			for _, r := range res.Results[:min(len(res.Results), len(did))] {
+				ok = ok && sameDay[r.ID] == sameDay[ids[q.want]]
+			}
+		}
+		if !ok {
+			first := "nothing"
+			if len(res.Results) > 0 {
+				first = res.Results[0].Content
+			}
+			misses = append(misses, fmt.Sprintf("%q: %q at %d, first %q", q.text, q.want, rank+1, first))
+		}
+	}
+	if len(misses) > 0 {
+		t.Errorf("%d of %d questions do not find first what happened then:\n%s", len(misses), len(qs), strings.Join(misses, "\n"))
+	}
+}
+
+func newTimeService(t *testing.T, c *clock) *service.Mnemo {
+	t.Helper()
+	return newSemantic(t, c, "", service.Options{})
+}
+
+// TestRecallRecurring: a memory of what recurs ("every Sunday morning",
+// written weeks before) answers a question about a day it occurs on, and
+// not one about a day between its occurrences (REC-30, REC-31).
+func TestRecallRecurring(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	now := time.Date(2026, 3, 12, 18, 0, 0, 0, time.UTC) // a Thursday
+	c.T = now.AddDate(0, 0, -40)
+	svc := newTimeService(t, c)
+	choir, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("I sing in the church choir every Sunday morning")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if choir.Occurred == nil || choir.Occurred.Recurrence == nil {
+		t.Fatalf("not a recurrence: %+v", choir.Occurred)
+	}
+	monday := now.AddDate(0, 0, -3)
+	c.T = monday.Add(20 * time.Hour)
+	dentist, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("Went to the dentist for a filling"), OccurredAt: &mnemo.When{Text: monday.Format("2006-01-02")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.T = now
+	for _, tt := range []struct {
+		q, first string
+		absent   string
+	}{
+		{"What did I do last Sunday?", choir.ID, ""},
+		{"what did the user do on Sunday morning", choir.ID, ""},
+		{"我上周日做了什么？", choir.ID, ""},
+		{"What did I do last Monday?", dentist.ID, ""},
+		{"What did I do on Tuesday?", "", choir.ID},
+	} {
+		res, err := svc.Recall(ctx, alice, memory.Query{Text: tt.q, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(res.Results) > 0 {
+			got = res.Results[0].ID
+		}
+		if tt.first != "" && got != tt.first || tt.absent != "" && got == tt.absent {
+			t.Errorf("%q: first %q, want %q (not %q)", tt.q, got, tt.first, tt.absent)
+		}
+	}
+	// A list of what happened on a Sunday weeks later finds it; of a
+	// Tuesday, not.
+	sunday, tuesday := now.AddDate(0, 0, -4).Truncate(24*time.Hour), now.AddDate(0, 0, -2).Truncate(24*time.Hour)
+	for _, tt := range []struct {
+		day  time.Time
+		want bool
+	}{{sunday, true}, {tuesday, false}} {
+		end := tt.day.AddDate(0, 0, 1)
+		ms, _, err := svc.List(ctx, alice, mnemo.ListQuery{Filter: mnemo.Filter{OccurredAfter: &tt.day, OccurredBefore: &end}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, m := range ms {
+			found = found || m.ID == choir.ID
+		}
+		if found != tt.want {
+			t.Errorf("List on %s: found %v, want %v", tt.day.Weekday(), found, tt.want)
+		}
+	}
+}

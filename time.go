@@ -1,0 +1,289 @@
+package mnemo
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/temporal"
+)
+
+// The one range of every time mnemo stores or filters by, on every store
+// (TIME-1): [EarliestTime, LatestTime), UTC. The SQL stores keep a time as
+// unix nanoseconds in 64 bits, which hold 1677-09-21 to 2262-04-11; the
+// range is the whole years inside that, and the files and memory stores
+// keep to it too, so that a memory moves between stores unchanged. A time
+// outside it is refused (EINVALID, naming the field and the range), never
+// stored as another date.
+var (
+	EarliestTime = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	LatestTime   = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// TimeRange names the range in messages.
+const TimeRange = "1678-01-01T00:00:00Z to 2261-12-31T23:59:59Z"
+
+// TimeExample is the example a message about a time field gives.
+const TimeExample = `an RFC 3339 time ("2026-11-20T15:04:05Z"), a date ("2026-11-20", that day) or words ("last Tuesday")`
+
+// InTimeRange reports whether t lies in [EarliestTime, LatestTime).
+func InTimeRange(t time.Time) bool { return !t.Before(EarliestTime) && t.Before(LatestTime) }
+
+// CheckTime reports EINVALID, naming field, for a time outside the
+// supported range (TIME-1). The zero time passes: it means "not given".
+func CheckTime(field string, t time.Time) error {
+	if t.IsZero() || InTimeRange(t) {
+		return nil
+	}
+	return outOfRange(field, t)
+}
+
+// CheckTimePtr is CheckTime for an optional time.
+func CheckTimePtr(field string, t *time.Time) error {
+	if t == nil {
+		return nil
+	}
+	return CheckTime(field, *t)
+}
+
+func outOfRange(field string, t time.Time) error {
+	return Errorf(EINVALID, "%s %s is outside the supported range, %s (UTC)", field, formatAny(t), TimeRange)
+}
+
+// formatAny writes t as RFC 3339 where it can, and as Go prints it where
+// the year has more than four digits (RFC 3339 cannot say it).
+func formatAny(t time.Time) string {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return t.UTC().String()
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// clampEnd keeps a window's end, derived from a start in range (a second
+// after it, a day), within the range's end.
+func clampEnd(t time.Time) time.Time {
+	if t.After(LatestTime) {
+		return LatestTime
+	}
+	return t
+}
+
+// A TimeSpan is what a client's time value names (TIME-2): an instant
+// (RFC 3339), a day ("2026-11-20") or the window of words ("last
+// Tuesday", resolved against a reference time).
+type TimeSpan struct {
+	temporal.Window
+	// Expression is the text when it was not an RFC 3339 instant.
+	Expression string
+	// Instant is set for an RFC 3339 time: End is then Start.
+	Instant bool
+	// Recurrence is set when the words name a recurring time ("every
+	// Sunday"): Window is then its first occurrence (REC-30).
+	Recurrence *temporal.Recurrence
+}
+
+// ParseTime reads the value a client gave a time field (TIME-2): an RFC
+// 3339 time, a plain date (that day, UTC) or words the temporal package
+// resolves against ref ("last Tuesday", "3 days ago", "2022年1月"). An
+// error is EINVALID and names the field, what was sent and an example; a
+// time outside the supported range is refused the same way (TIME-1).
+// Recurring words ("every Sunday") are read, with their Recurrence set:
+// the caller decides whether its field can hold one.
+func ParseTime(field, v string, ref time.Time) (TimeSpan, error) {
+	s := strings.TrimSpace(v)
+	if s == "" {
+		return TimeSpan{}, Errorf(EINVALID, "%s is empty: give %s", field, TimeExample)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if !InTimeRange(t) {
+			return TimeSpan{}, outOfRange(field, t)
+		}
+		t = t.UTC()
+		return TimeSpan{Window: temporal.Window{Start: t, End: t}, Instant: true}, nil
+	} else if looksNumeric(s) {
+		// A date-like value that is not one ("2026-13-01", "2026-11-20 25:00"):
+		// say why, in words, not in Go's layout.
+		if d, ok, derr := plainDate(s); ok {
+			if derr != nil {
+				return TimeSpan{}, Errorf(EINVALID, "%s %q is not a date: %s; give %s", field, clip(s), derr, TimeExample)
+			}
+			if !InTimeRange(d) {
+				return TimeSpan{}, outOfRange(field, d)
+			}
+			return TimeSpan{Window: temporal.Window{Start: d, End: clampEnd(d.AddDate(0, 0, 1))}, Expression: s}, nil
+		}
+		if y, ok := yearOf(s); ok && (y < EarliestTime.Year() || y >= LatestTime.Year()) {
+			return TimeSpan{}, Errorf(EINVALID, "%s %q is outside the supported range, %s (UTC)", field, clip(s), TimeRange)
+		}
+	}
+	if e, ok := temporal.ParseRecurrence(s, ref.UTC()); ok {
+		if !InTimeRange(e.First.Start) {
+			return TimeSpan{}, Errorf(EINVALID, "%s %q starts outside the supported range, %s (UTC)", field, clip(s), TimeRange)
+		}
+		w := e.First
+		w.End = clampEnd(w.End)
+		return TimeSpan{Window: w, Expression: s, Recurrence: &e.Recurrence}, nil
+	}
+	if w, ok := temporal.Whole(s, ref.UTC()); ok {
+		if !InTimeRange(w.Start) {
+			return TimeSpan{}, Errorf(EINVALID, "%s %q (%s) is outside the supported range, %s (UTC)", field, clip(s), formatAny(w.Start), TimeRange)
+		}
+		w.End = clampEnd(w.End)
+		return TimeSpan{Window: w, Expression: s}, nil
+	}
+	return TimeSpan{}, Errorf(EINVALID, "%s %q is not a time: give %s", field, clip(s), TimeExample)
+}
+
+// ParseInstant is ParseTime for a field that holds one instant: the start
+// of what v names (a date's midnight, "last Tuesday"'s), never a
+// recurrence.
+func ParseInstant(field, v string, ref time.Time) (time.Time, error) {
+	sp, err := ParseTime(field, v, ref)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if sp.Recurrence != nil {
+		return time.Time{}, Errorf(EINVALID, "%s %q names a recurring time; this field takes one time: give %s", field, clip(v), TimeExample)
+	}
+	return sp.Start, nil
+}
+
+// plainDate reads YYYY-MM-DD. ok says s has that shape; err then says why
+// it is not a date.
+func plainDate(s string) (time.Time, bool, error) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false, nil
+	}
+	for i, c := range s {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return time.Time{}, false, nil
+		}
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, true, fmt.Errorf("no such day")
+	}
+	return t, true, nil
+}
+
+// looksNumeric reports whether s starts with a digit: a date or a time
+// written in numbers, not words.
+func looksNumeric(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
+
+// yearOf returns the leading four-digit year of s, if it has one.
+func yearOf(s string) (int, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	y := 0
+	for _, c := range s[:4] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		y = y*10 + int(c-'0')
+	}
+	return y, len(s) == 4 || s[4] < '0' || s[4] > '9'
+}
+
+func clip(s string) string { return textutil.TruncateRunes(s, 64) }
+
+// TimeFieldError is the EINVALID error of a JSON value that cannot be a
+// time (a number, an object): it names the field and gives an example.
+func TimeFieldError(field string, raw json.RawMessage) error {
+	return Errorf(EINVALID, "%s must be a time, a JSON string, not %s: give %s", field, clip(string(raw)), TimeExample)
+}
+
+// CheckMemoryTimes reports EINVALID, naming the field, for a time of m
+// outside the supported range (TIME-1): what every store checks before it
+// keeps a memory, so that none is stored as another date.
+func CheckMemoryTimes(m *Memory) error {
+	for _, f := range []struct {
+		name string
+		t    time.Time
+	}{{"created_at", m.CreatedAt}, {"updated_at", m.UpdatedAt}, {"accessed_at", m.AccessedAt}} {
+		if err := CheckTime(f.name, f.t); err != nil {
+			return err
+		}
+	}
+	if err := CheckTimePtr("expires_at", m.ExpiresAt); err != nil {
+		return err
+	}
+	if err := CheckTimePtr("valid_to", m.ValidTo); err != nil {
+		return err
+	}
+	if o := m.Occurred; o != nil {
+		if err := CheckTime("occurred.start", o.Start); err != nil {
+			return err
+		}
+		if !o.End.IsZero() && (o.End.Before(EarliestTime) || o.End.After(LatestTime)) {
+			return outOfRange("occurred.end", o.End)
+		}
+	}
+	return nil
+}
+
+// When is the time a writer gives for what a memory tells (occurred_at,
+// TIME-2): an instant, or text — RFC 3339, a day ("2026-11-20"), words
+// ("last Tuesday") or a recurrence ("every Sunday morning", REC-30) —
+// read against the memory's creation time when it is built, as a time in
+// its content would be.
+type When struct {
+	// At is an instant a Go caller gives; Text, when set, is read instead.
+	At   time.Time
+	Text string
+}
+
+// At returns the When of the instant t.
+func At(t time.Time) *When { return &When{At: t} }
+
+// UnmarshalJSON takes a JSON string; it is read when the memory is built.
+func (w *When) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return TimeFieldError("occurred_at", b)
+	}
+	if strings.TrimSpace(s) == "" {
+		return Errorf(EINVALID, "occurred_at is empty: give %s", TimeExample)
+	}
+	*w = When{Text: s}
+	return nil
+}
+
+// MarshalJSON writes the text as given, or the instant in RFC 3339.
+func (w When) MarshalJSON() ([]byte, error) {
+	if w.Text != "" || w.At.IsZero() {
+		return json.Marshal(w.Text)
+	}
+	return json.Marshal(w.At.UTC().Format(time.RFC3339Nano))
+}
+
+// Span reads w against ref, for the field named field.
+func (w *When) Span(field string, ref time.Time) (TimeSpan, error) {
+	if w.Text == "" {
+		if !InTimeRange(w.At) {
+			return TimeSpan{}, outOfRange(field, w.At)
+		}
+		t := w.At.UTC()
+		return TimeSpan{Window: temporal.Window{Start: t, End: t}, Instant: true}, nil
+	}
+	return ParseTime(field, w.Text, ref)
+}
+
+// TimeField is a named time of a request, for CheckTimeFields.
+type TimeField struct {
+	Name string
+	T    *time.Time
+}
+
+// CheckTimeFields is CheckTimePtr for each field in turn: the first
+// outside the range is the error (TIME-1).
+func CheckTimeFields(fs ...TimeField) error {
+	for _, f := range fs {
+		if err := CheckTimePtr(f.Name, f.T); err != nil {
+			return err
+		}
+	}
+	return nil
+}
