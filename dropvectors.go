@@ -49,10 +49,11 @@ func DropEmbeddings(v any) any {
 	return v
 }
 
-// MaskMemories masks, in place, the content, summary and data of every
-// confidential or restricted memory v holds (SEC-3), for a reader whose
-// key reads such memories masked. Like DropEmbeddings, a v that is not a
-// pointer is copied first.
+// MaskMemories masks, in place, every record v holds whose security level
+// asks for it (SEC-3): the content, summary and data of memories, and each
+// other Masker's text (events, summaries, capabilities, runs, sessions:
+// SEC-8, SEC-9), for a reader whose key reads such records masked. Like
+// DropEmbeddings, a v that is not a pointer is copied first.
 func MaskMemories(v any) any {
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {
@@ -64,8 +65,62 @@ func MaskMemories(v any) any {
 		rv = p
 		v = p.Interface()
 	}
-	eachMemory(rv, 0, (*Memory).Mask)
+	eachMasker(rv, 0)
 	return v
+}
+
+var maskerType = reflect.TypeFor[Masker]()
+
+// masks reports whether t declares its own Mask: its pointer is a Masker
+// and no embedded field lends it one (a struct embedding a Memory beside
+// other records is walked, each record masked on its own).
+func masks(t reflect.Type) bool {
+	if !reflect.PointerTo(t).Implements(maskerType) {
+		return false
+	}
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Anonymous && (f.Type.Implements(maskerType) || reflect.PointerTo(f.Type).Implements(maskerType)) {
+			return false
+		}
+	}
+	return true
+}
+
+// eachMasker calls Mask on every addressable Masker that v leads to, once
+// each: a Masker's own fields are its own to mask.
+func eachMasker(v reflect.Value, depth int) {
+	if depth > 16 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			eachMasker(v.Elem(), depth+1)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Float32 {
+			return
+		}
+		for i := range v.Len() {
+			eachMasker(v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			eachMasker(it.Value(), depth+1)
+		}
+	case reflect.Struct:
+		if masks(v.Type()) {
+			if v.CanAddr() {
+				v.Addr().Interface().(Masker).Mask()
+			}
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				eachMasker(v.Field(i), depth+1)
+			}
+		}
+	}
 }
 
 // eachMemory calls fn with every addressable memory that v leads to.
