@@ -44,6 +44,10 @@ func CheckLevel(field, level string) error {
 	return Errorf(EINVALID, "%s must be public, internal, confidential or restricted, not %q", field, level)
 }
 
+// MaskedLevel reports whether a record of level is masked for a reader
+// whose key reads masked: confidential and restricted ones are (SEC-3).
+func MaskedLevel(level string) bool { return security.Label(level) != "" }
+
 // MaskText returns text masked when level asks for it (confidential,
 // restricted), else text; an empty text stays empty.
 func MaskText(level, text string) string {
