@@ -31,10 +31,13 @@ type eventInput struct {
 	// Vectors are L3 embeddings the caller made (a media embedding with
 	// its model's name).
 	Vectors []mnemo.EventVector `json:"vectors,omitempty"`
+	// SecurityLevel is public, internal, confidential or restricted;
+	// without one the event is classified by what it holds (SEC-8).
+	SecurityLevel string `json:"security_level,omitempty"`
 }
 
 func (in eventInput) event() mnemo.Event {
-	e := mnemo.Event{ID: in.ID, Type: in.Type, Source: in.Source, Data: in.Data, Metadata: in.Metadata, Vectors: in.Vectors}
+	e := mnemo.Event{ID: in.ID, Type: in.Type, Source: in.Source, Data: in.Data, Metadata: in.Metadata, Vectors: in.Vectors, SecurityLevel: in.SecurityLevel}
 	if in.TS != nil {
 		e.TS = *in.TS
 	}

@@ -102,6 +102,9 @@ type ReflectReport struct {
 	After       LifeTotals       `json:"after"`
 	NextRun     time.Time        `json:"next_run"`
 	Text        string           `json:"text"` // the markdown report
+	// SecurityLevel is the highest level of the memories the report
+	// names (SEC-9): the report is as secret as they are, masked or not.
+	SecurityLevel string `json:"security_level"`
 }
 
 // VitalityChange is one memory whose vitality moved.
@@ -113,6 +116,9 @@ type VitalityChange struct {
 	Text     string  `json:"text"`
 	From     float64 `json:"from"`
 	To       float64 `json:"to"`
+	// SecurityLevel is the memory's (SEC-2); Text is masked for it when
+	// reflect was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // LifeAction is one memory archived, and why.
@@ -123,6 +129,9 @@ type LifeAction struct {
 	Text   string `json:"text"`
 	Phase  string `json:"phase"`
 	Reason string `json:"reason"`
+	// SecurityLevel is the memory's (SEC-2); Text is masked for it when
+	// reflect was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // LifeTotals counts active memories.
@@ -198,7 +207,8 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 		}
 		archived[i] = true
 		m := &ms[i]
-		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
+		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason,
+			SecurityLevel: m.SecurityLevel})
 	}
 	for _, p := range run {
 		switch p {
@@ -208,7 +218,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 				if math.Abs(v-vitality[i]) >= 0.005 {
 					m := &ms[i]
 					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
-						Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
+						Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), From: vitality[i], To: v, SecurityLevel: m.SecurityLevel})
 					vitality[i] = v
 				}
 			}
@@ -314,6 +324,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 				group = append(group, &ms[i])
 			}
 			c.Summary, c.By = s.compactText(ctx, tag, slices.Clone(group))
+			c.SecurityLevel = compactLevel(group, c.Summary)
 			rep.Compacted = append(rep.Compacted, c)
 			groups[tag] = group
 		}
@@ -340,6 +351,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 			}
 		}
 	}
+	rep.level(o.Redact)
 	rep.Text = rep.markdown()
 	if o.DryRun || (len(rep.Decayed) == 0 && len(rep.Archived) == 0) {
 		return rep, nil
@@ -418,7 +430,7 @@ func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnem
 					}
 					ids = append(ids, id)
 					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), redact), Phase: PhasePurge,
-						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
+						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace), SecurityLevel: m.SecurityLevel})
 				}
 			}
 			if len(es) < mnemo.MaxListLimit {
@@ -486,6 +498,26 @@ func totals(ms []mnemo.Memory, state func(i int) (float64, bool)) LifeTotals {
 		t.MeanVitality = sum / float64(t.Active)
 	}
 	return t
+}
+
+// level sets the report's level to the highest of the memories it names
+// (SEC-9), and, when redact is set, masks the compaction summaries that
+// their level asks to (the memories' texts are masked as they are named).
+func (r *ReflectReport) level(redact bool) {
+	r.SecurityLevel = mnemo.SecurityPublic
+	for _, d := range r.Decayed {
+		r.SecurityLevel = mnemo.MaxLevel(r.SecurityLevel, d.SecurityLevel)
+	}
+	for _, a := range slices.Concat(r.Archived, r.Purged) {
+		r.SecurityLevel = mnemo.MaxLevel(r.SecurityLevel, a.SecurityLevel)
+	}
+	for i := range r.Compacted {
+		c := &r.Compacted[i]
+		r.SecurityLevel = mnemo.MaxLevel(r.SecurityLevel, c.SecurityLevel)
+		if redact {
+			c.Summary = mnemo.MaskText(c.SecurityLevel, c.Summary)
+		}
+	}
 }
 
 // reportLines bounds the memories a markdown section lists by name.

@@ -46,6 +46,9 @@ type Boot struct {
 	// Tokens counts the narrative's tokens with the service's tokenizer
 	// (0 for the json format, which has no text).
 	Tokens int `json:"tokens"`
+	// SecurityLevel is the highest level of the memories it shows (SEC-9):
+	// the narrative is as secret as they are, masked or not.
+	SecurityLevel string `json:"security_level"`
 }
 
 // BootItem is one memory of a boot layer.
@@ -57,6 +60,9 @@ type BootItem struct {
 	Vitality  float64   `json:"vitality"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// SecurityLevel is the memory's (SEC-2); Content is masked for it when
+	// the boot was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // BootSummary counts the active memories.
@@ -132,7 +138,7 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 				text = m.Content
 			}
 			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: m.MaskedText(textutil.OneLine(text), q.Redact), Vitality: m.Vitality,
-				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, SecurityLevel: m.SecurityLevel}
 		}
 		return items, nil
 	}
@@ -180,6 +186,10 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 		inWindow = recent[0].Count
 	}
 	b.EarlierEvents = events - inWindow
+	b.SecurityLevel = mnemo.SecurityPublic
+	for _, it := range slices.Concat(b.Identity, b.Emotion, b.Knowledge, b.Events) {
+		b.SecurityLevel = mnemo.MaxLevel(b.SecurityLevel, it.SecurityLevel)
+	}
 	if q.Format != BootJSON {
 		b.Text = b.narrative(q.Lang, inWindow)
 		b.Tokens = s.tok.Count(b.Text)

@@ -38,6 +38,9 @@ type ReadResult struct {
 	// expired nor archived); Omitted those that did not fit.
 	Effective int `json:"effective"`
 	Omitted   int `json:"omitted"`
+	// SecurityLevel is the highest level of the memories in Text (SEC-9):
+	// the read is as secret as they are, masked or not.
+	SecurityLevel string `json:"security_level"`
 }
 
 // ReadLine is one memory of a default read.
@@ -48,6 +51,9 @@ type ReadLine struct {
 	Line   string  `json:"line"`
 	Score  float64 `json:"score"`
 	Tokens int     `json:"tokens"`
+	// SecurityLevel is the memory's (SEC-2); Line is masked for it when
+	// the read was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // ReadHeader opens a default read (CTX-22).
@@ -143,7 +149,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 		return b.m.UpdatedAt.Compare(a.m.UpdatedAt)
 	})
 
-	res := ReadResult{Lines: []ReadLine{}, TokenLimit: q.TokenLimit, Effective: total}
+	res := ReadResult{Lines: []ReadLine{}, TokenLimit: q.TokenLimit, Effective: total, SecurityLevel: mnemo.SecurityPublic}
 	used := s.tok.Count(ReadHeader + "\n")
 	if used > q.TokenLimit {
 		return ReadResult{}, mnemo.Errorf(mnemo.EINVALID, "token_limit %d cannot hold even the header", q.TokenLimit)
@@ -165,7 +171,8 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 		}
 		used += n
 		b.WriteString(line + "\n")
-		res.Lines = append(res.Lines, ReadLine{ID: r.m.ID, Key: r.m.Key, Type: r.m.Type, Line: line, Score: r.score, Tokens: n})
+		res.Lines = append(res.Lines, ReadLine{ID: r.m.ID, Key: r.m.Key, Type: r.m.Type, Line: line, Score: r.score, Tokens: n, SecurityLevel: r.m.SecurityLevel})
+		res.SecurityLevel = mnemo.MaxLevel(res.SecurityLevel, r.m.SecurityLevel)
 	}
 	res.Omitted = total - len(res.Lines)
 	if res.Omitted > 0 {

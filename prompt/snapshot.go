@@ -46,6 +46,9 @@ type Snapshot struct {
 	Notes    []string `json:"notes,omitempty"`
 	Degraded bool     `json:"degraded"`
 	Reason   string   `json:"reason,omitempty"`
+	// SecurityLevel is the highest level of the memories in Text (SEC-9):
+	// the section is as secret as they are, masked or not.
+	SecurityLevel string `json:"security_level"`
 }
 
 // SnapshotItem is one memory of a snapshot.
@@ -59,6 +62,9 @@ type SnapshotItem struct {
 	Line      string    `json:"line"` // as it appears in Text
 	Tokens    int       `json:"tokens"`
 	Cut       bool      `json:"cut,omitempty"` // the line was shortened to fit
+	// SecurityLevel is the memory's (SEC-2); Line is masked for it when
+	// the snapshot was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // Snapshot budgets (CTX-13).
@@ -99,7 +105,7 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 		now = s.now()
 	}
 	now = now.UTC()
-	snap := Snapshot{Memories: []SnapshotItem{}, TokenLimit: limit}
+	snap := Snapshot{Memories: []SnapshotItem{}, TokenLimit: limit, SecurityLevel: mnemo.SecurityPublic}
 
 	pinned, nPinned, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: mnemo.Filter{Pinned: true, Now: now}, Limit: snapshotMaxPinned, NoVectors: true})
 	if err != nil {
@@ -163,7 +169,8 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 		}
 		used += n
 		snap.Memories = append(snap.Memories, SnapshotItem{ID: m.ID, Key: m.Key, Type: m.Type, Reason: reason,
-			Score: score, CreatedAt: m.CreatedAt, Line: line, Tokens: n, Cut: cut})
+			Score: score, CreatedAt: m.CreatedAt, Line: line, Tokens: n, Cut: cut, SecurityLevel: m.SecurityLevel})
+		snap.SecurityLevel = mnemo.MaxLevel(snap.SecurityLevel, m.SecurityLevel)
 	}
 	for i := range pinned {
 		add(&pinned[i], ReasonPinned, 0)
