@@ -234,6 +234,29 @@ func TestMaskedEvents(t *testing.T) {
 	}
 }
 
+// TestMaskedProfile: the user profile is at the level of the most secret
+// interaction it was built from (SEC-8), and a masking key reads what it
+// holds of the user's words masked.
+func TestMaskedProfile(t *testing.T) {
+	ts := levelServer(t)
+	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/profile/interactions", map[string]any{"agent_id": "a",
+		"text": "I love jazz, and my card number is 4111 1111 1111 1111"}, nil); st != 200 {
+		t.Fatalf("interaction: %d %s", st, raw)
+	}
+	var rec struct {
+		SecurityLevel string `json:"security_level"`
+	}
+	if st, raw := callAs(t, secret("owner"), "GET", ts.URL+"/v1/profile?agent_id=a", nil, &rec); st != 200 || rec.SecurityLevel != mnemo.SecurityRestricted {
+		t.Fatalf("the profile: %d %s; want it restricted", st, raw)
+	}
+	for _, rd := range []read{
+		{"GET", "/v1/profile?agent_id=a", nil, "jazz", "jazz"},
+		{"POST", "/v1/profile/interactions", map[string]any{"agent_id": "a", "text": "hello again"}, "jazz", "jazz"},
+	} {
+		rd.check(t, ts)
+	}
+}
+
 // TestCompactionKeepsLevel: reflect's compaction merges 55 memories of a
 // tag, one of them confidential, into one summary memory that is
 // confidential too (SEC-9), so that a masking key reads it masked in
