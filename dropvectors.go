@@ -52,7 +52,7 @@ func DropEmbeddings(v any) any {
 // MaskMemories masks, in place, every record v holds whose security level
 // asks for it (SEC-3): the content, summary and data of memories, and each
 // other Masker's text (events, summaries, capabilities, runs, sessions:
-// SEC-8, SEC-9), for a reader whose key reads such records masked. Like
+// SEC-11, SEC-12), for a reader whose key reads such records masked. Like
 // DropEmbeddings, a v that is not a pointer is copied first.
 func MaskMemories(v any) any {
 	rv := reflect.ValueOf(v)

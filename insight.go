@@ -92,7 +92,7 @@ type Summary struct {
 	Note        string    `json:"note,omitempty"`
 	GeneratedAt time.Time `json:"generated_at"`
 	// SecurityLevel is the highest level of the period's events and of
-	// its own text (SEC-9): a summary is as secret as what it digests.
+	// its own text (SEC-12): a summary is as secret as what it digests.
 	SecurityLevel string `json:"security_level,omitempty"`
 }
 
@@ -186,7 +186,7 @@ type Capability struct {
 	// DescribedAt is Successes when the LLM last described it.
 	DescribedAt int `json:"described_at,omitempty"`
 	// SecurityLevel is the highest level of the outcomes it learnt from
-	// and of its own text (SEC-9); it never goes down as outcomes arrive.
+	// and of its own text (SEC-12); it never goes down as outcomes arrive.
 	SecurityLevel string `json:"security_level,omitempty"`
 }
 

@@ -14,8 +14,8 @@ import (
 	"github.com/mnemo-dev/mnemo/prompt"
 )
 
-// The levels of the records that are not memories (SEC-8) and of what is
-// built from records (SEC-9), at the Service.
+// The levels of the records that are not memories (SEC-11) and of what is
+// built from records (SEC-12), at the Service.
 
 const (
 	cardNumber = "4111 1111 1111 1111"
@@ -89,7 +89,7 @@ func TestEventLevels(t *testing.T) {
 }
 
 // TestSummaryAndCapabilityLevels: a summary and a capability are at the
-// level of the most secret event they digest (SEC-9), and one stored
+// level of the most secret event they digest (SEC-12), and one stored
 // without a level is classified by its own text when read.
 func TestSummaryAndCapabilityLevels(t *testing.T) {
 	ctx := context.Background()
@@ -232,7 +232,7 @@ func TestRunLevels(t *testing.T) {
 }
 
 // TestBuiltFromMemoriesLevels: boot, the snapshot and the default read say
-// the highest level of the memories they show (SEC-9), and reflect's
+// the highest level of the memories they show (SEC-12), and reflect's
 // report that of the memories it names; asked redacted, a compaction's
 // summary is masked in the report like the memories it merges.
 func TestBuiltFromMemoriesLevels(t *testing.T) {
@@ -267,7 +267,7 @@ func TestBuiltFromMemoriesLevels(t *testing.T) {
 
 // TestCompactionLevel: a compaction's summary memory is at the highest
 // level of what it merges, and never below what the classifier reads in
-// its own text (SEC-9); a redacted report masks it.
+// its own text (SEC-12); a redacted report masks it.
 func TestCompactionLevel(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()

@@ -14,7 +14,7 @@ type Masker interface {
 	Mask()
 }
 
-// MaxLevel returns the highest of levels (SEC-9: what is built from
+// MaxLevel returns the highest of levels (SEC-12: what is built from
 // records is at least as secret as the most secret of them); "" when none
 // is a level.
 func MaxLevel(levels ...string) string {
@@ -29,7 +29,7 @@ func MaxLevel(levels ...string) string {
 
 // ClassifyText returns the level text calls for by the classifier of
 // memories (SEC-6), at least def: every record that holds text is
-// classified by it (SEC-8).
+// classified by it (SEC-11).
 func ClassifyText(text, def string) string {
 	l, _ := security.Classify(text, def)
 	return l
@@ -110,7 +110,7 @@ func (m *Memory) Classify(given string) {
 	m.SecurityLevel, _ = security.Classify(text, m.SecurityLevel)
 }
 
-// Classify sets the level of an event stored without one (SEC-8) from
+// Classify sets the level of an event stored without one (SEC-11) from
 // what it holds: its type, source, data and metadata, by the classifier
 // of memories; a level it has (its writer's, or stored) is kept.
 func (e *Event) Classify() {
@@ -122,7 +122,7 @@ func (e *Event) Classify() {
 }
 
 // Mask hides a confidential or restricted event's data and metadata, and
-// the inputs of its vectors (SEC-3, SEC-8).
+// the inputs of its vectors (SEC-3, SEC-11).
 func (e *Event) Mask() {
 	if security.Label(e.SecurityLevel) == "" {
 		return
@@ -134,7 +134,7 @@ func (e *Event) Mask() {
 }
 
 // Mask hides the text of a confidential or restricted summary: trends,
-// patterns, suggestions and its note (SEC-9); its counts stay.
+// patterns, suggestions and its note (SEC-12); its counts stay.
 func (s *Summary) Mask() {
 	for _, texts := range [][]string{s.Trends, s.Patterns, s.Suggestions} {
 		for i := range texts {
@@ -146,7 +146,7 @@ func (s *Summary) Mask() {
 
 // Mask hides the text of a confidential or restricted capability: its
 // description, conditions, cases and lessons, which come from its events'
-// data (SEC-9); its name, task type, tools and counts stay.
+// data (SEC-12); its name, task type, tools and counts stay.
 func (c *Capability) Mask() {
 	if security.Label(c.SecurityLevel) == "" {
 		return

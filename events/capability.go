@@ -69,7 +69,7 @@ func (r *TaskRules) learn(c mnemo.Capability, taskType string, outs []outcome) m
 	}
 	for _, o := range outs {
 		e, f := o.event, o.facts
-		c.SecurityLevel = mnemo.MaxLevel(c.SecurityLevel, e.SecurityLevel) // SEC-9: never lower than an outcome's
+		c.SecurityLevel = mnemo.MaxLevel(c.SecurityLevel, e.SecurityLevel) // SEC-12: never lower than an outcome's
 		if c.FirstSeen.IsZero() || e.TS.Before(c.FirstSeen) {
 			c.FirstSeen = e.TS
 		}
@@ -109,7 +109,7 @@ func (r *TaskRules) learn(c mnemo.Capability, taskType string, outs []outcome) m
 }
 
 // classifyCapability raises a capability's level to what its own text
-// calls for (SEC-9): at least its outcomes', and the classifier's of what
+// calls for (SEC-12): at least its outcomes', and the classifier's of what
 // it says.
 func classifyCapability(c *mnemo.Capability) {
 	var cases []string
@@ -121,7 +121,7 @@ func classifyCapability(c *mnemo.Capability) {
 }
 
 // levelCapabilities gives the capabilities stored before levels were kept
-// the level their own text calls for (SEC-9).
+// the level their own text calls for (SEC-12).
 func levelCapabilities(caps []mnemo.Capability) {
 	for i := range caps {
 		if caps[i].SecurityLevel == "" {

@@ -167,7 +167,7 @@ func (s *Service) prepareEvent(scope mnemo.Scope, e mnemo.Event, now time.Time) 
 		return mnemo.Event{}, err
 	}
 	e.Vectors = slices.Clone(e.Vectors)
-	// Classified as memories are (SEC-8): a level the writer gives is kept.
+	// Classified as memories are (SEC-11): a level the writer gives is kept.
 	if err := mnemo.CheckLevel("security_level", e.SecurityLevel); err != nil {
 		return mnemo.Event{}, err
 	}
@@ -233,7 +233,7 @@ func (s *Service) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.Ev
 	}
 	p, err := es.QueryEvents(ctx, scope, q)
 	for i := range p.Events {
-		p.Events[i].Classify() // stored before levels were kept (SEC-8)
+		p.Events[i].Classify() // stored before levels were kept (SEC-11)
 	}
 	return p, err
 }
@@ -272,7 +272,7 @@ func (s *Service) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (m
 		return mnemo.Event{}, mnemo.Errorf(mnemo.EINVALID, "id is required")
 	}
 	e, err := es.GetEvent(ctx, scope, id)
-	e.Classify() // stored before levels were kept (SEC-8)
+	e.Classify() // stored before levels were kept (SEC-11)
 	return e, err
 }
 

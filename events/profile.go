@@ -74,7 +74,7 @@ type ProfileRecord struct {
 	Schedule ProfileSchedule `json:"schedule"`
 	Pending  []string        `json:"pending,omitempty"`
 	// SecurityLevel is the highest level of the interactions the profile
-	// was built from and of what it holds (SEC-8), by the memories'
+	// was built from and of what it holds (SEC-11), by the memories'
 	// classifier; a manual replacement starts it again from what it
 	// holds. A record stored before levels were kept is classified when
 	// read.
@@ -91,14 +91,14 @@ func (rec *ProfileRecord) text() string {
 }
 
 // classify raises the record's level to what it holds and what came in
-// calls for (SEC-8).
+// calls for (SEC-11).
 func (rec *ProfileRecord) classify(in ...string) {
 	level := mnemo.ClassifyText(strings.Join(in, "\n"), cmp.Or(rec.SecurityLevel, mnemo.SecurityInternal))
 	rec.SecurityLevel = mnemo.ClassifyText(rec.text(), level)
 }
 
 // Mask hides what a confidential or restricted profile holds of the
-// user's words (SEC-3, SEC-8): the pending interactions, interests, needs,
+// user's words (SEC-3, SEC-11): the pending interactions, interests, needs,
 // traits and what a significant update found. The rest of the schedule
 // and the emotions' counts stay.
 func (rec *ProfileRecord) Mask() {

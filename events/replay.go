@@ -113,8 +113,8 @@ var csvHeader = []string{"layer", "id", "ts", "type", "source", "target", "confi
 // ExportOptions choose an export's format, and whether it is masked.
 type ExportOptions struct {
 	Format string // ExportJSON or ExportCSV
-	// Mask masks every confidential and restricted record (SEC-3, SEC-8,
-	// SEC-9): the data and metadata of events, the inputs of their
+	// Mask masks every confidential and restricted record (SEC-3, SEC-11,
+	// SEC-12): the data and metadata of events, the inputs of their
 	// vectors (the vectors are left out), the text of summaries and
 	// capabilities. For a reader whose key reads such records masked.
 	Mask bool

@@ -118,7 +118,7 @@ func (s *Service) Summaries(ctx context.Context, scope mnemo.Scope, q mnemo.Summ
 }
 
 // levelSummary gives a summary stored before levels were kept the level
-// its own text calls for (SEC-9); the level of its events is lost with
+// its own text calls for (SEC-12); the level of its events is lost with
 // them.
 func levelSummary(sum *mnemo.Summary) {
 	if sum.SecurityLevel == "" {
@@ -144,7 +144,7 @@ func (s *Service) summarize(ctx context.Context, scope mnemo.Scope, p mnemo.Peri
 	rules := &s.events.Tasks
 	err := s.eachEvent(ctx, scope, mnemo.EventQuery{From: &start, To: &end}, func(e mnemo.Event) error {
 		sum.Events++
-		sum.SecurityLevel = mnemo.MaxLevel(sum.SecurityLevel, e.SecurityLevel) // SEC-9
+		sum.SecurityLevel = mnemo.MaxLevel(sum.SecurityLevel, e.SecurityLevel) // SEC-12
 		sum.Types[e.Type]++
 		if e.Source != "" {
 			sum.Sources[e.Source]++
@@ -232,7 +232,7 @@ func summaryText(sum *mnemo.Summary) string {
 }
 
 // classifySummary raises a summary's level to what its own text calls for
-// (SEC-9): at least its events', and the classifier's of what it says.
+// (SEC-12): at least its events', and the classifier's of what it says.
 func classifySummary(sum *mnemo.Summary) {
 	sum.SecurityLevel = mnemo.ClassifyText(summaryText(sum), cmp.Or(sum.SecurityLevel, mnemo.SecurityInternal))
 }
@@ -309,7 +309,7 @@ func (s *Service) addInsights(ctx context.Context, is mnemo.InsightStore, sum *m
 		ins, err := in.EventInsights(ctx, *sum, prev)
 		if err == nil && len(ins.Trends)+len(ins.Patterns)+len(ins.Suggestions) > 0 {
 			sum.Trends, sum.Patterns, sum.Suggestions, sum.Generator = ins.Trends, ins.Patterns, ins.Suggestions, "llm"
-			// The model read the previous summary too (SEC-9).
+			// The model read the previous summary too (SEC-12).
 			if prev != nil {
 				sum.SecurityLevel = mnemo.MaxLevel(sum.SecurityLevel, prev.SecurityLevel)
 			}

@@ -32,7 +32,7 @@ type eventInput struct {
 	// its model's name).
 	Vectors []mnemo.EventVector `json:"vectors,omitempty"`
 	// SecurityLevel is public, internal, confidential or restricted;
-	// without one the event is classified by what it holds (SEC-8).
+	// without one the event is classified by what it holds (SEC-11).
 	SecurityLevel string `json:"security_level,omitempty"`
 }
 
@@ -345,7 +345,7 @@ func masked(r *http.Request) bool {
 	return ok && a.Mask
 }
 
-// maskSink is sink, taking each event masked (SEC-8) when r's key reads
+// maskSink is sink, taking each event masked (SEC-11) when r's key reads
 // masked: a replay to a stream or a webhook shows what a read would.
 func maskSink(r *http.Request, sink mnemo.EventSink) mnemo.EventSink {
 	if !masked(r) {

@@ -12,8 +12,8 @@ import (
 	mhttp "github.com/mnemo-dev/mnemo/http"
 )
 
-// The records that are not memories carry a security level too (SEC-8,
-// SEC-9), and a masking key reads them masked: sessions, runs, events and
+// The records that are not memories carry a security level too (SEC-11,
+// SEC-12), and a masking key reads them masked: sessions, runs, events and
 // what is built from them.
 
 // The secrets the tests plant: a card number (restricted) and an e-mail
@@ -235,7 +235,7 @@ func TestMaskedEvents(t *testing.T) {
 }
 
 // TestMaskedProfile: the user profile is at the level of the most secret
-// interaction it was built from (SEC-8), and a masking key reads what it
+// interaction it was built from (SEC-11), and a masking key reads what it
 // holds of the user's words masked.
 func TestMaskedProfile(t *testing.T) {
 	ts := levelServer(t)
@@ -259,7 +259,7 @@ func TestMaskedProfile(t *testing.T) {
 
 // TestCompactionKeepsLevel: reflect's compaction merges 55 memories of a
 // tag, one of them confidential, into one summary memory that is
-// confidential too (SEC-9), so that a masking key reads it masked in
+// confidential too (SEC-12), so that a masking key reads it masked in
 // every read of memories.
 func TestCompactionKeepsLevel(t *testing.T) {
 	ts := levelServer(t)

@@ -29,12 +29,12 @@ type Compaction struct {
 	SummaryID string   `json:"summary_id,omitempty"`
 	Summary   string   `json:"summary"`
 	By        string   `json:"by"` // "llm" or "extractive"
-	// SecurityLevel is the summary memory's level (SEC-9): the highest of
+	// SecurityLevel is the summary memory's level (SEC-12): the highest of
 	// the memories it merges, and at least what its own text calls for.
 	SecurityLevel string `json:"security_level"`
 }
 
-// compactLevel is the level of a summary of group (SEC-9): never below a
+// compactLevel is the level of a summary of group (SEC-12): never below a
 // memory it merges, nor below what the classifier reads in its text.
 func compactLevel(group []*mnemo.Memory, summary string) string {
 	level := mnemo.SecurityInternal

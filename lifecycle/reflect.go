@@ -103,7 +103,7 @@ type ReflectReport struct {
 	NextRun     time.Time        `json:"next_run"`
 	Text        string           `json:"text"` // the markdown report
 	// SecurityLevel is the highest level of the memories the report
-	// names (SEC-9): the report is as secret as they are, masked or not.
+	// names (SEC-12): the report is as secret as they are, masked or not.
 	SecurityLevel string `json:"security_level"`
 }
 
@@ -501,7 +501,7 @@ func totals(ms []mnemo.Memory, state func(i int) (float64, bool)) LifeTotals {
 }
 
 // level sets the report's level to the highest of the memories it names
-// (SEC-9), and, when redact is set, masks the compaction summaries that
+// (SEC-12), and, when redact is set, masks the compaction summaries that
 // their level asks to (the memories' texts are masked as they are named).
 func (r *ReflectReport) level(redact bool) {
 	r.SecurityLevel = mnemo.SecurityPublic

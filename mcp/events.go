@@ -30,7 +30,7 @@ type eventHitView struct {
 	Type   string    `json:"type"`
 	Source string    `json:"source,omitempty"`
 	Text   string    `json:"text,omitempty" jsonschema:"the event's text; masked when security_level is confidential or restricted"`
-	// SecurityLevel is the event's (SEC-8).
+	// SecurityLevel is the event's (SEC-11).
 	SecurityLevel string  `json:"security_level,omitempty"`
 	Score         float64 `json:"score"`
 	Modality      string  `json:"modality" jsonschema:"the kind of vector that matched: text, image, audio or video"`
@@ -63,7 +63,7 @@ func (s *Server) searchEvents(ctx context.Context, sc mnemo.Scope, in searchEven
 	out := searchEventsOut{Count: len(hits), Events: make([]eventHitView, len(hits))}
 	var b strings.Builder
 	for i, h := range hits {
-		// The MCP channel masks (SEC-3, SEC-8).
+		// The MCP channel masks (SEC-3, SEC-11).
 		v := eventHitView{ID: h.Event.ID, TS: h.Event.TS, Type: h.Event.Type, Source: h.Event.Source, Score: h.Score, Modality: h.Modality,
 			Text: mnemo.MaskText(h.Event.SecurityLevel, events.Text(h.Event)), SecurityLevel: h.Event.SecurityLevel}
 		out.Events[i] = v

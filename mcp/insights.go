@@ -67,7 +67,7 @@ func (s *Server) capabilities(ctx context.Context, sc mnemo.Scope, in capabiliti
 		return capabilitiesOut{Capabilities: []events.CapabilityMatch{}}, "No capability fits.", nil
 	}
 	for i := range caps {
-		caps[i].Mask() // the MCP channel masks (SEC-3, SEC-9)
+		caps[i].Mask() // the MCP channel masks (SEC-3, SEC-12)
 	}
 	var b strings.Builder
 	for i, c := range caps {
@@ -93,7 +93,7 @@ func (s *Server) eventSummary(ctx context.Context, sc mnemo.Scope, in eventSumma
 	if err != nil {
 		return mnemo.Summary{}, "", err
 	}
-	sum.Mask() // the MCP channel masks (SEC-3, SEC-9)
+	sum.Mask() // the MCP channel masks (SEC-3, SEC-12)
 	text := fmt.Sprintf("%s from %s: %d events, %d errors, %d tasks done and %d failed.", sum.Period, sum.Start.Format(time.RFC3339),
 		sum.Events, sum.Errors, sum.Tasks.Succeeded, sum.Tasks.Failed)
 	if len(sum.Suggestions) > 0 {

@@ -16,7 +16,7 @@ import (
 
 // TestCompactionMasked: reflect's compaction of 55 memories of a tag, one
 // of them confidential, writes a summary memory at least as secret
-// (SEC-9), which the MCP channel masks in the reflect report and wherever
+// (SEC-12), which the MCP channel masks in the reflect report and wherever
 // the summary comes back: recall, surface, recall_path, boot.
 func TestCompactionMasked(t *testing.T) {
 	svc := newService(t)
@@ -59,7 +59,7 @@ func TestCompactionMasked(t *testing.T) {
 }
 
 // TestEventToolsMasked: the event tools mask what a restricted event
-// holds (SEC-8) and what is built from it (SEC-9): search_events,
+// holds (SEC-11) and what is built from it (SEC-12): search_events,
 // capabilities and event_summary.
 func TestEventToolsMasked(t *testing.T) {
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})

@@ -31,7 +31,7 @@ type Extractor interface {
 // /<category>/<key> when the model named one. A failing model costs the
 // extraction, never the conversation's write: it is logged and in the
 // ledger. Each memory is at least as secret as the most secret of msgs,
-// level (SEC-9): the model read them all.
+// level (SEC-12): the model read them all.
 func (s *Service) extract(ctx context.Context, scope mnemo.Scope, sessionID string, msgs []Message, level string) {
 	found, err := s.extractor.ExtractMemories(ctx, msgs)
 	if err != nil {

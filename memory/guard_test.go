@@ -147,7 +147,7 @@ func TestExtraction(t *testing.T) {
 	}
 }
 
-// SEC-9: what a model extracts from messages is at least as secret as the
+// SEC-12: what a model extracts from messages is at least as secret as the
 // most secret of them, whatever its own text says.
 func TestExtractionKeepsLevel(t *testing.T) {
 	ctx := context.Background()

@@ -46,7 +46,7 @@ type Boot struct {
 	// Tokens counts the narrative's tokens with the service's tokenizer
 	// (0 for the json format, which has no text).
 	Tokens int `json:"tokens"`
-	// SecurityLevel is the highest level of the memories it shows (SEC-9):
+	// SecurityLevel is the highest level of the memories it shows (SEC-12):
 	// the narrative is as secret as they are, masked or not.
 	SecurityLevel string `json:"security_level"`
 }

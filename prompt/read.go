@@ -38,7 +38,7 @@ type ReadResult struct {
 	// expired nor archived); Omitted those that did not fit.
 	Effective int `json:"effective"`
 	Omitted   int `json:"omitted"`
-	// SecurityLevel is the highest level of the memories in Text (SEC-9):
+	// SecurityLevel is the highest level of the memories in Text (SEC-12):
 	// the read is as secret as they are, masked or not.
 	SecurityLevel string `json:"security_level"`
 }

@@ -68,7 +68,7 @@ type Run struct {
 	NextRound   int `json:"next_round"`
 
 	// SecurityLevel is the highest level of everything the run was given
-	// (SEC-8): its trigger and focus (TriggerLevel), instructions, calls
+	// (SEC-11): its trigger and focus (TriggerLevel), instructions, calls
 	// and responses, by the memories' classifier. Each part keeps its
 	// own, so that a masking key reads the rest of the run; none goes
 	// down. A run stored before levels were kept is classified when read.
@@ -96,7 +96,7 @@ type Round struct {
 	// Cut is set when compaction shortened the round's output to fit.
 	Cut bool `json:"cut,omitempty"`
 	// SecurityLevel is the highest level of the round's call and
-	// responses, as they were recorded (SEC-8).
+	// responses, as they were recorded (SEC-11).
 	SecurityLevel string `json:"security_level"`
 }
 
@@ -114,7 +114,7 @@ type RoundSummary struct {
 	Summary string `json:"summary"`
 	Tokens  int    `json:"tokens"`
 	By      string `json:"by"` // "extractive" or "llm"
-	// SecurityLevel is its round's at least (SEC-9): a sentence cut from
+	// SecurityLevel is its round's at least (SEC-12): a sentence cut from
 	// a secret may no longer look like one.
 	SecurityLevel string `json:"security_level"`
 }
@@ -501,7 +501,7 @@ func (s *Service) summarizeRound(ctx context.Context, r *Run, rd *Round) RoundSu
 }
 
 // classify raises the level of each part of the run to what its text
-// calls for, and the run's to the highest (SEC-8). A part classified
+// calls for, and the run's to the highest (SEC-11). A part classified
 // before keeps its level at least, even once compaction cut its text.
 func (r *Run) classify() {
 	raise := func(level *string, texts ...string) string {
@@ -522,7 +522,7 @@ func (r *Run) classify() {
 }
 
 // Mask hides each confidential or restricted part of a run (SEC-3,
-// SEC-8): the trigger's payload and the focus, instructions, a call's
+// SEC-11): the trigger's payload and the focus, instructions, a call's
 // input, output and error, responses, the sentences of older rounds. The
 // rest of the run, its counts and notes stay.
 func (r *Run) Mask() {

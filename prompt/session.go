@@ -42,7 +42,7 @@ type WorkingMemory struct {
 	Topics map[string]float64 `json:"topic_weights,omitempty"`
 
 	// SecurityLevel is the highest level of every turn the session had
-	// and of what it keeps (SEC-8), by the memories' classifier: the
+	// and of what it keeps (SEC-11), by the memories' classifier: the
 	// topic and variables are read from the turns, so a secret said once
 	// keeps the session at its level until it ends. A session stored
 	// before levels were kept is classified by what it keeps when read.
@@ -280,7 +280,7 @@ func (wm *WorkingMemory) text() string {
 }
 
 // classify raises the session's level to what turn t and what the session
-// now keeps call for (SEC-8); it never lowers it.
+// now keeps call for (SEC-11); it never lowers it.
 func (wm *WorkingMemory) classify(t Turn) {
 	in := slices.Concat([]string{t.Text, t.Topic}, t.Remember, slices.Collect(maps.Values(t.Variables)))
 	level := mnemo.ClassifyText(strings.Join(in, "\n"), cmp.Or(wm.SecurityLevel, mnemo.SecurityInternal))
@@ -288,7 +288,7 @@ func (wm *WorkingMemory) classify(t Turn) {
 }
 
 // Mask hides what a confidential or restricted session keeps (SEC-3,
-// SEC-8): its topic, the values of its variables and its facts. Its
+// SEC-11): its topic, the values of its variables and its facts. Its
 // counts, times and emotion stay.
 func (wm *WorkingMemory) Mask() {
 	if !mnemo.MaskedLevel(wm.SecurityLevel) {
@@ -308,7 +308,7 @@ func (wm *WorkingMemory) Mask() {
 }
 
 // public is the working memory as callers see it, without the weights,
-// with its level (SEC-8: one stored without is classified now).
+// with its level (SEC-11: one stored without is classified now).
 func (wm WorkingMemory) public() WorkingMemory {
 	if wm.SecurityLevel == "" {
 		wm.SecurityLevel = mnemo.ClassifyText(wm.text(), mnemo.SecurityInternal)

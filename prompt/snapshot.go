@@ -46,7 +46,7 @@ type Snapshot struct {
 	Notes    []string `json:"notes,omitempty"`
 	Degraded bool     `json:"degraded"`
 	Reason   string   `json:"reason,omitempty"`
-	// SecurityLevel is the highest level of the memories in Text (SEC-9):
+	// SecurityLevel is the highest level of the memories in Text (SEC-12):
 	// the section is as secret as they are, masked or not.
 	SecurityLevel string `json:"security_level"`
 }

@@ -22,7 +22,7 @@ import (
 //     a relation fails.
 //   - ArchiveEvents changes no read: queries, pages and GetEvent answer the
 //     same before and after.
-//   - An event keeps its SecurityLevel as it came, "" included (SEC-8: the
+//   - An event keeps its SecurityLevel as it came, "" included (SEC-11: the
 //     Service classifies one stored without a level when it reads it),
 //     hot and cold.
 

@@ -60,7 +60,7 @@ func testSummaries(t *testing.T, s mnemo.Store) {
 			t.Errorf("the day was not replaced: %d events", g.Events)
 		}
 		if want := map[bool]string{true: mnemo.SecurityRestricted}[g.Period == mnemo.PeriodMonth]; g.SecurityLevel != want {
-			t.Errorf("the %s summary's level is %q, want %q (SEC-9: kept as it came)", g.Period, g.SecurityLevel, want)
+			t.Errorf("the %s summary's level is %q, want %q (SEC-12: kept as it came)", g.Period, g.SecurityLevel, want)
 		}
 	}
 	// By start (the month's is the 1st), then period, shortest first.

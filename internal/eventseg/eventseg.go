@@ -5,7 +5,7 @@
 //
 // A segment part is gzip-compressed lines of tab-separated fields: seq, id,
 // ts (unix nanoseconds), type, source, data, metadata and security level
-// (SEC-8; lines written before levels were kept have seven fields, and
+// (SEC-11; lines written before levels were kept have seven fields, and
 // read as no level). No field holds a tab or a newline: ids, types and sources have no control characters
 // (CheckStored) and compacted JSON escapes both. So a part is read without
 // a JSON decoder, and with zcat and cut too.

@@ -23,7 +23,7 @@ func TestParseInt(t *testing.T) {
 
 // TestLevelField checks that a line keeps an event's security level as
 // its eighth field, and that a line of seven, written before levels were
-// kept, reads as none (SEC-8).
+// kept, reads as none (SEC-11).
 func TestLevelField(t *testing.T) {
 	sc := mnemo.Scope{TenantID: "t", AgentID: "a"}
 	in := []mnemo.Event{
