@@ -35,15 +35,15 @@ func TestConceal(t *testing.T) {
 		Score float64
 	}
 	type answer struct {
-		One     mnemo.Memory
-		Ptr     *mnemo.Memory
-		Many    []mnemo.Memory
-		ByKey   map[string]mnemo.Memory
-		Nested  map[string][]*mnemo.Memory
-		Any     any
-		Scored  []scored
-		Other   *concealed
-		Revs    []mnemo.Revision
+		One    mnemo.Memory
+		Ptr    *mnemo.Memory
+		Many   []mnemo.Memory
+		ByKey  map[string]mnemo.Memory
+		Nested map[string][]*mnemo.Memory
+		Any    any
+		Scored []scored
+		Other  *concealed
+		Revs   []mnemo.Revision
 	}
 	shared := secretMemory(mnemo.SecurityRestricted)
 	sharedSlice := []mnemo.Memory{secretMemory(mnemo.SecurityConfidential), secretMemory(mnemo.SecurityPublic)}
