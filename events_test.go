@@ -248,7 +248,7 @@ func TestEventsColdSegments(t *testing.T) {
 		t.Fatalf("replay: %d events, %v", len(replayed), err)
 	}
 	var buf bytes.Buffer
-	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportOptions{Format: events.ExportJSON}, &buf); err != nil || n.Events != len(got) {
+	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportJSON, &buf); err != nil || n.Events != len(got) {
 		t.Fatalf("export: %+v %v", n, err)
 	}
 	if bobs := allEvents(t, svc, bob, mnemo.EventQuery{}); len(bobs) != 1 || bobs[0].Type != "bob" {
@@ -558,7 +558,7 @@ func TestExportEvents(t *testing.T) {
 		mnemo.Event{ID: "e", Type: "AgentStopped", Source: "a", TS: c.T.Add(time.Second), Metadata: json.RawMessage(`{"k":1}`)})
 
 	var buf bytes.Buffer
-	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportOptions{Format: events.ExportJSON}, &buf)
+	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportJSON, &buf)
 	if err != nil || n.Events != 2 || n.Relations != 2 {
 		t.Fatalf("export: %+v %v", n, err)
 	}
@@ -580,7 +580,7 @@ func TestExportEvents(t *testing.T) {
 	}
 
 	buf.Reset()
-	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportOptions{Format: events.ExportCSV}, &buf); err != nil {
+	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportCSV, &buf); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
@@ -590,7 +590,7 @@ func TestExportEvents(t *testing.T) {
 	if len(rows) != 5 || rows[0][0] != "layer" || rows[1][0] != "L1" || rows[1][7] != `{"x":"a,b\"c"}` || rows[2][8] != `{"k":1}` || rows[3][0] != "L2" {
 		t.Fatalf("csv: %q", rows)
 	}
-	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportOptions{Format: "xml"}, &buf); mnemo.ErrorCode(err) != mnemo.EINVALID {
+	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, "xml", &buf); mnemo.ErrorCode(err) != mnemo.EINVALID {
 		t.Fatalf("bad format: %v", err)
 	}
 }

@@ -144,7 +144,7 @@ func TestSearchEventsByMeaning(t *testing.T) {
 	}
 	// The export carries L3: the four vectors, found three times by now.
 	var buf bytes.Buffer
-	n, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, events.ExportOptions{Format: events.ExportJSON}, &buf)
+	n, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, events.ExportJSON, &buf)
 	if err != nil || n.Embeddings != 4 {
 		t.Fatalf("export = %+v, %v", n, err)
 	}
@@ -157,7 +157,7 @@ func TestSearchEventsByMeaning(t *testing.T) {
 		t.Fatalf("l3_embeddings = %d, %v", len(doc.Layers.L3), err)
 	}
 	buf.Reset()
-	if _, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, events.ExportOptions{Format: events.ExportCSV}, &buf); err != nil || strings.Count(buf.String(), "\nL3,") != 4 {
+	if _, err := svc.ExportEvents(ctx, scope, mnemo.EventQuery{}, events.ExportCSV, &buf); err != nil || strings.Count(buf.String(), "\nL3,") != 4 {
 		t.Fatalf("CSV export: %v\n%s", err, buf.String())
 	}
 	// Another scope sees nothing of these.

@@ -478,7 +478,7 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportOptions{Format: events.ExportJSON}, &buf)
+	n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportJSON, &buf)
 	if err != nil || n.Summaries != 1 || n.Capabilities != 1 {
 		t.Fatalf("export = %+v, %v", n, err)
 	}
@@ -495,7 +495,7 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 		t.Errorf("JSON layers %+v", doc.Layers)
 	}
 	buf.Reset()
-	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportOptions{Format: events.ExportCSV}, &buf); err != nil {
+	if _, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{}, events.ExportCSV, &buf); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
@@ -512,7 +512,7 @@ func TestExportHasSummariesAndCapabilities(t *testing.T) {
 	// A window after the summary's day leaves it out; capabilities stay.
 	from := t0.AddDate(0, 0, 1)
 	buf.Reset()
-	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{From: &from}, events.ExportOptions{Format: events.ExportJSON}, &buf); err != nil || n.Summaries != 0 || n.Capabilities != 1 {
+	if n, err := svc.ExportEvents(ctx, alice, mnemo.EventQuery{From: &from}, events.ExportJSON, &buf); err != nil || n.Summaries != 0 || n.Capabilities != 1 {
 		t.Errorf("windowed export = %+v, %v", n, err)
 	}
 }

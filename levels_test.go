@@ -82,7 +82,7 @@ func TestEventLevels(t *testing.T) {
 	// Masked: data and metadata say what they were, not what they hold.
 	m := got[0]
 	m.Metadata = json.RawMessage(`{"card":"` + cardNumber + `"}`)
-	m.Mask()
+	m.Conceal(mnemo.Masked)
 	if strings.Contains(string(m.Data)+string(m.Metadata), "4111") || !json.Valid(m.Data) || !strings.HasPrefix(string(m.Data), `"[RESTRICTED]`) {
 		t.Errorf("masked: data %s metadata %s", m.Data, m.Metadata)
 	}
@@ -165,7 +165,7 @@ func TestSessionLevels(t *testing.T) {
 	if err != nil || wm.SecurityLevel != mnemo.SecurityRestricted {
 		t.Fatalf("after it: %q, %v; want restricted still", wm.SecurityLevel, err)
 	}
-	wm.Mask()
+	wm.Conceal(mnemo.Masked)
 	if strings.Contains(wm.CurrentTopic, "hunter2") || !strings.HasPrefix(wm.CurrentTopic, "[RESTRICTED]") {
 		t.Errorf("masked topic %q", wm.CurrentTopic)
 	}
@@ -213,7 +213,7 @@ func TestRunLevels(t *testing.T) {
 	if len(r.Earlier) == 0 || r.Earlier[0].N != 1 || strings.Contains(r.Earlier[0].Summary, cardNumber) || r.Earlier[0].SecurityLevel != mnemo.SecurityRestricted {
 		t.Fatalf("the first round compacted: %+v", r.Earlier)
 	}
-	r.Mask()
+	r.Conceal(mnemo.Masked)
 	if !strings.HasPrefix(r.Earlier[0].Summary, "[RESTRICTED]") || !strings.Contains(string(r.Rounds[len(r.Rounds)-1].Call.Output), "step went fine") {
 		t.Errorf("masked: %+v %+v", r.Earlier[0], r.Rounds)
 	}
@@ -267,7 +267,8 @@ func TestBuiltFromMemoriesLevels(t *testing.T) {
 
 // TestCompactionLevel: a compaction's summary memory is at the highest
 // level of what it merges, and never below what the classifier reads in
-// its own text (SEC-12); a redacted report masks it.
+// its own text (SEC-12); a report to a caller that reads masked masks
+// it: nothing in its text says it is restricted, only its sources do.
 func TestCompactionLevel(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
@@ -284,10 +285,11 @@ func TestCompactionLevel(t *testing.T) {
 	if _, err := svc.RememberBatch(ctx, alice, drafts); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCompact}, DryRun: true, Redact: true})
+	masked := mnemo.WithClearance(ctx, mnemo.Masked)
+	rep, err := svc.Reflect(masked, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCompact}, DryRun: true})
 	if err != nil || len(rep.Compacted) != 1 || rep.Compacted[0].SecurityLevel != mnemo.SecurityRestricted ||
 		strings.Contains(rep.Text, "east wing") || strings.Contains(rep.Compacted[0].Summary, "east wing") {
-		t.Fatalf("dry run, redacted: %+v, %v", rep.Compacted, err)
+		t.Fatalf("dry run, masked: %+v, %v", rep.Compacted, err)
 	}
 	rep, err = svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCompact}})
 	if err != nil || len(rep.Compacted) != 1 {

@@ -1,98 +1,137 @@
 package mnemo
 
 import (
-	"encoding/json"
+	"cmp"
+	"context"
+	"reflect"
+	"strings"
 
 	"github.com/mnemo-dev/mnemo/security"
 )
 
-// Masker is a record that can hide, in place, what its security level
-// keeps from a reader whose key reads masked (SEC-3): memories, events,
-// summaries, capabilities, runs and sessions. Each masks with the one
-// masker of package security (SEC-7).
-type Masker interface {
-	Mask()
+// Clearance is what a caller may read whole (SEC-8): memories, and what is
+// built from them, up to Level; above it only their masked form (SEC-3).
+// It travels on the call's context (WithClearance), set by the way in the
+// call came through — an API key's mask, the MCP channel, the CLI's mask
+// profile — and the service conceals every answer by it, so that no way
+// in decides masking for itself.
+type Clearance struct {
+	// Level is the highest security level read whole; "" reads every
+	// level whole.
+	Level string
 }
 
-// MaxLevel returns the highest of levels (SEC-12: what is built from
-// records is at least as secret as the most secret of them); "" when none
-// is a level.
-func MaxLevel(levels ...string) string {
+// Masked is the clearance of an API key with mask, of the MCP channel and
+// of the CLI's mask profile: public and internal memories whole,
+// confidential and restricted ones masked.
+var Masked = Clearance{Level: SecurityInternal}
+
+type clearanceKey struct{}
+
+// WithClearance returns ctx carrying c, the clearance of every call made
+// with it.
+func WithClearance(ctx context.Context, c Clearance) context.Context {
+	return context.WithValue(ctx, clearanceKey{}, c)
+}
+
+// ClearanceFrom returns the clearance ctx carries; the zero Clearance,
+// which reads everything, when it carries none: a Go program embedding
+// mnemo, a background job.
+func ClearanceFrom(ctx context.Context) Clearance {
+	c, _ := ctx.Value(clearanceKey{}).(Clearance)
+	return c
+}
+
+// Masks reports whether c reads some level masked.
+func (c Clearance) Masks() bool { return c.Level != "" }
+
+// Stricter returns the clearance of the two that reads less whole.
+func (c Clearance) Stricter(o Clearance) Clearance {
+	switch {
+	case !c.Masks():
+		return o
+	case !o.Masks():
+		return c
+	case levelRank(o.Level) < levelRank(c.Level):
+		return o
+	}
+	return c
+}
+
+// Conceals reports whether c reads what is at level masked. A memory
+// without a level is internal (SEC-2); a level mnemo does not know is
+// concealed, so that a typo never opens a memory.
+func (c Clearance) Conceals(level string) bool {
+	if !c.Masks() {
+		return false
+	}
+	r := levelRank(level)
+	return r < 0 || r > levelRank(c.Level)
+}
+
+// Text returns text as c reads it when it was made from something at
+// level: itself, or its masked form (SEC-7: package security's one masker).
+func (c Clearance) Text(level, text string) string {
+	if !c.Conceals(level) {
+		return text
+	}
+	return security.Mask(maskLabel(level), text)
+}
+
+// Highest returns the highest of levels, "" for none: the level of what is
+// built from all of them (a key's history, a summary).
+func Highest(levels ...string) string {
 	best := ""
 	for _, l := range levels {
-		if security.Rank(l) > security.Rank(best) {
+		switch {
+		case levelRank(l) < 0:
+			return l // a level mnemo does not know outranks every other
+		case best == "" || levelRank(l) > levelRank(best):
 			best = l
 		}
 	}
 	return best
 }
 
-// ClassifyText returns the level text calls for by the classifier of
-// memories (SEC-6), at least def: every record that holds text is
-// classified by it (SEC-11).
-func ClassifyText(text, def string) string {
-	l, _ := security.Classify(text, def)
-	return l
+// levelRank orders levels (security.Rank), an empty one being internal.
+func levelRank(level string) int {
+	if level == "" {
+		level = SecurityInternal
+	}
+	return security.Rank(level)
 }
 
-// CheckLevel validates a security level a writer gives; "" is none.
-func CheckLevel(field, level string) error {
-	switch level {
-	case "", SecurityPublic, SecurityInternal, SecurityConfidential, SecurityRestricted:
-		return nil
+// maskLabel is the marker of masked text of level.
+func maskLabel(level string) string {
+	if l := security.Label(level); l != "" {
+		return l
 	}
-	return Errorf(EINVALID, "%s must be public, internal, confidential or restricted, not %q", field, level)
+	if levelRank(level) >= 0 {
+		return "[" + strings.ToUpper(cmp.Or(level, SecurityInternal)) + "]"
+	}
+	return "[MASKED]"
 }
 
-// MaskedLevel reports whether a record of level is masked for a reader
-// whose key reads masked: confidential and restricted ones are (SEC-3).
-func MaskedLevel(level string) bool { return security.Label(level) != "" }
+// Conceal masks what m says when c may not read its level (SEC-3, SEC-8):
+// its content and summary become their marker and length, and what is
+// read from them or stands beside them — data, entities, when it
+// happened, its vector — is left out. A memory c may read is left as it is.
+func (m *Memory) Conceal(c Clearance) { m.ConcealAs(c, m.SecurityLevel) }
 
-// MaskText returns text masked when level asks for it (confidential,
-// restricted), else text; an empty text stays empty.
-func MaskText(level, text string) string {
-	if label := security.Label(level); label != "" && text != "" {
-		return security.Mask(label, text)
-	}
-	return text
-}
-
-// MaskJSON returns a JSON value masked as MaskText masks text: a JSON
-// string saying what it was, or raw itself when level shows it.
-func MaskJSON(level string, raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || security.Label(level) == "" {
-		return raw
-	}
-	b, _ := json.Marshal(MaskText(level, string(raw)))
-	return b
-}
-
-// MaskedText returns the text a prompt shows of a memory's text: itself, or
-// masked (package security) when redact is set and the memory's level asks
-// for it.
-func (m *Memory) MaskedText(text string, redact bool) string {
-	if !redact {
-		return text
-	}
-	if label := security.Label(m.SecurityLevel); label != "" {
-		return security.Mask(label, text)
-	}
-	return text
-}
-
-// Mask replaces what a confidential or restricted memory says (content,
-// summary, data) by its masked form (SEC-3, SEC-7), and leaves a memory of
-// any other level as it is.
-func (m *Memory) Mask() {
-	label := security.Label(m.SecurityLevel)
-	if label == "" {
+// ConcealAs is Conceal for a memory read at level, or at its own if that
+// is higher: a key's old revision is read at the highest level the key
+// ever had, so that reclassifying a key hides what it said before.
+func (m *Memory) ConcealAs(c Clearance, level string) {
+	level = Highest(level, m.SecurityLevel)
+	if !c.Conceals(level) {
 		return
 	}
+	label := maskLabel(level)
 	m.Content = security.Mask(label, m.Content)
 	if m.Summary != "" {
 		m.Summary = security.Mask(label, m.Summary)
 	}
-	m.Data = nil
+	m.Data, m.Entities, m.Occurred, m.Embedding = nil, nil, nil, nil
 }
 
 // Classify sets the security level of a memory written without one from
@@ -110,56 +149,105 @@ func (m *Memory) Classify(given string) {
 	m.SecurityLevel, _ = security.Classify(text, m.SecurityLevel)
 }
 
-// Classify sets the level of an event stored without one (SEC-11) from
-// what it holds: its type, source, data and metadata, by the classifier
-// of memories; a level it has (its writer's, or stored) is kept.
-func (e *Event) Classify() {
-	if e.SecurityLevel != "" {
-		return
-	}
-	text := e.Type + "\n" + e.Source + "\n" + string(e.Data) + "\n" + string(e.Metadata)
-	e.SecurityLevel = ClassifyText(text, SecurityInternal)
+// A Concealer is an answer that holds classified text: Conceal masks, in
+// place, what c may not read of it (SEC-8). Memory is one; a record that
+// carries a level of its own (a session's fact, an event) is another.
+type Concealer interface {
+	Conceal(c Clearance)
 }
 
-// Mask hides a confidential or restricted event's data and metadata, and
-// the inputs of its vectors (SEC-3, SEC-11).
-func (e *Event) Mask() {
-	if security.Label(e.SecurityLevel) == "" {
-		return
+var concealerType = reflect.TypeFor[Concealer]()
+
+// maxConcealDepth bounds how deep Conceal looks into an answer; what lies
+// deeper is left out rather than shown unread.
+const maxConcealDepth = 32
+
+// Conceal returns v as c reads it: every Concealer v leads to — memories
+// in results, pages, revisions, links — concealed (SEC-8). What v shares
+// (pointers, slices, maps) is copied before it is changed, so that nothing
+// the caller keeps elsewhere, such as a store's cache, changes. With a
+// clearance that reads everything, v is returned as it is.
+func Conceal[T any](c Clearance, v T) T {
+	if !c.Masks() {
+		return v
 	}
-	e.Data, e.Metadata = MaskJSON(e.SecurityLevel, e.Data), MaskJSON(e.SecurityLevel, e.Metadata)
-	for i := range e.Vectors {
-		e.Vectors[i].Input = MaskText(e.SecurityLevel, e.Vectors[i].Input)
-	}
+	rv := reflect.ValueOf(&v).Elem()
+	conceal(c, rv, 0)
+	return v
 }
 
-// Mask hides the text of a confidential or restricted summary: trends,
-// patterns, suggestions and its note (SEC-12); its counts stay.
-func (s *Summary) Mask() {
-	for _, texts := range [][]string{s.Trends, s.Patterns, s.Suggestions} {
-		for i := range texts {
-			texts[i] = MaskText(s.SecurityLevel, texts[i])
+// conceal conceals, in the settable v, what c may not read.
+func conceal(c Clearance, v reflect.Value, depth int) {
+	if depth > maxConcealDepth {
+		v.SetZero()
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(v.Elem())
+		conceal(c, p.Elem(), depth+1)
+		v.Set(p)
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		e := reflect.New(v.Elem().Type()).Elem()
+		e.Set(v.Elem())
+		conceal(c, e, depth+1)
+		v.Set(e)
+	case reflect.Slice:
+		if v.IsNil() || plain(v.Type().Elem()) {
+			return
+		}
+		n := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(n, v)
+		for i := range n.Len() {
+			conceal(c, n.Index(i), depth+1)
+		}
+		v.Set(n)
+	case reflect.Array:
+		for i := range v.Len() {
+			conceal(c, v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		if v.IsNil() || plain(v.Type().Elem()) {
+			return
+		}
+		n := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(it.Value())
+			conceal(c, e, depth+1)
+			n.SetMapIndex(it.Key(), e)
+		}
+		v.Set(n)
+	case reflect.Struct:
+		if p := v.Addr(); p.Type().Implements(concealerType) {
+			p.Interface().(Concealer).Conceal(c)
+		}
+		if v.Type() == memoryType {
+			return
+		}
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				conceal(c, f, depth+1)
+			}
 		}
 	}
-	s.Note = MaskText(s.SecurityLevel, s.Note)
 }
 
-// Mask hides the text of a confidential or restricted capability: its
-// description, conditions, cases and lessons, which come from its events'
-// data (SEC-12); its name, task type, tools and counts stay.
-func (c *Capability) Mask() {
-	if security.Label(c.SecurityLevel) == "" {
-		return
+// plain reports whether values of t hold nothing to conceal: numbers,
+// booleans and strings, which only a Concealer around them can judge.
+func plain(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.String:
+		return true
 	}
-	c.Description = MaskText(c.SecurityLevel, c.Description)
-	for i := range c.Conditions {
-		c.Conditions[i] = MaskText(c.SecurityLevel, c.Conditions[i])
-	}
-	c.ConditionSeen = nil
-	for _, cases := range [][]TaskCase{c.SuccessCases, c.FailureLessons} {
-		for i := range cases {
-			cases[i].Text = MaskText(c.SecurityLevel, cases[i].Text)
-		}
-	}
-	c.Note = MaskText(c.SecurityLevel, c.Note)
+	return false
 }

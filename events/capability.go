@@ -69,7 +69,7 @@ func (r *TaskRules) learn(c mnemo.Capability, taskType string, outs []outcome) m
 	}
 	for _, o := range outs {
 		e, f := o.event, o.facts
-		c.SecurityLevel = mnemo.MaxLevel(c.SecurityLevel, e.SecurityLevel) // SEC-12: never lower than an outcome's
+		c.SecurityLevel = mnemo.Highest(c.SecurityLevel, e.SecurityLevel) // SEC-12: never lower than an outcome's
 		if c.FirstSeen.IsZero() || e.TS.Before(c.FirstSeen) {
 			c.FirstSeen = e.TS
 		}
@@ -313,7 +313,7 @@ func (s *Service) RefreshCapabilities(ctx context.Context, scope mnemo.Scope) (i
 			if d.Extractor == "llm" {
 				cur.FailureLessons = d.FailureLessons
 			}
-			cur.SecurityLevel = mnemo.MaxLevel(cur.SecurityLevel, d.SecurityLevel)
+			cur.SecurityLevel = mnemo.Highest(cur.SecurityLevel, d.SecurityLevel)
 			classifyCapability(&cur)
 			return []mnemo.Capability{cur}, nil
 		})

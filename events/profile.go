@@ -97,30 +97,33 @@ func (rec *ProfileRecord) classify(in ...string) {
 	rec.SecurityLevel = mnemo.ClassifyText(rec.text(), level)
 }
 
-// Mask hides what a confidential or restricted profile holds of the
-// user's words (SEC-3, SEC-11): the pending interactions, interests, needs,
-// traits and what a significant update found. The rest of the schedule
-// and the emotions' counts stay.
-func (rec *ProfileRecord) Mask() {
+// Conceal masks what a profile holds of the user's words — the pending
+// interactions, interests, needs, traits and what a significant update
+// found — when c may not read its level (SEC-8, SEC-11). The rest of the
+// schedule and the emotions' counts stay.
+func (rec *ProfileRecord) Conceal(c mnemo.Clearance) {
 	l := rec.SecurityLevel
-	if !mnemo.MaskedLevel(l) {
+	if !c.Conceals(l) {
 		return
 	}
 	mask := func(list []string) []string {
+		if list == nil {
+			return nil
+		}
 		out := make([]string, len(list))
 		for i, t := range list {
-			out[i] = mnemo.MaskText(l, t)
+			out[i] = c.Field(l, t)
 		}
 		return out
 	}
 	rec.Pending, rec.Profile.Interests, rec.Profile.Needs = mask(rec.Pending), mask(rec.Profile.Interests), mask(rec.Profile.Needs)
 	if what, ok := strings.CutPrefix(rec.Schedule.Reason, "significant: "); ok { // names the new interest or need
-		rec.Schedule.Reason = "significant: " + mnemo.MaskText(l, what)
+		rec.Schedule.Reason = "significant: " + c.Field(l, what)
 	}
 	if rec.Profile.Traits != nil {
 		traits := make(map[string]string, len(rec.Profile.Traits))
 		for k, v := range rec.Profile.Traits {
-			traits[k] = mnemo.MaskText(l, v)
+			traits[k] = c.Field(l, v)
 		}
 		rec.Profile.Traits = traits
 	}

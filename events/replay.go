@@ -110,24 +110,13 @@ type exportHeader struct {
 // apart by the layer column.
 var csvHeader = []string{"layer", "id", "ts", "type", "source", "target", "confidence", "data", "metadata"}
 
-// ExportOptions choose an export's format, and whether it is masked.
-type ExportOptions struct {
-	Format string // ExportJSON or ExportCSV
-	// Mask masks every confidential and restricted record (SEC-3, SEC-11,
-	// SEC-12): the data and metadata of events, the inputs of their
-	// vectors (the vectors are left out), the text of summaries and
-	// capabilities. For a reader whose key reads such records masked.
-	Mask bool
-}
-
 // ExportEvents writes the scope's events of a window, the relations
 // touching them, the summaries of periods starting in it and the scope's
 // capabilities, as JSON (one object with a key per layer, L1 to L5) or
 // CSV (one row per item, a layer column saying which). Errors: EINVALID (a
 // bad format or window), EUNAVAILABLE.
-func (s *Service) ExportEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQuery, o ExportOptions, w io.Writer) (ExportResult, error) {
+func (s *Service) ExportEvents(ctx context.Context, scope mnemo.Scope, q mnemo.EventQuery, format string, w io.Writer) (ExportResult, error) {
 	var n ExportResult
-	format := o.Format
 	if format != ExportJSON && format != ExportCSV {
 		return n, mnemo.Errorf(mnemo.EINVALID, "export format must be json or csv, not %q", format)
 	}
@@ -146,7 +135,6 @@ func (s *Service) ExportEvents(ctx context.Context, scope mnemo.Scope, q mnemo.E
 	var rels []mnemo.Relation
 	var vecs []mnemo.StoredEventVector
 	var page []string
-	masked := map[string]string{} // the events masked, by id: their level
 	flush := func() error {
 		if len(page) == 0 {
 			return nil
@@ -189,10 +177,6 @@ func (s *Service) ExportEvents(ctx context.Context, scope mnemo.Scope, q mnemo.E
 	}
 	err = s.eachEvent(ctx, scope, q, func(e mnemo.Event) error {
 		n.Events++
-		if o.Mask && mnemo.MaskedLevel(e.SecurityLevel) {
-			e.Mask()
-			masked[e.ID] = e.SecurityLevel
-		}
 		if page = append(page, e.ID); len(page) == 500 {
 			if err := flush(); err != nil {
 				return err
@@ -218,23 +202,10 @@ func (s *Service) ExportEvents(ctx context.Context, scope mnemo.Scope, q mnemo.E
 	if err != nil {
 		return n, err
 	}
-	for i := range vecs {
-		if l, ok := masked[vecs[i].EventID]; ok {
-			vecs[i].Input, vecs[i].Vector = mnemo.MaskText(l, vecs[i].Input), nil
-		}
-	}
 	n.Relations, n.Embeddings = len(rels), len(vecs)
 	sums, caps, err := s.exportInsights(ctx, scope, q)
 	if err != nil {
 		return n, err
-	}
-	if o.Mask {
-		for i := range sums {
-			sums[i].Mask()
-		}
-		for i := range caps {
-			caps[i].Mask()
-		}
 	}
 	n.Summaries, n.Capabilities = len(sums), len(caps)
 	if cw != nil {

@@ -144,7 +144,7 @@ func (s *Service) summarize(ctx context.Context, scope mnemo.Scope, p mnemo.Peri
 	rules := &s.events.Tasks
 	err := s.eachEvent(ctx, scope, mnemo.EventQuery{From: &start, To: &end}, func(e mnemo.Event) error {
 		sum.Events++
-		sum.SecurityLevel = mnemo.MaxLevel(sum.SecurityLevel, e.SecurityLevel) // SEC-12
+		sum.SecurityLevel = mnemo.Highest(sum.SecurityLevel, e.SecurityLevel) // SEC-12
 		sum.Types[e.Type]++
 		if e.Source != "" {
 			sum.Sources[e.Source]++
@@ -311,7 +311,7 @@ func (s *Service) addInsights(ctx context.Context, is mnemo.InsightStore, sum *m
 			sum.Trends, sum.Patterns, sum.Suggestions, sum.Generator = ins.Trends, ins.Patterns, ins.Suggestions, "llm"
 			// The model read the previous summary too (SEC-12).
 			if prev != nil {
-				sum.SecurityLevel = mnemo.MaxLevel(sum.SecurityLevel, prev.SecurityLevel)
+				sum.SecurityLevel = mnemo.Highest(sum.SecurityLevel, prev.SecurityLevel)
 			}
 			classifySummary(sum)
 			return

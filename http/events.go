@@ -321,13 +321,13 @@ func (s *Server) handleStreamEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	})
-	sink := maskSink(r, events.SinkFunc(func(_ context.Context, e mnemo.Event) error {
+	sink := events.SinkFunc(func(_ context.Context, e mnemo.Event) error {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return err
 		}
 		return write("id: %s\nevent: event\ndata: %s\n\n", mnemo.EventCursor{TS: e.TS, Seq: e.Seq}, b)
-	}))
+	})
 	res, err := s.svc.Replay(ctx, sc, events.ReplayOptions{EventQuery: q, Speed: speed}, sink)
 	end, _ := json.Marshal(replayEnd(res, err))
 	if ctx.Err() == nil {
@@ -336,25 +336,6 @@ func (s *Server) handleStreamEvents(w http.ResponseWriter, r *http.Request) {
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("event stream cut short", "err", err)
 	}
-}
-
-// masked reports whether r's key reads confidential and restricted
-// records masked (SEC-3).
-func masked(r *http.Request) bool {
-	a, ok := AuthFromContext(r.Context())
-	return ok && a.Mask
-}
-
-// maskSink is sink, taking each event masked (SEC-11) when r's key reads
-// masked: a replay to a stream or a webhook shows what a read would.
-func maskSink(r *http.Request, sink mnemo.EventSink) mnemo.EventSink {
-	if !masked(r) {
-		return sink
-	}
-	return events.SinkFunc(func(ctx context.Context, e mnemo.Event) error {
-		e.Mask()
-		return sink.Publish(ctx, e)
-	})
 }
 
 // replayEnd is a replay's result with the reason it stopped early.
@@ -368,11 +349,10 @@ func replayEnd(res events.ReplayResult, err error) replayResponse {
 
 func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 	scoped(s, http.StatusOK, func(r *http.Request, sc mnemo.Scope, b replayRequest) (replayResponse, error) {
-		hook, err := webhook.New(b.WebhookURL, s.webhook)
+		sink, err := webhook.New(b.WebhookURL, s.webhook)
 		if err != nil {
 			return replayResponse{}, err
 		}
-		sink := maskSink(r, hook)
 		q := mnemo.EventQuery{From: b.From, To: b.To, Types: b.Types, Sources: b.Sources, Cursor: b.Cursor}
 		if _, err := mnemo.CheckEventQuery(q); err != nil {
 			return replayResponse{}, err
@@ -404,6 +384,10 @@ func (s *Server) handleExportEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "format must be json or csv, not %q", format))
 		return
 	}
+	if err := exportable(r, "events"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	probe := q
 	probe.Limit = 1
 	if _, err := s.svc.QueryEvents(r.Context(), sc, probe); err != nil {
@@ -415,7 +399,7 @@ func (s *Server) handleExportEvents(w http.ResponseWriter, r *http.Request) {
 	} else {
 		w.Header().Set("Content-Type", "application/json")
 	}
-	if _, err := s.svc.ExportEvents(r.Context(), sc, q, events.ExportOptions{Format: format, Mask: masked(r)}, w); err != nil {
+	if _, err := s.svc.ExportEvents(r.Context(), sc, q, format, w); err != nil {
 		s.log.Warn("event export cut short", "err", err)
 	}
 }

@@ -151,7 +151,7 @@ func TestMaskedRuns(t *testing.T) {
 
 // TestMaskedEvents: an event is classified on append, and its data reaches
 // a masking key masked by every way out of the event layers: a query, a
-// get, the stream, the export (JSON and CSV) and a search; what is built from it (a summary, a capability) is at its level.
+// get, the stream and a search (an export, whole, it may not make); what is built from it (a summary, a capability) is at its level.
 func TestMaskedEvents(t *testing.T) {
 	ts := levelServer(t)
 	at := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
@@ -168,30 +168,34 @@ func TestMaskedEvents(t *testing.T) {
 			"vectors": []any{map[string]any{"modality": "text", "model": "m", "vector": vec, "input": cardText}}},
 		map[string]any{"id": "plain", "type": "DeployCompleted", "ts": at.Add(time.Minute), "data": map[string]any{"text": "deployed the api"}},
 		map[string]any{"id": "plain2", "type": "DeployCompleted", "ts": at.Add(2 * time.Minute), "data": map[string]any{"text": "deployed the web"}},
-		map[string]any{"id": "given", "type": "note", "ts": at.Add(3 * time.Minute), "data": map[string]any{"text": "nothing to see"}, "security_level": "confidential"},
 	}}
-	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/events/batch", body, &evs); st != 201 || len(evs.Events) != 4 {
+	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/events/batch", body, &evs); st != 201 || len(evs.Events) != 3 {
 		t.Fatalf("append: %d %s", st, raw)
 	}
-	for i, want := range []string{mnemo.SecurityRestricted, mnemo.SecurityInternal, mnemo.SecurityInternal, mnemo.SecurityConfidential} {
+	for i, want := range []string{mnemo.SecurityRestricted, mnemo.SecurityInternal, mnemo.SecurityInternal} {
 		if evs.Events[i].SecurityLevel != want {
 			t.Errorf("event %s: level %q, want %q", evs.Events[i].ID, evs.Events[i].SecurityLevel, want)
 		}
 	}
-	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/events", map[string]any{"agent_id": "a", "type": "note", "security_level": "secret"}, nil); st != 400 {
-		t.Errorf("an unknown level: %d %s; want 400", st, raw)
-	}
 	for _, rd := range []read{
 		{"GET", "/v1/events?agent_id=a", nil, "4111 1111 1111 1111", cardLeak},
 		{"GET", "/v1/events/card?agent_id=a", nil, "4111 1111 1111 1111", cardLeak},
-		{"GET", "/v1/events/export?agent_id=a", nil, "4111 1111 1111 1111", cardLeak},
-		{"GET", "/v1/events/export?agent_id=a&format=csv", nil, "4111 1111 1111 1111", cardLeak},
 		{"POST", "/v1/events/search", map[string]any{"agent_id": "a", "vector": vec, "model": "m"}, "4111 1111 1111 1111", cardLeak},
 		{"POST", "/v1/events/capabilities/extract", map[string]any{"agent_id": "a"}, "4111 1111 1111 1111", cardLeak},
 		{"GET", "/v1/events/capabilities?agent_id=a", nil, "4111 1111 1111 1111", cardLeak},
 		{"GET", "/v1/events/capabilities?agent_id=a&text=deploy", nil, "4111 1111 1111 1111", cardLeak},
 	} {
 		rd.check(t, ts)
+	}
+	// An export is whole: the owner's holds the card, the masking key may
+	// not export (SEC-8).
+	for _, format := range []string{"json", "csv"} {
+		if st, raw := callAs(t, secret("owner"), "GET", ts.URL+"/v1/events/export?agent_id=a&format="+format, nil, nil); st != 200 || !strings.Contains(string(raw), "4111 1111 1111 1111") {
+			t.Errorf("export %s as the owner: %d %s", format, st, raw)
+		}
+		if st, raw := callAs(t, secret("viewer"), "GET", ts.URL+"/v1/events/export?agent_id=a&format="+format, nil, nil); st != 403 || strings.Contains(string(raw), cardLeak) {
+			t.Errorf("export %s as the masking key: %d %s; want 403", format, st, raw)
+		}
 	}
 	// The stream, as each key reads it.
 	stream := func(key string) string {
@@ -213,6 +217,17 @@ func TestMaskedEvents(t *testing.T) {
 	}
 	if got := stream("viewer"); strings.Contains(got, cardLeak) || !strings.Contains(got, "[RESTRICTED]") || !strings.Contains(got, "deployed the api") {
 		t.Errorf("the stream as the masking key: %s; want the card masked, the rest whole", got)
+	}
+	// A level its writer gives is kept; one that is none is refused.
+	var given struct {
+		SecurityLevel string `json:"security_level"`
+	}
+	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/events", map[string]any{"agent_id": "a", "id": "given", "type": "note",
+		"ts": at.Add(3 * time.Minute), "data": map[string]any{"text": "nothing to see"}, "security_level": "confidential"}, &given); st != 201 || given.SecurityLevel != mnemo.SecurityConfidential {
+		t.Errorf("an event given confidential: %d %s", st, raw)
+	}
+	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/events", map[string]any{"agent_id": "a", "type": "note", "security_level": "secret"}, nil); st != 400 {
+		t.Errorf("an unknown level: %d %s; want 400", st, raw)
 	}
 	// A summary of the day is at its most secret event's level.
 	var sum struct {
@@ -258,18 +273,20 @@ func TestMaskedProfile(t *testing.T) {
 }
 
 // TestCompactionKeepsLevel: reflect's compaction merges 55 memories of a
-// tag, one of them confidential, into one summary memory that is
+// tag, one of them confidential by its writer's word, into one summary
+// memory that is
 // confidential too (SEC-12), so that a masking key reads it masked in
 // every read of memories.
 func TestCompactionKeepsLevel(t *testing.T) {
 	ts := levelServer(t)
+	const word = "heron"
 	var drafts []any
 	for i := range 55 {
-		content := fmt.Sprintf("Ops %d: backup done.", i)
-		if i == 7 {
-			content = "Ops 7: on-call contact, " + emailText + "."
+		d := map[string]any{"content": fmt.Sprintf("Ops %d: backup done.", i), "tags": []string{"ops"}}
+		if i == 7 { // confidential by its writer's word: nothing in its text says so
+			d["content"], d["security_level"] = "Ops 7: the on-call vault word is "+word+".", "confidential"
 		}
-		drafts = append(drafts, map[string]any{"content": content, "tags": []string{"ops"}})
+		drafts = append(drafts, d)
 	}
 	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/memories/batch", map[string]any{"agent_id": "a", "memories": drafts}, nil); st != 201 {
 		t.Fatalf("write: %d %s", st, raw)
@@ -281,21 +298,25 @@ func TestCompactionKeepsLevel(t *testing.T) {
 		}
 		SecurityLevel string `json:"security_level"`
 	}
-	if st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/reflect", map[string]any{"agent_id": "a", "phases": []string{"compact"}}, &rep); st != 200 ||
-		len(rep.Compacted) != 1 || rep.Compacted[0].SecurityLevel != mnemo.SecurityConfidential || rep.SecurityLevel != mnemo.SecurityConfidential {
-		t.Fatalf("reflect: %d %s; want one confidential compaction", st, raw)
+	st, raw := callAs(t, secret("owner"), "POST", ts.URL+"/v1/reflect", map[string]any{"agent_id": "a", "phases": []string{"compact"}}, &rep)
+	if st != 200 || len(rep.Compacted) != 1 {
+		t.Fatalf("reflect: %d %s; want one compaction", st, raw)
+	}
+	if rep.Compacted[0].SecurityLevel != mnemo.SecurityConfidential || rep.SecurityLevel != mnemo.SecurityConfidential {
+		t.Errorf("reflect: %s; want the compaction and the report confidential", raw)
 	}
 	var m mnemo.Memory
 	if st, raw := callAs(t, secret("owner"), "GET", ts.URL+"/v1/memories/"+rep.Compacted[0].SummaryID+"?agent_id=a", nil, &m); st != 200 ||
-		m.SecurityLevel != mnemo.SecurityConfidential || !strings.Contains(m.Content, emailLeak) {
-		t.Fatalf("the summary memory: %d %s; want it confidential, holding the address", st, raw)
+		m.SecurityLevel != mnemo.SecurityConfidential || !strings.Contains(m.Content, word) {
+		t.Errorf("the summary memory: %d %s; want it confidential, holding the word", st, raw)
 	}
 	for _, rd := range []read{
-		{"GET", "/v1/memories/" + m.ID + "?agent_id=a", nil, emailLeak, emailLeak},
-		{"GET", "/v1/memories?agent_id=a&tags=compacted", nil, emailLeak, emailLeak},
-		{"POST", "/v1/recall", map[string]any{"agent_id": "a", "query": "on-call contact audit"}, emailLeak, emailLeak},
-		{"POST", "/v1/surface", map[string]any{"agent_id": "a", "query": "on-call contact audit"}, emailLeak, emailLeak},
-		{"GET", "/v1/recall/path?agent_id=a&prefix=/compacted", nil, emailLeak, emailLeak},
+		{"GET", "/v1/memories/" + m.ID + "?agent_id=a", nil, word, word},
+		{"GET", "/v1/memories?agent_id=a&tags=compacted", nil, word, word},
+		{"POST", "/v1/recall", map[string]any{"agent_id": "a", "query": "on-call vault word"}, word, word},
+		{"POST", "/v1/surface", map[string]any{"agent_id": "a", "query": "on-call vault word"}, word, word},
+		{"GET", "/v1/recall/path?agent_id=a&prefix=/compacted", nil, word, word},
+		{"GET", "/v1/boot?agent_id=a", nil, word, word},
 	} {
 		rd.check(t, ts)
 	}

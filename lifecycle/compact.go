@@ -39,10 +39,14 @@ type Compaction struct {
 func compactLevel(group []*mnemo.Memory, summary string) string {
 	level := mnemo.SecurityInternal
 	for _, m := range group {
-		level = mnemo.MaxLevel(level, m.SecurityLevel)
+		level = mnemo.Highest(level, m.SecurityLevel)
 	}
 	return mnemo.ClassifyText(summary, level)
 }
+
+// Conceal masks the summary when c may not read what it was made of
+// (SEC-8).
+func (c *Compaction) Conceal(cl mnemo.Clearance) { c.Summary = cl.Text(c.SecurityLevel, c.Summary) }
 
 // compactGroups returns, for each tag over the threshold, the indexes of
 // ms to merge: active, not pinned, not P0, not already a summary, not

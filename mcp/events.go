@@ -25,15 +25,13 @@ type searchEventsIn struct {
 }
 
 type eventHitView struct {
-	ID     string    `json:"id"`
-	TS     time.Time `json:"ts"`
-	Type   string    `json:"type"`
-	Source string    `json:"source,omitempty"`
-	Text   string    `json:"text,omitempty" jsonschema:"the event's text; masked when security_level is confidential or restricted"`
-	// SecurityLevel is the event's (SEC-11).
-	SecurityLevel string  `json:"security_level,omitempty"`
-	Score         float64 `json:"score"`
-	Modality      string  `json:"modality" jsonschema:"the kind of vector that matched: text, image, audio or video"`
+	ID       string    `json:"id"`
+	TS       time.Time `json:"ts"`
+	Type     string    `json:"type"`
+	Source   string    `json:"source,omitempty"`
+	Text     string    `json:"text,omitempty" jsonschema:"the event's text"`
+	Score    float64   `json:"score"`
+	Modality string    `json:"modality" jsonschema:"the kind of vector that matched: text, image, audio or video"`
 }
 
 type searchEventsOut struct {
@@ -63,9 +61,7 @@ func (s *Server) searchEvents(ctx context.Context, sc mnemo.Scope, in searchEven
 	out := searchEventsOut{Count: len(hits), Events: make([]eventHitView, len(hits))}
 	var b strings.Builder
 	for i, h := range hits {
-		// The MCP channel masks (SEC-3, SEC-11).
-		v := eventHitView{ID: h.Event.ID, TS: h.Event.TS, Type: h.Event.Type, Source: h.Event.Source, Score: h.Score, Modality: h.Modality,
-			Text: mnemo.MaskText(h.Event.SecurityLevel, events.Text(h.Event)), SecurityLevel: h.Event.SecurityLevel}
+		v := eventHitView{ID: h.Event.ID, TS: h.Event.TS, Type: h.Event.Type, Source: h.Event.Source, Text: events.Text(h.Event), Score: h.Score, Modality: h.Modality}
 		out.Events[i] = v
 		fmt.Fprintf(&b, "%s %s %s (%.2f): %s\n", v.TS.Format(time.RFC3339), v.Type, v.ID, v.Score, strings.Join(strings.Fields(v.Text), " "))
 	}

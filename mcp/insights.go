@@ -66,9 +66,6 @@ func (s *Server) capabilities(ctx context.Context, sc mnemo.Scope, in capabiliti
 	if len(caps) == 0 {
 		return capabilitiesOut{Capabilities: []events.CapabilityMatch{}}, "No capability fits.", nil
 	}
-	for i := range caps {
-		caps[i].Mask() // the MCP channel masks (SEC-3, SEC-12)
-	}
 	var b strings.Builder
 	for i, c := range caps {
 		fmt.Fprintf(&b, "%d. %s (%s, %d of %d succeeded): %s", i+1, c.Name, c.TaskType, c.Successes, c.Successes+c.Failures, c.Description)
@@ -93,7 +90,6 @@ func (s *Server) eventSummary(ctx context.Context, sc mnemo.Scope, in eventSumma
 	if err != nil {
 		return mnemo.Summary{}, "", err
 	}
-	sum.Mask() // the MCP channel masks (SEC-3, SEC-12)
 	text := fmt.Sprintf("%s from %s: %d events, %d errors, %d tasks done and %d failed.", sum.Period, sum.Start.Format(time.RFC3339),
 		sum.Events, sum.Errors, sum.Tasks.Succeeded, sum.Tasks.Failed)
 	if len(sum.Suggestions) > 0 {

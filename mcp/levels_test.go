@@ -15,19 +15,22 @@ import (
 )
 
 // TestCompactionMasked: reflect's compaction of 55 memories of a tag, one
-// of them confidential, writes a summary memory at least as secret
+// of them confidential by its writer's word, writes a summary memory at
+// least as secret
 // (SEC-12), which the MCP channel masks in the reflect report and wherever
 // the summary comes back: recall, surface, recall_path, boot.
 func TestCompactionMasked(t *testing.T) {
 	svc := newService(t)
-	const leak = "dana.okafor"
+	const leak = "heron"
 	var drafts []mnemo.Draft
 	for i := range 55 {
 		content := fmt.Sprintf("Ops %d: backup done.", i)
-		if i == 7 {
-			content = "Ops 7: on-call contact, write to dana.okafor@example.com about the audit."
+		d := mnemo.Draft{Content: &content, Tags: []string{"ops"}}
+		if i == 7 { // confidential by its writer's word: nothing in its text says so
+			content = "Ops 7: the on-call vault word is heron."
+			d.SecurityLevel = mnemo.SecurityConfidential
 		}
-		drafts = append(drafts, mnemo.Draft{Content: &content, Tags: []string{"ops"}})
+		drafts = append(drafts, d)
 	}
 	if _, err := svc.RememberBatch(t.Context(), alice, drafts); err != nil {
 		t.Fatal(err)
@@ -39,14 +42,14 @@ func TestCompactionMasked(t *testing.T) {
 	}
 	ms, _, err := svc.List(t.Context(), alice, mnemo.ListQuery{Filter: mnemo.Filter{Tags: []string{"compacted"}}})
 	if err != nil || len(ms) != 1 || ms[0].SecurityLevel != mnemo.SecurityConfidential || !strings.Contains(ms[0].Content, leak) {
-		t.Fatalf("the summary memory: %+v, %v; want one, confidential, holding the address", ms, err)
+		t.Fatalf("the summary memory: %+v, %v; want one, confidential, holding the word", ms, err)
 	}
 	for _, tool := range []struct {
 		name string
 		args map[string]any
 	}{
-		{"recall", map[string]any{"query": "on-call contact audit"}},
-		{"surface", map[string]any{"query": "on-call contact audit"}},
+		{"recall", map[string]any{"query": "on-call vault word"}},
+		{"surface", map[string]any{"query": "on-call vault word"}},
 		{"recall_path", map[string]any{"uri": "/compacted"}},
 		{"boot", map[string]any{}},
 		{"boot", map[string]any{"format": "json"}},

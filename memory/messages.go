@@ -107,7 +107,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	if err == nil && s.extractor != nil {
 		level := mnemo.SecurityInternal
 		for _, r := range recs {
-			level = mnemo.MaxLevel(level, r.Memory.SecurityLevel)
+			level = mnemo.Highest(level, r.Memory.SecurityLevel)
 		}
 		s.extract(ctx, scope, sessionID, msgs, level)
 	}

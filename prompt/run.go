@@ -518,40 +518,40 @@ func (r *Run) classify() {
 	for i := range r.Rounds {
 		levels = append(levels, raise(&r.Rounds[i].SecurityLevel, roundText(&r.Rounds[i])))
 	}
-	r.SecurityLevel = mnemo.MaxLevel(append(levels, r.SecurityLevel)...)
+	r.SecurityLevel = mnemo.Highest(append(levels, r.SecurityLevel)...)
 }
 
-// Mask hides each confidential or restricted part of a run (SEC-3,
+// Conceal masks each part of a run c may not read at its level (SEC-8,
 // SEC-11): the trigger's payload and the focus, instructions, a call's
 // input, output and error, responses, the sentences of older rounds. The
 // rest of the run, its counts and notes stay.
-func (r *Run) Mask() {
-	if l := r.TriggerLevel; mnemo.MaskedLevel(l) {
-		r.Trigger.Payload, r.Focus = mnemo.MaskJSON(l, r.Trigger.Payload), mnemo.MaskText(l, r.Focus)
+func (r *Run) Conceal(c mnemo.Clearance) {
+	if l := r.TriggerLevel; c.Conceals(l) {
+		r.Trigger.Payload, r.Focus = c.JSON(l, r.Trigger.Payload), c.Field(l, r.Focus)
 	}
 	r.Instructions = slices.Clone(r.Instructions)
 	for i := range r.Instructions {
 		in := &r.Instructions[i]
-		in.Text = mnemo.MaskText(in.SecurityLevel, in.Text)
+		in.Text = c.Field(in.SecurityLevel, in.Text)
 	}
 	r.Earlier = slices.Clone(r.Earlier)
 	for i := range r.Earlier {
 		e := &r.Earlier[i]
-		e.Summary = mnemo.MaskText(e.SecurityLevel, e.Summary)
+		e.Summary = c.Field(e.SecurityLevel, e.Summary)
 	}
 	r.Rounds = slices.Clone(r.Rounds)
 	for i := range r.Rounds {
 		rd := &r.Rounds[i]
 		l := rd.SecurityLevel
-		if !mnemo.MaskedLevel(l) {
+		if !c.Conceals(l) {
 			continue
 		}
-		if c := rd.Call; c != nil {
-			rd.Call = &ToolCall{Name: c.Name, Input: mnemo.MaskJSON(l, c.Input), Output: mnemo.MaskJSON(l, c.Output), Error: mnemo.MaskText(l, c.Error)}
+		if call := rd.Call; call != nil {
+			rd.Call = &ToolCall{Name: call.Name, Input: c.JSON(l, call.Input), Output: c.JSON(l, call.Output), Error: c.Field(l, call.Error)}
 		}
 		responses := make([]string, len(rd.Responses))
 		for j, t := range rd.Responses {
-			responses[j] = mnemo.MaskText(l, t)
+			responses[j] = c.Field(l, t)
 		}
 		rd.Responses = responses
 	}

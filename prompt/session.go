@@ -287,22 +287,23 @@ func (wm *WorkingMemory) classify(t Turn) {
 	wm.SecurityLevel = mnemo.ClassifyText(wm.text(), level)
 }
 
-// Mask hides what a confidential or restricted session keeps (SEC-3,
-// SEC-11): its topic, the values of its variables and its facts. Its
-// counts, times and emotion stay.
-func (wm *WorkingMemory) Mask() {
-	if !mnemo.MaskedLevel(wm.SecurityLevel) {
+// Conceal masks what a session keeps — its topic, the values of its
+// variables, its facts — when c may not read its level (SEC-8, SEC-11).
+// Its counts, times and emotion stay.
+func (wm *WorkingMemory) Conceal(c mnemo.Clearance) {
+	l := wm.SecurityLevel
+	if !c.Conceals(l) {
 		return
 	}
-	wm.CurrentTopic = mnemo.MaskText(wm.SecurityLevel, wm.CurrentTopic)
+	wm.CurrentTopic = c.Field(l, wm.CurrentTopic)
 	vars := make(map[string]string, len(wm.ContextVariables))
 	for k, v := range wm.ContextVariables {
-		vars[k] = mnemo.MaskText(wm.SecurityLevel, v)
+		vars[k] = c.Field(l, v)
 	}
 	wm.ContextVariables = vars
 	facts := make([]string, len(wm.Facts))
 	for i, f := range wm.Facts {
-		facts[i] = mnemo.MaskText(wm.SecurityLevel, f)
+		facts[i] = c.Field(l, f)
 	}
 	wm.Facts, wm.Topics = facts, nil
 }

@@ -22,8 +22,6 @@ type SnapshotQuery struct {
 	TokenLimit int `json:"token_limit,omitempty"`
 	// Now is the time "recent" and expiry are judged at; zero is the clock.
 	Now time.Time `json:"now,omitempty"`
-	// Redact masks confidential and restricted memories' text.
-	Redact bool `json:"-"`
 }
 
 // Snapshot reasons: why a memory is in a snapshot.
@@ -153,8 +151,9 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	used := s.tok.Count(RecentExperienceHeading + "\n")
 	budget := limit - noteReserve
 	omitted := map[string]int{}
+	clear := mnemo.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
 	add := func(m *mnemo.Memory, reason string, score float64) {
-		line := snapshotLine(m, reason, now, q.Redact)
+		line := snapshotLine(m, reason, now, clear)
 		n := s.tok.Count(line + "\n")
 		cut := false
 		if n > lineTokens || used+n > budget {
@@ -170,7 +169,7 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 		used += n
 		snap.Memories = append(snap.Memories, SnapshotItem{ID: m.ID, Key: m.Key, Type: m.Type, Reason: reason,
 			Score: score, CreatedAt: m.CreatedAt, Line: line, Tokens: n, Cut: cut, SecurityLevel: m.SecurityLevel})
-		snap.SecurityLevel = mnemo.MaxLevel(snap.SecurityLevel, m.SecurityLevel)
+		snap.SecurityLevel = mnemo.Highest(snap.SecurityLevel, m.SecurityLevel)
 	}
 	for i := range pinned {
 		add(&pinned[i], ReasonPinned, 0)
@@ -208,12 +207,12 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 }
 
 // snapshotLine renders a memory for the Recent Experience section.
-func snapshotLine(m *mnemo.Memory, reason string, now time.Time, redact bool) string {
+func snapshotLine(m *mnemo.Memory, reason string, now time.Time, clear mnemo.Clearance) string {
 	text := m.Summary
 	if text == "" {
 		text = m.Content
 	}
-	text = m.MaskedText(textutil.OneLine(text), redact)
+	text = clear.Text(m.SecurityLevel, textutil.OneLine(text))
 	var when string
 	switch reason {
 	case ReasonPinned:

@@ -346,7 +346,7 @@ func (a *app) eventsExportCommand() *cobra.Command {
 			}
 			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				bw := bufio.NewWriter(dst)
-				n, err := svc.ExportEvents(cmd.Context(), a.scope(), q, events.ExportOptions{Format: format}, bw)
+				n, err := svc.ExportEvents(cmd.Context(), a.scope(), q, format, bw)
 				if err == nil {
 					err = bw.Flush()
 				}
