@@ -2941,6 +2941,7 @@ export interface operations {
                             key: string;
                             priority: number;
                             reason?: string;
+                            security_level: string;
                             type: string;
                         }[];
                         skipped: number;

@@ -1256,6 +1256,7 @@ class _PostV1IngestAnswerItemRequired(TypedDict):
     priority: int
     content: str
     action: str
+    security_level: str
 
 
 class PostV1IngestAnswerItem(_PostV1IngestAnswerItemRequired, total=False):
