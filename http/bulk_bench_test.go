@@ -19,7 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// BenchmarkBatchHTTP is issue 20's bulk load measured from outside: POST
+// BenchmarkBatchHTTP is PERF-8's bulk load measured from outside: POST
 // /v1/memories/batch, 500 memories a request, over loopback HTTP, in the
 // default configuration (the built-in embedder, the Write Guard on, a
 // fresh SQLite store), with vectors made before the answer (sync) or after

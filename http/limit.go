@@ -104,8 +104,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, st *authState
 // once and what h writes afterwards is dropped. h runs in the request's
 // own goroutine: http.TimeoutHandler, used before, ran every request in a
 // goroutine of its own and buffered its whole answer, which cost each
-// recall a goroutine handoff both ways (issue 20: what HTTP adds to
-// recall, PERF-2). A handler that honours its context answers with the
+// recall a goroutine handoff both ways (PERF-10). A handler that honours its context answers with the
 // problem itself (writeError: unavailable); the timer is for one that does
 // not. Handlers mounted with Handle are never wrapped, since they may
 // stream.

@@ -21,7 +21,7 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// BenchmarkRecallHTTP is issue 20's small-store recall (goal: p95 ≤ 5 ms
+// BenchmarkRecallHTTP is the small-store recall of PERF-10 (P95 ≤ 5 ms
 // at 1k memories through HTTP): the same queries answered in process and
 // by POST /v1/recall over loopback, in the default configuration (the
 // built-in embedder, a SQLite store of 1,000 memories), so that what HTTP

@@ -576,7 +576,7 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 				WHERE tenant_id = $1::text AND agent_id = $2::text AND memory IS NOT NULL
 				AND (memory_id IN (SELECT id FROM d) OR key IN (SELECT key FROM d WHERE key IS NOT NULL))
 			), links AS (
-				-- A deleted memory's links go with it (issue 9); events keep theirs.
+				-- A deleted memory's links go with it (REC-22); events keep theirs.
 				DELETE FROM relations r WHERE r.tenant_id = $1::text AND r.agent_id = $2::text
 				AND (r.source IN (SELECT id FROM d) OR r.target IN (SELECT id FROM d))
 			), noted AS (

@@ -13,11 +13,10 @@ import (
 // transaction adds one, and FTS5 merges them level by level as they
 // accumulate. A search seeks every term of the query in every segment, and
 // bm25 seeks each once more for its statistics: a store loaded in batches
-// keeps several (7 at 100k memories), and searches it 1.2 times slower than
-// the same index in one segment (issue 20, PERF-2).
+// keeps several, and searches it measurably slower than the same index in
+// one segment (PERF-2; figures in docs/BENCHMARKS.md).
 //
-// Merging every segment into one rewrites the whole index (0.15 s at 100k
-// memories), so ftsMerger does it in the background once the writer has
+// Merging every segment into one rewrites the whole index, so ftsMerger does it in the background once the writer has
 // been quiet for a while, in steps of a few pages each its own transaction,
 // yielding to recalls between them; and only when enough was written since
 // the last merge that the rewrite costs each memory written little, or

@@ -58,8 +58,8 @@ type lexIndex struct {
 	closing bool
 
 	// bound keeps a build's garbage from growing the heap to twice its
-	// live part, the ANN index's included: at 1M memories, after a reopen,
-	// the runtime held 2.9 GiB for 1.8 GiB live (issue 20).
+	// live part, the ANN index's included: after a reopen of a large store
+	// the runtime would otherwise hold far more than is live (PERF-12).
 	bound heapBound
 }
 

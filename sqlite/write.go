@@ -117,8 +117,8 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 }
 
 // readBack returns the memories at seqs as the transaction sees them,
-// out[i] the one at seqs[i], in one query: one a record was a quarter of a
-// bulk write's time in the store (issue 20).
+// out[i] the one at seqs[i], in one query: a query a record made reading
+// back a large share of a bulk write's time (PERF-8).
 func (b *batch) readBack(ctx context.Context, seqs []int64) ([]mnemo.Memory, error) {
 	list := make([]byte, 0, 8*len(seqs)+2)
 	list = append(list, '[')
@@ -688,7 +688,7 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 		stmts = append(stmts, `DELETE FROM memories_fts WHERE rowid IN (SELECT seq `+sel+` AND tombstone = 0)`)
 	}
 	stmts = append(stmts, `DELETE FROM memory_tags WHERE seq IN (SELECT seq `+sel+`)`)
-	// A deleted memory's links go with it (issue 9); events keep theirs.
+	// A deleted memory's links go with it (REC-22); events keep theirs.
 	stmts = append(stmts, `DELETE FROM relations WHERE tenant_id = :tenant AND agent_id = :agent
 		AND (source IN (SELECT id `+sel+`) OR target IN (SELECT id `+sel+`))`)
 	stmts = append(stmts, `DELETE `+sel)
