@@ -18,7 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo/service"
 )
 
-// Benchmarks of PERF-5, PERF-6 and issue 7 over a files store of synthetic
+// Benchmarks of PERF-5, PERF-6 and PERF-15 over a files store of synthetic
 // memories: words drawn with a Zipf distribution from a 5,000-word
 // vocabulary, from a fixed seed; half have keys (/user/note/<n>), half
 // not, as a Service writes them (analysed index text, tags).
@@ -198,7 +198,7 @@ func BenchmarkDefaultRead10k(b *testing.B) {
 	}
 }
 
-// BenchmarkOpen100k opens a compacted root of 100,000 memories (issue 7:
+// BenchmarkOpen100k opens a compacted root of 100,000 memories (PERF-15:
 // ≤ 3 s): the state folded into memory, indexes built.
 func BenchmarkOpen100k(b *testing.B) {
 	root := roots.root(b, 100_000)

@@ -42,7 +42,7 @@ func TestHeapBound(t *testing.T) {
 }
 
 // An index built from the table in one catch-up bounds the heap as it goes
-// (issue 20: the build's peak), and is the index of every vector: the
+// (PERF-12: the build's peak), and is the index of every vector: the
 // vectors decoded into the buffer a catch-up reuses are each their own.
 func TestBuildBoundsHeap(t *testing.T) {
 	if raceEnabled {
@@ -203,7 +203,7 @@ func TestBulkBuildReadAheadForgets(t *testing.T) {
 
 // After preload, the in-memory full-text index waits for the indexer's
 // first pass to say whether it builds in bulk, and for that build to end
-// (awaitBulk): the two builds do not stack their memory (issue 20).
+// (awaitBulk): the two builds do not stack their memory (PERF-12).
 func TestFullTextIndexWaitsForBulkBuild(t *testing.T) {
 	const n = 3 * bulkBatch
 	ctx := context.Background()
@@ -335,8 +335,8 @@ func TestSaveDue(t *testing.T) {
 }
 
 // The in-memory full-text index's build bounds the heap as it reads the
-// table (issue 20: at 1M, after a reopen, its garbage beside the loaded
-// ANN index had the runtime hold 2.9 GiB for 1.8 GiB live).
+// table: after a reopen, its garbage beside the loaded ANN index would
+// have the runtime hold far more than is live (PERF-12, PERF-13).
 func TestLexBuildBoundsHeap(t *testing.T) {
 	if raceEnabled {
 		t.Skip("checks the heap bound, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a twentieth")

@@ -15,7 +15,7 @@ import (
 )
 
 // TestANNFileHeader: a saved index starts at a multiple of annAlign bytes,
-// so that vector.Read can map it (issue 20: reopen at 1M); files of the
+// so that vector.Read can map it (PERF-13); files of the
 // first header version, unpadded, still load; a padding that is not zeros
 // does not.
 func TestANNFileHeader(t *testing.T) {

@@ -344,8 +344,8 @@ func TestFilteredSeqsUseCoveringIndex(t *testing.T) {
 // TestOtherScopesWritesDoNotWakeTheIndexer: once a scope's index holds its
 // vectors, another agent's writes (which raise the store's vector rev)
 // leave it current: its searches neither wake the indexer nor score
-// pending vectors exactly (issue 20: every search of the quiet agent did
-// both, reading the scope's rows, while another agent wrote).
+// pending vectors exactly, which would have them read the scope's rows
+// while another agent writes (PERF-11).
 func TestOtherScopesWritesDoNotWakeTheIndexer(t *testing.T) {
 	ctx := context.Background()
 	db := filterStore(t, 300, exactBelow)

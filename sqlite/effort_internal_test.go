@@ -7,7 +7,7 @@ import (
 )
 
 // TestSearchEffort: 512 up to 200k vectors, then √n in steps of 64, 1024
-// from 800k; never falling as the index grows (issue 20).
+// from 800k; never falling as the index grows (PERF-14).
 func TestSearchEffort(t *testing.T) {
 	for _, c := range []struct{ n, want int }{
 		{0, 512}, {5_000, 512}, {100_000, 512}, {200_000, 512},

@@ -14,7 +14,7 @@ import (
 // The vectors a scope's index lacks are scored exactly by every search
 // (scorePending). Read from the table, that is a row and a blob a vector:
 // right after a bulk load, the newest pendingScan rows of every search
-// (344 ms a recall at 100k memories, issue 20). So each write that stores
+// (PERF-9). So each write that stores
 // vectors also keeps them, unit length, in its scope's pending buffer, which
 // a search scores without reading a row, and which the indexer empties as
 // it inserts them.

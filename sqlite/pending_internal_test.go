@@ -517,8 +517,7 @@ func TestPendingBufferConcurrent(t *testing.T) {
 // BenchmarkSearchPending: a vector search right after a bulk load, the
 // indexer not having inserted any of it, at the built-in embedder's 612
 // dimensions: the pending vectors scored from the buffer, and from their
-// rows as before the buffer (issue 20: 344 ms a recall at 100k beside a
-// load, 41.7 ms at 20k).
+// rows as before the buffer (PERF-9).
 //
 //	go test -run '^$' -bench SearchPending ./sqlite
 func BenchmarkSearchPending(b *testing.B) {

@@ -78,7 +78,7 @@ func buildRules() []rule {
 	// start of a word, and a digit unless the name is alone. As plain
 	// substrings, "mar", "may" or "dec" are in one text in five and a
 	// digit in more: the rules of dates were most of the cost of a
-	// memory's write (issue 20, PERF-1).
+	// memory's write (PERF-1, PERF-8).
 	const (
 		monthWords = `\bjan|\bfeb|\bmar|\bapr|\bmay|\bjun|\bjul|\baug|\bsep|\boct|\bnov|\bdec`
 		monthNames = `\bjanuary|\bfebruary|\bmarch|\bapril|\bmay|\bjune|\bjuly|\baugust|\bsept|\boctober|\bnovember|\bdecember`
