@@ -56,8 +56,7 @@ type Options struct {
 	SearchEffort int
 	// PreloadVectors loads the saved ANN indexes in the background as the
 	// store opens, so that a server's first recall finds them loaded, or
-	// waits only for the rest of a load already under way (issue 20:
-	// reopen + first recall ≤ 1 s at 1M, where a load reads 1.5 GB).
+	// waits only for the rest of a load already under way (PERF-13).
 	// Commands that may never search leave it off: Close waits for the
 	// load.
 	PreloadVectors bool
@@ -206,8 +205,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.PreloadVectors {
 		// The in-memory full-text index is built after the vector
 		// indexes are loaded: FTS5 ranks until it is, while a search
-		// needs the vectors, and on two cores the build (32 s at 1M)
-		// slowed the load beside it (issue 20: reopen at 1M).
+		// needs the vectors, and on two cores the build slows the load
+		// beside it (PERF-13).
 		db.vectors.preload(db, db.lex.start)
 	} else {
 		db.lex.start()
