@@ -386,7 +386,7 @@ func efSweep(b *testing.B, n, dim int) {
 // shared machine does not inflate), the index's heap after the build and
 // the most the heap grew during it, and recall@10 of 200 queries against
 // a float64 exact search (efSearch 128). It is a timing, never a test
-// (issue 20, PERF-2). MNEMO_BENCH_BUILD_N and MNEMO_BENCH_BUILD_DIM change
+// (PERF-12, PERF-14). MNEMO_BENCH_BUILD_N and MNEMO_BENCH_BUILD_DIM change
 // the size and dimension (the name keeps saying 100k).
 //
 //	go test -run '^$' -bench Build100k -benchtime 1x ./vector

@@ -1,24 +1,15 @@
 package vector
 
-// Bulk builds (issue 20: 1M memories indexed in 5 minutes). An insert's
-// cost is its walk, and from 100k vectors of 612 dimensions the walk waits
-// on memory: each node it scores is a code of ten cache lines that misses
-// every cache. A bulk build walks with compact codes of compactDim
-// dimensions instead (three lines at 192), then rescores the walk's
-// candidates on the full codes, and chooses the links from them as before;
-// a neighbour whose link list overflows is pruned on the compact codes.
-// (At 1M, pruning on them took the build from 383 to 305 CPU-s for ANN
-// recall@10 0.970 → 0.965; at 200k, 0.8829 → 0.8805 at efSearch 128,
-// unchanged at 512.)
-//
-// On the built-in embedder's memories (612 d; vector's
-// BenchmarkIndexFileBuild, M 32, efConstruction 100, batches of 32,
-// recall@10 of 1,000 bench-scale queries at the store's efSearch for the
-// size) the compact walk built 1M in 428 CPU s for recall 0.971 at 192
-// dimensions, 404 s for 0.959 at 128, against 644 s for 0.976 on the full
-// codes; 300k in 99 CPU s against 128 (0.966 against 0.970), 100k in 24.8
-// against 29.5 (0.974 against 0.976). The span of 192 directions keeps
-// 0.948 of those vectors' energy, of 128 0.893, of 64 0.79.
+// Bulk builds (PERF-12). An insert's cost is its walk, and on a large
+// index of full-size vectors the walk waits on memory: each node it scores
+// is a code of several cache lines that misses every cache. A bulk build
+// walks with compact codes of compactDim dimensions instead, then rescores
+// the walk's candidates on the full codes, and chooses the links from them
+// as before; a neighbour whose link list overflows is pruned on the
+// compact codes too. The compact walk costs a little ANN recall for much
+// less CPU; 192 dimensions keep most of the built-in embedder's vectors'
+// energy and recall above PERF-14's floor. Figures: docs/BENCHMARKS.md
+// ("ANN index build"), from vector's BenchmarkIndexFileBuild.
 const (
 	defaultCompactDim = 192
 	// compactFrom is the least dimension walked compactly: below it a

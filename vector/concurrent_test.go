@@ -8,8 +8,8 @@ import (
 )
 
 // TestSearchDuringBatch: a search answers while a batch is being linked
-// into the graph (issue 20: it waited for the whole batch under the write
-// lock). The batch is held at the start of its linking; a search that
+// into the graph, never waiting for the whole batch under the write lock
+// (PERF-11). The batch is held at the start of its linking; a search that
 // needed the write lock would never return.
 func TestSearchDuringBatch(t *testing.T) {
 	const dim = 16
@@ -92,7 +92,7 @@ func TestSearchWhileBatchYields(t *testing.T) {
 }
 
 // TestSearchDuringVacuum: a search answers while a vacuum repairs the graph
-// (issue 20: the vacuum held the write lock). The vacuum is held at the
+// without the write lock (PERF-11). The vacuum is held at the
 // start of its repair; a search that needed the write lock would never
 // return. Deleted vectors are never answered, before or after.
 func TestSearchDuringVacuum(t *testing.T) {

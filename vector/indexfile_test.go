@@ -27,7 +27,7 @@ import (
 // reports recall@10 and recall@k against an exact scan of the index (the
 // truth cached beside the queries) and the CPU time of a search, the
 // searching thread's, which other work on a shared machine does not
-// inflate (issue 20). $MNEMO_BENCH_EF lists the efSearch values (default
+// inflate (PERF-14). $MNEMO_BENCH_EF lists the efSearch values (default
 // 256,512,1024); $MNEMO_BENCH_K is the k asked (default 20, as bench
 // scale's ANN recall; a store's recall asks 62).
 //
@@ -86,7 +86,7 @@ func BenchmarkIndexFile(b *testing.B) {
 // (AddBatch of 32, M 32, efConstruction 200), an index of the first
 // $MNEMO_BENCH_BUILD vectors of the index file at $MNEMO_BENCH_INDEX,
 // decoded from their two codes, and reports the CPU seconds of a build
-// (issue 20: the build at 1M). $MNEMO_BENCH_M and $MNEMO_BENCH_EFC change
+// (PERF-12). $MNEMO_BENCH_M and $MNEMO_BENCH_EFC change
 // M and efConstruction. With $MNEMO_BENCH_DIM set, $MNEMO_BENCH_INDEX is
 // a file of raw vectors of that dimension instead (little-endian
 // float32s, as bench/scale's TestWriteVectors writes a store's). With

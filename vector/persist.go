@@ -25,7 +25,7 @@ const (
 	// version is the format WriteTo writes. Version 2 is version 1 with
 	// each section starting at a multiple of sectionAlign bytes from the
 	// magic, zeros between, so that on Linux Read can map a file and use
-	// its sections in place, every number aligned (issue 20: reopen at 1M).
+	// its sections in place, every number aligned (PERF-13).
 	// Read takes both.
 	version = 2
 	// headerSize is the fixed header: magic, then 8 uint32 fields
@@ -440,8 +440,7 @@ func chunked[T any](flat []T, per int) [][]T {
 
 // validate checks every invariant the search code relies on and rebuilds
 // the derived state: byID, the free list and the counts. The links, most
-// of the file, are checked on every core while one builds byID (issue 20:
-// reopen at 1M).
+// of the file, are checked on every core while one builds byID (PERF-13).
 func (x *Index) validate() error {
 	n := len(x.ids)
 	for u := range n {

@@ -13,9 +13,9 @@ import (
 // keep), turned by a random rotation so that every coordinate has about
 // the same spread, quantised with one step for all. The dot product of two
 // compact codes times step² approximates the cosine of their vectors,
-// missing the part outside the span; a bulk build walks the graph with it
-// (issue 20: at 612 dimensions a code is ten cache lines, a compact code of
-// 128 two).
+// missing the part outside the span; a bulk build walks the graph with it,
+// since a compact code fits in far fewer cache lines than a full one
+// (PERF-12).
 type projection struct {
 	dim, k int
 	rows   []float32 // k rows of dim, orthonormal

@@ -10,8 +10,8 @@ import (
 
 // synthetic returns an index of n random nodes of dim with random but
 // valid links, as a graph of that size would have them: for timing Read
-// at sizes whose real build takes far longer than the load (issue 20:
-// reopen at 1M). One node in fifty is dead.
+// at sizes whose real build takes far longer than the load (PERF-13).
+// One node in fifty is dead.
 func synthetic(n, dim, m int, seed uint64) *Index {
 	x := New(dim, Options{M: m, EfConstruction: 200, EfSearch: 1024})
 	rng := rand.New(rand.NewPCG(seed, 2))
@@ -74,8 +74,7 @@ func syntheticFile(b testing.TB, path string, n, dim int) {
 	}
 }
 
-// BenchmarkRead loads an index file as a store's reopen does (issue 20:
-// reopen + first recall ≤ 1 s at 1M). The file is a synthetic index of
+// BenchmarkRead loads an index file as a store's reopen does (PERF-13). The file is a synthetic index of
 // $MNEMO_BENCH_READ_N nodes (default 20,000) of 612 dimensions, M 32,
 // written to $MNEMO_BENCH_READ if set and absent (kept there for later
 // runs), else to a temporary directory.

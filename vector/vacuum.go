@@ -18,8 +18,8 @@ func (x *Index) vacuumDue() bool {
 
 // maybeVacuum vacuums when one is due, while searches go on: the repair of
 // live nodes, the long part, runs under the read lock with every link block
-// written under its striped lock, as a batch is linked in (issue 20: a
-// vacuum held the write lock, and every search waited for it). The caller
+// written under its striped lock, as a batch is linked in, so that no
+// search waits for a vacuum (PERF-11). The caller
 // holds insertMu, so that no batch, Delete's vacuum or WriteTo runs beside
 // it, and not mu.
 func (x *Index) maybeVacuum() {
