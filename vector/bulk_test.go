@@ -103,7 +103,7 @@ func exactTop(x *Index, n uint32, k int) []uint32 {
 
 // TestCompactWalk checks that an insert's walk on compact codes, its
 // candidates rescored on the full codes, finds the true nearest nodes of
-// the graph as the walk on full codes does (issue 20).
+// the graph as the walk on full codes does (PERF-14).
 func TestCompactWalk(t *testing.T) {
 	if raceEnabled {
 		t.Skip("checks recall, not concurrency: run full-size without -race (Makefile FULLSIZE)")

@@ -4,7 +4,7 @@ package vector
 // and b's length: the way zlib's crc32_combine does it, by multiplying a's
 // CRC by x^(8·lenB) modulo the polynomial. It lets Read checksum pieces of
 // the file on several cores and still check the single CRC the file ends
-// with (issue 20: reopen at 1M).
+// with (PERF-13).
 func crcCombine(crcA, crcB uint32, lenB int64) uint32 {
 	return multModP(x2nModP(lenB, 3), crcA) ^ crcB
 }

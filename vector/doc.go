@@ -22,7 +22,7 @@
 // neighbours). The three that grow with dim and M (codes, fine codes,
 // layer-0 links) are cut into chunks of 4,096 nodes, so that growing the
 // index allocates a new chunk instead of copying the whole slice and
-// leaving the old copy to the collector (issue 20: a build's peak memory).
+// leaving the old copy to the collector (PERF-12: a build's peak memory).
 // The few nodes above layer 0 (1 in M) get blocks of M+1 in
 // one shared upper slice. There are no per-node heap objects, so the
 // garbage collector has a handful of pointers to scan whatever the size,
@@ -126,8 +126,8 @@
 // candidates are rescored on the full codes, and the heuristic chooses the
 // links from them as before. Vectors whose sample keeps less than 0.8 of
 // its energy in the span (random ones keep about 192/dim) walk on the full
-// codes. The compact codes are freed when the build ends. See bulk.go for
-// the measurements (issue 20).
+// codes. The compact codes are freed when the build ends (PERF-12; the
+// measurements are in docs/BENCHMARKS.md).
 //
 // The distance of the graph walk is an int8 dot product, in assembly on
 // amd64: AVX-512 VNNI where the CPU has it (VPDPBUSD, 64 components an
@@ -140,10 +140,9 @@
 // so that the cache misses of a large index overlap. Reranking scores both
 // codes in one pass and prefetches them the same way. On Linux, Read asks
 // for transparent huge pages under the codes and links, which a search
-// reads at random. At 100k vectors of 612 dimensions the walk is bound by
-// memory, not arithmetic: the VNNI kernel, 1.5 times as fast as AVX2 in
-// isolation, takes only about 5% off a search's CPU there, but 12% off a
-// build's, whose codes are more often in cache (issue 20).
+// reads at random. On a large index the walk is bound by memory, not
+// arithmetic, so a faster kernel helps a build, whose codes are more often
+// in cache, more than a search (PERF-12).
 //
 // # File format
 //
@@ -170,8 +169,8 @@
 // chunk of the chunked ones copied into a whole one: the pages are the
 // page cache's, usually there already, and inserts, deletes and vacuums
 // write to private copies of the pages they touch, never to the file. The
-// mapping is released once the Index is unreachable (issue 20: reopen at
-// 1M, where copying 1.5 GB into fresh memory took 0.5-5 s).
+// mapping is released once the Index is unreachable. Copying a large index
+// into fresh memory would take most of a reopen (PERF-13).
 //
 // Dead and free nodes are written as they are, so a reloaded index searches
 // and grows exactly as the original would. Read decodes each section in

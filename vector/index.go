@@ -32,7 +32,7 @@ const (
 	// layer-0 links: 1.5 KB a node at 612 dimensions) are kept in chunks
 	// of chunkNodes nodes, so that growing never copies them and leaves no
 	// old array behind for the collector: a build's peak memory is the
-	// index, not the index and its previous copy (issue 20).
+	// index, not the index and its previous copy (PERF-12).
 	chunkShift = 12
 	chunkNodes = 1 << chunkShift
 	chunkMask  = chunkNodes - 1
@@ -258,8 +258,7 @@ func (x *Index) AddBatch(ids []uint64, vs [][]float32) error {
 	}
 
 	// Three steps, so that searches go on while the batch is linked in
-	// (issue 20: a search waited for a whole batch of inserts, ~1 ms each
-	// at 612 dimensions). Under the write lock the nodes are allocated and
+	// rather than wait for a whole batch of inserts (PERF-11). Under the write lock the nodes are allocated and
 	// made live; under the read lock, shared with searches, they are
 	// linked into the graph, every link read and written under its striped
 	// lock (searches read links that way while x.inserting is set); under
@@ -305,9 +304,8 @@ type encodedBatch struct {
 
 // encodeBatch encodes the kept vectors of a batch, on the index's workers
 // from 16 vectors each. It runs before allocBatch takes the write lock, so
-// that searches do not wait for the encoding (about 17 µs a vector at 612
-// dimensions, most of it the compact code's projection) and a bulk build
-// encodes on every core (issue 20). The caller holds insertMu, which keeps
+// that searches do not wait for the encoding (most of it the compact
+// code's projection) and a bulk build encodes on every core (PERF-12). The caller holds insertMu, which keeps
 // the projection from changing.
 func (x *Index) encodeBatch(vs [][]float32, norms []float64, keep []int) *encodedBatch {
 	e := &encodedBatch{
@@ -506,7 +504,7 @@ func (x *Index) insertAll(nodes []uint32) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	// From 16 nodes a worker: the SQLite store's indexer inserts batches of
-	// 32 (sqlite/ann.go), which then use two cores (issue 20).
+	// 32 (sqlite/ann.go), which then use two cores (PERF-12).
 	workers = min(workers, len(nodes)/16)
 	if workers <= 1 {
 		s := x.searcher()
@@ -614,7 +612,7 @@ func (x *Index) insert(s *searcher, n uint32, locked bool) {
 // startWalk makes node n the query of s and returns the entry point with
 // its similarity. In a bulk build the walk scores compact codes, and
 // layerCandidates rescores its candidates on the full codes, so that the
-// links are chosen as without them (issue 20).
+// links are chosen as without them (PERF-12, PERF-14).
 func (x *Index) startWalk(s *searcher, n, ep uint32) (uint32, float32) {
 	s.prepare(len(x.ids))
 	s.compact = x.proj != nil
@@ -693,7 +691,7 @@ func (x *Index) addLinks(n uint32, layer int, add []item, capacity int, locked b
 		// Full: choose capacity links among the old ones and a. In a
 		// bulk build walking compact codes, on those codes: a prune
 		// scores a whole list and its pairs, and the full codes of a
-		// neighbour's neighbours are rarely in cache (issue 20).
+		// neighbour's neighbours are rarely in cache (PERF-12).
 		compact := s.compact && !x.pruneFull
 		all := s.prune[:0]
 		for _, o := range blk[1 : 1+cnt] {

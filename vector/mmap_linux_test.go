@@ -35,7 +35,7 @@ func sameIndex(t *testing.T, x, y *Index) {
 	}
 }
 
-// TestReadMapped reads index files in place (issue 20: reopen at 1M) and
+// TestReadMapped reads index files in place (PERF-13) and
 // by copying, and checks that both give the same index, that changes to a
 // mapped index never reach its file, that the file may be replaced while
 // mapped, and that the mapping goes with the index.

@@ -49,10 +49,9 @@ func readerAt(r io.Reader) (ra io.ReaderAt, pos, left int64, ok bool) {
 // readAt reads the body of an index file, laid out as lay from start in
 // ra, into x's slices, allocated once at their final size: straight into
 // their memory, a piece at a time, the pieces spread over the cores.
-// Reopening a store of 1M memories at 612 dimensions reads 1.5 GB; one core
-// copying it through a buffer, faulting in the fresh pages and
-// checksumming it took most of the reopen (issue 20: reopen + first recall
-// ≤ 1 s). Each piece is checksummed as it arrives, and the pieces' CRCs
+// Reopening a large store reads gigabytes; one core copying them through
+// a buffer, faulting in the fresh pages and checksumming them would take
+// most of the reopen (PERF-13). Each piece is checksummed as it arrives, and the pieces' CRCs
 // are combined into the file's, which head began (the CRC of the header).
 func (x *Index) readAt(ra io.ReaderAt, start int64, head uint32, lay layout, nodes, upLen int) error {
 	dim, per0 := x.dim, x.m0+1
