@@ -16,9 +16,9 @@ import (
 // cheap to build: all its tables are package-level literals, so there is
 // nothing to load. The zero value is ready to use.
 type Analyzer struct {
-	// stems remembers english.Stem's answers, word by word: stemming was
-	// seven tenths of Terms' work, and a store's texts mostly reuse words
-	// seen before (issue 20, PERF-1). At most maxStems words; when full it
+	// stems remembers english.Stem's answers, word by word: stemming is
+	// most of Terms' work, and a store's texts mostly reuse words seen
+	// before (PERF-1, PERF-8). At most maxStems words; when full it
 	// starts again empty.
 	stems    sync.Map // lower-case word → its stem
 	numStems atomic.Int32

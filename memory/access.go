@@ -10,8 +10,8 @@ import (
 )
 
 // The access record of recall (accessed_at, access_count) is bookkeeping:
-// recall must not wait on the store's single writer for it (issue 20,
-// PERF-2). Recall hands its results' ids to the recorder and returns; a
+// recall must not wait on the store's single writer for it (PERF-2,
+// PERF-11). Recall hands its results' ids to the recorder and returns; a
 // background job writes what gathered every AccessFlushEvery, or as soon as
 // AccessFlushAt accesses wait. Close stops the job and writes the rest.
 //

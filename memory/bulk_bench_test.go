@@ -19,7 +19,7 @@ import (
 // BenchmarkBulkWrite is POST /v1/memories/batch's path in the default
 // configuration (the built-in embedder, 612 d; the Write Guard on): batches
 // of 500 into a fresh store, embedded on write (sync) or acknowledged
-// before their vectors (async, PERF-n of issue 20). It reports memories
+// before their vectors (async; PERF-8). It reports memories
 // acknowledged per second; the async run's background embedding is not
 // waited for.
 //

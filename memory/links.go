@@ -10,7 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// Recall along links (recall_path's traverse_hops, API-3; issue 9): after
+// Recall along links (recall_path's traverse_hops, API-3, REC-22): after
 // a recall finds its memories, the walk follows the relation graph from
 // them and adds what it reaches, after the direct hits.
 //

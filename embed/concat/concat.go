@@ -89,11 +89,10 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	// The parts embed side by side: one that works on a single core (GloVe)
 	// then runs beside another that uses both (USE-Lite) instead of
-	// leaving a core idle before it, on a bulk write's path (issue 20).
+	// leaving a core idle before it, on a bulk write's path (PERF-8).
 	// One text (a query) embeds part after part on the caller's goroutine:
 	// the GloVe part takes microseconds, and a goroutine of its own would
-	// wait for a core beside background work (issue 20: recall beside
-	// writes).
+	// wait for a core beside background work (PERF-11).
 	vecs := make([][][]float32, len(e.parts))
 	errs := make([]error, len(e.parts))
 	if len(texts) == 1 {

@@ -18,9 +18,9 @@ import (
 //
 // The terms in s are tabulated per position at load. The terms in e
 // depend on the token alone: by default they are tabulated in float32 too,
-// per vocabulary entry the first time a text has it (issue 20: the two
-// products were a fifth of a bulk load's CPU, and a token's row is reused
-// by every later text that has it). With the int8 option they go through
+// per vocabulary entry the first time a text has it: the two products are
+// a large share of a bulk load's CPU (PERF-8), and a token's row is reused
+// by every later text that has it. With the int8 option they go through
 // the int8 kernel instead, e quantised on its own scale (the signal's
 // values span ±1, far wider than the embeddings', so quantising x per
 // token would lose much of e).

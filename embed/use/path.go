@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// path is one way of running the model's matrix products (issue 20).
+// path is one way of running the model's matrix products (PERF-8).
 // bestPath picks the fastest the CPU supports once, when the model loads;
 // the tests run every supported path against the same golden vectors.
 type path int

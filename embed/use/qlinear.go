@@ -11,7 +11,7 @@ import (
 const qGroup = 64
 
 // qlinear is the int8 form of a linear layer, for the AVX-512 VNNI path
-// (issue 20): weights quantised to int8 with one scale per output unit,
+// (PERF-8): weights quantised to int8 with one scale per output unit,
 // multiplied with activations quantised per row to uint8 with a zero point
 // (dynamic quantisation), summed exactly in int32.
 //

@@ -16,7 +16,7 @@
 // VNNI (VPDPBUSD; int8 weights with a scale per output unit, activations
 // quantised per row as they arrive, layer 0's query-key-value and residual
 // projections kept in float32), float32 with AVX2 and FMA, or portable Go.
-// All three are tested against the same golden vectors (issue 20, EMB-3).
+// All three are tested against the same golden vectors (PERF-8).
 //
 // The vocabulary is English. Text in scripts it lacks (Chinese, Japanese,
 // Korean, emoji) becomes one "unknown" token per space-separated run, so
@@ -112,9 +112,8 @@ func loadModel(modelData, nfkcData []byte) (*model, error) {
 // loadModelPath loads the model for path p, which the CPU must support.
 //
 // int8Layer0 runs layer 0's projections in int8 too, on the VNNI path
-// (layer0.go): about 15% more texts a second, the golden vectors still at a
-// cosine of 0.9992, but LoCoMo dev's recall moved (hit@10 0.864 → 0.859, 2 of
-// 383 questions), and issue 20 asks for quality unchanged: off, kept tested
+// (layer0.go): faster, the golden vectors still matched, but it moved
+// LoCoMo dev's recall, and speed must not cost quality: off, kept tested
 // (TestInt8Layer0MatchesReference) for a variant that keeps the answers.
 func loadModelPath(modelData, nfkcData []byte, p path, int8Layer0 bool) (*model, error) {
 	w, err := parseModel(modelData)
@@ -182,7 +181,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if workers := min(runtime.GOMAXPROCS(0), len(chunks)); workers <= 1 {
 		// One chunk (a query): on the caller's goroutine, which has a
 		// core, rather than on a new one that may wait for one beside
-		// background work (issue 20: recall beside writes).
+		// background work (PERF-11).
 		work()
 	} else {
 		var wg sync.WaitGroup
