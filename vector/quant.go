@@ -173,10 +173,9 @@ func encode(code, fine []int8, v []float32, n float64) (scale, fineScale float32
 
 // dotInt8 returns the dot product of two codes: with AVX-512 VNNI or AVX2
 // (amd64, chosen by CPU feature), else the portable loop. The graph search
-// and build spend most of their time here: at 612 dimensions it was 40% of
-// a hybrid recall's CPU (issue 20, PERF-2). The VNNI kernel takes 64
-// components an instruction pair and built a 10k index of the store's
-// vectors in 0.88 of the CPU time of the AVX2 one.
+// and build spend most of their time here, a large share of a hybrid
+// recall's CPU (PERF-2, PERF-12). The VNNI kernel takes 64 components an
+// instruction pair, twice AVX2's.
 func dotInt8(a, b []int8) int32 {
 	b = b[:len(a)]
 	if useVNNI && len(a) > 0 {

@@ -19,8 +19,8 @@ import (
 // bench scale's "ANN index build" does, in a store opened as mnemo serve
 // opens it, and reports the build's peak resident set, its CPU time, the
 // Go heap's peak (its objects, and all the runtime holds) and the index's
-// size, and the bytes it wrote (issue 20: build peak RSS ≤ 2 GB at 1M). With -memprofile it shows what the build allocates beside the
-// index; run it in a fresh process each time:
+// size, and the bytes it wrote (PERF-12). With -memprofile it shows what
+// the build allocates beside the index; run it in a fresh process each time:
 //
 //	MNEMO_SCALE_DB=/copy/of/mnemo.db go test -run '^$' -bench IndexBuild -benchtime 1x -count 3 ./bench/scale
 func BenchmarkIndexBuild(b *testing.B) {

@@ -69,7 +69,7 @@ func timeHTTPRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n in
 
 // Bulk is one bulk load as a user posts it: POST /v1/memories/batch, 500
 // memories a request, over loopback HTTP, into a fresh store in the
-// default configuration (issue 20's bulk goals).
+// default configuration (PERF-8).
 type Bulk struct {
 	Memories int  `json:"memories"`
 	Async    bool `json:"async"` // acknowledged before the vectors (async_embedding)

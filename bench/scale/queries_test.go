@@ -18,7 +18,7 @@ import (
 // (the built-in embedder, the generator's seed 2, as Run times them) to
 // $MNEMO_SCALE_QUERIES, little-endian float32, one query after another:
 // for vector's BenchmarkIndexFile to search a store's index file with
-// (issue 20). $MNEMO_SCALE_QUERY_COUNT says how many (default 1000).
+// (PERF-14). $MNEMO_SCALE_QUERY_COUNT says how many (default 1000).
 //
 //	MNEMO_SCALE_QUERIES=/tmp/q.bin go test -run WriteQueries ./bench/scale
 func TestWriteQueries(t *testing.T) {
@@ -59,7 +59,7 @@ func TestWriteQueries(t *testing.T) {
 // indexer inserts them (vector_rev), to $MNEMO_SCALE_VECTORS as
 // little-endian float32s: for vector's BenchmarkIndexFileBuild to build
 // an index of a store's real vectors of any size without one saved
-// (issue 20). It only reads the store.
+// (PERF-12). It only reads the store.
 //
 //	MNEMO_SCALE_DB=… MNEMO_SCALE_VECTORS=/tmp/v.bin go test -run WriteVectors ./bench/scale
 func TestWriteVectors(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkReopen times what bench scale's "reopen + first recall" times
-// (issue 20: ≤ 1 s at 1M), split in its steps: opening the store
+// (PERF-13), split in its steps: opening the store
 // $MNEMO_SCALE_DB (a copy: opening may write), then its first recall, with
 // the recall's stages; a fresh process and a fresh embedder each run, as
 // a restarted server has, so run it with -benchtime 1x, several times:

@@ -9,7 +9,7 @@ import (
 )
 
 // A stageMeter measures the peak resident set and the CPU time of each
-// stage of a run apart (issue 20: the ANN build's own peak, not the
+// stage of a run apart (PERF-12: the ANN build's own peak, not the
 // process's whole-run high-water mark). Each stage starts by returning the
 // heap the previous one left to the OS and resetting the kernel's
 // high-water mark (writing 5 to /proc/self/clear_refs, Linux); where that

@@ -125,7 +125,7 @@ type Report struct {
 	ANNRecall10Ties float64 `json:"ann_recall_10_ties"`
 	// PeakRSS is the highest resident set of the whole run (VmHWM);
 	// LoadRSS, BuildRSS and ServingRSS are the peaks of its stages, each
-	// on its own (issue 20: the build's peak apart from the rest): the
+	// on its own (PERF-12: the build's peak apart from the rest): the
 	// bulk load when generated, the ANN index build and save (its load
 	// when reused), and serving, from the reopen through recall beside
 	// writes. A stage's peak is 0 where it cannot be told apart (not
@@ -402,7 +402,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	rep.AckRate, rep.FirstRecall, rep.EmbedRate = g.rate, g.first, g.embedRate
 
 	// 1a. Bulk loads through HTTP, in a process where nothing else runs
-	// yet: issue 20's bulk goals are rates a user posting batches sees, in
+	// yet: PERF-8's rates are what a user posting batches sees, in
 	// the default configuration (SQLite: not with Config.Postgres).
 	if cfg.Bulk == 0 {
 		cfg.Bulk = 10_000
