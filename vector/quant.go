@@ -175,7 +175,7 @@ func encode(code, fine []int8, v []float32, n float64) (scale, fineScale float32
 // (amd64, chosen by CPU feature), else the portable loop. The graph search
 // and build spend most of their time here, a large share of a hybrid
 // recall's CPU (PERF-2, PERF-12). The VNNI kernel takes 64 components an
-// instruction pair, twice AVX2's.
+// instruction pair.
 func dotInt8(a, b []int8) int32 {
 	b = b[:len(a)]
 	if useVNNI && len(a) > 0 {
