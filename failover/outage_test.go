@@ -52,7 +52,7 @@ func (l *writeLog) remember(ctx context.Context, svc *service.Mnemo, scope mnemo
 
 func (l *writeLog) count() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.acked) }
 
-// Issue 15, defect 2: with writers running before, throughout and after
+// PG-9: with writers running before, throughout and after
 // an outage of PostgreSQL (connections reset, or swallowed by a black
 // hole), and a spool of thousands of records replayed when it is back:
 // no write fails or waits longer than writeBound (those in flight at the

@@ -13,8 +13,8 @@ import (
 )
 
 // analysisEdges are texts at the edges of analysis: nothing an index
-// keeps, or words it keeps oddly. Issue 15 found that a text of only
-// prefix tokens crashed the Write Guard.
+// keeps, or words it keeps oddly, which must never crash the Write Guard
+// (OPS-5).
 var analysisEdges = []string{
 	"the of and is to a", // only stop words
 	"Python*", "foo*bar*", "Deploys* Tuesdays*", "Lisb* * ** *x*",

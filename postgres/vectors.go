@@ -285,8 +285,7 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 		// wherever the statistics made the scope look small (a table not
 		// yet analysed: PGlite runs no autovacuum), or where pgvector's
 		// estimate of a walk exceeds that of a scan (up to some tens of
-		// thousands of rows): at 10k memories of 612 dimensions on PGlite,
-		// 125 ms against 12 ms.
+		// thousands of rows), an order of magnitude slower (PERF-2).
 		if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.ef_search', $1::text, true), set_config('enable_sort', 'off', true)`,
 			strconv.Itoa(min(ef, 1000))); err != nil {
 			return err
@@ -404,8 +403,8 @@ func (db *DB) BulkLoad(ctx context.Context) (finish func(context.Context) error,
 			// The planner's statistics of what was loaded, now rather than
 			// at autovacuum's next round (never, on PGlite): without them
 			// it takes the loaded scope for a few rows, and a search reads
-			// the whole scope through a btree instead of the GIN index
-			// (10k memories on PGlite: 150 ms a search against 4 ms).
+			// the whole scope through a btree instead of the GIN index,
+			// many times slower (PERF-2).
 			_, err := tx.Exec(ctx, `ANALYZE memory_entries, history, ledger, scope_stats, term_stats`)
 			return err
 		})

@@ -24,9 +24,8 @@ const mapFrom = 1 << 20
 // machine is big-endian, the sections are not aligned (version 1, or an
 // index at an odd offset) or the mapping fails: Read copies then.
 //
-// Issue 20, reopen + first recall ≤ 1 s at 1M: copying the 1.5 GB of a
-// file into fresh memory cost 0.5 s back to back and 3-5 s after the
-// machine idled, most of it the kernel providing and zeroing the pages.
+// Reopening a large store within PERF-13 rules out copying the file into
+// fresh memory: most of that is the kernel providing and zeroing pages.
 // The file was just written or read, so its pages are in the page cache:
 // mapped, they are used where they are. The mapping is private and
 // writable: inserts, deletes and vacuums write to copies of the pages they

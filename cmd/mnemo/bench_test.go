@@ -24,8 +24,8 @@ func locomoPath() string {
 // TestLocomoQuality guards recall quality end to end (HTTP, analysis,
 // SQLite FTS5, the built-in embedder, the ANN index, ranking) on the LoCoMo
 // dev split. The default profile's floors are the retrieval goal mnemo
-// set itself with no LLM and no network (hit@5 0.70, hit@10 0.80), a little under the measured figures in docs/BENCHMARKS.md
-// and well over plain BM25's hit@10 of 0.637, so a change that hurts
+// set itself with no LLM and no network (hit@5 0.70, hit@10 0.80), a
+// little under the measured figures in docs/BENCHMARKS.md and well over plain BM25's hit@10 of 0.637, so a change that hurts
 // quality fails here.
 //
 // It measures ranking, not concurrency, and the race detector slows the
