@@ -25,8 +25,8 @@ func locomoPath() string {
 // SQLite FTS5, the built-in embedder, the ANN index, ranking) on the LoCoMo
 // dev split. The default profile's floors are the retrieval goal mnemo
 // set itself with no LLM and no network (hit@5 0.70, hit@10 0.80), a
-// little under the measured figures in docs/BENCHMARKS.md and well over plain BM25's hit@10 of 0.637, so a change that hurts
-// quality fails here.
+// little under the measured figures in docs/BENCHMARKS.md and well over
+// plain BM25's hit@10 of 0.637, so a change that hurts quality fails here.
 //
 // It measures ranking, not concurrency, and the race detector slows the
 // sentence encoder twentyfold: `make test` runs it in a step of its own,
