@@ -26,9 +26,7 @@
 // The few nodes above layer 0 (1 in M) get blocks of M+1 in
 // one shared upper slice. There are no per-node heap objects, so the
 // garbage collector has a handful of pointers to scan whatever the size,
-// and a file loads with a few bulk reads. At 1M nodes of dimension 100 the
-// index takes about 400 bytes per vector (390 MB of process RSS), at
-// dimension 384 about 960 (940 MB).
+// and a file loads with a few bulk reads.
 //
 // # Quantisation
 //
@@ -47,33 +45,20 @@
 // 1M×100), and the walk, which dominates the cost, still reads one byte per
 // component.
 //
-// # Parameters and measurements
+// # Parameters
 //
-// M = 16 (32 links on layer 0), efConstruction = 128, efSearch = 128.
-// Measured with bench_test.go on its clustered data (gaussian clusters of
-// 500 vectors with a decaying noise spectrum), recall@10 against float64
-// exact search over the original vectors, 200 queries, single-threaded
-// search forced onto the graph (ExactBelow 1) on a shared 2-core machine:
+// M = 16 (32 links on layer 0), efConstruction = 128, efSearch = 128 by
+// default; the SQLite store uses M 32 and sets efSearch by the index's size
+// (PERF-14). Recall rises with efSearch until the graph, not the search,
+// is the limit; a larger M or efConstruction raises that at the cost of
+// build time and memory. SetEfSearch trades at run time. The measurements
+// of bench_test.go's clustered data (recall@10, latency, build rate, bytes
+// a vector, load time by size and dimension) are in docs/BENCHMARKS.md,
+// "The vector index".
 //
-//	vectors  dim  recall@10  p50 ms  p95 ms  build/s  bytes/vec  load
-//	10k      100  0.9995     0.09    0.12    11400     395         7 ms
-//	10k      384  0.997      0.25    0.31     5400     962        12 ms
-//	100k     100  0.9995     0.22    0.28     6400     383        53 ms
-//	100k     384  0.997      0.46    0.57     2900     951       127 ms
-//	1M       100  0.9925     0.37    0.60     3800     396       0.6 s
-//	1M       384  0.956      0.71    1.07     2300     964       1.2 s
-//
-// Building 1M vectors takes 4.5 minutes at dimension 100 and 7.5 at 384,
-// with AddBatch on both cores. Recall rises with efSearch: at 1M×100 it is
-// 0.938, 0.982, 0.988, 0.993, 0.998 for ef 32, 64, 96, 128, 160; at
-// 1M×384 it levels off at 0.956-0.960 from ef 128 up, where the graph, not
-// the search, is the limit; a larger M or efConstruction would raise it at
-// the cost of build time and memory. SetEfSearch trades at run time.
-//
-// An exact scan costs about 0.08 µs per vector at dimension 100 (0.28 µs at
-// 384), so graph search overtakes it from about a thousand vectors.
-// ExactBelow defaults to 5000 all the same: below that an exact scan still
-// takes under 0.5 ms at dimension 100 (1.5 ms at 384) and returns the true
+// Graph search overtakes an exact scan from about a thousand vectors.
+// ExactBelow defaults to 5000 all the same: below that an exact scan is
+// still well under a millisecond at small dimensions and returns the true
 // nearest neighbours, which matters most for small stores. The graph is
 // maintained whatever the size, so crossing the threshold costs nothing.
 //
