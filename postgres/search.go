@@ -32,7 +32,7 @@ const (
 // are the lexemes of the matches that are in a phrase (the prefix branch
 // only when the query has prefixes), tf each phrase's weighted frequency
 // in each match. They work on sets rather than row by row: a subquery per
-// match cost 0.07 ms, 90 ms for 1,200 matches.
+// match grows with the matches (PERF-2).
 //
 // A query of prefixes only has no terms' lexemes: array_agg is NULL, and
 // ts_delete with NULL is NULL, which unnests to nothing.
@@ -188,8 +188,7 @@ func phrases(p *params, scope mnemo.Scope, q *mnemo.TextQuery) string {
 		// knows of the table. Without statistics (a new schema before
 		// autovacuum's ANALYZE, and PGlite, which runs none), a join with
 		// the lexemes, or term = ANY, read every term of the scope for
-		// each phrase: 44 of the 150 ms of a search at 10k memories on
-		// PGlite.
+		// each phrase (PERF-2).
 		rows = append(rows, `(`+strconv.Itoa(len(rows))+`, false, `+lx+`, (SELECT coalesce(sum((SELECT ts.df FROM term_stats ts
 			WHERE ts.tenant_id = `+tenant+` AND ts.agent_id = `+agent+` AND ts.term = x)), 0)::float8 FROM unnest(`+lx+`) x))`)
 	}

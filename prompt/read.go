@@ -67,8 +67,8 @@ const (
 	// readCandidates bounds the memories scored: the newest 2,000. The read
 	// is best-effort (CTX-19); a memory further back can rank only
 	// on importance and tags, and there are 2,000 newer ones for a prompt
-	// of a few dozen lines. (docs/BENCHMARKS.md: reading every one of 10k
-	// took 37 / 53 ms p50 / p95, over the 50 ms target.)
+	// of a few dozen lines. Scoring every one would miss PERF-5 on a large
+	// store (docs/BENCHMARKS.md, "Context for a prompt").
 	readCandidates = 2000
 	readLineChars  = 160
 	// A line is at least minReadLine tokens; after maxReadMisses lines in a

@@ -778,8 +778,7 @@ func (x *Index) searchLayer(s *searcher, ep uint32, epSim float32, ef, layer int
 		// cache, and at 612 dimensions one spans ten lines. (Asking for
 		// every line of every neighbour at once was slower: 64 neighbours
 		// are more lines than the core has loads in flight.) The scale is
-		// asked for too: scales are as scattered, and waiting on them
-		// was 14% of a search at 100k×612.
+		// asked for too: scales are as scattered (PERF-2).
 		todo := s.todo[:0]
 		for _, nb := range x.neighbours(s, c.n, layer, locked) {
 			if s.visit(nb) {

@@ -64,7 +64,7 @@ func dotFloatInt8(q []float32, c []int8) float32 {
 	c = c[:len(q)]
 	if useFMA && len(q) >= 16 {
 		// AVX2 + FMA, 16 components a step: the reranking of ef
-		// candidates was 15% of a recall's CPU at 612 d (PERF-2). Sums
+		// candidates is a visible share of a recall's CPU (PERF-2). Sums
 		// in another order: within float rounding of the loop below.
 		n := len(q) &^ 15
 		s := dotFloatInt8AVX2(&q[0], &c[0], n)

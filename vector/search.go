@@ -71,8 +71,7 @@ func (h *heap) pop() item {
 type searcher struct {
 	// visited holds a bit a node: at 100k nodes 12.5 KB, which stays in
 	// cache while a search streams codes through it; the 16-bit epoch
-	// marks they replace (200 KB) missed it, 5% of a search at 100k×612
-	// (PERF-2). touched lists the words set, for newEpoch to clear.
+	// marks they replace (200 KB) missed it (PERF-2). touched lists the words set, for newEpoch to clear.
 	visited []uint64
 	touched []uint32
 	cand    heap
@@ -239,8 +238,7 @@ func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result
 	}
 	// Rerank the candidates with the float query against the stored codes:
 	// this removes the query's own quantisation error from the order.
-	// All ef of them: reranking only the walk's best 4k, 6% of a search
-	// at ef 512, lost none of the true top 62 on the built-in embedder's
+	// All ef of them: reranking only the walk's best 4k lost none of the true top 62 on the built-in embedder's
 	// memories (612 d) but lost true neighbours at 16 d, where the int8
 	// error of the walk's score is larger than the gaps between them.
 	// The fine codes were not read by the walk: ask for them, and for the
