@@ -240,7 +240,8 @@ func (x *Index) Search(q []float32, k int, accept func(id uint64) bool) []Result
 	// this removes the query's own quantisation error from the order.
 	// All ef of them: reranking only the walk's best 4k kept the true top
 	// 62 on the built-in embedder's memories (612 d) but lost true
-	// neighbours at 16 d, where the int8 error of the walk's score is larger than the gaps between them.
+	// neighbours at 16 d, where the int8 error of the walk's score is
+	// larger than the gaps between them.
 	// The fine codes were not read by the walk: ask for them, and for the
 	// codes, two candidates ahead, as the walk does.
 	top := heap{items: s.tmp[:0]}
