@@ -101,13 +101,13 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, st *authState
 
 // withTimeout bounds h to s.timeout: h's context ends at the deadline, and
 // if h has not begun its answer by then, the client gets a 503 problem at
-// once and what h writes afterwards is dropped. h runs in the request's
-// own goroutine: http.TimeoutHandler, used before, ran every request in a
+// once and what h writes afterwards is dropped. h runs in the request's own
+// goroutine: http.TimeoutHandler, used before, ran every request in a
 // goroutine of its own and buffered its whole answer, which cost each
-// recall a goroutine handoff both ways (PERF-10). A handler that honours its context answers with the
-// problem itself (writeError: unavailable); the timer is for one that does
-// not. Handlers mounted with Handle are never wrapped, since they may
-// stream.
+// recall a goroutine handoff both ways (PERF-10). A handler that honours
+// its context answers with the problem itself (writeError: unavailable);
+// the timer is for one that does not. Handlers mounted with Handle are
+// never wrapped, since they may stream.
 func (s *Server) withTimeout(h http.Handler) http.Handler {
 	if s.timeout <= 0 {
 		return h

@@ -16,11 +16,12 @@ import (
 // keeps several, and searches it measurably slower than the same index in
 // one segment (PERF-2; figures in docs/BENCHMARKS.md).
 //
-// Merging every segment into one rewrites the whole index, so ftsMerger does it in the background once the writer has
-// been quiet for a while, in steps of a few pages each its own transaction,
-// yielding to recalls between them; and only when enough was written since
-// the last merge that the rewrite costs each memory written little, or
-// once after the store is opened, not knowing what was written before.
+// Merging every segment into one rewrites the whole index, so ftsMerger
+// does it in the background once the writer has been quiet for a while, in
+// steps of a few pages each its own transaction, yielding to recalls
+// between them; and only when enough was written since the last merge that
+// the rewrite costs each memory written little, or once after the store is
+// opened, not knowing what was written before.
 var (
 	// ftsMergeIdle is how long the writer must have been quiet.
 	ftsMergeIdle = 2 * time.Second

@@ -258,12 +258,13 @@ func (x *Index) AddBatch(ids []uint64, vs [][]float32) error {
 	}
 
 	// Three steps, so that searches go on while the batch is linked in
-	// rather than wait for a whole batch of inserts (PERF-11). Under the write lock the nodes are allocated and
-	// made live; under the read lock, shared with searches, they are
-	// linked into the graph, every link read and written under its striped
-	// lock (searches read links that way while x.inserting is set); under
-	// the write lock again the batch ends, with a vacuum if one is due.
-	// insertMu keeps batches and WriteTo apart from each other.
+	// rather than wait for a whole batch of inserts (PERF-11). Under the
+	// write lock the nodes are allocated and made live; under the read
+	// lock, shared with searches, they are linked into the graph, every
+	// link read and written under its striped lock (searches read links
+	// that way while x.inserting is set); under the write lock again the
+	// batch ends, with a vacuum if one is due. insertMu keeps batches and
+	// WriteTo apart from each other.
 	x.insertMu.Lock()
 	defer x.insertMu.Unlock()
 	if !x.bulk && len(keep) >= bulkBatch {
@@ -304,9 +305,9 @@ type encodedBatch struct {
 
 // encodeBatch encodes the kept vectors of a batch, on the index's workers
 // from 16 vectors each. It runs before allocBatch takes the write lock, so
-// that searches do not wait for the encoding (most of it the compact
-// code's projection) and a bulk build encodes on every core (PERF-12). The caller holds insertMu, which keeps
-// the projection from changing.
+// that searches do not wait for the encoding (most of it the compact code's
+// projection) and a bulk build encodes on every core (PERF-12). The caller
+// holds insertMu, which keeps the projection from changing.
 func (x *Index) encodeBatch(vs [][]float32, norms []float64, keep []int) *encodedBatch {
 	e := &encodedBatch{
 		codes:  make([]int8, len(keep)*x.dim),

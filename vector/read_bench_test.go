@@ -74,10 +74,10 @@ func syntheticFile(b testing.TB, path string, n, dim int) {
 	}
 }
 
-// BenchmarkRead loads an index file as a store's reopen does (PERF-13). The file is a synthetic index of
-// $MNEMO_BENCH_READ_N nodes (default 20,000) of 612 dimensions, M 32,
-// written to $MNEMO_BENCH_READ if set and absent (kept there for later
-// runs), else to a temporary directory.
+// BenchmarkRead loads an index file as a store's reopen does (PERF-13). The
+// file is a synthetic index of $MNEMO_BENCH_READ_N nodes (default 20,000)
+// of 612 dimensions, M 32, written to $MNEMO_BENCH_READ if set and absent
+// (kept there for later runs), else to a temporary directory.
 //
 //	MNEMO_BENCH_READ=/tmp/x/1m.vec MNEMO_BENCH_READ_N=1000000 \
 //	go test -run '^$' -bench '^BenchmarkRead$' -benchtime 3x ./vector

@@ -46,13 +46,14 @@ func readerAt(r io.Reader) (ra io.ReaderAt, pos, left int64, ok bool) {
 	return ra, pos, end - pos, true
 }
 
-// readAt reads the body of an index file, laid out as lay from start in
-// ra, into x's slices, allocated once at their final size: straight into
-// their memory, a piece at a time, the pieces spread over the cores.
-// Reopening a large store reads gigabytes; one core copying them through
-// a buffer, faulting in the fresh pages and checksumming them would take
-// most of the reopen (PERF-13). Each piece is checksummed as it arrives, and the pieces' CRCs
-// are combined into the file's, which head began (the CRC of the header).
+// readAt reads the body of an index file, laid out as lay from start in ra,
+// into x's slices, allocated once at their final size: straight into their
+// memory, a piece at a time, the pieces spread over the cores. Reopening a
+// large store reads gigabytes; one core copying them through a buffer,
+// faulting in the fresh pages and checksumming them would take most of the
+// reopen (PERF-13). Each piece is checksummed as it arrives, and the
+// pieces' CRCs are combined into the file's, which head began (the CRC of
+// the header).
 func (x *Index) readAt(ra io.ReaderAt, start int64, head uint32, lay layout, nodes, upLen int) error {
 	dim, per0 := x.dim, x.m0+1
 	// Whole chunks, so that chunked cuts them without copying the last.

@@ -70,8 +70,9 @@ func (h *heap) pop() item {
 // that steady-state searches allocate only their results.
 type searcher struct {
 	// visited holds a bit a node: at 100k nodes 12.5 KB, which stays in
-	// cache while a search streams codes through it; the 16-bit epoch
-	// marks they replace (200 KB) missed it (PERF-2). touched lists the words set, for newEpoch to clear.
+	// cache while a search streams codes through it; the 16-bit epoch marks
+	// they replace (200 KB) missed it (PERF-2). touched lists the words
+	// set, for newEpoch to clear.
 	visited []uint64
 	touched []uint32
 	cand    heap
