@@ -17,7 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// Benchmarks of what is built for prompts, at the sizes the issue names:
+// Benchmarks of what is built for prompts (PERF-3, PERF-5):
 //
 //	go test -run '^$' -bench 'Snapshot|Boot|DefaultRead|RunAppend' -benchtime 500x .
 //

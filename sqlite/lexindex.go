@@ -17,8 +17,8 @@ import (
 // lexIndex is the full-text index again, in memory: a posting list per
 // term and scope, and every document's length. FTS5 computes bm25 for every
 // row a query matches, reading each row's length from its own b-tree, which
-// was most of the lexical stage of recall at 100k and 1M memories (issue
-// 20, PERF-2). lexIndex ranks the same rows with the same bm25, bit for bit
+// was most of the lexical stage of recall on a large store (PERF-2,
+// PERF-10). lexIndex ranks the same rows with the same bm25, bit for bit
 // (same IDF, average length, column weights and order of float operations,
 // the same log), so Search's answers do not change.
 //

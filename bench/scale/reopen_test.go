@@ -46,8 +46,8 @@ func BenchmarkReopen(b *testing.B) {
 		first := time.Since(t1)
 		b.StopTimer()
 		// Resident memory after the reopen: the process's own (anonymous)
-		// and the file pages it maps, which are the page cache's (issue
-		// 20: the index file is mapped on Linux).
+		// and the file pages it maps, which are the page cache's (the index
+		// file is mapped on Linux; PERF-13).
 		if st, err := os.ReadFile("/proc/self/status"); err == nil {
 			for _, f := range []struct{ field, unit string }{{"RssAnon:", "anon-MB"}, {"RssFile:", "file-MB"}} {
 				if _, rest, ok := strings.Cut(string(st), f.field); ok {
