@@ -1,4 +1,5 @@
-// Package memstore is a mnemo.Store held in memory: maps by scope, id and
+// Package memstore is the in-memory store, a mnemo.Store held in memory
+// (not the memory service, which is package memory): maps by scope, id and
 // key, every key's history, an inverted index over the analysed index text
 // scored with BM25 as SQLite's FTS5 scores it, and exact cosine search over
 // the vectors. It is the backend of mock mode, and the in-memory indexes of

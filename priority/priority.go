@@ -1,6 +1,7 @@
-// Package priority lets the requests someone waits on (a recall, a write)
-// go before background work (embedding queued memories, inserting vectors
-// into the ANN index) on the CPU.
+// Package priority is a CPU gate: it lets the requests someone waits on (a
+// recall, a write) go before background work (embedding queued memories,
+// inserting vectors into the ANN index) on the CPU. It has nothing to do
+// with a memory's priority (P0–P3) or rank.PriorityFactor.
 //
 // Go has no thread priorities, so background work steps aside by itself:
 // it calls Yield or Pause between small units of work (one text chunk, one
