@@ -47,10 +47,25 @@ export PATH=$tools:$PATH
 SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)
 export SOURCE_DATE_EPOCH
 
+# GoReleaser reads the commit only where the clone has a remote: one,
+# for its commands alone, where it has none (git config from the
+# environment; nothing is fetched).
+if [[ -z $(git remote) ]]; then
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/mnemo-dev/mnemo.git
+fi
+
+# --single-target: GoReleaser's release has no such flag, so a copy of
+# the config with this platform's GOOS and GOARCH alone.
+config=.goreleaser.yaml
+if [[ -n $single ]]; then
+	config=$(mktemp --suffix=.yaml)
+	trap 'rm -f "$config"' EXIT
+	sed -e "s/^    goos: .*/    goos: [$($GO env GOOS)]/" -e "s/^    goarch: .*/    goarch: [$($GO env GOARCH)]/" .goreleaser.yaml >"$config"
+fi
 if [[ -n ${DIST_RELEASE:-} ]]; then
-	goreleaser release --clean --skip=publish,announce $single
+	goreleaser release --config "$config" --clean --skip=publish,announce
 else
-	goreleaser release --snapshot --clean $single
+	goreleaser release --config "$config" --snapshot --clean
 fi
 
 # The binaries GoReleaser wrote, one line each: goos goarch path.

@@ -66,10 +66,9 @@ def main(rootfs, config_path, key, version):
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     env = dict(e.split("=", 1) for e in cfg.get("Env", []))
     env["MNEMO_KEY"] = key
-    envl = ["%s=%s" % kv for kv in env.items()]
     log = os.path.join(os.path.dirname(config_path), "oci-serve.log")
     argv = cfg["Entrypoint"] + cfg.get("Cmd", [])
-    pid = spawn(rootfs, cfg, argv, envl, log)
+    pid = spawn(rootfs, cfg, argv, env, log)
 
     def fail(msg):
         try:
@@ -113,7 +112,7 @@ def main(rootfs, config_path, key, version):
         fail("health check %r: want CMD …" % test)
 
     def healthcheck():
-        hpid = spawn(rootfs, cfg, test[1:], envl, log)
+        hpid = spawn(rootfs, cfg, test[1:], env, log)
         return os.waitstatus_to_exitcode(os.waitpid(hpid, 0)[1])
 
     if healthcheck() != 0:
