@@ -108,7 +108,8 @@ done <<<"$binaries"
 if ((${#platforms[@]} > 0)); then
 	ociimage -out "dist/oci/mnemo_${version}_oci" -version "$version" -commit "$commit" \
 		-created "$(date -u -d "@$SOURCE_DATE_EPOCH" +%FT%TZ)" \
-		-config packaging/oci/mnemo.yaml "${platforms[@]}"
+		-config packaging/oci/mnemo.yaml -notice glove-NOTICE=embed/glove/data/NOTICE \
+		-notice use-NOTICE=embed/use/data/NOTICE -notice use-LICENSE=embed/use/data/LICENSE "${platforms[@]}"
 	echo "oci: dist/oci/mnemo_${version}_oci.tar (${platforms[*]%%=*})"
 fi
 rm -rf dist/oci/build

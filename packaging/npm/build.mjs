@@ -24,6 +24,8 @@ const homepage = "https://github.com/mnemo-dev/mnemo#get-mnemo";
 const nodeOS = { linux: "linux", darwin: "darwin", windows: "win32" };
 const nodeCPU = { amd64: "x64", arm64: "arm64" };
 
+// The notices of the models embedded in the binary go with it.
+const notices = ["embed/glove/data/NOTICE", "embed/use/data/NOTICE", "embed/use/data/LICENSE"];
 const out = path.join(dist, "npm");
 const work = path.join(out, "build");
 fs.rmSync(out, { recursive: true, force: true });
@@ -56,6 +58,11 @@ for (const a of binaries) {
   fs.mkdirSync(path.join(dir, "bin"), { recursive: true });
   fs.copyFileSync(path.resolve(dist, "..", a.path), path.join(dir, "bin", exe));
   fs.chmodSync(path.join(dir, "bin", exe), 0o755);
+  for (const n of notices) {
+    const dst = path.join(dir, "notices", path.basename(path.dirname(path.dirname(n))), path.basename(n));
+    fs.mkdirSync(path.dirname(dst), { recursive: true });
+    fs.copyFileSync(path.resolve(dist, "..", n), dst);
+  }
   writeJSON(path.join(dir, "package.json"), {
     name,
     version,
@@ -64,7 +71,7 @@ for (const a of binaries) {
     homepage,
     os: [os],
     cpu: [cpu],
-    files: [`bin/${exe}`],
+    files: [`bin/${exe}`, "notices"],
     preferUnplugged: true,
   });
   fs.writeFileSync(path.join(dir, "README.md"), `# ${name}\n\nThe mnemo binary for ${os} ${cpu}. Install [@mnemo-dev/mnemo](https://www.npmjs.com/package/@mnemo-dev/mnemo), which depends on it where it fits.\n`);

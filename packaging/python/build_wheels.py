@@ -25,6 +25,9 @@ import zipfile
 NAME = "mnemo-server"
 DIST_NAME = "mnemo_server"  # the name as a wheel's file and directories spell it
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+# The notices of the models embedded in the binary go with it.
+NOTICES = ["embed/glove/data/NOTICE", "embed/use/data/NOTICE", "embed/use/data/LICENSE"]
 
 # GoReleaser's platform to the wheel's platform tags. The binaries are
 # static (CGO_ENABLED=0), so one wheel serves glibc and musl; Go 1.26 needs
@@ -97,6 +100,9 @@ def write_wheel(out_dir, version, plat, binary, exe, date):
                 files.append(("mnemo_server/" + name, f.read(), 0o644))
     with open(binary, "rb") as f:
         files.append(("%s/scripts/%s" % (data, exe), f.read(), 0o755))
+    for n in NOTICES:
+        with open(os.path.join(ROOT, n), "rb") as f:
+            files.append(("%s/licenses/%s/%s" % (dist_info, n.split("/")[1], os.path.basename(n)), f.read(), 0o644))
     files.append((dist_info + "/METADATA", metadata(version, readme).encode(), 0o644))
     files.append((dist_info + "/WHEEL", ("Wheel-Version: 1.0\nGenerator: mnemo build_wheels.py\nRoot-Is-Purelib: false\n%s\n" % "\n".join("Tag: py3-none-" + p for p in plat.split("."))).encode(), 0o644))
     files.append((dist_info + "/entry_points.txt", b"[console_scripts]\nmnemo-server = mnemo_server.__main__:main\n", 0o644))

@@ -48,7 +48,15 @@ type options struct {
 	out, version, commit, certs, config, source string
 	created                                     time.Time
 	platforms                                   []platform
+	notices                                     notices
 }
+
+// notices are the -notice flags: the notices of what the binary embeds,
+// which go with it.
+type notices []string
+
+func (n *notices) String() string     { return strings.Join(*n, " ") }
+func (n *notices) Set(v string) error { *n = append(*n, v); return nil }
 
 type platform struct {
 	os, arch            string
@@ -73,6 +81,7 @@ func run(args []string) error {
 	fl.StringVar(&o.certs, "certs", "/etc/ssl/certs/ca-certificates.crt", "the CA certificate bundle")
 	fl.StringVar(&o.config, "config", "", "mnemo's configuration file for the image (/etc/mnemo/mnemo.yaml)")
 	fl.StringVar(&o.source, "source", "https://github.com/mnemo-dev/mnemo", "the source repository label")
+	fl.Var(&o.notices, "notice", "a notice to ship in /usr/share/doc/mnemo/notices, as NAME=FILE (repeated)")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), "usage: ociimage -out DIR -version V -commit C -created TIME -config FILE OS/ARCH=BINARY,HEALTHCHECK...")
 		fl.PrintDefaults()
@@ -241,6 +250,24 @@ func baseLayer(o options) (v1.Layer, error) {
 	tb.dir("home/", 0o755, 0)
 	tb.dir("home/"+user+"/", 0o700, uid)
 	tb.dir("tmp/", 0o1777, 0)
+	if len(o.notices) > 0 {
+		tb.dir("usr/", 0o755, 0)
+		tb.dir("usr/share/", 0o755, 0)
+		tb.dir("usr/share/doc/", 0o755, 0)
+		tb.dir("usr/share/doc/mnemo/", 0o755, 0)
+		tb.dir("usr/share/doc/mnemo/notices/", 0o755, 0)
+		for _, n := range o.notices {
+			name, file, ok := strings.Cut(n, "=")
+			if !ok || name == "" || strings.Contains(name, "..") {
+				return nil, fmt.Errorf("-notice %q: want NAME=FILE", n)
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return nil, err
+			}
+			tb.file("usr/share/doc/mnemo/notices/"+name, 0o644, 0, b)
+		}
+	}
 	return tb.layer(o.created)
 }
 

@@ -18,7 +18,7 @@ import (
 // and reads it back as a runtime would: the same inputs give the same
 // digest; each platform's image runs mnemo serve as the non-root user with
 // /data as its volume and a health check; its files are where the config
-// says, owned as it needs.
+// says, owned as it needs, with the notices.
 func TestBuild(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -31,7 +31,7 @@ func TestBuild(t *testing.T) {
 	certs, cfg := write("certs.pem", "CERTS"), write("mnemo.yaml", "auth: {}\n")
 	args := func(out string) []string {
 		return []string{"-out", out, "-version", "1.2.3", "-commit", "abc", "-created", "2026-11-20T10:00:00Z",
-			"-certs", certs, "-config", cfg,
+			"-certs", certs, "-config", cfg, "-notice", "model-NOTICE=" + write("NOTICE", "MIT"),
 			"linux/amd64=" + write("mnemo-amd64", "AMD64") + "," + write("hc-amd64", "HC64"),
 			"linux/arm64=" + write("mnemo-arm64", "ARM64") + "," + write("hc-arm64", "HCARM")}
 	}
@@ -119,7 +119,7 @@ func TestBuild(t *testing.T) {
 		}{
 			"usr/local/bin/mnemo": {0o755, 0}, "usr/local/bin/mnemo-healthcheck": {0o755, 0},
 			"etc/passwd": {0o644, 0}, "etc/ssl/certs/ca-certificates.crt": {0o644, 0}, "etc/mnemo/mnemo.yaml": {0o644, 0},
-			"data/": {0o755, 65532}, "tmp/": {0o1777, 0},
+			"data/": {0o755, 65532}, "tmp/": {0o1777, 0}, "usr/share/doc/mnemo/notices/model-NOTICE": {0o644, 0},
 		} {
 			h := files[name]
 			if h == nil || h.Mode != want.mode || h.Uid != want.uid {
