@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# dist.sh builds every release artifact into dist/, offline but for the Go
-# module proxy and the npm registry (for the pinned tools and the
-# TypeScript client's build):
+# dist.sh builds every release artifact into dist/ (OPS-5, OPS-6), offline
+# but for the Go module proxy and the npm registry (for the pinned tools
+# and the TypeScript client's build):
 #   - GoReleaser (packaging/tools/go.mod pins it): the binaries, stripped
 #     and built with -trimpath, stamped with the version, commit and date;
 #     archives for linux, darwin and windows on amd64 and arm64;
@@ -75,7 +75,7 @@ for a in json.load(open("dist/artifacts.json")):
     if a["type"] == "Binary":
         print(a["goos"], a["goarch"], a["path"])')
 version=$(python3 -c 'import json; print(json.load(open("dist/metadata.json"))["version"])')
-commit=$(git rev-parse HEAD)
+commit=$(python3 -c 'import json; print(json.load(open("dist/metadata.json"))["commit"])')
 
 echo "dist: npm packages"
 node packaging/npm/build.mjs dist

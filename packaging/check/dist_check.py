@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """dist_check.py installs and runs each artifact `make dist` wrote, as a
-user would, offline, and the README's "Get mnemo" lines and MCP client
+user would, offline (OPS-7), and the README's "Get mnemo" lines and MCP client
 configurations with them:
 
   archives   checksums.txt and the SBOMs; this platform's archive unpacked
@@ -27,6 +27,8 @@ configurations with them:
              command and arguments run against the local registry and
              answering initialize
   workflows  actionlint on .github/workflows
+  builders   the builders' own tests: packaging/tools (the image builder,
+             the health check) and packaging/python (the wheel writer)
 
 Each check prints a line; the last line is "dist-check: N passed, N
 failed". It needs root (or sudo) for the chroot, Debian's python3-venv
@@ -35,6 +37,7 @@ and python3-httpx (scripts/dist-check.sh installs them), node and npm.
 Usage: dist_check.py DIST [CHECK...]
 """
 
+import glob
 import hashlib
 import json
 import os
@@ -175,15 +178,19 @@ class DistCheck:
         return env
 
     def start_registry(self):
-        if self.registry:
+        if self.registry_url:
             return
+        if self.registry:
+            raise Fail("the local npm registry did not start (see the npm check)")
         urlfile = self.path("registry.url")
         self.registry = subprocess.Popen(["node", os.path.join(HERE, "registry.mjs"), urlfile, os.path.join(self.dist, "npm"), os.path.join(self.dist, "clients")],
                                          stderr=open(self.path("registry.log"), "w"))
-        for _ in range(100):
+        for _ in range(1200):
             if os.path.exists(urlfile):
                 self.registry_url = open(urlfile).read()
                 return
+            if self.registry.poll() is not None:
+                break
             time.sleep(0.1)
         raise Fail("the local npm registry did not start:\n" + open(self.path("registry.log")).read())
 
@@ -271,7 +278,10 @@ class DistCheck:
             f.write('{"private": true, "type": "module"}\n')
         env = self.npm_env(self.path("npm-cache-ts"))
         run(["npm", "install", name], cwd=app, env=env)
-        srv = Server([os.path.join(self.path("archive"), "mnemo"), "--data", self.path("ts-data")], self.path("ts-serve.log"))
+        # The server: the binary npm installed in the npm check's project.
+        plat = "mnemo-%s-%s" % (sys.platform, {"amd64": "x64"}.get(ARCH, ARCH))
+        mnemo = os.path.join(self.path("npm-app"), "node_modules", "@mnemo-dev", plat, "bin", "mnemo")
+        srv = Server([mnemo, "--data", self.path("ts-data")], self.path("ts-serve.log"))
         try:
             script = (
                 'import { Mnemo } from "%s";\n'
@@ -305,6 +315,13 @@ class DistCheck:
         run(["bash", "-c", line], env=env, cwd=self.tmp)
         which = shutil.which("mnemo", path=env["PATH"])
         check(which == os.path.join(bin_, "mnemo"), "mnemo on PATH is %s, want the venv's" % which)
+        # pip chose this platform's wheel among them.
+        tag = {"amd64": "x86_64", "arm64": "aarch64"}[ARCH]
+        infos = glob.glob(os.path.join(v, "lib", "python*", "site-packages", "mnemo_server-*.dist-info", "WHEEL"))
+        check(len(infos) == 1, "mnemo_server's WHEEL in the venv: %s" % infos)
+        with open(infos[0]) as f:
+            wheel = f.read()
+        check("manylinux_2_17_%s" % tag in wheel, "pip installed a wheel tagged\n%s" % wheel)
         for cmd in (["mnemo", "--version"], ["mnemo-server", "--version"], ["python", "-m", "mnemo_server", "--version"]):
             got = run(cmd, env=env).strip()
             check(self.version in got, "%s: %r" % (" ".join(cmd), got))
@@ -314,7 +331,7 @@ class DistCheck:
             client = self.check_python_client(srv.url)
         finally:
             srv.stop()
-        return "%s (%s), mnemo serve /healthz; %s" % (line, [w for w in wheels if ARCH in w or "x86_64" in w][:1], client)
+        return "%s (%d wheels offered, linux %s installed): mnemo, mnemo-server, python -m mnemo_server; mnemo serve /healthz; %s" % (line, len(wheels), tag, client)
 
     def check_python_client(self, url):
         whl = [w for w in os.listdir(os.path.join(self.dist, "clients")) if w.endswith("-py3-none-any.whl")]
@@ -449,8 +466,14 @@ class DistCheck:
         run([actionlint, "-pyflakes="] + files, cwd=ROOT)
         return "actionlint with shellcheck: %s" % ", ".join(os.path.basename(f) for f in files)
 
+    def check_builders(self):
+        out = run(["go", "-C", os.path.join(ROOT, "packaging", "tools"), "test", "-count=1", "./..."])
+        run([sys.executable, "-m", "unittest", "discover", "-s", os.path.join(ROOT, "packaging", "python")])
+        pkgs = [l.split()[1].rsplit("/", 1)[1] for l in out.splitlines() if l.startswith("ok")]
+        return "go test packaging/tools: %s; unittest packaging/python" % ", ".join(pkgs)
 
-CHECKS = ["archives", "npm", "python", "oci", "homebrew", "mcp", "workflows"]
+
+CHECKS = ["archives", "npm", "python", "oci", "homebrew", "mcp", "workflows", "builders"]
 
 
 def main(argv):

@@ -18,14 +18,23 @@ if (!urlFile || dirs.length === 0) {
   process.exit(2);
 }
 
-// packageJSON reads package/package.json out of a .tgz.
+// packageJSON reads package/package.json out of a .tgz: from its first
+// 256 KiB when it is there (npm pack writes it first), else from the whole.
 function packageJSON(tgz) {
-  const tar = zlib.gunzipSync(tgz);
+  const head = zlib.gunzipSync(tgz.subarray(0, 256 << 10), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  try {
+    return findPackageJSON(head);
+  } catch {
+    return findPackageJSON(zlib.gunzipSync(tgz));
+  }
+}
+
+function findPackageJSON(tar) {
   for (let off = 0; off + 512 <= tar.length; ) {
     const name = tar.toString("utf8", off, off + 100).replace(/\0.*$/s, "");
     const size = parseInt(tar.toString("utf8", off + 124, off + 136).replace(/\0.*$/s, "").trim() || "0", 8);
     if (!name) break;
-    if (name === "package/package.json") {
+    if (name === "package/package.json" && off + 512 + size <= tar.length) {
       return JSON.parse(tar.toString("utf8", off + 512, off + 512 + size));
     }
     off += 512 + Math.ceil(size / 512) * 512;
