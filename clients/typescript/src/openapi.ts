@@ -1451,6 +1451,7 @@ export interface operations {
                         expires_at: string;
                         facts?: null | string[];
                         last_emotion?: string;
+                        security_level: string;
                         session_id: string;
                         topic_weights?: {
                             [key: string]: number;
@@ -1569,6 +1570,7 @@ export interface operations {
                             created_at: string;
                             id: string;
                             key?: string;
+                            security_level: string;
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
@@ -1580,6 +1582,7 @@ export interface operations {
                             created_at: string;
                             id: string;
                             key?: string;
+                            security_level: string;
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
@@ -1591,6 +1594,7 @@ export interface operations {
                             created_at: string;
                             id: string;
                             key?: string;
+                            security_level: string;
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
@@ -1602,11 +1606,13 @@ export interface operations {
                             created_at: string;
                             id: string;
                             key?: string;
+                            security_level: string;
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
                             vitality: number;
                         }[];
+                        security_level: string;
                         summary: {
                             mean_vitality: number;
                             total: number;
@@ -1661,6 +1667,7 @@ export interface operations {
                             data?: unknown;
                             id: string;
                             metadata?: unknown;
+                            security_level?: string;
                             seq?: number;
                             source?: string;
                             tenant_id: string;
@@ -1694,6 +1701,7 @@ export interface operations {
                     data?: unknown;
                     id?: string;
                     metadata?: unknown;
+                    security_level?: string;
                     source?: string;
                     /** Format: date-time */
                     ts?: null | string;
@@ -1721,6 +1729,7 @@ export interface operations {
                         data?: unknown;
                         id: string;
                         metadata?: unknown;
+                        security_level?: string;
                         seq?: number;
                         source?: string;
                         tenant_id: string;
@@ -1765,6 +1774,7 @@ export interface operations {
                         data?: unknown;
                         id: string;
                         metadata?: unknown;
+                        security_level?: string;
                         seq?: number;
                         source?: string;
                         tenant_id: string;
@@ -1797,6 +1807,7 @@ export interface operations {
                         data?: unknown;
                         id?: string;
                         metadata?: unknown;
+                        security_level?: string;
                         source?: string;
                         /** Format: date-time */
                         ts?: null | string;
@@ -1826,6 +1837,7 @@ export interface operations {
                             data?: unknown;
                             id: string;
                             metadata?: unknown;
+                            security_level?: string;
                             seq?: number;
                             source?: string;
                             tenant_id: string;
@@ -1894,6 +1906,7 @@ export interface operations {
                             note?: string;
                             ready: boolean;
                             score: number;
+                            security_level?: string;
                             success_cases: null | {
                                 event_id: string;
                                 text?: string;
@@ -1959,6 +1972,7 @@ export interface operations {
                             name: string;
                             note?: string;
                             ready: boolean;
+                            security_level?: string;
                             success_cases: null | {
                                 event_id: string;
                                 text?: string;
@@ -2018,6 +2032,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
@@ -2076,6 +2091,7 @@ export interface operations {
                                 note?: string;
                                 patterns?: null | string[];
                                 period: string;
+                                security_level?: string;
                                 sources: {
                                     [key: string]: number;
                                 };
@@ -2114,6 +2130,7 @@ export interface operations {
                                 name: string;
                                 note?: string;
                                 ready: boolean;
+                                security_level?: string;
                                 success_cases: null | {
                                     event_id: string;
                                     text?: string;
@@ -2429,6 +2446,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
@@ -2554,6 +2572,7 @@ export interface operations {
                             note?: string;
                             patterns?: null | string[];
                             period: string;
+                            security_level?: string;
                             sources: {
                                 [key: string]: number;
                             };
@@ -2637,6 +2656,7 @@ export interface operations {
                         note?: string;
                         patterns?: null | string[];
                         period: string;
+                        security_level?: string;
                         sources: {
                             [key: string]: number;
                         };
@@ -2921,6 +2941,7 @@ export interface operations {
                             key: string;
                             priority: number;
                             reason?: string;
+                            security_level: string;
                             type: string;
                         }[];
                         skipped: number;
@@ -3772,6 +3793,7 @@ export interface operations {
                             stage_updates: number;
                             updates: number;
                         };
+                        security_level: string;
                         version: number;
                     };
                 };
@@ -3843,6 +3865,7 @@ export interface operations {
                             stage_updates: number;
                             updates: number;
                         };
+                        security_level: string;
                         version: number;
                     };
                 };
@@ -3903,6 +3926,7 @@ export interface operations {
                                 stage_updates: number;
                                 updates: number;
                             };
+                            security_level: string;
                             version: number;
                         };
                         updated: boolean;
@@ -3983,10 +4007,12 @@ export interface operations {
                             key?: string;
                             line: string;
                             score: number;
+                            security_level: string;
                             tokens: number;
                             type?: string;
                         }[];
                         omitted: number;
+                        security_level: string;
                         text: string;
                         token_limit: number;
                         tokens: number;
@@ -4066,6 +4092,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
@@ -4300,6 +4327,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
@@ -4477,6 +4505,7 @@ export interface operations {
                             key?: string;
                             phase: string;
                             reason: string;
+                            security_level: string;
                             text: string;
                             type: string;
                         }[];
@@ -4489,6 +4518,7 @@ export interface operations {
                         compacted: null | {
                             by: string;
                             merged: null | string[];
+                            security_level: string;
                             summary: string;
                             summary_id?: string;
                             tag: string;
@@ -4498,6 +4528,7 @@ export interface operations {
                             id: string;
                             key?: string;
                             priority: number;
+                            security_level: string;
                             text: string;
                             to: number;
                             type: string;
@@ -4520,9 +4551,11 @@ export interface operations {
                             key?: string;
                             phase: string;
                             reason: string;
+                            security_level: string;
                             text: string;
                             type: string;
                         }[];
+                        security_level: string;
                         text: string;
                     };
                 };
@@ -4617,6 +4650,7 @@ export interface operations {
                             earlier?: null | {
                                 by: string;
                                 n: number;
+                                security_level: string;
                                 summary: string;
                                 tokens: number;
                             }[];
@@ -4625,6 +4659,7 @@ export interface operations {
                             instructions?: null | {
                                 /** Format: date-time */
                                 at: string;
+                                security_level: string;
                                 text: string;
                                 tokens: number;
                             }[];
@@ -4643,15 +4678,18 @@ export interface operations {
                                 cut?: boolean;
                                 n: number;
                                 responses?: null | string[];
+                                security_level: string;
                                 tokens: number;
                             }[];
                             run_id: string;
+                            security_level: string;
                             token_limit: number;
                             tokens: number;
                             trigger: {
                                 payload?: unknown;
                                 type: string;
                             };
+                            trigger_security_level: string;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
@@ -4694,6 +4732,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4702,6 +4741,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -4720,15 +4760,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4762,6 +4805,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4770,6 +4814,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -4788,15 +4833,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4830,6 +4878,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4838,6 +4887,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -4856,15 +4906,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4905,6 +4958,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4913,6 +4967,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -4931,15 +4986,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4977,6 +5035,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4985,6 +5044,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -5003,15 +5063,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -5049,6 +5112,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -5057,6 +5121,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -5075,15 +5140,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -5123,6 +5191,7 @@ export interface operations {
                             expires_at: string;
                             facts?: null | string[];
                             last_emotion?: string;
+                            security_level: string;
                             session_id: string;
                             topic_weights?: {
                                 [key: string]: number;
@@ -5169,6 +5238,7 @@ export interface operations {
                         expires_at: string;
                         facts?: null | string[];
                         last_emotion?: string;
+                        security_level: string;
                         session_id: string;
                         topic_weights?: {
                             [key: string]: number;
@@ -5218,6 +5288,7 @@ export interface operations {
                             expires_at: string;
                             facts?: null | string[];
                             last_emotion?: string;
+                            security_level: string;
                             session_id: string;
                             topic_weights?: {
                                 [key: string]: number;
@@ -5275,6 +5346,7 @@ export interface operations {
                         expires_at: string;
                         facts?: null | string[];
                         last_emotion?: string;
+                        security_level: string;
                         session_id: string;
                         topic_weights?: {
                             [key: string]: number;
@@ -5329,12 +5401,14 @@ export interface operations {
                             line: string;
                             reason: string;
                             score?: number;
+                            security_level: string;
                             tokens: number;
                             type: string;
                         }[];
                         notes?: null | string[];
                         omitted: number;
                         reason?: string;
+                        security_level: string;
                         text: string;
                         token_limit: number;
                         tokens: number;
@@ -5468,6 +5542,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
