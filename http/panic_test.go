@@ -51,7 +51,7 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 
 func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
-// TestPanicsAreInternalErrors is OPS-5 as a class: a panic
+// TestPanicsAreInternalErrors is OPS-8 as a class: a panic
 // in a handler (recall's query embedding), an MCP tool (the same, by MCP)
 // or a background job (the embedding worker) is an internal error with its
 // stack logged, and the server keeps answering.

@@ -20,7 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
-// edgeTexts are analysis edge cases (OPS-5): a text of only prefix
+// edgeTexts are analysis edge cases (OPS-8): a text of only prefix
 // tokens once ended the process from the remember tool.
 var edgeTexts = []string{
 	"the of and is", "Python*", "foo*bar*", "Deploys* Tuesdays*", "?!.,;:",

@@ -163,7 +163,7 @@ func TestExtractionKeepsLevel(t *testing.T) {
 	}
 }
 
-// TestWriteGuardPrefixOnly (OPS-5): a text of nothing but
+// TestWriteGuardPrefixOnly (OPS-8): a text of nothing but
 // words ending in '*' panicked the guard, which read it as a query (all
 // prefixes, no terms). It is text to index: stored, and its repeat found.
 func TestWriteGuardPrefixOnly(t *testing.T) {

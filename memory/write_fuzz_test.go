@@ -14,7 +14,7 @@ import (
 
 // analysisEdges are texts at the edges of analysis: nothing an index
 // keeps, or words it keeps oddly, which must never crash the Write Guard
-// (OPS-5).
+// (OPS-8).
 var analysisEdges = []string{
 	"the of and is to a", // only stop words
 	"Python*", "foo*bar*", "Deploys* Tuesdays*", "Lisb* * ** *x*",

@@ -274,7 +274,7 @@ func TestYAMLCommentAt(t *testing.T) {
 	}
 }
 
-// A typo'd MNEMO_* variable is not ignored in silence (OPS-6).
+// A typo'd MNEMO_* variable is not ignored in silence (OPS-9).
 func TestEnvTypoWarns(t *testing.T) {
 	warns := envTypos([]string{"MNEMO_DAAT=/srv/mnemo", "MNEMO_DATA=/x", "MNEMO_KEY_SUPPORT=s3cret", "MNEMO_TEST_PG_DSN=x", "PATH=/bin"})
 	if len(warns) != 1 || !strings.Contains(warns[0], "MNEMO_DAAT") || !strings.Contains(warns[0], "did you mean MNEMO_DATA?") || !strings.Contains(warns[0], "MNEMO_STORE") {

@@ -62,7 +62,7 @@ func TestMCPStdioBinary(t *testing.T) {
 			t.Errorf("list tools: no %s among %d tools", want, len(tools.Tools))
 		}
 	}
-	// Text of only prefix tokens is handled, not a crash (OPS-5).
+	// Text of only prefix tokens is handled, not a crash (OPS-8).
 	callTool(t, cs, "remember", map[string]any{"content": "Python*"})
 	res := callTool(t, cs, "remember", map[string]any{"content": "The deploy window is Thursday 14:00", "key": "/team/deploy"})
 	var rem struct{ ID string }

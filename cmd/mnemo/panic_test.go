@@ -13,7 +13,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestPrefixOnlyWrites is OPS-5 through every way in: a
+// TestPrefixOnlyWrites is OPS-8 through every way in: a
 // memory of nothing but words ending in '*' panicked the Write Guard — a
 // 500 over REST, and the end of the process over MCP and the CLI.
 func TestPrefixOnlyWrites(t *testing.T) {
@@ -43,7 +43,7 @@ func TestPrefixOnlyWrites(t *testing.T) {
 	callTool(t, cs, "status", nil) // still serving
 }
 
-// TestServeStopsJobsBeforeClosing is OPS-7: a SIGTERM (the
+// TestServeStopsJobsBeforeClosing is OPS-10: a SIGTERM (the
 // cancelled context Main gets from signal.NotifyContext) during a
 // scheduled reflect stops it and waits for it before the store closes,
 // loses nothing, and exits within 10 s.

@@ -18,7 +18,7 @@ func TestCallRecoversWithStack(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	err := safe.Call(log, "job", func() error {
 		var s []string
-		_ = s[:1][0] // a slice-bound panic, as the Write Guard once had (OPS-5)
+		_ = s[:1][0] // a slice-bound panic, as the Write Guard once had (OPS-8)
 		return nil
 	})
 	var pe *safe.PanicError
