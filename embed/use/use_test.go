@@ -114,7 +114,7 @@ var pathEmbedders = sync.OnceValues(func() (map[path]*Embedder, error) {
 // TestEmbedMatchesReference checks every path the CPU supports (the
 // portable loops, AVX2 float32, AVX-512 VNNI int8) against the same
 // golden vectors from TF.js, at a cosine of at least 0.999 each: a faster
-// path must not change what recall finds (EMB-1, PERF-8).
+// path must not change what recall finds (PERF-8).
 func TestEmbedMatchesReference(t *testing.T) {
 	g := readGolden(t)
 	texts := make([]string, len(g.Sentences))
