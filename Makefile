@@ -108,7 +108,9 @@ FUZZERS = \
 	./temporal:FuzzExtract \
 	.:FuzzParseTime \
 	./memory:FuzzWriteTimes \
-	./internal/timejson:FuzzRewrite
+	./internal/timejson:FuzzRewrite \
+	.:FuzzJSONDepth \
+	./files:FuzzIndent
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)

@@ -28,6 +28,10 @@ func FuzzImport(f *testing.F) {
 		`{"tenant_id":"t","agent_id":"a","content":"x","priority":7}`,
 		`{"tenant_id":"t","agent_id":"a","content":"x","embedding":[0.5,1e38]}`,
 		`[1,2,3]`, ``, "\n\n", `{"content":"no scope"}`,
+		// Data at the depth limit, past it, and a line past a request's (API-21).
+		`{"tenant_id":"t","agent_id":"a","data":` + strings.Repeat("[", mnemo.MaxJSONDepth) + strings.Repeat("]", mnemo.MaxJSONDepth) + `}`,
+		`{"tenant_id":"t","agent_id":"a","data":` + strings.Repeat(`{"a":`, mnemo.MaxJSONDepth+1) + "1" + strings.Repeat("}", mnemo.MaxJSONDepth+1) + `}`,
+		`{"tenant_id":"t","agent_id":"a","content":"x","tags":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
 	} {
 		f.Add(s)
 	}
@@ -49,9 +53,14 @@ func FuzzImport(f *testing.F) {
 			t.Fatal(err)
 		}
 		n, err := svc.Import(ctx, strings.NewReader(in), memory.ImportOptions{Scope: &into})
-		_, total, lerr := svc.List(ctx, into, mnemo.ListQuery{Filter: mnemo.Filter{IncludeArchived: true, IncludeExpired: true}})
+		ms, total, lerr := svc.List(ctx, into, mnemo.ListQuery{Filter: mnemo.Filter{IncludeArchived: true, IncludeExpired: true}})
 		if lerr != nil {
 			t.Fatal(lerr)
+		}
+		for _, m := range ms {
+			if d := max(mnemo.JSONDepth(m.Data), mnemo.JSONDepth(m.Source)); d > mnemo.MaxJSONDepth {
+				t.Fatalf("Import(%q) stored JSON %d levels deep", in, d)
+			}
 		}
 		if err != nil {
 			if c := mnemo.ErrorCode(err); c != mnemo.EINVALID && c != mnemo.ETOOLARGE {

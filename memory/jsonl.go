@@ -244,6 +244,9 @@ func (s *Service) dropPresent(ctx context.Context, scope mnemo.Scope, recs []mne
 // decodeMemory parses one JSONL line strictly: unknown fields are errors.
 func decodeMemory(b []byte, now time.Time) (mnemo.Memory, error) {
 	var m mnemo.Memory
+	if err := mnemo.CheckRequestDepth("the record", b); err != nil { // API-21
+		return m, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(&m)
