@@ -27,6 +27,11 @@ type Event struct {
 	Data json.RawMessage `json:"data,omitempty"`
 	// Metadata is a JSON object; metadata.parent_id works as data's does.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// SecurityLevel is the event's level (SEC-11): its writer's, or the
+	// classifier's of what it holds (Classify). A store keeps it as it
+	// came; an event stored before levels were kept reads "" from its
+	// store, and the Service classifies it on read.
+	SecurityLevel string `json:"security_level,omitempty"`
 	// Vectors are the event's L3 embeddings, written in the append's
 	// transaction (see events/vectors.go). A caller may supply some (a media
 	// embedding made elsewhere, with its model's name); the Service adds

@@ -91,6 +91,9 @@ type Summary struct {
 	Generator   string    `json:"generator"`
 	Note        string    `json:"note,omitempty"`
 	GeneratedAt time.Time `json:"generated_at"`
+	// SecurityLevel is the highest level of the period's events and of
+	// its own text (SEC-12): a summary is as secret as what it digests.
+	SecurityLevel string `json:"security_level,omitempty"`
 }
 
 // KeyEvent is a notable event of a summary and why.
@@ -182,6 +185,9 @@ type Capability struct {
 	ConditionSeen map[string]int `json:"condition_seen,omitempty"`
 	// DescribedAt is Successes when the LLM last described it.
 	DescribedAt int `json:"described_at,omitempty"`
+	// SecurityLevel is the highest level of the outcomes it learnt from
+	// and of its own text (SEC-12); it never goes down as outcomes arrive.
+	SecurityLevel string `json:"security_level,omitempty"`
 }
 
 // TaskCase is one outcome a capability learnt from.

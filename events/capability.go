@@ -69,6 +69,7 @@ func (r *TaskRules) learn(c mnemo.Capability, taskType string, outs []outcome) m
 	}
 	for _, o := range outs {
 		e, f := o.event, o.facts
+		c.SecurityLevel = mnemo.Highest(c.SecurityLevel, e.SecurityLevel) // SEC-12: never lower than an outcome's
 		if c.FirstSeen.IsZero() || e.TS.Before(c.FirstSeen) {
 			c.FirstSeen = e.TS
 		}
@@ -103,7 +104,30 @@ func (r *TaskRules) learn(c mnemo.Capability, taskType string, outs []outcome) m
 		c.Extractor = "rules"
 		c.Name, c.Description = ruleDescription(c)
 	}
+	classifyCapability(&c)
 	return c
+}
+
+// classifyCapability raises a capability's level to what its own text
+// calls for (SEC-12): at least its outcomes', and the classifier's of what
+// it says.
+func classifyCapability(c *mnemo.Capability) {
+	var cases []string
+	for _, tc := range slices.Concat(c.SuccessCases, c.FailureLessons) {
+		cases = append(cases, tc.Text)
+	}
+	text := strings.Join(slices.Concat([]string{capabilityText(*c), c.Note}, cases), "\n")
+	c.SecurityLevel = mnemo.ClassifyText(text, cmp.Or(c.SecurityLevel, mnemo.SecurityInternal))
+}
+
+// levelCapabilities gives the capabilities stored before levels were kept
+// the level their own text calls for (SEC-12).
+func levelCapabilities(caps []mnemo.Capability) {
+	for i := range caps {
+		if caps[i].SecurityLevel == "" {
+			classifyCapability(&caps[i])
+		}
+	}
 }
 
 // keepLatest inserts x in ts order and keeps the latest n.
@@ -289,6 +313,8 @@ func (s *Service) RefreshCapabilities(ctx context.Context, scope mnemo.Scope) (i
 			if d.Extractor == "llm" {
 				cur.FailureLessons = d.FailureLessons
 			}
+			cur.SecurityLevel = mnemo.Highest(cur.SecurityLevel, d.SecurityLevel)
+			classifyCapability(&cur)
 			return []mnemo.Capability{cur}, nil
 		})
 		if err != nil {
@@ -324,6 +350,7 @@ func (s *Service) describe(ctx context.Context, c mnemo.Capability) mnemo.Capabi
 			c.FailureLessons[i].Text = clipLine(l, 200)
 		}
 	}
+	classifyCapability(&c)
 	return c
 }
 
@@ -364,6 +391,7 @@ func (s *Service) Capabilities(ctx context.Context, scope mnemo.Scope, q Capabil
 	if err != nil {
 		return nil, err
 	}
+	levelCapabilities(all)
 	caps := readyCapabilities(all)
 	text := strings.TrimSpace(q.Text)
 	typ := strings.TrimSpace(q.TaskType)

@@ -167,6 +167,11 @@ func (s *Service) prepareEvent(scope mnemo.Scope, e mnemo.Event, now time.Time) 
 		return mnemo.Event{}, err
 	}
 	e.Vectors = slices.Clone(e.Vectors)
+	// Classified as memories are (SEC-11): a level the writer gives is kept.
+	if err := mnemo.CheckLevel("security_level", e.SecurityLevel); err != nil {
+		return mnemo.Event{}, err
+	}
+	e.Classify()
 	return e, nil
 }
 
@@ -229,7 +234,11 @@ func (s *Service) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.Ev
 	if q, err = mnemo.CheckEventQuery(q); err != nil {
 		return mnemo.EventPage{}, err
 	}
-	return es.QueryEvents(ctx, scope, q)
+	p, err := es.QueryEvents(ctx, scope, q)
+	for i := range p.Events {
+		p.Events[i].Classify() // stored before levels were kept (SEC-11)
+	}
+	return p, err
 }
 
 // eachEvent calls fn with every event matching q, in order, page by page:
@@ -265,7 +274,9 @@ func (s *Service) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (m
 	if id == "" {
 		return mnemo.Event{}, mnemo.Errorf(mnemo.EINVALID, "id is required")
 	}
-	return es.GetEvent(ctx, scope, id)
+	e, err := es.GetEvent(ctx, scope, id)
+	e.Classify() // stored before levels were kept (SEC-11)
+	return e, err
 }
 
 // ArchiveEvents moves the events (of every scope) older than olderThan, 0

@@ -1,10 +1,13 @@
 package events
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +73,60 @@ type ProfileRecord struct {
 	Profile  Profile         `json:"profile"`
 	Schedule ProfileSchedule `json:"schedule"`
 	Pending  []string        `json:"pending,omitempty"`
+	// SecurityLevel is the highest level of the interactions the profile
+	// was built from and of what it holds (SEC-11), by the memories'
+	// classifier; a manual replacement starts it again from what it
+	// holds. A record stored before levels were kept is classified when
+	// read.
+	SecurityLevel string `json:"security_level"`
+}
+
+// text is what a profile record holds that came from the user's words.
+func (rec *ProfileRecord) text() string {
+	parts := slices.Concat(rec.Pending, rec.Profile.Interests, rec.Profile.Needs)
+	for _, k := range slices.Sorted(maps.Keys(rec.Profile.Traits)) {
+		parts = append(parts, k+": "+rec.Profile.Traits[k])
+	}
+	return strings.Join(parts, "\n")
+}
+
+// classify raises the record's level to what it holds and what came in
+// calls for (SEC-11).
+func (rec *ProfileRecord) classify(in ...string) {
+	level := mnemo.ClassifyText(strings.Join(in, "\n"), cmp.Or(rec.SecurityLevel, mnemo.SecurityInternal))
+	rec.SecurityLevel = mnemo.ClassifyText(rec.text(), level)
+}
+
+// Conceal masks what a profile holds of the user's words — the pending
+// interactions, interests, needs, traits and what a significant update
+// found — when c may not read its level (SEC-8, SEC-11). The rest of the
+// schedule and the emotions' counts stay.
+func (rec *ProfileRecord) Conceal(c mnemo.Clearance) {
+	l := rec.SecurityLevel
+	if !c.Conceals(l) {
+		return
+	}
+	mask := func(list []string) []string {
+		if list == nil {
+			return nil
+		}
+		out := make([]string, len(list))
+		for i, t := range list {
+			out[i] = c.Field(l, t)
+		}
+		return out
+	}
+	rec.Pending, rec.Profile.Interests, rec.Profile.Needs = mask(rec.Pending), mask(rec.Profile.Interests), mask(rec.Profile.Needs)
+	if what, ok := strings.CutPrefix(rec.Schedule.Reason, "significant: "); ok { // names the new interest or need
+		rec.Schedule.Reason = "significant: " + c.Field(l, what)
+	}
+	if rec.Profile.Traits != nil {
+		traits := make(map[string]string, len(rec.Profile.Traits))
+		for k, v := range rec.Profile.Traits {
+			traits[k] = c.Field(l, v)
+		}
+		rec.Profile.Traits = traits
+	}
 }
 
 // ProfileFindings are what one interaction says about the user.
@@ -132,6 +189,7 @@ func (s *Service) Profile(ctx context.Context, scope mnemo.Scope) (ProfileRecord
 	if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
 		rec := ProfileRecord{}
 		s.plan(&rec.Schedule)
+		rec.classify()
 		return rec, nil
 	} else if err != nil {
 		return ProfileRecord{}, err
@@ -141,6 +199,9 @@ func (s *Service) Profile(ctx context.Context, scope mnemo.Scope) (ProfileRecord
 		return ProfileRecord{}, fmt.Errorf("profile: %w", err)
 	}
 	rec.Version = doc.Version
+	if rec.SecurityLevel == "" {
+		rec.classify()
+	}
 	return rec, nil
 }
 
@@ -159,6 +220,8 @@ func (s *Service) PutProfile(ctx context.Context, scope mnemo.Scope, version int
 	p.UpdatedAt = s.now().UTC()
 	rec.Profile = p
 	rec.Schedule.Reason = "manual"
+	rec.SecurityLevel = ""
+	rec.classify()
 	return rec, s.putProfile(ctx, scope, &rec)
 }
 
@@ -207,6 +270,7 @@ func (s *Service) RecordInteraction(ctx context.Context, scope mnemo.Scope, text
 		sch.Interactions++
 		sch.SinceUpdate++
 		rec.Pending = append(rec.Pending, textutil.TruncateRunes(text, 500))
+		rec.classify(text)
 		if len(rec.Pending) > maxPending {
 			rec.Pending = rec.Pending[len(rec.Pending)-maxPending:]
 		}
@@ -236,6 +300,7 @@ func (s *Service) RecordInteraction(ctx context.Context, scope mnemo.Scope, text
 				f = s.readInteraction(ctx, texts)
 			}
 			applyFindings(&rec.Profile, f, now)
+			rec.classify()
 			rec.Pending = nil
 			sch.Updates++
 			sch.SinceUpdate = 0

@@ -278,5 +278,9 @@ func (s *Service) exportInsights(ctx context.Context, scope mnemo.Scope, q mnemo
 	if caps == nil {
 		caps = []mnemo.Capability{}
 	}
+	for i := range sums {
+		levelSummary(&sums[i])
+	}
+	levelCapabilities(caps)
 	return sums, caps, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -109,7 +110,20 @@ func (s *Service) Summaries(ctx context.Context, scope mnemo.Scope, q mnemo.Summ
 	if err != nil {
 		return nil, err
 	}
-	return is.Summaries(ctx, scope, q)
+	sums, err := is.Summaries(ctx, scope, q)
+	for i := range sums {
+		levelSummary(&sums[i])
+	}
+	return sums, err
+}
+
+// levelSummary gives a summary stored before levels were kept the level
+// its own text calls for (SEC-12); the level of its events is lost with
+// them.
+func levelSummary(sum *mnemo.Summary) {
+	if sum.SecurityLevel == "" {
+		classifySummary(sum)
+	}
 }
 
 // maxKeyEvents bounds a summary's key events.
@@ -122,6 +136,7 @@ func (s *Service) summarize(ctx context.Context, scope mnemo.Scope, p mnemo.Peri
 		Scope: scope, Period: p, Start: start, End: end,
 		Types: map[string]int{}, Sources: map[string]int{}, ErrorTypes: map[string]int{},
 		CapabilityUse: map[string]mnemo.TaskCount{}, Generator: "rules",
+		SecurityLevel: mnemo.SecurityInternal,
 	}
 	sum.Activity.Unit, sum.Activity.Buckets = activityBuckets(p, start, end)
 	var errs, done []mnemo.KeyEvent
@@ -129,6 +144,7 @@ func (s *Service) summarize(ctx context.Context, scope mnemo.Scope, p mnemo.Peri
 	rules := &s.events.Tasks
 	err := s.eachEvent(ctx, scope, mnemo.EventQuery{From: &start, To: &end}, func(e mnemo.Event) error {
 		sum.Events++
+		sum.SecurityLevel = mnemo.Highest(sum.SecurityLevel, e.SecurityLevel) // SEC-12
 		sum.Types[e.Type]++
 		if e.Source != "" {
 			sum.Sources[e.Source]++
@@ -203,7 +219,22 @@ func (s *Service) summarize(ctx context.Context, scope mnemo.Scope, p mnemo.Peri
 		sum.Activity.Busiest = &t
 	}
 	sum.GeneratedAt = s.now().UTC()
+	classifySummary(&sum)
 	return sum, nil
+}
+
+// summaryText is the text of a summary that came from its events or a
+// model: names and insights, not counts and times.
+func summaryText(sum *mnemo.Summary) string {
+	parts := slices.Concat(slices.Collect(maps.Keys(sum.Types)), slices.Collect(maps.Keys(sum.Sources)),
+		slices.Collect(maps.Keys(sum.CapabilityUse)), sum.Trends, sum.Patterns, sum.Suggestions, []string{sum.Note})
+	return strings.Join(parts, "\n")
+}
+
+// classifySummary raises a summary's level to what its own text calls for
+// (SEC-12): at least its events', and the classifier's of what it says.
+func classifySummary(sum *mnemo.Summary) {
+	sum.SecurityLevel = mnemo.ClassifyText(summaryText(sum), cmp.Or(sum.SecurityLevel, mnemo.SecurityInternal))
 }
 
 // mayHaveFacts says whether an event's data or metadata may hold a field
@@ -278,6 +309,11 @@ func (s *Service) addInsights(ctx context.Context, is mnemo.InsightStore, sum *m
 		ins, err := in.EventInsights(ctx, *sum, prev)
 		if err == nil && len(ins.Trends)+len(ins.Patterns)+len(ins.Suggestions) > 0 {
 			sum.Trends, sum.Patterns, sum.Suggestions, sum.Generator = ins.Trends, ins.Patterns, ins.Suggestions, "llm"
+			// The model read the previous summary too (SEC-12).
+			if prev != nil {
+				sum.SecurityLevel = mnemo.Highest(sum.SecurityLevel, prev.SecurityLevel)
+			}
+			classifySummary(sum)
 			return
 		}
 		if err == nil {
@@ -288,6 +324,7 @@ func (s *Service) addInsights(ctx context.Context, is mnemo.InsightStore, sum *m
 	}
 	ins := ruleInsights(*sum, prev)
 	sum.Trends, sum.Patterns, sum.Suggestions, sum.Generator = ins.Trends, ins.Patterns, ins.Suggestions, "rules"
+	classifySummary(sum)
 }
 
 // ruleInsights are the deterministic insights of a summary.

@@ -474,6 +474,7 @@ func (s *Service) SearchEvents(ctx context.Context, scope mnemo.Scope, q Search)
 			}
 			return nil, err
 		}
+		e.Classify() // stored before levels were kept (SEC-11)
 		h.Event = e
 		out = append(out, h)
 		ids = append(ids, e.ID)

@@ -31,10 +31,13 @@ type eventInput struct {
 	// Vectors are L3 embeddings the caller made (a media embedding with
 	// its model's name).
 	Vectors []mnemo.EventVector `json:"vectors,omitempty"`
+	// SecurityLevel is public, internal, confidential or restricted;
+	// without one the event is classified by what it holds (SEC-11).
+	SecurityLevel string `json:"security_level,omitempty"`
 }
 
 func (in eventInput) event() mnemo.Event {
-	e := mnemo.Event{ID: in.ID, Type: in.Type, Source: in.Source, Data: in.Data, Metadata: in.Metadata, Vectors: in.Vectors}
+	e := mnemo.Event{ID: in.ID, Type: in.Type, Source: in.Source, Data: in.Data, Metadata: in.Metadata, Vectors: in.Vectors, SecurityLevel: in.SecurityLevel}
 	if in.TS != nil {
 		e.TS = *in.TS
 	}
@@ -379,6 +382,10 @@ func (s *Server) handleExportEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	if format != events.ExportJSON && format != events.ExportCSV {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "format must be json or csv, not %q", format))
+		return
+	}
+	if err := exportable(r, "events"); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	probe := q

@@ -29,7 +29,24 @@ type Compaction struct {
 	SummaryID string   `json:"summary_id,omitempty"`
 	Summary   string   `json:"summary"`
 	By        string   `json:"by"` // "llm" or "extractive"
+	// SecurityLevel is the summary memory's level (SEC-12): the highest of
+	// the memories it merges, and at least what its own text calls for.
+	SecurityLevel string `json:"security_level"`
 }
+
+// compactLevel is the level of a summary of group (SEC-12): never below a
+// memory it merges, nor below what the classifier reads in its text.
+func compactLevel(group []*mnemo.Memory, summary string) string {
+	level := mnemo.SecurityInternal
+	for _, m := range group {
+		level = mnemo.Highest(level, m.SecurityLevel)
+	}
+	return mnemo.ClassifyText(summary, level)
+}
+
+// Conceal masks the summary when c may not read what it was made of
+// (SEC-8).
+func (c *Compaction) Conceal(cl mnemo.Clearance) { c.Summary = cl.Text(c.SecurityLevel, c.Summary) }
 
 // compactGroups returns, for each tag over the threshold, the indexes of
 // ms to merge: active, not pinned, not P0, not already a summary, not
@@ -148,7 +165,7 @@ func (s *Service) writeCompaction(ctx context.Context, ls mnemo.LifecycleStore, 
 	}
 	data, _ := json.Marshal(map[string]any{"compacted_from": c.Merged, "tag": c.Tag, "by": c.By})
 	ms, err := s.mem.RememberUnguarded(ctx, scope, []mnemo.Draft{{Key: key, Content: &c.Summary, Type: typ, Priority: &prio, Importance: &imp,
-		Tags: []string{c.Tag, compactTag}, Data: data, Source: json.RawMessage(`"auto:reflect"`)}})
+		Tags: []string{c.Tag, compactTag}, Data: data, Source: json.RawMessage(`"auto:reflect"`), SecurityLevel: c.SecurityLevel}})
 	if err != nil {
 		return fmt.Errorf("compaction of %q: %w", c.Tag, err)
 	}

@@ -80,9 +80,6 @@ type ReflectOptions struct {
 	DryRun bool      `json:"dry_run,omitempty"`
 	Now    time.Time `json:"now,omitempty"`
 	Actor  string    `json:"-"` // who runs it, for the ledger: cli, api, mcp, serve
-	// Redact masks confidential and restricted memories' text in the
-	// report, for a channel that reaches a model (MCP).
-	Redact bool `json:"-"`
 }
 
 // ReflectReport says what a sleep cycle changed, memory by memory.
@@ -102,6 +99,9 @@ type ReflectReport struct {
 	After       LifeTotals       `json:"after"`
 	NextRun     time.Time        `json:"next_run"`
 	Text        string           `json:"text"` // the markdown report
+	// SecurityLevel is the highest level of the memories the report
+	// names (SEC-12): the report is as secret as they are, masked or not.
+	SecurityLevel string `json:"security_level"`
 }
 
 // VitalityChange is one memory whose vitality moved.
@@ -113,6 +113,9 @@ type VitalityChange struct {
 	Text     string  `json:"text"`
 	From     float64 `json:"from"`
 	To       float64 `json:"to"`
+	// SecurityLevel is the memory's (SEC-2); Text is masked for it when
+	// reflect was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // LifeAction is one memory archived, and why.
@@ -123,6 +126,9 @@ type LifeAction struct {
 	Text   string `json:"text"`
 	Phase  string `json:"phase"`
 	Reason string `json:"reason"`
+	// SecurityLevel is the memory's (SEC-2); Text is masked for it when
+	// reflect was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // LifeTotals counts active memories.
@@ -138,7 +144,8 @@ const reflectChunk = 5000
 // tidy, govern, retention, capacity. Every change goes to the ledger in the
 // same transaction; archiving hides a memory from recall but keeps it (it
 // can be restored). With DryRun nothing changes and the report says what
-// would.
+// would. The report masks what the caller's clearance (on ctx) may not
+// read (SEC-8).
 func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptions) (ReflectReport, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return ReflectReport{}, err
@@ -177,6 +184,10 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 		actor = "api"
 	}
 	lc := s.life
+	clear := mnemo.ClearanceFrom(ctx)
+	text := func(m *mnemo.Memory) string {
+		return clear.Text(m.SecurityLevel, textutil.Clip(textutil.OneLine(m.Content), 60))
+	}
 	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}, OrphanLinks: []mnemo.Relation{}}
 
 	// Every active memory, without vectors.
@@ -198,7 +209,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 		}
 		archived[i] = true
 		m := &ms[i]
-		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
+		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: text(m), Phase: phase, Reason: reason, SecurityLevel: m.SecurityLevel})
 	}
 	for _, p := range run {
 		switch p {
@@ -208,7 +219,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 				if math.Abs(v-vitality[i]) >= 0.005 {
 					m := &ms[i]
 					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
-						Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
+						Text: text(m), From: vitality[i], To: v, SecurityLevel: m.SecurityLevel})
 					vitality[i] = v
 				}
 			}
@@ -314,6 +325,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 				group = append(group, &ms[i])
 			}
 			c.Summary, c.By = s.compactText(ctx, tag, slices.Clone(group))
+			c.SecurityLevel = compactLevel(group, c.Summary)
 			rep.Compacted = append(rep.Compacted, c)
 			groups[tag] = group
 		}
@@ -327,7 +339,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 	}
 	rep.NextRun = now.Add(lc.Every)
 	if slices.Contains(run, PhasePurge) {
-		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun, o.Redact)
+		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun, clear)
 		if err != nil {
 			return ReflectReport{}, err
 		}
@@ -340,6 +352,13 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 			}
 		}
 	}
+	// The summaries are written whole; the report shows them as the
+	// caller may read them (SEC-8), and says the highest level it names
+	// (SEC-12).
+	for i := range rep.Compacted {
+		rep.Compacted[i].Conceal(clear)
+	}
+	rep.level()
 	rep.Text = rep.markdown()
 	if o.DryRun || (len(rep.Decayed) == 0 && len(rep.Archived) == 0) {
 		return rep, nil
@@ -393,7 +412,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 // purge finds the memories that prune, reset and retention archived more
 // than Grace ago and are still archived; unless dry, it erases them, with
 // a ledger entry.
-func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, now time.Time, actor string, dry, redact bool) ([]LifeAction, error) {
+func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, now time.Time, actor string, dry bool, clear mnemo.Clearance) ([]LifeAction, error) {
 	until := now.Add(-s.life.Grace)
 	var out []LifeAction
 	var ids []string
@@ -417,8 +436,8 @@ func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnem
 						return nil, err
 					}
 					ids = append(ids, id)
-					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), redact), Phase: PhasePurge,
-						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
+					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: clear.Text(m.SecurityLevel, textutil.Clip(textutil.OneLine(m.Content), 60)), Phase: PhasePurge,
+						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace), SecurityLevel: m.SecurityLevel})
 				}
 			}
 			if len(es) < mnemo.MaxListLimit {
@@ -486,6 +505,21 @@ func totals(ms []mnemo.Memory, state func(i int) (float64, bool)) LifeTotals {
 		t.MeanVitality = sum / float64(t.Active)
 	}
 	return t
+}
+
+// level sets the report's level to the highest of the memories it names
+// (SEC-12).
+func (r *ReflectReport) level() {
+	r.SecurityLevel = mnemo.SecurityPublic
+	for _, d := range r.Decayed {
+		r.SecurityLevel = mnemo.Highest(r.SecurityLevel, d.SecurityLevel)
+	}
+	for _, a := range slices.Concat(r.Archived, r.Purged) {
+		r.SecurityLevel = mnemo.Highest(r.SecurityLevel, a.SecurityLevel)
+	}
+	for _, c := range r.Compacted {
+		r.SecurityLevel = mnemo.Highest(r.SecurityLevel, c.SecurityLevel)
+	}
 }
 
 // reportLines bounds the memories a markdown section lists by name.

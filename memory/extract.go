@@ -30,8 +30,9 @@ type Extractor interface {
 // Guard: a user-stated fact at confidence 0.9 or more (MEM-7), under
 // /<category>/<key> when the model named one. A failing model costs the
 // extraction, never the conversation's write: it is logged and in the
-// ledger.
-func (s *Service) extract(ctx context.Context, scope mnemo.Scope, sessionID string, msgs []Message) {
+// ledger. Each memory is at least as secret as the most secret of msgs,
+// level (SEC-12): the model read them all.
+func (s *Service) extract(ctx context.Context, scope mnemo.Scope, sessionID string, msgs []Message, level string) {
 	found, err := s.extractor.ExtractMemories(ctx, msgs)
 	if err != nil {
 		s.log.Warn("memory extraction failed", "session", sessionID, "err", err)
@@ -52,7 +53,8 @@ func (s *Service) extract(ctx context.Context, scope mnemo.Scope, sessionID stri
 			src, conf = "user_stated", max(conf, 0.9)
 		}
 		content := e.Content
-		d := mnemo.Draft{Content: &content, Category: cat, Type: cat, Confidence: &conf, SessionID: sessionID, Tags: []string{"extracted"}}
+		d := mnemo.Draft{Content: &content, Category: cat, Type: cat, Confidence: &conf, SessionID: sessionID, Tags: []string{"extracted"},
+			SecurityLevel: mnemo.ClassifyText(content, level)}
 		d.Source, _ = json.Marshal(src)
 		if k := textutil.KeySegment(strings.ToLower(strings.TrimSpace(e.Key))); k != "" {
 			d.Key = "/" + cat + "/" + k

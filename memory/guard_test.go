@@ -147,6 +147,22 @@ func TestExtraction(t *testing.T) {
 	}
 }
 
+// SEC-12: what a model extracts from messages is at least as secret as the
+// most secret of them, whatever its own text says.
+func TestExtractionKeepsLevel(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := service.New(newService(t, c).Store(), service.Options{Now: c.Now, Extractor: extractor{}})
+	if _, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{{Role: "user", Content: "I like green tea in the afternoon"},
+		{Role: "user", Content: "and mail me at dana.okafor@example.com"}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.GetByKey(ctx, alice, "/preference/drink")
+	if err != nil || m.SecurityLevel != mnemo.SecurityConfidential {
+		t.Fatalf("extracted beside a confidential message: %q, %v; want confidential", m.SecurityLevel, err)
+	}
+}
+
 // TestWriteGuardPrefixOnly is defect 1 of issue 15: a text of nothing but
 // words ending in '*' panicked the guard, which read it as a query (all
 // prefixes, no terms). It is text to index: stored, and its repeat found.

@@ -105,7 +105,11 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	}
 	ms, err := s.write(ctx, scope, recs, true)
 	if err == nil && s.extractor != nil {
-		s.extract(ctx, scope, sessionID, msgs)
+		level := mnemo.SecurityInternal
+		for _, r := range recs {
+			level = mnemo.Highest(level, r.Memory.SecurityLevel)
+		}
+		s.extract(ctx, scope, sessionID, msgs, level)
 	}
 	return ms, err
 }

@@ -24,7 +24,7 @@ import (
 var _ mnemo.EventStore = (*DB)(nil)
 
 // eventCols are the columns an event is read from, in scanEvent's order.
-const eventCols = `seq, id, ts_ns, type, source, data::text, metadata::text`
+const eventCols = `seq, id, ts_ns, type, source, data::text, metadata::text, coalesce(security_level, '')`
 
 func scanEvent(r pgx.Row, scope mnemo.Scope) (mnemo.Event, error) {
 	e := mnemo.Event{Scope: scope}
@@ -32,7 +32,7 @@ func scanEvent(r pgx.Row, scope mnemo.Scope) (mnemo.Event, error) {
 		ts         int64
 		data, meta *string
 	)
-	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, &data, &meta); err != nil {
+	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, &data, &meta, &e.SecurityLevel); err != nil {
 		return e, err
 	}
 	e.TS = sqlrow.FromNanos(ts)
@@ -83,9 +83,9 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 				}
 				rels = append(rels, found...)
 			}
-			err := tx.QueryRow(ctx, `INSERT INTO events (tenant_id, agent_id, id, ts_ns, type, source, data, metadata)
-				VALUES ($1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::text::json, $8::text::json) RETURNING seq`,
-				scope.TenantID, scope.AgentID, e.ID, sqlrow.Nanos(e.TS), e.Type, e.Source, nullRaw(e.Data), nullRaw(e.Metadata)).Scan(&e.Seq)
+			err := tx.QueryRow(ctx, `INSERT INTO events (tenant_id, agent_id, id, ts_ns, type, source, data, metadata, security_level)
+				VALUES ($1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::text::json, $8::text::json, nullif($9::text, '')) RETURNING seq`,
+				scope.TenantID, scope.AgentID, e.ID, sqlrow.Nanos(e.TS), e.Type, e.Source, nullRaw(e.Data), nullRaw(e.Metadata), e.SecurityLevel).Scan(&e.Seq)
 			if err != nil {
 				var pe *pgconn.PgError
 				if errors.As(err, &pe) && pe.Code == "23505" {
@@ -418,7 +418,7 @@ func scanEventCold(r pgx.Row, scope mnemo.Scope) (mnemo.Event, bool, error) {
 		data, meta *string
 		cold       bool
 	)
-	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, &data, &meta, &cold); err != nil {
+	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, &data, &meta, &e.SecurityLevel, &cold); err != nil {
 		return e, false, err
 	}
 	e.TS = sqlrow.FromNanos(ts)

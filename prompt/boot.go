@@ -26,9 +26,6 @@ type BootQuery struct {
 	// language CTX-17's layout was first written in.
 	Lang string    `json:"lang,omitempty"`
 	Now  time.Time `json:"now,omitempty"`
-	// Redact masks confidential and restricted memories' text, for a
-	// channel that reaches a model (MCP).
-	Redact bool `json:"-"`
 }
 
 // Boot is who the agent is and what it should know at the start of a
@@ -46,6 +43,9 @@ type Boot struct {
 	// Tokens counts the narrative's tokens with the service's tokenizer
 	// (0 for the json format, which has no text).
 	Tokens int `json:"tokens"`
+	// SecurityLevel is the highest level of the memories it shows (SEC-12):
+	// the narrative is as secret as they are, masked or not.
+	SecurityLevel string `json:"security_level"`
 }
 
 // BootItem is one memory of a boot layer.
@@ -57,6 +57,9 @@ type BootItem struct {
 	Vitality  float64   `json:"vitality"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// SecurityLevel is the memory's (SEC-2); Content is masked for it when
+	// the boot was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // BootSummary counts the active memories.
@@ -83,7 +86,8 @@ var (
 )
 
 // Boot returns the warm start of CTX-17 and CTX-18. Nothing is recorded as
-// accessed.
+// accessed. A memory the caller's clearance (on ctx) does not read whole
+// is in it masked (SEC-8).
 func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boot, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return Boot{}, err
@@ -106,6 +110,7 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 		now = s.now()
 	}
 	now = now.UTC()
+	clear := mnemo.ClearanceFrom(ctx)
 	var b Boot
 	// A layer is listed type by type, each in its index's order, and
 	// merged: one ordered read per type instead of a sort of every memory
@@ -131,8 +136,8 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 			if text == "" {
 				text = m.Content
 			}
-			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: m.MaskedText(textutil.OneLine(text), q.Redact), Vitality: m.Vitality,
-				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: clear.Text(m.SecurityLevel, textutil.OneLine(text)), Vitality: m.Vitality,
+				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, SecurityLevel: m.SecurityLevel}
 		}
 		return items, nil
 	}
@@ -180,6 +185,10 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 		inWindow = recent[0].Count
 	}
 	b.EarlierEvents = events - inWindow
+	b.SecurityLevel = mnemo.SecurityPublic
+	for _, it := range slices.Concat(b.Identity, b.Emotion, b.Knowledge, b.Events) {
+		b.SecurityLevel = mnemo.Highest(b.SecurityLevel, it.SecurityLevel)
+	}
 	if q.Format != BootJSON {
 		b.Text = b.narrative(q.Lang, inWindow)
 		b.Tokens = s.tok.Count(b.Text)

@@ -23,8 +23,6 @@ type ReadQuery struct {
 	Tags []string `json:"tags,omitempty"`
 	// Now is the current time, for expiry and recency; zero is the clock.
 	Now time.Time `json:"current_time,omitempty"`
-	// Redact masks confidential and restricted memories' text.
-	Redact bool `json:"-"`
 }
 
 // ReadResult is a default read: compact lines `key type summary` under a
@@ -38,6 +36,9 @@ type ReadResult struct {
 	// expired nor archived); Omitted those that did not fit.
 	Effective int `json:"effective"`
 	Omitted   int `json:"omitted"`
+	// SecurityLevel is the highest level of the memories in Text (SEC-12):
+	// the read is as secret as they are, masked or not.
+	SecurityLevel string `json:"security_level"`
 }
 
 // ReadLine is one memory of a default read.
@@ -48,6 +49,9 @@ type ReadLine struct {
 	Line   string  `json:"line"`
 	Score  float64 `json:"score"`
 	Tokens int     `json:"tokens"`
+	// SecurityLevel is the memory's (SEC-2); Line is masked for it when
+	// the read was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // ReadHeader opens a default read (CTX-22).
@@ -143,7 +147,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 		return b.m.UpdatedAt.Compare(a.m.UpdatedAt)
 	})
 
-	res := ReadResult{Lines: []ReadLine{}, TokenLimit: q.TokenLimit, Effective: total}
+	res := ReadResult{Lines: []ReadLine{}, TokenLimit: q.TokenLimit, Effective: total, SecurityLevel: mnemo.SecurityPublic}
 	used := s.tok.Count(ReadHeader + "\n")
 	if used > q.TokenLimit {
 		return ReadResult{}, mnemo.Errorf(mnemo.EINVALID, "token_limit %d cannot hold even the header", q.TokenLimit)
@@ -153,11 +157,12 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 	var b strings.Builder
 	b.WriteString(ReadHeader + "\n")
 	misses := 0
+	clear := mnemo.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
 	for _, r := range ranked {
 		if q.TokenLimit-noteReserve-used < minReadLine || misses == maxReadMisses {
 			break // full, or full enough that nothing further down will fit
 		}
-		line := readLine(r.m, q.Redact)
+		line := readLine(r.m, clear)
 		n := s.tok.Count(line + "\n")
 		if used+n > q.TokenLimit-noteReserve {
 			misses++
@@ -165,7 +170,8 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 		}
 		used += n
 		b.WriteString(line + "\n")
-		res.Lines = append(res.Lines, ReadLine{ID: r.m.ID, Key: r.m.Key, Type: r.m.Type, Line: line, Score: r.score, Tokens: n})
+		res.Lines = append(res.Lines, ReadLine{ID: r.m.ID, Key: r.m.Key, Type: r.m.Type, Line: line, Score: r.score, Tokens: n, SecurityLevel: r.m.SecurityLevel})
+		res.SecurityLevel = mnemo.Highest(res.SecurityLevel, r.m.SecurityLevel)
 	}
 	res.Omitted = total - len(res.Lines)
 	if res.Omitted > 0 {
@@ -213,7 +219,7 @@ func fromData(m *mnemo.Memory) {
 
 // readLine is CTX-22's `key type summary`: the key without its
 // leading slash (as ls and grep see it), or the id when there is none.
-func readLine(m *mnemo.Memory, redact bool) string {
+func readLine(m *mnemo.Memory, clear mnemo.Clearance) string {
 	key := strings.TrimPrefix(m.Key, "/")
 	if key == "" {
 		key = "id:" + m.ID
@@ -229,6 +235,6 @@ func readLine(m *mnemo.Memory, redact bool) string {
 	if m.Type != "" {
 		parts = append(parts, m.Type)
 	}
-	parts = append(parts, m.MaskedText(textutil.Clip(textutil.OneLine(text), readLineChars), redact))
+	parts = append(parts, clear.Text(m.SecurityLevel, textutil.Clip(textutil.OneLine(text), readLineChars)))
 	return strings.Join(parts, " ")
 }

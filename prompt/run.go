@@ -1,9 +1,11 @@
 package prompt
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -64,14 +66,23 @@ type Run struct {
 
 	FixedTokens int `json:"fixed_tokens"` // trigger, focus and instructions
 	NextRound   int `json:"next_round"`
+
+	// SecurityLevel is the highest level of everything the run was given
+	// (SEC-11): its trigger and focus (TriggerLevel), instructions, calls
+	// and responses, by the memories' classifier. Each part keeps its
+	// own, so that a masking key reads the rest of the run; none goes
+	// down. A run stored before levels were kept is classified when read.
+	SecurityLevel string `json:"security_level"`
+	TriggerLevel  string `json:"trigger_security_level"`
 }
 
 // Instruction is a temporary instruction injected into a run (CTX-7):
 // it stays in the fixed part until the run closes.
 type Instruction struct {
-	Text   string    `json:"text"`
-	At     time.Time `json:"at"`
-	Tokens int       `json:"tokens"`
+	Text          string    `json:"text"`
+	At            time.Time `json:"at"`
+	Tokens        int       `json:"tokens"`
+	SecurityLevel string    `json:"security_level"`
 }
 
 // Round is one function-call round: the call, and what the model said
@@ -84,6 +95,9 @@ type Round struct {
 	Tokens    int       `json:"tokens"`
 	// Cut is set when compaction shortened the round's output to fit.
 	Cut bool `json:"cut,omitempty"`
+	// SecurityLevel is the highest level of the round's call and
+	// responses, as they were recorded (SEC-11).
+	SecurityLevel string `json:"security_level"`
 }
 
 // ToolCall is one function call and its result.
@@ -100,6 +114,9 @@ type RoundSummary struct {
 	Summary string `json:"summary"`
 	Tokens  int    `json:"tokens"`
 	By      string `json:"by"` // "extractive" or "llm"
+	// SecurityLevel is its round's at least (SEC-12): a sentence cut from
+	// a secret may no longer look like one.
+	SecurityLevel string `json:"security_level"`
 }
 
 // summaryTokens bounds the one sentence of a compacted round.
@@ -147,6 +164,7 @@ func (s *Service) OpenRun(ctx context.Context, scope mnemo.Scope, o RunOptions) 
 	if err := r.checkFixed(); err != nil {
 		return Run{}, err
 	}
+	r.classify()
 	r.Tokens = r.FixedTokens
 	body, err := json.Marshal(r)
 	if err != nil {
@@ -199,6 +217,7 @@ func (s *Service) GetRun(ctx context.Context, scope mnemo.Scope, id string) (Run
 	if mnemo.ErrorCode(err) == mnemo.ENOTFOUND {
 		return Run{}, mnemo.Errorf(mnemo.ENOTFOUND, "no open run %q", id)
 	}
+	r.classify()
 	return r, err
 }
 
@@ -218,6 +237,7 @@ func (s *Service) ListRuns(ctx context.Context, scope mnemo.Scope) ([]Run, error
 		if err := json.Unmarshal(d.Body, &r); err != nil {
 			return nil, fmt.Errorf("run %q: %w", d.ID, err)
 		}
+		r.classify()
 		r.Rounds, r.Earlier = nil, nil
 		runs = append(runs, r)
 	}
@@ -247,6 +267,7 @@ func (s *Service) CloseRun(ctx context.Context, scope mnemo.Scope, id string) (R
 		if !ok {
 			return Run{}, mnemo.Errorf(mnemo.ENOTFOUND, "no open run %q", id)
 		}
+		r.classify()
 		return r, nil
 	}
 	return Run{}, mnemo.Errorf(mnemo.ECONFLICT, "run %q is being changed by too many writers at once; retry", id)
@@ -330,7 +351,9 @@ func (s *Service) changeRun(ctx context.Context, scope mnemo.Scope, id string, f
 		if err := fn(r); err != nil {
 			return false, err
 		}
+		r.classify() // before compaction: a round's sentence takes its level
 		s.compact(ctx, r)
+		r.classify()
 		r.UpdatedAt = s.now().UTC()
 		return true, nil
 	})
@@ -468,7 +491,7 @@ func (s *Service) summarizeRound(ctx context.Context, r *Run, rd *Round) RoundSu
 		text = textutil.OneLine(text)
 		if err == nil && text != "" {
 			text, _ = s.tok.Truncate(text, summaryTokens)
-			return RoundSummary{N: rd.N, Summary: text, Tokens: s.tok.Count(text), By: "llm"}
+			return RoundSummary{N: rd.N, Summary: text, Tokens: s.tok.Count(text), By: "llm", SecurityLevel: rd.SecurityLevel}
 		}
 		s.log.Warn("round summary failed, using the extractive sentence", "run", r.ID, "round", rd.N, "err", err)
 		r.note(fmt.Sprintf("round %d: the summarizer failed, an extractive sentence was used", rd.N))
@@ -477,7 +500,64 @@ func (s *Service) summarizeRound(ctx context.Context, r *Run, rd *Round) RoundSu
 	if short, cut := s.tok.Truncate(text, summaryTokens); cut {
 		text = short + "…"
 	}
-	return RoundSummary{N: rd.N, Summary: text, Tokens: s.tok.Count(text), By: "extractive"}
+	return RoundSummary{N: rd.N, Summary: text, Tokens: s.tok.Count(text), By: "extractive", SecurityLevel: rd.SecurityLevel}
+}
+
+// classify raises the level of each part of the run to what its text
+// calls for, and the run's to the highest (SEC-11). A part classified
+// before keeps its level at least, even once compaction cut its text.
+func (r *Run) classify() {
+	raise := func(level *string, texts ...string) string {
+		*level = mnemo.ClassifyText(strings.Join(texts, "\n"), cmp.Or(*level, mnemo.SecurityInternal))
+		return *level
+	}
+	levels := []string{raise(&r.TriggerLevel, r.Trigger.text(), r.Focus)}
+	for i := range r.Instructions {
+		levels = append(levels, raise(&r.Instructions[i].SecurityLevel, r.Instructions[i].Text))
+	}
+	for i := range r.Earlier {
+		levels = append(levels, raise(&r.Earlier[i].SecurityLevel, r.Earlier[i].Summary))
+	}
+	for i := range r.Rounds {
+		levels = append(levels, raise(&r.Rounds[i].SecurityLevel, roundText(&r.Rounds[i])))
+	}
+	r.SecurityLevel = mnemo.Highest(append(levels, r.SecurityLevel)...)
+}
+
+// Conceal masks each part of a run c may not read at its level (SEC-8,
+// SEC-11): the trigger's payload and the focus, instructions, a call's
+// input, output and error, responses, the sentences of older rounds. The
+// rest of the run, its counts and notes stay.
+func (r *Run) Conceal(c mnemo.Clearance) {
+	if l := r.TriggerLevel; c.Conceals(l) {
+		r.Trigger.Payload, r.Focus = c.JSON(l, r.Trigger.Payload), c.Field(l, r.Focus)
+	}
+	r.Instructions = slices.Clone(r.Instructions)
+	for i := range r.Instructions {
+		in := &r.Instructions[i]
+		in.Text = c.Field(in.SecurityLevel, in.Text)
+	}
+	r.Earlier = slices.Clone(r.Earlier)
+	for i := range r.Earlier {
+		e := &r.Earlier[i]
+		e.Summary = c.Field(e.SecurityLevel, e.Summary)
+	}
+	r.Rounds = slices.Clone(r.Rounds)
+	for i := range r.Rounds {
+		rd := &r.Rounds[i]
+		l := rd.SecurityLevel
+		if !c.Conceals(l) {
+			continue
+		}
+		if call := rd.Call; call != nil {
+			rd.Call = &ToolCall{Name: call.Name, Input: c.JSON(l, call.Input), Output: c.JSON(l, call.Output), Error: c.Field(l, call.Error)}
+		}
+		responses := make([]string, len(rd.Responses))
+		for j, t := range rd.Responses {
+			responses[j] = c.Field(l, t)
+		}
+		rd.Responses = responses
+	}
 }
 
 // roundText is a round as a summarizer reads it.

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,6 +40,13 @@ type WorkingMemory struct {
 	// Topics weighs the keywords of recent turns; the heaviest are the
 	// current topic.
 	Topics map[string]float64 `json:"topic_weights,omitempty"`
+
+	// SecurityLevel is the highest level of every turn the session had
+	// and of what it keeps (SEC-11), by the memories' classifier: the
+	// topic and variables are read from the turns, so a secret said once
+	// keeps the session at its level until it ends. A session stored
+	// before levels were kept is classified by what it keeps when read.
+	SecurityLevel string `json:"security_level"`
 }
 
 // Turn is one message of a session.
@@ -140,6 +148,7 @@ func (s *Service) AddTurn(ctx context.Context, scope mnemo.Scope, sessionID stri
 			first = true
 		}
 		wm.apply(t, an)
+		wm.classify(t)
 		wm.TurnCount++
 		wm.UpdatedAt, wm.ExpiresAt = now, now.Add(s.opts.SessionIdle)
 		return true, nil
@@ -261,8 +270,50 @@ func (wm *WorkingMemory) topic() string {
 	return strings.Join(out, " ")
 }
 
-// public is the working memory as callers see it, without the weights.
+// text is what a working memory keeps that a turn's text can put there.
+func (wm *WorkingMemory) text() string {
+	parts := slices.Concat([]string{wm.CurrentTopic}, wm.Facts, slices.Sorted(maps.Keys(wm.Topics)))
+	for _, k := range slices.Sorted(maps.Keys(wm.ContextVariables)) {
+		parts = append(parts, k+": "+wm.ContextVariables[k])
+	}
+	return strings.Join(parts, "\n")
+}
+
+// classify raises the session's level to what turn t and what the session
+// now keeps call for (SEC-11); it never lowers it.
+func (wm *WorkingMemory) classify(t Turn) {
+	in := slices.Concat([]string{t.Text, t.Topic}, t.Remember, slices.Collect(maps.Values(t.Variables)))
+	level := mnemo.ClassifyText(strings.Join(in, "\n"), cmp.Or(wm.SecurityLevel, mnemo.SecurityInternal))
+	wm.SecurityLevel = mnemo.ClassifyText(wm.text(), level)
+}
+
+// Conceal masks what a session keeps — its topic, the values of its
+// variables, its facts — when c may not read its level (SEC-8, SEC-11).
+// Its counts, times and emotion stay.
+func (wm *WorkingMemory) Conceal(c mnemo.Clearance) {
+	l := wm.SecurityLevel
+	if !c.Conceals(l) {
+		return
+	}
+	wm.CurrentTopic = c.Field(l, wm.CurrentTopic)
+	vars := make(map[string]string, len(wm.ContextVariables))
+	for k, v := range wm.ContextVariables {
+		vars[k] = c.Field(l, v)
+	}
+	wm.ContextVariables = vars
+	facts := make([]string, len(wm.Facts))
+	for i, f := range wm.Facts {
+		facts[i] = c.Field(l, f)
+	}
+	wm.Facts, wm.Topics = facts, nil
+}
+
+// public is the working memory as callers see it, without the weights,
+// with its level (SEC-11: one stored without is classified now).
 func (wm WorkingMemory) public() WorkingMemory {
+	if wm.SecurityLevel == "" {
+		wm.SecurityLevel = mnemo.ClassifyText(wm.text(), mnemo.SecurityInternal)
+	}
 	wm.Topics = nil
 	if wm.ContextVariables == nil {
 		wm.ContextVariables = map[string]string{}

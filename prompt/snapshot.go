@@ -22,8 +22,6 @@ type SnapshotQuery struct {
 	TokenLimit int `json:"token_limit,omitempty"`
 	// Now is the time "recent" and expiry are judged at; zero is the clock.
 	Now time.Time `json:"now,omitempty"`
-	// Redact masks confidential and restricted memories' text.
-	Redact bool `json:"-"`
 }
 
 // Snapshot reasons: why a memory is in a snapshot.
@@ -46,6 +44,9 @@ type Snapshot struct {
 	Notes    []string `json:"notes,omitempty"`
 	Degraded bool     `json:"degraded"`
 	Reason   string   `json:"reason,omitempty"`
+	// SecurityLevel is the highest level of the memories in Text (SEC-12):
+	// the section is as secret as they are, masked or not.
+	SecurityLevel string `json:"security_level"`
 }
 
 // SnapshotItem is one memory of a snapshot.
@@ -59,6 +60,9 @@ type SnapshotItem struct {
 	Line      string    `json:"line"` // as it appears in Text
 	Tokens    int       `json:"tokens"`
 	Cut       bool      `json:"cut,omitempty"` // the line was shortened to fit
+	// SecurityLevel is the memory's (SEC-2); Line is masked for it when
+	// the snapshot was asked redacted.
+	SecurityLevel string `json:"security_level"`
 }
 
 // Snapshot budgets (CTX-13).
@@ -99,7 +103,7 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 		now = s.now()
 	}
 	now = now.UTC()
-	snap := Snapshot{Memories: []SnapshotItem{}, TokenLimit: limit}
+	snap := Snapshot{Memories: []SnapshotItem{}, TokenLimit: limit, SecurityLevel: mnemo.SecurityPublic}
 
 	pinned, nPinned, err := s.store.List(ctx, scope, mnemo.ListQuery{Filter: mnemo.Filter{Pinned: true, Now: now}, Limit: snapshotMaxPinned, NoVectors: true})
 	if err != nil {
@@ -147,8 +151,9 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	used := s.tok.Count(RecentExperienceHeading + "\n")
 	budget := limit - noteReserve
 	omitted := map[string]int{}
+	clear := mnemo.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
 	add := func(m *mnemo.Memory, reason string, score float64) {
-		line := snapshotLine(m, reason, now, q.Redact)
+		line := snapshotLine(m, reason, now, clear)
 		n := s.tok.Count(line + "\n")
 		cut := false
 		if n > lineTokens || used+n > budget {
@@ -163,7 +168,8 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 		}
 		used += n
 		snap.Memories = append(snap.Memories, SnapshotItem{ID: m.ID, Key: m.Key, Type: m.Type, Reason: reason,
-			Score: score, CreatedAt: m.CreatedAt, Line: line, Tokens: n, Cut: cut})
+			Score: score, CreatedAt: m.CreatedAt, Line: line, Tokens: n, Cut: cut, SecurityLevel: m.SecurityLevel})
+		snap.SecurityLevel = mnemo.Highest(snap.SecurityLevel, m.SecurityLevel)
 	}
 	for i := range pinned {
 		add(&pinned[i], ReasonPinned, 0)
@@ -201,12 +207,12 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 }
 
 // snapshotLine renders a memory for the Recent Experience section.
-func snapshotLine(m *mnemo.Memory, reason string, now time.Time, redact bool) string {
+func snapshotLine(m *mnemo.Memory, reason string, now time.Time, clear mnemo.Clearance) string {
 	text := m.Summary
 	if text == "" {
 		text = m.Content
 	}
-	text = m.MaskedText(textutil.OneLine(text), redact)
+	text = clear.Text(m.SecurityLevel, textutil.OneLine(text))
 	var when string
 	switch reason {
 	case ReasonPinned:

@@ -21,7 +21,7 @@ var _ mnemo.EventStore = (*DB)(nil)
 // by internal/eventseg, which the postgres backend shares.
 
 // eventCols are the columns an event is read from, in scanEvent's order.
-const eventCols = `seq, id, ts, type, source, data, metadata`
+const eventCols = `seq, id, ts, type, source, data, metadata, coalesce(security_level, '')`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -29,7 +29,7 @@ func scanEvent(r rowScanner, scope mnemo.Scope) (mnemo.Event, error) {
 	e := mnemo.Event{Scope: scope}
 	var ts int64
 	// Into *[]byte: NULL leaves it nil, and the text is copied once.
-	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, (*[]byte)(&e.Data), (*[]byte)(&e.Metadata)); err != nil {
+	if err := r.Scan(&e.Seq, &e.ID, &ts, &e.Type, &e.Source, (*[]byte)(&e.Data), (*[]byte)(&e.Metadata), &e.SecurityLevel); err != nil {
 		return e, err
 	}
 	e.TS = sqlrow.FromNanos(ts)
@@ -41,6 +41,14 @@ func nullRaw(b json.RawMessage) any {
 		return nil
 	}
 	return string(b)
+}
+
+// nullString stores "" as NULL.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // AppendEvents implements mnemo.EventStore.
@@ -79,7 +87,7 @@ func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnem
 			}
 			rels = append(rels, found...)
 		}
-		res, err := ins.ExecContext(ctx, e.ID, scope.TenantID, scope.AgentID, sqlrow.Nanos(e.TS), e.Type, e.Source, nullRaw(e.Data), nullRaw(e.Metadata))
+		res, err := ins.ExecContext(ctx, e.ID, scope.TenantID, scope.AgentID, sqlrow.Nanos(e.TS), e.Type, e.Source, nullRaw(e.Data), nullRaw(e.Metadata), nullString(e.SecurityLevel))
 		if err != nil {
 			if isConstraint(err) {
 				return nil, mnemo.Errorf(mnemo.ECONFLICT, "event id %s is already taken", e.ID)
@@ -157,7 +165,7 @@ func (db *DB) appendStmts(ctx context.Context) (*appendStatements, error) {
 		dst   **sql.Stmt
 		query string
 	}{
-		{&st.insert, `INSERT INTO events (id, tenant_id, agent_id, ts, type, source, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&st.insert, `INSERT INTO events (id, tenant_id, agent_id, ts, type, source, data, metadata, security_level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&st.relation, relationInsert(1)},
 		{&st.relations, relationInsert(relationChunk)},
 		{&st.vector, insertEventVector},
@@ -523,17 +531,18 @@ func lowerBound(q mnemo.EventQuery, cur *mnemo.EventCursor) (int64, bool) {
 }
 
 // A cold segment part is gzip-compressed lines of tab-separated fields:
-// seq, id, ts (unix nanoseconds), type, source, data, metadata. No field
+// seq, id, ts (unix nanoseconds), type, source, data, metadata, security
+// level (none in a line written before levels were kept). No field
 // holds a tab or a newline: ids, types and sources have no control
 // characters (the Service checks them) and compacted JSON escapes both.
 // So a part is read without a JSON decoder, and with zcat and cut too.
 
 // eventLine is an event as one line of parseLine's fields, made by SQLite:
-// one column to fetch instead of seven, into a reused buffer, which cut the
+// one column to fetch instead of eight, into a reused buffer, which cut the
 // allocations of reading 10k events from 141k to 61k
 // (BenchmarkQueryEvents10k).
 const eventLine = `seq || char(9) || id || char(9) || ts || char(9) || type || char(9) || source || char(9) ||
-	coalesce(data, '') || char(9) || coalesce(metadata, '')`
+	coalesce(data, '') || char(9) || coalesce(metadata, '') || char(9) || coalesce(security_level, '')`
 
 // GetEvent implements mnemo.EventStore.
 func (db *DB) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (mnemo.Event, error) {

@@ -22,6 +22,9 @@ import (
 //     a relation fails.
 //   - ArchiveEvents changes no read: queries, pages and GetEvent answer the
 //     same before and after.
+//   - An event keeps its SecurityLevel as it came, "" included (SEC-11: the
+//     Service classifies one stored without a level when it reads it),
+//     hot and cold.
 
 func eventStore(t *testing.T, s mnemo.Store) mnemo.EventStore {
 	es, ok := s.(mnemo.EventStore)
@@ -238,6 +241,48 @@ func testEventsCold(t *testing.T, s mnemo.Store) {
 	if n, err := es.ArchiveEvents(ctx, at(48*time.Hour)); err != nil || n != 0 {
 		t.Fatalf("archiving again: %d %v", n, err)
 	}
+}
+
+func testEventLevels(t *testing.T, s mnemo.Store) {
+	es := eventStore(t, s)
+	ctx := t.Context()
+	levels := []string{mnemo.SecurityRestricted, mnemo.SecurityConfidential, mnemo.SecurityPublic, ""}
+	var in []mnemo.Event
+	for i, l := range levels {
+		e := event(i, "note", "s", at(time.Duration(i)*time.Hour))
+		e.SecurityLevel = l
+		in = append(in, e)
+	}
+	out, err := es.AppendEvents(ctx, scopeAX, in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for i, e := range out {
+			if e.SecurityLevel != levels[i] {
+				t.Errorf("%s: append returned level %q for %s, want %q", when, e.SecurityLevel, e.ID, levels[i])
+			}
+		}
+		p, err := es.QueryEvents(ctx, scopeAX, mnemo.EventQuery{Limit: 10})
+		if err != nil || len(p.Events) != len(levels) {
+			t.Fatalf("%s: query: %d events, %v", when, len(p.Events), err)
+		}
+		for i, e := range p.Events {
+			if e.SecurityLevel != levels[i] {
+				t.Errorf("%s: query read level %q for %s, want %q", when, e.SecurityLevel, e.ID, levels[i])
+			}
+			g, err := es.GetEvent(ctx, scopeAX, e.ID)
+			if err != nil || g.SecurityLevel != levels[i] {
+				t.Errorf("%s: get %s: level %q, %v; want %q", when, e.ID, g.SecurityLevel, err, levels[i])
+			}
+		}
+	}
+	check("hot")
+	if n, err := es.ArchiveEvents(ctx, at(2*time.Hour)); err != nil || n != 2 {
+		t.Fatalf("archived %d, %v; want 2", n, err)
+	}
+	check("after archiving half")
 }
 
 func ptr[T any](v T) *T { return &v }

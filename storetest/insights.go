@@ -38,7 +38,11 @@ func testSummaries(t *testing.T, s mnemo.Store) {
 		{scopeAX, sum(mnemo.PeriodDay, day, 1)},
 		{scopeAX, sum(mnemo.PeriodDay, day, 2)}, // replaces the first
 		{scopeAX, sum(mnemo.PeriodHour, day, 3)},
-		{scopeAX, sum(mnemo.PeriodMonth, day, 4)},
+		{scopeAX, func() mnemo.Summary {
+			m := sum(mnemo.PeriodMonth, day, 4)
+			m.SecurityLevel = mnemo.SecurityRestricted
+			return m
+		}()},
 		{scopeBX, sum(mnemo.PeriodDay, day, 5)},
 	} {
 		if err := is.PutSummary(ctx, x.scope, x.s); err != nil {
@@ -54,6 +58,9 @@ func testSummaries(t *testing.T, s mnemo.Store) {
 		order = append(order, g.Period)
 		if g.Period == mnemo.PeriodDay && g.Events != 2 {
 			t.Errorf("the day was not replaced: %d events", g.Events)
+		}
+		if want := map[bool]string{true: mnemo.SecurityRestricted}[g.Period == mnemo.PeriodMonth]; g.SecurityLevel != want {
+			t.Errorf("the %s summary's level is %q, want %q (SEC-12: kept as it came)", g.Period, g.SecurityLevel, want)
 		}
 	}
 	// By start (the month's is the 1st), then period, shortest first.
@@ -114,10 +121,10 @@ func testCapabilities(t *testing.T, s mnemo.Store) {
 	if err != nil || len(got) != 2 || got[0].TaskType != "deploy" || got[0].Successes != 2 || !got[1].Ready {
 		t.Fatalf("Capabilities = %+v, %v", got, err)
 	}
-	if err := is.ReplaceCapabilities(ctx, scopeAX, []mnemo.Capability{{TaskType: "build", Successes: 4}}); err != nil {
+	if err := is.ReplaceCapabilities(ctx, scopeAX, []mnemo.Capability{{TaskType: "build", Successes: 4, SecurityLevel: mnemo.SecurityConfidential}}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := is.Capabilities(ctx, scopeAX); len(got) != 1 || got[0].TaskType != "build" {
+	if got, _ := is.Capabilities(ctx, scopeAX); len(got) != 1 || got[0].TaskType != "build" || got[0].SecurityLevel != mnemo.SecurityConfidential {
 		t.Errorf("after replace: %+v", got)
 	}
 	if got, _ := is.Capabilities(ctx, scopeBX); len(got) != 1 || got[0].Successes != 9 {

@@ -72,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"Events", testEvents},
 		{"EventRelations", testEventRelations},
 		{"EventsCold", testEventsCold},
+		{"EventLevels", testEventLevels},
 		{"Summaries", testSummaries},
 		{"Capabilities", testCapabilities},
 		{"EventVectors", testEventVectors},

@@ -4,8 +4,9 @@
 // it reads through its own line-building query.
 //
 // A segment part is gzip-compressed lines of tab-separated fields: seq, id,
-// ts (unix nanoseconds), type, source, data, metadata. No field holds a
-// tab or a newline: ids, types and sources have no control characters
+// ts (unix nanoseconds), type, source, data, metadata and security level
+// (SEC-11; lines written before levels were kept have seven fields, and
+// read as no level). No field holds a tab or a newline: ids, types and sources have no control characters
 // (CheckStored) and compacted JSON escapes both. So a part is read without
 // a JSON decoder, and with zcat and cut too.
 package eventseg
@@ -131,12 +132,12 @@ func Encode(events []mnemo.Event) ([]byte, error) {
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	bw := bufio.NewWriter(zw)
 	for _, e := range events {
-		for _, field := range [][]byte{[]byte(e.ID), []byte(e.Type), []byte(e.Source), e.Data, e.Metadata} {
+		for _, field := range [][]byte{[]byte(e.ID), []byte(e.Type), []byte(e.Source), e.Data, e.Metadata, []byte(e.SecurityLevel)} {
 			if bytes.ContainsAny(field, "\t\n") {
 				return nil, fmt.Errorf("event %s has a tab or a newline in a field", e.ID)
 			}
 		}
-		fmt.Fprintf(bw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Seq, e.ID, sqlrow.Nanos(e.TS), e.Type, e.Source, e.Data, e.Metadata)
+		fmt.Fprintf(bw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Seq, e.ID, sqlrow.Nanos(e.TS), e.Type, e.Source, e.Data, e.Metadata, e.SecurityLevel)
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
@@ -192,18 +193,22 @@ func (d *Decoder) Decode(codec string, body []byte, scope mnemo.Scope, skip func
 }
 
 // ParseLine reads an event from a line of tab-separated fields: seq, id,
-// ts, type, source, data, metadata. It copies what it keeps. A line for
-// which skip (when not nil) reports true is passed over: ok is false.
+// ts, type, source, data, metadata and, in a line written since levels are
+// kept, security level. It copies what it keeps. A line for which skip
+// (when not nil) reports true is passed over: ok is false.
 func ParseLine(line []byte, scope mnemo.Scope, skip func(seq, ts int64) bool) (e mnemo.Event, ok bool, err error) {
-	var f [7][]byte
+	var f [8][]byte
 	for i := range 6 {
 		j := bytes.IndexByte(line, '\t')
 		if j < 0 {
-			return e, false, fmt.Errorf("a line has %d fields, want 7", i+1)
+			return e, false, fmt.Errorf("a line has %d fields, want 7 or 8", i+1)
 		}
 		f[i], line = line[:j], line[j+1:]
 	}
 	f[6] = line
+	if j := bytes.IndexByte(line, '\t'); j >= 0 {
+		f[6], f[7] = line[:j], line[j+1:]
+	}
 	seq, ok1 := parseInt(f[0])
 	ts, ok2 := parseInt(f[2])
 	if !ok1 || !ok2 {
@@ -218,6 +223,9 @@ func ParseLine(line []byte, scope mnemo.Scope, skip func(seq, ts int64) bool) (e
 	}
 	if len(f[6]) > 0 {
 		e.Metadata = bytes.Clone(f[6])
+	}
+	if len(f[7]) > 0 {
+		e.SecurityLevel = string(f[7])
 	}
 	return e, true, nil
 }

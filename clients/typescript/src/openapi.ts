@@ -1451,6 +1451,7 @@ export interface operations {
                         expires_at: string;
                         facts?: null | string[];
                         last_emotion?: string;
+                        security_level: string;
                         session_id: string;
                         topic_weights?: {
                             [key: string]: number;
@@ -1569,6 +1570,7 @@ export interface operations {
                             created_at: string;
                             id: string;
                             key?: string;
+                            security_level: string;
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
@@ -1580,6 +1582,7 @@ export interface operations {
                             created_at: string;
                             id: string;
                             key?: string;
+                            security_level: string;
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
@@ -1591,6 +1594,7 @@ export interface operations {
                             created_at: string;
                             id: string;
                             key?: string;
+                            security_level: string;
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
@@ -1602,11 +1606,13 @@ export interface operations {
                             created_at: string;
                             id: string;
                             key?: string;
+                            security_level: string;
                             type: string;
                             /** Format: date-time */
                             updated_at: string;
                             vitality: number;
                         }[];
+                        security_level: string;
                         summary: {
                             mean_vitality: number;
                             total: number;
@@ -1661,6 +1667,7 @@ export interface operations {
                             data?: unknown;
                             id: string;
                             metadata?: unknown;
+                            security_level?: string;
                             seq?: number;
                             source?: string;
                             tenant_id: string;
@@ -1694,6 +1701,7 @@ export interface operations {
                     data?: unknown;
                     id?: string;
                     metadata?: unknown;
+                    security_level?: string;
                     source?: string;
                     /** Format: date-time */
                     ts?: null | string;
@@ -1721,6 +1729,7 @@ export interface operations {
                         data?: unknown;
                         id: string;
                         metadata?: unknown;
+                        security_level?: string;
                         seq?: number;
                         source?: string;
                         tenant_id: string;
@@ -1765,6 +1774,7 @@ export interface operations {
                         data?: unknown;
                         id: string;
                         metadata?: unknown;
+                        security_level?: string;
                         seq?: number;
                         source?: string;
                         tenant_id: string;
@@ -1797,6 +1807,7 @@ export interface operations {
                         data?: unknown;
                         id?: string;
                         metadata?: unknown;
+                        security_level?: string;
                         source?: string;
                         /** Format: date-time */
                         ts?: null | string;
@@ -1826,6 +1837,7 @@ export interface operations {
                             data?: unknown;
                             id: string;
                             metadata?: unknown;
+                            security_level?: string;
                             seq?: number;
                             source?: string;
                             tenant_id: string;
@@ -1894,6 +1906,7 @@ export interface operations {
                             note?: string;
                             ready: boolean;
                             score: number;
+                            security_level?: string;
                             success_cases: null | {
                                 event_id: string;
                                 text?: string;
@@ -1959,6 +1972,7 @@ export interface operations {
                             name: string;
                             note?: string;
                             ready: boolean;
+                            security_level?: string;
                             success_cases: null | {
                                 event_id: string;
                                 text?: string;
@@ -2018,6 +2032,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
@@ -2076,6 +2091,7 @@ export interface operations {
                                 note?: string;
                                 patterns?: null | string[];
                                 period: string;
+                                security_level?: string;
                                 sources: {
                                     [key: string]: number;
                                 };
@@ -2114,6 +2130,7 @@ export interface operations {
                                 name: string;
                                 note?: string;
                                 ready: boolean;
+                                security_level?: string;
                                 success_cases: null | {
                                     event_id: string;
                                     text?: string;
@@ -2429,6 +2446,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
@@ -2554,6 +2572,7 @@ export interface operations {
                             note?: string;
                             patterns?: null | string[];
                             period: string;
+                            security_level?: string;
                             sources: {
                                 [key: string]: number;
                             };
@@ -2637,6 +2656,7 @@ export interface operations {
                         note?: string;
                         patterns?: null | string[];
                         period: string;
+                        security_level?: string;
                         sources: {
                             [key: string]: number;
                         };
@@ -2923,6 +2943,7 @@ export interface operations {
                             key: string;
                             priority: number;
                             reason?: string;
+                            security_level: string;
                             type: string;
                         }[];
                         skipped: number;
@@ -3774,6 +3795,7 @@ export interface operations {
                             stage_updates: number;
                             updates: number;
                         };
+                        security_level: string;
                         version: number;
                     };
                 };
@@ -3845,6 +3867,7 @@ export interface operations {
                             stage_updates: number;
                             updates: number;
                         };
+                        security_level: string;
                         version: number;
                     };
                 };
@@ -3905,6 +3928,7 @@ export interface operations {
                                 stage_updates: number;
                                 updates: number;
                             };
+                            security_level: string;
                             version: number;
                         };
                         updated: boolean;
@@ -3985,10 +4009,12 @@ export interface operations {
                             key?: string;
                             line: string;
                             score: number;
+                            security_level: string;
                             tokens: number;
                             type?: string;
                         }[];
                         omitted: number;
+                        security_level: string;
                         text: string;
                         token_limit: number;
                         tokens: number;
@@ -4068,6 +4094,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
@@ -4302,6 +4329,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;
@@ -4479,6 +4507,7 @@ export interface operations {
                             key?: string;
                             phase: string;
                             reason: string;
+                            security_level: string;
                             text: string;
                             type: string;
                         }[];
@@ -4491,6 +4520,7 @@ export interface operations {
                         compacted: null | {
                             by: string;
                             merged: null | string[];
+                            security_level: string;
                             summary: string;
                             summary_id?: string;
                             tag: string;
@@ -4500,6 +4530,7 @@ export interface operations {
                             id: string;
                             key?: string;
                             priority: number;
+                            security_level: string;
                             text: string;
                             to: number;
                             type: string;
@@ -4522,9 +4553,11 @@ export interface operations {
                             key?: string;
                             phase: string;
                             reason: string;
+                            security_level: string;
                             text: string;
                             type: string;
                         }[];
+                        security_level: string;
                         text: string;
                     };
                 };
@@ -4619,6 +4652,7 @@ export interface operations {
                             earlier?: null | {
                                 by: string;
                                 n: number;
+                                security_level: string;
                                 summary: string;
                                 tokens: number;
                             }[];
@@ -4627,6 +4661,7 @@ export interface operations {
                             instructions?: null | {
                                 /** Format: date-time */
                                 at: string;
+                                security_level: string;
                                 text: string;
                                 tokens: number;
                             }[];
@@ -4645,15 +4680,18 @@ export interface operations {
                                 cut?: boolean;
                                 n: number;
                                 responses?: null | string[];
+                                security_level: string;
                                 tokens: number;
                             }[];
                             run_id: string;
+                            security_level: string;
                             token_limit: number;
                             tokens: number;
                             trigger: {
                                 payload?: unknown;
                                 type: string;
                             };
+                            trigger_security_level: string;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
@@ -4696,6 +4734,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4704,6 +4743,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -4722,15 +4762,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4764,6 +4807,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4772,6 +4816,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -4790,15 +4835,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4832,6 +4880,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4840,6 +4889,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -4858,15 +4908,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4907,6 +4960,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4915,6 +4969,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -4933,15 +4988,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -4979,6 +5037,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -4987,6 +5046,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -5005,15 +5065,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -5051,6 +5114,7 @@ export interface operations {
                         earlier?: null | {
                             by: string;
                             n: number;
+                            security_level: string;
                             summary: string;
                             tokens: number;
                         }[];
@@ -5059,6 +5123,7 @@ export interface operations {
                         instructions?: null | {
                             /** Format: date-time */
                             at: string;
+                            security_level: string;
                             text: string;
                             tokens: number;
                         }[];
@@ -5077,15 +5142,18 @@ export interface operations {
                             cut?: boolean;
                             n: number;
                             responses?: null | string[];
+                            security_level: string;
                             tokens: number;
                         }[];
                         run_id: string;
+                        security_level: string;
                         token_limit: number;
                         tokens: number;
                         trigger: {
                             payload?: unknown;
                             type: string;
                         };
+                        trigger_security_level: string;
                         /** Format: date-time */
                         updated_at: string;
                     };
@@ -5125,6 +5193,7 @@ export interface operations {
                             expires_at: string;
                             facts?: null | string[];
                             last_emotion?: string;
+                            security_level: string;
                             session_id: string;
                             topic_weights?: {
                                 [key: string]: number;
@@ -5171,6 +5240,7 @@ export interface operations {
                         expires_at: string;
                         facts?: null | string[];
                         last_emotion?: string;
+                        security_level: string;
                         session_id: string;
                         topic_weights?: {
                             [key: string]: number;
@@ -5220,6 +5290,7 @@ export interface operations {
                             expires_at: string;
                             facts?: null | string[];
                             last_emotion?: string;
+                            security_level: string;
                             session_id: string;
                             topic_weights?: {
                                 [key: string]: number;
@@ -5277,6 +5348,7 @@ export interface operations {
                         expires_at: string;
                         facts?: null | string[];
                         last_emotion?: string;
+                        security_level: string;
                         session_id: string;
                         topic_weights?: {
                             [key: string]: number;
@@ -5331,12 +5403,14 @@ export interface operations {
                             line: string;
                             reason: string;
                             score?: number;
+                            security_level: string;
                             tokens: number;
                             type: string;
                         }[];
                         notes?: null | string[];
                         omitted: number;
                         reason?: string;
+                        security_level: string;
                         text: string;
                         token_limit: number;
                         tokens: number;
@@ -5470,6 +5544,7 @@ export interface operations {
                                 data?: unknown;
                                 id: string;
                                 metadata?: unknown;
+                                security_level?: string;
                                 seq?: number;
                                 source?: string;
                                 tenant_id: string;

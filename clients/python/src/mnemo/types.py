@@ -313,6 +313,7 @@ class RecallResultLinkedItemEvent(_RecallResultLinkedItemEventRequired, total=Fa
     source: str
     data: Any
     metadata: Any
+    security_level: str
     vectors: list[RecallResultLinkedItemEventVector] | None
 
 
@@ -452,6 +453,7 @@ class _BootIdentityItemRequired(TypedDict):
     vitality: float
     created_at: str
     updated_at: str
+    security_level: str
 
 
 class BootIdentityItem(_BootIdentityItemRequired, total=False):
@@ -478,6 +480,7 @@ class _BootRequired(TypedDict):
     earlier_events: int
     summary: BootSummary
     tokens: int
+    security_level: str
 
 
 class Boot(_BootRequired, total=False):
@@ -493,6 +496,7 @@ class _SnapshotMemoryRequired(TypedDict):
     created_at: str
     line: str
     tokens: int
+    security_level: str
 
 
 class SnapshotMemory(_SnapshotMemoryRequired, total=False):
@@ -508,6 +512,7 @@ class _SnapshotRequired(TypedDict):
     token_limit: int
     omitted: int
     degraded: bool
+    security_level: str
 
 
 class Snapshot(_SnapshotRequired, total=False):
@@ -522,6 +527,7 @@ class _ReadResultLineRequired(TypedDict):
     line: str
     score: float
     tokens: int
+    security_level: str
 
 
 class ReadResultLine(_ReadResultLineRequired, total=False):
@@ -538,6 +544,7 @@ class ReadResult(TypedDict):
     token_limit: int
     effective: int
     omitted: int
+    security_level: str
 
 
 _ReflectReportDecayedItemRequired = TypedDict(
@@ -549,6 +556,7 @@ _ReflectReportDecayedItemRequired = TypedDict(
         "text": str,
         "from": float,
         "to": float,
+        "security_level": str,
     },
 )
 
@@ -572,6 +580,7 @@ class _ReflectReportArchivedItemRequired(TypedDict):
     text: str
     phase: str
     reason: str
+    security_level: str
 
 
 class ReflectReportArchivedItem(_ReflectReportArchivedItemRequired, total=False):
@@ -583,6 +592,7 @@ class _ReflectReportCompactedItemRequired(TypedDict):
     merged: list[str] | None
     summary: str
     by: str
+    security_level: str
 
 
 class ReflectReportCompactedItem(_ReflectReportCompactedItemRequired, total=False):
@@ -622,6 +632,7 @@ class ReflectReport(TypedDict):
     after: ReflectReportBefore
     next_run: str
     text: str
+    security_level: str
 
 
 class _StatsVectorsRequired(TypedDict):
@@ -686,6 +697,7 @@ class _SessionRequired(TypedDict):
     created_at: str
     updated_at: str
     expires_at: str
+    security_level: str
 
 
 class Session(_SessionRequired, total=False):
@@ -731,6 +743,7 @@ class RunInstruction(TypedDict):
     text: str
     at: str
     tokens: int
+    security_level: str
 
 
 class RunEarlierItem(TypedDict):
@@ -738,6 +751,7 @@ class RunEarlierItem(TypedDict):
     summary: str
     tokens: int
     by: str
+    security_level: str
 
 
 class _RunRoundCallRequired(TypedDict):
@@ -753,6 +767,7 @@ class RunRoundCall(_RunRoundCallRequired, total=False):
 class _RunRoundRequired(TypedDict):
     n: int
     tokens: int
+    security_level: str
 
 
 class RunRound(_RunRoundRequired, total=False):
@@ -771,6 +786,8 @@ class _RunRequired(TypedDict):
     updated_at: str
     fixed_tokens: int
     next_round: int
+    security_level: str
+    trigger_security_level: str
 
 
 class Run(_RunRequired, total=False):
@@ -819,6 +836,7 @@ class Event(_EventRequired, total=False):
     source: str
     data: Any
     metadata: Any
+    security_level: str
     vectors: list[RecallResultLinkedItemEventVector] | None
 
 
@@ -884,6 +902,7 @@ class PostV1EventsBody(_PostV1EventsBodyRequired, total=False):
     data: Any
     metadata: Any
     vectors: list[RecallResultLinkedItemEventVector] | None
+    security_level: str
 
 
 class _PostV1EventsBatchBodyEventRequired(TypedDict):
@@ -897,6 +916,7 @@ class PostV1EventsBatchBodyEvent(_PostV1EventsBatchBodyEventRequired, total=Fals
     data: Any
     metadata: Any
     vectors: list[RecallResultLinkedItemEventVector] | None
+    security_level: str
 
 
 class _PostV1EventsBatchBodyRequired(TypedDict):
@@ -940,6 +960,7 @@ class GetV1EventsCapabilitiesAnswerCapability(_GetV1EventsCapabilitiesAnswerCapa
     tool_uses: dict[str, int]
     condition_seen: dict[str, int]
     described_at: int
+    security_level: str
     why: list[str] | None
 
 
@@ -980,6 +1001,7 @@ class PostV1EventsCapabilitiesExtractAnswerCapability(_PostV1EventsCapabilitiesE
     tool_uses: dict[str, int]
     condition_seen: dict[str, int]
     described_at: int
+    security_level: str
 
 
 class PostV1EventsCapabilitiesExtractAnswer(TypedDict):
@@ -1039,6 +1061,7 @@ class PostV1EventsSummariesAnswer(_PostV1EventsSummariesAnswerRequired, total=Fa
     patterns: list[str] | None
     suggestions: list[str] | None
     note: str
+    security_level: str
 
 
 class GetV1EventsExportAnswerLayers(TypedDict):
@@ -1235,6 +1258,7 @@ class _PostV1IngestAnswerItemRequired(TypedDict):
     priority: int
     content: str
     action: str
+    security_level: str
 
 
 class PostV1IngestAnswerItem(_PostV1IngestAnswerItemRequired, total=False):
@@ -1485,6 +1509,7 @@ class _GetV1ProfileAnswerRequired(TypedDict):
     version: int
     profile: GetV1ProfileAnswerProfile
     schedule: GetV1ProfileAnswerSchedule
+    security_level: str
 
 
 class GetV1ProfileAnswer(_GetV1ProfileAnswerRequired, total=False):

@@ -1,0 +1,6 @@
+-- 0011: an event's security level (SEC-11), its writer's or the
+-- classifier's at append; NULL for events appended before, which the
+-- Service classifies when it reads them (the classifier reads only what
+-- the event holds, so the level is the one an append would have given).
+-- Archival keeps it on the slim hot row and in the cold line.
+ALTER TABLE events ADD COLUMN security_level text;
