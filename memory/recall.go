@@ -201,7 +201,7 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	// 4. Best first, then diversify and cut; then how well each matched.
 	res.Results = diversify(scored, cands, r.profile, r.q.Limit)
 	if !s.noMatch {
-		s.matchResults(&res, scored, r.sq.Text, r.timeLed, r.who, r.said, r.q.MinMatch)
+		s.matchResults(&res, scored, r)
 	}
 	r.sw.lap(func(t *Trace) *time.Duration { return &t.MMR })
 
