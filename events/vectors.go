@@ -40,7 +40,7 @@ import (
 // filters leave, and has nothing to rebuild or persist. Its cost is
 // linear: BenchmarkSearchEvents10k measures 10,000 vectors of 512
 // dimensions. A scope that keeps far more live event vectors would want
-// the vector package's index, kept per scope the way sqlite/ann.go does.
+// the vector package's index, kept per scope the way sqlite/ann_cache.go does.
 
 var modalities = []string{mnemo.ModalityText, mnemo.ModalityImage, mnemo.ModalityAudio, mnemo.ModalityVideo}
 
