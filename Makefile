@@ -12,7 +12,7 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN(S).
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: help test vet unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers
+.PHONY: help test vet unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
@@ -38,6 +38,8 @@ help:
 	@echo 'make locomo     bench locomo with each ranking profile (MNEMO_LOCOMO=path)'
 	@echo 'make scale      bench scale at 100k and 1M memories'
 	@echo 'make pgservers  a shell with the PostgreSQL test servers up'
+	@echo 'make dist       every release artifact into dist/: archives, checksums, SBOMs, npm packages, wheels, OCI image, Homebrew formula'
+	@echo 'make dist-check each artifact in dist/ installed and run as a user would, with the README'"'"'s install lines and MCP configs'
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
@@ -174,3 +176,17 @@ run: build
 # A shell with the test servers up, to run one package's tests by hand.
 pgservers:
 	$(PGSERVERS) $${SHELL:-bash}
+
+# Every release artifact into dist/ (scripts/dist.sh): GoReleaser's
+# archives, checksums and SBOMs (.goreleaser.yaml), the npm packages, the
+# wheels, the OCI image, the Homebrew formula and the clients' packages.
+# DIST_FLAGS=--single-target builds this platform's alone.
+dist:
+	GO=$(GO) bash scripts/dist.sh $(DIST_FLAGS)
+
+# Each artifact in dist/ installed and run as a user would, offline
+# (scripts/dist-check.sh). Not part of `make test`: with make dist it takes
+# longer than the test budget; CI runs both beside it
+# (.github/workflows/ci.yml).
+dist-check:
+	GO=$(GO) bash scripts/dist-check.sh
