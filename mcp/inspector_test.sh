@@ -7,7 +7,9 @@
 # Usage: mcp/inspector_test.sh
 # Needs go, node (20 works; the Inspector's dependencies ask for 22) and npm
 # with access to the registry. INSPECTOR_DIR keeps the install between runs
-# (a CI cache); by default it goes in a temporary directory.
+# (a CI cache); by default it goes in a temporary directory. MNEMO_BIN names
+# a mnemo built from this tree to use rather than building one (make checks
+# builds one for all its steps).
 set -euo pipefail
 
 version=2.12.0
@@ -22,7 +24,11 @@ if [[ ! -x $inspector || $("$inspector" --version 2>/dev/null) != "$version" ]];
 	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/inspector@$version" >/dev/null
 fi
 installed=$SECONDS
-(cd "$root" && go build -o "$tmp/mnemo" ./cmd/mnemo)
+if [[ -n ${MNEMO_BIN:-} ]]; then
+	ln -s "$MNEMO_BIN" "$tmp/mnemo"
+else
+	(cd "$root" && go build -o "$tmp/mnemo" ./cmd/mnemo)
+fi
 server=("$tmp/mnemo" --data "$tmp/data" --agent inspector mcp)
 
 passed=0
