@@ -49,25 +49,6 @@ func DropEmbeddings(v any) any {
 	return v
 }
 
-// MaskMemories masks, in place, the content, summary and data of every
-// confidential or restricted memory v holds (SEC-3), for a reader whose
-// key reads such memories masked. Like DropEmbeddings, a v that is not a
-// pointer is copied first.
-func MaskMemories(v any) any {
-	rv := reflect.ValueOf(v)
-	if !rv.IsValid() {
-		return v
-	}
-	if rv.Kind() != reflect.Pointer {
-		p := reflect.New(rv.Type())
-		p.Elem().Set(rv)
-		rv = p
-		v = p.Interface()
-	}
-	eachMemory(rv, 0, (*Memory).Mask)
-	return v
-}
-
 // eachMemory calls fn with every addressable memory that v leads to.
 func eachMemory(v reflect.Value, depth int, fn func(*Memory)) {
 	if depth > 16 {

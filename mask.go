@@ -1,33 +1,137 @@
 package mnemo
 
-import "github.com/mnemo-dev/mnemo/security"
+import (
+	"cmp"
+	"context"
+	"reflect"
+	"strings"
 
-// MaskedText returns the text a prompt shows of a memory's text: itself, or
-// masked (package security) when redact is set and the memory's level asks
-// for it.
-func (m *Memory) MaskedText(text string, redact bool) string {
-	if !redact {
-		return text
-	}
-	if label := security.Label(m.SecurityLevel); label != "" {
-		return security.Mask(label, text)
-	}
-	return text
+	"github.com/mnemo-dev/mnemo/security"
+)
+
+// Clearance is what a caller may read whole (SEC-8): memories, and what is
+// built from them, up to Level; above it only their masked form (SEC-3).
+// It travels on the call's context (WithClearance), set by the way in the
+// call came through — an API key's mask, the MCP channel, the CLI's mask
+// profile — and the service conceals every answer by it, so that no way
+// in decides masking for itself.
+type Clearance struct {
+	// Level is the highest security level read whole; "" reads every
+	// level whole.
+	Level string
 }
 
-// Mask replaces what a confidential or restricted memory says (content,
-// summary, data) by its masked form (SEC-3, SEC-7), and leaves a memory of
-// any other level as it is.
-func (m *Memory) Mask() {
-	label := security.Label(m.SecurityLevel)
-	if label == "" {
+// Masked is the clearance of an API key with mask, of the MCP channel and
+// of the CLI's mask profile: public and internal memories whole,
+// confidential and restricted ones masked.
+var Masked = Clearance{Level: SecurityInternal}
+
+type clearanceKey struct{}
+
+// WithClearance returns ctx carrying c, the clearance of every call made
+// with it.
+func WithClearance(ctx context.Context, c Clearance) context.Context {
+	return context.WithValue(ctx, clearanceKey{}, c)
+}
+
+// ClearanceFrom returns the clearance ctx carries; the zero Clearance,
+// which reads everything, when it carries none: a Go program embedding
+// mnemo, a background job.
+func ClearanceFrom(ctx context.Context) Clearance {
+	c, _ := ctx.Value(clearanceKey{}).(Clearance)
+	return c
+}
+
+// Masks reports whether c reads some level masked.
+func (c Clearance) Masks() bool { return c.Level != "" }
+
+// Stricter returns the clearance of the two that reads less whole.
+func (c Clearance) Stricter(o Clearance) Clearance {
+	switch {
+	case !c.Masks():
+		return o
+	case !o.Masks():
+		return c
+	case levelRank(o.Level) < levelRank(c.Level):
+		return o
+	}
+	return c
+}
+
+// Conceals reports whether c reads what is at level masked. A memory
+// without a level is internal (SEC-2); a level mnemo does not know is
+// concealed, so that a typo never opens a memory.
+func (c Clearance) Conceals(level string) bool {
+	if !c.Masks() {
+		return false
+	}
+	r := levelRank(level)
+	return r < 0 || r > levelRank(c.Level)
+}
+
+// Text returns text as c reads it when it was made from something at
+// level: itself, or its masked form (SEC-7: package security's one masker).
+func (c Clearance) Text(level, text string) string {
+	if !c.Conceals(level) {
+		return text
+	}
+	return security.Mask(maskLabel(level), text)
+}
+
+// Highest returns the highest of levels, "" for none: the level of what is
+// built from all of them (a key's history, a summary).
+func Highest(levels ...string) string {
+	best := ""
+	for _, l := range levels {
+		switch {
+		case levelRank(l) < 0:
+			return l // a level mnemo does not know outranks every other
+		case best == "" || levelRank(l) > levelRank(best):
+			best = l
+		}
+	}
+	return best
+}
+
+// levelRank orders levels (security.Rank), an empty one being internal.
+func levelRank(level string) int {
+	if level == "" {
+		level = SecurityInternal
+	}
+	return security.Rank(level)
+}
+
+// maskLabel is the marker of masked text of level.
+func maskLabel(level string) string {
+	if l := security.Label(level); l != "" {
+		return l
+	}
+	if levelRank(level) >= 0 {
+		return "[" + strings.ToUpper(cmp.Or(level, SecurityInternal)) + "]"
+	}
+	return "[MASKED]"
+}
+
+// Conceal masks what m says when c may not read its level (SEC-3, SEC-8):
+// its content and summary become their marker and length, and what is
+// read from them or stands beside them — data, entities, when it
+// happened, its vector — is left out. A memory c may read is left as it is.
+func (m *Memory) Conceal(c Clearance) { m.ConcealAs(c, m.SecurityLevel) }
+
+// ConcealAs is Conceal for a memory read at level, or at its own if that
+// is higher: a key's old revision is read at the highest level the key
+// ever had, so that reclassifying a key hides what it said before.
+func (m *Memory) ConcealAs(c Clearance, level string) {
+	level = Highest(level, m.SecurityLevel)
+	if !c.Conceals(level) {
 		return
 	}
+	label := maskLabel(level)
 	m.Content = security.Mask(label, m.Content)
 	if m.Summary != "" {
 		m.Summary = security.Mask(label, m.Summary)
 	}
-	m.Data = nil
+	m.Data, m.Entities, m.Occurred, m.Embedding = nil, nil, nil, nil
 }
 
 // Classify sets the security level of a memory written without one from
@@ -43,4 +147,107 @@ func (m *Memory) Classify(given string) {
 		text += "\n" + string(m.Data)
 	}
 	m.SecurityLevel, _ = security.Classify(text, m.SecurityLevel)
+}
+
+// A Concealer is an answer that holds classified text: Conceal masks, in
+// place, what c may not read of it (SEC-8). Memory is one; a record that
+// carries a level of its own (a session's fact, an event) is another.
+type Concealer interface {
+	Conceal(c Clearance)
+}
+
+var concealerType = reflect.TypeFor[Concealer]()
+
+// maxConcealDepth bounds how deep Conceal looks into an answer; what lies
+// deeper is left out rather than shown unread.
+const maxConcealDepth = 32
+
+// Conceal returns v as c reads it: every Concealer v leads to — memories
+// in results, pages, revisions, links — concealed (SEC-8). What v shares
+// (pointers, slices, maps) is copied before it is changed, so that nothing
+// the caller keeps elsewhere, such as a store's cache, changes. With a
+// clearance that reads everything, v is returned as it is.
+func Conceal[T any](c Clearance, v T) T {
+	if !c.Masks() {
+		return v
+	}
+	rv := reflect.ValueOf(&v).Elem()
+	conceal(c, rv, 0)
+	return v
+}
+
+// conceal conceals, in the settable v, what c may not read.
+func conceal(c Clearance, v reflect.Value, depth int) {
+	if depth > maxConcealDepth {
+		v.SetZero()
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(v.Elem())
+		conceal(c, p.Elem(), depth+1)
+		v.Set(p)
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		e := reflect.New(v.Elem().Type()).Elem()
+		e.Set(v.Elem())
+		conceal(c, e, depth+1)
+		v.Set(e)
+	case reflect.Slice:
+		if v.IsNil() || plain(v.Type().Elem()) {
+			return
+		}
+		n := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(n, v)
+		for i := range n.Len() {
+			conceal(c, n.Index(i), depth+1)
+		}
+		v.Set(n)
+	case reflect.Array:
+		for i := range v.Len() {
+			conceal(c, v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		if v.IsNil() || plain(v.Type().Elem()) {
+			return
+		}
+		n := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(it.Value())
+			conceal(c, e, depth+1)
+			n.SetMapIndex(it.Key(), e)
+		}
+		v.Set(n)
+	case reflect.Struct:
+		if p := v.Addr(); p.Type().Implements(concealerType) {
+			p.Interface().(Concealer).Conceal(c)
+		}
+		if v.Type() == memoryType {
+			return
+		}
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				conceal(c, f, depth+1)
+			}
+		}
+	}
+}
+
+// plain reports whether values of t hold nothing to conceal: numbers,
+// booleans and strings, which only a Concealer around them can judge.
+func plain(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.String:
+		return true
+	}
+	return false
 }

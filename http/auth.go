@@ -46,9 +46,12 @@ type APIKey struct {
 	// Scopes are what the key may do: ScopeRead, ScopeWrite, ScopeAdmin.
 	Scopes []string
 	// Mask makes the key read confidential and restricted memories masked
-	// (SEC-3): their content and summary become a marker and a length,
-	// their data is left out, in every answer; and the key may not export,
-	// which is lossless by design. Without it, a read key reads them whole.
+	// in every answer (SEC-3, SEC-8): their content and summary become a
+	// marker and a length; their data, entities, when they happened and
+	// what was built from them are left out or masked the same way. The
+	// key may not change a security level (SEC-9), nor export, which is
+	// whole by design. What it writes above what it reads is stored and
+	// answered masked (SEC-10). Without it, a read key reads them whole.
 	Mask bool
 }
 
@@ -117,6 +120,16 @@ type Auth struct {
 	Agents  []string // the agents it may use; empty means all of the tenant's
 	Scopes  []string
 	Mask    bool // confidential and restricted memories are read masked
+}
+
+// Clearance is what a reads whole (SEC-8): with Mask, public and internal
+// memories; without, every level. A request without a valid key reads
+// masked, though no route that reads answers it.
+func (a Auth) Clearance() mnemo.Clearance {
+	if a.Mask || a.Tenant == "" {
+		return mnemo.Masked
+	}
+	return mnemo.Clearance{}
 }
 
 // Has reports whether a holds scope.

@@ -381,6 +381,10 @@ func (s *Server) handleExportEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, mnemo.Errorf(mnemo.EINVALID, "format must be json or csv, not %q", format))
 		return
 	}
+	if err := exportable(r, "events"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	probe := q
 	probe.Limit = 1
 	if _, err := s.svc.QueryEvents(r.Context(), sc, probe); err != nil {

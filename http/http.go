@@ -90,14 +90,10 @@ func writeProblemBody(w io.Writer, status int, code, detail, instance string) {
 }
 
 // writeJSON writes v as the answer to r, leaving vectors out unless r asked
-// for them, and masking confidential memories for a key that reads them
-// masked.
+// for them. What the key may not read was masked by the service (SEC-8).
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if !wantsEmbedding(r) {
 		v = mnemo.DropEmbeddings(v)
-	}
-	if a, ok := AuthFromContext(r.Context()); ok && a.Mask {
-		v = mnemo.MaskMemories(v)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -415,6 +415,16 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	})(w, r)
 }
 
+// exportable refuses an export of what to a key that reads masked, before
+// the first byte: the service refuses it too, but once streaming starts
+// an error can no longer become a problem response.
+func exportable(r *http.Request, what string) error {
+	if a, ok := AuthFromContext(r.Context()); ok && a.Clearance().Masks() {
+		return mnemo.Errorf(mnemo.EFORBIDDEN, "key %q reads confidential and restricted memories masked, and an export of %s is whole: export with a key without mask", a.KeyName, what)
+	}
+	return nil
+}
+
 // handleExport streams JSON Lines, so it writes its own answer rather
 // than byQuery's JSON.
 func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
@@ -423,12 +433,13 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if a, ok := AuthFromContext(r.Context()); ok && a.Mask {
-		s.writeError(w, r, mnemo.Errorf(mnemo.EFORBIDDEN, "key %q reads confidential memories masked, and an export is whole: export with a key without mask", a.KeyName))
+	// Check before the first byte, the clearance (the service refuses a
+	// masked export) and the scope: once streaming starts, an error can no
+	// longer become a problem response.
+	if err := exportable(r, "memories"); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
-	// Check the scope before the first byte: once streaming starts, an
-	// error can no longer become a problem response.
 	if _, err := s.svc.Stats(r.Context(), sc); err != nil {
 		s.writeError(w, r, err)
 		return

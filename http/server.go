@@ -187,7 +187,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a, err := s.Authenticate(r.Header)
 	st := &authState{auth: a, err: err}
-	r = r.WithContext(context.WithValue(r.Context(), authKey{}, st))
+	// The key's clearance travels with every call the request makes: the
+	// service masks by it (SEC-8), whatever route or mounted handler calls.
+	ctx := mnemo.WithClearance(r.Context(), a.Clearance())
+	r = r.WithContext(context.WithValue(ctx, authKey{}, st))
 
 	defer func() {
 		if v := recover(); v != nil {

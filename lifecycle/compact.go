@@ -29,7 +29,14 @@ type Compaction struct {
 	SummaryID string   `json:"summary_id,omitempty"`
 	Summary   string   `json:"summary"`
 	By        string   `json:"by"` // "llm" or "extractive"
+	// SecurityLevel is the highest level of the memories merged: the
+	// summary says what they said.
+	SecurityLevel string `json:"security_level"`
 }
+
+// Conceal masks the summary when c may not read what it was made of
+// (SEC-8).
+func (c *Compaction) Conceal(cl mnemo.Clearance) { c.Summary = cl.Text(c.SecurityLevel, c.Summary) }
 
 // compactGroups returns, for each tag over the threshold, the indexes of
 // ms to merge: active, not pinned, not P0, not already a summary, not

@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // IngestRequest asks for memories to be extracted from markdown (MEM-11):
@@ -41,6 +42,16 @@ type IngestItem struct {
 	Reason   string                `json:"reason,omitempty"`
 	ID       string                `json:"id,omitempty"`
 	Guard    *memory.GuardDecision `json:"guard,omitempty"`
+	// SecurityLevel is the level the memory has, or would have (SEC-6).
+	SecurityLevel string `json:"security_level"`
+}
+
+// Conceal masks the item's text when c may not read its level: a caller
+// never reads back whole what it may not read (SEC-8, SEC-10).
+func (it *IngestItem) Conceal(c mnemo.Clearance) {
+	if c.Conceals(it.SecurityLevel) {
+		it.Content, it.Heading = c.Text(it.SecurityLevel, it.Content), ""
+	}
 }
 
 // maxIngestBytes bounds one ingest's text.
@@ -101,9 +112,10 @@ func (s *Service) Ingest(ctx context.Context, scope mnemo.Scope, req IngestReque
 		}
 		content := textutil.Clip(b.text, s.mem.Limits().MaxContentChars)
 		item := IngestItem{Key: key, Type: typ, Priority: prio, Content: content, Heading: b.heading, Reason: why}
+		item.SecurityLevel, _ = security.Classify(content, mnemo.SecurityInternal) // as a write classifies it (SEC-6)
 		res.Extracted++
 		if old, err := s.store.GetByKey(ctx, scope, key); err == nil && old.Content == content && old.Type == typ {
-			item.Action, item.ID, item.Reason = "skipped", old.ID, "unchanged since the last ingest"
+			item.Action, item.ID, item.Reason, item.SecurityLevel = "skipped", old.ID, "unchanged since the last ingest", old.SecurityLevel
 			res.Skipped++
 			res.Items = append(res.Items, item)
 			continue
@@ -124,7 +136,7 @@ func (s *Service) Ingest(ctx context.Context, scope mnemo.Scope, req IngestReque
 			return IngestResult{}, err
 		default:
 			g := wr[0].Guard
-			item.Action, item.ID, item.Guard = "written", wr[0].ID, &g
+			item.Action, item.ID, item.Guard, item.SecurityLevel = "written", wr[0].ID, &g, wr[0].SecurityLevel
 			res.Written++
 		}
 		res.Items = append(res.Items, item)

@@ -80,9 +80,6 @@ type ReflectOptions struct {
 	DryRun bool      `json:"dry_run,omitempty"`
 	Now    time.Time `json:"now,omitempty"`
 	Actor  string    `json:"-"` // who runs it, for the ledger: cli, api, mcp, serve
-	// Redact masks confidential and restricted memories' text in the
-	// report, for a channel that reaches a model (MCP).
-	Redact bool `json:"-"`
 }
 
 // ReflectReport says what a sleep cycle changed, memory by memory.
@@ -138,7 +135,8 @@ const reflectChunk = 5000
 // tidy, govern, retention, capacity. Every change goes to the ledger in the
 // same transaction; archiving hides a memory from recall but keeps it (it
 // can be restored). With DryRun nothing changes and the report says what
-// would.
+// would. The report masks what the caller's clearance (on ctx) may not
+// read (SEC-8).
 func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptions) (ReflectReport, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return ReflectReport{}, err
@@ -177,6 +175,10 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 		actor = "api"
 	}
 	lc := s.life
+	clear := mnemo.ClearanceFrom(ctx)
+	text := func(m *mnemo.Memory) string {
+		return clear.Text(m.SecurityLevel, textutil.Clip(textutil.OneLine(m.Content), 60))
+	}
 	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}, OrphanLinks: []mnemo.Relation{}}
 
 	// Every active memory, without vectors.
@@ -198,7 +200,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 		}
 		archived[i] = true
 		m := &ms[i]
-		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), Phase: phase, Reason: reason})
+		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: text(m), Phase: phase, Reason: reason})
 	}
 	for _, p := range run {
 		switch p {
@@ -208,7 +210,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 				if math.Abs(v-vitality[i]) >= 0.005 {
 					m := &ms[i]
 					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
-						Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), o.Redact), From: vitality[i], To: v})
+						Text: text(m), From: vitality[i], To: v})
 					vitality[i] = v
 				}
 			}
@@ -311,6 +313,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 			for _, i := range is {
 				archived[i] = true
 				c.Merged = append(c.Merged, ms[i].ID)
+				c.SecurityLevel = mnemo.Highest(c.SecurityLevel, ms[i].SecurityLevel)
 				group = append(group, &ms[i])
 			}
 			c.Summary, c.By = s.compactText(ctx, tag, slices.Clone(group))
@@ -327,7 +330,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 	}
 	rep.NextRun = now.Add(lc.Every)
 	if slices.Contains(run, PhasePurge) {
-		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun, o.Redact)
+		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun, clear)
 		if err != nil {
 			return ReflectReport{}, err
 		}
@@ -339,6 +342,11 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 				return ReflectReport{}, err
 			}
 		}
+	}
+	// The summaries are written whole; the report shows them as the
+	// caller may read them (SEC-8).
+	for i := range rep.Compacted {
+		rep.Compacted[i].Conceal(clear)
 	}
 	rep.Text = rep.markdown()
 	if o.DryRun || (len(rep.Decayed) == 0 && len(rep.Archived) == 0) {
@@ -393,7 +401,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 // purge finds the memories that prune, reset and retention archived more
 // than Grace ago and are still archived; unless dry, it erases them, with
 // a ledger entry.
-func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, now time.Time, actor string, dry, redact bool) ([]LifeAction, error) {
+func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, now time.Time, actor string, dry bool, clear mnemo.Clearance) ([]LifeAction, error) {
 	until := now.Add(-s.life.Grace)
 	var out []LifeAction
 	var ids []string
@@ -417,7 +425,7 @@ func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnem
 						return nil, err
 					}
 					ids = append(ids, id)
-					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: m.MaskedText(textutil.Clip(textutil.OneLine(m.Content), 60), redact), Phase: PhasePurge,
+					out = append(out, LifeAction{ID: id, Key: m.Key, Type: m.Type, Text: clear.Text(m.SecurityLevel, textutil.Clip(textutil.OneLine(m.Content), 60)), Phase: PhasePurge,
 						Reason: fmt.Sprintf("%s (ledger %d) more than %s ago", action, e.Seq, s.life.Grace)})
 				}
 			}

@@ -384,6 +384,10 @@ func add[In, Out any](s *Server, srv *mcpsdk.Server, scope scopeFunc, t *mcpsdk.
 		if err != nil {
 			return nil, zero, s.toolError(t.Name, err)
 		}
+		// This channel reaches a model: it reads confidential and
+		// restricted memories masked (SEC-3), whatever else its context
+		// allows, and the service masks every answer by it (SEC-8).
+		ctx = mnemo.WithClearance(ctx, mnemo.ClearanceFrom(ctx).Stricter(mnemo.Masked))
 		// A panic in a tool is an internal error of that call: over stdio
 		// it would otherwise end the process, and every session with it.
 		var (
@@ -597,7 +601,7 @@ func (s *Server) forget(ctx context.Context, sc mnemo.Scope, in forgetIn) (forge
 }
 
 func (s *Server) reflect(ctx context.Context, sc mnemo.Scope, in reflectIn) (reflectOut, string, error) {
-	o := lifecycle.ReflectOptions{DryRun: in.DryRun, Actor: "mcp", Redact: true}
+	o := lifecycle.ReflectOptions{DryRun: in.DryRun, Actor: "mcp"}
 	if in.Phase != "" && in.Phase != "all" {
 		o.Phases = []string{in.Phase}
 	}
@@ -609,7 +613,7 @@ func (s *Server) reflect(ctx context.Context, sc mnemo.Scope, in reflectIn) (ref
 }
 
 func (s *Server) boot(ctx context.Context, sc mnemo.Scope, in bootIn) (bootOut, string, error) {
-	b, err := s.svc.Boot(ctx, sc, prompt.BootQuery{Format: in.Format, Lang: in.Lang, Redact: true})
+	b, err := s.svc.Boot(ctx, sc, prompt.BootQuery{Format: in.Format, Lang: in.Lang})
 	if err != nil {
 		return bootOut{}, "", err
 	}

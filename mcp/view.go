@@ -9,13 +9,12 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rank"
-	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Memory is what a tool result shows of a memory. It leaves out what the
 // model has no use for (tenant and agent, which the connection fixed;
-// embeddings; format version), and it is the only way a memory leaves this
-// package, so masking cannot be forgotten: see view.
+// embeddings; format version). The service masked what this channel may
+// not read (SEC-3, SEC-8) before it got here.
 type Memory struct {
 	ID            string          `json:"id"`
 	Key           string          `json:"key,omitempty" jsonschema:"the memory's key: a path such as /user/preference/editor or a URI such as knowledge://go/errors"`
@@ -30,7 +29,7 @@ type Memory struct {
 	Confidence    float64         `json:"confidence"`
 	Tags          []string        `json:"tags"`
 	SecurityLevel string          `json:"security_level"`
-	Masked        bool            `json:"masked,omitempty" jsonschema:"true when content, data and summary were masked for their security level"`
+	Masked        bool            `json:"masked,omitempty" jsonschema:"true when the memory was masked for its security level: content and summary are a marker and a length, and data, entities and occurred are left out"`
 	Pinned        bool            `json:"pinned"`
 	Source        json.RawMessage `json:"source,omitempty" jsonschema:"provenance: a string or an object with kind, name, retrieved_at and locator"`
 	CreatedAt     time.Time       `json:"created_at"`
@@ -54,8 +53,8 @@ type Scored struct {
 	Explain   *rank.Explanation `json:"explain,omitempty" jsonschema:"every score component, when explain was asked"`
 }
 
-// view returns what a tool result shows of m, masked for its security level
-// (SEC-3: the MCP channel returns masked content).
+// view returns what a tool result shows of m, which the service masked for
+// this channel (SEC-3, SEC-8).
 func view(m *mnemo.Memory) Memory {
 	v := Memory{
 		ID: m.ID, Key: m.Key, SessionID: m.SessionID,
@@ -70,16 +69,7 @@ func view(m *mnemo.Memory) Memory {
 	if v.Tags == nil {
 		v.Tags = []string{}
 	}
-	if label := security.Label(m.SecurityLevel); label != "" {
-		v.Masked = true
-		v.Content = security.Mask(label, m.Content)
-		if m.Summary != "" {
-			v.Summary = security.Mask(label, m.Summary)
-		}
-		if len(m.Data) > 0 {
-			v.Data, _ = json.Marshal(security.Mask(label, string(m.Data)))
-		}
-	}
+	v.Masked = mnemo.Masked.Conceals(m.SecurityLevel)
 	return v
 }
 

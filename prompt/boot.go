@@ -26,9 +26,6 @@ type BootQuery struct {
 	// language CTX-17's layout was first written in.
 	Lang string    `json:"lang,omitempty"`
 	Now  time.Time `json:"now,omitempty"`
-	// Redact masks confidential and restricted memories' text, for a
-	// channel that reaches a model (MCP).
-	Redact bool `json:"-"`
 }
 
 // Boot is who the agent is and what it should know at the start of a
@@ -83,7 +80,8 @@ var (
 )
 
 // Boot returns the warm start of CTX-17 and CTX-18. Nothing is recorded as
-// accessed.
+// accessed. A memory the caller's clearance (on ctx) does not read whole
+// is in it masked (SEC-8).
 func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boot, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return Boot{}, err
@@ -106,6 +104,7 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 		now = s.now()
 	}
 	now = now.UTC()
+	clear := mnemo.ClearanceFrom(ctx)
 	var b Boot
 	// A layer is listed type by type, each in its index's order, and
 	// merged: one ordered read per type instead of a sort of every memory
@@ -131,7 +130,7 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 			if text == "" {
 				text = m.Content
 			}
-			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: m.MaskedText(textutil.OneLine(text), q.Redact), Vitality: m.Vitality,
+			items[i] = BootItem{ID: m.ID, Key: m.Key, Type: m.Type, Content: clear.Text(m.SecurityLevel, textutil.OneLine(text)), Vitality: m.Vitality,
 				CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 		}
 		return items, nil

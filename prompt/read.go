@@ -23,8 +23,6 @@ type ReadQuery struct {
 	Tags []string `json:"tags,omitempty"`
 	// Now is the current time, for expiry and recency; zero is the clock.
 	Now time.Time `json:"current_time,omitempty"`
-	// Redact masks confidential and restricted memories' text.
-	Redact bool `json:"-"`
 }
 
 // ReadResult is a default read: compact lines `key type summary` under a
@@ -153,11 +151,12 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 	var b strings.Builder
 	b.WriteString(ReadHeader + "\n")
 	misses := 0
+	clear := mnemo.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
 	for _, r := range ranked {
 		if q.TokenLimit-noteReserve-used < minReadLine || misses == maxReadMisses {
 			break // full, or full enough that nothing further down will fit
 		}
-		line := readLine(r.m, q.Redact)
+		line := readLine(r.m, clear)
 		n := s.tok.Count(line + "\n")
 		if used+n > q.TokenLimit-noteReserve {
 			misses++
@@ -213,7 +212,7 @@ func fromData(m *mnemo.Memory) {
 
 // readLine is CTX-22's `key type summary`: the key without its
 // leading slash (as ls and grep see it), or the id when there is none.
-func readLine(m *mnemo.Memory, redact bool) string {
+func readLine(m *mnemo.Memory, clear mnemo.Clearance) string {
 	key := strings.TrimPrefix(m.Key, "/")
 	if key == "" {
 		key = "id:" + m.ID
@@ -229,6 +228,6 @@ func readLine(m *mnemo.Memory, redact bool) string {
 	if m.Type != "" {
 		parts = append(parts, m.Type)
 	}
-	parts = append(parts, m.MaskedText(textutil.Clip(textutil.OneLine(text), readLineChars), redact))
+	parts = append(parts, clear.Text(m.SecurityLevel, textutil.Clip(textutil.OneLine(text), readLineChars)))
 	return strings.Join(parts, " ")
 }

@@ -22,8 +22,6 @@ type SnapshotQuery struct {
 	TokenLimit int `json:"token_limit,omitempty"`
 	// Now is the time "recent" and expiry are judged at; zero is the clock.
 	Now time.Time `json:"now,omitempty"`
-	// Redact masks confidential and restricted memories' text.
-	Redact bool `json:"-"`
 }
 
 // Snapshot reasons: why a memory is in a snapshot.
@@ -147,8 +145,9 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	used := s.tok.Count(RecentExperienceHeading + "\n")
 	budget := limit - noteReserve
 	omitted := map[string]int{}
+	clear := mnemo.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
 	add := func(m *mnemo.Memory, reason string, score float64) {
-		line := snapshotLine(m, reason, now, q.Redact)
+		line := snapshotLine(m, reason, now, clear)
 		n := s.tok.Count(line + "\n")
 		cut := false
 		if n > lineTokens || used+n > budget {
@@ -201,12 +200,12 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 }
 
 // snapshotLine renders a memory for the Recent Experience section.
-func snapshotLine(m *mnemo.Memory, reason string, now time.Time, redact bool) string {
+func snapshotLine(m *mnemo.Memory, reason string, now time.Time, clear mnemo.Clearance) string {
 	text := m.Summary
 	if text == "" {
 		text = m.Content
 	}
-	text = m.MaskedText(textutil.OneLine(text), redact)
+	text = clear.Text(m.SecurityLevel, textutil.OneLine(text))
 	var when string
 	switch reason {
 	case ReasonPinned:

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -231,8 +232,15 @@ func Label(level string) string {
 }
 
 // Mask replaces s by its marker and its length: enough to know that
-// something is there and how much, none of what it says.
+// something is there and how much, none of what it says. A text that is
+// already label's mask is returned as it is, so that masking twice says
+// the first length.
 func Mask(label, s string) string {
+	if rest, ok := strings.CutPrefix(s, label+" ****** ("); ok && strings.HasSuffix(rest, " characters)") {
+		if _, err := strconv.Atoi(strings.TrimSuffix(rest, " characters)")); err == nil {
+			return s
+		}
+	}
 	return fmt.Sprintf("%s ****** (%d characters)", label, utf8.RuneCountInString(s))
 }
 

@@ -59,6 +59,16 @@ func TestMaskAndRedact(t *testing.T) {
 	if security.Label(security.Internal) != "" || security.Label(security.Public) != "" {
 		t.Error("internal and public are shown")
 	}
+	// Masking a mask again keeps the first length: the gate and a way out
+	// may both mask (SEC-7); any other text is masked whatever it looks like.
+	label := security.Label(security.Restricted)
+	once := security.Mask(label, "the vault code is 4471")
+	for _, s := range []string{once, "[RESTRICTED] ****** (x characters)", "[CONFIDENTIAL] ****** (3 characters)", "[RESTRICTED] ****** (3 characters) and 4471"} {
+		got := security.Mask(label, s)
+		if want := s == once; (got == s) != want || strings.Contains(got, "4471") {
+			t.Errorf("Mask(%q) = %q", s, got)
+		}
+	}
 	got := security.Redact("mail ana@example.com, card 4111-1111-1111-1111, order 1234 5678 9012 3456, key sk-abcdefghijklmnopqrst")
 	for _, leak := range []string{"ana@example.com", "4111-1111-1111-1111", "sk-abcdefghijklmnopqrst"} {
 		if strings.Contains(got, leak) {

@@ -162,6 +162,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.String("tenant", def.Tenant, "tenant id ($MNEMO_TENANT)")
 	pf.String("agent", def.Agent, "agent id ($MNEMO_AGENT)")
 	pf.String("log-level", "", "log level: debug, info, warn, error (default: info for serve, warn otherwise; $MNEMO_LOG_LEVEL)")
+	pf.Bool("mask", false, "read confidential and restricted memories masked, as an API key with mask does ($MNEMO_MASK)")
 	pf.BoolVar(&a.asJSON, "json", false, "print JSON")
 	pf.BoolVar(&a.withVecs, "include-embedding", false, "with --json, include each memory's vector (left out by default)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
@@ -174,6 +175,11 @@ func (a *app) rootCommand() *cobra.Command {
 			return err
 		}
 		a.cfg = cfg
+		if cfg.Mask {
+			// The mask profile: every call of the command carries the
+			// clearance, and the service masks by it (SEC-8).
+			cmd.SetContext(mnemo.WithClearance(cmd.Context(), mnemo.Masked))
+		}
 		if a.environ != nil {
 			for _, w := range envTypos(a.environ()) {
 				fmt.Fprintf(a.stderr, "mnemo: warning: %s\n", w)

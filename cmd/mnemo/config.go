@@ -32,6 +32,11 @@ type Config struct {
 	// directory that is deleted on exit (unless Data is set as well, which
 	// keeps it: "mock_mode with persist").
 	Mock bool `yaml:"mock"`
+	// Mask is the CLI's mask profile (SEC-8): its commands read
+	// confidential and restricted memories masked, as an API key with mask
+	// does, and may not export them or change a security level. It is the
+	// CLI's: the server's callers read as their keys say.
+	Mask bool `yaml:"mask,omitempty"`
 
 	// Store chooses where memories live.
 	Store  StoreConfig  `yaml:"store"`

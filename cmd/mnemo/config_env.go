@@ -13,7 +13,7 @@ import (
 
 // envNames are the environment variables mnemo reads.
 func envNames() []string {
-	names := []string{"MNEMO_CONFIG", "MNEMO_MOCK", "MEMORY_RETRIEVAL_LIMIT"}
+	names := []string{"MNEMO_CONFIG", "MNEMO_MOCK", "MNEMO_MASK", "MEMORY_RETRIEVAL_LIMIT"}
 	for _, s := range envStrings(&Config{}) {
 		names = append(names, s.name)
 	}
@@ -69,12 +69,17 @@ func applyEnv(c *Config, getenv func(string) string) error {
 			*s.dst = v
 		}
 	}
-	if v := getenv("MNEMO_MOCK"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return &ConfigError{Field: "MNEMO_MOCK", Msg: fmt.Sprintf("must be true or false, got %q", v)}
+	for _, f := range []struct {
+		name string
+		dst  *bool
+	}{{"MNEMO_MOCK", &c.Mock}, {"MNEMO_MASK", &c.Mask}} {
+		if v := getenv(f.name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return &ConfigError{Field: f.name, Msg: fmt.Sprintf("must be true or false, got %q", v)}
+			}
+			*f.dst = b
 		}
-		c.Mock = b
 	}
 	if v := getenv("MEMORY_RETRIEVAL_LIMIT"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -98,4 +103,7 @@ func applyFlags(c *Config, fs *pflag.FlagSet) {
 	set("agent", &c.Agent)
 	set("log-level", &c.LogLevel)
 	set("store", &c.Store.Backend)
+	if f := fs.Lookup("mask"); f != nil && f.Changed {
+		c.Mask = f.Value.String() == "true"
+	}
 }

@@ -221,17 +221,21 @@ func TestLoadConfigStore(t *testing.T) {
 	}
 }
 
-// TestReadmeConfig: the README's example config loads, its commented-out
-// secrets needing no variable.
+// TestReadmeConfig: the documented example config (docs/DEPLOY.md) loads,
+// its commented-out secrets needing no variable.
 func TestReadmeConfig(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var docs strings.Builder
+	for _, f := range readmeFiles {
+		b, err := os.ReadFile(filepath.Join("..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs.Write(b)
 	}
-	_, rest, ok := strings.Cut(string(readme), "```yaml\n# mnemo.yml")
+	_, rest, ok := strings.Cut(docs.String(), "```yaml\n# mnemo.yml")
 	block, _, ok2 := strings.Cut(rest, "```")
 	if !ok || !ok2 {
-		t.Fatal("README has no ```yaml block starting with # mnemo.yml")
+		t.Fatal("no ```yaml block starting with # mnemo.yml in the README or its guides")
 	}
 	path := filepath.Join(t.TempDir(), "mnemo.yml")
 	if err := os.WriteFile(path, []byte("# mnemo.yml"+block), 0o644); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -229,11 +230,9 @@ func occurredLine(o mnemo.Occurred) string {
 
 func label(m *mnemo.Memory) string {
 	s := oneLine(m.Content)
-	switch m.SecurityLevel {
-	case mnemo.SecurityConfidential:
-		s = "[CONFIDENTIAL] " + s
-	case mnemo.SecurityRestricted:
-		s = "[RESTRICTED] " + s
+	// A memory the mask profile masked already says its marker.
+	if l := security.Label(m.SecurityLevel); l != "" && !strings.HasPrefix(s, l+" ") {
+		s = l + " " + s
 	}
 	return s
 }

@@ -46,9 +46,23 @@ func TestMain(m *testing.M) {
 
 const readmeCLI = "MNEMO_README_CLI"
 
+// readmeFiles are the documents whose examples TestReadme runs, in this
+// order, against one server and one store: the README, then the guides,
+// whose examples continue from the state the ones before left.
+var readmeFiles = []string{"README.md", "docs/HTTP.md", "docs/CONTEXT.md", "docs/LIFECYCLE.md",
+	"docs/EVENTS.md", "docs/STORAGE.md", "docs/MCP.md", "docs/CLI.md", "docs/SECURITY.md", "docs/DEPLOY.md"}
+
+// readmeDoc is one of readmeFiles, its lines kept for -update.
+type readmeDoc struct {
+	path    string
+	lines   []string
+	changed bool
+}
+
 // An example is one ```sh block of the README: its commands in segments,
 // each segment with the output expected of it (none: not compared).
 type example struct {
+	doc      *readmeDoc
 	line     int // of the opening fence, 1-based
 	segments []segment
 	skip     string
@@ -97,7 +111,7 @@ func parseReadme(lines []string) ([]example, error) {
 			end++
 		}
 		if end == len(lines) {
-			return nil, fmt.Errorf("README.md:%d: unclosed block", i+1)
+			return nil, fmt.Errorf("line %d: unclosed block", i+1)
 		}
 		if m[1] != "sh" && m[1] != "bash" {
 			i = end
@@ -186,10 +200,10 @@ func matches(expected []string, output string) bool {
 	return regexp.MustCompile(re.String()).MatchString(got)
 }
 
-// TestReadme runs the README's shell examples, in order, in an empty
-// directory against a server started there, and compares their output
-// with what the README shows (README.md, "Get mnemo", says how to write
-// one). The test binary stands in for mnemo.
+// TestReadme runs the shell examples of readmeFiles, in order, in an
+// empty directory against a server started there, and compares their
+// output with what the documents show (docs/ARCHITECTURE.md, "Tests", says
+// how to write one). The test binary stands in for mnemo.
 func TestReadme(t *testing.T) {
 	if raceEnabled {
 		t.Skip("runs without -race (make quality): it starts a process per command")
@@ -199,14 +213,22 @@ func TestReadme(t *testing.T) {
 			t.Fatalf("the README's examples need %s: %v", tool, err)
 		}
 	}
-	src, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(src), "\n")
-	examples, err := parseReadme(lines)
-	if err != nil {
-		t.Fatal(err)
+	var docs []*readmeDoc
+	var examples []example
+	for _, f := range readmeFiles {
+		src, err := os.ReadFile(filepath.Join("..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &readmeDoc{path: f, lines: strings.Split(string(src), "\n")}
+		exs, err := parseReadme(d.lines)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for i := range exs {
+			exs[i].doc = d
+		}
+		docs, examples = append(docs, d), append(examples, exs...)
 	}
 
 	self, err := os.Executable()
@@ -231,7 +253,7 @@ func TestReadme(t *testing.T) {
 	addr, stop := "", func() {}
 	defer func() { stop() }()
 
-	ran, skipped, changed := 0, 0, false
+	ran, skipped := 0, 0
 	for _, ex := range examples {
 		if ex.skip != "" {
 			skipped++
@@ -242,13 +264,13 @@ func TestReadme(t *testing.T) {
 			stop()
 			args := strings.Fields(strings.TrimSpace(ex.segments[0].commands))
 			if len(args) < 2 || args[0] != "mnemo" || args[len(args)-1] != "serve" {
-				t.Fatalf("README.md:%d: a serve block is one `mnemo … serve` command", ex.line)
+				t.Fatalf("%s:%d: a serve block is one `mnemo … serve` command", ex.doc.path, ex.line)
 			}
 			addr, stop = startReadmeServer(t, bin, dir, env, args[1:]...)
 			continue
 		}
 		if addr == "" {
-			t.Fatalf("README.md:%d: an example before the first `mnemo serve` block marked %s", ex.line, serveMark)
+			t.Fatalf("%s:%d: an example before the first `mnemo serve` block marked %s", ex.doc.path, ex.line, serveMark)
 		}
 		var sh, all strings.Builder
 		for _, seg := range ex.segments {
@@ -257,7 +279,7 @@ func TestReadme(t *testing.T) {
 			fmt.Fprintf(&sh, "%s\nprintf '\\n%s\\n'\n", cmds, marker)
 		}
 		// Each block has a budget of its own, in quiet-machine time
-		// (QUAL-3): the whole README has none.
+		// (QUAL-3): the documents as a whole have none.
 		ctx, cancel := testwait.Context(context.Background(), readmeBlockBudget)
 		cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", sh.String())
 		cmd.Dir, cmd.Env = dir, env
@@ -270,7 +292,7 @@ func TestReadme(t *testing.T) {
 			if spent {
 				err = fmt.Errorf("%w: killed after %v of quiet-machine time", err, readmeBlockBudget)
 			}
-			t.Fatalf("README.md:%d: %v\n%s\nstdout:\n%s\nstderr:\n%s", ex.line, err, all.String(), out, stderr.String())
+			t.Fatalf("%s:%d: %v\n%s\nstdout:\n%s\nstderr:\n%s", ex.doc.path, ex.line, err, all.String(), out, stderr.String())
 		}
 		outputs := strings.Split(string(out), "\n"+marker+"\n")
 		for i, seg := range ex.segments {
@@ -278,15 +300,15 @@ func TestReadme(t *testing.T) {
 				continue
 			}
 			if *update {
-				rewrite(lines, seg, outputs[i])
-				changed = true
+				rewrite(ex.doc.lines, seg, outputs[i])
+				ex.doc.changed = true
 				continue
 			}
-			t.Errorf("README.md:%d: the output of\n%s\nis\n%s\nwant (README.md:%d-%d)\n%s",
-				ex.line, seg.commands, strings.Join(trimLines(outputs[i]), "\n"), seg.from+1, seg.to, strings.Join(seg.expected, "\n"))
+			t.Errorf("%s:%d: the output of\n%s\nis\n%s\nwant (%s:%d-%d)\n%s", ex.doc.path, ex.line, seg.commands,
+				strings.Join(trimLines(outputs[i]), "\n"), ex.doc.path, seg.from+1, seg.to, strings.Join(seg.expected, "\n"))
 		}
 	}
-	t.Logf("README: ran %d shell examples, skipped %d (marked readme-test: skip)", ran, skipped)
+	t.Logf("README and guides: ran %d shell examples, skipped %d (marked readme-test: skip)", ran, skipped)
 	// One store, the user's, whatever directory each command ran in.
 	if _, err := os.Stat(filepath.Join(home, "mnemo", "mnemo.db")); err != nil {
 		t.Errorf("the README's commands made no store in the user's data directory: %v", err)
@@ -294,16 +316,20 @@ func TestReadme(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "mnemo-data")); err == nil {
 		t.Errorf("the README's commands made a store in the directory they ran in")
 	}
-	if changed {
-		kept := slices.DeleteFunc(lines, func(l string) bool { return l == dropped })
-		if err := os.WriteFile(filepath.Join("..", "..", "README.md"), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+	for _, d := range docs {
+		if !d.changed {
+			continue
+		}
+		kept := slices.DeleteFunc(d.lines, func(l string) bool { return l == dropped })
+		if err := os.WriteFile(filepath.Join("..", "..", d.path), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("README.md: expected output rewritten; run again to check")
+		t.Logf("%s: expected output rewritten; run again to check", d.path)
 	}
 }
 
-// readmeBlockBudget bounds one README block in quiet-machine time: the
+// readmeBlockBudget bounds one block of the documents in quiet-machine
+// time: the
 // longest takes a few seconds on a quiet machine.
 const readmeBlockBudget = time.Minute
 

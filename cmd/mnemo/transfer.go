@@ -149,6 +149,9 @@ func (a *app) exportCommand() *cobra.Command {
 
 // exportTree writes the agent's active memories as a memory root in dir.
 func (a *app) exportTree(cmd *cobra.Command, dir string) error {
+	if mnemo.ClearanceFrom(cmd.Context()).Masks() {
+		return mnemo.Errorf(mnemo.EFORBIDDEN, "an export is whole, and --mask reads confidential and restricted memories masked: export without it")
+	}
 	return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 		var ms []mnemo.Memory
 		for off := 0; ; off += mnemo.MaxListLimit {
