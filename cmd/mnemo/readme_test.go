@@ -329,8 +329,7 @@ func TestReadme(t *testing.T) {
 }
 
 // readmeBlockBudget bounds one block of the documents in quiet-machine
-// time: the
-// longest takes a few seconds on a quiet machine.
+// time: the longest takes a few seconds on a quiet machine.
 const readmeBlockBudget = time.Minute
 
 // dropped marks a README line rewrite removed.
