@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -142,7 +143,7 @@ func TestReadsNotBlockedByWrites(t *testing.T) {
 	<-inTx
 	// The write holds the writer. Reads must answer anyway; a deadline
 	// turns a blocked read into a failure instead of a hung test.
-	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	rctx, cancel := testwait.Context(ctx, time.Minute)
 	defer cancel()
 	for i := range 20 {
 		p, err := svc.QueryEvents(rctx, evScope, mnemo.EventQuery{Limit: 1000})

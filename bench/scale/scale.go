@@ -58,6 +58,10 @@ type Config struct {
 	// answer and once after it (default 10,000; negative, or Postgres
 	// set: not measured).
 	Bulk int
+	// RequestTimeout bounds each request of the HTTP steps as the
+	// server's own timeout: 0 is mnemo serve's default, negative none (a
+	// test on a machine of any load, whose work is bounded).
+	RequestTimeout time.Duration
 	// Postgres, when set, is a PostgreSQL DSN: the generated store is
 	// copied into a temporary schema of it and measured there (no index
 	// file, reopen or writer; PG-1).
@@ -410,7 +414,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.Bulk > 0 && cfg.Postgres == "" {
 		bgen := newGenerator(words, 21)
 		for _, async := range []bool{false, true} {
-			b, err := bulkHTTP(ctx, cfg.Dir, emb, bgen, cfg.Bulk, async, cfg.Progress)
+			b, err := bulkHTTP(ctx, cfg.Dir, emb, bgen, cfg.Bulk, async, cfg.RequestTimeout, cfg.Progress)
 			if err != nil {
 				return rep, err
 			}
@@ -486,7 +490,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 	// 4a. The same through HTTP, as a client of `mnemo serve` recalls.
 	logf("recall through HTTP")
-	viaHTTP, err := timeHTTPRecalls(ctx, svc, newGenerator(words, 5), cfg.Queries, cfg.Progress)
+	viaHTTP, err := timeHTTPRecalls(ctx, svc, newGenerator(words, 5), cfg.Queries, cfg.RequestTimeout, cfg.Progress)
 	if err != nil {
 		return rep, err
 	}
