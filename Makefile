@@ -12,7 +12,7 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN(S).
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: help test vet unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
+.PHONY: help test vet staticcheck unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
@@ -26,6 +26,7 @@ help:
 	@echo 'make run        build, then serve the store in your data directory (~/.local/share/mnemo; DATA=dir for another) on 127.0.0.1:7077'
 	@echo 'make test       every check CI runs: vet, unit (with PostgreSQL), quality, fuzz, inspector, clients, ui'
 	@echo 'make vet        gofmt and go vet'
+	@echo 'make staticcheck  staticcheck, from the Go module proxy (not part of test)'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
 	@echo 'make fuzz       every fuzzer for FUZZTIME (3s; FUZZTIME=60s for a longer run)'
@@ -44,6 +45,13 @@ help:
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+
+# staticcheck at a pinned version, from the Go module proxy into the module
+# cache. Not a step of vet: its first run builds it and analyses every
+# dependency (about 160 CPU seconds); later runs take about 2.
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
 
 # -race turns on checkptr everywhere; in the SQLite driver (C translated to
 # Go, all unsafe pointers) it doubles the cost of every query, and checks
@@ -70,9 +78,16 @@ PGFULLSIZE = ^TestStorePartitioned$$
 # and the runs without -race go on beside them.
 UNITJOBS = 4
 
+# Every go test of make test: no budget for a whole package (-timeout 0),
+# since on a loaded machine a package may take any time; each wait in the
+# tests has a budget of its own that stretches with the load
+# (internal/testwait, QUAL-3). -vet=off: the vet step has vetted every
+# package.
+GOTEST = $(GO) test -count=1 -timeout 0 -vet=off
+
 unit:
-	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GO) test $(RACE) -p $(UNITJOBS) -count=1 ./... & race=$$!; \
-	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" . ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
+	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) ./... & race=$$!; \
+	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" . ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
@@ -80,7 +95,7 @@ unit:
 # Without the data it says so loudly, and fails when CI=true. Then the
 # README's examples against a served mnemo (TestReadme, also without -race).
 quality:
-	MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GO) test -count=1 -v -run '^(TestLocomoQuality|TestReadme)$$' ./cmd/mnemo
+	MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GOTEST) -v -run '^(TestLocomoQuality|TestReadme)$$' ./cmd/mnemo
 	@test -f "$(LOCOMO)" || { \
 	  echo; echo "*** QUALITY NOT CHECKED: no LoCoMo data at $(LOCOMO)."; \
 	  echo "*** Get data/locomo10.json from github.com/snap-research/locomo and run"; \
@@ -110,7 +125,9 @@ FUZZERS = \
 	./temporal:FuzzExtract \
 	.:FuzzParseTime \
 	./memory:FuzzWriteTimes \
-	./internal/timejson:FuzzRewrite
+	./internal/timejson:FuzzRewrite \
+	.:FuzzJSONDepth \
+	./files:FuzzIndent
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
@@ -121,8 +138,11 @@ fuzz:
 # own.
 CHECKS = fuzz quality inspector clients ui
 
+# One mnemo, built here, serves the inspector, clients and ui steps
+# (MNEMO_BIN): each would otherwise link its own.
 checks:
-	@bash scripts/together.sh "$(MAKE)" $(CHECKS)
+	@bin=$$(mktemp -d) && trap 'rm -rf "$$bin"' EXIT && $(GO) build -o "$$bin/mnemo" ./cmd/mnemo && \
+	  MNEMO_BIN="$$bin/mnemo" bash scripts/together.sh "$(MAKE)" $(CHECKS)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.

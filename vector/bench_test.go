@@ -328,7 +328,6 @@ func coarseExact(x *Index, q []float32, k int) []Result {
 // BenchmarkEfSearch reports recall@10 and latency of graph search over the
 // cached indexes of BenchmarkSearch for a range of efSearch values.
 func BenchmarkEfSearch(b *testing.B) {
-	const k = 10
 	for _, sz := range benchSizes[1:] {
 		for _, dim := range []int{100, 384} {
 			b.Run(fmt.Sprintf("n=%s/dim=%d", sz.name, dim), func(b *testing.B) {
@@ -380,7 +379,7 @@ func efSweep(b *testing.B, n, dim int) {
 }
 
 // BenchmarkBuild100k builds an index of 100k clustered vectors as the
-// SQLite store's indexer does (sqlite/ann.go: AddBatch with batches of 32,
+// SQLite store's indexer does (sqlite/ann_indexer.go: AddBatch with batches of 32,
 // M 32, efConstruction 200), and as one AddBatch of everything, and reports
 // the build rate, CPU seconds per wall second and per build (the figure a
 // shared machine does not inflate), the index's heap after the build and
