@@ -36,23 +36,18 @@ import (
 // left 0, each index walks searchEffort of its size.
 //
 // EfConstruction 100, not 200: the build's cost is its walks, about
-// efConstruction each, and at 1M (1.15 ms a vector at 200) it is the
-// figure issue 20 most misses. On 100k of the built-in embedder's
-// memories (vector's BenchmarkIndexFileBuild, 1,000 queries) 100 built in
-// 0.57 of the CPU of 200, for recall@10 0.977 against 0.987 at the
-// efSearch of that size (512), 0.989 against 0.995 at 1024; M 24 cost as
-// much and found less (0.969 at 512), efConstruction 64 0.38 of the CPU
-// and 0.961. At 1M: 652 s against 1,154 s, recall@10 0.975 against 0.994
-// at the efSearch of that size, over issue 20's 0.95. An index file keeps
-// the efConstruction it was built with.
+// efConstruction each, and 200 misses PERF-12 at 1M; 100 builds in about
+// half the CPU and keeps recall@10 over PERF-14's 0.95 at the efSearch of
+// each size, where M 24 costs as much and finds less and efConstruction
+// 64 falls near the floor (docs/BENCHMARKS.md, "ANN recall"). An index
+// file keeps the efConstruction it was built with.
 var annOptions = vector.Options{M: 32, EfConstruction: 100, EfSearch: 1024}
 
 // searchEffort is the efSearch of an index of n vectors when the store's
-// SearchEffort is left 0 (issue 20, PERF-2). The walk costs about
-// efSearch, and a larger index needs a larger one for the same recall. On
-// the built-in embedder's memories at 100k (bench scale's, 1,000 queries)
-// ef 256, 384, 512, 1024 found 0.966, 0.981, 0.987, 0.995 of the true
-// ten: 512 keeps a margin over 0.95 for half the walk of 1024. From 200k
+// SearchEffort is left 0 (PERF-2, PERF-14). The walk costs about
+// efSearch, and a larger index needs a larger one for the same recall: 512
+// keeps a margin over 0.95 at 100k for half the walk of 1024
+// (docs/BENCHMARKS.md, "ANN recall"). From 200k
 // it grows as √n, to 1024 from 800k up, where nothing measured shows that
 // less holds; a multiple of 64, so that it changes seldom.
 func searchEffort(n int) int {
@@ -66,8 +61,8 @@ func searchEffort(n int) int {
 //
 // Inserting into an HNSW graph is the expensive part of a vector (about a
 // millisecond at 612 dimensions): a search that caught the index up itself
-// made the first recall after a bulk load pay for every vector loaded (0.9
-// ms a memory). So only the indexer inserts. Writes wake it; it finds the
+// made the first recall after a bulk load pay for every vector loaded
+// (PERF-9). So only the indexer inserts. Writes wake it; it finds the
 // scopes with vectors stored since it last looked and inserts them in
 // small batches, so that a search waits for at most one batch. A search
 // never waits for it: it asks the index, and scores the vectors the index
@@ -149,9 +144,8 @@ type annIndex struct {
 	// vector the index lacks: the store's rev when a catch-up last found
 	// nothing more to insert. Other scopes' writes raise the store's rev
 	// past rev; without upTo every search of this scope woke the indexer,
-	// whose catch-up query then read the scope's rows (44% of a recall
-	// benchmark's CPU beside another agent's writes, issue 20), and scored
-	// pending vectors it did not have.
+	// whose catch-up query then read the scope's rows, and scored pending
+	// vectors it did not have (PERF-11).
 	upTo atomic.Int64
 
 	// pending holds the vectors of the scope that this process stored

@@ -105,7 +105,7 @@ func (a *annIndexes) ensureLoaded(x *annIndex, vs mnemo.VectorSpace) {
 	old, err := x.load(a.path(x.scope), vs, a.effort)
 	if err == nil && old {
 		// A file of the first header version is read by copying; written
-		// again, it is mapped on the next open (issue 20: reopen at 1M).
+		// again, it is mapped on the next open (PERF-13).
 		a.saveLater(x, vs)
 	}
 	if err != nil {
@@ -144,12 +144,10 @@ const boundFrom = 4096
 // in-memory full-text index's) lets the Go heap grow past what the last
 // collection found live. The collector's default
 // (GOGC 100) lets it reach twice the live heap, most of which is the index
-// being built: at 1M memories 1.5 GB of index and 0.3 GB of full-text
-// index would peak near 3.6 GB, where issue 20 asks for a build under 2
-// GB (1.80 GiB of it live). The index's slabs hold no pointers, so a
-// collection costs little however large it is: at 100k, 32 MB made 24-25
-// collections of 0.19-0.20 s of CPU in all, 64 MB 18 of 0.14 s, for a
-// peak 10 MB higher.
+// being built: at 1M memories the index and the full-text index would
+// peak near twice what is live, past PERF-12's 2 GB. The index's slabs
+// hold no pointers, so a collection costs little however large it is, and
+// a small headroom costs a few collections more for a lower peak.
 const buildHeadroom = 32 << 20
 
 // A heapBound collects garbage when the heap has grown more than headroom

@@ -75,10 +75,9 @@ func (a *annIndexes) looked() {
 // awaitBulk waits, until ctx ends, for the indexer's first pass after
 // preload to say whether it builds an index in bulk, and for such a build
 // to end. The in-memory full-text index is built after it: on two cores
-// the two builds slowed each other, and at 1M memories they held the
-// index, its compact codes (until the build ends) and the full-text
-// index's 277 MB at once, past issue 20's 2 GB (2,095 MiB); FTS5 ranks
-// meanwhile.
+// the two builds slow each other, and at 1M memories together they hold
+// the index, its compact codes (until the build ends) and the full-text
+// index at once, past PERF-12's 2 GB; FTS5 ranks meanwhile.
 func (a *annIndexes) awaitBulk(ctx context.Context) {
 	a.mu.Lock()
 	first := a.firstLook
@@ -275,22 +274,21 @@ func (a *annIndexes) catchUpAll(ctx context.Context, db *DB) error {
 
 // catchUpBatch is how many vectors the indexer inserts at once. A batch
 // holds the index's write lock, so a search waits for one batch at most:
-// 32 inserts, about 30 ms of CPU at 612 dimensions, which AddBatch spreads
-// over two cores (from 16 vectors a worker; issue 20).
+// 32 inserts, which AddBatch spreads over two cores (from 16 vectors a
+// worker; PERF-11, PERF-12).
 const catchUpBatch = 32
 
 // bulkBatch is how many vectors a bulk build inserts at once, the next
-// batch read from the table while one is linked in: at 1M memories the
-// build's 31,250 batches of 32 each waited for their slowest insert and
-// for the read of the next, and used 1.44 of the two cores (issue 20).
-// Searches do not wait for a batch (AddBatch links under the read lock);
-// a forget of the scope waits for one, about 70 ms on two cores.
+// batch read from the table while one is linked in: batches of 32 each
+// wait for their slowest insert and for the read of the next, which
+// leaves cores idle (PERF-12). Searches do not wait for a batch (AddBatch
+// links under the read lock); a forget of the scope waits for one.
 const bulkBatch = 256
 
 // bulkBacklog is the backlog from which a catch-up is a bulk build for
 // the index (vector.Index.BeginBulk): its inserts walk the graph on
 // compact codes once it has added enough to pay for them, as the first
-// build of a large store does (issue 20).
+// build of a large store does (PERF-12).
 const bulkBacklog = 10_000
 
 // catchUp inserts the scope's vectors stored after x.rev, a batch at a
@@ -409,8 +407,7 @@ type vectorBatch struct {
 // readBatch reads up to limit of the scope's vectors stored after the
 // vector rev after, decoded into buf, which it may grow: the index keeps
 // its own quantised copy, and a build from the table then leaves only the
-// driver's copy of each row behind (issue 20: 2.6 KB a vector at 612
-// dimensions, not 8). It does not touch the index, so that a bulk build
+// driver's copy of each row behind, not a float copy too (PERF-12). It does not touch the index, so that a bulk build
 // reads the next batch while one is linked in.
 func (x *annIndex) readBatch(ctx context.Context, db *DB, sp span, after int64, limit, dim int, buf []float32) vectorBatch {
 	b := vectorBatch{after: after, limit: limit, forgets: x.forgets.Load()}

@@ -26,16 +26,15 @@ const annSaveEvery = 20000
 
 // saveDue reports whether an index of n vectors, unsaved changes since its
 // file was written, is worth writing again. Every 20,000 changes, a build
-// of 1M vectors rewrote its file (1.4 GB at the end) 50 times, 38 GB in
-// all, each write holding the index from the indexer (issue 20); once a
-// quarter of the index has changed, the writes come to about five times
+// of 1M vectors would rewrite its file 50 times, each write holding the
+// index from the indexer (PERF-12); once a quarter of the index has changed, the writes come to about five times
 // the final file, and a crash costs the indexer at most a quarter of the
 // index to insert again from the table.
 //
-// A bulk build writes its index again only once it has doubled: at 1M
-// memories the quarter steps wrote 5.9 GB, each write holding the build
-// (issue 20), where doubling writes about 1.8 GB before the last; a
-// crash then costs at most half of a build, which the table restarts.
+// A bulk build writes its index again only once it has doubled: quarter
+// steps would write several times the final file, each write holding the
+// build (PERF-12), where doubling writes about the final file's size
+// before the last; a crash then costs at most half of a build, which the table restarts.
 func saveDue(n, unsaved int, bulk bool) bool {
 	if bulk {
 		return unsaved >= max(annSaveEvery, n/2)
@@ -171,8 +170,8 @@ func (a *annIndexes) close() error {
 
 // annMagic starts every index file; the number is the header's version.
 // Version 2 pads the header with zeros to a multiple of annAlign bytes, so
-// that the index after it can be mapped in place (vector.Read, issue 20:
-// reopen at 1M); version 1 files are still read, by copying.
+// that the index after it can be mapped in place (vector.Read; PERF-13);
+// version 1 files are still read, by copying.
 const (
 	annMagic   = "mnemo-ann-2\n"
 	annMagicV1 = "mnemo-ann-1\n"
@@ -193,8 +192,8 @@ func (x *annIndex) save(path string, vs mnemo.VectorSpace) error {
 	defer os.Remove(f.Name()) // after a successful rename, there is nothing to remove
 	// Writes of 4 MB at multiples of 4 MB leave the file in the page cache
 	// in 2 MB folios, which the next open's mapping of it maps with huge
-	// pages (vector.Read; searches read the index at random). Written 1 MB
-	// at a time, a search at 1M cost 1.26 times the CPU (issue 20).
+	// pages (vector.Read; searches read the index at random, and huge
+	// pages make that cheaper; PERF-2).
 	w := bufio.NewWriterSize(f, 4<<20)
 	err = writeANN(w, annHeader(vs, x.rev.Load()), x.ix.Load())
 	if err == nil {
