@@ -407,8 +407,9 @@ type vectorBatch struct {
 // readBatch reads up to limit of the scope's vectors stored after the
 // vector rev after, decoded into buf, which it may grow: the index keeps
 // its own quantised copy, and a build from the table then leaves only the
-// driver's copy of each row behind, not a float copy too (PERF-12). It does not touch the index, so that a bulk build
-// reads the next batch while one is linked in.
+// driver's copy of each row behind, not a float copy too (PERF-12). It does
+// not touch the index, so that a bulk build reads the next batch while one
+// is linked in.
 func (x *annIndex) readBatch(ctx context.Context, db *DB, sp span, after int64, limit, dim int, buf []float32) vectorBatch {
 	b := vectorBatch{after: after, limit: limit, forgets: x.forgets.Load()}
 	if cap(buf) < limit*dim {

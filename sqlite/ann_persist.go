@@ -27,14 +27,16 @@ const annSaveEvery = 20000
 // saveDue reports whether an index of n vectors, unsaved changes since its
 // file was written, is worth writing again. Every 20,000 changes, a build
 // of 1M vectors would rewrite its file 50 times, each write holding the
-// index from the indexer (PERF-12); once a quarter of the index has changed, the writes come to about five times
-// the final file, and a crash costs the indexer at most a quarter of the
-// index to insert again from the table.
+// index from the indexer (PERF-12); once a quarter of the index has
+// changed, the writes come to about five times the final file, and a crash
+// costs the indexer at most a quarter of the index to insert again from the
+// table.
 //
 // A bulk build writes its index again only once it has doubled: quarter
 // steps would write several times the final file, each write holding the
-// build (PERF-12), where doubling writes about the final file's size
-// before the last; a crash then costs at most half of a build, which the table restarts.
+// build (PERF-12), where doubling writes about the final file's size before
+// the last; a crash then costs at most half of a build, which the table
+// restarts.
 func saveDue(n, unsaved int, bulk bool) bool {
 	if bulk {
 		return unsaved >= max(annSaveEvery, n/2)

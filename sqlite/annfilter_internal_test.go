@@ -106,10 +106,10 @@ func exactFiltered(ms []mnemo.Memory, k int, q []float32, keep func(mnemo.Memory
 }
 
 // Every filter kind is bounded: a filtered vector search examines (checks
-// against the filter, or scores exactly) a number of memories set by
-// the index's efSearch and exactBelow, not by the size of the store, and its answer
-// holds the filter and finds the true filtered nearest. Before, a filter
-// that the selectivity check ignored (pinned, confidence, vitality,
+// against the filter, or scores exactly) a number of memories set by the
+// index's efSearch and exactBelow, not by the size of the store, and its
+// answer holds the filter and finds the true filtered nearest. Before, a
+// filter that the selectivity check ignored (pinned, confidence, vitality,
 // security levels) widened the search up to the whole index.
 func TestFilteredVectorSearchBounded(t *testing.T) {
 	const limit = 10
