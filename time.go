@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -187,7 +186,7 @@ func yearOf(s string) (int, bool) {
 	return y, len(s) == 4 || s[4] < '0' || s[4] > '9'
 }
 
-func clip(s string) string { return textutil.TruncateRunes(s, 64) }
+func clip(s string) string { return truncateRunes(s, 64) }
 
 // TimeFieldError is the EINVALID error of a JSON value that cannot be a
 // time (a number, an object): it names the field and gives an example.

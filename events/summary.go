@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // isLong says whether the period's summary has trends, patterns and
@@ -234,7 +235,7 @@ func summaryText(sum *mnemo.Summary) string {
 // classifySummary raises a summary's level to what its own text calls for
 // (SEC-12): at least its events', and the classifier's of what it says.
 func classifySummary(sum *mnemo.Summary) {
-	sum.SecurityLevel = mnemo.ClassifyText(summaryText(sum), cmp.Or(sum.SecurityLevel, mnemo.SecurityInternal))
+	sum.SecurityLevel = security.ClassifyText(summaryText(sum), cmp.Or(sum.SecurityLevel, mnemo.SecurityInternal))
 }
 
 // mayHaveFacts says whether an event's data or metadata may hold a field

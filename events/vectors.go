@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/internal/worker"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // The third layer, L3 (EVT-8, EVT-9): embeddings of events, searched by
@@ -488,7 +489,7 @@ func (s *Service) SearchEvents(ctx context.Context, scope mnemo.Scope, q Search)
 			}
 			return nil, err
 		}
-		e.Classify() // stored before levels were kept (SEC-11)
+		security.ClassifyEvent(&e) // stored before levels were kept (SEC-11)
 		h.Event = e
 		out = append(out, h)
 		ids = append(ids, e.ID)

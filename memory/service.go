@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/priority"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Options configure a Service. The zero value is usable.
@@ -477,7 +478,7 @@ func (s *Service) records(ctx context.Context, scope mnemo.Scope, drafts []mnemo
 			return err
 		}
 		if !d.Tombstone() {
-			m.Classify(d.SecurityLevel)
+			security.ClassifyMemory(&m, d.SecurityLevel)
 		}
 		var t turn
 		if turns != nil {
