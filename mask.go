@@ -135,14 +135,14 @@ func (m *Memory) ConcealAs(c Clearance, level string) {
 	m.Data, m.Entities, m.Occurred, m.Embedding = nil, nil, nil, nil
 }
 
-// A Concealer is an answer that holds classified text: Conceal masks, in
+// A concealer is an answer that holds classified text: Conceal masks, in
 // place, what c may not read of it (SEC-8). Memory is one; a record that
 // carries a level of its own (a session's fact, an event) is another.
-type Concealer interface {
+type concealer interface {
 	Conceal(c Clearance)
 }
 
-var concealerType = reflect.TypeFor[Concealer]()
+var concealerType = reflect.TypeFor[concealer]()
 
 // maxConcealDepth bounds how deep Conceal looks into an answer; what lies
 // deeper is left out rather than shown unread.
@@ -213,7 +213,7 @@ func conceal(c Clearance, v reflect.Value, depth int) {
 		v.Set(n)
 	case reflect.Struct:
 		if p := v.Addr(); p.Type().Implements(concealerType) {
-			p.Interface().(Concealer).Conceal(c)
+			p.Interface().(concealer).Conceal(c)
 		}
 		if v.Type() == memoryType {
 			return

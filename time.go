@@ -269,20 +269,3 @@ func (w *When) Span(field string, ref time.Time) (TimeSpan, error) {
 	}
 	return ParseTime(field, w.Text, ref)
 }
-
-// TimeField is a named time of a request, for CheckTimeFields.
-type TimeField struct {
-	Name string
-	T    *time.Time
-}
-
-// CheckTimeFields is CheckTimePtr for each field in turn: the first
-// outside the range is the error (TIME-1).
-func CheckTimeFields(fs ...TimeField) error {
-	for _, f := range fs {
-		if err := CheckTimePtr(f.Name, f.T); err != nil {
-			return err
-		}
-	}
-	return nil
-}

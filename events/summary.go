@@ -94,7 +94,7 @@ func (s *Service) Summaries(ctx context.Context, scope mnemo.Scope, q mnemo.Summ
 		}
 		q.Period = p
 	}
-	if err := mnemo.CheckTimeFields(mnemo.TimeField{Name: "from", T: q.From}, mnemo.TimeField{Name: "to", T: q.To}); err != nil { // TIME-1
+	if err := cmp.Or(mnemo.CheckTimePtr("from", q.From), mnemo.CheckTimePtr("to", q.To)); err != nil { // TIME-1
 		return nil, err
 	}
 	if q.From != nil && q.To != nil && q.From.After(*q.To) {

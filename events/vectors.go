@@ -519,7 +519,7 @@ func (s *Service) touchEvents(scope mnemo.Scope, ids []string) {
 
 func checkEventSearch(q *Search) error {
 	q.Query = strings.TrimSpace(q.Query)
-	if err := mnemo.CheckTimeFields(mnemo.TimeField{Name: "from", T: q.From}, mnemo.TimeField{Name: "to", T: q.To}); err != nil { // TIME-1
+	if err := cmp.Or(mnemo.CheckTimePtr("from", q.From), mnemo.CheckTimePtr("to", q.To)); err != nil { // TIME-1
 		return err
 	}
 	switch {

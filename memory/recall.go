@@ -633,7 +633,7 @@ func (s *Service) find(ctx context.Context, scope mnemo.Scope, q Query, aq analy
 		} else {
 			qvec = qv
 			vq := mnemo.VectorQuery{Filter: q.Filter, Vector: qvec, Limit: want}
-			if ls, ok := s.store.Store.(mnemo.VectorLagSearcher); ok {
+			if ls, ok := s.store.Store.(VectorLagSearcher); ok {
 				var lag string
 				if vhits, lag, vecErr = ls.SearchVectorsLag(ctx, scope, vq); lag != "" && vecErr == nil {
 					notes = append(notes, degradation{mnemo.DegradedVectorIndex, lag})
@@ -996,4 +996,13 @@ func inside(w, q temporal.Window) float64 {
 		end = q.End
 	}
 	return max(float64(end.Sub(start))/float64(d), 1e-9)
+}
+
+// VectorLagSearcher is a mnemo.VectorStore whose ANN index catches up with its
+// vectors in the background. SearchVectorsLag is SearchVectors that also
+// says, in lag, when the answer could not search every stored vector by
+// meaning (the index is still catching up); lag is empty otherwise.
+// Recall flags such an answer degraded.
+type VectorLagSearcher interface {
+	SearchVectorsLag(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) (hits []mnemo.VectorHit, lag string, err error)
 }
