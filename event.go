@@ -196,10 +196,3 @@ func (r Relation) Other(node string) string {
 	}
 	return r.Source
 }
-
-// EventSink receives replayed events: a webhook, a Server-Sent Events
-// stream, a NATS subject. Publish returns once the event is handed over, or
-// an error when the sink gave up on it.
-type EventSink interface {
-	Publish(ctx context.Context, e Event) error
-}

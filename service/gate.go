@@ -386,7 +386,7 @@ func (m *Mnemo) SearchEvents(ctx context.Context, sc mnemo.Scope, q events.Searc
 
 // Replay re-publishes a window of events to sink (a webhook, NATS, a
 // Server-Sent Events stream), each as the caller may read it.
-func (m *Mnemo) Replay(ctx context.Context, sc mnemo.Scope, o events.ReplayOptions, sink mnemo.EventSink) (events.ReplayResult, error) {
+func (m *Mnemo) Replay(ctx context.Context, sc mnemo.Scope, o events.ReplayOptions, sink events.Sink) (events.ReplayResult, error) {
 	if c := mnemo.ClearanceFrom(ctx); c.Masks() && sink != nil {
 		next := sink
 		sink = events.SinkFunc(func(ctx context.Context, e mnemo.Event) error { return next.Publish(ctx, mnemo.Conceal(c, e)) })
