@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -19,7 +18,6 @@ import (
 	"github.com/mnemo-dev/mnemo/priority"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
-	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // The embedded services. Each alias names its embedded field, so four
@@ -141,24 +139,6 @@ func New(store mnemo.Store, o Options) *Mnemo {
 func (m *Mnemo) sessionTopic(ctx context.Context, sc mnemo.Scope, id string) (string, error) {
 	wm, err := m.Prompts.GetWorkingMemory(ctx, sc, id)
 	return wm.CurrentTopic, err
-}
-
-// Open opens (or creates) the embedded store in the data directory dir and
-// returns a Mnemo over it: the one call a Go program needs to embed mnemo.
-// Close it to close the store. With o.Embedder set (embed/builtin.New() for
-// the built-in one), recall is hybrid; a store embedded with another model
-// is EMISMATCH.
-func Open(ctx context.Context, dir string, o Options) (*Mnemo, error) {
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Now: o.Now, Logger: o.Logger})
-	if err != nil {
-		return nil, err
-	}
-	m := New(db, o)
-	if err := m.Init(ctx); err != nil {
-		m.Close()
-		return nil, err
-	}
-	return m, nil
 }
 
 // Init prepares semantic recall (see the memory service's Init).
