@@ -43,6 +43,10 @@ type Query struct {
 	// memories on the topic score TopicBoost (1.3) times higher. A session
 	// without working memory changes nothing.
 	Session string `json:"session,omitempty"`
+	// SessionTopic is the current topic of Session's working memory, which
+	// the caller finds (the facade, from the prompt service) before it
+	// calls recall; "" for none. It is never read from a request.
+	SessionTopic string `json:"-"`
 	// TraverseHops, 0 to MaxTraverseHops, follows links from the results
 	// (ExpandLinks): what they lead to fills Result.Linked, within Limit.
 	// Linked memories are not counted as recalled.
@@ -466,11 +470,7 @@ func (s *Service) checkQuery(scope mnemo.Scope, q *Query) (profile rank.Profile,
 func (s *Service) analyse(ctx context.Context, scope mnemo.Scope, q Query, res *Result) (aq analysis.Query, topic map[string]bool, err error) {
 	aq = s.analyzer.Query(q.Text)
 	if q.Session != "" {
-		sessionTopic, err := s.topic(ctx, scope, q.Session)
-		if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
-			return aq, nil, err
-		}
-		if sessionTopic != "" {
+		if sessionTopic := q.SessionTopic; sessionTopic != "" {
 			res.Topic = sessionTopic
 			topic = make(map[string]bool)
 			for _, t := range s.analyzer.Query(sessionTopic).Terms {

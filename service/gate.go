@@ -183,12 +183,20 @@ func (m *Mnemo) concealKeyed(ctx context.Context, sc mnemo.Scope, n int, at func
 
 // Recall ranks memories for a query (memory.Service.Recall).
 func (m *Mnemo) Recall(ctx context.Context, sc mnemo.Scope, q memory.Query) (memory.Result, error) {
+	q, err := m.withSessionTopic(ctx, sc, q)
+	if err != nil {
+		return memory.Result{}, err
+	}
 	res, err := m.Memories.Recall(ctx, sc, q)
 	return m.gateResult(ctx, sc, q, res, err)
 }
 
 // Surface is Recall without recording an access.
 func (m *Mnemo) Surface(ctx context.Context, sc mnemo.Scope, q memory.Query) (memory.Result, error) {
+	q, err := m.withSessionTopic(ctx, sc, q)
+	if err != nil {
+		return memory.Result{}, err
+	}
 	res, err := m.Memories.Surface(ctx, sc, q)
 	return m.gateResult(ctx, sc, q, res, err)
 }
