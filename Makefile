@@ -70,7 +70,7 @@ UNITJOBS = 4
 
 unit:
 	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GO) test $(RACE) -p $(UNITJOBS) -count=1 ./... & race=$$!; \
-	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" . ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
+	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" ./lifecycle ./prompt ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
@@ -146,10 +146,10 @@ bench: build
 
 # Go benchmarks: figures for docs/BENCHMARKS.md, never assertions.
 bench-go:
-	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event|DaySummary' -benchtime 2000x . ./memory
-	$(GO) test -run '^$$' -bench 'DaySummary' -benchtime 3x .
-	$(GO) test -run '^$$' -bench 'Event' -benchtime 2s .
-	$(GO) test -run '^$$' -bench 'Reflect100k' -benchtime 3x .
+	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event|DaySummary' -benchtime 2000x ./prompt ./events ./memory
+	$(GO) test -run '^$$' -bench 'DaySummary' -benchtime 3x ./events
+	$(GO) test -run '^$$' -bench 'Event' -benchtime 2s ./events
+	$(GO) test -run '^$$' -bench 'Reflect100k' -benchtime 3x ./prompt
 	$(GO) test -run '^$$' -bench . ./sqlite ./analysis
 
 locomo:
