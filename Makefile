@@ -12,7 +12,7 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN(S).
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: help test vet unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers
+.PHONY: help test vet staticcheck unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
@@ -26,6 +26,7 @@ help:
 	@echo 'make run        build, then serve the store in your data directory (~/.local/share/mnemo; DATA=dir for another) on 127.0.0.1:7077'
 	@echo 'make test       every check CI runs: vet, unit (with PostgreSQL), quality, fuzz, inspector, clients, ui'
 	@echo 'make vet        gofmt and go vet'
+	@echo 'make staticcheck  staticcheck, from the Go module proxy (not part of test)'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
 	@echo 'make fuzz       every fuzzer for FUZZTIME (3s; FUZZTIME=60s for a longer run)'
@@ -38,10 +39,19 @@ help:
 	@echo 'make locomo     bench locomo with each ranking profile (MNEMO_LOCOMO=path)'
 	@echo 'make scale      bench scale at 100k and 1M memories'
 	@echo 'make pgservers  a shell with the PostgreSQL test servers up'
+	@echo 'make dist       every release artifact into dist/: archives, checksums, SBOMs, npm packages, wheels, OCI image, Homebrew formula'
+	@echo 'make dist-check each artifact in dist/ installed and run as a user would, with the README'"'"'s install lines and MCP configs'
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+
+# staticcheck at a pinned version, from the Go module proxy into the module
+# cache. Not a step of vet: its first run builds it and analyses every
+# dependency (about 160 CPU seconds); later runs take about 2.
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
 
 # -race turns on checkptr everywhere; in the SQLite driver (C translated to
 # Go, all unsafe pointers) it doubles the cost of every query, and checks
@@ -108,7 +118,9 @@ FUZZERS = \
 	./temporal:FuzzExtract \
 	.:FuzzParseTime \
 	./memory:FuzzWriteTimes \
-	./internal/timejson:FuzzRewrite
+	./internal/timejson:FuzzRewrite \
+	.:FuzzJSONDepth \
+	./files:FuzzIndent
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
@@ -174,3 +186,17 @@ run: build
 # A shell with the test servers up, to run one package's tests by hand.
 pgservers:
 	$(PGSERVERS) $${SHELL:-bash}
+
+# Every release artifact into dist/ (scripts/dist.sh): GoReleaser's
+# archives, checksums and SBOMs (.goreleaser.yaml), the npm packages, the
+# wheels, the OCI image, the Homebrew formula and the clients' packages.
+# DIST_FLAGS=--single-target builds this platform's alone.
+dist:
+	GO=$(GO) bash scripts/dist.sh $(DIST_FLAGS)
+
+# Each artifact in dist/ installed and run as a user would, offline
+# (scripts/dist-check.sh). Not part of `make test`: with make dist it takes
+# longer than the test budget; CI runs both beside it
+# (.github/workflows/ci.yml).
+dist-check:
+	GO=$(GO) bash scripts/dist-check.sh

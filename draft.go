@@ -157,6 +157,9 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		if len(d.Data) > lim.MaxDataBytes {
 			return m, Errorf(ETOOLARGE, "data is %d bytes, the limit is %d", len(d.Data), lim.MaxDataBytes)
 		}
+		if err := CheckJSONDepth("data", d.Data); err != nil {
+			return m, err
+		}
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, d.Data); err != nil {
 			return m, Errorf(EINVALID, "data is not valid JSON: %v", err)
@@ -470,6 +473,9 @@ func checkSource(src json.RawMessage, lim Limits) (json.RawMessage, error) {
 	}
 	if len(src) > lim.MaxSourceBytes {
 		return nil, Errorf(ETOOLARGE, "source is %d bytes, the limit is %d", len(src), lim.MaxSourceBytes)
+	}
+	if err := CheckJSONDepth("source", src); err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, src); err != nil {

@@ -24,6 +24,9 @@ func CheckProvenance(key string, source json.RawMessage, required bool) error {
 		}
 		return Errorf(EINVALID, "source is required: say where this came from, as a string or an object with kind, name, retrieved_at and locator")
 	}
+	if err := CheckJSONDepth("source", source); err != nil { // API-21
+		return err
+	}
 	switch source[0] {
 	case '"':
 		var s string

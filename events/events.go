@@ -205,6 +205,9 @@ func checkEventJSON(field string, v json.RawMessage, object bool) (json.RawMessa
 	if len(v) > mnemo.MaxEventData {
 		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "event %s is %d bytes; at most %d", field, len(v), mnemo.MaxEventData)
 	}
+	if err := mnemo.CheckJSONDepth("event "+field, v); err != nil {
+		return nil, err
+	}
 	if !json.Valid(v) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "event %s is not valid JSON", field)
 	}

@@ -337,7 +337,7 @@ func TestEventVectorsWhenTheEmbedderFails(t *testing.T) {
 		}
 		resp, err := http.Post(good.URL+r.URL.Path, "application/json", r.Body)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()

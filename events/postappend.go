@@ -26,7 +26,6 @@ type postAppend struct {
 	wake    chan struct{}
 	stop    context.CancelFunc
 	done    chan struct{}
-	lastErr error
 
 	touches sync.WaitGroup // access counts being written
 

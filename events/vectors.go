@@ -347,7 +347,6 @@ func (p *postAppend) work(ctx context.Context) {
 func (p *postAppend) embedPending(ctx context.Context) (int, error) {
 	jobs, err := p.store.PendingEventVectors(ctx, worker.Batch)
 	if err != nil || len(jobs) == 0 {
-		p.setErr(err)
 		return 0, err
 	}
 	byMod := map[string][]mnemo.EventVectorJob{}
@@ -379,20 +378,7 @@ func (p *postAppend) embedPending(ctx context.Context) (int, error) {
 		}
 		done += len(js)
 	}
-	p.setErr(err)
 	return done, err
-}
-
-func (p *postAppend) setErr(err error) {
-	p.mu.Lock()
-	p.lastErr = err
-	p.mu.Unlock()
-}
-
-func (p *postAppend) err() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.lastErr
 }
 
 // eventVectorStore returns the store as an EventVectorStore, or

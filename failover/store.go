@@ -264,6 +264,26 @@ func (s *Store) primaryAndReplayed(ctx context.Context, op string, fn func(conte
 	return s.primaryOnly(ctx, op, false, fn)
 }
 
+var _ mnemo.Replacer = (*Store)(nil)
+
+// Replace changes a keyless memory in place in the primary (API-14); while
+// it is down, or the spool is replayed, it fails with EUNAVAILABLE: the
+// memory may be in the spool, whose replay writes memories, never changes
+// them.
+func (s *Store) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
+	var m mnemo.Memory
+	err := s.primaryAndReplayed(ctx, "changing a memory without a key in place", func(ctx context.Context, p Primary) error {
+		rp, ok := p.(mnemo.Replacer)
+		if !ok {
+			return mnemo.Errorf(mnemo.EUNAVAILABLE, "the database cannot change a memory without a key in place")
+		}
+		var err error
+		m, err = rp.Replace(ctx, scope, rec)
+		return err
+	})
+	return m, err
+}
+
 // Forget deletes in the primary; while it is down, or the spool is
 // replayed, it fails with EUNAVAILABLE, since what it deletes may be in
 // the spool.

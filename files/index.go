@@ -16,11 +16,78 @@ const IndexName = "index"
 // indexFile is what a key's file holds: its latest envelope, indented, so
 // that cat and jq read it and a cut path still names its key.
 func indexFile(e Envelope) ([]byte, error) {
-	b, err := json.MarshalIndent(e, "", "  ")
+	b, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return append(indent(make([]byte, 0, 2*len(b)), b, indentLevels), '\n'), nil
+}
+
+// indentLevels is how many levels of an index file are indented; deeper
+// values stay compact. Indenting every level writes a line and its
+// indentation per element, so the file of deeply nested content would
+// grow with the square of its depth, and writing it holds up every other
+// writer (FS-16, API-21); bounded, it stays within a few times the
+// compact size.
+const indentLevels = 8
+
+// indent appends to dst the compact, valid JSON src indented by two spaces
+// a level as json.Indent does, down to maxLevel levels; deeper arrays and
+// objects are copied compact.
+func indent(dst, src []byte, maxLevel int) []byte {
+	level := 0
+	newline := func(n int) {
+		dst = append(dst, '\n')
+		for range n {
+			dst = append(dst, ' ', ' ')
+		}
+	}
+	inString := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		dst = append(dst, c)
+		if inString {
+			switch c {
+			case '\\':
+				i++
+				dst = append(dst, src[i])
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				i++
+				dst = append(dst, src[i]) // [] and {}, as json.Indent writes them
+				continue
+			}
+			level++
+			if level <= maxLevel {
+				newline(level)
+			}
+		case '}', ']':
+			if level <= maxLevel {
+				// The bracket goes on a line of its own.
+				dst = dst[:len(dst)-1]
+				newline(level - 1)
+				dst = append(dst, c)
+			}
+			level--
+		case ',':
+			if level <= maxLevel {
+				newline(level)
+			}
+		case ':':
+			if level <= maxLevel {
+				dst = append(dst, ' ')
+			}
+		}
+	}
+	return dst
 }
 
 // ErrSymlink is returned when a directory on a key's path in the index is

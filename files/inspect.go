@@ -7,12 +7,13 @@ import (
 )
 
 // The inspector's reads (API-13): answered from the fold, as every read.
-// A keyless memory cannot be changed in place here (no mnemo.Replacer):
-// the log has no line for it yet.
+// A keyless memory changes in place (Replace) by a write line marked as a
+// replacement.
 
 var (
 	_ mnemo.AgentLister   = (*Store)(nil)
 	_ mnemo.KeyTreeLister = (*Store)(nil)
+	_ mnemo.Replacer      = (*Store)(nil)
 )
 
 // Agents implements mnemo.AgentLister.

@@ -17,7 +17,7 @@ import (
 
 // Line ops: what a log line (or a state line) of a Store does.
 const (
-	opWrite   = "write"   // one record of Store.Write
+	opWrite   = "write"   // one record of Store.Write, or Store.Replace's
 	opForget  = "forget"  // Store.Forget, with every id and key it deleted
 	opClear   = "clear"   // Store.Clear
 	opTouch   = "touch"   // accesses
@@ -58,13 +58,16 @@ type ext struct {
 
 	// write and row: the memory without what the envelope holds (source;
 	// data when it is the content) and without its vector (Vector).
-	Memory        *mnemo.Memory    `json:"memory,omitempty"`
-	DataIsContent bool             `json:"data_is_content,omitempty"`
-	Tombstone     bool             `json:"tombstone,omitempty"`
-	Index         *mnemo.IndexText `json:"index,omitempty"`
-	Embed         string           `json:"embed,omitempty"`
-	Vector        string           `json:"vector,omitempty"` // base64 of little-endian float32s
-	Redacted      bool             `json:"redacted,omitempty"`
+	Memory        *mnemo.Memory `json:"memory,omitempty"`
+	DataIsContent bool          `json:"data_is_content,omitempty"`
+	Tombstone     bool          `json:"tombstone,omitempty"`
+	// Replace marks a write of Store.Replace: the keyless memory of its
+	// id changed in place (mnemo.Replacer).
+	Replace  bool             `json:"replace,omitempty"`
+	Index    *mnemo.IndexText `json:"index,omitempty"`
+	Embed    string           `json:"embed,omitempty"`
+	Vector   string           `json:"vector,omitempty"` // base64 of little-endian float32s
+	Redacted bool             `json:"redacted,omitempty"`
 	// row
 	Vectored bool  `json:"vectored,omitempty"`
 	Seq      int64 `json:"seq,omitempty"`

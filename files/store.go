@@ -354,7 +354,11 @@ func (s *Store) apply(ctx context.Context, mem *memstore.Store, batch []line, ra
 			}
 			s.noteWrite(r)
 		}
-		_, err = mem.Write(ctx, sc, recs)
+		if first.Replace {
+			_, err = mem.Replace(ctx, sc, recs[0])
+		} else {
+			_, err = mem.Write(ctx, sc, recs)
+		}
 	case opForget:
 		_, err = mem.Forget(ctx, sc, first.IDs, first.Keys)
 		s.redact = true
@@ -577,6 +581,53 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// Replace changes a keyless memory in place (API-14): one write line,
+// marked, that a fold applies as a replacement. See mnemo.Replacer.
+func (s *Store) Replace(ctx context.Context, sc mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
+	if err := mnemo.CheckScope(sc); err != nil {
+		return mnemo.Memory{}, err
+	}
+	m := &rec.Memory
+	if m.Key != "" || rec.Tombstone || m.ID == "" {
+		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")
+	}
+	now := s.now()
+	// Times and scope are fixed before the line is written, as Write's.
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = now
+	}
+	if m.TenantID == "" {
+		m.TenantID = sc.TenantID
+	}
+	if m.AgentID == "" {
+		m.AgentID = sc.AgentID
+	}
+	var out mnemo.Memory
+	err := s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+		var err error
+		if out, err = mem.Replace(memstore.WithNow(ctx, now), sc, rec); err != nil {
+			return nil, err
+		}
+		x := &ext{Op: opWrite, Replace: true, Batch: s.newBatch(), Tenant: sc.TenantID, Agent: sc.AgentID, At: now, Embed: rec.Embed}
+		if rec.Index != (mnemo.IndexText{}) {
+			idx := rec.Index
+			x.Index = &idx
+		}
+		m := rec.Memory
+		m.TenantID, m.AgentID = "", ""
+		return []line{memoryLine(m, false, x)}, nil
+	}, func(mem *memstore.Store) error {
+		return s.indexRows(ctx, mem, sc, []mnemo.Record{rec})
+	})
+	if err != nil {
+		return mnemo.Memory{}, err
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package files_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
@@ -18,6 +19,8 @@ func FuzzStoreLog(f *testing.F) {
 	f.Add([]byte(`{"key":"/@mnemo/forget","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"forget","batch":"c","tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","ids":["1"],"keys":["/x"]}}` + "\n"))
 	f.Add([]byte(`{"key":"/v","ts":"2026-02-22T10:00:00Z","valid":true,"content":null,"mnemo":{"op":"vectors","batch":"d","at":"2026-02-22T10:00:00Z","jobs":[{"ID":"1","Text":"t"}],"vectors":["!!"]}}` + "\n"))
 	f.Add([]byte("not json\n{\"key\":\n"))
+	// Another writer's content nested deeper than mnemo takes (API-21).
+	f.Add([]byte(`{"key":"/deep","ts":"2026-02-22T10:00:00Z","valid":true,"content":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "}\n"))
 	f.Add([]byte("not json\n" + `{"key":"/@mnemo/clear","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"clear","batch":"e","tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z"}}` + "\n"))
 	base := fastDir(f)
 	f.Fuzz(func(t *testing.T, log []byte) {

@@ -60,7 +60,7 @@ echo '{"key":"/user/preference/style","ts":"2030-01-01T00:00:00Z","valid":false,
 	}
 	// Its index file lands with the next write, or the next open.
 	s.Close()
-	s = open(t, root, files.StoreOptions{NoSync: true})
+	open(t, root, files.StoreOptions{NoSync: true}).Close()
 	script = `set -e
 cd "$1"
 ls memory/index/user/calendar/

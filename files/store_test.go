@@ -78,6 +78,13 @@ func workload(t *testing.T, s *files.Store) {
 					t.Fatal(err)
 				}
 			}
+			if i%2 == 1 {
+				// A keyless memory changed in place (Replace); the one
+				// forgotten below, too.
+				if _, err := svc.Update(ctx, sc, m.ID, memory.Patch{Content: str(text + ", still")}, "test"); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		now = now.Add(time.Minute)
 		if _, err := svc.Remember(ctx, sc, mnemo.Draft{Key: "/user/note/0", Content: str("dentist moved to friday")}); err != nil {
@@ -110,7 +117,12 @@ func workload(t *testing.T, s *files.Store) {
 	if _, err := s.Clear(ctx, other); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Remember(ctx, other, mnemo.Draft{Content: str("after the clear")}); err != nil {
+	m, err := svc.Remember(ctx, other, mnemo.Draft{Content: str("after the clear")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Changed in place after the last forget: only the log holds it.
+	if _, err := svc.Update(ctx, other, m.ID, memory.Patch{Content: str("after the clear, changed")}, "test"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -280,4 +292,13 @@ func TestImportAcrossScopes(t *testing.T) {
 	}
 	defer s.Close()
 	storetest.ImportAcrossScopes(t, s)
+}
+
+func TestImportRevisions(t *testing.T) {
+	s, err := files.OpenStore(t.Context(), t.TempDir(), files.StoreOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.ImportRevisions(t, s)
 }

@@ -17,3 +17,17 @@ func (s *Server) RouteScopes() map[string][]string {
 	}
 	return out
 }
+
+// BodyRoutes returns the patterns of the routes that read a JSON body, or a
+// body of JSON Lines (lines true).
+func (s *Server) BodyRoutes() (json, lines []string) {
+	for _, rt := range s.routes {
+		switch {
+		case rt.body != nil:
+			json = append(json, rt.pattern())
+		case rt.bodyLines != nil:
+			lines = append(lines, rt.pattern())
+		}
+	}
+	return json, lines
+}

@@ -108,8 +108,8 @@ func strictDecoder(b []byte) *json.Decoder {
 	return dec
 }
 
-// decode reads a JSON body strictly: size-limited, unknown fields rejected,
-// exactly one value.
+// decode reads a JSON body strictly: size-limited, depth-limited, unknown
+// fields rejected, exactly one value.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return mnemo.Errorf(mnemo.EINVALID, "Content-Type must be application/json, got %q", ct)
@@ -121,6 +121,10 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 			return mnemo.Errorf(mnemo.ETOOLARGE, "request body is over %d bytes", s.maxBody)
 		}
 		return mnemo.Errorf(mnemo.EINVALID, "request body could not be read")
+	}
+	// Before any decoder walks it (API-21).
+	if err := mnemo.CheckRequestDepth("request body", body); err != nil {
+		return err
 	}
 	dec := strictDecoder(body)
 	err = dec.Decode(v)

@@ -85,7 +85,7 @@ func (s *Server) memoryRoutes() []route {
 			doc:    "Every live memory of the agent, archived and expired included, oldest first, one per line; POST /v1/import reads it back losslessly.",
 			scopes: []string{ScopeRead}, params: agent, status: 200, resp: "", contentType: ndjson, handler: s.handleExport},
 		{method: "POST", path: "/v1/import", summary: "Import memories from JSON Lines",
-			doc:    "Reads memories written by export into the agent, keeping times and access counts. A line's id is kept when the agent already holds it (a second import changes nothing); otherwise the memory gets a new id, the same on every import, given in ids (old to new). Every line is checked first: a bad line stores nothing.",
+			doc:    "Reads memories written by export into the agent, keeping times and access counts. A line of a memory the agent holds (by its key, or without one by its id) changes it only when its updated_at is later, as a new revision; otherwise it is skipped, so a second import of a file changes nothing. The answer counts the lines: imported (new memories), updated and skipped. A line's id is kept when the agent already holds it; otherwise the memory gets a new id, the same on every import, given in ids (old to new). Every line is checked first: a bad line stores nothing.",
 			scopes: []string{ScopeWrite}, params: agent, bodyLines: mnemo.Memory{}, status: 200, resp: importResponse{}, handler: s.handleImport},
 		{method: "GET", path: "/v1/stats", summary: "Count the agent's memories",
 			doc:    "The store's counts, the active memories by type, the degradations noted lately, and the latency of the tenant's recent recall and surface requests on this server.",
@@ -178,9 +178,11 @@ type historyResponse struct {
 	page
 }
 
-// importResponse answers an import.
+// importResponse answers an import: each record is counted once (API-22).
 type importResponse struct {
-	Imported int `json:"imported"`
+	Imported int `json:"imported"` // new memories
+	Updated  int `json:"updated"`  // later revisions of memories the agent held
+	Skipped  int `json:"skipped"`  // records of revisions the agent held already, or older
 	// IDs maps each line's id to the id its memory was stored under, when
 	// they differ: ids are unique in a store, and a line's id that the
 	// agent does not hold gets a new one.
@@ -464,6 +466,6 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
 			}
 			return importResponse{}, err
 		}
-		return importResponse{Imported: n, IDs: newIDs}, nil
+		return importResponse{Imported: n.Imported, Updated: n.Updated, Skipped: n.Skipped, IDs: newIDs}, nil
 	})(w, r)
 }

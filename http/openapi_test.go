@@ -104,9 +104,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 				}
 				var scopes []string
 				for _, req := range op.Security {
-					for _, s := range req["bearer"] {
-						scopes = append(scopes, s)
-					}
+					scopes = append(scopes, req["bearer"]...)
 				}
 				routeScopes := ts.Srv.RouteScopes()[pattern]
 				if slices.Equal(routeScopes, []string{"authenticated"}) {

@@ -96,6 +96,11 @@ func FuzzTools(f *testing.F) {
 			b, _ := json.Marshal(args)
 			f.Add(uint8(i), b)
 		}
+		// Arguments at and past the depth limits (API-21).
+		for _, n := range []int{mnemo.MaxJSONDepth, mnemo.MaxJSONDepth + 1, mnemo.MaxRequestDepth + 1} {
+			deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+			f.Add(uint8(i), []byte(`{"key":"/deep","json_content":`+deep+`,"source":"fuzz","content":"x"}`))
+		}
 	}
 	f.Fuzz(func(t *testing.T, n uint8, args []byte) {
 		if !json.Valid(args) {

@@ -158,12 +158,17 @@ type ToolError struct {
 	Message string `json:"message" jsonschema:"what went wrong, safe to show"`
 }
 
-// readTimes rewrites the time arguments of call as people type them
-// ("2026-11-20", "last Tuesday") into RFC 3339, or refuses one that is no
-// time, or out of range, by name (TIME-1, TIME-2).
+// readTimes refuses arguments that nest too deep (API-21), and rewrites the
+// time arguments of call as people type them ("2026-11-20", "last
+// Tuesday") into RFC 3339, or refuses one that is no time, or out of range,
+// by name (TIME-1, TIME-2).
 func (s *Server) readTimes(call *mcpsdk.CallToolRequest) error {
 	if call.Params == nil || len(call.Params.Arguments) == 0 {
 		return nil
+	}
+	// Before the time fields' walk and the decoding, as every way in (API-21).
+	if err := mnemo.CheckRequestDepth("the arguments", call.Params.Arguments); err != nil {
+		return err
 	}
 	t, ok := s.argTypes.Load(call.Params.Name)
 	if !ok {

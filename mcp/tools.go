@@ -694,7 +694,6 @@ func isNull(raw json.RawMessage) bool {
 type props map[string]*jsonschema.Schema
 
 func (p props) rng(name string, lo, hi float64) { p[name].Minimum, p[name].Maximum = &lo, &hi }
-func (p props) format(name, f string)           { p[name].Format = f }
 func (p props) pattern(name, re string)         { p[name].Pattern = re }
 func (p props) anyOf(name string, types ...string) {
 	s := &jsonschema.Schema{Description: p[name].Description}

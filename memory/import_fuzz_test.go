@@ -28,6 +28,10 @@ func FuzzImport(f *testing.F) {
 		`{"tenant_id":"t","agent_id":"a","content":"x","priority":7}`,
 		`{"tenant_id":"t","agent_id":"a","content":"x","embedding":[0.5,1e38]}`,
 		`[1,2,3]`, ``, "\n\n", `{"content":"no scope"}`,
+		// Data at the depth limit, past it, and a line past a request's (API-21).
+		`{"tenant_id":"t","agent_id":"a","data":` + strings.Repeat("[", mnemo.MaxJSONDepth) + strings.Repeat("]", mnemo.MaxJSONDepth) + `}`,
+		`{"tenant_id":"t","agent_id":"a","data":` + strings.Repeat(`{"a":`, mnemo.MaxJSONDepth+1) + "1" + strings.Repeat("}", mnemo.MaxJSONDepth+1) + `}`,
+		`{"tenant_id":"t","agent_id":"a","content":"x","tags":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
 	} {
 		f.Add(s)
 	}
@@ -49,9 +53,14 @@ func FuzzImport(f *testing.F) {
 			t.Fatal(err)
 		}
 		n, err := svc.Import(ctx, strings.NewReader(in), memory.ImportOptions{Scope: &into})
-		_, total, lerr := svc.List(ctx, into, mnemo.ListQuery{Filter: mnemo.Filter{IncludeArchived: true, IncludeExpired: true}})
+		ms, total, lerr := svc.List(ctx, into, mnemo.ListQuery{Filter: mnemo.Filter{IncludeArchived: true, IncludeExpired: true}})
 		if lerr != nil {
 			t.Fatal(lerr)
+		}
+		for _, m := range ms {
+			if d := max(mnemo.JSONDepth(m.Data), mnemo.JSONDepth(m.Source)); d > mnemo.MaxJSONDepth {
+				t.Fatalf("Import(%q) stored JSON %d levels deep", in, d)
+			}
 		}
 		if err != nil {
 			if c := mnemo.ErrorCode(err); c != mnemo.EINVALID && c != mnemo.ETOOLARGE {
@@ -60,13 +69,18 @@ func FuzzImport(f *testing.F) {
 			if total != 0 {
 				t.Fatalf("failed import stored %d records", total)
 			}
-		} else if total > n {
-			t.Fatalf("import reported %d, stored %d", n, total)
+		} else if total != n.Imported || n.Updated != 0 {
+			// Into an empty scope every memory is new (API-22).
+			t.Fatalf("import reported %+v, stored %d", n, total)
 		}
-		// An import that worked exports and re-imports to the same bytes.
-		if err == nil && n > 0 {
+		// An import that worked exports and re-imports to the same bytes;
+		// re-imported where it is, it changes nothing.
+		if err == nil && n.Imported > 0 {
 			var a, b bytes.Buffer
 			svc.Export(ctx, into, &a, nil)
+			if again, err := svc.Import(ctx, bytes.NewReader(a.Bytes()), memory.ImportOptions{Scope: &into}); err != nil || again != (memory.ImportResult{Skipped: total}) {
+				t.Fatalf("the export imported again where it came from: %+v, %v; want %d skipped", again, err, total)
+			}
 			svc.Clear(ctx, into)
 			if _, err := svc.Import(ctx, bytes.NewReader(a.Bytes()), memory.ImportOptions{Scope: &into}); err != nil {
 				t.Fatalf("re-import of an export failed: %v\n%s", err, a.String())

@@ -17,3 +17,12 @@ func TestImportAcrossScopes(t *testing.T) {
 	defer db.Close()
 	storetest.ImportAcrossScopes(t, db)
 }
+
+func TestImportRevisions(t *testing.T) {
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.ImportRevisions(t, db)
+}

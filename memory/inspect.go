@@ -55,7 +55,7 @@ type UpdateResult struct {
 // empty or too short text, a new revision in history, the index and the
 // vector made again. A memory with a key changes by its key (last write
 // wins); one without is replaced in place, which needs a store that can
-// (mnemo.Replacer: sqlite and the in-memory store). Archiving and
+// (mnemo.Replacer: every store of this module). Archiving and
 // unarchiving go to the ledger (archive, restore) with actor, so that an
 // archive can be undone from the ledger like any other.
 func (s *Service) Update(ctx context.Context, scope mnemo.Scope, id string, p Patch, actor string) (UpdateResult, error) {
@@ -199,7 +199,7 @@ func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memor
 		return nil
 	}
 	if s.store.Replacer == nil {
-		return mnemo.Errorf(mnemo.EUNAVAILABLE, "this store cannot change a memory without a key in place (sqlite and the in-memory store can): forget it and write a new one")
+		return mnemo.Errorf(mnemo.EUNAVAILABLE, "this store cannot change a memory without a key in place: forget it and write a new one")
 	}
 	recs, err := s.records(ctx, scope, []mnemo.Draft{d}, nil)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"sort"
@@ -79,26 +80,51 @@ type ImportOptions struct {
 // MaxImportLine is the longest JSONL line Import accepts.
 const MaxImportLine = 1 << 20
 
+// ImportResult counts an import's records by what each did to the store
+// (API-22); every record is counted once.
+type ImportResult struct {
+	// Imported is how many records became memories the scope did not
+	// hold.
+	Imported int `json:"imported"`
+	// Updated is how many were a later revision (a later updated_at) of a
+	// memory the scope held, by its key or, without one, by its id: each
+	// is the memory's new revision, in its history.
+	Updated int `json:"updated"`
+	// Skipped is how many changed nothing: the scope held the same
+	// revision or a later one (or a later record of the same import
+	// replaced it, or a later tombstone of its key stands).
+	Skipped int `json:"skipped"`
+}
+
+// Records is how many records the import read.
+func (r ImportResult) Records() int { return r.Imported + r.Updated + r.Skipped }
+
 // Import reads memories written by Export and stores them, keeping times,
 // access counts, embeddings and, where it can, ids: ids are unique in a
 // store, so when a batch holds an id another scope has (an export of agent
 // A imported into agent B), its records that the target scope does not
 // hold get ids derived from the scope and the old id, the same on every
 // import, reported to OnNewID (see also Private). Every line is parsed and
-// validated before anything is written, so a bad line stores nothing; it fails with
-// an EINVALID error naming the line. Records with a key upsert it by
-// last-write-wins, so importing the same file twice changes nothing.
+// validated before anything is written, so a bad line stores nothing; it
+// fails with an EINVALID error naming the line.
+//
+// A record of a memory the scope already holds — by its key, or without
+// one by its id (or the id an earlier import derived from it) — changes
+// it only when it is a later revision, by updated_at (API-22): keyed, as
+// an upsert of the key; keyless, in place (mnemo.Replacer; EUNAVAILABLE on
+// a store without it). Otherwise it is skipped, so importing the same file
+// twice changes nothing. ImportResult counts each record as imported,
+// updated or skipped.
 //
 // Imported memories are embedded in the background, not on write (those
 // that come with a vector of the store's model keep it): a large import is
 // not held up by the embedder, and each memory is findable by meaning as
 // soon as its vector lands (WaitEmbedded waits for all).
-func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (int, error) {
-	type item struct {
-		scope mnemo.Scope
-		rec   mnemo.Record
-	}
-	var items []item
+func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (ImportResult, error) {
+	var (
+		items []importItem
+		res   ImportResult
+	)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxImportLine)
 	now := s.now().UTC()
@@ -109,7 +135,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		}
 		m, err := decodeMemory(b, now)
 		if err != nil {
-			return 0, mnemo.Errorf(mnemo.EINVALID, "line %d: %s", line, mnemo.ErrorMessage(err))
+			return res, mnemo.Errorf(mnemo.EINVALID, "line %d: %s", line, mnemo.ErrorMessage(err))
 		}
 		scope := m.Scope()
 		if opts.Scope != nil {
@@ -117,83 +143,222 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (
 		}
 		rec, err := s.importRecord(m, scope, now)
 		if err != nil {
-			return 0, mnemo.Errorf(mnemo.ErrorCode(err), "line %d: %s", line, mnemo.ErrorMessage(err))
+			return res, mnemo.Errorf(mnemo.ErrorCode(err), "line %d: %s", line, mnemo.ErrorMessage(err))
 		}
-		items = append(items, item{scope, rec})
+		items = append(items, importItem{line: line, scope: scope, rec: rec})
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return 0, mnemo.Errorf(mnemo.ETOOLARGE, "a line is longer than %d bytes", MaxImportLine)
+			return res, mnemo.Errorf(mnemo.ETOOLARGE, "a line is longer than %d bytes", MaxImportLine)
 		}
-		return 0, err
+		return res, err
 	}
 
-	// Store in batches of one scope each; each batch is atomic.
-	done := 0
+	// Store in batches of one scope each; each batch's writes are atomic,
+	// and its keyless updates follow them one by one.
 	for len(items) > 0 {
 		n := 1
 		for n < len(items) && n < s.limits.MaxBatch && items[n].scope == items[0].scope {
 			n++
 		}
-		scope := items[0].scope
-		recs := make([]mnemo.Record, n)
-		orig := make(map[string]string, n) // stored id -> the line's
-		for i := range recs {
-			recs[i] = items[i].rec
+		batch := items[:n]
+		if err := s.importBatch(ctx, batch, opts, &res); err != nil {
+			return res, err
 		}
-		if opts.Private {
-			if err := s.scopeIDs(ctx, scope, recs); err != nil {
-				return done, err
-			}
+		items = items[n:]
+		if opts.Progress != nil {
+			opts.Progress(res.Records())
 		}
-		for i := range recs {
-			orig[recs[i].Memory.ID] = items[i].rec.Memory.ID
+	}
+	return res, nil
+}
+
+// importItem is one record of an import, with its line and target scope,
+// and what the import did with it.
+type importItem struct {
+	line   int
+	scope  mnemo.Scope
+	rec    mnemo.Record
+	lineID string    // the id the line gave
+	act    importAct // what the record does
+	stored string    // the id of its memory once stored, when known
+	by     int       // for a record a later one of its batch stands for, that one's index; else -1
+}
+
+// importAct is what an import does with a record.
+type importAct int
+
+const (
+	actNew    importAct = iota // a memory the scope does not hold
+	actUpdate                  // a later revision of one it holds
+	actSkip                    // nothing: the scope holds this revision or a later one
+)
+
+// importBatch stores one batch of records of one scope, counts them into
+// res and reports the ids that changed to opts.OnNewID.
+func (s *Service) importBatch(ctx context.Context, batch []importItem, opts ImportOptions, res *ImportResult) error {
+	scope := batch[0].scope
+	all := make([]mnemo.Record, len(batch))
+	for i := range batch {
+		batch[i].lineID, batch[i].by = batch[i].rec.Memory.ID, -1
+		all[i] = batch[i].rec
+	}
+	if opts.Private {
+		if err := s.scopeIDs(ctx, scope, all); err != nil {
+			return err
 		}
-		s.linkMessages(recs)
+	}
+	s.linkMessages(all)
+	for i := range batch {
+		batch[i].rec = all[i]
+	}
+	if err := s.planImport(ctx, scope, batch, !opts.Private); err != nil {
+		return err
+	}
+
+	// New memories and keyed updates in one write; keyless updates in
+	// place after it.
+	var writes, replaces []int
+	for i := range batch {
+		switch {
+		case batch[i].act == actSkip:
+		case batch[i].act == actUpdate && batch[i].rec.Memory.Key == "":
+			replaces = append(replaces, i)
+		default:
+			writes = append(writes, i)
+		}
+	}
+	if len(replaces) > 0 && s.store.Replacer == nil {
+		it := &batch[replaces[0]]
+		return mnemo.Errorf(mnemo.EUNAVAILABLE, "line %d: memory %s is stored at an earlier revision, and this store cannot change a memory without a key in place", it.line, it.rec.Memory.ID)
+	}
+	if len(writes) > 0 {
+		recs := make([]mnemo.Record, len(writes))
+		for k, i := range writes {
+			recs[k] = batch[i].rec
+		}
 		ms, err := s.write(ctx, scope, recs, false)
 		if mnemo.ErrorCode(err) == mnemo.ECONFLICT && !opts.Private {
 			// An id taken by another scope: those not here get new ones.
 			if err = s.scopeIDs(ctx, scope, recs); err == nil {
-				for i := range recs {
-					orig[recs[i].Memory.ID] = items[i].rec.Memory.ID
-				}
-				ms, err = s.write(ctx, scope, recs, false)
-			}
-		}
-		all := recs
-		if mnemo.ErrorCode(err) == mnemo.ECONFLICT {
-			// Keyless records already here (a second import of the same
-			// file) are skipped, so importing twice changes nothing.
-			ms = nil
-			if recs, err = s.dropPresent(ctx, scope, recs); err == nil && len(recs) > 0 {
 				ms, err = s.write(ctx, scope, recs, false)
 			}
 		}
 		if err != nil {
-			return done, err
+			return err
 		}
-		if opts.OnNewID != nil {
-			stored := make(map[string]string, len(all)) // record id -> stored id
-			for i := range ms {
-				stored[recs[i].Memory.ID] = ms[i].ID // an upsert keeps the key's id
+		for k, i := range writes {
+			batch[i].rec = recs[k]
+			batch[i].stored = ms[k].ID
+			if !ms[k].UpdatedAt.Equal(recs[k].Memory.UpdatedAt) {
+				batch[i].act = actSkip // a later tombstone or write of its key stands
 			}
-			for _, r := range all {
-				id := r.Memory.ID
-				if sid, ok := stored[id]; ok {
-					id = sid
-				}
-				if old := orig[r.Memory.ID]; old != "" && old != id {
-					opts.OnNewID(old, id)
-				}
-			}
-		}
-		done += n
-		items = items[n:]
-		if opts.Progress != nil {
-			opts.Progress(done)
 		}
 	}
-	return done, nil
+	for _, i := range replaces {
+		it := &batch[i]
+		var m mnemo.Memory
+		_, err := s.writeWith(ctx, scope, []mnemo.Record{it.rec}, false, func(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
+			var err error
+			m, err = s.store.Replacer.Replace(ctx, scope, recs[0])
+			return []mnemo.Memory{m}, err
+		})
+		if err != nil {
+			return mnemo.WithPrefix(err, fmt.Sprintf("line %d: ", it.line))
+		}
+		it.stored = m.ID
+		if !m.UpdatedAt.Equal(it.rec.Memory.UpdatedAt) {
+			it.act = actSkip // a later revision was written meanwhile
+		}
+	}
+
+	for i := range batch {
+		it := &batch[i]
+		switch it.act {
+		case actNew:
+			res.Imported++
+		case actUpdate:
+			res.Updated++
+		default:
+			res.Skipped++
+		}
+		if opts.OnNewID == nil {
+			continue
+		}
+		id := it.rec.Memory.ID
+		if it.stored != "" {
+			id = it.stored
+		}
+		if it.by >= 0 {
+			id = batch[it.by].rec.Memory.ID
+			if st := batch[it.by].stored; st != "" {
+				id = st
+			}
+		}
+		if id != it.lineID {
+			opts.OnNewID(it.lineID, id)
+		}
+	}
+	return nil
+}
+
+// planImport decides what each record of a batch does (API-22): it is new
+// when the scope holds no memory of its key (keyless: of its id, or with
+// derived of the id an earlier import derived from it, which it then
+// takes); a later revision when the scope holds one with an earlier
+// updated_at; else nothing. Of the records of one memory in the batch, the
+// latest (the last of equals) stands for the others.
+func (s *Service) planImport(ctx context.Context, scope mnemo.Scope, batch []importItem, derived bool) error {
+	stand := make(map[string]int, len(batch)) // a memory's identity → the record standing for it
+	for i := range batch {
+		it := &batch[i]
+		m := &it.rec.Memory
+		var (
+			cur mnemo.Memory
+			err error
+		)
+		if m.Key != "" {
+			cur, err = s.store.GetByKey(ctx, scope, m.Key)
+		} else if cur, err = s.store.Get(ctx, scope, m.ID); mnemo.ErrorCode(err) == mnemo.ENOTFOUND && derived {
+			if c, derr := s.store.Get(ctx, scope, scopedID(scope, m.ID)); derr == nil {
+				cur, err, m.ID = c, nil, c.ID
+			} else if mnemo.ErrorCode(derr) != mnemo.ENOTFOUND {
+				return derr
+			}
+		}
+		switch {
+		case err == nil && !m.UpdatedAt.After(cur.UpdatedAt):
+			it.act, it.stored = actSkip, cur.ID
+			continue
+		case err == nil:
+			it.act = actUpdate
+		case mnemo.ErrorCode(err) == mnemo.ENOTFOUND:
+			it.act = actNew
+		default:
+			return err
+		}
+		id := "id:" + m.ID
+		if m.Key != "" {
+			id = "key:" + m.Key
+		}
+		if j, ok := stand[id]; ok {
+			prev := &batch[j]
+			if m.UpdatedAt.Before(prev.rec.Memory.UpdatedAt) {
+				it.act, it.by = actSkip, j
+				continue
+			}
+			it.act, prev.act, prev.by = prev.act, actSkip, i
+		}
+		stand[id] = i
+	}
+	// A record that a later one stood for, which a still later one stands
+	// for in turn, names the last.
+	for i := range batch {
+		for batch[i].by >= 0 && batch[batch[i].by].by >= 0 {
+			batch[i].by = batch[batch[i].by].by
+		}
+	}
+	return nil
 }
 
 // scopeIDs gives each record whose id scope does not hold the id
@@ -225,25 +390,12 @@ func scopedID(scope mnemo.Scope, old string) string {
 	return h.String()
 }
 
-// dropPresent removes the keyless records whose id the scope already holds.
-func (s *Service) dropPresent(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Record, error) {
-	out := recs[:0:0]
-	for _, r := range recs {
-		if r.Memory.Key == "" {
-			if _, err := s.store.Get(ctx, scope, r.Memory.ID); err == nil {
-				continue
-			} else if mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
-				return nil, err
-			}
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 // decodeMemory parses one JSONL line strictly: unknown fields are errors.
 func decodeMemory(b []byte, now time.Time) (mnemo.Memory, error) {
 	var m mnemo.Memory
+	if err := mnemo.CheckRequestDepth("the record", b); err != nil { // API-21
+		return m, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(&m)

@@ -295,13 +295,6 @@ func (r *row) matches(f *mnemo.Filter, now time.Time) bool {
 	return f.Match(&r.m, now) && (f.IncludeExpired || !r.hasExpiry || now.Before(r.dataExp))
 }
 
-func (r *row) expired(now time.Time) bool {
-	if r.m.ExpiresAt != nil && !now.Before(*r.m.ExpiresAt) {
-		return true
-	}
-	return r.hasExpiry && !now.Before(r.dataExp)
-}
-
 // filterNow is the time expiry is judged at.
 func (s *Store) filterNow(f *mnemo.Filter) time.Time {
 	if f.Now.IsZero() {

@@ -117,3 +117,7 @@ func TestConcurrent(t *testing.T) {
 func TestImportAcrossScopes(t *testing.T) {
 	storetest.ImportAcrossScopes(t, memstore.New(memstore.Options{}))
 }
+
+func TestImportRevisions(t *testing.T) {
+	storetest.ImportRevisions(t, memstore.New(memstore.Options{}))
+}

@@ -8,11 +8,14 @@ import (
 )
 
 // The inspector's store queries (API-13): the agents of a tenant. The key
-// tree (mnemo.KeyTreeLister) and a keyless memory changed in place
-// (mnemo.Replacer) are not implemented here yet: the routes answer
-// unavailable for them on PostgreSQL.
+// tree (mnemo.KeyTreeLister) is not implemented here yet: its route
+// answers unavailable on PostgreSQL. A keyless memory changes in place by
+// Replace (write.go).
 
-var _ mnemo.AgentLister = (*DB)(nil)
+var (
+	_ mnemo.AgentLister = (*DB)(nil)
+	_ mnemo.Replacer    = (*DB)(nil)
+)
 
 // Agents implements mnemo.AgentLister: one aggregate over the tenant's
 // memories.

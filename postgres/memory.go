@@ -49,8 +49,6 @@ type row struct {
 	embedText     string
 	vectored      bool
 	vec           *string // the vector literal, when vectored and the vec column exists
-
-	seq int64 // once stored
 }
 
 // insertColumns are the columns row.args fills, in order.

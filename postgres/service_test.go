@@ -180,3 +180,10 @@ func TestImportAcrossScopes(t *testing.T) {
 	dsn := pgDSN(t)
 	storetest.ImportAcrossScopes(t, open(t, dsn, postgres.Options{Schema: newSchema(t, dsn)}))
 }
+
+// TestImportRevisions: a later revision of a memory the store holds
+// changes it, keyed or keyless, and every count is true (API-22).
+func TestImportRevisions(t *testing.T) {
+	dsn := pgDSN(t)
+	storetest.ImportRevisions(t, open(t, dsn, postgres.Options{Schema: newSchema(t, dsn)}))
+}

@@ -36,6 +36,27 @@ const insertChunk = 200
 // to Options.WriteAttempts times, after which it fails with ECONFLICT:
 // nothing is acknowledged that was not stored.
 func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
+	return db.write(ctx, scope, recs, false)
+}
+
+// Replace changes a keyless memory in place (API-14), as Write upserts a
+// key: the row of the record's id, live and keyless, takes the record,
+// keeping its id, creation and accesses, with a revision in history; a
+// record older than the row only adds the revision. See mnemo.Replacer.
+func (db *DB) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
+	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
+		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")
+	}
+	ms, err := db.write(ctx, scope, []mnemo.Record{rec}, true)
+	if err != nil {
+		return mnemo.Memory{}, err
+	}
+	return ms[0], nil
+}
+
+// write is Write; with replace, each keyless record replaces the live
+// keyless memory of its id (ENOTFOUND when there is none).
+func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, replace bool) ([]mnemo.Memory, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
@@ -57,7 +78,7 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 			return err
 		}
 		var err error
-		out, err = db.writeBatch(ctx, tx, scope, rows, now)
+		out, err = db.writeBatch(ctx, tx, scope, rows, now, replace)
 		return err
 	})
 	if err != nil {
@@ -148,8 +169,9 @@ func (s *slot) current() (updated int64, tombstone, ok bool) {
 	return 0, false, false
 }
 
-// writeBatch is one attempt at a Write, in tx.
-func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in []*row, now time.Time) ([]mnemo.Memory, error) {
+// writeBatch is one attempt at a Write, in tx; with replace, keyless
+// records replace the memories of their ids.
+func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in []*row, now time.Time, replace bool) ([]mnemo.Memory, error) {
 	if _, err := tx.Exec(ctx, `INSERT INTO scopes (tenant_id, agent_id) VALUES ($1::text, $2::text) ON CONFLICT DO NOTHING`,
 		scope.TenantID, scope.AgentID); err != nil {
 		return nil, err
@@ -165,7 +187,7 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 	}
 	vecCol := space.Model != "" && db.vectors == nil
 
-	slots, err := lookupKeys(ctx, tx, scope, in)
+	slots, err := lookupKeys(ctx, tx, scope, in, replace)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +214,8 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 			r.vec = &v
 		}
 
-		if m.Key == "" {
+		sk := m.Key
+		if sk == "" && !replace {
 			m.Version = mnemo.NextVersion(m.Version, false, 0)
 			s := &slot{next: &r}
 			inserts = append(inserts, s)
@@ -201,7 +224,13 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 			r.arrival = hist[i]
 			continue
 		}
-		s := slots[m.Key]
+		if sk == "" {
+			sk = idSlot(m.ID)
+			if slots[sk].db == nil {
+				return nil, mnemo.Errorf(mnemo.ENOTFOUND, "memory %s not found", m.ID)
+			}
+		}
+		s := slots[sk]
 		results[i] = s
 		updated, tomb, ok := s.current()
 		if ok && updated > sqlrow.Nanos(m.UpdatedAt) {
@@ -275,40 +304,69 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 	return out, nil
 }
 
-// lookupKeys reads the rows of the batch's keys, one slot per key.
-func lookupKeys(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in []*row) (map[string]*slot, error) {
+// idSlot is the slot of a keyless memory a batch replaces: NUL is in no
+// key.
+func idSlot(id string) string { return "\x00" + id }
+
+// lookupKeys reads the rows of the batch's keys, one slot per key; with
+// replace, also the live keyless rows of its keyless records' ids, one
+// slot per id (idSlot).
+func lookupKeys(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in []*row, replace bool) (map[string]*slot, error) {
 	slots := make(map[string]*slot)
-	var keys []string
+	var keys, ids []string
 	for _, r := range in {
-		if k := r.m.Key; k != "" {
+		switch k := r.m.Key; {
+		case k != "":
 			if _, ok := slots[k]; !ok {
 				slots[k] = &slot{}
 				keys = append(keys, k)
 			}
+		case replace:
+			if _, ok := slots[idSlot(r.m.ID)]; !ok {
+				slots[idSlot(r.m.ID)] = &slot{}
+				ids = append(ids, r.m.ID)
+			}
 		}
 	}
-	if len(keys) == 0 {
-		return slots, nil
+	const cols = `SELECT seq, revision, id, key, created_ns, updated_ns, accessed_ns, access_count, tombstone, version FROM memory_entries`
+	if len(keys) > 0 {
+		if err := readSlots(ctx, tx, slots, cols+` WHERE tenant_id = $1::text AND agent_id = $2::text AND key = ANY($3::text[])`,
+			scope.TenantID, scope.AgentID, keys); err != nil {
+			return nil, err
+		}
 	}
-	rows, err := tx.Query(ctx, `SELECT seq, revision, id, key, created_ns, updated_ns, accessed_ns, access_count, tombstone, version
-		FROM memory_entries WHERE tenant_id = $1::text AND agent_id = $2::text AND key = ANY($3::text[])`,
-		scope.TenantID, scope.AgentID, keys)
+	if len(ids) > 0 {
+		if err := readSlots(ctx, tx, slots, cols+` WHERE tenant_id = $1::text AND agent_id = $2::text AND id = ANY($3::text[]) AND key IS NULL AND NOT tombstone`,
+			scope.TenantID, scope.AgentID, ids); err != nil {
+			return nil, err
+		}
+	}
+	return slots, nil
+}
+
+// readSlots fills the slots of the rows query finds.
+func readSlots(ctx context.Context, tx pgx.Tx, slots map[string]*slot, query string, args ...any) error {
+	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
 			s   stored
-			key string
+			key *string
 		)
 		if err := rows.Scan(&s.seq, &s.revision, &s.id, &key, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone, &s.version); err != nil {
-			return nil, err
+			return err
 		}
-		slots[key].db = &s
-		slots[key].seq = s.seq
+		k := idSlot(s.id)
+		if key != nil {
+			k = *key
+		}
+		slots[k].db = &s
+		slots[k].seq = s.seq
 	}
-	return slots, rows.Err()
+	return rows.Err()
 }
 
 // historySeqs takes n history seqs, in increasing order, so that each

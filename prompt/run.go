@@ -199,6 +199,9 @@ func (s *Service) checkStep(field string, raw json.RawMessage) (json.RawMessage,
 	if len(raw) > s.opts.MaxStepBytes {
 		return nil, mnemo.Errorf(mnemo.ETOOLARGE, "%s is %d bytes, the limit is %d", field, len(raw), s.opts.MaxStepBytes)
 	}
+	if err := mnemo.CheckJSONDepth(field, raw); err != nil {
+		return nil, err
+	}
 	if !json.Valid(raw) {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "%s is not valid JSON", field)
 	}

@@ -1123,9 +1123,7 @@ func (x *annIndex) save(path string, vs mnemo.VectorSpace) error {
 	// pages (vector.Read; searches read the index at random). Written 1 MB
 	// at a time, a search at 1M cost 1.26 times the CPU (issue 20).
 	w := bufio.NewWriterSize(f, 4<<20)
-	if _, err := w.Write(annHeader(vs, x.rev.Load())); err == nil {
-		_, err = x.ix.Load().WriteTo(w)
-	}
+	err = writeANN(w, annHeader(vs, x.rev.Load()), x.ix.Load())
 	if err == nil {
 		err = w.Flush()
 	}
@@ -1142,6 +1140,17 @@ func (x *annIndex) save(path string, vs mnemo.VectorSpace) error {
 		return fmt.Errorf("sqlite: save vector index: %w", err)
 	}
 	return nil
+}
+
+// writeANN writes an index file's header, then the index, to w, and
+// returns the first error: a file cut short must never be renamed over a
+// good one.
+func writeANN(w io.Writer, header []byte, ix io.WriterTo) error {
+	if _, err := w.Write(header); err != nil {
+		return err
+	}
+	_, err := ix.WriteTo(w)
+	return err
 }
 
 // annHeader is the magic, then the model, dimension and rev, then a CRC-32

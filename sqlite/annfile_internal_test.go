@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"log/slog"
 	"math/rand/v2"
@@ -132,4 +133,44 @@ func make16(seed uint64) []float32 {
 		v[i] = float32(rng.NormFloat64())
 	}
 	return v
+}
+
+// failAfter is a writer that takes n bytes, then fails.
+type failAfter struct {
+	n   int
+	err error
+}
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) <= w.n {
+		w.n -= len(p)
+		return len(p), nil
+	}
+	k := w.n
+	w.n = 0
+	return k, w.err
+}
+
+// TestWriteANNFails: a write of the header or of the index that fails is
+// the save's error, so that a file cut short is never renamed over a good
+// one.
+func TestWriteANNFails(t *testing.T) {
+	vs := mnemo.VectorSpace{Model: "test/rand-16", Dimension: 16}
+	ix := vector.New(vs.Dimension, vector.Options{})
+	for id := range uint64(50) {
+		if err := ix.Add(id+1, make16(id+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	header := annHeader(vs, 7)
+	var whole bytes.Buffer
+	if err := writeANN(&whole, header, ix); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, len(header) - 1, len(header), len(header) + 100, whole.Len() - 1} {
+		full := errors.New("no space left on device")
+		if err := writeANN(&failAfter{n: n, err: full}, header, ix); !errors.Is(err, full) {
+			t.Errorf("a writer that fails after %d of %d bytes: writeANN = %v, want its error", n, whole.Len(), err)
+		}
+	}
 }

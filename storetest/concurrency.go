@@ -43,11 +43,11 @@ func testConcurrent(t *testing.T, s mnemo.Store) {
 			default:
 			}
 			if _, _, err := s.List(ctx, scopeAX, mnemo.ListQuery{Limit: 10}); err != nil {
-				fail(fmt.Errorf("List during writes: %w", err))
+				fail(fmt.Errorf("s.List during writes: %w", err))
 				return
 			}
 			if _, err := s.Search(ctx, scopeAX, mnemo.TextQuery{Terms: []string{"note"}, Limit: 5}); err != nil {
-				fail(fmt.Errorf("Search during writes: %w", err))
+				fail(fmt.Errorf("s.Search during writes: %w", err))
 				return
 			}
 		}

@@ -208,11 +208,9 @@ func parseAbs(s string) date {
 			}
 			continue
 		}
-		if strings.HasSuffix(w, "st") || strings.HasSuffix(w, "nd") || strings.HasSuffix(w, "rd") || strings.HasSuffix(w, "th") {
-			continue
-		}
+		// Any other word, such as the "st" of "21st" that wordRe splits
+		// from its digits, says nothing of the date.
 	}
-	// "21st": the letters split from the digits by wordRe.
 	return p
 }
 

@@ -328,7 +328,6 @@ func coarseExact(x *Index, q []float32, k int) []Result {
 // BenchmarkEfSearch reports recall@10 and latency of graph search over the
 // cached indexes of BenchmarkSearch for a range of efSearch values.
 func BenchmarkEfSearch(b *testing.B) {
-	const k = 10
 	for _, sz := range benchSizes[1:] {
 		for _, dim := range []int{100, 384} {
 			b.Run(fmt.Sprintf("n=%s/dim=%d", sz.name, dim), func(b *testing.B) {

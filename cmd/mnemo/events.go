@@ -163,6 +163,9 @@ func (a *app) readEvents(file string) ([][]mnemo.Event, error) {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
+		if err := mnemo.CheckRequestDepth("the event", sc.Bytes()); err != nil { // API-21
+			return nil, mnemo.Errorf(mnemo.EINVALID, "line %d: %s", line, mnemo.ErrorMessage(err))
+		}
 		dec := json.NewDecoder(strings.NewReader(sc.Text()))
 		dec.DisallowUnknownFields()
 		var e mnemo.Event

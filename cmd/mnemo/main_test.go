@@ -146,8 +146,12 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if code, _, errs := run(t, src, "", "export", "-o", file); code != 0 {
 		t.Fatalf("export: %s", errs)
 	}
-	if code, out, errs := run(t, dst, "", "import", file); code != 0 || out != "imported 2\n" {
+	if code, out, errs := run(t, dst, "", "import", file); code != 0 || out != "imported 2, updated 0, skipped 0\n" {
 		t.Fatalf("import: %d %s %s", code, out, errs)
+	}
+	// Imported again, it changes nothing, and says so (API-22).
+	if code, out, errs := run(t, dst, "", "import", file); code != 0 || out != "imported 0, updated 0, skipped 2\n" {
+		t.Fatalf("import again: %d %s %s", code, out, errs)
 	}
 	file2 := filepath.Join(t.TempDir(), "again.jsonl")
 	run(t, dst, "", "export", "-o", file2)

@@ -44,6 +44,9 @@ func (a *app) rememberCommand() *cobra.Command {
 				d.Content = &content
 			}
 			if data != "" {
+				if err := mnemo.CheckJSONDepth("--value", []byte(data)); err != nil { // API-21
+					return usagef("%s", mnemo.ErrorMessage(err))
+				}
 				d.Data = json.RawMessage(data)
 			}
 			if src != "" {

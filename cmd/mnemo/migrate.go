@@ -266,7 +266,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 		if err != nil {
 			return fmt.Errorf("copying %s/%s: %w", sc.TenantID, sc.AgentID, err)
 		}
-		done += n
+		done += n.Records()
 		k, err := copyLedger(ctx, src, dst, sc)
 		if err != nil {
 			return fmt.Errorf("copying the ledger of %s/%s: %w", sc.TenantID, sc.AgentID, err)

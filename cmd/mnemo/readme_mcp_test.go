@@ -14,9 +14,11 @@ import (
 
 // TestReadmeMCPConfigs checks the README's MCP client configurations: each
 // JSON after `<!-- readme-run: mcp-config -->` parses, and each server in it
-// either spawns this binary with arguments it accepts (run with --help, so
-// nothing starts) or points at the /mcp route `mnemo serve` has with an
-// X-Mnemo-Agent header; so does each `claude mcp add` line.
+// either spawns this binary, by npx from its npm package, with arguments it
+// accepts (run with --help, so nothing starts) or points at the /mcp route
+// `mnemo serve` has with an X-Mnemo-Agent header; so does each `claude mcp
+// add` and `codex mcp add` line. make dist-check runs the npx commands
+// against the built package.
 func TestReadmeMCPConfigs(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
@@ -62,7 +64,7 @@ func TestReadmeMCPConfigs(t *testing.T) {
 			}
 		}
 	}
-	for _, line := range regexp.MustCompile(`(?m)^claude mcp add .* -- (.*)$`).FindAllStringSubmatch(string(readme), -1) {
+	for _, line := range regexp.MustCompile(`(?m)^(?:claude|codex) mcp add .* -- (.*)$`).FindAllStringSubmatch(string(readme), -1) {
 		spawned++
 		f := strings.Fields(line[1])
 		checkMnemoArgs(t, f[0], f[1:])
@@ -72,12 +74,19 @@ func TestReadmeMCPConfigs(t *testing.T) {
 	}
 }
 
-// checkMnemoArgs fails t unless command is mnemo, on PATH, and the CLI
-// accepts args.
+// npmPackage is the npm package whose `mnemo` command the README's MCP
+// configurations run with npx (packaging/npm).
+const npmPackage = "@mnemo-dev/mnemo"
+
+// checkMnemoArgs fails t unless command runs mnemo (npx -y npmPackage, or
+// mnemo on PATH) and the CLI accepts the arguments after that.
 func checkMnemoArgs(t *testing.T, command string, args []string) {
 	t.Helper()
-	if command != "mnemo" {
-		t.Errorf("command %q: want mnemo, the binary on PATH", command)
+	switch {
+	case command == "npx" && len(args) >= 2 && args[0] == "-y" && args[1] == npmPackage:
+		args = args[2:]
+	case command != "mnemo":
+		t.Errorf("command %q %q: want npx -y %s or mnemo, the binary on PATH", command, args, npmPackage)
 	}
 	if len(args) == 0 || args[len(args)-1] != "mcp" {
 		t.Errorf("args %q: want the mcp command last", args)

@@ -71,9 +71,9 @@ func (a *app) importCommand() *cobra.Command {
 					return err
 				}
 				if a.asJSON {
-					return a.printJSON(map[string]any{"imported": n, "ids": newIDs})
+					return a.printJSON(map[string]any{"imported": n.Imported, "updated": n.Updated, "skipped": n.Skipped, "ids": newIDs})
 				}
-				fmt.Fprintf(a.stdout, "imported %d\n", n)
+				fmt.Fprintf(a.stdout, "imported %d, updated %d, skipped %d\n", n.Imported, n.Updated, n.Skipped)
 				if len(order) > 0 {
 					fmt.Fprintf(a.stdout, "%s taken elsewhere in the store, stored under new ones (old new):\n", textutil.Count(len(order), "id", "ids"))
 					for _, old := range order {

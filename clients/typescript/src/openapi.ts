@@ -505,7 +505,7 @@ export interface paths {
         put?: never;
         /**
          * Import memories from JSON Lines
-         * @description Reads memories written by export into the agent, keeping times and access counts. A line's id is kept when the agent already holds it (a second import changes nothing); otherwise the memory gets a new id, the same on every import, given in ids (old to new). Every line is checked first: a bad line stores nothing.
+         * @description Reads memories written by export into the agent, keeping times and access counts. A line of a memory the agent holds (by its key, or without one by its id) changes it only when its updated_at is later, as a new revision; otherwise it is skipped, so a second import of a file changes nothing. The answer counts the lines: imported (new memories), updated and skipped. A line's id is kept when the agent already holds it; otherwise the memory gets a new id, the same on every import, given in ids (old to new). Every line is checked first: a bad line stores nothing.
          */
         post: operations["postV1Import"];
         delete?: never;
@@ -2893,6 +2893,8 @@ export interface operations {
                             [key: string]: string;
                         };
                         imported: number;
+                        skipped: number;
+                        updated: number;
                     };
                 };
             };

@@ -678,6 +678,8 @@ class ImportResult(TypedDict):
     """The answer of POST /v1/import: Import memories from JSON Lines."""
 
     imported: int
+    updated: int
+    skipped: int
     ids: dict[str, str]
 
 
