@@ -43,7 +43,7 @@ type Service interface {
 	GetRun(context.Context, mnemo.Scope, string) (prompt.Run, error)
 	GetWorkingMemory(context.Context, mnemo.Scope, string) (prompt.WorkingMemory, error)
 	History(context.Context, mnemo.Scope, string) ([]mnemo.Revision, error)
-	Import(context.Context, io.Reader, memory.ImportOptions) (int, error)
+	Import(context.Context, io.Reader, memory.ImportOptions) (memory.ImportResult, error)
 	Ingest(context.Context, mnemo.Scope, lifecycle.IngestRequest) (lifecycle.IngestResult, error)
 	Init(context.Context) error
 	Inject(context.Context, mnemo.Scope, string, string) (prompt.Run, error)
