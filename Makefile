@@ -78,9 +78,16 @@ PGFULLSIZE = ^TestStorePartitioned$$
 # and the runs without -race go on beside them.
 UNITJOBS = 4
 
+# Every go test of make test: no budget for a whole package (-timeout 0),
+# since on a loaded machine a package may take any time; each wait in the
+# tests has a budget of its own that stretches with the load
+# (internal/testwait, QUAL-3). -vet=off: the vet step has vetted every
+# package.
+GOTEST = $(GO) test -count=1 -timeout 0 -vet=off
+
 unit:
-	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GO) test $(RACE) -p $(UNITJOBS) -count=1 ./... & race=$$!; \
-	  $(GO) test -count=1 -run "$(PGFULLSIZE)" ./postgres && $(GO) test -count=1 -run "$(FULLSIZE)" ./lifecycle ./prompt ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
+	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) ./... & race=$$!; \
+	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" ./lifecycle ./prompt ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
@@ -88,7 +95,7 @@ unit:
 # Without the data it says so loudly, and fails when CI=true. Then the
 # README's examples against a served mnemo (TestReadme, also without -race).
 quality:
-	MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GO) test -count=1 -v -run '^(TestLocomoQuality|TestReadme)$$' ./cmd/mnemo
+	MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GOTEST) -v -run '^(TestLocomoQuality|TestReadme)$$' ./cmd/mnemo
 	@test -f "$(LOCOMO)" || { \
 	  echo; echo "*** QUALITY NOT CHECKED: no LoCoMo data at $(LOCOMO)."; \
 	  echo "*** Get data/locomo10.json from github.com/snap-research/locomo and run"; \
@@ -131,8 +138,11 @@ fuzz:
 # own.
 CHECKS = fuzz quality inspector clients ui
 
+# One mnemo, built here, serves the inspector, clients and ui steps
+# (MNEMO_BIN): each would otherwise link its own.
 checks:
-	@bash scripts/together.sh "$(MAKE)" $(CHECKS)
+	@bin=$$(mktemp -d) && trap 'rm -rf "$$bin"' EXIT && $(GO) build -o "$$bin/mnemo" ./cmd/mnemo && \
+	  MNEMO_BIN="$$bin/mnemo" bash scripts/together.sh "$(MAKE)" $(CHECKS)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.

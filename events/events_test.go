@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -667,7 +668,7 @@ func TestLinkFirst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-testwait.After(t, 30*time.Second):
 		t.Fatal("Link never returned: the writer deadlocked")
 	}
 	if rels, err := svc.Neighbours(ctx, alice, b.ID, events.GraphQuery{}); err != nil || len(rels) != 1 || rels[0].Type != "about" {

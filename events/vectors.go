@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/internal/worker"
 	"github.com/mnemo-dev/mnemo/security"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // The third layer, L3 (EVT-8, EVT-9): embeddings of events, searched by
@@ -40,7 +41,7 @@ import (
 // filters leave, and has nothing to rebuild or persist. Its cost is
 // linear: BenchmarkSearchEvents10k measures 10,000 vectors of 512
 // dimensions. A scope that keeps far more live event vectors would want
-// the vector package's index, kept per scope the way sqlite/ann.go does.
+// the vector package's index, kept per scope the way sqlite/ann_cache.go does.
 
 var modalities = []string{mnemo.ModalityText, mnemo.ModalityImage, mnemo.ModalityAudio, mnemo.ModalityVideo}
 
@@ -220,7 +221,7 @@ func checkEventVectors(vs []mnemo.EventVector) error {
 		if len(v.Vector) == 0 || len(v.Vector) > maxVectorDim {
 			return mnemo.Errorf(mnemo.EINVALID, "vectors[%d]: a vector needs 1 to %d components", i, maxVectorDim)
 		}
-		if !finiteVector(v.Vector) || norm(v.Vector) == 0 {
+		if !finiteVector(v.Vector) || vector.Norm(v.Vector) == 0 {
 			return mnemo.Errorf(mnemo.EINVALID, "vectors[%d]: the vector has a NaN or infinite component, or no direction", i)
 		}
 	}
@@ -234,14 +235,6 @@ func finiteVector(v []float32) bool {
 		}
 	}
 	return true
-}
-
-func norm(v []float32) float64 {
-	var s float64
-	for _, f := range v {
-		s += float64(f) * float64(f)
-	}
-	return math.Sqrt(s)
 }
 
 // attach gives each event the vectors L3 makes of it: the text vector at
@@ -513,7 +506,7 @@ func checkEventSearch(q *Search) error {
 		return mnemo.Errorf(mnemo.EINVALID, "a search needs a query or a vector")
 	case len(q.Vector) > 0 && strings.TrimSpace(q.Model) == "":
 		return mnemo.Errorf(mnemo.EINVALID, "a query vector needs its model: only vectors of one model are compared")
-	case len(q.Vector) > 0 && (!finiteVector(q.Vector) || norm(q.Vector) == 0 || len(q.Vector) > maxVectorDim):
+	case len(q.Vector) > 0 && (!finiteVector(q.Vector) || vector.Norm(q.Vector) == 0 || len(q.Vector) > maxVectorDim):
 		return mnemo.Errorf(mnemo.EINVALID, "the query vector must have 1 to %d finite components and a direction", maxVectorDim)
 	case q.From != nil && q.To != nil && q.From.After(*q.To):
 		return mnemo.Errorf(mnemo.EINVALID, "time window runs backwards: from %s is after to %s",

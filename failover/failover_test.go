@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/failover"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/service"
@@ -181,13 +182,7 @@ func str(s string) *string { return &s }
 // waitUp waits until the store has replayed its spool.
 func waitUp(t *testing.T, fs *failover.Store) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !fs.Up() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the spool was never replayed (%d records wait)", fs.Spooled())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, "the spool to be replayed", fs.Up)
 }
 
 // PG-4 and PG-7 against a real PostgreSQL taken down and brought back:
@@ -511,11 +506,7 @@ func TestFlappingDatabaseLosesNothing(t *testing.T) {
 	}()
 	count := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
 	waitFor := func(n int) {
-		for deadline := time.Now().Add(20 * time.Second); count() < n; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("only %d writes acknowledged", count())
-			}
-		}
+		testwait.Until(t, 20*time.Second, fmt.Sprintf("%d writes acknowledged", n), func() bool { return count() >= n })
 	}
 	waitFor(20)
 	px.down()

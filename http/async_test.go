@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -63,7 +64,7 @@ func TestBatchAsyncEmbedding(t *testing.T) {
 		svc.Close()
 	})
 	base := "http://" + ln.Addr().String()
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: testwait.D(10 * time.Second)}
 	post := func(path string, body any) (int, []byte) {
 		t.Helper()
 		b, _ := json.Marshal(body)
@@ -113,7 +114,7 @@ func TestBatchAsyncEmbedding(t *testing.T) {
 	}
 
 	close(emb.open)
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := testwait.Context(t.Context(), 30*time.Second)
 	defer cancel()
 	if err := svc.WaitEmbedded(ctx); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // sseMessage is one message of a Server-Sent Events stream.
@@ -67,8 +68,11 @@ func appendEvents(t *testing.T, url string, n int, gap time.Duration) []mnemo.Ev
 // resumes after an event. The server's request timeout does not cut a
 // stream that waits between events.
 func TestEventStream(t *testing.T) {
-	ts := start(t, mhttp.Options{Timeout: 500 * time.Millisecond}, nil)
-	in := appendEvents(t, ts.URL, 4, time.Second)
+	// The timeout stretches with the load, so that the appends answer
+	// within it; the events are twice the timeout apart.
+	timeout := testwait.D(500 * time.Millisecond)
+	ts := start(t, mhttp.Options{Timeout: timeout}, nil)
+	in := appendEvents(t, ts.URL, 4, 2*timeout)
 
 	get := func(query, lastID string) []sseMessage {
 		req, _ := http.NewRequest("GET", ts.URL+"/v1/events/stream?agent_id=a"+query, nil)
@@ -85,7 +89,7 @@ func TestEventStream(t *testing.T) {
 		}
 		return readSSE(t, resp.Body)
 	}
-	// 1.5 times faster: 667 ms between events, longer than the timeout.
+	// 1.5 times faster: 4/3 of the timeout between events.
 	msgs := get("&speed=1.5", "")
 	if len(msgs) != 5 || msgs[4].event != "end" || msgs[4].data != `{"published":4,"next":"`+msgs[3].id+`"}` {
 		t.Fatalf("stream: %+v", msgs)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -28,9 +29,13 @@ type testServer struct {
 }
 
 // start starts a server with opts; mount, if not nil, may mount handlers
-// before it serves.
+// before it serves. The default request timeout stretches with the
+// machine's load (QUAL-3).
 func start(t *testing.T, opts mhttp.Options, mount func(*mhttp.Server)) *testServer {
 	t.Helper()
+	if opts.Timeout == 0 {
+		opts.Timeout = testwait.D(mhttp.DefaultTimeout)
+	}
 	path := filepath.Join(t.TempDir(), "mnemo.db")
 	db, err := sqlite.Open(context.Background(), path, sqlite.Options{})
 	if err != nil {

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // TestTimeout mounts handlers of its own as JSON API routes, since no
 // real route can be made slow on purpose, and calls them over HTTP.
 func TestTimeout(t *testing.T) {
-	s := NewServer(nil, Options{Timeout: 300 * time.Millisecond})
+	// A quick handler answers within the timeout on a busy machine too.
+	s := NewServer(nil, Options{Timeout: testwait.D(300 * time.Millisecond)})
 	s.register(route{method: "GET", path: "/slow", handler: func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		s.writeError(w, r, r.Context().Err())
@@ -27,7 +29,7 @@ func TestTimeout(t *testing.T) {
 	s.register(route{method: "GET", path: "/stuck", handler: func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
-		case <-time.After(5 * time.Second): // fails the test rather than hang it
+		case <-testwait.After(t, 5*time.Second): // fails the test rather than hang it
 		}
 		writeJSON(w, r, http.StatusOK, map[string]string{"ok": "late"})
 	}})

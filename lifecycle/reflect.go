@@ -160,19 +160,9 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 	if !ok {
 		return ReflectReport{}, mnemo.Errorf(mnemo.EUNAVAILABLE, "this store keeps no lifecycle: reflect needs one that does (sqlite)")
 	}
-	run := phases
-	if len(o.Phases) > 0 {
-		run = nil
-		for _, p := range o.Phases {
-			if !slices.Contains(phases, p) {
-				return ReflectReport{}, mnemo.Errorf(mnemo.EINVALID, "unknown phase %q: decay, tidy, govern, retention, capacity, compact or purge", p)
-			}
-		}
-		for _, p := range phases { // always in the cycle's order
-			if slices.Contains(o.Phases, p) {
-				run = append(run, p)
-			}
-		}
+	run, err := phasesToRun(o.Phases)
+	if err != nil {
+		return ReflectReport{}, err
 	}
 	now := o.Now
 	if now.IsZero() {
@@ -183,161 +173,39 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 	if actor == "" {
 		actor = "api"
 	}
-	lc := s.life
 	clear := mnemo.ClearanceFrom(ctx)
-	text := func(m *mnemo.Memory) string {
-		return clear.Text(m.SecurityLevel, textutil.Clip(textutil.OneLine(m.Content), 60))
-	}
-	rep := ReflectReport{At: now, DryRun: o.DryRun, Phases: run, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}, OrphanLinks: []mnemo.Relation{}}
 
 	// Every active memory, without vectors.
 	ms, err := s.listAll(ctx, scope, mnemo.Filter{Now: now})
 	if err != nil {
 		return ReflectReport{}, err
 	}
-	rep.Examined = len(ms)
-	rep.Before = totals(ms, nil)
-
-	vitality := make([]float64, len(ms))
-	for i := range ms {
-		vitality[i] = ms[i].Vitality
-	}
-	archived := make([]bool, len(ms))
-	archive := func(i int, phase, reason string) {
-		if archived[i] {
-			return
-		}
-		archived[i] = true
-		m := &ms[i]
-		rep.Archived = append(rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: text(m), Phase: phase, Reason: reason, SecurityLevel: m.SecurityLevel})
-	}
+	c := newCycle(ms, now, s.life, clear)
+	c.rep.DryRun, c.rep.Phases = o.DryRun, run
 	for _, p := range run {
 		switch p {
 		case PhaseDecay:
-			for i := range ms {
-				v := math.Round(mnemo.Vitality(&ms[i], now)*1e4) / 1e4
-				if math.Abs(v-vitality[i]) >= 0.005 {
-					m := &ms[i]
-					rep.Decayed = append(rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
-						Text: text(m), From: vitality[i], To: v, SecurityLevel: m.SecurityLevel})
-					vitality[i] = v
-				}
-			}
+			c.decay()
 		case PhaseTidy:
-			for i := range ms {
-				if vitality[i] < lc.ArchiveBelow && !ms[i].Pinned {
-					archive(i, p, fmt.Sprintf("vitality %.2f < %.2f", vitality[i], lc.ArchiveBelow))
-				}
-			}
+			c.tidy()
 		case PhaseGovern:
-			if lp, ok := s.store.Links, s.store.Links != nil; ok {
-				orphans, err := lp.PruneLinks(ctx, scope, o.DryRun)
-				if err != nil {
-					return ReflectReport{}, err
-				}
-				rep.OrphanLinks = orphans
-			}
-			for i := range ms {
-				if textutil.EmptyJSON([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && textutil.EmptyJSON(ms[i].Data) {
-					archive(i, p, "empty: no content, summary or data")
-				}
-			}
-			for typ, quota := range lc.TypeQuota {
-				var of []int
-				for i := range ms {
-					if !archived[i] && ms[i].Type == typ && !ms[i].Pinned && ms[i].Priority > 0 {
-						of = append(of, i)
-					}
-				}
-				if len(of) <= quota {
-					continue
-				}
-				// The faded first, then the oldest.
-				slices.SortStableFunc(of, func(a, b int) int {
-					if vitality[a] != vitality[b] {
-						if vitality[a] < vitality[b] {
-							return -1
-						}
-						return 1
-					}
-					return ms[a].CreatedAt.Compare(ms[b].CreatedAt)
-				})
-				for _, i := range of[:len(of)-quota] {
-					archive(i, p, fmt.Sprintf("over the quota of %d %s memories", quota, typ))
-				}
+			if err := c.govern(ctx, s.store.Links, scope, o.DryRun); err != nil {
+				return ReflectReport{}, err
 			}
 		case PhaseRetention:
-			cut := now.AddDate(0, 0, -lc.RetentionDays)
-			for i := range ms {
-				m := &ms[i]
-				if m.CreatedAt.Before(cut) && m.AccessCount < lc.RetentionMinAccess && !m.Pinned && m.Priority > 0 {
-					archive(i, p, fmt.Sprintf("older than %d days, recalled %d times (< %d)", lc.RetentionDays, m.AccessCount, lc.RetentionMinAccess))
-				}
-			}
+			c.retention()
 		case PhaseCapacity:
-			var keep []int
-			for i := range ms {
-				if !archived[i] {
-					keep = append(keep, i)
-				}
-			}
-			over := len(keep) - lc.MaxEntries
-			if over <= 0 {
-				continue
-			}
-			// Pinned and P0 memories are never evicted; the rest go
-			// oldest access and fewest accesses first (or LIFE-7's order).
-			var cands []int
-			for _, i := range keep {
-				if !ms[i].Pinned && ms[i].Priority > 0 {
-					cands = append(cands, i)
-				}
-			}
-			slices.SortStableFunc(cands, func(a, b int) int {
-				ma, mb := &ms[a], &ms[b]
-				if lc.EvictByConfidence && ma.Confidence != mb.Confidence {
-					if ma.Confidence < mb.Confidence {
-						return -1
-					}
-					return 1
-				}
-				if c := lastAccess(ma).Compare(lastAccess(mb)); c != 0 {
-					return c
-				}
-				return ma.AccessCount - mb.AccessCount
-			})
-			for _, i := range cands[:min(over, len(cands))] {
-				archive(i, p, fmt.Sprintf("over capacity: %d active memories, the limit is %d", len(keep), lc.MaxEntries))
-			}
+			c.capacity()
 		}
 	}
 	// Compaction plans here, on what the phases before left active, and
 	// writes after them: its summary is a new memory.
 	var groups map[string][]*mnemo.Memory
 	if slices.Contains(run, PhaseCompact) {
-		groups = map[string][]*mnemo.Memory{}
-		for tag, is := range compactGroups(ms, archived, lc.CompactOver) {
-			c := Compaction{Tag: tag}
-			var group []*mnemo.Memory
-			for _, i := range is {
-				archived[i] = true
-				c.Merged = append(c.Merged, ms[i].ID)
-				group = append(group, &ms[i])
-			}
-			c.Summary, c.By = s.compactText(ctx, tag, slices.Clone(group))
-			c.SecurityLevel = compactLevel(group, c.Summary)
-			rep.Compacted = append(rep.Compacted, c)
-			groups[tag] = group
-		}
-		slices.SortFunc(rep.Compacted, func(a, b Compaction) int { return strings.Compare(a.Tag, b.Tag) })
+		groups = s.planCompaction(ctx, c)
 	}
-	rep.After = totals(ms, func(i int) (float64, bool) { return vitality[i], archived[i] })
-	if n := len(rep.Compacted); n > 0 { // the summaries, at vitality 1
-		a := &rep.After
-		a.MeanVitality = (a.MeanVitality*float64(a.Active) + float64(n)) / float64(a.Active+n)
-		a.Active += n
-	}
-	rep.NextRun = now.Add(lc.Every)
+	c.after()
+	rep := &c.rep
 	if slices.Contains(run, PhasePurge) {
 		purged, err := s.purge(ctx, ls, scope, now, actor, o.DryRun, clear)
 		if err != nil {
@@ -361,10 +229,234 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 	rep.level()
 	rep.Text = rep.markdown()
 	if o.DryRun || (len(rep.Decayed) == 0 && len(rep.Archived) == 0) {
-		return rep, nil
+		return *rep, nil
 	}
+	if err := applyReflection(ctx, ls, scope, rep, actor); err != nil {
+		return ReflectReport{}, err
+	}
+	return *rep, nil
+}
 
-	// Apply: one transaction with its ledger rows.
+// phasesToRun is the phases asked for, in the cycle's order; none asked
+// is every phase.
+func phasesToRun(asked []string) ([]string, error) {
+	if len(asked) == 0 {
+		return phases, nil
+	}
+	for _, p := range asked {
+		if !slices.Contains(phases, p) {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "unknown phase %q: decay, tidy, govern, retention, capacity, compact or purge", p)
+		}
+	}
+	var run []string
+	for _, p := range phases { // always in the cycle's order
+		if slices.Contains(asked, p) {
+			run = append(run, p)
+		}
+	}
+	return run, nil
+}
+
+// cycle is one reflect's state as its phases pass it on: the active
+// memories, the vitality each phase sees, which are archived, and the
+// report so far.
+type cycle struct {
+	ms       []mnemo.Memory
+	vitality []float64 // ms's vitality, as decay recomputes it
+	archived []bool    // ms archived by a phase before
+	now      time.Time
+	lc       Options
+	clear    mnemo.Clearance
+	rep      ReflectReport
+}
+
+func newCycle(ms []mnemo.Memory, now time.Time, lc Options, clear mnemo.Clearance) *cycle {
+	c := &cycle{ms: ms, vitality: make([]float64, len(ms)), archived: make([]bool, len(ms)), now: now, lc: lc, clear: clear}
+	for i := range ms {
+		c.vitality[i] = ms[i].Vitality
+	}
+	c.rep = ReflectReport{At: now, Decayed: []VitalityChange{}, Archived: []LifeAction{}, Purged: []LifeAction{}, Compacted: []Compaction{}, OrphanLinks: []mnemo.Relation{}}
+	c.rep.Examined = len(ms)
+	c.rep.Before = totals(ms, nil)
+	return c
+}
+
+// text is m's content as the report shows it: one clipped line, masked
+// by the caller's clearance (SEC-8).
+func (c *cycle) text(m *mnemo.Memory) string {
+	return c.clear.Text(m.SecurityLevel, textutil.Clip(textutil.OneLine(m.Content), 60))
+}
+
+// archive marks ms[i] archived by phase, for reason, unless a phase
+// before did.
+func (c *cycle) archive(i int, phase, reason string) {
+	if c.archived[i] {
+		return
+	}
+	c.archived[i] = true
+	m := &c.ms[i]
+	c.rep.Archived = append(c.rep.Archived, LifeAction{ID: m.ID, Key: m.Key, Type: m.Type, Text: c.text(m), Phase: phase, Reason: reason, SecurityLevel: m.SecurityLevel})
+}
+
+// decay recomputes each memory's vitality (LIFE-9: Ebbinghaus retention),
+// reporting the changes of 0.005 or more.
+func (c *cycle) decay() {
+	for i := range c.ms {
+		v := math.Round(mnemo.Vitality(&c.ms[i], c.now)*1e4) / 1e4
+		if math.Abs(v-c.vitality[i]) >= 0.005 {
+			m := &c.ms[i]
+			c.rep.Decayed = append(c.rep.Decayed, VitalityChange{ID: m.ID, Key: m.Key, Type: m.Type, Priority: m.Priority,
+				Text: c.text(m), From: c.vitality[i], To: v, SecurityLevel: m.SecurityLevel})
+			c.vitality[i] = v
+		}
+	}
+}
+
+// tidy archives the unpinned memories whose vitality fell below
+// ArchiveBelow.
+func (c *cycle) tidy() {
+	for i := range c.ms {
+		if c.vitality[i] < c.lc.ArchiveBelow && !c.ms[i].Pinned {
+			c.archive(i, PhaseTidy, fmt.Sprintf("vitality %.2f < %.2f", c.vitality[i], c.lc.ArchiveBelow))
+		}
+	}
+}
+
+// govern removes orphan links (when the store keeps links), archives empty
+// memories and, per type with a quota, the faded and then the oldest over
+// it.
+func (c *cycle) govern(ctx context.Context, lp mnemo.LinkPruner, scope mnemo.Scope, dry bool) error {
+	if lp != nil {
+		orphans, err := lp.PruneLinks(ctx, scope, dry)
+		if err != nil {
+			return err
+		}
+		c.rep.OrphanLinks = orphans
+	}
+	ms, vitality := c.ms, c.vitality
+	for i := range ms {
+		if textutil.EmptyJSON([]byte(ms[i].Content)) && strings.TrimSpace(ms[i].Summary) == "" && textutil.EmptyJSON(ms[i].Data) {
+			c.archive(i, PhaseGovern, "empty: no content, summary or data")
+		}
+	}
+	for typ, quota := range c.lc.TypeQuota {
+		var of []int
+		for i := range ms {
+			if !c.archived[i] && ms[i].Type == typ && !ms[i].Pinned && ms[i].Priority > 0 {
+				of = append(of, i)
+			}
+		}
+		if len(of) <= quota {
+			continue
+		}
+		// The faded first, then the oldest.
+		slices.SortStableFunc(of, func(a, b int) int {
+			if vitality[a] != vitality[b] {
+				if vitality[a] < vitality[b] {
+					return -1
+				}
+				return 1
+			}
+			return ms[a].CreatedAt.Compare(ms[b].CreatedAt)
+		})
+		for _, i := range of[:len(of)-quota] {
+			c.archive(i, PhaseGovern, fmt.Sprintf("over the quota of %d %s memories", quota, typ))
+		}
+	}
+	return nil
+}
+
+// retention archives the memories older than RetentionDays recalled
+// fewer than RetentionMinAccess times (LIFE-2), but pinned and P0 ones.
+func (c *cycle) retention() {
+	lc := c.lc
+	cut := c.now.AddDate(0, 0, -lc.RetentionDays)
+	for i := range c.ms {
+		m := &c.ms[i]
+		if m.CreatedAt.Before(cut) && m.AccessCount < lc.RetentionMinAccess && !m.Pinned && m.Priority > 0 {
+			c.archive(i, PhaseRetention, fmt.Sprintf("older than %d days, recalled %d times (< %d)", lc.RetentionDays, m.AccessCount, lc.RetentionMinAccess))
+		}
+	}
+}
+
+// capacity archives what is over MaxEntries (LIFE-1).
+func (c *cycle) capacity() {
+	ms, lc := c.ms, c.lc
+	var keep []int
+	for i := range ms {
+		if !c.archived[i] {
+			keep = append(keep, i)
+		}
+	}
+	over := len(keep) - lc.MaxEntries
+	if over <= 0 {
+		return
+	}
+	// Pinned and P0 memories are never evicted; the rest go
+	// oldest access and fewest accesses first (or LIFE-7's order).
+	var cands []int
+	for _, i := range keep {
+		if !ms[i].Pinned && ms[i].Priority > 0 {
+			cands = append(cands, i)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b int) int {
+		ma, mb := &ms[a], &ms[b]
+		if lc.EvictByConfidence && ma.Confidence != mb.Confidence {
+			if ma.Confidence < mb.Confidence {
+				return -1
+			}
+			return 1
+		}
+		if c := lastAccess(ma).Compare(lastAccess(mb)); c != 0 {
+			return c
+		}
+		return ma.AccessCount - mb.AccessCount
+	})
+	for _, i := range cands[:min(over, len(cands))] {
+		c.archive(i, PhaseCapacity, fmt.Sprintf("over capacity: %d active memories, the limit is %d", len(keep), lc.MaxEntries))
+	}
+}
+
+// planCompaction groups what the phases before left active by tag, over
+// CompactOver a group (LIFE-5), and writes each group's summary into the
+// report; the groups' memories count as archived. It returns each tag's
+// group, for writeCompaction.
+func (s *Service) planCompaction(ctx context.Context, c *cycle) map[string][]*mnemo.Memory {
+	groups := map[string][]*mnemo.Memory{}
+	for tag, is := range compactGroups(c.ms, c.archived, c.lc.CompactOver) {
+		cp := Compaction{Tag: tag}
+		var group []*mnemo.Memory
+		for _, i := range is {
+			c.archived[i] = true
+			cp.Merged = append(cp.Merged, c.ms[i].ID)
+			group = append(group, &c.ms[i])
+		}
+		cp.Summary, cp.By = s.compactText(ctx, tag, slices.Clone(group))
+		cp.SecurityLevel = compactLevel(group, cp.Summary)
+		c.rep.Compacted = append(c.rep.Compacted, cp)
+		groups[tag] = group
+	}
+	slices.SortFunc(c.rep.Compacted, func(a, b Compaction) int { return strings.Compare(a.Tag, b.Tag) })
+	return groups
+}
+
+// after totals what the phases leave active, the compactions' summaries
+// among them, and when the next cycle runs.
+func (c *cycle) after() {
+	c.rep.After = totals(c.ms, func(i int) (float64, bool) { return c.vitality[i], c.archived[i] })
+	if n := len(c.rep.Compacted); n > 0 { // the summaries, at vitality 1
+		a := &c.rep.After
+		a.MeanVitality = (a.MeanVitality*float64(a.Active) + float64(n)) / float64(a.Active+n)
+		a.Active += n
+	}
+	c.rep.NextRun = c.now.Add(c.lc.Every)
+}
+
+// applyReflection writes rep's decay and archiving in one transaction
+// with its ledger rows: one for the decay, one per phase and reason.
+func applyReflection(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, rep *ReflectReport, actor string) error {
+	now := rep.At
 	changes := make([]mnemo.LifeChange, 0, len(rep.Decayed)+len(rep.Archived))
 	at := make(map[string]int, len(changes))
 	for _, d := range rep.Decayed {
@@ -403,10 +495,8 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 		}
 		entries = append(entries, mnemo.LedgerEntry{At: now, Action: action, MemoryIDs: byReason[r], Actor: actor, Reason: r})
 	}
-	if _, err := ls.ApplyLife(ctx, scope, changes, entries); err != nil {
-		return ReflectReport{}, err
-	}
-	return rep, nil
+	_, err := ls.ApplyLife(ctx, scope, changes, entries)
+	return err
 }
 
 // purge finds the memories that prune, reset and retention archived more

@@ -6,23 +6,35 @@
 #
 # Usage: mcp/inspector_test.sh
 # Needs go, node (20 works; the Inspector's dependencies ask for 22) and npm
-# with access to the registry. INSPECTOR_DIR keeps the install between runs
-# (a CI cache); by default it goes in a temporary directory.
+# with access to the registry. The pinned Inspector is installed once, outside
+# the repository, in INSPECTOR_DIR (default: ${XDG_CACHE_HOME:-~/.cache}/
+# mnemo/inspector-VERSION), and kept for the next run. MNEMO_BIN names
+# a mnemo built from this tree to use rather than building one (make checks
+# builds one for all its steps).
 set -euo pipefail
 
 version=2.12.0
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-dir=${INSPECTOR_DIR:-$tmp/inspector}
+dir=${INSPECTOR_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mnemo/inspector-$version}
 inspector=$dir/node_modules/.bin/mcp-inspector
 
 start=$SECONDS
-if [[ ! -x $inspector || $("$inspector" --version 2>/dev/null) != "$version" ]]; then
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/inspector@$version" >/dev/null
-fi
+mkdir -p "$dir"
+# Install once; the lock keeps concurrent runs from installing at once.
+(
+	flock 9
+	if [[ ! -x $inspector || $("$inspector" --version 2>/dev/null) != "$version" ]]; then
+		npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/inspector@$version" >/dev/null
+	fi
+) 9>"$dir.lock"
 installed=$SECONDS
-(cd "$root" && go build -o "$tmp/mnemo" ./cmd/mnemo)
+if [[ -n ${MNEMO_BIN:-} ]]; then
+	ln -s "$MNEMO_BIN" "$tmp/mnemo"
+else
+	(cd "$root" && go build -o "$tmp/mnemo" ./cmd/mnemo)
+fi
 server=("$tmp/mnemo" --data "$tmp/data" --agent inspector mcp)
 
 passed=0

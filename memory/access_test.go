@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -55,7 +56,7 @@ func TestRecallDoesNotWaitForAccessRecord(t *testing.T) {
 		if len(res.Results) != 1 || res.Results[0].AccessCount != 1 {
 			t.Fatalf("recall: %+v", res)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testwait.After(t, 10*time.Second):
 		t.Fatal("recall waited for its access record")
 	}
 	if _, err := svc.Recall(ctx, alice, memory.Query{Text: "boat"}); err != nil {

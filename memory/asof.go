@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
@@ -198,8 +197,9 @@ func (s *Service) archivedAfter(ctx context.Context, scope mnemo.Scope, t time.T
 // them, a memory's lexical score is the share of the query's terms it has
 // times the best candidate's BM25 (or 1), its similarity that of the
 // vector it was written with, if any.
-func (s *Service) goneCandidates(ctx context.Context, scope mnemo.Scope, q *Query, t, now time.Time, cands []candidate, aq analysis.Query, asked temporal.Asked, f *found) ([]candidate, error) {
-	gone, err := s.goneAsOf(ctx, scope, &q.Filter, t, now)
+func (s *Service) goneCandidates(ctx context.Context, r *recall, t time.Time, cands []candidate, f *found) ([]candidate, error) {
+	aq, asked := r.aq, r.asked
+	gone, err := s.goneAsOf(ctx, r.scope, &r.sq.Filter, t, r.now)
 	if err != nil || len(gone) == 0 {
 		return cands, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/glove"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -72,7 +73,7 @@ func TestAsyncEmbeddingSurvivesClose(t *testing.T) {
 	}
 
 	svc = newSemantic(t, c, dir, service.Options{Embedder: glove.New()})
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := testwait.Context(ctx, 30*time.Second)
 	defer cancel()
 	if err := svc.WaitEmbedded(wctx); err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestModelLoadsAtStart(t *testing.T) {
 	}
 	select {
 	case <-emb.loaded:
-	case <-time.After(30 * time.Second):
+	case <-testwait.After(t, 30*time.Second):
 		t.Fatal("the model was not loaded at start")
 	}
 }

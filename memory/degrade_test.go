@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/embed/openai"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -107,7 +108,7 @@ func (c *degradeCounter) get(cause string) int {
 // waitNoPending waits until every memory of scope has its vector.
 func waitNoPending(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testwait.Context(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
 		st, err := svc.Stats(ctx, scope)

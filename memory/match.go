@@ -20,7 +20,8 @@ import (
 // best found matched. scored are every candidate the recall scored. A
 // question led by its time (timeLed: "what happened last Tuesday?") has
 // no words left to cover: what happened then covers it.
-func (s *Service) matchResults(res *Result, scored []Scored, text string, timeLed bool, who, said []string, min string) {
+func (s *Service) matchResults(res *Result, scored []Scored, rc *recall) {
+	text, timeLed, who, said, min := rc.sq.Text, rc.timeLed, rc.who, rc.said, rc.q.MinMatch
 	terms, names := s.queryTerms(text, who)
 	weight, termsOf := s.termWeights(res.Results, scored, terms)
 	best := 0.0

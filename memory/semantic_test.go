@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/cache"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/embed/random"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -211,7 +212,7 @@ func TestAsyncEmbeddingIsFoundLexicallyAtOnce(t *testing.T) {
 	}
 
 	close(g.open)
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	wctx, cancel := testwait.Context(ctx, 10*time.Second)
 	defer cancel()
 	if err := svc.WaitEmbedded(wctx); err != nil {
 		t.Fatal(err)
@@ -260,7 +261,7 @@ func TestEmbedderOutageDegradesToLexical(t *testing.T) {
 	g.mu.Lock()
 	g.broken = false
 	g.mu.Unlock()
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	wctx, cancel := testwait.Context(ctx, 10*time.Second)
 	defer cancel()
 	// The worker retries with backoff; wait for the queue, not the clock.
 	for {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // Snapshot is everything a Store holds, for a store that keeps it
@@ -119,7 +120,7 @@ func (l *Loader) Row(src *Row) {
 	r := &row{sc: d, tomb: src.Tombstone, idx: src.Index, embed: src.Embed, vectored: src.Vectored, seq: src.Seq, arrival: src.Arrival}
 	r.setMemory(src.Memory)
 	if r.vectored {
-		r.norm = norm(r.m.Embedding)
+		r.norm = vector.Norm(r.m.Embedding)
 	}
 	d.rows[r.m.ID] = r
 	s.ids[r.m.ID] = r

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // VectorSpace returns the model and dimension of the stored vectors.
@@ -118,7 +118,7 @@ func (s *Store) SetVectors(_ context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 			continue
 		}
 		r.m.Embedding, r.m.EmbeddingModel, r.vectored = slices.Clone(vecs[i]), s.space.Model, true
-		r.norm = norm(r.m.Embedding)
+		r.norm = vector.Norm(r.m.Embedding)
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func (s *Store) SearchVectors(_ context.Context, sc mnemo.Scope, q mnemo.VectorQ
 	if d == nil {
 		return nil, nil
 	}
-	qn := norm(q.Vector)
+	qn := vector.Norm(q.Vector)
 	if qn == 0 {
 		return nil, nil
 	}
@@ -163,7 +163,7 @@ func (s *Store) SearchVectors(_ context.Context, sc mnemo.Scope, q mnemo.VectorQ
 		if r == nil || !r.vectored || r.norm == 0 {
 			continue
 		}
-		c := cand{r, dot(q.Vector, r.m.Embedding) / (qn * r.norm)}
+		c := cand{r, float64(vector.Dot(q.Vector, r.m.Embedding)) / (qn * r.norm)}
 		if len(top) == k && !worse(top[0], c) {
 			continue
 		}
@@ -207,21 +207,3 @@ func (s *Store) SearchVectors(_ context.Context, sc mnemo.Scope, q mnemo.VectorQ
 	}
 	return hits, nil
 }
-
-func dot(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64(s0 + s1 + s2 + s3)
-}
-
-func norm(v []float32) float64 { return math.Sqrt(dot(v, v)) }

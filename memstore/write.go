@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // Write applies recs atomically. See mnemo.Store; the rules are those of
@@ -195,7 +196,7 @@ func (s *Store) apply(d *scope, rec *mnemo.Record, m mnemo.Memory, now time.Time
 	if !rec.Tombstone {
 		r.embed = rec.Embed
 		if r.vectored = s.inSpace(r); r.vectored {
-			r.norm = norm(r.m.Embedding)
+			r.norm = vector.Norm(r.m.Embedding)
 		}
 		d.index(r)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/natsbus"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
@@ -39,14 +40,14 @@ func natsURL(t *testing.T) string {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	testwait.Until(t, 10*time.Second, "the NATS server started at "+addr+" to answer", func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			return "nats://" + addr
 		}
-	}
-	t.Fatalf("the NATS server started at %s does not answer", addr)
-	return ""
+		return err == nil
+	})
+	return "nats://" + addr
 }
 
 // TestReplayToNATS replays a window to a real NATS server; a subscriber
@@ -112,7 +113,7 @@ func TestReplayToNATS(t *testing.T) {
 			if got.ID != want.ID || m.Subject != wantSubject || m.Header.Get(nats.MsgIdHdr) != want.ID || string(got.Data) != string(want.Data) {
 				t.Fatalf("message %d: %s %s %+v, want %s on %s", i, m.Subject, m.Header.Get(nats.MsgIdHdr), got, want.ID, wantSubject)
 			}
-		case <-time.After(10 * time.Second):
+		case <-testwait.After(t, 10*time.Second):
 			t.Fatalf("got %d of %d events", i, len(in))
 		}
 	}

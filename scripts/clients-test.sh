@@ -22,12 +22,17 @@
 # python3-venv, python3-pip, python3-setuptools and python3-mypy; npm ci,
 # with its cache in NPM_CACHE, by
 # default $TMPDIR/mnemo-npm-cache, when node_modules is not the lock file's)
-# and exits non-zero when any step fails.
+# and exits non-zero when any step fails. MNEMO_BIN names a mnemo built
+# from this tree to use rather than building one (make checks builds one
+# for all its steps). Its waits stretch with the machine's load
+# (scripts/testwait.sh).
 #
 # Usage: scripts/clients-test.sh
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=testwait.sh
+source "$root/scripts/testwait.sh"
 tmp=$(mktemp -d)
 server_pid=
 cleanup() {
@@ -67,7 +72,11 @@ fi
 setup=$SECONDS
 
 # One server for every suite, with a key of every scope and a read-only one.
-(cd "$root" && go build -o "$tmp/mnemo" ./cmd/mnemo) || fail "go build ./cmd/mnemo failed"
+if [[ -n ${MNEMO_BIN:-} ]]; then
+	ln -s "$MNEMO_BIN" "$tmp/mnemo"
+else
+	(cd "$root" && go build -o "$tmp/mnemo" ./cmd/mnemo) || fail "go build ./cmd/mnemo failed"
+fi
 export MNEMO_TEST_KEY=clients-test-key-$RANDOM$RANDOM
 export MNEMO_TEST_READ_KEY=clients-test-reader-$RANDOM$RANDOM
 cat >"$tmp/mnemo.yaml" <<EOF
@@ -78,13 +87,13 @@ auth:
 EOF
 "$tmp/mnemo" --config "$tmp/mnemo.yaml" --store sqlite --data "$tmp/data" serve --addr 127.0.0.1:0 >"$tmp/serve.log" 2>&1 &
 server_pid=$!
-addr=
-for _ in $(seq 300); do
+# serving: the server has said where it listens (in $addr), or has exited.
+serving() {
 	addr=$(sed -n 's/.*msg="mnemo serving" addr=\([^ ]*\).*/\1/p' "$tmp/serve.log")
-	[[ -n $addr ]] && break
-	kill -0 "$server_pid" 2>/dev/null || break
-	sleep 0.1
-done
+	[[ -n $addr ]] || ! kill -0 "$server_pid" 2>/dev/null
+}
+addr=
+testwait_until 30 serving
 [[ -n $addr ]] || { tail -n 20 "$tmp/serve.log"; fail "mnemo serve did not start"; }
 export MNEMO_URL=http://$addr
 built=$SECONDS

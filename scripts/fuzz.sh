@@ -21,15 +21,47 @@ jobs=${FUZZJOBS:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# Each package's fuzz-instrumented test binary is built once, by `go test
+# -c` (vet is the vet step's), and every fuzzer of the package runs from it
+# in the package's directory, as go test runs it, with go test's own corpus
+# cache ($GOCACHE/fuzz/IMPORTPATH): a build per fuzzer would link the same
+# instrumented binary again for each. The builds run $jobs at a time too.
+bins=$out/bin
+mkdir -p "$bins"
+cache=$("$go" env GOCACHE)/fuzz
+# build PKG: the binary of PKG at $bins/N.test, its directory and import
+# path in $bins/N.where, its build's output in $bins/N.log.
+build() {
+	local pkg=$1 n
+	n=$(printf '%s' "$pkg" | md5sum | cut -c1-12)
+	"$go" list -f '{{.Dir}} {{.ImportPath}}' "$pkg" >"$bins/$n.where" 2>"$bins/$n.log" &&
+		"$go" test -c -vet=off -fuzz '^$' -o "$bins/$n.test" "$pkg" >>"$bins/$n.log" 2>&1
+}
+binof() { printf '%s' "$1" | md5sum | cut -c1-12; }
+export -f build
+export go bins
+printf '%s\n' "$@" | sed 's/:.*//' | sort -u | xargs -P "$jobs" -I{} bash -c 'build "$@"' _ {}
+
 # fuzz runs one fuzzer, writing its output to $out/$i.log and its result
 # (0 or 1) to $out/$i.rc.
 fuzz() {
-	local i=$1 pkg=${2%%:*} name=${2#*:} try rc log
+	local i=$1 pkg=${2%%:*} name=${2#*:} try rc log n dir path
+	n=$(binof "$pkg")
+	if [[ ! -x $bins/$n.test ]]; then
+		{
+			echo "$go test -c -fuzz '^\$' $pkg: the build failed"
+			cat "$bins/$n.log"
+		} >>"$out/$i.log"
+		echo 1 >"$out/$i.rc"
+		return
+	fi
+	read -r dir path <"$bins/$n.where"
 	for try in 1 2; do
-		log=$("$go" test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -parallel 1 "$pkg" 2>&1)
+		log=$(cd "$dir" && "$bins/$n.test" -test.run '^$' -test.fuzz "^$name\$" -test.fuzztime "$fuzztime" \
+			-test.parallel 1 -test.timeout 0 -test.fuzzcachedir "$cache/$path" 2>&1)
 		rc=$?
-		printf '%s test -run '"'"'^$'"'"' -fuzz '"'"'^%s$'"'"' -fuzztime %s -parallel 1 %s\n%s\n' "$go" "$name" "$fuzztime" "$pkg" "$log" >>"$out/$i.log"
-		if grep -q 'no fuzz tests to fuzz' <<<"$log"; then
+		printf '%s -test.fuzz '"'"'^%s$'"'"' -test.fuzztime %s -test.parallel 1 (%s)\n%s\n' "$path.test" "$name" "$fuzztime" "$pkg" "$log" >>"$out/$i.log"
+		if grep -q 'no fuzz tests to fuzz\|matches no fuzz tests' <<<"$log"; then
 			echo "fuzz: $pkg has no $name: fix the FUZZERS list in the Makefile" >>"$out/$i.log"
 			rc=1
 			break
@@ -46,12 +78,6 @@ fuzz() {
 	done
 	[ $rc -eq 0 ] && echo 0 >"$out/$i.rc" || echo 1 >"$out/$i.rc"
 }
-
-# Fuzzers of one package share its instrumented build: build each package
-# once before they run side by side, so two never build the same one; the
-# builds run $jobs at a time too (linking uses one core).
-printf '%s\n' "$@" | sed 's/:.*//' | sort -u |
-	xargs -P "$jobs" -I{} "$go" test -run '^$' -fuzz '^$' -fuzztime 1x {} >/dev/null 2>&1 || true
 
 i=0
 for f in "$@"; do

@@ -15,6 +15,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=testwait.sh
+source "$here/testwait.sh"
 fail() {
 	echo "pgservers: $*" >&2
 	exit 1
@@ -49,8 +51,7 @@ if ! pg_answers; then
 		fail "no answer on port $port and no Debian cluster there (pg_lsclusters)"
 	pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" start ||
 		fail "pg_ctlcluster $ver $name start failed"
-	for _ in $(seq 120); do pg_answers && break; sleep 0.5; done
-	pg_answers || fail "PostgreSQL $ver/$name started but does not answer: $(psql "$MNEMO_TEST_PG_DSN" -c 'SELECT 1' 2>&1)"
+	testwait_until 60 pg_answers || fail "PostgreSQL $ver/$name started but does not answer: $(psql "$MNEMO_TEST_PG_DSN" -c 'SELECT 1' 2>&1)"
 fi
 
 # Two PGlites: go test runs two test binaries at a time on two cores, and

@@ -2,7 +2,9 @@
 # steps.sh runs make targets one after another, each to its end even if an
 # earlier one failed, then prints one line per target: its result, wall
 # seconds and CPU seconds (user+sys of everything it ran; on a shared machine
-# CPU is the steadier figure). It exits 1 if any target failed.
+# CPU is the steadier figure). It exits 1 if any target failed, or if the
+# targets changed the checkout: tests write where they may (temporary
+# directories, caches), never into the tree (QUAL-4).
 #
 # Usage: scripts/steps.sh MAKE TARGET...
 set -uo pipefail
@@ -34,6 +36,16 @@ sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
 # line formats one line of the summary: target, result, wall, cpu.
 line() { printf '  %-10s %-4s %7ss wall %7ss cpu' "$@"; }
 
+# checkout prints what git sees as changed or new in the tree, and a hash
+# of the changes, so that a file already changed and changed again shows;
+# nothing outside a git checkout.
+checkout() {
+	git rev-parse --git-dir >/dev/null 2>&1 || return 0
+	git status --porcelain --untracked-files=all
+	echo "git diff HEAD: $(git diff HEAD --binary | sha1sum | cut -c1-12)"
+}
+before=$(checkout)
+
 summary=()
 status=0
 total=$EPOCHREALTIME
@@ -50,6 +62,15 @@ for target in "$@"; do
 	cpu
 	summary+=("$(line "$target" "$result" "$(sub "$EPOCHREALTIME" "$start")" "$(sub "$cpu" "$cpu0")")")
 done
+
+after=$(checkout)
+if [[ $after != "$before" ]]; then
+	echo
+	echo "make test changed the checkout (a test must write elsewhere):"
+	diff <(echo "$before") <(echo "$after") | grep '^[<>]'
+	summary+=("  checkout   CHANGED")
+	status=1
+fi
 
 echo
 echo "make test: per step"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -300,13 +301,7 @@ func TestIndexerCatchesUpAfterWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for db.vectors.indexed(sp) != 500 {
-		if time.Now().After(deadline) {
-			t.Fatalf("indexed %d of 500 without a search", db.vectors.indexed(sp))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, "the 500 to be indexed without a search", func() bool { return db.vectors.indexed(sp) == 500 })
 }
 
 // A filter without an index of its own is listed from the covering index

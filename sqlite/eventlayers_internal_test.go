@@ -12,6 +12,8 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/events"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // layerCounts counts the rows of each layer.
@@ -141,7 +143,7 @@ func TestReadsNotBlockedByWrites(t *testing.T) {
 	<-inTx
 	// The write holds the writer. Reads must answer anyway; a deadline
 	// turns a blocked read into a failure instead of a hung test.
-	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	rctx, cancel := testwait.Context(ctx, time.Minute)
 	defer cancel()
 	for i := range 20 {
 		p, err := svc.QueryEvents(rctx, evScope, mnemo.EventQuery{Limit: 1000})
@@ -182,7 +184,7 @@ func TestEventVectorInt8(t *testing.T) {
 		d := decodeEventVector(b)
 		q := []float32{0.2, -0.5, 0.1}
 		q = append(q, make([]float32, max(0, len(v)-3))...)[:len(v)]
-		exact, got := cosine(q, v), cosineBlob(q, vecNorm(q), b)
+		exact, got := cosine(q, v), cosineBlob(q, vector.Norm(q), b)
 		if math.Abs(exact-got) > 0.01 || math.Abs(cosine(q, d)-exact) > 0.01 {
 			t.Errorf("%v: cosine %g stored, %g exact", v, got, exact)
 		}
@@ -193,7 +195,7 @@ func TestEventVectorInt8(t *testing.T) {
 }
 
 func cosine(a, b []float32) float64 {
-	na, nb := vecNorm(a), vecNorm(b)
+	na, nb := vector.Norm(a), vector.Norm(b)
 	if na == 0 || nb == 0 {
 		return 0
 	}

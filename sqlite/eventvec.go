@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 var _ mnemo.EventVectorStore = (*DB)(nil)
@@ -107,7 +108,7 @@ func (db *DB) SearchEventVectors(ctx context.Context, scope mnemo.Scope, q mnemo
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
-	qn := vecNorm(q.Vector)
+	qn := vector.Norm(q.Vector)
 	if qn == 0 {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "the query vector has no direction")
 	}
@@ -207,14 +208,6 @@ func (h *hitHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-func vecNorm(v []float32) float64 {
-	var s float64
-	for _, f := range v {
-		s += float64(f) * float64(f)
-	}
-	return math.Sqrt(s)
 }
 
 // cosineBlob is the cosine of q (of norm qn) and a stored vector, read

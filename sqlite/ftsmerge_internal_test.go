@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 func TestFTSVarint(t *testing.T) {
@@ -68,11 +69,7 @@ func TestFTSMerge(t *testing.T) {
 	if s := segments(); s <= ftsMergeSegments {
 		t.Fatalf("%d segments after %d writes: too few to merge", s, n)
 	}
-	for deadline := time.Now().Add(10 * time.Second); segments() > 1; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d segments, not merged", segments())
-		}
-	}
+	testwait.Until(t, 10*time.Second, "the segments to be merged", func() bool { return segments() <= 1 })
 	if rows, err := db.ftsRows(ctx); err != nil || rows != n-1 {
 		t.Fatalf("ftsRows = %d, %v; want %d", rows, err, n-1)
 	}

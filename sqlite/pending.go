@@ -99,7 +99,7 @@ func newPendingBuffer(used *atomic.Int64) *pendingBuffer {
 // unit returns v scaled to unit length, as scorePending's cosine divides
 // by the norms, or nil if v has no direction.
 func unit(v []float32) []float32 {
-	n := vecNorm(v)
+	n := vector.Norm(v)
 	if !(n > 0) || !hasDirection(v) {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // TestPreloadVectors reopens a store and preloads its vectors, as
@@ -60,10 +61,9 @@ func TestPreloadVectors(t *testing.T) {
 				t.Fatal(err)
 			}
 			loaded := func() bool { return db.vectors.indexed(sp) >= 0 }
-			for end := time.Now().Add(10 * time.Second); !loaded() && tt.want && time.Now().Before(end); {
-				time.Sleep(time.Millisecond)
-			}
-			if !tt.want {
+			if tt.want {
+				testwait.Until(t, 10*time.Second, "the index to load", loaded)
+			} else {
 				time.Sleep(50 * time.Millisecond) // time enough to load, were it asked
 			}
 			if got := loaded(); got != tt.want {

@@ -385,7 +385,7 @@ func (db *DB) scorePending(ctx context.Context, sp span, rev int64, q []float32)
 		return nil, false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
 	defer rows.Close()
-	qn := vecNorm(q)
+	qn := vector.Norm(q)
 	var (
 		out []vector.Result
 		n   int
@@ -406,11 +406,8 @@ func (db *DB) scorePending(ctx context.Context, sp span, rev int64, q []float32)
 		if len(v) != len(q) {
 			continue
 		}
-		var dot float64
-		for i := range v {
-			dot += float64(v[i]) * float64(q[i])
-		}
-		if vn := vecNorm(v); vn > 0 && qn > 0 {
+		dot := vector.Dot64(v, q)
+		if vn := vector.Norm(v); vn > 0 && qn > 0 {
 			out = append(out, vector.Result{ID: uint64(seq), Score: float32(dot / (vn * qn))})
 		}
 	}

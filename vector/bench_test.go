@@ -379,7 +379,7 @@ func efSweep(b *testing.B, n, dim int) {
 }
 
 // BenchmarkBuild100k builds an index of 100k clustered vectors as the
-// SQLite store's indexer does (sqlite/ann.go: AddBatch with batches of 32,
+// SQLite store's indexer does (sqlite/ann_indexer.go: AddBatch with batches of 32,
 // M 32, efConstruction 200), and as one AddBatch of everything, and reports
 // the build rate, CPU seconds per wall second and per build (the figure a
 // shared machine does not inflate), the index's heap after the build and

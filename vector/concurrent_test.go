@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // TestSearchDuringBatch: a search answers while a batch is being linked
@@ -31,7 +33,7 @@ func TestSearchDuringBatch(t *testing.T) {
 		if len(res) != 10 || res[0].ID != 5 {
 			t.Fatalf("search beside a batch: %+v", res)
 		}
-	case <-time.After(30 * time.Second):
+	case <-testwait.After(t, 30*time.Second):
 		t.Fatal("the search waited for the batch")
 	}
 	x.linking = nil
@@ -123,7 +125,7 @@ func TestSearchDuringVacuum(t *testing.T) {
 				t.Fatalf("a deleted vector answered beside the vacuum: %d", r.ID)
 			}
 		}
-	case <-time.After(30 * time.Second):
+	case <-testwait.After(t, 30*time.Second):
 		t.Fatal("the search waited for the vacuum")
 	}
 	close(release)

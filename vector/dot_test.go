@@ -167,6 +167,36 @@ func TestDotKernels(t *testing.T) {
 				t.Fatalf("n %d, %s: %v, want %v (FMA %v)", n, k.name, k.got, exact, useFMA)
 			}
 		}
+		if got := Dot64(a, b); got != exact {
+			t.Fatalf("n %d, Dot64: %v, want %v", n, got, exact)
+		}
+	}
+}
+
+// TestNorm: Norm is the length of any vector, NaN and ±Inf included; norm,
+// what the index divides by, is 0 for one with no finite length.
+func TestNorm(t *testing.T) {
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	tiny := float64(float32(1e-30)) // its square underflows float32, not float64
+	for _, c := range []struct {
+		name       string
+		v          []float32
+		want, unit float64 // Norm, norm
+	}{
+		{"empty", nil, 0, 0},
+		{"zero", []float32{0, 0}, 0, 0},
+		{"3-4-5", []float32{3, -4}, 5, 5},
+		{"tiny", []float32{1e-30, 1e-30}, math.Sqrt(2 * tiny * tiny), math.Sqrt(2 * tiny * tiny)},
+		{"inf", []float32{inf, 1}, math.Inf(1), 0},
+		{"nan", []float32{nan, 1}, math.NaN(), 0},
+	} {
+		got := Norm(c.v)
+		if got != c.want && !(math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("%s: Norm = %v, want %v", c.name, got, c.want)
+		}
+		if got := norm(c.v); got != c.unit {
+			t.Errorf("%s: norm = %v, want %v", c.name, got, c.unit)
+		}
 	}
 }
 

@@ -506,7 +506,7 @@ func (x *Index) insertAll(nodes []uint32) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	// From 16 nodes a worker: the SQLite store's indexer inserts batches of
-	// 32 (sqlite/ann.go), which then use two cores (issue 20).
+	// 32 (sqlite/ann_indexer.go), which then use two cores (issue 20).
 	workers = min(workers, len(nodes)/16)
 	if workers <= 1 {
 		s := x.searcher()

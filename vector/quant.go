@@ -2,14 +2,31 @@ package vector
 
 import "math"
 
-// norm returns the Euclidean length of v, or 0 if v has no finite,
-// non-zero length (a zero vector, or one holding NaN or ±Inf).
-func norm(v []float32) float64 {
+// Norm returns the Euclidean length of v, its squares summed in float64.
+func Norm(v []float32) float64 {
 	var s float64
 	for _, f := range v {
 		s += float64(f) * float64(f)
 	}
-	n := math.Sqrt(s)
+	return math.Sqrt(s)
+}
+
+// Dot64 returns the dot product of two vectors of equal length, summed in
+// float64: the exact scans' scores, where Dot's float32 sums are finer
+// than needed but would order near ties differently.
+func Dot64(a, b []float32) float64 {
+	b = b[:len(a)]
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// norm is Norm, or 0 if v has no finite, non-zero length (a zero vector,
+// or one holding NaN or ±Inf).
+func norm(v []float32) float64 {
+	n := Norm(v)
 	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
 		return 0
 	}

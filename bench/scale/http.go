@@ -21,13 +21,14 @@ import (
 // timeHTTPRecalls times n recalls as a user's client makes them: POST
 // /v1/recall over loopback to the server `mnemo serve` runs, with an API
 // key, the JSON both ways and the access record included (PERF-2: the
-// goals are through HTTP).
-func timeHTTPRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, progress func(string, int, int)) ([]time.Duration, error) {
+// goals are through HTTP). timeout is the server's request timeout
+// (Config.RequestTimeout).
+func timeHTTPRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n int, timeout time.Duration, progress func(string, int, int)) ([]time.Duration, error) {
 	const secret = "bench-scale-key"
 	srv := mhttp.NewServer(svc, mhttp.Options{Keys: []mhttp.APIKey{{
 		Name: "bench", Hash: mhttp.HashKey(secret), Tenant: Scope.TenantID,
 		Agents: []string{Scope.AgentID}, Scopes: []string{mhttp.ScopeRead},
-	}}})
+	}}, Timeout: timeout})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("bench scale: %w", err)
@@ -39,7 +40,7 @@ func timeHTTPRecalls(ctx context.Context, svc *service.Mnemo, g *generator, n in
 		srv.Shutdown(sctx)
 	}()
 	url := "http://" + ln.Addr().String() + "/v1/recall"
-	client := &http.Client{Timeout: time.Minute}
+	client := &http.Client{Timeout: clientTimeout(time.Minute, timeout)}
 	out := make([]time.Duration, n)
 	for i := range out {
 		body, _ := json.Marshal(map[string]any{"query": g.query(), "limit": 10})
@@ -91,7 +92,8 @@ const bulkBatch = 500
 // bulkHTTP posts n generated memories in batches of bulkBatch to a server
 // over a fresh store in dir, removed after, with the Write Guard on (the
 // default) and vectors made before each answer or, async, after it.
-func bulkHTTP(ctx context.Context, dir string, emb mnemo.Embedder, g *generator, n int, async bool, progress func(string, int, int)) (Bulk, error) {
+// timeout is the server's request timeout (Config.RequestTimeout).
+func bulkHTTP(ctx context.Context, dir string, emb mnemo.Embedder, g *generator, n int, async bool, timeout time.Duration, progress func(string, int, int)) (Bulk, error) {
 	out := Bulk{Memories: n, Async: async, Guard: true}
 	dir = filepath.Join(dir, "bulk-scratch")
 	os.RemoveAll(dir)
@@ -117,7 +119,7 @@ func bulkHTTP(ctx context.Context, dir string, emb mnemo.Embedder, g *generator,
 	srv := mhttp.NewServer(svc, mhttp.Options{Keys: []mhttp.APIKey{{
 		Name: "bulk", Hash: mhttp.HashKey(secret), Tenant: Scope.TenantID,
 		Agents: []string{Scope.AgentID}, Scopes: []string{mhttp.ScopeWrite},
-	}}})
+	}}, Timeout: timeout})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return out, fmt.Errorf("bench scale: %w", err)
@@ -145,7 +147,7 @@ func bulkHTTP(ctx context.Context, dir string, emb mnemo.Embedder, g *generator,
 	if async {
 		stage = "bulk load through HTTP, async"
 	}
-	client := &http.Client{Timeout: 5 * time.Minute}
+	client := &http.Client{Timeout: clientTimeout(5*time.Minute, timeout)}
 	start, cpu0, done := time.Now(), cpuTime(), 0
 	for _, body := range bodies {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -180,4 +182,13 @@ func bulkHTTP(ctx context.Context, dir string, emb mnemo.Embedder, g *generator,
 		out.Embedded = float64(n) / time.Since(start).Seconds()
 	}
 	return out, nil
+}
+
+// clientTimeout is the client's bound d, or none when the server's
+// request timeout is none.
+func clientTimeout(d, server time.Duration) time.Duration {
+	if server < 0 {
+		return 0
+	}
+	return d
 }

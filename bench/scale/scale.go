@@ -15,7 +15,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -32,6 +31,7 @@ import (
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // Config says what to measure.
@@ -58,6 +58,10 @@ type Config struct {
 	// answer and once after it (default 10,000; negative, or Postgres
 	// set: not measured).
 	Bulk int
+	// RequestTimeout bounds each request of the HTTP steps as the
+	// server's own timeout: 0 is mnemo serve's default, negative none (a
+	// test on a machine of any load, whose work is bounded).
+	RequestTimeout time.Duration
 	// Postgres, when set, is a PostgreSQL DSN: the generated store is
 	// copied into a temporary schema of it and measured there (no index
 	// file, reopen or writer; PG-1).
@@ -410,7 +414,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.Bulk > 0 && cfg.Postgres == "" {
 		bgen := newGenerator(words, 21)
 		for _, async := range []bool{false, true} {
-			b, err := bulkHTTP(ctx, cfg.Dir, emb, bgen, cfg.Bulk, async, cfg.Progress)
+			b, err := bulkHTTP(ctx, cfg.Dir, emb, bgen, cfg.Bulk, async, cfg.RequestTimeout, cfg.Progress)
 			if err != nil {
 				return rep, err
 			}
@@ -486,7 +490,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 	// 4a. The same through HTTP, as a client of `mnemo serve` recalls.
 	logf("recall through HTTP")
-	viaHTTP, err := timeHTTPRecalls(ctx, svc, newGenerator(words, 5), cfg.Queries, cfg.Progress)
+	viaHTTP, err := timeHTTPRecalls(ctx, svc, newGenerator(words, 5), cfg.Queries, cfg.RequestTimeout, cfg.Progress)
 	if err != nil {
 		return rep, err
 	}
@@ -912,19 +916,15 @@ func exactTop10(ctx context.Context, path string, queries [][]float32) ([]top10,
 	top := make([][]hit, len(queries))
 	qn := make([]float64, len(queries))
 	for i, q := range queries {
-		qn[i] = norm(q)
+		qn[i] = vector.Norm(q)
 	}
 	err = db.EachVectorIn(ctx, Scope, func(id string, v []float32) error {
-		vn := norm(v)
+		vn := vector.Norm(v)
 		if vn == 0 {
 			return nil
 		}
 		for i, q := range queries {
-			var dot float64
-			for k := range q {
-				dot += float64(q[k]) * float64(v[k])
-			}
-			s := dot / (qn[i] * vn)
+			s := vector.Dot64(q, v) / (qn[i] * vn)
 			t := top[i]
 			if len(t) < 10 || s > t[len(t)-1].sim {
 				t = append(t, hit{id, s})
@@ -951,22 +951,10 @@ func cos(a, b []float32) float64 {
 	if len(a) != len(b) {
 		return 0
 	}
-	var d float64
-	for i := range a {
-		d += float64(a[i]) * float64(b[i])
-	}
-	if na, nb := norm(a), norm(b); na > 0 && nb > 0 {
-		return d / (na * nb)
+	if na, nb := vector.Norm(a), vector.Norm(b); na > 0 && nb > 0 {
+		return vector.Dot64(a, b) / (na * nb)
 	}
 	return 0
-}
-
-func norm(v []float32) float64 {
-	var s float64
-	for _, f := range v {
-		s += float64(f) * float64(f)
-	}
-	return math.Sqrt(s)
 }
 
 func percentile(d []time.Duration, p float64) time.Duration {

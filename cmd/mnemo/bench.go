@@ -246,7 +246,9 @@ func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeN
 	// meaning when the questions come, whatever the provider.
 	svc := service.New(db, service.Options{Embedder: doc, QueryEmbedder: query})
 	defer svc.Close()
-	srv := mhttp.NewServer(svc, mhttp.Options{})
+	// No request timeout: the benchmark's own server does bounded work,
+	// which on a loaded machine may take any time (QUAL-3).
+	srv := mhttp.NewServer(svc, mhttp.Options{Timeout: -1})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return locomo.Report{}, err

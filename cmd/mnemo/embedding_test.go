@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
@@ -110,13 +111,10 @@ func TestServeWithOpenAIEmbedder(t *testing.T) {
 	}
 	waitEmbedded := func() {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for st := stats(); st.Vectors == nil || st.Vectors.Pending > 0; st = stats() {
-			if time.Now().After(deadline) {
-				t.Fatalf("vectors never landed: %+v", st.Vectors)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testwait.Until(t, 20*time.Second, "the vectors to land", func() bool {
+			st := stats()
+			return st.Vectors != nil && st.Vectors.Pending == 0
+		})
 	}
 
 	if code, b := post("/v1/memories", `{"agent_id":"a","content":"The invoice service retries failed payments three times"}`); code != 201 {
@@ -174,7 +172,7 @@ func TestReindexChangesModel(t *testing.T) {
 	os.WriteFile(hashedCfg, []byte("embedding:\n  provider: hashed\n  dimension: 128\n"), 0o644)
 
 	var logs bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := testwait.Context(context.Background(), 10*time.Second)
 	defer cancel()
 	code := testMain(ctx, []string{"--config", hashedCfg, "--data", dir, "serve", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &logs, &logs)
 	if code != exitFailure || !strings.Contains(logs.String(), "mnemo reindex") {

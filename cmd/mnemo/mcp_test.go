@@ -16,25 +16,23 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestMCPStdioBinary builds mnemo and drives `mnemo mcp` as an MCP client
-// does: spawn it, talk on its stdin and stdout.
+// TestMCPStdioBinary drives `mnemo mcp` as an MCP client does: spawn it,
+// talk on its stdin and stdout. The test binary stands in for mnemo
+// (TestMain), rather than a build of its own beside it.
 func TestMCPStdioBinary(t *testing.T) {
 	t.Parallel()
 	if !registered("mcp") {
 		t.Skip("mnemo mcp is not in rootCommand yet: add a.mcpCommand() to its commands")
 	}
-	goTool, err := exec.LookPath("go")
+	self, err := os.Executable()
 	if err != nil {
-		t.Skip("no go tool to build mnemo with")
-	}
-	bin := filepath.Join(t.TempDir(), "mnemo")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 
 	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "--data", dir, "--agent", "tester", "mcp")
+	cmd := exec.Command(self, "--data", dir, "--agent", "tester", "mcp")
+	cmd.Env = append(os.Environ(), readmeCLI+"=1")
 	cmd.Stderr = &stderr
 	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "0"}, nil)
 	start := time.Now()

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // TestPrefixOnlyWrites is issue 15's defect 1 through every way in: a
@@ -98,15 +100,12 @@ func TestServeStopsJobsBeforeClosing(t *testing.T) {
 	}()
 	addrRE := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
 	var addr string
-	for i := 0; i < 500 && addr == ""; i++ {
+	testwait.Until(t, 10*time.Second, "the server to start", func() bool {
 		if m := addrRE.FindStringSubmatch(logs.String()); m != nil {
 			addr = m[1]
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if addr == "" {
-		t.Fatalf("server did not start: %s", logs.String())
-	}
+		return addr != ""
+	})
 	resp, err := http.Post("http://"+addr+"/v1/memories/batch", "application/json",
 		strings.NewReader(`{"agent_id":"default","memories":[`+strings.TrimSuffix(memories.String(), ",")+`]}`))
 	if err != nil || resp.StatusCode != 201 && resp.StatusCode != 200 {
@@ -120,13 +119,13 @@ func TestServeStopsJobsBeforeClosing(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("serve exited %d: %s", code, logs.String())
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("serve did not exit within 10 s of the signal: %s", logs.String())
+	case <-testwait.After(t, 10*time.Second):
+		t.Fatalf("serve did not exit within 10 s of quiet-machine time of the signal: %s", logs.String())
 	}
 	t.Logf("exited %v after the signal", time.Since(start))
 	select { // a reflect not awaited ends after Main has returned
 	case <-ended:
-	case <-time.After(5 * time.Second):
+	case <-testwait.After(t, 5*time.Second):
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's expected output (TestReadme)")
@@ -250,8 +253,6 @@ func TestReadme(t *testing.T) {
 	addr, stop := "", func() {}
 	defer func() { stop() }()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	ran, skipped := 0, 0
 	for _, ex := range examples {
 		if ex.skip != "" {
@@ -277,12 +278,20 @@ func TestReadme(t *testing.T) {
 			cmds := strings.NewReplacer("localhost:7077", addr, "127.0.0.1:7077", addr).Replace(seg.commands)
 			fmt.Fprintf(&sh, "%s\nprintf '\\n%s\\n'\n", cmds, marker)
 		}
+		// Each block has a budget of its own, in quiet-machine time
+		// (QUAL-3): the documents as a whole have none.
+		ctx, cancel := testwait.Context(context.Background(), readmeBlockBudget)
 		cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", sh.String())
 		cmd.Dir, cmd.Env = dir, env
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
+		spent := errors.Is(context.Cause(ctx), testwait.ErrSpent)
+		cancel()
 		if err != nil {
+			if spent {
+				err = fmt.Errorf("%w: killed after %v of quiet-machine time", err, readmeBlockBudget)
+			}
 			t.Fatalf("%s:%d: %v\n%s\nstdout:\n%s\nstderr:\n%s", ex.doc.path, ex.line, err, all.String(), out, stderr.String())
 		}
 		outputs := strings.Split(string(out), "\n"+marker+"\n")
@@ -318,6 +327,10 @@ func TestReadme(t *testing.T) {
 		t.Logf("%s: expected output rewritten; run again to check", d.path)
 	}
 }
+
+// readmeBlockBudget bounds one block of the documents in quiet-machine
+// time: the longest takes a few seconds on a quiet machine.
+const readmeBlockBudget = time.Minute
 
 // dropped marks a README line rewrite removed.
 const dropped = "\x00"
@@ -370,9 +383,9 @@ func startReadmeServer(t *testing.T, bin, dir string, env []string, args ...stri
 	select {
 	case addr := <-found:
 		return addr, stop
-	case <-time.After(30 * time.Second):
+	case <-testwait.After(t, 30*time.Second):
 		stop()
-		t.Fatal("mnemo serve did not start in 30s")
+		t.Fatal("mnemo serve did not start in 30s of quiet-machine time")
 		return "", nil
 	}
 }

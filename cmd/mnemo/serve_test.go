@@ -12,6 +12,8 @@ import (
 	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // startServe runs `mnemo serve` in process with args and returns its base
@@ -26,14 +28,12 @@ func startServe(t *testing.T, args ...string) string {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	re := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
-	for i := 0; i < 500; i++ {
-		if m := re.FindStringSubmatch(logs.String()); m != nil {
-			return "http://" + m[1]
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("server did not start: %s", logs.String())
-	return ""
+	var m []string
+	testwait.Until(t, 10*time.Second, "the server to start", func() bool {
+		m = re.FindStringSubmatch(logs.String())
+		return m != nil
+	})
+	return "http://" + m[1]
 }
 
 // headerTransport adds headers to every request.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 var _ mnemo.Embedder = (*Client)(nil)
@@ -346,7 +347,7 @@ func TestTimeout(t *testing.T) {
 	if reqs, _ := f.requests(); len(reqs) != 2 {
 		t.Errorf("%d requests, want 2: a timed-out attempt is retried", len(reqs))
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > testwait.D(5*time.Second) {
 		t.Errorf("took %v", d)
 	}
 }
@@ -373,7 +374,7 @@ func TestCancel(t *testing.T) {
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("err = %v, want the context's error", err)
 			}
-			if d := time.Since(start); d > 5*time.Second {
+			if d := time.Since(start); d > testwait.D(5*time.Second) {
 				t.Errorf("took %v to notice cancellation", d)
 			}
 		})

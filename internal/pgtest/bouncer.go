@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // bouncerWait bounds PgBouncer's start.
@@ -137,8 +139,8 @@ logfile = %s
 	u.RawQuery = q.Encode()
 	u.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	dsn := u.String()
-	deadline := time.Now().Add(bouncerWait)
-	for err = ping(dsn); err != nil && time.Now().Before(deadline); err = ping(dsn) {
+	budget := testwait.New(bouncerWait)
+	for err = ping(dsn); err != nil && !budget.Over(); err = ping(dsn) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if err != nil {

@@ -8,11 +8,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // lockFile takes an exclusive flock on path, polling, and writes who holds
 // it into the file. It gives up when one holder has kept it for longer than
-// hold. The lock goes with the process, so a test binary that dies releases
+// hold of quiet-machine time (internal/testwait). The lock goes with the process, so a test binary that dies releases
 // it.
 func lockFile(path, holder string, hold time.Duration) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
@@ -20,7 +22,7 @@ func lockFile(path, holder string, hold time.Duration) (unlock func(), err error
 		return nil, err
 	}
 	var last string // the holder last seen
-	deadline := time.Now().Add(hold)
+	held := testwait.New(hold)
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -32,9 +34,9 @@ func lockFile(path, holder string, hold time.Duration) (unlock func(), err error
 		}
 		who, _ := os.ReadFile(path)
 		if now := strings.TrimSpace(string(who)); now != last {
-			last, deadline = now, time.Now().Add(hold)
+			last, held = now, testwait.New(hold)
 		}
-		if time.Now().After(deadline) {
+		if held.Over() {
 			f.Close()
 			return nil, fmt.Errorf("another test binary (%s) has held the session for more than %v (lock %s)", last, hold, path)
 		}

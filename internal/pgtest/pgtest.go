@@ -82,6 +82,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // The environment variables that point pgtest at servers started elsewhere.
@@ -98,6 +100,8 @@ const (
 // DefaultNativeDSN is Debian's PostgreSQL 15 on this kind of machine.
 const DefaultNativeDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
+// The waits below are in quiet-machine time: they stretch with the load
+// (internal/testwait).
 const (
 	schemaPrefix = "mnemo_t_"
 	// nativeStartWait bounds the wait for a (re)started local server.
@@ -190,7 +194,7 @@ func newSchema(t testing.TB, base string, shared bool) (string, error) {
 	u.RawQuery = q.Encode()
 	dsn := u.String()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testwait.Context(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -206,7 +210,7 @@ func newSchema(t testing.TB, base string, shared bool) (string, error) {
 		return "", fmt.Errorf("create schema: %w", err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := testwait.Context(context.Background(), 30*time.Second)
 		defer cancel()
 		conn, err := pgx.Connect(ctx, dsn)
 		if err != nil {
@@ -255,8 +259,8 @@ func (s *nativeServer) ensure(base string) error {
 		if serr := startCluster(port); serr != nil {
 			return fmt.Errorf("%w; starting it: %w", err, serr)
 		}
-		deadline := time.Now().Add(nativeStartWait)
-		for err = ping(base); err != nil && !errors.As(err, &answered) && time.Now().Before(deadline); err = ping(base) {
+		budget := testwait.New(nativeStartWait)
+		for err = ping(base); err != nil && !errors.As(err, &answered) && !budget.Over(); err = ping(base) {
 			time.Sleep(250 * time.Millisecond)
 		}
 		if err != nil {
@@ -274,7 +278,7 @@ func (s *nativeServer) ensure(base string) error {
 }
 
 func ping(dsn string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := testwait.Context(context.Background(), 5*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -327,7 +331,7 @@ func trim(out []byte) string { return strings.TrimSpace(string(out)) }
 // serialised across processes by an advisory lock (concurrent CREATE
 // EXTENSION IF NOT EXISTS can fail on a unique violation).
 func createExtensions(dsn string, names ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testwait.Context(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -419,7 +423,7 @@ func startPGlite() (dsn string, pid int, err error) {
 		return "", 0, errors.New("cannot find scripts/pglite/start.sh: no caller information")
 	}
 	script := filepath.Join(filepath.Dir(file), "..", "..", "scripts", "pglite", "start.sh")
-	ctx, cancel := context.WithTimeout(context.Background(), pgliteStartWait)
+	ctx, cancel := testwait.Context(context.Background(), pgliteStartWait)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", script, "0", strconv.Itoa(os.Getpid()))
 	var stderr strings.Builder
@@ -441,7 +445,7 @@ func PGliteDSN(port int) string {
 }
 
 func isPGlite(dsn string) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testwait.Context(context.Background(), 30*time.Second)
 	defer cancel()
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -467,8 +471,8 @@ type session struct {
 	once     sync.Once
 	sem      chan struct{}
 	mu       sync.Mutex
-	holder   string    // name of the test holding the session
-	since    time.Time // when it took it
+	holder   string           // name of the test holding the session
+	held     *testwait.Budget // since it took it
 	lockPath string
 }
 
@@ -490,10 +494,10 @@ func (s *session) acquire(t testing.TB) error {
 			acquired = true
 		case <-tick.C:
 			s.mu.Lock()
-			holder, since := s.holder, s.since
+			holder, held := s.holder, s.held
 			s.mu.Unlock()
-			if holder != "" && time.Since(since) > sessionWait {
-				return fmt.Errorf("%s has held the session for more than %v", holder, sessionWait)
+			if holder != "" && held.Over() {
+				return fmt.Errorf("%s has held the session for more than %v of quiet-machine time", holder, sessionWait)
 			}
 		}
 	}
@@ -503,7 +507,7 @@ func (s *session) acquire(t testing.TB) error {
 		return err
 	}
 	s.mu.Lock()
-	s.holder, s.since = t.Name(), time.Now()
+	s.holder, s.held = t.Name(), testwait.New(sessionWait)
 	s.mu.Unlock()
 	t.Cleanup(func() {
 		s.mu.Lock()

@@ -18,11 +18,14 @@
 # hash>), outside the repository. The data lives in memory and is gone when
 # the server stops; its log goes to $MNEMO_PGLITE_LOG (default:
 # ${TMPDIR:-/tmp}/mnemo-pglite-PORT.log). MNEMO_PGLITE_START_TIMEOUT (seconds, default 120) bounds
-# the wait. The DSN is
+# the wait, in quiet-machine time: it stretches with the load
+# (scripts/testwait.sh). The DSN is
 #   postgres://postgres:postgres@127.0.0.1:PORT/postgres?sslmode=disable&default_query_exec_mode=simple_protocol
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../testwait.sh
+source "$here/../testwait.sh"
 port=${1:-0}
 watch=${2:-}
 timeout=${MNEMO_PGLITE_START_TIMEOUT:-120}
@@ -75,18 +78,16 @@ if [[ -n $watch ]]; then
 	disown $!
 fi
 
-deadline=$((SECONDS + timeout))
-until node "$here/ready.js" "$port" 2>/dev/null; do
-	if ! kill -0 "$pid" 2>/dev/null; then
-		tail -n 20 "$log" >&2
-		fail "the server exited before it accepted connections (log: $log)"
-	fi
-	if ((SECONDS >= deadline)); then
-		kill "$pid" 2>/dev/null || true
-		tail -n 20 "$log" >&2
-		fail "no answer on 127.0.0.1:$port after ${timeout}s (log: $log)"
-	fi
-	sleep 0.5
-done
+# settled: the server answers a query, or has exited.
+settled() { node "$here/ready.js" "$port" 2>/dev/null || ! kill -0 "$pid" 2>/dev/null; }
+if ! testwait_until "$timeout" settled; then
+	kill "$pid" 2>/dev/null || true
+	tail -n 20 "$log" >&2
+	fail "no answer on 127.0.0.1:$port after ${timeout}s of quiet-machine time (log: $log)"
+fi
+if ! kill -0 "$pid" 2>/dev/null; then
+	tail -n 20 "$log" >&2
+	fail "the server exited before it accepted connections (log: $log)"
+fi
 disown "$pid"
 echo "$pid $port"

@@ -6,13 +6,17 @@
 # needs when missing: Debian's chromium (apt-get; it never downloads a
 # browser) and the pinned puppeteer-core (npm ci). MNEMO_UI_URL points the
 # tests at any other running UI instead (with MNEMO_KEY_A, MNEMO_KEY_AR,
-# MNEMO_KEY_B).
+# MNEMO_KEY_B). MNEMO_BIN names a mnemo built from this tree to use rather
+# than building one (make checks builds one for all its steps). Its waits,
+# and the browser's, stretch with the machine's load (scripts/testwait.sh).
 #
 #   web/test/run.sh                 # the tests (make ui)
 #   web/test/run.sh --screenshots   # and docs/ui/*.png
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
+# shellcheck source=../../scripts/testwait.sh
+source scripts/testwait.sh
 
 shots=""
 [[ "${1:-}" == "--screenshots" ]] && shots="$repo/docs/ui"
@@ -43,7 +47,11 @@ if [[ ! -d web/test/node_modules/puppeteer-core ]]; then
   (cd web/test && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 
-go build -o "$tmp/mnemo" ./cmd/mnemo
+if [[ -n ${MNEMO_BIN:-} ]]; then
+  ln -s "$MNEMO_BIN" "$tmp/mnemo"
+else
+  go build -o "$tmp/mnemo" ./cmd/mnemo
+fi
 
 export MNEMO_KEY_A MNEMO_KEY_AR MNEMO_KEY_B
 MNEMO_KEY_A=$(secret) MNEMO_KEY_AR=$(secret) MNEMO_KEY_B=$(secret)
@@ -63,12 +71,9 @@ pids+=($!)
 keyless=$(freeport)
 "$tmp/mnemo" --data "$tmp/keyless" --addr "127.0.0.1:$keyless" serve >"$tmp/keyless.log" 2>&1 &
 pids+=($!)
+healthy() { curl -sf "http://127.0.0.1:$1/healthz" >/dev/null; }
 for p in "$port" "$keyless"; do
-  for _ in $(seq 100); do
-    curl -sf "http://127.0.0.1:$p/healthz" >/dev/null && break
-    sleep 0.1
-  done
-  curl -sf "http://127.0.0.1:$p/healthz" >/dev/null || { echo "run.sh: mnemo serve did not start:" >&2; cat "$tmp/serve.log" "$tmp/keyless.log" >&2; exit 1; }
+  testwait_until 30 healthy "$p" || { echo "run.sh: mnemo serve did not start in 30s of quiet-machine time:" >&2; cat "$tmp/serve.log" "$tmp/keyless.log" >&2; exit 1; }
 done
 export MNEMO_UI_KEYLESS_URL="http://127.0.0.1:$keyless/"
 if [[ -z "${MNEMO_UI_URL:-}" ]]; then

@@ -15,6 +15,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
+// Every wait of the browser's stretches with the machine's load (QUAL-3).
+import { ms } from '../../scripts/testwait.mjs';
 
 const base = (process.env.MNEMO_UI_URL || 'http://127.0.0.1:7078/').replace(/\/?$/, '/');
 const KEY_A = process.env.MNEMO_KEY_A || '';
@@ -62,6 +64,8 @@ before(async () => {
   browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--no-first-run', '--disable-extensions'],
+    timeout: ms(30000),
+    protocolTimeout: ms(180000),
   });
 });
 
@@ -71,6 +75,7 @@ after(async () => {
 
 async function newPage(width = 1280, height = 860) {
   const page = await browser.newPage();
+  page.setDefaultTimeout(ms(30000));
   await page.setViewport({ width, height });
   page.on('pageerror', (e) => violations.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text()); });
@@ -80,7 +85,7 @@ async function newPage(width = 1280, height = 860) {
 // nav goes to a route and waits until its view has rendered.
 async function nav(page, hash) {
   await page.evaluate((hsh) => { delete document.body.dataset.ready; location.hash = hsh; }, hash);
-  await page.waitForSelector('body[data-ready]', { timeout: 15000 });
+  await page.waitForSelector('body[data-ready]', { timeout: ms(15000) });
 }
 
 async function signIn(page, key, agentId = agent) {
@@ -88,7 +93,7 @@ async function signIn(page, key, agentId = agent) {
   await page.waitForSelector('#signin-key');
   await page.type('#signin-key', key);
   await page.type('#signin-agent', agentId);
-  await Promise.all([page.waitForSelector('body[data-ready]', { timeout: 15000 }), page.click('#signin button[type=submit]')]);
+  await Promise.all([page.waitForSelector('body[data-ready]', { timeout: ms(15000) }), page.click('#signin button[type=submit]')]);
 }
 
 async function shot(page, name) {
@@ -314,7 +319,7 @@ test('a keyless loopback server opens without a sign-in form', { skip: !keyless 
   assert.equal((await post('/v1/memories', { agent_id: 'default', content: 'The espresso machine is in the kitchen' })).status, 201);
   const page = await newPage();
   await page.goto(kb, { waitUntil: 'domcontentloaded' });
-  await page.waitForSelector('body[data-ready]', { timeout: 15000 });
+  await page.waitForSelector('body[data-ready]', { timeout: ms(15000) });
   assert.equal(await page.$('#signin'), null, 'a sign-in form on a server that has no keys');
   await page.waitForSelector('#mem-table');
   assert.match(await mainText(page), /espresso machine/);

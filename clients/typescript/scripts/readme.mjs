@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { signal } from "../../../scripts/testwait.mjs";
 
 const preludes = {
   // Calls recall for "favourite colour", then answers with what it returned.
@@ -128,7 +129,7 @@ try {
       const a = /^\s*(?:\/\/|#) → (.*)$/.exec(l);
       return a ? [a[1]] : [];
     });
-    const out = promisify(execFile)(interpreter ?? "node", [file], { encoding: "utf8", timeout: 60_000 }).then(
+    const out = promisify(execFile)(interpreter ?? "node", [file], { encoding: "utf8", signal: signal(60_000) }).then(
       (r) => r.stdout,
       (e) => `(exit ${e.code}) ${e.stdout ?? ""}${e.stderr ?? ""}`,
     );
