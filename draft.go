@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -172,7 +171,7 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 		m.Content = strings.TrimSpace(*d.Content)
 	case m.Data != nil:
 		// What search sees of a JSON-only memory (FS-17) is its text.
-		m.Content = textutil.TruncateRunes(string(m.Data), lim.MaxContentChars)
+		m.Content = truncateRunes(string(m.Data), lim.MaxContentChars)
 	}
 	if m.Content == "" {
 		return m, Errorf(EINVALID, "content is empty: give content or data")
@@ -454,7 +453,7 @@ func checkTags(tags []string, lim Limits) ([]string, error) {
 			return nil, Errorf(EINVALID, "tags must not be empty")
 		}
 		if utf8.RuneCountInString(t) > lim.MaxTagChars {
-			return nil, Errorf(ETOOLARGE, "tag %q is longer than %d characters", textutil.TruncateRunes(t, 16)+"…", lim.MaxTagChars)
+			return nil, Errorf(ETOOLARGE, "tag %q is longer than %d characters", truncateRunes(t, 16)+"…", lim.MaxTagChars)
 		}
 		if !utf8.ValidString(t) || strings.IndexFunc(t, unicode.IsControl) >= 0 {
 			return nil, Errorf(EINVALID, "tags must be valid UTF-8 text without control characters")
@@ -501,4 +500,13 @@ func CheckWords(field string, in []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// truncateRunes cuts s to at most n characters, unmarked (as
+// textutil.TruncateRunes, which the domain package does not import).
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }

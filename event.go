@@ -1,6 +1,7 @@
 package mnemo
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -166,22 +167,10 @@ type EventStore interface {
 	Relations(ctx context.Context, scope Scope, q RelationQuery) ([]Relation, error)
 }
 
-// EventDumper is an EventStore that reads its event layers back in bulk,
-// for migrate-store (PG-6): the sqlite and postgres stores. EventScopes
-// (InsightStore) sees hot events only, and Relations needs the nodes.
-type EventDumper interface {
-	// EventLayerScopes returns every scope with an event (hot or cold), a
-	// relation, a summary or a capability, sorted by tenant, then agent.
-	EventLayerScopes(ctx context.Context) ([]Scope, error)
-	// AllRelations returns every edge of the scope, oldest first, then by
-	// source, target and type.
-	AllRelations(ctx context.Context, scope Scope) ([]Relation, error)
-}
-
 // CheckEventQuery validates q and fills its default limit. A time window
 // that runs backwards is EINVALID.
 func CheckEventQuery(q EventQuery) (EventQuery, error) {
-	if err := CheckTimeFields(TimeField{"from", q.From}, TimeField{"to", q.To}); err != nil { // TIME-1
+	if err := cmp.Or(CheckTimePtr("from", q.From), CheckTimePtr("to", q.To)); err != nil { // TIME-1
 		return q, err
 	}
 	if q.From != nil && q.To != nil && q.From.After(*q.To) {
@@ -206,11 +195,4 @@ func (r Relation) Other(node string) string {
 		return r.Target
 	}
 	return r.Source
-}
-
-// EventSink receives replayed events: a webhook, a Server-Sent Events
-// stream, a NATS subject. Publish returns once the event is handed over, or
-// an error when the sink gave up on it.
-type EventSink interface {
-	Publish(ctx context.Context, e Event) error
 }

@@ -2,21 +2,11 @@ package mnemo
 
 import (
 	"encoding/json"
-
-	"github.com/mnemo-dev/mnemo/security"
 )
 
 // The levels of the records that are not memories (SEC-11) and of what is
 // built from records (SEC-12): each is classified by the classifier of
 // memories, and conceals its own text by the caller's clearance (SEC-8).
-
-// ClassifyText returns the level text calls for by the classifier of
-// memories (SEC-6), at least def: every record that holds text is
-// classified by it (SEC-11).
-func ClassifyText(text, def string) string {
-	l, _ := security.Classify(text, def)
-	return l
-}
 
 // CheckLevel validates a security level a writer gives; "" is none.
 func CheckLevel(field, level string) error {
@@ -46,17 +36,6 @@ func (c Clearance) JSON(level string, raw json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(c.Field(level, string(raw)))
 	return b
-}
-
-// Classify sets the level of an event stored without one (SEC-11) from
-// what it holds: its type, source, data and metadata, by the classifier
-// of memories; a level it has (its writer's, or stored) is kept.
-func (e *Event) Classify() {
-	if e.SecurityLevel != "" {
-		return
-	}
-	text := e.Type + "\n" + e.Source + "\n" + string(e.Data) + "\n" + string(e.Metadata)
-	e.SecurityLevel = ClassifyText(text, SecurityInternal)
 }
 
 // Conceal masks an event's data and metadata, and the inputs of its

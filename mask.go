@@ -3,10 +3,11 @@ package mnemo
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
-
-	"github.com/mnemo-dev/mnemo/security"
+	"unicode/utf8"
 )
 
 // Clearance is what a caller may read whole (SEC-8): memories, and what is
@@ -75,7 +76,7 @@ func (c Clearance) Text(level, text string) string {
 	if !c.Conceals(level) {
 		return text
 	}
-	return security.Mask(maskLabel(level), text)
+	return MaskText(maskLabel(level), text)
 }
 
 // Highest returns the highest of levels, "" for none: the level of what is
@@ -93,17 +94,17 @@ func Highest(levels ...string) string {
 	return best
 }
 
-// levelRank orders levels (security.Rank), an empty one being internal.
+// levelRank orders levels (LevelRank), an empty one being internal.
 func levelRank(level string) int {
 	if level == "" {
 		level = SecurityInternal
 	}
-	return security.Rank(level)
+	return LevelRank(level)
 }
 
 // maskLabel is the marker of masked text of level.
 func maskLabel(level string) string {
-	if l := security.Label(level); l != "" {
+	if l := LevelLabel(level); l != "" {
 		return l
 	}
 	if levelRank(level) >= 0 {
@@ -127,36 +128,21 @@ func (m *Memory) ConcealAs(c Clearance, level string) {
 		return
 	}
 	label := maskLabel(level)
-	m.Content = security.Mask(label, m.Content)
+	m.Content = MaskText(label, m.Content)
 	if m.Summary != "" {
-		m.Summary = security.Mask(label, m.Summary)
+		m.Summary = MaskText(label, m.Summary)
 	}
 	m.Data, m.Entities, m.Occurred, m.Embedding = nil, nil, nil, nil
 }
 
-// Classify sets the security level of a memory written without one from
-// what its text contains (SEC-6): e-mail addresses and phone
-// numbers make it confidential; IDs, cards, keys, tokens and passwords
-// restricted. A level the writer gives is kept as it is.
-func (m *Memory) Classify(given string) {
-	if given != "" {
-		return
-	}
-	text := m.Content + "\n" + m.Summary
-	if len(m.Data) > 0 {
-		text += "\n" + string(m.Data)
-	}
-	m.SecurityLevel, _ = security.Classify(text, m.SecurityLevel)
-}
-
-// A Concealer is an answer that holds classified text: Conceal masks, in
+// A concealer is an answer that holds classified text: Conceal masks, in
 // place, what c may not read of it (SEC-8). Memory is one; a record that
 // carries a level of its own (a session's fact, an event) is another.
-type Concealer interface {
+type concealer interface {
 	Conceal(c Clearance)
 }
 
-var concealerType = reflect.TypeFor[Concealer]()
+var concealerType = reflect.TypeFor[concealer]()
 
 // maxConcealDepth bounds how deep Conceal looks into an answer; what lies
 // deeper is left out rather than shown unread.
@@ -227,7 +213,7 @@ func conceal(c Clearance, v reflect.Value, depth int) {
 		v.Set(n)
 	case reflect.Struct:
 		if p := v.Addr(); p.Type().Implements(concealerType) {
-			p.Interface().(Concealer).Conceal(c)
+			p.Interface().(concealer).Conceal(c)
 		}
 		if v.Type() == memoryType {
 			return
@@ -250,4 +236,43 @@ func plain(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// LevelRank orders levels: public 0 … restricted 3; -1 for an unknown level.
+func LevelRank(level string) int {
+	switch level {
+	case SecurityPublic:
+		return 0
+	case SecurityInternal:
+		return 1
+	case SecurityConfidential:
+		return 2
+	case SecurityRestricted:
+		return 3
+	}
+	return -1
+}
+
+// LevelLabel is the marker of a level whose text is masked, "" when it is shown.
+func LevelLabel(level string) string {
+	switch level {
+	case SecurityConfidential:
+		return "[CONFIDENTIAL]"
+	case SecurityRestricted:
+		return "[RESTRICTED]"
+	}
+	return ""
+}
+
+// MaskText replaces s by its marker and its length: enough to know that
+// something is there and how much, none of what it says. A text that is
+// already label's mask (SEC-7: the one masker every channel uses) is returned as it is, so that masking twice says
+// the first length.
+func MaskText(label, s string) string {
+	if rest, ok := strings.CutPrefix(s, label+" ****** ("); ok && strings.HasSuffix(rest, " characters)") {
+		if _, err := strconv.Atoi(strings.TrimSuffix(rest, " characters)")); err == nil {
+			return s
+		}
+	}
+	return fmt.Sprintf("%s ****** (%d characters)", label, utf8.RuneCountInString(s))
 }

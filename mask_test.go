@@ -1,16 +1,12 @@
 package mnemo_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/lifecycle"
-	"github.com/mnemo-dev/mnemo/service"
 )
 
 // secretMemory is a memory whose every field that speaks says "Zircon".
@@ -142,47 +138,5 @@ func TestClearance(t *testing.T) {
 	}
 	if got := mnemo.Highest(mnemo.SecurityPublic, mnemo.SecurityRestricted, mnemo.SecurityInternal); got != mnemo.SecurityRestricted {
 		t.Errorf("Highest = %q", got)
-	}
-}
-
-// TestReflectReportMasked checks reflect's report for a caller that reads
-// masked (SEC-8): the texts of what decays and is archived, and a
-// compaction's summary, are masked in the report, dry or not, while the
-// summary is written whole; a caller that reads everything reads it all.
-func TestReflectReportMasked(t *testing.T) {
-	ctx := context.Background()
-	c := newClock()
-	db := newService(t, c).Store()
-	svc := service.New(db, service.Options{Now: c.Now, Lifecycle: lifecycle.Options{CompactOver: 5}})
-	old := c.T.AddDate(0, -1, 0) // a month: faded a little, not archived
-	for i := range 6 {
-		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(fmt.Sprintf("Standup %d: shipped item %d.", i, i)), Tags: []string{"standup"}, CreatedAt: &old}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("Standup: the deploy password is Zircon77"), Tags: []string{"standup"}, CreatedAt: &old}); err != nil {
-		t.Fatal(err)
-	}
-	o := lifecycle.ReflectOptions{DryRun: true}
-	if rep, err := svc.Reflect(ctx, alice, o); err != nil || len(rep.Compacted) != 1 || !strings.Contains(rep.Compacted[0].Summary, "Zircon77") || !strings.Contains(rep.Text, "Zircon77") {
-		t.Fatalf("as the owner: %+v, %v", rep, err)
-	}
-	masked := mnemo.WithClearance(ctx, mnemo.Masked)
-	for _, dry := range []bool{true, false} {
-		o.DryRun = dry
-		rep, err := svc.Reflect(masked, alice, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(rep)
-		if strings.Contains(string(b), "Zircon77") || len(rep.Compacted) != 1 || rep.Compacted[0].SecurityLevel != mnemo.SecurityRestricted ||
-			!strings.HasPrefix(rep.Compacted[0].Summary, "[RESTRICTED] ******") || len(rep.Decayed) == 0 {
-			t.Fatalf("dry %v, as a masked caller: %s", dry, b)
-		}
-	}
-	// The summary was written whole, as what it merged said.
-	ms, _, err := svc.List(ctx, alice, mnemo.ListQuery{Filter: mnemo.Filter{KeyPrefix: "/compacted/"}})
-	if err != nil || len(ms) != 1 || !strings.Contains(ms[0].Content, "Zircon77") {
-		t.Fatalf("the summary as stored: %+v, %v", ms, err)
 	}
 }

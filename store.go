@@ -267,15 +267,6 @@ type VectorStore interface {
 	SearchVectors(ctx context.Context, scope Scope, q VectorQuery) ([]VectorHit, error)
 }
 
-// VectorLagSearcher is a VectorStore whose ANN index catches up with its
-// vectors in the background. SearchVectorsLag is SearchVectors that also
-// says, in lag, when the answer could not search every stored vector by
-// meaning (the index is still catching up); lag is empty otherwise.
-// Recall flags such an answer degraded.
-type VectorLagSearcher interface {
-	SearchVectorsLag(ctx context.Context, scope Scope, q VectorQuery) (hits []VectorHit, lag string, err error)
-}
-
 // DeletedFinder is a Store that finds the keys deleted (tombstoned) after a
 // time, with their history, so that as_of (REC-27) can answer with what
 // such a key held then. A key forgotten for good keeps no revision to

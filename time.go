@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -70,10 +69,10 @@ func clampEnd(t time.Time) time.Time {
 	return t
 }
 
-// A TimeSpan is what a client's time value names (TIME-2): an instant
+// A timeSpan is what a client's time value names (TIME-2): an instant
 // (RFC 3339), a day ("2026-11-20") or the window of words ("last
 // Tuesday", resolved against a reference time).
-type TimeSpan struct {
+type timeSpan struct {
 	temporal.Window
 	// Expression is the text when it was not an RFC 3339 instant.
 	Expression string
@@ -91,49 +90,49 @@ type TimeSpan struct {
 // time outside the supported range is refused the same way (TIME-1).
 // Recurring words ("every Sunday") are read, with their Recurrence set:
 // the caller decides whether its field can hold one.
-func ParseTime(field, v string, ref time.Time) (TimeSpan, error) {
+func ParseTime(field, v string, ref time.Time) (timeSpan, error) {
 	s := strings.TrimSpace(v)
 	if s == "" {
-		return TimeSpan{}, Errorf(EINVALID, "%s is empty: give %s", field, TimeExample)
+		return timeSpan{}, Errorf(EINVALID, "%s is empty: give %s", field, TimeExample)
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		if !InTimeRange(t) {
-			return TimeSpan{}, outOfRange(field, t)
+			return timeSpan{}, outOfRange(field, t)
 		}
 		t = t.UTC()
-		return TimeSpan{Window: temporal.Window{Start: t, End: t}, Instant: true}, nil
+		return timeSpan{Window: temporal.Window{Start: t, End: t}, Instant: true}, nil
 	} else if looksNumeric(s) {
 		// A date-like value that is not one ("2026-13-01", "2026-11-20 25:00"):
 		// say why, in words, not in Go's layout.
 		if d, ok, derr := plainDate(s); ok {
 			if derr != nil {
-				return TimeSpan{}, Errorf(EINVALID, "%s %q is not a date: %s; give %s", field, clip(s), derr, TimeExample)
+				return timeSpan{}, Errorf(EINVALID, "%s %q is not a date: %s; give %s", field, clip(s), derr, TimeExample)
 			}
 			if !InTimeRange(d) {
-				return TimeSpan{}, outOfRange(field, d)
+				return timeSpan{}, outOfRange(field, d)
 			}
-			return TimeSpan{Window: temporal.Window{Start: d, End: clampEnd(d.AddDate(0, 0, 1))}, Expression: s}, nil
+			return timeSpan{Window: temporal.Window{Start: d, End: clampEnd(d.AddDate(0, 0, 1))}, Expression: s}, nil
 		}
 		if y, ok := yearOf(s); ok && (y < EarliestTime.Year() || y >= LatestTime.Year()) {
-			return TimeSpan{}, Errorf(EINVALID, "%s %q is outside the supported range, %s (UTC)", field, clip(s), TimeRange)
+			return timeSpan{}, Errorf(EINVALID, "%s %q is outside the supported range, %s (UTC)", field, clip(s), TimeRange)
 		}
 	}
 	if e, ok := temporal.ParseRecurrence(s, ref.UTC()); ok {
 		if !InTimeRange(e.First.Start) {
-			return TimeSpan{}, Errorf(EINVALID, "%s %q starts outside the supported range, %s (UTC)", field, clip(s), TimeRange)
+			return timeSpan{}, Errorf(EINVALID, "%s %q starts outside the supported range, %s (UTC)", field, clip(s), TimeRange)
 		}
 		w := e.First
 		w.End = clampEnd(w.End)
-		return TimeSpan{Window: w, Expression: s, Recurrence: &e.Recurrence}, nil
+		return timeSpan{Window: w, Expression: s, Recurrence: &e.Recurrence}, nil
 	}
 	if w, ok := temporal.Whole(s, ref.UTC()); ok {
 		if !InTimeRange(w.Start) {
-			return TimeSpan{}, Errorf(EINVALID, "%s %q (%s) is outside the supported range, %s (UTC)", field, clip(s), formatAny(w.Start), TimeRange)
+			return timeSpan{}, Errorf(EINVALID, "%s %q (%s) is outside the supported range, %s (UTC)", field, clip(s), formatAny(w.Start), TimeRange)
 		}
 		w.End = clampEnd(w.End)
-		return TimeSpan{Window: w, Expression: s}, nil
+		return timeSpan{Window: w, Expression: s}, nil
 	}
-	return TimeSpan{}, Errorf(EINVALID, "%s %q is not a time: give %s", field, clip(s), TimeExample)
+	return timeSpan{}, Errorf(EINVALID, "%s %q is not a time: give %s", field, clip(s), TimeExample)
 }
 
 // ParseInstant is ParseTime for a field that holds one instant: the start
@@ -187,7 +186,7 @@ func yearOf(s string) (int, bool) {
 	return y, len(s) == 4 || s[4] < '0' || s[4] > '9'
 }
 
-func clip(s string) string { return textutil.TruncateRunes(s, 64) }
+func clip(s string) string { return truncateRunes(s, 64) }
 
 // TimeFieldError is the EINVALID error of a JSON value that cannot be a
 // time (a number, an object): it names the field and gives an example.
@@ -260,30 +259,13 @@ func (w When) MarshalJSON() ([]byte, error) {
 }
 
 // Span reads w against ref, for the field named field.
-func (w *When) Span(field string, ref time.Time) (TimeSpan, error) {
+func (w *When) Span(field string, ref time.Time) (timeSpan, error) {
 	if w.Text == "" {
 		if !InTimeRange(w.At) {
-			return TimeSpan{}, outOfRange(field, w.At)
+			return timeSpan{}, outOfRange(field, w.At)
 		}
 		t := w.At.UTC()
-		return TimeSpan{Window: temporal.Window{Start: t, End: t}, Instant: true}, nil
+		return timeSpan{Window: temporal.Window{Start: t, End: t}, Instant: true}, nil
 	}
 	return ParseTime(field, w.Text, ref)
-}
-
-// TimeField is a named time of a request, for CheckTimeFields.
-type TimeField struct {
-	Name string
-	T    *time.Time
-}
-
-// CheckTimeFields is CheckTimePtr for each field in turn: the first
-// outside the range is the error (TIME-1).
-func CheckTimeFields(fs ...TimeField) error {
-	for _, f := range fs {
-		if err := CheckTimePtr(f.Name, f.T); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Case and lesson bounds: a capability keeps the latest few.
@@ -117,7 +118,7 @@ func classifyCapability(c *mnemo.Capability) {
 		cases = append(cases, tc.Text)
 	}
 	text := strings.Join(slices.Concat([]string{capabilityText(*c), c.Note}, cases), "\n")
-	c.SecurityLevel = mnemo.ClassifyText(text, cmp.Or(c.SecurityLevel, mnemo.SecurityInternal))
+	c.SecurityLevel = security.ClassifyText(text, cmp.Or(c.SecurityLevel, mnemo.SecurityInternal))
 }
 
 // levelCapabilities gives the capabilities stored before levels were kept

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/ids"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // EventOptions configure the event layers of a Service.
@@ -171,7 +172,7 @@ func (s *Service) prepareEvent(scope mnemo.Scope, e mnemo.Event, now time.Time) 
 	if err := mnemo.CheckLevel("security_level", e.SecurityLevel); err != nil {
 		return mnemo.Event{}, err
 	}
-	e.Classify()
+	security.ClassifyEvent(&e)
 	return e, nil
 }
 
@@ -236,7 +237,7 @@ func (s *Service) QueryEvents(ctx context.Context, scope mnemo.Scope, q mnemo.Ev
 	}
 	p, err := es.QueryEvents(ctx, scope, q)
 	for i := range p.Events {
-		p.Events[i].Classify() // stored before levels were kept (SEC-11)
+		security.ClassifyEvent(&p.Events[i]) // stored before levels were kept (SEC-11)
 	}
 	return p, err
 }
@@ -275,7 +276,7 @@ func (s *Service) GetEvent(ctx context.Context, scope mnemo.Scope, id string) (m
 		return mnemo.Event{}, mnemo.Errorf(mnemo.EINVALID, "id is required")
 	}
 	e, err := es.GetEvent(ctx, scope, id)
-	e.Classify() // stored before levels were kept (SEC-11)
+	security.ClassifyEvent(&e) // stored before levels were kept (SEC-11)
 	return e, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/cues"
 	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // The adaptive user profile (EVT-13).
@@ -93,8 +94,8 @@ func (rec *ProfileRecord) text() string {
 // classify raises the record's level to what it holds and what came in
 // calls for (SEC-11).
 func (rec *ProfileRecord) classify(in ...string) {
-	level := mnemo.ClassifyText(strings.Join(in, "\n"), cmp.Or(rec.SecurityLevel, mnemo.SecurityInternal))
-	rec.SecurityLevel = mnemo.ClassifyText(rec.text(), level)
+	level := security.ClassifyText(strings.Join(in, "\n"), cmp.Or(rec.SecurityLevel, mnemo.SecurityInternal))
+	rec.SecurityLevel = security.ClassifyText(rec.text(), level)
 }
 
 // Conceal masks what a profile holds of the user's words — the pending

@@ -13,7 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
-// SinkFunc adapts a function to EventSink.
+// SinkFunc adapts a function to Sink.
 type SinkFunc func(ctx context.Context, e mnemo.Event) error
 
 // Publish calls f.
@@ -43,7 +43,7 @@ type ReplayResult struct {
 // fails to take, or when ctx is cancelled, and says how far it got. It
 // reads page by page and holds nothing open while it waits, so that a slow
 // or failing sink never blocks writers.
-func (s *Service) Replay(ctx context.Context, scope mnemo.Scope, o ReplayOptions, sink mnemo.EventSink) (ReplayResult, error) {
+func (s *Service) Replay(ctx context.Context, scope mnemo.Scope, o ReplayOptions, sink Sink) (ReplayResult, error) {
 	var res ReplayResult
 	if o.Speed < 0 {
 		return res, mnemo.Errorf(mnemo.EINVALID, "speed must be 0 (as fast as possible) or more, not %g", o.Speed)
@@ -283,4 +283,11 @@ func (s *Service) exportInsights(ctx context.Context, scope mnemo.Scope, q mnemo
 	}
 	levelCapabilities(caps)
 	return sums, caps, nil
+}
+
+// A Sink receives replayed events: a webhook, a Server-Sent Events
+// stream, a NATS subject. Publish returns once the event is handed over, or
+// an error when the sink gave up on it.
+type Sink interface {
+	Publish(ctx context.Context, e mnemo.Event) error
 }

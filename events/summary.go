@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // isLong says whether the period's summary has trends, patterns and
@@ -93,7 +94,7 @@ func (s *Service) Summaries(ctx context.Context, scope mnemo.Scope, q mnemo.Summ
 		}
 		q.Period = p
 	}
-	if err := mnemo.CheckTimeFields(mnemo.TimeField{Name: "from", T: q.From}, mnemo.TimeField{Name: "to", T: q.To}); err != nil { // TIME-1
+	if err := cmp.Or(mnemo.CheckTimePtr("from", q.From), mnemo.CheckTimePtr("to", q.To)); err != nil { // TIME-1
 		return nil, err
 	}
 	if q.From != nil && q.To != nil && q.From.After(*q.To) {
@@ -234,7 +235,7 @@ func summaryText(sum *mnemo.Summary) string {
 // classifySummary raises a summary's level to what its own text calls for
 // (SEC-12): at least its events', and the classifier's of what it says.
 func classifySummary(sum *mnemo.Summary) {
-	sum.SecurityLevel = mnemo.ClassifyText(summaryText(sum), cmp.Or(sum.SecurityLevel, mnemo.SecurityInternal))
+	sum.SecurityLevel = security.ClassifyText(summaryText(sum), cmp.Or(sum.SecurityLevel, mnemo.SecurityInternal))
 }
 
 // mayHaveFacts says whether an event's data or metadata may hold a field

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/internal/worker"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -467,7 +468,7 @@ func (s *Service) SearchEvents(ctx context.Context, scope mnemo.Scope, q Search)
 			}
 			return nil, err
 		}
-		e.Classify() // stored before levels were kept (SEC-11)
+		security.ClassifyEvent(&e) // stored before levels were kept (SEC-11)
 		h.Event = e
 		out = append(out, h)
 		ids = append(ids, e.ID)
@@ -497,7 +498,7 @@ func (s *Service) touchEvents(scope mnemo.Scope, ids []string) {
 
 func checkEventSearch(q *Search) error {
 	q.Query = strings.TrimSpace(q.Query)
-	if err := mnemo.CheckTimeFields(mnemo.TimeField{Name: "from", T: q.From}, mnemo.TimeField{Name: "to", T: q.To}); err != nil { // TIME-1
+	if err := cmp.Or(mnemo.CheckTimePtr("from", q.From), mnemo.CheckTimePtr("to", q.To)); err != nil { // TIME-1
 		return err
 	}
 	switch {

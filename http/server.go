@@ -15,7 +15,6 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/safe"
-	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
@@ -81,7 +80,7 @@ const DefaultAgent = "default"
 // Server serves the JSON API.
 type Server struct {
 	defAgent string // the /memory/… routes' agent when none is named
-	svc      *service.Mnemo
+	svc      Service
 	log      *slog.Logger
 	maxBody  int64
 	version  string
@@ -102,7 +101,7 @@ type Server struct {
 // NewServer returns a server over svc. Keys that ValidateKeys would reject
 // are logged and never match, but still turn auth on: a typo in one key
 // must not open the server to everyone.
-func NewServer(svc *service.Mnemo, opts Options) *Server {
+func NewServer(svc Service, opts Options) *Server {
 	s := &Server{
 		svc: svc, log: opts.Logger, maxBody: opts.MaxBody, version: opts.Version,
 		authOn:   len(opts.Keys) > 0,

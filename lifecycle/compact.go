@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // PhaseCompact merges the memories of a tag that holds more than
@@ -41,7 +42,7 @@ func compactLevel(group []*mnemo.Memory, summary string) string {
 	for _, m := range group {
 		level = mnemo.Highest(level, m.SecurityLevel)
 	}
-	return mnemo.ClassifyText(summary, level)
+	return security.ClassifyText(summary, level)
 }
 
 // Conceal masks the summary when c may not read what it was made of

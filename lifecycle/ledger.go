@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/mnemo-dev/mnemo"
@@ -11,7 +12,7 @@ func (s *Service) Ledger(ctx context.Context, scope mnemo.Scope, q mnemo.LedgerQ
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, 0, err
 	}
-	if err := mnemo.CheckTimeFields(mnemo.TimeField{Name: "since", T: q.Since}, mnemo.TimeField{Name: "until", T: q.Until}); err != nil { // TIME-1
+	if err := cmp.Or(mnemo.CheckTimePtr("since", q.Since), mnemo.CheckTimePtr("until", q.Until)); err != nil { // TIME-1
 		return nil, 0, err
 	}
 	if q.Limit < 0 || q.Offset < 0 || q.Limit > mnemo.MaxListLimit {

@@ -16,7 +16,7 @@ type Service struct {
 	store mnemo.Backend
 	life  Options
 	mem   *memory.Service
-	sum   mnemo.Summarizer
+	sum   Summarizer
 	now   func() time.Time
 	log   *slog.Logger
 }
@@ -29,7 +29,7 @@ type Deps struct {
 	// compaction stores its summary memory through it.
 	Memory *memory.Service
 	// Summarizer, when set, writes compaction summaries (nil: extractive).
-	Summarizer mnemo.Summarizer
+	Summarizer Summarizer
 }
 
 // New returns a Service over b.
@@ -50,4 +50,11 @@ func (*Service) Close() error { return nil }
 // record appends a ledger entry for an action already done, best effort.
 func (s *Service) record(ctx context.Context, scope mnemo.Scope, e mnemo.LedgerEntry) {
 	ledger.Record(ctx, s.log, s.store.Life, scope, e, s.now())
+}
+
+// Summarizer reduces a passage to one sentence of at most maxTokens, for
+// the compaction summary of reflect: an LLM when one is configured. When it
+// fails, the Service falls back to its extractive sentence and says so.
+type Summarizer interface {
+	Summarize(ctx context.Context, text string, maxTokens int) (string, error)
 }

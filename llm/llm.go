@@ -1,7 +1,7 @@
 // Package llm is a client for OpenAI-compatible chat completions (OpenAI,
 // Ollama, vLLM, LiteLLM: POST /chat/completions), and what mnemo asks of a
 // model when one is configured: one sentence for a compacted round of a
-// run (mnemo.Summarizer) and the topic, emotion and variables of a
+// run (prompt.Summarizer) and the topic, emotion and variables of a
 // session's turn (prompt.TurnAnalyzer). Every use has a deterministic
 // fallback in the Service; an answer that is not what was asked for is an
 // error, never a guess.
@@ -43,7 +43,6 @@ type Client struct {
 }
 
 var (
-	_ mnemo.Summarizer    = (*Client)(nil)
 	_ prompt.TurnAnalyzer = (*Client)(nil)
 )
 
@@ -116,7 +115,7 @@ func (c *Client) Chat(ctx context.Context, msgs []Message, maxTokens int, asJSON
 const summarizePrompt = "You compress an AI agent's memory: a tool-call log or a list of notes. Reply with a summary of at most %d words " +
 	"(one sentence when that is under 40), keeping names, numbers and outcomes. No preamble."
 
-// Summarize implements mnemo.Summarizer.
+// Summarize implements prompt.Summarizer and lifecycle.Summarizer.
 func (c *Client) Summarize(ctx context.Context, text string, maxTokens int) (string, error) {
 	out, err := c.Chat(ctx, []Message{
 		{Role: "system", Content: fmt.Sprintf(summarizePrompt, max(8, maxTokens*3/4))},

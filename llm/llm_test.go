@@ -11,9 +11,16 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
+)
+
+// The LLM client summarizes for compaction and reflect.
+var (
+	_ prompt.Summarizer    = (*llm.Client)(nil)
+	_ lifecycle.Summarizer = (*llm.Client)(nil)
 )
 
 // fake is an OpenAI-compatible chat server: answer gives the content for

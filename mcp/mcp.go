@@ -33,7 +33,6 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/timejson"
-	"github.com/mnemo-dev/mnemo/service"
 )
 
 // AgentHeader names the agent of an MCP call over HTTP.
@@ -62,7 +61,7 @@ type Options struct {
 // Server serves a memory.Service over MCP. It is safe for concurrent use, and
 // one Server may serve stdio and HTTP at the same time.
 type Server struct {
-	svc       *service.Mnemo
+	svc       Service
 	scope     mnemo.Scope
 	httpScope func(*mcpsdk.RequestExtra) (mnemo.Scope, error)
 	log       *slog.Logger
@@ -71,7 +70,7 @@ type Server struct {
 }
 
 // NewServer returns a server over svc.
-func NewServer(svc *service.Mnemo, opts Options) *Server {
+func NewServer(svc Service, opts Options) *Server {
 	s := &Server{svc: svc, scope: opts.Scope, httpScope: opts.HTTPScope, log: opts.Logger, version: opts.Version}
 	if s.httpScope == nil {
 		s.httpScope = HeaderScope

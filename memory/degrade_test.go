@@ -23,6 +23,10 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
+// The SQLite store says when its ANN index has not caught up with its
+// vectors; recall flags such an answer degraded.
+var _ memory.VectorLagSearcher = (*sqlite.DB)(nil)
+
 // embeddingServer is an OpenAI-compatible /v1/embeddings server whose
 // vectors come from GloVe, so that texts of like meaning are near. It can
 // be taken down (503) or made to hang until the client gives up.

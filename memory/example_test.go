@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embedded"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/service"
 )
@@ -17,7 +18,7 @@ func ExampleService_AddMessages() {
 	dir, _ := os.MkdirTemp("", "mnemo-example")
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	svc, err := service.Open(ctx, dir, service.Options{})
+	svc, err := embedded.Open(ctx, dir, service.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func ExampleService_History() {
 	dir, _ := os.MkdirTemp("", "mnemo-example")
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	svc, err := service.Open(ctx, dir, service.Options{})
+	svc, err := embedded.Open(ctx, dir, service.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Extracted is a memory a model found worth keeping in a conversation
@@ -54,7 +55,7 @@ func (s *Service) extract(ctx context.Context, scope mnemo.Scope, sessionID stri
 		}
 		content := e.Content
 		d := mnemo.Draft{Content: &content, Category: cat, Type: cat, Confidence: &conf, SessionID: sessionID, Tags: []string{"extracted"},
-			SecurityLevel: mnemo.ClassifyText(content, level)}
+			SecurityLevel: security.ClassifyText(content, level)}
 		d.Source, _ = json.Marshal(src)
 		if k := textutil.KeySegment(strings.ToLower(strings.TrimSpace(e.Key))); k != "" {
 			d.Key = "/" + cat + "/" + k

@@ -33,6 +33,10 @@ type Query struct {
 	// memories on the topic score TopicBoost (1.3) times higher. A session
 	// without working memory changes nothing.
 	Session string `json:"session,omitempty"`
+	// SessionTopic is the current topic of Session's working memory, which
+	// the caller finds (the facade, from the prompt service) before it
+	// calls recall; "" for none. It is never read from a request.
+	SessionTopic string `json:"-"`
 	// TraverseHops, 0 to MaxTraverseHops, follows links from the results
 	// (ExpandLinks): what they lead to fills Result.Linked, within Limit.
 	// Linked memories are not counted as recalled.

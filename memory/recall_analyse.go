@@ -101,11 +101,7 @@ func (s *Service) analyse(ctx context.Context, r *recall, res *Result) error {
 func (s *Service) analyseText(ctx context.Context, scope mnemo.Scope, q Query, res *Result) (aq analysis.Query, topic map[string]bool, err error) {
 	aq = s.analyzer.Query(q.Text)
 	if q.Session != "" {
-		sessionTopic, err := s.topic(ctx, scope, q.Session)
-		if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
-			return aq, nil, err
-		}
-		if sessionTopic != "" {
+		if sessionTopic := q.SessionTopic; sessionTopic != "" {
 			res.Topic = sessionTopic
 			topic = make(map[string]bool)
 			for _, t := range s.analyzer.Query(sessionTopic).Terms {

@@ -315,7 +315,7 @@ func (s *Service) semantic(ctx context.Context, r *recall, f *found) error {
 	f.qvec = qv
 	vq := mnemo.VectorQuery{Filter: r.sq.Filter, Vector: qv, Limit: r.want()}
 	var vecErr error
-	if ls, ok := s.store.Store.(mnemo.VectorLagSearcher); ok {
+	if ls, ok := s.store.Store.(VectorLagSearcher); ok {
 		var lag string
 		if f.vectors, lag, vecErr = ls.SearchVectorsLag(ctx, r.scope, vq); lag != "" && vecErr == nil {
 			f.notes = append(f.notes, degradation{mnemo.DegradedVectorIndex, lag})
@@ -413,4 +413,13 @@ func wholeWords(text string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// VectorLagSearcher is a mnemo.VectorStore whose ANN index catches up with its
+// vectors in the background. SearchVectorsLag is SearchVectors that also
+// says, in lag, when the answer could not search every stored vector by
+// meaning (the index is still catching up); lag is empty otherwise.
+// Recall flags such an answer degraded.
+type VectorLagSearcher interface {
+	SearchVectorsLag(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) (hits []mnemo.VectorHit, lag string, err error)
 }

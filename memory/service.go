@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/safe"
 	"github.com/mnemo-dev/mnemo/priority"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Options configure a Service. The zero value is usable.
@@ -65,10 +66,6 @@ type Options struct {
 	// OnDegraded, when set, is called with a Degraded* cause every time an
 	// answer or a write falls back: for metrics. The ledger has the reasons.
 	OnDegraded func(cause string)
-	// SessionTopic returns a session's current topic, which recall adds to
-	// its query; ENOTFOUND means no topic, any other error fails the
-	// recall. Nil: no session has a topic.
-	SessionTopic func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 	// TopicBoost is the recall boost of memories on the session's topic
 	// (REC-15: 1.3 when zero).
 	TopicBoost float64
@@ -104,7 +101,6 @@ type Service struct {
 	fallback  mnemo.Embedder // while the embedder fails; nil: lexical alone
 	noVectors bool           // an embedder is configured, but the store keeps no vectors
 	onDegrade func(cause string)
-	topic     func(ctx context.Context, scope mnemo.Scope, session string) (string, error)
 
 	topicBoost float64 // recall's boost of memories on the session's topic
 	match      rank.MatchModel
@@ -162,10 +158,6 @@ func New(b mnemo.Backend, opts Options) *Service {
 	}
 	s.guardOpts = opts.Guard.withDefaults()
 	s.extractor = opts.Extractor
-	s.topic = opts.SessionTopic
-	if s.topic == nil {
-		s.topic = func(context.Context, mnemo.Scope, string) (string, error) { return "", nil }
-	}
 	s.topicBoost = opts.TopicBoost
 	if s.topicBoost <= 0 {
 		s.topicBoost = 1.3
@@ -477,7 +469,7 @@ func (s *Service) records(ctx context.Context, scope mnemo.Scope, drafts []mnemo
 			return err
 		}
 		if !d.Tombstone() {
-			m.Classify(d.SecurityLevel)
+			security.ClassifyMemory(&m, d.SecurityLevel)
 		}
 		var t turn
 		if turns != nil {

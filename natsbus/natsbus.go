@@ -12,18 +12,19 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // DefaultPrefix is the subjects' prefix unless one is given.
 const DefaultPrefix = "mnemo.events"
 
-// Sink is a mnemo.EventSink publishing to a NATS connection.
+// Sink is a events.Sink publishing to a NATS connection.
 type Sink struct {
 	nc     *nats.Conn
 	prefix string
 }
 
-var _ mnemo.EventSink = (*Sink)(nil)
+var _ events.Sink = (*Sink)(nil)
 
 // Dial connects to the NATS server at url (nats://host:port), failing
 // with EUNAVAILABLE when it cannot be reached within timeout.
@@ -62,7 +63,7 @@ func token(s string) string {
 	}, s)
 }
 
-// Publish implements mnemo.EventSink. The event's id is the message's
+// Publish implements events.Sink. The event's id is the message's
 // Nats-Msg-Id, so that a JetStream stream drops a replayed duplicate.
 func (s *Sink) Publish(ctx context.Context, e mnemo.Event) error {
 	body, err := json.Marshal(e)

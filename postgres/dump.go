@@ -9,9 +9,7 @@ import (
 
 // The bulk reads of the event layers that migrate-store copies (PG-6).
 
-var _ mnemo.EventDumper = (*DB)(nil)
-
-// EventLayerScopes implements mnemo.EventDumper, across tenants. Archived
+// EventLayerScopes implements the event dumper of migrate-store, across tenants. Archived
 // events keep their row (cold), so the events table names every scope
 // with an event.
 func (db *DB) EventLayerScopes(ctx context.Context) ([]mnemo.Scope, error) {
@@ -42,7 +40,7 @@ func (db *DB) EventLayerScopes(ctx context.Context) ([]mnemo.Scope, error) {
 	return out, nil
 }
 
-// AllRelations implements mnemo.EventDumper.
+// AllRelations implements the event dumper of migrate-store.
 func (db *DB) AllRelations(ctx context.Context, scope mnemo.Scope) ([]mnemo.Relation, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err

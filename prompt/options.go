@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"context"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -11,10 +12,10 @@ import (
 // default read. The zero value is the defaults of the CTX requirements.
 type Options struct {
 	// Tokenizer counts every token budget; nil means cl100k (package tokens).
-	Tokenizer mnemo.Tokenizer
+	Tokenizer Tokenizer
 	// Summarizer writes the one-sentence summaries of compacted rounds;
 	// nil means the extractive sentence (no LLM).
-	Summarizer mnemo.Summarizer
+	Summarizer Summarizer
 	// TurnAnalyzer reads topic, emotion and variables from a session's
 	// turns; nil means RuleAnalyzer (no LLM).
 	TurnAnalyzer TurnAnalyzer
@@ -90,4 +91,20 @@ func (s *Service) checkTrigger(t Trigger) (Trigger, error) {
 		return Trigger{}, err
 	}
 	return Trigger{Type: typ, Payload: payload}, nil
+}
+
+// Tokenizer counts and cuts prompt text as a model's tokenizer does
+// (package tokens: cl100k and others, offline).
+type Tokenizer interface {
+	Count(s string) int
+	// Truncate returns the longest prefix of s of at most n tokens, and
+	// whether anything was cut.
+	Truncate(s string, n int) (string, bool)
+}
+
+// Summarizer reduces a passage to one sentence of at most maxTokens, for
+// compacting a run's older rounds: an LLM when one is configured. When it
+// fails, the Service falls back to its extractive sentence and says so.
+type Summarizer interface {
+	Summarize(ctx context.Context, text string, maxTokens int) (string, error)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Trigger is what started a run (CTX-2): its type, such as cron,
@@ -508,7 +509,7 @@ func (s *Service) summarizeRound(ctx context.Context, r *Run, rd *Round) RoundSu
 // before keeps its level at least, even once compaction cut its text.
 func (r *Run) classify() {
 	raise := func(level *string, texts ...string) string {
-		*level = mnemo.ClassifyText(strings.Join(texts, "\n"), cmp.Or(*level, mnemo.SecurityInternal))
+		*level = security.ClassifyText(strings.Join(texts, "\n"), cmp.Or(*level, mnemo.SecurityInternal))
 		return *level
 	}
 	levels := []string{raise(&r.TriggerLevel, r.Trigger.text(), r.Focus)}

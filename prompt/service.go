@@ -16,7 +16,7 @@ type Service struct {
 	store mnemo.Backend
 	mem   *memory.Service
 	opts  Options
-	tok   mnemo.Tokenizer
+	tok   Tokenizer
 	state mnemo.StateStore
 	locks statedoc.Locks
 	now   func() time.Time

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/cues"
 	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // WorkingMemory is a session's working memory (CTX-8 … CTX-11): the state of the
@@ -283,8 +284,8 @@ func (wm *WorkingMemory) text() string {
 // now keeps call for (SEC-11); it never lowers it.
 func (wm *WorkingMemory) classify(t Turn) {
 	in := slices.Concat([]string{t.Text, t.Topic}, t.Remember, slices.Collect(maps.Values(t.Variables)))
-	level := mnemo.ClassifyText(strings.Join(in, "\n"), cmp.Or(wm.SecurityLevel, mnemo.SecurityInternal))
-	wm.SecurityLevel = mnemo.ClassifyText(wm.text(), level)
+	level := security.ClassifyText(strings.Join(in, "\n"), cmp.Or(wm.SecurityLevel, mnemo.SecurityInternal))
+	wm.SecurityLevel = security.ClassifyText(wm.text(), level)
 }
 
 // Conceal masks what a session keeps — its topic, the values of its
@@ -312,7 +313,7 @@ func (wm *WorkingMemory) Conceal(c mnemo.Clearance) {
 // with its level (SEC-11: one stored without is classified now).
 func (wm WorkingMemory) public() WorkingMemory {
 	if wm.SecurityLevel == "" {
-		wm.SecurityLevel = mnemo.ClassifyText(wm.text(), mnemo.SecurityInternal)
+		wm.SecurityLevel = security.ClassifyText(wm.text(), mnemo.SecurityInternal)
 	}
 	wm.Topics = nil
 	if wm.ContextVariables == nil {

@@ -8,37 +8,25 @@ package security
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // Levels, least sensitive first.
 const (
-	Public       = "public"
-	Internal     = "internal"
-	Confidential = "confidential"
-	Restricted   = "restricted"
+	Public       = mnemo.SecurityPublic
+	Internal     = mnemo.SecurityInternal
+	Confidential = mnemo.SecurityConfidential
+	Restricted   = mnemo.SecurityRestricted
 )
 
 // Rank orders levels: public 0 … restricted 3; -1 for an unknown level.
-func Rank(level string) int {
-	switch level {
-	case Public:
-		return 0
-	case Internal:
-		return 1
-	case Confidential:
-		return 2
-	case Restricted:
-		return 3
-	}
-	return -1
-}
+func Rank(level string) int { return mnemo.LevelRank(level) }
 
 // A rule finds one kind of sensitive text.
 type rule struct {
@@ -221,28 +209,10 @@ func chineseID(s string) bool {
 }
 
 // Label is the marker of a level whose text is masked, "" when it is shown.
-func Label(level string) string {
-	switch level {
-	case Confidential:
-		return "[CONFIDENTIAL]"
-	case Restricted:
-		return "[RESTRICTED]"
-	}
-	return ""
-}
+func Label(level string) string { return mnemo.LevelLabel(level) }
 
-// Mask replaces s by its marker and its length: enough to know that
-// something is there and how much, none of what it says. A text that is
-// already label's mask is returned as it is, so that masking twice says
-// the first length.
-func Mask(label, s string) string {
-	if rest, ok := strings.CutPrefix(s, label+" ****** ("); ok && strings.HasSuffix(rest, " characters)") {
-		if _, err := strconv.Atoi(strings.TrimSuffix(rest, " characters)")); err == nil {
-			return s
-		}
-	}
-	return fmt.Sprintf("%s ****** (%d characters)", label, utf8.RuneCountInString(s))
-}
+// Mask replaces s by its marker and its length (mnemo.MaskText).
+func Mask(label, s string) string { return mnemo.MaskText(label, s) }
 
 // Redact replaces every sensitive span of s that a rule finds by its
 // rule's name, for text that must keep its shape: log lines, traces.
@@ -310,4 +280,38 @@ func redactAttr(a slog.Attr) slog.Attr {
 		}
 	}
 	return a
+}
+
+// ClassifyText returns the level text calls for by the classifier of
+// memories (SEC-6), at least def: every record that holds text is
+// classified by it (SEC-11).
+func ClassifyText(text, def string) string {
+	l, _ := Classify(text, def)
+	return l
+}
+
+// ClassifyEvent sets the level of an event stored without one (SEC-11)
+// from what it holds: its type, source, data and metadata, by the
+// classifier of memories; a level it has (its writer's, or stored) is kept.
+func ClassifyEvent(e *mnemo.Event) {
+	if e.SecurityLevel != "" {
+		return
+	}
+	text := e.Type + "\n" + e.Source + "\n" + string(e.Data) + "\n" + string(e.Metadata)
+	e.SecurityLevel = ClassifyText(text, mnemo.SecurityInternal)
+}
+
+// ClassifyMemory sets the security level of a memory written without one
+// from what its text contains (SEC-6): e-mail addresses and phone numbers
+// make it confidential; IDs, cards, keys, tokens and passwords restricted.
+// A level the writer gives is kept as it is.
+func ClassifyMemory(m *mnemo.Memory, given string) {
+	if given != "" {
+		return
+	}
+	text := m.Content + "\n" + m.Summary
+	if len(m.Data) > 0 {
+		text += "\n" + string(m.Data)
+	}
+	m.SecurityLevel, _ = Classify(text, m.SecurityLevel)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
+	"github.com/mnemo-dev/mnemo/embedded"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
@@ -21,7 +22,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	svc, err := service.Open(ctx, dir, service.Options{Embedder: builtin.New()})
+	svc, err := embedded.Open(ctx, dir, service.Options{Embedder: builtin.New()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func ExampleMnemo_Snapshot() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
-	svc, err := service.Open(ctx, dir, service.Options{Now: func() time.Time { return now }})
+	svc, err := embedded.Open(ctx, dir, service.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -183,12 +183,20 @@ func (m *Mnemo) concealKeyed(ctx context.Context, sc mnemo.Scope, n int, at func
 
 // Recall ranks memories for a query (memory.Service.Recall).
 func (m *Mnemo) Recall(ctx context.Context, sc mnemo.Scope, q memory.Query) (memory.Result, error) {
+	q, err := m.withSessionTopic(ctx, sc, q)
+	if err != nil {
+		return memory.Result{}, err
+	}
 	res, err := m.Memories.Recall(ctx, sc, q)
 	return m.gateResult(ctx, sc, q, res, err)
 }
 
 // Surface is Recall without recording an access.
 func (m *Mnemo) Surface(ctx context.Context, sc mnemo.Scope, q memory.Query) (memory.Result, error) {
+	q, err := m.withSessionTopic(ctx, sc, q)
+	if err != nil {
+		return memory.Result{}, err
+	}
 	res, err := m.Memories.Surface(ctx, sc, q)
 	return m.gateResult(ctx, sc, q, res, err)
 }
@@ -386,7 +394,7 @@ func (m *Mnemo) SearchEvents(ctx context.Context, sc mnemo.Scope, q events.Searc
 
 // Replay re-publishes a window of events to sink (a webhook, NATS, a
 // Server-Sent Events stream), each as the caller may read it.
-func (m *Mnemo) Replay(ctx context.Context, sc mnemo.Scope, o events.ReplayOptions, sink mnemo.EventSink) (events.ReplayResult, error) {
+func (m *Mnemo) Replay(ctx context.Context, sc mnemo.Scope, o events.ReplayOptions, sink events.Sink) (events.ReplayResult, error) {
 	if c := mnemo.ClearanceFrom(ctx); c.Masks() && sink != nil {
 		next := sink
 		sink = events.SinkFunc(func(ctx context.Context, e mnemo.Event) error { return next.Publish(ctx, mnemo.Conceal(c, e)) })

@@ -6,7 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	mnemohttp "github.com/mnemo-dev/mnemo/http"
+	"github.com/mnemo-dev/mnemo/mcp"
+
 	"github.com/mnemo-dev/mnemo/service"
+)
+
+// The ways in take the interfaces they declare, and are given a Mnemo:
+// what TestGate holds of Mnemo's methods holds of theirs.
+var (
+	_ mnemohttp.Service = (*service.Mnemo)(nil)
+	_ mcp.Service       = (*service.Mnemo)(nil)
 )
 
 // ungated are the methods of Mnemo that answer with nothing a memory or an

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -19,7 +18,6 @@ import (
 	"github.com/mnemo-dev/mnemo/priority"
 	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
-	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // The embedded services. Each alias names its embedded field, so four
@@ -128,7 +126,6 @@ func New(store mnemo.Store, o Options) *Mnemo {
 	if g, ok := store.(interface{ UseGate(*priority.Gate) }); ok {
 		g.UseGate(mo.Gate)
 	}
-	mo.SessionTopic = m.sessionTopic // recall adds the session's topic (m.Prompts is set below, before any call)
 	m.Memories = memory.New(b, mo)
 	m.Events = events.New(b, o.Events, o.eventsDeps(b))
 	m.Prompts = prompt.New(b, o.Context, prompt.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories})
@@ -136,29 +133,21 @@ func New(store mnemo.Store, o Options) *Mnemo {
 	return m
 }
 
-// sessionTopic is the current topic of a session's working memory;
-// ENOTFOUND when the session has none.
-func (m *Mnemo) sessionTopic(ctx context.Context, sc mnemo.Scope, id string) (string, error) {
-	wm, err := m.Prompts.GetWorkingMemory(ctx, sc, id)
-	return wm.CurrentTopic, err
-}
-
-// Open opens (or creates) the embedded store in the data directory dir and
-// returns a Mnemo over it: the one call a Go program needs to embed mnemo.
-// Close it to close the store. With o.Embedder set (embed/builtin.New() for
-// the built-in one), recall is hybrid; a store embedded with another model
-// is EMISMATCH.
-func Open(ctx context.Context, dir string, o Options) (*Mnemo, error) {
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Now: o.Now, Logger: o.Logger})
-	if err != nil {
-		return nil, err
+// withSessionTopic sets q.SessionTopic, the current topic of q.Session's
+// working memory, which recall adds to its query (REC-15). A session
+// without working memory has none; any other error fails the recall. A
+// scope that is not valid is left to recall to refuse, as it would
+// without a session.
+func (m *Mnemo) withSessionTopic(ctx context.Context, sc mnemo.Scope, q memory.Query) (memory.Query, error) {
+	if q.Session == "" || mnemo.CheckScope(sc) != nil {
+		return q, nil
 	}
-	m := New(db, o)
-	if err := m.Init(ctx); err != nil {
-		m.Close()
-		return nil, err
+	wm, err := m.Prompts.GetWorkingMemory(ctx, sc, q.Session)
+	if err != nil && mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+		return q, err
 	}
-	return m, nil
+	q.SessionTopic = wm.CurrentTopic
+	return q, nil
 }
 
 // Init prepares semantic recall (see the memory service's Init).

@@ -10,9 +10,7 @@ import (
 
 // The bulk reads of the event layers that migrate-store copies (PG-6).
 
-var _ mnemo.EventDumper = (*DB)(nil)
-
-// EventLayerScopes implements mnemo.EventDumper: archived events leave
+// EventLayerScopes implements the event dumper of migrate-store: archived events leave
 // the events table for cold segments, whose ids cold_events keeps.
 func (db *DB) EventLayerScopes(ctx context.Context) ([]mnemo.Scope, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT tenant_id, agent_id FROM events
@@ -36,7 +34,7 @@ func (db *DB) EventLayerScopes(ctx context.Context) ([]mnemo.Scope, error) {
 	return out, rows.Err()
 }
 
-// AllRelations implements mnemo.EventDumper.
+// AllRelations implements the event dumper of migrate-store.
 func (db *DB) AllRelations(ctx context.Context, scope mnemo.Scope) ([]mnemo.Relation, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err

@@ -218,11 +218,9 @@ func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.Vect
 	return hits, err
 }
 
-var _ mnemo.VectorLagSearcher = (*DB)(nil)
-
 // SearchVectorsLag is SearchVectors, and says when more vectors await the
 // indexer than a search scores exactly (pendingScan): the oldest of them
-// were not searched. See mnemo.VectorLagSearcher.
+// were not searched. See memory.VectorLagSearcher.
 func (db *DB) SearchVectorsLag(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) (hits []mnemo.VectorHit, lag string, err error) {
 	if err := checkScope(scope); err != nil {
 		return nil, "", err

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/events"
 )
 
 // Options configure a Sink. The zero value is usable.
@@ -31,13 +32,13 @@ type Options struct {
 	Header http.Header
 }
 
-// Sink is a mnemo.EventSink that POSTs each event to a URL.
+// Sink is a events.Sink that POSTs each event to a URL.
 type Sink struct {
 	url  string
 	opts Options
 }
 
-var _ mnemo.EventSink = (*Sink)(nil)
+var _ events.Sink = (*Sink)(nil)
 
 // New returns a Sink posting to rawURL, an http or https URL; anything
 // else is EINVALID.
@@ -61,7 +62,7 @@ func New(rawURL string, o Options) (*Sink, error) {
 	return &Sink{url: u.String(), opts: o}, nil
 }
 
-// Publish implements mnemo.EventSink: the event as JSON, with its id in
+// Publish implements events.Sink: the event as JSON, with its id in
 // the Mnemo-Event-Id header so that the receiver can drop a duplicate
 // (an attempt whose answer was lost is sent again). A 2xx answer takes
 // it; 408, 429, 5xx and network errors are retried, honouring

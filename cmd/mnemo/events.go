@@ -276,7 +276,7 @@ func (a *app) eventsReplayCommand() *cobra.Command {
 				return usagef("give --webhook or --nats, not both")
 			}
 			var (
-				sink  mnemo.EventSink
+				sink  events.Sink
 				flush func(context.Context) error
 			)
 			switch {

@@ -44,7 +44,7 @@ func (c *layerCounts) add(o layerCounts) {
 type eventCopy struct {
 	log      *slog.Logger
 	src, dst mnemo.EventStore
-	dump     mnemo.EventDumper
+	dump     eventDumper
 	srcIns   mnemo.InsightStore // nil: no L4/L5 on a side
 	dstIns   mnemo.InsightStore
 	srcVec   mnemo.EventVectorStore // nil: event vectors are not copied
@@ -58,7 +58,7 @@ func newEventCopy(ctx context.Context, log *slog.Logger, src, dst mnemo.Lifecycl
 	if !ok {
 		return nil, nil, nil
 	}
-	dump, ok := src.(mnemo.EventDumper)
+	dump, ok := src.(eventDumper)
 	if !ok {
 		log.Warn("the source cannot list its events in bulk: events are not copied")
 		return nil, nil, nil
@@ -150,7 +150,7 @@ func (c *eventCopy) count(ctx context.Context, es mnemo.EventStore, is mnemo.Ins
 		return n, err
 	}
 	n.Events = len(evs)
-	if d, ok := es.(mnemo.EventDumper); ok {
+	if d, ok := es.(eventDumper); ok {
 		rs, err := d.AllRelations(ctx, sc)
 		if err != nil {
 			return n, err
@@ -259,7 +259,7 @@ func (c *eventCopy) check(ctx context.Context, scopes []mnemo.Scope, want []laye
 			return nil, fmt.Errorf("destination: %w", err)
 		}
 		w := want[i]
-		if _, ok := c.dst.(mnemo.EventDumper); !ok {
+		if _, ok := c.dst.(eventDumper); !ok {
 			w.Relations = got.Relations // not countable there
 		}
 		for _, f := range []struct {
@@ -277,4 +277,16 @@ func (c *eventCopy) check(ctx context.Context, scopes []mnemo.Scope, want []laye
 		}
 	}
 	return bad, nil
+}
+
+// eventDumper is a mnemo.EventStore that reads its event layers back in bulk,
+// for migrate-store (PG-6): the sqlite and postgres stores. EventScopes
+// (mnemo.InsightStore) sees hot events only, and Relations needs the nodes.
+type eventDumper interface {
+	// EventLayerScopes returns every scope with an event (hot or cold), a
+	// relation, a summary or a capability, sorted by tenant, then agent.
+	EventLayerScopes(ctx context.Context) ([]mnemo.Scope, error)
+	// AllRelations returns every edge of the scope, oldest first, then by
+	// source, target and type.
+	AllRelations(ctx context.Context, scope mnemo.Scope) ([]mnemo.Relation, error)
 }

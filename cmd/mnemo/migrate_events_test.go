@@ -17,6 +17,12 @@ import (
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
+// The SQL stores read their event layers back for migrate-store (PG-6).
+var (
+	_ eventDumper = (*sqlite.DB)(nil)
+	_ eventDumper = (*postgres.DB)(nil)
+)
+
 // eventScopes are the scopes seedEvents fills: alice has memories too,
 // carol only events, every one of them archived (cold), which the
 // InsightStore's EventScopes would not find.
@@ -120,11 +126,11 @@ func sameEventLayers(t *testing.T, src, dst mnemo.EventStore, vectors bool) {
 				t.Fatalf("%s: event %d is %+v, want %+v", sc.AgentID, i, g, w)
 			}
 		}
-		rw, err := src.(mnemo.EventDumper).AllRelations(ctx, sc)
+		rw, err := src.(eventDumper).AllRelations(ctx, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rg, err := dst.(mnemo.EventDumper).AllRelations(ctx, sc)
+		rg, err := dst.(eventDumper).AllRelations(ctx, sc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -210,4 +211,24 @@ func ReportPercentiles(b *testing.B, d []time.Duration) {
 	ms := func(p float64) float64 { return float64(d[min(len(d)-1, int(p*float64(len(d))))]) / 1e6 }
 	b.ReportMetric(ms(0.50), "p50-ms")
 	b.ReportMetric(ms(0.95), "p95-ms")
+}
+
+// WantCode fails t unless err has code (mnemo.ErrorCode); what names the call.
+func WantCode(t testing.TB, what string, err error, code string) {
+	t.Helper()
+	if got := mnemo.ErrorCode(err); got != code {
+		t.Fatalf("%s: error %v (code %q), want code %q", what, err, got, code)
+	}
+}
+
+// NewContextService is a Mnemo over a fresh SQLite store with the context
+// (prompt) options co.
+func NewContextService(t testing.TB, c *Clock, co prompt.Options) *service.Mnemo {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return service.New(db, service.Options{Now: c.Now, Context: co})
 }

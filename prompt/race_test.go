@@ -1,6 +1,6 @@
 //go:build race
 
-package mnemo_test
+package prompt_test
 
 // raceEnabled is set when the tests run under the race detector, which
 // slows the SQLite driver twentyfold: tests of volume scale down under it,

@@ -1,4 +1,4 @@
-package mnemo_test
+package events_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package mnemo_test
+package lifecycle_test
 
 import (
 	"context"

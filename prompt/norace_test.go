@@ -1,6 +1,6 @@
 //go:build !race
 
-package mnemo_test
+package prompt_test
 
 // raceEnabled is set when the tests run under the race detector.
 const raceEnabled = false

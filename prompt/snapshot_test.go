@@ -1,4 +1,4 @@
-package mnemo_test
+package prompt_test
 
 import (
 	"context"

@@ -1,11 +1,10 @@
-package mnemo_test
+package prompt_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,26 +12,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/prompt"
-	"github.com/mnemo-dev/mnemo/service"
-	"github.com/mnemo-dev/mnemo/sqlite"
 )
-
-func newContextService(t testing.TB, c *clock, co prompt.Options) *service.Mnemo {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return service.New(db, service.Options{Now: c.Now, Context: co})
-}
-
-func wantCode(t *testing.T, what string, err error, code string) {
-	t.Helper()
-	if got := mnemo.ErrorCode(err); got != code {
-		t.Fatalf("%s: error %v (code %q), want code %q", what, err, got, code)
-	}
-}
 
 func TestRunCollectsAndCompacts(t *testing.T) {
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-package mnemo_test
+package service_test
 
 import (
 	"context"
