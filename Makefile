@@ -87,7 +87,7 @@ GOTEST = $(GO) test -count=1 -timeout 0 -vet=off
 
 unit:
 	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) ./... & race=$$!; \
-	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" ./lifecycle ./prompt ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
+	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" ./lifecycle ./agentcontext ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
 # Recall quality on the LoCoMo dev split (issue 3's floors), without -race:
@@ -168,10 +168,10 @@ bench: build
 
 # Go benchmarks: figures for docs/BENCHMARKS.md, never assertions.
 bench-go:
-	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event|DaySummary' -benchtime 2000x ./prompt ./events ./memory
+	$(GO) test -run '^$$' -bench . -skip 'Reflect100k|Event|DaySummary' -benchtime 2000x ./agentcontext ./events ./memory
 	$(GO) test -run '^$$' -bench 'DaySummary' -benchtime 3x ./events
 	$(GO) test -run '^$$' -bench 'Event' -benchtime 2s ./events
-	$(GO) test -run '^$$' -bench 'Reflect100k' -benchtime 3x ./prompt
+	$(GO) test -run '^$$' -bench 'Reflect100k' -benchtime 3x ./agentcontext
 	$(GO) test -run '^$$' -bench . ./sqlite ./analysis
 
 locomo:

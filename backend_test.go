@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/memstore"
+	"github.com/mnemo-dev/mnemo/inmem"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -24,11 +24,11 @@ func TestNewBackend(t *testing.T) {
 		t.Errorf("sqlite backend lacks an ability: %+v", b)
 	}
 
-	m := mnemo.NewBackend(memstore.New(memstore.Options{}))
+	m := mnemo.NewBackend(inmem.New(inmem.Options{}))
 	if m.Vectors == nil || m.State == nil || m.Life == nil {
-		t.Errorf("memstore backend lacks vectors, state or lifecycle: %+v", m)
+		t.Errorf("inmem backend lacks vectors, state or lifecycle: %+v", m)
 	}
 	if m.Events != nil || m.EventVectors != nil || m.Insights != nil || m.Links != nil {
-		t.Errorf("memstore backend claims event abilities it lacks: %+v", m)
+		t.Errorf("inmem backend claims event abilities it lacks: %+v", m)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/cues"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 )
 
 // L2 relations of unstructured events (EVT-6: by a model): what
@@ -129,7 +129,7 @@ func (p *postAppend) textWork(s *Service) {
 // textJob analyses one event's text. A panic in it is logged with its
 // stack and costs that event's relations only.
 func (s *Service) textJob(j textJob) {
-	defer safe.Recover(s.log, "event text analysis", nil)
+	defer panics.Recover(s.log, "event text analysis", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if j.relate {

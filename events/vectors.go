@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/internal/worker"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -487,7 +487,7 @@ func (s *Service) touchEvents(scope mnemo.Scope, ids []string) {
 	s.after.touches.Add(1)
 	go func() {
 		defer s.after.touches.Done()
-		defer safe.Recover(s.log, "counting event vector accesses", nil)
+		defer panics.Recover(s.log, "counting event vector accesses", nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := s.after.store.TouchEventVectors(ctx, scope, ids, at); err != nil {

@@ -76,7 +76,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 )
 
 // Primary is the store failover protects: a database with every ability
@@ -340,7 +340,7 @@ func (s *Store) probe(ctx context.Context) {
 	for {
 		// A panic in one round is logged and the next round tries again:
 		// the probe is what brings the database back.
-		_ = safe.Call(s.log, "failover probe", func() error {
+		_ = panics.Call(s.log, "failover probe", func() error {
 			if err := s.reconnect(ctx); err != nil {
 				s.log.Debug("database still unreachable", "err", err)
 			}

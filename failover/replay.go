@@ -15,7 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 )
 
 // replayLanes is how many batches a replay writes at once, each on a
@@ -211,7 +211,7 @@ func (s *Store) apply(ctx context.Context, p Primary, recs []spooled) (int, erro
 		)
 		for _, lane := range lanes {
 			g.Go(func() error {
-				return safe.Call(s.log, "failover replay", func() error {
+				return panics.Call(s.log, "failover replay", func() error {
 					return s.applyLane(ctx, p, lane, func(sc mnemo.Scope, n int) {
 						mu.Lock()
 						perScope[sc] += n

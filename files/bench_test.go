@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/files"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -191,7 +191,7 @@ func BenchmarkDefaultRead10k(b *testing.B) {
 	s := openBench(b, 10_000)
 	svc := service.New(s, service.Options{})
 	for b.Loop() {
-		res, err := svc.DefaultRead(b.Context(), home, prompt.ReadQuery{TokenLimit: 2000, Tags: []string{"t7"}})
+		res, err := svc.DefaultRead(b.Context(), home, agentcontext.ReadQuery{TokenLimit: 2000, Tags: []string{"t7"}})
 		if err != nil || len(res.Lines) == 0 {
 			b.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	segjson "github.com/segmentio/encoding/json"
 
-	panics "github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 )
 
 // decodeChunk is how many lines a decoding worker takes at a time.

@@ -55,7 +55,7 @@
 //
 // A call that changes anything takes the root's lock (flock, across
 // processes), folds what other processes appended since it last looked,
-// applies the change to the in-memory fold (a memstore, which checks it:
+// applies the change to the in-memory fold (an inmem store, which checks it:
 // a change that fails writes nothing), appends its lines in one write and
 // fsyncs them (StoreOptions.NoSync skips that; accesses are not synced on
 // their own), and then writes the index files it changed (by rename;

@@ -19,7 +19,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
-	"github.com/mnemo-dev/mnemo/memstore"
+	"github.com/mnemo-dev/mnemo/inmem"
 	segjson "github.com/segmentio/encoding/json"
 )
 
@@ -34,7 +34,7 @@ type Store struct {
 	log  *Log
 	an   *analysis.Analyzer
 
-	mem atomic.Pointer[memstore.Store] // the fold of state and log
+	mem atomic.Pointer[inmem.Store] // the fold of state and log
 
 	// mu serialises catching up, writing and compacting in this process;
 	// reads take it only to catch up.
@@ -233,7 +233,7 @@ func findCover(f *os.File, c *cover) (int64, error) {
 // a batch cut short is applied when the rest of it arrives, or dropped as
 // torn when another batch follows it or when locked says no append is in
 // progress.
-func (s *Store) fold(ctx context.Context, mem *memstore.Store, locked bool) error {
+func (s *Store) fold(ctx context.Context, mem *inmem.Store, locked bool) error {
 	st, err := s.file.Stat()
 	if err != nil {
 		return fmt.Errorf("files: %w", err)
@@ -315,7 +315,7 @@ func (s *Store) fold(ctx context.Context, mem *memstore.Store, locked bool) erro
 }
 
 // apply applies one batch of lines to mem.
-func (s *Store) apply(ctx context.Context, mem *memstore.Store, batch []line, raws [][]byte) error {
+func (s *Store) apply(ctx context.Context, mem *inmem.Store, batch []line, raws [][]byte) error {
 	first := batch[0].Mnemo
 	if first == nil {
 		rec, err := plainRecord(&batch[0], raws[0], s.opts.Home, s.an)
@@ -323,12 +323,12 @@ func (s *Store) apply(ctx context.Context, mem *memstore.Store, batch []line, ra
 			s.opts.Logger.Warn("files: skipping a line of another writer", "key", batch[0].Key, "err", err)
 			return nil
 		}
-		_, err = mem.Write(memstore.WithNow(ctx, rec.Memory.UpdatedAt), s.opts.Home, []mnemo.Record{rec})
+		_, err = mem.Write(inmem.WithNow(ctx, rec.Memory.UpdatedAt), s.opts.Home, []mnemo.Record{rec})
 		s.noteWrite(ref{sc: s.opts.Home, key: rec.Memory.Key})
 		return s.applied(err)
 	}
 	sc := batch[0].scope()
-	ctx = memstore.WithNow(ctx, first.At)
+	ctx = inmem.WithNow(ctx, first.At)
 	var err error
 	switch first.Op {
 	case opWrite:
@@ -412,7 +412,7 @@ func (s *Store) applied(err error) error {
 
 // current returns the memory to answer from, caught up with what other
 // processes appended.
-func (s *Store) current(ctx context.Context) (*memstore.Store, error) {
+func (s *Store) current(ctx context.Context) (*inmem.Store, error) {
 	if st, err := os.Stat(s.logPath()); err == nil {
 		if id := s.ident.Load(); id != nil && os.SameFile(st, *id) && st.Size() == s.seen.Load() && !s.stale.Load() {
 			return s.mem.Load(), nil
@@ -452,7 +452,7 @@ func (s *Store) catchUp(ctx context.Context, locked bool) error {
 // are appended; after, the index is brought up to date by index. A
 // change whose append fails leaves memory ahead of the log: it is folded
 // again before the next call.
-func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *memstore.Store) ([]line, error), index func(mem *memstore.Store) error) error {
+func (s *Store) mutate(ctx context.Context, sync bool, apply func(mem *inmem.Store) ([]line, error), index func(mem *inmem.Store) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -555,9 +555,9 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 		}
 	}
 	var out []mnemo.Memory
-	err := s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		var err error
-		if out, err = mem.Write(memstore.WithNow(ctx, now), sc, recs); err != nil {
+		if out, err = mem.Write(inmem.WithNow(ctx, now), sc, recs); err != nil {
 			return nil, err
 		}
 		batch := s.newBatch()
@@ -576,7 +576,7 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 			lines[i] = memoryLine(m, r.Tombstone, x)
 		}
 		return lines, nil
-	}, func(mem *memstore.Store) error {
+	}, func(mem *inmem.Store) error {
 		return s.indexRows(ctx, mem, sc, recs)
 	})
 	if err != nil {
@@ -610,9 +610,9 @@ func (s *Store) Replace(ctx context.Context, sc mnemo.Scope, rec mnemo.Record) (
 		m.AgentID = sc.AgentID
 	}
 	var out mnemo.Memory
-	err := s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		var err error
-		if out, err = mem.Replace(memstore.WithNow(ctx, now), sc, rec); err != nil {
+		if out, err = mem.Replace(inmem.WithNow(ctx, now), sc, rec); err != nil {
 			return nil, err
 		}
 		x := &ext{Op: opWrite, Replace: true, Batch: s.newBatch(), Tenant: sc.TenantID, Agent: sc.AgentID, At: now, Embed: rec.Embed}
@@ -623,7 +623,7 @@ func (s *Store) Replace(ctx context.Context, sc mnemo.Scope, rec mnemo.Record) (
 		m := rec.Memory
 		m.TenantID, m.AgentID = "", ""
 		return []line{memoryLine(m, false, x)}, nil
-	}, func(mem *memstore.Store) error {
+	}, func(mem *inmem.Store) error {
 		return s.indexRows(ctx, mem, sc, []mnemo.Record{rec})
 	})
 	if err != nil {
@@ -718,7 +718,7 @@ func (s *Store) Touch(ctx context.Context, sc mnemo.Scope, ids []string, at time
 	if at.IsZero() {
 		at = s.now()
 	}
-	return s.mutate(ctx, false, func(mem *memstore.Store) ([]line, error) {
+	return s.mutate(ctx, false, func(mem *inmem.Store) ([]line, error) {
 		if err := mem.Touch(ctx, sc, ids, at); err != nil {
 			return nil, err
 		}
@@ -740,15 +740,15 @@ func (s *Store) Forget(ctx context.Context, sc mnemo.Scope, ids, keys []string) 
 	now := s.now()
 	var (
 		n         int
-		forgotten []memstore.Found
+		forgotten []inmem.Found
 	)
-	err := s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		gone := mem.Lookup(sc, ids, keys)
 		if len(gone) == 0 {
 			return nil, nil
 		}
 		var err error
-		if n, err = mem.Forget(memstore.WithNow(ctx, now), sc, ids, keys); err != nil {
+		if n, err = mem.Forget(inmem.WithNow(ctx, now), sc, ids, keys); err != nil {
 			return nil, err
 		}
 		x := &ext{Op: opForget, Batch: s.newBatch(), Tenant: sc.TenantID, Agent: sc.AgentID, At: now}
@@ -761,7 +761,7 @@ func (s *Store) Forget(ctx context.Context, sc mnemo.Scope, ids, keys []string) 
 		s.redact = true
 		forgotten = gone
 		return []line{metaLine(x)}, nil
-	}, func(*memstore.Store) error { return s.unindex(sc, forgotten) })
+	}, func(*inmem.Store) error { return s.unindex(sc, forgotten) })
 	return n, err
 }
 
@@ -772,18 +772,18 @@ func (s *Store) Clear(ctx context.Context, sc mnemo.Scope) (int, error) {
 	}
 	now := s.now()
 	var n int
-	err := s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		if st, _ := mem.Stats(ctx, sc); st.Memories+st.Tombstones == 0 {
 			return nil, nil
 		}
 		var err error
-		if n, err = mem.Clear(memstore.WithNow(ctx, now), sc); err != nil {
+		if n, err = mem.Clear(inmem.WithNow(ctx, now), sc); err != nil {
 			return nil, err
 		}
 		s.redact = true
 		x := &ext{Op: opClear, Batch: s.newBatch(), Tenant: sc.TenantID, Agent: sc.AgentID, At: now}
 		return []line{metaLine(x)}, nil
-	}, func(*memstore.Store) error { return s.clearIndex(sc) })
+	}, func(*inmem.Store) error { return s.clearIndex(sc) })
 	return n, err
 }
 
@@ -794,9 +794,9 @@ func (s *Store) ApplyLife(ctx context.Context, sc mnemo.Scope, changes []mnemo.L
 	}
 	now := s.now()
 	var n int
-	err := s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		var err error
-		if n, err = mem.ApplyLife(memstore.WithNow(ctx, now), sc, changes, entries); err != nil {
+		if n, err = mem.ApplyLife(inmem.WithNow(ctx, now), sc, changes, entries); err != nil {
 			return nil, err
 		}
 		if len(changes) == 0 && len(entries) == 0 {
@@ -817,8 +817,8 @@ func (s *Store) AppendLedger(ctx context.Context, sc mnemo.Scope, entries []mnem
 		return nil
 	}
 	now := s.now()
-	return s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
-		if err := mem.AppendLedger(memstore.WithNow(ctx, now), sc, entries); err != nil {
+	return s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
+		if err := mem.AppendLedger(inmem.WithNow(ctx, now), sc, entries); err != nil {
 			return nil, err
 		}
 		x := &ext{Op: opLedger, Batch: s.newBatch(), Tenant: sc.TenantID, Agent: sc.AgentID, At: now, Entries: entries}
@@ -859,7 +859,7 @@ func (s *Store) PutState(ctx context.Context, sc mnemo.Scope, doc mnemo.StateDoc
 		return 0, err
 	}
 	var v int64
-	err := s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		var err error
 		if v, err = mem.PutState(ctx, sc, doc); err != nil {
 			return nil, err
@@ -877,7 +877,7 @@ func (s *Store) DeleteState(ctx context.Context, sc mnemo.Scope, kind, id string
 		return false, err
 	}
 	var ok bool
-	err := s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		var err error
 		if ok, err = mem.DeleteState(ctx, sc, kind, id, version); err != nil || !ok {
 			return nil, err
@@ -917,7 +917,7 @@ func (s *Store) VectorSpace(ctx context.Context) (mnemo.VectorSpace, error) {
 
 // SetVectorSpace implements mnemo.VectorStore.
 func (s *Store) SetVectorSpace(ctx context.Context, vs mnemo.VectorSpace, reset bool) error {
-	return s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	return s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		cur, _ := mem.VectorSpace(ctx)
 		if err := mem.SetVectorSpace(ctx, vs, reset); err != nil || cur == vs && !reset {
 			return nil, err
@@ -950,7 +950,7 @@ func (s *Store) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]
 	if len(jobs) == 0 && len(vecs) == 0 {
 		return nil
 	}
-	return s.mutate(ctx, true, func(mem *memstore.Store) ([]line, error) {
+	return s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		if err := mem.SetVectors(ctx, jobs, vecs); err != nil {
 			return nil, err
 		}

@@ -17,15 +17,15 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/memstore"
+	"github.com/mnemo-dev/mnemo/inmem"
 	segjson "github.com/segmentio/encoding/json"
 )
 
 // readState folds state.jsonl into a new memory, indexing each row as the
 // next ones decode, and returns it with the cover of the log it holds;
 // an empty memory and no cover when there is none.
-func (s *Store) readState() (*memstore.Store, *cover, error) {
-	ld := memstore.NewLoader(memstore.Options{Now: s.opts.Now})
+func (s *Store) readState() (*inmem.Store, *cover, error) {
+	ld := inmem.NewLoader(inmem.Options{Now: s.opts.Now})
 	f, err := os.Open(filepath.Join(s.root, StateName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return ld.Store(), nil, nil
@@ -60,7 +60,7 @@ func (s *Store) readState() (*memstore.Store, *cover, error) {
 				ld.Header(mnemo.VectorSpace{}, 0, 0, 0, []mnemo.Scope{s.opts.Home})
 			}
 			plain++
-			ld.Row(&memstore.Row{Memory: rec.Memory, Tombstone: rec.Tombstone, Index: rec.Index, Seq: plain, Arrival: plain})
+			ld.Row(&inmem.Row{Memory: rec.Memory, Tombstone: rec.Tombstone, Index: rec.Index, Seq: plain, Arrival: plain})
 			return nil
 		}
 		switch x.Op {
@@ -80,7 +80,7 @@ func (s *Store) readState() (*memstore.Store, *cover, error) {
 			if err != nil {
 				return err
 			}
-			row := memstore.Row{Memory: m, Tombstone: x.Tombstone, Embed: x.Embed, Vectored: x.Vectored, Seq: x.Seq, Arrival: x.Arrival}
+			row := inmem.Row{Memory: m, Tombstone: x.Tombstone, Embed: x.Embed, Vectored: x.Vectored, Seq: x.Seq, Arrival: x.Arrival}
 			if x.Index != nil {
 				row.Index = *x.Index
 			}
@@ -101,7 +101,7 @@ func (s *Store) readState() (*memstore.Store, *cover, error) {
 				m = x.Life.apply(m)
 				rev.Memory = &m
 			}
-			ld.Revision(memstore.Revision{Scope: l.scope(), Revision: rev})
+			ld.Revision(inmem.Revision{Scope: l.scope(), Revision: rev})
 		case opLedger:
 			for _, e := range x.Entries {
 				ld.Ledger(e)
@@ -145,7 +145,7 @@ func (l *life) apply(m mnemo.Memory) mnemo.Memory {
 
 // writeState writes snap to state.jsonl, covering the log up to cov: a
 // new file, synced and renamed over the old.
-func (s *Store) writeState(snap *memstore.Snapshot, cov *cover) error {
+func (s *Store) writeState(snap *inmem.Snapshot, cov *cover) error {
 	tmp := filepath.Join(s.root, StateName+".tmp")
 	f, err := os.Create(tmp)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/memstore"
+	"github.com/mnemo-dev/mnemo/inmem"
 )
 
 // ref names a memory the index may hold a file of.
@@ -56,7 +56,7 @@ func plainEnvelope(m *mnemo.Memory) Envelope {
 
 // syncIndex makes the index file of r agree with mem: the live memory's
 // envelope, or no file.
-func (s *Store) syncIndex(ctx context.Context, mem *memstore.Store, r ref) error {
+func (s *Store) syncIndex(ctx context.Context, mem *inmem.Store, r ref) error {
 	var (
 		m   mnemo.Memory
 		err error
@@ -80,7 +80,7 @@ func (s *Store) syncIndex(ctx context.Context, mem *memstore.Store, r ref) error
 }
 
 // indexRows brings the index files of a batch's keys and ids up to date.
-func (s *Store) indexRows(ctx context.Context, mem *memstore.Store, sc mnemo.Scope, recs []mnemo.Record) error {
+func (s *Store) indexRows(ctx context.Context, mem *inmem.Store, sc mnemo.Scope, recs []mnemo.Record) error {
 	done := map[ref]bool{}
 	for _, rec := range recs {
 		r := ref{sc: sc, key: rec.Memory.Key}
@@ -99,7 +99,7 @@ func (s *Store) indexRows(ctx context.Context, mem *memstore.Store, sc mnemo.Sco
 }
 
 // unindex removes the files of forgotten memories.
-func (s *Store) unindex(sc mnemo.Scope, gone []memstore.Found) error {
+func (s *Store) unindex(sc mnemo.Scope, gone []inmem.Found) error {
 	for _, g := range gone {
 		rel, err := indexRel(g.Key, g.ID)
 		if err != nil {
@@ -175,7 +175,7 @@ func (s *Store) repairIndex(ctx context.Context) error {
 
 // rebuildIndex writes the index of snap afresh and swaps it in (see
 // rebuildFrom).
-func (s *Store) rebuildIndex(snap *memstore.Snapshot) error {
+func (s *Store) rebuildIndex(snap *inmem.Snapshot) error {
 	files := make(map[string]Envelope)
 	for i := range snap.Rows {
 		r := &snap.Rows[i]

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	mhttp "github.com/mnemo-dev/mnemo/http"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 func TestHashKey(t *testing.T) {
@@ -289,8 +289,8 @@ func TestTenantIsolation(t *testing.T) {
 		t.Fatalf("B interaction: %d %s", st, raw)
 	}
 	bState := func() string {
-		var r prompt.Run
-		var wm prompt.WorkingMemory
+		var r agentcontext.Run
+		var wm agentcontext.WorkingMemory
 		callAs(t, b, "GET", url("/v1/runs/rB?agent_id=shared"), nil, &r)
 		callAs(t, b, "GET", url("/v1/sessions/sB?agent_id=shared"), nil, &wm)
 		return fmt.Sprintf("%d rounds, %d instructions; %d turns", len(r.Rounds), len(r.Instructions), wm.TurnCount)
@@ -510,7 +510,7 @@ func TestTenantIsolation(t *testing.T) {
 		// A's own run and session under the same ids are A's.
 		{"POST /v1/runs", "POST", "/v1/runs", map[string]any{"agent_id": "shared", "run_id": "rB", "trigger": map[string]any{"type": "cron"}}, status(201)},
 		{"POST /v1/sessions/{session_id}/turns", "POST", "/v1/sessions/sB/turns", map[string]any{"agent_id": "shared", "text": "hello"}, func(t *testing.T, st int, raw []byte) {
-			var wm prompt.WorkingMemory
+			var wm agentcontext.WorkingMemory
 			if st != 200 || json.Unmarshal(raw, &wm) != nil || wm.TurnCount != 1 {
 				t.Fatalf("%d %s, want A's first turn", st, raw)
 			}

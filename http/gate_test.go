@@ -13,7 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
 	mhttp "github.com/mnemo-dev/mnemo/http"
-	"github.com/mnemo-dev/mnemo/memstore"
+	"github.com/mnemo-dev/mnemo/inmem"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -55,7 +55,7 @@ var gateStores = []struct {
 		}
 		return st
 	}},
-	{"memory", func(t *testing.T) mnemo.Store { return memstore.New(memstore.Options{}) }},
+	{"memory", func(t *testing.T) mnemo.Store { return inmem.New(inmem.Options{}) }},
 }
 
 // startOn starts a server over store.

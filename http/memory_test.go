@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	mhttp "github.com/mnemo-dev/mnemo/http"
-	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // TestLongTermRoutes walks the /memory/… routes (API-6 to API-10) through a
@@ -64,7 +64,7 @@ func TestLongTermRoutes(t *testing.T) {
 		}
 	}
 	call(t, "DELETE", base+"/memory/long-term?agent_id=u1", nil, nil)
-	var wm prompt.WorkingMemory
+	var wm agentcontext.WorkingMemory
 	if st, raw := call(t, "GET", base+"/memory/working/session-1?agent_id=u1", nil, &wm); st != 200 || wm.TurnCount != 2 || wm.SessionID != "session-1" || !strings.Contains(wm.CurrentTopic, "kyoto") {
 		t.Fatalf("working memory: %d %s", st, raw)
 	}

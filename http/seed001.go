@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/prompt"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 )
 
 // seed001Routes are the /memory/… routes (API-6 to API-10): with no
@@ -26,7 +26,7 @@ func (s *Server) seed001Routes() []route {
 			scopes: []string{ScopeWrite}, params: agent, status: 200, resp: deletedResponse{}, handler: s.seedAgent(s.handleDelete)},
 		{method: "GET", path: "/memory/working/{session_id}", summary: "Get a session's working memory",
 			doc:    "Seed 001's route: the same as GET /v1/sessions/{session_id}; 404 when the session has no working memory.",
-			scopes: []string{ScopeRead}, params: agent, status: 200, resp: prompt.WorkingMemory{}, handler: s.seedAgent(s.handleWorking)},
+			scopes: []string{ScopeRead}, params: agent, status: 200, resp: agentcontext.WorkingMemory{}, handler: s.seedAgent(s.handleWorking)},
 	}
 }
 

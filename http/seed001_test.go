@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	mhttp "github.com/mnemo-dev/mnemo/http"
-	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // TestSeed001RoutesWithoutAgent calls the /memory/… routes (API-6 to
@@ -58,7 +58,7 @@ func TestSeed001RoutesWithoutAgent(t *testing.T) {
 			t.Errorf("working memory of a new session: %d %s", resp.StatusCode, raw)
 		}
 		call(t, "POST", base+"/v1/sessions/s1/turns", map[string]any{"agent_id": "default", "text": "planning a trip to Kyoto"}, nil)
-		var wm prompt.WorkingMemory
+		var wm agentcontext.WorkingMemory
 		if st, raw := call(t, "GET", base+"/memory/working/s1", nil, &wm); st != 200 || wm.TurnCount != 1 {
 			t.Errorf("working memory: %d %s", st, raw)
 		}

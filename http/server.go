@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
@@ -196,8 +196,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			pe := &safe.PanicError{What: route, Value: v, Stack: debug.Stack()}
-			safe.Log(s.log, pe)
+			pe := &panics.Error{What: route, Value: v, Stack: debug.Stack()}
+			panics.Log(s.log, pe)
 			if rw.status == 0 {
 				s.writeError(rw, r, pe) // internal: logged, not shown
 			}

@@ -1,8 +1,8 @@
 // Package llm is a client for OpenAI-compatible chat completions (OpenAI,
 // Ollama, vLLM, LiteLLM: POST /chat/completions), and what mnemo asks of a
 // model when one is configured: one sentence for a compacted round of a
-// run (prompt.Summarizer) and the topic, emotion and variables of a
-// session's turn (prompt.TurnAnalyzer). Every use has a deterministic
+// run (agentcontext.Summarizer) and the topic, emotion and variables of a
+// session's turn (agentcontext.TurnAnalyzer). Every use has a deterministic
 // fallback in the Service; an answer that is not what was asked for is an
 // error, never a guess.
 package llm
@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/internal/openaiapi"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // Config configures a Client.
@@ -43,7 +43,7 @@ type Client struct {
 }
 
 var (
-	_ prompt.TurnAnalyzer = (*Client)(nil)
+	_ agentcontext.TurnAnalyzer = (*Client)(nil)
 )
 
 // New returns a Client; BaseURL and Model are required.
@@ -115,7 +115,7 @@ func (c *Client) Chat(ctx context.Context, msgs []Message, maxTokens int, asJSON
 const summarizePrompt = "You compress an AI agent's memory: a tool-call log or a list of notes. Reply with a summary of at most %d words " +
 	"(one sentence when that is under 40), keeping names, numbers and outcomes. No preamble."
 
-// Summarize implements prompt.Summarizer and lifecycle.Summarizer.
+// Summarize implements agentcontext.Summarizer and lifecycle.Summarizer.
 func (c *Client) Summarize(ctx context.Context, text string, maxTokens int) (string, error) {
 	out, err := c.Chat(ctx, []Message{
 		{Role: "system", Content: fmt.Sprintf(summarizePrompt, max(8, maxTokens*3/4))},
@@ -142,24 +142,24 @@ type turnAnswer struct {
 	Facts     []string          `json:"facts"`
 }
 
-// AnalyzeTurn implements prompt.TurnAnalyzer.
-func (c *Client) AnalyzeTurn(ctx context.Context, wm *prompt.WorkingMemory, t prompt.Turn) (prompt.TurnAnalysis, error) {
+// AnalyzeTurn implements agentcontext.TurnAnalyzer.
+func (c *Client) AnalyzeTurn(ctx context.Context, wm *agentcontext.WorkingMemory, t agentcontext.Turn) (agentcontext.TurnAnalysis, error) {
 	msg := fmt.Sprintf("role: %s\nmessage: %s", t.Role, t.Text)
 	if wm != nil && wm.CurrentTopic != "" {
 		msg = "current topic: " + wm.CurrentTopic + "\n" + msg
 	}
 	out, err := c.Chat(ctx, []Message{{Role: "system", Content: analyzePrompt}, {Role: "user", Content: msg}}, 300, true)
 	if err != nil {
-		return prompt.TurnAnalysis{}, err
+		return agentcontext.TurnAnalysis{}, err
 	}
 	var a turnAnswer
 	if err := c.decodeOrRepair(ctx, analyzePrompt, msg, out, &a); err != nil {
-		return prompt.TurnAnalysis{}, err
+		return agentcontext.TurnAnalysis{}, err
 	}
 	if t.Role != "user" {
 		a.Emotion = ""
 	}
-	return prompt.TurnAnalysis{Keywords: a.Keywords, Emotion: a.Emotion, Variables: a.Variables, Facts: a.Facts}, nil
+	return agentcontext.TurnAnalysis{Keywords: a.Keywords, Emotion: a.Emotion, Variables: a.Variables, Facts: a.Facts}, nil
 }
 
 // decodeOrRepair decodes a JSON answer into v; when it is not the object

@@ -11,16 +11,16 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/llm"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // The LLM client summarizes for compaction and reflect.
 var (
-	_ prompt.Summarizer    = (*llm.Client)(nil)
-	_ lifecycle.Summarizer = (*llm.Client)(nil)
+	_ agentcontext.Summarizer = (*llm.Client)(nil)
+	_ lifecycle.Summarizer    = (*llm.Client)(nil)
 )
 
 // fake is an OpenAI-compatible chat server: answer gives the content for
@@ -88,7 +88,7 @@ func TestAnalyzeTurn(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := start(t, &fake{answer: func(int, map[string]any) (string, int) { return tt.content, 0 }})
-			a, err := c.AnalyzeTurn(t.Context(), nil, prompt.Turn{Role: "user", Text: "I'm Ana, worried Kyoto will be crowded"})
+			a, err := c.AnalyzeTurn(t.Context(), nil, agentcontext.Turn{Role: "user", Text: "I'm Ana, worried Kyoto will be crowded"})
 			if mnemo.ErrorCode(err) != tt.code {
 				t.Fatalf("err = %v, want code %q", err, tt.code)
 			}
@@ -137,12 +137,12 @@ func TestRepair(t *testing.T) {
 		}
 		return `{"keywords":["Kyoto"],"emotion":"anxious","variables":{},"facts":[]}`, 0
 	}})
-	a, err := c.AnalyzeTurn(t.Context(), nil, prompt.Turn{Role: "user", Text: "worried about Kyoto"})
+	a, err := c.AnalyzeTurn(t.Context(), nil, agentcontext.Turn{Role: "user", Text: "worried about Kyoto"})
 	if err != nil || a.Emotion != "anxious" {
 		t.Fatalf("after repair: %+v, %v", a, err)
 	}
 	junk := start(t, &fake{answer: func(int, map[string]any) (string, int) { return "still not JSON", 0 }})
-	_, err = junk.AnalyzeTurn(t.Context(), nil, prompt.Turn{Role: "user", Text: "hi"})
+	_, err = junk.AnalyzeTurn(t.Context(), nil, agentcontext.Turn{Role: "user", Text: "hi"})
 	if mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE || !strings.Contains(err.Error(), "after a repair attempt") || !strings.Contains(err.Error(), "still not JSON") {
 		t.Fatalf("junk twice: %v", err)
 	}

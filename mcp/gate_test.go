@@ -12,8 +12,8 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/inmem"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memstore"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -50,7 +50,7 @@ func TestMaskGate(t *testing.T) {
 			}
 			return st
 		}},
-		{"memory", func(*testing.T) mnemo.Store { return memstore.New(memstore.Options{}) }},
+		{"memory", func(*testing.T) mnemo.Store { return inmem.New(inmem.Options{}) }},
 	}
 	for _, st := range stores {
 		for _, tr := range transports {

@@ -15,10 +15,10 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/mcp"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -632,9 +632,9 @@ func TestBoot(t *testing.T) {
 	}
 	cs := connectMemory(t, svc, alice)
 	var out struct {
-		Memories  []prompt.BootItem `json:"memories"`
-		Narrative string            `json:"narrative"`
-		Summary   prompt.BootSummary
+		Memories  []agentcontext.BootItem `json:"memories"`
+		Narrative string                  `json:"narrative"`
+		Summary   agentcontext.BootSummary
 	}
 	res := ok(t, cs, "boot", map[string]any{}, &out)
 	md := text(res)
@@ -697,7 +697,7 @@ func TestRecallWithSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := svc.AddTurn(t.Context(), alice, "s1", prompt.Turn{Text: "Kyoto, Kyoto, Kyoto: tell me about Kyoto temples."}); err != nil {
+	if _, err := svc.AddTurn(t.Context(), alice, "s1", agentcontext.Turn{Text: "Kyoto, Kyoto, Kyoto: tell me about Kyoto temples."}); err != nil {
 		t.Fatal(err)
 	}
 	cs := connectMemory(t, svc, alice)

@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // Service is what the MCP tools call: the methods of service.Mnemo they
@@ -17,9 +17,9 @@ import (
 // context (SEC-8, the gate); a value that is not gated would serve masked
 // callers whole.
 type Service interface {
-	AddTurn(context.Context, mnemo.Scope, string, prompt.Turn) (prompt.WorkingMemory, error)
+	AddTurn(context.Context, mnemo.Scope, string, agentcontext.Turn) (agentcontext.WorkingMemory, error)
 	AppendEvents(context.Context, mnemo.Scope, []mnemo.Event) ([]mnemo.Event, error)
-	Boot(context.Context, mnemo.Scope, prompt.BootQuery) (prompt.Boot, error)
+	Boot(context.Context, mnemo.Scope, agentcontext.BootQuery) (agentcontext.Boot, error)
 	Capabilities(context.Context, mnemo.Scope, events.CapabilityQuery) ([]events.CapabilityMatch, error)
 	Close() error
 	Forget(context.Context, mnemo.Scope, []string, []string) (int, error)

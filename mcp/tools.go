@@ -14,10 +14,10 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/agentcontext"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
 )
 
@@ -184,10 +184,10 @@ type bootIn struct {
 type bootOut struct {
 	// Memories are the layers in order: identity, emotion, knowledge, then
 	// the last 7 days' events, each by vitality.
-	Memories      []prompt.BootItem  `json:"memories"`
-	EarlierEvents int                `json:"earlier_events" jsonschema:"events older than 7 days, not listed"`
-	Summary       prompt.BootSummary `json:"summary"`
-	Narrative     string             `json:"narrative,omitempty" jsonschema:"the markdown, unless format is json"`
+	Memories      []agentcontext.BootItem  `json:"memories"`
+	EarlierEvents int                      `json:"earlier_events" jsonschema:"events older than 7 days, not listed"`
+	Summary       agentcontext.BootSummary `json:"summary"`
+	Narrative     string                   `json:"narrative,omitempty" jsonschema:"the markdown, unless format is json"`
 }
 
 type reflectIn struct {
@@ -394,7 +394,7 @@ func add[In, Out any](s *Server, srv *mcpsdk.Server, scope scopeFunc, t *mcpsdk.
 			out  Out
 			text string
 		)
-		err = safe.Call(s.log, "mcp tool "+t.Name, func() (err error) {
+		err = panics.Call(s.log, "mcp tool "+t.Name, func() (err error) {
 			out, text, err = h(ctx, sc, in)
 			return err
 		})
@@ -613,13 +613,13 @@ func (s *Server) reflect(ctx context.Context, sc mnemo.Scope, in reflectIn) (ref
 }
 
 func (s *Server) boot(ctx context.Context, sc mnemo.Scope, in bootIn) (bootOut, string, error) {
-	b, err := s.svc.Boot(ctx, sc, prompt.BootQuery{Format: in.Format, Lang: in.Lang})
+	b, err := s.svc.Boot(ctx, sc, agentcontext.BootQuery{Format: in.Format, Lang: in.Lang})
 	if err != nil {
 		return bootOut{}, "", err
 	}
 	out := bootOut{Memories: slices.Concat(b.Identity, b.Emotion, b.Knowledge, b.Events), EarlierEvents: b.EarlierEvents,
 		Summary: b.Summary, Narrative: b.Text}
-	if in.Format == prompt.BootJSON {
+	if in.Format == agentcontext.BootJSON {
 		text, err := json.Marshal(out)
 		return out, string(text), err
 	}

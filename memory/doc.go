@@ -4,6 +4,6 @@
 // export and the inspector's reads and corrections beside.
 //
 // It is the layer the ways in reach long-term memory through; the stores
-// it runs on are the backends (sqlite, postgres, files, memstore) and the
+// it runs on are the backends (sqlite, postgres, files, inmem) and the
 // root package's mnemo.Memory is the record it reads and writes.
 package memory

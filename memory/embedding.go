@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/cpugate"
 	"github.com/mnemo-dev/mnemo/embed"
 	"github.com/mnemo-dev/mnemo/internal/worker"
-	"github.com/mnemo-dev/mnemo/priority"
 )
 
 // DefaultQueryEmbedTimeout bounds a query's embedding when
@@ -35,7 +35,7 @@ type vectors struct {
 	async    bool
 	timeout  time.Duration // of a query's embedding
 	log      *slog.Logger
-	gate     *priority.Gate // the worker yields to recalls on it
+	gate     *cpugate.Gate // the worker yields to recalls on it
 
 	initMu sync.Mutex
 	ready  bool // the vector space is set and the worker runs
@@ -107,7 +107,7 @@ func (v *vectors) init(ctx context.Context) error {
 		return err
 	}
 	// The worker is background work: it steps aside for recalls (PERF-2).
-	wctx, cancel := context.WithCancel(priority.Background(context.WithoutCancel(ctx), v.gate))
+	wctx, cancel := context.WithCancel(cpugate.Background(context.WithoutCancel(ctx), v.gate))
 	v.stop, v.stopped = cancel, make(chan struct{})
 	go v.work(wctx)
 	v.ready = true

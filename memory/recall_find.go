@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
@@ -128,7 +128,7 @@ func (s *Service) gather(ctx context.Context, r *recall) (found, error) {
 	)
 	if whenRan {
 		g.Go(func() error {
-			return safe.Call(s.log, "dated search", func() (err error) {
+			return panics.Call(s.log, "dated search", func() (err error) {
 				whenSR, err = s.store.Search(ctx, r.scope, r.whenQuery())
 				return err
 			})
@@ -136,7 +136,7 @@ func (s *Service) gather(ctx context.Context, r *recall) (found, error) {
 	}
 	if r.asked.Found {
 		g.Go(func() error {
-			return safe.Call(s.log, "dated list", func() (err error) {
+			return panics.Call(s.log, "dated list", func() (err error) {
 				dated, err = s.dated(ctx, r.scope, r.q, r.asked.Window)
 				return err
 			})
@@ -201,7 +201,7 @@ func (s *Service) find(ctx context.Context, r *recall) (found, error) {
 	lexStarted := !r.aq.Empty() && r.profile.LexicalWeight > 0
 	if lexStarted {
 		g.Go(func() error {
-			return safe.Call(s.log, "lexical search", func() (err error) {
+			return panics.Call(s.log, "lexical search", func() (err error) {
 				sr, lexTime, err = s.lexical(ctx, r)
 				return err
 			})

@@ -16,10 +16,10 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/cpugate"
 	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
-	"github.com/mnemo-dev/mnemo/internal/safe"
-	"github.com/mnemo-dev/mnemo/priority"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 )
@@ -62,7 +62,7 @@ type Options struct {
 	// Gate, when set, lets recall go before background work on the CPU:
 	// recall marks itself in flight, the embedding worker yields to it
 	// (PERF-2). The store's own background work may share it.
-	Gate *priority.Gate
+	Gate *cpugate.Gate
 	// OnDegraded, when set, is called with a Degraded* cause every time an
 	// answer or a write falls back: for metrics. The ledger has the reasons.
 	OnDegraded func(cause string)
@@ -112,7 +112,7 @@ type Service struct {
 	noMatch bool
 
 	access *accessRecorder // recall's access records, written in the background
-	gate   *priority.Gate  // recall is marked in flight on it; nil: no priority
+	gate   *cpugate.Gate   // recall is marked in flight on it; nil: no priority
 }
 
 // New returns a Service over b. b.State keeps runs, sessions and profiles;
@@ -398,7 +398,7 @@ func (s *Service) guardAll(ctx context.Context, scope mnemo.Scope, recs []mnemo.
 func (s *Service) spread(ctx context.Context, n int, what string, f func(i int) error) []error {
 	errs := make([]error, n)
 	if n == 1 {
-		errs[0] = safe.Call(s.log, what, func() error { return f(0) })
+		errs[0] = panics.Call(s.log, what, func() error { return f(0) })
 		return errs
 	}
 	var (
@@ -415,7 +415,7 @@ func (s *Service) spread(ctx context.Context, n int, what string, f func(i int) 
 				if i >= n || ctx.Err() != nil {
 					return
 				}
-				errs[i] = safe.Call(s.log, what, func() error { return f(i) })
+				errs[i] = panics.Call(s.log, what, func() error { return f(i) })
 			}
 		})
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/hashed"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/inmem"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memstore"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -41,7 +41,7 @@ func FuzzWriteTimes(f *testing.F) {
 	}
 	f.Cleanup(func() { fs.Close() })
 	var svcs []*service.Mnemo
-	for _, st := range []mnemo.Store{db, fs, memstore.New(memstore.Options{})} {
+	for _, st := range []mnemo.Store{db, fs, inmem.New(inmem.Options{})} {
 		svc := service.New(st, service.Options{Embedder: hashed.New(32), Guard: memory.GuardOptions{Off: true}})
 		f.Cleanup(func() { svc.Close() })
 		svcs = append(svcs, svc)

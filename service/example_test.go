@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embedded"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -75,15 +75,15 @@ func ExampleMnemo_Snapshot() {
 	svc.Remember(ctx, scope, mnemo.Draft{Content: &rule, Pinned: true})
 	svc.Remember(ctx, scope, mnemo.Draft{Content: &disk, Type: mnemo.TypeEvent})
 
-	trigger := prompt.Trigger{Type: "cron", Payload: []byte(`"hourly_check"`)}
-	snap, err := svc.Snapshot(ctx, scope, prompt.SnapshotQuery{Trigger: trigger})
+	trigger := agentcontext.Trigger{Type: "cron", Payload: []byte(`"hourly_check"`)}
+	snap, err := svc.Snapshot(ctx, scope, agentcontext.SnapshotQuery{Trigger: trigger})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(snap.Text)
 
-	run, _ := svc.OpenRun(ctx, scope, prompt.RunOptions{Trigger: trigger, Focus: "disk usage"})
-	run, _ = svc.RecordCall(ctx, scope, run.ID, prompt.ToolCall{Name: "check_disk", Input: []byte(`{"host":"db-1"}`), Output: []byte(`"93% used on /var"`)})
+	run, _ := svc.OpenRun(ctx, scope, agentcontext.RunOptions{Trigger: trigger, Focus: "disk usage"})
+	run, _ = svc.RecordCall(ctx, scope, run.ID, agentcontext.ToolCall{Name: "check_disk", Input: []byte(`{"host":"db-1"}`), Output: []byte(`"93% used on /var"`)})
 	fmt.Println(len(run.Rounds), "round,", run.Tokens, "of", run.TokenLimit, "tokens")
 	svc.CloseRun(ctx, scope, run.ID)
 	// Output:

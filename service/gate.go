@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // The gate (SEC-8). Every answer a Mnemo gives leaves through one of the
@@ -241,85 +241,85 @@ func (m *Mnemo) Export(ctx context.Context, sc mnemo.Scope, w io.Writer, progres
 }
 
 // Boot returns the warm start, masked as it is built.
-func (m *Mnemo) Boot(ctx context.Context, sc mnemo.Scope, q prompt.BootQuery) (prompt.Boot, error) {
+func (m *Mnemo) Boot(ctx context.Context, sc mnemo.Scope, q agentcontext.BootQuery) (agentcontext.Boot, error) {
 	v, err := m.Prompts.Boot(ctx, sc, q)
 	return gated(ctx, v, err)
 }
 
 // Snapshot returns the memories a run starts with, masked as it is built.
-func (m *Mnemo) Snapshot(ctx context.Context, sc mnemo.Scope, q prompt.SnapshotQuery) (prompt.Snapshot, error) {
+func (m *Mnemo) Snapshot(ctx context.Context, sc mnemo.Scope, q agentcontext.SnapshotQuery) (agentcontext.Snapshot, error) {
 	v, err := m.Prompts.Snapshot(ctx, sc, q)
 	return gated(ctx, v, err)
 }
 
 // DefaultRead returns the default read, masked as it is built.
-func (m *Mnemo) DefaultRead(ctx context.Context, sc mnemo.Scope, q prompt.ReadQuery) (prompt.ReadResult, error) {
+func (m *Mnemo) DefaultRead(ctx context.Context, sc mnemo.Scope, q agentcontext.ReadQuery) (agentcontext.ReadResult, error) {
 	v, err := m.Prompts.DefaultRead(ctx, sc, q)
 	return gated(ctx, v, err)
 }
 
 // OpenRun opens a run's short-term memory.
-func (m *Mnemo) OpenRun(ctx context.Context, sc mnemo.Scope, o prompt.RunOptions) (prompt.Run, error) {
+func (m *Mnemo) OpenRun(ctx context.Context, sc mnemo.Scope, o agentcontext.RunOptions) (agentcontext.Run, error) {
 	v, err := m.Prompts.OpenRun(ctx, sc, o)
 	return gated(ctx, v, err)
 }
 
 // GetRun returns a run.
-func (m *Mnemo) GetRun(ctx context.Context, sc mnemo.Scope, id string) (prompt.Run, error) {
+func (m *Mnemo) GetRun(ctx context.Context, sc mnemo.Scope, id string) (agentcontext.Run, error) {
 	v, err := m.Prompts.GetRun(ctx, sc, id)
 	return gated(ctx, v, err)
 }
 
 // ListRuns returns the scope's open runs.
-func (m *Mnemo) ListRuns(ctx context.Context, sc mnemo.Scope) ([]prompt.Run, error) {
+func (m *Mnemo) ListRuns(ctx context.Context, sc mnemo.Scope) ([]agentcontext.Run, error) {
 	v, err := m.Prompts.ListRuns(ctx, sc)
 	return gated(ctx, v, err)
 }
 
 // RecordCall records a function call in a run.
-func (m *Mnemo) RecordCall(ctx context.Context, sc mnemo.Scope, id string, call prompt.ToolCall) (prompt.Run, error) {
+func (m *Mnemo) RecordCall(ctx context.Context, sc mnemo.Scope, id string, call agentcontext.ToolCall) (agentcontext.Run, error) {
 	v, err := m.Prompts.RecordCall(ctx, sc, id, call)
 	return gated(ctx, v, err)
 }
 
 // RecordResponse records a model's response in a run.
-func (m *Mnemo) RecordResponse(ctx context.Context, sc mnemo.Scope, id, text string) (prompt.Run, error) {
+func (m *Mnemo) RecordResponse(ctx context.Context, sc mnemo.Scope, id, text string) (agentcontext.Run, error) {
 	v, err := m.Prompts.RecordResponse(ctx, sc, id, text)
 	return gated(ctx, v, err)
 }
 
 // Inject adds an instruction to a run.
-func (m *Mnemo) Inject(ctx context.Context, sc mnemo.Scope, id, text string) (prompt.Run, error) {
+func (m *Mnemo) Inject(ctx context.Context, sc mnemo.Scope, id, text string) (agentcontext.Run, error) {
 	v, err := m.Prompts.Inject(ctx, sc, id, text)
 	return gated(ctx, v, err)
 }
 
 // CloseRun closes a run and returns it as it was last.
-func (m *Mnemo) CloseRun(ctx context.Context, sc mnemo.Scope, id string) (prompt.Run, error) {
+func (m *Mnemo) CloseRun(ctx context.Context, sc mnemo.Scope, id string) (agentcontext.Run, error) {
 	v, err := m.Prompts.CloseRun(ctx, sc, id)
 	return gated(ctx, v, err)
 }
 
 // AddTurn records a message in a session's working memory.
-func (m *Mnemo) AddTurn(ctx context.Context, sc mnemo.Scope, session string, t prompt.Turn) (prompt.WorkingMemory, error) {
+func (m *Mnemo) AddTurn(ctx context.Context, sc mnemo.Scope, session string, t agentcontext.Turn) (agentcontext.WorkingMemory, error) {
 	v, err := m.Prompts.AddTurn(ctx, sc, session, t)
 	return gated(ctx, v, err)
 }
 
 // GetWorkingMemory returns a session's working memory.
-func (m *Mnemo) GetWorkingMemory(ctx context.Context, sc mnemo.Scope, session string) (prompt.WorkingMemory, error) {
+func (m *Mnemo) GetWorkingMemory(ctx context.Context, sc mnemo.Scope, session string) (agentcontext.WorkingMemory, error) {
 	v, err := m.Prompts.GetWorkingMemory(ctx, sc, session)
 	return gated(ctx, v, err)
 }
 
 // ListSessions returns the scope's sessions with working memory.
-func (m *Mnemo) ListSessions(ctx context.Context, sc mnemo.Scope) ([]prompt.WorkingMemory, error) {
+func (m *Mnemo) ListSessions(ctx context.Context, sc mnemo.Scope) ([]agentcontext.WorkingMemory, error) {
 	v, err := m.Prompts.ListSessions(ctx, sc)
 	return gated(ctx, v, err)
 }
 
 // EndSession ends a session.
-func (m *Mnemo) EndSession(ctx context.Context, sc mnemo.Scope, session string, archive bool) (prompt.SessionEnd, error) {
+func (m *Mnemo) EndSession(ctx context.Context, sc mnemo.Scope, session string, archive bool) (agentcontext.SessionEnd, error) {
 	v, err := m.Prompts.EndSession(ctx, sc, session, archive)
 	return gated(ctx, v, err)
 }

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/lifecycle"
-	"github.com/mnemo-dev/mnemo/prompt"
 )
 
 // The levels of the records that are not memories (SEC-11) and of what is
@@ -151,17 +151,17 @@ func TestSummaryAndCapabilityLevels(t *testing.T) {
 func TestSessionLevels(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, prompt.Options{})
-	wm, err := svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "Hello, I am planning the audit."})
+	svc := newContextService(t, c, agentcontext.Options{})
+	wm, err := svc.AddTurn(ctx, alice, "s1", agentcontext.Turn{Text: "Hello, I am planning the audit."})
 	if err != nil || wm.SecurityLevel != mnemo.SecurityInternal {
 		t.Fatalf("an internal turn: %q, %v", wm.SecurityLevel, err)
 	}
 	// The topic is read from the turn (its words), not the number itself.
-	wm, err = svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "The password is hunter2, note it for the audit."})
+	wm, err = svc.AddTurn(ctx, alice, "s1", agentcontext.Turn{Text: "The password is hunter2, note it for the audit."})
 	if err != nil || wm.SecurityLevel != mnemo.SecurityRestricted {
 		t.Fatalf("a turn with a password: %q, %v; want restricted", wm.SecurityLevel, err)
 	}
-	wm, err = svc.AddTurn(ctx, alice, "s1", prompt.Turn{Text: "Thanks, that is all."})
+	wm, err = svc.AddTurn(ctx, alice, "s1", agentcontext.Turn{Text: "Thanks, that is all."})
 	if err != nil || wm.SecurityLevel != mnemo.SecurityRestricted {
 		t.Fatalf("after it: %q, %v; want restricted still", wm.SecurityLevel, err)
 	}
@@ -195,18 +195,18 @@ func TestSessionLevels(t *testing.T) {
 func TestRunLevels(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, prompt.Options{})
-	if _, err := svc.OpenRun(ctx, alice, prompt.RunOptions{ID: "r", Trigger: prompt.Trigger{Type: "message"}, TokenLimit: 200}); err != nil {
+	svc := newContextService(t, c, agentcontext.Options{})
+	if _, err := svc.OpenRun(ctx, alice, agentcontext.RunOptions{ID: "r", Trigger: agentcontext.Trigger{Type: "message"}, TokenLimit: 200}); err != nil {
 		t.Fatal(err)
 	}
 	// The number sits past the sentence's cut: the sentence holds none of it.
 	out := strings.Repeat("all good. ", 20) + "card " + cardNumber
-	r, err := svc.RecordCall(ctx, alice, "r", prompt.ToolCall{Name: "pay", Output: json.RawMessage(fmt.Sprintf("%q", out))})
+	r, err := svc.RecordCall(ctx, alice, "r", agentcontext.ToolCall{Name: "pay", Output: json.RawMessage(fmt.Sprintf("%q", out))})
 	if err != nil || r.SecurityLevel != mnemo.SecurityRestricted || r.Rounds[0].SecurityLevel != mnemo.SecurityRestricted || r.TriggerLevel != mnemo.SecurityInternal {
 		t.Fatalf("a call with a card: %+v, %v", r, err)
 	}
 	for range 6 {
-		if r, err = svc.RecordCall(ctx, alice, "r", prompt.ToolCall{Name: "step", Output: json.RawMessage(`"` + strings.Repeat("step went fine. ", 8) + `"`)}); err != nil {
+		if r, err = svc.RecordCall(ctx, alice, "r", agentcontext.ToolCall{Name: "step", Output: json.RawMessage(`"` + strings.Repeat("step went fine. ", 8) + `"`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -238,7 +238,7 @@ func TestRunLevels(t *testing.T) {
 func TestBuiltFromMemoriesLevels(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, prompt.Options{})
+	svc := newContextService(t, c, agentcontext.Options{})
 	for _, d := range []mnemo.Draft{
 		{Content: str("The audit contact is " + address), Tags: []string{"ops"}},
 		{Content: str("The audit starts on Monday"), Tags: []string{"ops"}},
@@ -247,15 +247,15 @@ func TestBuiltFromMemoriesLevels(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b, err := svc.Boot(ctx, alice, prompt.BootQuery{})
+	b, err := svc.Boot(ctx, alice, agentcontext.BootQuery{})
 	if err != nil || b.SecurityLevel != mnemo.SecurityConfidential {
 		t.Errorf("boot: %q, %v; want confidential", b.SecurityLevel, err)
 	}
-	snap, err := svc.Snapshot(ctx, alice, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "message", Payload: json.RawMessage(`"audit"`)}})
+	snap, err := svc.Snapshot(ctx, alice, agentcontext.SnapshotQuery{Trigger: agentcontext.Trigger{Type: "message", Payload: json.RawMessage(`"audit"`)}})
 	if err != nil || snap.SecurityLevel != mnemo.SecurityConfidential {
 		t.Errorf("snapshot: %q, %v; want confidential", snap.SecurityLevel, err)
 	}
-	rd, err := svc.DefaultRead(ctx, alice, prompt.ReadQuery{TokenLimit: 500})
+	rd, err := svc.DefaultRead(ctx, alice, agentcontext.ReadQuery{TokenLimit: 500})
 	if err != nil || rd.SecurityLevel != mnemo.SecurityConfidential {
 		t.Errorf("read: %q, %v; want confidential", rd.SecurityLevel, err)
 	}
@@ -272,7 +272,7 @@ func TestBuiltFromMemoriesLevels(t *testing.T) {
 func TestCompactionLevel(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	svc := newContextService(t, c, prompt.Options{})
+	svc := newContextService(t, c, agentcontext.Options{})
 	var drafts []mnemo.Draft
 	for i := range 55 {
 		d := draft(fmt.Sprintf("Ops %d: backup done.", i), "ops")

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
+	"github.com/mnemo-dev/mnemo/cpugate"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/internal/statedoc"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/priority"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
 )
 
@@ -25,7 +25,7 @@ import (
 type (
 	Memories  = memory.Service
 	Events    = events.Service
-	Prompts   = prompt.Service
+	Prompts   = agentcontext.Service
 	Lifecycle = lifecycle.Service
 )
 
@@ -80,7 +80,7 @@ type Options struct {
 
 	// Context configures runs, sessions, snapshots, boot and the default
 	// read.
-	Context prompt.Options
+	Context agentcontext.Options
 
 	// Lifecycle configures reflect: decay, archiving, retention, capacity.
 	Lifecycle lifecycle.Options
@@ -122,13 +122,13 @@ func New(store mnemo.Store, o Options) *Mnemo {
 	mo := o.memoryOptions()
 	// One gate for the process's store and services: recall goes before
 	// the embedding worker and the store's indexer on the CPU (PERF-2).
-	mo.Gate = priority.New()
-	if g, ok := store.(interface{ UseGate(*priority.Gate) }); ok {
+	mo.Gate = cpugate.New()
+	if g, ok := store.(interface{ UseGate(*cpugate.Gate) }); ok {
 		g.UseGate(mo.Gate)
 	}
 	m.Memories = memory.New(b, mo)
 	m.Events = events.New(b, o.Events, o.eventsDeps(b))
-	m.Prompts = prompt.New(b, o.Context, prompt.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories})
+	m.Prompts = agentcontext.New(b, o.Context, agentcontext.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories})
 	m.Lifecycle = lifecycle.New(b, o.Lifecycle, lifecycle.Deps{Now: o.Now, Logger: o.Logger, Memory: m.Memories, Summarizer: o.Context.Summarizer})
 	return m
 }

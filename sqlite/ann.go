@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/priority"
+	"github.com/mnemo-dev/mnemo/cpugate"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -113,7 +113,7 @@ type annIndexes struct {
 
 	// gate, when set, is the process's: the indexer yields to recalls on
 	// it between inserts (PERF-2).
-	gate atomic.Pointer[priority.Gate]
+	gate atomic.Pointer[cpugate.Gate]
 
 	// work serialises catching up, by the indexer or IndexVectors; a test
 	// holding it keeps the indexer from inserting.

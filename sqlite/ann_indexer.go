@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/internal/safe"
-	"github.com/mnemo-dev/mnemo/priority"
+	"github.com/mnemo-dev/mnemo/cpugate"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -126,7 +126,7 @@ func (a *annIndexes) run(ctx context.Context, db *DB) {
 	defer close(a.done)
 	// A panic stops the indexer, logged, not the process: searches score
 	// what the index lacks exactly, and say so.
-	defer safe.Recover(a.logger, "the vector indexer", nil)
+	defer panics.Recover(a.logger, "the vector indexer", nil)
 	for {
 		select {
 		case <-ctx.Done():
@@ -380,7 +380,7 @@ func (a *annIndexes) catchUp(ctx context.Context, db *DB, x *annIndex, vs mnemo.
 
 // UseGate makes the background indexer yield to the requests in flight on
 // g: recall goes first on the CPU (PERF-2).
-func (db *DB) UseGate(g *priority.Gate) { db.vectors.gate.Store(g) }
+func (db *DB) UseGate(g *cpugate.Gate) { db.vectors.gate.Store(g) }
 
 // catchUpQuery reads the scope's next vectors for the index: those stored
 // after a rev, oldest first. INDEXED BY: given the scope's seq range, the

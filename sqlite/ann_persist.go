@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -68,7 +68,7 @@ func (a *annIndexes) preload(db *DB, then func()) {
 		if then != nil {
 			defer then()
 		}
-		defer safe.Recover(a.logger, "loading the vector indexes", nil)
+		defer panics.Recover(a.logger, "loading the vector indexes", nil)
 		vs, _, err := vectorSpace(context.Background(), db.reader)
 		if err != nil || vs.Model == "" {
 			return
@@ -124,7 +124,7 @@ func (a *annIndexes) saveLater(x *annIndex, vs mnemo.VectorSpace) {
 	a.saving.Add(1)
 	go func() {
 		defer a.saving.Done()
-		defer safe.Recover(a.logger, "saving a vector index", nil)
+		defer panics.Recover(a.logger, "saving a vector index", nil)
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		if !x.dropped {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/priority"
+	"github.com/mnemo-dev/mnemo/cpugate"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
@@ -178,13 +178,13 @@ func TestANNIndexReset(t *testing.T) {
 
 // TestIndexerYieldsToRequests: with the process's gate given (UseGate), the
 // indexer inserts only between requests: while one is in flight it waits
-// before each insert, up to priority.MaxWait at a time, and answers stay
+// before each insert, up to cpugate.MaxWait at a time, and answers stay
 // right meanwhile (PERF-2).
 func TestIndexerYieldsToRequests(t *testing.T) {
 	ctx := context.Background()
 	db := annStore(t, filepath.Join(t.TempDir(), "mnemo.db"))
 	defer db.Close()
-	g := priority.New()
+	g := cpugate.New()
 	db.UseGate(g)
 	// The recall is in flight before the write, which wakes the background
 	// indexer: whichever of it and IndexVectors inserts, each insert waits.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 )
 
 // The full-text index is a set of b-trees, segments: each write
@@ -87,7 +87,7 @@ func (m *ftsMerger) fire() {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		defer safe.Recover(m.db.logger, "merging the full-text index", nil)
+		defer panics.Recover(m.db.logger, "merging the full-text index", nil)
 		err := m.run()
 		m.mu.Lock()
 		m.running = false

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -310,7 +310,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	svc, gen := openBench(b, 5)
 	snap := func() error {
 		payload, _ := json.Marshal(gen.query())
-		_, err := svc.Snapshot(ctx, Scope, prompt.SnapshotQuery{Trigger: prompt.Trigger{Type: "message", Payload: payload}})
+		_, err := svc.Snapshot(ctx, Scope, agentcontext.SnapshotQuery{Trigger: agentcontext.Trigger{Type: "message", Payload: payload}})
 		return err
 	}
 	if err := snap(); err != nil { // loads the index and the tokenizer

@@ -16,10 +16,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mnemo-dev/mnemo"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/agentcontext"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/service"
@@ -94,7 +94,7 @@ func (a *app) main(ctx context.Context, args []string) int {
 	root.SetErr(stderr)
 	// A panic in a command is an internal error with exit 1, its stack
 	// logged: the deferred closes in the command still run on the way out.
-	err := safe.Call(a.logger(), "a mnemo command", func() error { return root.ExecuteContext(ctx) })
+	err := panics.Call(a.logger(), "a mnemo command", func() error { return root.ExecuteContext(ctx) })
 	for _, f := range a.cleanup {
 		f()
 	}
@@ -109,7 +109,7 @@ func (a *app) main(ctx context.Context, args []string) int {
 	var ue usageError
 	var de *mnemo.Error
 	var ce *ConfigError
-	var pe *safe.PanicError
+	var pe *panics.Error
 	switch {
 	case errors.As(err, &pe):
 		msg = "internal error: " + pe.Error()
@@ -271,7 +271,7 @@ func (a *app) open(ctx context.Context) (*service.Mnemo, *backend, error) {
 		return nil, nil, err
 	}
 	cc := a.cfg.Context
-	co := prompt.Options{
+	co := agentcontext.Options{
 		Tokenizer: tok, RunTokenLimit: cc.RunTokenLimit, KeepRounds: cc.KeepRounds, MaxRuns: cc.MaxRuns, RunIdle: cc.RunIdle,
 		SessionIdle: cc.SessionIdle, ArchiveFacts: cc.ArchiveFacts, TopicBoost: cc.TopicBoost,
 		SnapshotTokenLimit: cc.SnapshotTokenLimit,

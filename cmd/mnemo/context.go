@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -64,7 +64,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "A run's short-term memory: open, record calls and responses, inject, render, close",
 	}
 	var (
-		o       prompt.RunOptions
+		o       agentcontext.RunOptions
 		payload string
 	)
 	open := &cobra.Command{
@@ -97,7 +97,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Record a function call, its input and its output",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c := prompt.ToolCall{Name: args[1], Error: callErr}
+			c := agentcontext.ToolCall{Name: args[1], Error: callErr}
 			var err error
 			if c.Input, err = jsonArg("input", in); err != nil {
 				return err
@@ -105,7 +105,7 @@ func (a *app) runCommand() *cobra.Command {
 			if c.Output, err = jsonArg("output", out); err != nil {
 				return err
 			}
-			return a.changeRun(cmd, func(svc *service.Mnemo) (prompt.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (agentcontext.Run, error) {
 				return svc.RecordCall(cmd.Context(), a.scope(), args[0], c)
 			})
 		},
@@ -119,7 +119,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Record the model's intermediate response",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.changeRun(cmd, func(svc *service.Mnemo) (prompt.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (agentcontext.Run, error) {
 				return svc.RecordResponse(cmd.Context(), a.scope(), args[0], strings.Join(args[1:], " "))
 			})
 		},
@@ -129,7 +129,7 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Add a temporary instruction to the run until it closes",
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.changeRun(cmd, func(svc *service.Mnemo) (prompt.Run, error) {
+			return a.changeRun(cmd, func(svc *service.Mnemo) (agentcontext.Run, error) {
 				return svc.Inject(cmd.Context(), a.scope(), args[0], strings.Join(args[1:], " "))
 			})
 		},
@@ -191,7 +191,7 @@ func (a *app) runCommand() *cobra.Command {
 }
 
 // changeRun runs a change of a run and prints the run.
-func (a *app) changeRun(cmd *cobra.Command, fn func(*service.Mnemo) (prompt.Run, error)) error {
+func (a *app) changeRun(cmd *cobra.Command, fn func(*service.Mnemo) (agentcontext.Run, error)) error {
 	return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 		r, err := fn(svc)
 		if err != nil {
@@ -202,7 +202,7 @@ func (a *app) changeRun(cmd *cobra.Command, fn func(*service.Mnemo) (prompt.Run,
 }
 
 // printRun prints a run: JSON, or one line and any notes.
-func (a *app) printRun(r prompt.Run) error {
+func (a *app) printRun(r agentcontext.Run) error {
 	if a.asJSON {
 		return a.printJSON(r)
 	}
@@ -219,7 +219,7 @@ func (a *app) sessionCommand() *cobra.Command {
 		Short: "A session's working memory: record turns, show, list, end, sweep",
 	}
 	var (
-		t    prompt.Turn
+		t    agentcontext.Turn
 		vars []string
 	)
 	turn := &cobra.Command{
@@ -331,7 +331,7 @@ func (a *app) sessionCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *app) printWorking(wm prompt.WorkingMemory) error {
+func (a *app) printWorking(wm agentcontext.WorkingMemory) error {
 	if a.asJSON {
 		return a.printJSON(wm)
 	}
@@ -347,7 +347,7 @@ func (a *app) printWorking(wm prompt.WorkingMemory) error {
 
 func (a *app) snapshotCommand() *cobra.Command {
 	var (
-		q            prompt.SnapshotQuery
+		q            agentcontext.SnapshotQuery
 		payload, now string
 	)
 	cmd := &cobra.Command{
@@ -385,21 +385,21 @@ func (a *app) snapshotCommand() *cobra.Command {
 }
 
 func (a *app) bootCommand() *cobra.Command {
-	var q prompt.BootQuery
+	var q agentcontext.BootQuery
 	cmd := &cobra.Command{
 		Use:   "boot",
 		Short: "Print the warm start: identity, recent emotions, key knowledge, recent events",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.asJSON {
-				q.Format = prompt.BootJSON
+				q.Format = agentcontext.BootJSON
 			}
 			return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 				b, err := svc.Boot(cmd.Context(), a.scope(), q)
 				if err != nil {
 					return err
 				}
-				if q.Format == prompt.BootJSON {
+				if q.Format == agentcontext.BootJSON {
 					return a.printJSON(b)
 				}
 				fmt.Fprint(a.stdout, b.Text)
@@ -407,14 +407,14 @@ func (a *app) bootCommand() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&q.Format, "format", prompt.BootNarrative, "narrative (markdown) or json")
+	cmd.Flags().StringVar(&q.Format, "format", agentcontext.BootNarrative, "narrative (markdown) or json")
 	cmd.Flags().StringVar(&q.Lang, "lang", "en", "language of the headings: en or zh")
 	return cmd
 }
 
 func (a *app) readCommand() *cobra.Command {
 	var (
-		q   prompt.ReadQuery
+		q   agentcontext.ReadQuery
 		now string
 	)
 	cmd := &cobra.Command{

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mnemo-dev/mnemo/prompt"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 )
 
 // Each command is a process of its own: the run and the session live in
@@ -24,7 +24,7 @@ func TestRunAndSessionCommands(t *testing.T) {
 	mustRun("run", "call", "r1", "check_disk", "--input", `{"host":"db-1"}`, "--output", "91% used on /var")
 	mustRun("run", "respond", "r1", "db-1", "is", "nearly", "full.")
 	mustRun("run", "inject", "r1", "Page the operator if over 95%.")
-	var r prompt.Run
+	var r agentcontext.Run
 	if err := json.Unmarshal([]byte(mustRun("run", "render", "r1")), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestRunAndSessionCommands(t *testing.T) {
 	if !strings.Contains(out, "turn 2") || !strings.Contains(out, "budget = 2000 EUR") || !strings.Contains(out, "name = Dana") {
 		t.Fatalf("turn: %q", out)
 	}
-	var wm prompt.WorkingMemory
+	var wm agentcontext.WorkingMemory
 	if err := json.Unmarshal([]byte(mustRun("--json", "session", "show", "s1")), &wm); err != nil || wm.TurnCount != 2 || !strings.Contains(wm.CurrentTopic, "kyoto") {
 		t.Fatalf("show: %+v, %v", wm, err)
 	}
@@ -86,7 +86,7 @@ func TestPromptCommands(t *testing.T) {
 	if code, out, _ = run(t, dir, "", "boot", "--lang", "zh"); code != 0 || !strings.Contains(out, "## 🪪 我是谁") {
 		t.Fatalf("boot zh: %d %q", code, out)
 	}
-	var b prompt.Boot
+	var b agentcontext.Boot
 	if code, out, _ = run(t, dir, "", "--json", "boot"); code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Summary.Total != 4 || b.Text != "" {
 		t.Fatalf("boot --json: %d %q", code, out)
 	}
@@ -150,7 +150,7 @@ func TestLLMConfigured(t *testing.T) {
 	for i := range 6 {
 		mustRun("run", "call", "r", "check_disk", "--output", strings.Repeat(fmt.Sprintf("host %d fine. ", i), 8))
 	}
-	var r prompt.Run
+	var r agentcontext.Run
 	json.Unmarshal([]byte(mustRun("run", "render", "r")), &r)
 	if len(r.Earlier) == 0 || r.Earlier[0].By != "llm" || r.Earlier[0].Summary != "The model says: a disk was checked." {
 		t.Fatalf("earlier = %+v", r.Earlier)
@@ -162,7 +162,7 @@ func TestLLMConfigured(t *testing.T) {
 
 	down.Store(true)
 	mustRun("run", "call", "r", "check_disk", "--output", strings.Repeat("host 9 fine. ", 40))
-	var after prompt.Run
+	var after agentcontext.Run
 	json.Unmarshal([]byte(mustRun("run", "render", "r")), &after)
 	if !strings.Contains(strings.Join(after.Notes, " "), "round 4: the summarizer failed, an extractive sentence was used") || after.Tokens > 150 {
 		t.Fatalf("fallback: %+v", after)

@@ -219,7 +219,7 @@ func TestMockMode(t *testing.T) {
 		if len(res.Results) != 1 || res.Results[0].Content != "test memory" || res.Results[0].EmbeddingModel != "random-256-42" {
 			t.Fatalf("recall in mock mode: %+v", res)
 		}
-		// The store is in memory (memstore): nothing on disk.
+		// The store is in memory (inmem): nothing on disk.
 		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 			t.Fatalf("mock mode wrote %v", left)
 		}

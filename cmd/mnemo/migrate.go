@@ -15,7 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/postgres"
@@ -242,7 +242,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 	for i, sc := range scopes {
 		pr, pw := io.Pipe()
 		go func() {
-			err := safe.Call(log, "exporting for migrate", func() error {
+			err := panics.Call(log, "exporting for migrate", func() error {
 				_, err := from.Export(ctx, sc, pw, nil)
 				return err
 			})

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	mhttp "github.com/mnemo-dev/mnemo/http"
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/web"
 )
@@ -54,7 +54,7 @@ func (a *app) serveCommand() *cobra.Command {
 			defer svc.Close()
 			// The jobs stop, and are awaited, before the store closes
 			// (defers run last first): a reflect never runs on a closed store.
-			jobs := safe.NewGroup(ctx, a.logger())
+			jobs := panics.NewGroup(ctx, a.logger())
 			defer jobs.Stop()
 			// A store embedded with another model would answer with
 			// garbage similarities: refuse to serve it.
@@ -108,7 +108,7 @@ func (a *app) serveCommand() *cobra.Command {
 
 // every runs job in jobs every interval until the group stops. A panic in
 // one run is logged with its stack; the next run comes as scheduled.
-func (a *app) every(jobs *safe.Group, name string, interval time.Duration, job func(context.Context)) {
+func (a *app) every(jobs *panics.Group, name string, interval time.Duration, job func(context.Context)) {
 	if a.jobEvery > 0 {
 		interval = a.jobEvery
 	}
@@ -125,7 +125,7 @@ func (a *app) every(jobs *safe.Group, name string, interval time.Duration, job f
 			if a.jobHook != nil {
 				a.jobHook(name, true)
 			}
-			safe.Call(log, name, func() error { job(ctx); return nil })
+			panics.Call(log, name, func() error { job(ctx); return nil })
 			if a.jobHook != nil {
 				a.jobHook(name, false)
 			}

@@ -18,7 +18,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/failover"
 	"github.com/mnemo-dev/mnemo/files"
-	"github.com/mnemo-dev/mnemo/memstore"
+	"github.com/mnemo-dev/mnemo/inmem"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -45,7 +45,7 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 	}
 	switch backendName {
 	case BackendMemory:
-		return &backend{store: memstore.New(memstore.Options{}), name: BackendMemory, where: "memory"}, nil
+		return &backend{store: inmem.New(inmem.Options{}), name: BackendMemory, where: "memory"}, nil
 	case BackendFiles:
 		root := c.filesRoot()
 		if err := writable(root); err != nil {

@@ -38,8 +38,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/cpugate"
 	"github.com/mnemo-dev/mnemo/embed"
-	"github.com/mnemo-dev/mnemo/priority"
 )
 
 // Model is the name Embedder.Model reports and stores record with each
@@ -55,7 +55,7 @@ const Dimension = 512
 const chunkTokens = 256
 
 // backgroundChunkTokens is chunkTokens for background work
-// (priority.Background): a chunk is the unit between two pauses, about
+// (cpugate.Background): a chunk is the unit between two pauses, about
 // 2 ms on the int8 path, so that a recall arriving meanwhile waits for
 // little (PERF-2). The int8 kernel's speed hardly depends on the batch.
 const backgroundChunkTokens = 64
@@ -152,7 +152,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	var chunks []chunk
 	lo, tokens := 0, 0
 	limit := chunkTokens
-	if priority.IsBackground(ctx) {
+	if cpugate.IsBackground(ctx) {
 		limit = backgroundChunkTokens
 	}
 	for i, ids := range docs {
@@ -170,7 +170,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	var next atomic.Int64
 	work := func() {
 		for {
-			priority.Pause(ctx) // background work steps aside for recalls
+			cpugate.Pause(ctx) // background work steps aside for recalls
 			c := int(next.Add(1)) - 1
 			if c >= len(chunks) || ctx.Err() != nil {
 				return

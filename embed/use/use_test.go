@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mnemo-dev/mnemo/priority"
+	"github.com/mnemo-dev/mnemo/cpugate"
 )
 
 // golden is testdata/golden.json, written by scripts/use/golden.js from the
@@ -570,7 +570,7 @@ func TestQuantizeRows(t *testing.T) {
 	}
 }
 
-// TestBackgroundEmbedYields: background work (priority.Background) embeds
+// TestBackgroundEmbedYields: background work (cpugate.Background) embeds
 // in small chunks and waits before each while a request is in flight
 // (PERF-2), and its vectors are the same as a foreground call's.
 func TestBackgroundEmbedYields(t *testing.T) {
@@ -584,9 +584,9 @@ func TestBackgroundEmbedYields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := priority.New()
+	gate := cpugate.New()
 	end := gate.Begin()
-	got, err := e.Embed(priority.Background(context.Background(), gate), texts)
+	got, err := e.Embed(cpugate.Background(context.Background(), gate), texts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/embed/glove"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/prompt"
 	"github.com/mnemo-dev/mnemo/service"
 	"github.com/mnemo-dev/mnemo/sqlite"
 )
@@ -223,7 +223,7 @@ func WantCode(t testing.TB, what string, err error, code string) {
 
 // NewContextService is a Mnemo over a fresh SQLite store with the context
 // (prompt) options co.
-func NewContextService(t testing.TB, c *Clock, co prompt.Options) *service.Mnemo {
+func NewContextService(t testing.TB, c *Clock, co agentcontext.Options) *service.Mnemo {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
 	if err != nil {

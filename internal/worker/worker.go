@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/internal/safe"
+	"github.com/mnemo-dev/mnemo/internal/panics"
 )
 
 // Batch is how many queued items one step works off.
@@ -22,7 +22,7 @@ func Drain(ctx context.Context, wake <-chan struct{}, log *slog.Logger, what str
 		// A panic in one batch is a failed batch: logged with its stack,
 		// retried after the backoff, and the worker lives on.
 		var n int
-		err := safe.Call(log, what, func() (err error) {
+		err := panics.Call(log, what, func() (err error) {
 			n, err = step(ctx)
 			return err
 		})
