@@ -107,10 +107,10 @@ FUZZERS = \
 	./memory:FuzzWrite \
 	./mcp:FuzzTools \
 	./memory:FuzzImport \
-	.:FuzzRun \
-	.:FuzzAppendEvent \
+	./agentcontext:FuzzRun \
+	./events:FuzzAppendEvent \
 	./events:FuzzTaskFacts \
-	.:FuzzEventLayerParsers \
+	./events:FuzzEventLayerParsers \
 	./analysis:FuzzQuery \
 	./analysis:FuzzTerms \
 	./embed/glove:FuzzEmbed \
