@@ -2,11 +2,8 @@ package mnemo
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Store keeps memories. Backends (sqlite, postgres, files) implement it and
@@ -308,19 +305,6 @@ type VectorHit struct {
 // MaxListLimit bounds one page of List.
 const MaxListLimit = 1000
 
-// OccurredWindow is the window f's occurred bounds name, the supported
-// range where a bound is not given.
-func (f *Filter) OccurredWindow() temporal.Window {
-	w := temporal.Window{Start: EarliestTime, End: LatestTime}
-	if f.OccurredAfter != nil {
-		w.Start = *f.OccurredAfter
-	}
-	if f.OccurredBefore != nil {
-		w.End = *f.OccurredBefore
-	}
-	return w
-}
-
 // Check validates f and normalises it in place; a zero Now becomes now.
 func (f *Filter) Check(now time.Time) error {
 	if f.Now.IsZero() {
@@ -378,84 +362,6 @@ func (f *Filter) Check(now time.Time) error {
 		}
 	}
 	return nil
-}
-
-// Match reports whether m passes f at now, as a store's List judges a
-// live memory: a store that filters in Go uses it, and so does the
-// Service for memories it brings back from history (REC-27). Expiry is
-// judged by ExpiresAt; a store that expires data on its own clock checks
-// that too.
-func (f *Filter) Match(m *Memory, now time.Time) bool {
-	if len(f.Tags) > 0 {
-		if f.AllTags {
-			for _, t := range f.Tags {
-				if !slices.Contains(m.Tags, t) {
-					return false
-				}
-			}
-		} else if !slices.ContainsFunc(f.Tags, func(t string) bool { return slices.Contains(m.Tags, t) }) {
-			return false
-		}
-	}
-	if len(f.Types) > 0 && !slices.Contains(f.Types, m.Type) {
-		return false
-	}
-	if len(f.Categories) > 0 && !slices.Contains(f.Categories, m.Category) {
-		return false
-	}
-	if f.SessionID != "" && m.SessionID != f.SessionID {
-		return false
-	}
-	if f.KeyPrefix != "" && !KeyUnder(m.Key, f.KeyPrefix) {
-		return false
-	}
-	if f.OccurredAfter != nil || f.OccurredBefore != nil { // overlap (REC-25), with an occurrence (REC-30)
-		if !m.OccurredOf().Overlaps(f.OccurredWindow()) {
-			return false
-		}
-	}
-	if len(f.NotIDs) > 0 && slices.Contains(f.NotIDs, m.ID) {
-		return false
-	}
-	if f.Dated && m.OccurredOf().Source != OccurredText && m.OccurredOf().Source != OccurredWriter { // REC-29
-		return false
-	}
-	if f.AsOf != nil { // what held then (REC-27)
-		if m.CreatedAt.After(*f.AsOf) && m.OccurredOf().Start.After(*f.AsOf) || m.ValidTo != nil && !m.ValidTo.After(*f.AsOf) {
-			return false
-		}
-	}
-	if f.CreatedAfter != nil && m.CreatedAt.Before(*f.CreatedAfter) {
-		return false
-	}
-	if f.CreatedBefore != nil && !m.CreatedAt.Before(*f.CreatedBefore) {
-		return false
-	}
-	if f.MinConfidence > 0 && m.Confidence < f.MinConfidence {
-		return false
-	}
-	if f.MinVitality > 0 && m.Vitality < f.MinVitality {
-		return false
-	}
-	if f.Pinned && !m.Pinned {
-		return false
-	}
-	if f.Unpinned && m.Pinned {
-		return false
-	}
-	if len(f.SecurityLevels) > 0 && !slices.Contains(f.SecurityLevels, m.SecurityLevel) {
-		return false
-	}
-	if !f.IncludeArchived && !f.ArchivedOnly && m.Archived {
-		return false
-	}
-	if f.ArchivedOnly && !m.Archived {
-		return false
-	}
-	if !f.IncludeExpired && m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
-		return false
-	}
-	return true
 }
 
 // KeyUnder reports whether key is prefix or below it, as a path: "/user"

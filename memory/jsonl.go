@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/internal/timejson"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Export writes every live memory of scope (archived and expired included)
@@ -443,7 +445,7 @@ func (s *Service) importRecord(m mnemo.Memory, scope mnemo.Scope, now time.Time)
 	if !m.UpdatedAt.IsZero() {
 		d.UpdatedAt = &m.UpdatedAt
 	}
-	v, err := d.Build(scope, s.limits, now)
+	v, err := temporal.Build(&d, scope, s.limits, now)
 	if err != nil {
 		return mnemo.Record{}, err
 	}
