@@ -9,7 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/uuid")
+	"github.com/google/uuid"
+)
 
 // Limits bound what one write may hold. Over a limit is an ETOOLARGE error,
 // never a silent truncation.

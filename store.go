@@ -22,6 +22,13 @@ type Store interface {
 	// record, the memory as stored after the batch.
 	Write(ctx context.Context, scope Scope, recs []Record) ([]Memory, error)
 
+	// Replace changes a keyless memory in place (API-14): the record's
+	// memory, whose ID is stored and live in scope, replaces it, keeping
+	// its id, creation time and access counters, with a revision in
+	// history, as an upsert of a key does. A memory with a key changes by
+	// its key through Write.
+	Replace(ctx context.Context, scope Scope, rec Record) (Memory, error)
+
 	// Get returns a live memory by id, or ENOTFOUND.
 	Get(ctx context.Context, scope Scope, id string) (Memory, error)
 	// GetByKey returns the live memory of a key, or ENOTFOUND.
@@ -43,6 +50,14 @@ type Store interface {
 
 	// History returns the revisions of a key, oldest first.
 	History(ctx context.Context, scope Scope, key string) ([]Revision, error)
+	// DeletedAfter returns the revisions, oldest first, of up to limit keys
+	// of scope with an applied tombstone written after t (its Revision.At,
+	// when the store applied it), the keys tombstoned earliest after t
+	// first, revived since or not, so that as_of (REC-27) can answer with
+	// what such a key held then; the caller judges what held when by the
+	// revisions' memories. A key forgotten for good keeps no revision to
+	// answer with: Forget blanks its history.
+	DeletedAfter(ctx context.Context, scope Scope, t time.Time, limit int) ([]Revision, error)
 	// Stats describes the scope's memories.
 	Stats(ctx context.Context, scope Scope) (Stats, error)
 	// CountTypes counts the memories matching f by type, with their mean
@@ -264,19 +279,6 @@ type VectorStore interface {
 	SearchVectors(ctx context.Context, scope Scope, q VectorQuery) ([]VectorHit, error)
 }
 
-// DeletedFinder is a Store that finds the keys deleted (tombstoned) after a
-// time, with their history, so that as_of (REC-27) can answer with what
-// such a key held then. A key forgotten for good keeps no revision to
-// answer with: Forget blanks its history.
-type DeletedFinder interface {
-	// DeletedAfter returns the revisions, oldest first, of up to limit keys
-	// of scope with an applied tombstone written after t (its Revision.At,
-	// when the store applied it), the keys tombstoned earliest after t
-	// first, revived since or not. The caller judges what held when by
-	// the revisions' memories.
-	DeletedAfter(ctx context.Context, scope Scope, t time.Time, limit int) ([]Revision, error)
-}
-
 // VectorSpace names the model vectors are made with, and their dimension.
 type VectorSpace struct {
 	Model     string `json:"model"`
@@ -375,13 +377,4 @@ func KeyUnder(key, prefix string) bool {
 		return strings.HasPrefix(key, prefix)
 	}
 	return key == prefix || strings.HasPrefix(key, prefix+"/")
-}
-
-// LinkPruner is an EventStore that can remove orphan links: those with an
-// end that is neither a memory (live or archived) nor an event of the
-// scope. Reflect's govern phase calls it.
-type LinkPruner interface {
-	// PruneLinks returns the scope's orphan links and, unless dry, deletes
-	// them.
-	PruneLinks(ctx context.Context, scope Scope, dry bool) ([]Relation, error)
 }

@@ -141,4 +141,3 @@ func (w When) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(w.At.UTC().Format(time.RFC3339Nano))
 }
-

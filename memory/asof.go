@@ -104,12 +104,12 @@ const maxGoneAsOf = 500
 // each key tombstoned since (its live row is gone, so no index finds it),
 // and each memory archived since (soft forgetting, a prune, a reset,
 // retention or capacity, by the ledger), as it held then. A key or memory
-// forgotten for good has nothing left to answer with. Without a
-// mnemo.DeletedFinder or a ledger, that part is left out.
+// forgotten for good has nothing left to answer with. Without a ledger,
+// the archived part is left out.
 func (s *Service) goneAsOf(ctx context.Context, scope mnemo.Scope, f *mnemo.Filter, t, now time.Time) ([]mnemo.Memory, error) {
 	var out []mnemo.Memory
-	if df, ok := s.store.Store.(mnemo.DeletedFinder); ok {
-		revs, err := df.DeletedAfter(ctx, scope, t, maxGoneAsOf)
+	{
+		revs, err := s.store.DeletedAfter(ctx, scope, t, maxGoneAsOf)
 		if err != nil {
 			return nil, err
 		}

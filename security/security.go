@@ -208,8 +208,6 @@ func chineseID(s string) bool {
 	return "10X98765432"[sum%11] == strings.ToUpper(s[17:])[0]
 }
 
-
-
 // Redact replaces every sensitive span of s that a rule finds by its
 // rule's name, for text that must keep its shape: log lines, traces.
 func Redact(s string) string {
