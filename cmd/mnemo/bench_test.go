@@ -63,8 +63,8 @@ func TestLocomoQuality(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.All.Questions != 383 {
-			t.Fatalf("asked %d questions, want 383", rep.All.Questions)
+		if rep.All.Questions != 697 {
+			t.Fatalf("asked %d questions, want 697", rep.All.Questions)
 		}
 		if got := rep.All.Hit[10]; got < tt.hit10 {
 			t.Errorf("profile %q: hit@10 = %.3f, want ≥ %.2f", tt.profile, got, tt.hit10)
