@@ -24,9 +24,12 @@ func (s *Service) matchResults(res *Result, scored []Scored, rc *recall) {
 	text, timeLed, who, said, min := rc.sq.Text, rc.timeLed, rc.who, rc.said, rc.q.MinMatch
 	terms, names := s.queryTerms(text, who)
 	weight, termsOf := s.termWeights(res.Results, scored, terms)
-	best := 0.0
-	kept := res.Results[:0]
-	for i, r := range res.Results {
+	// Coverage and Elsewhere first: each result's Rival is measured
+	// against the best coverage of those by or about someone else.
+	feats := make([]rank.MatchFeatures, len(res.Results))
+	rival := 0.0
+	for i := range res.Results {
+		r := &res.Results[i]
 		f := r.feat
 		has := termsOf[i]
 		f.Elsewhere = elsewhere(&r.Memory, who, said, names, has)
@@ -45,6 +48,16 @@ func (s *Service) matchResults(res *Result, scored []Scored, rc *recall) {
 		case timeLed && r.inTime:
 			f.Coverage = 1
 		}
+		if f.Elsewhere > 0 {
+			rival = max(rival, f.Coverage)
+		}
+		feats[i] = f
+	}
+	best := 0.0
+	kept := res.Results[:0]
+	for i, r := range res.Results {
+		f := feats[i]
+		f.Rival = max(0, rival-f.Coverage)
 		p := s.match.Probability(f)
 		r.Match = s.match.Label(p)
 		if r.Explain != nil {

@@ -132,6 +132,59 @@ func logMatch(t *testing.T, q string, res memory.Result) {
 	for _, r := range res.Results[:min(3, len(res.Results))] {
 		if m := r.Explain.Match; m != nil {
 			t.Logf("    %-6s p %.3f cov %.2f sim %.3f margin %.3f agree %.0f else %.1f  %q", r.Match, m.Probability, m.Coverage, m.Similarity, m.Margin, m.Agreement, m.Elsewhere, r.Content)
+			t.Logf("           rival %.2f", m.Rival)
+		}
+	}
+}
+
+// TestMatchAskedOfTheWrongPerson: a question about one person, whose
+// answer only another's words hold, matches less than the same question
+// asked of the one who said it, and matches nothing, though the person
+// asked about was there when it was said (API-17, REC-28).
+func TestMatchAskedOfTheWrongPerson(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(db, service.Options{Embedder: builtin.New()})
+	defer svc.Close()
+	turns := []memory.Message{
+		{Name: "Ann", Content: "I spent the weekend painting a sunset over the lake"},
+		{Name: "Bo", Content: "That sounds lovely! I ran a charity race for the animal shelter on Saturday"},
+		{Name: "Ann", Content: "Good for you! I mostly stay at home on Saturdays"},
+		{Name: "Bo", Content: "Finishing the race made me realize how much taking care of my own health matters"},
+		{Name: "Ann", Content: "I adopted a kitten from that shelter last spring"},
+		{Name: "Bo", Content: "My kids want a puppy but our flat is too small"},
+		{Name: "Ann", Content: "My pottery class starts again next week"},
+		{Name: "Bo", Content: "I am reading a novel about sailors in the Arctic"},
+	}
+	for i := range turns {
+		turns[i].Role = "user"
+	}
+	if _, err := svc.AddMessages(ctx, alice, "s1", turns); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ right, wrong string }{
+		{"What did Bo realize after the charity race?", "What did Ann realize after the charity race?"},
+		{"Who did Bo run the charity race for?", "Who did Ann run the charity race for?"},
+	} {
+		right, err := svc.Surface(ctx, alice, memory.Query{Text: tt.right, Limit: 5, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wrong, err := svc.Surface(ctx, alice, memory.Query{Text: tt.wrong, Limit: 5, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logMatch(t, tt.right, right)
+		logMatch(t, tt.wrong, wrong)
+		if right.Match == rank.MatchNone {
+			t.Errorf("%q matched none (%.3f), want a match", tt.right, right.MatchScore)
+		}
+		if wrong.Match != rank.MatchNone || wrong.MatchScore > right.MatchScore-0.2 {
+			t.Errorf("%q, which only another's words answer, matched %s (%.3f); want none, well under %q's %.3f",
+				tt.wrong, wrong.Match, wrong.MatchScore, tt.right, right.MatchScore)
 		}
 	}
 }
