@@ -45,8 +45,9 @@ const (
 		`|` + mon + `)`
 	// a month (or a year) that a part of it can be taken of
 	inner = `(?:` + mon + `(?:,?\s+(?:of\s+)?` + year + `)?|` + year + `|(?:last|this|next|the)\s+(?:year|month|week)|the\s+(?:` + year + `))`
-	// a point that "the day before ..." can be said of
-	point = `(?:` + absDate + `|yesterday|today|tomorrow|(?:last|next|this)\s+` + wd + `)`
+	// a point that "the day before ..." can be said of: a date, a day word,
+	// a weekday with or without last, next or this
+	point = `(?:` + absDate + `|yesterday|today|tomorrow|(?:(?:last|next|this)\s+)?` + wd + `)`
 )
 
 // Chinese building blocks.
