@@ -123,7 +123,7 @@ FUZZERS = \
 	./files:FuzzStoreLog \
 	./cmd/mnemo:FuzzParseEndpoint \
 	./temporal:FuzzExtract \
-	.:FuzzParseTime \
+	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
 	./internal/timejson:FuzzRewrite \
 	.:FuzzJSONDepth \
