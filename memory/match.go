@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/entity"
@@ -162,7 +163,8 @@ func (s *Service) queryTerms(text string, who []string) (terms, names map[string
 // elsewhere is the Elsewhere feature of m for a query naming who (and
 // asking what said said, if any): 0 when m is by one of them, or about
 // them and by no one in particular; 0.5 when about them but said by
-// another; 1 when it concerns none of them. A name the text has counts as
+// another, or said by them to another of what the other did (addressed);
+// 1 when it concerns none of them. A name the text has counts as
 // about, though the entity rules missed it (at a sentence's start).
 func elsewhere(m *mnemo.Memory, who, said []string, names, has map[string]bool) float64 {
 	if len(who) == 0 {
@@ -183,12 +185,41 @@ func elsewhere(m *mnemo.Memory, who, said []string, names, has map[string]bool) 
 		about = about || has[t]
 	}
 	switch {
+	case by && addressed(m.Content):
+		// By them, but of the one they speak to ("you make jewelry
+		// out of old things?"): the other way round of about them but
+		// said by another.
+		return 0.5
 	case by, about && speaker == "":
 		return 0
 	case about:
 		return 0.5
 	}
 	return 1
+}
+
+// addressed reports whether text speaks to someone in the second person
+// and never of its speaker in the first: a turn about its listener.
+func addressed(text string) bool {
+	if strings.ContainsAny(text, "我咱") {
+		return false
+	}
+	you := strings.ContainsAny(text, "你您")
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
+	}) {
+		w = strings.NewReplacer("’", "'").Replace(w)
+		if base, _, ok := strings.Cut(w, "'"); ok {
+			w = base // "you're", "i've"
+		}
+		switch w {
+		case "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves":
+			return false
+		case "you", "your", "yours", "yourself", "yourselves":
+			you = true
+		}
+	}
+	return you
 }
 
 // noteUnknownAgent marks an empty answer whose agent has no memories in

@@ -139,8 +139,8 @@ func logMatch(t *testing.T, q string, res memory.Result) {
 
 // TestMatchAskedOfTheWrongPerson: a question about one person, whose
 // answer only another's words hold, matches less than the same question
-// asked of the one who said it, and matches nothing, though the person
-// asked about was there when it was said (API-17, REC-28).
+// asked of the one who said it, and not strongly, though the person asked
+// about was there and echoed it back (API-17, REC-28).
 func TestMatchAskedOfTheWrongPerson(t *testing.T) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
@@ -152,7 +152,7 @@ func TestMatchAskedOfTheWrongPerson(t *testing.T) {
 	turns := []memory.Message{
 		{Name: "Ann", Content: "I spent the weekend painting a sunset over the lake"},
 		{Name: "Bo", Content: "That sounds lovely! I ran a charity race for the animal shelter on Saturday"},
-		{Name: "Ann", Content: "Good for you! I mostly stay at home on Saturdays"},
+		{Name: "Ann", Content: "Wow, you ran a charity race? Did it make you realize anything?"},
 		{Name: "Bo", Content: "Finishing the race made me realize how much taking care of my own health matters"},
 		{Name: "Ann", Content: "I adopted a kitten from that shelter last spring"},
 		{Name: "Bo", Content: "My kids want a puppy but our flat is too small"},
@@ -182,9 +182,31 @@ func TestMatchAskedOfTheWrongPerson(t *testing.T) {
 		if right.Match == rank.MatchNone {
 			t.Errorf("%q matched none (%.3f), want a match", tt.right, right.MatchScore)
 		}
-		if wrong.Match != rank.MatchNone || wrong.MatchScore > right.MatchScore-0.2 {
-			t.Errorf("%q, which only another's words answer, matched %s (%.3f); want none, well under %q's %.3f",
+		if wrong.Match == rank.MatchStrong || wrong.MatchScore > right.MatchScore-0.2 {
+			t.Errorf("%q, which only another's words answer, matched %s (%.3f); want less than strong, well under %q's %.3f",
 				tt.wrong, wrong.Match, wrong.MatchScore, tt.right, right.MatchScore)
+		}
+	}
+}
+
+// TestAddressed: a turn about its listener is in the second person and
+// never speaks of its speaker (API-17).
+func TestAddressed(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Wow, you ran a charity race?":                 true,
+		"That's great! Your painting is lovely.":       true,
+		"You’re so brave, and your kids must be proud": true,
+		"I ran a charity race":                         false,
+		"You know, I've been painting a lot":           false,
+		"We went camping, you would have loved it":     false,
+		"Yours looks better than mine":                 false,
+		"The weather was nice":                         false,
+		"Young people love it":                         false,
+		"你跑了慈善赛跑吗？":                                    true,
+		"我跑了慈善赛跑，你呢？":                                  false,
+	} {
+		if got := memory.Addressed(text); got != want {
+			t.Errorf("Addressed(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
