@@ -4207,6 +4207,7 @@ export interface operations {
                                     elsewhere: number;
                                     margin: number;
                                     probability: number;
+                                    rival: number;
                                     semantic: boolean;
                                     similarity: number;
                                 };
@@ -5657,6 +5658,7 @@ export interface operations {
                                     elsewhere: number;
                                     margin: number;
                                     probability: number;
+                                    rival: number;
                                     semantic: boolean;
                                     similarity: number;
                                 };
