@@ -185,10 +185,11 @@ func elsewhere(m *mnemo.Memory, who, said []string, names, has map[string]bool) 
 		about = about || has[t]
 	}
 	switch {
-	case by && addressed(m.Content):
+	case by && len(said) == 0 && addressed(m.Content):
 		// By them, but of the one they speak to ("you make jewelry
 		// out of old things?"): the other way round of about them but
-		// said by another.
+		// said by another. A question of what they said (said) asks
+		// for their words, whoever those are of.
 		return 0.5
 	case by, about && speaker == "":
 		return 0
@@ -208,9 +209,8 @@ func addressed(text string) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && r != '\'' && r != '’'
 	}) {
-		w = strings.NewReplacer("’", "'").Replace(w)
-		if base, _, ok := strings.Cut(w, "'"); ok {
-			w = base // "you're", "i've"
+		if i := strings.IndexAny(w, "'’"); i >= 0 {
+			w = w[:i] // "you're", "i've"
 		}
 		switch w {
 		case "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
@@ -165,6 +166,16 @@ func TestMatchAskedOfTheWrongPerson(t *testing.T) {
 	if _, err := svc.AddMessages(ctx, alice, "s1", turns); err != nil {
 		t.Fatal(err)
 	}
+	// What the one asked about said to the other is theirs, though it
+	// speaks of the other.
+	said, err := svc.Surface(ctx, alice, memory.Query{Text: "What did Ann say about the charity race?", Limit: 5, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logMatch(t, "What did Ann say about the charity race?", said)
+	if said.Match != rank.MatchStrong {
+		t.Errorf("what Ann said of the race matched %s (%.3f), want strong", said.Match, said.MatchScore)
+	}
 	for _, tt := range []struct{ right, wrong string }{
 		{"What did Bo realize after the charity race?", "What did Ann realize after the charity race?"},
 		{"Who did Bo run the charity race for?", "Who did Ann run the charity race for?"},
@@ -209,4 +220,19 @@ func TestAddressed(t *testing.T) {
 			t.Errorf("Addressed(%q) = %v, want %v", text, got, want)
 		}
 	}
+}
+
+// FuzzAddressed: any text is read without a panic, and a text that has no
+// second person is never addressed.
+func FuzzAddressed(f *testing.F) {
+	for _, s := range []string{"Wow, you ran a race?", "I'm proud of you", "你好", "You’re great", "'you'", "yOu'Re", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := memory.Addressed(text)
+		lower := strings.ToLower(text)
+		if got && !strings.Contains(lower, "you") && !strings.ContainsAny(text, "你您") {
+			t.Errorf("Addressed(%q) with no second person", text)
+		}
+	})
 }
