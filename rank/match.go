@@ -51,7 +51,8 @@ type MatchFeatures struct {
 	Agreement float64 `json:"agreement"`
 	// Elsewhere is, for a query that names people (REC-28), 1 when the
 	// memory is by or about none of them, 0.5 when about them but not
-	// said by the one it asks about, else 0.
+	// said by the one it asks about, or said by them only of the one
+	// they speak to ("you ran a race?"), else 0.
 	Elsewhere float64 `json:"elsewhere"`
 	// Rival is, for a query that names people, how much more of the
 	// query's content words the best result by or about someone else

@@ -103,7 +103,7 @@ type Profile struct {
 // 0.3/0.7, times a gentle age decay (30-day half-life down to 0.9),
 // priority × vitality and the category boost, diversified by MMR (λ 0.8:
 // the turns of a conversation that each hold part of an answer are alike,
-// and a stronger diversity holds back the second and third of them, not
+// and 0.7's stronger diversity held back the second and third of them, not
 // only repeats; docs/BENCHMARKS.md has it per conversation).
 // Candidates under a fifth of the best relevance are dropped: vector search
 // always has a nearest neighbour, related or not. docs/BENCHMARKS.md has
