@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/cedict"
 )
 
 // modelData is the converted model; see model.go for its layout and
@@ -19,7 +20,7 @@ var modelData []byte
 // ModelName is what Model returns. The version changes whenever a text's
 // vector does, since stored vectors are only comparable to vectors of the
 // same version.
-const ModelName = "glove-sif-100d-v1"
+const ModelName = "glove-sif-100d-v2"
 
 // Dimension is the number of components of every vector.
 const Dimension = 100
@@ -50,6 +51,11 @@ const (
 	// does not help on LoCoMo (see doc.go), so it is off; the component
 	// stays in the model file so that the variant can still be measured.
 	removeCommonComponent = false
+	// zhWeight weighs a Chinese word placed in the GloVe space by the
+	// lexicon, against the hashed features of its characters; zhCharWeight
+	// a single character.
+	zhWeight     = 1.0
+	zhCharWeight = 0.5
 	// euler is the Euler–Mascheroni constant: the harmonic number H(n) is
 	// about ln n + euler.
 	euler = 0.5772156649015329
@@ -61,9 +67,13 @@ const (
 type Embedder struct {
 	data []byte
 	opt  options
+	// zh places Chinese words in the space (EMB-8); nil leaves Chinese to
+	// hashed character features alone.
+	zh func() (*cedict.Lexicon, error)
 
 	once  sync.Once
 	model *model
+	lex   *cedict.Lexicon
 	err   error
 }
 
@@ -78,13 +88,16 @@ type options struct {
 	removePC  bool // remove the common component
 	uniform   bool // weigh every in-vocabulary word 1 instead of a/(a+p)
 	maxWords  int  // treat words of rank >= maxWords as unknown; 0 means all
+	zhWeight  float64
+	zhChar    float64
 }
 
-var defaults = options{a: sifA, oovWeight: oovWeight, cjkWeight: cjkWeight, removePC: removeCommonComponent}
+var defaults = options{a: sifA, oovWeight: oovWeight, cjkWeight: cjkWeight, removePC: removeCommonComponent,
+	zhWeight: zhWeight, zhChar: zhCharWeight}
 
 // New returns an Embedder of the built-in model.
 func New() *Embedder {
-	return &Embedder{data: modelData, opt: defaults}
+	return &Embedder{data: modelData, opt: defaults, zh: cedict.New}
 }
 
 // Dimension returns 100.
@@ -98,6 +111,11 @@ func (e *Embedder) load() (*model, error) {
 		e.model, e.err = parseModel(e.data)
 		if e.err == nil && e.model.dim != Dimension {
 			e.model, e.err = nil, fmt.Errorf("glove: model has %d dimensions, want %d", e.model.dim, Dimension)
+		}
+		if e.err == nil && e.zh != nil {
+			if e.lex, e.err = e.zh(); e.err != nil {
+				e.model = nil
+			}
 		}
 	})
 	return e.model, e.err
@@ -126,8 +144,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 // scratch is the memory one vector computation needs, reused across texts.
 type scratch struct {
-	tok      tokenizer
-	acc, oov []float64
+	tok          tokenizer
+	acc, oov, zh []float64
 }
 
 func (e *Embedder) vector(m *model, s *scratch, text string) []float32 {
@@ -146,6 +164,9 @@ func (e *Embedder) vector(m *model, s *scratch, text string) []float32 {
 			cjkFeatures(tok, func(f string) {
 				addHashed(acc, "c:", f, e.opt.cjkWeight*hashNorm)
 			})
+			if e.lex != nil && e.opt.zhWeight > 0 {
+				e.addChinese(m, s, tok, z)
+			}
 			return
 		}
 		words(tok, func(w string) {
