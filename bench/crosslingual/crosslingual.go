@@ -1,4 +1,4 @@
-// Package crosslingual measures recall across languages (EMB-8): Chinese
+// Package crosslingual measures recall across languages (EMB-7): Chinese
 // and English memories of a few agents, asked for in Chinese with the
 // memory's words, in Chinese with none of them, and across the two
 // languages. It reports hit@5 per kind of question, for `mnemo bench

@@ -13,7 +13,7 @@ import (
 )
 
 // TestCrossLingual checks recall across languages with the default
-// embedder (EMB-8): hit@5 of each kind of question at least its floor.
+// embedder (EMB-7): hit@5 of each kind of question at least its floor.
 func TestCrossLingual(t *testing.T) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})

@@ -5,7 +5,7 @@
 // (docs/BENCHMARKS.md).
 //
 // Both models are English. Chinese reaches their space through the
-// CC-CEDICT lexicon (embed/cedict, EMB-8): GloVe places each Chinese word
+// CC-CEDICT lexicon (embed/cedict, EMB-7): GloVe places each Chinese word
 // at the mean of its English glosses' vectors beside its hashed
 // characters, and USE-Lite reads a Chinese text as its gloss words. A
 // text without Han characters embeds as it would without the lexicon.

@@ -4,7 +4,7 @@
 // words of its glosses, in gloss order, that the GloVe model knows. The
 // built-in embedder reads Chinese through it into its English spaces, so
 // that a Chinese text and an English one of the same meaning are near
-// (EMB-8).
+// (EMB-7).
 package cedict
 
 import (
@@ -171,12 +171,10 @@ func (l *Lexicon) Segment(seg string, fn func(i, chars int)) {
 	for seg != "" {
 		var ends [MaxChars]int
 		n := 0
-		for j, r := range seg {
-			if n == MaxChars {
-				break
-			}
-			ends[n] = j + utf8.RuneLen(r)
-			n++
+		for j := 0; n < MaxChars && j < len(seg); n++ {
+			_, size := utf8.DecodeRuneInString(seg[j:])
+			j += size
+			ends[n] = j
 		}
 		found := false
 		for k := n - 1; k >= 0; k-- {
