@@ -330,7 +330,6 @@ func TestWords(t *testing.T) {
 	}
 }
 
-
 // TestChineseLexicon checks the lexicon's part in GloVe's space (EMB-7): a
 // Chinese text moves towards the English words of its meaning, and an
 // English text does not move at all.
