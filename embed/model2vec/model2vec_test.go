@@ -352,3 +352,76 @@ func valuesOf(m map[string]int32) []int32 {
 	}
 	return out
 }
+
+// TestMultilingualModel loads a tiny multilingual model as a user would
+// bring one (EMB-7): a WordPiece vocabulary of English words and Chinese
+// characters (BERT splits CJK text into characters) whose rows put a
+// word and its translation together, in the directory layout Load reads.
+// A Chinese text then embeds nearest the English text of its meaning.
+func TestMultilingualModel(t *testing.T) {
+	// Each token's row is its concept's axis: 0 cat, 1 dog, 2 coffee, 3
+	// drink, 4 user; "the" and [UNK] weigh little on all.
+	tokens := map[string]int{"cat": 0, "猫": 0, "dog": 1, "狗": 1, "coffee": 2, "咖": 2, "啡": 2,
+		"drinks": 3, "喝": 3, "user": 4, "用": 4, "户": 4}
+	words := []string{"[PAD]", "[UNK]", "the"}
+	for w := range tokens {
+		words = append(words, w)
+	}
+	slices.Sort(words[3:])
+	const dim = 5
+	var m []float32
+	ids := map[string]int{}
+	for i, w := range words {
+		ids[w] = i
+		row := make([]float32, dim)
+		if c, ok := tokens[w]; ok {
+			row[c] = 1
+		} else {
+			for k := range row {
+				row[k] = 0.1
+			}
+		}
+		m = append(m, row...)
+	}
+	tok, _ := json.Marshal(map[string]any{
+		"normalizer":    map[string]any{"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "lowercase": true},
+		"pre_tokenizer": map[string]any{"type": "BertPreTokenizer"},
+		"model":         map[string]any{"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100, "vocab": ids},
+	})
+	dir := writeModel(t, map[string][]byte{
+		"model.safetensors": safetensors(st{"embeddings", "F32", []int{len(words), dim}, f32s(m)}),
+		"tokenizer.json":    tok,
+		"config.json":       []byte(`{"model_type": "model2vec", "normalize": true}`),
+	})
+	e, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	english := []string{"the user drinks coffee", "the cat", "the dog"}
+	for _, tt := range []struct {
+		zh   string
+		want int // index in english
+	}{
+		{"用户喝咖啡", 0},
+		{"猫", 1},
+		{"狗狗", 2},
+	} {
+		vs, err := e.Embed(context.Background(), append([]string{tt.zh}, english...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, bestCos := -1, -2.0
+		for i := range english {
+			var c float64
+			for k := range vs[0] {
+				c += float64(vs[0][k]) * float64(vs[1+i][k])
+			}
+			if c > bestCos {
+				best, bestCos = i, c
+			}
+		}
+		if best != tt.want {
+			t.Errorf("%q is nearest %q (%.3f), want %q", tt.zh, english[best], bestCos, english[tt.want])
+		}
+	}
+}
