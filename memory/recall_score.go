@@ -269,8 +269,12 @@ func languages(query, content string) string {
 	return lang(qz) + "→" + lang(mz)
 }
 
+// hasHan reports whether text is Chinese: Han characters and no kana,
+// which would make it Japanese.
 func hasHan(text string) bool {
-	return strings.ContainsFunc(text, func(r rune) bool { return r >= 0x2E80 && unicode.Is(unicode.Han, r) })
+	isHan := func(r rune) bool { return r >= 0x2E80 && unicode.Is(unicode.Han, r) }
+	isKana := func(r rune) bool { return r >= 0x3040 && unicode.In(r, unicode.Hiragana, unicode.Katakana) }
+	return strings.ContainsFunc(text, isHan) && !strings.ContainsFunc(text, isKana)
 }
 
 func vectorState(m *mnemo.Memory, model string, used bool) string {

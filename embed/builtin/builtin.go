@@ -8,7 +8,8 @@
 // CC-CEDICT lexicon (embed/cedict, EMB-7): GloVe places each Chinese word
 // at the mean of its English glosses' vectors beside its hashed
 // characters, and USE-Lite reads a Chinese text as its gloss words. A
-// text without Han characters embeds as it would without the lexicon.
+// text without Han characters, or with kana (Japanese), embeds as it
+// would without the lexicon.
 package builtin
 
 import (
@@ -43,8 +44,9 @@ func New() mnemo.Embedder {
 // of two characters or more in the text USE-Lite reads.
 const glossesPerWord = 2
 
-// glossed embeds a text with Han characters as inner embeds its English
-// gloss words (cedict.Lexicon.Translate), and any other text unchanged.
+// glossed embeds a Chinese text (cedict.IsChinese) as inner embeds its
+// English gloss words (cedict.Lexicon.Translate), and any other text
+// unchanged.
 type glossed struct {
 	inner   mnemo.Embedder
 	perWord int
@@ -85,7 +87,7 @@ func (g *glossed) Load() (time.Duration, error) {
 func (g *glossed) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := texts
 	for i, t := range texts {
-		if !cedict.HasHan(t) {
+		if !cedict.IsChinese(t) {
 			continue
 		}
 		lex, err := g.lexicon()

@@ -201,12 +201,32 @@ func HasHan(text string) bool {
 	return false
 }
 
+// IsChinese reports whether text is to be read as Chinese: it has Han
+// characters and no kana, which would make it Japanese, whose kanji the
+// lexicon does not know.
+func IsChinese(text string) bool {
+	han := false
+	for _, r := range text {
+		if r < 0x2E80 {
+			continue
+		}
+		switch {
+		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+			return false
+		case unicode.Is(unicode.Han, r):
+			han = true
+		}
+	}
+	return han
+}
+
 // Translate returns text with every run of Han characters replaced by the
 // English gloss words of its words: the first perWord of a word of two
 // characters or more, the first of a single character. Everything else is
-// kept as it is; a text without Han characters is returned unchanged.
+// kept as it is; a text that is not Chinese (IsChinese) is returned
+// unchanged.
 func (l *Lexicon) Translate(text string, perWord int) string {
-	if !HasHan(text) {
+	if !IsChinese(text) {
 		return text
 	}
 	var b strings.Builder

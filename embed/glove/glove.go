@@ -100,6 +100,13 @@ func New() *Embedder {
 	return &Embedder{data: modelData, opt: defaults, zh: cedict.New}
 }
 
+// NewWithoutLexicon returns an Embedder of the built-in model that reads
+// CJK by hashed character features alone, as it did before the Chinese
+// lexicon (EMB-7): for comparisons.
+func NewWithoutLexicon() *Embedder {
+	return &Embedder{data: modelData, opt: defaults}
+}
+
 // Dimension returns 100.
 func (e *Embedder) Dimension() int { return Dimension }
 
@@ -159,12 +166,13 @@ func (e *Embedder) vector(m *model, s *scratch, text string) []float32 {
 	if e.opt.maxWords > 0 {
 		maxWords = min(maxWords, e.opt.maxWords)
 	}
+	zh := e.lex != nil && e.opt.zhWeight > 0 && cedict.IsChinese(text)
 	s.tok.tokens(text, func(tok string, cjk bool) {
 		if cjk {
 			cjkFeatures(tok, func(f string) {
 				addHashed(acc, "c:", f, e.opt.cjkWeight*hashNorm)
 			})
-			if e.lex != nil && e.opt.zhWeight > 0 {
+			if zh {
 				e.addChinese(m, s, tok, z)
 			}
 			return

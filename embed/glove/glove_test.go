@@ -13,9 +13,7 @@ import (
 	"testing"
 )
 
-// noLexicon returns the built-in model without its Chinese lexicon: CJK by
-// hashed features alone.
-func noLexicon() *Embedder { return &Embedder{data: modelData, opt: defaults} }
+func noLexicon() *Embedder { return NewWithoutLexicon() }
 
 func embedOne(t testing.TB, e *Embedder, text string) []float32 {
 	t.Helper()
