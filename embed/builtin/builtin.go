@@ -27,8 +27,9 @@ import (
 )
 
 // New returns the built-in embedder: 612 dimensions, model
-// "concat(glove-sif-100d-v2*0.5+use-lite-512-v1+zh-gloss-v1*0.5)". Both
-// models load on first use.
+// "concat(glove-sif-100d-v1*0.5+use-lite-512-v1*0.5)", the name it had
+// before the lexicon (glove.ModelName says why). Both models load on first
+// use.
 func New() mnemo.Embedder {
 	e, err := concat.New(
 		concat.Part{Embedder: glove.New(), Weight: 0.5},
@@ -63,7 +64,11 @@ var (
 
 func (g *glossed) Dimension() int { return g.inner.Dimension() }
 
-func (g *glossed) Model() string { return g.inner.Model() + "+zh-gloss-v1" }
+// Model is the inner model's: English vectors are the same; a Chinese one
+// embedded before, read from characters USE-Lite does not know, meant
+// little in this part then and means as little beside new ones, until
+// `mnemo reindex` (glove.ModelName).
+func (g *glossed) Model() string { return g.inner.Model() }
 
 func (g *glossed) lexicon() (*cedict.Lexicon, error) {
 	g.once.Do(func() { g.lex, g.err = cedict.New() })

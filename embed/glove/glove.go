@@ -17,10 +17,14 @@ import (
 //go:embed data/glove-100d.bin
 var modelData []byte
 
-// ModelName is what Model returns. The version changes whenever a text's
-// vector does, since stored vectors are only comparable to vectors of the
-// same version.
-const ModelName = "glove-sif-100d-v2"
+// ModelName is what Model returns. The version changes whenever stored
+// vectors would no longer compare with new ones. The Chinese lexicon
+// (EMB-7) left it alone: English vectors did not change, and a Chinese
+// vector only gained the lexicon's part beside its hashed features, so a
+// Chinese memory embedded before it still matches by shared characters,
+// and by meaning once `mnemo reindex` embeds it again; a new version would
+// have stopped semantic recall of every store until then.
+const ModelName = "glove-sif-100d-v1"
 
 // Dimension is the number of components of every vector.
 const Dimension = 100

@@ -206,7 +206,7 @@ func TestEmbedder(t *testing.T) {
 	if got := e.Dimension(); got != 100 {
 		t.Errorf("Dimension() = %d, want 100", got)
 	}
-	if got := e.Model(); got != "glove-sif-100d-v2" {
+	if got := e.Model(); got != "glove-sif-100d-v1" {
 		t.Errorf("Model() = %q", got)
 	}
 	texts := []string{"", "The cat sat on the mat.", "  ...  ", "急跌后反弹", "Zxqwv", "who is she"}
