@@ -1,7 +1,11 @@
 package cedict
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -103,5 +107,30 @@ func TestParseRejects(t *testing.T) {
 	}
 	if _, err := Parse(good); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestManifest checks the embedded lexicon against the manifest
+// scripts/cedict/convert.mjs wrote beside it.
+func TestManifest(t *testing.T) {
+	b, err := os.ReadFile("data/zh-en.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Version int    `json:"version"`
+		Entries int    `json:"entries"`
+		Size    int    `json:"size"`
+		SHA256  string `json:"sha256"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if m.Size != len(data) || m.SHA256 != hex.EncodeToString(sum[:]) || m.Version != fileVersion {
+		t.Errorf("embedded lexicon: %d bytes, sha256 %x, version %d; manifest %+v", len(data), sum, fileVersion, m)
+	}
+	if l := builtin(t); l.Len() != m.Entries {
+		t.Errorf("%d words, manifest %d", l.Len(), m.Entries)
 	}
 }
