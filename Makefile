@@ -123,7 +123,7 @@ FUZZERS = \
 	./files:FuzzStoreLog \
 	./internal/endpoint:FuzzParse \
 	./temporal:FuzzExtract \
-	.:FuzzParseTime \
+	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
 	./internal/timejson:FuzzRewrite \
 	.:FuzzJSONDepth \

@@ -11,10 +11,8 @@ type Backend struct {
 	Events       EventStore       // L1 and L2
 	EventVectors EventVectorStore // L3
 	Insights     InsightStore     // L4 and L5
-	Links        LinkPruner       // reflect's govern removes links to what is gone
 	Agents       AgentLister      // the agents of a tenant (GET /v1/agents)
 	KeyTree      KeyTreeLister    // one level of the key tree (GET /v1/keys/tree)
-	Replacer     Replacer         // a keyless memory changed in place (PATCH /v1/memories/{id})
 }
 
 // NewBackend checks s once for each optional interface. A store's type
@@ -27,9 +25,7 @@ func NewBackend(s Store) Backend {
 	b.Events, _ = s.(EventStore)
 	b.EventVectors, _ = s.(EventVectorStore)
 	b.Insights, _ = s.(InsightStore)
-	b.Links, _ = s.(LinkPruner)
 	b.Agents, _ = s.(AgentLister)
 	b.KeyTree, _ = s.(KeyTreeLister)
-	b.Replacer, _ = s.(Replacer)
 	return b
 }

@@ -20,7 +20,7 @@ func TestNewBackend(t *testing.T) {
 	defer db.Close()
 	b := mnemo.NewBackend(db)
 	if b.Store == nil || b.Vectors == nil || b.State == nil || b.Life == nil || b.Events == nil ||
-		b.EventVectors == nil || b.Insights == nil || b.Links == nil {
+		b.EventVectors == nil || b.Insights == nil {
 		t.Errorf("sqlite backend lacks an ability: %+v", b)
 	}
 
@@ -28,7 +28,7 @@ func TestNewBackend(t *testing.T) {
 	if m.Vectors == nil || m.State == nil || m.Life == nil {
 		t.Errorf("inmem backend lacks vectors, state or lifecycle: %+v", m)
 	}
-	if m.Events != nil || m.EventVectors != nil || m.Insights != nil || m.Links != nil {
+	if m.Events != nil || m.EventVectors != nil || m.Insights != nil {
 		t.Errorf("inmem backend claims event abilities it lacks: %+v", m)
 	}
 }

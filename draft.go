@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Limits bound what one write may hold. Over a limit is an ETOOLARGE error,
@@ -123,7 +122,10 @@ func isNull(raw json.RawMessage) bool {
 	return len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null"
 }
 
-// Build validates d and builds the memory it writes, without an ID.
+// Build validates d and builds the memory it writes, without an ID. When
+// what it tells happened is read from words — occurred_at, or a time
+// expression of the content — Occurred is left nil: temporal.Build, what
+// the services call, reads it (REC-24).
 func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	m := Memory{
 		TenantID: scope.TenantID, AgentID: scope.AgentID,
@@ -246,7 +248,7 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	}
 	m.CreatedAt, m.UpdatedAt = writeTimes(d, now)
 	m.AccessedAt = m.CreatedAt
-	if m.Occurred, err = d.occurred(m.Content, m.CreatedAt); err != nil {
+	if m.Occurred, err = d.occurred(m.CreatedAt); err != nil {
 		return m, err
 	}
 	if d.ExpiresAt != nil {
@@ -268,9 +270,10 @@ func (d *Draft) Build(scope Scope, lim Limits, now time.Time) (Memory, error) {
 	return m, nil
 }
 
-// occurred is when what the memory tells happened (REC-24): the writer's
-// word, else the first time expression of its content, else its creation.
-func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
+// occurred is when what the memory tells happened (REC-24) as the writer
+// gave it as a window or as valid_from/valid_to; nil when it is to be read
+// from occurred_at or the content, which temporal.Build does.
+func (d *Draft) occurred(created time.Time) (*Occurred, error) {
 	if d.Occurred != nil {
 		o := *d.Occurred
 		o.Start, o.End = o.Start.UTC(), o.End.UTC()
@@ -281,20 +284,6 @@ func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
 	}
 	if d.OccurredAt != nil && (d.ValidFrom != nil || d.ValidTo != nil) {
 		return nil, Errorf(EINVALID, "give occurred_at or valid_from/valid_to, not both")
-	}
-	if d.OccurredAt != nil {
-		sp, err := d.OccurredAt.Span("occurred_at", created)
-		if err != nil {
-			return nil, err
-		}
-		o := &Occurred{Start: sp.Start, End: sp.End, Expression: sp.Expression, Source: OccurredWriter, Recurrence: sp.Recurrence}
-		switch {
-		case sp.Instant:
-			o.End = clampEnd(sp.Start.Add(time.Second))
-		case sp.Recurrence != nil: // it goes on (REC-30)
-			o.End = LatestTime
-		}
-		return o, nil
 	}
 	if d.ValidFrom != nil || d.ValidTo != nil {
 		var from, to time.Time
@@ -321,29 +310,7 @@ func (d *Draft) occurred(content string, created time.Time) (*Occurred, error) {
 		}
 		return &Occurred{Start: from, End: to, Source: OccurredWriter}, nil
 	}
-	return TextOccurred(content, created), nil
-}
-
-// TextOccurred is when what text tells happened, read against created
-// (REC-24): its first time expression, a recurring one (REC-30) held as
-// such, else created's second. An expression whose time lies outside the
-// supported range is not one mnemo can keep (TIME-1): it is passed over.
-func TextOccurred(content string, created time.Time) *Occurred {
-	var first *temporal.Expr
-	for _, e := range temporal.Extract(content, created) {
-		if InTimeRange(e.Start) {
-			first = &e
-			break
-		}
-	}
-	if r, ok := temporal.ExtractRecurrence(content, created); ok && InTimeRange(r.First.Start) &&
-		(first == nil || r.Pos <= first.Pos || r.Pos < first.EndPos) {
-		return &Occurred{Start: r.First.Start.UTC(), End: LatestTime, Expression: r.Text, Source: OccurredText, Recurrence: &r.Recurrence}
-	}
-	if first != nil {
-		return &Occurred{Start: first.Start.UTC(), End: clampEnd(first.End.UTC()), Expression: first.Text, Source: OccurredText}
-	}
-	return CreatedOccurred(created)
+	return nil, nil
 }
 
 // UntrustedKey is key moved under the namespace ns (FS-6's

@@ -140,18 +140,14 @@ type EventLookup interface {
 	LastEvent(ctx context.Context, scope Scope, source string, types []string, ts time.Time) (e Event, ok bool, err error)
 }
 
-// RelateFunc extracts the relations of a new event. A store's AppendEvents
-// calls it inside the transaction that stores the event: the event and
-// its relations commit together or not at all.
-type RelateFunc func(ctx context.Context, look EventLookup, e Event) ([]Relation, error)
-
 // EventStore is a Store that keeps events and their relations. A Service
 // whose store is not one answers every event call with EUNAVAILABLE.
 type EventStore interface {
 	// AppendEvents stores events, each with the relations relate returns
-	// for it (nil: none), in one transaction: all or nothing. An id that is
-	// already stored is ECONFLICT.
-	AppendEvents(ctx context.Context, scope Scope, events []Event, relate RelateFunc) ([]Event, error)
+	// for it (nil: none), in one transaction: all or nothing — relate runs
+	// inside it, so an event and its relations commit together. An id
+	// that is already stored is ECONFLICT.
+	AppendEvents(ctx context.Context, scope Scope, events []Event, relate func(ctx context.Context, look EventLookup, e Event) ([]Relation, error)) ([]Event, error)
 	// QueryEvents returns a page of the scope's events matching q, hot and
 	// cold alike, in order.
 	QueryEvents(ctx context.Context, scope Scope, q EventQuery) (EventPage, error)
@@ -165,6 +161,10 @@ type EventStore interface {
 	AddRelations(ctx context.Context, scope Scope, rels []Relation) error
 	// Relations returns the edges touching q.IDs, oldest first.
 	Relations(ctx context.Context, scope Scope, q RelationQuery) ([]Relation, error)
+	// PruneLinks returns the scope's orphan links — those with an end that
+	// is neither a memory (live or archived) nor an event of the scope —
+	// and, unless dry, deletes them. Reflect's govern phase calls it.
+	PruneLinks(ctx context.Context, scope Scope, dry bool) ([]Relation, error)
 }
 
 // CheckEventQuery validates q and fills its default limit. A time window

@@ -46,15 +46,6 @@ type KeyTreeLister interface {
 // MaxKeyTreeChildren bounds one level of the key tree.
 const MaxKeyTreeChildren = 1000
 
-// Replacer is a Store that can change a keyless memory in place: the
-// record's memory, whose ID is stored and live in scope, replaces it,
-// keeping its id, creation time and access counters, with a revision in
-// history, as an upsert of a key does (API-14). A memory with a key
-// changes by its key through Write.
-type Replacer interface {
-	Replace(ctx context.Context, scope Scope, rec Record) (Memory, error)
-}
-
 var schemeRe = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
 
 // KeyTreeChild returns the child of prefix that key is in, as a directory

@@ -1,17 +1,17 @@
 // Package mnemo is long-term and short-term memory for AI agents.
 //
-// The root package holds the domain: the Memory record, the write and query
-// types, the Store interface that backends implement, error codes, and the
-// Service that remembers and recalls on top of a Store. Backends live in
-// their own packages (sqlite, ...), ways in in theirs (http, cmd/mnemo).
+// The root package holds the domain and nothing else: the Memory record,
+// the write and query types, the Store interface and the optional
+// interfaces backends implement, and the error model. It imports nothing
+// of mnemo's. The services live in their own packages (memory, events,
+// lifecycle, agentcontext, service), backends in theirs (sqlite, postgres,
+// files, inmem), ways in in theirs (http, mcp, cmd/mnemo).
 package mnemo
 
 import (
 	"encoding/json"
 	"math"
 	"time"
-
-	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Security levels (SEC-2). Internal is the default.
@@ -139,27 +139,38 @@ type Occurred struct {
 	// morning", REC-30): Start is then its first occurrence's start, End
 	// the end of the supported range (it goes on), and the filters and
 	// recall match it on its occurrences.
-	Recurrence *temporal.Recurrence `json:"recurrence,omitempty"`
+	Recurrence *Recurrence `json:"recurrence,omitempty"`
 }
 
-// Overlaps reports whether what o tells happened within w: o's window
-// overlaps it, or, when o recurs, one of its occurrences does (REC-30).
-func (o Occurred) Overlaps(w temporal.Window) bool {
-	if !(temporal.Window{Start: o.Start, End: o.End}).Overlaps(w) {
-		return false
-	}
-	return o.Recurrence == nil || o.Recurrence.Overlaps(w)
-}
-
-// Nearest is the window of o that bears on w: o's window, or, when o
-// recurs, its first occurrence that ends after w starts.
-func (o Occurred) Nearest(w temporal.Window) temporal.Window {
-	if o.Recurrence != nil {
-		if occ, ok := o.Recurrence.Next(w.Start); ok {
-			return occ
-		}
-	}
-	return temporal.Window{Start: o.Start, End: o.End}
+// Recurrence is a time that repeats (REC-30): "every Sunday morning",
+// "the first Monday of each month", "every two weeks". Its occurrences are
+// days (or a part of each: morning 06–12, afternoon 12–18, evening and
+// night 18–24) or, when it names no day, whole periods ("each month": some
+// time in every month), counted in Interval periods from Anchor. Package
+// temporal reads it from text and finds its occurrences.
+type Recurrence struct {
+	// Freq is the period: daily, weekly, monthly or yearly.
+	Freq string `json:"freq"`
+	// Interval is how many periods apart the occurrences are: 2 for
+	// "every two weeks".
+	Interval int `json:"interval"`
+	// Weekdays, lower-case English names, are the days of a weekly
+	// recurrence, or the one weekday of a monthly one with Ordinal.
+	Weekdays []string `json:"weekdays,omitempty"`
+	// Ordinal picks the weekday of a month: 1 to 4 the first to the
+	// fourth, -1 the last.
+	Ordinal int `json:"ordinal,omitempty"`
+	// MonthDay is the day of a monthly recurrence ("every month on the 15th").
+	MonthDay int `json:"month_day,omitempty"`
+	// Month is the month of a yearly recurrence ("every May").
+	Month int `json:"month,omitempty"`
+	// Part is the part of the day: morning, afternoon, evening or night.
+	Part string `json:"part,omitempty"`
+	// Anchor is the first occurrence's start: intervals count from it.
+	Anchor time.Time `json:"anchor"`
+	// Rule is the same as an iCalendar RRULE (RFC 5545), for a reader that
+	// knows it; it is written from the fields above and never read.
+	Rule string `json:"rule,omitempty"`
 }
 
 // CreatedOccurred is the Occurred of a memory that says nothing of when:

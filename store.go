@@ -2,11 +2,8 @@ package mnemo
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Store keeps memories. Backends (sqlite, postgres, files) implement it and
@@ -24,6 +21,13 @@ type Store interface {
 	// the key from every read and stays in history. Write returns, for each
 	// record, the memory as stored after the batch.
 	Write(ctx context.Context, scope Scope, recs []Record) ([]Memory, error)
+
+	// Replace changes a keyless memory in place (API-14): the record's
+	// memory, whose ID is stored and live in scope, replaces it, keeping
+	// its id, creation time and access counters, with a revision in
+	// history, as an upsert of a key does. A memory with a key changes by
+	// its key through Write.
+	Replace(ctx context.Context, scope Scope, rec Record) (Memory, error)
 
 	// Get returns a live memory by id, or ENOTFOUND.
 	Get(ctx context.Context, scope Scope, id string) (Memory, error)
@@ -46,6 +50,14 @@ type Store interface {
 
 	// History returns the revisions of a key, oldest first.
 	History(ctx context.Context, scope Scope, key string) ([]Revision, error)
+	// DeletedAfter returns the revisions, oldest first, of up to limit keys
+	// of scope with an applied tombstone written after t (its Revision.At,
+	// when the store applied it), the keys tombstoned earliest after t
+	// first, revived since or not, so that as_of (REC-27) can answer with
+	// what such a key held then; the caller judges what held when by the
+	// revisions' memories. A key forgotten for good keeps no revision to
+	// answer with: Forget blanks its history.
+	DeletedAfter(ctx context.Context, scope Scope, t time.Time, limit int) ([]Revision, error)
 	// Stats describes the scope's memories.
 	Stats(ctx context.Context, scope Scope) (Stats, error)
 	// CountTypes counts the memories matching f by type, with their mean
@@ -267,19 +279,6 @@ type VectorStore interface {
 	SearchVectors(ctx context.Context, scope Scope, q VectorQuery) ([]VectorHit, error)
 }
 
-// DeletedFinder is a Store that finds the keys deleted (tombstoned) after a
-// time, with their history, so that as_of (REC-27) can answer with what
-// such a key held then. A key forgotten for good keeps no revision to
-// answer with: Forget blanks its history.
-type DeletedFinder interface {
-	// DeletedAfter returns the revisions, oldest first, of up to limit keys
-	// of scope with an applied tombstone written after t (its Revision.At,
-	// when the store applied it), the keys tombstoned earliest after t
-	// first, revived since or not. The caller judges what held when by
-	// the revisions' memories.
-	DeletedAfter(ctx context.Context, scope Scope, t time.Time, limit int) ([]Revision, error)
-}
-
 // VectorSpace names the model vectors are made with, and their dimension.
 type VectorSpace struct {
 	Model     string `json:"model"`
@@ -307,19 +306,6 @@ type VectorHit struct {
 
 // MaxListLimit bounds one page of List.
 const MaxListLimit = 1000
-
-// OccurredWindow is the window f's occurred bounds name, the supported
-// range where a bound is not given.
-func (f *Filter) OccurredWindow() temporal.Window {
-	w := temporal.Window{Start: EarliestTime, End: LatestTime}
-	if f.OccurredAfter != nil {
-		w.Start = *f.OccurredAfter
-	}
-	if f.OccurredBefore != nil {
-		w.End = *f.OccurredBefore
-	}
-	return w
-}
 
 // Check validates f and normalises it in place; a zero Now becomes now.
 func (f *Filter) Check(now time.Time) error {
@@ -380,84 +366,6 @@ func (f *Filter) Check(now time.Time) error {
 	return nil
 }
 
-// Match reports whether m passes f at now, as a store's List judges a
-// live memory: a store that filters in Go uses it, and so does the
-// Service for memories it brings back from history (REC-27). Expiry is
-// judged by ExpiresAt; a store that expires data on its own clock checks
-// that too.
-func (f *Filter) Match(m *Memory, now time.Time) bool {
-	if len(f.Tags) > 0 {
-		if f.AllTags {
-			for _, t := range f.Tags {
-				if !slices.Contains(m.Tags, t) {
-					return false
-				}
-			}
-		} else if !slices.ContainsFunc(f.Tags, func(t string) bool { return slices.Contains(m.Tags, t) }) {
-			return false
-		}
-	}
-	if len(f.Types) > 0 && !slices.Contains(f.Types, m.Type) {
-		return false
-	}
-	if len(f.Categories) > 0 && !slices.Contains(f.Categories, m.Category) {
-		return false
-	}
-	if f.SessionID != "" && m.SessionID != f.SessionID {
-		return false
-	}
-	if f.KeyPrefix != "" && !KeyUnder(m.Key, f.KeyPrefix) {
-		return false
-	}
-	if f.OccurredAfter != nil || f.OccurredBefore != nil { // overlap (REC-25), with an occurrence (REC-30)
-		if !m.OccurredOf().Overlaps(f.OccurredWindow()) {
-			return false
-		}
-	}
-	if len(f.NotIDs) > 0 && slices.Contains(f.NotIDs, m.ID) {
-		return false
-	}
-	if f.Dated && m.OccurredOf().Source != OccurredText && m.OccurredOf().Source != OccurredWriter { // REC-29
-		return false
-	}
-	if f.AsOf != nil { // what held then (REC-27)
-		if m.CreatedAt.After(*f.AsOf) && m.OccurredOf().Start.After(*f.AsOf) || m.ValidTo != nil && !m.ValidTo.After(*f.AsOf) {
-			return false
-		}
-	}
-	if f.CreatedAfter != nil && m.CreatedAt.Before(*f.CreatedAfter) {
-		return false
-	}
-	if f.CreatedBefore != nil && !m.CreatedAt.Before(*f.CreatedBefore) {
-		return false
-	}
-	if f.MinConfidence > 0 && m.Confidence < f.MinConfidence {
-		return false
-	}
-	if f.MinVitality > 0 && m.Vitality < f.MinVitality {
-		return false
-	}
-	if f.Pinned && !m.Pinned {
-		return false
-	}
-	if f.Unpinned && m.Pinned {
-		return false
-	}
-	if len(f.SecurityLevels) > 0 && !slices.Contains(f.SecurityLevels, m.SecurityLevel) {
-		return false
-	}
-	if !f.IncludeArchived && !f.ArchivedOnly && m.Archived {
-		return false
-	}
-	if f.ArchivedOnly && !m.Archived {
-		return false
-	}
-	if !f.IncludeExpired && m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
-		return false
-	}
-	return true
-}
-
 // KeyUnder reports whether key is prefix or below it, as a path: "/user"
 // matches "/user" and "/user/…", not "/username"; a prefix ending in "/"
 // matches everything under it.
@@ -469,13 +377,4 @@ func KeyUnder(key, prefix string) bool {
 		return strings.HasPrefix(key, prefix)
 	}
 	return key == prefix || strings.HasPrefix(key, prefix+"/")
-}
-
-// LinkPruner is an EventStore that can remove orphan links: those with an
-// end that is neither a memory (live or archived) nor an event of the
-// scope. Reflect's govern phase calls it.
-type LinkPruner interface {
-	// PruneLinks returns the scope's orphan links and, unless dry, deletes
-	// them.
-	PruneLinks(ctx context.Context, scope Scope, dry bool) ([]Relation, error)
 }

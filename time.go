@@ -2,11 +2,8 @@ package mnemo
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
-
-	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // The one range of every time mnemo stores or filters by, on every store
@@ -47,6 +44,10 @@ func CheckTimePtr(field string, t *time.Time) error {
 	return CheckTime(field, *t)
 }
 
+// TimeRangeError is the EINVALID error of t, given for field, outside the
+// supported range (TIME-1).
+func TimeRangeError(field string, t time.Time) error { return outOfRange(field, t) }
+
 func outOfRange(field string, t time.Time) error {
 	return Errorf(EINVALID, "%s %s is outside the supported range, %s (UTC)", field, formatAny(t), TimeRange)
 }
@@ -67,123 +68,6 @@ func clampEnd(t time.Time) time.Time {
 		return LatestTime
 	}
 	return t
-}
-
-// A timeSpan is what a client's time value names (TIME-2): an instant
-// (RFC 3339), a day ("2026-11-20") or the window of words ("last
-// Tuesday", resolved against a reference time).
-type timeSpan struct {
-	temporal.Window
-	// Expression is the text when it was not an RFC 3339 instant.
-	Expression string
-	// Instant is set for an RFC 3339 time: End is then Start.
-	Instant bool
-	// Recurrence is set when the words name a recurring time ("every
-	// Sunday"): Window is then its first occurrence (REC-30).
-	Recurrence *temporal.Recurrence
-}
-
-// ParseTime reads the value a client gave a time field (TIME-2): an RFC
-// 3339 time, a plain date (that day, UTC) or words the temporal package
-// resolves against ref ("last Tuesday", "3 days ago", "2022年1月"). An
-// error is EINVALID and names the field, what was sent and an example; a
-// time outside the supported range is refused the same way (TIME-1).
-// Recurring words ("every Sunday") are read, with their Recurrence set:
-// the caller decides whether its field can hold one.
-func ParseTime(field, v string, ref time.Time) (timeSpan, error) {
-	s := strings.TrimSpace(v)
-	if s == "" {
-		return timeSpan{}, Errorf(EINVALID, "%s is empty: give %s", field, TimeExample)
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		if !InTimeRange(t) {
-			return timeSpan{}, outOfRange(field, t)
-		}
-		t = t.UTC()
-		return timeSpan{Window: temporal.Window{Start: t, End: t}, Instant: true}, nil
-	} else if looksNumeric(s) {
-		// A date-like value that is not one ("2026-13-01", "2026-11-20 25:00"):
-		// say why, in words, not in Go's layout.
-		if d, ok, derr := plainDate(s); ok {
-			if derr != nil {
-				return timeSpan{}, Errorf(EINVALID, "%s %q is not a date: %s; give %s", field, clip(s), derr, TimeExample)
-			}
-			if !InTimeRange(d) {
-				return timeSpan{}, outOfRange(field, d)
-			}
-			return timeSpan{Window: temporal.Window{Start: d, End: clampEnd(d.AddDate(0, 0, 1))}, Expression: s}, nil
-		}
-		if y, ok := yearOf(s); ok && (y < EarliestTime.Year() || y >= LatestTime.Year()) {
-			return timeSpan{}, Errorf(EINVALID, "%s %q is outside the supported range, %s (UTC)", field, clip(s), TimeRange)
-		}
-	}
-	if e, ok := temporal.ParseRecurrence(s, ref.UTC()); ok {
-		if !InTimeRange(e.First.Start) {
-			return timeSpan{}, Errorf(EINVALID, "%s %q starts outside the supported range, %s (UTC)", field, clip(s), TimeRange)
-		}
-		w := e.First
-		w.End = clampEnd(w.End)
-		return timeSpan{Window: w, Expression: s, Recurrence: &e.Recurrence}, nil
-	}
-	if w, ok := temporal.Whole(s, ref.UTC()); ok {
-		if !InTimeRange(w.Start) {
-			return timeSpan{}, Errorf(EINVALID, "%s %q (%s) is outside the supported range, %s (UTC)", field, clip(s), formatAny(w.Start), TimeRange)
-		}
-		w.End = clampEnd(w.End)
-		return timeSpan{Window: w, Expression: s}, nil
-	}
-	return timeSpan{}, Errorf(EINVALID, "%s %q is not a time: give %s", field, clip(s), TimeExample)
-}
-
-// ParseInstant is ParseTime for a field that holds one instant: the start
-// of what v names (a date's midnight, "last Tuesday"'s), never a
-// recurrence.
-func ParseInstant(field, v string, ref time.Time) (time.Time, error) {
-	sp, err := ParseTime(field, v, ref)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if sp.Recurrence != nil {
-		return time.Time{}, Errorf(EINVALID, "%s %q names a recurring time; this field takes one time: give %s", field, clip(v), TimeExample)
-	}
-	return sp.Start, nil
-}
-
-// plainDate reads YYYY-MM-DD. ok says s has that shape; err then says why
-// it is not a date.
-func plainDate(s string) (time.Time, bool, error) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return time.Time{}, false, nil
-	}
-	for i, c := range s {
-		if i != 4 && i != 7 && (c < '0' || c > '9') {
-			return time.Time{}, false, nil
-		}
-	}
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return time.Time{}, true, fmt.Errorf("no such day")
-	}
-	return t, true, nil
-}
-
-// looksNumeric reports whether s starts with a digit: a date or a time
-// written in numbers, not words.
-func looksNumeric(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
-
-// yearOf returns the leading four-digit year of s, if it has one.
-func yearOf(s string) (int, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	y := 0
-	for _, c := range s[:4] {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		y = y*10 + int(c-'0')
-	}
-	return y, len(s) == 4 || s[4] < '0' || s[4] > '9'
 }
 
 func clip(s string) string { return truncateRunes(s, 64) }
@@ -256,16 +140,4 @@ func (w When) MarshalJSON() ([]byte, error) {
 		return json.Marshal(w.Text)
 	}
 	return json.Marshal(w.At.UTC().Format(time.RFC3339Nano))
-}
-
-// Span reads w against ref, for the field named field.
-func (w *When) Span(field string, ref time.Time) (timeSpan, error) {
-	if w.Text == "" {
-		if !InTimeRange(w.At) {
-			return timeSpan{}, outOfRange(field, w.At)
-		}
-		t := w.At.UTC()
-		return timeSpan{Window: temporal.Window{Start: t, End: t}, Instant: true}, nil
-	}
-	return ParseTime(field, w.Text, ref)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Boot formats.
@@ -110,7 +111,7 @@ func (s *Service) Boot(ctx context.Context, scope mnemo.Scope, q BootQuery) (Boo
 		now = s.now()
 	}
 	now = now.UTC()
-	clear := mnemo.ClearanceFrom(ctx)
+	clear := security.ClearanceFrom(ctx)
 	var b Boot
 	// A layer is listed type by type, each in its index's order, and
 	// merged: one ordered read per type instead of a sort of every memory

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // ReadQuery asks for the default read (CTX-19): the memories to put
@@ -157,7 +158,7 @@ func (s *Service) DefaultRead(ctx context.Context, scope mnemo.Scope, q ReadQuer
 	var b strings.Builder
 	b.WriteString(ReadHeader + "\n")
 	misses := 0
-	clear := mnemo.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
+	clear := security.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
 	for _, r := range ranked {
 		if q.TokenLimit-noteReserve-used < minReadLine || misses == maxReadMisses {
 			break // full, or full enough that nothing further down will fit
@@ -219,7 +220,7 @@ func fromData(m *mnemo.Memory) {
 
 // readLine is CTX-22's `key type summary`: the key without its
 // leading slash (as ls and grep see it), or the id when there is none.
-func readLine(m *mnemo.Memory, clear mnemo.Clearance) string {
+func readLine(m *mnemo.Memory, clear security.Clearance) string {
 	key := strings.TrimPrefix(m.Key, "/")
 	if key == "" {
 		key = "id:" + m.ID

@@ -529,7 +529,7 @@ func (r *Run) classify() {
 // SEC-11): the trigger's payload and the focus, instructions, a call's
 // input, output and error, responses, the sentences of older rounds. The
 // rest of the run, its counts and notes stay.
-func (r *Run) Conceal(c mnemo.Clearance) {
+func (r *Run) Conceal(c security.Clearance) {
 	if l := r.TriggerLevel; c.Conceals(l) {
 		r.Trigger.Payload, r.Focus = c.JSON(l, r.Trigger.Payload), c.Field(l, r.Focus)
 	}

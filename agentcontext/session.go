@@ -291,7 +291,7 @@ func (wm *WorkingMemory) classify(t Turn) {
 // Conceal masks what a session keeps — its topic, the values of its
 // variables, its facts — when c may not read its level (SEC-8, SEC-11).
 // Its counts, times and emotion stay.
-func (wm *WorkingMemory) Conceal(c mnemo.Clearance) {
+func (wm *WorkingMemory) Conceal(c security.Clearance) {
 	l := wm.SecurityLevel
 	if !c.Conceals(l) {
 		return

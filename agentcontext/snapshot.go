@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/security"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/rank"
@@ -151,7 +152,7 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 	used := s.tok.Count(RecentExperienceHeading + "\n")
 	budget := limit - noteReserve
 	omitted := map[string]int{}
-	clear := mnemo.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
+	clear := security.ClearanceFrom(ctx) // SEC-8: what it may not read is masked
 	add := func(m *mnemo.Memory, reason string, score float64) {
 		line := snapshotLine(m, reason, now, clear)
 		n := s.tok.Count(line + "\n")
@@ -207,7 +208,7 @@ func (s *Service) Snapshot(ctx context.Context, scope mnemo.Scope, q SnapshotQue
 }
 
 // snapshotLine renders a memory for the Recent Experience section.
-func snapshotLine(m *mnemo.Memory, reason string, now time.Time, clear mnemo.Clearance) string {
+func snapshotLine(m *mnemo.Memory, reason string, now time.Time, clear security.Clearance) string {
 	text := m.Summary
 	if text == "" {
 		text = m.Content

@@ -330,7 +330,7 @@ func TestAppendEventsAtomic(t *testing.T) {
 	boom := errors.New("injected failure")
 	tests := []struct {
 		name   string
-		relate mnemo.RelateFunc
+		relate func(context.Context, mnemo.EventLookup, mnemo.Event) ([]mnemo.Relation, error)
 	}{
 		{"relation extraction fails on the second event", func(_ context.Context, _ mnemo.EventLookup, e mnemo.Event) ([]mnemo.Relation, error) {
 			if e.ID == "b" {

@@ -102,7 +102,7 @@ func (rec *ProfileRecord) classify(in ...string) {
 // interactions, interests, needs, traits and what a significant update
 // found — when c may not read its level (SEC-8, SEC-11). The rest of the
 // schedule and the emotions' counts stay.
-func (rec *ProfileRecord) Conceal(c mnemo.Clearance) {
+func (rec *ProfileRecord) Conceal(c security.Clearance) {
 	l := rec.SecurityLevel
 	if !c.Conceals(l) {
 		return

@@ -50,8 +50,8 @@ const (
 	confRetry    = 0.8
 )
 
-// Relate returns the RelateFunc of the rules, stamping edges with now.
-func (r *RelationRules) Relate(now time.Time) mnemo.RelateFunc {
+// Relate returns the relate function of the rules (EventStore.AppendEvents), stamping edges with now.
+func (r *RelationRules) Relate(now time.Time) func(context.Context, mnemo.EventLookup, mnemo.Event) ([]mnemo.Relation, error) {
 	return func(ctx context.Context, look mnemo.EventLookup, e mnemo.Event) ([]mnemo.Relation, error) {
 		var out []mnemo.Relation
 		add := func(src, typ string, conf float64) {

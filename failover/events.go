@@ -17,7 +17,6 @@ var (
 	_ mnemo.EventStore       = (*Store)(nil)
 	_ mnemo.EventVectorStore = (*Store)(nil)
 	_ mnemo.InsightStore     = (*Store)(nil)
-	_ mnemo.LinkPruner       = (*Store)(nil)
 )
 
 func noEvents(what string) error {
@@ -74,7 +73,7 @@ func (s *Store) eventVectorOp(ctx context.Context, fn func(context.Context, mnem
 }
 
 // AppendEvents implements mnemo.EventStore on the primary.
-func (s *Store) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnemo.Event, relate mnemo.RelateFunc) (out []mnemo.Event, err error) {
+func (s *Store) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnemo.Event, relate func(context.Context, mnemo.EventLookup, mnemo.Event) ([]mnemo.Relation, error)) (out []mnemo.Event, err error) {
 	err = s.eventOp(ctx, "appending events", func(ctx context.Context, es mnemo.EventStore) (err error) {
 		out, err = es.AppendEvents(ctx, scope, events, relate)
 		return
@@ -125,14 +124,10 @@ func (s *Store) Relations(ctx context.Context, scope mnemo.Scope, q mnemo.Relati
 	return rels, err
 }
 
-// PruneLinks implements mnemo.LinkPruner on the primary.
+// PruneLinks implements mnemo.EventStore on the primary.
 func (s *Store) PruneLinks(ctx context.Context, scope mnemo.Scope, dry bool) (rels []mnemo.Relation, err error) {
 	err = s.eventOp(ctx, "pruning links", func(ctx context.Context, es mnemo.EventStore) (err error) {
-		lp, ok := es.(mnemo.LinkPruner)
-		if !ok {
-			return noEvents("links to prune")
-		}
-		rels, err = lp.PruneLinks(ctx, scope, dry)
+		rels, err = es.PruneLinks(ctx, scope, dry)
 		return
 	})
 	return rels, err

@@ -264,8 +264,6 @@ func (s *Store) primaryAndReplayed(ctx context.Context, op string, fn func(conte
 	return s.primaryOnly(ctx, op, false, fn)
 }
 
-var _ mnemo.Replacer = (*Store)(nil)
-
 // Replace changes a keyless memory in place in the primary (API-14); while
 // it is down, or the spool is replayed, it fails with EUNAVAILABLE: the
 // memory may be in the spool, whose replay writes memories, never changes
@@ -273,12 +271,8 @@ var _ mnemo.Replacer = (*Store)(nil)
 func (s *Store) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
 	var m mnemo.Memory
 	err := s.primaryAndReplayed(ctx, "changing a memory without a key in place", func(ctx context.Context, p Primary) error {
-		rp, ok := p.(mnemo.Replacer)
-		if !ok {
-			return mnemo.Errorf(mnemo.EUNAVAILABLE, "the database cannot change a memory without a key in place")
-		}
 		var err error
-		m, err = rp.Replace(ctx, scope, rec)
+		m, err = p.Replace(ctx, scope, rec)
 		return err
 	})
 	return m, err
@@ -311,17 +305,13 @@ func (s *Store) History(ctx context.Context, scope mnemo.Scope, key string) ([]m
 	return revs, err
 }
 
-var _ mnemo.DeletedFinder = (*Store)(nil)
-
-// DeletedAfter returns the history of the keys tombstoned after t from a
-// primary that can find them or, while it is down, from the spool.
+// DeletedAfter returns the history of the keys tombstoned after t from the
+// primary or, while it is down, from the spool.
 func (s *Store) DeletedAfter(ctx context.Context, scope mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
 	var revs []mnemo.Revision
 	fn := func(ctx context.Context, st mnemo.Store) (err error) {
-		if df, ok := st.(mnemo.DeletedFinder); ok {
-			revs, err = df.DeletedAfter(ctx, scope, t, limit)
-		}
-		return err
+		revs, err = st.DeletedAfter(ctx, scope, t, limit)
+		return
 	}
 	if ok, err := s.call(ctx, false, func(ctx context.Context, p Primary) error { return fn(ctx, p) }); ok {
 		return revs, err

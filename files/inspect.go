@@ -13,7 +13,6 @@ import (
 var (
 	_ mnemo.AgentLister   = (*Store)(nil)
 	_ mnemo.KeyTreeLister = (*Store)(nil)
-	_ mnemo.Replacer      = (*Store)(nil)
 )
 
 // Agents implements mnemo.AgentLister.

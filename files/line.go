@@ -62,7 +62,7 @@ type ext struct {
 	DataIsContent bool          `json:"data_is_content,omitempty"`
 	Tombstone     bool          `json:"tombstone,omitempty"`
 	// Replace marks a write of Store.Replace: the keyless memory of its
-	// id changed in place (mnemo.Replacer).
+	// id changed in place (mnemo.Store.Replace).
 	Replace  bool             `json:"replace,omitempty"`
 	Index    *mnemo.IndexText `json:"index,omitempty"`
 	Embed    string           `json:"embed,omitempty"`

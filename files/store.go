@@ -586,7 +586,7 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 }
 
 // Replace changes a keyless memory in place (API-14): one write line,
-// marked, that a fold applies as a replacement. See mnemo.Replacer.
+// marked, that a fold applies as a replacement. See mnemo.Store.Replace.
 func (s *Store) Replace(ctx context.Context, sc mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
 	if err := mnemo.CheckScope(sc); err != nil {
 		return mnemo.Memory{}, err
@@ -677,9 +677,7 @@ func (s *Store) History(ctx context.Context, sc mnemo.Scope, key string) ([]mnem
 	return mem.History(ctx, sc, key)
 }
 
-var _ mnemo.DeletedFinder = (*Store)(nil)
-
-// DeletedAfter implements mnemo.DeletedFinder.
+// DeletedAfter implements mnemo.Store.DeletedAfter.
 func (s *Store) DeletedAfter(ctx context.Context, sc mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
 	mem, err := s.current(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Scopes an API key can hold. They are independent, not a hierarchy: a key
@@ -125,11 +126,11 @@ type Auth struct {
 // Clearance is what a reads whole (SEC-8): with Mask, public and internal
 // memories; without, every level. A request without a valid key reads
 // masked, though no route that reads answers it.
-func (a Auth) Clearance() mnemo.Clearance {
+func (a Auth) Clearance() security.Clearance {
 	if a.Mask || a.Tenant == "" {
-		return mnemo.Masked
+		return security.Masked
 	}
-	return mnemo.Clearance{}
+	return security.Clearance{}
 }
 
 // Has reports whether a holds scope.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // route is one operation of the JSON API. The table of routes registers the
@@ -237,5 +238,5 @@ func byQuery[R any](s *Server, call func(r *http.Request, sc mnemo.Scope) (R, er
 // supported range (TIME-1, TIME-2). An error names the parameter, what was
 // sent and an example.
 func queryTime(name, v string) (time.Time, error) {
-	return mnemo.ParseInstant(name, v, time.Now())
+	return temporal.ParseInstant(name, v, time.Now())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/panics"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/webhook"
 )
 
@@ -188,7 +189,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &authState{auth: a, err: err}
 	// The key's clearance travels with every call the request makes: the
 	// service masks by it (SEC-8), whatever route or mounted handler calls.
-	ctx := mnemo.WithClearance(r.Context(), a.Clearance())
+	ctx := security.WithClearance(r.Context(), a.Clearance())
 	r = r.WithContext(context.WithValue(ctx, authKey{}, st))
 
 	defer func() {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/filter"
 )
 
 // Options configure a Store.
@@ -293,7 +294,7 @@ func (r *row) matches(f *mnemo.Filter, now time.Time) bool {
 	if r.tomb {
 		return false
 	}
-	return f.Match(&r.m, now) && (f.IncludeExpired || !r.hasExpiry || now.Before(r.dataExp))
+	return filter.Match(f, &r.m, now) && (f.IncludeExpired || !r.hasExpiry || now.Before(r.dataExp))
 }
 
 // filterNow is the time expiry is judged at.

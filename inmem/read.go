@@ -186,9 +186,7 @@ func (s *Store) History(_ context.Context, sc mnemo.Scope, key string) ([]mnemo.
 	return out, nil
 }
 
-var _ mnemo.DeletedFinder = (*Store)(nil)
-
-// DeletedAfter implements mnemo.DeletedFinder: the history of the keys
+// DeletedAfter implements mnemo.Store.DeletedAfter: the history of the keys
 // tombstoned after t (REC-27).
 func (s *Store) DeletedAfter(_ context.Context, sc mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
 	if err := mnemo.CheckScope(sc); err != nil {

@@ -20,7 +20,7 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 	return s.write(ctx, sc, recs, false)
 }
 
-// Replace changes a keyless memory in place. See mnemo.Replacer.
+// Replace changes a keyless memory in place. See mnemo.Store.Replace.
 func (s *Store) Replace(ctx context.Context, sc mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
 	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
 		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")

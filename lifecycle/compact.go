@@ -47,7 +47,7 @@ func compactLevel(group []*mnemo.Memory, summary string) string {
 
 // Conceal masks the summary when c may not read what it was made of
 // (SEC-8).
-func (c *Compaction) Conceal(cl mnemo.Clearance) { c.Summary = cl.Text(c.SecurityLevel, c.Summary) }
+func (c *Compaction) Conceal(cl security.Clearance) { c.Summary = cl.Text(c.SecurityLevel, c.Summary) }
 
 // compactGroups returns, for each tag over the threshold, the indexes of
 // ms to merge: active, not pinned, not P0, not already a summary, not

@@ -48,7 +48,7 @@ type IngestItem struct {
 
 // Conceal masks the item's text when c may not read its level: a caller
 // never reads back whole what it may not read (SEC-8, SEC-10).
-func (it *IngestItem) Conceal(c mnemo.Clearance) {
+func (it *IngestItem) Conceal(c security.Clearance) {
 	if c.Conceals(it.SecurityLevel) {
 		it.Content, it.Heading = c.Text(it.SecurityLevel, it.Content), ""
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Reflect phases, in the order they run: LIFE-9's sleep cycle, then
@@ -173,7 +174,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 	if actor == "" {
 		actor = "api"
 	}
-	clear := mnemo.ClearanceFrom(ctx)
+	clear := security.ClearanceFrom(ctx)
 
 	// Every active memory, without vectors.
 	ms, err := s.listAll(ctx, scope, mnemo.Filter{Now: now})
@@ -189,7 +190,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 		case PhaseTidy:
 			c.tidy()
 		case PhaseGovern:
-			if err := c.govern(ctx, s.store.Links, scope, o.DryRun); err != nil {
+			if err := c.govern(ctx, s.store.Events, scope, o.DryRun); err != nil {
 				return ReflectReport{}, err
 			}
 		case PhaseRetention:
@@ -266,11 +267,11 @@ type cycle struct {
 	archived []bool    // ms archived by a phase before
 	now      time.Time
 	lc       Options
-	clear    mnemo.Clearance
+	clear    security.Clearance
 	rep      ReflectReport
 }
 
-func newCycle(ms []mnemo.Memory, now time.Time, lc Options, clear mnemo.Clearance) *cycle {
+func newCycle(ms []mnemo.Memory, now time.Time, lc Options, clear security.Clearance) *cycle {
 	c := &cycle{ms: ms, vitality: make([]float64, len(ms)), archived: make([]bool, len(ms)), now: now, lc: lc, clear: clear}
 	for i := range ms {
 		c.vitality[i] = ms[i].Vitality
@@ -325,7 +326,7 @@ func (c *cycle) tidy() {
 // govern removes orphan links (when the store keeps links), archives empty
 // memories and, per type with a quota, the faded and then the oldest over
 // it.
-func (c *cycle) govern(ctx context.Context, lp mnemo.LinkPruner, scope mnemo.Scope, dry bool) error {
+func (c *cycle) govern(ctx context.Context, lp mnemo.EventStore, scope mnemo.Scope, dry bool) error {
 	if lp != nil {
 		orphans, err := lp.PruneLinks(ctx, scope, dry)
 		if err != nil {
@@ -502,7 +503,7 @@ func applyReflection(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.S
 // purge finds the memories that prune, reset and retention archived more
 // than Grace ago and are still archived; unless dry, it erases them, with
 // a ledger entry.
-func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, now time.Time, actor string, dry bool, clear mnemo.Clearance) ([]LifeAction, error) {
+func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnemo.Scope, now time.Time, actor string, dry bool, clear security.Clearance) ([]LifeAction, error) {
 	until := now.Add(-s.life.Grace)
 	var out []LifeAction
 	var ids []string

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -309,7 +310,7 @@ func TestReflectReportMasked(t *testing.T) {
 	if rep, err := svc.Reflect(ctx, alice, o); err != nil || len(rep.Compacted) != 1 || !strings.Contains(rep.Compacted[0].Summary, "Zircon77") || !strings.Contains(rep.Text, "Zircon77") {
 		t.Fatalf("as the owner: %+v, %v", rep, err)
 	}
-	masked := mnemo.WithClearance(ctx, mnemo.Masked)
+	masked := security.WithClearance(ctx, security.Masked)
 	for _, dry := range []bool{true, false} {
 		o.DryRun = dry
 		rep, err := svc.Reflect(masked, alice, o)

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Parameter names follow the agent-memory tools (content, type, uri,
@@ -387,7 +388,7 @@ func add[In, Out any](s *Server, srv *mcpsdk.Server, scope scopeFunc, t *mcpsdk.
 		// This channel reaches a model: it reads confidential and
 		// restricted memories masked (SEC-3), whatever else its context
 		// allows, and the service masks every answer by it (SEC-8).
-		ctx = mnemo.WithClearance(ctx, mnemo.ClearanceFrom(ctx).Stricter(mnemo.Masked))
+		ctx = security.WithClearance(ctx, security.ClearanceFrom(ctx).Stricter(security.Masked))
 		// A panic in a tool is an internal error of that call: over stdio
 		// it would otherwise end the process, and every session with it.
 		var (

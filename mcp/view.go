@@ -9,6 +9,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Memory is what a tool result shows of a memory. It leaves out what the
@@ -69,7 +70,7 @@ func view(m *mnemo.Memory) Memory {
 	if v.Tags == nil {
 		v.Tags = []string{}
 	}
-	v.Masked = mnemo.Masked.Conceals(m.SecurityLevel)
+	v.Masked = security.Masked.Conceals(m.SecurityLevel)
 	return v
 }
 

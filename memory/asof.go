@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/filter"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
@@ -103,12 +104,12 @@ const maxGoneAsOf = 500
 // each key tombstoned since (its live row is gone, so no index finds it),
 // and each memory archived since (soft forgetting, a prune, a reset,
 // retention or capacity, by the ledger), as it held then. A key or memory
-// forgotten for good has nothing left to answer with. Without a
-// mnemo.DeletedFinder or a ledger, that part is left out.
+// forgotten for good has nothing left to answer with. Without a ledger,
+// the archived part is left out.
 func (s *Service) goneAsOf(ctx context.Context, scope mnemo.Scope, f *mnemo.Filter, t, now time.Time) ([]mnemo.Memory, error) {
 	var out []mnemo.Memory
-	if df, ok := s.store.Store.(mnemo.DeletedFinder); ok {
-		revs, err := df.DeletedAfter(ctx, scope, t, maxGoneAsOf)
+	{
+		revs, err := s.store.DeletedAfter(ctx, scope, t, maxGoneAsOf)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +118,7 @@ func (s *Service) goneAsOf(ctx context.Context, scope mnemo.Scope, f *mnemo.Filt
 			for n < len(revs) && revs[n].Key == revs[0].Key {
 				n++
 			}
-			if m, ok := stoodAt(revs[:n], t); ok && f.Match(&m, now) {
+			if m, ok := stoodAt(revs[:n], t); ok && filter.Match(f, &m, now) {
 				out = append(out, m)
 			}
 			revs = revs[n:]
@@ -145,8 +146,8 @@ func (s *Service) goneAsOf(ctx context.Context, scope mnemo.Scope, f *mnemo.Filt
 			return nil, err
 		}
 		for _, m := range ms {
-			m.Archived = false    // not yet, then
-			if f.Match(&m, now) { // f.AsOf: begun by t, not ended
+			m.Archived = false            // not yet, then
+			if filter.Match(f, &m, now) { // f.AsOf: begun by t, not ended
 				out = append(out, m)
 			}
 		}

@@ -54,8 +54,7 @@ type UpdateResult struct {
 // does: the Draft's validation and limits, the Write Guard's rejection of
 // empty or too short text, a new revision in history, the index and the
 // vector made again. A memory with a key changes by its key (last write
-// wins); one without is replaced in place, which needs a store that can
-// (mnemo.Replacer: every store of this module). Archiving and
+// wins); one without is replaced in place (Store.Replace). Archiving and
 // unarchiving go to the ledger (archive, restore) with actor, so that an
 // archive can be undone from the ledger like any other.
 func (s *Service) Update(ctx context.Context, scope mnemo.Scope, id string, p Patch, actor string) (UpdateResult, error) {
@@ -198,9 +197,6 @@ func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memor
 		res.Memory, res.Guard, res.Applied = w.Memory, &w.Guard, w.Applied
 		return nil
 	}
-	if s.store.Replacer == nil {
-		return mnemo.Errorf(mnemo.EUNAVAILABLE, "this store cannot change a memory without a key in place: forget it and write a new one")
-	}
 	recs, err := s.records(ctx, scope, []mnemo.Draft{d}, nil)
 	if err != nil {
 		return err
@@ -223,7 +219,7 @@ func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memor
 	}
 	var stored mnemo.Memory
 	_, err = s.writeWith(ctx, scope, []mnemo.Record{rec}, true, func(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
-		m, err := s.store.Replacer.Replace(ctx, scope, recs[0])
+		m, err := s.store.Replace(ctx, scope, recs[0])
 		stored = m
 		return []mnemo.Memory{m}, err
 	})

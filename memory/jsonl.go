@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/internal/timejson"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Export writes every live memory of scope (archived and expired included)
@@ -111,8 +113,7 @@ func (r ImportResult) Records() int { return r.Imported + r.Updated + r.Skipped 
 // A record of a memory the scope already holds — by its key, or without
 // one by its id (or the id an earlier import derived from it) — changes
 // it only when it is a later revision, by updated_at (API-22): keyed, as
-// an upsert of the key; keyless, in place (mnemo.Replacer; EUNAVAILABLE on
-// a store without it). Otherwise it is skipped, so importing the same file
+// an upsert of the key; keyless, in place (Store.Replace). Otherwise it is skipped, so importing the same file
 // twice changes nothing. ImportResult counts each record as imported,
 // updated or skipped.
 //
@@ -228,10 +229,6 @@ func (s *Service) importBatch(ctx context.Context, batch []importItem, opts Impo
 			writes = append(writes, i)
 		}
 	}
-	if len(replaces) > 0 && s.store.Replacer == nil {
-		it := &batch[replaces[0]]
-		return mnemo.Errorf(mnemo.EUNAVAILABLE, "line %d: memory %s is stored at an earlier revision, and this store cannot change a memory without a key in place", it.line, it.rec.Memory.ID)
-	}
 	if len(writes) > 0 {
 		recs := make([]mnemo.Record, len(writes))
 		for k, i := range writes {
@@ -260,7 +257,7 @@ func (s *Service) importBatch(ctx context.Context, batch []importItem, opts Impo
 		var m mnemo.Memory
 		_, err := s.writeWith(ctx, scope, []mnemo.Record{it.rec}, false, func(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
 			var err error
-			m, err = s.store.Replacer.Replace(ctx, scope, recs[0])
+			m, err = s.store.Replace(ctx, scope, recs[0])
 			return []mnemo.Memory{m}, err
 		})
 		if err != nil {
@@ -443,7 +440,7 @@ func (s *Service) importRecord(m mnemo.Memory, scope mnemo.Scope, now time.Time)
 	if !m.UpdatedAt.IsZero() {
 		d.UpdatedAt = &m.UpdatedAt
 	}
-	v, err := d.Build(scope, s.limits, now)
+	v, err := temporal.Build(&d, scope, s.limits, now)
 	if err != nil {
 		return mnemo.Record{}, err
 	}

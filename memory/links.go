@@ -18,7 +18,7 @@ import (
 // live memories (not archived, not expired) and events of the same scope,
 // and passes only through those. The sqlite store drops a memory's links
 // when it is forgotten or purged, in the same transaction; reflect's govern
-// phase removes whatever orphan links are left (LinkPruner).
+// phase removes whatever orphan links are left (EventStore.PruneLinks).
 
 // MaxTraverseHops bounds how many links a recall follows from a direct hit.
 const MaxTraverseHops = 3

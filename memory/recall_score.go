@@ -120,7 +120,7 @@ func (s *Service) adjust(r *recall, m *mnemo.Memory) adjustment {
 			// window, and at most as one much wider than it: what
 			// happens every week answers for a day less surely than
 			// what is known to have happened that day (REC-30).
-			x.time = rank.TimeWithin(inside(occ.Nearest(r.asked.Window), r.asked.Window))
+			x.time = rank.TimeWithin(inside(temporal.OccurredNearest(occ, r.asked.Window), r.asked.Window))
 			if occ.Recurrence != nil {
 				x.time = min(x.time, rank.TimeWide)
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // Options configure a Service. The zero value is usable.
@@ -464,7 +465,7 @@ func (s *Service) records(ctx context.Context, scope mnemo.Scope, drafts []mnemo
 	// main cost besides the store's (PERF-1).
 	errs := s.spread(ctx, len(drafts), "building a memory", func(i int) error {
 		d := &drafts[i]
-		m, err := d.Build(scope, lim, now)
+		m, err := temporal.Build(d, scope, lim, now)
 		if err != nil {
 			return err
 		}

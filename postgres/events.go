@@ -57,7 +57,7 @@ func nullRaw(b json.RawMessage) *string {
 // events, their relations (relate runs inside it, before each event is
 // inserted, and sees the events before it, its batch's too) and their L3
 // vectors. Without pgvector the vectors are not kept, as memories'.
-func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnemo.Event, relate mnemo.RelateFunc) ([]mnemo.Event, error) {
+func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnemo.Event, relate func(context.Context, mnemo.EventLookup, mnemo.Event) ([]mnemo.Relation, error)) ([]mnemo.Event, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 
 var (
 	_ mnemo.AgentLister = (*DB)(nil)
-	_ mnemo.Replacer    = (*DB)(nil)
 )
 
 // Agents implements mnemo.AgentLister: one aggregate over the tenant's

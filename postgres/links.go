@@ -8,8 +8,6 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/sqlrow"
 )
 
-var _ mnemo.LinkPruner = (*DB)(nil)
-
 // gone is the condition, on relations r, that the end in column col is
 // neither a memory (live or archived) nor an event, hot or cold (a cold
 // event keeps its row), of the relation's scope.
@@ -18,7 +16,7 @@ func gone(col string) string {
 		AND NOT EXISTS (SELECT 1 FROM events e WHERE e.tenant_id = r.tenant_id AND e.agent_id = r.agent_id AND e.id = r.` + col + `))`
 }
 
-// PruneLinks implements mnemo.LinkPruner: the scope's links with an end
+// PruneLinks implements mnemo.EventStore: the scope's links with an end
 // that is gone, deleted unless dry, in one transaction.
 func (db *DB) PruneLinks(ctx context.Context, scope mnemo.Scope, dry bool) ([]mnemo.Relation, error) {
 	if err := checkScope(scope); err != nil {

@@ -166,9 +166,7 @@ func (db *DB) History(ctx context.Context, scope mnemo.Scope, key string) ([]mne
 	return revs, db.fail("history", err)
 }
 
-var _ mnemo.DeletedFinder = (*DB)(nil)
-
-// DeletedAfter implements mnemo.DeletedFinder: the history of the keys
+// DeletedAfter implements mnemo.Store.DeletedAfter: the history of the keys
 // tombstoned after t (REC-27).
 func (db *DB) DeletedAfter(ctx context.Context, scope mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
 	if err := checkScope(scope); err != nil {

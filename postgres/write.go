@@ -42,7 +42,7 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 // Replace changes a keyless memory in place (API-14), as Write upserts a
 // key: the row of the record's id, live and keyless, takes the record,
 // keeping its id, creation and accesses, with a revision in history; a
-// record older than the row only adds the revision. See mnemo.Replacer.
+// record older than the row only adds the revision. See mnemo.Store.Replace.
 func (db *DB) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
 	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
 		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")

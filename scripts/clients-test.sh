@@ -8,15 +8,15 @@
 #   2. tsc, then node's test runner on the client and the adapters;
 #   3. pip installs clients/python from the checkout into a venv, mypy
 #      --strict checks its types, and pytest runs its tests in the venv;
-#   4. the Node version the README promises admits every locked package
+#   4. the Node version docs/CLIENTS.md promises admits every locked package
 #      (scripts/engines.mjs); each TypeScript snippet's packages are
-#      installed by an npm install the README gives before it;
-#   5. the README's TypeScript and Python snippets, as pasted
+#      installed by an npm install the guide gives before it;
+#   5. docs/CLIENTS.md's TypeScript and Python snippets, as pasted
 #      (clients/typescript/scripts/readme.mjs): the TypeScript ones in the
 #      package, and the plain client's once more as a newcomer runs it, in
 #      an empty project where only the `npm pack`ed package is installed;
 #      the Python ones outside the checkout, with the venv's python, and
-#      once more with the venv of the README's offline recipe, run as
+#      once more with the venv of the guide's offline recipe, run as
 #      written in an empty directory.
 # It installs what is missing (Debian's python3-httpx, python3-pytest,
 # python3-venv, python3-pip, python3-setuptools and python3-mypy; npm ci,
@@ -122,34 +122,34 @@ python_steps() {
 		cd '$tmp' && '$venv/bin/python' -c 'import mnemo; assert \"site-packages\" in mnemo.__file__, mnemo.__file__'"
 	step "mypy --strict clients/python" $py -m mypy --strict --python-version 3.10 --cache-dir "${TMPDIR:-/tmp}/mnemo-mypy-cache" "$root/clients/python/src/mnemo" "$root/clients/python/scripts/gen_types.py"
 	step "python tests" bash -c "cd '$root/clients/python' && '$venv/bin/python' -m pytest -q -p no:cacheprovider --import-mode=importlib tests"
-	step "README python snippets" bash -c "cd '$tmp' && MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/README.md' python '$venv/bin/python'"
-	# The README's offline recipe, as written, in an empty directory with
+	step "docs/CLIENTS.md python snippets" bash -c "cd '$tmp' && MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/docs/CLIENTS.md' python '$venv/bin/python'"
+	# The guide's offline recipe, as written, in an empty directory with
 	# this shell's PATH (where another python3, pyenv's, may come first):
 	# its apt-get line is the set-up's, the rest runs as pasted, and the
-	# README's snippet then runs with the venv it made.
-	step "README offline python recipe" bash -c "set -e; mkdir '$tmp/offline' && cp -r '$root/clients/python' '$tmp/offline-src' && cd '$tmp/offline' &&
-		sed -n '/^<!-- readme-run: sh python-offline -->\$/,/^\`\`\`\$/p' '$root/README.md' | sed '1,2d;\$d' | grep -v '^sudo apt-get ' |
+	# guide's snippet then runs with the venv it made.
+	step "docs/CLIENTS.md offline python recipe" bash -c "set -e; mkdir '$tmp/offline' && cp -r '$root/clients/python' '$tmp/offline-src' && cd '$tmp/offline' &&
+		sed -n '/^<!-- readme-run: sh python-offline -->\$/,/^\`\`\`\$/p' '$root/docs/CLIENTS.md' | sed '1,2d;\$d' | grep -v '^sudo apt-get ' |
 			sed 's|/path/to/mnemo/clients/python|$tmp/offline-src|' >recipe.sh &&
 		test -s recipe.sh && bash -e recipe.sh >recipe.log 2>&1 || { cat recipe.log; exit 1; }
-		MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/README.md' python '$tmp/offline/.venv/bin/python'"
+		MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/docs/CLIENTS.md' python '$tmp/offline/.venv/bin/python'"
 }
 python_steps >"$tmp/python.log" 2>&1 &
 python_pid=$!
 
-step "node versions" node "$ts/scripts/engines.mjs" "$root/README.md"
+step "node versions" node "$ts/scripts/engines.mjs" "$root/docs/CLIENTS.md"
 step "openapi drift" node "$ts/scripts/gen.mjs" "$MNEMO_URL" --check
 step "openapi drift (python)" $py "$root/clients/python/scripts/gen_types.py" "$MNEMO_URL" --check
 step "tsc" bash -c "cd '$ts' && npx tsc -p ."
 step "typescript tests" bash -c "cd '$ts' && node --test --test-reporter=spec dist/test/*.test.js"
-step "README ts snippets" bash -c "cd '$ts' && MNEMO_KEY='$MNEMO_TEST_KEY' node scripts/readme.mjs '$root/README.md' ts"
-# As the README has a newcomer do it: npm pack (tsc has just built dist/,
+step "docs/CLIENTS.md ts snippets" bash -c "cd '$ts' && MNEMO_KEY='$MNEMO_TEST_KEY' node scripts/readme.mjs '$root/docs/CLIENTS.md' ts"
+# As the guide has a newcomer do it: npm pack (tsc has just built dist/,
 # so without its prepack), then install the tarball in an empty project,
 # offline (the package has no dependencies).
-step "README ts snippet, npm-packed into an empty project" bash -c "cd '$ts' &&
+step "docs/CLIENTS.md ts snippet, npm-packed into an empty project" bash -c "cd '$ts' &&
 	npm pack --ignore-scripts --pack-destination '$tmp' --loglevel=error >/dev/null &&
 	mkdir '$tmp/app' && cd '$tmp/app' && echo '{\"private\": true}' >package.json &&
 	npm install --offline --no-audit --no-fund --loglevel=error '$tmp'/mnemo-*.tgz &&
-	MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/README.md' ts --in '$tmp/app'"
+	MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/docs/CLIENTS.md' ts --in '$tmp/app'"
 wait "$python_pid"
 cat "$tmp/python.log"
 

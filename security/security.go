@@ -208,12 +208,6 @@ func chineseID(s string) bool {
 	return "10X98765432"[sum%11] == strings.ToUpper(s[17:])[0]
 }
 
-// Label is the marker of a level whose text is masked, "" when it is shown.
-func Label(level string) string { return mnemo.LevelLabel(level) }
-
-// Mask replaces s by its marker and its length (mnemo.MaskText).
-func Mask(label, s string) string { return mnemo.MaskText(label, s) }
-
 // Redact replaces every sensitive span of s that a rule finds by its
 // rule's name, for text that must keep its shape: log lines, traces.
 func Redact(s string) string {

@@ -11,11 +11,12 @@ import (
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/lifecycle"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // The gate (SEC-8). Every answer a Mnemo gives leaves through one of the
 // methods below, which conceal it by the clearance the call's context
-// carries (mnemo.ClearanceFrom): set by the way in — an API key's mask, the
+// carries (security.ClearanceFrom): set by the way in — an API key's mask, the
 // MCP channel, the CLI's mask profile — never by the handler of a route or
 // a tool. What is built as text (boot, snapshot, the default read, reflect's
 // report) is masked as it is built, by the same clearance. A method of an
@@ -29,7 +30,7 @@ import (
 
 // gated returns v concealed by the clearance on ctx.
 func gated[T any](ctx context.Context, v T, err error) (T, error) {
-	return mnemo.Conceal(mnemo.ClearanceFrom(ctx), v), err
+	return security.Conceal(security.ClearanceFrom(ctx), v), err
 }
 
 // errMaskedExport refuses an export to a caller that reads masked.
@@ -79,7 +80,7 @@ func (m *Mnemo) AddMessages(ctx context.Context, sc mnemo.Scope, session string,
 // reads masked may not change a security level: lowering it would let it
 // read what it may not, raising it hide what others may (SEC-9).
 func (m *Mnemo) Update(ctx context.Context, sc mnemo.Scope, id string, p memory.Patch, actor string) (memory.UpdateResult, error) {
-	if p.SecurityLevel != nil && mnemo.ClearanceFrom(ctx).Masks() {
+	if p.SecurityLevel != nil && security.ClearanceFrom(ctx).Masks() {
 		return memory.UpdateResult{}, mnemo.Errorf(mnemo.EFORBIDDEN, "security_level may not be changed by a caller that reads confidential and restricted memories masked")
 	}
 	v, err := m.Memories.Update(ctx, sc, id, p, actor)
@@ -105,7 +106,7 @@ func (m *Mnemo) List(ctx context.Context, sc mnemo.Scope, q mnemo.ListQuery) ([]
 	if err != nil {
 		return nil, 0, err
 	}
-	if q.AsOf != nil && mnemo.ClearanceFrom(ctx).Masks() {
+	if q.AsOf != nil && security.ClearanceFrom(ctx).Masks() {
 		ms = slices.Clone(ms)
 		m.concealKeyed(ctx, sc, len(ms), func(i int) *mnemo.Memory { return &ms[i] })
 	}
@@ -118,7 +119,7 @@ func (m *Mnemo) List(ctx context.Context, sc mnemo.Scope, q mnemo.ListQuery) ([]
 // (SEC-8).
 func (m *Mnemo) History(ctx context.Context, sc mnemo.Scope, key string) ([]mnemo.Revision, error) {
 	revs, err := m.Memories.History(ctx, sc, key)
-	c := mnemo.ClearanceFrom(ctx)
+	c := security.ClearanceFrom(ctx)
 	if err != nil || !c.Masks() {
 		return revs, err
 	}
@@ -127,7 +128,7 @@ func (m *Mnemo) History(ctx context.Context, sc mnemo.Scope, key string) ([]mnem
 	for i, r := range revs {
 		if r.Memory != nil {
 			mm := *r.Memory
-			mm.ConcealAs(c, level)
+			c.MemoryAs(&mm, level)
 			r.Memory = &mm
 		}
 		out[i] = r
@@ -162,7 +163,7 @@ func (m *Mnemo) keyLevel(ctx context.Context, sc mnemo.Scope, key string, revs [
 // its key ever had: such an answer holds old revisions, which History
 // shows that way. The caller copies the answer first.
 func (m *Mnemo) concealKeyed(ctx context.Context, sc mnemo.Scope, n int, at func(int) *mnemo.Memory) {
-	c := mnemo.ClearanceFrom(ctx)
+	c := security.ClearanceFrom(ctx)
 	if !c.Masks() {
 		return
 	}
@@ -177,7 +178,7 @@ func (m *Mnemo) concealKeyed(ctx context.Context, sc mnemo.Scope, n int, at func
 			level = m.keyLevel(ctx, sc, mm.Key, nil)
 			levels[mm.Key] = level
 		}
-		mm.ConcealAs(c, level)
+		c.MemoryAs(mm, level)
 	}
 }
 
@@ -204,7 +205,7 @@ func (m *Mnemo) Surface(ctx context.Context, sc mnemo.Scope, q memory.Query) (me
 // gateResult conceals a recall's answer; as of a past time, a key's
 // revision at the highest level the key ever had.
 func (m *Mnemo) gateResult(ctx context.Context, sc mnemo.Scope, q memory.Query, res memory.Result, err error) (memory.Result, error) {
-	if err == nil && q.AsOf != nil && mnemo.ClearanceFrom(ctx).Masks() {
+	if err == nil && q.AsOf != nil && security.ClearanceFrom(ctx).Masks() {
 		rs := slices.Clone(res.Results)
 		m.concealKeyed(ctx, sc, len(rs), func(i int) *mnemo.Memory { return &rs[i].Memory })
 		res.Results = rs
@@ -234,7 +235,7 @@ func (m *Mnemo) ExpandLinks(ctx context.Context, sc mnemo.Scope, from []string, 
 // Export writes the scope's memories as JSON Lines: whole, so a caller
 // that reads masked may not (SEC-8).
 func (m *Mnemo) Export(ctx context.Context, sc mnemo.Scope, w io.Writer, progress func(int, int)) (int, error) {
-	if mnemo.ClearanceFrom(ctx).Masks() {
+	if security.ClearanceFrom(ctx).Masks() {
 		return 0, errMaskedExport("memories")
 	}
 	return m.Memories.Export(ctx, sc, w, progress)
@@ -395,9 +396,9 @@ func (m *Mnemo) SearchEvents(ctx context.Context, sc mnemo.Scope, q events.Searc
 // Replay re-publishes a window of events to sink (a webhook, NATS, a
 // Server-Sent Events stream), each as the caller may read it.
 func (m *Mnemo) Replay(ctx context.Context, sc mnemo.Scope, o events.ReplayOptions, sink events.Sink) (events.ReplayResult, error) {
-	if c := mnemo.ClearanceFrom(ctx); c.Masks() && sink != nil {
+	if c := security.ClearanceFrom(ctx); c.Masks() && sink != nil {
 		next := sink
-		sink = events.SinkFunc(func(ctx context.Context, e mnemo.Event) error { return next.Publish(ctx, mnemo.Conceal(c, e)) })
+		sink = events.SinkFunc(func(ctx context.Context, e mnemo.Event) error { return next.Publish(ctx, security.Conceal(c, e)) })
 	}
 	return m.Events.Replay(ctx, sc, o, sink)
 }
@@ -405,7 +406,7 @@ func (m *Mnemo) Replay(ctx context.Context, sc mnemo.Scope, o events.ReplayOptio
 // ExportEvents writes a window's events and every layer: whole, so a
 // caller that reads masked may not (SEC-8).
 func (m *Mnemo) ExportEvents(ctx context.Context, sc mnemo.Scope, q mnemo.EventQuery, format string, w io.Writer) (events.ExportResult, error) {
-	if mnemo.ClearanceFrom(ctx).Masks() {
+	if security.ClearanceFrom(ctx).Masks() {
 		return events.ExportResult{}, errMaskedExport("events")
 	}
 	return m.Events.ExportEvents(ctx, sc, q, format, w)

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/events"
 	"github.com/mnemo-dev/mnemo/lifecycle"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // The levels of the records that are not memories (SEC-11) and of what is
@@ -82,7 +83,7 @@ func TestEventLevels(t *testing.T) {
 	// Masked: data and metadata say what they were, not what they hold.
 	m := got[0]
 	m.Metadata = json.RawMessage(`{"card":"` + cardNumber + `"}`)
-	m.Conceal(mnemo.Masked)
+	security.Masked.Event(&m)
 	if strings.Contains(string(m.Data)+string(m.Metadata), "4111") || !json.Valid(m.Data) || !strings.HasPrefix(string(m.Data), `"[RESTRICTED]`) {
 		t.Errorf("masked: data %s metadata %s", m.Data, m.Metadata)
 	}
@@ -165,7 +166,7 @@ func TestSessionLevels(t *testing.T) {
 	if err != nil || wm.SecurityLevel != mnemo.SecurityRestricted {
 		t.Fatalf("after it: %q, %v; want restricted still", wm.SecurityLevel, err)
 	}
-	wm.Conceal(mnemo.Masked)
+	wm.Conceal(security.Masked)
 	if strings.Contains(wm.CurrentTopic, "hunter2") || !strings.HasPrefix(wm.CurrentTopic, "[RESTRICTED]") {
 		t.Errorf("masked topic %q", wm.CurrentTopic)
 	}
@@ -213,7 +214,7 @@ func TestRunLevels(t *testing.T) {
 	if len(r.Earlier) == 0 || r.Earlier[0].N != 1 || strings.Contains(r.Earlier[0].Summary, cardNumber) || r.Earlier[0].SecurityLevel != mnemo.SecurityRestricted {
 		t.Fatalf("the first round compacted: %+v", r.Earlier)
 	}
-	r.Conceal(mnemo.Masked)
+	r.Conceal(security.Masked)
 	if !strings.HasPrefix(r.Earlier[0].Summary, "[RESTRICTED]") || !strings.Contains(string(r.Rounds[len(r.Rounds)-1].Call.Output), "step went fine") {
 		t.Errorf("masked: %+v %+v", r.Earlier[0], r.Rounds)
 	}
@@ -285,7 +286,7 @@ func TestCompactionLevel(t *testing.T) {
 	if _, err := svc.RememberBatch(ctx, alice, drafts); err != nil {
 		t.Fatal(err)
 	}
-	masked := mnemo.WithClearance(ctx, mnemo.Masked)
+	masked := security.WithClearance(ctx, security.Masked)
 	rep, err := svc.Reflect(masked, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseCompact}, DryRun: true})
 	if err != nil || len(rep.Compacted) != 1 || rep.Compacted[0].SecurityLevel != mnemo.SecurityRestricted ||
 		strings.Contains(rep.Text, "east wing") || strings.Contains(rep.Compacted[0].Summary, "east wing") {

@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestReadmeGoSnippet keeps the README's Go snippet ("Use it from your
-// stack") the code that Example runs: the fence after
-// `<!-- readme-run: go -->` must be in example_test.go verbatim.
+// TestReadmeGoSnippet keeps the Go snippet of docs/CLIENTS.md ("Go") the
+// code that Example runs: the fence after `<!-- readme-run: go -->` must be
+// in example_test.go verbatim.
 func TestReadmeGoSnippet(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/CLIENTS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,11 +21,11 @@ func TestReadmeGoSnippet(t *testing.T) {
 	}
 	blocks := regexp.MustCompile("(?s)<!-- readme-run: go -->\n```go\n(.*?)```\n").FindAllSubmatch(readme, -1)
 	if len(blocks) == 0 {
-		t.Fatal("README.md has no <!-- readme-run: go --> snippet")
+		t.Fatal("docs/CLIENTS.md has no <!-- readme-run: go --> snippet")
 	}
 	for _, b := range blocks {
 		if !strings.Contains(string(src), string(b[1])) {
-			t.Errorf("README's Go snippet is not in example_test.go, which runs it:\n%s", b[1])
+			t.Errorf("docs/CLIENTS.md's Go snippet is not in example_test.go, which runs it:\n%s", b[1])
 		}
 	}
 }

@@ -52,7 +52,7 @@ func nullString(s string) any {
 }
 
 // AppendEvents implements mnemo.EventStore.
-func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnemo.Event, relate mnemo.RelateFunc) ([]mnemo.Event, error) {
+func (db *DB) AppendEvents(ctx context.Context, scope mnemo.Scope, events []mnemo.Event, relate func(context.Context, mnemo.EventLookup, mnemo.Event) ([]mnemo.Relation, error)) ([]mnemo.Event, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 var (
 	_ mnemo.AgentLister   = (*DB)(nil)
 	_ mnemo.KeyTreeLister = (*DB)(nil)
-	_ mnemo.Replacer      = (*DB)(nil)
 )
 
 // Agents implements mnemo.AgentLister: the tenant's scopes, with their

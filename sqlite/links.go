@@ -17,7 +17,7 @@ func gone(col string) string {
 		AND NOT EXISTS (SELECT 1 FROM cold_events c WHERE c.tenant_id = r.tenant_id AND c.agent_id = r.agent_id AND c.id = r.` + col + `))`
 }
 
-// PruneLinks implements mnemo.LinkPruner.
+// PruneLinks implements mnemo.EventStore.
 func (db *DB) PruneLinks(ctx context.Context, scope mnemo.Scope, dry bool) ([]mnemo.Relation, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err

@@ -136,9 +136,7 @@ func (db *DB) History(ctx context.Context, scope mnemo.Scope, key string) ([]mne
 	return scanRevisions(rows)
 }
 
-var _ mnemo.DeletedFinder = (*DB)(nil)
-
-// DeletedAfter implements mnemo.DeletedFinder: the history of the keys
+// DeletedAfter implements mnemo.Store.DeletedAfter: the history of the keys
 // tombstoned after t (REC-27).
 func (db *DB) DeletedAfter(ctx context.Context, scope mnemo.Scope, t time.Time, limit int) ([]mnemo.Revision, error) {
 	if err := checkScope(scope); err != nil {

@@ -33,7 +33,7 @@ func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record)
 	return db.write(ctx, scope, recs, false)
 }
 
-// Replace changes a keyless memory in place (API-14). See mnemo.Replacer.
+// Replace changes a keyless memory in place (API-14). See mnemo.Store.Replace.
 func (db *DB) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) (mnemo.Memory, error) {
 	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
 		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")

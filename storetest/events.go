@@ -174,7 +174,7 @@ func testEventRelations(t *testing.T, s mnemo.Store) {
 
 	// A failing relate, or a relation the store refuses, stores nothing.
 	boom := errors.New("injected")
-	for _, bad := range []mnemo.RelateFunc{
+	for _, bad := range []func(context.Context, mnemo.EventLookup, mnemo.Event) ([]mnemo.Relation, error){
 		func(context.Context, mnemo.EventLookup, mnemo.Event) ([]mnemo.Relation, error) { return nil, boom },
 		func(_ context.Context, _ mnemo.EventLookup, e mnemo.Event) ([]mnemo.Relation, error) {
 			return []mnemo.Relation{{Source: "ev-0001", Target: e.ID, Type: "x", Confidence: 7, CreatedAt: at(0)}}, nil

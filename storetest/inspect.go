@@ -81,14 +81,11 @@ func testKeyTree(t *testing.T, s mnemo.Store) {
 	}
 }
 
-// testReplace checks Replacer: a keyless memory changed in place keeps its
+// testReplace checks Store.Replace: a keyless memory changed in place keeps its
 // id, creation and accesses, is found by its new text only, and a missing
 // or keyed id is ENOTFOUND.
 func testReplace(t *testing.T, s mnemo.Store) {
-	rp, ok := s.(mnemo.Replacer)
-	if !ok {
-		t.Skip("the store has no Replacer")
-	}
+	rp := s
 	ctx := t.Context()
 	old := newMemory(scopeAX, 1, "", "original words")
 	write(t, s, scopeAX, put(old), put(newMemory(scopeAX, 2, "/keyed", "keyed words")))

@@ -95,7 +95,7 @@ func testRecurring(t *testing.T, s mnemo.Store) {
 		t.Fatalf("ExtractRecurrence = %+v, %v", e, ok)
 	}
 	m := newMemory(scopeAX, 1, "", "hiking every sunday morning")
-	m.Occurred = &mnemo.Occurred{Start: e.First.Start, End: mnemo.LatestTime, Expression: e.Text, Source: mnemo.OccurredText, Recurrence: &e.Recurrence}
+	m.Occurred = &mnemo.Occurred{Start: e.First.Start, End: mnemo.LatestTime, Expression: e.Text, Source: mnemo.OccurredText, Recurrence: e.Recurrence.Data()}
 	write(t, s, scopeAX, put(m))
 	got := get(t, s, scopeAX, m.ID).Occurred
 	if got == nil || got.Recurrence == nil || got.Recurrence.Rule != e.Recurrence.Rule || !got.Recurrence.Anchor.Equal(sunday) || !got.End.Equal(mnemo.LatestTime) {

@@ -84,16 +84,13 @@ func testValidTo(t *testing.T, s mnemo.Store) {
 	}
 }
 
-// testDeletedAfter checks a mnemo.DeletedFinder (REC-27): the history of
+// testDeletedAfter checks Store.DeletedAfter (REC-27): the history of
 // the keys with a tombstone written after a time (the history's own time,
 // when the store applied it), revived since or not, in the order of their
 // first such tombstone, cut at the limit; a key forgotten since keeps no
 // memory to answer with.
 func testDeletedAfter(t *testing.T, s mnemo.Store) {
-	df, ok := s.(mnemo.DeletedFinder)
-	if !ok {
-		t.Skip("not a mnemo.DeletedFinder")
-	}
+	df := s
 	day := func(d int) time.Time { return t0.Add(time.Duration(d) * 24 * time.Hour) }
 	mkIn := func(sc mnemo.Scope, n int, key string, d int) mnemo.Record {
 		m := newMemory(sc, n, key, fmt.Sprintf("%s on day %d", key, d))

@@ -5,38 +5,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
-// Recurrence is a time that repeats (REC-30): "every Sunday morning",
-// "the first Monday of each month", "on Sundays", "every two weeks",
-// "每周日上午", "每个月的第一个周一", "每两周". Its occurrences are days (or a
-// part of each: morning 06–12, afternoon 12–18, evening and night 18–24)
-// or, when it names no day, whole periods ("each month": some time in
-// every month), counted in Interval periods from Anchor.
-type Recurrence struct {
-	// Freq is the period: daily, weekly, monthly or yearly.
-	Freq string `json:"freq"`
-	// Interval is how many periods apart the occurrences are: 2 for
-	// "every two weeks".
-	Interval int `json:"interval"`
-	// Weekdays, lower-case English names, are the days of a weekly
-	// recurrence, or the one weekday of a monthly one with Ordinal.
-	Weekdays []string `json:"weekdays,omitempty"`
-	// Ordinal picks the weekday of a month: 1 to 4 the first to the
-	// fourth, -1 the last.
-	Ordinal int `json:"ordinal,omitempty"`
-	// MonthDay is the day of a monthly recurrence ("every month on the 15th").
-	MonthDay int `json:"month_day,omitempty"`
-	// Month is the month of a yearly recurrence ("every May").
-	Month int `json:"month,omitempty"`
-	// Part is the part of the day: morning, afternoon, evening or night.
-	Part string `json:"part,omitempty"`
-	// Anchor is the first occurrence's start: intervals count from it.
-	Anchor time.Time `json:"anchor"`
-	// Rule is the same as an iCalendar RRULE (RFC 5545), for a reader that
-	// knows it; it is written from the fields above (RRule) and never read.
-	Rule string `json:"rule,omitempty"`
-}
+// Recurrence is a time that repeats (REC-30), as mnemo.Recurrence
+// describes it, with the methods that find its occurrences.
+type Recurrence mnemo.Recurrence
 
 // RRule is r as an iCalendar RRULE (RFC 5545).
 func (r Recurrence) RRule() string {
@@ -617,4 +592,10 @@ func RecurrenceOf(expr string, anchor time.Time) (Recurrence, bool) {
 	r := e.Recurrence
 	r.Anchor = anchor
 	return r, true
+}
+
+// Data is r as the memory record holds it.
+func (r Recurrence) Data() *mnemo.Recurrence {
+	d := mnemo.Recurrence(r)
+	return &d
 }

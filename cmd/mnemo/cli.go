@@ -178,7 +178,7 @@ func (a *app) rootCommand() *cobra.Command {
 		if cfg.Mask {
 			// The mask profile: every call of the command carries the
 			// clearance, and the service masks by it (SEC-8).
-			cmd.SetContext(mnemo.WithClearance(cmd.Context(), mnemo.Masked))
+			cmd.SetContext(security.WithClearance(cmd.Context(), security.Masked))
 		}
 		if a.environ != nil {
 			for _, w := range envTypos(a.environ()) {

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo/agentcontext"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/service"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 // The commands of what is built for prompts: runs, sessions, snapshot,
@@ -51,7 +52,7 @@ func timeFlag(name, v string) (*time.Time, error) {
 	if v == "" {
 		return nil, nil
 	}
-	t, err := mnemo.ParseInstant("--"+name, v, time.Now())
+	t, err := temporal.ParseInstant("--"+name, v, time.Now())
 	if err != nil {
 		return nil, usagef("%s", mnemo.ErrorMessage(err))
 	}

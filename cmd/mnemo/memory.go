@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/service"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 func (a *app) rememberCommand() *cobra.Command {
@@ -73,7 +74,7 @@ func (a *app) rememberCommand() *cobra.Command {
 			if v := occurred.after; v != "" {
 				// Read when the memory is built, as a time in its text
 				// would be (TIME-2); refused here if it is none.
-				if _, err := mnemo.ParseTime("--occurred", v, time.Now()); err != nil {
+				if _, err := temporal.ParseTime("--occurred", v, time.Now()); err != nil {
 					return usagef("%s", mnemo.ErrorMessage(err))
 				}
 				d.OccurredAt = &mnemo.When{Text: v}

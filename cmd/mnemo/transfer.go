@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo/files"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -149,7 +150,7 @@ func (a *app) exportCommand() *cobra.Command {
 
 // exportTree writes the agent's active memories as a memory root in dir.
 func (a *app) exportTree(cmd *cobra.Command, dir string) error {
-	if mnemo.ClearanceFrom(cmd.Context()).Masks() {
+	if security.ClearanceFrom(cmd.Context()).Masks() {
 		return mnemo.Errorf(mnemo.EFORBIDDEN, "an export is whole, and --mask reads confidential and restricted memories masked: export without it")
 	}
 	return a.withService(cmd.Context(), func(svc *service.Mnemo) error {

@@ -253,7 +253,8 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 			// first occurrence, going on to the end of the range: its
 			// rule is read again from the expression.
 			if r, ok := temporal.RecurrenceOf(m.Occurred.Expression, m.Occurred.Start); ok {
-				m.Occurred.Recurrence = &r
+				rec := mnemo.Recurrence(r)
+				m.Occurred.Recurrence = &rec
 			}
 		}
 	} else {
@@ -282,5 +283,5 @@ const RecurringEnd = "9214646400000000000"
 // it out (Filter.NotIDs).
 func RecurringMiss(f *mnemo.Filter, start int64, expr string) bool {
 	r, ok := temporal.RecurrenceOf(expr, FromNanos(start))
-	return ok && !r.Overlaps(f.OccurredWindow())
+	return ok && !r.Overlaps(temporal.FilterWindow(f))
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/temporal"
 )
 
 var (
@@ -77,7 +78,7 @@ func (w *walker) walk(v any, t reflect.Type, path string) (any, error) {
 		if at, err := time.Parse(time.RFC3339Nano, s); err == nil {
 			return v, mnemo.CheckTime(path, at)
 		}
-		at, err := mnemo.ParseInstant(path, s, w.now)
+		at, err := temporal.ParseInstant(path, s, w.now)
 		if err != nil {
 			return v, err
 		}
@@ -88,7 +89,7 @@ func (w *walker) walk(v any, t reflect.Type, path string) (any, error) {
 		if !ok {
 			return v, mnemo.TimeFieldError(path, raw(v))
 		}
-		_, err := mnemo.ParseTime(path, s, w.now)
+		_, err := temporal.ParseTime(path, s, w.now)
 		return v, err
 	case t == rawType:
 		return v, nil

@@ -1,15 +1,15 @@
-// engines.mjs checks that the Node version the README promises runs the
+// engines.mjs checks that the Node version docs/CLIENTS.md promises runs the
 // TypeScript client and everything its lock file installs: package.json's
 // engines.node says the same, and no locked package's engines.node leaves
 // that version out (npm ci would warn EBADENGINE, and the adapter it
 // serves would be unsupported there).
 //
-// Usage: node scripts/engines.mjs README.md
+// Usage: node scripts/engines.mjs docs/CLIENTS.md
 import { readFileSync } from "node:fs";
 
 const [readme] = process.argv.slice(2);
 if (!readme) {
-  console.error("usage: node scripts/engines.mjs README.md");
+  console.error("usage: node scripts/engines.mjs docs/CLIENTS.md");
   process.exit(2);
 }
 const pkgDir = new URL("..", import.meta.url);
@@ -57,12 +57,12 @@ function admits(range, v) {
 
 const bad = [];
 const pkg = JSON.parse(readFileSync(new URL("package.json", pkgDir), "utf8"));
-if (pkg.engines?.node !== `>=${promised[0]}`) bad.push(`package.json engines.node is ${JSON.stringify(pkg.engines?.node)}, the README promises Node ${promised[0]} (">=${promised[0]}")`);
+if (pkg.engines?.node !== `>=${promised[0]}`) bad.push(`package.json engines.node is ${JSON.stringify(pkg.engines?.node)}, ${readme} promises Node ${promised[0]} (">=${promised[0]}")`);
 const lock = JSON.parse(readFileSync(new URL("package-lock.json", pkgDir), "utf8"));
 for (const [path, p] of Object.entries(lock.packages)) {
   const range = p.engines?.node;
   if (path && range && !admits(range, promised)) bad.push(`${path.replace(/^node_modules\//, "")}@${p.version} needs Node ${range}`);
 }
 for (const b of bad) console.log(`FAIL ${b}`);
-console.log(`engines: ${bad.length ? `${bad.length === 1 ? "a package leaves" : `${bad.length} packages leave`} out` : "everything runs on"} Node ${promised[0]}, as the README promises`);
+console.log(`engines: ${bad.length ? `${bad.length === 1 ? "a package leaves" : `${bad.length} packages leave`} out` : "everything runs on"} Node ${promised[0]}, as ${readme} promises`);
 process.exit(bad.length ? 1 : 0);

@@ -1,11 +1,11 @@
-// readme.mjs runs the README's client snippets as a user would paste them:
+// readme.mjs runs a document's client snippets (docs/CLIENTS.md) as a user would paste them:
 // each fence after a `<!-- readme-run: LANG [PRELUDE] -->` line, LANG ts or
 // python, is written to a file (ts ones as .mjs in this package, so that
 // "mnemo" and the adapters' packages resolve) and run; every `// → text` or
 // `# → text` line of it must be a line of what it printed. A PRELUDE puts a
 // fake model, named `model`, before the snippet: no model is called.
 //
-// Usage: node scripts/readme.mjs README.md ts|python [INTERPRETER] [--in DIR]
+// Usage: node scripts/readme.mjs docs/CLIENTS.md ts|python [INTERPRETER] [--in DIR]
 // (MNEMO_URL and MNEMO_KEY name the server; scripts/clients-test.sh sets them.)
 // --in DIR runs the snippets in DIR, a directory of a newcomer's own (for ts:
 // one where only the packed package is installed), and only those that
@@ -56,7 +56,7 @@ const inAt = args.indexOf("--in");
 const home = inAt >= 0 ? args.splice(inAt, 2)[1] : undefined;
 const [readme, lang, interpreter] = args;
 if (!readme || !["ts", "python"].includes(lang) || (inAt >= 0 && !home)) {
-  console.error("usage: node scripts/readme.mjs README.md ts|python [INTERPRETER] [--in DIR]");
+  console.error("usage: node scripts/readme.mjs docs/CLIENTS.md ts|python [INTERPRETER] [--in DIR]");
   process.exit(2);
 }
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -95,7 +95,7 @@ function needs(snippet) {
 
 let skipped = 0;
 const lines = readFileSync(readme, "utf8").split("\n");
-// A snippet's packages must be installed by an `npm install` the README
+// A snippet's packages must be installed by an `npm install` the document
 // gives between the previous snippet and it: a reader pastes them in turn.
 const installGaps = [];
 let lastSnippet = 0;

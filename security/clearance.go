@@ -1,13 +1,16 @@
-package mnemo
+package security
 
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // Clearance is what a caller may read whole (SEC-8): memories, and what is
@@ -25,7 +28,7 @@ type Clearance struct {
 // Masked is the clearance of an API key with mask, of the MCP channel and
 // of the CLI's mask profile: public and internal memories whole,
 // confidential and restricted ones masked.
-var Masked = Clearance{Level: SecurityInternal}
+var Masked = Clearance{Level: mnemo.SecurityInternal}
 
 type clearanceKey struct{}
 
@@ -53,7 +56,7 @@ func (c Clearance) Stricter(o Clearance) Clearance {
 		return o
 	case !o.Masks():
 		return c
-	case levelRank(o.Level) < levelRank(c.Level):
+	case rankOf(o.Level) < rankOf(c.Level):
 		return o
 	}
 	return c
@@ -66,8 +69,8 @@ func (c Clearance) Conceals(level string) bool {
 	if !c.Masks() {
 		return false
 	}
-	r := levelRank(level)
-	return r < 0 || r > levelRank(c.Level)
+	r := rankOf(level)
+	return r < 0 || r > rankOf(c.Level)
 }
 
 // Text returns text as c reads it when it was made from something at
@@ -76,39 +79,16 @@ func (c Clearance) Text(level, text string) string {
 	if !c.Conceals(level) {
 		return text
 	}
-	return MaskText(maskLabel(level), text)
-}
-
-// Highest returns the highest of levels, "" for none: the level of what is
-// built from all of them (a key's history, a summary).
-func Highest(levels ...string) string {
-	best := ""
-	for _, l := range levels {
-		switch {
-		case levelRank(l) < 0:
-			return l // a level mnemo does not know outranks every other
-		case best == "" || levelRank(l) > levelRank(best):
-			best = l
-		}
-	}
-	return best
-}
-
-// levelRank orders levels (LevelRank), an empty one being internal.
-func levelRank(level string) int {
-	if level == "" {
-		level = SecurityInternal
-	}
-	return LevelRank(level)
+	return Mask(maskLabel(level), text)
 }
 
 // maskLabel is the marker of masked text of level.
 func maskLabel(level string) string {
-	if l := LevelLabel(level); l != "" {
+	if l := Label(level); l != "" {
 		return l
 	}
-	if levelRank(level) >= 0 {
-		return "[" + strings.ToUpper(cmp.Or(level, SecurityInternal)) + "]"
+	if rankOf(level) >= 0 {
+		return "[" + strings.ToUpper(cmp.Or(level, mnemo.SecurityInternal)) + "]"
 	}
 	return "[MASKED]"
 }
@@ -117,20 +97,20 @@ func maskLabel(level string) string {
 // its content and summary become their marker and length, and what is
 // read from them or stands beside them — data, entities, when it
 // happened, its vector — is left out. A memory c may read is left as it is.
-func (m *Memory) Conceal(c Clearance) { m.ConcealAs(c, m.SecurityLevel) }
+func (c Clearance) Memory(m *mnemo.Memory) { c.MemoryAs(m, m.SecurityLevel) }
 
 // ConcealAs is Conceal for a memory read at level, or at its own if that
 // is higher: a key's old revision is read at the highest level the key
 // ever had, so that reclassifying a key hides what it said before.
-func (m *Memory) ConcealAs(c Clearance, level string) {
-	level = Highest(level, m.SecurityLevel)
+func (c Clearance) MemoryAs(m *mnemo.Memory, level string) {
+	level = mnemo.Highest(level, m.SecurityLevel)
 	if !c.Conceals(level) {
 		return
 	}
 	label := maskLabel(level)
-	m.Content = MaskText(label, m.Content)
+	m.Content = Mask(label, m.Content)
 	if m.Summary != "" {
-		m.Summary = MaskText(label, m.Summary)
+		m.Summary = Mask(label, m.Summary)
 	}
 	m.Data, m.Entities, m.Occurred, m.Embedding = nil, nil, nil, nil
 }
@@ -142,7 +122,7 @@ type concealer interface {
 	Conceal(c Clearance)
 }
 
-var concealerType = reflect.TypeFor[concealer]()
+var memoryType = reflect.TypeFor[mnemo.Memory]()
 
 // maxConcealDepth bounds how deep Conceal looks into an answer; what lies
 // deeper is left out rather than shown unread.
@@ -212,8 +192,17 @@ func conceal(c Clearance, v reflect.Value, depth int) {
 		}
 		v.Set(n)
 	case reflect.Struct:
-		if p := v.Addr(); p.Type().Implements(concealerType) {
-			p.Interface().(concealer).Conceal(c)
+		switch p := v.Addr().Interface().(type) {
+		case *mnemo.Memory:
+			c.Memory(p)
+		case *mnemo.Event:
+			c.Event(p)
+		case *mnemo.Summary:
+			c.Summary(p)
+		case *mnemo.Capability:
+			c.Capability(p)
+		case concealer:
+			p.Conceal(c)
 		}
 		if v.Type() == memoryType {
 			return
@@ -238,27 +227,12 @@ func plain(t reflect.Type) bool {
 	return false
 }
 
-// LevelRank orders levels: public 0 … restricted 3; -1 for an unknown level.
-func LevelRank(level string) int {
-	switch level {
-	case SecurityPublic:
-		return 0
-	case SecurityInternal:
-		return 1
-	case SecurityConfidential:
-		return 2
-	case SecurityRestricted:
-		return 3
-	}
-	return -1
-}
-
 // LevelLabel is the marker of a level whose text is masked, "" when it is shown.
-func LevelLabel(level string) string {
+func Label(level string) string {
 	switch level {
-	case SecurityConfidential:
+	case mnemo.SecurityConfidential:
 		return "[CONFIDENTIAL]"
-	case SecurityRestricted:
+	case mnemo.SecurityRestricted:
 		return "[RESTRICTED]"
 	}
 	return ""
@@ -268,11 +242,106 @@ func LevelLabel(level string) string {
 // something is there and how much, none of what it says. A text that is
 // already label's mask (SEC-7: the one masker every channel uses) is returned as it is, so that masking twice says
 // the first length.
-func MaskText(label, s string) string {
+func Mask(label, s string) string {
 	if rest, ok := strings.CutPrefix(s, label+" ****** ("); ok && strings.HasSuffix(rest, " characters)") {
 		if _, err := strconv.Atoi(strings.TrimSuffix(rest, " characters)")); err == nil {
 			return s
 		}
 	}
 	return fmt.Sprintf("%s ****** (%d characters)", label, utf8.RuneCountInString(s))
+}
+
+// The levels of the records that are not memories (SEC-11) and of what is
+// built from records (SEC-12): each is classified by the classifier of
+// memories, and conceals its own text by the caller's clearance (SEC-8).
+
+// Field returns a field's text as c reads it when it was made from
+// something at level: Text, but an empty field stays empty, so that a
+// masked record keeps the shape of the one it masks.
+func (c Clearance) Field(level, text string) string {
+	if text == "" {
+		return ""
+	}
+	return c.Text(level, text)
+}
+
+// JSON returns a JSON value as c reads it when it was made from something
+// at level: itself, or a JSON string of its masked form (Text). An empty
+// value stays empty.
+func (c Clearance) JSON(level string, raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || !c.Conceals(level) {
+		return raw
+	}
+	b, _ := json.Marshal(c.Field(level, string(raw)))
+	return b
+}
+
+// Conceal masks an event's data and metadata, and the inputs of its
+// vectors, when c may not read its level (SEC-8, SEC-11); the vectors
+// themselves are left out.
+func (c Clearance) Event(e *mnemo.Event) {
+	if !c.Conceals(e.SecurityLevel) {
+		return
+	}
+	e.Data, e.Metadata = c.JSON(e.SecurityLevel, e.Data), c.JSON(e.SecurityLevel, e.Metadata)
+	vs := make([]mnemo.EventVector, len(e.Vectors))
+	for i, v := range e.Vectors {
+		vs[i] = mnemo.EventVector{Modality: v.Modality, Model: v.Model, Input: c.Field(e.SecurityLevel, v.Input)}
+	}
+	if e.Vectors != nil {
+		e.Vectors = vs
+	}
+}
+
+// Conceal masks a summary's text — trends, patterns, suggestions, its
+// note — when c may not read its level (SEC-8, SEC-12); its counts stay.
+func (c Clearance) Summary(s *mnemo.Summary) {
+	if !c.Conceals(s.SecurityLevel) {
+		return
+	}
+	s.Trends, s.Patterns, s.Suggestions = c.texts(s.SecurityLevel, s.Trends), c.texts(s.SecurityLevel, s.Patterns), c.texts(s.SecurityLevel, s.Suggestions)
+	s.Note = c.Field(s.SecurityLevel, s.Note)
+}
+
+// Conceal masks what a capability says of its events — description,
+// conditions, cases and lessons — when c may not read its level (SEC-8,
+// SEC-12); its name, task type, tools and counts stay.
+func (c Clearance) Capability(cp *mnemo.Capability) {
+	l := cp.SecurityLevel
+	if !c.Conceals(l) {
+		return
+	}
+	cp.Description, cp.Conditions, cp.ConditionSeen = c.Field(l, cp.Description), c.texts(l, cp.Conditions), nil
+	for _, cases := range []*[]mnemo.TaskCase{&cp.SuccessCases, &cp.FailureLessons} {
+		out := make([]mnemo.TaskCase, len(*cases))
+		for i, tc := range *cases {
+			tc.Text = c.Field(l, tc.Text)
+			out[i] = tc
+		}
+		if *cases != nil {
+			*cases = out
+		}
+	}
+	cp.Note = c.Field(l, cp.Note)
+}
+
+// texts returns a copy of texts as c reads them when made at level; nil
+// stays nil.
+func (c Clearance) texts(level string, texts []string) []string {
+	if texts == nil {
+		return nil
+	}
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = c.Field(level, t)
+	}
+	return out
+}
+
+// rankOf is LevelRank with no level read as internal, the default.
+func rankOf(level string) int {
+	if level == "" {
+		level = mnemo.SecurityInternal
+	}
+	return mnemo.LevelRank(level)
 }

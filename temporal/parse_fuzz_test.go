@@ -1,14 +1,16 @@
-package mnemo
+package temporal
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // FuzzParseTime reads any value a client may type into a time field,
 // against any reference time, with the range's edges in the seeds (TIME-1,
-// TIME-2): never a panic; an error is EINVALID and names the field; a time
+// TIME-2): never a panic; an error is mnemo.EINVALID and names the field; a time
 // read lies within the range, an RFC 3339 one exactly as sent.
 func FuzzParseTime(f *testing.F) {
 	ref := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC).UnixNano()
@@ -21,18 +23,18 @@ func FuzzParseTime(f *testing.F) {
 		"", " ", "banana", "2026-11-20T25:00:00Z", "20261120",
 	} {
 		f.Add(s, ref)
-		f.Add(s, EarliestTime.UnixNano())
-		f.Add(s, LatestTime.Add(-time.Nanosecond).UnixNano())
+		f.Add(s, mnemo.EarliestTime.UnixNano())
+		f.Add(s, mnemo.LatestTime.Add(-time.Nanosecond).UnixNano())
 	}
 	f.Fuzz(func(t *testing.T, v string, refNanos int64) {
 		sp, err := ParseTime("when", v, time.Unix(0, refNanos).UTC())
 		if err != nil {
-			if ErrorCode(err) != EINVALID || !strings.HasPrefix(ErrorMessage(err), "when ") {
-				t.Fatalf("ParseTime(%q) = %v: want EINVALID naming the field", v, err)
+			if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.HasPrefix(mnemo.ErrorMessage(err), "when ") {
+				t.Fatalf("ParseTime(%q) = %v: want mnemo.EINVALID naming the field", v, err)
 			}
 			return
 		}
-		if !InTimeRange(sp.Start) || sp.End.Before(sp.Start) || sp.End.After(LatestTime) {
+		if !mnemo.InTimeRange(sp.Start) || sp.End.Before(sp.Start) || sp.End.After(mnemo.LatestTime) {
 			t.Fatalf("ParseTime(%q) = %v .. %v: outside the range", v, sp.Start, sp.End)
 		}
 		if at, perr := time.Parse(time.RFC3339Nano, strings.TrimSpace(v)); perr == nil && (!sp.Instant || !sp.Start.Equal(at)) {

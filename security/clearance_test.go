@@ -1,4 +1,4 @@
-package mnemo_test
+package security_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // secretMemory is a memory whose every field that speaks says "Zircon".
@@ -22,7 +23,7 @@ func secretMemory(level string) mnemo.Memory {
 // concealed is a hand-made Concealer beside memories.
 type concealed struct{ Text, Level string }
 
-func (c *concealed) Conceal(cl mnemo.Clearance) { c.Text = cl.Text(c.Level, c.Text) }
+func (c *concealed) Conceal(cl security.Clearance) { c.Text = cl.Text(c.Level, c.Text) }
 
 // TestConceal checks the gate's walk (SEC-8): every memory an answer leads
 // to — by value, pointer, slice, map, interface, embedded — and every other
@@ -56,7 +57,7 @@ func TestConceal(t *testing.T) {
 		Other:  &concealed{Text: "Zircon", Level: mnemo.SecurityConfidential},
 		Revs:   []mnemo.Revision{{Seq: 1, Memory: &shared}},
 	}
-	got := mnemo.Conceal(mnemo.Masked, a)
+	got := security.Conceal(security.Masked, a)
 	b, err := json.Marshal(got)
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +85,11 @@ func TestConceal(t *testing.T) {
 		t.Errorf("the caller's concealer changed: %+v", a.Other)
 	}
 	// Masking twice changes nothing more.
-	if again, _ := json.Marshal(mnemo.Conceal(mnemo.Masked, got)); string(again) != string(b) {
+	if again, _ := json.Marshal(security.Conceal(security.Masked, got)); string(again) != string(b) {
 		t.Errorf("masked twice: %s, want %s", again, b)
 	}
 	// A clearance that reads everything reads it all whole.
-	if whole, _ := json.Marshal(mnemo.Conceal(mnemo.Clearance{}, a)); strings.Contains(string(whole), "******") {
+	if whole, _ := json.Marshal(security.Conceal(security.Clearance{}, a)); strings.Contains(string(whole), "******") {
 		t.Errorf("whole clearance masked: %s", whole)
 	}
 }
@@ -105,7 +106,7 @@ func TestConcealAs(t *testing.T) {
 		{"", mnemo.SecurityInternal, "The vault"},
 	} {
 		m := secretMemory(tt.own)
-		m.ConcealAs(mnemo.Masked, tt.as)
+		security.Masked.MemoryAs(&m, tt.as)
 		if !strings.HasPrefix(m.Content, tt.want) {
 			t.Errorf("%s read as %s: %q, want %s…", tt.own, tt.as, m.Content, tt.want)
 		}
@@ -114,12 +115,12 @@ func TestConcealAs(t *testing.T) {
 
 // TestClearance checks the order of clearances and levels.
 func TestClearance(t *testing.T) {
-	whole, masked, public := mnemo.Clearance{}, mnemo.Masked, mnemo.Clearance{Level: mnemo.SecurityPublic}
+	whole, masked, public := security.Clearance{}, security.Masked, security.Clearance{Level: mnemo.SecurityPublic}
 	if whole.Stricter(masked) != masked || masked.Stricter(whole) != masked || masked.Stricter(public) != public || public.Stricter(masked) != public {
 		t.Error("Stricter does not pick the clearance that reads less")
 	}
 	for _, tt := range []struct {
-		c     mnemo.Clearance
+		c     security.Clearance
 		level string
 		want  bool
 	}{
