@@ -121,7 +121,7 @@ FUZZERS = \
 	./security:FuzzClassify \
 	./files:FuzzKeyPath \
 	./files:FuzzStoreLog \
-	./cmd/mnemo:FuzzParseEndpoint \
+	./internal/endpoint:FuzzParse \
 	./temporal:FuzzExtract \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
