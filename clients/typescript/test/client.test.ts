@@ -17,8 +17,8 @@ import {
 import * as mnemo from "@mnemo-dev/client";
 import { apiKey, baseUrl, client, readKey } from "./env.js";
 =======
-} from "mnemo";
-import * as mnemo from "mnemo";
+} from "@mnemo-dev/client";
+import * as mnemo from "@mnemo-dev/client";
 import { apiKey, baseUrl, client, connect, readKey } from "./env.js";
 >>>>>>> budget32
 
