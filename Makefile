@@ -126,6 +126,8 @@ FUZZERS = \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
 	./internal/timejson:FuzzRewrite \
+	./internal/agenthook:FuzzReadTranscript \
+	./internal/agenthook:FuzzParseInput \
 	.:FuzzJSONDepth \
 	./files:FuzzIndent
 

@@ -222,6 +222,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.configCommand(),
 		a.migrateCommand(),
 		a.migrateStoreCommand(),
+		a.hookCommand(), a.setupCommand(),
 	)
 	return root
 }
