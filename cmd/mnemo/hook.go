@@ -92,3 +92,23 @@ func (a *app) hookLog(path, event string, err error) {
 	}
 	io.WriteString(w, line)
 }
+
+// withProjectAgent adds --project-agent to the mcp command: the agent is
+// then the repository the client started it in, as the hooks take it
+// (AGT-2), so that the tools and the hooks of one project share memories.
+func (a *app) withProjectAgent(cmd *cobra.Command) *cobra.Command {
+	var project bool
+	cmd.Flags().BoolVar(&project, "project-agent", false, "the agent is the name of the git repository of the working directory (as mnemo hook takes it), unless --agent or $MNEMO_AGENT names one")
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if f := cmd.Flags().Lookup("agent"); project && (f == nil || !f.Changed) && a.getenv("MNEMO_AGENT") == "" {
+			dir, err := os.Getwd()
+			if err != nil {
+				return fmt.Errorf("the working directory: %w", err)
+			}
+			a.cfg.Agent = agenthook.AgentFromDir(dir)
+		}
+		return run(cmd, args)
+	}
+	return cmd
+}

@@ -1,0 +1,245 @@
+package setup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// hookEvents are the Claude Code events mnemo hooks, with the argument
+// `mnemo hook` takes for each.
+var hookEvents = []struct{ event, arg string }{
+	{"SessionStart", "session-start"},
+	{"UserPromptSubmit", "user-prompt-submit"},
+	{"PreCompact", "pre-compact"},
+	{"Stop", "stop"},
+}
+
+// hookTimeout is the seconds Claude Code gives a hook before it stops it;
+// mnemo's own bound (a second) is well inside.
+const hookTimeout = 5
+
+// HookCommand is the shell command of a Claude Code hook for event arg.
+func HookCommand(srv Server, arg string) string {
+	parts := []string{shellQuote(srv.Command)}
+	for _, a := range srv.Args {
+		parts = append(parts, shellQuote(a))
+	}
+	parts = append(parts, "hook", arg)
+	if srv.URL != "" {
+		parts = append(parts, shellQuote("--url="+srv.URL))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for sh when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isMnemoHook recognises a hook an earlier setup wrote for arg, whatever
+// binary it named.
+var mnemoHook = regexp.MustCompile(`mnemo\S*'? hook ([a-z-]+)`)
+
+func isMnemoHook(cmd, arg string) bool {
+	m := mnemoHook.FindStringSubmatch(cmd)
+	return m != nil && m[1] == arg
+}
+
+// claudeHooks adds mnemo's hooks to Claude Code's settings.json: one
+// command hook per event, replacing one an earlier setup wrote, and
+// keeping every other hook and setting.
+func claudeHooks(path string, srv Server) (Change, error) {
+	old, doc, err := readObject(path)
+	if err != nil {
+		return Change{}, err
+	}
+	hooks, err := member(path, doc, "hooks")
+	if err != nil {
+		return Change{}, err
+	}
+	changed := false
+	mine := NewObject()
+	for _, h := range hookEvents {
+		cmd := HookCommand(srv, h.arg)
+		entry := NewObject()
+		entry.Set("type", "command")
+		entry.Set("command", cmd)
+		entry.Set("timeout", hookTimeout)
+		group := NewObject()
+		group.Set("hooks", []any{entry})
+		mine.Set(h.event, []any{group})
+
+		v, ok := hooks.Get(h.event)
+		if !ok {
+			hooks.Set(h.event, []any{group})
+			changed = true
+			continue
+		}
+		groups, isArr := v.([]any)
+		if !isArr {
+			return Change{}, &FormatError{Path: path, Err: fmt.Errorf("hooks.%s is not a JSON array", h.event)}
+		}
+		found := false
+		for _, g := range groups {
+			gobj, ok := g.(*Object)
+			if !ok {
+				continue
+			}
+			hv, _ := gobj.Get("hooks")
+			list, _ := hv.([]any)
+			for _, e := range list {
+				eobj, ok := e.(*Object)
+				if !ok {
+					continue
+				}
+				c, _ := eobj.Get("command")
+				cs, _ := c.(string)
+				if !isMnemoHook(cs, h.arg) {
+					continue
+				}
+				found = true
+				if cs != cmd {
+					eobj.Set("command", cmd)
+					changed = true
+				}
+			}
+		}
+		if !found {
+			hooks.Set(h.event, append(groups, group))
+			changed = true
+		}
+	}
+	wrap := NewObject()
+	wrap.Set("hooks", mine)
+	c := Change{Path: path, Old: old, New: old, Snippet: string(Encode(wrap))}
+	if changed {
+		c.New = Encode(doc)
+	}
+	return c, nil
+}
+
+// codexServer sets [mcp_servers.mnemo] in Codex's config.toml. The file
+// is checked with a TOML parser before and after; mnemo's table is
+// replaced or appended as text, so the rest of the file, comments
+// included, stays as it was.
+func codexServer(path string, srv Server) (Change, error) {
+	old, err := read(path)
+	if err != nil {
+		return Change{}, err
+	}
+	var doc map[string]any
+	if _, err := toml.Decode(string(old), &doc); err != nil {
+		return Change{}, &FormatError{Path: path, Err: fmt.Errorf("not valid TOML (%v)", oneLine(err.Error()))}
+	}
+	block, err := codexBlock(srv)
+	if err != nil {
+		return Change{}, err
+	}
+	if sameServer(doc, block) {
+		return Change{Path: path, Old: old, New: old, Snippet: block}, nil
+	}
+	// mnemo's table runs to the next header; its subtables
+	// ([mcp_servers.mnemo.env]) are kept.
+	lines := strings.SplitAfter(string(old), "\n")
+	start, end := -1, len(lines)
+	for i, l := range lines {
+		name, ok := tableHeader(l)
+		if !ok {
+			continue
+		}
+		if start >= 0 {
+			end = i
+			break
+		}
+		if name == "mcp_servers.mnemo" {
+			start = i
+		}
+	}
+	var out string
+	switch {
+	case start >= 0:
+		rest := strings.Join(lines[end:], "")
+		if rest != "" {
+			rest = "\n" + rest
+		}
+		out = strings.Join(lines[:start], "") + block + rest
+	case hasServer(doc):
+		return Change{}, &FormatError{Path: path, Err: errors.New("mcp_servers.mnemo is written in a form setup does not edit (not as a [mcp_servers.mnemo] table): change it by hand or remove it")}
+	case len(bytes.TrimSpace(old)) == 0:
+		out = block
+	default:
+		out = strings.TrimRight(string(old), "\n") + "\n\n" + block
+	}
+	var check map[string]any
+	if _, err := toml.Decode(out, &check); err != nil || !sameServer(check, block) {
+		// A header-like line inside a multi-line string, say: the text
+		// edit went wrong, and the file is left alone.
+		return Change{}, &FormatError{Path: path, Err: errors.New("setup could not place [mcp_servers.mnemo] in it: add the snippet of --print by hand")}
+	}
+	return Change{Path: path, Old: old, New: []byte(out), Snippet: block}, nil
+}
+
+// codexBlock is mnemo's table, its values written by the TOML encoder.
+func codexBlock(srv Server) (string, error) {
+	var b bytes.Buffer
+	enc := toml.NewEncoder(&b)
+	enc.Indent = ""
+	err := enc.Encode(struct {
+		Command string   `toml:"command"`
+		Args    []string `toml:"args"`
+	}{srv.Command, append(append([]string{}, srv.Args...), "--agent", "codex", "mcp")})
+	if err != nil {
+		return "", err
+	}
+	return "[mcp_servers.mnemo]\n" + b.String(), nil
+}
+
+// tableHeader returns the name of a [table] or [[array]] header line,
+// its keys unquoted and joined by dots.
+func tableHeader(line string) (string, bool) {
+	s := strings.TrimSpace(line)
+	if i := strings.Index(s, "#"); i >= 0 && !strings.ContainsAny(s[:i], `"'`) {
+		s = strings.TrimSpace(s[:i])
+	}
+	if !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") {
+		return "", false
+	}
+	s = strings.Trim(s, "[]")
+	var parts []string
+	for _, p := range strings.Split(s, ".") {
+		parts = append(parts, strings.Trim(strings.TrimSpace(p), `"'`))
+	}
+	return strings.Join(parts, "."), true
+}
+
+// sameServer reports whether doc's mnemo server has the command and args
+// of block.
+func sameServer(doc map[string]any, block string) bool {
+	var want map[string]any
+	if _, err := toml.Decode(block, &want); err != nil || !hasServer(doc) {
+		return false
+	}
+	cur, _ := doc["mcp_servers"].(map[string]any)["mnemo"].(map[string]any)
+	w := want["mcp_servers"].(map[string]any)["mnemo"].(map[string]any)
+	return cur != nil && reflect.DeepEqual(cur["command"], w["command"]) && reflect.DeepEqual(cur["args"], w["args"])
+}
+
+func hasServer(doc map[string]any) bool {
+	s, ok := doc["mcp_servers"].(map[string]any)
+	if !ok {
+		return false
+	}
+	_, ok = s["mnemo"]
+	return ok
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
