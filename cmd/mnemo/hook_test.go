@@ -42,8 +42,11 @@ func claudeHookInput(t *testing.T, event, session, transcript, cwd string, extra
 // meta line, a slash command's output, a summary and a torn line.
 func transcriptLines(session string, from, to int) []string {
 	var out []string
+	// An hour ago, a minute a turn: recent enough for the boot context's
+	// events.
+	start := time.Now().UTC().Add(-time.Hour).Truncate(time.Minute)
 	ts := func(i int) string {
-		return time.Date(2026, 5, 4, 10, i, 0, 0, time.UTC).Format(time.RFC3339Nano)
+		return start.Add(time.Duration(i) * time.Minute).Format(time.RFC3339Nano)
 	}
 	for i := from; i < to; i++ {
 		user := map[string]any{"parentUuid": nil, "isSidechain": false, "userType": "external", "cwd": "/w", "sessionId": session,
