@@ -128,6 +128,9 @@ FUZZERS = \
 	./internal/timejson:FuzzRewrite \
 	./internal/agenthook:FuzzReadTranscript \
 	./internal/agenthook:FuzzParseInput \
+	./internal/agenthook:FuzzParseCodexNotify \
+	./internal/setup:FuzzDecodeObject \
+	./internal/setup:FuzzCodexConfig \
 	.:FuzzJSONDepth \
 	./files:FuzzIndent
 

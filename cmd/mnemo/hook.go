@@ -24,15 +24,16 @@ func (a *app) hookCommand() *cobra.Command {
 		recall            int
 	)
 	cmd := &cobra.Command{
-		Use:   "hook [event]",
-		Short: "Answer a coding agent's hook: session-start, user-prompt-submit, pre-compact, stop",
+		Use:   "hook [event] [payload]",
+		Short: "Answer a coding agent's hook: session-start, user-prompt-submit, pre-compact, stop, codex-notify",
 		Long: `Reads the hook's JSON (Claude Code's hook input) on stdin and talks to the running server:
 session-start prints the agent's boot context and user-prompt-submit the memories for the
 prompt, as Claude Code's additionalContext; pre-compact, stop and session-end send the
-transcript's new turns to POST /v1/messages, each once. The agent id is the --agent flag,
+transcript's new turns to POST /v1/messages, each once. codex-notify stores the turn of
+the JSON Codex's notify passes as the last argument. The agent id is the --agent flag,
 else $MNEMO_AGENT, else the name of the repository the agent works in. The command always
 exits 0 within --timeout; why it could not help goes to stderr or --log.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.MaximumNArgs(2),
 		// The hook reads no config file: one that does not load must not
 		// fail the agent's hook.
 		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
@@ -53,8 +54,22 @@ exits 0 within --timeout; why it could not help goes to stderr or --log.`,
 				logPath = a.getenv("MNEMO_HOOK_LOG")
 			}
 			event := ""
-			if len(args) == 1 {
+			if len(args) > 0 {
 				event = args[0]
+			}
+			if event == "codex-notify" {
+				payload := ""
+				if len(args) == 2 {
+					payload = args[1]
+				}
+				if _, err := agenthook.RunCodexNotify(cmd.Context(), cfg, []byte(payload)); err != nil {
+					a.hookLog(logPath, event, err)
+				}
+				return nil
+			}
+			if len(args) == 2 {
+				a.hookLog(logPath, event, fmt.Errorf("unexpected argument %q: the hook's input is read from stdin", args[1]))
+				return nil
 			}
 			res, err := agenthook.Run(cmd.Context(), cfg, event, a.stdin)
 			if err != nil {

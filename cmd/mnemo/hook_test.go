@@ -343,3 +343,47 @@ func TestHookLogFile(t *testing.T) {
 		t.Errorf("log = %q, %v", b, err)
 	}
 }
+
+// TestCodexNotifyHook: the JSON Codex's notify passes as the last
+// argument, written from its documented shape, stores the turn's messages
+// once, in the thread's session, as the repository's agent (AGT-1, AGT-4).
+func TestCodexNotifyHook(t *testing.T) {
+	srv := startServe(t, "--data", t.TempDir())
+	repo := filepath.Join(t.TempDir(), "billing")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := json.Marshal(map[string]any{
+		"type": "agent-turn-complete", "thread-id": "th-1", "turn-id": "tu-1", "cwd": repo,
+		"input-messages":         []string{"Rename the invoice table to invoices"},
+		"last-assistant-message": "Renamed invoice to invoices and added a migration.",
+	})
+	for range 2 {
+		if out, errs := runHook(t, "", "codex-notify", string(payload), "--url="+srv); out != "" || errs != "" {
+			t.Fatalf("stdout %q, stderr %q", out, errs)
+		}
+	}
+	var page struct {
+		Memories []struct{ Key, Content string }
+	}
+	getJSON(t, srv+"/v1/memories?"+query("agent_id", "billing", "session_id", "codex-th-1", "order", "oldest"), &page)
+	var got []string
+	for _, m := range page.Memories {
+		got = append(got, m.Key+" "+m.Content)
+	}
+	want := []string{"/codex/th-1/tu-1/user-0 Rename the invoice table to invoices", "/codex/th-1/tu-1/assistant Renamed invoice to invoices and added a migration."}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stored:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, tt := range []struct{ payload, why string }{
+		{`{"type": "approval-requested"}`, ""},
+		{`not json`, "not JSON"},
+		{``, "last argument"},
+		{`{"type": "agent-turn-complete"}`, "thread-id"},
+	} {
+		out, errs := runHook(t, "", "codex-notify", tt.payload, "--url="+srv)
+		if out != "" || !strings.Contains(errs, tt.why) || (tt.why == "") != (errs == "") {
+			t.Errorf("%q: stdout %q, stderr %q, want %q", tt.payload, out, errs, tt.why)
+		}
+	}
+}

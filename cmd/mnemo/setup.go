@@ -33,7 +33,7 @@ else in the file, and copies the file it changes to FILE.bak-<time> first:
   cursor          ~/.cursor/mcp.json (mcpServers) and .cursor/rules/mnemo.mdc in --dir
   vscode          the user profile's mcp.json (servers)
   windsurf        ~/.codeium/windsurf/mcp_config.json (mcpServers)
-  codex           ~/.codex/config.toml ([mcp_servers.mnemo]) and ~/.codex/AGENTS.md
+  codex           ~/.codex/config.toml ([mcp_servers.mnemo], notify) and ~/.codex/AGENTS.md
 
 The client runs this binary, or with --npx the npm package. Running it again changes
 nothing. A file that is not valid JSON or TOML is left alone, with exit 2.`,
@@ -62,6 +62,9 @@ nothing. A file that is not valid JSON or TOML is left alone, with exit 2.`,
 				return err
 			}
 			for _, c := range changes {
+				if c.Note != "" && !print {
+					a.notes = append(a.notes, c.Path+": "+c.Note)
+				}
 				switch {
 				case print:
 					fmt.Fprintf(a.stdout, "# %s\n%s", c.Path, c.Snippet)

@@ -2,6 +2,7 @@ package agenthook
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,6 +180,22 @@ func FuzzParseInput(f *testing.F) {
 		}
 		if a := AgentFromDir(in.CWD); a == "" || !utf8.ValidString(a) || len(a) > 64 {
 			t.Fatalf("agent %q from %q", a, in.CWD)
+		}
+	})
+}
+
+func FuzzParseCodexNotify(f *testing.F) {
+	f.Add([]byte(`{"type":"agent-turn-complete","thread-id":"t","turn-id":"u","cwd":"/w","input-messages":["hi",{"text":"x"}],"last-assistant-message":"ok"}`))
+	f.Add([]byte(`{"input-messages":[1,null]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, err := ParseCodexNotify(b)
+		if err != nil {
+			return
+		}
+		for _, m := range n.InputMessages {
+			if s := inputText(m); !utf8.ValidString(s) && json.Valid(m) {
+				t.Fatalf("text %q of %s", s, m)
+			}
 		}
 	})
 }

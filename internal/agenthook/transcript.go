@@ -162,9 +162,7 @@ func isCommandOutput(text string) bool {
 const batch = 100
 
 // capture sends the turns of the transcript the server does not have yet
-// to POST /v1/messages, oldest first, and returns how many it sent. The
-// keys it already has are read first, so a turn is sent once; were two
-// hooks to race, the stable key still makes it one memory (AGT-4).
+// to POST /v1/messages (AGT-4).
 func (c client) capture(ctx context.Context, in Input) (int, error) {
 	if in.SessionID == "" || in.TranscriptPath == "" {
 		return 0, errors.New("the hook input has no session_id or transcript_path")
@@ -178,38 +176,49 @@ func (c client) capture(ctx context.Context, in Input) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("reading the transcript %s: %w", in.TranscriptPath, err)
 	}
-	if len(turns) == 0 {
+	msgs := make([]message, len(turns))
+	for i, t := range turns {
+		msgs[i] = message{Key: TurnKey(in.SessionID, t.UUID), Role: t.Role, Content: t.Content}
+		if !t.Time.IsZero() {
+			tm := t.Time
+			msgs[i].CreatedAt = &tm
+		}
+	}
+	return c.send(ctx, SessionID(in.SessionID), keyRoot+in.SessionID+"/", msgs)
+}
+
+// message is one message of POST /v1/messages.
+type message struct {
+	Key       string     `json:"key"`
+	Role      string     `json:"role"`
+	Content   string     `json:"content"`
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+}
+
+// send sends the messages of session whose keys (under prefix) the server
+// does not have, oldest first, and returns how many it sent. The keys it
+// has are read first, so a turn is sent once; were two hooks to race, the
+// stable key still makes it one memory (AGT-4).
+func (c client) send(ctx context.Context, session, prefix string, msgs []message) (int, error) {
+	if len(msgs) == 0 {
 		return 0, nil
 	}
-	have, err := c.storedKeys(ctx, in.SessionID)
+	have, err := c.storedKeys(ctx, session, prefix)
 	if err != nil {
 		return 0, err
 	}
-	type message struct {
-		Key       string     `json:"key"`
-		Role      string     `json:"role"`
-		Content   string     `json:"content"`
-		CreatedAt *time.Time `json:"created_at,omitempty"`
-	}
 	var todo []message
-	seen := make(map[string]bool)
-	for _, t := range turns {
-		k := TurnKey(in.SessionID, t.UUID)
-		if have[k] || seen[k] {
+	for _, m := range msgs {
+		if have[m.Key] {
 			continue
 		}
-		seen[k] = true
-		m := message{Key: k, Role: t.Role, Content: t.Content}
-		if !t.Time.IsZero() {
-			tm := t.Time
-			m.CreatedAt = &tm
-		}
+		have[m.Key] = true
 		todo = append(todo, m)
 	}
 	sent := 0
 	for len(todo) > 0 {
 		n := min(batch, len(todo))
-		body := map[string]any{"agent_id": c.agent, "session_id": SessionID(in.SessionID), "messages": todo[:n]}
+		body := map[string]any{"agent_id": c.agent, "session_id": session, "messages": todo[:n]}
 		if err := c.do(ctx, http.MethodPost, "/v1/messages", nil, body, nil); err != nil {
 			return sent, err
 		}
@@ -219,10 +228,10 @@ func (c client) capture(ctx context.Context, in Input) (int, error) {
 	return sent, nil
 }
 
-// storedKeys are the keys of the session's turns the server has.
-func (c client) storedKeys(ctx context.Context, session string) (map[string]bool, error) {
+// storedKeys are the keys under prefix of the session's memories.
+func (c client) storedKeys(ctx context.Context, session, prefix string) (map[string]bool, error) {
 	have := make(map[string]bool)
-	q := url.Values{"agent_id": {c.agent}, "session_id": {SessionID(session)}, "key_prefix": {keyRoot + session + "/"},
+	q := url.Values{"agent_id": {c.agent}, "session_id": {session}, "key_prefix": {prefix},
 		"include_archived": {"true"}, "include_expired": {"true"}, "order": {"key"}, "limit": {"1000"}}
 	for offset := 0; ; {
 		q.Set("offset", strconv.Itoa(offset))

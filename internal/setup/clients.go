@@ -127,11 +127,12 @@ func claudeHooks(path string, srv Server) (Change, error) {
 	return c, nil
 }
 
-// codexServer sets [mcp_servers.mnemo] in Codex's config.toml. The file
-// is checked with a TOML parser before and after; mnemo's table is
-// replaced or appended as text, so the rest of the file, comments
-// included, stays as it was.
-func codexServer(path string, srv Server) (Change, error) {
+// codexConfig sets [mcp_servers.mnemo] and, when Codex runs no other
+// notify program, notify in Codex's config.toml (AGT-5). The file is
+// checked with a TOML parser before and after; mnemo's parts are replaced
+// or added as text, so the rest of the file, comments included, stays as
+// it was.
+func codexConfig(path string, srv Server) (Change, error) {
 	old, err := read(path)
 	if err != nil {
 		return Change{}, err
@@ -144,12 +145,32 @@ func codexServer(path string, srv Server) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	if sameServer(doc, block) {
-		return Change{Path: path, Old: old, New: old, Snippet: block}, nil
+	notify, err := codexNotifyLine(srv)
+	if err != nil {
+		return Change{}, err
 	}
-	// mnemo's table runs to the next header; its subtables
-	// ([mcp_servers.mnemo.env]) are kept.
-	lines := strings.SplitAfter(string(old), "\n")
+	out, err := placeServer(path, string(old), doc, block)
+	if err != nil {
+		return Change{}, err
+	}
+	out, note := placeNotify(out, doc, notify)
+	var check map[string]any
+	if _, err := toml.Decode(out, &check); err != nil || !sameServer(check, block) {
+		// A header-like line inside a multi-line string, say: the text
+		// edit went wrong, and the file is left alone.
+		return Change{}, &FormatError{Path: path, Err: errors.New("setup could not place [mcp_servers.mnemo] in it: add the snippet of --print by hand")}
+	}
+	return Change{Path: path, Old: old, New: []byte(out), Snippet: notify + "\n" + block, Note: note}, nil
+}
+
+// placeServer puts block, mnemo's table, in text: in place of the table
+// there is, which runs to the next header (its subtables, such as
+// [mcp_servers.mnemo.env], are kept), else at the end.
+func placeServer(path, text string, doc map[string]any, block string) (string, error) {
+	if sameServer(doc, block) {
+		return text, nil
+	}
+	lines := strings.SplitAfter(text, "\n")
 	start, end := -1, len(lines)
 	for i, l := range lines {
 		name, ok := tableHeader(l)
@@ -164,28 +185,82 @@ func codexServer(path string, srv Server) (Change, error) {
 			start = i
 		}
 	}
-	var out string
 	switch {
 	case start >= 0:
 		rest := strings.Join(lines[end:], "")
 		if rest != "" {
 			rest = "\n" + rest
 		}
-		out = strings.Join(lines[:start], "") + block + rest
+		return strings.Join(lines[:start], "") + block + rest, nil
 	case hasServer(doc):
-		return Change{}, &FormatError{Path: path, Err: errors.New("mcp_servers.mnemo is written in a form setup does not edit (not as a [mcp_servers.mnemo] table): change it by hand or remove it")}
-	case len(bytes.TrimSpace(old)) == 0:
-		out = block
-	default:
-		out = strings.TrimRight(string(old), "\n") + "\n\n" + block
+		return "", &FormatError{Path: path, Err: errors.New("mcp_servers.mnemo is written in a form setup does not edit (not as a [mcp_servers.mnemo] table): change it by hand or remove it")}
+	case strings.TrimSpace(text) == "":
+		return block, nil
 	}
-	var check map[string]any
-	if _, err := toml.Decode(out, &check); err != nil || !sameServer(check, block) {
-		// A header-like line inside a multi-line string, say: the text
-		// edit went wrong, and the file is left alone.
-		return Change{}, &FormatError{Path: path, Err: errors.New("setup could not place [mcp_servers.mnemo] in it: add the snippet of --print by hand")}
+	return strings.TrimRight(text, "\n") + "\n\n" + block, nil
+}
+
+// placeNotify sets the top-level notify to line (mnemo's hook) when the
+// file has none, or has mnemo's on one line; another program's is left,
+// and said in the note.
+func placeNotify(text string, doc map[string]any, line string) (string, string) {
+	cur, ok := doc["notify"]
+	if !ok {
+		// A top-level key goes before the first table.
+		lines := strings.SplitAfter(text, "\n")
+		for i, l := range lines {
+			if _, isHeader := tableHeader(l); isHeader {
+				return strings.Join(lines[:i], "") + line + "\n\n" + strings.Join(lines[i:], ""), ""
+			}
+		}
+		if strings.TrimSpace(text) == "" {
+			return line + "\n", ""
+		}
+		return strings.TrimRight(text, "\n") + "\n" + line + "\n", ""
 	}
-	return Change{Path: path, Old: old, New: []byte(out), Snippet: block}, nil
+	args, _ := cur.([]any)
+	ours := false
+	for _, a := range args {
+		if a == "codex-notify" {
+			ours = true
+		}
+	}
+	if !ours {
+		return text, "Codex already runs another notify program: its turns are not stored in mnemo (notify takes one program)"
+	}
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if _, isHeader := tableHeader(l); isHeader {
+			break
+		}
+		if k, _, found := strings.Cut(l, "="); found && strings.TrimSpace(k) == "notify" {
+			if strings.TrimSpace(l) == line {
+				return text, ""
+			}
+			var probe map[string]any
+			if _, err := toml.Decode(l, &probe); err != nil {
+				break // an array over several lines: left as it is
+			}
+			lines[i] = line + "\n"
+			return strings.Join(lines, ""), ""
+		}
+	}
+	return text, "notify runs mnemo in a form setup does not edit: it was left as it is"
+}
+
+// codexNotifyLine is the notify setting that runs mnemo's Codex hook.
+func codexNotifyLine(srv Server) (string, error) {
+	args := append(append([]string{srv.Command}, srv.Args...), "hook", "codex-notify")
+	if srv.URL != "" {
+		args = append(args, "--url="+srv.URL)
+	}
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(struct {
+		Notify []string `toml:"notify"`
+	}{args}); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(b.String()), nil
 }
 
 // codexBlock is mnemo's table, its values written by the TOML encoder.

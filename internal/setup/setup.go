@@ -52,6 +52,8 @@ type Change struct {
 	Old, New []byte
 	// Snippet is mnemo's part of New, for --print.
 	Snippet string
+	// Note is what the user should know of a part left undone.
+	Note string
 }
 
 // Changed reports whether the change writes anything.
@@ -109,7 +111,7 @@ func Plan(client string, env Env, srv Server) ([]Change, error) {
 		c, err := jsonServer(filepath.Join(env.Home, ".codeium", "windsurf", "mcp_config.json"), "mcpServers", stdio(srv, false, "--agent", "windsurf", "mcp"))
 		return []Change{c}, err
 	case "codex":
-		mcp, err := codexServer(filepath.Join(env.Home, ".codex", "config.toml"), srv)
+		mcp, err := codexConfig(filepath.Join(env.Home, ".codex", "config.toml"), srv)
 		if err != nil {
 			return nil, err
 		}

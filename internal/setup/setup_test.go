@@ -276,8 +276,57 @@ model = "o4-mini"
 	home2 := t.TempDir()
 	applyAll(t, "codex", Env{Home: home2, GOOS: "linux"}, NPX)
 	b, _ = os.ReadFile(filepath.Join(home2, ".codex", "config.toml"))
-	if want := "[mcp_servers.mnemo]\ncommand = \"npx\"\nargs = [\"-y\", \"@mnemo-dev/mnemo\", \"--agent\", \"codex\", \"mcp\"]\n"; string(b) != want {
+	want := "notify = [\"npx\", \"-y\", \"@mnemo-dev/mnemo\", \"hook\", \"codex-notify\"]\n\n" +
+		"[mcp_servers.mnemo]\ncommand = \"npx\"\nargs = [\"-y\", \"@mnemo-dev/mnemo\", \"--agent\", \"codex\", \"mcp\"]\n"
+	if string(b) != want {
 		t.Errorf("new config.toml:\n%s\nwant\n%s", b, want)
+	}
+}
+
+// TestCodexNotify: notify runs mnemo's Codex hook unless Codex runs
+// another program, which is kept and said (AGT-1, AGT-6).
+func TestCodexNotify(t *testing.T) {
+	tests := []struct {
+		name, before string
+		wantNotify   []string
+		note         string
+	}{
+		{"none", "model = \"o3\"\n\n[tui]\nnotifications = true\n",
+			[]string{bin.Command, "hook", "codex-notify"}, ""},
+		{"another program", "notify = [\"notify-send\", \"Codex\"]\n",
+			[]string{"notify-send", "Codex"}, "another notify program"},
+		{"an earlier setup", "notify = [\"/old/mnemo\", \"hook\", \"codex-notify\"] # mine\n[x]\ny = 1\n",
+			[]string{bin.Command, "hook", "codex-notify"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			path := filepath.Join(home, ".codex", "config.toml")
+			write(t, path, tt.before)
+			cs := applyAll(t, "codex", Env{Home: home, GOOS: "linux"}, bin)
+			if !strings.Contains(cs[0].Note, tt.note) || (tt.note == "") != (cs[0].Note == "") {
+				t.Errorf("note = %q, want %q", cs[0].Note, tt.note)
+			}
+			b, _ := os.ReadFile(path)
+			var doc struct {
+				Notify []string
+				TUI    map[string]bool `toml:"tui"`
+			}
+			if _, err := toml.Decode(string(b), &doc); err != nil {
+				t.Fatalf("%v:\n%s", err, b)
+			}
+			if !reflect.DeepEqual(doc.Notify, tt.wantNotify) {
+				t.Errorf("notify = %q, want %q\n%s", doc.Notify, tt.wantNotify, b)
+			}
+			if strings.Contains(tt.before, "[tui]") && !doc.TUI["notifications"] {
+				t.Errorf("[tui] lost:\n%s", b)
+			}
+			for _, c := range mustPlan(t, "codex", Env{Home: home, GOOS: "linux"}, bin) {
+				if c.Changed() {
+					t.Errorf("a second run changes %s:\n%s", c.Path, Diff(c))
+				}
+			}
+		})
 	}
 }
 
@@ -357,7 +406,7 @@ func FuzzCodexConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		home := t.TempDir()
 		write(t, filepath.Join(home, ".codex", "config.toml"), s)
-		c, err := codexServer(filepath.Join(home, ".codex", "config.toml"), bin)
+		c, err := codexConfig(filepath.Join(home, ".codex", "config.toml"), bin)
 		if err != nil {
 			var fe *FormatError
 			if !errors.As(err, &fe) {
