@@ -387,3 +387,50 @@ func TestCodexNotifyHook(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorHook: Cursor's beforeSubmitPrompt and afterAgentResponse, as
+// its hooks documentation shapes them, store the prompt and the answer
+// once, and the prompt always goes on, the server down included (AGT-3,
+// AGT-7).
+func TestCursorHook(t *testing.T) {
+	srv := startServe(t, "--data", t.TempDir())
+	root := filepath.Join(t.TempDir(), "web-app")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	input := func(event, field, text string) string {
+		b, _ := json.Marshal(map[string]any{"hook_event_name": event, "conversation_id": "conv-1", "generation_id": "gen-1",
+			"workspace_roots": []string{root}, "model": "gpt-5", "cursor_version": "2.0.77", field: text, "attachments": []any{}})
+		return string(b)
+	}
+	prompt := input("beforeSubmitPrompt", "prompt", "Use pnpm, not npm, in this repo")
+	answer := input("afterAgentResponse", "text", "Understood: pnpm from now on.")
+	for range 2 {
+		out, errs := runHook(t, prompt, "cursor", "--url="+srv)
+		if strings.TrimSpace(out) != `{"continue":true}` || errs != "" {
+			t.Fatalf("beforeSubmitPrompt: stdout %q, stderr %q", out, errs)
+		}
+		if out, errs := runHook(t, answer, "cursor", "--url="+srv); out != "" || errs != "" {
+			t.Fatalf("afterAgentResponse: stdout %q, stderr %q", out, errs)
+		}
+	}
+	var page struct {
+		Memories []struct{ Key, Content string }
+	}
+	getJSON(t, srv+"/v1/memories?"+query("agent_id", "web-app", "session_id", "cursor-conv-1", "order", "oldest"), &page)
+	var got []string
+	for _, m := range page.Memories {
+		got = append(got, m.Key+" "+m.Content)
+	}
+	want := []string{"/cursor/conv-1/gen-1/user Use pnpm, not npm, in this repo", "/cursor/conv-1/gen-1/assistant Understood: pnpm from now on."}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stored:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The server down, or input it cannot read: the prompt still goes on.
+	for _, in := range []string{prompt, "{", `{"hook_event_name": "beforeSubmitPrompt"}`} {
+		out, errs := runHook(t, in, "cursor", "--url=http://127.0.0.1:1")
+		if strings.TrimSpace(out) != `{"continue":true}` || errs == "" {
+			t.Errorf("%q: stdout %q, stderr %q", in, out, errs)
+		}
+	}
+}

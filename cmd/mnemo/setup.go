@@ -30,7 +30,8 @@ else in the file, and copies the file it changes to FILE.bak-<time> first:
 
   claude-desktop  claude_desktop_config.json (mcpServers)
   claude-code     ~/.claude.json (mcpServers, user scope) and ~/.claude/settings.json (hooks)
-  cursor          ~/.cursor/mcp.json (mcpServers) and .cursor/rules/mnemo.mdc in --dir
+  cursor          ~/.cursor/mcp.json (mcpServers), ~/.cursor/hooks.json, and
+                  .cursor/rules/mnemo.mdc in --dir
   vscode          the user profile's mcp.json (servers)
   windsurf        ~/.codeium/windsurf/mcp_config.json (mcpServers)
   codex           ~/.codex/config.toml ([mcp_servers.mnemo], notify) and ~/.codex/AGENTS.md

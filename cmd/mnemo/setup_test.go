@@ -71,7 +71,7 @@ func TestSetupCommand(t *testing.T) {
 	}
 
 	code, out, _ = setup("cursor", "--npx", "--dir", project)
-	if code != 0 || strings.Count(out, ": unchanged") != 2 {
+	if code != 0 || strings.Count(out, ": unchanged") != 3 {
 		t.Fatalf("second run: exit %d\n%s", code, out)
 	}
 

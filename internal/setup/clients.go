@@ -318,3 +318,68 @@ func hasServer(doc map[string]any) bool {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cursorHookEvents are the Cursor hooks mnemo's `hook cursor` answers.
+var cursorHookEvents = []string{"beforeSubmitPrompt", "afterAgentResponse"}
+
+// cursorHooks adds mnemo's hooks to Cursor's hooks.json (version 1: each
+// event a list of {"command": …}), replacing those an earlier setup wrote
+// and keeping every other (AGT-7).
+func cursorHooks(path string, srv Server) (Change, error) {
+	old, doc, err := readObject(path)
+	if err != nil {
+		return Change{}, err
+	}
+	if _, ok := doc.Get("version"); !ok {
+		doc.Set("version", 1)
+	}
+	hooks, err := member(path, doc, "hooks")
+	if err != nil {
+		return Change{}, err
+	}
+	cmd := HookCommand(srv, "cursor")
+	mine := NewObject()
+	changed := false
+	for _, ev := range cursorHookEvents {
+		entry := NewObject()
+		entry.Set("command", cmd)
+		mine.Set(ev, []any{entry})
+		v, ok := hooks.Get(ev)
+		if !ok {
+			hooks.Set(ev, []any{entry})
+			changed = true
+			continue
+		}
+		list, isArr := v.([]any)
+		if !isArr {
+			return Change{}, &FormatError{Path: path, Err: fmt.Errorf("hooks.%s is not a JSON array", ev)}
+		}
+		found := false
+		for _, e := range list {
+			eobj, ok := e.(*Object)
+			if !ok {
+				continue
+			}
+			c, _ := eobj.Get("command")
+			if cs, _ := c.(string); isMnemoHook(cs, "cursor") {
+				found = true
+				if cs != cmd {
+					eobj.Set("command", cmd)
+					changed = true
+				}
+			}
+		}
+		if !found {
+			hooks.Set(ev, append(list, entry))
+			changed = true
+		}
+	}
+	snip := NewObject()
+	snip.Set("version", 1)
+	snip.Set("hooks", mine)
+	c := Change{Path: path, Old: old, New: old, Snippet: string(Encode(snip))}
+	if changed || old == nil {
+		c.New = Encode(doc)
+	}
+	return c, nil
+}

@@ -1,8 +1,8 @@
 // Package setup writes mnemo into the configuration of the MCP clients
 // people run (AGT-5): Claude Desktop, Claude Code, Cursor, VS Code,
-// Windsurf and Codex, each in its documented file and format, with Claude
-// Code's hooks and the rules files that tell Codex and Cursor when to call
-// recall and remember (AGT-7). It plans every change before any is made:
+// Windsurf and Codex, each in its documented file and format, with the
+// hooks of Claude Code, Cursor and Codex (its notify) and the rules files
+// that tell Codex and Cursor when to call recall and remember (AGT-7). It plans every change before any is made:
 // a file it cannot read as its format stops the run with nothing written.
 package setup
 
@@ -102,8 +102,12 @@ func Plan(client string, env Env, srv Server) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
+		hooks, err := cursorHooks(filepath.Join(env.Home, ".cursor", "hooks.json"), srv)
+		if err != nil {
+			return nil, err
+		}
 		rules, err := wholeFile(filepath.Join(projectDir(env), ".cursor", "rules", "mnemo.mdc"), cursorRules)
-		return []Change{mcp, rules}, err
+		return []Change{mcp, hooks, rules}, err
 	case "vscode":
 		c, err := jsonServer(vscodePath(env), "servers", stdio(srv, true, "--agent", "vscode", "mcp"))
 		return []Change{c}, err

@@ -339,6 +339,42 @@ func mustPlan(t *testing.T, client string, env Env, srv Server) []Change {
 	return cs
 }
 
+// TestCursorHooks: mnemo's hooks join the user's in ~/.cursor/hooks.json,
+// once (AGT-7).
+func TestCursorHooks(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".cursor", "hooks.json")
+	write(t, path, `{"version": 1, "hooks": {"afterAgentResponse": [{"command": "./audit.sh"}], "afterFileEdit": [{"command": "fmt"}]}}`)
+	env := Env{Home: home, GOOS: "linux", Dir: t.TempDir()}
+	applyAll(t, "cursor", env, Server{Command: "/old/mnemo"})
+	applyAll(t, "cursor", env, bin)
+	var got struct {
+		Version int
+		Hooks   map[string][]struct{ Command string }
+	}
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"afterAgentResponse": {"./audit.sh", bin.Command + " hook cursor"},
+		"afterFileEdit":      {"fmt"},
+		"beforeSubmitPrompt": {bin.Command + " hook cursor"},
+	}
+	for ev, cmds := range want {
+		var have []string
+		for _, h := range got.Hooks[ev] {
+			have = append(have, h.Command)
+		}
+		if !reflect.DeepEqual(have, cmds) {
+			t.Errorf("%s: %q, want %q", ev, have, cmds)
+		}
+	}
+	if got.Version != 1 {
+		t.Errorf("version = %d", got.Version)
+	}
+}
+
 // TestCursorRules: the rule is written in the project, and replaced when
 // it differs (AGT-7).
 func TestCursorRules(t *testing.T) {
