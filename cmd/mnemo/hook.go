@@ -26,14 +26,14 @@ func (a *app) hookCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook [event] [payload]",
 		Short: "Answer a coding agent's hook: session-start, user-prompt-submit, pre-compact, stop, codex-notify, cursor",
-		Long: `Reads the hook's JSON (Claude Code's hook input) on stdin and talks to the running server:
-session-start prints the agent's boot context and user-prompt-submit the memories for the
-prompt, as Claude Code's additionalContext; pre-compact, stop and session-end send the
-transcript's new turns to POST /v1/messages, each once. codex-notify stores the turn of
-the JSON Codex's notify passes as the last argument; cursor stores the prompt and the
-answer of Cursor's beforeSubmitPrompt and afterAgentResponse hooks. The agent id is the --agent flag,
-else $MNEMO_AGENT, else the name of the repository the agent works in. The command always
-exits 0 within --timeout; why it could not help goes to stderr or --log.`,
+		Long: `Reads the hook's JSON (Claude Code's hook input) on stdin and talks to the running
+server: session-start prints the agent's boot context and user-prompt-submit the memories
+for the prompt, as Claude Code's additionalContext; pre-compact, stop and session-end send
+the transcript's new turns to POST /v1/messages, each once. codex-notify stores the turn
+of the JSON Codex's notify passes as the last argument; cursor stores the prompt and the
+answer of Cursor's beforeSubmitPrompt and afterAgentResponse hooks. The agent id is
+--agent, else $MNEMO_AGENT, else the name of the repository the agent works in. The
+command always exits 0 within --timeout; why it could not help goes to stderr or --log.`,
 		Args: cobra.MaximumNArgs(2),
 		// The hook reads no config file: one that does not load must not
 		// fail the agent's hook.

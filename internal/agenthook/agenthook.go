@@ -371,7 +371,9 @@ func (c client) recall(ctx context.Context, prompt, session string) (string, err
 			Match     string `json:"match"`
 		} `json:"results"`
 	}
-	body := map[string]any{"agent_id": c.agent, "query": q, "limit": c.cfg.Recall + 2, "min_match": "weak"}
+	// A few more than wanted, for those of the running session left out;
+	// the server's default maximum is 20.
+	body := map[string]any{"agent_id": c.agent, "query": q, "limit": min(c.cfg.Recall+2, 20), "min_match": "weak"}
 	if err := c.do(ctx, http.MethodPost, "/v1/recall", nil, body, &res); err != nil {
 		return "", err
 	}
