@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo/internal/agenthook"
 )
@@ -245,5 +248,60 @@ func readJSON(t *testing.T, path string, v any) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestMCPProjectAgent: `mnemo mcp --project-agent`, as the plugin and
+// setup run it, serves the agent of the repository it starts in, the one
+// the hooks use (AGT-2); --agent still names another.
+func TestMCPProjectAgent(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "Shop Front")
+	sub := filepath.Join(repo, "cmd")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--project-agent"}, "shop-front"},
+		{[]string{}, "default"},
+	} {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		cfg := defaultConfig()
+		cfg.Data = t.TempDir()
+		a := &app{stdin: inR, stdout: outW, stderr: io.Discard, getenv: func(string) string { return "" }, cfg: cfg}
+		ctx, cancel := context.WithCancel(t.Context())
+		cmd := a.withProjectAgent(a.mcpCommand())
+		if err := cmd.ParseFlags(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		cmd.SetContext(ctx)
+		done := make(chan error, 1)
+		go func() {
+			done <- cmd.RunE(cmd, nil)
+			outW.Close()
+		}()
+		client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "0"}, nil)
+		cs, err := client.Connect(ctx, &mcpsdk.IOTransport{Reader: outR, Writer: inW}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			AgentID string `json:"agent_id"`
+		}
+		decodeJSON(t, callTool(t, cs, "status", nil).StructuredContent, &st)
+		if st.AgentID != tt.want {
+			t.Errorf("mcp %v: agent %q, want %q", tt.args, st.AgentID, tt.want)
+		}
+		cs.Close()
+		cancel()
+		inW.Close()
+		<-done
 	}
 }
