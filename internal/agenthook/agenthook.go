@@ -172,7 +172,8 @@ func EventName(s string) (string, bool) {
 }
 
 // readInput reads stdin within ctx: an agent that never closes the pipe
-// must not hold the hook past its deadline.
+// must not hold the hook past its deadline. On a timeout the reader is
+// left blocked on the pipe; the hook's process exits right after.
 func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
 	type read struct {
 		b   []byte
