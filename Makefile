@@ -126,6 +126,11 @@ FUZZERS = \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
 	./internal/timejson:FuzzRewrite \
+	./internal/agenthook:FuzzReadTranscript \
+	./internal/agenthook:FuzzParseInput \
+	./internal/agenthook:FuzzParseCodexNotify \
+	./internal/setup:FuzzDecodeObject \
+	./internal/setup:FuzzCodexConfig \
 	.:FuzzJSONDepth \
 	./files:FuzzIndent
 
