@@ -4200,6 +4200,7 @@ export interface operations {
                                     weight?: number;
                                 }[];
                                 formula: string;
+                                languages?: string;
                                 lexical: number;
                                 match?: null | {
                                     agreement: number;
@@ -5651,6 +5652,7 @@ export interface operations {
                                     weight?: number;
                                 }[];
                                 formula: string;
+                                languages?: string;
                                 lexical: number;
                                 match?: null | {
                                     agreement: number;
