@@ -873,6 +873,9 @@ func zhAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if u == "month" && sub[2] == "" && sub[1] != "半" {
 		return Window{}, false // 三月前: before March, not three months ago
 	}
+	if sub[3] == "日" && strings.HasSuffix(text[:loc[0]], "月") {
+		return Window{}, false // 3月5日之后: after the 5th of March, not in five days
+	}
 	lo, hi := 0, 0
 	if sub[1] == "半" {
 		if u != "year" && u != "month" {
