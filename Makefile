@@ -127,7 +127,8 @@ FUZZERS = \
 	./memory:FuzzWriteTimes \
 	./internal/timejson:FuzzRewrite \
 	.:FuzzJSONDepth \
-	./files:FuzzIndent
+	./files:FuzzIndent \
+	./backup:FuzzParseManifest
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)

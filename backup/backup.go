@@ -179,6 +179,8 @@ func ParseManifest(b []byte) (Manifest, error) {
 		return Manifest{}, fmt.Errorf("store %q, want sqlite or files", m.Store)
 	case m.CreatedAt.IsZero():
 		return Manifest{}, errors.New("no created_at")
+	case m.CreatedAt.UTC().Year() < 1 || m.CreatedAt.UTC().Year() > 9999:
+		return Manifest{}, errors.New("created_at is out of range")
 	case len(m.Files) == 0:
 		return Manifest{}, errors.New("no files")
 	}
