@@ -182,6 +182,27 @@ func TestRestoredSQLiteConformance(t *testing.T) {
 	})
 }
 
+// A files store restored from a backup passes the conformance suite too.
+func TestRestoredFilesConformance(t *testing.T) {
+	live, err := files.OpenStore(t.Context(), t.TempDir(), files.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := snapshot(t, live, "files")
+	live.Close()
+	storetest.Run(t, func(t *testing.T) mnemo.Store {
+		target := filepath.Join(t.TempDir(), "files")
+		if _, err := backup.Restore(t.Context(), dest, target, nil); err != nil {
+			t.Fatal(err)
+		}
+		s, err := files.OpenStore(t.Context(), target, files.StoreOptions{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
 // The files store backs up under its writers' lock while they write; the
 // restored root opens with every acknowledged write (OPS-12).
 func TestFilesBackupUnderWriteLoad(t *testing.T) {
