@@ -23,7 +23,7 @@ import (
 // $MNEMO_BENCH_BACKUP_N, 100,000 unless set. The store is built once and
 // kept in the temp dir. Run with
 //
-//	go test -run '^$' -bench 'Backup|Restore' -benchtime 3x ./backup
+//	go test -run '^$' -bench 'Backup|Restore' -benchtime 3x -timeout 60m ./backup
 //
 // MB is the backup's size.
 
