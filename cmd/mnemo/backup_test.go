@@ -226,3 +226,22 @@ func copyDir(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// The stores mnemo does not back up are refused in one line that says
+// what to use instead, by `mnemo backup` and by a schedule at serve's
+// start (OPS-15).
+func TestBackupRefusesPostgres(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mnemo.yml")
+	os.WriteFile(cfg, []byte("store:\n  backend: postgres\n  postgres: {dsn: 'postgres://nobody@127.0.0.1:1/none'}\nbackup:\n  every: 1h\n  dir: "+dir+"\n"), 0o644)
+	for _, args := range [][]string{
+		{"--config", cfg, "backup", filepath.Join(dir, "b")},
+		{"--config", cfg, "serve", "--addr", "127.0.0.1:0"},
+	} {
+		code, _, errs := run(t, dir, "", args...)
+		if code != exitUsage || !strings.Contains(errs, "pg_dump") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d: %q, want exit 2 and one line naming pg_dump", args, code, errs)
+		}
+	}
+}
