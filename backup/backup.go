@@ -81,10 +81,11 @@ func Create(ctx context.Context, dest, store, version string, now time.Time, sna
 	if err := mustBeEmpty(dest); err != nil {
 		return Manifest{}, err
 	}
-	parent, base := filepath.Split(filepath.Clean(dest))
-	if parent == "" {
-		parent = "."
+	dest, err := filepath.Abs(dest)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("backup: %w", err)
 	}
+	parent, base := filepath.Split(dest)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Manifest{}, fmt.Errorf("backup: %w", err)
 	}
@@ -220,10 +221,11 @@ func Restore(ctx context.Context, src, target string, check func(ctx context.Con
 	if err := sameFiles(src, m); err != nil {
 		return Manifest{}, err
 	}
-	parent, base := filepath.Split(filepath.Clean(target))
-	if parent == "" {
-		parent = "."
+	target, err = filepath.Abs(target)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("restore: %w", err)
 	}
+	parent, base := filepath.Split(target)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Manifest{}, fmt.Errorf("restore: %w", err)
 	}
