@@ -4200,6 +4200,7 @@ export interface operations {
                                     weight?: number;
                                 }[];
                                 formula: string;
+                                languages?: string;
                                 lexical: number;
                                 match?: null | {
                                     agreement: number;
@@ -5650,6 +5651,7 @@ export interface operations {
                                     weight?: number;
                                 }[];
                                 formula: string;
+                                languages?: string;
                                 lexical: number;
                                 match?: null | {
                                     agreement: number;
