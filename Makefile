@@ -141,6 +141,7 @@ FUZZERS = \
 	./internal/setup:FuzzCodexConfig \
 	.:FuzzJSONDepth \
 	./files:FuzzIndent \
+	./backup:FuzzParseManifest \
 	./memory:FuzzAddressed
 
 fuzz:
