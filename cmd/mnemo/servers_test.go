@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,7 +31,7 @@ type mnemoProcess struct {
 
 // spawnServe starts bin serving with env and extra serve flags, and waits
 // until it listens.
-func spawnServe(t *testing.T, bin, data string, env []string, flags ...string) *mnemoProcess {
+func spawnServe(t testing.TB, bin, data string, env []string, flags ...string) *mnemoProcess {
 	t.Helper()
 	logs := &syncBuffer{}
 	args := append([]string{"--data", data, "serve", "--addr", "127.0.0.1:0"}, flags...)
@@ -207,4 +209,65 @@ func TestServersShareOneDatabase(t *testing.T) {
 		t.Fatal("no job run was logged")
 	}
 	t.Logf("%d acknowledged writes; %d job runs, %d logged", writes, len(runs), len(logged))
+}
+
+// BenchmarkServersRecall measures recall throughput of 1, 2 and 3 `mnemo
+// serve` processes on one PostgreSQL store (PG-10), eight clients spread
+// over the servers, on a store of 2,000 memories, full text and recency
+// (PostgreSQL 15 without pgvector, embedding none). Server, database and
+// clients share the machine.
+//
+//	go test -run '^$' -bench ServersRecall -benchtime 2000x ./cmd/mnemo
+func BenchmarkServersRecall(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "mnemo")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	dsn := pgtest.Native(b)
+	env := []string{"MNEMO_STORE=postgres", "MNEMO_POSTGRES_DSN=" + dsn, "MNEMO_EMBEDDING=none"}
+	var procs []*mnemoProcess
+	for i := range 3 {
+		procs = append(procs, spawnServe(b, bin, filepath.Join(b.TempDir(), fmt.Sprint(i)), env))
+	}
+	topics := []string{"deploy", "invoice", "editor", "birthday", "standup", "database", "auditor", "vacation"}
+	var batch []map[string]string
+	for i := range 2000 {
+		batch = append(batch, map[string]string{"content": fmt.Sprintf("note %d about the %s of team %d and the %s", i, topics[i%8], i%37, topics[(i/8)%8])})
+		if len(batch) == 100 {
+			body, _ := json.Marshal(map[string]any{"agent_id": "bench", "memories": batch})
+			resp, err := http.Post("http://"+procs[0].addr+"/v1/memories/batch", "application/json", bytes.NewReader(body))
+			if err != nil || resp.StatusCode >= 300 {
+				b.Fatalf("seed: %v %v", resp, err)
+			}
+			resp.Body.Close()
+			batch = batch[:0]
+		}
+	}
+	for _, n := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("servers=%d", n), func(b *testing.B) {
+			var next atomic.Uint64
+			b.SetParallelism(4)
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				client := &http.Client{}
+				for pb.Next() {
+					i := next.Add(1)
+					body := fmt.Sprintf(`{"agent_id":"bench","query":"the %s of team %d","limit":5}`, topics[i%8], i%37)
+					resp, err := client.Post("http://"+procs[int(i)%n].addr+"/v1/recall", "application/json", strings.NewReader(body))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("recall: %s", resp.Status)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "recalls/s")
+		})
+	}
 }
