@@ -255,8 +255,16 @@ func (db *DB) onReplica(ctx context.Context, tenant string, fn func(ctx context.
 			skipped = append(skipped, "replica "+r.where+" "+why)
 			continue
 		}
-		err := fn(context.WithValue(ctx, replicaKey{}, r.pool))
-		if err == nil || ctx.Err() != nil || mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
+		// A replica that stops answering gets half the caller's time, so
+		// that the primary still has the other half.
+		rctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			rctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
+		}
+		err := fn(context.WithValue(rctx, replicaKey{}, r.pool))
+		timedOut := rctx.Err() != nil
+		cancel()
+		if err == nil || ctx.Err() != nil || (mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE && !timedOut) {
 			return strings.Join(skipped, "; "), err
 		}
 		why = fmt.Sprintf("unreachable (%v)", firstLine(err.Error()))
