@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/internal/pgtest"
 	"github.com/mnemo-dev/mnemo/postgres"
 )
 
@@ -124,5 +125,37 @@ func TestRunJobOncePerPeriod(t *testing.T) {
 		if !ok || (h != "" && r.Holder != h) {
 			t.Errorf("unexpected run %+v", r)
 		}
+	}
+}
+
+// The lease is a transaction's, so it holds behind PgBouncer in
+// transaction mode (PG-7, PG-10), where a session advisory lock could be
+// taken on one server connection and released on another.
+func TestRunJobPgBouncer(t *testing.T) {
+	dsn := pgtest.PgBouncer(t)
+	schema := newSchema(t, dsn)
+	opts := postgres.Options{MaxConns: 4, Pooler: postgres.PoolerTransaction, Schema: schema}
+	a, b := open(t, dsn, opts), open(t, dsn, opts)
+	period := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var runs atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			db := a
+			if i%2 == 1 {
+				db = b
+			}
+			if _, err := db.RunJob(t.Context(), "reflect", period, "s", func(context.Context) error {
+				runs.Add(1)
+				time.Sleep(50 * time.Millisecond) // the others ask meanwhile
+				return nil
+			}); err != nil {
+				t.Errorf("run job: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("the period ran %d times through PgBouncer, want once", n)
 	}
 }
