@@ -271,3 +271,68 @@ func BenchmarkServersRecall(b *testing.B) {
 		})
 	}
 }
+
+// PG-11 through `mnemo serve`: store.postgres.read_dsn in the config file
+// sends recall to the replica, and a replica stopped is skipped, recall
+// answering from the primary flagged degraded.
+func TestServeReadReplica(t *testing.T) {
+	t.Parallel()
+	bin := buildMnemo(t)
+	pair := pgtest.StreamingPair(t)
+	cfg := filepath.Join(t.TempDir(), "mnemo.yml")
+	yml := fmt.Sprintf("store:\n  backend: postgres\n  postgres:\n    dsn: %s\n    read_dsn: %s\n    read_your_writes: -1s\n    replica_max_lag: 1m\n", pair.Primary, pair.Replica)
+	if err := os.WriteFile(cfg, []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := spawnServe(t, bin, t.TempDir(), []string{"MNEMO_CONFIG=" + cfg, "MNEMO_EMBEDDING=none"})
+	base := "http://" + p.addr
+	resp, err := http.Post(base+"/v1/memories", "application/json", strings.NewReader(`{"agent_id":"a","content":"The replica serves the harbour timetable"}`))
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("remember: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if err := pair.WaitReplayed(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	recall := func() (n int, degraded bool, reason string) {
+		t.Helper()
+		resp, err := http.Post(base+"/v1/recall", "application/json", strings.NewReader(`{"agent_id":"a","query":"harbour timetable"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Results  []json.RawMessage `json:"results"`
+			Degraded bool              `json:"degraded"`
+			Reason   string            `json:"reason"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("recall: %s %v", resp.Status, err)
+		}
+		return len(r.Results), r.Degraded, r.Reason
+	}
+	var (
+		n        int
+		degraded bool
+		reason   string
+	)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if n, degraded, _ = recall(); n == 1 && !degraded {
+			break
+		}
+	}
+	if n != 1 || degraded {
+		t.Fatalf("recall with the replica up: %d results, degraded %v", n, degraded)
+	}
+	if out, err := pair.StopReplica(); err != nil {
+		t.Fatalf("stop the replica: %v\n%s", err, out)
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if n, degraded, reason = recall(); degraded {
+			break
+		}
+	}
+	if n != 1 || !degraded || !strings.Contains(reason, "unreachable") {
+		t.Fatalf("recall with the replica stopped: %d results, degraded %v (%s); want the primary's answer, flagged", n, degraded, reason)
+	}
+}
