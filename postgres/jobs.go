@@ -24,12 +24,30 @@ const jobRunsKept = 7 * 24 * time.Hour
 // server that asks. The transaction writes nothing until fn has returned,
 // so it holds no transaction id, and so no vacuum horizon, meanwhile; and
 // being a transaction, it works behind a transaction-mode pooler too.
+// The lease's connection is its own, outside the pool, so that a long job
+// holds none of the connections requests need.
 func (db *DB) RunJob(ctx context.Context, job string, period time.Time, holder string, fn func(context.Context) error) (bool, error) {
-	tx, err := db.begin(ctx, pgx.TxOptions{})
+	pc := db.pool.Config()
+	conn, err := pgx.ConnectConfig(ctx, pc.ConnConfig)
+	if err != nil {
+		return false, db.fail("job lease", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if pc.AfterConnect != nil {
+		if err := pc.AfterConnect(ctx, conn); err != nil {
+			return false, db.fail("job lease", err)
+		}
+	}
+	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return false, db.fail("job lease", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
+	if db.local != "" {
+		if _, err := tx.Exec(ctx, `SELECT set_config('search_path', $1::text, true)`, db.local); err != nil {
+			return false, db.fail("job lease", err)
+		}
+	}
 	var leased, done bool
 	err = tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended(current_schema() || '.mnemo.job.' || $1::text, 0))`, job).Scan(&leased)
 	if err != nil || !leased {
