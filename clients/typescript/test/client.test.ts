@@ -12,8 +12,8 @@ import {
   UnauthorizedError,
   UnavailableError,
   errorCodes,
-} from "mnemo";
-import * as mnemo from "mnemo";
+} from "@mnemo-dev/client";
+import * as mnemo from "@mnemo-dev/client";
 import { apiKey, baseUrl, client, readKey } from "./env.js";
 
 describe("Mnemo against mnemo serve", () => {

@@ -1,6 +1,6 @@
 // env.ts: the server scripts/clients-test.sh started for every suite.
 import { randomUUID } from "node:crypto";
-import { Mnemo } from "mnemo";
+import { Mnemo } from "@mnemo-dev/client";
 
 function need(name: string): string {
   const v = process.env[name];
