@@ -5,17 +5,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/mnemo-dev/mnemo"
 )
-
-var _ mnemo.JobRunner = (*DB)(nil)
 
 // jobRunsKept is how long a job's finished runs are remembered: long
 // enough for any period a server still asks about.
 const jobRunsKept = 7 * 24 * time.Hour
 
-// RunJob implements mnemo.JobRunner (PG-10). The lease is an advisory lock
+// RunJob runs fn as job's run for a period on one server of those sharing the database (PG-10). The lease is an advisory lock
 // of the job (and the schema, so that stores in other schemas of the
 // database do not contend) taken with pg_try_advisory_xact_lock in a
 // transaction that stays open while fn runs, on its own connection: a

@@ -97,13 +97,13 @@ func (a *app) serveCommand() *cobra.Command {
 			go func() { errc <- srv.Serve(ln) }()
 			// PG-10: on a store several servers share, each job runs once
 			// a period across them all.
-			runner, _ := svc.Store().(mnemo.JobRunner)
+			runner, _ := svc.Store().(jobRunner)
 			a.every(jobs, runner, "sweep", time.Minute, func(ctx context.Context) { sweep(ctx, svc, log) })
 			if s := a.cfg.Lifecycle.Schedule; s == nil || *s {
 				a.every(jobs, runner, "reflect", a.cfg.Lifecycle.Every, func(ctx context.Context) { reflectAll(ctx, svc, log) })
 			}
 			if b := a.cfg.Backup; b.Every > 0 {
-				a.every(jobs, "backup", b.Every, func(ctx context.Context) { scheduledBackup(ctx, be, b.Dir, b.Keep, log) })
+				a.every(jobs, nil, "backup", b.Every, func(ctx context.Context) { scheduledBackup(ctx, be, b.Dir, b.Keep, log) })
 			}
 			select {
 			case err := <-errc:
@@ -129,7 +129,7 @@ func (a *app) serveCommand() *cobra.Command {
 // runner (a store several servers share), a run happens only where the
 // store's lease lets it: once per period, the interval since the epoch,
 // across all servers (PG-10).
-func (a *app) every(jobs *panics.Group, runner mnemo.JobRunner, name string, interval time.Duration, job func(context.Context)) {
+func (a *app) every(jobs *panics.Group, runner jobRunner, name string, interval time.Duration, job func(context.Context)) {
 	if a.jobEvery > 0 {
 		interval = a.jobEvery
 	}
