@@ -1,0 +1,120 @@
+package tenantroute_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/service"
+	"github.com/mnemo-dev/mnemo/storetest"
+	"github.com/mnemo-dev/mnemo/tenantroute"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// open opens a fresh PostgreSQL 15 store of its own.
+func open(t *testing.T) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(t.Context(), pgtest.Native(t), postgres.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// two routes tenant-b (and "beta") to a second database, every other
+// tenant to the first.
+func two(t *testing.T) (s *tenantroute.Store, a, b *postgres.DB) {
+	t.Helper()
+	a, b = open(t), open(t)
+	s = tenantroute.New(a, map[string]*postgres.DB{"tenant-b": b, "beta": b})
+	t.Cleanup(func() { s.Close() })
+	return s, a, b
+}
+
+// The conformance suite over the routing store, its tenants spread over
+// two databases (PG-12).
+func TestConformanceAcrossTwoDatabases(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) mnemo.Store {
+		s, _, _ := two(t)
+		return s
+	})
+}
+
+// Each tenant's memories, history, events and runs are in its database
+// and nowhere else, and read back through the router (PG-12).
+func TestEachTenantInItsDatabase(t *testing.T) {
+	ctx := context.Background()
+	s, a, b := two(t)
+	m := service.New(s, service.Options{})
+	tenants := []struct {
+		scope     mnemo.Scope
+		home, not *postgres.DB
+		word      string
+	}{
+		{mnemo.Scope{TenantID: "alpha", AgentID: "ag"}, a, b, "heron"},
+		{mnemo.Scope{TenantID: "beta", AgentID: "ag"}, b, a, "otter"},
+	}
+	for _, tc := range tenants {
+		for _, v := range []string{"first", "second"} {
+			content := "the " + tc.word + " notes, " + v
+			if _, err := m.Remember(ctx, tc.scope, mnemo.Draft{Key: "/note", Content: &content}); err != nil {
+				t.Fatalf("%s: remember: %v", tc.scope.TenantID, err)
+			}
+		}
+		if _, err := m.AppendEvents(ctx, tc.scope, []mnemo.Event{{Type: "msg", TS: time.Now(), Data: json.RawMessage(`{"text":"` + tc.word + `"}`)}}); err != nil {
+			t.Fatalf("%s: events: %v", tc.scope.TenantID, err)
+		}
+		if _, err := s.PutState(ctx, tc.scope, mnemo.StateDoc{Kind: mnemo.StateRun, ID: "r1", Body: []byte(`{}`)}); err != nil {
+			t.Fatalf("%s: state: %v", tc.scope.TenantID, err)
+		}
+	}
+	for _, tc := range tenants {
+		t.Run(tc.scope.TenantID, func(t *testing.T) {
+			mem, err := tc.home.GetByKey(ctx, tc.scope, "/note")
+			if err != nil {
+				t.Fatalf("home database: %v", err)
+			}
+			if _, err := tc.not.GetByKey(ctx, tc.scope, "/note"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+				t.Fatalf("other database: %v, want not found", err)
+			}
+			if st, err := tc.not.Stats(ctx, tc.scope); err != nil || st.Memories != 0 {
+				t.Fatalf("other database holds %d memories (%v)", st.Memories, err)
+			}
+			if page, err := tc.not.QueryEvents(ctx, tc.scope, mnemo.EventQuery{}); err != nil || len(page.Events) != 0 {
+				t.Fatalf("other database holds %d events (%v)", len(page.Events), err)
+			}
+			if _, err := tc.not.GetState(ctx, tc.scope, mnemo.StateRun, "r1"); mnemo.ErrorCode(err) != mnemo.ENOTFOUND {
+				t.Fatalf("other database's run: %v, want not found", err)
+			}
+
+			res, err := m.Recall(ctx, tc.scope, memory.Query{Text: tc.word})
+			if err != nil || len(res.Results) != 1 || res.Results[0].ID != mem.ID {
+				t.Fatalf("recall %q: %+v, %v", tc.word, res.Results, err)
+			}
+			if ms, _, err := m.List(ctx, tc.scope, mnemo.ListQuery{}); err != nil || len(ms) != 1 {
+				t.Fatalf("list: %d, %v", len(ms), err)
+			}
+			if revs, err := m.History(ctx, tc.scope, "/note"); err != nil || len(revs) != 2 {
+				t.Fatalf("history: %d revisions, %v", len(revs), err)
+			}
+			if page, err := m.QueryEvents(ctx, tc.scope, mnemo.EventQuery{}); err != nil || len(page.Events) != 1 {
+				t.Fatalf("events: %d, %v", len(page.Events), err)
+			}
+		})
+	}
+	// The scope listings merge both databases.
+	scopes, err := s.Scopes(ctx)
+	if err != nil || len(scopes) != 2 {
+		t.Fatalf("scopes: %v, %v", scopes, err)
+	}
+	idle, err := s.IdleState(ctx, mnemo.StateRun, time.Now().Add(time.Hour), 0)
+	if err != nil || len(idle) != 2 {
+		t.Fatalf("idle runs: %d, %v", len(idle), err)
+	}
+}
