@@ -208,7 +208,13 @@ func parseConfig(r io.Reader, c *Config, getenv func(string) string) error {
 		if ce := unknownKey([]byte(expanded), reflect.TypeOf(c)); ce != nil {
 			return ce
 		}
-		return &ConfigError{Field: "file", Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if te, ok := errors.AsType[*yaml.TypeError](err); ok {
+			// One line naming what to fix, a duplicate key say, not
+			// the decoder's list of them.
+			msg = strings.Join(te.Errors, "; ")
+		}
+		return &ConfigError{Field: "file", Msg: msg}
 	}
 	return nil
 }

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"go.yaml.in/yaml/v3"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,6 +86,46 @@ type PostgresConfig struct {
 	// ReplicaMaxLag is how far behind the primary a replica may be and
 	// still be read (0: 10s).
 	ReplicaMaxLag time.Duration `yaml:"replica_max_lag"`
+	// Databases names further PostgreSQL databases, each by its DSN, and
+	// Tenants maps a tenant to the name of the one that holds all its
+	// data (PG-12); a tenant not listed lives in dsn's database, which
+	// the name "default" also means. Replicas (read_dsn) serve dsn's only.
+	Databases map[string]Secret `yaml:"databases"`
+	Tenants   map[string]string `yaml:"tenants"`
+}
+
+// DefaultDatabase is the name store.postgres.tenants gives dsn's database.
+const DefaultDatabase = "default"
+
+// validateTenants checks store.postgres.databases and tenants: every
+// database a DSN of its own, every tenant routed to a database listed.
+func (p *PostgresConfig) validateTenants() error {
+	seen := map[string]string{strings.TrimSpace(string(p.DSN)): "store.postgres.dsn"}
+	for _, name := range slices.Sorted(maps.Keys(p.Databases)) {
+		key := "store.postgres.databases." + name
+		dsn := strings.TrimSpace(string(p.Databases[name]))
+		switch {
+		case name == DefaultDatabase:
+			return &ConfigError{key, fmt.Sprintf("%q is store.postgres.dsn's name: choose another", DefaultDatabase)}
+		case !dsnShaped(dsn):
+			return &ConfigError{key, "must be a postgres:// URL or key=value settings"}
+		case seen[dsn] != "":
+			return &ConfigError{key, "is the same database as " + seen[dsn] + ": give each database one name"}
+		}
+		seen[dsn] = key
+	}
+	for _, tenant := range slices.Sorted(maps.Keys(p.Tenants)) {
+		key := "store.postgres.tenants." + tenant
+		name := p.Tenants[tenant]
+		switch {
+		case strings.TrimSpace(tenant) == "":
+			return &ConfigError{"store.postgres.tenants", "has an empty tenant"}
+		case name == DefaultDatabase:
+		case p.Databases[name] == "":
+			return &ConfigError{key, fmt.Sprintf("names database %q, which store.postgres.databases does not list", name)}
+		}
+	}
+	return nil
 }
 
 // DSNList is one DSN or a list of them; each may hold a password.
@@ -153,6 +195,9 @@ func (c *StoreConfig) validate() error {
 			if !dsnShaped(strings.TrimSpace(string(r))) {
 				return &ConfigError{fmt.Sprintf("store.postgres.read_dsn[%d]", i), "must be a postgres:// URL or key=value settings"}
 			}
+		}
+		if err := c.Postgres.validateTenants(); err != nil {
+			return err
 		}
 	default:
 		return &ConfigError{"store.backend", fmt.Sprintf("must be sqlite, files, postgres or memory, got %q", c.Backend)}

@@ -34,6 +34,21 @@ func TestStoreConfigValidate(t *testing.T) {
 		{"failover_after", func(c *StoreConfig) { c.Postgres.FailoverAfter = -time.Second }, "store.postgres.failover_after"},
 		{"probe_every", func(c *StoreConfig) { c.Postgres.ProbeEvery = -time.Second }, "store.postgres.probe_every"},
 		{"schema", func(c *StoreConfig) { c.Postgres.Schema = "Mnemo-App" }, "store.postgres.schema"},
+		{"tenants", func(c *StoreConfig) { *c = tenantsConfig(map[string]string{"acme": "eu", "globex": "default"}) }, ""},
+		{"tenants unknown database", func(c *StoreConfig) { *c = tenantsConfig(map[string]string{"acme": "us"}) }, "store.postgres.tenants.acme"},
+		{"tenants empty tenant", func(c *StoreConfig) { *c = tenantsConfig(map[string]string{" ": "eu"}) }, "store.postgres.tenants"},
+		{"databases named default", func(c *StoreConfig) {
+			*c = tenantsConfig(nil)
+			c.Postgres.Databases["default"] = "postgres://c/m"
+		}, "store.postgres.databases.default"},
+		{"databases bad dsn", func(c *StoreConfig) {
+			*c = tenantsConfig(nil)
+			c.Postgres.Databases["us"] = "db-c"
+		}, "store.postgres.databases.us"},
+		{"databases same dsn", func(c *StoreConfig) {
+			*c = tenantsConfig(nil)
+			c.Postgres.Databases["us"] = "postgres://b/m"
+		}, "store.postgres.databases.us"},
 	})
 }
 
@@ -47,4 +62,14 @@ func TestSQLiteConfigValidate(t *testing.T) {
 	if err := c.validate(); err != nil || c.Synchronous != "NORMAL" {
 		t.Fatalf("synchronous %q, %v: want NORMAL", c.Synchronous, err)
 	}
+}
+
+// tenantsConfig is a postgres store over a default database and "eu",
+// with tenants routed as given.
+func tenantsConfig(tenants map[string]string) StoreConfig {
+	c := defaultStoreConfig()
+	c.Backend, c.Postgres.DSN = BackendPostgres, "postgres://a/m"
+	c.Postgres.Databases = map[string]Secret{"eu": "postgres://b/m"}
+	c.Postgres.Tenants = tenants
+	return c
 }
