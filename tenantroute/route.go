@@ -39,6 +39,14 @@ func New(def *postgres.DB, routes map[string]*postgres.DB) *Store {
 	return s
 }
 
+// Add adds a database no tenant is routed to yet: the calls that go to
+// every database reach it too, and Close closes it.
+func (s *Store) Add(db *postgres.DB) {
+	if !slices.Contains(s.dbs, db) {
+		s.dbs = append(s.dbs, db)
+	}
+}
+
 // DB returns the database that holds tenant's data.
 func (s *Store) DB(tenant string) *postgres.DB {
 	if db, ok := s.routes[tenant]; ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,8 +40,22 @@ func (a *app) migrateCommand() *cobra.Command {
 			switch a.cfg.Store.Backend {
 			case BackendPostgres:
 				var err error
-				name = "postgres " + dsnWhere(string(a.cfg.Store.Postgres.DSN))
-				if from, to, err = postgres.Migrate(ctx, string(a.cfg.Store.Postgres.DSN), a.postgresOptions(log)); err != nil {
+				p := a.cfg.Store.Postgres
+				name = "postgres " + dsnWhere(string(p.DSN))
+				// Tenants' other databases (PG-12) first, each said
+				// on its own line; the default one is the answer.
+				opts := a.postgresOptions(log)
+				opts.ReadDSNs = nil
+				for _, db := range slices.Sorted(maps.Keys(p.Databases)) {
+					f, t, err := postgres.Migrate(ctx, string(p.Databases[db]), opts)
+					if err != nil {
+						return fmt.Errorf("store.postgres.databases.%s: %w", db, err)
+					}
+					if !a.asJSON {
+						fmt.Fprintf(a.stdout, "postgres %s (%s): schema version %d (was %d)\n", dsnWhere(string(p.Databases[db])), db, t, f)
+					}
+				}
+				if from, to, err = postgres.Migrate(ctx, string(p.DSN), a.postgresOptions(log)); err != nil {
 					return err
 				}
 			case BackendSQLite:
@@ -76,6 +91,7 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 	var (
 		from, to   string
 		partitions int
+		tenants    []string
 	)
 	cmd := &cobra.Command{
 		Use:   "migrate-store --from sqlite:PATH|files:DIR|postgres:DSN --to ...",
@@ -97,7 +113,9 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 			"are checked as the memories' are. Events the destination has already are skipped.\n\n" +
 			"A new PostgreSQL destination is partitioned by tenant with --partitions N (default:\n" +
 			"store.postgres.partitions); this is how an existing store moves to another number of\n" +
-			"partitions: copied into a new schema (its search_path in the DSN, or a new database).",
+			"partitions: copied into a new schema (its search_path in the DSN, or a new database).\n\n" +
+			"--tenant T (repeatable) copies only that tenant's scopes, every layer of them: how a tenant\n" +
+			"moves between the databases of store.postgres.databases (docs/POSTGRES-DEPLOY.md).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || to == "" {
@@ -117,9 +135,10 @@ func (a *app) migrateStoreCommand() *cobra.Command {
 				return err
 			}
 			defer dst.Close()
-			return a.copyStore(ctx, src, dst)
+			return a.copyStore(ctx, src, dst, tenants)
 		},
 	}
+	cmd.Flags().StringArrayVar(&tenants, "tenant", nil, "copy only this tenant (repeatable; default: every tenant)")
 	cmd.Flags().StringVar(&from, "from", "", "the store to copy: sqlite:PATH, files:DIR or postgres:DSN")
 	cmd.Flags().StringVar(&to, "to", "", "the store to copy into: sqlite:PATH, files:DIR or postgres:DSN")
 	cmd.Flags().IntVar(&partitions, "partitions", 0, "a new PostgreSQL destination's partitions by tenant (default: store.postgres.partitions; 0: none)")
@@ -177,12 +196,18 @@ func parseEndpoint(spec string) (kind, arg string, err error) {
 
 // copyStore copies every scope of src into dst, with a progress bar, and
 // checks the counts.
-func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err error) {
+func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore, tenants []string) (err error) {
 	log := a.logger()
-	scopes, err := src.Scopes(ctx)
+	// keep is the scopes copied: every one, or those of tenants.
+	keep := func(sc mnemo.Scope) bool { return len(tenants) == 0 || slices.Contains(tenants, sc.TenantID) }
+	all, err := src.Scopes(ctx)
 	if err != nil {
 		return err
 	}
+	if err := tenantsIn(ctx, src, all, tenants); err != nil {
+		return err
+	}
+	scopes := slices.DeleteFunc(all, func(sc mnemo.Scope) bool { return !keep(sc) })
 	slices.SortFunc(scopes, func(x, y mnemo.Scope) int {
 		return strings.Compare(x.TenantID+"\x00"+x.AgentID, y.TenantID+"\x00"+y.AgentID)
 	})
@@ -277,6 +302,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 	if err != nil {
 		return fmt.Errorf("listing the scopes with events: %w", err)
 	}
+	evScopes = slices.DeleteFunc(evScopes, func(sc mnemo.Scope) bool { return !keep(sc) })
 	evWant := make([]layerCounts, len(evScopes))
 	var evTotal layerCounts
 	for i, sc := range evScopes {
@@ -292,7 +318,7 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 	}
 
 	// Runs, sessions and profiles: the state documents of every scope.
-	states, stBad, err := copyState(ctx, src, dst)
+	states, stBad, err := copyState(ctx, src, dst, keep)
 	if err != nil {
 		return fmt.Errorf("copying runs, sessions and profiles: %w", err)
 	}
@@ -328,6 +354,27 @@ func (a *app) copyStore(ctx context.Context, src, dst mnemo.LifecycleStore) (err
 	fmt.Fprintf(a.stdout, "copied %s of %s and %s; counts match\n", textutil.Count(total, "memory", "memories"), textutil.Count(len(scopes), "scope", "scopes"), textutil.Count(ledger, "ledger entry", "ledger entries"))
 	if ec != nil {
 		fmt.Fprintf(a.stdout, "copied %s of %s; counts match\n", evTotal, textutil.Count(len(evScopes), "scope", "scopes"))
+	}
+	return nil
+}
+
+// tenantsIn checks that the source holds memories or events of each of
+// tenants: a tenant it does not know is a mistyped name, a usage error.
+func tenantsIn(ctx context.Context, src mnemo.LifecycleStore, scopes []mnemo.Scope, tenants []string) error {
+	if len(tenants) == 0 {
+		return nil
+	}
+	if d, ok := src.(eventDumper); ok {
+		ev, err := d.EventLayerScopes(ctx)
+		if err != nil {
+			return err
+		}
+		scopes = append(slices.Clip(scopes), ev...)
+	}
+	for _, t := range tenants {
+		if !slices.ContainsFunc(scopes, func(sc mnemo.Scope) bool { return sc.TenantID == t }) {
+			return usagef("--tenant %s: the source holds no memories or events of that tenant", t)
+		}
 	}
 	return nil
 }
@@ -420,12 +467,12 @@ func (c stateCounts) total() int {
 }
 
 // copyState copies every state document (runs' short-term memory,
-// sessions' working memory, profiles) of every scope from src to dst when
+// sessions' working memory, profiles) of every scope keep keeps from src to dst when
 // both keep them, with its body and time; a document dst has already is
 // left as it is. The version starts again at 1: it counts the writes of the
 // store that holds the document. It then compares each scope's count of
 // each kind on both sides and returns the mismatches.
-func copyState(ctx context.Context, src, dst mnemo.LifecycleStore) (stateCounts, []string, error) {
+func copyState(ctx context.Context, src, dst mnemo.LifecycleStore, keep func(mnemo.Scope) bool) (stateCounts, []string, error) {
 	ss, ok := src.(mnemo.StateStore)
 	if !ok {
 		return nil, nil, nil
@@ -446,6 +493,9 @@ func copyState(ctx context.Context, src, dst mnemo.LifecycleStore) (stateCounts,
 		}
 		want := map[mnemo.Scope]int{}
 		for _, d := range docs {
+			if !keep(d.Scope) {
+				continue
+			}
 			want[d.Scope]++
 			switch _, err := ds.GetState(ctx, d.Scope, kind, d.ID); {
 			case err == nil:

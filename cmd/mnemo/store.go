@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/mnemo-dev/mnemo/inmem"
 	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/sqlite"
+	"github.com/mnemo-dev/mnemo/tenantroute"
 )
 
 // backend is an open store and what the CLI says of it.
@@ -68,6 +71,9 @@ func (a *app) openStore(ctx context.Context, log *slog.Logger, reg prometheus.Re
 		p := c.Store.Postgres
 		dsn := string(p.DSN)
 		open := func(ctx context.Context) (failover.Primary, error) {
+			if p.routed() {
+				return a.openTenantRoute(ctx, log)
+			}
 			db, err := postgres.Open(ctx, dsn, a.postgresOptions(log))
 			if err != nil {
 				return nil, err
@@ -137,6 +143,48 @@ func (a *app) postgresOptions(log *slog.Logger) postgres.Options {
 		RowLevelSecurity: p.RLS, Schema: p.Schema, Pooler: p.Pooler, Partitions: p.Partitions,
 		ReadDSNs: p.ReadDSN.strings(), ReadYourWrites: p.ReadYourWrites, MaxReplicaLag: p.ReplicaMaxLag,
 	}
+}
+
+// routed reports whether tenants are spread over several databases (PG-12).
+func (p *PostgresConfig) routed() bool { return len(p.Databases) > 0 || len(p.Tenants) > 0 }
+
+// openTenantRoute opens store.postgres.dsn and every database of
+// store.postgres.databases, and routes each tenant to its own (PG-12).
+// Read replicas serve the default database only.
+func (a *app) openTenantRoute(ctx context.Context, log *slog.Logger) (_ *tenantroute.Store, err error) {
+	p := a.cfg.Store.Postgres
+	def, err := postgres.Open(ctx, string(p.DSN), a.postgresOptions(log))
+	if err != nil {
+		return nil, err
+	}
+	dbs := map[string]*postgres.DB{DefaultDatabase: def}
+	defer func() {
+		if err != nil {
+			for _, db := range dbs {
+				db.Close()
+			}
+		}
+	}()
+	opts := a.postgresOptions(log)
+	opts.ReadDSNs = nil
+	for _, name := range slices.Sorted(maps.Keys(p.Databases)) {
+		db, err := postgres.Open(ctx, string(p.Databases[name]), opts)
+		if err != nil {
+			return nil, fmt.Errorf("store.postgres.databases.%s: %w", name, err)
+		}
+		dbs[name] = db
+	}
+	routes := make(map[string]*postgres.DB, len(p.Tenants))
+	for tenant, name := range p.Tenants {
+		routes[tenant] = dbs[name]
+	}
+	s := tenantroute.New(def, routes)
+	// A database no tenant is routed to yet is still opened: it is kept
+	// migrated, ready for the tenants moved to it.
+	for _, db := range dbs {
+		s.Add(db)
+	}
+	return s, nil
 }
 
 // dsnWhere is a DSN's host and database, never its password.
