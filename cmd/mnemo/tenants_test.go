@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
 	"github.com/mnemo-dev/mnemo/memory"
@@ -117,4 +119,52 @@ func TestMigrateStoreMovesTenant(t *testing.T) {
 	if out := cli("globex", "list"); !strings.Contains(out, "Standup") {
 		t.Fatalf("globex's list through the map: %q", out)
 	}
+
+	// Last step of the procedure: the tenant's rows leave the old database.
+	if _, err := a.Pool().Exec(ctx, dropTenantSQL); err != nil {
+		t.Fatalf("deleting acme from a: %v", err)
+	}
+	rows, err := a.Pool().Query(ctx, `SELECT c.table_name FROM information_schema.columns c
+		JOIN pg_tables p ON p.schemaname = c.table_schema AND p.tablename = c.table_name
+		WHERE c.column_name = 'tenant_id' AND c.table_schema = current_schema()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(tables) < 5 {
+		t.Fatalf("tables with tenant_id: %v, %v", tables, err)
+	}
+	for _, table := range tables {
+		var left int
+		if err := a.Pool().QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{table}.Sanitize()+` WHERE tenant_id = 'acme'`).Scan(&left); err != nil || left != 0 {
+			t.Errorf("acme's rows left in a's %s: %d, %v", table, left, err)
+		}
+	}
+	if page, err := a.QueryEvents(ctx, acme, mnemo.EventQuery{}); err != nil || len(page.Events) != 0 {
+		t.Fatalf("acme's events left in a: %d, %v", len(page.Events), err)
+	}
+	if out := cli("globex", "list"); !strings.Contains(out, "Standup") {
+		t.Fatalf("globex after acme left a: %q", out)
+	}
+	if out := cli("acme", "list"); !strings.Contains(out, "Lunch") {
+		t.Fatalf("acme after it left a: %q", out)
+	}
 }
+
+// dropTenantSQL is docs/POSTGRES-DEPLOY.md's statement that deletes a
+// tenant, here acme, from the database it moved out of.
+const dropTenantSQL = `DO $$
+DECLARE t text;
+BEGIN
+  ALTER TABLE events DISABLE TRIGGER events_append_only;
+  ALTER TABLE event_segments DISABLE TRIGGER event_segments_grow;
+  FOR t IN SELECT c.table_name FROM information_schema.columns c
+      JOIN pg_tables p ON p.schemaname = c.table_schema AND p.tablename = c.table_name
+      WHERE c.column_name = 'tenant_id' AND c.table_schema = current_schema()
+      ORDER BY c.table_name <> 'memory_entries' -- first: its triggers update the stats
+  LOOP
+    EXECUTE format('DELETE FROM %I WHERE tenant_id = %L', t, 'acme');
+  END LOOP;
+  ALTER TABLE events ENABLE TRIGGER events_append_only;
+  ALTER TABLE event_segments ENABLE TRIGGER event_segments_grow;
+END $$`
