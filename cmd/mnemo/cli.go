@@ -351,6 +351,18 @@ func (a *app) configCommand() *cobra.Command {
 				if c.Store.Postgres.DSN != "" {
 					c.Store.Postgres.DSN = "<secret>"
 				}
+				if dsns := c.Store.Postgres.ReadDSN; dsns != nil {
+					c.Store.Postgres.ReadDSN = make(DSNList, len(dsns))
+					for i := range dsns {
+						c.Store.Postgres.ReadDSN[i] = "<secret>"
+					}
+				}
+				if dbs := c.Store.Postgres.Databases; dbs != nil {
+					c.Store.Postgres.Databases = make(map[string]Secret, len(dbs))
+					for name := range dbs {
+						c.Store.Postgres.Databases[name] = "<secret>"
+					}
+				}
 				if c.LLM.APIKey != "" {
 					c.LLM.APIKey = "<secret>"
 				}

@@ -200,8 +200,11 @@ func TestLoadConfigStore(t *testing.T) {
 		p.Schema != "mnemo_app" || p.Partitions != 16 || c.spoolDir() != "/var/spool/mnemo" || p.FailoverAfter != 1500*time.Millisecond || p.ProbeEvery != 3*time.Second {
 		t.Fatalf("store = %+v", c.Store)
 	}
-	if r := p.ReadDSN.strings(); len(r) != 2 || r[1] != "postgres://mnemo@replica-2:5432/mnemo" || p.ReadYourWrites != 3*time.Second || p.ReplicaMaxLag != 20*time.Second {
+	if r := p.ReadDSN.strings(); len(r) != 2 || r[1] != "postgres://mnemo@replica-2:5432/mnemo" || r[0] != "postgres://mnemo:replicapw@replica-1:5432/mnemo" || p.ReadYourWrites != 3*time.Second || p.ReplicaMaxLag != 20*time.Second {
 		t.Fatalf("replicas = %v %v %v", r, p.ReadYourWrites, p.ReplicaMaxLag)
+	}
+	if !p.routed() || string(p.Databases["eu"]) != "postgres://mnemo:eupw@db-eu:5432/mnemo" || p.Tenants["acme"] != "eu" || p.Tenants["globex"] != DefaultDatabase {
+		t.Fatalf("tenants = %v %v", p.Databases, p.Tenants)
 	}
 	var one PostgresConfig
 	if err := yaml.Unmarshal([]byte("read_dsn: postgres://r/m"), &one); err != nil || len(one.ReadDSN) != 1 {
@@ -230,7 +233,7 @@ func TestLoadConfigStore(t *testing.T) {
 	abs, _ := filepath.Abs(path)
 	for _, args := range [][]string{{"--config", abs, "config"}, {"--config", abs, "--json", "config"}} {
 		code, out, errs := run(t, t.TempDir(), "", args...)
-		if code != 0 || strings.Contains(out, "pw@") || !strings.Contains(out, "mnemo_app") {
+		if code != 0 || strings.Contains(out, "pw@") || !strings.Contains(out, "mnemo_app") || !strings.Contains(out, "acme") {
 			t.Fatalf("%v: %d %s %s", args, code, out, errs)
 		}
 	}
