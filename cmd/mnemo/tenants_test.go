@@ -42,6 +42,10 @@ func TestMigrateStoreMovesTenant(t *testing.T) {
 	cfg := filepath.Join(dir, "mnemo.yml")
 	writeTenantsConfig(t, cfg, dsnA, dsnB, "{}")
 	mustRun := runner(t, dir)
+	// migrate brings every database's schema up to date.
+	if out := mustRun("--config", cfg, "migrate"); !strings.Contains(out, "(b): schema version") || strings.Count(out, "schema version") != 2 {
+		t.Fatalf("migrate: %q", out)
+	}
 	cli := func(tenant string, args ...string) string {
 		t.Helper()
 		return mustRun(append([]string{"--config", cfg, "--tenant", tenant, "--agent", "ag"}, args...)...)
