@@ -127,7 +127,12 @@ FUZZERS = \
 	./memory:FuzzWriteTimes \
 	./internal/timejson:FuzzRewrite \
 	.:FuzzJSONDepth \
-	./files:FuzzIndent
+	./files:FuzzIndent \
+	./importers:FuzzChatGPT \
+	./importers:FuzzClaude \
+	./importers:FuzzClaudeCode \
+	./importers:FuzzCodex \
+	./importers:FuzzMCPMemory
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
