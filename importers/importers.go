@@ -127,7 +127,12 @@ type SyntaxError struct {
 	Line   int
 	Offset int64
 	Msg    string
+	// Err is the reader's error behind Msg, when there is one (a body
+	// over its size limit, say).
+	Err error
 }
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 func (e *SyntaxError) Error() string {
 	var b strings.Builder

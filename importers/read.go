@@ -56,21 +56,21 @@ func Read(f Format, name string, r io.Reader) (*History, error) {
 // (API-21), to each; a malformed element fails at its byte offset.
 func readArray(r io.Reader, each func(raw json.RawMessage) error) error {
 	dec := json.NewDecoder(r)
-	fail := func(msg string) error {
-		return &SyntaxError{Offset: dec.InputOffset(), Msg: msg}
+	fail := func(msg string, err error) error {
+		return &SyntaxError{Offset: dec.InputOffset(), Msg: msg, Err: err}
 	}
 	tok, err := dec.Token()
 	if err != nil {
-		return fail(jsonMessage(err, "the file is not JSON"))
+		return fail(jsonMessage(err, "the file is not JSON"), err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return fail("the file must be a JSON array of conversations")
+		return fail("the file must be a JSON array of conversations", nil)
 	}
 	for dec.More() {
 		at := dec.InputOffset()
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return fail(jsonMessage(err, "malformed JSON"))
+			return fail(jsonMessage(err, "malformed JSON"), err)
 		}
 		if d := mnemo.JSONDepth(raw); d > mnemo.MaxRequestDepth {
 			return &SyntaxError{Offset: at, Msg: fmt.Sprintf("an element nests %d levels deep, the limit is %d", d, mnemo.MaxRequestDepth)}
@@ -84,10 +84,10 @@ func readArray(r io.Reader, each func(raw json.RawMessage) error) error {
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return fail(jsonMessage(err, "the array is not closed"))
+		return fail(jsonMessage(err, "the array is not closed"), err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return fail("more after the array")
+		return fail("more after the array", nil)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func readLines(r io.Reader, each func(line int, raw []byte) error) error {
 			}
 		}
 		if err != nil && err != io.EOF {
-			return &SyntaxError{Line: line, Msg: err.Error()}
+			return &SyntaxError{Line: line, Msg: err.Error(), Err: err}
 		}
 		if b := bytes.TrimSpace(buf); len(b) > 0 {
 			if !json.Valid(b) {
