@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/importers"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -67,6 +69,12 @@ func (a *app) importHistory(cmd *cobra.Command, from, path string) error {
 }
 
 func printImportResult(w io.Writer, r importers.Result) {
-	fmt.Fprintf(w, "imported %d messages in %d conversations, %d memories of %d entities, %d links; skipped %d already imported\n",
-		r.Messages, r.Conversations, r.Memories, r.Entities, r.Links, r.Skipped)
+	var parts []string
+	if r.Messages > 0 || r.Memories == 0 {
+		parts = append(parts, textutil.Count(r.Messages, "message", "messages")+" in "+textutil.Count(r.Conversations, "conversation", "conversations"))
+	}
+	if r.Memories > 0 || r.Links > 0 {
+		parts = append(parts, textutil.Count(r.Memories, "memory", "memories")+" of "+textutil.Count(r.Entities, "entity", "entities")+", "+textutil.Count(r.Links, "link", "links"))
+	}
+	fmt.Fprintf(w, "imported %s; %d already imported\n", strings.Join(parts, ", "), r.Skipped)
 }
