@@ -132,7 +132,8 @@ FUZZERS = \
 	./importers:FuzzClaude \
 	./importers:FuzzClaudeCode \
 	./importers:FuzzCodex \
-	./importers:FuzzMCPMemory
+	./importers:FuzzMCPMemory \
+	./importers:FuzzSegment
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
