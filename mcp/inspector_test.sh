@@ -2,8 +2,7 @@
 # inspector_test.sh checks `mnemo mcp` with the MCP Inspector's CLI, the
 # reference TypeScript client: it spawns mnemo over stdio, lists the tools,
 # remembers, recalls, reads a tool error, gets a prompt and reads resources,
-# as a client other than the Go
-# SDK sees them.
+# as a client other than the Go SDK sees them.
 #
 # Usage: mcp/inspector_test.sh
 # Needs go, node (20 works; the Inspector's dependencies ask for 22) and npm
