@@ -405,26 +405,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	rep.Generated, rep.WriteRate = g.generated, g.rate
 	rep.AckRate, rep.FirstRecall, rep.EmbedRate = g.rate, g.first, g.embedRate
 
-	// 1a. Bulk loads through HTTP, in a process where nothing else runs
-	// yet: PERF-8's rates are what a user posting batches sees, in
-	// the default configuration (SQLite: not with Config.Postgres).
-	if cfg.Bulk == 0 {
-		cfg.Bulk = 10_000
-	}
-	if cfg.Bulk > 0 && cfg.Postgres == "" {
-		bgen := newGenerator(words, 21)
-		for _, async := range []bool{false, true} {
-			b, err := bulkHTTP(ctx, cfg.Dir, emb, bgen, cfg.Bulk, async, cfg.RequestTimeout, cfg.Progress)
-			if err != nil {
-				return rep, err
-			}
-			if async {
-				rep.BulkAsync = b
-			} else {
-				rep.BulkSync = b
-			}
-			logf("bulk load through HTTP (async %v): %.0f memories/s, %.0f per CPU-second", async, b.PerSecond, b.PerCPUSecond)
-		}
+	if err := bulkLoads(ctx, &cfg, emb, words, &rep, logf); err != nil {
+		return rep, err
 	}
 	open := func() (*service.Mnemo, *sqlite.DB, error) {
 		return openStore(ctx, path, emb, cfg.SearchEffort)
@@ -454,16 +436,75 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		svc, vs = s, db
 	}
 
+	qgen := newGenerator(words, 2)
+	if err := steadyRecalls(ctx, cfg, svc, emb, words, qgen, &rep, logf); err != nil {
+		return rep, err
+	}
+
+	if cfg.WriteBatch > 0 {
+		if err := recallsBesideWrites(ctx, cfg, svc, words, qgen, &rep, logf); err != nil {
+			return rep, err
+		}
+	}
+
+	rep.ServingRSS, _ = meter.end()
+	meter.start()
+
+	if err := annRecall(ctx, cfg, emb, vs, path, qgen, &rep, logf); err != nil {
+		return rep, err
+	}
+
+	meter.end()
+	rep.PeakRSS = meter.overall
+	rep.DBBytes = size(path) + size(path+"-wal")
+	filepath.Walk(path+"-vectors", func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			rep.IndexBytes += info.Size()
+		}
+		return nil
+	})
+	return rep, nil
+}
+
+// bulkLoads times bulk loads through HTTP, synchronous and asynchronous,
+// in a process where nothing else runs yet: PERF-8's rates are what a
+// user posting batches sees, in the default configuration (SQLite: not
+// with Config.Postgres).
+func bulkLoads(ctx context.Context, cfg *Config, emb mnemo.Embedder, words []string, rep *Report, logf func(string, ...any)) error {
+	if cfg.Bulk == 0 {
+		cfg.Bulk = 10_000
+	}
+	if cfg.Bulk > 0 && cfg.Postgres == "" {
+		bgen := newGenerator(words, 21)
+		for _, async := range []bool{false, true} {
+			b, err := bulkHTTP(ctx, cfg.Dir, emb, bgen, cfg.Bulk, async, cfg.RequestTimeout, cfg.Progress)
+			if err != nil {
+				return err
+			}
+			if async {
+				rep.BulkAsync = b
+			} else {
+				rep.BulkSync = b
+			}
+			logf("bulk load through HTTP (async %v): %.0f memories/s, %.0f per CPU-second", async, b.PerSecond, b.PerCPUSecond)
+		}
+	}
+	return nil
+}
+
+// steadyRecalls times hybrid recall and the query embedding alone, in the
+// steady state, in process and through HTTP, with the stages of the
+// median and of the slowest 5 %.
+func steadyRecalls(ctx context.Context, cfg Config, svc *service.Mnemo, emb mnemo.Embedder, words []string, qgen *generator, rep *Report, logf func(string, ...any)) error {
 	// 4. Hybrid recall, and the query embedding alone, in the steady state:
 	// the first queries after opening fill SQLite's page caches (reopen
 	// above times the first one).
 	warm := newGenerator(words, 4)
 	for range 100 {
 		if _, err := svc.Surface(ctx, Scope, memory.Query{Text: warm.query(), Limit: 10}); err != nil {
-			return rep, err
+			return err
 		}
 	}
-	qgen := newGenerator(words, 2)
 	recall := make([]time.Duration, cfg.Queries)
 	embed := make([]time.Duration, cfg.Queries)
 	var traces []*memory.Trace
@@ -471,13 +512,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		q := qgen.query()
 		t0 := time.Now()
 		if _, err := emb.Embed(ctx, []string{q}); err != nil {
-			return rep, err
+			return err
 		}
 		embed[i] = time.Since(t0)
 		t0 = time.Now()
 		res, err := svc.Recall(ctx, Scope, memory.Query{Text: q, Limit: 10, Trace: true})
 		if err != nil {
-			return rep, err
+			return err
 		}
 		recall[i] = time.Since(t0)
 		traces = append(traces, res.Trace)
@@ -492,92 +533,96 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	logf("recall through HTTP")
 	viaHTTP, err := timeHTTPRecalls(ctx, svc, newGenerator(words, 5), cfg.Queries, cfg.RequestTimeout, cfg.Progress)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	rep.HTTPP50, rep.HTTPP95 = percentile(viaHTTP, 0.5), percentile(viaHTTP, 0.95)
 	rep.Stages = medians(traces)
 	rep.TailStages = medians(slowest(recall, traces, 0.95))
 
-	// 4b. Recall quiet, then beside a writer posting a batch every second,
-	// one after the other in this run (PERF-2: the access record and the
-	// index catch-up must not make recall wait on the writer).
-	if cfg.WriteBatch > 0 {
-		logf("recall quiet, then beside a writer of %d memories a second", cfg.WriteBatch)
-		rep.WriteBatch = cfg.WriteBatch
-		quiet, qtr, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "quiet")
-		if err != nil {
-			return rep, err
-		}
-		rep.QuietStages, rep.QuietTail = medians(qtr), medians(slowest(quiet, qtr, 0.95))
-		rep.QuietP50, rep.QuietP95 = percentile(quiet, 0.5), percentile(quiet, 0.95)
-		// The writer finishes the batch it is writing when the recalls end
-		// (a batch cut short would count for nothing), so that the figure
-		// always sits beside real writes, even where one batch outlasts the
-		// recalls (a small run under the race detector).
-		done := make(chan struct{})
-		wgen := newGenerator(words, 9)
-		written := make(chan int, 1)
-		go func() {
-			n, tick := 0, time.NewTicker(time.Second)
-			defer tick.Stop()
-			for {
-				drafts := make([]mnemo.Draft, cfg.WriteBatch)
-				for j := range drafts {
-					s := wgen.sentence()
-					drafts[j] = mnemo.Draft{Content: &s}
-				}
-				if _, err := svc.WriteWith(ctx, WriterScope, drafts, memory.WriteOptions{AsyncEmbedding: true}); err == nil {
-					n += len(drafts)
-				}
-				select {
-				case <-done:
-					written <- n
-					return
-				case <-tick.C:
-				}
-			}
-		}()
-		// $MNEMO_SCALE_BESIDE_PROFILE names a file for the CPU profile of
-		// the process while recall runs beside the writer: where the
-		// writer's CPU goes.
-		stopProfile := func() {}
-		if p := os.Getenv("MNEMO_SCALE_BESIDE_PROFILE"); p != "" {
-			if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
-				stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
-			}
-		}
-		busy, btr, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
-		stopProfile()
-		close(done)
-		rep.WritesDone = <-written
-		if err != nil {
-			return rep, err
-		}
-		rep.WritesStages, rep.WritesTail = medians(btr), medians(slowest(busy, btr, 0.95))
-		// The writer's memories go, queued ones included: the kept store
-		// stays as generated, and no background embedding runs on.
-		if _, err := svc.Clear(ctx, WriterScope); err != nil {
-			return rep, err
-		}
-		rep.WritesP50, rep.WritesP95 = percentile(busy, 0.5), percentile(busy, 0.95)
+	return nil
+}
+
+// recallsBesideWrites times recall quiet, then beside a writer posting a
+// batch every second, one after the other in this run (PERF-2: the
+// access record and the index catch-up must not make recall wait on the
+// writer).
+func recallsBesideWrites(ctx context.Context, cfg Config, svc *service.Mnemo, words []string, qgen *generator, rep *Report, logf func(string, ...any)) error {
+	logf("recall quiet, then beside a writer of %d memories a second", cfg.WriteBatch)
+	rep.WriteBatch = cfg.WriteBatch
+	quiet, qtr, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "quiet")
+	if err != nil {
+		return err
 	}
+	rep.QuietStages, rep.QuietTail = medians(qtr), medians(slowest(quiet, qtr, 0.95))
+	rep.QuietP50, rep.QuietP95 = percentile(quiet, 0.5), percentile(quiet, 0.95)
+	// The writer finishes the batch it is writing when the recalls end
+	// (a batch cut short would count for nothing), so that the figure
+	// always sits beside real writes, even where one batch outlasts the
+	// recalls (a small run under the race detector).
+	done := make(chan struct{})
+	wgen := newGenerator(words, 9)
+	written := make(chan int, 1)
+	go func() {
+		n, tick := 0, time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			drafts := make([]mnemo.Draft, cfg.WriteBatch)
+			for j := range drafts {
+				s := wgen.sentence()
+				drafts[j] = mnemo.Draft{Content: &s}
+			}
+			if _, err := svc.WriteWith(ctx, WriterScope, drafts, memory.WriteOptions{AsyncEmbedding: true}); err == nil {
+				n += len(drafts)
+			}
+			select {
+			case <-done:
+				written <- n
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	// $MNEMO_SCALE_BESIDE_PROFILE names a file for the CPU profile of
+	// the process while recall runs beside the writer: where the
+	// writer's CPU goes.
+	stopProfile := func() {}
+	if p := os.Getenv("MNEMO_SCALE_BESIDE_PROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
+			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		}
+	}
+	busy, btr, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
+	stopProfile()
+	close(done)
+	rep.WritesDone = <-written
+	if err != nil {
+		return err
+	}
+	rep.WritesStages, rep.WritesTail = medians(btr), medians(slowest(busy, btr, 0.95))
+	// The writer's memories go, queued ones included: the kept store
+	// stays as generated, and no background embedding runs on.
+	if _, err := svc.Clear(ctx, WriterScope); err != nil {
+		return err
+	}
+	rep.WritesP50, rep.WritesP95 = percentile(busy, 0.5), percentile(busy, 0.95)
+	return nil
+}
 
-	rep.ServingRSS, _ = meter.end()
-	meter.start()
-
-	// 5. ANN recall@10 against exact search over every stored vector.
+// annRecall measures the ANN index's recall@10 against exact search over
+// every stored vector.
+func annRecall(ctx context.Context, cfg Config, emb mnemo.Embedder, vs mnemo.VectorStore, path string, qgen *generator, rep *Report, logf func(string, ...any)) error {
 	logf("measuring ANN recall@10 on %d queries", cfg.Exact)
 	queries := make([][]float32, cfg.Exact)
 	for i := range queries {
 		vs, err := emb.Embed(ctx, []string{qgen.query()})
 		if err != nil {
-			return rep, err
+			return err
 		}
 		queries[i] = vs[0]
 	}
 	exact, err := exactTop10(ctx, path, queries)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	found, close := 0, 0
 	for i, q := range queries {
@@ -588,7 +633,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			}
 		}
 		if err != nil {
-			return rep, err
+			return err
 		}
 		for _, h := range hits {
 			if slices.Contains(exact[i].ids, h.Memory.ID) {
@@ -598,17 +643,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	rep.ANNRecall10 = float64(found) / float64(10*len(queries))
 	rep.ANNRecall10Ties = float64(close) / float64(10*len(queries))
-
-	meter.end()
-	rep.PeakRSS = meter.overall
-	rep.DBBytes = size(path) + size(path+"-wal")
-	filepath.Walk(path+"-vectors", func(_ string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			rep.IndexBytes += info.Size()
-		}
-		return nil
-	})
-	return rep, nil
+	return nil
 }
 
 // openSQLite builds (or loads) the ANN index of the store at path, saves
