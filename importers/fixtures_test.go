@@ -25,9 +25,9 @@ func gptMsg(id, role string, at float64, parts ...any) map[string]any {
 	return map[string]any{
 		"id": id, "author": map[string]any{"role": role, "name": nil, "metadata": map[string]any{}},
 		"create_time": at, "update_time": nil,
-		"content":   map[string]any{"content_type": "text", "parts": parts},
-		"status":    "finished_successfully", "end_turn": true, "weight": 1.0,
-		"metadata":  map[string]any{}, "recipient": "all",
+		"content": map[string]any{"content_type": "text", "parts": parts},
+		"status":  "finished_successfully", "end_turn": true, "weight": 1.0,
+		"metadata": map[string]any{}, "recipient": "all",
 	}
 }
 
