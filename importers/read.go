@@ -72,8 +72,8 @@ func readArray(r io.Reader, each func(raw json.RawMessage) error) error {
 		if err := dec.Decode(&raw); err != nil {
 			return fail(jsonMessage(err, "malformed JSON"), err)
 		}
-		if d := mnemo.JSONDepth(raw); d > mnemo.MaxRequestDepth {
-			return &SyntaxError{Offset: at, Msg: fmt.Sprintf("an element nests %d levels deep, the limit is %d", d, mnemo.MaxRequestDepth)}
+		if err := mnemo.CheckRequestDepth("the element", raw); err != nil {
+			return &SyntaxError{Offset: at, Msg: mnemo.ErrorMessage(err)}
 		}
 		if err := each(raw); err != nil {
 			var se *SyntaxError
@@ -115,11 +115,11 @@ func readLines(r io.Reader, each func(line int, raw []byte) error) error {
 			return &SyntaxError{Line: line, Msg: err.Error(), Err: err}
 		}
 		if b := bytes.TrimSpace(buf); len(b) > 0 {
+			if err := mnemo.CheckRequestDepth("the line", b); err != nil {
+				return &SyntaxError{Line: line, Msg: mnemo.ErrorMessage(err)}
+			}
 			if !json.Valid(b) {
 				return &SyntaxError{Line: line, Msg: "malformed JSON"}
-			}
-			if d := mnemo.JSONDepth(b); d > mnemo.MaxRequestDepth {
-				return &SyntaxError{Line: line, Msg: fmt.Sprintf("the line nests %d levels deep, the limit is %d", d, mnemo.MaxRequestDepth)}
 			}
 			if err := each(line, b); err != nil {
 				var se *SyntaxError
