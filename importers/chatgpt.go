@@ -140,7 +140,8 @@ func (c *gptConversation) branch() []gptNode {
 
 // message keeps what a person said and the model answered, in words: not
 // system or tool messages, not hidden context, not the model's calls to
-// its tools, not attachments (parts that are not strings).
+// its tools, not attachments (parts that are not strings, but for the
+// transcription of a voice message).
 func (m *gptMessage) message(nodeID string) (Message, bool) {
 	role := m.Author.Role
 	if role != "user" && role != "assistant" || m.Metadata.Hidden {
@@ -159,6 +160,15 @@ func (m *gptMessage) message(nodeID string) (Message, bool) {
 		var s string
 		if json.Unmarshal(p, &s) == nil && clean(s) != "" {
 			parts = append(parts, clean(s))
+			continue
+		}
+		// A voice conversation's words are transcriptions among the parts.
+		var obj struct {
+			ContentType string `json:"content_type"`
+			Text        string `json:"text"`
+		}
+		if json.Unmarshal(p, &obj) == nil && obj.ContentType == "audio_transcription" && clean(obj.Text) != "" {
+			parts = append(parts, clean(obj.Text))
 		}
 	}
 	text := strings.Join(parts, "\n")

@@ -34,7 +34,8 @@ func gptMsg(id, role string, at float64, parts ...any) map[string]any {
 // chatgptExport is a conversations.json with: a hidden system message, a
 // regenerated answer (two branches; current_node on the second), an
 // attachment among a message's parts, a tool call and its output, a
-// deleted (null) node, and an empty conversation.
+// deleted (null) node, a voice message (a transcription and its audio),
+// and an empty conversation.
 func chatgptExport(t testing.TB) []byte {
 	sys := gptMsg("m-sys", "system", 0, "You are ChatGPT.")
 	sys["metadata"] = map[string]any{"is_visually_hidden_from_conversation": true}
@@ -49,7 +50,9 @@ func chatgptExport(t testing.TB) []byte {
 	out := gptMsg("m-tool", "tool", 1700000007, "Lisbon in May: 22C")
 	out["author"] = map[string]any{"role": "tool", "name": "browser", "metadata": map[string]any{}}
 	reply := gptMsg("m-a2", "assistant", 1700000009.5, "Lisbon in May is warm; stay in Alfama.")
-	user2 := gptMsg("m-u2", "user", 1700000100, "Thanks!")
+	user2 := gptMsg("m-u2", "user", 1700000100, map[string]any{"content_type": "audio_transcription", "text": "Thanks!", "direction": "in"},
+		map[string]any{"content_type": "audio_asset_pointer", "asset_pointer": "sediment://file_1", "size_bytes": 1000})
+	user2["content"].(map[string]any)["content_type"] = "multimodal_text"
 	conv := map[string]any{
 		"title": "Lisbon trip", "create_time": 1699999999.0, "update_time": 1700000100.0,
 		"conversation_id": "c-lisbon", "id": "c-lisbon", "current_node": "n-u2",
