@@ -38,13 +38,19 @@ func (a *app) importHistory(cmd *cobra.Command, from, path string) error {
 	case errors.As(err, &se):
 		return usagef("%v; nothing imported", se)
 	case err != nil:
-		return usagef("%s", mnemo.ErrorMessage(err))
+		// A path that is not there or not readable, or a directory
+		// without the format's files: the user's to fix.
+		var me *mnemo.Error
+		if errors.As(err, &me) {
+			return usagef("%s", me.Message)
+		}
+		return usagef("%v", err)
 	}
+	what := textutil.Count(len(h.Conversations), "conversation", "conversations") + ", " + textutil.Count(h.Messages(), "message", "messages")
 	if f == importers.MCPMemory {
-		fmt.Fprintf(a.stderr, "read %d entities and %d relations from %d file(s)\n", len(h.Entities), len(h.Relations), files)
-	} else {
-		fmt.Fprintf(a.stderr, "read %d conversations, %d messages from %d file(s)\n", len(h.Conversations), h.Messages(), files)
+		what = textutil.Count(len(h.Entities), "entity", "entities") + ", " + textutil.Count(len(h.Relations), "relation", "relations")
 	}
+	fmt.Fprintf(a.stderr, "read %s from %s\n", what, textutil.Count(files, "file", "files"))
 	return a.withService(cmd.Context(), func(svc *service.Mnemo) error {
 		last := time.Now()
 		res, err := importers.Import(cmd.Context(), svc, a.scope(), f, h, importers.Options{

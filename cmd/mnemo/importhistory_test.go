@@ -43,7 +43,7 @@ func TestImportHistoryCLI(t *testing.T) {
 	os.Remove(bad)
 	code, out, errs = run(t, data, "", "import", "--from", "claude-code", projects)
 	if code != 0 || out != "imported 3 messages in 2 conversations; 0 already imported\n" ||
-		!strings.Contains(errs, "read 2 conversations, 3 messages from 2 file(s)") || !strings.Contains(errs, "2/2: 3 messages") {
+		!strings.Contains(errs, "read 2 conversations, 3 messages from 2 files") || !strings.Contains(errs, "2/2: 3 messages") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 	_, out, _ = run(t, data, "", "list", "--session", "claude-code:s-1", "--order", "oldest")
@@ -58,8 +58,9 @@ func TestImportHistoryCLI(t *testing.T) {
 		{"import", "--from", "gemini", projects},
 		{"import", "--from", "codex", filepath.Join(projects, "-home-ana-blog")},
 		{"import", "--from", "claude", "--keep-scope", projects},
+		{"import", "--from", "claude", filepath.Join(projects, "nonexistent.json")},
 	} {
-		if code, _, errs := run(t, data, "", args...); code != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		if code, _, errs := run(t, data, "", args...); code != exitUsage || strings.Count(strings.TrimSpace(errs), "\n") > 0 || strings.Contains(errs, "internal error") {
 			t.Fatalf("%v: exit %d %s", args, code, errs)
 		}
 	}
