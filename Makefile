@@ -121,11 +121,16 @@ FUZZERS = \
 	./security:FuzzClassify \
 	./files:FuzzKeyPath \
 	./files:FuzzStoreLog \
-	./cmd/mnemo:FuzzParseEndpoint \
+	./internal/endpoint:FuzzParse \
 	./temporal:FuzzExtract \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
 	./internal/timejson:FuzzRewrite \
+	./internal/agenthook:FuzzReadTranscript \
+	./internal/agenthook:FuzzParseInput \
+	./internal/agenthook:FuzzParseCodexNotify \
+	./internal/setup:FuzzDecodeObject \
+	./internal/setup:FuzzCodexConfig \
 	.:FuzzJSONDepth \
 	./files:FuzzIndent \
 	./importers:FuzzChatGPT \

@@ -15,6 +15,8 @@ set -euo pipefail
 
 version=2.12.0
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../scripts/testwait.sh
+source "$root/scripts/testwait.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dir=${INSPECTOR_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mnemo/inspector-$version}
@@ -42,9 +44,13 @@ failed=0
 
 # run METHOD-ARGS...: the Inspector's output for one request to a freshly
 # spawned server; its exit code in rc (5 when the tool returned isError).
+# Spawning and initializing the server has the CLI's 15 s, stretched by the
+# machine's slowdown (QUAL-3); the request then has the MCP SDK's 60 s,
+# which the CLI does not let one set: each is one tool call on a small
+# store, well under a second on a quiet machine.
 run() {
 	rc=0
-	out=$("$inspector" --cli "$@" -- "${server[@]}" 2>&1) || rc=$?
+	out=$("$inspector" --cli --connect-timeout "$(($(testwait_secs 15) * 1000))" "$@" -- "${server[@]}" 2>&1) || rc=$?
 }
 
 # expect NAME CODE PATTERN...: the last run exited with CODE and its output

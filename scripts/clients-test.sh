@@ -148,7 +148,7 @@ step "docs/CLIENTS.md ts snippets" bash -c "cd '$ts' && MNEMO_KEY='$MNEMO_TEST_K
 step "docs/CLIENTS.md ts snippet, npm-packed into an empty project" bash -c "cd '$ts' &&
 	npm pack --ignore-scripts --pack-destination '$tmp' --loglevel=error >/dev/null &&
 	mkdir '$tmp/app' && cd '$tmp/app' && echo '{\"private\": true}' >package.json &&
-	npm install --offline --no-audit --no-fund --loglevel=error '$tmp'/mnemo-*.tgz &&
+	npm install --offline --no-audit --no-fund --loglevel=error '$tmp'/mnemo-dev-client-*.tgz &&
 	MNEMO_KEY='$MNEMO_TEST_KEY' node '$ts/scripts/readme.mjs' '$root/docs/CLIENTS.md' ts --in '$tmp/app'"
 wait "$python_pid"
 cat "$tmp/python.log"

@@ -5,8 +5,8 @@
 # venvs, the OCI image in a chroot, the Homebrew formula, the README's
 # install lines and MCP client configurations, and actionlint on the
 # workflows. It installs what is missing (Debian's python3-venv,
-# python3-pip, python3-httpx and shellcheck) and needs root, or sudo, for
-# the chroot.
+# python3-pip, python3-httpx, pipx and shellcheck) and needs root, or
+# sudo, for the chroot.
 #
 # Usage: scripts/dist-check.sh [CHECK...]
 set -euo pipefail
@@ -17,12 +17,12 @@ cd "$root"
 	exit 1
 }
 py=/usr/bin/python3
-if ! $py -c 'import httpx, venv, ensurepip' 2>/dev/null || ! command -v shellcheck >/dev/null; then
+if ! $py -c 'import httpx, venv, ensurepip' 2>/dev/null || ! command -v shellcheck >/dev/null || ! command -v pipx >/dev/null; then
 	sudo=()
 	((EUID == 0)) || sudo=(sudo -n)
-	echo "dist-check: installing python3-venv python3-pip python3-httpx shellcheck"
+	echo "dist-check: installing python3-venv python3-pip python3-httpx pipx shellcheck"
 	# One apt-get at a time: make checks may run others' set-up beside.
-	flock "${TMPDIR:-/tmp}/mnemo-apt.lock" "${sudo[@]}" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-pip python3-httpx shellcheck' >/dev/null
+	flock "${TMPDIR:-/tmp}/mnemo-apt.lock" "${sudo[@]}" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-pip python3-httpx pipx shellcheck' >/dev/null
 fi
 MNEMO_DIST_TOOLS=$(GO=${GO:-go} bash scripts/dist-tools.sh)
 export MNEMO_DIST_TOOLS

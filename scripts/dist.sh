@@ -16,8 +16,9 @@
 #     (packaging/tools/ociimage), for linux/amd64 and linux/arm64;
 #   - dist/homebrew/mnemo.rb (packaging/homebrew/formula.py).
 # Go's build cache is reused: a second run recompiles nothing that has not
-# changed. It ends with each binary's size, and the run's wall and CPU
-# seconds.
+# changed. It ends with the sizes per platform (packaging/check/sizes.py:
+# the binary, its archive, npm package and wheel; the image), and the
+# run's wall and CPU seconds.
 #
 # Usage: scripts/dist.sh [--single-target]
 #   --single-target  only this machine's platform (quick iteration)
@@ -118,10 +119,8 @@ echo "dist: Homebrew formula"
 python3 packaging/homebrew/formula.py dist
 
 echo
-echo "dist: binaries (stripped, -trimpath)"
-while read -r goos goarch path; do
-	printf '  %-8s %-6s %6.1f MiB  %s\n' "$goos" "$goarch" "$(stat -c %s "$path" | awk '{print $1 / 1048576}')" "$path"
-done <<<"$binaries"
+echo "dist: sizes (the binary stripped, -trimpath; what a user downloads per channel)"
+python3 packaging/check/sizes.py dist
 times >"$root/dist/.times"
 cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, ms, /[ms]/); s += ms[1] * 60 + ms[2] } printf "%.0f", s }' "$root/dist/.times")
 rm -f "$root/dist/.times"

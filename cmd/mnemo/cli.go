@@ -191,7 +191,7 @@ func (a *app) rootCommand() *cobra.Command {
 
 	root.AddCommand(
 		a.serveCommand(),
-		a.mcpCommand(),
+		a.withProjectAgent(a.mcpCommand()),
 		a.rememberCommand(),
 		a.recallCommand("recall", "Find the memories that best match a query, recording the access"),
 		a.recallCommand("surface", "Like recall, with no side effect: nothing is recorded"),
@@ -222,6 +222,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.configCommand(),
 		a.migrateCommand(),
 		a.migrateStoreCommand(),
+		a.hookCommand(), a.setupCommand(),
 	)
 	return root
 }

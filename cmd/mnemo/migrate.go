@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/internal/endpoint"
 	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/memory"
@@ -166,21 +167,12 @@ func (a *app) openEndpoint(ctx context.Context, spec string, source bool, partit
 }
 
 // parseEndpoint splits a migrate-store argument into its backend and
-// where it is: sqlite:PATH, files:DIR, postgres:DSN, or a bare
-// postgres:// URL.
+// where it is (internal/endpoint); a bad one is a usage error.
 func parseEndpoint(spec string) (kind, arg string, err error) {
-	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
-		return BackendPostgres, spec, nil
+	if kind, arg, err = endpoint.Parse(spec); err != nil {
+		return "", "", usagef("%v", err)
 	}
-	kind, arg, ok := strings.Cut(spec, ":")
-	if !ok || strings.TrimSpace(arg) == "" {
-		return "", "", usagef("%q: give sqlite:PATH, files:DIR or postgres:DSN", spec)
-	}
-	switch kind {
-	case BackendSQLite, BackendFiles, BackendPostgres:
-		return kind, arg, nil
-	}
-	return "", "", usagef("%q: unknown store %q: give sqlite:PATH, files:DIR or postgres:DSN", spec, kind)
+	return kind, arg, nil
 }
 
 // copyStore copies every scope of src into dst, with a progress bar, and

@@ -274,24 +274,6 @@ func TestParseEndpoint(t *testing.T) {
 	}
 }
 
-func FuzzParseEndpoint(f *testing.F) {
-	for _, s := range []string{"sqlite:./d", "files:/x", "postgres:postgres://h/db", "postgresql://h", ":", "sqlite:\x00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, spec string) {
-		kind, arg, err := parseEndpoint(spec)
-		if err != nil {
-			if kind != "" || arg != "" {
-				t.Fatalf("an error with a result: %q %q", kind, arg)
-			}
-			return
-		}
-		if kind != BackendSQLite && kind != BackendFiles && kind != BackendPostgres || strings.TrimSpace(arg) == "" || !strings.Contains(spec, arg) {
-			t.Fatalf("parseEndpoint(%q) = %q, %q", spec, kind, arg)
-		}
-	})
-}
-
 // TestFilesStoreConfig: the CLI serves from a files memory root that
 // compacts by size with the log rotated into archive/ (store.files.history
 // rotate), and reads every memory back after it, from a new process.

@@ -13,8 +13,9 @@ configurations with them:
              lines; the TypeScript client installed by its name
   python     the mnemo-server wheel in a fresh venv with pip --no-index:
              mnemo, mnemo-server and python -m mnemo_server; mnemo serve
-             answering /healthz; the README's pip line; the Python
-             client's wheel, used against a served mnemo
+             answering /healthz; the README's pip and pipx lines; the
+             Python client (mnemo-client) installed by its name from
+             dist/clients, used against a served mnemo
   oci        the image's layout (digests, platforms, config), its layers
              unpacked and its entrypoint and command run as its user in a
              chroot in a network namespace of its own, with the README's
@@ -31,8 +32,8 @@ configurations with them:
              the health check) and packaging/python (the wheel writer)
 
 Each check prints a line; the last line is "dist-check: N passed, N
-failed". It needs root (or sudo) for the chroot, Debian's python3-venv
-and python3-httpx (scripts/dist-check.sh installs them), node and npm.
+failed". It needs root (or sudo) for the chroot, Debian's python3-venv,
+python3-httpx and pipx (scripts/dist-check.sh installs them), node and npm.
 
 Usage: dist_check.py DIST [CHECK...]
 """
@@ -60,6 +61,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PY = "/usr/bin/python3"  # Debian's, which has venv, pip and httpx
 NPM_PKG = "@mnemo-dev/mnemo"
 WHEEL_PKG = "mnemo-server"
+# The clients, by the names their packages are published under (mnemo is
+# taken on both registries by unrelated packages).
+TS_CLIENT = "@mnemo-dev/client"
+PY_CLIENT = "mnemo-client"
 ARCH = {"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64"}[os.uname().machine]
 
 
@@ -272,12 +277,16 @@ class DistCheck:
         tgz = [f for f in os.listdir(os.path.join(self.dist, "clients")) if f.endswith(".tgz")]
         check(len(tgz) == 1, "dist/clients: TypeScript client tarballs %s, want one" % tgz)
         name = json.loads(run(["tar", "-xzOf", os.path.join(self.dist, "clients", tgz[0]), "package/package.json"]))["name"]
+        check(name == TS_CLIENT, "the TypeScript client is named %r, want %r" % (name, TS_CLIENT))
         app = self.path("ts-app")
         os.makedirs(app)
         with open(os.path.join(app, "package.json"), "w") as f:
             f.write('{"private": true, "type": "module"}\n')
         env = self.npm_env(self.path("npm-cache-ts"))
-        run(["npm", "install", name], cwd=app, env=env)
+        # The README's line, as written, in an empty project.
+        line = self.channel("npm install %s" % TS_CLIENT)
+        run(["bash", "-c", line], cwd=app, env=env)
+        check(os.path.exists(os.path.join(app, "node_modules", *name.split("/"), "package.json")), "npm install %s: not in node_modules" % name)
         # The server: the binary npm installed in the npm check's project.
         plat = "mnemo-%s-%s" % (sys.platform, {"amd64": "x64"}.get(ARCH, ARCH))
         mnemo = os.path.join(self.path("npm-app"), "node_modules", "@mnemo-dev", plat, "bin", "mnemo")
@@ -295,7 +304,7 @@ class DistCheck:
             check(got == "The user prefers tea", "the TypeScript client recalled %r" % got)
         finally:
             srv.stop()
-        return "TypeScript client %s installed by name, remember and recall" % name
+        return "%s, remember and recall" % line
 
     def venv(self, name, system=False):
         d = self.path(name)
@@ -311,7 +320,7 @@ class DistCheck:
                    PIP_NO_INDEX="1", PIP_FIND_LINKS=os.path.join(self.dist, "python"), PIP_DISABLE_PIP_VERSION_CHECK="1")
         env.pop("PYTHONHOME", None)
         # The README's line, as written, in the activated venv.
-        line = self.channel("pip install ")
+        line = self.channel("pip install %s" % WHEEL_PKG)
         run(["bash", "-c", line], env=env, cwd=self.tmp)
         which = shutil.which("mnemo", path=env["PATH"])
         check(which == os.path.join(bin_, "mnemo"), "mnemo on PATH is %s, want the venv's" % which)
@@ -331,21 +340,34 @@ class DistCheck:
             client = self.check_python_client(srv.url)
         finally:
             srv.stop()
-        return "%s (%d wheels offered, linux %s installed): mnemo, mnemo-server, python -m mnemo_server; mnemo serve /healthz; %s" % (line, len(wheels), tag, client)
+        # The README's pipx line, outside the venv, in a pipx home of its
+        # own; pip offline as above (pipx runs pip, which reads PIP_*).
+        pipx = self.channel("pipx run ")
+        penv = dict(env, PATH=os.environ["PATH"], PIPX_HOME=self.path("pipx"), PIPX_BIN_DIR=self.path("pipx-bin"))
+        penv.pop("VIRTUAL_ENV")
+        got = run(["bash", "-c", pipx], env=penv, cwd=self.tmp).strip()
+        check(self.version in got, "%s: %r" % (pipx, got))
+        return "%s (%d wheels offered, linux %s installed): mnemo, mnemo-server, python -m mnemo_server; mnemo serve /healthz; %s; %s" % (line, len(wheels), tag, client, pipx)
 
     def check_python_client(self, url):
         whl = [w for w in os.listdir(os.path.join(self.dist, "clients")) if w.endswith("-py3-none-any.whl")]
         check(len(whl) == 1, "dist/clients: Python client wheels %s, want one" % whl)
-        # httpx from Debian's packages, seen through --system-site-packages.
+        # By its name, from dist/clients alone; httpx from Debian's
+        # packages, seen through --system-site-packages.
         v = self.venv("venv-client", system=True)
-        run([os.path.join(v, "bin", "pip"), "install", "--no-index", os.path.join(self.dist, "clients", whl[0])])
+        env = dict(os.environ, PATH=os.path.join(v, "bin") + os.pathsep + os.environ["PATH"], VIRTUAL_ENV=v,
+                   PIP_NO_INDEX="1", PIP_FIND_LINKS=os.path.join(self.dist, "clients"), PIP_DISABLE_PIP_VERSION_CHECK="1")
+        line = self.channel("pip install %s" % PY_CLIENT)
+        run(["bash", "-c", line], env=env, cwd=self.tmp)
+        infos = glob.glob(os.path.join(v, "lib", "python*", "site-packages", "%s-*.dist-info" % PY_CLIENT.replace("-", "_")))
+        check(len(infos) == 1, "pip install %s: dist-info %s" % (PY_CLIENT, infos))
         code = ("import os, mnemo\n"
                 "m = mnemo.Client(base_url=os.environ['MNEMO_URL'], agent_id='dist-check-py')\n"
                 "m.remember(content='The user drinks green tea every morning', key='/user/drink')\n"
                 "print(m.recall(query='what does the user drink?', limit=1)['results'][0]['content'])\n")
         got = run([os.path.join(v, "bin", "python"), "-c", code], cwd=self.tmp, env=dict(os.environ, MNEMO_URL=url)).strip()
         check(got == "The user drinks green tea every morning", "the Python client recalled %r" % got)
-        return "Python client %s, remember and recall" % whl[0]
+        return "%s (%s), remember and recall" % (line, whl[0])
 
     def check_oci(self):
         tars = [t for t in os.listdir(os.path.join(self.dist, "oci")) if t.endswith("_oci.tar")]

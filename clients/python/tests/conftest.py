@@ -59,13 +59,45 @@ class _Blocking:
         return call
 
 
+def scale() -> float:
+    """How many times slower than a quiet machine this one runs now, by the
+    rule of scripts/testwait.mjs: runnable threads per core (the larger of
+    the 1- and 5-minute load averages and those runnable at this moment), at
+    least 1, times MNEMO_TEST_TIMEOUT_SCALE."""
+    try:
+        f = open("/proc/loadavg").read().split()
+        load = max(float(f[0]), float(f[1]), float(f[3].split("/")[0]) - 1)
+    except (OSError, IndexError, ValueError):
+        load = max(os.getloadavg()[:2]) if hasattr(os, "getloadavg") else 0.0
+    try:
+        env = float(os.environ.get("MNEMO_TEST_TIMEOUT_SCALE", ""))
+    except ValueError:
+        env = 1.0
+    return max(1.0, load / (os.cpu_count() or 1)) * (env if env > 0 else 1.0)
+
+
+def timeout() -> float:
+    """The clients' default time limit per attempt (30 s) stretched by the
+    slowdown now, so that a test fails when the server never answers, never
+    because the machine is busy (QUAL-3)."""
+    return 30.0 * scale()
+
+
+@pytest.fixture
+def time_limit() -> float:
+    """timeout(), for a test that makes its own client."""
+    return timeout()
+
+
 @pytest.fixture(params=["Client", "AsyncClient"])
 def connect(request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
-    """connect(base_url=…, …) returns a client of the test's kind."""
+    """connect(base_url=…, …) returns a client of the test's kind, with a
+    time limit that stretches with the load (timeout)."""
     made: list[Any] = []
     loop = asyncio.new_event_loop() if request.param == "AsyncClient" else None
 
     def make(**opts: Any) -> Any:
+        opts.setdefault("timeout", timeout())
         c = getattr(mnemo, request.param)(**opts)
         made.append(c)
         return c if loop is None else _Blocking(c, loop)

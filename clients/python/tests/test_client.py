@@ -137,11 +137,19 @@ def test_error_codes_are_the_servers(server: dict[str, str]) -> None:
         assert getattr(mnemo, cls.__name__) is cls
 
 
-def test_async_client_natively(server: dict[str, str], agent_id: str) -> None:
+def test_time_limit_stretches_with_load(server: dict[str, str], connect: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests' clients wait for an answer as long as the load makes it
+    take (QUAL-3): 30 s of quiet-machine time, not of wall time."""
+    monkeypatch.setenv("MNEMO_TEST_TIMEOUT_SCALE", "10")
+    limit = connect(base_url=server["url"])._timeout
+    assert limit >= 300, f"timeout {limit}, want at least 10 × 30 s"
+
+
+def test_async_client_natively(server: dict[str, str], agent_id: str, time_limit: float) -> None:
     """AsyncClient as it is meant to be used: async with, calls at once."""
 
     async def main() -> None:
-        async with mnemo.AsyncClient(base_url=server["url"], api_key=server["key"], agent_id=agent_id) as m:
+        async with mnemo.AsyncClient(base_url=server["url"], api_key=server["key"], agent_id=agent_id, timeout=time_limit) as m:
             w, _, _ = await asyncio.gather(
                 m.remember(content="The user drinks green tea every morning", key="/user/drink"),
                 m.remember(content="The user walks the dog at noon", key="/user/dog"),

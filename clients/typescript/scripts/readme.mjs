@@ -1,7 +1,7 @@
 // readme.mjs runs a document's client snippets (docs/CLIENTS.md) as a user would paste them:
 // each fence after a `<!-- readme-run: LANG [PRELUDE] -->` line, LANG ts or
 // python, is written to a file (ts ones as .mjs in this package, so that
-// "mnemo" and the adapters' packages resolve) and run; every `// → text` or
+// the client, by its package name, and the adapters' packages resolve) and run; every `// → text` or
 // `# → text` line of it must be a line of what it printed. A PRELUDE puts a
 // fake model, named `model`, before the snippet: no model is called.
 //
@@ -9,7 +9,7 @@
 // (MNEMO_URL and MNEMO_KEY name the server; scripts/clients-test.sh sets them.)
 // --in DIR runs the snippets in DIR, a directory of a newcomer's own (for ts:
 // one where only the packed package is installed), and only those that
-// import nothing but "mnemo" (the others need the adapters' frameworks).
+// import nothing but the client (the others need the adapters' frameworks).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -60,14 +60,16 @@ if (!readme || !["ts", "python"].includes(lang) || (inAt >= 0 && !home)) {
   process.exit(2);
 }
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
+// The client's import name: its npm package's in ts, the module `mnemo` in Python.
+const self = lang === "ts" ? JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).name : "mnemo";
 const dir = mkdtempSync(join(home ?? (lang === "ts" ? join(pkg, "dist") : process.env.TMPDIR ?? "/tmp"), "readme-"));
-/** plain reports whether a snippet imports nothing but mnemo (and, in Python, the standard library). */
+/** plain reports whether a snippet imports nothing but the client (and, in Python, the standard library). */
 function plain(snippet) {
   const mods = [];
   for (const m of snippet.matchAll(/^\s*import\s.*?\bfrom\s+"([^"]+)"/gm)) mods.push(m[1]);
   for (const m of snippet.matchAll(/^\s*import\s+([\w.]+(?:\s*,\s*[\w.]+)*)\s*$/gm)) mods.push(...m[1].split(/\s*,\s*/));
   for (const m of snippet.matchAll(/^\s*from\s+([\w.]+)\s+import\b/gm)) mods.push(m[1]);
-  return mods.every((x) => x === "mnemo" || (lang === "python" && ["asyncio", "json", "os", "sys"].includes(x)));
+  return mods.every((x) => x === self || (lang === "python" && ["asyncio", "json", "os", "sys"].includes(x)));
 }
 /** packageOf is the npm package a bare import specifier names ("@a/b/c" → "@a/b", "x/y" → "x"), or "" for a relative or node: one. */
 function packageOf(spec) {
@@ -79,17 +81,17 @@ function packageOf(spec) {
 function importsOf(text) {
   return [...text.matchAll(/^\s*import\s(?:[^"']*?\sfrom\s)?["']([^"']+)["']/gm)].map((m) => packageOf(m[1])).filter(Boolean);
 }
-/** needs lists the packages a TypeScript snippet needs installed beside mnemo: those it imports,
- * and those the adapters it imports (mnemo/X, src/X.ts) import. */
+/** needs lists the packages a TypeScript snippet needs installed beside the client: those it
+ * imports, and those the adapters it imports (CLIENT/X, src/X.ts) import. */
 function needs(snippet) {
   const out = new Set();
   for (const m of snippet.matchAll(/^\s*import\s(?:[^"']*?\sfrom\s)?["']([^"']+)["']/gm)) {
-    const sub = /^mnemo\/([\w-]+)$/.exec(m[1]);
+    const sub = m[1].startsWith(self + "/") ? /^([\w-]+)$/.exec(m[1].slice(self.length + 1)) : null;
     if (sub) for (const p of importsOf(readFileSync(join(pkg, "src", `${sub[1]}.ts`), "utf8"))) out.add(p);
-    else if (packageOf(m[1]) !== "mnemo") out.add(packageOf(m[1]));
+    else if (packageOf(m[1]) !== self) out.add(packageOf(m[1]));
   }
   out.delete("");
-  out.delete("mnemo");
+  out.delete(self);
   return [...out].sort();
 }
 
@@ -153,5 +155,5 @@ for (const { where, want, out } of runs) {
     console.log(`ok   ${where}`);
   }
 }
-console.log(`readme ${lang}${home ? ` in ${home}` : ""}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} left to the in-package run (they import more than mnemo)` : ""}`);
+console.log(`readme ${lang}${home ? ` in ${home}` : ""}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} left to the in-package run (they import more than ${self})` : ""}`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -1,4 +1,4 @@
-// mnemo/ai: memory for the Vercel AI SDK (`ai`). mnemoTools gives a model
+// @mnemo-dev/client/ai: memory for the Vercel AI SDK (`ai`). mnemoTools gives a model
 // remember and recall tools; withMemory puts what the agent knows (boot or
 // a snapshot) into the system prompt.
 //

@@ -1,5 +1,5 @@
-// mnemo/langchain: a LangChain.js chat message history kept as a mnemo
-// session. It needs only @langchain/core (mnemo/langgraph re-exports it).
+// @mnemo-dev/client/langchain: a LangChain.js chat message history kept as a mnemo
+// session. It needs only @langchain/core (@mnemo-dev/client/langgraph re-exports it).
 //
 //   const chain = new RunnableWithMessageHistory({
 //     runnable: prompt.pipe(model),

@@ -1,4 +1,4 @@
-// mnemo/langgraph: LangGraph.js long-term memory and LangChain.js chat
+// @mnemo-dev/client/langgraph: LangGraph.js long-term memory and LangChain.js chat
 // history on mnemo.
 //
 // MnemoStore is a BaseStore: the item at namespace ["users", "42"] and key
@@ -9,7 +9,7 @@
 //   const store = new MnemoStore(mnemo);
 //   const graph = builder.compile({ store });
 //
-// MnemoChatMessageHistory, from mnemo/langchain, keeps a chat's messages as
+// MnemoChatMessageHistory, from @mnemo-dev/client/langchain, keeps a chat's messages as
 // a mnemo session; it is re-exported here.
 import {
   BaseStore,

@@ -1,4 +1,4 @@
-// mnemo/openai-agents: a Session of the OpenAI Agents SDK (@openai/agents)
+// @mnemo-dev/client/openai-agents: a Session of the OpenAI Agents SDK (@openai/agents)
 // kept in mnemo. Each item is a message of the session (POST /v1/messages),
 // so it is recalled with the agent's other memories; user messages also
 // update the session's working memory (topic, turn count).

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { mnemoTools, withMemory } from "mnemo/ai";
+import { mnemoTools, withMemory } from "@mnemo-dev/client/ai";
 import { client } from "./env.js";
 
 const usage = {
@@ -30,7 +30,7 @@ function scriptedModel(toolName: string, input: unknown) {
   });
 }
 
-describe("mnemo/ai", () => {
+describe("@mnemo-dev/client/ai", () => {
   it("lets a model remember, then recall", async () => {
     const m = client("ai");
     const tools = mnemoTools(m);

@@ -4,13 +4,13 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableWithMessageHistory } from "@langchain/core/runnables";
 import { FakeChatModel } from "@langchain/core/utils/testing";
-import { MnemoChatMessageHistory } from "mnemo/langchain";
-import * as langgraph from "mnemo/langgraph";
+import { MnemoChatMessageHistory } from "@mnemo-dev/client/langchain";
+import * as langgraph from "@mnemo-dev/client/langgraph";
 import { client } from "./env.js";
 
-describe("mnemo/langchain", () => {
+describe("@mnemo-dev/client/langchain", () => {
   it("keeps LangChain chat history as a session", async () => {
-    assert.equal(langgraph.MnemoChatMessageHistory, MnemoChatMessageHistory, "mnemo/langgraph re-exports it");
+    assert.equal(langgraph.MnemoChatMessageHistory, MnemoChatMessageHistory, "@mnemo-dev/client/langgraph re-exports it");
     const m = client("lc");
     const h = new MnemoChatMessageHistory(m, "chat-1");
     await h.addMessages([new HumanMessage("I am planning a trip to Kyoto"), new AIMessage("Kyoto is lovely in autumn")]);

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, type LangGraphRunnableConfig, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
-import { MnemoStore } from "mnemo/langgraph";
+import { MnemoStore } from "@mnemo-dev/client/langgraph";
 import { client } from "./env.js";
 
-describe("mnemo/langgraph", () => {
+describe("@mnemo-dev/client/langgraph", () => {
   it("is a BaseStore: put, get, search, list namespaces, delete", async () => {
     const m = client("lg");
     const store = new MnemoStore(m, { fields: ["text"] });

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { Agent, type AgentInputItem, type Model, type ModelRequest, type ModelResponse, Usage, run, setTracingDisabled } from "@openai/agents";
 
 setTracingDisabled(true);
-import { MnemoSession } from "mnemo/openai-agents";
+import { MnemoSession } from "@mnemo-dev/client/openai-agents";
 import { client } from "./env.js";
 
 /** A model that answers with how many items it was given, and records them. */
@@ -30,7 +30,7 @@ class CountingModel implements Model {
   }
 }
 
-describe("mnemo/openai-agents", () => {
+describe("@mnemo-dev/client/openai-agents", () => {
   it("is a Session: add, get, pop, clear, with items that are not messages", async () => {
     const m = client("oa");
     const s = new MnemoSession(m, "s1");

@@ -3,7 +3,7 @@
 // each @ts-expect-error line must be an error, or tsc fails.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import type { Answer, Body, ErrorCode, Memory, Mnemo, RecallResult, WriteResult } from "mnemo";
+import type { Answer, Body, ErrorCode, Memory, Mnemo, RecallResult, WriteResult } from "@mnemo-dev/client";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const yes = <T extends true>(): T => true as T;
