@@ -18,7 +18,8 @@ import (
 // memory holds at the time it is asked for, in the scope of the
 // connection, read masked as every answer of this channel is (SEC-3).
 
-// recentTurns is how many of the latest messages "continue" shows.
+// recentTurns is how many of the latest conversation's messages
+// "continue" shows.
 const recentTurns = 10
 
 func (s *Server) addPrompts(srv *mcpsdk.Server, scope scopeFunc) {
@@ -89,10 +90,18 @@ func (s *Server) continuePrompt(ctx context.Context, sc mnemo.Scope, args map[st
 	var b strings.Builder
 	b.WriteString("Continue where we left off. This is what you remember of yourself and this work:\n\n")
 	b.WriteString(strings.TrimSpace(boot))
-	recent, _, err := s.svc.List(ctx, sc, mnemo.ListQuery{
-		Filter: mnemo.Filter{Types: []string{mnemo.TypeEvent}}, Order: mnemo.OrderNewest, Limit: recentTurns, NoVectors: true, NoTotal: true})
+	// The latest conversation: the session of the newest message, when it
+	// has one; else the newest events, whatever their session.
+	latest := mnemo.ListQuery{Filter: mnemo.Filter{Types: []string{mnemo.TypeEvent}}, Order: mnemo.OrderNewest, Limit: recentTurns, NoVectors: true, NoTotal: true}
+	recent, _, err := s.svc.List(ctx, sc, latest)
 	if err != nil {
 		return "", "", err
+	}
+	if len(recent) > 0 && recent[0].SessionID != "" {
+		latest.Filter.SessionID = recent[0].SessionID
+		if recent, _, err = s.svc.List(ctx, sc, latest); err != nil {
+			return "", "", err
+		}
 	}
 	if len(recent) > 0 {
 		slices.Reverse(recent)

@@ -36,6 +36,11 @@ func seedPromptMemories(t *testing.T, svc *service.Mnemo) (fact, secret mnemo.Me
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// A message of another conversation, older: not the one to continue.
+	old := time.Now().Add(-48 * time.Hour).UTC()
+	if _, err := svc.AddMessages(ctx, alice, "s0", []memory.Message{{Role: "user", Content: "Book the dentist for Tuesday", CreatedAt: &old}}); err != nil {
+		t.Fatal(err)
+	}
 	return fact, secret
 }
 
@@ -81,8 +86,10 @@ func TestPrompts(t *testing.T) {
 					t.Fatalf("continue lacks %q:\n%s", want, text)
 				}
 			}
-			if strings.Contains(text, "swordfish") {
-				t.Fatalf("continue shows masked text:\n%s", text)
+			_, left, _ := strings.Cut(text, "## Where we left off")
+			left, _, _ = strings.Cut(left, "## Recalled")
+			if strings.Contains(text, "swordfish") || strings.Contains(left, "Book the dentist") {
+				t.Fatalf("continue shows masked text or another conversation's turn:\n%s", text)
 			}
 
 			if _, err := cs.GetPrompt(ctx, &mcpsdk.GetPromptParams{Name: "remember_about", Arguments: map[string]string{"topic": " "}}); err == nil || !strings.Contains(err.Error(), "needs a topic") {
