@@ -2,12 +2,14 @@ package importers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
@@ -61,13 +63,20 @@ const messageBatch = 200
 // (IMP-3).
 type PartialError struct {
 	Result Result
+	What   string // the conversation, entity or relation it stopped at
 	Err    error
 }
 
 func (e *PartialError) Error() string {
 	r := e.Result
-	return fmt.Sprintf("%v (stored before it: %d messages in %d conversations, %d memories, %d links; importing again stores the rest)",
-		e.Err, r.Messages, r.Conversations, r.Memories, r.Links)
+	msg := e.Err.Error()
+	var me *mnemo.Error
+	if errors.As(e.Err, &me) {
+		msg = me.Message
+	}
+	return fmt.Sprintf("%s: %s (stored before it: %s in %s, %s, %s; importing again stores the rest)", e.What, msg,
+		textutil.Count(r.Messages, "message", "messages"), textutil.Count(r.Conversations, "conversation", "conversations"),
+		textutil.Count(r.Memories, "memory", "memories"), textutil.Count(r.Links, "link", "links"))
 }
 
 func (e *PartialError) Unwrap() error { return e.Err }
@@ -92,14 +101,14 @@ func Import(ctx context.Context, t Target, sc mnemo.Scope, f Format, h *History,
 	}
 	for i := range h.Conversations {
 		if err := importConversation(ctx, t, sc, f, &h.Conversations[i], o.Limits, &res); err != nil {
-			return res, &PartialError{Result: res, Err: fmt.Errorf("conversation %s: %w", h.Conversations[i].ID, err)}
+			return res, &PartialError{Result: res, What: "conversation " + h.Conversations[i].ID, Err: err}
 		}
 		step()
 	}
 	heads := map[string]string{} // entity name → its memory's id
 	for i := range h.Entities {
 		if err := importEntity(ctx, t, sc, &h.Entities[i], o.Limits, heads, &res); err != nil {
-			return res, &PartialError{Result: res, Err: fmt.Errorf("entity %q: %w", h.Entities[i].Name, err)}
+			return res, &PartialError{Result: res, What: fmt.Sprintf("entity %q", h.Entities[i].Name), Err: err}
 		}
 		step()
 	}
@@ -111,7 +120,7 @@ func Import(ctx context.Context, t Target, sc mnemo.Scope, f Format, h *History,
 			continue
 		}
 		if _, err := t.Link(ctx, sc, mnemo.Relation{Source: from, Target: to, Type: relationType(rel.Type)}); err != nil {
-			return res, &PartialError{Result: res, Err: fmt.Errorf("relation %s %s %s: %w", rel.From, rel.Type, rel.To, err)}
+			return res, &PartialError{Result: res, What: fmt.Sprintf("relation %s %s %s", rel.From, rel.Type, rel.To), Err: err}
 		}
 		res.Links++
 	}

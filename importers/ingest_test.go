@@ -177,7 +177,8 @@ func TestImportPartial(t *testing.T) {
 	h.Conversations = append(h.Conversations, importers.Conversation{ID: "bad", Messages: []importers.Message{{ID: "x", Role: "user", Text: "hello", Time: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Hour)}}})
 	res, err := importers.Import(ctx, svc, testkit.Alice, importers.ChatGPT, h, importers.Options{})
 	var pe *importers.PartialError
-	if !errors.As(err, &pe) || pe.Result.Messages != 3 || res.Messages != 3 || !strings.Contains(err.Error(), "importing again stores the rest") {
+	if !errors.As(err, &pe) || pe.Result.Messages != 3 || res.Messages != 3 || !strings.HasPrefix(err.Error(), "conversation bad: ") ||
+		!strings.Contains(err.Error(), "created_at") || !strings.Contains(err.Error(), "stored before it: 3 messages in 1 conversation,") || mnemo.ErrorCode(pe.Err) != mnemo.EINVALID {
 		t.Fatalf("result %+v, error %v", res, err)
 	}
 }

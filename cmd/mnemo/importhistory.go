@@ -63,6 +63,11 @@ func (a *app) importHistory(cmd *cobra.Command, from, path string) error {
 				fmt.Fprintf(a.stderr, "%d/%d: %d messages, %d memories stored, %d skipped\n", p.Done, p.Total, p.Messages, p.Memories, p.Skipped)
 			},
 		})
+		var pe *importers.PartialError
+		if errors.As(err, &pe) {
+			// Said whole: what it stopped at, why, and what it stored (IMP-3).
+			return mnemo.Errorf(mnemo.ErrorCode(pe.Err), "%s", pe.Error())
+		}
 		if err != nil {
 			return err
 		}
