@@ -24,7 +24,7 @@ func (s *Server) historyRoutes() []route {
 	return []route{
 		{method: "POST", path: "/v1/import/history", summary: "Import history from another tool",
 			doc: "The body is one file as the tool wrote it: from=chatgpt or claude, an export's conversations.json; claude-code, a session's JSON Lines (~/.claude/projects/<project>/<session>.jsonl); codex, a rollout file's JSON Lines (~/.codex/sessions/…/rollout-*.jsonl); mcp-memory, the MCP memory server's memory.json. " +
-				"Each conversation becomes the session <from>:<conversation id>, each message an event memory keyed /history/<from>/<conversation>/<message> with its time and speaker; each entity's observations memories about it, each relation a link. " +
+				"Each conversation becomes the session <from>:<conversation id>, each message an event memory keyed /history/<from>/<conversation>/<message> with its time and speaker (a Claude Code session and its turns as its hooks store them: claude-code-<session>, /claude-code/<session>/<uuid>); each entity's observations memories about it, each relation a link. " +
 				"The whole body is checked first: a malformed one stores nothing and says where (line, or byte offset). Importing the same history again stores only what is new; the answer counts what was stored and skipped.",
 			scopes: []string{ScopeWrite},
 			params: []param{agentParam,

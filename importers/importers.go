@@ -180,14 +180,30 @@ func hashed(id string) string {
 	return "h" + hex.EncodeToString(sum[:12])
 }
 
-// sessionID is the session a conversation's messages are stored in: the
-// format and the conversation's id, hashed when that is no session id.
+// sessionID is the session a conversation's messages are stored in:
+// the format and the conversation's id, hashed when that is no session id.
+// A Claude Code session is the session the Claude Code hooks capture it
+// in, so that a turn they captured is not imported again (AGT-4, IMP-2).
 func sessionID(f Format, conv string) string {
-	id := string(f) + ":" + conv
+	sep := ":"
+	if f == ClaudeCode {
+		sep = "-"
+	}
+	id := string(f) + sep + conv
 	if _, err := mnemo.CheckID("session_id", id, false); err != nil {
-		return string(f) + ":" + hashed(conv)
+		return string(f) + sep + hashed(conv)
 	}
 	return id
+}
+
+// keyPrefix is the key prefix of a conversation's messages: a message is
+// keyPrefix + "/" + its segment. A Claude Code session's are the keys the
+// hooks give its turns (/claude-code/<session>/<uuid>).
+func keyPrefix(f Format, conv string) string {
+	if f == ClaudeCode {
+		return "/" + string(ClaudeCode) + "/" + segment(conv)
+	}
+	return Root + "/" + string(f) + "/" + segment(conv)
 }
 
 // checkTime refuses a time outside what mnemo stores (TIME-1).

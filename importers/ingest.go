@@ -52,7 +52,8 @@ type Result struct {
 }
 
 // Root is the key prefix imported history is kept under: a message of
-// conversation C of format F is /history/F/C/<message id> (IMP-2).
+// conversation C of format F is /history/F/C/<message id> (IMP-2), but for
+// Claude Code's, which are keyed as its hooks key them (keyPrefix).
 const Root = "/history"
 
 // messageBatch is how many messages one AddMessages call stores.
@@ -81,8 +82,8 @@ func (e *PartialError) Error() string {
 
 func (e *PartialError) Unwrap() error { return e.Err }
 
-// Import stores h in scope: each conversation as session "<format>:<id>",
-// each message keyed under Root with its time and speaker, each entity's
+// Import stores h in scope: each conversation as a session of its own
+// (sessionID), each message keyed (keyPrefix) with its time and speaker, each entity's
 // observations as memories about it, each relation as a link between the
 // entities' memories. What an earlier import stored is skipped, by key.
 func Import(ctx context.Context, t Target, sc mnemo.Scope, f Format, h *History, o Options) (Result, error) {
@@ -128,7 +129,7 @@ func Import(ctx context.Context, t Target, sc mnemo.Scope, f Format, h *History,
 }
 
 func importConversation(ctx context.Context, t Target, sc mnemo.Scope, f Format, c *Conversation, lim mnemo.Limits, res *Result) error {
-	prefix := Root + "/" + string(f) + "/" + segment(c.ID)
+	prefix := keyPrefix(f, c.ID)
 	have, err := keysUnder(ctx, t, sc, prefix)
 	if err != nil {
 		return err

@@ -64,7 +64,7 @@ func TestImport(t *testing.T) {
 			"2025-02-01T09:00:05.123456Z user: How long should I proof sourdough?",
 			"2025-02-01T09:00:20Z assistant: Proof it 4 to 6 hours at room temperature.",
 			"2025-02-01T09:01:00Z user: Great, thanks"}},
-		{importers.ClaudeCode, claudeCodeSession, "claude-code:s-1111", []string{
+		{importers.ClaudeCode, claudeCodeSession, "claude-code-s-1111", []string{
 			"2025-06-01T10:00:01Z user: The checkout total ignores the discount; fix it",
 			"2025-06-01T10:00:03Z assistant: I'll look at cart.go.",
 			"2025-06-01T10:00:10Z assistant: Fixed: the discount is applied before tax.",

@@ -36,7 +36,7 @@ func TestImportHistoryCLI(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, bad+": line 2: malformed JSON; nothing imported") || out != "" {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	if _, out, _ := run(t, data, "", "list", "--session", "claude-code:s-1"); strings.TrimSpace(out) != "" {
+	if _, out, _ := run(t, data, "", "list", "--session", "claude-code-s-1"); strings.TrimSpace(out) != "" {
 		t.Fatalf("a refused import stored:\n%s", out)
 	}
 
@@ -46,8 +46,8 @@ func TestImportHistoryCLI(t *testing.T) {
 		!strings.Contains(errs, "read 2 conversations, 3 messages from 2 files") || !strings.Contains(errs, "2/2: 3 messages") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	_, out, _ = run(t, data, "", "list", "--session", "claude-code:s-1", "--order", "oldest")
-	if !strings.Contains(out, "2025-06-01T10:00:00Z  event  /history/claude-code/s-1/u1  Use Postgres") {
+	_, out, _ = run(t, data, "", "list", "--session", "claude-code-s-1", "--order", "oldest")
+	if !strings.Contains(out, "2025-06-01T10:00:00Z  event  /claude-code/s-1/u1  Use Postgres") {
 		t.Fatalf("list:\n%s", out)
 	}
 	if code, out, errs = run(t, data, "", "import", "--from", "claude-code", projects); code != 0 || !strings.Contains(out, "3 already imported") {
