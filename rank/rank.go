@@ -208,6 +208,12 @@ type Explanation struct {
 	// the fallback embedder, made for this query) or "none" (no embedder,
 	// or nothing to embed).
 	Vector string `json:"vector,omitempty"`
+	// Languages says, when the query or the memory is written in Chinese
+	// and the memory took part in semantic search, the languages its
+	// similarity was between: "zh→zh", "zh→en" (a Chinese query, an
+	// English memory) or "en→zh". The built-in embedder crosses them by
+	// its Chinese–English lexicon (EMB-7).
+	Languages string `json:"languages,omitempty"`
 	// MMR is the diversity penalty that moved the memory down, if any, in
 	// the score's units: the components make the score before diversity
 	// (the result's relevance), and Score is that less MMR (API-19).

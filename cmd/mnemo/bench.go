@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/bench/crosslingual"
 	"github.com/mnemo-dev/mnemo/bench/locomo"
 	"github.com/mnemo-dev/mnemo/bench/scale"
 	mhttp "github.com/mnemo-dev/mnemo/http"
@@ -114,7 +115,47 @@ func (a *app) benchCommand() *cobra.Command {
 	loc.Flags().StringVar(&features, "match-features", "", "write each question's match and its results' match features to this file (JSON lines), to calibrate the match model")
 	sc := a.benchScaleCommand()
 	sc.PersistentPreRunE = loc.PersistentPreRunE // the same DSN fallback
-	cmd.AddCommand(loc, sc)
+	cmd.AddCommand(loc, sc, a.benchCrossLingualCommand())
+	return cmd
+}
+
+func (a *app) benchCrossLingualCommand() *cobra.Command {
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "crosslingual",
+		Short: "Recall across Chinese and English: hit@5 per kind of question (EMB-7)",
+		Long: "Stores the everyday memories of bench/crosslingual (three agents, Chinese and English, with\n" +
+			"distractors that share a question's words) in a temporary store with the configured embedder,\n" +
+			"asks its questions and prints hit@5 per kind: Chinese questions that repeat the memory's words,\n" +
+			"Chinese paraphrases that share no two characters with it, Chinese questions of English memories\n" +
+			"and English questions of Chinese ones. -v lists every question with its memory's rank.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			dir, err := os.MkdirTemp("", "mnemo-crosslingual-*")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			db, err := sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Synchronous: "NORMAL"})
+			if err != nil {
+				return err
+			}
+			doc, query, _, err := a.cfg.embedders(nil)
+			if err != nil {
+				db.Close()
+				return err
+			}
+			svc := service.New(db, service.Options{Embedder: doc, QueryEmbedder: query})
+			defer svc.Close()
+			r, err := crosslingual.Run(ctx, svc, "bench")
+			if err != nil {
+				return err
+			}
+			return r.Print(cmd.OutOrStdout(), verbose)
+		},
+	}
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list every question, its memory's rank and the first results")
 	return cmd
 }
 

@@ -92,3 +92,35 @@ func TestBenchLocomoConversations(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchCrossLingual runs `mnemo bench crosslingual` with the default
+// embedder and with embedding off: a row per kind of question, and hit@5
+// across languages only with the embedder (EMB-7).
+func TestBenchCrossLingual(t *testing.T) {
+	for _, tt := range []struct {
+		provider string
+		crossing bool
+	}{
+		{"builtin", true},
+		{"none", false},
+	} {
+		t.Setenv("MNEMO_EMBEDDING", tt.provider)
+		code, out, errs := run(t, t.TempDir(), "", "bench", "crosslingual")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.provider, code, errs)
+		}
+		for _, kind := range []string{"zh→zh shared words", "zh→zh paraphrase", "zh→en", "en→zh"} {
+			i := strings.Index(out, kind+" ")
+			if i < 0 {
+				t.Fatalf("%s: no row %q in\n%s", tt.provider, kind, out)
+			}
+			f := strings.Fields(out[i+len(kind):])
+			if len(f) < 2 {
+				t.Fatalf("%s: row %q incomplete in\n%s", tt.provider, kind, out)
+			}
+			if crossing := f[1] != "0.00"; strings.HasPrefix(kind, "zh→en") && crossing != tt.crossing {
+				t.Errorf("%s: %s hit@5 %s", tt.provider, kind, f[1])
+			}
+		}
+	}
+}

@@ -31,9 +31,12 @@
 // character trigrams', so that it matches itself and spelling variants a
 // little, at the weight of a rare word. CJK text, which GloVe lacks,
 // contributes hashed vectors of its characters and character bigrams:
-// Chinese or Japanese texts sharing words are similar, unrelated ones and
-// ones in English are near orthogonal (|cos| about 0.1, the noise floor of
-// random vectors in 100 dimensions).
+// by these alone, Chinese or Japanese texts sharing words are similar,
+// unrelated ones and ones in English near orthogonal (|cos| about 0.1, the
+// noise floor of random vectors in 100 dimensions). Chinese words found in
+// the CC-CEDICT lexicon (embed/cedict) add the SIF-weighted mean of their
+// English glosses' vectors besides, so that Chinese text lands near English
+// text of its meaning (EMB-7, zh.go).
 //
 // A text with no word and no CJK character gets the zero vector. A text of
 // stop words only gets an ordinary vector, since weights are relative.

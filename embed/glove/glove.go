@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/embed/cedict"
 )
 
 // modelData is the converted model; see model.go for its layout and
@@ -16,9 +17,13 @@ import (
 //go:embed data/glove-100d.bin
 var modelData []byte
 
-// ModelName is what Model returns. The version changes whenever a text's
-// vector does, since stored vectors are only comparable to vectors of the
-// same version.
+// ModelName is what Model returns. The version changes whenever stored
+// vectors would no longer compare with new ones. The Chinese lexicon
+// (EMB-7) left it alone: English vectors did not change, and a Chinese
+// vector only gained the lexicon's part beside its hashed features, so a
+// Chinese memory embedded before it still matches by shared characters,
+// and by meaning once `mnemo reindex` embeds it again; a new version would
+// have stopped semantic recall of every store until then.
 const ModelName = "glove-sif-100d-v1"
 
 // Dimension is the number of components of every vector.
@@ -50,6 +55,11 @@ const (
 	// does not help on LoCoMo (see doc.go), so it is off; the component
 	// stays in the model file so that the variant can still be measured.
 	removeCommonComponent = false
+	// zhWeight weighs a Chinese word placed in the GloVe space by the
+	// lexicon, against the hashed features of its characters; zhCharWeight
+	// a single character.
+	zhWeight     = 1.0
+	zhCharWeight = 0.5
 	// euler is the Euler–Mascheroni constant: the harmonic number H(n) is
 	// about ln n + euler.
 	euler = 0.5772156649015329
@@ -61,9 +71,13 @@ const (
 type Embedder struct {
 	data []byte
 	opt  options
+	// zh places Chinese words in the space (EMB-8); nil leaves Chinese to
+	// hashed character features alone.
+	zh func() (*cedict.Lexicon, error)
 
 	once  sync.Once
 	model *model
+	lex   *cedict.Lexicon
 	err   error
 }
 
@@ -78,12 +92,22 @@ type options struct {
 	removePC  bool // remove the common component
 	uniform   bool // weigh every in-vocabulary word 1 instead of a/(a+p)
 	maxWords  int  // treat words of rank >= maxWords as unknown; 0 means all
+	zhWeight  float64
+	zhChar    float64
 }
 
-var defaults = options{a: sifA, oovWeight: oovWeight, cjkWeight: cjkWeight, removePC: removeCommonComponent}
+var defaults = options{a: sifA, oovWeight: oovWeight, cjkWeight: cjkWeight, removePC: removeCommonComponent,
+	zhWeight: zhWeight, zhChar: zhCharWeight}
 
 // New returns an Embedder of the built-in model.
 func New() *Embedder {
+	return &Embedder{data: modelData, opt: defaults, zh: cedict.New}
+}
+
+// NewWithoutLexicon returns an Embedder of the built-in model that reads
+// CJK by hashed character features alone, as it did before the Chinese
+// lexicon (EMB-7): for comparisons.
+func NewWithoutLexicon() *Embedder {
 	return &Embedder{data: modelData, opt: defaults}
 }
 
@@ -98,6 +122,11 @@ func (e *Embedder) load() (*model, error) {
 		e.model, e.err = parseModel(e.data)
 		if e.err == nil && e.model.dim != Dimension {
 			e.model, e.err = nil, fmt.Errorf("glove: model has %d dimensions, want %d", e.model.dim, Dimension)
+		}
+		if e.err == nil && e.zh != nil {
+			if e.lex, e.err = e.zh(); e.err != nil {
+				e.model = nil
+			}
 		}
 	})
 	return e.model, e.err
@@ -126,8 +155,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 // scratch is the memory one vector computation needs, reused across texts.
 type scratch struct {
-	tok      tokenizer
-	acc, oov []float64
+	tok          tokenizer
+	acc, oov, zh []float64
 }
 
 func (e *Embedder) vector(m *model, s *scratch, text string) []float32 {
@@ -141,11 +170,15 @@ func (e *Embedder) vector(m *model, s *scratch, text string) []float32 {
 	if e.opt.maxWords > 0 {
 		maxWords = min(maxWords, e.opt.maxWords)
 	}
+	zh := e.lex != nil && e.opt.zhWeight > 0 && cedict.IsChinese(text)
 	s.tok.tokens(text, func(tok string, cjk bool) {
 		if cjk {
 			cjkFeatures(tok, func(f string) {
 				addHashed(acc, "c:", f, e.opt.cjkWeight*hashNorm)
 			})
+			if zh {
+				e.addChinese(m, s, tok, z)
+			}
 			return
 		}
 		words(tok, func(w string) {

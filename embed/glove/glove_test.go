@@ -13,6 +13,8 @@ import (
 	"testing"
 )
 
+func noLexicon() *Embedder { return NewWithoutLexicon() }
+
 func embedOne(t testing.TB, e *Embedder, text string) []float32 {
 	t.Helper()
 	v, err := e.Embed(context.Background(), []string{text})
@@ -69,7 +71,10 @@ func TestGolden(t *testing.T) {
 	if err := json.Unmarshal(b, &golden); err != nil {
 		t.Fatal(err)
 	}
-	e := New()
+	// The reference has no Chinese lexicon: its CJK texts are checked
+	// against the hashed features alone, the lexicon's part in
+	// TestChineseLexicon and embed/builtin.
+	e := noLexicon()
 	m, err := e.load()
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +261,9 @@ func TestSimilarity(t *testing.T) {
 		{"japanese", "私はコーヒーが好きです", "コーヒーを飲みました", "東京の天気は晴れ"},
 		{"mixed script", "我喜欢用Python写代码", "Python代码很好写", "我喜欢吃苹果"},
 	}
-	e := New()
+	// CJK by its hashed features alone, as without the lexicon; with it,
+	// meaning weighs beside shared characters (TestChineseLexicon).
+	e := noLexicon()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, n, f := embedOne(t, e, tt.anchor), embedOne(t, e, tt.near), embedOne(t, e, tt.far)
@@ -269,10 +276,11 @@ func TestSimilarity(t *testing.T) {
 	}
 }
 
-// TestCJKOrthogonal checks that unrelated CJK texts, and CJK against
-// English, are close to orthogonal rather than spuriously similar.
+// TestCJKOrthogonal checks that the hashed features of unrelated CJK
+// texts, and of CJK against English, are close to orthogonal rather than
+// spuriously similar.
 func TestCJKOrthogonal(t *testing.T) {
-	e := New()
+	e := noLexicon()
 	pairs := [][2]string{
 		{"急跌后反弹信号2小时内有效", "今天天气很好，我们去公园散步吧。"},
 		{"急跌后反弹信号2小时内有效", "The market rebounded after the crash."},
@@ -316,6 +324,28 @@ func TestWords(t *testing.T) {
 	for _, tt := range tests {
 		if got := features(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("features(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestChineseLexicon checks the lexicon's part in GloVe's space (EMB-7): a
+// Chinese text moves towards the English words of its meaning, and an
+// English text does not move at all.
+func TestChineseLexicon(t *testing.T) {
+	with, without := New(), noLexicon()
+	for _, tt := range []struct{ zh, en string }{
+		{"他妻子是护士", "his wife is a nurse"},
+		{"用户喝咖啡", "the user drinks coffee"},
+		{"厨房的水龙头漏水", "the kitchen tap is leaking"},
+		{"急跌后反弹", "the market rebounded after the crash"},
+	} {
+		en := embedOne(t, with, tt.en)
+		if !slices.Equal(en, embedOne(t, without, tt.en)) {
+			t.Errorf("%q: the lexicon changed an English vector", tt.en)
+		}
+		before, after := cosine(embedOne(t, without, tt.zh), en), cosine(embedOne(t, with, tt.zh), en)
+		if after < before+0.3 {
+			t.Errorf("%q to %q: cosine %.3f with the lexicon, %.3f without; want it 0.3 higher", tt.zh, tt.en, after, before)
 		}
 	}
 }

@@ -16,9 +16,12 @@
 // The layout read: "embeddings" [vocab, dim] F32 or F16; optionally
 // "weights" [vocab] (per-token weights, multiplied in before pooling) and
 // "mapping" [tokens] I32/I64 (token id -> row, for vocabulary-quantised
-// models). Tokenizers: WordPiece (the potion models), with BERT's
+// models). Tokenizers: WordPiece (the English potion models), with BERT's
 // normaliser (lowercasing, accents) or a sequence of Lowercase and
-// StripAccents; [UNK] pieces are dropped before pooling, as model2vec does.
+// StripAccents; Unigram (SentencePiece vocabularies, as
+// potion-multilingual-128M ships), with NFKC for its Precompiled
+// normaliser and Metaspace's "▁" word marks. Unknown pieces are dropped
+// before pooling, as model2vec does.
 package model2vec
 
 import (

@@ -332,6 +332,7 @@ func FuzzTokenizer(f *testing.F) {
 	f.Add(tokenizerFile("WordPiece"), "The CAFÉ cats, sat!")
 	f.Add([]byte(`{"model":{"type":"WordPiece","vocab":{"a":0},"continuing_subword_prefix":""}}`), "aaa")
 	f.Add([]byte(`{"normalizer":{"type":"Sequence","normalizers":[{"type":"Lowercase"},{"type":"StripAccents"}]},"model":{"type":"WordPiece","vocab":{"é":0}}}`), "É\x00\ufffd")
+	f.Add([]byte(`{"normalizer":{"type":"Precompiled"},"pre_tokenizer":{"type":"Metaspace","replacement":"▁"},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0],["▁a",-1],["b",-2],["猫",-3],["▁",-4]]}}`), "a b 猫狗\xff ＡＢ")
 	f.Fuzz(func(t *testing.T, tj []byte, text string) {
 		tok, err := parseTokenizer(tj)
 		if err != nil {
@@ -351,4 +352,138 @@ func valuesOf(m map[string]int32) []int32 {
 		out = append(out, v)
 	}
 	return out
+}
+
+// TestMultilingualModel loads tiny multilingual models as a user would
+// bring one (EMB-7), in the directory layout Load reads: a WordPiece
+// vocabulary of English words and Chinese characters (BERT splits CJK text
+// into characters), and a Unigram one of SentencePiece pieces, as
+// potion-multilingual-128M ships, whose rows put a word and its
+// translation together. A Chinese text then embeds nearest the English
+// text of its meaning.
+func TestMultilingualModel(t *testing.T) {
+	// Each token's row is its concept's axis: 0 cat, 1 dog, 2 coffee, 3
+	// drink, 4 user; other tokens weigh little on all.
+	for name, tokens := range map[string]map[string]int{
+		"WordPiece": {"cat": 0, "猫": 0, "dog": 1, "狗": 1, "coffee": 2, "咖": 2, "啡": 2,
+			"drinks": 3, "喝": 3, "user": 4, "用": 4, "户": 4},
+		"Unigram": {"▁cat": 0, "猫": 0, "▁dog": 1, "狗": 1, "▁coffee": 2, "咖啡": 2,
+			"▁drinks": 3, "喝": 3, "▁user": 4, "用户": 4},
+	} {
+		t.Run(name, func(t *testing.T) {
+			words := []string{"[PAD]", "[UNK]", "the", "▁the", "▁"}
+			for w := range tokens {
+				words = append(words, w)
+			}
+			slices.Sort(words[5:])
+			const dim = 5
+			var m []float32
+			ids := map[string]int{}
+			var pieces [][2]any
+			for i, w := range words {
+				ids[w] = i
+				pieces = append(pieces, [2]any{w, -float64(len([]rune(w)) + i%3)})
+				row := make([]float32, dim)
+				if c, ok := tokens[w]; ok {
+					row[c] = 1
+				} else {
+					for k := range row {
+						row[k] = 0.1
+					}
+				}
+				m = append(m, row...)
+			}
+			var tok []byte
+			if name == "WordPiece" {
+				tok, _ = json.Marshal(map[string]any{
+					"normalizer":    map[string]any{"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "lowercase": true},
+					"pre_tokenizer": map[string]any{"type": "BertPreTokenizer"},
+					"model":         map[string]any{"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100, "vocab": ids},
+				})
+			} else {
+				tok, _ = json.Marshal(map[string]any{
+					"normalizer":    map[string]any{"type": "Sequence", "normalizers": []any{map[string]any{"type": "Precompiled", "precompiled_charsmap": "AAAA"}}},
+					"pre_tokenizer": map[string]any{"type": "Sequence", "pretokenizers": []any{map[string]any{"type": "WhitespaceSplit"}, map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always"}}},
+					"model":         map[string]any{"type": "Unigram", "unk_id": 1, "vocab": pieces},
+				})
+			}
+			dir := writeModel(t, map[string][]byte{
+				"model.safetensors": safetensors(st{"embeddings", "F32", []int{len(words), dim}, f32s(m)}),
+				"tokenizer.json":    tok,
+				"config.json":       []byte(`{"model_type": "model2vec", "normalize": true}`),
+			})
+			e, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			english := []string{"the user drinks coffee", "the cat", "the dog"}
+			for _, tt := range []struct {
+				zh   string
+				want int // index in english
+			}{
+				{"用户喝咖啡", 0},
+				{"猫", 1},
+				{"狗狗", 2},
+			} {
+				vs, err := e.Embed(context.Background(), append([]string{tt.zh}, english...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				best, bestCos := -1, -2.0
+				for i := range english {
+					var c float64
+					for k := range vs[0] {
+						c += float64(vs[0][k]) * float64(vs[1+i][k])
+					}
+					if c > bestCos {
+						best, bestCos = i, c
+					}
+				}
+				if best != tt.want {
+					t.Errorf("%q is nearest %q (%.3f), want %q", tt.zh, english[best], bestCos, english[tt.want])
+				}
+			}
+		})
+	}
+}
+
+// TestUnigram checks Unigram encoding: the pieces of highest total score,
+// NFKC for the Precompiled normaliser, Metaspace marks, unknown characters
+// as one unknown piece.
+func TestUnigram(t *testing.T) {
+	pieces := [][2]any{{"<unk>", 0}, {"▁the", -1}, {"▁cat", -2}, {"▁c", -4}, {"at", -3}, {"▁", -5},
+		{"s", -5}, {"猫", -3}, {"咖啡", -4}, {"咖", -3}, {"啡", -3}, {"▁a", -2}}
+	b, _ := json.Marshal(map[string]any{
+		"normalizer": map[string]any{"type": "Precompiled", "precompiled_charsmap": "AAAA"},
+		"model":      map[string]any{"type": "Unigram", "unk_id": 0, "vocab": pieces},
+	})
+	tok, err := parseTokenizer(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string][]int32{
+		"the cats": {1, 2, 6}, // ▁the ▁cat s
+		"ｃａｔ":      {2},       // NFKC
+		"猫":        {5, 7},    // ▁ 猫
+		"咖啡":       {5, 8},    // ▁ 咖啡 (-4) over 咖 啡 (-6)
+		"狗狗 cat":   {5, 0, 2}, // ▁, one unknown piece for 狗狗, ▁cat
+		"a\xffb":   {11, 0},   // invalid UTF-8 and b: unknown
+		"":         nil,
+		"  \t\n ":  nil,
+	} {
+		if got := tok.encode(text, nil); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+	for name, model := range map[string]map[string]any{
+		"not pairs":   {"type": "Unigram", "vocab": map[string]int{"a": 1}},
+		"empty":       {"type": "Unigram", "vocab": []any{}},
+		"bad score":   {"type": "Unigram", "vocab": []any{[]any{"a", "x"}}},
+		"unk outside": {"type": "Unigram", "unk_id": 5, "vocab": []any{[]any{"a", -1}}},
+	} {
+		b, _ := json.Marshal(map[string]any{"model": model})
+		if _, err := parseTokenizer(b); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
 }

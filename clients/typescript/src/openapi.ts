@@ -4260,6 +4260,7 @@ export interface operations {
                                     weight?: number;
                                 }[];
                                 formula: string;
+                                languages?: string;
                                 lexical: number;
                                 match?: null | {
                                     agreement: number;
@@ -5710,6 +5711,7 @@ export interface operations {
                                     weight?: number;
                                 }[];
                                 formula: string;
+                                languages?: string;
                                 lexical: number;
                                 match?: null | {
                                     agreement: number;

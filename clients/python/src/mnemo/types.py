@@ -192,6 +192,7 @@ class _RecallResultResultExplainRequired(TypedDict):
 
 class RecallResultResultExplain(_RecallResultResultExplainRequired, total=False):
     vector: str
+    languages: str
     mmr_penalty: float
     match: RecallResultResultExplainMatch | None
 
