@@ -146,7 +146,9 @@ FUZZERS = \
 	./importers:FuzzClaudeCode \
 	./importers:FuzzCodex \
 	./importers:FuzzMCPMemory \
-	./importers:FuzzSegment
+	./importers:FuzzSegment \
+	./backup:FuzzParseManifest \
+	./memory:FuzzAddressed
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)

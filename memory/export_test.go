@@ -7,3 +7,6 @@ func SetTimeWho(s *Service, on bool) { s.noTimeWho = !on }
 // SetMatch turns the match of an answer (API-17) on or off, for
 // BenchmarkRecallMatch to measure what it costs.
 func SetMatch(s *Service, on bool) { s.noMatch = !on }
+
+// Addressed is addressed, for its table test.
+var Addressed = addressed

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/entity"
@@ -24,9 +25,12 @@ func (s *Service) matchResults(res *Result, scored []Scored, rc *recall) {
 	text, timeLed, who, said, min := rc.sq.Text, rc.timeLed, rc.who, rc.said, rc.q.MinMatch
 	terms, names := s.queryTerms(text, who)
 	weight, termsOf := s.termWeights(res.Results, scored, terms)
-	best := 0.0
-	kept := res.Results[:0]
-	for i, r := range res.Results {
+	// Coverage and Elsewhere first: each result's Rival is measured
+	// against the best coverage of those by or about someone else.
+	feats := make([]rank.MatchFeatures, len(res.Results))
+	rival := 0.0
+	for i := range res.Results {
+		r := &res.Results[i]
 		f := r.feat
 		has := termsOf[i]
 		f.Elsewhere = elsewhere(&r.Memory, who, said, names, has)
@@ -45,6 +49,16 @@ func (s *Service) matchResults(res *Result, scored []Scored, rc *recall) {
 		case timeLed && r.inTime:
 			f.Coverage = 1
 		}
+		if f.Elsewhere > 0 {
+			rival = max(rival, f.Coverage)
+		}
+		feats[i] = f
+	}
+	best := 0.0
+	kept := res.Results[:0]
+	for i, r := range res.Results {
+		f := feats[i]
+		f.Rival = max(0, rival-f.Coverage)
 		p := s.match.Probability(f)
 		r.Match = s.match.Label(p)
 		if r.Explain != nil {
@@ -149,7 +163,8 @@ func (s *Service) queryTerms(text string, who []string) (terms, names map[string
 // elsewhere is the Elsewhere feature of m for a query naming who (and
 // asking what said said, if any): 0 when m is by one of them, or about
 // them and by no one in particular; 0.5 when about them but said by
-// another; 1 when it concerns none of them. A name the text has counts as
+// another, or said by them to another of what the other did (addressed);
+// 1 when it concerns none of them. A name the text has counts as
 // about, though the entity rules missed it (at a sentence's start).
 func elsewhere(m *mnemo.Memory, who, said []string, names, has map[string]bool) float64 {
 	if len(who) == 0 {
@@ -170,12 +185,41 @@ func elsewhere(m *mnemo.Memory, who, said []string, names, has map[string]bool) 
 		about = about || has[t]
 	}
 	switch {
+	case by && len(said) == 0 && addressed(m.Content):
+		// By them, but of the one they speak to ("you make jewelry
+		// out of old things?"): the other way round of about them but
+		// said by another. A question of what they said (said) asks
+		// for their words, whoever those are of.
+		return 0.5
 	case by, about && speaker == "":
 		return 0
 	case about:
 		return 0.5
 	}
 	return 1
+}
+
+// addressed reports whether text speaks to someone in the second person
+// and never of its speaker in the first: a turn about its listener.
+func addressed(text string) bool {
+	if strings.ContainsAny(text, "我咱") {
+		return false
+	}
+	you := strings.ContainsAny(text, "你您")
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
+	}) {
+		if i := strings.IndexAny(w, "'’"); i >= 0 {
+			w = w[:i] // "you're", "i've"
+		}
+		switch w {
+		case "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves":
+			return false
+		case "you", "your", "yours", "yourself", "yourselves":
+			you = true
+		}
+	}
+	return you
 }
 
 // noteUnknownAgent marks an empty answer whose agent has no memories in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
@@ -132,6 +133,106 @@ func logMatch(t *testing.T, q string, res memory.Result) {
 	for _, r := range res.Results[:min(3, len(res.Results))] {
 		if m := r.Explain.Match; m != nil {
 			t.Logf("    %-6s p %.3f cov %.2f sim %.3f margin %.3f agree %.0f else %.1f  %q", r.Match, m.Probability, m.Coverage, m.Similarity, m.Margin, m.Agreement, m.Elsewhere, r.Content)
+			t.Logf("           rival %.2f", m.Rival)
 		}
 	}
+}
+
+// TestMatchAskedOfTheWrongPerson: a question about one person, whose
+// answer only another's words hold, matches less than the same question
+// asked of the one who said it, and not strongly, though the person asked
+// about was there and echoed it back (API-17, REC-28).
+func TestMatchAskedOfTheWrongPerson(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(db, service.Options{Embedder: builtin.New()})
+	defer svc.Close()
+	turns := []memory.Message{
+		{Name: "Ann", Content: "I spent the weekend painting a sunset over the lake"},
+		{Name: "Bo", Content: "That sounds lovely! I ran a charity race for the animal shelter on Saturday"},
+		{Name: "Ann", Content: "Wow, you ran a charity race? Did it make you realize anything?"},
+		{Name: "Bo", Content: "Finishing the race made me realize how much taking care of my own health matters"},
+		{Name: "Ann", Content: "I adopted a kitten from that shelter last spring"},
+		{Name: "Bo", Content: "My kids want a puppy but our flat is too small"},
+		{Name: "Ann", Content: "My pottery class starts again next week"},
+		{Name: "Bo", Content: "I am reading a novel about sailors in the Arctic"},
+	}
+	for i := range turns {
+		turns[i].Role = "user"
+	}
+	if _, err := svc.AddMessages(ctx, alice, "s1", turns); err != nil {
+		t.Fatal(err)
+	}
+	// What the one asked about said to the other is theirs, though it
+	// speaks of the other.
+	said, err := svc.Surface(ctx, alice, memory.Query{Text: "What did Ann say about the charity race?", Limit: 5, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logMatch(t, "What did Ann say about the charity race?", said)
+	if said.Match != rank.MatchStrong {
+		t.Errorf("what Ann said of the race matched %s (%.3f), want strong", said.Match, said.MatchScore)
+	}
+	for _, tt := range []struct{ right, wrong string }{
+		{"What did Bo realize after the charity race?", "What did Ann realize after the charity race?"},
+		{"Who did Bo run the charity race for?", "Who did Ann run the charity race for?"},
+	} {
+		right, err := svc.Surface(ctx, alice, memory.Query{Text: tt.right, Limit: 5, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wrong, err := svc.Surface(ctx, alice, memory.Query{Text: tt.wrong, Limit: 5, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logMatch(t, tt.right, right)
+		logMatch(t, tt.wrong, wrong)
+		if right.Match == rank.MatchNone {
+			t.Errorf("%q matched none (%.3f), want a match", tt.right, right.MatchScore)
+		}
+		if wrong.Match == rank.MatchStrong || wrong.MatchScore > right.MatchScore-0.2 {
+			t.Errorf("%q, which only another's words answer, matched %s (%.3f); want less than strong, well under %q's %.3f",
+				tt.wrong, wrong.Match, wrong.MatchScore, tt.right, right.MatchScore)
+		}
+	}
+}
+
+// TestAddressed: a turn about its listener is in the second person and
+// never speaks of its speaker (API-17).
+func TestAddressed(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Wow, you ran a charity race?":                 true,
+		"That's great! Your painting is lovely.":       true,
+		"You’re so brave, and your kids must be proud": true,
+		"I ran a charity race":                         false,
+		"You know, I've been painting a lot":           false,
+		"We went camping, you would have loved it":     false,
+		"Yours looks better than mine":                 false,
+		"The weather was nice":                         false,
+		"Young people love it":                         false,
+		"你跑了慈善赛跑吗？":                                    true,
+		"我跑了慈善赛跑，你呢？":                                  false,
+	} {
+		if got := memory.Addressed(text); got != want {
+			t.Errorf("Addressed(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// FuzzAddressed: any text is read without a panic, and a text that has no
+// second person is never addressed.
+func FuzzAddressed(f *testing.F) {
+	for _, s := range []string{"Wow, you ran a race?", "I'm proud of you", "你好", "You’re great", "'you'", "yOu'Re", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := memory.Addressed(text)
+		lower := strings.ToLower(text)
+		if got && !strings.Contains(lower, "you") && !strings.ContainsAny(text, "你您") {
+			t.Errorf("Addressed(%q) with no second person", text)
+		}
+	})
 }

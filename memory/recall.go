@@ -100,7 +100,7 @@ type Scored struct {
 	Match   string            `json:"match"`
 	Explain *rank.Explanation `json:"explain,omitempty"`
 
-	feat    rank.MatchFeatures // what Match is made of, but Coverage and Elsewhere
+	feat    rank.MatchFeatures // what Match is made of, but Coverage, Elsewhere and Rival
 	lexical float64            // its BM25, 0 when the lexical search did not find it
 	inTime  bool               // it happened in the time the query names (REC-25)
 }

@@ -21,9 +21,10 @@ type timeQuery struct {
 }
 
 // timeQueries generates questions about what a subject did at a time
-// (REC-25, REC-28): every question form, with every subject ("the user",
-// "I", a named person) and every way of naming each day of the week before
-// now (relative, absolute, English and Chinese). did[s][d] is the content
+// (REC-25, REC-28, REC-29): every question form, with every subject ("the
+// user", "I", a named person) and every way of naming each day of the week
+// before now (relative, absolute, by a neighbouring weekday, English and
+// Chinese). did[s][d] is the content
 // of what subject s did d days before now.
 func timeQueries(now time.Time, did map[string][]string) []timeQuery {
 	type subject struct {
@@ -59,6 +60,13 @@ func timeQueries(now time.Time, did map[string][]string) []timeQuery {
 			"on " + day.Format("2 January 2006"),
 			"on " + day.Format("2006-01-02"),
 			"on the " + ordinal(day.Day()),
+		}
+		// A day said by its neighbour, a weekday other than today's.
+		if d >= 2 {
+			times = append(times, "the day before "+day.AddDate(0, 0, 1).Weekday().String())
+		}
+		if d <= 5 {
+			times = append(times, "the day after "+day.AddDate(0, 0, -1).Weekday().String())
 		}
 		switch d {
 		case 1:

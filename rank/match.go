@@ -51,8 +51,15 @@ type MatchFeatures struct {
 	Agreement float64 `json:"agreement"`
 	// Elsewhere is, for a query that names people (REC-28), 1 when the
 	// memory is by or about none of them, 0.5 when about them but not
-	// said by the one it asks about, else 0.
+	// said by the one it asks about, or said by them only of the one
+	// they speak to ("you ran a race?"), else 0.
 	Elsewhere float64 `json:"elsewhere"`
+	// Rival is, for a query that names people, how much more of the
+	// query's content words the best result by or about someone else
+	// covers than this memory does (0 when none covers more): an answer
+	// another person's words hold better is likely not one about the
+	// person asked about, who may never have done it at all.
+	Rival float64 `json:"rival"`
 }
 
 // AgreeWithin is the rank within which both searches agree on a memory.
@@ -89,10 +96,11 @@ type MatchWeights struct {
 	Margin     float64 `json:"margin"`
 	Agreement  float64 `json:"agreement"`
 	Elsewhere  float64 `json:"elsewhere"`
+	Rival      float64 `json:"rival"`
 }
 
 func (w MatchWeights) of(f MatchFeatures) float64 {
-	z := w.Bias + w.Coverage*f.Coverage + w.Agreement*f.Agreement + w.Elsewhere*f.Elsewhere
+	z := w.Bias + w.Coverage*f.Coverage + w.Agreement*f.Agreement + w.Elsewhere*f.Elsewhere + w.Rival*f.Rival
 	if f.Semantic {
 		z += w.Similarity*f.Similarity + w.Margin*f.Margin
 	}
@@ -106,7 +114,7 @@ func (w MatchWeights) of(f MatchFeatures) float64 {
 func DefaultMatch() MatchModel {
 	return MatchModel{
 		Related: MatchWeights{Bias: -6, Similarity: 8, Margin: 4, Coverage: 4},
-		Answers: MatchWeights{Coverage: 2, Margin: 2, Elsewhere: -5},
+		Answers: MatchWeights{Coverage: 2, Margin: 2, Elsewhere: -5, Rival: -6},
 		Lexical: MatchWeights{Bias: -2, Coverage: 6},
 		Strong:  0.6, Weak: 0.33,
 	}

@@ -101,7 +101,10 @@ type Profile struct {
 
 // Hybrid is the default profile: lexical and semantic relevance fused
 // 0.3/0.7, times a gentle age decay (30-day half-life down to 0.9),
-// priority × vitality and the category boost, diversified by MMR (λ 0.7).
+// priority × vitality and the category boost, diversified by MMR (λ 0.8:
+// the turns of a conversation that each hold part of an answer are alike,
+// and 0.7's stronger diversity held back the second and third of them, not
+// only repeats; docs/BENCHMARKS.md has it per conversation).
 // Candidates under a fifth of the best relevance are dropped: vector search
 // always has a nearest neighbour, related or not. docs/BENCHMARKS.md has
 // what each setting was measured at.
@@ -110,7 +113,7 @@ func Hybrid() Profile {
 		Name: "hybrid", Formula: FormulaHybrid,
 		Fusion: FusionWeighted, LexicalWeight: 0.3, SemanticWeight: 0.7, MinRelevance: 0.2,
 		DecayHalfLife: 30 * 24 * time.Hour, DecayFloor: 0.9, UsePriority: true,
-		MatchBoost: 1.5, FrequencySaturation: 100, MMRLambda: 0.7,
+		MatchBoost: 1.5, FrequencySaturation: 100, MMRLambda: 0.8,
 	}
 }
 

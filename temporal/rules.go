@@ -45,8 +45,9 @@ const (
 		`|` + mon + `)`
 	// a month (or a year) that a part of it can be taken of
 	inner = `(?:` + mon + `(?:,?\s+(?:of\s+)?` + year + `)?|` + year + `|(?:last|this|next|the)\s+(?:year|month|week)|the\s+(?:` + year + `))`
-	// a point that "the day before ..." can be said of
-	point = `(?:` + absDate + `|yesterday|today|tomorrow|(?:last|next|this)\s+` + wd + `)`
+	// a point that "the day before ..." can be said of: a date, a day word,
+	// a weekday with or without last, next or this
+	point = `(?:` + absDate + `|yesterday|today|tomorrow|(?:(?:last|next|this)\s+)?` + wd + `)`
 )
 
 // Chinese building blocks.
@@ -871,6 +872,9 @@ func zhAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	u := zhUnits[sub[3]]
 	if u == "month" && sub[2] == "" && sub[1] != "半" {
 		return Window{}, false // 三月前: before March, not three months ago
+	}
+	if sub[3] == "日" && strings.HasSuffix(text[:loc[0]], "月") {
+		return Window{}, false // 3月5日之后: after the 5th of March, not in five days
 	}
 	lo, hi := 0, 0
 	if sub[1] == "半" {

@@ -94,6 +94,40 @@ func TestRunMetrics(t *testing.T) {
 	}
 }
 
+// TestRunPerConversation: each conversation's figures are its own, and
+// the report prints a line for each (QUAL-5).
+func TestRunPerConversation(t *testing.T) {
+	one := load(t)[0]
+	two := one
+	two.SampleID = "tiny-2"
+	sys := &scripted{answers: map[string][]string{
+		"What is the name of Ann's puppy?": {"/turn/D1:1"},
+		"What breed is Rex?":               {"/turn/D1:3"},
+	}}
+	rep, err := Run(context.Background(), []Conversation{one, two}, sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.PerConversation) != 2 {
+		t.Fatalf("%d conversations reported, want 2", len(rep.PerConversation))
+	}
+	for _, c := range rep.PerConversation {
+		if c.All.Questions != 3 || math.Abs(c.All.Hit[10]-2.0/3) > 1e-9 || math.Abs(c.All.Recall[10]-0.5) > 1e-9 {
+			t.Errorf("%s: %+v, want 3 questions, hit@10 0.667, recall@10 0.5", c.Sample, c.All)
+		}
+		if s := c.ByCategory[1]; s == nil || s.Questions != 1 || s.Recall[10] != 0.5 {
+			t.Errorf("%s: multi-hop %+v, want 1 question, recall@10 0.5", c.Sample, s)
+		}
+	}
+	var buf bytes.Buffer
+	rep.WriteText(&buf, false)
+	for _, want := range []string{"per conversation", "tiny-1        3  1.000 / 0.500", "tiny-2        3  1.000 / 0.500"} {
+		if !bytes.Contains(buf.Bytes(), []byte(want)) {
+			t.Errorf("report lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
 func TestSelect(t *testing.T) {
 	convs := []Conversation{{SampleID: "conv-26"}, {SampleID: "conv-30"}, {SampleID: "conv-41"}, {SampleID: "conv-42"}}
 	ids := func(cs []Conversation) (s []string) {

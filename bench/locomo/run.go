@@ -85,10 +85,22 @@ type Report struct {
 	// Match measures the answer's match (API-17), when the system says
 	// it: the answerable questions against the adversarial ones.
 	Match *MatchReport `json:"match,omitempty"`
+	// PerConversation is the same figures for each conversation, in the
+	// order run: a change that lifts the mean by one conversation alone
+	// is told from one that lifts most of them (QUAL-5).
+	PerConversation []ConversationReport `json:"per_conversation"`
 	// Latency of Search calls.
 	P50, P95 time.Duration `json:"-"`
 	// IngestTime is the time spent in AddSession.
 	IngestTime time.Duration `json:"-"`
+}
+
+// ConversationReport is one conversation's share of a Report.
+type ConversationReport struct {
+	Sample     string          `json:"sample"`
+	All        Scores          `json:"all"`
+	ByCategory map[int]*Scores `json:"by_category"`
+	Match      *MatchReport    `json:"match,omitempty"`
 }
 
 // MatchReport is how well an answer's match (API-17) tells the questions
@@ -140,6 +152,10 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 		}
 		rep.IngestTime += time.Since(start)
 		rep.Conversations++
+		conv := ConversationReport{Sample: c.SampleID, ByCategory: map[int]*Scores{}}
+		if matching {
+			conv.Match = &MatchReport{Levels: map[string][2]int{}}
+		}
 		now := c.LastTime()
 		for _, qa := range c.QA {
 			answerable := qa.Category >= 1 && qa.Category <= 4 && len(qa.Evidence) > 0
@@ -157,6 +173,7 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 				keys, occ = a.Keys, a.Occurred
 				if err == nil {
 					rep.Match.add(a, answerable)
+					conv.Match.add(a, answerable)
 					if o.Features != nil {
 						err = writeFeatures(o.Features, c.SampleID, qa, a)
 					}
@@ -173,13 +190,10 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 			if !answerable {
 				continue
 			}
-			cat := rep.ByCategory[qa.Category]
-			if cat == nil {
-				cat = newScores()
-				rep.ByCategory[qa.Category] = cat
-			}
 			score(&rep.All, keys, qa.Evidence)
-			score(cat, keys, qa.Evidence)
+			score(category(rep.ByCategory, qa.Category), keys, qa.Evidence)
+			score(&conv.All, keys, qa.Evidence)
+			score(category(conv.ByCategory, qa.Category), keys, qa.Evidence)
 			if temporal.Query(qa.Question, now).Found {
 				if rep.NamingTime == nil {
 					rep.NamingTime = newScores()
@@ -196,6 +210,14 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 				}
 			}
 		}
+		finish(&conv.All)
+		for _, s := range conv.ByCategory {
+			finish(s)
+		}
+		if conv.Match != nil {
+			conv.Match.finish()
+		}
+		rep.PerConversation = append(rep.PerConversation, conv)
 	}
 	if rep.DatedQuestions > 0 {
 		rep.DatedAt5 /= float64(rep.DatedQuestions)
@@ -331,6 +353,16 @@ func GoldDate(qa QA, now time.Time) (temporal.Window, bool) {
 	return es[0].Window, true
 }
 
+// category is by's scores of category c, made on first use.
+func category(by map[int]*Scores, c int) *Scores {
+	s := by[c]
+	if s == nil {
+		s = newScores()
+		by[c] = s
+	}
+	return s
+}
+
 func newScores() *Scores { return &Scores{Hit: map[int]float64{}, Recall: map[int]float64{}} }
 
 // score adds one question's outcome (sums; finish turns them into means).
@@ -413,6 +445,9 @@ func (r Report) WriteText(w io.Writer, withTimes bool) {
 			fmt.Fprintf(w, "  %-6s answerable %4d (%.3f)  unanswerable %4d (%.3f)\n", l, n[0], share(n[0], m.Answerable), n[1], share(n[1], m.Unanswerable))
 		}
 	}
+	if len(r.PerConversation) > 1 {
+		r.writePerConversation(w, cats)
+	}
 	if withTimes {
 		fmt.Fprintf(w, "\nrecall latency p50 %s, p95 %s; ingest %s\n",
 			r.P50.Round(10*time.Microsecond), r.P95.Round(10*time.Microsecond), r.IngestTime.Round(time.Millisecond))
@@ -424,4 +459,33 @@ func share(n, of int) float64 {
 		return 0
 	}
 	return float64(n) / float64(of)
+}
+
+// writePerConversation writes hit@10 and recall@10 of each category and
+// of all, and the match AUROC, a line per conversation.
+func (r Report) writePerConversation(w io.Writer, cats []int) {
+	fmt.Fprintf(w, "\nper conversation, hit@10 / rec@10:\n%-10s %4s", "sample", "n")
+	for _, c := range cats {
+		fmt.Fprintf(w, "  %-13s", CategoryNames[c])
+	}
+	fmt.Fprintf(w, "  %-13s", "all")
+	if r.Match != nil {
+		fmt.Fprintf(w, "  %s", "AUROC")
+	}
+	fmt.Fprintln(w)
+	for _, c := range r.PerConversation {
+		fmt.Fprintf(w, "%-10s %4d", c.Sample, c.All.Questions)
+		for _, k := range cats {
+			if s := c.ByCategory[k]; s != nil {
+				fmt.Fprintf(w, "  %.3f / %.3f", s.Hit[10], s.Recall[10])
+			} else {
+				fmt.Fprintf(w, "  %-13s", "-")
+			}
+		}
+		fmt.Fprintf(w, "  %.3f / %.3f", c.All.Hit[10], c.All.Recall[10])
+		if c.Match != nil {
+			fmt.Fprintf(w, "  %.3f", c.Match.AUROC)
+		}
+		fmt.Fprintln(w)
+	}
 }

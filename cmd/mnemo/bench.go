@@ -41,9 +41,10 @@ func (a *app) benchCommand() *cobra.Command {
 			"question of categories 1-4 through POST /v1/surface with now = the last session's time, and\n" +
 			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call; then\n" +
 			"how well the answers' match (strong, weak, none) tells those questions from the adversarial ones\n" +
-			"(category 5: asked of the wrong person), as the AUROC of match_score.\n" +
+			"(category 5: asked of the wrong person), as the AUROC of match_score; then hit@10 and recall@10 of\n" +
+			"each category and the AUROC for each conversation on its own.\n" +
 			"The file is LoCoMo's data/locomo10.json (github.com/snap-research/locomo) or a part of it;\n" +
-			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41).\n" +
+			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41, conv-44, conv-48).\n" +
 			"The store is --store sqlite (a temporary file) or postgres (a temporary schema of\n" +
 			"store.postgres.dsn, else of $MNEMO_TEST_PGVECTOR_DSN or $MNEMO_TEST_PG_DSN, dropped after).",
 		Args: cobra.ExactArgs(1),

@@ -214,6 +214,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.pruneCommand(),
 		a.resetCommand(),
 		a.restoreCommand(),
+		a.backupCommand(),
 		a.ledgerCommand(),
 		a.ingestCommand(),
 		a.eventsCommand(),

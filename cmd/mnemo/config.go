@@ -63,6 +63,9 @@ type Config struct {
 	// LLM is an OpenAI-compatible chat model, off by default.
 	LLM LLMConfig `yaml:"llm"`
 
+	// Backup schedules serve's backups of the store.
+	Backup BackupConfig `yaml:"backup"`
+
 	// dataDefault is set when Data is the per-user default, no setting
 	// having chosen it; dataErr says why there is none.
 	dataDefault bool
@@ -94,6 +97,7 @@ func defaultConfig() Config {
 		Embedding: defaultEmbeddingConfig(),
 		Context:   defaultContextConfig(),
 		Lifecycle: defaultLifecycleConfig(),
+		Backup:    defaultBackupConfig(),
 	}
 }
 
@@ -115,7 +119,7 @@ func (c *Config) validate() error {
 		return &ConfigError{"log_level", "must be debug, info, warn or error"}
 	}
 	for _, section := range []interface{ validate() error }{
-		&c.Limits, &c.Recall, &c.Embedding, &c.Lifecycle, &c.Events, &c.LLM, &c.HTTP, &c.Auth,
+		&c.Limits, &c.Recall, &c.Embedding, &c.Lifecycle, &c.Events, &c.LLM, &c.HTTP, &c.Auth, &c.Backup,
 	} {
 		if err := section.validate(); err != nil {
 			return err

@@ -95,6 +95,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"media_bad_url":        "events.vectors.media.image",
 		"webhook_attempts":     "events.webhook.attempts",
 		"relation_pairs":       "events.relations.pairs",
+		"backup_no_dir":        "backup.dir",
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".bad.yml")

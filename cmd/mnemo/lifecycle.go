@@ -139,10 +139,21 @@ func (a *app) resetCommand() *cobra.Command {
 
 func (a *app) restoreCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "restore <ledger-seq>",
-		Short: "Restore the memories a ledger entry archived (prune, reset, soft forget, retention)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "restore <ledger-seq> | <backup-dir>",
+		Short: "Restore the memories a ledger entry archived, or a whole store from a backup",
+		Long: `mnemo restore <ledger-seq> restores the memories a ledger entry archived
+(prune, reset, soft forget, retention).
+
+mnemo restore <backup-dir> restores a backup that mnemo backup wrote into the
+data directory (or the files store's root), which must be empty: every file's
+checksum and the database's integrity are checked before anything is put in
+place, and a damaged backup is refused whole. A backup directory named only
+with digits is given as ./NAME.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !isLedgerSeq(args[0]) {
+				return a.restoreBackup(cmd.Context(), args[0])
+			}
 			var seq int64
 			if _, err := fmt.Sscan(args[0], &seq); err != nil || seq <= 0 {
 				return usagef("ledger-seq must be a positive number, as mnemo ledger shows")

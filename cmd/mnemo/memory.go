@@ -297,8 +297,8 @@ func printExplain(w io.Writer, ex *rank.Explanation) {
 		fmt.Fprintf(w, "\t  = score\t%.3f\t\n", ex.Score)
 	}
 	if m := ex.Match; m != nil {
-		fmt.Fprintf(w, "\t  match\t%.3f\t(coverage %.2f, similarity %.3f, margin %.3f, agreement %.0f, elsewhere %.1f)\n",
-			m.Probability, m.Coverage, m.Similarity, m.Margin, m.Agreement, m.Elsewhere)
+		fmt.Fprintf(w, "\t  match\t%.3f\t(coverage %.2f, similarity %.3f, margin %.3f, agreement %.0f, elsewhere %.1f, rival %.2f)\n",
+			m.Probability, m.Coverage, m.Similarity, m.Margin, m.Agreement, m.Elsewhere, m.Rival)
 	}
 }
 

@@ -47,6 +47,11 @@ func (a *app) serveCommand() *cobra.Command {
 			if !isLoopback(host) && !insecure && len(keys) == 0 {
 				return usagef("refusing to serve on %s without auth: configure auth.keys, bind to 127.0.0.1, or pass --insecure-bind", addr)
 			}
+			if a.cfg.Backup.Every > 0 {
+				if _, err := a.backupKind(); err != nil {
+					return &ConfigError{"backup.every", err.Error()}
+				}
+			}
 			svc, be, err := a.open(ctx)
 			if err != nil {
 				return err
@@ -89,6 +94,9 @@ func (a *app) serveCommand() *cobra.Command {
 			a.every(jobs, "sweep", time.Minute, func(ctx context.Context) { sweep(ctx, svc, log) })
 			if s := a.cfg.Lifecycle.Schedule; s == nil || *s {
 				a.every(jobs, "reflect", a.cfg.Lifecycle.Every, func(ctx context.Context) { reflectAll(ctx, svc, log) })
+			}
+			if b := a.cfg.Backup; b.Every > 0 {
+				a.every(jobs, "backup", b.Every, func(ctx context.Context) { scheduledBackup(ctx, be, b.Dir, b.Keep, log) })
 			}
 			select {
 			case err := <-errc:

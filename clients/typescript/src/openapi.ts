@@ -4268,6 +4268,7 @@ export interface operations {
                                     elsewhere: number;
                                     margin: number;
                                     probability: number;
+                                    rival: number;
                                     semantic: boolean;
                                     similarity: number;
                                 };
@@ -5719,6 +5720,7 @@ export interface operations {
                                     elsewhere: number;
                                     margin: number;
                                     probability: number;
+                                    rival: number;
                                     semantic: boolean;
                                     similarity: number;
                                 };

@@ -177,6 +177,7 @@ class RecallResultResultExplainMatch(TypedDict):
     margin: float
     agreement: float
     elsewhere: float
+    rival: float
     probability: float
 
 
