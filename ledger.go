@@ -91,4 +91,5 @@ const (
 	DegradedEmbedder    = "embedder"     // the embedder: hashed TF-IDF answered, writes queued for vectors
 	DegradedVectorIndex = "vector_index" // no vector index: full text and recency answered, writes kept without vectors
 	DegradedStore       = "store"        // the database: the local spool answered
+	DegradedReplica     = "replica"      // a read replica behind or down: the primary answered (PG-11)
 )

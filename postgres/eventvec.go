@@ -295,6 +295,7 @@ func (db *DB) EventVectorModels(ctx context.Context, scope mnemo.Scope) (map[str
 
 // TouchEventVectors implements mnemo.EventVectorStore.
 func (db *DB) TouchEventVectors(ctx context.Context, scope mnemo.Scope, ids []string, at time.Time) error {
+	ctx = bookkeeping(ctx)
 	if err := checkScope(scope); err != nil || len(ids) == 0 {
 		return err
 	}
@@ -360,6 +361,7 @@ func (db *DB) PendingEventVectors(ctx context.Context, n int) ([]mnemo.EventVect
 
 // SetEventVectors implements mnemo.EventVectorStore, in one transaction.
 func (db *DB) SetEventVectors(ctx context.Context, jobs []mnemo.EventVectorJob, vecs [][]float32) error {
+	ctx = bookkeeping(ctx)
 	if len(jobs) != len(vecs) {
 		return fmt.Errorf("postgres: set event vectors: %d jobs but %d vectors", len(jobs), len(vecs))
 	}

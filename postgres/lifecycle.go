@@ -58,6 +58,7 @@ func (db *DB) ApplyLife(ctx context.Context, scope mnemo.Scope, changes []mnemo.
 
 // AppendLedger implements mnemo.LifecycleStore.
 func (db *DB) AppendLedger(ctx context.Context, scope mnemo.Scope, entries []mnemo.LedgerEntry) error {
+	ctx = bookkeeping(ctx)
 	if err := checkScope(scope); err != nil {
 		return err
 	}

@@ -94,6 +94,20 @@ type Options struct {
 	// rows keeps its layout, and Open refuses it (ECONFLICT) when the
 	// number differs; 0 takes the store as it is.
 	Partitions int
+	// ReadDSNs are streaming replicas of the database (PG-11): recall,
+	// list and search read from one of them, in turn, and everything else
+	// goes to the primary. A replica more than MaxReplicaLag behind the
+	// primary, unreachable, or not a standby is skipped (reads go to the
+	// primary) and searches say so in their degraded flag. After this
+	// process writes to a tenant, that tenant's reads go to the primary
+	// for ReadYourWrites, so that an agent reads its own writes.
+	ReadDSNs []string
+	// ReadYourWrites is that window: 0 means DefaultReadYourWrites, a
+	// negative value none.
+	ReadYourWrites time.Duration
+	// MaxReplicaLag is how far behind the primary a replica may be and
+	// still be read; 0 means DefaultMaxReplicaLag.
+	MaxReplicaLag time.Duration
 	// WriteAttempts is how many times a batch that lost a race with a
 	// concurrent write (see Write) is tried before it fails with
 	// ECONFLICT; 0 means 8.
@@ -137,6 +151,8 @@ type DB struct {
 	evType string
 	// seg decodes cold event segments.
 	seg eventseg.Decoder
+	// replicas, when read DSNs are set, route reads to them (PG-11).
+	replicas *replicas
 }
 
 var (
@@ -235,6 +251,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		return nil, db.fail("open", err)
 	}
 	if err := db.open(ctx, opts); err != nil {
+		db.pool.Close()
+		return nil, err
+	}
+	if err := db.openReplicas(ctx, opts.ReadDSNs, opts); err != nil {
 		db.pool.Close()
 		return nil, err
 	}
@@ -337,7 +357,11 @@ func setPooler(cfg *pgxpool.Config, pooler, schema string) (local string, err er
 // begin starts a transaction with the store's transaction-local settings
 // (the search_path behind a transaction-mode pooler).
 func (db *DB) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
-	tx, err := db.pool.BeginTx(ctx, opts)
+	pool := db.pool
+	if opts.AccessMode == pgx.ReadOnly {
+		pool = db.poolFor(ctx) // a replica, for a read routed there
+	}
+	tx, err := pool.BeginTx(ctx, opts)
 	if err != nil || db.local == "" {
 		return tx, err
 	}
@@ -363,8 +387,9 @@ func setSchema(cfg *pgxpool.Config, schema string) {
 	}
 }
 
-// Close closes the pool.
+// Close closes the pool, and the replicas'.
 func (db *DB) Close() error {
+	db.replicas.close()
 	db.pool.Close()
 	return nil
 }
@@ -425,7 +450,7 @@ const allTenants = "*"
 // set per transaction, in a read-only transaction of tenant.
 func (db *DB) read(ctx context.Context, tenant string, fn func(q querier) error) error {
 	if !db.rls && db.local == "" {
-		return fn(db.pool)
+		return fn(db.poolFor(ctx))
 	}
 	return db.tx(ctx, tenant, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error { return fn(tx) })
 }
@@ -445,7 +470,11 @@ func (db *DB) tx(ctx context.Context, tenant string, opts pgx.TxOptions, fn func
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit(ctx)
+	err = tx.Commit(ctx)
+	if opts.AccessMode != pgx.ReadOnly {
+		db.wrote(ctx, tenant) // even after a failed commit, which may have landed
+	}
+	return err
 }
 
 // errRetry says a transaction lost a race with a concurrent write: its

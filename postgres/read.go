@@ -66,10 +66,19 @@ var orders = map[string]string{
 
 // List returns a page of the live memories matching q and how many match in
 // all, from one snapshot.
-func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([]mnemo.Memory, int, error) {
+func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) (ms []mnemo.Memory, total int, err error) {
 	if err := checkScope(scope); err != nil {
 		return nil, 0, err
 	}
+	// PG-11: from a replica when one is usable.
+	_, err = db.onReplica(ctx, scope.TenantID, func(ctx context.Context) (err error) {
+		ms, total, err = db.list(ctx, scope, q)
+		return err
+	})
+	return ms, total, err
+}
+
+func (db *DB) list(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([]mnemo.Memory, int, error) {
 	order, ok := orders[q.Order]
 	if !ok {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "unknown order %q", q.Order)

@@ -82,6 +82,20 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 	if err := checkScope(scope); err != nil {
 		return mnemo.SearchResult{}, err
 	}
+	// PG-11: from a replica when one is usable; a replica skipped makes
+	// the answer degraded, though whole, so that operators see it.
+	var sr mnemo.SearchResult
+	skipped, err := db.onReplica(ctx, scope.TenantID, func(ctx context.Context) (err error) {
+		sr, err = db.searchText(ctx, scope, q)
+		return err
+	})
+	if err == nil && skipped != "" && !sr.Degraded {
+		sr.Degraded, sr.Reason, sr.Cause = true, skipped, mnemo.DegradedReplica
+	}
+	return sr, err
+}
+
+func (db *DB) searchText(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) (mnemo.SearchResult, error) {
 	if err := sqlrow.CheckFilter(&q.Filter); err != nil {
 		return mnemo.SearchResult{}, err
 	}

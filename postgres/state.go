@@ -38,6 +38,7 @@ func (db *DB) GetState(ctx context.Context, scope mnemo.Scope, kind, id string) 
 // PutState implements mnemo.StateStore: an insert for version 0, else an
 // update only if the stored version is still doc.Version.
 func (db *DB) PutState(ctx context.Context, scope mnemo.Scope, doc mnemo.StateDoc) (int64, error) {
+	ctx = bookkeeping(ctx)
 	if err := checkScope(scope); err != nil {
 		return 0, err
 	}
@@ -69,6 +70,7 @@ func (db *DB) PutState(ctx context.Context, scope mnemo.Scope, doc mnemo.StateDo
 
 // DeleteState implements mnemo.StateStore.
 func (db *DB) DeleteState(ctx context.Context, scope mnemo.Scope, kind, id string, version int64) (bool, error) {
+	ctx = bookkeeping(ctx)
 	if err := checkScope(scope); err != nil {
 		return false, err
 	}

@@ -162,6 +162,7 @@ func (db *DB) CountUnembedded(ctx context.Context) (int, error) {
 // SetVectors stores the vectors of jobs, in one statement. See
 // mnemo.VectorStore.
 func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]float32) error {
+	ctx = bookkeeping(ctx)
 	if db.vectors != nil {
 		return db.vectors
 	}
@@ -215,10 +216,19 @@ func (db *DB) SetVectors(ctx context.Context, jobs []mnemo.EmbedJob, vecs [][]fl
 // filter applied as it goes: pgvector 0.8 scans on until enough rows pass
 // (iterative scan); an older pgvector is asked for more neighbours, four
 // times more each round, until enough pass or there are no more.
-func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) ([]mnemo.VectorHit, error) {
+func (db *DB) SearchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) (hits []mnemo.VectorHit, err error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
+	// PG-11: from a replica when one is usable.
+	_, err = db.onReplica(ctx, scope.TenantID, func(ctx context.Context) (err error) {
+		hits, err = db.searchVectors(ctx, scope, q)
+		return err
+	})
+	return hits, err
+}
+
+func (db *DB) searchVectors(ctx context.Context, scope mnemo.Scope, q mnemo.VectorQuery) ([]mnemo.VectorHit, error) {
 	if db.vectors != nil {
 		return nil, db.vectors
 	}

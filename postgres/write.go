@@ -555,6 +555,7 @@ func conflict(err error) error {
 // now when zero). It does not change their revision: an access is not a
 // change a concurrent writer must see.
 func (db *DB) Touch(ctx context.Context, scope mnemo.Scope, ids []string, at time.Time) error {
+	ctx = bookkeeping(ctx)
 	if err := checkScope(scope); err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ import (
 
 // mnemoProcess runs the test binary as mnemo (TestMain), a process of its
 // own.
-func mnemoProcess(ctx context.Context, args ...string) *exec.Cmd {
+func mnemoCommand(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), readmeCLI+"=1")
 	return cmd
@@ -43,7 +43,7 @@ func TestBackupWhileServing(t *testing.T) {
 	defer cancel()
 
 	var logs syncBuffer
-	serve := mnemoProcess(ctx, "--data", data, "serve", "--addr", "127.0.0.1:0")
+	serve := mnemoCommand(ctx, "--data", data, "serve", "--addr", "127.0.0.1:0")
 	serve.Stderr = &logs
 	serve.Cancel = func() error { return serve.Process.Signal(syscall.SIGTERM) }
 	if err := serve.Start(); err != nil {
@@ -98,7 +98,7 @@ func TestBackupWhileServing(t *testing.T) {
 	mu.Unlock()
 
 	dest := filepath.Join(dir, "backup")
-	if out, err := mnemoProcess(ctx, "--data", data, "backup", dest).CombinedOutput(); err != nil {
+	if out, err := mnemoCommand(ctx, "--data", data, "backup", dest).CombinedOutput(); err != nil {
 		t.Fatalf("mnemo backup: %v: %s", err, out)
 	}
 	n := count()
@@ -118,7 +118,7 @@ func TestBackupWhileServing(t *testing.T) {
 	f.WriteAt([]byte{0xde, 0xad}, 8192)
 	f.Close()
 	bad := filepath.Join(dir, "bad-target")
-	out, err := mnemoProcess(t.Context(), "--data", bad, "restore", damaged).CombinedOutput()
+	out, err := mnemoCommand(t.Context(), "--data", bad, "restore", damaged).CombinedOutput()
 	if code := exitCode(err); code != exitUsage || !strings.Contains(string(out), "checksum mismatch") || strings.Count(string(out), "\n") != 1 {
 		t.Errorf("restore of a damaged backup: exit %d: %q, want exit 2 and one line naming the checksum", code, out)
 	}
@@ -130,13 +130,13 @@ func TestBackupWhileServing(t *testing.T) {
 	}
 
 	// A non-empty target is refused, in one line.
-	out, err = mnemoProcess(t.Context(), "--data", data, "restore", dest).CombinedOutput()
+	out, err = mnemoCommand(t.Context(), "--data", data, "restore", dest).CombinedOutput()
 	if code := exitCode(err); code != exitUsage || !strings.Contains(string(out), "not empty") || strings.Count(string(out), "\n") != 1 {
 		t.Errorf("restore into the live data directory: exit %d: %q, want exit 2 and one line", code, out)
 	}
 
 	restored := filepath.Join(dir, "restored")
-	if out, err := mnemoProcess(t.Context(), "--data", restored, "restore", dest).CombinedOutput(); err != nil {
+	if out, err := mnemoCommand(t.Context(), "--data", restored, "restore", dest).CombinedOutput(); err != nil {
 		t.Fatalf("mnemo restore: %v: %s", err, out)
 	}
 	db, err := sqlite.Open(t.Context(), filepath.Join(restored, "mnemo.db"), sqlite.Options{})

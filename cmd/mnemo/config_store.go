@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"go.yaml.in/yaml/v3"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -74,6 +75,48 @@ type PostgresConfig struct {
 	// ProbeEvery is how often an unreachable database is tried
 	// again (0: 1s).
 	ProbeEvery time.Duration `yaml:"probe_every"`
+	// ReadDSN is one streaming replica's DSN, or a list of them (PG-11):
+	// recall, list and search read from them; all else goes to dsn.
+	ReadDSN DSNList `yaml:"read_dsn"`
+	// ReadYourWrites is how long after this server writes to a tenant
+	// that tenant's reads stay on the primary (0: 5s; -1s: never).
+	ReadYourWrites time.Duration `yaml:"read_your_writes"`
+	// ReplicaMaxLag is how far behind the primary a replica may be and
+	// still be read (0: 10s).
+	ReplicaMaxLag time.Duration `yaml:"replica_max_lag"`
+}
+
+// DSNList is one DSN or a list of them; each may hold a password.
+type DSNList []Secret
+
+// UnmarshalYAML takes a single DSN as a list of one.
+func (l *DSNList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		var s string
+		if err := n.Decode(&s); err != nil {
+			return err
+		}
+		*l = nil
+		if strings.TrimSpace(s) != "" {
+			*l = DSNList{Secret(s)}
+		}
+		return nil
+	}
+	var ss []Secret
+	if err := n.Decode(&ss); err != nil {
+		return err
+	}
+	*l = ss
+	return nil
+}
+
+// strings returns the DSNs.
+func (l DSNList) strings() []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = string(s)
+	}
+	return out
 }
 
 // HNSWConfig is store.postgres.hnsw: pgvector's HNSW index. M and
@@ -103,8 +146,13 @@ func (c *StoreConfig) validate() error {
 		switch {
 		case dsn == "":
 			return &ConfigError{"store.postgres.dsn", "is required with store.backend postgres (a postgres:// URL, usually ${MNEMO_POSTGRES_DSN})"}
-		case !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") && !strings.Contains(dsn, "="):
+		case !dsnShaped(dsn):
 			return &ConfigError{"store.postgres.dsn", "must be a postgres:// URL or key=value settings"}
+		}
+		for i, r := range c.Postgres.ReadDSN {
+			if !dsnShaped(strings.TrimSpace(string(r))) {
+				return &ConfigError{fmt.Sprintf("store.postgres.read_dsn[%d]", i), "must be a postgres:// URL or key=value settings"}
+			}
 		}
 	default:
 		return &ConfigError{"store.backend", fmt.Sprintf("must be sqlite, files, postgres or memory, got %q", c.Backend)}
@@ -113,6 +161,12 @@ func (c *StoreConfig) validate() error {
 		return err
 	}
 	return c.Postgres.validate()
+}
+
+// dsnShaped reports whether dsn looks like a PostgreSQL DSN: a URL or
+// key=value settings.
+func dsnShaped(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") || strings.Contains(dsn, "=")
 }
 
 // validate checks store.files.
@@ -163,6 +217,9 @@ func (p *PostgresConfig) validate() error {
 	}
 	if p.ProbeEvery < 0 {
 		return &ConfigError{"store.postgres.probe_every", "must not be negative (0 means the default, 1s)"}
+	}
+	if p.ReplicaMaxLag < 0 {
+		return &ConfigError{"store.postgres.replica_max_lag", "must not be negative (0 means the default, 10s)"}
 	}
 	if p.Schema != "" && !sqlIdentifier.MatchString(p.Schema) {
 		return &ConfigError{"store.postgres.schema", "must be a lower-case SQL identifier"}

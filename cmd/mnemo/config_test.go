@@ -1,6 +1,8 @@
 package main
 
 import (
+	"go.yaml.in/yaml/v3"
+
 	"bytes"
 	"io"
 	"os"
@@ -77,6 +79,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"store_backend":    "store.backend",
 		"postgres_no_dsn":  "store.postgres.dsn",
 		"postgres_bad_dsn": "store.postgres.dsn",
+		"read_dsn":         "store.postgres.read_dsn[0]",
 		"pool_size":        "store.postgres.pool_size",
 		"partitions":       "store.postgres.partitions",
 		"ef_search":        "store.postgres.ef_search",
@@ -192,6 +195,13 @@ func TestLoadConfigStore(t *testing.T) {
 	if c.Store.Backend != BackendPostgres || string(p.DSN) != dsn || p.PoolSize != 8 || p.EfSearch != 200 || !p.RLS ||
 		p.Schema != "mnemo_app" || p.Partitions != 16 || c.spoolDir() != "/var/spool/mnemo" || p.FailoverAfter != 1500*time.Millisecond || p.ProbeEvery != 3*time.Second {
 		t.Fatalf("store = %+v", c.Store)
+	}
+	if r := p.ReadDSN.strings(); len(r) != 2 || r[1] != "postgres://mnemo@replica-2:5432/mnemo" || p.ReadYourWrites != 3*time.Second || p.ReplicaMaxLag != 20*time.Second {
+		t.Fatalf("replicas = %v %v %v", r, p.ReadYourWrites, p.ReplicaMaxLag)
+	}
+	var one PostgresConfig
+	if err := yaml.Unmarshal([]byte("read_dsn: postgres://r/m"), &one); err != nil || len(one.ReadDSN) != 1 {
+		t.Fatalf("one read_dsn: %v %v", one.ReadDSN, err)
 	}
 	if def := defaultConfig(); def.Store.Backend != BackendSQLite || def.spoolDir() != filepath.Join(def.Data, "spool") || def.filesRoot() != filepath.Join(def.Data, "files") {
 		t.Fatalf("defaults: %+v", def.Store)

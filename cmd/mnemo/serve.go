@@ -24,6 +24,7 @@ func (a *app) serveCommand() *cobra.Command {
 	var (
 		addr     string
 		insecure bool
+		jobEvery time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -32,6 +33,9 @@ func (a *app) serveCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			a.serving = true
+			if jobEvery > 0 {
+				a.jobEvery = jobEvery
+			}
 			if !cmd.Flags().Changed("addr") {
 				addr = a.cfg.Addr
 			}
@@ -91,12 +95,15 @@ func (a *app) serveCommand() *cobra.Command {
 			log.Info("web inspector", "url", "http://"+ln.Addr().String()+"/")
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
-			a.every(jobs, "sweep", time.Minute, func(ctx context.Context) { sweep(ctx, svc, log) })
+			// PG-10: on a store several servers share, each job runs once
+			// a period across them all.
+			runner, _ := svc.Store().(jobRunner)
+			a.every(jobs, runner, "sweep", time.Minute, func(ctx context.Context) { sweep(ctx, svc, log) })
 			if s := a.cfg.Lifecycle.Schedule; s == nil || *s {
-				a.every(jobs, "reflect", a.cfg.Lifecycle.Every, func(ctx context.Context) { reflectAll(ctx, svc, log) })
+				a.every(jobs, runner, "reflect", a.cfg.Lifecycle.Every, func(ctx context.Context) { reflectAll(ctx, svc, log) })
 			}
 			if b := a.cfg.Backup; b.Every > 0 {
-				a.every(jobs, "backup", b.Every, func(ctx context.Context) { scheduledBackup(ctx, be, b.Dir, b.Keep, log) })
+				a.every(jobs, nil, "backup", b.Every, func(ctx context.Context) { scheduledBackup(ctx, be, b.Dir, b.Keep, log) })
 			}
 			select {
 			case err := <-errc:
@@ -111,16 +118,23 @@ func (a *app) serveCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", defaultConfig().Addr, "listen address ($MNEMO_ADDR)")
 	cmd.Flags().BoolVar(&insecure, "insecure-bind", false, "allow a non-loopback address without auth")
+	// Tests of several servers on one store shorten every job's period.
+	cmd.Flags().DurationVar(&jobEvery, "job-every", 0, "run every background job at this interval instead of its own")
+	cmd.Flags().MarkHidden("job-every")
 	return cmd
 }
 
 // every runs job in jobs every interval until the group stops. A panic in
-// one run is logged with its stack; the next run comes as scheduled.
-func (a *app) every(jobs *panics.Group, name string, interval time.Duration, job func(context.Context)) {
+// one run is logged with its stack; the next run comes as scheduled. With
+// runner (a store several servers share), a run happens only where the
+// store's lease lets it: once per period, the interval since the epoch,
+// across all servers (PG-10).
+func (a *app) every(jobs *panics.Group, runner jobRunner, name string, interval time.Duration, job func(context.Context)) {
 	if a.jobEvery > 0 {
 		interval = a.jobEvery
 	}
 	log := a.logger()
+	holder := jobHolder()
 	jobs.Go(name, func(ctx context.Context) {
 		t := time.NewTicker(interval)
 		defer t.Stop()
@@ -133,12 +147,33 @@ func (a *app) every(jobs *panics.Group, name string, interval time.Duration, job
 			if a.jobHook != nil {
 				a.jobHook(name, true)
 			}
-			panics.Call(log, name, func() error { job(ctx); return nil })
+			panics.Call(log, name, func() error {
+				if runner == nil {
+					job(ctx)
+					return nil
+				}
+				period := time.Now().Truncate(interval)
+				ran, err := runner.RunJob(ctx, name, period, holder, func(ctx context.Context) error { job(ctx); return nil })
+				switch {
+				case err != nil && ctx.Err() == nil:
+					log.Warn("background job not run", "job", name, "err", err)
+				case ran && err == nil:
+					log.Debug("background job ran", "job", name, "period", period.UnixNano(), "holder", holder)
+				}
+				return nil
+			})
 			if a.jobHook != nil {
 				a.jobHook(name, false)
 			}
 		}
 	})
+}
+
+// jobHolder names this server in the job runs it records: host and
+// process id.
+func jobHolder() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
 }
 
 // sweep deletes idle sessions' working memory (CTX-11: after 30 minutes

@@ -135,6 +135,7 @@ func (a *app) postgresOptions(log *slog.Logger) postgres.Options {
 		Logger: log, MaxConns: int32(p.PoolSize), EfSearch: cmp.Or(p.HNSW.EfSearch, p.EfSearch),
 		HNSWM: p.HNSW.M, HNSWEfConstruction: p.HNSW.EfConstruction,
 		RowLevelSecurity: p.RLS, Schema: p.Schema, Pooler: p.Pooler, Partitions: p.Partitions,
+		ReadDSNs: p.ReadDSN.strings(), ReadYourWrites: p.ReadYourWrites, MaxReplicaLag: p.ReplicaMaxLag,
 	}
 }
 
@@ -176,9 +177,9 @@ func dirBytes(root string) func() int64 {
 func degradedCounter() *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mnemo_degraded_total",
-		Help: "Answers and writes that fell back, by the part that failed: fulltext, embedder, vector_index, store.",
+		Help: "Answers and writes that fell back, by the part that failed: fulltext, embedder, vector_index, store, replica.",
 	}, []string{"cause"})
-	for _, cause := range []string{mnemo.DegradedFullText, mnemo.DegradedEmbedder, mnemo.DegradedVectorIndex, mnemo.DegradedStore} {
+	for _, cause := range []string{mnemo.DegradedFullText, mnemo.DegradedEmbedder, mnemo.DegradedVectorIndex, mnemo.DegradedStore, mnemo.DegradedReplica} {
 		c.WithLabelValues(cause)
 	}
 	return c

@@ -1,0 +1,64 @@
+package failover_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/failover"
+	"github.com/mnemo-dev/mnemo/internal/pgtest"
+	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/service"
+)
+
+// PG-9, PG-10: two servers on one database, one of which loses it and
+// spools. Its replay keeps last-write-wins by UpdatedAt against the other
+// server's writes meanwhile: a spooled write older than the other's
+// changes nothing, a newer one wins.
+func TestReplayKeepsOtherServersNewerWrites(t *testing.T) {
+	ctx := context.Background()
+	direct := pgtest.Native(t)
+	px, dsn := newProxy(t, direct)
+	a, err := failover.New(ctx, opener(dsn), filepath.Join(t.TempDir(), "spool"), failover.Options{ProbeEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := failover.New(ctx, opener(direct), filepath.Join(t.TempDir(), "spool"), failover.Options{ProbeEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcA, svcB := service.New(a, service.Options{}), service.New(b, service.Options{})
+	defer svcA.Close()
+	defer svcB.Close()
+	remember := func(svc *service.Mnemo, key, content string) {
+		t.Helper()
+		if _, err := svc.Remember(ctx, alice, mnemo.Draft{Key: key, Content: str(content)}); err != nil {
+			t.Fatalf("remember %s: %v", key, err)
+		}
+		time.Sleep(2 * time.Millisecond) // distinct UpdatedAt on a coarse clock
+	}
+
+	remember(svcB, "/k/second", "B wrote it first")
+	px.down()
+	remember(svcA, "/k/first", "A spooled it first")
+	remember(svcB, "/k/first", "B wrote it later")
+	remember(svcA, "/k/second", "A spooled it later")
+	if a.Spooled() != 2 {
+		t.Fatalf("%d spooled on A, want 2", a.Spooled())
+	}
+	px.up()
+	waitUp(t, a)
+
+	db, err := postgres.Open(ctx, direct, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for key, want := range map[string]string{"/k/first": "B wrote it later", "/k/second": "A spooled it later"} {
+		if got, err := db.GetByKey(ctx, alice, key); err != nil || got.Content != want {
+			t.Errorf("%s after A's replay: %q %v, want %q", key, got.Content, err, want)
+		}
+	}
+}
