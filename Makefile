@@ -141,6 +141,12 @@ FUZZERS = \
 	./internal/setup:FuzzCodexConfig \
 	.:FuzzJSONDepth \
 	./files:FuzzIndent \
+	./importers:FuzzChatGPT \
+	./importers:FuzzClaude \
+	./importers:FuzzClaudeCode \
+	./importers:FuzzCodex \
+	./importers:FuzzMCPMemory \
+	./importers:FuzzSegment \
 	./backup:FuzzParseManifest \
 	./memory:FuzzAddressed
 

@@ -152,6 +152,7 @@ func TestScopes(t *testing.T) {
 		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a", nil, mhttp.ScopeRead},
 		{"GET /v1/export", "GET", "/v1/export?agent_id=a", nil, mhttp.ScopeRead},
 		{"POST /v1/import", "POST", "/v1/import?agent_id=a", map[string]any{"content": "x"}, mhttp.ScopeWrite},
+		{"POST /v1/import/history", "POST", "/v1/import/history?agent_id=a&from=claude", []any{map[string]any{"uuid": "c1", "chat_messages": []any{map[string]any{"uuid": "m1", "sender": "human", "text": "hello there", "created_at": "2025-01-01T00:00:00Z"}}}}, mhttp.ScopeWrite},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a", nil, mhttp.ScopeRead},
 		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a", nil, mhttp.ScopeAdmin},
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/x?agent_id=a", nil, mhttp.ScopeRead},
@@ -528,6 +529,7 @@ func TestTenantIsolation(t *testing.T) {
 		{"POST /v1/memories/batch", "POST", "/v1/memories/batch", map[string]any{"agent_id": "shared", "memories": []any{map[string]any{"key": "/pets", "content": "A has two cats"}}}, status(201)},
 		{"POST /v1/messages", "POST", "/v1/messages", map[string]any{"agent_id": "shared", "session_id": "sB", "messages": []any{map[string]any{"role": "user", "content": "hello"}}}, status(201)},
 		{"POST /v1/import", "POST", "/v1/import?agent_id=shared", map[string]any{"key": "/imported", "content": "A imports", "tenant_id": "tenant-b", "agent_id": "shared"}, status(200)},
+		{"POST /v1/import/history", "POST", "/v1/import/history?agent_id=shared&from=claude", []any{map[string]any{"uuid": "c1", "chat_messages": []any{map[string]any{"uuid": "m1", "sender": "human", "text": "hello there", "created_at": "2025-01-01T00:00:00Z"}}}}, status(200)},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
@@ -601,6 +603,7 @@ func TestAgentRestriction(t *testing.T) {
 		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a2", nil},
 		{"GET /v1/export", "GET", "/v1/export?agent_id=a2", nil},
 		{"POST /v1/import", "POST", "/v1/import?agent_id=a2", map[string]any{"content": "x"}},
+		{"POST /v1/import/history", "POST", "/v1/import/history?agent_id=a2&from=claude", []any{map[string]any{"uuid": "c1", "chat_messages": []any{map[string]any{"uuid": "m1", "sender": "human", "text": "hello there", "created_at": "2025-01-01T00:00:00Z"}}}}},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a2", nil},
 		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a2", nil},
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/" + m2.ID + "?agent_id=a2", nil},

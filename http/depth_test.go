@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,15 +25,15 @@ func nested(n int) string { return strings.Repeat("[", n) + "1" + strings.Repeat
 func TestDeepBodies(t *testing.T) {
 	t.Parallel()
 	ts := start(t, mhttp.Options{}, nil)
-	bodies, lines := ts.Srv.BodyRoutes()
+	bodies, lines, files := ts.Srv.BodyRoutes()
 	for _, r := range ts.Srv.Routes() {
 		m, _, _ := strings.Cut(r, " ")
-		if (m == "POST" || m == "PUT" || m == "PATCH") && !contains(bodies, r) && !contains(lines, r) {
+		if (m == "POST" || m == "PUT" || m == "PATCH") && !contains(bodies, r) && !contains(lines, r) && !contains(files, r) {
 			t.Errorf("route %s takes no body in the route table: say which, so this test sends it one", r)
 		}
 	}
 	deep := nested(mnemo.MaxRequestDepth + 1)
-	for _, r := range append(bodies, lines...) {
+	for _, r := range slices.Concat(bodies, lines, files) {
 		t.Run(r, func(t *testing.T) {
 			method, path, _ := strings.Cut(r, " ")
 			for _, p := range []string{"{id}", "{run_id}", "{session_id}"} {
@@ -44,6 +45,12 @@ func TestDeepBodies(t *testing.T) {
 				path += "?agent_id=a"
 				body = `{"content":"fine"}` + "\n" + `{"content":"x","data":` + deep + "}\n"
 				want = "data[0][0][0][0][0]…"
+			}
+			if contains(files, r) {
+				// Another tool's file: the MCP memory server's, line by line.
+				path += "?agent_id=a&from=mcp-memory"
+				body = `{"type":"entity","name":"a"}` + "\n" + `{"type":"entity","name":"b","deep":` + deep + "}\n"
+				want = "deep[0][0][0][0][0]…"
 			}
 			st, raw := call(t, method, ts.URL+path, body, nil)
 			p := problem(t, raw)

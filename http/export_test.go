@@ -20,14 +20,16 @@ func (s *Server) RouteScopes() map[string][]string {
 
 // BodyRoutes returns the patterns of the routes that read a JSON body, or a
 // body of JSON Lines (lines true).
-func (s *Server) BodyRoutes() (json, lines []string) {
+func (s *Server) BodyRoutes() (json, lines, files []string) {
 	for _, rt := range s.routes {
 		switch {
 		case rt.body != nil:
 			json = append(json, rt.pattern())
 		case rt.bodyLines != nil:
 			lines = append(lines, rt.pattern())
+		case rt.bodyFile != "":
+			files = append(files, rt.pattern())
 		}
 	}
-	return json, lines
+	return json, lines, files
 }

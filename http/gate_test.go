@@ -239,6 +239,8 @@ func testMaskGate(t *testing.T, storeName string, store mnemo.Store) {
 		{route: "POST /v1/profile/interactions", method: "POST", path: "/v1/profile/interactions", body: map[string]any{"agent_id": "a", "text": "hi"}},
 		{route: "POST /v1/prune", method: "POST", path: "/v1/prune", body: map[string]any{"agent_id": "a", "tags": []string{"ops"}, "dry_run": true}},
 		{route: "POST /v1/import", method: "POST", path: "/v1/import?agent_id=a", body: map[string]any{"content": "An imported note about the garden"}},
+		{route: "POST /v1/import/history", method: "POST", path: "/v1/import/history?agent_id=a&from=claude", body: []any{map[string]any{"uuid": "c1", "chat_messages": []any{
+			map[string]any{"uuid": "m1", "sender": "human", "text": "the shed password is Writemark31", "created_at": "2025-01-01T00:00:00Z"}}}}},
 		{route: "POST /v1/restore", method: "POST", path: "/v1/restore", body: map[string]any{"agent_id": "a", "ledger_seq": 1}},
 		{route: "DELETE /v1/memories/{id}", method: "DELETE", path: "/v1/memories/" + spare.ID + "?agent_id=a", last: true},
 		{route: "DELETE /memory/long-term/{id}", method: "DELETE", path: "/memory/long-term/" + spare.ID + "?agent_id=a", last: true},

@@ -211,6 +211,9 @@ func TestBadInputEverywhere(t *testing.T) {
 		{"POST /v1/import", "POST", "/v1/import?agent_id=a", "{\"content\":\"x\",\"priority\":9}", 400, mnemo.EINVALID},
 		{"POST /v1/import", "POST", "/v1/import?agent_id=a", "not json", 400, mnemo.EINVALID},
 		{"POST /v1/import", "POST", "/v1/import", "{\"content\":\"x\"}", 400, mnemo.EINVALID},
+		{"POST /v1/import/history", "POST", "/v1/import/history?agent_id=a&from=claude", "[{\"uuid\":\"c\",\"chat_messages\":[{\"uuid\":\"m\",\"sender\":\"human\",\"text\":\"hi\",\"created_at\":\"soon\"}]}]", 400, mnemo.EINVALID},
+		{"POST /v1/import/history", "POST", "/v1/import/history?agent_id=a", "[]", 400, mnemo.EINVALID},
+		{"POST /v1/import/history", "POST", "/v1/import/history?from=codex", "{}", 400, mnemo.EINVALID},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a&limit=-5", nil, 400, mnemo.EINVALID},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a&created_after=mondayish", nil, 400, mnemo.EINVALID},
 		{"DELETE /memory/long-term", "DELETE", "/memory/long-term?agent_id=a&key=/k", nil, 400, mnemo.EINVALID}, // must not clear all

@@ -119,6 +119,16 @@ func operation(rt *route) (map[string]any, error) {
 			"content":     map[string]any{ndjson: map[string]any{"schema": sch}},
 		}
 	}
+	if rt.bodyFile != "" {
+		op["requestBody"] = map[string]any{
+			"required":    true,
+			"description": rt.bodyFile,
+			"content": map[string]any{
+				"application/json": map[string]any{"schema": map[string]any{}},
+				ndjson:             map[string]any{"schema": map[string]any{}},
+			},
+		}
+	}
 	problem := map[string]any{"$ref": "#/components/responses/Problem"}
 	responses := map[string]any{"4XX": problem, "5XX": problem}
 	if rt.status != 0 {

@@ -184,6 +184,9 @@ func TestOpenAPIDescribesAnswers(t *testing.T) {
 		{"GET /v1/stats", "GET", "/v1/stats?agent_id=a", nil, 200},
 		{"GET /v1/export", "GET", "/v1/export?agent_id=a", nil, 200},
 		{"POST /v1/import", "POST", "/v1/import?agent_id=a", m, 200}, // an exported record
+		{"POST /v1/import/history", "POST", "/v1/import/history?agent_id=a&from=claude", []any{map[string]any{"uuid": "c1", "name": "t", "created_at": "2025-01-01T00:00:00Z",
+			"chat_messages": []any{map[string]any{"uuid": "m1", "sender": "human", "text": "hello there", "created_at": "2025-01-01T00:00:01Z"}}}}, 200},
+		{"POST /v1/import/history", "POST", "/v1/import/history?agent_id=a&from=claude", map[string]any{"uuid": "c1"}, 400},
 		{"GET /memory/long-term", "GET", "/memory/long-term?agent_id=a", nil, 200},
 		{"GET /memory/long-term/{id}", "GET", "/memory/long-term/" + m.ID + "?agent_id=a", nil, 200},
 		{"GET /memory/working/{session_id}", "GET", "/memory/working/s?agent_id=a", nil, 404},

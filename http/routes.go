@@ -28,8 +28,11 @@ type route struct {
 	body    any     // the request body's type, as a zero value; nil = none
 	// bodyLines is the type of each line of a JSON Lines request body.
 	bodyLines any
-	status    int // the status of success; 0 = the route always fails
-	resp      any // the success body's type, as a zero value
+	// bodyFile describes a body that is a file in another tool's format,
+	// JSON or JSON Lines, read as it is.
+	bodyFile string
+	status   int // the status of success; 0 = the route always fails
+	resp     any // the success body's type, as a zero value
 	// contentType is the success body's media type; "" means JSON.
 	contentType string
 	// stream marks a route that streams its answer: no request timeout.
@@ -95,6 +98,7 @@ func (s *Server) routeTable() []route {
 	rts = append(rts, s.insightRoutes()...)
 	rts = append(rts, s.eventLayerRoutes()...)
 	rts = append(rts, s.inspectorRoutes()...)
+	rts = append(rts, s.historyRoutes()...)
 	if s.registry != nil {
 		rts = append(rts, route{method: "GET", path: "/metrics", summary: "Prometheus metrics",
 			scopes: []string{ScopeAdmin}, status: 200, resp: "", contentType: "text/plain; version=0.0.4",

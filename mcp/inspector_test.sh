@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # inspector_test.sh checks `mnemo mcp` with the MCP Inspector's CLI, the
 # reference TypeScript client: it spawns mnemo over stdio, lists the tools,
-# remembers, recalls, and reads a tool error, as a client other than the Go
-# SDK sees them.
+# remembers, recalls, reads a tool error, gets a prompt and reads resources,
+# as a client other than the Go SDK sees them.
 #
 # Usage: mcp/inspector_test.sh
 # Needs go, node (20 works; the Inspector's dependencies ask for 22) and npm
@@ -103,6 +103,18 @@ expect "remember with a bad priority" 5 '"isError": true' '"code": "invalid_inpu
 
 run --method tools/call --tool-name boot
 expect "boot" 0 'Who I am' 'Deploys happen on Thursday afternoons' '"summary"'
+
+# Prompts and resources (API-23, API-24), as this client reads them.
+run --method prompts/list
+expect "prompts/list" 0 '"name": "remember_about"' '"name": "continue"'
+run --method prompts/get --prompt-name remember_about --prompt-args topic=deploys
+expect "prompts/get remember_about" 0 'What do you remember about deploys' 'Deploys happen on Thursday afternoons'
+run --method resources/list
+expect "resources/list" 0 '"uri": "mnemo://boot"' '"uri": "mnemo://keys"'
+run --method resources/templates/list
+expect "resources/templates/list" 0 '"uriTemplate": "mnemo://key/\{\+key\}"' '"uriTemplate": "mnemo://memory/\{id\}"'
+run --method resources/read --uri mnemo://key/ci/deploy
+expect "resources/read a key" 0 'Deploys happen on Thursday afternoons'
 
 echo "inspector $version: install ${installed}s, checks $((SECONDS - installed))s, total $((SECONDS - start))s"
 echo "inspector: $passed passed, $failed failed"

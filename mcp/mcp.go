@@ -4,7 +4,10 @@
 // It is a thin adapter over memory.Service: the memory tools of API-2
 // (remember, recall, recall_path, boot, forget, reflect, status, ingest,
 // surface), link (REC-22), set_memory (FS-1), and the event tools that fit
-// an agent. Three rules hold for every tool:
+// an agent; beside them, prompts a person picks (API-23) and the boot
+// context, memories and key tree as mnemo:// resources (API-24). Three
+// rules hold for every tool, and the scope and masking rules for every
+// prompt and resource too:
 //
 //   - The scope (tenant and agent) comes from the connection — the command
 //     line on stdio, the HTTP request on HTTP — never from arguments the
@@ -140,8 +143,8 @@ type scopeFunc func(*mcpsdk.CallToolRequest) (mnemo.Scope, error)
 
 const instructions = `mnemo is this agent's long-term memory. Before answering, recall what you know about the topic (recall, or surface to look without counting it as use). When you learn a durable fact, preference, decision or event, remember it — with a key such as /user/preference/editor when it may be updated later. Use set_memory to keep structured JSON under a path key; /kb/ keys and web, tool or file sources need full provenance. Memories are private to this agent.`
 
-// mcpServer builds an SDK server with every tool, whose calls take their
-// scope from scope.
+// mcpServer builds an SDK server with every tool, prompt and resource,
+// whose requests take their scope from scope.
 func (s *Server) mcpServer(scope scopeFunc) *mcpsdk.Server {
 	srv := mcpsdk.NewServer(
 		&mcpsdk.Implementation{Name: "mnemo", Title: "mnemo memory", Version: s.version},
@@ -149,6 +152,8 @@ func (s *Server) mcpServer(scope scopeFunc) *mcpsdk.Server {
 	)
 	srv.AddReceivingMiddleware(s.toolErrors)
 	s.addTools(srv, scope)
+	s.addPrompts(srv, scope)
+	s.addResources(srv, scope)
 	return srv
 }
 

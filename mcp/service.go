@@ -27,6 +27,7 @@ type Service interface {
 	GetByKey(context.Context, mnemo.Scope, string) (mnemo.Memory, error)
 	Ingest(context.Context, mnemo.Scope, lifecycle.IngestRequest) (lifecycle.IngestResult, error)
 	Init(context.Context) error
+	KeyTree(context.Context, mnemo.Scope, string, int) ([]mnemo.KeyChild, bool, error)
 	Limits() mnemo.Limits
 	Link(context.Context, mnemo.Scope, mnemo.Relation) (mnemo.Relation, error)
 	List(context.Context, mnemo.Scope, mnemo.ListQuery) ([]mnemo.Memory, int, error)

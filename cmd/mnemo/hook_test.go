@@ -10,9 +10,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/testwait"
 )
 
 // claudeHookInput is a hook input as Claude Code documents it: the common
@@ -89,6 +92,12 @@ func writeTranscript(t *testing.T, path string, lines []string) {
 // it exits 0 (AGT-3) within a bound far above the hook's own.
 func runHook(t *testing.T, input string, args ...string) (stdout, stderr string) {
 	t.Helper()
+	// The hook's own bound is for a quiet machine: a test that does not
+	// test the bound stretches it with the load (QUAL-3), so that a hook
+	// under the race detector on a busy machine still answers.
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--timeout") }) {
+		args = append(args, "--timeout="+testwait.D(10*time.Second).String())
+	}
 	type ran struct {
 		code     int
 		out, err string

@@ -50,7 +50,7 @@ const readmeCLI = "MNEMO_README_CLI"
 // order, against one server and one store: the README, then the guides,
 // whose examples continue from the state the ones before left.
 var readmeFiles = []string{"README.md", "docs/HTTP.md", "docs/CONTEXT.md", "docs/LIFECYCLE.md",
-	"docs/EVENTS.md", "docs/STORAGE.md", "docs/MCP.md", "docs/CLIENTS.md", "docs/CLI.md", "docs/SECURITY.md", "docs/DEPLOY.md"}
+	"docs/EVENTS.md", "docs/STORAGE.md", "docs/MCP.md", "docs/CLIENTS.md", "docs/CLI.md", "docs/IMPORT.md", "docs/SECURITY.md", "docs/DEPLOY.md"}
 
 // readmeDoc is one of readmeFiles, its lines kept for -update.
 type readmeDoc struct {

@@ -34,14 +34,27 @@ func (a *app) bar(total int64, what string) *progressbar.ProgressBar {
 }
 
 func (a *app) importCommand() *cobra.Command {
-	var keepScope bool
+	var (
+		keepScope bool
+		from      string
+	)
 	cmd := &cobra.Command{
-		Use:   "import <file.jsonl | ->",
-		Short: "Import memories from JSON Lines written by export",
+		Use:   "import <file.jsonl | -> | import --from FORMAT <file | dir | ->",
+		Short: "Import memories from JSON Lines written by export, or history from another tool (--from)",
 		Long: "Import memories from JSON Lines written by export. Every line is checked before anything is\n" +
-			"stored, so a bad line stores nothing. Records go to --tenant/--agent unless --keep-scope.",
+			"stored, so a bad line stores nothing. Records go to --tenant/--agent unless --keep-scope.\n\n" +
+			"With --from, import another tool's history (docs/IMPORT.md): chatgpt or claude (an export's\n" +
+			"conversations.json), claude-code (~/.claude/projects), codex (~/.codex/sessions), mcp-memory\n" +
+			"(the MCP memory server's memory.json). A directory is walked for that format's files. Importing\n" +
+			"again stores only what is new.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if from != "" {
+				if keepScope {
+					return usagef("--keep-scope is for JSON Lines written by export, not --from")
+				}
+				return a.importHistory(cmd, from, args[0])
+			}
 			var r io.Reader = a.stdin
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
@@ -86,6 +99,7 @@ func (a *app) importCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&keepScope, "keep-scope", false, "keep each record's own tenant_id and agent_id")
+	cmd.Flags().StringVar(&from, "from", "", "import history of chatgpt, claude, claude-code, codex or mcp-memory")
 	return cmd
 }
 

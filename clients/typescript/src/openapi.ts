@@ -514,6 +514,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/import/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import history from another tool
+         * @description The body is one file as the tool wrote it: from=chatgpt or claude, an export's conversations.json; claude-code, a session's JSON Lines (~/.claude/projects/<project>/<session>.jsonl); codex, a rollout file's JSON Lines (~/.codex/sessions/…/rollout-*.jsonl); mcp-memory, the MCP memory server's memory.json. Each conversation becomes the session <from>:<conversation id>, each message an event memory keyed /history/<from>/<conversation>/<message> with its time and speaker (a Claude Code session and its turns as its hooks store them: claude-code-<session>, /claude-code/<session>/<uuid>); each entity's observations memories about it, each relation a link. The whole body is checked first: a malformed one stores nothing and says where (line, or byte offset). Importing the same history again stores only what is new; the answer counts what was stored and skipped.
+         */
+        post: operations["postV1ImportHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ingest": {
         parameters: {
             query?: never;
@@ -2895,6 +2915,46 @@ export interface operations {
                         imported: number;
                         skipped: number;
                         updated: number;
+                    };
+                };
+            };
+        };
+    };
+    postV1ImportHistory: {
+        parameters: {
+            query: {
+                /** @description The agent. It may be left out when the API key is limited to exactly one agent, which is then used. */
+                agent_id?: string;
+                /** @description The format of the body. */
+                from: "chatgpt" | "claude" | "claude-code" | "codex" | "mcp-memory";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The file as the tool wrote it: JSON (chatgpt, claude) or JSON Lines (claude-code, codex, mcp-memory). */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+                "application/x-ndjson": unknown;
+            };
+        };
+        responses: {
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversations: number;
+                        entities: number;
+                        links: number;
+                        memories: number;
+                        messages: number;
+                        skipped: number;
                     };
                 };
             };

@@ -12,15 +12,9 @@ import {
   UnauthorizedError,
   UnavailableError,
   errorCodes,
-<<<<<<< HEAD
-} from "@mnemo-dev/client";
-import * as mnemo from "@mnemo-dev/client";
-import { apiKey, baseUrl, client, readKey } from "./env.js";
-=======
 } from "@mnemo-dev/client";
 import * as mnemo from "@mnemo-dev/client";
 import { apiKey, baseUrl, client, connect, readKey } from "./env.js";
->>>>>>> budget32
 
 describe("Mnemo against mnemo serve", () => {
   it("remembers, recalls, gets, lists and forgets", async () => {

@@ -1232,6 +1232,17 @@ class PostV1EventsSummariesBody(_PostV1EventsSummariesBodyRequired, total=False)
     at: str | None
 
 
+class PostV1ImportHistoryAnswer(TypedDict):
+    """The answer of POST /v1/import/history: Import history from another tool."""
+
+    conversations: int
+    messages: int
+    skipped: int
+    entities: int
+    memories: int
+    links: int
+
+
 class _PostV1IngestBodyRequired(TypedDict):
     text: str
 
@@ -1773,6 +1784,8 @@ GetV1EventsByIdAnswer = Event
 GetV1HistoryAnswer = History
 PostV1ImportBody = Memory
 PostV1ImportAnswer = ImportResult
+PostV1ImportHistoryBody = Any
+"""The request body of POST /v1/import/history: Import history from another tool."""
 GetV1KeysAnswer = Memory
 GetV1MemoriesAnswer = MemoryPage
 PostV1MemoriesAnswer = WriteResult
