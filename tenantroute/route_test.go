@@ -118,3 +118,16 @@ func TestEachTenantInItsDatabase(t *testing.T) {
 		t.Fatalf("idle runs: %d, %v", len(idle), err)
 	}
 }
+
+// The failover's probe: the store is up only while every database
+// answers, so a tenant's writes spool while its database is away.
+func TestPingNeedsEveryDatabase(t *testing.T) {
+	s, _, b := two(t)
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("both up: %v", err)
+	}
+	b.Close()
+	if err := s.Ping(t.Context()); mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
+		t.Fatalf("b closed: %v, want unavailable", err)
+	}
+}
