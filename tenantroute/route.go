@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -24,6 +25,48 @@ import (
 type Store struct {
 	dbs    []*postgres.DB          // dbs[0] is the default
 	routes map[string]*postgres.DB // tenant -> its database, when not the default
+	// ring places the tenants routes does not list, when set: names and
+	// their databases.
+	ring      []string
+	ringNodes []*postgres.DB
+}
+
+// Hash places the tenants the map does not list by rendezvous hashing
+// over the databases of nodes, by name (PG-12): each tenant goes to the
+// name of the highest weight of hash(name, tenant), so adding a database
+// moves only the tenants it wins, about one in len(nodes), and removing
+// one moves only its own.
+func (s *Store) Hash(names []string, dbs []*postgres.DB) {
+	s.ring, s.ringNodes = slices.Clone(names), slices.Clone(dbs)
+	for _, db := range dbs {
+		s.Add(db)
+	}
+}
+
+// Place is the index in names of the name tenant hashes to: rendezvous
+// hashing of FNV-1a 64 of the name and the tenant, ties to the first.
+func Place(tenant string, names []string) int {
+	best, at := uint64(0), -1
+	for i, name := range names {
+		h := fnv.New64a()
+		h.Write([]byte(name))
+		h.Write([]byte{0})
+		h.Write([]byte(tenant))
+		if w := mix(h.Sum64()); at < 0 || w > best {
+			best, at = w, i
+		}
+	}
+	return at
+}
+
+// mix is splitmix64's finaliser: FNV's high bits alone spread names that
+// differ in their last characters poorly.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // New routes the tenants of routes to their databases and every other
@@ -51,6 +94,9 @@ func (s *Store) Add(db *postgres.DB) {
 func (s *Store) DB(tenant string) *postgres.DB {
 	if db, ok := s.routes[tenant]; ok {
 		return db
+	}
+	if len(s.ring) > 0 {
+		return s.ringNodes[Place(tenant, s.ring)]
 	}
 	return s.dbs[0]
 }

@@ -3,6 +3,7 @@ package tenantroute_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -129,5 +130,42 @@ func TestPingNeedsEveryDatabase(t *testing.T) {
 	b.Close()
 	if err := s.Ping(t.Context()); mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE {
 		t.Fatalf("b closed: %v, want unavailable", err)
+	}
+}
+
+// A tenant the map does not list lives where the hash ring places it, and
+// the map still wins over the ring.
+func TestHashedTenants(t *testing.T) {
+	ctx := context.Background()
+	a, b := open(t), open(t)
+	s := tenantroute.New(a, map[string]*postgres.DB{"pinned": a})
+	t.Cleanup(func() { s.Close() })
+	names := []string{"a", "b"}
+	s.Hash(names, []*postgres.DB{a, b})
+	m := service.New(s, service.Options{})
+	onB := 0
+	for i := range 20 {
+		tenant := fmt.Sprintf("t%d", i)
+		if i == 0 {
+			tenant = "pinned"
+		}
+		sc := mnemo.Scope{TenantID: tenant, AgentID: "ag"}
+		content := "a note of " + tenant
+		if _, err := m.Remember(ctx, sc, mnemo.Draft{Content: &content}); err != nil {
+			t.Fatal(err)
+		}
+		home, other := a, b
+		if tenant != "pinned" && tenantroute.Place(tenant, names) == 1 {
+			home, other, onB = b, a, onB+1
+		}
+		if st, err := home.Stats(ctx, sc); err != nil || st.Memories != 1 {
+			t.Fatalf("%s: %d memories in its database, %v", tenant, st.Memories, err)
+		}
+		if st, err := other.Stats(ctx, sc); err != nil || st.Memories != 0 {
+			t.Fatalf("%s: %d memories in the other database, %v", tenant, st.Memories, err)
+		}
+	}
+	if onB == 0 || onB == 19 {
+		t.Fatalf("%d of 19 hashed tenants on b", onB)
 	}
 }
