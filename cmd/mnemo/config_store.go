@@ -92,6 +92,10 @@ type PostgresConfig struct {
 	// the name "default" also means. Replicas (read_dsn) serve dsn's only.
 	Databases map[string]Secret `yaml:"databases"`
 	Tenants   map[string]string `yaml:"tenants"`
+	// Hash, a list of database names, places the tenants that Tenants
+	// does not list by rendezvous hashing over those databases instead of
+	// in the default one.
+	Hash []string `yaml:"hash"`
 }
 
 // DefaultDatabase is the name store.postgres.tenants gives dsn's database.
@@ -113,6 +117,15 @@ func (p *PostgresConfig) validateTenants() error {
 			return &ConfigError{key, "is the same database as " + seen[dsn] + ": give each database one name"}
 		}
 		seen[dsn] = key
+	}
+	for i, name := range p.Hash {
+		key := fmt.Sprintf("store.postgres.hash[%d]", i)
+		switch {
+		case name != DefaultDatabase && p.Databases[name] == "":
+			return &ConfigError{key, fmt.Sprintf("names database %q, which store.postgres.databases does not list", name)}
+		case slices.Index(p.Hash, name) != i:
+			return &ConfigError{key, fmt.Sprintf("names database %q twice", name)}
+		}
 	}
 	for _, tenant := range slices.Sorted(maps.Keys(p.Tenants)) {
 		key := "store.postgres.tenants." + tenant

@@ -37,6 +37,18 @@ func TestStoreConfigValidate(t *testing.T) {
 		{"tenants", func(c *StoreConfig) { *c = tenantsConfig(map[string]string{"acme": "eu", "globex": "default"}) }, ""},
 		{"tenants unknown database", func(c *StoreConfig) { *c = tenantsConfig(map[string]string{"acme": "us"}) }, "store.postgres.tenants.acme"},
 		{"tenants empty tenant", func(c *StoreConfig) { *c = tenantsConfig(map[string]string{" ": "eu"}) }, "store.postgres.tenants"},
+		{"hash", func(c *StoreConfig) {
+			*c = tenantsConfig(nil)
+			c.Postgres.Hash = []string{"default", "eu"}
+		}, ""},
+		{"hash unknown database", func(c *StoreConfig) {
+			*c = tenantsConfig(nil)
+			c.Postgres.Hash = []string{"default", "us"}
+		}, "store.postgres.hash[1]"},
+		{"hash twice", func(c *StoreConfig) {
+			*c = tenantsConfig(nil)
+			c.Postgres.Hash = []string{"eu", "default", "eu"}
+		}, "store.postgres.hash[2]"},
 		{"databases named default", func(c *StoreConfig) {
 			*c = tenantsConfig(nil)
 			c.Postgres.Databases["default"] = "postgres://c/m"

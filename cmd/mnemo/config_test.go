@@ -84,6 +84,7 @@ func TestLoadConfigBad(t *testing.T) {
 		"tenants_unknown_db": `store.postgres.tenants.acme: names database "us", which store.postgres.databases does not list`,
 		"tenants_duplicate":  `file: line 9: mapping key "acme" already defined at line 8`,
 		"tenants_same_dsn":   "store.postgres.databases.eu: is the same database as store.postgres.dsn",
+		"tenants_hash":       `store.postgres.hash[1]: names database "us"`,
 		"pool_size":          "store.postgres.pool_size",
 		"partitions":         "store.postgres.partitions",
 		"ef_search":          "store.postgres.ef_search",
@@ -203,7 +204,7 @@ func TestLoadConfigStore(t *testing.T) {
 	if r := p.ReadDSN.strings(); len(r) != 2 || r[1] != "postgres://mnemo@replica-2:5432/mnemo" || r[0] != "postgres://mnemo:replicapw@replica-1:5432/mnemo" || p.ReadYourWrites != 3*time.Second || p.ReplicaMaxLag != 20*time.Second {
 		t.Fatalf("replicas = %v %v %v", r, p.ReadYourWrites, p.ReplicaMaxLag)
 	}
-	if !p.routed() || string(p.Databases["eu"]) != "postgres://mnemo:eupw@db-eu:5432/mnemo" || p.Tenants["acme"] != "eu" || p.Tenants["globex"] != DefaultDatabase {
+	if !p.routed() || string(p.Databases["eu"]) != "postgres://mnemo:eupw@db-eu:5432/mnemo" || p.Tenants["acme"] != "eu" || p.Tenants["globex"] != DefaultDatabase || !slices.Equal(p.Hash, []string{"default", "eu"}) {
 		t.Fatalf("tenants = %v %v", p.Databases, p.Tenants)
 	}
 	var one PostgresConfig

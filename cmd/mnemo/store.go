@@ -146,7 +146,9 @@ func (a *app) postgresOptions(log *slog.Logger) postgres.Options {
 }
 
 // routed reports whether tenants are spread over several databases (PG-12).
-func (p *PostgresConfig) routed() bool { return len(p.Databases) > 0 || len(p.Tenants) > 0 }
+func (p *PostgresConfig) routed() bool {
+	return len(p.Databases) > 0 || len(p.Tenants) > 0 || len(p.Hash) > 0
+}
 
 // openTenantRoute opens store.postgres.dsn and every database of
 // store.postgres.databases, and routes each tenant to its own (PG-12).
@@ -179,6 +181,13 @@ func (a *app) openTenantRoute(ctx context.Context, log *slog.Logger) (_ *tenantr
 		routes[tenant] = dbs[name]
 	}
 	s := tenantroute.New(def, routes)
+	if len(p.Hash) > 0 {
+		ring := make([]*postgres.DB, len(p.Hash))
+		for i, name := range p.Hash {
+			ring[i] = dbs[name]
+		}
+		s.Hash(p.Hash, ring)
+	}
 	// A database no tenant is routed to yet is still opened: it is kept
 	// migrated, ready for the tenants moved to it.
 	for _, db := range dbs {

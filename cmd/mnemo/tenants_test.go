@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/pgtest"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/postgres"
+	"github.com/mnemo-dev/mnemo/tenantroute"
 )
 
 // writeTenantsConfig writes a config of two PostgreSQL databases, the
@@ -172,3 +174,40 @@ BEGIN
   ALTER TABLE events ENABLE TRIGGER events_append_only;
   ALTER TABLE event_segments ENABLE TRIGGER event_segments_grow;
 END $$`
+
+// With store.postgres.hash, the tenants the map does not list are spread
+// over the databases named, each where tenantroute.Place says (PG-12).
+func TestHashedTenantsCLI(t *testing.T) {
+	dsnA, dsnB := pgtest.Native(t), pgtest.Native(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mnemo.yml")
+	writeTenantsConfig(t, cfg, dsnA, dsnB, "{}\n    hash: [default, b]")
+	mustRun := runner(t, dir)
+	ctx := t.Context()
+	dbs := make([]*postgres.DB, 2)
+	for i, dsn := range []string{dsnA, dsnB} {
+		db, err := postgres.Open(ctx, dsn, postgres.Options{MaxConns: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	placed := [2]int{}
+	for i := range 8 {
+		tenant := fmt.Sprintf("t%d", i)
+		mustRun("--config", cfg, "--tenant", tenant, "--agent", "ag", "remember", "a note of "+tenant)
+		at := tenantroute.Place(tenant, []string{"default", "b"})
+		placed[at]++
+		sc := mnemo.Scope{TenantID: tenant, AgentID: "ag"}
+		if st, err := dbs[at].Stats(ctx, sc); err != nil || st.Memories != 1 {
+			t.Fatalf("%s: %d memories in its database, %v", tenant, st.Memories, err)
+		}
+		if st, err := dbs[1-at].Stats(ctx, sc); err != nil || st.Memories != 0 {
+			t.Fatalf("%s: %d memories in the other database, %v", tenant, st.Memories, err)
+		}
+	}
+	if placed[0] == 0 || placed[1] == 0 {
+		t.Fatalf("placed %v: want tenants in both", placed)
+	}
+}
