@@ -111,30 +111,17 @@ func (l *Lexicon) lookup(w string) (int, bool) {
 		if i > j || j > len(l.words) {
 			return 0, false
 		}
-		switch c := compare(l.words[i:j], w); {
-		case c == 0:
+		// string(b) in a comparison does not allocate.
+		switch b := l.words[i:j]; {
+		case string(b) == w:
 			return mid, true
-		case c < 0:
+		case string(b) < w:
 			lo = mid + 1
 		default:
 			hi = mid
 		}
 	}
 	return 0, false
-}
-
-// compare is bytes.Compare(b, []byte(s)) without the conversion.
-func compare(b []byte, s string) int {
-	n := min(len(b), len(s))
-	for i := range n {
-		if b[i] != s[i] {
-			if b[i] < s[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return len(b) - len(s)
 }
 
 // Glosses calls fn with the English words of word i, in gloss order, at
