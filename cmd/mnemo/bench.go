@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -32,7 +33,7 @@ func (a *app) benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Run a benchmark",
 	}
-	var profile, conversations, features string
+	var profile, conversations, features, cpuProfile string
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
 		Short: "Recall quality on LoCoMo: hit@k and recall@k of the evidence turns, and recall latency",
@@ -84,6 +85,17 @@ func (a *app) benchCommand() *cobra.Command {
 				defer f.Close()
 				o.Features = f
 			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return usagef("--cpuprofile: %v", err)
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
+			}
 			rep, err := runLocomo(cmd.Context(), convs, profile, storeName, string(a.cfg.Store.Postgres.DSN), &a.cfg, o)
 			if err != nil {
 				return err
@@ -113,6 +125,7 @@ func (a *app) benchCommand() *cobra.Command {
 		return cmd.Root().PersistentPreRunE(cmd, args)
 	}
 	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
+	loc.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write the run's CPU profile to this file (the questions are under http.(*Server).search)")
 	loc.Flags().StringVar(&features, "match-features", "", "write each question's match and its results' match features to this file (JSON lines), to calibrate the match model")
 	sc := a.benchScaleCommand()
 	sc.PersistentPreRunE = loc.PersistentPreRunE // the same DSN fallback
