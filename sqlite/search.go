@@ -341,6 +341,7 @@ func (db *DB) fetchSeqs(ctx context.Context, seqs []int64, w *where) (found []*m
 			return nil, fmt.Errorf("sqlite: search: %w", err)
 		}
 		found[order[seq]] = &m
+		db.rowsRead.Add(1)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)

@@ -89,6 +89,10 @@ type DB struct {
 	// their filter and the vectors they scored exactly: tests hold it to a
 	// bound that does not grow with the store.
 	vectorExamined atomic.Int64
+	// rowsRead counts the memories searches read by seq: tests hold a
+	// search to reading no more rows than it returns when its filter
+	// drops none.
+	rowsRead atomic.Int64
 
 	// eventStmts are the statements of an event append (events.go).
 	eventMu    sync.Mutex
