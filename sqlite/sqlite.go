@@ -93,6 +93,9 @@ type DB struct {
 	// search to reading no more rows than it returns when its filter
 	// drops none.
 	rowsRead atomic.Int64
+	// ftsFiltered counts the searches FTS5 ranked with their filter, which
+	// the in-memory index answers once built.
+	ftsFiltered atomic.Int64
 
 	// eventStmts are the statements of an event append (events.go).
 	eventMu    sync.Mutex
