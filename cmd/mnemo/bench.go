@@ -40,7 +40,8 @@ func (a *app) benchCommand() *cobra.Command {
 		Long: "Starts a server on a fresh temporary store, feeds each conversation through POST /v1/messages\n" +
 			"(one agent per conversation, one session per LoCoMo session, key /turn/<dia_id>), asks every\n" +
 			"question of categories 1-4 through POST /v1/surface with now = the last session's time, and\n" +
-			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call; then\n" +
+			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call, with\n" +
+			"the median of each recall stage (its trace) over all the questions and over the slowest 5 %; then\n" +
 			"how well the answers' match (strong, weak, none) tells those questions from the adversarial ones\n" +
 			"(category 5: asked of the wrong person), as the AUROC of match_score; then hit@10 and recall@10 of\n" +
 			"each category and the AUROC for each conversation on its own.\n" +
