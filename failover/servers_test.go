@@ -62,3 +62,65 @@ func TestReplayKeepsOtherServersNewerWrites(t *testing.T) {
 		}
 	}
 }
+
+// PG-7, PG-10: a spooled write that loses last-write-wins to another
+// server's newer write is not dropped: the replay keeps it in the key's
+// history, unapplied, at the time it was acknowledged, as mnemo.Store.Write
+// keeps every acknowledged revision; the key keeps the newer value.
+func TestReplayKeepsSupersededWriteInHistory(t *testing.T) {
+	ctx := context.Background()
+	direct := pgtest.Native(t)
+	px, dsn := newProxy(t, direct)
+	a, err := failover.New(ctx, opener(dsn), filepath.Join(t.TempDir(), "spool"), failover.Options{ProbeEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := failover.New(ctx, opener(direct), filepath.Join(t.TempDir(), "spool"), failover.Options{ProbeEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcA, svcB := service.New(a, service.Options{}), service.New(b, service.Options{})
+	defer svcA.Close()
+	defer svcB.Close()
+	remember := func(svc *service.Mnemo, content string) mnemo.Memory {
+		t.Helper()
+		m, err := svc.Remember(ctx, alice, mnemo.Draft{Key: "/user/editor", Content: str(content)})
+		if err != nil {
+			t.Fatalf("remember %q: %v", content, err)
+		}
+		time.Sleep(2 * time.Millisecond) // distinct UpdatedAt on a coarse clock
+		return m
+	}
+
+	remember(svcB, "Uses vim for everything")
+	px.down()
+	spooled := remember(svcA, "Switched to helix this week")
+	remember(svcB, "Settled on zed after trying helix")
+	px.up()
+	waitUp(t, a)
+
+	db, err := postgres.Open(ctx, direct, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got, err := db.GetByKey(ctx, alice, "/user/editor"); err != nil || got.Content != "Settled on zed after trying helix" {
+		t.Fatalf("the key after A's replay: %q %v, want B's newer write", got.Content, err)
+	}
+	h, err := db.History(ctx, alice, "/user/editor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []mnemo.Revision
+	for _, r := range h {
+		if r.Memory != nil && r.Memory.Content == spooled.Content {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) != 1 || kept[0].Applied || kept[0].Op != mnemo.OpPut || !kept[0].At.Equal(spooled.UpdatedAt) {
+		t.Fatalf("the superseded spooled write in history: %+v, want one unapplied put at %v (history %+v)", kept, spooled.UpdatedAt, h)
+	}
+	if len(h) != 3 {
+		t.Fatalf("history of %d revisions, want 3: %+v", len(h), h)
+	}
+}
