@@ -23,8 +23,8 @@
 //   - replaying: the probe found the primary answering and the spool is not
 //     empty. New writes go to the primary at once; the spool is replayed into
 //     it in the background, in the order it was written, in batches
-//     (Options.ReplayBatch records of one scope: one lookup and one write
-//     transaction each), several at a time on a connection pool of the
+//     (Options.ReplayBatch records of one scope: one transaction each, which
+//     looks up what the primary has and writes the rest), several at a time on a connection pool of the
 //     replay's own (a key's records always in the same lane, in order). No
 //     write waits on the replay, nor for a connection it holds.
 //

@@ -26,8 +26,8 @@ const replayLanes = 4
 // memory; a longer spool takes several passes.
 const replayChunk = 50_000
 
-// batchTimeout bounds one batch of a replay (a lookup and a write
-// transaction of up to ReplayBatch records): past it the primary is taken
+// batchTimeout bounds one batch of a replay (a write transaction of up to
+// ReplayBatch records): past it the primary is taken
 // for unreachable and the replay is tried again at the next probe.
 const batchTimeout = 30 * time.Second
 
@@ -50,10 +50,11 @@ var errChunkFull = errors.New("failover: replay chunk full")
 
 // Replay writes what the spool holds into the primary, in the order it was
 // written, in batches, then its ledger entries; empties the spool and marks
-// the store up. It is idempotent: a record the primary already has (the
-// same id, or a write of the same key at the same time or later) is
-// skipped, so that a replay interrupted and done again, or done twice,
-// changes nothing. It returns how many records the primary took.
+// the store up. It is idempotent (Replayer): a record the primary has
+// seen, or one of a key deleted since, is skipped, and one that loses
+// last-write-wins is kept in history only, so that a replay interrupted
+// and done again, or done twice, changes nothing. It returns how many
+// records the primary took, applied or kept in history.
 //
 // The probe loop calls it in the background when the primary answers
 // again; calls go to the primary meanwhile and never wait for it.
