@@ -27,8 +27,8 @@ const replayLanes = 4
 const replayChunk = 50_000
 
 // batchTimeout bounds one batch of a replay (a write transaction of up to
-// ReplayBatch records): past it the primary is taken
-// for unreachable and the replay is tried again at the next probe.
+// ReplayBatch records): past it the primary is taken for unreachable and
+// the replay is tried again at the next probe.
 const batchTimeout = 30 * time.Second
 
 // spooled is one record of the spool with its scope.
