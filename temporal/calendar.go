@@ -278,6 +278,17 @@ var weekdays = map[string]time.Weekday{
 // number reads a count in English words or digits: lo..hi (a few = 2..4).
 func number(s string) (lo, hi int, ok bool) {
 	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	// Two counts bound one: "two or three", "2-3", "two to three".
+	for _, sep := range []string{" or ", " to ", "-", "–"} {
+		if a, b, found := strings.Cut(s, sep); found && a != "" && b != "" {
+			l, _, ok1 := number(a)
+			_, h, ok2 := number(b)
+			if !ok1 || !ok2 || h <= l {
+				return 0, 0, false
+			}
+			return l, h, true
+		}
+	}
 	s = strings.TrimPrefix(s, "a ")
 	switch s {
 	case "a", "an", "one", "single":

@@ -90,6 +90,9 @@ type ctx struct {
 	// every runs every rule, its quick lists unread: what the lists must
 	// not change (TestQuickListsAreSound).
 	every bool
+	// query is set for a query's text: a time there may bound what is
+	// asked on one side only ("after March 5"), see combine.
+	query bool
 }
 
 // lazyTense is the tense of text, guessed once.
@@ -136,7 +139,7 @@ type Asked struct {
 // bias to the past, and the query's text without it.
 func Query(text string, now time.Time) Asked {
 	a := Asked{Text: text, When: asksWhen(text)}
-	exprs := find(text, ctx{ref: now, bias: past})
+	exprs := find(text, ctx{ref: now, bias: past, query: true})
 	if len(exprs) == 0 {
 		return a
 	}
@@ -219,6 +222,7 @@ func find(text string, c ctx) []Expr {
 		}
 	}
 	sort.Slice(kept, func(i, j int) bool { return kept[i].pos < kept[j].pos })
+	kept = combine(text, kept, c)
 	out := make([]Expr, len(kept))
 	for i, m := range kept {
 		out[i] = Expr{Text: text[m.pos:m.end], Pos: m.pos, EndPos: m.end, Window: m.w}
@@ -280,7 +284,7 @@ func isWordByte(b byte) bool {
 func removeSpan(text string, pos, end int) string {
 	before, after := strings.TrimRight(text[:pos], " "), strings.TrimLeft(text[end:], " ")
 	lower := strings.ToLower(before)
-	for _, p := range []string{"in", "on", "during", "at", "since", "from", "of", "around", "by", "for", "between"} {
+	for _, p := range []string{"in", "on", "during", "at", "since", "from", "of", "around", "by", "for", "between", "over", "within"} {
 		if strings.HasSuffix(lower, " "+p) || lower == p {
 			before = strings.TrimRight(before[:len(before)-len(p)], " ")
 			break
