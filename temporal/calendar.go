@@ -176,7 +176,11 @@ func (p date) window(c ctx) (Window, bool) {
 	}
 	var cands []Window
 	if p.m != 0 {
-		for y := c.ref.Year() - 1; y <= c.ref.Year()+1; y++ {
+		from, to := c.ref.Year()-1, c.ref.Year()+1
+		if p.m == 2 && p.d == 29 { // a leap day: the leap years either side
+			from, to = c.ref.Year()-4, c.ref.Year()+4
+		}
+		for y := from; y <= to; y++ {
 			if p.d == 0 {
 				cands = append(cands, monthW(y, time.Month(p.m), loc))
 			} else if p.d <= daysIn(y, p.m) {

@@ -102,16 +102,19 @@ const (
 	toEnd
 )
 
-// English words before a time that open its window, longest first.
+// English words before a time that open its window, longest first. "As
+// of" asks for the state then ("how many pets did he have as of May?"):
+// what had happened by its end. Not "up to", which is also what someone
+// is up to ("what was I up to on the 8th?").
 var openBefore = []struct {
 	words string
 	o     opening
 }{
 	{"no earlier than", fromStart}, {"not earlier than", fromStart}, {"no later than", toEnd}, {"not later than", toEnd},
 	{"on or after", fromStart}, {"on or before", toEnd}, {"starting from", fromStart}, {"starting on", fromStart},
-	{"ever since", fromStart}, {"starting", fromStart}, {"beginning", fromStart}, {"as of", fromStart}, {"since", fromStart},
+	{"ever since", fromStart}, {"starting", fromStart}, {"beginning", fromStart}, {"since", fromStart}, {"as of", toEnd},
 	{"later than", afterEnd}, {"after", afterEnd},
-	{"up until", toEnd}, {"up to", toEnd}, {"until", toEnd}, {"till", toEnd},
+	{"up until", toEnd}, {"until", toEnd}, {"till", toEnd},
 	{"earlier than", toStart}, {"prior to", toStart}, {"before", toStart},
 }
 

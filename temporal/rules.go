@@ -29,13 +29,16 @@ type rule struct {
 
 // English building blocks.
 const (
-	mon   = `(?:january|february|march|april|may|june|july|august|september|october|november|december|sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
-	dnum  = `(?:[12][0-9]|3[01]|0?[1-9])`
-	ord   = `(?:st|nd|rd|th)`
-	year  = `(?:1[89][0-9]{2}|2[01][0-9]{2})`
-	month = `(?:1[0-2]|0?[1-9])`
-	wd    = `(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`
-	nword = `(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)`
+	mon = `(?:january|february|march|april|may|june|july|august|september|october|november|december|sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
+	// a month's name, an abbreviation with its full stop ("Dec.", not
+	// the sentence's after "May.")
+	monDot = `(?:(?:january|february|march|april|may|june|july|august|september|october|november|december)\b|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)(?:\.|\b))`
+	dnum   = `(?:[12][0-9]|3[01]|0?[1-9])`
+	ord    = `(?:st|nd|rd|th)`
+	year   = `(?:1[89][0-9]{2}|2[01][0-9]{2})`
+	month  = `(?:1[0-2]|0?[1-9])`
+	wd     = `(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`
+	nword  = `(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)`
 	// a count, or two bounding one ("two or three", "2-3")
 	count = `(?:(?:\d{1,3}|a\s+couple(?:\s+of)?|couple(?:\s+of)?|a\s+few|few|several|an?|` + nword + `)(?:\s+(?:or|to)\s+(?:\d{1,3}|` + nword + `)|\s*[-–]\s*\d{1,3})?)`
 	unit  = `(day|week|fortnight|month|year|decade)s?`
@@ -44,7 +47,7 @@ const (
 	// an absolute date: ISO, month day year, day month year, month year, month
 	absDate = `(?:` + year + `-` + month + `-` + dnum + `|` + year + `/` + month + `/` + dnum +
 		`|` + mon + `\.?\s+` + dnum + ord + `?(?:,?\s+` + year + `)?\b` +
-		`|` + dnum + ord + `?\s+(?:of\s+)?` + mon + `\b\.?(?:,?\s+` + year + `)?` +
+		`|` + dnum + ord + `?\s+(?:of\s+)?` + monDot + `(?:,?\s+` + year + `)?` +
 		`|` + mon + `\.?,?\s+(?:of\s+)?` + year +
 		`|` + mon + `)`
 	// a month (or a year) that a part of it can be taken of
@@ -115,7 +118,7 @@ func buildRules() []rule {
 		en("week of", `\b(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+(`+inner+`)\b`, 0, enWeekOf),
 		en(" of ", `\b(?:the\s+|at\s+the\s+|in\s+the\s+)?(very\s+beginning|beginning|start|end|middle|first\s+half|second\s+half|early\s+part|earlier\s+part|latter\s+part|later\s+part|last\s+part)\s+of\s+(`+inner+`)\b`, 0, enPartOf),
 		en("early|mid|late", `\b(early|mid|late)[\s-]+(`+inner+`)\b`, 0, enPartOf),
-		en("this", `\b(earlier|later)\s+this\s+(week|month|year)\b`, 0, enEarlierThis),
+		en("this", `\b(earlier|later|so\s+far)\s+this\s+(week|month|year)\b`, 0, enEarlierThis),
 		// Counted units.
 		en("ago|back|earlier", `\b(`+count+`)\s+`+unit+`(?:\s+or\s+(so|two|three))?\s+(ago|back|earlier)\b`, 0, enAgo),
 		en("half", `\b(?:(an?|one|two|three|four|five|six|\d{1,2})\s+(day|week|month|year)s?\s+and\s+a\s+half|(one|two|three|four|five|six|\d{1,2})\s+and\s+a\s+half\s+(day|week|month|year)s?|half\s+an?\s+(day|week|month|year))\s+(ago|back|earlier)\b`, 0, enHalfAgo),
@@ -123,18 +126,27 @@ func buildRules() []rule {
 		en("hour|minute", `\b(?:(?:the|over\s+the|in\s+the|within\s+the|during\s+the)\s+)?(?:past|last|previous)\s+(?:(`+count+`)\s+)?(hour|minute)s?\b`, 0, enPastHours),
 		// The unit two before or after this one: "the week before last",
 		// "the Friday after next".
-		en("before|after", `\bthe\s+(day|night|week|weekend|month|year|`+wd+`)\s+(before\s+last|after\s+next)\b`, 0, enBeforeLast),
-		en("this|today", `\b(?:(?:around|about|at)\s+)?(?:this\s+(?:time|day)\s+(last|next)\s+(year|month|week)|(`+count+`)\s+(year|month|week)s?\s+ago\s+today)\b`, 0, enThisTimeLast),
+		withPre(en("before|after", `\bthe\s+(day|night|week|weekend|month|year|`+wd+`)\s+(before\s+last|after\s+next)\b`, 0, enBeforeLast),
+			func(low string, digit, words bool) bool {
+				return strings.Contains(low, "last") || strings.Contains(low, "next")
+			}),
+		withPre(en("this|ago", `\b(?:(?:around|about|at)\s+)?(?:this\s+(?:time|day)\s+(last|next)\s+(year|month|week)|(`+count+`)\s+(year|month|week)s?\s+ago\s+today)\b`, 0, enThisTimeLast),
+			func(low string, digit, words bool) bool {
+				return strings.Contains(low, "time") || strings.Contains(low, "day")
+			}),
 		en("other", `\bthe\s+other\s+day\b`, 0, enOtherDay),
 		en("recent", `\b(?:in|over|during)\s+(?:the\s+)?recent\s+(day|week|month|year)s\b`, 0, enRecent),
 		en("weekend", `\b(?:over|during|on|at|for)\s+the\s+weekend\b`, 0, enTheWeekend),
-		en("in", `\b(early|earlier|late|later|mid)[\s-]+in\s+(`+inner+`)\b`, 0, enPartIn),
+		en("early|late|mid", `\b(early|earlier|late|later|mid)[\s-]+in\s+(`+inner+`)\b`, 0, enPartIn),
 		// Days of a month by their ordinal: "the fifth of May", "the 5th
 		// of last month", "May the 5th", "March first".
-		en("of", `\b(?:on\s+)?the\s+(`+ordw+`|`+dnum+ord+`)\s+of\s+(`+mon+`\b(?:,?\s+`+year+`)?|(?:last|this|next|the)\s+month)\b`, 0, enDayOf),
+		withPre(en("of", `\b(?:on\s+)?the\s+(`+ordw+`|`+dnum+ord+`)\s+of\s+(`+mon+`\b(?:,?\s+`+year+`)?|(?:last|this|next|the)\s+month)\b`, 0, enDayOf),
+			func(low string, digit, words bool) bool { return digit || quick(low, ordinalStems, digit, words) }),
 		withPre(en("", `\b(`+mon+`)\.?\s+(?:the\s+(`+ordw+`|`+dnum+ord+`)|(`+ordw+`))\b(?:,?\s+(`+year+`))?`, 0, enMonthOrdinal),
 			func(low string, digit, words bool) bool { return quick(low, monthWords, digit, words) }),
-		en(holidayQuick, `\b(?:(last|this|next|the)\s+)?(`+holidayNames+`)(?:,?\s+(`+year+`))?\b`, 0, enHoliday),
+		withPre(en(holidayQuick, `\b(?:(last|this|next|the)\s+)?(`+holidayNames+`)(?:,?\s+(`+year+`))?\b`, 0, enHoliday), func(low string, digit, words bool) bool {
+			return !strings.Contains(low, "new") || strings.Contains(low, "year") || quick(low, strings.TrimPrefix(holidayQuick, "new|"), digit, words)
+		}),
 		en("in |within", `\b(?:in|within)\s+(`+count+`)\s+`+unit+`\b`, 0, enIn),
 		en("from now|later|after that", `\b(`+count+`)\s+`+unit+`\s+(?:from\s+now|later|after\s+that)\b`, 0, enIn),
 		en("past|last|previous", `\b(?:the\s+|over\s+the\s+|in\s+the\s+)?(?:past|last|previous)\s+(`+count+`)\s+`+unit+`\b`, 0, enPast),
@@ -420,7 +432,7 @@ func enPartOf(sub []string, text string, loc []int, c ctx) (Window, bool) {
 
 func enEarlierThis(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	w := unitW(lower(sub[2]), c.ref)
-	if lower(sub[1]) == "earlier" {
+	if p := lower(sub[1]); p == "earlier" || p == "so far" {
 		return Window{w.Start, dayW(c.ref).End}, true
 	}
 	return Window{dayStart(c.ref), w.End}, true
@@ -989,17 +1001,13 @@ var tenseRes = sync.OnceValue(func() [2]*regexp.Regexp {
 	}
 })
 
-// asksWhen reports whether a query asks for a time, or for how long ago or
-// how long since ("how many days ago…", "多少天前…"), which a dated memory
-// answers, not how often ("how many days a week…").
-func asksWhen(text string) bool {
-	return whenRe().MatchString(text) && !oftenRe().MatchString(text)
-}
-
-var oftenRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|times?)\s+(?:a|an|per|each|every|in\s+an?)\b`)
-})
+// asksWhen reports whether a query asks for a time, or for how long ago
+// or how long between two events ("how many days ago…", "how many weeks
+// passed between…", "多少天前…"), which dated memories answer; not how
+// long something has lasted ("how long has she been painting?"), which
+// a memory says without a date ("for seven years").
+func asksWhen(text string) bool { return whenRe().MatchString(text) }
 
 var whenRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week)\b|which\s+(?:date|day|year|month|week)\b|how\s+long\s+ago\b|how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|time)\b|how\s+long\s+(?:has|have|had|since|before|after|until|is\s+it\s+since|was\s+it\s+(?:since|before|after))\b|since\s+when\b|at\s+what\s+time\b|in\s+(?:what|which)\s+(?:year|month)\b|on\s+(?:what|which)\s+(?:date|day)\b)|(?:什么时候|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|多久以前|多久前|多长时间以前|多久了|多长时间了|多少天|多少年|多少个?月|多少周|多少个?星期|多少个?礼拜|哪个月|什么日子)`)
+	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week)\b|which\s+(?:date|day|year|month|week)\b|how\s+long\s+ago\b|how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|time)\s+(?:ago|passed|elapsed|went\s+by|between|since|before|after|later|earlier|(?:has|had|have)\s+(?:passed|elapsed|gone\s+by)|(?:has|had|is|was)\s+it\s+been)\b|how\s+long\s+(?:since|(?:is|was|has|had)\s+it\s+been\s+since|after|before)\b|since\s+when\b|at\s+what\s+time\b|in\s+(?:what|which)\s+(?:year|month)\b|on\s+(?:what|which)\s+(?:date|day)\b)|(?:什么时候|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|多久以前|多久前|多长时间以前|多少(?:天|年|个?月|周|个?星期|个?礼拜)(?:前|以前|之前)|哪个月|什么日子)`)
 })

@@ -160,6 +160,9 @@ func unitOf(w Window) string {
 	return "year"
 }
 
+// ordinalStems are in every ordinal word of ordw.
+const ordinalStems = `first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|teenth|twentieth|thirtieth|twenty|thirty`
+
 // ordinalWords are the days of a month by their ordinal words.
 var ordinalWords = func() map[string]int {
 	m := map[string]int{}
@@ -231,7 +234,7 @@ func enMonthOrdinal(sub []string, text string, loc []int, c ctx) (Window, bool) 
 // sets (Easter, Thanksgiving, Mother's Day).
 const (
 	holidayNames = `christmas\s+eve|christmas\s+day|(?:christmas|xmas)(?:\s+(?:holidays?|break|vacation))?|boxing\s+day|new\s+year'?s\s+eve|new\s+year'?s(?:\s+day)?|valentine'?s(?:\s+day)?|halloween|thanksgiving|easter(?:\s+sunday)?|independence\s+day|mother'?s\s+day|father'?s\s+day|labou?r\s+day|memorial\s+day`
-	holidayQuick = `christmas|xmas|boxing|new|valentine|halloween|thanksgiving|easter|independence|mother|father|labor|labour|memorial`
+	holidayQuick = `new|christmas|xmas|boxing|valentine|halloween|thanksgiving|easter|independence|mother|father|labor|labour|memorial`
 )
 
 // holidayW is the holiday named in year y.

@@ -15,7 +15,14 @@
 // ("between August 11 and 15", "from March to May 2023", "2019-2021"),
 // vague spans ("the beginning of November 2022", "early 2023", "late last
 // year", seasons) and their Chinese forms ("昨天", "上周五", "去年三月",
-// "2022年1月", "三年前", "上个月", "下周", "11月初", "8月11日到15日").
+// "2022年1月", "三年前", "上个月", "下周", "11月初", "8月11日到15日");
+// spoken forms (REC-32): two units back or on ("the week before last",
+// "the Friday after next", "上上个月"), fortnights, spans of counts ("two
+// or three weeks ago", "a month or two ago"), hours, ordinal days ("the
+// fifth of May", "the 5th of last month"), holidays ("last Christmas",
+// "国庆节"); a range of any two times ("from last Monday to Wednesday",
+// "五月和七月之间"); and, in a query, a window open on one side ("after
+// March 5", "before last Monday", "3月5日以后", "今年以来").
 // A date without a year takes the year that puts it nearest the reference
 // (a question asks about the past: Query takes the latest one not after
 // it; a text with future cues, "will", "明天", the earliest one after it).
