@@ -336,6 +336,21 @@ func cnNumber(s string) (lo, hi int, ok bool) {
 	}
 	digits := map[rune]int{'〇': 0, '零': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
 	rs := []rune(s)
+	// Two neighbouring counts are a span of them: 两三 (two or three), 三四.
+	if len(rs) == 2 {
+		a, okA := digits[rs[0]]
+		b, okB := digits[rs[1]]
+		if okA && okB && a > 0 && b == a+1 {
+			return a, b, true
+		}
+	}
+	// Tens and a few: 十几 (eleven to nineteen), 二十几.
+	if len(rs) >= 2 && rs[len(rs)-1] == '几' && rs[len(rs)-2] == '十' {
+		if t, _, ok := cnNumber(string(rs[:len(rs)-1])); ok {
+			return t + 1, t + 9, true
+		}
+		return 0, 0, false
+	}
 	allDigits := true
 	n := 0
 	for _, r := range rs {

@@ -31,6 +31,7 @@ func combine(text string, ms []match, c ctx) []match {
 		out = append(out, ms[i])
 	}
 	for i := range out {
+		out[i] = partOfDay(text, out[i])
 		if rest := text[out[i].end:]; strings.HasPrefix(rest, "之间") && strings.ContainsAny(text[out[i].pos:out[i].end], "到至~～-—–") {
 			out[i].end += len("之间") // 五月到七月之间
 		}
@@ -267,4 +268,44 @@ func hasAnyPrefix(s string, ps ...string) bool {
 		}
 	}
 	return false
+}
+
+// The parts of a day said with it: "yesterday afternoon", "the morning of
+// May 5", "昨天下午". The window stays the day's (a memory's is a day at
+// best), but the words are the time's, not what is asked about.
+var (
+	enDayParts = []string{"morning", "afternoon", "evening", "night"}
+	zhDayParts = []string{"早上", "早晨", "上午", "中午", "下午", "傍晚", "晚上", "夜里", "凌晨", "夜间"}
+)
+
+// partOfDay is m with the part of the day said before or after it, when m
+// is a day.
+func partOfDay(text string, m match) match {
+	if m.w.Duration() > 25*time.Hour {
+		return m
+	}
+	rest := text[m.end:]
+	if r, _ := utf8.DecodeLastRuneInString(text[m.pos:m.end]); r >= utf8.RuneSelf {
+		for _, p := range zhDayParts {
+			if strings.HasPrefix(rest, p) {
+				m.end += len(p)
+				break
+			}
+		}
+		return m
+	}
+	low := strings.ToLower(rest)
+	for _, p := range enDayParts {
+		if t := strings.TrimLeft(low, " "); strings.HasPrefix(t, p) && (len(t) == len(p) || !isWordByte(t[len(p)])) {
+			m.end += len(low) - len(t) + len(p)
+			break
+		}
+	}
+	for _, p := range enDayParts {
+		if s, _, ok := wordEnding(text, m.pos, "the "+p+" of"); ok {
+			m.pos = s
+			break
+		}
+	}
+	return m
 }

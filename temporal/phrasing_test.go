@@ -247,6 +247,41 @@ func phrasings(ref time.Time) []phrasing {
 			fmt.Sprintf("最近%d天", n), fmt.Sprintf("过去%s天", zhNum(n)))
 	}
 	add(Window{daysFrom(ref, -4), today.End}, "in the past few days", "over the last few days", "最近几天", "这几天")
+
+	// Chinese spans of counts: 两三天前, 十几天前, 两个多月前, 一个多星期前.
+	add(Window{daysFrom(ref, -3), daysFrom(ref, -1)}, "两三天前", "2-3 days ago", "two or three days ago")
+	add(Window{daysFrom(ref, -19), daysFrom(ref, -10)}, "十几天前", "十多天前")
+	add(Window{monthOf(ref.Year(), ref.Month()-3, loc).Start, monthOf(ref.Year(), ref.Month()-2, loc).End}, "两个多月前")
+	add(Window{weekOf(daysFrom(ref, -14)).Start, weekOf(daysFrom(ref, -7)).End}, "一个多星期前")
+	add(Window{daysFrom(ref, -4), daysFrom(ref, -1)}, "前几天", "a few days ago")
+	add(Window{today.End, daysFrom(ref, 5)}, "the next few days", "over the next few days")
+	add(Window{today.End, daysFrom(ref, 15)}, "over the next two weeks", "the coming fortnight")
+	add(yearOfW(2019, loc), "in 2019", "2019年")
+	add(Window{d0(2020, 1, 1, loc), today.End}, "after 2019", "2019年以后", "2019年之后")
+	add(Window{mnemo.EarliestTime, d0(2019, 1, 1, loc)}, "before 2019", "2019年以前", "2019年之前")
+
+	// Days with their parts: the day's window.
+	add(oneDay(daysFrom(ref, -1)), "yesterday afternoon", "yesterday morning", "昨天下午", "昨天晚上")
+	add(oneDay(ref), "earlier today", "this afternoon", "今天早上")
+
+	// Weekdays of a month by their place, decades, quarters.
+	for m := time.January; m <= time.December; m += 4 {
+		month := lastDate(ref, m, 0)
+		first := month.Start
+		for first.Weekday() != time.Monday {
+			first = daysFrom(first, 1)
+		}
+		last := daysFrom(month.End, -1)
+		for last.Weekday() != time.Friday {
+			last = daysFrom(last, -1)
+		}
+		add(oneDay(first), "the first Monday of "+enMons[m], "the 1st Monday in "+enMons[m])
+		add(oneDay(last), "the last Friday of "+enMons[m])
+	}
+	add(Window{d0(1990, 1, 1, loc), d0(2000, 1, 1, loc)}, "the 1990s", "the nineties", "the '90s", "90年代", "九十年代", "1990年代")
+	add(Window{d0(1980, 1, 1, loc), d0(1990, 1, 1, loc)}, "the 1980s", "the eighties", "80年代")
+	add(Window{d0(2023, 1, 1, loc), d0(2023, 4, 1, loc)}, "Q1 2023", "the first quarter of 2023", "2023年第一季度")
+	add(Window{d0(ref.Year()-1, 10, 1, loc), d0(ref.Year(), 1, 1, loc)}, "the last quarter of last year", "去年第四季度")
 	add(Window{daysFrom(ref, -28), today.End}, "in the past few weeks", "in recent weeks")
 	add(Window{daysFrom(ref, -14), today.End}, "over the last couple of weeks", "最近两周")
 	return ps

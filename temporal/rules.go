@@ -134,6 +134,16 @@ func buildRules() []rule {
 			func(low string, digit, words bool) bool {
 				return strings.Contains(low, "time") || strings.Contains(low, "day")
 			}),
+		// Spans to come: "the next few days", "in the coming weeks".
+		en("next|coming|following", `\b(?:(?:the|over\s+the|in\s+the|within\s+the|during\s+the)\s+)?(?:next|coming|following)\s+(`+count+`)\s+`+unit+`\b`, 0, enNextCount),
+		en("coming", `\b(?:in|over|during)\s+the\s+coming\s+(day|week|month|year)s\b`, 0, enComing),
+		// A weekday (or weekend) of a month by its place: "the first Monday
+		// of May", "the last Friday of last month".
+		en(wdays+"|weekend", `\b(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(`+wd+`|weekend)\s+(?:of|in)\s+(`+inner+`)\b`, 0, enNthWeekdayOf),
+		// Decades: "the 1990s", "the nineties", "the '80s"; "the 90s" in a query.
+		en("0s|0's|ties", `\b(?:the\s+)?(?:((?:1[89]|20)[0-9]0)'?s|'([0-9]0)s|(twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)|the\s+([0-9]0)s)\b`, 0, enDecade),
+		// Quarters: "Q1 2023", "the first quarter of last year".
+		en("q|quarter", `\b(?:q([1-4])\s*(`+year+`)|(?:the\s+)?(first|second|third|fourth|last|1st|2nd|3rd|4th)\s+quarter\s+of\s+(`+year+`|(?:last|this|next|the)\s+year))\b`, 0, enQuarter),
 		en("other", `\bthe\s+other\s+day\b`, 0, enOtherDay),
 		en("recent", `\b(?:in|over|during)\s+(?:the\s+)?recent\s+(day|week|month|year)s\b`, 0, enRecent),
 		en("weekend", `\b(?:over|during|on|at|for)\s+the\s+weekend\b`, 0, enTheWeekend),
@@ -182,12 +192,17 @@ func buildRules() []rule {
 		// This year's halves: 上半年, 下半年 (去年下半年 is zhYearRel's).
 		zh(`(上|下)半年`, "半年", zhHalfYear),
 		// A few days ago, said the other way round: 前几天, 前些天.
-		zh(`前(几|些)天`, "前", zhFewDaysAgo),
+		zh(`前(几|些|两|一两|两三)(个)?(天|周|星期|礼拜|月|年)`, "前", zhFewDaysAgo),
 		zh(`(上上|上|这|本|下下|下)?个?(?:周末)`, "周末", zhWeekend),
 		// This month's or year's start or end: 月初, 年底.
 		zh(`(月初|月底|月末|年初|年底|年末)`, "初|底|末", zhPartAlone),
 		// The last few days: 这几天, 这两天.
 		zh(`这(几|两|些)天`, "天", zhTheseDays),
+		// The school holidays: 暑假 (July and August), 寒假 (mid-January to
+		// February).
+		zh(`(?:(大前年|前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(暑假|寒假)`, "假", zhVacation),
+		zh(`(?:(`+cyear+`)年|(去年|今年|明年))?的?第?([一二三四1-4])季度`, "季度", zhQuarter),
+		zh(`((?:19|20)?[0-9]0|[二三四五六七八九]十)年代`, "年代", zhDecade),
 		// A day of the month alone: 3号, 十五日.
 		zh(`(`+cnum+`{1,3})[日号]`, "日|号", zhDayAlone),
 		// This time a year (or month) ago: 去年这个时候, 去年的今天.
@@ -196,7 +211,7 @@ func buildRules() []rule {
 		zh(`(上上|上|这|本|下下|下)个?(周|星期|礼拜|月)`+cmod, "周|星期|礼拜|月", zhModUnit),
 		// Counted units before or after a date (REC-29): 6月9日前两天, 2023年5月之后三个月.
 		zh(`(`+cright+`)(?:的|之)?(前|后)(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|日|周|星期|礼拜|月|年)`, "前|后", zhCountRelativeTo),
-		zh(`(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(个)?(天|日|周|星期|礼拜|月|年)(前|以前|之前|后|以后|之后)`, "前|后", zhAgo),
+		zh(`(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(多)?(个)?(多)?(天|日|周|星期|礼拜|月|年)(多|半)?(前|以前|之前|后|以后|之后)`, "前|后", zhAgo),
 		zh(`(?:最近|过去|近)(的)?(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|周|星期|月|年)`, "最近|过去|近", zhPast),
 	}
 }
@@ -844,7 +859,7 @@ func zhHalfYear(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	return zhMod(yearW(c.ref.Year(), c.ref.Location()), sub[1]+"半年"), true
 }
 
-// zhFewDaysAgo is 前几天 as 几天前 reads.
+// zhFewDaysAgo is 前几天, 前两周, 前几个月 as 几天前 reads.
 func zhFewDaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if loc[0] > 0 {
 		r, _ := utf8.DecodeLastRuneInString(text[:loc[0]])
@@ -852,7 +867,11 @@ func zhFewDaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 			return Window{}, false // 6月9日前几天: zhCountRelativeTo's
 		}
 	}
-	return zhAgo([]string{"", "几", "", "天", "前"}, text, loc, c)
+	n := sub[1]
+	if n == "些" {
+		n = "几"
+	}
+	return zhAgo([]string{"", n, "", "个", "", sub[3], "", "前"}, text, loc, c)
 }
 
 func zhWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -941,17 +960,23 @@ func zhCountRelativeTo(sub []string, text string, loc []int, c ctx) (Window, boo
 
 var zhUnits = map[string]string{"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 
+// zhAgo is a count of units before or after the reference: 三天前,
+// 两个多月前 (two months and more), 十多天前 (ten-odd days), 一年半前.
 func zhAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
-	u := zhUnits[sub[3]]
-	if u == "month" && sub[2] == "" && sub[1] != "半" {
+	count, moreA, ge, moreB, unit, after, dir := sub[1], sub[2], sub[3], sub[4], sub[5], sub[6], sub[7]
+	u := zhUnits[unit]
+	if u == "month" && ge == "" && count != "半" && moreA == "" && moreB == "" && after == "" {
 		return Window{}, false // 三月前: before March, not three months ago
 	}
-	if sub[3] == "日" && strings.HasSuffix(text[:loc[0]], "月") {
+	if unit == "日" && strings.HasSuffix(text[:loc[0]], "月") {
 		return Window{}, false // 3月5日之后: after the 5th of March, not in five days
 	}
+	if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); loc[0] > 0 && strings.ContainsRune("0123456789０１２３４５６７８９〇零一二两三四五六七八九十", r) {
+		return Window{}, false // 2019年以后: a year's, not nineteen years on
+	}
 	lo, hi := 0, 0
-	if sub[1] == "半" {
-		if u != "year" && u != "month" {
+	if count == "半" {
+		if u != "year" && u != "month" || after == "半" {
 			return Window{}, false
 		}
 		if u == "year" {
@@ -961,11 +986,23 @@ func zhAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		}
 	} else {
 		var ok bool
-		if lo, hi, ok = cnNumber(sub[1]); !ok || hi > 200 {
+		if lo, hi, ok = cnNumber(count); !ok || hi > 200 {
 			return Window{}, false
 		}
 	}
-	if strings.HasSuffix(sub[4], "后") {
+	switch {
+	case after == "半": // a unit and a half more: so many days, a tenth either side
+		if lo != hi {
+			return Window{}, false
+		}
+		days := (float64(lo) + 0.5) * map[string]float64{"day": 1, "week": 7, "month": 30.44, "year": 365.25}[u]
+		u, lo, hi = "day", int(days*0.9+0.5), int(days*1.1+0.5)
+	case moreA != "" && lo == hi && lo%10 == 0: // 十多天: eleven to nineteen
+		lo, hi = lo+1, lo+9
+	case moreA != "" || moreB != "" || after == "多": // 两个多月: two and some
+		hi++
+	}
+	if strings.HasSuffix(dir, "后") {
 		return span(u, c.ref, -hi, -lo), true
 	}
 	return span(u, c.ref, lo, hi), true

@@ -452,3 +452,149 @@ func zhHoliday(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	}
 	return nearHoliday(f, "", c)
 }
+
+// enNextCount is "the next few days", "over the next two weeks": from the
+// day after the one said.
+func enNextCount(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	_, hi, ok := number(sub[1])
+	if !ok || hi == 0 || hi > 200 {
+		return Window{}, false
+	}
+	u, _, hi := perUnit(sub[2], hi, hi)
+	start := dayW(c.ref).End
+	return Window{start, dayStart(addUnits(u, start, hi))}, true
+}
+
+// enComing is "in the coming weeks": as "the next few weeks".
+func enComing(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	start := dayW(c.ref).End
+	return Window{start, dayStart(addUnits(lower(sub[1]), start, 4))}, true
+}
+
+// enNthWeekdayOf is "the first Monday of May", "the last weekend of April".
+func enNthWeekdayOf(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	m, ok := resolveInner(sub[3], c)
+	if !ok || m.Duration() > 32*24*time.Hour {
+		return Window{}, false
+	}
+	n := map[string]int{"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}[lower(sub[1])]
+	wd, weekend := weekdays[lower(sub[2])], lower(sub[2]) == "weekend"
+	if weekend {
+		wd = time.Saturday
+	}
+	var days []time.Time
+	for d := m.Start; d.Before(m.End); d = d.AddDate(0, 0, 1) {
+		if d.Weekday() == wd {
+			days = append(days, d)
+		}
+	}
+	if n == 0 {
+		n = len(days)
+	}
+	if n < 1 || n > len(days) {
+		return Window{}, false
+	}
+	w := dayW(days[n-1])
+	if weekend {
+		w.End = w.End.AddDate(0, 0, 1)
+	}
+	return w, true
+}
+
+// enDecade is a decade: "the 1990s", "the '80s", "the nineties"; "the
+// 90s" only in a query (in a text it is as often a temperature or an age).
+func enDecade(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	loc0 := c.ref.Location()
+	if sub[1] != "" {
+		y, _, _ := number(sub[1])
+		return decadeW(y, loc0), true
+	}
+	var d int
+	switch {
+	case sub[2] != "":
+		d, _, _ = number(sub[2])
+	case sub[3] != "":
+		d = map[string]int{"twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60, "seventies": 70, "eighties": 80, "nineties": 90}[lower(sub[3])]
+	default:
+		if !c.query {
+			return Window{}, false
+		}
+		d, _, _ = number(sub[4])
+	}
+	if w := wordBefore(text, loc[0]); w == "his" || w == "her" || w == "my" || w == "their" || w == "your" || w == "our" {
+		return Window{}, false // "in her twenties": an age
+	}
+	return lastDecade(d, c.ref), true
+}
+
+// lastDecade is the latest decade ending in d0 (20 for the twenties)
+// that began by ref.
+func lastDecade(d int, ref time.Time) Window {
+	y := ref.Year()/100*100 + d
+	if y > ref.Year() {
+		y -= 100
+	}
+	return decadeW(y, ref.Location())
+}
+
+// enQuarter is "Q1 2023", "the second quarter of last year".
+func enQuarter(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	q, y := 0, 0
+	if sub[1] != "" {
+		q, _, _ = number(sub[1])
+		y, _, _ = number(sub[2])
+	} else {
+		q = map[string]int{"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": 4}[lower(sub[3])]
+		w, ok := resolveInner(sub[4], c)
+		if !ok {
+			return Window{}, false
+		}
+		y = w.Start.Year()
+	}
+	s := time.Date(y, time.Month(3*q-2), 1, 0, 0, 0, 0, c.ref.Location())
+	return Window{s, s.AddDate(0, 3, 0)}, true
+}
+
+// zhVacation is 暑假 (July and August) or 寒假 (15 January to the end of
+// February) of the year named, or the one the bias picks.
+func zhVacation(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	f := func(y int) Window {
+		if sub[3] == "暑假" {
+			return Window{time.Date(y, 7, 1, 0, 0, 0, 0, c.ref.Location()), time.Date(y, 9, 1, 0, 0, 0, 0, c.ref.Location())}
+		}
+		return Window{time.Date(y, 1, 15, 0, 0, 0, 0, c.ref.Location()), time.Date(y, 3, 1, 0, 0, 0, 0, c.ref.Location())}
+	}
+	switch {
+	case sub[1] != "":
+		return f(c.ref.Year() + zhYearOff[sub[1]]), true
+	case sub[2] != "":
+		return f(cn(sub[2])), true
+	}
+	return nearHoliday(f, "", c)
+}
+
+// zhQuarter is 2023年第一季度, 去年第四季度, 第二季度 (this year's).
+func zhQuarter(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	y := c.ref.Year()
+	switch {
+	case sub[1] != "":
+		y = cn(sub[1])
+	case sub[2] != "":
+		y += zhYearOff[sub[2]]
+	}
+	q := cn(sub[3])
+	if q < 1 || q > 4 {
+		return Window{}, false
+	}
+	s := time.Date(y, time.Month(3*q-2), 1, 0, 0, 0, 0, c.ref.Location())
+	return Window{s, s.AddDate(0, 3, 0)}, true
+}
+
+// zhDecade is 90年代, 九十年代, 1990年代.
+func zhDecade(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	d := cn(sub[1])
+	if d >= 1000 {
+		return decadeW(d, c.ref.Location()), true
+	}
+	return lastDecade(d, c.ref), true
+}

@@ -20,7 +20,9 @@
 // "the Friday after next", "上上个月"), fortnights, spans of counts ("two
 // or three weeks ago", "a month or two ago"), hours, ordinal days ("the
 // fifth of May", "the 5th of last month"), holidays ("last Christmas",
-// "国庆节"); a range of any two times ("from last Monday to Wednesday",
+// "国庆节"), the next few days, the first Monday of May, decades,
+// quarters, Chinese spans of counts ("两三天前", "两个多月前"); a range of
+// any two times ("from last Monday to Wednesday",
 // "五月和七月之间"); and, in a query, a window open on one side ("after
 // March 5", "before last Monday", "3月5日以后", "今年以来").
 // A date without a year takes the year that puts it nearest the reference
