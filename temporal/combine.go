@@ -1,7 +1,9 @@
 package temporal
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -31,6 +33,7 @@ func combine(text string, ms []match, c ctx) []match {
 		out = append(out, ms[i])
 	}
 	for i := range out {
+		out[i] = relativeToAny(text, out[i])
 		out[i] = partOfDay(text, out[i])
 		if rest := text[out[i].end:]; strings.HasPrefix(rest, "之间") && strings.ContainsAny(text[out[i].pos:out[i].end], "到至~～-—–") {
 			out[i].end += len("之间") // 五月到七月之间
@@ -308,4 +311,47 @@ func partOfDay(text string, m match) match {
 		}
 	}
 	return m
+}
+
+// relBeforeRe is the words that put a unit just before or after a time, or
+// so many units, at the end of the text before it: "the day after
+// (Christmas)", "two weeks before (the 5th of last month)".
+var relBeforeRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:the\s+(day|night|week|weekend|month|year|` + wd + `)|(` + count + `)\s+` + unit + `)\s+(before|after)\s*$`)
+})
+
+// relativeToAny is m moved by the words before it that the rules of
+// REC-29 read only before the dates they know: "the day after
+// Christmas", "the week before the first Monday of May".
+func relativeToAny(text string, m match) match {
+	before := text[max(0, m.pos-48):m.pos]
+	if !strings.Contains(before, "before") && !strings.Contains(before, "after") && !strings.Contains(before, "Before") && !strings.Contains(before, "After") {
+		return m
+	}
+	loc := relBeforeRe().FindStringSubmatchIndex(before)
+	if loc == nil {
+		return m
+	}
+	sub := make([]string, len(loc)/2)
+	for k := range sub {
+		if loc[2*k] >= 0 {
+			sub[k] = before[loc[2*k]:loc[2*k+1]]
+		}
+	}
+	isBefore := lower(sub[4]) == "before"
+	w := m.w
+	if sub[1] != "" {
+		w = relativeTo(lower(sub[1]), isBefore, m.w)
+	} else {
+		lo, hi, ok := number(sub[2])
+		if !ok || hi == 0 || hi > 200 {
+			return m
+		}
+		u, lo, hi := perUnit(sub[3], lo, hi)
+		w = countFrom(m.w, u, lo, hi, isBefore)
+	}
+	if !w.Valid() {
+		return m
+	}
+	return match{pos: m.pos - len(before) + loc[0], end: m.end, prio: m.prio, w: w}
 }

@@ -278,6 +278,14 @@ func phrasings(ref time.Time) []phrasing {
 		add(oneDay(first), "the first Monday of "+enMons[m], "the 1st Monday in "+enMons[m])
 		add(oneDay(last), "the last Friday of "+enMons[m])
 	}
+	// Holidays, and the day before or after one, of the year the last
+	// one fell in.
+	xmas := lastDate(ref, 12, 25)
+	add(xmas, "Christmas", "Christmas Day", "圣诞节")
+	add(oneDay(daysFrom(xmas.Start, 1)), "the day after Christmas", "Boxing Day")
+	add(oneDay(daysFrom(xmas.Start, -1)), "Christmas Eve", "the day before Christmas", "平安夜")
+	add(Window{daysFrom(xmas.Start, -7), xmas.Start}, "the week before Christmas")
+	add(Window{daysFrom(xmas.Start, 2), daysFrom(xmas.Start, 4)}, "two or three days after Christmas")
 	add(Window{d0(1990, 1, 1, loc), d0(2000, 1, 1, loc)}, "the 1990s", "the nineties", "the '90s", "90年代", "九十年代", "1990年代")
 	add(Window{d0(1980, 1, 1, loc), d0(1990, 1, 1, loc)}, "the 1980s", "the eighties", "80年代")
 	add(Window{d0(2023, 1, 1, loc), d0(2023, 4, 1, loc)}, "Q1 2023", "the first quarter of 2023", "2023年第一季度")

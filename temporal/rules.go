@@ -623,42 +623,50 @@ func enRelativeTo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if !ok {
 		return Window{}, false
 	}
-	u, before := lower(sub[1]), lower(sub[2]) == "before"
+	return relativeTo(lower(sub[1]), lower(sub[2]) == "before", p), true
+}
+
+// relativeTo is the unit u (a day, a week, a weekday…) just before or
+// after p.
+func relativeTo(u string, before bool, p Window) Window {
+	if u == "night" {
+		u = "day"
+	}
 	if day, isDay := weekdays[u]; isDay {
 		if before {
-			return lastWeekday(p.Start, day), true
+			return lastWeekday(p.Start, day)
 		}
-		return nextWeekday(p.End.AddDate(0, 0, -1), day), true
+		return nextWeekday(p.End.AddDate(0, 0, -1), day)
 	}
 	switch u {
 	case "day":
 		if before {
-			return dayW(p.Start.AddDate(0, 0, -1)), true
+			return dayW(p.Start.AddDate(0, 0, -1))
 		}
-		return dayW(p.End), true
+		return dayW(p.End)
 	case "week":
 		if before {
-			return Window{p.Start.AddDate(0, 0, -7), p.Start}, true
+			return Window{p.Start.AddDate(0, 0, -7), p.Start}
 		}
-		return Window{p.End, p.End.AddDate(0, 0, 7)}, true
+		return Window{p.End, p.End.AddDate(0, 0, 7)}
 	case "weekend":
 		if before {
 			w := weekendW(p.Start)
 			if w.End.After(p.Start) {
 				w = weekendW(p.Start.AddDate(0, 0, -7))
 			}
-			return w, true
+			return w
 		}
 		w := weekendW(p.End)
 		if w.Start.Before(p.End) {
 			w = weekendW(p.End.AddDate(0, 0, 7))
 		}
-		return w, true
+		return w
 	}
 	if before {
-		return unitW(u, shift(u, p.Start, -1)), true
+		return unitW(u, shift(u, p.Start, -1))
 	}
-	return unitW(u, shift(u, p.Start, 1)), true
+	return unitW(u, shift(u, p.Start, 1))
 }
 
 // Chinese.
