@@ -125,8 +125,14 @@ func enRecent(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	return Window{dayStart(back(lower(sub[1]), c.ref, 4)), dayW(c.ref).End}, true
 }
 
-// enTheWeekend is "over the weekend": the weekend the bias picks.
+// enTheWeekend is "over the weekend": in a query, the latest one begun
+// (a question asks about the past); in a text, the nearest, whatever its
+// tense: said on a Friday, the one to come ("can't wait for the
+// weekend"), on a Monday, the one just over.
 func enTheWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if !c.query {
+		c.tense, c.bias = nil, nearest
+	}
 	return choose([]Window{weekendW(c.ref.AddDate(0, 0, -7)), weekendW(c.ref), weekendW(c.ref.AddDate(0, 0, 7))}, c)
 }
 
