@@ -627,6 +627,7 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 		return nil, 0, err
 	}
 	s.flushScope(ctx, scope) // a read after a recall sees its access
+	q.Filter = security.ClearanceFrom(ctx).TimeFilter(q.Filter)
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}
