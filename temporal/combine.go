@@ -106,17 +106,17 @@ const (
 	toEnd
 )
 
-// English words before a time that open its window, longest first. "As
-// of" asks for the state then ("how many pets did he have as of May?"):
-// what had happened by its end. Not "up to", which is also what someone
-// is up to ("what was I up to on the 8th?").
+// English words before a time that open its window, longest first. Not
+// "up to", which is also what someone is up to ("what was I up to on the
+// 8th?"), nor "as of", which asks for the state then ("how many pets did
+// he have as of May?"), best told by what was said about that time.
 var openBefore = []struct {
 	words string
 	o     opening
 }{
 	{"no earlier than", fromStart}, {"not earlier than", fromStart}, {"no later than", toEnd}, {"not later than", toEnd},
 	{"on or after", fromStart}, {"on or before", toEnd}, {"starting from", fromStart}, {"starting on", fromStart},
-	{"ever since", fromStart}, {"starting", fromStart}, {"beginning", fromStart}, {"since", fromStart}, {"as of", toEnd},
+	{"ever since", fromStart}, {"starting", fromStart}, {"beginning", fromStart}, {"since", fromStart},
 	{"later than", afterEnd}, {"after", afterEnd},
 	{"up until", toEnd}, {"until", toEnd}, {"till", toEnd},
 	{"earlier than", toStart}, {"prior to", toStart}, {"before", toStart},

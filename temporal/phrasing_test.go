@@ -212,10 +212,11 @@ func phrasings(ref time.Time) []phrasing {
 			before := Window{mnemo.EarliestTime, x.w.Start}
 			until := Window{mnemo.EarliestTime, x.w.End}
 			add(after, "after "+x.en, "later than "+x.en, x.zh+"以后", x.zh+"之后", x.zh+"后")
+			add(x.w, "as of "+x.en)
 			add(since, "since "+x.en, "on or after "+x.en, "from "+x.en+" onwards", "starting from "+x.en, "ever since "+x.en,
 				x.zh+"以来", "从"+x.zh+"开始", "自从"+x.zh, "自"+x.zh+"起")
 			add(before, "before "+x.en, "prior to "+x.en, "earlier than "+x.en, x.zh+"以前", x.zh+"之前", x.zh+"前")
-			add(until, "until "+x.en, "up until "+x.en, "no later than "+x.en, "as of "+x.en, "on or before "+x.en, "截至"+x.zh, "到"+x.zh+"为止")
+			add(until, "until "+x.en, "up until "+x.en, "no later than "+x.en, "on or before "+x.en, "截至"+x.zh, "到"+x.zh+"为止")
 		}
 	}
 
