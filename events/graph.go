@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // The graph of L2: events and memories are nodes, relations edges. The
@@ -68,7 +69,27 @@ func (s *Service) Neighbours(ctx context.Context, scope mnemo.Scope, id string, 
 	if err != nil {
 		return nil, err
 	}
-	return es.Relations(ctx, scope, mnemo.RelationQuery{IDs: []string{id}, Direction: q.Direction, Types: q.Types, Limit: q.Limit})
+	f := s.relationFilter(ctx, es, scope)
+	if !f.Masks() {
+		return es.Relations(ctx, scope, mnemo.RelationQuery{IDs: []string{id}, Direction: q.Direction, Types: q.Types, Limit: q.Limit})
+	}
+	// The limit counts the edges the caller may read (SEC-13).
+	rels, err := es.Relations(ctx, scope, mnemo.RelationQuery{IDs: []string{id}, Direction: q.Direction, Types: q.Types})
+	if err != nil {
+		return nil, err
+	}
+	if rels, err = f.Keep(ctx, rels); err != nil {
+		return nil, err
+	}
+	return rels[:min(len(rels), q.Limit)], nil
+}
+
+// relationFilter keeps, of the edges a walk meets, those the caller may
+// read: a caller that reads some levels masked walks only along edges none
+// of whose ends is a record it reads masked, so that neither an edge nor a
+// node read from a record's text reaches it (SEC-13).
+func (s *Service) relationFilter(ctx context.Context, es mnemo.EventStore, scope mnemo.Scope) *security.RelationFilter {
+	return security.ClearanceFrom(ctx).Relations(s.store.Store, es, scope)
 }
 
 func (s *Service) graphCall(scope mnemo.Scope, id string, q GraphQuery) (mnemo.EventStore, GraphQuery, error) {
@@ -94,6 +115,7 @@ func (s *Service) Traverse(ctx context.Context, scope mnemo.Scope, id string, q 
 	if err != nil {
 		return Graph{}, err
 	}
+	f := s.relationFilter(ctx, es, scope)
 	g := Graph{Nodes: []GraphNode{{ID: id}}, Edges: []mnemo.Relation{}}
 	seen := map[string]bool{id: true}
 	type edgeKey struct{ s, t, typ string }
@@ -101,6 +123,9 @@ func (s *Service) Traverse(ctx context.Context, scope mnemo.Scope, id string, q 
 	frontier := []string{id}
 	for depth := 1; depth <= q.Depth && len(frontier) > 0; depth++ {
 		rels, err := es.Relations(ctx, scope, mnemo.RelationQuery{IDs: frontier, Direction: q.Direction, Types: q.Types})
+		if err == nil {
+			rels, err = f.Keep(ctx, rels)
+		}
 		if err != nil {
 			return Graph{}, err
 		}
@@ -144,11 +169,15 @@ func (s *Service) ShortestPath(ctx context.Context, scope mnemo.Scope, from, to 
 	if from == to {
 		return []mnemo.Relation{}, nil
 	}
+	f := s.relationFilter(ctx, es, scope)
 	via := map[string]mnemo.Relation{} // node → the edge it was reached by
 	seen := map[string]bool{from: true}
 	frontier := []string{from}
 	for depth := 1; depth <= q.Depth && len(frontier) > 0; depth++ {
 		rels, err := es.Relations(ctx, scope, mnemo.RelationQuery{IDs: frontier, Direction: q.Direction, Types: q.Types})
+		if err == nil {
+			rels, err = f.Keep(ctx, rels)
+		}
 		if err != nil {
 			return nil, err
 		}

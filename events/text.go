@@ -164,7 +164,16 @@ func (s *Service) RelateEventText(ctx context.Context, scope mnemo.Scope, id str
 	if err != nil {
 		return nil, err
 	}
-	return s.relateText(ctx, scope, e)
+	rels, err := s.relateText(ctx, scope, e)
+	if err != nil || rels == nil {
+		return rels, err
+	}
+	// What the text names is as secret as the event (SEC-13).
+	es, err := s.eventStore()
+	if err != nil {
+		return nil, err
+	}
+	return s.relationFilter(ctx, es, scope).Keep(ctx, rels)
 }
 
 func (s *Service) relateText(ctx context.Context, scope mnemo.Scope, e mnemo.Event) ([]mnemo.Relation, error) {

@@ -23,8 +23,8 @@
 //   - replaying: the probe found the primary answering and the spool is not
 //     empty. New writes go to the primary at once; the spool is replayed into
 //     it in the background, in the order it was written, in batches
-//     (Options.ReplayBatch records of one scope: one lookup and one write
-//     transaction each), several at a time on a connection pool of the
+//     (Options.ReplayBatch records of one scope: one transaction each, which
+//     looks up what the primary has and writes the rest), several at a time on a connection pool of the
 //     replay's own (a key's records always in the same lane, in order). No
 //     write waits on the replay, nor for a connection it holds.
 //
@@ -33,12 +33,13 @@
 // primary decides every keyed write by UpdatedAt (mnemo.Store.Write): a
 // record spooled during the outage is older than a write of the same key
 // made after the primary answered again, so when the replay brings it, it
-// loses (or is skipped, below), whichever of the two reaches the database
-// first. The replay is idempotent: a batch first looks up its ids and keys
-// in the primary (BatchLookup) and skips a keyless record whose id is
-// there (a write that timed out but committed) and a keyed one whose key
-// was written at the same time or later, so a replay cut and done again,
-// or done twice, changes nothing.
+// loses, whichever of the two reaches the database first. A write that
+// loses is not dropped: the primary keeps it in the key's history,
+// unapplied, at the time it was acknowledged (PG-7). The replay is
+// idempotent (Replayer): the primary skips, in the batch's own
+// transaction, a record it has seen (its id, or its key's revision of the
+// same time), and one of a key deleted since, so a replay cut and done
+// again, or done twice, by this server or another, changes nothing.
 //
 // While replaying, reads go to the primary, which has everything but the
 // spooled records not yet replayed (a few seconds' worth: the replay takes
@@ -80,17 +81,31 @@ import (
 )
 
 // Primary is the store failover protects: a database with every ability
-// the Service uses, and a batched lookup for the replay.
+// the Service uses, a batched lookup, and the replay's idempotent write.
 type Primary interface {
 	mnemo.LifecycleStore
 	mnemo.StateStore
 	mnemo.VectorStore
 	BatchLookup
+	Replayer
 }
 
-// BatchLookup answers, in one call, what the replay needs to know of a
-// batch: which of ids the scope holds, and for each of keys that has a
-// row (live or tombstone), the UpdatedAt of that row.
+// Replayer writes a batch of spooled records, as acknowledged while the
+// primary was out of reach, so that writing them again changes nothing
+// (PG-7, PG-10): in one transaction, it skips a record the scope has seen
+// (a keyless one by its id, a keyed one by its key's revision of the same
+// UpdatedAt and op) and a keyed one whose key was deleted (forgotten,
+// cleared) at or after its UpdatedAt; it keeps a keyed record older than
+// its key's stored write in the key's history, unapplied, at its
+// UpdatedAt, the memory unchanged; it writes the others as Write does. It
+// returns how many records it stored, applied or kept in history.
+type Replayer interface {
+	ReplayWrites(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) (int, error)
+}
+
+// BatchLookup answers, in one call, which of ids the scope holds, and for
+// each of keys that has a row (live or tombstone), the UpdatedAt of that
+// row.
 type BatchLookup interface {
 	Lookup(ctx context.Context, scope mnemo.Scope, ids, keys []string) (map[string]bool, map[string]time.Time, error)
 }

@@ -26,9 +26,9 @@ const replayLanes = 4
 // memory; a longer spool takes several passes.
 const replayChunk = 50_000
 
-// batchTimeout bounds one batch of a replay (a lookup and a write
-// transaction of up to ReplayBatch records): past it the primary is taken
-// for unreachable and the replay is tried again at the next probe.
+// batchTimeout bounds one batch of a replay (a write transaction of up to
+// ReplayBatch records): past it the primary is taken for unreachable and
+// the replay is tried again at the next probe.
 const batchTimeout = 30 * time.Second
 
 // spooled is one record of the spool with its scope.
@@ -50,10 +50,11 @@ var errChunkFull = errors.New("failover: replay chunk full")
 
 // Replay writes what the spool holds into the primary, in the order it was
 // written, in batches, then its ledger entries; empties the spool and marks
-// the store up. It is idempotent: a record the primary already has (the
-// same id, or a write of the same key at the same time or later) is
-// skipped, so that a replay interrupted and done again, or done twice,
-// changes nothing. It returns how many records the primary took.
+// the store up. It is idempotent (Replayer): a record the primary has
+// seen, or one of a key deleted since, is skipped, and one that loses
+// last-write-wins is kept in history only, so that a replay interrupted
+// and done again, or done twice, changes nothing. It returns how many
+// records the primary took, applied or kept in history.
 //
 // The probe loop calls it in the background when the primary answers
 // again; calls go to the primary meanwhile and never wait for it.
@@ -121,6 +122,9 @@ func (s *Store) Replay(ctx context.Context) (int, error) {
 	summary := s.replay.perScope
 	s.replay = replayState{}
 	for sc, n := range summary {
+		if n == 0 {
+			continue // nothing replayed (a spool replayed again): nothing to say
+		}
 		// Through the store: into the spool, replayed later, if the
 		// primary has gone again.
 		err := s.AppendLedger(ctx, sc, []mnemo.LedgerEntry{{
@@ -187,8 +191,8 @@ func (s *Store) collect(ctx context.Context, skip int) (recs []spooled, more boo
 // records, each wave split into lanes written concurrently (the database
 // works on several batches at once). A key's records all go to one lane, in
 // their order; keyless records, which no later record overrides, are
-// dealt out. A lane writes its records in batches of one scope, skipping
-// those p already has. The progress is recorded in s.replay after each
+// dealt out. A lane writes its records in batches of one scope, which p
+// writes idempotently (Replayer). The progress is recorded in s.replay after each
 // wave.
 func (s *Store) apply(ctx context.Context, p Primary, recs []spooled) (int, error) {
 	took := 0
@@ -238,9 +242,9 @@ func (s *Store) apply(ctx context.Context, p Primary, recs []spooled) (int, erro
 	return took, nil
 }
 
-// applyLane writes recs into p, in order, in batches of one scope,
-// skipping the records p already has; wrote is told how many each batch
-// wrote.
+// applyLane writes recs into p, in order, in batches of one scope, each
+// of which the primary writes idempotently (Replayer); wrote is told how
+// many each batch wrote.
 func (s *Store) applyLane(ctx context.Context, p Primary, recs []spooled, wrote func(mnemo.Scope, int)) error {
 	for len(recs) > 0 {
 		n := 1
@@ -248,20 +252,21 @@ func (s *Store) applyLane(ctx context.Context, p Primary, recs []spooled, wrote 
 			n++
 		}
 		scope := recs[0].scope
+		batch := make([]mnemo.Record, n)
+		for i, r := range recs[:n] {
+			batch[i] = r.rec
+		}
 		var (
-			batch []mnemo.Record
-			err   error
+			took int
+			err  error
 		)
 		// A concurrent writer may win the primary's optimistic races
-		// (ECONFLICT): the batch is then looked up and tried again.
+		// (ECONFLICT): the batch, rolled back, is then tried again.
 		for try := 0; try < 3; try++ {
-			batch, err = s.missing(ctx, p, scope, recs[:n])
-			if err == nil && len(batch) > 0 {
-				err = s.bounded(ctx, func(ctx context.Context) error {
-					_, err := p.Write(ctx, scope, batch)
-					return err
-				})
-			}
+			err = s.bounded(ctx, func(ctx context.Context) (err error) {
+				took, err = p.ReplayWrites(ctx, scope, batch)
+				return err
+			})
 			if mnemo.ErrorCode(err) != mnemo.ECONFLICT {
 				break
 			}
@@ -269,7 +274,7 @@ func (s *Store) applyLane(ctx context.Context, p Primary, recs []spooled, wrote 
 		if err != nil {
 			return fmt.Errorf("failover: replay into the database: %w", err)
 		}
-		wrote(scope, len(batch))
+		wrote(scope, took)
 		recs = recs[n:]
 	}
 	return nil
@@ -285,44 +290,6 @@ func (s *Store) bounded(ctx context.Context, fn func(context.Context) error) err
 		s.setDown(err)
 	}
 	return err
-}
-
-// missing returns the records of recs that p does not have, from one
-// lookup: a keyless record whose id p holds (its write reached the
-// database before the outage was noticed) and a keyed one whose key p has
-// a write of at the same time or later are skipped.
-func (s *Store) missing(ctx context.Context, p Primary, scope mnemo.Scope, recs []spooled) ([]mnemo.Record, error) {
-	var ids, keys []string
-	for _, r := range recs {
-		if k := r.rec.Memory.Key; k != "" {
-			keys = append(keys, k)
-		} else {
-			ids = append(ids, r.rec.Memory.ID)
-		}
-	}
-	var (
-		has   map[string]bool
-		times map[string]time.Time
-	)
-	err := s.bounded(ctx, func(ctx context.Context) (err error) {
-		has, times, err = p.Lookup(ctx, scope, ids, keys)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]mnemo.Record, 0, len(recs))
-	for _, r := range recs {
-		m := r.rec.Memory
-		if m.Key == "" && has[m.ID] {
-			continue
-		}
-		if t, ok := times[m.Key]; m.Key != "" && ok && !t.Before(m.UpdatedAt) {
-			continue
-		}
-		out = append(out, r.rec)
-	}
-	return out, nil
 }
 
 // replayLedger appends to the primary the spool's ledger entries not yet
@@ -349,16 +316,77 @@ func (s *Store) replayLedger(ctx context.Context, p Primary) error {
 			continue
 		}
 		last := entries[len(entries)-1].Seq
+		if entries, err = s.unledgered(ctx, p, sc, entries); err != nil {
+			return err
+		}
 		for i := range entries {
 			entries[i].Seq = 0
 		}
-		err = s.bounded(ctx, func(ctx context.Context) error { return p.AppendLedger(ctx, sc, entries) })
-		if err != nil {
-			return err
+		if len(entries) > 0 {
+			err = s.bounded(ctx, func(ctx context.Context) error { return p.AppendLedger(ctx, sc, entries) })
+			if err != nil {
+				return err
+			}
 		}
 		s.replay.ledger[sc] = last
 	}
 	return nil
+}
+
+// unledgered returns the entries of sc's that p's ledger does not hold
+// already (the same time, action, actor and reason), so that a spool
+// replayed again, after a replay cut or done whole, ledgers nothing twice
+// (PG-5, PG-10).
+func (s *Store) unledgered(ctx context.Context, p Primary, sc mnemo.Scope, entries []mnemo.LedgerEntry) ([]mnemo.LedgerEntry, error) {
+	const page = 1000
+	since, until := entries[0].At, entries[0].At
+	for _, e := range entries {
+		since, until = minTime(since, e.At), maxTime(until, e.At)
+	}
+	until = until.Add(time.Nanosecond)
+	have := map[string]bool{}
+	for off := 0; ; off += page {
+		var es []mnemo.LedgerEntry
+		err := s.bounded(ctx, func(ctx context.Context) (err error) {
+			es, _, err = p.Ledger(ctx, sc, mnemo.LedgerQuery{Since: &since, Until: &until, Limit: page, Offset: off})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			have[ledgerIdentity(e)] = true
+		}
+		if len(es) < page {
+			break
+		}
+	}
+	out := entries[:0]
+	for _, e := range entries {
+		if !have[ledgerIdentity(e)] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// ledgerIdentity is what tells a ledger entry from another across stores.
+func ledgerIdentity(e mnemo.LedgerEntry) string {
+	return e.At.UTC().Format(time.RFC3339Nano) + "\x00" + e.Action + "\x00" + e.Actor + "\x00" + e.Reason
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // newLedger returns the spool's ledger entries of sc after seq after,

@@ -34,6 +34,8 @@ var gateMarkers = []string{
 	"Halvorsenix",            // an alias the writer gave a confidential memory
 	"Writemark31",            // written by the masking key itself: restricted
 	"Patchmark64",            // patched in by the masking key: restricted
+	"Kestrel19Moon",          // a password in a restricted event's text
+	"Ostrowskaya",            // a name in that text: an entity node of the graph
 }
 
 // gateStores are the stores the gate is tried on.
@@ -144,6 +146,28 @@ func testMaskGate(t *testing.T, storeName string, store mnemo.Store) {
 		}
 	}
 
+	// Events whose text names entities: a public one and a restricted
+	// one that meet at entity:Lisbon, so that a walk from the public one
+	// reaches the restricted one's entity:Dana Ostrowskaya.
+	const lisbon = "entity:Lisbon"
+	if events {
+		for _, e := range []map[string]any{
+			{"agent_id": "a", "id": "ev-pub", "type": "note", "security_level": "public", "data": map[string]any{"text": "The Lisbon office opened its doors"}},
+			{"agent_id": "a", "id": "ev-sec", "type": "note", "data": map[string]any{"text": "Dana Ostrowskaya in Lisbon says the password is Kestrel19Moon"}},
+		} {
+			var got mnemo.Event
+			if st, raw := callAs(t, owner, "POST", u("/v1/events"), e, &got); st != 201 {
+				t.Fatalf("plant event: %d %s", st, raw)
+			}
+			if e["id"] == "ev-sec" && got.SecurityLevel != mnemo.SecurityRestricted {
+				t.Fatalf("the event was classified %s", got.SecurityLevel)
+			}
+			if st, raw := callAs(t, owner, "POST", u("/v1/events/graph/text"), map[string]any{"agent_id": "a", "event_id": e["id"]}, nil); st != 200 {
+				t.Fatalf("relate: %d %s", st, raw)
+			}
+		}
+	}
+
 	later := time.Now().AddDate(2, 0, 0).UTC().Format(time.RFC3339)
 	const query = "vault password auditor alarm locker combination"
 	type gcase struct {
@@ -248,6 +272,20 @@ func testMaskGate(t *testing.T, storeName string, store mnemo.Store) {
 		{route: "POST /v1/reset", method: "POST", path: "/v1/reset", body: map[string]any{"agent_id": "a"}, last: true},
 		{route: "DELETE /v1/memories", method: "DELETE", path: "/v1/memories?agent_id=a&all=true", last: true},
 		{route: "DELETE /memory/long-term", method: "DELETE", path: "/memory/long-term?agent_id=a&all=true", last: true},
+	}
+	if events {
+		// The graph holds entity nodes read from event text: one read from
+		// a restricted event is as secret as the event.
+		cases = append(cases,
+			gcase{route: "GET /v1/events/graph/neighbours", method: "GET", path: "/v1/events/graph/neighbours?agent_id=a&node=ev-sec", sees: []string{"Ostrowskaya"}},
+			gcase{route: "GET /v1/events/graph/neighbours", method: "GET", path: "/v1/events/graph/neighbours?agent_id=a&node=" + q(lisbon), sees: []string{"ev-sec"}},
+			gcase{route: "GET /v1/events/graph/traverse", method: "GET", path: "/v1/events/graph/traverse?agent_id=a&depth=3&node=ev-pub", sees: []string{"Ostrowskaya"}},
+			gcase{route: "GET /v1/events/graph/traverse", method: "GET", path: "/v1/events/graph/traverse?agent_id=a&depth=2&node=" + q(lisbon), sees: []string{"Ostrowskaya"}},
+			// A path's ends are the caller's own words; TestMaskedGraph
+			// checks that no path runs through what it may not read.
+			gcase{route: "GET /v1/events/graph/path", method: "GET", path: "/v1/events/graph/path?agent_id=a&from=ev-pub&to=ev-sec", sees: []string{"precedes"}},
+			gcase{route: "POST /v1/events/graph/text", method: "POST", path: "/v1/events/graph/text", body: map[string]any{"agent_id": "a", "event_id": "ev-sec"}, sees: []string{"Ostrowskaya"}},
+		)
 	}
 	slices.SortStableFunc(cases, func(a, b gcase) int {
 		switch {

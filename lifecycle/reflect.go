@@ -190,7 +190,7 @@ func (s *Service) Reflect(ctx context.Context, scope mnemo.Scope, o ReflectOptio
 		case PhaseTidy:
 			c.tidy()
 		case PhaseGovern:
-			if err := c.govern(ctx, s.store.Events, scope, o.DryRun); err != nil {
+			if err := c.govern(ctx, s.store.Store, s.store.Events, scope, o.DryRun); err != nil {
 				return ReflectReport{}, err
 			}
 		case PhaseRetention:
@@ -325,10 +325,13 @@ func (c *cycle) tidy() {
 
 // govern removes orphan links (when the store keeps links), archives empty
 // memories and, per type with a quota, the faded and then the oldest over
-// it.
-func (c *cycle) govern(ctx context.Context, lp mnemo.EventStore, scope mnemo.Scope, dry bool) error {
+// it. The report lists the orphan links the caller may read (SEC-13).
+func (c *cycle) govern(ctx context.Context, st mnemo.Store, lp mnemo.EventStore, scope mnemo.Scope, dry bool) error {
 	if lp != nil {
 		orphans, err := lp.PruneLinks(ctx, scope, dry)
+		if err == nil {
+			orphans, err = c.clear.Relations(st, lp, scope).Keep(ctx, orphans)
+		}
 		if err != nil {
 			return err
 		}

@@ -23,7 +23,8 @@ import (
 // before it was reclassified) or written through the channel itself: none
 // may reach a tool's result (SEC-3, SEC-8).
 var gateMarkers = []string{"Vaultmark7Q", "Zebra42Tango", "Quillfeather", "qx.auditor@example.com", "March 1987", "1987-03-14",
-	"Datamark55", "Summark88", "Halvorsenix", "Writemark31"}
+	"Datamark55", "Summark88", "Halvorsenix", "Writemark31",
+	"Kestrel19Moon", "Ostrowskaya"} // a restricted event's text, and a name read from it: a node of the graph
 
 // TestMaskGate calls every tool the server lists, over both transports, on
 // every store, after confidential and restricted markers were planted:
@@ -89,6 +90,22 @@ func testMaskGate(t *testing.T, svc *service.Mnemo, connect func(*testing.T, *se
 	plants := write(mnemo.Draft{Key: "/pub/plants", Content: new("The office plants near the vault need water on Fridays"), SecurityLevel: mnemo.SecurityPublic})
 	if links {
 		if _, err := svc.Link(ctx, alice, mnemo.Relation{Source: plants.ID, Target: pass.ID}); err != nil {
+			t.Fatal(err)
+		}
+		// A restricted event related to what its text names, and linked
+		// to a public memory: the graph holds entity nodes read from it.
+		e, err := svc.AppendEvent(ctx, alice, mnemo.Event{ID: "ev-sec", Type: "note",
+			Data: json.RawMessage(`{"text":"Dana Ostrowskaya in Lisbon says the password is Kestrel19Moon"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.SecurityLevel != mnemo.SecurityRestricted {
+			t.Fatalf("the event was classified %s", e.SecurityLevel)
+		}
+		if _, err := svc.RelateEventText(ctx, alice, e.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Link(ctx, alice, mnemo.Relation{Source: plants.ID, Target: e.ID}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Write Guard decisions (MEM-10): what the gate did with a write.
@@ -85,6 +86,7 @@ const guardTerms = 8
 // stored memory; for a merge or conflict, the memories to change.
 func (s *Service) guard(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory) (GuardDecision, *mnemo.Memory, error) {
 	g := s.guardOpts
+	clear := security.ClearanceFrom(ctx)
 	text := strings.TrimSpace(m.Content + " " + m.Summary)
 	// Free text must say something. Structured data under a key is content
 	// whatever it holds, {} included (FS-17).
@@ -153,6 +155,11 @@ func (s *Service) guard(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory)
 		if err != nil {
 			return GuardDecision{}, nil, err
 		}
+		// A caller that reads masked is answered as if what it may not
+		// read were not stored: a duplicate, a merge or a conflict would
+		// tell it what such a memory says, and a merge would let it
+		// replace one (SEC-14).
+		sr.Hits = slices.DeleteFunc(sr.Hits, func(h mnemo.Hit) bool { return clear.Conceals(h.Memory.SecurityLevel) })
 	}
 	var conflicts []string
 	for _, h := range sr.Hits {

@@ -27,7 +27,7 @@ func (s *Service) matchResults(res *Result, scored []Scored, rc *recall) {
 	terms, names := s.queryTerms(text, who)
 	weight, termsOf := s.termWeights(res.Results, scored, terms)
 	// Coverage and Elsewhere first: each result's Rival is measured
-	// against the best coverage of those by or about someone else.
+	// against the most any of those by or about someone else tells.
 	feats := make([]rank.MatchFeatures, len(res.Results))
 	// What each tells of the query's content words, its names aside:
 	// another's words need not name the person asked about to answer
@@ -137,7 +137,7 @@ func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) (
 	df := make(map[string]int, len(terms))
 	of := make([]memTerms, len(results))
 	for i, m := range pool {
-		has := s.termsOf(m)
+		has := s.termsOf(m, terms)
 		if i < len(results) {
 			of[i] = has
 		}
@@ -155,21 +155,31 @@ func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) (
 	return w, of
 }
 
-// memTerms are the analysed words of a memory: all of them, and those of
-// its sentences that tell (told): neither a question nor said of the one
-// spoken to. A memory that has a query's words only where it asks about
-// them ("have you a favourite book?") or speaks of its listener ("you're
-// awesome with your store") does not say them of its speaker.
+// memTerms are the query's terms among the analysed words of a memory:
+// all of them, and those of its sentences that tell (told): neither a
+// question nor said of the one spoken to. A memory that has a query's
+// words only where it asks about them ("have you a favourite book?") or
+// speaks of its listener ("you're awesome with your store") does not say
+// them of its speaker.
 type memTerms struct {
 	all, told map[string]bool
 }
 
-// termsOf is the analysed words of what m says, and of what the lexical
-// index finds it by besides: its tags, key and entities, which tell.
-func (s *Service) termsOf(m *mnemo.Memory) memTerms {
-	has := memTerms{all: make(map[string]bool), told: make(map[string]bool)}
+// termsOf is the query's terms among the analysed words of what m says,
+// and of what the lexical index finds it by besides: its tags, key and
+// entities, which tell. Only the query's terms are ever looked up, so only
+// they are kept: a set of every word of every candidate would be most of
+// the match's allocations (PERF-10).
+func (s *Service) termsOf(m *mnemo.Memory, terms map[string]bool) memTerms {
+	var has memTerms
 	add := func(text string, tells bool) {
 		for _, t := range s.analyzer.Terms(text) {
+			if !terms[t] {
+				continue
+			}
+			if has.all == nil {
+				has.all, has.told = make(map[string]bool, len(terms)), make(map[string]bool, len(terms))
+			}
 			has.all[t] = true
 			if tells {
 				has.told[t] = true

@@ -7,6 +7,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -134,7 +135,8 @@ type recall struct {
 	lq      Query // what the lexical index searches: sq's subject (asked.go)
 	record  bool  // count an access of each result: Recall, not Surface
 	profile rank.Profile
-	now     time.Time // the time the query is judged at
+	now     time.Time          // the time the query is judged at
+	clear   security.Clearance // the caller's: what it reads masked is not ranked by its time (SEC-14)
 
 	asked     temporal.Asked  // the time the query names (REC-25) or asks for (REC-26)
 	timeLed   bool            // a question led by its time, no words of its own (REC-31)
@@ -151,7 +153,7 @@ type recall struct {
 // set), follow links.
 func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record bool) (out Result, err error) {
 	defer s.gate.Begin()() // background work steps aside meanwhile (PERF-2)
-	r := &recall{scope: scope, q: q, record: record, sw: newStopwatch(q.Trace)}
+	r := &recall{scope: scope, q: q, record: record, clear: security.ClearanceFrom(ctx), sw: newStopwatch(q.Trace)}
 	start := r.sw.now()
 	if r.profile, r.now, err = s.checkQuery(scope, &r.q); err != nil {
 		return Result{}, err

@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -65,6 +66,7 @@ func (s *Service) checkQuery(scope mnemo.Scope, q *Query) (profile rank.Profile,
 // indexes search, and the index terms of what is left, with the session
 // topic's (REC-15).
 func (s *Service) analyse(ctx context.Context, r *recall, res *Result) error {
+	r.q.Filter = security.ClearanceFrom(ctx).TimeFilter(r.q.Filter)
 	r.sq, r.lq = r.q, r.q
 	if !s.noTimeWho {
 		r.asked = temporal.Query(r.q.Text, r.now)

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/internal/panics"
 	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -78,6 +79,7 @@ func (s *Service) dated(ctx context.Context, scope mnemo.Scope, q Query, w tempo
 	if !f.OccurredBefore.After(*f.OccurredAfter) {
 		return nil, nil
 	}
+	f = security.ClearanceFrom(ctx).TimeFilter(f)
 	limit := max(q.Limit*candidateFactor, minCandidates)
 	// Along the occurred index, the latest to happen first: it stops at
 	// the limit, where the newest first would sort every match.
@@ -182,6 +184,7 @@ func (r *recall) want() int { return max(r.q.Limit*candidateFactor, minCandidate
 func (r *recall) whenQuery() mnemo.TextQuery {
 	q := mnemo.TextQuery{Filter: r.sq.Filter, Terms: r.aq.Terms, Prefixes: r.aq.Prefixes, Limit: r.want()}
 	q.Dated = true
+	q.Filter = r.clear.TimeFilter(q.Filter)
 	return q
 }
 

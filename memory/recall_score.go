@@ -114,6 +114,14 @@ func (s *Service) adjust(r *recall, m *mnemo.Memory) adjustment {
 		x.topic = s.topicBoost
 	}
 	occ := m.OccurredOf()
+	if r.clear.Conceals(m.SecurityLevel) {
+		// Ranked by a time its caller may not read, a memory would tell
+		// it when it happened: its creation, which it reads, stands in
+		// (SEC-14).
+		bare := *m
+		bare.Occurred = nil
+		occ = bare.OccurredOf()
+	}
 	if r.asked.Found {
 		said := temporal.Window{Start: m.CreatedAt, End: m.CreatedAt.Add(time.Second)}
 		if !r.asked.Window.Overlaps(said) {

@@ -539,7 +539,9 @@ func (s *Service) writeWith(ctx context.Context, scope mnemo.Scope, recs []mnemo
 		return nil, err
 	}
 	if s.vec != nil {
-		s.vec.kick()
+		if s.vec.queued(recs) {
+			s.vec.kick()
+		}
 	} else if s.noVectors {
 		s.warnOnce(noIndexWarning, "err", "the store keeps no vectors")
 		s.noteDegraded(ctx, scope, mnemo.DegradedVectorIndex, "no vector index (the store keeps no vectors): memories written without vectors")
@@ -627,6 +629,7 @@ func (s *Service) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery
 		return nil, 0, err
 	}
 	s.flushScope(ctx, scope) // a read after a recall sees its access
+	q.Filter = security.ClearanceFrom(ctx).TimeFilter(q.Filter)
 	if q.Limit < 0 || q.Offset < 0 {
 		return nil, 0, mnemo.Errorf(mnemo.EINVALID, "limit and offset must not be negative")
 	}

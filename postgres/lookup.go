@@ -10,8 +10,8 @@ import (
 
 // Lookup answers, in one query, which of ids scope holds and, for each of
 // keys with a row (live or tombstone), when that row was last written: what
-// the failover's replay needs to skip the spooled records the database
-// already has, a batch at a time.
+// the failover needs to tell its spool's last write of a key from the
+// database's.
 func (db *DB) Lookup(ctx context.Context, scope mnemo.Scope, ids, keys []string) (map[string]bool, map[string]time.Time, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, nil, err

@@ -36,8 +36,17 @@ const insertChunk = 200
 // to Options.WriteAttempts times, after which it fails with ECONFLICT:
 // nothing is acknowledged that was not stored.
 func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
-	return db.write(ctx, scope, recs, false)
+	return db.write(ctx, scope, recs, writeNew)
 }
+
+// writeMode is what a batch's records are.
+type writeMode int
+
+const (
+	writeNew      writeMode = iota // Write
+	writeReplace                   // Replace: a keyless record replaces its id's memory
+	writeReplayed                  // ReplayWrites: writes acknowledged earlier elsewhere
+)
 
 // Replace changes a keyless memory in place (API-14), as Write upserts a
 // key: the row of the record's id, live and keyless, takes the record,
@@ -47,16 +56,16 @@ func (db *DB) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) 
 	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
 		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")
 	}
-	ms, err := db.write(ctx, scope, []mnemo.Record{rec}, true)
+	ms, err := db.write(ctx, scope, []mnemo.Record{rec}, writeReplace)
 	if err != nil {
 		return mnemo.Memory{}, err
 	}
 	return ms[0], nil
 }
 
-// write is Write; with replace, each keyless record replaces the live
+// write is Write; with writeReplace, each keyless record replaces the live
 // keyless memory of its id (ENOTFOUND when there is none).
-func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, replace bool) ([]mnemo.Memory, error) {
+func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, mode writeMode) ([]mnemo.Memory, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
@@ -78,7 +87,7 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 			return err
 		}
 		var err error
-		out, err = db.writeBatch(ctx, tx, scope, rows, now, replace)
+		out, err = db.writeBatch(ctx, tx, scope, rows, now, mode)
 		return err
 	})
 	if err != nil {
@@ -169,9 +178,12 @@ func (s *slot) current() (updated int64, tombstone, ok bool) {
 	return 0, false, false
 }
 
-// writeBatch is one attempt at a Write, in tx; with replace, keyless
-// records replace the memories of their ids.
-func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in []*row, now time.Time, replace bool) ([]mnemo.Memory, error) {
+// writeBatch is one attempt at a Write, in tx; with writeReplace, keyless
+// records replace the memories of their ids; with writeReplayed, a record
+// that loses last-write-wins goes to history at its UpdatedAt, when it was
+// acknowledged, rather than now.
+func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in []*row, now time.Time, mode writeMode) ([]mnemo.Memory, error) {
+	replace := mode == writeReplace
 	if _, err := tx.Exec(ctx, `INSERT INTO scopes (tenant_id, agent_id) VALUES ($1::text, $2::text) ON CONFLICT DO NOTHING`,
 		scope.TenantID, scope.AgentID); err != nil {
 		return nil, err
@@ -236,7 +248,11 @@ func (db *DB) writeBatch(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, in [
 		if ok && updated > sqlrow.Nanos(m.UpdatedAt) {
 			// Older than what is stored: history keeps it, the memory
 			// does not change.
-			histRows = append(histRows, historyRow{seq: hist[i], m: *m, op: op})
+			h := historyRow{seq: hist[i], m: *m, op: op}
+			if mode == writeReplayed {
+				h.at = m.UpdatedAt
+			}
+			histRows = append(histRows, h)
 			if s.next == nil {
 				s.lost = true
 			}
@@ -389,6 +405,7 @@ type historyRow struct {
 	m       mnemo.Memory
 	op      string
 	applied bool
+	at      time.Time // when the store took it; zero for the batch's now
 }
 
 // insertHistory appends the batch's revisions. A revision omits the
@@ -403,6 +420,10 @@ func insertHistory(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, hs []histo
 		for _, h := range chunk {
 			rev := h.m
 			rev.Embedding = nil
+			at := now
+			if !h.at.IsZero() {
+				at = h.at
+			}
 			body, err := json.Marshal(rev)
 			if err != nil {
 				return fmt.Errorf("history: %w", err)
@@ -410,7 +431,7 @@ func insertHistory(ctx context.Context, tx pgx.Tx, scope mnemo.Scope, hs []histo
 			vals = append(vals, "("+strings.Join([]string{
 				p.p(h.seq, "bigint"), p.p(scope.TenantID, "text"), p.p(scope.AgentID, "text"),
 				p.p(h.m.ID, "text"), p.p(sqlrow.NullString(h.m.Key), "text"), p.p(h.op, "text"),
-				p.p(sqlrow.Nanos(now), "bigint"), p.p(h.applied, "boolean"), p.p(string(body), "json"),
+				p.p(sqlrow.Nanos(at), "bigint"), p.p(h.applied, "boolean"), p.p(string(body), "json"),
 			}, ", ")+")")
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO history (seq, tenant_id, agent_id, memory_id, key, op, at_ns, applied, memory)

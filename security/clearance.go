@@ -345,3 +345,42 @@ func rankOf(level string) int {
 	}
 	return mnemo.LevelRank(level)
 }
+
+// noLevel is a security level no record has: a filter of it matches nothing.
+const noLevel = "-"
+
+// Readable returns the levels of given (every level when given is empty)
+// that c reads whole, for a filter that matches only what c may read: a
+// caller that reads masked may not select memories by what it may not read
+// of them, such as when they happened (SEC-14). With a clearance that reads
+// everything, given is returned as it is; when c reads none of given, a
+// level no memory has.
+func (c Clearance) Readable(given []string) []string {
+	if !c.Masks() {
+		return given
+	}
+	if len(given) == 0 {
+		given = []string{mnemo.SecurityPublic, mnemo.SecurityInternal, mnemo.SecurityConfidential, mnemo.SecurityRestricted}
+	}
+	var out []string
+	for _, l := range given {
+		if !c.Conceals(l) {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return []string{noLevel}
+	}
+	return out
+}
+
+// TimeFilter returns f as c may select by it: a filter on when things
+// happened (occurred bounds, dated) matches only the memories c reads
+// whole, whose occurred c reads; others are hidden from it, as they would
+// be if it could bisect their dates (SEC-14).
+func (c Clearance) TimeFilter(f mnemo.Filter) mnemo.Filter {
+	if c.Masks() && (f.OccurredAfter != nil || f.OccurredBefore != nil || f.Dated) {
+		f.SecurityLevels = c.Readable(f.SecurityLevels)
+	}
+	return f
+}

@@ -225,9 +225,14 @@ func (s *Store) CountTypes(ctx context.Context, scope mnemo.Scope, f mnemo.Filte
 	return s.of(scope).CountTypes(ctx, scope, f)
 }
 
-// Lookup is the failover replay's batched lookup.
+// Lookup is the failover's batched lookup.
 func (s *Store) Lookup(ctx context.Context, scope mnemo.Scope, ids, keys []string) (map[string]bool, map[string]time.Time, error) {
 	return s.of(scope).Lookup(ctx, scope, ids, keys)
+}
+
+// ReplayWrites is the failover replay's idempotent write.
+func (s *Store) ReplayWrites(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) (int, error) {
+	return s.of(scope).ReplayWrites(ctx, scope, recs)
 }
 
 // ImportHistory takes key history as it was (migrate-store).
