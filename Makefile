@@ -133,6 +133,8 @@ FUZZERS = \
 	./temporal:FuzzExtract \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
+	./memory:FuzzSentences \
+	./bench/locomo:FuzzReadFeatures \
 	./internal/timejson:FuzzRewrite \
 	./internal/agenthook:FuzzReadTranscript \
 	./internal/agenthook:FuzzParseInput \
