@@ -42,8 +42,8 @@ var graphStores = []struct {
 // to a restricted one: the masking key walks only along edges none of
 // whose ends is a record it reads masked, so that no node read from the
 // restricted text, no edge to a restricted record and no path through one
-// reaches it, nor an orphan link of one in reflect's report (SEC-13); the
-// clearing key sees them all.
+// reaches it, nor an orphan link of one in reflect's report, nor recall
+// along links (traverse_hops) (SEC-13); the clearing key sees them all.
 func TestMaskedGraph(t *testing.T) {
 	t.Parallel()
 	for _, st := range graphStores {
@@ -134,6 +134,8 @@ func testMaskedGraph(t *testing.T, store mnemo.Store) {
 			clear: 200, masked: 200, shown: []string{"ev-pub"}},
 		{name: "text relations of a restricted event", method: "POST", path: "/v1/events/graph/text", body: map[string]any{"agent_id": "a", "event_id": "ev-sec"},
 			clear: 403, masked: 200},
+		{name: "recall along links", method: "POST", path: "/v1/recall", body: map[string]any{"agent_id": "a", "query": "plants water", "limit": 5, "traverse_hops": 2},
+			clear: 403, masked: 200, seen: []string{sec.ID}, shown: []string{pub.ID, "ev-pub"}},
 		{name: "reflect's orphan links", method: "POST", path: "/v1/reflect", body: map[string]any{"agent_id": "a", "dry_run": true, "phases": []string{"govern"}},
 			clear: 403, masked: 200, seen: []string{"ghost-sec"}, shown: []string{"ghost-pub"}},
 	}
