@@ -74,7 +74,7 @@ RACE = -race -gcflags=modernc.org/...=-d=checkptr=0 \
 # golden check);
 # those pinning a seed's own figures run here once more at full size without
 # it, where they cost a tenth.
-FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait|TestRunSmall|TestEmbedMatchesReference|TestCompactWalk|TestBulkRecall|TestOpenBuildsMissingIndexFirst|TestTimeQuestions|$(PLAINONLY))$$
+FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWait|TestRunSmall|TestEmbedMatchesReference|TestCompactWalk|TestBulkRecall|TestOpenBuildsMissingIndexFirst|TestTimeQuestions|TestPhrasings|$(PLAINONLY))$$
 # Single-goroutine checks (rules, arithmetic, file formats, heap bounds) that
 # the detector slows ten- to sixtyfold and that have nothing for it to find:
 # they skip under -race and run only here.
@@ -138,6 +138,8 @@ FUZZERS = \
 	./temporal:FuzzExtract \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
+	./memory:FuzzSentences \
+	./bench/locomo:FuzzReadFeatures \
 	./internal/timejson:FuzzRewrite \
 	./internal/agenthook:FuzzReadTranscript \
 	./internal/agenthook:FuzzParseInput \

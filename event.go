@@ -116,6 +116,15 @@ const (
 	RelRelated  = "related"  // the default of a Link
 )
 
+// Prefixes of the nodes read from an event's text (EVT-6): what it
+// mentions, feels and wants. Such a node is no record: a link to it is
+// never an orphan for it, and goes with its event.
+const (
+	NodeEntity  = "entity:"
+	NodeEmotion = "emotion:"
+	NodeIntent  = "intent:"
+)
+
 // Directions of a relation query, seen from the node asked about.
 const (
 	DirOut  = "out"  // edges whose Source is the node
@@ -162,7 +171,8 @@ type EventStore interface {
 	// Relations returns the edges touching q.IDs, oldest first.
 	Relations(ctx context.Context, scope Scope, q RelationQuery) ([]Relation, error)
 	// PruneLinks returns the scope's orphan links — those with an end that
-	// is neither a memory (live or archived) nor an event of the scope —
+	// is neither a memory (live or archived) nor an event of the scope,
+	// nor a node read from text (NodeEntity, NodeEmotion, NodeIntent) —
 	// and, unless dry, deletes them. Reflect's govern phase calls it.
 	PruneLinks(ctx context.Context, scope Scope, dry bool) ([]Relation, error)
 }

@@ -32,9 +32,9 @@ const (
 	RelEmotion  = "emotion"
 	RelIntent   = "intent"
 
-	NodeEntity  = "entity:"
-	NodeEmotion = "emotion:"
-	NodeIntent  = "intent:"
+	NodeEntity  = mnemo.NodeEntity
+	NodeEmotion = mnemo.NodeEmotion
+	NodeIntent  = mnemo.NodeIntent
 )
 
 // Intents the rules tell apart.

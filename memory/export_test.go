@@ -10,3 +10,6 @@ func SetMatch(s *Service, on bool) { s.noMatch = !on }
 
 // Addressed is addressed, for its table test.
 var Addressed = addressed
+
+// Sentences is sentences, for its table test and fuzzer.
+var Sentences = sentences

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/security"
 )
 
 // Recall along links (recall_path's traverse_hops, API-3, REC-22): after
@@ -19,6 +20,10 @@ import (
 // and passes only through those. The sqlite store drops a memory's links
 // when it is forgotten or purged, in the same transaction; reflect's govern
 // phase removes whatever orphan links are left (EventStore.PruneLinks).
+//
+// A caller that reads masked walks only the links none of whose ends is a
+// record it reads masked, as the graph routes do (SEC-13): a link to a
+// restricted memory or event, or from a restricted hit, leads it nowhere.
 
 // MaxTraverseHops bounds how many links a recall follows from a direct hit.
 const MaxTraverseHops = 3
@@ -95,10 +100,16 @@ func (s *Service) ExpandLinks(ctx context.Context, scope mnemo.Scope, from []str
 			order = append(order, id)
 		}
 	}
+	filter := security.ClearanceFrom(ctx).Relations(s.store.Store, es, scope)
 	looked := 0
 	for hop := 1; hop <= hops && len(frontier) > 0 && len(out) < limit; hop++ {
 		rels, err := es.Relations(ctx, scope, mnemo.RelationQuery{IDs: order, Direction: mnemo.DirBoth})
 		if err != nil {
+			return nil, err
+		}
+		// A caller that reads masked walks only the edges none of whose
+		// ends it reads masked, as the graph routes do (SEC-13).
+		if rels, err = filter.Keep(ctx, rels); err != nil {
 			return nil, err
 		}
 		// The best way to each new node at this hop.

@@ -317,3 +317,42 @@ func TestClearDropsMemoryLinks(t *testing.T) {
 		t.Fatalf("orphans after clear: %+v %v", rep.OrphanLinks, err)
 	}
 }
+
+// Reflect's govern phase (scheduled ones too) keeps the edges read from
+// events' text — their entity, emotion and intent nodes are no records — and
+// prunes only the links to records that are gone.
+func TestReflectKeepsTextRelations(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc, db := newEventService(t, c, events.Options{TextRelations: events.TextRelationOptions{On: true}})
+	es := mustAppend(t, svc, alice, ev("user.message", "chat", c.Now(), `{"text":"I'm so happy: please plan my trip to Berlin"}`))
+	if err := svc.WaitEventRelations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	text := func() []string {
+		rels, err := svc.Neighbours(ctx, alice, es[0].ID, events.GraphQuery{Direction: mnemo.DirOut, Types: []string{events.RelMentions, events.RelEmotion, events.RelIntent}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, r := range rels {
+			out = append(out, r.Target)
+		}
+		slices.Sort(out)
+		return out
+	}
+	before := text()
+	if !slices.Contains(before, "entity:Berlin") || len(before) < 3 {
+		t.Fatalf("text relations %v", before)
+	}
+	if err := db.AddRelations(ctx, alice, []mnemo.Relation{{Source: es[0].ID, Target: "ghost", Type: "related", Confidence: 1, CreatedAt: c.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhaseGovern}})
+	if err != nil || len(rep.OrphanLinks) != 1 || rep.OrphanLinks[0].Target != "ghost" {
+		t.Fatalf("orphans: %+v %v", rep.OrphanLinks, err)
+	}
+	if after := text(); !slices.Equal(after, before) {
+		t.Fatalf("text relations after reflect %v, want %v", after, before)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/entity"
@@ -26,31 +27,54 @@ func (s *Service) matchResults(res *Result, scored []Scored, rc *recall) {
 	terms, names := s.queryTerms(text, who)
 	weight, termsOf := s.termWeights(res.Results, scored, terms)
 	// Coverage and Elsewhere first: each result's Rival is measured
-	// against the best coverage of those by or about someone else.
+	// against the most any of those by or about someone else tells.
 	feats := make([]rank.MatchFeatures, len(res.Results))
+	// What each tells of the query's content words, its names aside:
+	// another's words need not name the person asked about to answer
+	// in their stead.
+	tells := make([]float64, len(res.Results))
 	rival := 0.0
 	for i := range res.Results {
 		r := &res.Results[i]
 		f := r.feat
 		has := termsOf[i]
-		f.Elsewhere = elsewhere(&r.Memory, who, said, names, has)
-		var got, all float64
+		speaker := speakerName(&r.Memory)
+		f.Elsewhere = elsewhere(&r.Memory, speaker, who, said, names, has.all)
+		var got, told, all, content, toldContent float64
 		for t, w := range weight {
 			all += w
-			// A name is matched by what is by or about its person,
-			// whether or not the text repeats it.
-			if has[t] || names[t] && f.Elsewhere == 0 {
+			if names[t] == "" {
+				content += w
+				// What they said (said) is theirs, questions and all.
+				if has.told[t] || len(said) > 0 && has.all[t] {
+					toldContent += w
+				}
+			}
+			// A name is matched by what its person said, whether or
+			// not the text repeats it; not by what another of the
+			// people asked about said ("Audrey and Buddy").
+			by := names[t] != "" && speaker != "" && entity.Match([]string{names[t]}, []string{speaker})
+			if has.all[t] || by {
 				got += w
+				if has.told[t] || by {
+					told += w
+				}
 			}
 		}
 		switch {
 		case all > 0:
 			f.Coverage = got / all
+			if len(said) == 0 {
+				f.Untold = (got - told) / all
+			}
 		case timeLed && r.inTime:
 			f.Coverage = 1
 		}
+		if content > 0 {
+			tells[i] = toldContent / content
+		}
 		if f.Elsewhere > 0 {
-			rival = max(rival, f.Coverage)
+			rival = max(rival, tells[i])
 		}
 		feats[i] = f
 	}
@@ -58,7 +82,7 @@ func (s *Service) matchResults(res *Result, scored []Scored, rc *recall) {
 	kept := res.Results[:0]
 	for i, r := range res.Results {
 		f := feats[i]
-		f.Rival = max(0, rival-f.Coverage)
+		f.Rival = max(0, rival-tells[i])
 		p := s.match.Probability(f)
 		r.Match = s.match.Label(p)
 		if r.Explain != nil {
@@ -91,9 +115,9 @@ const matchPool = 10
 //
 // It returns the weights, and the words of each result, analysed on the
 // way.
-func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) (map[string]float64, []map[string]bool) {
+func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) (map[string]float64, []memTerms) {
 	if len(terms) == 0 {
-		return nil, make([]map[string]bool, len(results))
+		return nil, make([]memTerms, len(results))
 	}
 	pool := make([]*mnemo.Memory, 0, len(results)+matchPool)
 	seen := make(map[string]bool, len(results)+matchPool)
@@ -111,14 +135,14 @@ func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) (
 		pool = append(pool, &scored[i].Memory)
 	}
 	df := make(map[string]int, len(terms))
-	of := make([]map[string]bool, len(results))
+	of := make([]memTerms, len(results))
 	for i, m := range pool {
 		has := s.termsOf(m, terms)
 		if i < len(results) {
 			of[i] = has
 		}
 		for t := range terms {
-			if has[t] {
+			if has.all[t] {
 				df[t]++
 			}
 		}
@@ -131,37 +155,88 @@ func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) (
 	return w, of
 }
 
-// termsOf is the set of the query's terms among the analysed words of
-// what m says, and of what the lexical index finds it by besides: its
-// tags, key and entities. Only the query's terms are ever looked up, so
-// only they are kept: a set of every word of every candidate would be
-// most of the match's allocations (PERF-10).
-func (s *Service) termsOf(m *mnemo.Memory, terms map[string]bool) map[string]bool {
-	text := m.Content + " " + m.Summary + " " + strings.Join(m.Tags, " ") + " " + m.Key + " " + strings.Join(m.Entities, " ")
-	var has map[string]bool
-	for _, t := range s.analyzer.Terms(text) {
-		if terms[t] {
-			if has == nil {
-				has = make(map[string]bool, len(terms))
+// memTerms are the query's terms among the analysed words of a memory:
+// all of them, and those of its sentences that tell (told): neither a
+// question nor said of the one spoken to. A memory that has a query's
+// words only where it asks about them ("have you a favourite book?") or
+// speaks of its listener ("you're awesome with your store") does not say
+// them of its speaker.
+type memTerms struct {
+	all, told map[string]bool
+}
+
+// termsOf is the query's terms among the analysed words of what m says,
+// and of what the lexical index finds it by besides: its tags, key and
+// entities, which tell. Only the query's terms are ever looked up, so only
+// they are kept: a set of every word of every candidate would be most of
+// the match's allocations (PERF-10).
+func (s *Service) termsOf(m *mnemo.Memory, terms map[string]bool) memTerms {
+	var has memTerms
+	add := func(text string, tells bool) {
+		for _, t := range s.analyzer.Terms(text) {
+			if !terms[t] {
+				continue
 			}
-			has[t] = true
+			if has.all == nil {
+				has.all, has.told = make(map[string]bool, len(terms)), make(map[string]bool, len(terms))
+			}
+			has.all[t] = true
+			if tells {
+				has.told[t] = true
+			}
 		}
 	}
+	sentences(m.Content, func(text string, asks bool) {
+		add(text, !asks && !addressed(text))
+	})
+	add(m.Summary+" "+strings.Join(m.Tags, " ")+" "+m.Key+" "+strings.Join(m.Entities, " "), true)
 	return has
 }
 
+// sentences calls fn with each sentence of text, and whether it asks (its
+// closing marks have a question mark: "really?!"). A full stop ends one
+// only before a space, a quote or the end, so numbers ("5.5") and names
+// ("example.com") stay whole.
+func sentences(text string, fn func(text string, asks bool)) {
+	start, asks := 0, false
+	for i, r := range text {
+		end := i + utf8.RuneLen(r)
+		switch r {
+		case '.', '!', '?':
+			asks = asks || r == '?'
+			if end < len(text) && !strings.ContainsRune(" \t\n\"'", rune(text[end])) {
+				if !strings.ContainsRune(".!?", rune(text[end])) {
+					asks = false
+				}
+				continue
+			}
+		case '。', '！', '？', '\n':
+			asks = asks || r == '？'
+		default:
+			continue
+		}
+		if start < end {
+			fn(text[start:end], asks)
+		}
+		start, asks = end, false
+	}
+	if start < len(text) {
+		fn(text[start:], false)
+	}
+}
+
 // queryTerms are the analysed words of a query, and among them those of
-// the names of the people it asks about (REC-28): a memory by or about
-// them matches those, though said by them it need not repeat them.
-func (s *Service) queryTerms(text string, who []string) (terms, names map[string]bool) {
-	terms, names = make(map[string]bool), make(map[string]bool)
+// the names of the people it asks about (REC-28), each with its name: a
+// memory by them matches those, though it need not repeat them.
+func (s *Service) queryTerms(text string, who []string) (terms map[string]bool, names map[string]string) {
+	terms, names = make(map[string]bool), make(map[string]string)
 	for _, t := range s.analyzer.Query(text).Terms {
 		terms[t] = true
 	}
 	for _, name := range who {
 		for _, t := range s.analyzer.Terms(name) {
 			if terms[t] {
-				names[t] = true
+				names[t] = name
 			}
 		}
 	}
@@ -174,11 +249,10 @@ func (s *Service) queryTerms(text string, who []string) (terms, names map[string
 // another, or said by them to another of what the other did (addressed);
 // 1 when it concerns none of them. A name the text has counts as
 // about, though the entity rules missed it (at a sentence's start).
-func elsewhere(m *mnemo.Memory, who, said []string, names, has map[string]bool) float64 {
+func elsewhere(m *mnemo.Memory, speaker string, who, said []string, names map[string]string, has map[string]bool) float64 {
 	if len(who) == 0 {
 		return 0
 	}
-	speaker := speakerName(m)
 	ents := m.Entities
 	if ents == nil {
 		ents = entity.Of(speaker, m.Content, nil)

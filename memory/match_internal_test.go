@@ -27,7 +27,7 @@ func TestTermsOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		terms, _ := s.queryTerms(tt.query, nil)
-		got := slices.Sorted(maps.Keys(s.termsOf(&tt.m, terms)))
+		got := slices.Sorted(maps.Keys(s.termsOf(&tt.m, terms).all))
 		// The analyser's own form of each word.
 		want := s.analyzer.Terms(strings.Join(tt.want, " "))
 		slices.Sort(want)

@@ -133,7 +133,7 @@ func logMatch(t *testing.T, q string, res memory.Result) {
 	for _, r := range res.Results[:min(3, len(res.Results))] {
 		if m := r.Explain.Match; m != nil {
 			t.Logf("    %-6s p %.3f cov %.2f sim %.3f margin %.3f agree %.0f else %.1f  %q", r.Match, m.Probability, m.Coverage, m.Similarity, m.Margin, m.Agreement, m.Elsewhere, r.Content)
-			t.Logf("           rival %.2f", m.Rival)
+			t.Logf("           rival %.2f untold %.2f", m.Rival, m.Untold)
 		}
 	}
 }
@@ -233,6 +233,120 @@ func FuzzAddressed(f *testing.F) {
 		lower := strings.ToLower(text)
 		if got && !strings.Contains(lower, "you") && !strings.ContainsAny(text, "你您") {
 			t.Errorf("Addressed(%q) with no second person", text)
+		}
+	})
+}
+
+// TestMatchNotToldByTheOneAsked: a question about one person matches
+// strongly what that person told, and not strongly what they only asked
+// about, said of the one they spoke to, or what names a place, or a
+// companion, the conversation never put with them (API-17, REC-28).
+func TestMatchNotToldByTheOneAsked(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(db, service.Options{Embedder: builtin.New()})
+	defer svc.Close()
+	turns := []memory.Message{
+		{Name: "Ann", Content: "Hey Bo! I just got back from a short trip to Rome to clear my mind."},
+		{Name: "Bo", Content: "Welcome back! My bakery is doing really well, sales doubled this month."},
+		{Name: "Ann", Content: "Nice! I'm so happy for you. You're amazing with your bakery. How is it going with the new assistant?"},
+		{Name: "Bo", Content: "She's great. I finished a novel yesterday. Have you read a good book lately? What is your favourite?"},
+		{Name: "Ann", Content: "My favourite book this year is Sapiens, a history of humankind."},
+		{Name: "Bo", Content: "I have been teaching my dog Rex to play fetch at the park."},
+		{Name: "Ann", Content: "My pottery class starts again next week."},
+		{Name: "Bo", Content: "I am reading a novel about sailors in the Arctic."},
+	}
+	for i := range turns {
+		turns[i].Role = "user"
+	}
+	if _, err := svc.AddMessages(ctx, alice, "s1", turns); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		q      string
+		strong bool
+	}{
+		{"Why did Ann take a trip to Rome?", true},
+		{"What is Ann's favourite book?", true},
+		{"How is Bo's bakery doing?", true},
+		{"What game does Bo play with Rex at the park?", true},
+		{"What is Bo's favourite book?", false},
+		{"How is Ann's bakery doing?", false},
+		{"What game do Ann and Rex play at the park?", false},
+	} {
+		res, err := svc.Surface(ctx, alice, memory.Query{Text: tt.q, Limit: 5, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logMatch(t, tt.q, res)
+		if got := res.Match == rank.MatchStrong; got != tt.strong {
+			t.Errorf("%q matched %s (%.3f), first %q; want strong %v", tt.q, res.Match, res.MatchScore, first(res), tt.strong)
+		}
+	}
+	// A place the conversation never put with her is not a name of hers:
+	// what she said of another place covers less of the question.
+	rome, err := svc.Surface(ctx, alice, memory.Query{Text: "Why did Ann take a trip to Rome?", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lisbon, err := svc.Surface(ctx, alice, memory.Query{Text: "Why did Ann take a trip to Lisbon?", Limit: 5, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logMatch(t, "Why did Ann take a trip to Lisbon?", lisbon)
+	if lisbon.MatchScore > rome.MatchScore-0.15 {
+		t.Errorf("a trip to Lisbon, never said, matched %.3f; want well under a trip to Rome's %.3f", lisbon.MatchScore, rome.MatchScore)
+	}
+}
+
+// TestSentences: a text's sentences, each with whether it asks; a full
+// stop inside a number or word does not end one.
+func TestSentences(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string // a sentence asks when it has a question mark
+	}{
+		{"", nil},
+		{"I ran 5.5 km. Did you?", []string{"I ran 5.5 km.", " Did you?"}},
+		{"Wow!! Really?! ok", []string{"Wow!!", " Really?!", " ok"}},
+		{"Why?. Fine", []string{"Why?.", " Fine"}},
+		{"Was it \"great?\" Yes", []string{"Was it \"great?", "\" Yes"}},
+		{"你跑了吗？我跑了。", []string{"你跑了吗？", "我跑了。"}},
+		{"line one\nline two?", []string{"line one\n", "line two?"}},
+		{"see example.com now", []string{"see example.com now"}},
+	} {
+		var got []string
+		memory.Sentences(tt.text, func(s string, asks bool) {
+			if asks != strings.ContainsAny(s, "?？") {
+				t.Errorf("Sentences(%q): %q asks %v", tt.text, s, asks)
+			}
+			got = append(got, s)
+		})
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Sentences(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// FuzzSentences: any text is split without a panic into sentences that
+// put together give it back.
+func FuzzSentences(f *testing.F) {
+	for _, s := range []string{"I ran 5.5 km. Did you?", "Wow!! Really?! ok", "你跑了吗？我跑了。", "a\n\nb", "", "?"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var b strings.Builder
+		memory.Sentences(text, func(s string, _ bool) {
+			if s == "" {
+				t.Errorf("Sentences(%q): an empty sentence", text)
+			}
+			b.WriteString(s)
+		})
+		if b.String() != text {
+			t.Errorf("Sentences(%q) put together give %q", text, b.String())
 		}
 	})
 }

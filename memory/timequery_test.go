@@ -296,3 +296,70 @@ func TestRecallRecurring(t *testing.T) {
 		}
 	}
 }
+
+// TestTimePhrasings asks what the user did in the ways people name a time
+// beyond a day (REC-32): two weeks or months back ("the week before last",
+// "a fortnight ago", "上上个月"), a window open on one side ("after March
+// 5", "2月1日之前", "since March 8"), a range of two days, an ordinal day
+// of last month. Over a store with what the user did on each of the 70
+// days before now, the results a question lists first must all have
+// happened in its window.
+func TestTimePhrasings(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	now := time.Date(2026, 3, 12, 18, 0, 0, 0, time.UTC) // a Thursday
+	acts := []string{"Went to the dentist", "Baked sourdough bread", "Fixed the bicycle chain", "Visited the science museum",
+		"Played chess with a neighbour", "Repainted the fence", "Read a novel in the park"}
+	c.T = now.AddDate(0, 0, -80)
+	svc := newTimeService(t, c)
+	day := map[string]time.Time{}
+	for d := 70; d >= 1; d-- {
+		on := now.AddDate(0, 0, -d).Truncate(24 * time.Hour)
+		c.T = on.Add(20 * time.Hour)
+		text := fmt.Sprintf("%s (%s)", acts[d%len(acts)], on.Format("Jan 2"))
+		m, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str(text), OccurredAt: &mnemo.When{Text: on.Format("2006-01-02")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		day[m.ID] = on
+	}
+	c.T = now
+	d := func(m time.Month, dd int) time.Time { return time.Date(2026, m, dd, 0, 0, 0, 0, time.UTC) }
+	for _, q := range []struct {
+		text       string
+		start, end time.Time
+	}{
+		{"What did I do the week before last?", d(2, 23), d(3, 2)},
+		{"What did the user do a fortnight ago?", d(2, 23), d(3, 2)},
+		{"我上上周做了什么？", d(2, 23), d(3, 2)},
+		{"What did I do the weekend before last?", d(2, 28), d(3, 2)},
+		{"What did I do the Monday before last?", d(3, 2), d(3, 3)},
+		{"What did I get up to the month before last?", d(1, 1), d(2, 1)},
+		{"用户上上个月做了什么", d(1, 1), d(2, 1)},
+		{"What did I do after March 5?", d(3, 6), d(3, 12)},
+		{"我3月5日以后做了什么？", d(3, 6), d(3, 12)},
+		{"What did I do since March 8?", d(3, 8), d(3, 12)},
+		{"What did I do before February 1?", d(1, 1), d(2, 1)},
+		{"我2月1日之前做了什么？", d(1, 1), d(2, 1)},
+		{"What did I do two or three days ago?", d(3, 9), d(3, 11)},
+		{"What did the user do from last Monday to Wednesday?", d(3, 9), d(3, 12)},
+		{"What did I do on the 5th of last month?", d(2, 5), d(2, 6)},
+		{"What did I do on the first of March?", d(3, 1), d(3, 2)},
+		{"我三月三号到五号做了什么", d(3, 3), d(3, 6)},
+	} {
+		res, err := svc.Recall(ctx, alice, memory.Query{Text: q.text, Limit: 5})
+		if err != nil {
+			t.Fatalf("%q: %v", q.text, err)
+		}
+		in := int(q.end.Sub(q.start).Hours() / 24)
+		if len(res.Results) < min(5, in) {
+			t.Errorf("%q: %d results, want %d", q.text, len(res.Results), min(5, in))
+			continue
+		}
+		for i, r := range res.Results[:min(5, in)] {
+			if on := day[r.ID]; on.Before(q.start) || !on.Before(q.end) {
+				t.Errorf("%q: result %d %q happened outside [%s, %s)", q.text, i+1, r.Content, q.start.Format("Jan 2"), q.end.Format("Jan 2"))
+			}
+		}
+	}
+}

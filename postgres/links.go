@@ -11,8 +11,12 @@ import (
 // gone is the condition, on relations r, that the end in column col is
 // neither a memory (live or archived) nor an event, hot or cold (a cold
 // event keeps its row), of the relation's scope.
+//
+// A node read from an event's text (entity, emotion, intent) is no record
+// and never gone: its edges go with their event.
 func gone(col string) string {
-	return `(NOT EXISTS (SELECT 1 FROM memory_entries m WHERE m.tenant_id = r.tenant_id AND m.agent_id = r.agent_id AND m.id = r.` + col + ` AND NOT m.tombstone)
+	return `(r.` + col + ` NOT LIKE '` + mnemo.NodeEntity + `%' AND r.` + col + ` NOT LIKE '` + mnemo.NodeEmotion + `%' AND r.` + col + ` NOT LIKE '` + mnemo.NodeIntent + `%'
+		AND NOT EXISTS (SELECT 1 FROM memory_entries m WHERE m.tenant_id = r.tenant_id AND m.agent_id = r.agent_id AND m.id = r.` + col + ` AND NOT m.tombstone)
 		AND NOT EXISTS (SELECT 1 FROM events e WHERE e.tenant_id = r.tenant_id AND e.agent_id = r.agent_id AND e.id = r.` + col + `))`
 }
 

@@ -55,11 +55,17 @@ type MatchFeatures struct {
 	// they speak to ("you ran a race?"), else 0.
 	Elsewhere float64 `json:"elsewhere"`
 	// Rival is, for a query that names people, how much more of the
-	// query's content words the best result by or about someone else
-	// covers than this memory does (0 when none covers more): an answer
+	// query's content words, its names aside, the best result by or
+	// about someone else tells (has, less where it asks or addresses)
+	// than this memory does (0 when none tells more): an answer
 	// another person's words hold better is likely not one about the
 	// person asked about, who may never have done it at all.
 	Rival float64 `json:"rival"`
+	// Untold is the share of the query's content words the memory has
+	// only where it asks about them or speaks of the one it addresses
+	// ("have you a favourite book?"), not where it tells them (0 for a
+	// question of what someone said).
+	Untold float64 `json:"untold"`
 }
 
 // AgreeWithin is the rank within which both searches agree on a memory.
@@ -97,10 +103,12 @@ type MatchWeights struct {
 	Agreement  float64 `json:"agreement"`
 	Elsewhere  float64 `json:"elsewhere"`
 	Rival      float64 `json:"rival"`
+	Untold     float64 `json:"untold"`
 }
 
-func (w MatchWeights) of(f MatchFeatures) float64 {
-	z := w.Bias + w.Coverage*f.Coverage + w.Agreement*f.Agreement + w.Elsewhere*f.Elsewhere + w.Rival*f.Rival
+// Of is the regression's probability of f.
+func (w MatchWeights) Of(f MatchFeatures) float64 {
+	z := w.Bias + w.Coverage*f.Coverage + w.Agreement*f.Agreement + w.Elsewhere*f.Elsewhere + w.Rival*f.Rival + w.Untold*f.Untold
 	if f.Semantic {
 		z += w.Similarity*f.Similarity + w.Margin*f.Margin
 	}
@@ -108,13 +116,17 @@ func (w MatchWeights) of(f MatchFeatures) float64 {
 }
 
 // DefaultMatch is the calibration mnemo ships with, for its built-in
-// embedder: docs/BENCHMARKS.md has what it was chosen on and how well it
-// separates. Agreement weighs nothing: measured, it did not separate the
-// answerable questions from the others.
+// embedder: docs/BENCHMARKS.md has how well it separates. Agreement weighs
+// nothing: measured, it did not separate the answerable questions from the
+// others. Answers' Elsewhere, Rival and Untold are fitted, the rest set by
+// hand: `mnemo bench locomo --match-features F` on the dev split, then
+// `mnemo bench matchfit F` (locomo.FitMatch, for the AUROC of the answers'
+// match scores, each conversation held out in turn to check it carries
+// over), rounded.
 func DefaultMatch() MatchModel {
 	return MatchModel{
 		Related: MatchWeights{Bias: -6, Similarity: 8, Margin: 4, Coverage: 4},
-		Answers: MatchWeights{Coverage: 2, Margin: 2, Elsewhere: -5, Rival: -6},
+		Answers: MatchWeights{Coverage: 2, Margin: 2, Elsewhere: -5.8, Rival: -8.1, Untold: -0.3},
 		Lexical: MatchWeights{Bias: -2, Coverage: 6},
 		Strong:  0.6, Weak: 0.33,
 	}
@@ -127,7 +139,7 @@ func (m MatchModel) Probability(f MatchFeatures) float64 {
 	if f.Semantic {
 		related = m.Related
 	}
-	return related.of(f) * m.Answers.of(f)
+	return related.Of(f) * m.Answers.Of(f)
 }
 
 // Label is the match level of probability p.

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"slices"
@@ -38,34 +39,81 @@ func errMaskedExport(what string) error {
 	return mnemo.Errorf(mnemo.EFORBIDDEN, "an export of %s is whole, and this caller reads confidential and restricted memories masked: export without mask", what)
 }
 
+// keyedWrites refuses, to a caller that reads masked, a write that would
+// replace the live memory of a key it reads masked (SEC-15): a key holds
+// one live memory, and that caller may not replace what it may not read,
+// as the Write Guard never merges its write into such a memory (SEC-14).
+// The refusal names the key and its level, which every key reads, never
+// what the memory says. Deleting a key (a tombstone) is forgetting, which
+// such a caller may do by id too.
+func (m *Mnemo) keyedWrites(ctx context.Context, sc mnemo.Scope, ds []mnemo.Draft) error {
+	c := security.ClearanceFrom(ctx)
+	if !c.Masks() {
+		return nil
+	}
+	for i := range ds {
+		d := &ds[i]
+		if d.Key == "" || d.Tombstone() {
+			continue
+		}
+		old, err := m.Memories.GetByKey(ctx, sc, d.Key)
+		switch code := mnemo.ErrorCode(err); {
+		case code == mnemo.ENOTFOUND || code == mnemo.EINVALID:
+			continue // a new key; or a bad one, which the write reports
+		case err != nil:
+			return err
+		}
+		if c.Conceals(old.SecurityLevel) {
+			return mnemo.Errorf(mnemo.EFORBIDDEN, "key %s holds a %s memory, which this caller reads masked: a caller that reads confidential and restricted memories masked may not replace it", old.Key, cmp.Or(old.SecurityLevel, mnemo.SecurityInternal))
+		}
+	}
+	return nil
+}
+
 // Remember stores one memory (see memory.Service.Remember) and answers
 // with it as the caller may read it: what it cannot read back is masked
-// (SEC-10).
+// (SEC-10). A caller that reads masked may not replace a key's memory it
+// reads masked (SEC-15).
 func (m *Mnemo) Remember(ctx context.Context, sc mnemo.Scope, d mnemo.Draft) (mnemo.Memory, error) {
+	if err := m.keyedWrites(ctx, sc, []mnemo.Draft{d}); err != nil {
+		return mnemo.Memory{}, err
+	}
 	v, err := m.Memories.Remember(ctx, sc, d)
 	return gated(ctx, v, err)
 }
 
 // RememberBatch is Remember for many memories.
 func (m *Mnemo) RememberBatch(ctx context.Context, sc mnemo.Scope, ds []mnemo.Draft) ([]mnemo.Memory, error) {
+	if err := m.keyedWrites(ctx, sc, ds); err != nil {
+		return nil, err
+	}
 	v, err := m.Memories.RememberBatch(ctx, sc, ds)
 	return gated(ctx, v, err)
 }
 
 // RememberUnguarded is RememberBatch without the Write Guard.
 func (m *Mnemo) RememberUnguarded(ctx context.Context, sc mnemo.Scope, ds []mnemo.Draft) ([]mnemo.Memory, error) {
+	if err := m.keyedWrites(ctx, sc, ds); err != nil {
+		return nil, err
+	}
 	v, err := m.Memories.RememberUnguarded(ctx, sc, ds)
 	return gated(ctx, v, err)
 }
 
 // Write stores memories through the Write Guard (memory.Service.Write).
 func (m *Mnemo) Write(ctx context.Context, sc mnemo.Scope, ds []mnemo.Draft) ([]memory.WriteResult, error) {
+	if err := m.keyedWrites(ctx, sc, ds); err != nil {
+		return nil, err
+	}
 	v, err := m.Memories.Write(ctx, sc, ds)
 	return gated(ctx, v, err)
 }
 
 // WriteWith is Write with options.
 func (m *Mnemo) WriteWith(ctx context.Context, sc mnemo.Scope, ds []mnemo.Draft, o memory.WriteOptions) ([]memory.WriteResult, error) {
+	if err := m.keyedWrites(ctx, sc, ds); err != nil {
+		return nil, err
+	}
 	v, err := m.Memories.WriteWith(ctx, sc, ds, o)
 	return gated(ctx, v, err)
 }

@@ -286,3 +286,63 @@ func testEventLevels(t *testing.T, s mnemo.Store) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// testPruneLinks pins PruneLinks: a link is an orphan when an end is
+// neither a memory (live or archived) nor an event of the scope; a node
+// read from an event's text (mnemo.NodeEntity, NodeEmotion, NodeIntent) is
+// no record and never gone — its edges go with their event.
+func testPruneLinks(t *testing.T, s mnemo.Store) {
+	es := eventStore(t, s)
+	ctx := t.Context()
+	if _, err := es.AppendEvents(ctx, scopeAX, []mnemo.Event{event(1, "said", "chat", at(0))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	m := write(t, s, scopeAX, put(newMemory(scopeAX, 1, "", "alice likes tea")))[0]
+	edge := func(src, dst, typ string) mnemo.Relation {
+		return mnemo.Relation{Source: src, Target: dst, Type: typ, Confidence: 1, CreatedAt: at(0)}
+	}
+	kept := []mnemo.Relation{
+		edge("ev-0001", mnemo.NodeEntity+"alice", "mentions"),
+		edge("ev-0001", mnemo.NodeEmotion+"joy", "emotion"),
+		edge("ev-0001", mnemo.NodeIntent+"inform", "intent"),
+		edge(m.ID, "ev-0001", "about"),
+	}
+	orphans := []mnemo.Relation{
+		edge(m.ID, "ghost", "related"),                        // a record that never was
+		edge("ev-gone", mnemo.NodeEntity+"alice", "mentions"), // a text node of an event that is gone
+	}
+	if err := es.AddRelations(ctx, scopeAX, append(slices.Clone(kept), orphans...)); err != nil {
+		t.Fatal(err)
+	}
+	// The same text edges in another scope, whose event is not there.
+	if err := es.AddRelations(ctx, scopeAY, kept[:1]); err != nil {
+		t.Fatal(err)
+	}
+	key := func(rs []mnemo.Relation) []string {
+		out := []string{}
+		for _, r := range rs {
+			out = append(out, r.Source+">"+r.Target+":"+r.Type)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, dry := range []bool{true, false} {
+		got, err := es.PruneLinks(ctx, scopeAX, dry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(key(got), key(orphans)) {
+			t.Fatalf("dry %v: pruned %v, want %v", dry, key(got), key(orphans))
+		}
+	}
+	if got, err := es.PruneLinks(ctx, scopeAX, false); err != nil || len(got) != 0 {
+		t.Fatalf("pruning again: %v %v", key(got), err)
+	}
+	left, err := es.Relations(ctx, scopeAX, mnemo.RelationQuery{IDs: []string{"ev-0001", m.ID, mnemo.NodeEntity + "alice"}})
+	if err != nil || !slices.Equal(key(left), key(kept)) {
+		t.Fatalf("left %v %v, want %v", key(left), err, key(kept))
+	}
+	if got, err := es.PruneLinks(ctx, scopeAY, false); err != nil || !slices.Equal(key(got), key(kept[:1])) {
+		t.Fatalf("other scope: pruned %v %v", key(got), err)
+	}
+}

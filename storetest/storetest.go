@@ -73,6 +73,7 @@ func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
 		{"EventRelations", testEventRelations},
 		{"EventsCold", testEventsCold},
 		{"EventLevels", testEventLevels},
+		{"PruneLinks", testPruneLinks},
 		{"Summaries", testSummaries},
 		{"Capabilities", testCapabilities},
 		{"EventVectors", testEventVectors},

@@ -176,7 +176,11 @@ func (p date) window(c ctx) (Window, bool) {
 	}
 	var cands []Window
 	if p.m != 0 {
-		for y := c.ref.Year() - 1; y <= c.ref.Year()+1; y++ {
+		from, to := c.ref.Year()-1, c.ref.Year()+1
+		if p.m == 2 && p.d == 29 { // a leap day: the leap years either side
+			from, to = c.ref.Year()-4, c.ref.Year()+4
+		}
+		for y := from; y <= to; y++ {
 			if p.d == 0 {
 				cands = append(cands, monthW(y, time.Month(p.m), loc))
 			} else if p.d <= daysIn(y, p.m) {
@@ -278,6 +282,17 @@ var weekdays = map[string]time.Weekday{
 // number reads a count in English words or digits: lo..hi (a few = 2..4).
 func number(s string) (lo, hi int, ok bool) {
 	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	// Two counts bound one: "two or three", "2-3", "two to three".
+	for _, sep := range []string{" or ", " to ", "-", "–"} {
+		if a, b, found := strings.Cut(s, sep); found && a != "" && b != "" {
+			l, _, ok1 := number(a)
+			_, h, ok2 := number(b)
+			if !ok1 || !ok2 || h <= l {
+				return 0, 0, false
+			}
+			return l, h, true
+		}
+	}
 	s = strings.TrimPrefix(s, "a ")
 	switch s {
 	case "a", "an", "one", "single":
@@ -321,6 +336,21 @@ func cnNumber(s string) (lo, hi int, ok bool) {
 	}
 	digits := map[rune]int{'〇': 0, '零': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
 	rs := []rune(s)
+	// Two neighbouring counts are a span of them: 两三 (two or three), 三四.
+	if len(rs) == 2 {
+		a, okA := digits[rs[0]]
+		b, okB := digits[rs[1]]
+		if okA && okB && a > 0 && b == a+1 {
+			return a, b, true
+		}
+	}
+	// Tens and a few: 十几 (eleven to nineteen), 二十几.
+	if len(rs) >= 2 && rs[len(rs)-1] == '几' && rs[len(rs)-2] == '十' {
+		if t, _, ok := cnNumber(string(rs[:len(rs)-1])); ok {
+			return t + 1, t + 9, true
+		}
+		return 0, 0, false
+	}
 	allDigits := true
 	n := 0
 	for _, r := range rs {

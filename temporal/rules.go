@@ -29,18 +29,25 @@ type rule struct {
 
 // English building blocks.
 const (
-	mon   = `(?:january|february|march|april|may|june|july|august|september|october|november|december|sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
-	dnum  = `(?:[12][0-9]|3[01]|0?[1-9])`
-	ord   = `(?:st|nd|rd|th)`
-	year  = `(?:1[89][0-9]{2}|2[01][0-9]{2})`
-	month = `(?:1[0-2]|0?[1-9])`
-	wd    = `(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`
-	count = `(?:\d{1,3}|a\s+couple\s+of|couple\s+of|a\s+few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)`
-	unit  = `(day|week|month|year|decade)s?`
+	mon = `(?:january|february|march|april|may|june|july|august|september|october|november|december|sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)`
+	// a month's name, an abbreviation with its full stop ("Dec.", not
+	// the sentence's after "May.")
+	monDot = `(?:(?:january|february|march|april|may|june|july|august|september|october|november|december)\b|(?:sept|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)(?:\.|\b))`
+	dnum   = `(?:[12][0-9]|3[01]|0?[1-9])`
+	ord    = `(?:st|nd|rd|th)`
+	year   = `(?:1[89][0-9]{2}|2[01][0-9]{2})`
+	month  = `(?:1[0-2]|0?[1-9])`
+	wd     = `(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`
+	nword  = `(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)`
+	// a count, or two bounding one ("two or three", "2-3")
+	count = `(?:(?:\d{1,3}|a\s+couple(?:\s+of)?|couple(?:\s+of)?|a\s+few|few|several|an?|` + nword + `)(?:\s+(?:or|to)\s+(?:\d{1,3}|` + nword + `)|\s*[-–]\s*\d{1,3})?)`
+	unit  = `(day|week|fortnight|month|year|decade)s?`
+	// ordinal words of the days of a month
+	ordw = `(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty[\s-]?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|thirty[\s-]?first)`
 	// an absolute date: ISO, month day year, day month year, month year, month
 	absDate = `(?:` + year + `-` + month + `-` + dnum + `|` + year + `/` + month + `/` + dnum +
 		`|` + mon + `\.?\s+` + dnum + ord + `?(?:,?\s+` + year + `)?\b` +
-		`|` + dnum + ord + `?\s+(?:of\s+)?` + mon + `\b\.?(?:,?\s+` + year + `)?` +
+		`|` + dnum + ord + `?\s+(?:of\s+)?` + monDot + `(?:,?\s+` + year + `)?` +
 		`|` + mon + `\.?,?\s+(?:of\s+)?` + year +
 		`|` + mon + `)`
 	// a month (or a year) that a part of it can be taken of
@@ -106,14 +113,50 @@ func buildRules() []rule {
 		// Counted units before or after a point (REC-29): "two days before
 		// 9 June 2023", "a few weeks after May 1".
 		en("before|after", `\b(`+count+`)\s+`+unit+`\s+(before|after)\s+(`+point+`)`, 0, enCountRelativeTo),
-		en("yesterday|today|tonight|tomorrow|this|last night", `\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening)|last\s+night)\b`, 0, enDayWord),
+		en("yesterday|today|tonight|tomorrow|this|last night", `\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|(?:earlier\s+|later\s+)?today|(?:later\s+)?tonight|tomorrow|(?:earlier\s+)?this\s+(?:morning|afternoon|evening)|last\s+night)\b`, 0, enDayWord),
 		// Weeks of a month, parts of a month or year.
 		en("week of", `\b(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+(`+inner+`)\b`, 0, enWeekOf),
 		en(" of ", `\b(?:the\s+|at\s+the\s+|in\s+the\s+)?(very\s+beginning|beginning|start|end|middle|first\s+half|second\s+half|early\s+part|earlier\s+part|latter\s+part|later\s+part|last\s+part)\s+of\s+(`+inner+`)\b`, 0, enPartOf),
 		en("early|mid|late", `\b(early|mid|late)[\s-]+(`+inner+`)\b`, 0, enPartOf),
-		en("this", `\b(earlier|later)\s+this\s+(week|month|year)\b`, 0, enEarlierThis),
+		en("this", `\b(earlier|later|so\s+far)\s+this\s+(week|month|year)\b`, 0, enEarlierThis),
 		// Counted units.
-		en("ago|back|earlier", `\b(`+count+`)\s+`+unit+`\s+(ago|back|earlier)\b`, 0, enAgo),
+		en("ago|back|earlier", `\b(`+count+`)\s+`+unit+`(?:\s+or\s+(so|two|three))?\s+(ago|back|earlier)\b`, 0, enAgo),
+		en("half", `\b(?:(an?|one|two|three|four|five|six|\d{1,2})\s+(day|week|month|year)s?\s+and\s+a\s+half|(one|two|three|four|five|six|\d{1,2})\s+and\s+a\s+half\s+(day|week|month|year)s?|half\s+an?\s+(day|week|month|year))\s+(ago|back|earlier)\b`, 0, enHalfAgo),
+		en("hour|minute", `\b(`+count+`)\s+(hour|minute)s?\s+(ago|back|earlier)\b`, 0, enHoursAgo),
+		en("hour|minute", `\b(?:(?:the|over\s+the|in\s+the|within\s+the|during\s+the)\s+)?(?:past|last|previous)\s+(?:(`+count+`)\s+)?(hour|minute)s?\b`, 0, enPastHours),
+		// The unit two before or after this one: "the week before last",
+		// "the Friday after next".
+		withPre(en("before|after", `\bthe\s+(day|night|week|weekend|month|year|`+wd+`)\s+(before\s+last|after\s+next)\b`, 0, enBeforeLast),
+			func(low string, digit, words bool) bool {
+				return strings.Contains(low, "last") || strings.Contains(low, "next")
+			}),
+		withPre(en("this|ago", `\b(?:(?:around|about|at)\s+)?(?:this\s+(?:time|day)\s+(last|next)\s+(year|month|week)|(`+count+`)\s+(year|month|week)s?\s+ago\s+today)\b`, 0, enThisTimeLast),
+			func(low string, digit, words bool) bool {
+				return strings.Contains(low, "time") || strings.Contains(low, "day")
+			}),
+		// Spans to come: "the next few days", "in the coming weeks".
+		en("next|coming|following", `\b(?:(?:the|over\s+the|in\s+the|within\s+the|during\s+the)\s+)?(?:next|coming|following)\s+(`+count+`)\s+`+unit+`\b`, 0, enNextCount),
+		en("coming", `\b(?:in|over|during)\s+the\s+coming\s+(day|week|month|year)s\b`, 0, enComing),
+		// A weekday (or weekend) of a month by its place: "the first Monday
+		// of May", "the last Friday of last month".
+		en(wdays+"|weekend", `\b(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(`+wd+`|weekend)\s+(?:of|in)\s+(`+inner+`)\b`, 0, enNthWeekdayOf),
+		// Decades: "the 1990s", "the nineties", "the '80s"; "the 90s" in a query.
+		en("0s|0's|ties", `\b(?:the\s+)?(?:((?:1[89]|20)[0-9]0)'?s|'([0-9]0)s|(twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)|the\s+([0-9]0)s)\b`, 0, enDecade),
+		// Quarters: "Q1 2023", "the first quarter of last year".
+		en("q|quarter", `\b(?:q([1-4])\s*(`+year+`)|(?:the\s+)?(first|second|third|fourth|last|1st|2nd|3rd|4th)\s+quarter\s+of\s+(`+year+`|(?:last|this|next|the)\s+year))\b`, 0, enQuarter),
+		en("other", `\bthe\s+other\s+day\b`, 0, enOtherDay),
+		en("recent", `\b(?:in|over|during)\s+(?:the\s+)?recent\s+(day|week|month|year)s\b`, 0, enRecent),
+		en("weekend", `\b(?:over|during|on|at|for)\s+the\s+weekend\b`, 0, enTheWeekend),
+		en("early|late|mid", `\b(early|earlier|late|later|mid)[\s-]+in\s+(`+inner+`)\b`, 0, enPartIn),
+		// Days of a month by their ordinal: "the fifth of May", "the 5th
+		// of last month", "May the 5th", "March first".
+		withPre(en("of", `\b(?:on\s+)?the\s+(`+ordw+`|`+dnum+ord+`)\s+of\s+(`+mon+`\b(?:,?\s+`+year+`)?|(?:last|this|next|the)\s+month)\b`, 0, enDayOf),
+			func(low string, digit, words bool) bool { return digit || quick(low, ordinalStems, digit, words) }),
+		withPre(en("", `\b(`+mon+`)\.?\s+(?:the\s+(`+ordw+`|`+dnum+ord+`)|(`+ordw+`))\b(?:,?\s+(`+year+`))?`, 0, enMonthOrdinal),
+			func(low string, digit, words bool) bool { return quick(low, monthWords, digit, words) }),
+		withPre(en(holidayQuick, `\b(?:(last|this|next|the)\s+)?(`+holidayNames+`)(?:,?\s+(`+year+`))?\b`, 0, enHoliday), func(low string, digit, words bool) bool {
+			return !strings.Contains(low, "new") || strings.Contains(low, "year") || quick(low, strings.TrimPrefix(holidayQuick, "new|"), digit, words)
+		}),
 		en("in |within", `\b(?:in|within)\s+(`+count+`)\s+`+unit+`\b`, 0, enIn),
 		en("from now|later|after that", `\b(`+count+`)\s+`+unit+`\s+(?:from\s+now|later|after\s+that)\b`, 0, enIn),
 		en("past|last|previous", `\b(?:the\s+|over\s+the\s+|in\s+the\s+)?(?:past|last|previous)\s+(`+count+`)\s+`+unit+`\b`, 0, enPast),
@@ -121,7 +164,7 @@ func buildRules() []rule {
 		en(wdays, `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(`+wd+`)\b`, 0, enModWeekday),
 		// Abbreviated weekdays after a modifier (REC-29): "last Fri", "next Tues".
 		en("last|next|this|past|previous|coming", `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b`, 0, enModWeekday),
-		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
+		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|fortnight|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
 		en("spring|summer|autumn|fall|winter", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(`+year+`))?\b`, 0, enSeason),
 		// Absolute dates.
 		// A date without a digit is a month's name alone, which enAbs
@@ -138,23 +181,37 @@ func buildRules() []rule {
 		// Chinese.
 		zh(`从?(`+cdate+`)(?:到|至|~|～|-|—|–)(`+cright+`)`, "月|年", zhRange),
 		zh(`(`+cyear+`)年(?:(`+cnum+`{1,3})月(?:(`+cnum+`{1,3})[日号])?)?`+cmod, "年", zhAbs),
-		zh(`(前年|去年|今年|明年|后年)(?:(`+cnum+`{1,3})月(?:(`+cnum+`{1,3})[日号])?)?`+cmod, "年", zhYearRel),
+		zh(`(大前年|前年|去年|今年|明年|后年|大后年)(?:(`+cnum+`{1,3})月(?:(`+cnum+`{1,3})[日号])?)?`+cmod, "年", zhYearRel),
 		zh(`(`+cnum+`{1,3})月份?(?:(`+cnum+`{1,3})[日号])?`+cmod, "月", zhMonthDay),
 		zh(`(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|今早|明天|明日|明早|后天|大后天)`, "天|日|晚|早", zhDayWord),
 		// A span of weekdays: 周一到周三, 下周二至周五.
 		zh(`(上上|上|这|本|下下|下)?个?(周|星期|礼拜)([一二三四五六日天1-7])(?:到|至|~|～|-|—|–)(?:周|星期|礼拜)?([一二三四五六日天1-7])`, "周|星期|礼拜", zhWeekdayRange),
 		zh(`(上上|上|这|本|下下|下)?个?(周|星期|礼拜)([一二三四五六日天1-7])`, "周|星期|礼拜", zhWeekday),
 		// Seasons, of a year or the nearest: 去年冬天, 2021年夏天, 春天.
-		zh(`(?:(前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)`, "春|夏|秋|冬", zhSeason),
+		zh(`(?:(大前年|前年|去年|今年|明年|后年|大后年)|(`+cyear+`)年)?的?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)`, "春|夏|秋|冬", zhSeason),
 		// This year's halves: 上半年, 下半年 (去年下半年 is zhYearRel's).
 		zh(`(上|下)半年`, "半年", zhHalfYear),
 		// A few days ago, said the other way round: 前几天, 前些天.
-		zh(`前(几|些)天`, "前", zhFewDaysAgo),
-		zh(`(上|这|本|下)?个?(?:周末)`, "周末", zhWeekend),
+		zh(`前(几|些|两|一两|两三)(个)?(天|周|星期|礼拜|月|年)`, "前", zhFewDaysAgo),
+		zh(`(上上|上|这|本|下下|下)?个?(?:周末)`, "周末", zhWeekend),
+		// This month's or year's start or end: 月初, 年底.
+		zh(`(月初|月底|月末|年初|年底|年末)`, "初|底|末", zhPartAlone),
+		// The last few days: 这几天, 这两天.
+		zh(`这(几|两|些)天`, "天", zhTheseDays),
+		// The school holidays: 暑假 (July and August), 寒假 (mid-January to
+		// February).
+		zh(`(?:(大前年|前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(暑假|寒假)`, "假", zhVacation),
+		zh(`(?:(`+cyear+`)年|(去年|今年|明年))?的?第?([一二三四1-4])季度`, "季度", zhQuarter),
+		zh(`((?:19|20)?[0-9]0|[二三四五六七八九]十)年代`, "年代", zhDecade),
+		// A day of the month alone: 3号, 十五日.
+		zh(`(`+cnum+`{1,3})[日号]`, "日|号", zhDayAlone),
+		// This time a year (or month) ago: 去年这个时候, 去年的今天.
+		zh(`(前年|去年|上个月|上月)的?(这个时候|这时候|这时|此时|今天|今日|这一天|这天)`, "年|月", zhThisTimeLast),
+		zh(`(?:(大前年|前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(`+zhHolidayNames+`)`, "节|元旦|夜|国庆|圣诞", zhHoliday),
 		zh(`(上上|上|这|本|下下|下)个?(周|星期|礼拜|月)`+cmod, "周|星期|礼拜|月", zhModUnit),
 		// Counted units before or after a date (REC-29): 6月9日前两天, 2023年5月之后三个月.
 		zh(`(`+cright+`)(?:的|之)?(前|后)(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|日|周|星期|礼拜|月|年)`, "前|后", zhCountRelativeTo),
-		zh(`(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(个)?(天|日|周|星期|礼拜|月|年)(前|以前|之前|后|以后|之后)`, "前|后", zhAgo),
+		zh(`(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(多)?(个)?(多)?(天|日|周|星期|礼拜|月|年)(多|半)?(前|以前|之前|后|以后|之后)`, "前|后", zhAgo),
 		zh(`(?:最近|过去|近)(的)?(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|周|星期|月|年)`, "最近|过去|近", zhPast),
 	}
 }
@@ -390,10 +447,19 @@ func enPartOf(sub []string, text string, loc []int, c ctx) (Window, bool) {
 
 func enEarlierThis(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	w := unitW(lower(sub[2]), c.ref)
-	if lower(sub[1]) == "earlier" {
+	if p := lower(sub[1]); p == "earlier" || p == "so far" {
 		return Window{w.Start, dayW(c.ref).End}, true
 	}
 	return Window{dayStart(c.ref), w.End}, true
+}
+
+// perUnit is a count of unit u in a unit the calendar functions know: a
+// fortnight is two weeks.
+func perUnit(u string, lo, hi int) (string, int, int) {
+	if u = lower(u); u == "fortnight" {
+		return "week", 2 * lo, 2 * hi
+	}
+	return u, lo, hi
 }
 
 func enAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -401,7 +467,19 @@ func enAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if !ok || hi > 200 {
 		return Window{}, false
 	}
-	return span(lower(sub[2]), c.ref, lo, hi), true
+	switch lower(sub[3]) {
+	case "so": // "a week or so ago": a little more, perhaps
+		hi++
+	case "":
+	default: // "a month or two ago"
+		_, n, _ := number(sub[3])
+		if n <= hi {
+			return Window{}, false
+		}
+		hi = n
+	}
+	u, lo, hi := perUnit(sub[2], lo, hi)
+	return span(u, c.ref, lo, hi), true
 }
 
 func enIn(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -409,7 +487,8 @@ func enIn(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if !ok || hi > 200 {
 		return Window{}, false
 	}
-	return span(lower(sub[2]), c.ref, -hi, -lo), true
+	u, lo, hi := perUnit(sub[2], lo, hi)
+	return span(u, c.ref, -hi, -lo), true
 }
 
 func enPast(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -418,7 +497,8 @@ func enPast(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		return Window{}, false
 	}
 	end := dayW(c.ref).End
-	return Window{dayStart(back(lower(sub[2]), c.ref, hi)), end}, true
+	u, _, hi := perUnit(sub[2], hi, hi)
+	return Window{dayStart(back(u, c.ref, hi)), end}, true
 }
 
 func modOffset(m string) int {
@@ -448,6 +528,15 @@ func enModUnit(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	switch u {
 	case "spring", "summer", "autumn", "fall", "winter":
 		return seasonNear(u, c, off), true
+	}
+	if u == "fortnight" { // the fourteen days before, or after, the day said
+		switch {
+		case off > 0:
+			return Window{dayW(c.ref).End, dayW(c.ref).End.AddDate(0, 0, 14)}, true
+		case off < 0:
+			return Window{dayStart(c.ref.AddDate(0, 0, -14)), dayW(c.ref).End}, true
+		}
+		return Window{}, false
 	}
 	if mod == "past" && u != "weekend" { // "the past week": the last seven days
 		return Window{dayStart(back(u, c.ref, 1)), dayW(c.ref).End}, true
@@ -534,42 +623,50 @@ func enRelativeTo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if !ok {
 		return Window{}, false
 	}
-	u, before := lower(sub[1]), lower(sub[2]) == "before"
+	return relativeTo(lower(sub[1]), lower(sub[2]) == "before", p), true
+}
+
+// relativeTo is the unit u (a day, a week, a weekday…) just before or
+// after p.
+func relativeTo(u string, before bool, p Window) Window {
+	if u == "night" {
+		u = "day"
+	}
 	if day, isDay := weekdays[u]; isDay {
 		if before {
-			return lastWeekday(p.Start, day), true
+			return lastWeekday(p.Start, day)
 		}
-		return nextWeekday(p.End.AddDate(0, 0, -1), day), true
+		return nextWeekday(p.End.AddDate(0, 0, -1), day)
 	}
 	switch u {
 	case "day":
 		if before {
-			return dayW(p.Start.AddDate(0, 0, -1)), true
+			return dayW(p.Start.AddDate(0, 0, -1))
 		}
-		return dayW(p.End), true
+		return dayW(p.End)
 	case "week":
 		if before {
-			return Window{p.Start.AddDate(0, 0, -7), p.Start}, true
+			return Window{p.Start.AddDate(0, 0, -7), p.Start}
 		}
-		return Window{p.End, p.End.AddDate(0, 0, 7)}, true
+		return Window{p.End, p.End.AddDate(0, 0, 7)}
 	case "weekend":
 		if before {
 			w := weekendW(p.Start)
 			if w.End.After(p.Start) {
 				w = weekendW(p.Start.AddDate(0, 0, -7))
 			}
-			return w, true
+			return w
 		}
 		w := weekendW(p.End)
 		if w.Start.Before(p.End) {
 			w = weekendW(p.End.AddDate(0, 0, 7))
 		}
-		return w, true
+		return w
 	}
 	if before {
-		return unitW(u, shift(u, p.Start, -1)), true
+		return unitW(u, shift(u, p.Start, -1))
 	}
-	return unitW(u, shift(u, p.Start, 1)), true
+	return unitW(u, shift(u, p.Start, 1))
 }
 
 // Chinese.
@@ -626,8 +723,7 @@ func zhAbs(sub []string, text string, loc []int, c ctx) (Window, bool) {
 }
 
 func zhYearRel(sub []string, text string, loc []int, c ctx) (Window, bool) {
-	off := map[string]int{"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}[sub[1]]
-	p := date{y: c.ref.Year() + off, m: cn(sub[2]), d: cn(sub[3])}
+	p := date{y: c.ref.Year() + zhYearOff[sub[1]], m: cn(sub[2]), d: cn(sub[3])}
 	w, ok := p.window(c)
 	if !ok || (sub[4] != "" && p.d != 0) {
 		return w, ok && sub[4] == ""
@@ -752,8 +848,7 @@ func zhSeason(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	s := map[string]string{"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}[sub[3][:3]]
 	switch {
 	case sub[1] != "":
-		off := map[string]int{"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}[sub[1]]
-		return seasonW(s, c.ref.Year()+off, c.ref.Location()), true
+		return seasonW(s, c.ref.Year()+zhYearOff[sub[1]], c.ref.Location()), true
 	case sub[2] != "":
 		return seasonW(s, cn(sub[2]), c.ref.Location()), true
 	}
@@ -772,7 +867,7 @@ func zhHalfYear(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	return zhMod(yearW(c.ref.Year(), c.ref.Location()), sub[1]+"半年"), true
 }
 
-// zhFewDaysAgo is 前几天 as 几天前 reads.
+// zhFewDaysAgo is 前几天, 前两周, 前几个月 as 几天前 reads.
 func zhFewDaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if loc[0] > 0 {
 		r, _ := utf8.DecodeLastRuneInString(text[:loc[0]])
@@ -780,7 +875,11 @@ func zhFewDaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 			return Window{}, false // 6月9日前几天: zhCountRelativeTo's
 		}
 	}
-	return zhAgo([]string{"", "几", "", "天", "前"}, text, loc, c)
+	n := sub[1]
+	if n == "些" {
+		n = "几"
+	}
+	return zhAgo([]string{"", n, "", "个", "", sub[3], "", "前"}, text, loc, c)
 }
 
 func zhWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -851,7 +950,8 @@ func enCountRelativeTo(sub []string, text string, loc []int, c ctx) (Window, boo
 	if !ok {
 		return Window{}, false
 	}
-	return countFrom(p, lower(sub[2]), lo, hi, lower(sub[3]) == "before"), true
+	u, lo, hi := perUnit(sub[2], lo, hi)
+	return countFrom(p, u, lo, hi, lower(sub[3]) == "before"), true
 }
 
 func zhCountRelativeTo(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -868,17 +968,23 @@ func zhCountRelativeTo(sub []string, text string, loc []int, c ctx) (Window, boo
 
 var zhUnits = map[string]string{"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 
+// zhAgo is a count of units before or after the reference: 三天前,
+// 两个多月前 (two months and more), 十多天前 (ten-odd days), 一年半前.
 func zhAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
-	u := zhUnits[sub[3]]
-	if u == "month" && sub[2] == "" && sub[1] != "半" {
+	count, moreA, ge, moreB, unit, after, dir := sub[1], sub[2], sub[3], sub[4], sub[5], sub[6], sub[7]
+	u := zhUnits[unit]
+	if u == "month" && ge == "" && count != "半" && moreA == "" && moreB == "" && after == "" {
 		return Window{}, false // 三月前: before March, not three months ago
 	}
-	if sub[3] == "日" && strings.HasSuffix(text[:loc[0]], "月") {
+	if unit == "日" && strings.HasSuffix(text[:loc[0]], "月") {
 		return Window{}, false // 3月5日之后: after the 5th of March, not in five days
 	}
+	if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); loc[0] > 0 && strings.ContainsRune("0123456789０１２３４５６７８９〇零一二两三四五六七八九十", r) {
+		return Window{}, false // 2019年以后: a year's, not nineteen years on
+	}
 	lo, hi := 0, 0
-	if sub[1] == "半" {
-		if u != "year" && u != "month" {
+	if count == "半" {
+		if u != "year" && u != "month" || after == "半" {
 			return Window{}, false
 		}
 		if u == "year" {
@@ -888,11 +994,23 @@ func zhAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		}
 	} else {
 		var ok bool
-		if lo, hi, ok = cnNumber(sub[1]); !ok || hi > 200 {
+		if lo, hi, ok = cnNumber(count); !ok || hi > 200 {
 			return Window{}, false
 		}
 	}
-	if strings.HasSuffix(sub[4], "后") {
+	switch {
+	case after == "半": // a unit and a half more: so many days, a tenth either side
+		if lo != hi {
+			return Window{}, false
+		}
+		days := (float64(lo) + 0.5) * map[string]float64{"day": 1, "week": 7, "month": 30.44, "year": 365.25}[u]
+		u, lo, hi = "day", int(days*0.9+0.5), int(days*1.1+0.5)
+	case moreA != "" && lo == hi && lo%10 == 0: // 十多天: eleven to nineteen
+		lo, hi = lo+1, lo+9
+	case moreA != "" || moreB != "" || after == "多": // 两个多月: two and some
+		hi++
+	}
+	if strings.HasSuffix(dir, "后") {
 		return span(u, c.ref, -hi, -lo), true
 	}
 	return span(u, c.ref, lo, hi), true
@@ -928,9 +1046,13 @@ var tenseRes = sync.OnceValue(func() [2]*regexp.Regexp {
 	}
 })
 
-// asksWhen reports whether a query asks for a time.
+// asksWhen reports whether a query asks for a time, or for how long ago
+// or how long between two events ("how many days ago…", "how many weeks
+// passed between…", "多少天前…"), which dated memories answer; not how
+// long something has lasted ("how long has she been painting?"), which
+// a memory says without a date ("for seven years").
 func asksWhen(text string) bool { return whenRe().MatchString(text) }
 
 var whenRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week)\b|which\s+(?:date|day|year|month|week)\b|how\s+long\s+ago\b|since\s+when\b|at\s+what\s+time\b|in\s+(?:what|which)\s+(?:year|month)\b|on\s+(?:what|which)\s+(?:date|day)\b)|(?:什么时候|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|多久以前|多久前|多长时间以前|哪个月|什么日子)`)
+	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week)\b|which\s+(?:date|day|year|month|week)\b|how\s+long\s+ago\b|how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|time)\s+(?:ago|passed|elapsed|went\s+by|between|since|before|after|later|earlier|(?:has|had|have)\s+(?:passed|elapsed|gone\s+by)|(?:has|had|is|was)\s+it\s+been)\b|how\s+long\s+(?:since|(?:is|was|has|had)\s+it\s+been\s+since|after|before)\b|since\s+when\b|at\s+what\s+time\b|in\s+(?:what|which)\s+(?:year|month)\b|on\s+(?:what|which)\s+(?:date|day)\b)|(?:什么时候|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|多久以前|多久前|多长时间以前|多少(?:天|年|个?月|周|个?星期|个?礼拜)(?:前|以前|之前)|哪个月|什么日子)`)
 })

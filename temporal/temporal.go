@@ -15,7 +15,16 @@
 // ("between August 11 and 15", "from March to May 2023", "2019-2021"),
 // vague spans ("the beginning of November 2022", "early 2023", "late last
 // year", seasons) and their Chinese forms ("昨天", "上周五", "去年三月",
-// "2022年1月", "三年前", "上个月", "下周", "11月初", "8月11日到15日").
+// "2022年1月", "三年前", "上个月", "下周", "11月初", "8月11日到15日");
+// spoken forms (REC-32): two units back or on ("the week before last",
+// "the Friday after next", "上上个月"), fortnights, spans of counts ("two
+// or three weeks ago", "a month or two ago"), hours, ordinal days ("the
+// fifth of May", "the 5th of last month"), holidays ("last Christmas",
+// "国庆节"), the next few days, the first Monday of May, decades,
+// quarters, Chinese spans of counts ("两三天前", "两个多月前"); a range of
+// any two times ("from last Monday to Wednesday",
+// "五月和七月之间"); and, in a query, a window open on one side ("after
+// March 5", "before last Monday", "3月5日以后", "今年以来").
 // A date without a year takes the year that puts it nearest the reference
 // (a question asks about the past: Query takes the latest one not after
 // it; a text with future cues, "will", "明天", the earliest one after it).
@@ -90,6 +99,9 @@ type ctx struct {
 	// every runs every rule, its quick lists unread: what the lists must
 	// not change (TestQuickListsAreSound).
 	every bool
+	// query is set for a query's text: a time there may bound what is
+	// asked on one side only ("after March 5"), see combine.
+	query bool
 }
 
 // lazyTense is the tense of text, guessed once.
@@ -136,7 +148,7 @@ type Asked struct {
 // bias to the past, and the query's text without it.
 func Query(text string, now time.Time) Asked {
 	a := Asked{Text: text, When: asksWhen(text)}
-	exprs := find(text, ctx{ref: now, bias: past})
+	exprs := find(text, ctx{ref: now, bias: past, query: true})
 	if len(exprs) == 0 {
 		return a
 	}
@@ -219,6 +231,7 @@ func find(text string, c ctx) []Expr {
 		}
 	}
 	sort.Slice(kept, func(i, j int) bool { return kept[i].pos < kept[j].pos })
+	kept = combine(text, kept, c)
 	out := make([]Expr, len(kept))
 	for i, m := range kept {
 		out[i] = Expr{Text: text[m.pos:m.end], Pos: m.pos, EndPos: m.end, Window: m.w}
@@ -280,7 +293,7 @@ func isWordByte(b byte) bool {
 func removeSpan(text string, pos, end int) string {
 	before, after := strings.TrimRight(text[:pos], " "), strings.TrimLeft(text[end:], " ")
 	lower := strings.ToLower(before)
-	for _, p := range []string{"in", "on", "during", "at", "since", "from", "of", "around", "by", "for", "between"} {
+	for _, p := range []string{"in", "on", "during", "at", "since", "from", "of", "around", "by", "for", "between", "over", "within"} {
 		if strings.HasSuffix(lower, " "+p) || lower == p {
 			before = strings.TrimRight(before[:len(before)-len(p)], " ")
 			break

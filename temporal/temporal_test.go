@@ -197,7 +197,9 @@ func TestQuickListsAreSound(t *testing.T) {
 func FuzzExtract(f *testing.F) {
 	for _, s := range []string{"yesterday", "between August 11 and 15", "the second week of November",
 		"2022年1月21日", "去年三月", "8月11日到15日", "three years ago", "late last year", "on the 31st",
-		"from December to February", "the week before 9 June 2023", "二〇二二年十二月底", "99999999年", "十十十月"} {
+		"from December to February", "the week before 9 June 2023", "二〇二二年十二月底", "99999999年", "十十十月",
+		"after March 5", "before last Monday", "from last Monday to Wednesday", "the week before last", "two or three weeks ago",
+		"the fifth of May", "last Christmas", "三月五号以后", "五月和七月之间", "自从去年", "3号到5号", "a week and a half ago"} {
 		f.Add(s, int64(1683720000))
 	}
 	f.Fuzz(func(t *testing.T, text string, unix int64) {

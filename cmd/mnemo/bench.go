@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -130,8 +131,45 @@ func (a *app) benchCommand() *cobra.Command {
 	loc.Flags().StringVar(&features, "match-features", "", "write each question's match and its results' match features to this file (JSON lines), to calibrate the match model")
 	sc := a.benchScaleCommand()
 	sc.PersistentPreRunE = loc.PersistentPreRunE // the same DSN fallback
-	cmd.AddCommand(loc, sc, a.benchCrossLingualCommand())
+	cmd.AddCommand(loc, sc, a.benchCrossLingualCommand(), a.benchMatchFitCommand())
 	return cmd
+}
+
+func (a *app) benchMatchFitCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "matchfit <features.jsonl>",
+		Short: "Fit the match model (API-17) to `bench locomo --match-features`, one conversation held out at a time",
+		Long: "Reads the match features `bench locomo --match-features` wrote and, for each conversation in\n" +
+			"turn, fits the match model's Answers weights on the others and prints the AUROC of match_score on\n" +
+			"the one held out (categories 1-4 against 5), beside that of the shipped model; then the weights\n" +
+			"fitted on every conversation, to put in rank.DefaultMatch.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			lines, err := locomo.ReadFeatures(f)
+			f.Close()
+			if err != nil {
+				return usagef("%s: %v", args[0], err)
+			}
+			m := rank.DefaultMatch()
+			w := a.stdout
+			fmt.Fprintf(w, "%-10s %9s %9s\n", "held out", "shipped", "fitted")
+			for _, fo := range locomo.CrossValidate(lines, m) {
+				fmt.Fprintf(w, "%-10s %9.3f %9.3f\n", fo.Sample, fo.Before, fo.After)
+			}
+			fit := locomo.FitMatch(lines, m)
+			fmt.Fprintf(w, "%-10s %9.3f %9.3f  (fitted on all: not a measure)\n", "all", locomo.MatchAUROC(lines, m), locomo.MatchAUROC(lines, fit))
+			b, err := json.Marshal(fit)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "fitted on all: %s\n", b)
+			return nil
+		},
+	}
 }
 
 func (a *app) benchCrossLingualCommand() *cobra.Command {

@@ -59,7 +59,8 @@ func TestLocomoQuality(t *testing.T) {
 	for _, tt := range []struct {
 		profile            string
 		hit5, hit10, rec10 float64
-	}{{"", 0.70, 0.80, 0.78}, {"lexical", 0.72, 0.79, 0}} {
+		auroc              float64 // of the answers' match (API-17)
+	}{{"", 0.70, 0.80, 0.78, 0.80}, {"lexical", 0.72, 0.79, 0, 0}} {
 		cfg := defaultConfig()
 		rep, err := runLocomo(context.Background(), convs, tt.profile, "sqlite", "", &cfg, locomo.Options{})
 		if err != nil {
@@ -76,6 +77,9 @@ func TestLocomoQuality(t *testing.T) {
 		}
 		if got := rep.All.Hit[5]; got < tt.hit5 {
 			t.Errorf("profile %q: hit@5 = %.3f, want ≥ %.2f", tt.profile, got, tt.hit5)
+		}
+		if rep.Match == nil || rep.Match.AUROC < tt.auroc {
+			t.Errorf("profile %q: match AUROC = %+v, want ≥ %.2f", tt.profile, rep.Match, tt.auroc)
 		}
 		t.Logf("profile %q: hit@5 %.3f hit@10 %.3f recall@10 %.3f", tt.profile, rep.All.Hit[5], rep.All.Hit[10], rep.All.Recall[10])
 	}
