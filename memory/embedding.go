@@ -219,6 +219,21 @@ func (v *vectors) embedRecords(ctx context.Context, recs []mnemo.Record) error {
 	return nil
 }
 
+// queued reports whether a record was stored without the vector of the
+// embedder it needs, for the worker to make: a write whose vectors were all
+// made on the way in leaves the worker asleep rather than have it look for
+// work after every write (PERF-8).
+func (v *vectors) queued(recs []mnemo.Record) bool {
+	model := v.embedder.Model()
+	for i := range recs {
+		r := &recs[i]
+		if !r.Tombstone && r.Embed != "" && (len(r.Memory.Embedding) == 0 || r.Memory.EmbeddingModel != model) {
+			return true
+		}
+	}
+	return false
+}
+
 // work embeds queued memories until ctx is cancelled.
 func (v *vectors) work(ctx context.Context) {
 	defer close(v.stopped)

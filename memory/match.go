@@ -113,7 +113,7 @@ func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) (
 	df := make(map[string]int, len(terms))
 	of := make([]map[string]bool, len(results))
 	for i, m := range pool {
-		has := s.termsOf(m)
+		has := s.termsOf(m, terms)
 		if i < len(results) {
 			of[i] = has
 		}
@@ -131,13 +131,21 @@ func (s *Service) termWeights(results, scored []Scored, terms map[string]bool) (
 	return w, of
 }
 
-// termsOf is the set of analysed words of what m says, and of what the
-// lexical index finds it by besides: its tags, key and entities.
-func (s *Service) termsOf(m *mnemo.Memory) map[string]bool {
+// termsOf is the set of the query's terms among the analysed words of
+// what m says, and of what the lexical index finds it by besides: its
+// tags, key and entities. Only the query's terms are ever looked up, so
+// only they are kept: a set of every word of every candidate would be
+// most of the match's allocations (PERF-10).
+func (s *Service) termsOf(m *mnemo.Memory, terms map[string]bool) map[string]bool {
 	text := m.Content + " " + m.Summary + " " + strings.Join(m.Tags, " ") + " " + m.Key + " " + strings.Join(m.Entities, " ")
-	has := make(map[string]bool)
+	var has map[string]bool
 	for _, t := range s.analyzer.Terms(text) {
-		has[t] = true
+		if terms[t] {
+			if has == nil {
+				has = make(map[string]bool, len(terms))
+			}
+			has[t] = true
+		}
 	}
 	return has
 }

@@ -81,6 +81,10 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	if last, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
 		Filter: mnemo.Filter{SessionID: sessionID, Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
 		Order:  mnemo.OrderNewest, Limit: 1,
+		// One row, read on every request: counting the session's turns
+		// and reading a vector would cost more than the rest of a
+		// one-turn request's store work (PERF-8).
+		NoTotal: true, NoVectors: true,
 	}); err == nil && len(last) == 1 {
 		prev = last[0].Content
 		if name := speakerName(&last[0]); name != "" {

@@ -540,7 +540,9 @@ func (s *Service) writeWith(ctx context.Context, scope mnemo.Scope, recs []mnemo
 		return nil, err
 	}
 	if s.vec != nil {
-		s.vec.kick()
+		if s.vec.queued(recs) {
+			s.vec.kick()
+		}
 	} else if s.noVectors {
 		s.warnOnce(noIndexWarning, "err", "the store keeps no vectors")
 		s.noteDegraded(ctx, scope, mnemo.DegradedVectorIndex, "no vector index (the store keeps no vectors): memories written without vectors")

@@ -205,7 +205,7 @@ func (l workLock) lockContext(ctx context.Context) error {
 // looked, then inserts every registered scope's missing vectors.
 func (a *annIndexes) catchUpAll(ctx context.Context, db *DB) error {
 	defer a.looked() // on every return; once the todo list is known below
-	vs, rev, err := vectorSpace(ctx, db.reader)
+	vs, rev, err := vectorSpace(ctx, db.readStmts)
 	if err != nil || vs.Model == "" {
 		return err
 	}
@@ -416,7 +416,7 @@ func (x *annIndex) readBatch(ctx context.Context, db *DB, sp span, after int64, 
 		buf = make([]float32, 0, limit*dim)
 	}
 	b.buf = buf[:0]
-	rows, err := db.reader.QueryContext(ctx, catchUpQuery, after, sp.lo, sp.hi, limit)
+	rows, err := db.readStmts.QueryContext(ctx, catchUpQuery, after, sp.lo, sp.hi, limit)
 	if err != nil {
 		b.err = fmt.Errorf("sqlite: vector index: %w", err)
 		return b

@@ -237,3 +237,57 @@ func TestSearchFilterAfterRanking(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteStatementsPrepared checks that a write prepares none of its
+// statements once a write of its kind has (PERF-8): each kind is written
+// three times, and the third time every statement is the writer's. Writers on
+// the one connection beside it (vectors set, the scope's other writes)
+// must not wait on the statements being prepared for it.
+func TestWriteStatementsPrepared(t *testing.T) {
+	ctx := t.Context()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.SetVectorSpace(ctx, mnemo.VectorSpace{Model: "m", Dimension: 2}, false); err != nil {
+		t.Fatal(err)
+	}
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	rec := func(key string, vec []float32) mnemo.Record {
+		n++
+		m := mnemo.Memory{ID: uuidFor(n), Key: key, Content: fmt.Sprint("note ", n), Type: "fact",
+			CreatedAt: now, UpdatedAt: now.Add(time.Duration(n) * time.Second), AccessedAt: now}
+		if vec != nil {
+			m.Embedding, m.EmbeddingModel = vec, "m"
+		}
+		return mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: m.Content}, Embed: m.Content}
+	}
+	for _, tt := range []struct {
+		name string
+		recs func() []mnemo.Record
+	}{
+		{"keyless", func() []mnemo.Record { return []mnemo.Record{rec("", nil)} }},
+		{"with a vector", func() []mnemo.Record { return []mnemo.Record{rec("", []float32{1, 0})} }},
+		{"a key rewritten", func() []mnemo.Record { return []mnemo.Record{rec("/k", []float32{0, 1})} }},
+		{"a batch", func() []mnemo.Record {
+			return []mnemo.Record{rec("", []float32{1, 1}), rec("/b", nil), rec("/b", []float32{1, 0})}
+		}},
+	} {
+		for i := range 3 { // a key's first write inserts, its next ones update
+			before := db.writeStmts.missed.Load()
+			ms, err := db.Write(ctx, scope, tt.recs())
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			if got, err := db.Get(ctx, scope, ms[len(ms)-1].ID); err != nil || got.Content != ms[len(ms)-1].Content {
+				t.Fatalf("%s: read back %q, %v; want %q", tt.name, got.Content, err, ms[len(ms)-1].Content)
+			}
+			if missed := db.writeStmts.missed.Load() - before; i == 2 && missed > 0 {
+				t.Errorf("%s written again: %d statements prepared in its transaction, want 0", tt.name, missed)
+			}
+		}
+	}
+}

@@ -68,10 +68,11 @@ type DB struct {
 	now    func() time.Time
 	logger *slog.Logger
 
-	writer      *sql.DB    // one connection
-	synchronous string     // the writer's durability for acknowledged writes
-	reader      *sql.DB    // query-only pool
-	readStmts   *stmtCache // the hot queries of reader, prepared
+	writer      *sql.DB     // one connection
+	synchronous string      // the writer's durability for acknowledged writes
+	reader      *sql.DB     // query-only pool
+	readStmts   *stmtCache  // the hot queries of reader, prepared
+	writeStmts  *writeStmts // Write's statements on writer, prepared
 
 	// scopes caches scope numbers: mnemo.Scope → int64. See scopeSpan.
 	scopes sync.Map
@@ -89,6 +90,13 @@ type DB struct {
 	// their filter and the vectors they scored exactly: tests hold it to a
 	// bound that does not grow with the store.
 	vectorExamined atomic.Int64
+	// rowsRead counts the memories searches read by seq: tests hold a
+	// search to reading no more rows than it returns when its filter
+	// drops none.
+	rowsRead atomic.Int64
+	// ftsFiltered counts the searches FTS5 ranked with their filter, which
+	// the in-memory index answers once built.
+	ftsFiltered atomic.Int64
 
 	// eventStmts are the statements of an event append (events.go).
 	eventMu    sync.Mutex
@@ -175,6 +183,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.reader.SetConnMaxLifetime(0)
 	db.reader.SetConnMaxIdleTime(0)
 	db.readStmts = newStmtCache(db.reader)
+	db.writeStmts = newWriteStmts(db.writer)
 
 	// The indexer looks for vectors stored from now on; a scope whose
 	// index file is behind the table is caught up once it is searched.
@@ -234,6 +243,7 @@ func (db *DB) Close() error {
 	}
 	db.eventStmts.close()
 	db.readStmts.close()
+	db.writeStmts.close()
 	if db.reader != nil {
 		err = db.reader.Close()
 	}

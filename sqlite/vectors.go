@@ -441,20 +441,28 @@ func (db *DB) filteredSeqs(ctx context.Context, w *where, n int) ([]int64, error
 }
 
 // fetchNeighbours loads the memories of res that w selects, in order, at
-// most limit.
+// most limit. The nearest limit are read first and the rest only for those
+// the filter left out: a row read is most of a search's cost (PERF-10).
 func (db *DB) fetchNeighbours(ctx context.Context, res []vector.Result, w *where, limit int) ([]mnemo.VectorHit, error) {
-	seqs := make([]int64, len(res))
-	for i, r := range res {
-		seqs[i] = int64(r.ID)
-	}
-	found, err := db.fetchSeqs(ctx, seqs, w)
-	if err != nil {
-		return nil, err
-	}
 	hits := make([]mnemo.VectorHit, 0, min(limit, len(res)))
-	for i, m := range found {
-		if m != nil && len(hits) < limit {
-			hits = append(hits, mnemo.VectorHit{Memory: *m, Similarity: float64(res[i].Score)})
+	for len(res) > 0 && len(hits) < limit {
+		part := res
+		if len(hits) == 0 {
+			part = res[:min(limit, len(res))]
+		}
+		res = res[len(part):]
+		seqs := make([]int64, len(part))
+		for i, r := range part {
+			seqs[i] = int64(r.ID)
+		}
+		found, err := db.fetchSeqs(ctx, seqs, w)
+		if err != nil {
+			return nil, err
+		}
+		for i, m := range found {
+			if m != nil && len(hits) < limit {
+				hits = append(hits, mnemo.VectorHit{Memory: *m, Similarity: float64(part[i].Score)})
+			}
 		}
 	}
 	return hits, nil

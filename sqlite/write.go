@@ -60,16 +60,24 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 	}
 	defer tx.Rollback()
 
-	fts, err := db.ftsExists(ctx, tx)
-	if err != nil {
+	b := &batch{tx: tx, scope: scope, now: db.now(), replace: replace, cached: db.writeStmts}
+	defer b.closeStmts()
+	committed := false
+	defer func() {
+		// Once the transaction has let the connection go and every lock
+		// below is released: a writer holding the connection may be
+		// waiting for one of them.
+		if committed {
+			db.writeStmts.add(ctx, b.uncached)
+		}
+	}()
+	if b.fts, err = db.ftsExists(ctx, b); err != nil {
 		return nil, err
 	}
-	b := &batch{tx: tx, scope: scope, fts: fts, now: db.now(), replace: replace}
-	defer b.closeStmts()
 	if err := b.begin(ctx); err != nil {
 		return nil, fmt.Errorf("sqlite: write: %w", err)
 	}
-	if b.space, b.rev, err = vectorSpace(ctx, tx); err != nil {
+	if b.space, b.rev, err = vectorSpace(ctx, b); err != nil {
 		return nil, fmt.Errorf("sqlite: write: %w", err)
 	}
 	rev0 := b.rev
@@ -90,7 +98,7 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 		return nil, fmt.Errorf("sqlite: write: %w", err)
 	}
 	if b.revUsed {
-		if _, err := tx.ExecContext(ctx, `UPDATE vector_space SET rev = ?`, b.rev); err != nil {
+		if _, err := b.exec(ctx, `UPDATE vector_space SET rev = ?`, b.rev); err != nil {
 			return nil, fmt.Errorf("sqlite: write: %w", err)
 		}
 	}
@@ -103,6 +111,7 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 		db.lex.wmu.Unlock()
 		return nil, fmt.Errorf("sqlite: write: commit: %w", err)
 	}
+	committed = true
 	db.lex.apply(b.lexOps)
 	db.lex.wmu.Unlock()
 	if b.revUsed {
@@ -130,7 +139,7 @@ func (b *batch) readBack(ctx context.Context, seqs []int64) ([]mnemo.Memory, err
 	}
 	list = append(list, ']')
 	// CROSS JOIN looks each memory up by seq, as fetchSeqs does.
-	rows, err := b.tx.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
+	rows, err := b.query(ctx, `SELECT `+memoryColumns+`, m.seq
 		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value`, string(list))
 	if err != nil {
 		return nil, err
@@ -190,17 +199,47 @@ type batch struct {
 	// stmts are the batch's statements, prepared once and run once per
 	// record: preparing each statement anew was a fifth of a bulk write
 	// transaction under the pure-Go driver (PERF-1).
-	stmts map[string]*sql.Stmt
+	stmts    map[string]*sql.Stmt
+	cached   *writeStmts // the writer's prepared statements
+	uncached []string    // queries prepared here, not there yet
 }
 
-// stmt returns q prepared in the batch's transaction.
+// QueryRowContext runs a query of one row in the batch's transaction,
+// prepared as exec's are: the batch is a querier.
+func (b *batch) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	st, err := b.stmt(ctx, q)
+	if err != nil {
+		// The transaction's own path, which reports the error in Scan.
+		return b.tx.QueryRowContext(ctx, q, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// query runs a query in the batch's transaction, prepared as exec's are.
+func (b *batch) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := b.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// stmt returns q prepared in the batch's transaction: the writer's
+// statement when it has one, else prepared here, and for the writer
+// once the transaction has ended (writeStmts).
 func (b *batch) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if st, ok := b.stmts[q]; ok {
 		return st, nil
 	}
-	st, err := b.tx.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
+	var st *sql.Stmt
+	if p := b.cached.get(q); p != nil {
+		st = b.tx.StmtContext(ctx, p)
+	} else {
+		var err error
+		if st, err = b.tx.PrepareContext(ctx, q); err != nil {
+			return nil, err
+		}
+		b.uncached = append(b.uncached, q)
 	}
 	if b.stmts == nil {
 		b.stmts = make(map[string]*sql.Stmt)
@@ -242,7 +281,7 @@ type typeDelta struct {
 // countInserted adds the batch's inserted memories to type_stats.
 func (b *batch) countInserted(ctx context.Context) error {
 	for typ, d := range b.inserted {
-		_, err := b.tx.ExecContext(ctx, `INSERT INTO type_stats (tenant_id, agent_id, type, n, vitality) VALUES (?, ?, ?, ?, ?)
+		_, err := b.exec(ctx, `INSERT INTO type_stats (tenant_id, agent_id, type, n, vitality) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT DO UPDATE SET n = n + excluded.n, vitality = vitality + excluded.vitality`,
 			b.scope.TenantID, b.scope.AgentID, typ, d.n, d.vitality)
 		if err != nil {
@@ -254,7 +293,7 @@ func (b *batch) countInserted(ctx context.Context) error {
 
 // begin numbers the scope if it is new, and finds where its seqs are at.
 func (b *batch) begin(ctx context.Context) error {
-	id, err := scopeID(ctx, b.tx, b.scope)
+	id, err := scopeID(ctx, b, b.scope)
 	if err != nil {
 		return err
 	}
@@ -268,7 +307,7 @@ func (b *batch) begin(ctx context.Context) error {
 		}
 	}
 	b.span = spanOf(id)
-	err = b.tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), ?) FROM memories WHERE seq >= ? AND seq < ?`,
+	err = b.QueryRowContext(ctx, `SELECT coalesce(max(seq), ?) FROM memories WHERE seq >= ? AND seq < ?`,
 		b.span.lo, b.span.lo, b.span.hi).Scan(&b.last)
 	if err != nil {
 		return fmt.Errorf("last seq: %w", err)
@@ -470,7 +509,7 @@ func (s *stored) versionOf() int {
 // lookupID returns the live keyless row of id in the scope, or nil.
 func (b *batch) lookupID(ctx context.Context, id string) (*stored, error) {
 	var s stored
-	err := b.tx.QueryRowContext(ctx, `SELECT seq, id, created_at, updated_at, accessed_at, access_count, tombstone, version
+	err := b.QueryRowContext(ctx, `SELECT seq, id, created_at, updated_at, accessed_at, access_count, tombstone, version
 		FROM memories WHERE id = ? AND tenant_id = ? AND agent_id = ? AND key IS NULL AND tombstone = 0`,
 		id, b.scope.TenantID, b.scope.AgentID,
 	).Scan(&s.seq, &s.id, &s.createdAt, &s.updatedAt, &s.accessedAt, &s.accessCount, &s.tombstone, &s.version)

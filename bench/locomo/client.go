@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -50,13 +51,14 @@ func (h *HTTPSystem) AddSession(ctx context.Context, agent, session string, at t
 // SearchMatch implements MatchSearcher: the keys, occurred windows and
 // match of the answer, and with explain each result's match features.
 func (h *HTTPSystem) SearchMatch(ctx context.Context, agent, query string, now time.Time, limit int, explain bool) (Answer, error) {
-	req := map[string]any{"agent_id": agent, "query": query, "now": now, "limit": limit, "explain": explain}
+	req := map[string]any{"agent_id": agent, "query": query, "now": now, "limit": limit, "explain": explain, "trace": true}
 	if h.Profile != "" {
 		req["profile"] = h.Profile
 	}
 	var out struct {
-		Match      string  `json:"match"`
-		MatchScore float64 `json:"match_score"`
+		Trace      *memory.Trace `json:"trace"`
+		Match      string        `json:"match"`
+		MatchScore float64       `json:"match_score"`
 		Results    []struct {
 			Key      string           `json:"key"`
 			Score    float64          `json:"score"`
@@ -69,7 +71,7 @@ func (h *HTTPSystem) SearchMatch(ctx context.Context, agent, query string, now t
 	if err := h.post(ctx, "/v1/surface", req, &out); err != nil {
 		return Answer{}, err
 	}
-	a := Answer{Match: out.Match, MatchScore: out.MatchScore, Keys: make([]string, len(out.Results)), Occurred: make([]temporal.Window, len(out.Results))}
+	a := Answer{Trace: out.Trace, Match: out.Match, MatchScore: out.MatchScore, Keys: make([]string, len(out.Results)), Occurred: make([]temporal.Window, len(out.Results))}
 	for i, r := range out.Results {
 		a.Keys[i] = r.Key
 		if i == 0 {

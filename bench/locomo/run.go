@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/temporal"
 )
 
@@ -45,6 +46,8 @@ type Answer struct {
 	// Features are each result's match features and probability, when
 	// asked for (explain).
 	Features []json.RawMessage
+	// Trace is where the server spent the answer's time, when it says.
+	Trace *memory.Trace
 }
 
 // Options are a run's settings.
@@ -91,6 +94,11 @@ type Report struct {
 	PerConversation []ConversationReport `json:"per_conversation"`
 	// Latency of Search calls.
 	P50, P95 time.Duration `json:"-"`
+	// Stages and TailStages are the median of each recall stage over all
+	// the questions and over the slowest 5 % (by latency), when the
+	// system traces its answers; Rest is what the latency holds beyond
+	// the recall itself (HTTP, JSON, the client).
+	Stages, TailStages Stages `json:"-"`
 	// IngestTime is the time spent in AddSession.
 	IngestTime time.Duration `json:"-"`
 }
@@ -140,6 +148,7 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 		rep.Match = &MatchReport{Levels: map[string][2]int{}}
 	}
 	var lat []time.Duration
+	var traces []*memory.Trace
 	maxK := Ks[len(Ks)-1]
 	for _, c := range convs {
 		agent := "locomo-" + c.SampleID
@@ -171,6 +180,7 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 				var a Answer
 				a, err = ms.SearchMatch(ctx, agent, qa.Question, now, maxK, o.Features != nil)
 				keys, occ = a.Keys, a.Occurred
+				traces = append(traces, a.Trace)
 				if err == nil {
 					rep.Match.add(a, answerable)
 					conv.Match.add(a, answerable)
@@ -184,6 +194,9 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 				keys, err = sys.Search(ctx, agent, qa.Question, now, maxK)
 			}
 			lat = append(lat, time.Since(t0))
+			if !matching {
+				traces = append(traces, nil)
+			}
 			if err != nil {
 				return rep, fmt.Errorf("%s %q: %w", c.SampleID, qa.Question, err)
 			}
@@ -233,7 +246,60 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 		rep.Match.finish()
 	}
 	rep.P50, rep.P95 = percentile(lat, 0.50), percentile(lat, 0.95)
+	rep.Stages = medians(lat, traces, 0)
+	rep.TailStages = medians(lat, traces, rep.P95)
 	return rep, nil
+}
+
+// Stages is the median time of each recall stage (memory.Trace) over a
+// set of questions, and of what their latency held beyond the recall.
+type Stages struct {
+	memory.Trace
+	Rest time.Duration
+}
+
+// medians is the median of each stage over the traced questions whose
+// latency is at least cut.
+func medians(lat []time.Duration, traces []*memory.Trace, cut time.Duration) Stages {
+	var ts []*memory.Trace
+	var rest []time.Duration
+	for i, t := range traces {
+		if t != nil && lat[i] >= cut {
+			ts = append(ts, t)
+			rest = append(rest, lat[i]-t.Total)
+		}
+	}
+	if len(ts) == 0 {
+		return Stages{}
+	}
+	med := func(f func(*memory.Trace) time.Duration) time.Duration {
+		d := make([]time.Duration, len(ts))
+		for i, t := range ts {
+			d[i] = f(t)
+		}
+		return percentile(d, 0.5)
+	}
+	return Stages{
+		Trace: memory.Trace{
+			Analyse: med(func(t *memory.Trace) time.Duration { return t.Analyse }),
+			Find:    med(func(t *memory.Trace) time.Duration { return t.Find }),
+			Lexical: med(func(t *memory.Trace) time.Duration { return t.Lexical }),
+			Embed:   med(func(t *memory.Trace) time.Duration { return t.Embed }),
+			Vector:  med(func(t *memory.Trace) time.Duration { return t.Vector }),
+			Fuse:    med(func(t *memory.Trace) time.Duration { return t.Fuse }),
+			MMR:     med(func(t *memory.Trace) time.Duration { return t.MMR }),
+			Access:  med(func(t *memory.Trace) time.Duration { return t.Access }),
+			Links:   med(func(t *memory.Trace) time.Duration { return t.Links }),
+			Total:   med(func(t *memory.Trace) time.Duration { return t.Total }),
+		},
+		Rest: percentile(rest, 0.5),
+	}
+}
+
+func (s Stages) String() string {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }
+	return fmt.Sprintf("analyse %s, find %s (lexical %s beside embed %s + vector %s), fuse %s, MMR and match %s; recall %s, HTTP and JSON %s ms",
+		ms(s.Analyse), ms(s.Find), ms(s.Lexical), ms(s.Embed), ms(s.Vector), ms(s.Fuse), ms(s.MMR), ms(s.Total), ms(s.Rest))
 }
 
 func (m *MatchReport) add(a Answer, answerable bool) {
@@ -451,6 +517,9 @@ func (r Report) WriteText(w io.Writer, withTimes bool) {
 	if withTimes {
 		fmt.Fprintf(w, "\nrecall latency p50 %s, p95 %s; ingest %s\n",
 			r.P50.Round(10*time.Microsecond), r.P95.Round(10*time.Microsecond), r.IngestTime.Round(time.Millisecond))
+		if r.Stages.Total > 0 {
+			fmt.Fprintf(w, "stages, medians: %s\n  of the slowest 5 %%: %s\n", r.Stages, r.TailStages)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -32,14 +33,15 @@ func (a *app) benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Run a benchmark",
 	}
-	var profile, conversations, features string
+	var profile, conversations, features, cpuProfile string
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
 		Short: "Recall quality on LoCoMo: hit@k and recall@k of the evidence turns, and recall latency",
 		Long: "Starts a server on a fresh temporary store, feeds each conversation through POST /v1/messages\n" +
 			"(one agent per conversation, one session per LoCoMo session, key /turn/<dia_id>), asks every\n" +
 			"question of categories 1-4 through POST /v1/surface with now = the last session's time, and\n" +
-			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call; then\n" +
+			"prints hit@5/10/20 and recall@5/10/20 of the evidence turns and the latency of each call, with\n" +
+			"the median of each recall stage (its trace) over all the questions and over the slowest 5 %; then\n" +
 			"how well the answers' match (strong, weak, none) tells those questions from the adversarial ones\n" +
 			"(category 5: asked of the wrong person), as the AUROC of match_score; then hit@10 and recall@10 of\n" +
 			"each category and the AUROC for each conversation on its own.\n" +
@@ -84,6 +86,17 @@ func (a *app) benchCommand() *cobra.Command {
 				defer f.Close()
 				o.Features = f
 			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return usagef("--cpuprofile: %v", err)
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
+			}
 			rep, err := runLocomo(cmd.Context(), convs, profile, storeName, string(a.cfg.Store.Postgres.DSN), &a.cfg, o)
 			if err != nil {
 				return err
@@ -113,6 +126,7 @@ func (a *app) benchCommand() *cobra.Command {
 		return cmd.Root().PersistentPreRunE(cmd, args)
 	}
 	loc.Flags().StringVar(&profile, "profile", "", "ranking profile: hybrid (default), seed001, seed003, lexical or semantic")
+	loc.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write the run's CPU profile to this file (the questions are under http.(*Server).search)")
 	loc.Flags().StringVar(&features, "match-features", "", "write each question's match and its results' match features to this file (JSON lines), to calibrate the match model")
 	sc := a.benchScaleCommand()
 	sc.PersistentPreRunE = loc.PersistentPreRunE // the same DSN fallback
