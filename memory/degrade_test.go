@@ -295,3 +295,55 @@ func TestNoVectorIndexDegradesToFullText(t *testing.T) {
 		t.Fatalf("ledger: %+v %v", es, err)
 	}
 }
+
+// ctxEmbedder embeds with hashed vectors unless its context has ended,
+// as an embedder that checks its context between steps does.
+type ctxEmbedder struct{ mnemo.Embedder }
+
+func (e ctxEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return e.Embedder.Embed(ctx, texts)
+}
+
+// inProcess is ctxEmbedder as an in-process model: it loads.
+type inProcess struct{ ctxEmbedder }
+
+func (inProcess) Load() (time.Duration, error) { return 0, nil }
+
+// Only a remote provider's query embedding is timed (EMB-8): an in-process
+// model's is bounded work, answered alike however long a busy machine
+// takes over it, where a remote one past its timeout degrades the recall.
+func TestQueryEmbedTimeoutRemoteOnly(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name     string
+		emb      mnemo.Embedder
+		degraded bool
+	}{
+		{"remote", ctxEmbedder{hashed.New(0)}, true},
+		{"in process", inProcess{ctxEmbedder{hashed.New(0)}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// A timeout already spent: what a slow embedding meets.
+			svc := newSemantic(t, newClock(), "", service.Options{Embedder: tt.emb, QueryEmbedTimeout: time.Nanosecond})
+			if err := svc.Init(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.Remember(ctx, alice, draft("Deploys happen on Tuesdays")); err != nil {
+				t.Fatal(err)
+			}
+			res, err := svc.Recall(ctx, alice, memory.Query{Text: "which day are deploys?", Explain: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Results) != 1 || res.Degraded != tt.degraded {
+				t.Fatalf("%q degraded %v %q, want degraded %v", ids(res), res.Degraded, res.Reason, tt.degraded)
+			}
+			if vec := res.Results[0].Explain.Vector; !tt.degraded && vec != "indexed" {
+				t.Fatalf("vector %q, want indexed", vec)
+			}
+		})
+	}
+}

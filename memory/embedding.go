@@ -14,9 +14,9 @@ import (
 	"github.com/mnemo-dev/mnemo/internal/worker"
 )
 
-// DefaultQueryEmbedTimeout bounds a query's embedding when
-// Options.QueryEmbedTimeout is zero: a provider that hangs degrades recall
-// instead of stalling it.
+// DefaultQueryEmbedTimeout bounds a remote provider's embedding of a
+// query when Options.QueryEmbedTimeout is zero: a provider that hangs
+// degrades recall instead of stalling it.
 const DefaultQueryEmbedTimeout = 5 * time.Second
 
 // vectors is the Service's semantic side: the embedder, the store's vectors
@@ -33,7 +33,8 @@ type vectors struct {
 	embedder mnemo.Embedder // for memories
 	query    mnemo.Embedder // for queries: usually embedder behind a cache
 	async    bool
-	timeout  time.Duration // of a query's embedding
+	timeout  time.Duration // of a query's embedding, unless local
+	local    bool          // the embedder computes in this process
 	log      *slog.Logger
 	gate     *cpugate.Gate // the worker yields to recalls on it
 
@@ -66,16 +67,25 @@ func newVectors(b mnemo.Backend, opts Options, log *slog.Logger) *vectors {
 	if v.query == nil {
 		v.query = v.embedder
 	}
+	_, v.local = v.embedder.(embed.Loader)
 	if v.timeout <= 0 {
 		v.timeout = DefaultQueryEmbedTimeout
 	}
 	return v
 }
 
-// embedQuery returns the vector of a query, within the query timeout.
+// embedQuery returns the vector of a query: a remote provider's within
+// the query timeout, an in-process model's (embed.Loader) whenever it is
+// done. Reading and running a model in process is bounded work that
+// cannot hang; a timer would only fail it on a busy machine, and the same
+// query would then be answered by its words alone, matched and noted in
+// the ledger unlike on a quiet one (QUAL-3, EMB-8).
 func (v *vectors) embedQuery(ctx context.Context, text string) ([]float32, error) {
-	ctx, cancel := context.WithTimeout(ctx, v.timeout)
-	defer cancel()
+	if !v.local {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, v.timeout)
+		defer cancel()
+	}
 	vs, err := v.query.Embed(ctx, []string{text})
 	if err != nil {
 		return nil, err

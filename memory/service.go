@@ -56,7 +56,8 @@ type Options struct {
 	// candidate's text, computed on the fly and never stored, so that the
 	// index keeps one vector space. Nil: the lexical score alone.
 	FallbackEmbedder mnemo.Embedder
-	// QueryEmbedTimeout bounds the embedding of a query; past it recall
+	// QueryEmbedTimeout bounds a remote embedder's embedding of a query (an
+	// in-process one, embed.Loader, is not timed: EMB-8); past it recall
 	// degrades as if the embedder had failed (DefaultQueryEmbedTimeout when
 	// zero).
 	QueryEmbedTimeout time.Duration

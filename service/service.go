@@ -66,7 +66,7 @@ type Options struct {
 	// FallbackEmbedder stands in for Embedder while it fails: recall
 	// re-scores its lexical candidates by it, on the fly.
 	FallbackEmbedder mnemo.Embedder
-	// QueryEmbedTimeout bounds the embedding of a query.
+	// QueryEmbedTimeout bounds a remote embedder's embedding of a query (EMB-8).
 	QueryEmbedTimeout time.Duration
 	// OnDegraded, when set, is called with a Degraded* cause every time an
 	// answer or a write falls back: for metrics.

@@ -45,6 +45,7 @@ type app struct {
 	asJSON     bool
 	withVecs   bool     // --include-embedding
 	serving    bool     // serve logs at info by default; one-shot commands at warn
+	resident   bool     // the command outlives its writes (serve, mcp): the worker embeds them
 	cleanup    []func() // run when the command has returned
 	// notes are said on stderr once the command has succeeded (a new
 	// store: where it is).
@@ -266,6 +267,13 @@ func (a *app) open(ctx context.Context) (*service.Mnemo, *backend, error) {
 	if err != nil {
 		db.Close()
 		return nil, nil, err
+	}
+	if !a.resident {
+		// A one-shot command stops its embedding worker as it exits: a
+		// write it left queued would get its vector from whichever
+		// command runs next, while that command's recall searches. Its
+		// writes wait for their vectors instead (EMB-8).
+		async = false
 	}
 	tok, err := tokens.New(a.cfg.Context.Tokenizer)
 	if err != nil {

@@ -43,14 +43,17 @@ type EmbeddingConfig struct {
 	Seed uint64 `yaml:"seed"`
 	// CacheSize is how many query embeddings are kept (EMB-4: 1,000).
 	CacheSize int `yaml:"cache_size"`
-	// QueryTimeout bounds a query's embedding: past it, recall answers by
-	// hashed TF-IDF similarity, degraded (0: memory.DefaultQueryEmbedTimeout).
+	// QueryTimeout bounds a remote provider's embedding of a query: past
+	// it, recall answers by hashed TF-IDF similarity, degraded (0:
+	// memory.DefaultQueryEmbedTimeout). An in-process model is not timed
+	// (EMB-8).
 	QueryTimeout time.Duration `yaml:"query_timeout"`
 	// Mode is sync (a write is acknowledged with its vectors made) or
 	// async (acknowledged at once; the background worker makes the
 	// vectors from the queue kept in the store, and recall finds the
 	// memory by its words until then: MEM-3, PERF-1). Empty: async for
-	// openai, sync for the in-process embedders. async makes bulk loads
+	// openai, sync for the in-process embedders; a one-shot command's
+	// writes are sync whatever it says (EMB-8). async makes bulk loads
 	// (POST /v1/memories/batch, /v1/messages, mnemo import) as fast as the
 	// store takes them.
 	Mode string `yaml:"mode"`

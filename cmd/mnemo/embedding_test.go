@@ -249,3 +249,32 @@ func TestReindexSameModel(t *testing.T) {
 		t.Errorf("stats after reindex: %+v %v; want 2 embedded, 2 indexed", st.Vectors, err)
 	}
 }
+
+// A one-shot command's write has its vector when the command returns,
+// whatever embedding.mode says (EMB-8): its worker stops as it exits, and
+// the next command's recall would otherwise race its own worker for it.
+func TestOneShotWriteEmbedded(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"sync", "async"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg := filepath.Join(t.TempDir(), "mnemo.yml")
+			yml := "embedding:\n  provider: hashed\n  dimension: 64\n  mode: " + mode + "\n"
+			if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, errs := run(t, dir, "", "--config", cfg, "remember", "Deploys happen on Tuesdays"); code != 0 {
+				t.Fatalf("remember: %s", errs)
+			}
+			code, out, errs := run(t, dir, "", "--config", cfg, "--json", "stats")
+			var st mnemo.Stats
+			if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 {
+				t.Fatalf("stats: %d %v %s %s", code, err, out, errs)
+			}
+			if st.Vectors == nil || st.Vectors.Embedded != 1 || st.Vectors.Pending != 0 {
+				t.Fatalf("after remember: vectors %+v", st.Vectors)
+			}
+		})
+	}
+}

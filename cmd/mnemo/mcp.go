@@ -30,6 +30,7 @@ stdout carries only the protocol.`,
 			if err := mnemo.CheckScope(a.scope()); err != nil {
 				return usagef("%s", mnemo.ErrorMessage(err))
 			}
+			a.resident = true
 			svc, _, err := a.open(cmd.Context())
 			if err != nil {
 				return err

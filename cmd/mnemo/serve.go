@@ -32,7 +32,7 @@ func (a *app) serveCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			a.serving = true
+			a.serving, a.resident = true, true
 			if jobEvery > 0 {
 				a.jobEvery = jobEvery
 			}
