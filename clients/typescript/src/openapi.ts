@@ -4271,6 +4271,7 @@ export interface operations {
                                     rival: number;
                                     semantic: boolean;
                                     similarity: number;
+                                    untold: number;
                                 };
                                 mmr_penalty?: number;
                                 profile: string;
@@ -5723,6 +5724,7 @@ export interface operations {
                                     rival: number;
                                     semantic: boolean;
                                     similarity: number;
+                                    untold: number;
                                 };
                                 mmr_penalty?: number;
                                 profile: string;

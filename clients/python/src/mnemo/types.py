@@ -178,6 +178,7 @@ class RecallResultResultExplainMatch(TypedDict):
     agreement: float
     elsewhere: float
     rival: float
+    untold: float
     probability: float
 
 
