@@ -2,7 +2,9 @@
 # set-up. CI (.ci/run) calls exactly it.
 
 GO       ?= go
-FUZZTIME ?= 3s
+# A short run of each fuzzer past its seed corpus, which the unit tests run
+# too; FUZZTIME=60s for a real search.
+FUZZTIME ?= 1s
 # LoCoMo data (not in the repository, CC BY-NC): locomo10.json from
 # github.com/snap-research/locomo, or the dev split made from it (README).
 MNEMO_LOCOMO ?= ../shared/eval/locomo-dev.json
@@ -16,7 +18,10 @@ PGSERVERS = bash scripts/pgservers.sh
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
-TEST_STEPS = vet unit checks
+# vet first (it compiles every package once, plainly); then every other
+# check side by side (checks), since most of them wait more than they
+# compute.
+TEST_STEPS = vet checks
 
 test:
 	@bash scripts/steps.sh "$(MAKE)" $(TEST_STEPS)
@@ -29,8 +34,8 @@ help:
 	@echo 'make staticcheck  staticcheck, from the Go module proxy (not part of test)'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
-	@echo 'make fuzz       every fuzzer for FUZZTIME (3s; FUZZTIME=60s for a longer run)'
-	@echo 'make checks     fuzz, quality, inspector, clients and ui side by side'
+	@echo 'make fuzz       every fuzzer for FUZZTIME (1s; FUZZTIME=60s for a longer run)'
+	@echo 'make checks     unit, fuzz, quality, inspector, clients and ui side by side'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
 	@echo 'make ui         the web inspector in Debian chromium against a served mnemo'
@@ -160,11 +165,12 @@ FUZZERS = \
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
 
-# The checks that mostly wait (on node, Python, a browser) side by side with
-# the recall-quality floors and the fuzzers (scripts/together.sh): the MCP
-# Inspector, the clients and the browser tests each against a mnemo of its
-# own.
-CHECKS = fuzz quality inspector clients ui
+# Every check after vet, side by side (scripts/together.sh): the unit tests
+# wait on PostgreSQL and the PGlites, and the MCP Inspector, the clients and
+# the browser tests (each against a mnemo of its own) on node, Python and a
+# browser, so the fuzzers and the recall-quality floors fill the cores
+# meanwhile.
+CHECKS = unit fuzz quality inspector clients ui
 
 # One mnemo, built here, serves the inspector, clients and ui steps
 # (MNEMO_BIN): each would otherwise link its own.
