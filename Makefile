@@ -93,6 +93,9 @@ PGFULLSIZE = ^TestStorePartitioned$$
 # PGlites), so four packages run at once, each with a PGlite of its own,
 # and the runs without -race go on beside them.
 UNITJOBS = 4
+# go test starts packages in the order given: those that take longest
+# first, so that no long one starts last (the rest of ./... follows).
+UNITFIRST = ./postgres ./cmd/mnemo ./vector ./http ./failover ./mcp ./sqlite ./tenantroute ./memory ./agentcontext
 
 # Every go test of make test: no budget for a whole package (-timeout 0),
 # since on a loaded machine a package may take any time; each wait in the
@@ -102,7 +105,7 @@ UNITJOBS = 4
 GOTEST = $(GO) test -count=1 -timeout 0 -vet=off
 
 unit:
-	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) ./... & race=$$!; \
+	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) $(UNITFIRST) ./... & race=$$!; \
 	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" ./lifecycle ./agentcontext ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
