@@ -4,7 +4,8 @@
 // sister"), and Chinese personal names by a common surname followed by a
 // word that says something of the person (说, 的, 和, ...). A memory's
 // entities are its speaker, these names and the aliases its writer gives;
-// a query's are the names it asks about.
+// a query's are the names it asks about; and a turn that names someone
+// only to speak to them ("Thanks, Deb!") is not about them (Addressed).
 package entity
 
 import (
