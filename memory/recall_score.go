@@ -164,10 +164,11 @@ func whoMatch(r *recall, m *mnemo.Memory) float64 {
 	if speaker == "" { // not a turn: what is about them is all there is of them
 		return rank.Who(about)
 	}
-	// A turn: what they said of themselves first, then another's words
-	// about them; a name a turn only calls its listener by ("Thanks,
-	// Deb!") is not what it is about.
-	if entity.Match(r.who, []string{speaker}) {
+	// A turn: what they said first, and what its writer says is theirs (an
+	// alias its text does not write); then another's words about them. A
+	// name a turn only calls its listener by ("Thanks, Deb!") is not what
+	// it is about.
+	if entity.Match(r.who, []string{speaker}) || about && !mentions(m.Content, r.who) {
 		return 1
 	}
 	return rank.WhoSaid(false, about && !entity.Addressed(m.Content, r.who))

@@ -19,6 +19,10 @@ func TestWhoMatch(t *testing.T) {
 	note := func(content string, entities ...string) mnemo.Memory {
 		return mnemo.Memory{Type: mnemo.TypeFact, Content: content, Entities: entities}
 	}
+	withEntities := func(m mnemo.Memory, entities ...string) mnemo.Memory {
+		m.Entities = entities
+		return m
+	}
 	tests := []struct {
 		name  string
 		query string
@@ -30,6 +34,7 @@ func TestWhoMatch(t *testing.T) {
 		{"another's turn calling them", "What has Melanie painted?", turn("Caroline", "Thanks, Melanie! See you soon."), rank.WhoMiss},
 		{"called and spoken of", "What has Melanie painted?", turn("Caroline", "Thanks, Melanie! I loved what Melanie painted."), rank.WhoAbout},
 		{"another's turn, someone else", "What has Melanie painted?", turn("Caroline", "I went to a support group."), rank.WhoMiss},
+		{"a turn its writer says is theirs", "What did Leonardo do in May?", withEntities(turn("Leo", "We went hiking in Sintra."), "Leo", "Leonardo", "Sintra"), 1},
 		{"a note about them", "What has Leo painted?", note("Leo painted the shed green.", "Leo"), 1},
 		{"a note by an alias", "What has Leo painted?", note("My brother painted the shed.", "Leo"), 1},
 		{"a note about another", "What has Leo painted?", note("Ana painted the shed.", "Ana"), rank.WhoMiss},
