@@ -4,7 +4,8 @@
 // sister"), and Chinese personal names by a common surname followed by a
 // word that says something of the person (说, 的, 和, ...). A memory's
 // entities are its speaker, these names and the aliases its writer gives;
-// a query's are the names it asks about.
+// a query's are the names it asks about; and a turn that names someone
+// only to speak to them ("Thanks, Deb!") is not about them (Addressed).
 package entity
 
 import (
@@ -286,6 +287,77 @@ func Of(speaker, text string, given []string) []string {
 		add(n)
 	}
 	return out
+}
+
+// callWords are the greetings, thanks and interjections after which a
+// name is the one spoken to ("Hey Mel", "Thanks Deb!", "Wow Jon, same
+// here").
+var callWords = set(`hey hi hello hiya yo dear thanks thank you bye goodbye congrats congratulations cheers
+morning evening night welcome wow oh ah aw aww yes yeah yep yup no nope sure ok okay well haha lol sorry`)
+
+// Addressed reports whether text names any of names, and only to speak to
+// them: each time, alone between the text's start, a clause's punctuation
+// or a greeting ("Hey Mel", "Thanks, Deb!", "Caroline, congrats!") and
+// the end of its clause. A turn that calls its listener by name is not
+// about them (REC-28). Names are looked for as written, whole: false for a
+// text that does not write one out (English rules; no Chinese ones yet).
+func Addressed(text string, names []string) bool {
+	found := false
+	for _, n := range names {
+		for i := 0; n != ""; {
+			j := strings.Index(text[i:], n)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(n)
+			i = end
+			if start > 0 && isWord(lastRune(text[:start])) || end < len(text) && isWord(firstRune(text[end:])) {
+				continue // inside a longer word
+			}
+			if !calledBefore(text[:start]) || !clauseEnds(text[end:]) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
+}
+
+// calledBefore reports whether what precedes a name makes it the one
+// spoken to: nothing, a clause's punctuation, or a word of callWords.
+func calledBefore(before string) bool {
+	before = strings.TrimRightFunc(before, unicode.IsSpace)
+	if before == "" {
+		return true
+	}
+	if r := lastRune(before); !isWord(r) {
+		return strings.ContainsRune(",.!?;:(\"“—–-", r)
+	}
+	k := strings.LastIndexFunc(before, func(r rune) bool { return !isWord(r) })
+	return callWords[strings.ToLower(before[k+1:])]
+}
+
+// clauseEnds reports whether what follows a name ends its clause: nothing,
+// or punctuation other than a possessive's apostrophe or an ampersand.
+func clauseEnds(after string) bool {
+	after = strings.TrimLeftFunc(after, unicode.IsSpace)
+	if after == "" {
+		return true
+	}
+	r := firstRune(after)
+	return (unicode.IsPunct(r) || unicode.IsSymbol(r)) && !strings.ContainsRune("'’&", r)
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // Match reports whether a memory's entities name one the query asks about:

@@ -45,6 +45,41 @@ func TestQuery(t *testing.T) {
 	}
 }
 
+func TestAddressed(t *testing.T) {
+	for _, tt := range []struct {
+		text  string
+		names []string
+		want  bool
+	}{
+		{"Thanks, Deb! Appreciate your support.", []string{"Deb"}, true},
+		{"Bye, Deb! See you later!", []string{"Deb"}, true},
+		{"Hey Mel! Good to see you!", []string{"Mel"}, true},
+		{"Hey Deb, yeah life can get chaotic.", []string{"Deb"}, true},
+		{"Caroline, congrats! So proud of you.", []string{"Caroline"}, true},
+		{"Wow Jon, same here!", []string{"Jon"}, true},
+		{"Sure thing, Gina! Your help means a lot.", []string{"Gina"}, true},
+		{"Thank you Ana 😊", []string{"Ana"}, true},
+		{"Hi Ana Silva, welcome!", []string{"Ana Silva"}, true},
+		// Spoken of, not to.
+		{"I told Anna the story of my life.", []string{"Anna"}, false},
+		{"Me and Anna went running.", []string{"Anna"}, false},
+		{"Anna got me a vegan stir-fry.", []string{"Anna"}, false},
+		{"I bonded with Anna.", []string{"Anna"}, false},
+		{"Deb's garden is lovely.", []string{"Deb"}, false},
+		{"Thanks, Deb & Anna!", []string{"Deb"}, false},
+		// Once to them and once of them: about them.
+		{"Thanks, Deb! I saw Deb's photo.", []string{"Deb"}, false},
+		// Not written out: nothing to tell.
+		{"Thanks, Deborah!", []string{"Deb"}, false},
+		{"no names here", []string{"Ana"}, false},
+		{"Thanks, Caroline!", nil, false},
+	} {
+		if got := Addressed(tt.text, tt.names); got != tt.want {
+			t.Errorf("Addressed(%q, %q) = %v, want %v", tt.text, tt.names, got, tt.want)
+		}
+	}
+}
+
 func TestSpeakers(t *testing.T) {
 	for _, tt := range []struct {
 		text string

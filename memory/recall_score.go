@@ -144,8 +144,8 @@ func (s *Service) adjust(r *recall, m *mnemo.Memory) adjustment {
 	return x
 }
 
-// whoMatch is how m stands to the people r names (REC-28): by or about
-// them, or not.
+// whoMatch is how m stands to the people r names (REC-28): by them,
+// about them, or neither.
 func whoMatch(r *recall, m *mnemo.Memory) float64 {
 	speaker := speakerName(m)
 	has := m.Entities
@@ -158,9 +158,20 @@ func whoMatch(r *recall, m *mnemo.Memory) float64 {
 	// entity.Of cannot tell from a capitalised first word (REC-31).
 	about := entity.Match(r.who, has) || r.timeLed && mentions(m.Content, r.who)
 	if len(r.said) > 0 { // "What did Ana say…": by Ana first, then about her
-		return rank.WhoSaid(speaker != "" && entity.Match(r.said, []string{speaker}), about)
+		by := speaker != "" && entity.Match(r.said, []string{speaker})
+		return rank.WhoSaid(by, about && (by || speaker == "" || !entity.Addressed(m.Content, r.who)))
 	}
-	return rank.Who(about)
+	if speaker == "" { // not a turn: what is about them is all there is of them
+		return rank.Who(about)
+	}
+	// A turn: what they said first, and what its writer says is theirs (an
+	// alias its text does not write); then another's words about them. A
+	// name a turn only calls its listener by ("Thanks, Deb!") is not what
+	// it is about.
+	if entity.Match(r.who, []string{speaker}) || about && !mentions(m.Content, r.who) {
+		return 1
+	}
+	return rank.WhoSaid(false, about && !entity.Addressed(m.Content, r.who))
 }
 
 // explain completes ex, the profile's explanation of m's score, with how

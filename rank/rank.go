@@ -398,7 +398,9 @@ func TimeWithin(share float64) float64 {
 const WhoMiss = 0.85
 
 // WhoAbout multiplies, for a query that names who said something ("What
-// did Ana say…"), the score of a memory about them but not said by them.
+// did Ana say…"), the score of a memory about them but not said by them;
+// and, for any query naming people, that of a conversation turn another
+// speaker said about them.
 const WhoAbout = (1 + WhoMiss) / 2
 
 // Who is the entity factor of a memory: 1 when it is by or about one the
