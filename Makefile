@@ -172,14 +172,16 @@ fuzz:
 # wait on PostgreSQL and the PGlites, and the MCP Inspector, the clients and
 # the browser tests (each against a mnemo of its own) on node, Python and a
 # browser, so the fuzzers and the recall-quality floors fill the cores
-# meanwhile.
+# meanwhile, at a lower priority (NICED) so that they never hold up a
+# waiting test's next step.
 CHECKS = unit fuzz quality inspector clients ui
+NICED = fuzz quality
 
 # One mnemo, built here, serves the inspector, clients and ui steps
 # (MNEMO_BIN): each would otherwise link its own.
 checks:
 	@bin=$$(mktemp -d) && trap 'rm -rf "$$bin"' EXIT && $(GO) build -o "$$bin/mnemo" ./cmd/mnemo && \
-	  MNEMO_BIN="$$bin/mnemo" bash scripts/together.sh "$(MAKE)" $(CHECKS)
+	  MNEMO_BIN="$$bin/mnemo" NICED="$(NICED)" bash scripts/together.sh "$(MAKE)" $(CHECKS)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.
