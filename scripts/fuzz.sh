@@ -25,7 +25,10 @@ trap 'rm -rf "$out"' EXIT
 # -c` (vet is the vet step's), and every fuzzer of the package runs from it
 # in the package's directory, as go test runs it, with go test's own corpus
 # cache ($GOCACHE/fuzz/IMPORTPATH): a build per fuzzer would link the same
-# instrumented binary again for each. The builds run $jobs at a time too.
+# instrumented binary again for each. Instrumentation covers every package
+# a binary links, the standard library too, and two go commands building at
+# once would each compile those shared packages: the package that reaches
+# the most of them builds first, alone, then the rest $jobs at a time.
 bins=$out/bin
 mkdir -p "$bins"
 cache=$("$go" env GOCACHE)/fuzz
@@ -40,7 +43,12 @@ build() {
 binof() { printf '%s' "$1" | md5sum | cut -c1-12; }
 export -f build
 export go bins
-printf '%s\n' "$@" | sed 's/:.*//' | sort -u | xargs -P "$jobs" -I{} bash -c 'build "$@"' _ {}
+pkgs=$(printf '%s\n' "$@" | sed 's/:.*//' | sort -u)
+# shellcheck disable=SC2086 # one package a word
+first=$("$go" list -test -f '{{.ImportPath}} {{len .Deps}}' $pkgs 2>/dev/null | awk '$1 ~ /\.test$/ && $2 > n { n = $2; p = $1 } END { sub(/\.test$/, "", p); print p }')
+first=$(for p in $pkgs; do [[ $("$go" list "$p" 2>/dev/null) == "$first" ]] && echo "$p"; done | head -1)
+[[ -n $first ]] && build "$first"
+grep -vxF "${first:-}" <<<"$pkgs" | xargs -P "$jobs" -I{} bash -c 'build "$@"' _ {}
 
 # fuzz runs one fuzzer, writing its output to $out/$i.log and its result
 # (0 or 1) to $out/$i.rc.
