@@ -172,10 +172,11 @@ fuzz:
 # wait on PostgreSQL and the PGlites, and the MCP Inspector, the clients and
 # the browser tests (each against a mnemo of its own) on node, Python and a
 # browser, so the fuzzers and the recall-quality floors fill the cores
-# meanwhile, at a lower priority (NICED) so that they never hold up a
-# waiting test's next step.
+# meanwhile, at a lower priority (NICED; scripts/fuzz.sh nices its fuzzers
+# itself, not its builds) so that they never hold up a waiting test's next
+# step.
 CHECKS = unit fuzz quality inspector clients ui
-NICED = fuzz quality
+NICED = quality
 
 # One mnemo, built here, serves the inspector, clients and ui steps
 # (MNEMO_BIN): each would otherwise link its own.

@@ -5,6 +5,9 @@
 # worker (-parallel 1): the same CPU as one fuzzer with two workers at a
 # time, in half the wall time, and one worker per core never starves the
 # engine's coordinator. Each fuzzer's output is printed whole, in list order.
+# The fuzzers run niced (10): beside other work (make test runs the unit
+# tests at the same time) they take the cores those leave idle, and the
+# builds before them run at the usual priority, so that they are ready early.
 #
 # Go 1.26's fuzz coordinator can end a run that found nothing with a bare
 # "context deadline exceeded" at the -fuzztime boundary (go.dev/issue/75804,
@@ -65,7 +68,7 @@ fuzz() {
 	fi
 	read -r dir path <"$bins/$n.where"
 	for try in 1 2; do
-		log=$(cd "$dir" && "$bins/$n.test" -test.run '^$' -test.fuzz "^$name\$" -test.fuzztime "$fuzztime" \
+		log=$(cd "$dir" && nice -n 10 "$bins/$n.test" -test.run '^$' -test.fuzz "^$name\$" -test.fuzztime "$fuzztime" \
 			-test.parallel 1 -test.timeout 0 -test.fuzzcachedir "$cache/$path" 2>&1)
 		rc=$?
 		printf '%s -test.fuzz '"'"'^%s$'"'"' -test.fuzztime %s -test.parallel 1 (%s)\n%s\n' "$path.test" "$name" "$fuzztime" "$pkg" "$log" >>"$out/$i.log"

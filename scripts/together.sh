@@ -10,7 +10,7 @@
 # little more than the longest alone.
 #
 # The targets named in $NICED run at a lower priority (nice 10): work that
-# only needs the cores in bulk (the fuzzers, the recall-quality floors) then
+# only needs the cores in bulk (the recall-quality floors) then
 # fills the time the others spend waiting, instead of delaying their round
 # trips to PostgreSQL, node or a browser.
 #
