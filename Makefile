@@ -18,10 +18,8 @@ PGSERVERS = bash scripts/pgservers.sh
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
-# vet first (it compiles every package once, plainly); then every other
-# check side by side (checks), since most of them wait more than they
-# compute.
-TEST_STEPS = vet checks
+# All at once (checks), since most of them wait more than they compute.
+TEST_STEPS = checks
 
 test:
 	@bash scripts/steps.sh "$(MAKE)" $(TEST_STEPS)
@@ -35,7 +33,7 @@ help:
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
 	@echo 'make fuzz       every fuzzer for FUZZTIME (1s; FUZZTIME=60s for a longer run)'
-	@echo 'make checks     unit, fuzz, quality, inspector, clients and ui side by side'
+	@echo 'make checks     unit, fuzz, quality, inspector, clients, ui and vet side by side'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
 	@echo 'make ui         the web inspector in Debian chromium against a served mnemo'
@@ -104,8 +102,12 @@ UNITFIRST = ./postgres ./cmd/mnemo ./vector ./http ./failover ./mcp ./sqlite ./t
 # package.
 GOTEST = $(GO) test -count=1 -timeout 0 -vet=off
 
+# While the test servers start, the packages (not the command) compile for
+# the race run.
+UNITBUILD = $(GO) build $(RACE) $$($(GO) list ./... | grep -v /cmd/)
+
 unit:
-	MNEMO_TEST_PGLITES=$(UNITJOBS) $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) $(UNITFIRST) ./... & race=$$!; \
+	MNEMO_TEST_PGLITES=$(UNITJOBS) PGSERVERS_MEANWHILE='$(UNITBUILD)' $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) $(UNITFIRST) ./... & race=$$!; \
 	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" ./lifecycle ./agentcontext ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
@@ -168,15 +170,15 @@ FUZZERS = \
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
 
-# Every check after vet, side by side (scripts/together.sh): the unit tests
-# wait on PostgreSQL and the PGlites, and the MCP Inspector, the clients and
-# the browser tests (each against a mnemo of its own) on node, Python and a
-# browser, so the fuzzers and the recall-quality floors fill the cores
+# Every check side by side (scripts/together.sh): the unit tests wait on
+# PostgreSQL and the PGlites, and the MCP Inspector, the clients and the
+# browser tests (each against a mnemo of its own) on node, Python and a
+# browser, so the fuzzers, vet and the recall-quality floors fill the cores
 # meanwhile, at a lower priority (NICED; scripts/fuzz.sh nices its fuzzers
 # itself, not its builds) so that they never hold up a waiting test's next
 # step.
-CHECKS = unit fuzz quality inspector clients ui
-NICED = quality
+CHECKS = unit fuzz quality inspector clients ui vet
+NICED = quality vet
 
 # One mnemo, built here, serves the inspector, clients and ui steps
 # (MNEMO_BIN): each would otherwise link its own.

@@ -9,9 +9,11 @@
 #                            claims one: internal/pgtest)
 # and installs pgbouncer when it is missing (the tests start their own),
 # and exits with the command's status, or 1 with the reason if a server
-# cannot start.
+# cannot start. $PGSERVERS_MEANWHILE, when set, is a shell command run while
+# the servers start (make unit compiles its tests meanwhile); COMMAND starts
+# once both are done, and not at all if it failed.
 #
-# Usage: scripts/pgservers.sh COMMAND [ARG...]
+# Usage: [PGSERVERS_MEANWHILE=CMD] scripts/pgservers.sh COMMAND [ARG...]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,7 +67,12 @@ for i in $(seq "$n"); do
 done
 # On exit: stop the PGlites, and drop pgtest's lock files for them.
 trap 'kill "${pids[@]}" 2>/dev/null || true; for p in "${ports[@]}"; do rm -f "${TMPDIR:-/tmp}/mnemo-pgtest-127.0.0.1_$p.lock"{,.claim}; done' EXIT
+meanwhile=0
+if [[ -n ${PGSERVERS_MEANWHILE:-} ]]; then
+	sh -c "$PGSERVERS_MEANWHILE" || meanwhile=$?
+fi
 wait
+((meanwhile == 0)) || fail "$PGSERVERS_MEANWHILE: exit $meanwhile"
 for i in $(seq "$n"); do
 	read -r pid port <"${outs[i]}" || fail "PGlite (pgvector) did not start"
 	rm -f "${outs[i]}"
