@@ -182,15 +182,16 @@ func checkPartitioned(t *testing.T, db *postgres.DB, n int) {
 	}
 }
 
-// TestStoreHNSW runs the conformance suite with every vector search
-// walking the HNSW index, with pgvector's iterative scan and with the
-// over-fetching of older pgvector versions.
+// TestStoreHNSW runs the conformance suite's vector cases with every vector
+// search walking the HNSW index, with pgvector's iterative scan and with
+// the over-fetching of older pgvector versions; the other cases are
+// TestStorePgvector's, on the same server.
 func TestStoreHNSW(t *testing.T) {
 	dsn := pgvectorDSN(t)
 	ensureVector(t, dsn)
 	for _, iterative := range []bool{true, false} {
 		t.Run(map[bool]string{true: "Iterative", false: "Overfetch"}[iterative], func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) mnemo.Store {
+			storetest.RunVectors(t, func(t *testing.T) mnemo.Store {
 				serialize(t)
 				db := open(t, dsn, postgres.Options{MaxConns: 1, ExactSearchBelow: -1})
 				if iterative && !postgres.Iterative(db) {

@@ -40,47 +40,68 @@ import (
 // Run runs the suite. open must return a new, empty store each time it is
 // called; Run closes it when the test ends. Subtests run in parallel.
 func Run(t *testing.T, open func(t *testing.T) mnemo.Store) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s mnemo.Store)
-	}{
-		{"RoundTrip", testRoundTrip},
-		{"ScopeRequired", testScopeRequired},
-		{"ScopeIsolation", testScopeIsolation},
-		{"BatchAtomic", testBatchAtomic},
-		{"LastWriteWins", testLastWriteWins},
-		{"Tombstone", testTombstone},
-		{"Forget", testForget},
-		{"Clear", testClear},
-		{"Filters", testFilters},
-		{"ListOrder", testListOrder},
-		{"Occurred", testOccurred},
-		{"ValidTo", testValidTo},
-		{"TimeRange", testTimeRange},
-		{"Recurring", testRecurring},
-		{"DeletedAfter", testDeletedAfter},
-		{"Search", testSearch},
-		{"Touch", testTouch},
-		{"Stats", testStats},
-		{"VectorSpace", testVectorSpace},
-		{"VectorQueue", testVectorQueue},
-		{"VectorSearch", testVectorSearch},
-		{"State", testState},
-		{"CountTypes", testCountTypes},
-		{"Concurrent", testConcurrent},
-		{"Lifecycle", testLifecycle},
-		{"Events", testEvents},
-		{"EventRelations", testEventRelations},
-		{"EventsCold", testEventsCold},
-		{"EventLevels", testEventLevels},
-		{"PruneLinks", testPruneLinks},
-		{"Summaries", testSummaries},
-		{"Capabilities", testCapabilities},
-		{"EventVectors", testEventVectors},
-		{"Agents", testAgents},
-		{"KeyTree", testKeyTree},
-		{"Replace", testReplace},
+	run(t, open, cases)
+}
+
+// RunVectors runs the cases that index or search vectors, for a variant of
+// a store that Run already checks and that differs only in how it searches
+// vectors (an index method, a scan strategy).
+func RunVectors(t *testing.T, open func(t *testing.T) mnemo.Store) {
+	var vectors []testCase
+	for _, tc := range cases {
+		switch tc.name {
+		case "VectorSpace", "VectorQueue", "VectorSearch", "EventVectors":
+			vectors = append(vectors, tc)
+		}
 	}
+	run(t, open, vectors)
+}
+
+type testCase struct {
+	name string
+	fn   func(t *testing.T, s mnemo.Store)
+}
+
+var cases = []testCase{
+	{"RoundTrip", testRoundTrip},
+	{"ScopeRequired", testScopeRequired},
+	{"ScopeIsolation", testScopeIsolation},
+	{"BatchAtomic", testBatchAtomic},
+	{"LastWriteWins", testLastWriteWins},
+	{"Tombstone", testTombstone},
+	{"Forget", testForget},
+	{"Clear", testClear},
+	{"Filters", testFilters},
+	{"ListOrder", testListOrder},
+	{"Occurred", testOccurred},
+	{"ValidTo", testValidTo},
+	{"TimeRange", testTimeRange},
+	{"Recurring", testRecurring},
+	{"DeletedAfter", testDeletedAfter},
+	{"Search", testSearch},
+	{"Touch", testTouch},
+	{"Stats", testStats},
+	{"VectorSpace", testVectorSpace},
+	{"VectorQueue", testVectorQueue},
+	{"VectorSearch", testVectorSearch},
+	{"State", testState},
+	{"CountTypes", testCountTypes},
+	{"Concurrent", testConcurrent},
+	{"Lifecycle", testLifecycle},
+	{"Events", testEvents},
+	{"EventRelations", testEventRelations},
+	{"EventsCold", testEventsCold},
+	{"EventLevels", testEventLevels},
+	{"PruneLinks", testPruneLinks},
+	{"Summaries", testSummaries},
+	{"Capabilities", testCapabilities},
+	{"EventVectors", testEventVectors},
+	{"Agents", testAgents},
+	{"KeyTree", testKeyTree},
+	{"Replace", testReplace},
+}
+
+func run(t *testing.T, open func(t *testing.T) mnemo.Store, tests []testCase) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
