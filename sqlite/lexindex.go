@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"modernc.org/libc"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 // lexIndex is the full-text index again, in memory: a posting list per
@@ -93,15 +95,17 @@ type lexPosting struct {
 type lexDoc struct {
 	seq   int64
 	len   int32    // tokens, all columns; -1 once removed
+	dated bool     // says when it happened: Filter.Dated selects it (REC-29)
 	terms []uint32 // distinct, for removal
 }
 
 // lexOp is a committed change to one row of the full-text index: its new
 // index text, or its removal.
 type lexOp struct {
-	seq  int64
-	del  bool
-	text [3]string // text, context, meta
+	seq   int64
+	del   bool
+	dated bool      // occurred_source is text or writer (REC-29)
+	text  [3]string // text, context, meta
 }
 
 // BM25 of FTS5 with Search's column weights (bm25 in search.go).
@@ -230,14 +234,16 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 	nb := &lexIndex{terms: make(map[string]uint32), scopes: make(map[int64]*lexScope)}
 	// NOT INDEXED reads the table in rowid order: the planner would take a
 	// partial index of live rows and seek each row from it.
-	rows, err := tx.QueryContext(ctx, `SELECT seq, index_text, index_context, index_meta FROM memories NOT INDEXED WHERE tombstone = 0`)
+	rows, err := tx.QueryContext(ctx, `SELECT seq, index_text, index_context, index_meta,
+		occurred_source IN ('`+mnemo.OccurredText+`', '`+mnemo.OccurredWriter+`')
+		FROM memories NOT INDEXED WHERE tombstone = 0`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	var op lexOp
 	for n := 1; rows.Next(); n++ {
-		if err := rows.Scan(&op.seq, &op.text[0], &op.text[1], &op.text[2]); err != nil {
+		if err := rows.Scan(&op.seq, &op.text[0], &op.text[1], &op.text[2], &op.dated); err != nil {
 			return err
 		}
 		if n%1024 == 0 {
@@ -247,7 +253,7 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 		if !ok {
 			return fmt.Errorf("memory %d: index text that unicode61 may split otherwise", op.seq)
 		}
-		nb.insert(op.seq, d)
+		nb.insert(op.seq, op.dated, d)
 	}
 	if err := rows.Err(); err != nil {
 		return err
@@ -339,7 +345,7 @@ func (ix *lexIndex) applyLocked(op *lexOp) bool {
 	if !ok {
 		return false
 	}
-	ix.insert(op.seq, d)
+	ix.insert(op.seq, op.dated, d)
 	return true
 }
 
@@ -350,7 +356,7 @@ type lexTerm struct {
 }
 
 // insert adds the document at seq, which the index must not hold.
-func (ix *lexIndex) insert(seq int64, terms []lexTerm) {
+func (ix *lexIndex) insert(seq int64, dated bool, terms []lexTerm) {
 	s := ix.scopes[seq>>scopeBits]
 	if s == nil {
 		s = &lexScope{post: make(map[uint32]*lexPosts)}
@@ -361,7 +367,7 @@ func (ix *lexIndex) insert(seq int64, terms []lexTerm) {
 	if cap(s.arena)-len(s.arena) < len(terms) {
 		s.arena = make([]uint32, 0, max(4096, len(terms)))
 	}
-	d := lexDoc{seq: seq, terms: s.arena[len(s.arena) : len(s.arena)+len(terms) : len(s.arena)+len(terms)]}
+	d := lexDoc{seq: seq, dated: dated, terms: s.arena[len(s.arena) : len(s.arena)+len(terms) : len(s.arena)+len(terms)]}
 	s.arena = s.arena[:len(s.arena)+len(terms)]
 	for i, t := range terms {
 		id, ok := ix.terms[t.term]
@@ -568,6 +574,10 @@ func lexClass(r rune) int {
 type lexQuery struct {
 	terms []string
 	op    lexJoin
+	// dated keeps to the rows that say when they happened, which a "when"
+	// question's search wants (REC-29): few of the matches, so the table
+	// need not be asked about the rest (PERF-10).
+	dated bool
 }
 
 // lexJoin is how a lexQuery's terms are joined.
@@ -672,7 +682,7 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 	// conversions keeping Go from fusing a multiply and an add.
 	add := func(doc uint32) {
 		d := &s.docs[doc]
-		if d.len < 0 {
+		if d.len < 0 || q.dated && !d.dated {
 			return
 		}
 		D := float64(d.len)

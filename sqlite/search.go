@@ -171,7 +171,7 @@ const filteredMatches = 20_000
 // (PERF-10). The answer is FTS5's: the same ranks, ties by seq. It
 // reports false when the index cannot answer or the matches are too many.
 func (db *DB) matchFiltered(ctx context.Context, sp span, q *mnemo.TextQuery, op lexJoin, w *where) ([]mnemo.Hit, bool, error) {
-	rs, ok := db.lex.rank(sp, lexQuery{terms: q.Terms, op: op}, filteredMatches+1)
+	rs, ok := db.lex.rank(sp, lexQuery{terms: q.Terms, op: op, dated: q.Filter.Dated}, filteredMatches+1)
 	if !ok || len(rs) > filteredMatches {
 		return nil, false, nil
 	}

@@ -456,7 +456,9 @@ func (b *batch) index(ctx context.Context, seq int64, m *mnemo.Memory, idx *mnem
 			return fmt.Errorf("index: %w", err)
 		}
 		b.ftsRows++
-		b.lexOps = append(b.lexOps, lexOp{seq: seq, text: [3]string{idx.Text, idx.Context, idx.Meta}})
+		src := m.OccurredOf().Source
+		b.lexOps = append(b.lexOps, lexOp{seq: seq, dated: src == mnemo.OccurredText || src == mnemo.OccurredWriter,
+			text: [3]string{idx.Text, idx.Context, idx.Meta}})
 	}
 	for _, tag := range m.Tags {
 		if _, err := b.exec(ctx, `INSERT OR IGNORE INTO memory_tags (seq, tag) VALUES (?, ?)`, seq, tag); err != nil {
