@@ -287,10 +287,14 @@ func TestServeReadReplica(t *testing.T) {
 	p := spawnServe(t, bin, t.TempDir(), []string{"MNEMO_CONFIG=" + cfg, "MNEMO_EMBEDDING=none"})
 	base := "http://" + p.addr
 	resp, err := http.Post(base+"/v1/memories", "application/json", strings.NewReader(`{"agent_id":"a","content":"The replica serves the harbour timetable"}`))
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("remember: %v %v", resp, err)
+	if err != nil {
+		t.Fatalf("remember: %v", err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("remember: %s %s\nserver log:\n%s", resp.Status, body, p.logs.String())
+	}
 	if err := pair.WaitReplayed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
