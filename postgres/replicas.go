@@ -2,12 +2,14 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-dev/mnemo"
@@ -67,8 +69,12 @@ type replicas struct {
 	// maxLag and more, oldest first: a replica that has replayed up to
 	// LSN x is behind by the time since the primary first passed x.
 	samples []lsnSample
-	stop    context.CancelFunc
-	done    chan struct{}
+	// schema is the primary's WAL position once this process had
+	// migrated it: a replica that has not replayed that far may lack a
+	// table or column the reads use, however little time it is behind.
+	schema int64
+	stop   context.CancelFunc
+	done   chan struct{}
 }
 
 // replicaKey is the context key of the pool a routed read uses.
@@ -113,6 +119,11 @@ func (db *DB) openReplicas(ctx context.Context, dsns []string, opts Options) err
 		rs.list = append(rs.list, &replica{where: fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port), pool: pool, why: "not checked yet"})
 	}
 	db.replicas = rs
+	if err := db.pool.QueryRow(ctx, `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&rs.schema); err != nil {
+		rs.close()
+		db.replicas = nil
+		return db.fail("open replicas", err)
+	}
 	db.checkReplicas(ctx)
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	rs.stop, rs.done = cancel, make(chan struct{})
@@ -192,6 +203,8 @@ func (db *DB) replicaLag(ctx context.Context, r *replica, primary int64, now tim
 		return fmt.Sprintf("unreachable (%v)", firstLine(err.Error()))
 	case !standby || replay == nil:
 		return "not a streaming replica (pg_is_in_recovery() is false)"
+	case *replay < rs.schema:
+		return "catching up with the schema"
 	case *replay >= primary:
 		return ""
 	}
@@ -206,6 +219,23 @@ func (db *DB) replicaLag(ctx context.Context, r *replica, primary int64, now tim
 		return fmt.Sprintf("%s behind the primary (bound %s)", behind.Round(time.Millisecond), rs.maxLag)
 	}
 	return ""
+}
+
+// replicaOnly reports whether a read failed for a reason of the replica's
+// that the primary does not share (PG-11): a standby cancels a query that
+// conflicts with the WAL it replays (SQLSTATE 40001, or 40P01 for a
+// deadlock with recovery), and one not yet past a migration lacks its
+// tables, columns or functions (42P01, 42703, 42883).
+func replicaOnly(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "40001", "40P01", "42P01", "42703", "42883":
+		return true
+	}
+	return false
 }
 
 func firstLine(s string) string {
@@ -264,7 +294,15 @@ func (db *DB) onReplica(ctx context.Context, tenant string, fn func(ctx context.
 		err := fn(context.WithValue(rctx, replicaKey{}, r.pool))
 		timedOut := rctx.Err() != nil
 		cancel()
-		if err == nil || ctx.Err() != nil || (mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE && !timedOut) {
+		if err == nil || ctx.Err() != nil {
+			return strings.Join(skipped, "; "), err
+		}
+		if replicaOnly(err) {
+			// This read's trouble, not the replica's: it stays in use.
+			skipped = append(skipped, "replica "+r.where+" cancelled the read ("+firstLine(err.Error())+")")
+			continue
+		}
+		if mnemo.ErrorCode(err) != mnemo.EUNAVAILABLE && !timedOut {
 			return strings.Join(skipped, "; "), err
 		}
 		why = fmt.Sprintf("unreachable (%v)", firstLine(err.Error()))
