@@ -56,8 +56,7 @@ pydebs="python3-httpx python3-pytest python3-venv python3-pip python3-setuptools
 if ! $py -c 'import httpx, pytest, venv, ensurepip, setuptools, pip, mypy' 2>/dev/null; then
 	echo "clients-test: installing $pydebs"
 	# shellcheck disable=SC2086
-	# One apt-get at a time: make checks runs the browser tests' set-up beside.
-	flock "${TMPDIR:-/tmp}/mnemo-apt.lock" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pydebs" >"$tmp/apt.log" 2>&1 ||
+	bash "$root/scripts/apt-install.sh" $pydebs >"$tmp/apt.log" 2>&1 ||
 		{ tail -n 20 "$tmp/apt.log"; fail "apt-get install failed"; }
 fi
 export npm_config_cache=${NPM_CACHE:-${TMPDIR:-/tmp}/mnemo-npm-cache}

@@ -18,11 +18,8 @@ cd "$root"
 }
 py=/usr/bin/python3
 if ! $py -c 'import httpx, venv, ensurepip' 2>/dev/null || ! command -v shellcheck >/dev/null || ! command -v pipx >/dev/null; then
-	sudo=()
-	((EUID == 0)) || sudo=(sudo -n)
 	echo "dist-check: installing python3-venv python3-pip python3-httpx pipx shellcheck"
-	# One apt-get at a time: make checks may run others' set-up beside.
-	flock "${TMPDIR:-/tmp}/mnemo-apt.lock" "${sudo[@]}" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-pip python3-httpx pipx shellcheck' >/dev/null
+	bash scripts/apt-install.sh python3-venv python3-pip python3-httpx pipx shellcheck >/dev/null
 fi
 MNEMO_DIST_TOOLS=$(GO=${GO:-go} bash scripts/dist-tools.sh)
 export MNEMO_DIST_TOOLS

@@ -32,7 +32,7 @@ command -v psql >/dev/null || fail "psql is not installed (Debian: apt-get insta
 if ! command -v pgbouncer >/dev/null && [[ ! -x /usr/sbin/pgbouncer ]]; then
 	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
 		echo "pgservers: installing pgbouncer" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y pgbouncer >/dev/null ||
+		bash "$here/apt-install.sh" pgbouncer >/dev/null ||
 			echo "pgservers: apt-get install pgbouncer failed: the PgBouncer tests will skip" >&2
 	else
 		echo "pgservers: pgbouncer is not installed (Debian: apt-get install pgbouncer): the PgBouncer tests will skip" >&2

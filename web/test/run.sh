@@ -24,10 +24,7 @@ shots=""
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [[ ! -x "$chromium" && -z "${CHROMIUM:-}" ]]; then
   echo "run.sh: installing Debian's chromium" >&2
-  sudo=""
-  [[ $(id -u) -ne 0 ]] && sudo=sudo
-  # One apt-get at a time: make checks runs the clients' set-up beside.
-  $sudo flock "${TMPDIR:-/tmp}/mnemo-apt.lock" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium' >/dev/null
+  bash scripts/apt-install.sh chromium >/dev/null
 fi
 [[ -x "$chromium" ]] || { echo "run.sh: no browser at $chromium (apt-get install -y chromium, or set CHROMIUM)" >&2; exit 1; }
 
