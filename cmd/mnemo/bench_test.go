@@ -106,6 +106,7 @@ func TestBenchLocomoConversations(t *testing.T) {
 // embedder and with embedding off: a row per kind of question, and hit@5
 // across languages only with the embedder (EMB-7).
 func TestBenchCrossLingual(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		provider string
 		crossing bool
@@ -113,7 +114,7 @@ func TestBenchCrossLingual(t *testing.T) {
 		{"builtin", true},
 		{"none", false},
 	} {
-		t.Setenv("MNEMO_EMBEDDING", tt.provider)
+		setenv(t, "MNEMO_EMBEDDING", tt.provider)
 		code, out, errs := run(t, t.TempDir(), "", "bench", "crosslingual")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", tt.provider, code, errs)

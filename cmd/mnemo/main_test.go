@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -18,12 +20,95 @@ import (
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
-// run calls Main with args against data dir dir.
+// run calls Main with args against data dir dir, in the environment
+// setenv gave t.
 func run(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = testMain(context.Background(), append([]string{"--data", dir}, args...), strings.NewReader(stdin), &out, &errb)
+	code = testApp(t, strings.NewReader(stdin), &out, &errb).main(context.Background(), append([]string{"--data", dir}, args...))
 	return code, out.String(), errb.String()
+}
+
+// testApp is the app of testMain in the environment setenv gave t.
+func testApp(t *testing.T, stdin io.Reader, stdout, stderr io.Writer) *app {
+	a := newApp(stdin, stdout, stderr)
+	a.builtins = sharedBuiltins
+	a.getenv = func(key string) string { return getenv(t, key) }
+	a.environ = func() []string { return environ(t) }
+	return a
+}
+
+// testEnv holds, by test name, the variables setenv set: what the
+// commands run gives a test read over the process's environment. A test
+// that set the process's own (t.Setenv) could not run in parallel.
+var testEnv struct {
+	sync.Mutex
+	vars map[string]map[string]string
+}
+
+// setenv sets key to value for the commands t and its subtests run
+// (run, runner), until t ends.
+func setenv(t *testing.T, key, value string) {
+	testEnv.Lock()
+	defer testEnv.Unlock()
+	if testEnv.vars == nil {
+		testEnv.vars = map[string]map[string]string{}
+	}
+	name := t.Name()
+	if testEnv.vars[name] == nil {
+		testEnv.vars[name] = map[string]string{}
+		t.Cleanup(func() {
+			testEnv.Lock()
+			defer testEnv.Unlock()
+			delete(testEnv.vars, name)
+		})
+	}
+	testEnv.vars[name][key] = value
+}
+
+// overlays returns the variables setenv gave t and the tests it is a
+// subtest of, outermost first.
+func overlays(t *testing.T) []map[string]string {
+	testEnv.Lock()
+	defer testEnv.Unlock()
+	var out []map[string]string
+	for name := t.Name(); ; {
+		if vars, ok := testEnv.vars[name]; ok {
+			out = append([]map[string]string{maps.Clone(vars)}, out...)
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return out
+		}
+		name = name[:i]
+	}
+}
+
+func getenv(t *testing.T, key string) string {
+	v := os.Getenv(key)
+	for _, vars := range overlays(t) {
+		if w, ok := vars[key]; ok {
+			v = w
+		}
+	}
+	return v
+}
+
+func environ(t *testing.T) []string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	for _, vars := range overlays(t) {
+		maps.Copy(env, vars)
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // testMain is Main with the compiled-in embedders shared by every command

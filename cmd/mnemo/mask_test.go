@@ -11,6 +11,7 @@ import (
 // happened, a key's revision before it was reclassified — an export is
 // refused with one line, and without it every command prints them whole.
 func TestMaskProfile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must := runner(t, dir)
 	must("remember", "--key", "/ops/vault", "--security", "internal", "The vault combination is Vaultmark7Q")
@@ -51,7 +52,7 @@ func TestMaskProfile(t *testing.T) {
 		flags []string
 	}{{"--mask", "", []string{"--mask"}}, {"MNEMO_MASK", "1", nil}, {"config", "", []string{"--config", cfg}}} {
 		t.Run(profile.name, func(t *testing.T) {
-			t.Setenv("MNEMO_MASK", profile.env)
+			setenv(t, "MNEMO_MASK", profile.env)
 			for _, args := range reads {
 				code, out, errs := run(t, dir, "", append(profile.flags, args...)...)
 				if code != 0 {

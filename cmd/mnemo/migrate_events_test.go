@@ -205,7 +205,7 @@ func sameEventLayers(t *testing.T, src, dst mnemo.EventStore, vectors bool) {
 // copies it into the PostgreSQL at dsn through the CLI, twice, and checks
 // what arrived.
 func migrateEventsInto(t *testing.T, dsn string, vectors bool) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
 	a := t.TempDir()
 	seedStore(t, a)
 	src := filepath.Join(a, "mnemo.db")
@@ -247,18 +247,21 @@ func migrateEventsInto(t *testing.T, dsn string, vectors bool) {
 // sqlite → PostgreSQL 15 (no pgvector): the event layers arrive, the
 // event vectors do not (PG-2, PG-6).
 func TestMigrateStoreEventsSQLiteToPostgres(t *testing.T) {
+	t.Parallel()
 	migrateEventsInto(t, pgtest.Native(t), false)
 }
 
 // sqlite → PGlite with pgvector: the event layers with their vectors
 // (PG-6).
 func TestMigrateStoreEventsSQLiteToPgvector(t *testing.T) {
+	t.Parallel()
 	migrateEventsInto(t, pgtest.Vector(t), true)
 }
 
 // An event too many in the destination fails the count check (exit 1).
 func TestMigrateStoreEventCountMismatch(t *testing.T) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	t.Parallel()
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
 	a, d := t.TempDir(), t.TempDir()
 	seedStore(t, a)
 	seedEvents(t, filepath.Join(a, "mnemo.db"))

@@ -21,7 +21,8 @@ import (
 // its vector, in pgvector's column and its HNSW index, which the bulk load
 // builds after the copy, the ledger, and the same answers read back.
 func TestMigrateStoreSQLiteToPgvector(t *testing.T) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	t.Parallel()
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
 	a := t.TempDir()
 	seedStore(t, a)
 	// A second revision of a key, for its history.
@@ -119,10 +120,10 @@ func TestMigrateStoreSQLiteToPgvector(t *testing.T) {
 		t.Errorf("indexes after the bulk load: %v, want the full-text and HNSW ones built again", indexes)
 	}
 
-	t.Setenv("MNEMO_STORE", "postgres")
-	t.Setenv("MNEMO_POSTGRES_DSN", dsn)
+	setenv(t, "MNEMO_STORE", "postgres")
+	setenv(t, "MNEMO_POSTGRES_DSN", dsn)
 	pg := t.TempDir()
-	t.Setenv("MNEMO_SPOOL_DIR", filepath.Join(pg, "spool"))
+	setenv(t, "MNEMO_SPOOL_DIR", filepath.Join(pg, "spool"))
 	for _, sc := range migrateScopes {
 		sameMemories(t, "pgvector "+sc.AgentID, want[sc.AgentID], exported(t, pg, sc))
 	}

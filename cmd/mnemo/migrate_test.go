@@ -86,7 +86,8 @@ var migrateScopes = []mnemo.Scope{{TenantID: "t1", AgentID: "alice"}, {TenantID:
 // same (archived, expired, keyed, with data and vectors), the ledger too,
 // and copying again changes nothing.
 func TestMigrateStoreSQLiteFilesSQLite(t *testing.T) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	t.Parallel()
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
 	a, b, c := t.TempDir(), filepath.Join(t.TempDir(), "files"), t.TempDir()
 	seedStore(t, a)
 	mustRun := runner(t, t.TempDir())
@@ -131,7 +132,8 @@ func writeConfig(t *testing.T, yml string) string {
 // A destination with more memories than the source fails the count check
 // with exit 1, naming the scope.
 func TestMigrateStoreCountMismatch(t *testing.T) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	t.Parallel()
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
 	a, d := t.TempDir(), t.TempDir()
 	seedStore(t, a)
 	runner(t, d)("--tenant", "t1", "--agent", "bob", "remember", "Only the destination has this")
@@ -143,6 +145,7 @@ func TestMigrateStoreCountMismatch(t *testing.T) {
 
 // Bad endpoints are usage errors.
 func TestMigrateStoreBadInput(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"migrate-store", "--from", "sqlite:/x"},
 		{"migrate-store", "--from", "mysql:x", "--to", "files:/tmp/x"},
@@ -159,7 +162,8 @@ func TestMigrateStoreBadInput(t *testing.T) {
 // the postgres store: the copied memories are there, a new one is written
 // without a vector, and recall answers by full text, degraded (PG-2).
 func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	t.Parallel()
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
 	a := t.TempDir()
 	seedStore(t, a)
 	// The source, read before MNEMO_STORE points the CLI at PostgreSQL.
@@ -173,10 +177,10 @@ func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 		t.Fatalf("sqlite → postgres: %q", out)
 	}
 
-	t.Setenv("MNEMO_STORE", "postgres")
-	t.Setenv("MNEMO_POSTGRES_DSN", dsn)
+	setenv(t, "MNEMO_STORE", "postgres")
+	setenv(t, "MNEMO_POSTGRES_DSN", dsn)
 	pg := t.TempDir() // the spool's data directory
-	t.Setenv("MNEMO_SPOOL_DIR", filepath.Join(pg, "spool"))
+	setenv(t, "MNEMO_SPOOL_DIR", filepath.Join(pg, "spool"))
 	if out := runner(t, pg)("migrate"); !strings.Contains(out, "schema version") {
 		t.Fatalf("migrate: %q", out)
 	}
@@ -208,6 +212,7 @@ func TestMigrateStoreSQLiteToPostgres(t *testing.T) {
 
 // migrate on SQLite opens (and so migrates) the file and says its version.
 func TestMigrateSQLite(t *testing.T) {
+	t.Parallel()
 	out := runner(t, t.TempDir())("migrate")
 	if !strings.Contains(out, "mnemo.db: schema version") || !strings.Contains(out, "up to date") {
 		t.Fatalf("migrate: %q", out)
@@ -220,9 +225,10 @@ func TestMigrateSQLite(t *testing.T) {
 // serve on PostgreSQL 15 without pgvector: a degraded recall says so, and
 // /metrics counts it by cause beside the failover's gauges.
 func TestServePostgresMetrics(t *testing.T) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
-	t.Setenv("MNEMO_STORE", "postgres")
-	t.Setenv("MNEMO_POSTGRES_DSN", pgtest.Native(t))
+	t.Parallel()
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
+	setenv(t, "MNEMO_STORE", "postgres")
+	setenv(t, "MNEMO_POSTGRES_DSN", pgtest.Native(t))
 	dir := t.TempDir()
 	base := startServe(t, "--data", dir)
 	resp, err := http.Post(base+"/v1/memories", "application/json", strings.NewReader(`{"agent_id":"a","content":"some content"}`))
@@ -301,7 +307,8 @@ func TestFilesStoreConfig(t *testing.T) {
 // a new schema (PG-6): sqlite → an ordinary schema → a schema partitioned
 // by tenant, every memory the same on each side.
 func TestMigrateStoreIntoPartitions(t *testing.T) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	t.Parallel()
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
 	a := t.TempDir()
 	seedStore(t, a)
 	want := map[string]map[string]mnemo.Memory{}
@@ -326,10 +333,10 @@ func TestMigrateStoreIntoPartitions(t *testing.T) {
 		FROM pg_class c WHERE c.oid = 'memory_entries'::regclass`).Scan(&kind, &n); err != nil || kind != "p" || n != 4 {
 		t.Fatalf("memory_entries of the copy: relkind %q, %d partitions, %v; want p, 4", kind, n, err)
 	}
-	t.Setenv("MNEMO_STORE", "postgres")
-	t.Setenv("MNEMO_POSTGRES_DSN", parted)
+	setenv(t, "MNEMO_STORE", "postgres")
+	setenv(t, "MNEMO_POSTGRES_DSN", parted)
 	pg := t.TempDir()
-	t.Setenv("MNEMO_SPOOL_DIR", filepath.Join(pg, "spool"))
+	setenv(t, "MNEMO_SPOOL_DIR", filepath.Join(pg, "spool"))
 	for _, sc := range migrateScopes {
 		sameMemories(t, "partitioned "+sc.AgentID, want[sc.AgentID], exported(t, pg, sc))
 	}

@@ -24,7 +24,7 @@ func startServe(t *testing.T, args ...string) string {
 	var logs syncBuffer
 	done := make(chan int)
 	go func() {
-		done <- testMain(ctx, append(args, "serve", "--addr", "127.0.0.1:0"), strings.NewReader(""), &logs, &logs)
+		done <- testApp(t, strings.NewReader(""), &logs, &logs).main(ctx, append(args, "serve", "--addr", "127.0.0.1:0"))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	re := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)

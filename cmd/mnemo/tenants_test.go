@@ -38,7 +38,8 @@ func writeTenantsConfig(t *testing.T, path, a, b, tenants string) {
 // routes it to the new database the CLI reads it from there; the other
 // tenant stays where it was.
 func TestMigrateStoreMovesTenant(t *testing.T) {
-	t.Setenv("MNEMO_EMBEDDING", "hashed")
+	t.Parallel()
+	setenv(t, "MNEMO_EMBEDDING", "hashed")
 	dsnA, dsnB := pgtest.Native(t), pgtest.Native(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mnemo.yml")
@@ -178,6 +179,7 @@ END $$`
 // With store.postgres.hash, the tenants the map does not list are spread
 // over the databases named, each where tenantroute.Place says (PG-12).
 func TestHashedTenantsCLI(t *testing.T) {
+	t.Parallel()
 	dsnA, dsnB := pgtest.Native(t), pgtest.Native(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mnemo.yml")
