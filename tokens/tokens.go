@@ -49,13 +49,10 @@ var encodings = map[string]encoding{
 }
 
 // Tokenizer counts and cuts text in one encoding. Its ranks are loaded on
-// first use (about a tenth of a second for cl100k), not by New. It is safe
-// for concurrent use.
+// first use (about a tenth of a second for cl100k), not by New, once per
+// process and encoding. It is safe for concurrent use.
 type Tokenizer struct {
 	name string
-	once sync.Once
-	tk   *tiktoken.Tiktoken
-	err  error
 }
 
 // New returns a tokenizer for the named encoding; "" is CL100K.
@@ -72,26 +69,32 @@ func New(name string) (*Tokenizer, error) {
 // Name returns the encoding's name.
 func (t *Tokenizer) Name() string { return t.name }
 
-func (t *Tokenizer) load() (*tiktoken.Tiktoken, error) {
-	t.once.Do(func() {
-		enc := encodings[t.name]
-		ranks, err := loader.NewOfflineLoader().LoadTiktokenBpe(t.name + ".tiktoken")
-		if err != nil {
-			t.err = fmt.Errorf("tokens: load %s: %w", t.name, err)
-			return
-		}
-		bpe, err := tiktoken.NewCoreBPE(ranks, enc.special, enc.pattern)
-		if err != nil {
-			t.err = fmt.Errorf("tokens: %s: %w", t.name, err)
-			return
-		}
-		set := make(map[string]any, len(enc.special))
-		for k := range enc.special {
-			set[k] = true
-		}
-		t.tk = tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{Name: t.name, PatStr: enc.pattern, MergeableRanks: ranks, SpecialTokens: enc.special}, set)
-	})
-	return t.tk, t.err
+// loaded holds each encoding's BPE, built on first use. The ranks are
+// compiled in and never change, so every tokenizer of an encoding shares
+// one: a command, or a test, that makes several does not load them again.
+var loaded = map[string]func() (*tiktoken.Tiktoken, error){
+	CL100K: sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return load(CL100K) }),
+	O200K:  sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return load(O200K) }),
+	P50K:   sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return load(P50K) }),
+}
+
+func (t *Tokenizer) load() (*tiktoken.Tiktoken, error) { return loaded[t.name]() }
+
+func load(name string) (*tiktoken.Tiktoken, error) {
+	enc := encodings[name]
+	ranks, err := loader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
+	if err != nil {
+		return nil, fmt.Errorf("tokens: load %s: %w", name, err)
+	}
+	bpe, err := tiktoken.NewCoreBPE(ranks, enc.special, enc.pattern)
+	if err != nil {
+		return nil, fmt.Errorf("tokens: %s: %w", name, err)
+	}
+	set := make(map[string]any, len(enc.special))
+	for k := range enc.special {
+		set[k] = true
+	}
+	return tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{Name: name, PatStr: enc.pattern, MergeableRanks: ranks, SpecialTokens: enc.special}, set), nil
 }
 
 // Load reads the encoding's ranks now rather than on first use, and
