@@ -14,7 +14,7 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN(S).
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: cedict help test vet staticcheck unit quality fuzz checks inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
+.PHONY: cedict help test vet staticcheck unit quality fuzz checks beside inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
@@ -170,21 +170,29 @@ FUZZERS = \
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
 
-# Every check side by side (scripts/together.sh): the unit tests wait on
-# PostgreSQL and the PGlites, and the MCP Inspector, the clients and the
-# browser tests (each against a mnemo of its own) on node, Python and a
-# browser, so the fuzzers, vet and the recall-quality floors fill the cores
-# meanwhile, at a lower priority (NICED; scripts/fuzz.sh nices its fuzzers
-# itself, not its builds) so that they never hold up a waiting test's next
-# step.
-CHECKS = unit fuzz quality inspector clients ui vet
-NICED = quality vet
+# Every check side by side (scripts/together.sh). The unit tests run at
+# the usual priority and everything else beside them at a lower one
+# (NICED): the race build comes first, and the tests, which mostly wait on
+# PostgreSQL, the PGlites and servers of their own, get the cores for each
+# next step, while the rest fills the time they spend waiting. The rest is
+# the fuzzers (their instrumented build shares nothing with the others)
+# and, once one mnemo is built for them all, the checks that need it.
+CHECKS = unit fuzz beside
+NICED = fuzz beside
 
-# One mnemo, built here, serves the inspector, clients and ui steps
-# (MNEMO_BIN): each would otherwise link its own.
 checks:
+	@NICED="$(NICED)" bash scripts/together.sh "$(MAKE)" $(CHECKS)
+
+# The checks that use a plain build: the recall-quality floors, vet, and
+# the MCP Inspector, the clients and the browser tests (each against a
+# mnemo of its own, from the one built here, MNEMO_BIN), which wait on
+# node, Python and a browser; quality and vet, which only compute, run
+# niced once more (BESIDENICED) so as not to hold those up.
+BESIDE = quality inspector clients ui vet
+BESIDENICED = quality vet
+beside:
 	@bin=$$(mktemp -d) && trap 'rm -rf "$$bin"' EXIT && $(GO) build -o "$$bin/mnemo" ./cmd/mnemo && \
-	  MNEMO_BIN="$$bin/mnemo" NICED="$(NICED)" bash scripts/together.sh "$(MAKE)" $(CHECKS)
+	  MNEMO_BIN="$$bin/mnemo" NICED="$(BESIDENICED)" bash scripts/together.sh "$(MAKE)" $(BESIDE)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.
