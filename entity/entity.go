@@ -389,3 +389,125 @@ func wordOf(w, name string) bool {
 	}
 	return false
 }
+
+// MinPrefix is the shortest short form of a name read as it: "Mel" for
+// "Melanie", not "Me".
+const MinPrefix = 3
+
+// hypocoristics are common English short forms that are not a prefix of
+// the name they stand for, each with its full names.
+var hypocoristics = map[string][]string{
+	"bob": {"robert"}, "bobby": {"robert"}, "rob": {"robert"}, "robbie": {"robert"}, "bert": {"robert", "albert", "herbert"},
+	"bill": {"william"}, "billy": {"william"}, "will": {"william"}, "liam": {"william"},
+	"liz": {"elizabeth"}, "lizzie": {"elizabeth"}, "beth": {"elizabeth", "bethany"}, "betty": {"elizabeth"}, "eliza": {"elizabeth"},
+	"kate": {"katherine", "catherine", "kathryn"}, "katie": {"katherine", "catherine", "kathryn"}, "kathy": {"katherine", "kathryn"}, "cathy": {"catherine"},
+	"jim": {"james"}, "jimmy": {"james"}, "jamie": {"james"},
+	"mike": {"michael"}, "mikey": {"michael"},
+	"dick": {"richard"}, "rick": {"richard", "frederick", "eric"}, "ricky": {"richard"},
+	"tony": {"anthony", "antonio"}, "jack": {"john", "jackson"}, "johnny": {"john", "jonathan"},
+	"peggy": {"margaret"}, "maggie": {"margaret"}, "meg": {"margaret", "megan"}, "peg": {"margaret"},
+	"ted": {"edward", "theodore"}, "ned": {"edward"}, "eddie": {"edward"},
+	"chuck": {"charles"}, "charlie": {"charles", "charlotte"},
+	"hank": {"henry"}, "harry": {"henry", "harold"},
+	"jenny": {"jennifer"}, "sandy": {"sandra", "alexander"}, "sasha": {"alexander", "alexandra"},
+	"becky": {"rebecca"}, "sally": {"sarah"}, "molly": {"mary"}, "polly": {"mary"},
+	"nick": {"nicholas", "nicolas"}, "nicky": {"nicholas", "nicole"}, "andy": {"andrew"}, "drew": {"andrew"},
+	"danny": {"daniel"}, "dave": {"david"}, "davy": {"david"}, "steve": {"steven", "stephen"},
+	"larry": {"lawrence", "laurence"}, "patty": {"patricia"}, "trish": {"patricia"},
+	"gabe": {"gabriel"}, "jake": {"jacob"}, "joey": {"joseph"}, "josh": {"joshua"},
+	"tommy": {"thomas"}, "susie": {"susan"},
+	"debbie": {"deborah", "debra"}, "vicky": {"victoria"}, "tori": {"victoria"}, "abby": {"abigail"}, "gina": {"georgina", "regina"},
+}
+
+// Aliases is asked with the names the people it asks about go by among
+// known, the names of a scope (REC-28): a short form of exactly one known
+// name ("Mel" for "Melanie", "Bob" for "Robert": see shortFor) and, the
+// other way, a known short form that stands for no other asked or known
+// name ("Mel" for a question on "Melanie"); in Chinese, 小王, 老王 or 阿王
+// for the one known name of that surname, and a two-character given name
+// for the one known full name it ends ("小明" for "王小明"), both ways. A
+// name that could be two known people's is none's alias.
+func Aliases(asked, known []string) []string {
+	if len(asked) == 0 || len(known) == 0 {
+		return asked
+	}
+	out := slices.Clone(asked)
+	has := func(n string) bool {
+		return slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, n) })
+	}
+	for _, a := range asked {
+		// The known names a stands for, and those that stand for a.
+		var long, short []string
+		for _, k := range known {
+			if strings.EqualFold(k, a) {
+				continue
+			}
+			if shortFor(a, k) {
+				long = append(long, k)
+			}
+			if shortFor(k, a) {
+				short = append(short, k)
+			}
+		}
+		if n := distinct(long); len(n) == 1 && !has(n[0]) {
+			out = append(out, n[0])
+		}
+		for _, s := range distinct(short) {
+			// s must stand for a alone among the names known and asked.
+			others := 0
+			for _, k := range append(slices.Clone(known), asked...) {
+				if !strings.EqualFold(k, s) && !strings.EqualFold(k, a) && shortFor(s, k) {
+					others++
+				}
+			}
+			if others == 0 && !has(s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// shortFor reports whether s may be a short form of the name n: a prefix
+// of its first word, of at least MinPrefix letters, that leaves two or
+// more out ("Leo" is another name than "Leon"), or
+// a common English short form of it; in Chinese, 小, 老 or 阿 and n's
+// surname, or n's given name of two characters.
+func shortFor(s, n string) bool {
+	if hasHan(s) || hasHan(n) {
+		return cjkShortFor(s, n)
+	}
+	if strings.Contains(s, " ") {
+		return false
+	}
+	first, _, _ := strings.Cut(n, " ")
+	ls, lf := strings.ToLower(s), strings.ToLower(first)
+	if utf8.RuneCountInString(ls) >= MinPrefix && len(ls)+2 <= len(lf) && strings.HasPrefix(lf, ls) {
+		return true
+	}
+	return slices.Contains(hypocoristics[ls], lf)
+}
+
+// cjkShortFor is shortFor of Chinese names: 小王 of 王小明 (a familiar
+// form of its surname), 小明 of 王小明 (its given name).
+func cjkShortFor(s, n string) bool {
+	rs, rn := []rune(s), []rune(n)
+	if len(rn) < 2 || len(rn) > 4 || len(rs) != 2 || strings.ContainsRune("小老阿", rn[0]) && len(rn) == 2 {
+		return false
+	}
+	if strings.ContainsRune("小老阿", rs[0]) && strings.HasPrefix(n, string(rs[1:])) {
+		return true // 小王: 王小明
+	}
+	return len(rn) == 3 && string(rn[1:]) == s // 小明: 王小明
+}
+
+// distinct is names without repeats, letter case aside.
+func distinct(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, n) }) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -202,3 +202,48 @@ func BenchmarkNames(b *testing.B) {
 		})
 	}
 }
+
+// TestAliases: a short form names the one known person it can stand for,
+// and a known short form the one asked person it stands for (REC-28); a
+// short form two known people share names neither.
+func TestAliases(t *testing.T) {
+	for _, tt := range []struct {
+		asked, known, want []string
+	}{
+		// A prefix of one known name, either way.
+		{[]string{"Mel"}, []string{"Melanie", "Caroline"}, []string{"Mel", "Melanie"}},
+		{[]string{"mel"}, []string{"Melanie", "Caroline"}, []string{"mel", "Melanie"}},
+		{[]string{"Deb"}, []string{"Debra", "Jolene", "Paris"}, []string{"Deb", "Debra"}},
+		{[]string{"Alex"}, []string{"Alexandra Moreau", "Tom"}, []string{"Alex", "Alexandra Moreau"}},
+		{[]string{"Melanie"}, []string{"Mel", "Caroline"}, []string{"Melanie", "Mel"}},
+		{[]string{"Theodore"}, []string{"Theo", "Ana"}, []string{"Theodore", "Theo"}},
+		// Already known as asked: the long form still joins.
+		{[]string{"Mel"}, []string{"Mel", "Melanie"}, []string{"Mel", "Melanie"}},
+		// Common short forms that are no prefix.
+		{[]string{"Bob"}, []string{"Robert", "Susan"}, []string{"Bob", "Robert"}},
+		{[]string{"Liz"}, []string{"Elizabeth", "Robert"}, []string{"Liz", "Elizabeth"}},
+		{[]string{"William"}, []string{"Bill", "Grace"}, []string{"William", "Bill"}},
+		{[]string{"Jim"}, []string{"James Baker"}, []string{"Jim", "James Baker"}},
+		// Two known people it could be: neither.
+		{[]string{"Mel"}, []string{"Melanie", "Melissa"}, []string{"Mel"}},
+		{[]string{"Kate"}, []string{"Katherine", "Catherine"}, []string{"Kate"}},
+		{[]string{"Melanie"}, []string{"Mel", "Melissa"}, []string{"Melanie"}},
+		// Too short, or not a short form at all.
+		{[]string{"Me"}, []string{"Melanie"}, []string{"Me"}},
+		{[]string{"Ana"}, []string{"Leo", "Bruno"}, []string{"Ana"}},
+		{[]string{"Leon"}, []string{"Leo"}, []string{"Leon"}},
+		{[]string{"Tom"}, nil, []string{"Tom"}},
+		{nil, []string{"Melanie"}, nil},
+		// Chinese: a familiar form of the one known surname, a given name.
+		{[]string{"小王"}, []string{"王小明", "李华"}, []string{"小王", "王小明"}},
+		{[]string{"老李"}, []string{"王小明", "李建国"}, []string{"老李", "李建国"}},
+		{[]string{"小明"}, []string{"王小明", "李华"}, []string{"小明", "王小明"}},
+		{[]string{"王小明"}, []string{"小明", "李华"}, []string{"王小明", "小明"}},
+		{[]string{"小王"}, []string{"王小明", "王芳"}, []string{"小王"}},
+		{[]string{"小王"}, []string{"李华"}, []string{"小王"}},
+	} {
+		if got := Aliases(tt.asked, tt.known); !slices.Equal(got, tt.want) {
+			t.Errorf("Aliases(%q, %q) = %q, want %q", tt.asked, tt.known, got, tt.want)
+		}
+	}
+}

@@ -2,10 +2,12 @@ package memory
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/temporal"
@@ -199,6 +201,16 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		}
 	}
 
+	// The people it names, with the names they go by among the
+	// candidates (REC-28): "Mel" asks about "Melanie".
+	if len(r.who) > 0 {
+		known := knownNames(cands)
+		r.who, r.said = entity.Aliases(r.who, known), entity.Aliases(r.said, known)
+		if r.q.Explain {
+			res.Who = r.who
+		}
+	}
+
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
 	scored, cands := s.score(r, &f, cands)
@@ -238,4 +250,21 @@ func (s *Service) follow(ctx context.Context, r *recall, res *Result) error {
 	var err error
 	res.Linked, err = s.ExpandLinks(ctx, r.scope, ids, r.q.TraverseHops, r.q.Limit-len(res.Results))
 	return err
+}
+
+// knownNames are the entities of cands (each its speaker's and the names
+// it mentions), each once: the names of the scope that a query's short
+// forms are read against (REC-28).
+func knownNames(cands []candidate) []string {
+	seen := make(map[string]bool)
+	var out []string
+	for i := range cands {
+		for _, e := range cands[i].m.Entities {
+			if k := strings.ToLower(e); !seen[k] {
+				seen[k] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
