@@ -436,31 +436,45 @@ func Aliases(asked, known []string) []string {
 		return slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, n) })
 	}
 	for _, a := range asked {
-		// The known names a stands for, and those that stand for a.
-		var long, short []string
+		fa := newForms(a)
+		if a == "" {
+			continue
+		}
+		// Without a common short form either way, only names with a's
+		// first letter can be its short or long forms.
+		plain := !fa.han && len(fa.fulls) == 0 && len(fa.shorts) == 0
+		// The one known name a stands for, if one; and the known names
+		// that stand for a.
+		long, longs := "", 0
+		var short []string
 		for _, k := range known {
-			if strings.EqualFold(k, a) {
-				continue
+			if plain && (k == "" || lowerASCII(k[0]) != lowerASCII(a[0])) {
+				continue // a prefix starts as the name does
 			}
-			if shortFor(a, k) {
-				long = append(long, k)
+			if fa.han != hasHan(k) || strings.EqualFold(k, a) {
+				continue // a Chinese name has no Latin short form, nor the other way
 			}
-			if shortFor(k, a) {
+			if fa.shortFor(k) && (longs == 0 || !strings.EqualFold(k, long)) {
+				long, longs = k, longs+1
+			}
+			if fa.longFor(k) && !slices.ContainsFunc(short, func(o string) bool { return strings.EqualFold(o, k) }) {
 				short = append(short, k)
 			}
 		}
-		if n := distinct(long); len(n) == 1 && !has(n[0]) {
-			out = append(out, n[0])
+		if longs == 1 && !has(long) {
+			out = append(out, long)
 		}
-		for _, s := range distinct(short) {
+		for _, s := range short {
 			// s must stand for a alone among the names known and asked.
-			others := 0
-			for _, k := range append(slices.Clone(known), asked...) {
-				if !strings.EqualFold(k, s) && !strings.EqualFold(k, a) && shortFor(s, k) {
-					others++
+			fs, alone := newForms(s), true
+			for _, list := range [][]string{known, asked} {
+				for _, k := range list {
+					if fs.han == hasHan(k) && !strings.EqualFold(k, s) && !strings.EqualFold(k, a) && fs.shortFor(k) {
+						alone = false
+					}
 				}
 			}
-			if others == 0 && !has(s) {
+			if alone && !has(s) {
 				out = append(out, s)
 			}
 		}
@@ -468,24 +482,74 @@ func Aliases(asked, known []string) []string {
 	return out
 }
 
-// shortFor reports whether s may be a short form of the name n: a prefix
-// of its first word, of at least MinPrefix letters, that leaves two or
-// more out ("Leo" is another name than "Leon"), or
-// a common English short form of it; in Chinese, 小, 老 or 阿 and n's
-// surname, or n's given name of two characters.
-func shortFor(s, n string) bool {
-	if hasHan(s) || hasHan(n) {
-		return cjkShortFor(s, n)
+// forms is a name as Aliases compares it with others: once for all of
+// them, the common short forms it has or is.
+type forms struct {
+	name, first string
+	han         bool
+	fulls       []string // the full names it is a common short form of
+	shorts      []string // its common short forms
+}
+
+func newForms(name string) forms {
+	f := forms{name: name, han: hasHan(name)}
+	if f.han {
+		return f
 	}
-	if strings.Contains(s, " ") {
+	f.first, _, _ = strings.Cut(name, " ")
+	low := strings.ToLower(f.first)
+	f.fulls = hypocoristics[low]
+	for short, fulls := range hypocoristics {
+		if slices.Contains(fulls, low) {
+			f.shorts = append(f.shorts, short)
+		}
+	}
+	return f
+}
+
+// shortFor reports whether f may be a short form of the name n: a prefix
+// of its first word, of at least MinPrefix letters, that leaves two or
+// more out ("Leo" is another name than "Leon"), or a common English short
+// form of it; in Chinese, 小, 老 or 阿 and n's surname, or n's given name
+// of two characters.
+// Both names are of one script.
+func (f forms) shortFor(n string) bool {
+	if f.han {
+		return cjkShortFor(f.name, n)
+	}
+	if strings.Contains(f.name, " ") {
 		return false
 	}
 	first, _, _ := strings.Cut(n, " ")
-	ls, lf := strings.ToLower(s), strings.ToLower(first)
-	if utf8.RuneCountInString(ls) >= MinPrefix && len(ls)+2 <= len(lf) && strings.HasPrefix(lf, ls) {
+	if len(f.name) >= MinPrefix && len(f.name)+2 <= len(first) && strings.EqualFold(first[:len(f.name)], f.name) {
 		return true
 	}
-	return slices.Contains(hypocoristics[ls], lf)
+	for _, full := range f.fulls {
+		if strings.EqualFold(first, full) {
+			return true
+		}
+	}
+	return false
+}
+
+// longFor reports whether the name n may be a short form of f's: f's
+// shortFor the other way round. Both names are of one script.
+func (f forms) longFor(n string) bool {
+	if f.han {
+		return cjkShortFor(n, f.name)
+	}
+	if strings.Contains(n, " ") {
+		return false
+	}
+	if len(n) >= MinPrefix && len(n)+2 <= len(f.first) && strings.EqualFold(f.first[:len(n)], n) {
+		return true
+	}
+	for _, s := range f.shorts {
+		if strings.EqualFold(n, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // cjkShortFor is shortFor of Chinese names: 小王 of 王小明 (a familiar
@@ -501,13 +565,9 @@ func cjkShortFor(s, n string) bool {
 	return len(rn) == 3 && string(rn[1:]) == s // 小明: 王小明
 }
 
-// distinct is names without repeats, letter case aside.
-func distinct(names []string) []string {
-	var out []string
-	for _, n := range names {
-		if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, n) }) {
-			out = append(out, n)
-		}
+func lowerASCII(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
 	}
-	return out
+	return b
 }

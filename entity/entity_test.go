@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -245,5 +246,18 @@ func TestAliases(t *testing.T) {
 		if got := Aliases(tt.asked, tt.known); !slices.Equal(got, tt.want) {
 			t.Errorf("Aliases(%q, %q) = %q, want %q", tt.asked, tt.known, got, tt.want)
 		}
+	}
+}
+
+// BenchmarkAliases is the per-recall cost of reading a query's names
+// against a few hundred names of the candidates (REC-28).
+func BenchmarkAliases(b *testing.B) {
+	known := []string{"Melanie", "Caroline", "Deborah", "Jolene", "Paris", "Lisbon"}
+	for i := range 300 {
+		known = append(known, fmt.Sprintf("Name%d", i))
+	}
+	asked := []string{"Mel", "Jolene"}
+	for b.Loop() {
+		_ = Aliases(asked, known)
 	}
 }

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -253,15 +252,15 @@ func (s *Service) follow(ctx context.Context, r *recall, res *Result) error {
 }
 
 // knownNames are the entities of cands (each its speaker's and the names
-// it mentions), each once: the names of the scope that a query's short
+// it mentions), each spelling once: the names of the scope that a query's short
 // forms are read against (REC-28).
 func knownNames(cands []candidate) []string {
 	seen := make(map[string]bool)
 	var out []string
 	for i := range cands {
 		for _, e := range cands[i].m.Entities {
-			if k := strings.ToLower(e); !seen[k] {
-				seen[k] = true
+			if !seen[e] {
+				seen[e] = true
 				out = append(out, e)
 			}
 		}
