@@ -515,8 +515,10 @@ func enLasted(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	}
 	lead := lower(text[loc[0]:loc[1]])
 	if strings.HasPrefix(lead, "have") || strings.HasPrefix(lead, "has") || strings.HasPrefix(lead, "'") || strings.HasPrefix(lead, "’") {
-		if sub[1] != "" && !participle(lower(sub[1])) {
+		if v := lower(sub[1]); v != "" && !participle(v) {
 			return Window{}, false // "I have a trip for two weeks": not a perfect
+		} else if arranged[v] {
+			return Window{}, false // "we've booked a cabin for three days": how long it will be
 		}
 	}
 	switch wordBefore(text, loc[0]) {
@@ -570,6 +572,13 @@ func lastedStart(approx, n, u string, c ctx) (Window, bool) {
 	u, lo, hi = perUnit(u, lo, hi)
 	return span(u, c.ref, lo, hi), true
 }
+
+// arranged are the participles of arranging what is to come: the
+// duration after them is the arrangement's, not how long a state has
+// lasted ("I've booked a room for two nights").
+var arranged = map[string]bool{"booked": true, "planned": true, "scheduled": true, "reserved": true, "invited": true,
+	"arranged": true, "ordered": true, "paid": true, "signed": true, "registered": true, "asked": true, "applied": true,
+	"requested": true, "hired": true, "rented": true, "leased": true, "bought": true, "got": true}
 
 // participle reports whether w may be a past participle after "have":
 // one of the common irregular ones, or a word in -ed or -en.
