@@ -426,14 +426,19 @@ var hypocoristics = map[string][]string{
 // name ("Mel" for a question on "Melanie"); in Chinese, 小王, 老王 or 阿王
 // for the one known name of that surname, and a two-character given name
 // for the one known full name it ends ("小明" for "王小明"), both ways. A
-// name that could be two known people's is none's alias.
-func Aliases(asked, known []string) []string {
+// name that could be two known people's is none's alias, and one of
+// speakers, who speak in the scope as themselves (Ana beside Anabel), is
+// no one else's.
+func Aliases(asked, known, speakers []string) []string {
 	if len(asked) == 0 || len(known) == 0 {
 		return asked
 	}
 	out := slices.Clone(asked)
 	has := func(n string) bool {
 		return slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, n) })
+	}
+	speaks := func(n string) bool {
+		return slices.ContainsFunc(speakers, func(o string) bool { return strings.EqualFold(o, n) })
 	}
 	for _, a := range asked {
 		fa := newForms(a)
@@ -461,10 +466,13 @@ func Aliases(asked, known []string) []string {
 				short = append(short, k)
 			}
 		}
-		if longs == 1 && !has(long) {
+		if longs == 1 && !has(long) && !speaks(a) {
 			out = append(out, long)
 		}
 		for _, s := range short {
+			if speaks(s) {
+				continue // a speaker of the scope is someone in their own right
+			}
 			// s must stand for a alone among the names known and asked.
 			fs, alone := newForms(s), true
 			for _, list := range [][]string{known, asked} {

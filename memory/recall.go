@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -203,8 +204,8 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	// The people it names, with the names they go by among the
 	// candidates (REC-28): "Mel" asks about "Melanie".
 	if len(r.who) > 0 {
-		known := knownNames(cands)
-		r.who, r.said = entity.Aliases(r.who, known), entity.Aliases(r.said, known)
+		known, speakers := knownNames(cands)
+		r.who, r.said = entity.Aliases(r.who, known, speakers), entity.Aliases(r.said, known, speakers)
 		if r.q.Explain {
 			res.Who = r.who
 		}
@@ -252,18 +253,23 @@ func (s *Service) follow(ctx context.Context, r *recall, res *Result) error {
 }
 
 // knownNames are the entities of cands (each its speaker's and the names
-// it mentions), each spelling once: the names of the scope that a query's short
-// forms are read against (REC-28).
-func knownNames(cands []candidate) []string {
+// it mentions), each spelling once: the names of the scope that a query's
+// short forms are read against (REC-28); and, of those, the first of each
+// message's, its speaker's (entity.Of), or a name its text mentions when
+// it has none: at worst a name taken for someone in their own right.
+func knownNames(cands []candidate) (names, speakers []string) {
 	seen := make(map[string]bool)
-	var out []string
 	for i := range cands {
-		for _, e := range cands[i].m.Entities {
+		m := &cands[i].m
+		for k, e := range m.Entities {
+			if k == 0 && m.Type == mnemo.TypeEvent && !slices.Contains(speakers, e) {
+				speakers = append(speakers, e)
+			}
 			if !seen[e] {
 				seen[e] = true
-				out = append(out, e)
+				names = append(names, e)
 			}
 		}
 	}
-	return out
+	return names, speakers
 }

@@ -110,6 +110,12 @@ func TestWhoShortNames(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := svc.AddMessages(ctx, alice, "s2", []memory.Message{
+		{Role: "user", Name: "Ana", Content: "I adopted a parrot from the shelter"},
+		{Role: "user", Name: "Anabel", Content: "I adopted a hamster from the shelter"},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	who := func(r memory.Scored) float64 {
 		for _, c := range r.Explain.Components {
 			if c.Name == "who" {
@@ -128,12 +134,16 @@ func TestWhoShortNames(t *testing.T) {
 		{"Which animal did Bob adopt from the shelter?", "I adopted a kitten from the shelter", 1, "Robert"},
 		// What Melanie said of Deb is about Deborah.
 		{"Did Deborah adopt a greyhound?", "I heard Deb adopted an old greyhound", rank.WhoAbout, "Deb"},
+		// Ana and Anabel both speak: each is herself.
+		{"What did Ana adopt from the shelter?", "I adopted a parrot from the shelter", 1, "Ana"},
+		{"What did Anabel adopt from the shelter?", "I adopted a hamster from the shelter", 1, "Anabel"},
 	} {
 		res, err := svc.Recall(ctx, alice, memory.Query{Text: c.q, Explain: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Results) == 0 || res.Results[0].Content != c.first || who(res.Results[0]) != c.who || !slices.Contains(res.Who, c.alias) {
+		other := map[string]string{"Ana": "Anabel", "Anabel": "Ana"}[c.alias] // not asked about
+		if len(res.Results) == 0 || res.Results[0].Content != c.first || who(res.Results[0]) != c.who || !slices.Contains(res.Who, c.alias) || other != "" && slices.Contains(res.Who, other) {
 			var got []string
 			for _, r := range res.Results {
 				got = append(got, fmt.Sprintf("%s (who %v)", r.Content, who(r)))
