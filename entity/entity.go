@@ -389,3 +389,193 @@ func wordOf(w, name string) bool {
 	}
 	return false
 }
+
+// MinPrefix is the shortest short form of a name read as it: "Mel" for
+// "Melanie", not "Me".
+const MinPrefix = 3
+
+// hypocoristics are common English short forms that are not a prefix of
+// the name they stand for, each with its full names.
+var hypocoristics = map[string][]string{
+	"bob": {"robert"}, "bobby": {"robert"}, "rob": {"robert"}, "robbie": {"robert"}, "bert": {"robert", "albert", "herbert"},
+	"bill": {"william"}, "billy": {"william"}, "will": {"william"}, "liam": {"william"},
+	"liz": {"elizabeth"}, "lizzie": {"elizabeth"}, "beth": {"elizabeth", "bethany"}, "betty": {"elizabeth"}, "eliza": {"elizabeth"},
+	"kate": {"katherine", "catherine", "kathryn"}, "katie": {"katherine", "catherine", "kathryn"}, "kathy": {"katherine", "kathryn"}, "cathy": {"catherine"},
+	"jim": {"james"}, "jimmy": {"james"}, "jamie": {"james"},
+	"mike": {"michael"}, "mikey": {"michael"},
+	"dick": {"richard"}, "rick": {"richard", "frederick", "eric"}, "ricky": {"richard"},
+	"tony": {"anthony", "antonio"}, "jack": {"john", "jackson"}, "johnny": {"john", "jonathan"},
+	"peggy": {"margaret"}, "maggie": {"margaret"}, "meg": {"margaret", "megan"}, "peg": {"margaret"},
+	"ted": {"edward", "theodore"}, "ned": {"edward"}, "eddie": {"edward"},
+	"chuck": {"charles"}, "charlie": {"charles", "charlotte"},
+	"hank": {"henry"}, "harry": {"henry", "harold"},
+	"jenny": {"jennifer"}, "sandy": {"sandra", "alexander"}, "sasha": {"alexander", "alexandra"},
+	"becky": {"rebecca"}, "sally": {"sarah"}, "molly": {"mary"}, "polly": {"mary"},
+	"nick": {"nicholas", "nicolas"}, "nicky": {"nicholas", "nicole"}, "andy": {"andrew"}, "drew": {"andrew"},
+	"danny": {"daniel"}, "dave": {"david"}, "davy": {"david"}, "steve": {"steven", "stephen"},
+	"larry": {"lawrence", "laurence"}, "patty": {"patricia"}, "trish": {"patricia"},
+	"gabe": {"gabriel"}, "jake": {"jacob"}, "joey": {"joseph"}, "josh": {"joshua"},
+	"tommy": {"thomas"}, "susie": {"susan"},
+	"debbie": {"deborah", "debra"}, "vicky": {"victoria"}, "tori": {"victoria"}, "abby": {"abigail"}, "gina": {"georgina", "regina"},
+}
+
+// Aliases is asked with the names the people it asks about go by among
+// known, the names of a scope (REC-28): a short form of exactly one known
+// name ("Mel" for "Melanie", "Bob" for "Robert": see shortFor) and, the
+// other way, a known short form that stands for no other asked or known
+// name ("Mel" for a question on "Melanie"); in Chinese, 小王, 老王 or 阿王
+// for the one known name of that surname, and a two-character given name
+// for the one known full name it ends ("小明" for "王小明"), both ways. A
+// name that could be two known people's is none's alias, and one of
+// speakers, who speak in the scope as themselves (Ana beside Anabel), is
+// no one else's.
+func Aliases(asked, known, speakers []string) []string {
+	if len(asked) == 0 || len(known) == 0 {
+		return asked
+	}
+	out := slices.Clone(asked)
+	has := func(n string) bool {
+		return slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, n) })
+	}
+	speaks := func(n string) bool {
+		return slices.ContainsFunc(speakers, func(o string) bool { return strings.EqualFold(o, n) })
+	}
+	for _, a := range asked {
+		fa := newForms(a)
+		if a == "" {
+			continue
+		}
+		// Without a common short form either way, only names with a's
+		// first letter can be its short or long forms.
+		plain := !fa.han && len(fa.fulls) == 0 && len(fa.shorts) == 0
+		// The one known name a stands for, if one; and the known names
+		// that stand for a.
+		long, longs := "", 0
+		var short []string
+		for _, k := range known {
+			if plain && (k == "" || lowerASCII(k[0]) != lowerASCII(a[0])) {
+				continue // a prefix starts as the name does
+			}
+			if fa.han != hasHan(k) || strings.EqualFold(k, a) {
+				continue // a Chinese name has no Latin short form, nor the other way
+			}
+			if fa.shortFor(k) && (longs == 0 || !strings.EqualFold(k, long)) {
+				long, longs = k, longs+1
+			}
+			if fa.longFor(k) && !slices.ContainsFunc(short, func(o string) bool { return strings.EqualFold(o, k) }) {
+				short = append(short, k)
+			}
+		}
+		if longs == 1 && !has(long) && !speaks(a) {
+			out = append(out, long)
+		}
+		for _, s := range short {
+			if speaks(s) {
+				continue // a speaker of the scope is someone in their own right
+			}
+			// s must stand for a alone among the names known and asked.
+			fs, alone := newForms(s), true
+			for _, list := range [][]string{known, asked} {
+				for _, k := range list {
+					if fs.han == hasHan(k) && !strings.EqualFold(k, s) && !strings.EqualFold(k, a) && fs.shortFor(k) {
+						alone = false
+					}
+				}
+			}
+			if alone && !has(s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// forms is a name as Aliases compares it with others: once for all of
+// them, the common short forms it has or is.
+type forms struct {
+	name, first string
+	han         bool
+	fulls       []string // the full names it is a common short form of
+	shorts      []string // its common short forms
+}
+
+func newForms(name string) forms {
+	f := forms{name: name, han: hasHan(name)}
+	if f.han {
+		return f
+	}
+	f.first, _, _ = strings.Cut(name, " ")
+	low := strings.ToLower(f.first)
+	f.fulls = hypocoristics[low]
+	for short, fulls := range hypocoristics {
+		if slices.Contains(fulls, low) {
+			f.shorts = append(f.shorts, short)
+		}
+	}
+	return f
+}
+
+// shortFor reports whether f may be a short form of the name n: a prefix
+// of its first word, of at least MinPrefix letters, that leaves two or
+// more out ("Leo" is another name than "Leon"), or a common English short
+// form of it; in Chinese, 小, 老 or 阿 and n's surname, or n's given name
+// of two characters.
+// Both names are of one script.
+func (f forms) shortFor(n string) bool {
+	if f.han {
+		return cjkShortFor(f.name, n)
+	}
+	if strings.Contains(f.name, " ") {
+		return false
+	}
+	first, _, _ := strings.Cut(n, " ")
+	if len(f.name) >= MinPrefix && len(f.name)+2 <= len(first) && strings.EqualFold(first[:len(f.name)], f.name) {
+		return true
+	}
+	for _, full := range f.fulls {
+		if strings.EqualFold(first, full) {
+			return true
+		}
+	}
+	return false
+}
+
+// longFor reports whether the name n may be a short form of f's: f's
+// shortFor the other way round. Both names are of one script.
+func (f forms) longFor(n string) bool {
+	if f.han {
+		return cjkShortFor(n, f.name)
+	}
+	if strings.Contains(n, " ") {
+		return false
+	}
+	if len(n) >= MinPrefix && len(n)+2 <= len(f.first) && strings.EqualFold(f.first[:len(n)], n) {
+		return true
+	}
+	for _, s := range f.shorts {
+		if strings.EqualFold(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// cjkShortFor is shortFor of Chinese names: 小王 of 王小明 (a familiar
+// form of its surname), 小明 of 王小明 (its given name).
+func cjkShortFor(s, n string) bool {
+	rs, rn := []rune(s), []rune(n)
+	if len(rn) < 2 || len(rn) > 4 || len(rs) != 2 || strings.ContainsRune("小老阿", rn[0]) && len(rn) == 2 {
+		return false
+	}
+	if strings.ContainsRune("小老阿", rs[0]) && strings.HasPrefix(n, string(rs[1:])) {
+		return true // 小王: 王小明
+	}
+	return len(rn) == 3 && string(rn[1:]) == s // 小明: 王小明
+}
+
+func lowerASCII(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -200,5 +201,69 @@ func BenchmarkNames(b *testing.B) {
 				Names(text.text)
 			}
 		})
+	}
+}
+
+// TestAliases: a short form names the one known person it can stand for,
+// and a known short form the one asked person it stands for (REC-28); a
+// short form two known people share names neither.
+func TestAliases(t *testing.T) {
+	for _, tt := range []struct {
+		asked, known, want []string
+		speakers           []string
+	}{
+		// A prefix of one known name, either way.
+		{[]string{"Mel"}, []string{"Melanie", "Caroline"}, []string{"Mel", "Melanie"}, nil},
+		{[]string{"mel"}, []string{"Melanie", "Caroline"}, []string{"mel", "Melanie"}, nil},
+		{[]string{"Deb"}, []string{"Debra", "Jolene", "Paris"}, []string{"Deb", "Debra"}, nil},
+		{[]string{"Alex"}, []string{"Alexandra Moreau", "Tom"}, []string{"Alex", "Alexandra Moreau"}, nil},
+		{[]string{"Melanie"}, []string{"Mel", "Caroline"}, []string{"Melanie", "Mel"}, nil},
+		{[]string{"Theodore"}, []string{"Theo", "Ana"}, []string{"Theodore", "Theo"}, nil},
+		// Already known as asked: the long form still joins.
+		{[]string{"Mel"}, []string{"Mel", "Melanie"}, []string{"Mel", "Melanie"}, nil},
+		// Common short forms that are no prefix.
+		{[]string{"Bob"}, []string{"Robert", "Susan"}, []string{"Bob", "Robert"}, nil},
+		{[]string{"Liz"}, []string{"Elizabeth", "Robert"}, []string{"Liz", "Elizabeth"}, nil},
+		{[]string{"William"}, []string{"Bill", "Grace"}, []string{"William", "Bill"}, nil},
+		{[]string{"Jim"}, []string{"James Baker"}, []string{"Jim", "James Baker"}, nil},
+		// Two known people it could be: neither.
+		{[]string{"Mel"}, []string{"Melanie", "Melissa"}, []string{"Mel"}, nil},
+		{[]string{"Kate"}, []string{"Katherine", "Catherine"}, []string{"Kate"}, nil},
+		{[]string{"Melanie"}, []string{"Mel", "Melissa"}, []string{"Melanie"}, nil},
+		// Too short, or not a short form at all.
+		{[]string{"Me"}, []string{"Melanie"}, []string{"Me"}, nil},
+		{[]string{"Ana"}, []string{"Leo", "Bruno"}, []string{"Ana"}, nil},
+		{[]string{"Leon"}, []string{"Leo"}, []string{"Leon"}, nil},
+		{[]string{"Tom"}, nil, []string{"Tom"}, nil},
+		{nil, []string{"Melanie"}, nil, nil},
+		// Chinese: a familiar form of the one known surname, a given name.
+		{[]string{"小王"}, []string{"王小明", "李华"}, []string{"小王", "王小明"}, nil},
+		{[]string{"老李"}, []string{"王小明", "李建国"}, []string{"老李", "李建国"}, nil},
+		{[]string{"小明"}, []string{"王小明", "李华"}, []string{"小明", "王小明"}, nil},
+		{[]string{"王小明"}, []string{"小明", "李华"}, []string{"王小明", "小明"}, nil},
+		{[]string{"小王"}, []string{"王小明", "王芳"}, []string{"小王"}, nil},
+		{[]string{"小王"}, []string{"李华"}, []string{"小王"}, nil},
+		// A speaker of the scope is someone in their own right.
+		{[]string{"Ana"}, []string{"Ana", "Anabel"}, []string{"Ana"}, []string{"Ana", "Anabel"}},
+		{[]string{"Anabel"}, []string{"Ana", "Anabel"}, []string{"Anabel"}, []string{"Ana", "Anabel"}},
+		{[]string{"Mel"}, []string{"Mel", "Melanie"}, []string{"Mel", "Melanie"}, []string{"Melanie"}},
+		{[]string{"Melanie"}, []string{"Mel", "Caroline"}, []string{"Melanie", "Mel"}, []string{"Caroline"}},
+	} {
+		if got := Aliases(tt.asked, tt.known, tt.speakers); !slices.Equal(got, tt.want) {
+			t.Errorf("Aliases(%q, %q, %q) = %q, want %q", tt.asked, tt.known, tt.speakers, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkAliases is the per-recall cost of reading a query's names
+// against a few hundred names of the candidates (REC-28).
+func BenchmarkAliases(b *testing.B) {
+	known := []string{"Melanie", "Caroline", "Deborah", "Jolene", "Paris", "Lisbon"}
+	for i := range 300 {
+		known = append(known, fmt.Sprintf("Name%d", i))
+	}
+	asked := []string{"Mel", "Jolene"}
+	for b.Loop() {
+		_ = Aliases(asked, known, known[:4])
 	}
 }

@@ -2,10 +2,12 @@ package memory
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
+	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/temporal"
@@ -199,6 +201,16 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 		}
 	}
 
+	// The people it names, with the names they go by among the
+	// candidates (REC-28): "Mel" asks about "Melanie".
+	if len(r.who) > 0 {
+		known, speakers := knownNames(cands)
+		r.who, r.said = entity.Aliases(r.who, known, speakers), entity.Aliases(r.said, known, speakers)
+		if r.q.Explain {
+			res.Who = r.who
+		}
+	}
+
 	// 3. Fuse and adjust: every signal a separate feature, combined by the
 	// profile.
 	scored, cands := s.score(r, &f, cands)
@@ -238,4 +250,26 @@ func (s *Service) follow(ctx context.Context, r *recall, res *Result) error {
 	var err error
 	res.Linked, err = s.ExpandLinks(ctx, r.scope, ids, r.q.TraverseHops, r.q.Limit-len(res.Results))
 	return err
+}
+
+// knownNames are the entities of cands (each its speaker's and the names
+// it mentions), each spelling once: the names of the scope that a query's
+// short forms are read against (REC-28); and, of those, the first of each
+// message's, its speaker's (entity.Of), or a name its text mentions when
+// it has none: at worst a name taken for someone in their own right.
+func knownNames(cands []candidate) (names, speakers []string) {
+	seen := make(map[string]bool)
+	for i := range cands {
+		m := &cands[i].m
+		for k, e := range m.Entities {
+			if k == 0 && m.Type == mnemo.TypeEvent && !slices.Contains(speakers, e) {
+				speakers = append(speakers, e)
+			}
+			if !seen[e] {
+				seen[e] = true
+				names = append(names, e)
+			}
+		}
+	}
+	return names, speakers
 }

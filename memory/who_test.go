@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -92,5 +93,62 @@ func TestWho(t *testing.T) {
 	}
 	if _, err := svc.Remember(ctx, alice, mnemo.Draft{Content: str("a memory with too many names"), Entities: many}); mnemo.ErrorCode(err) != mnemo.ETOOLARGE {
 		t.Fatalf("too many entities: %v", err)
+	}
+}
+
+// TestWhoShortNames: a question may call a speaker by a short form of
+// their name, or by the full name their partner shortens (REC-28): "Mel"
+// asks about Melanie's turns, "Bob" about Robert's, "Deborah" about what
+// is said of "Deb".
+func TestWhoShortNames(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	if _, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{
+		{Role: "user", Name: "Melanie", Content: "We finally adopted a puppy from the shelter"},
+		{Role: "user", Name: "Robert", Content: "I adopted a kitten from the shelter"},
+		{Role: "user", Name: "Melanie", Content: "I heard Deb adopted an old greyhound"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AddMessages(ctx, alice, "s2", []memory.Message{
+		{Role: "user", Name: "Ana", Content: "I adopted a parrot from the shelter"},
+		{Role: "user", Name: "Anabel", Content: "I adopted a hamster from the shelter"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	who := func(r memory.Scored) float64 {
+		for _, c := range r.Explain.Components {
+			if c.Name == "who" {
+				return c.Value
+			}
+		}
+		return -1
+	}
+	for _, c := range []struct {
+		q, first string
+		who      float64
+		alias    string
+	}{
+		{"What did Mel adopt from the shelter?", "We finally adopted a puppy from the shelter", 1, "Melanie"},
+		{"Mel adopted what?", "We finally adopted a puppy from the shelter", 1, "Melanie"},
+		{"Which animal did Bob adopt from the shelter?", "I adopted a kitten from the shelter", 1, "Robert"},
+		// What Melanie said of Deb is about Deborah.
+		{"Did Deborah adopt a greyhound?", "I heard Deb adopted an old greyhound", rank.WhoAbout, "Deb"},
+		// Ana and Anabel both speak: each is herself.
+		{"What did Ana adopt from the shelter?", "I adopted a parrot from the shelter", 1, "Ana"},
+		{"What did Anabel adopt from the shelter?", "I adopted a hamster from the shelter", 1, "Anabel"},
+	} {
+		res, err := svc.Recall(ctx, alice, memory.Query{Text: c.q, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := map[string]string{"Ana": "Anabel", "Anabel": "Ana"}[c.alias] // not asked about
+		if len(res.Results) == 0 || res.Results[0].Content != c.first || who(res.Results[0]) != c.who || !slices.Contains(res.Who, c.alias) || other != "" && slices.Contains(res.Who, other) {
+			var got []string
+			for _, r := range res.Results {
+				got = append(got, fmt.Sprintf("%s (who %v)", r.Content, who(r)))
+			}
+			t.Errorf("%q: who %q, results %q; want %q first, who %v, with %q", c.q, res.Who, got, c.first, c.who, c.alias)
+		}
 	}
 }

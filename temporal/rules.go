@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -123,6 +124,14 @@ func buildRules() []rule {
 		en("ago|back|earlier", `\b(`+count+`)\s+`+unit+`(?:\s+or\s+(so|two|three))?\s+(ago|back|earlier)\b`, 0, enAgo),
 		en("half", `\b(?:(an?|one|two|three|four|five|six|\d{1,2})\s+(day|week|month|year)s?\s+and\s+a\s+half|(one|two|three|four|five|six|\d{1,2})\s+and\s+a\s+half\s+(day|week|month|year)s?|half\s+an?\s+(day|week|month|year))\s+(ago|back|earlier)\b`, 0, enHalfAgo),
 		en("hour|minute", `\b(`+count+`)\s+(hour|minute)s?\s+(ago|back|earlier)\b`, 0, enHoursAgo),
+		// How long a state has lasted dates its start (REC-32): "we've
+		// been married for five years", "I've had them for 3 years now",
+		// "it's been two months since", "since three weeks"; only in a
+		// memory's text, as of when it was written.
+		withPre(en("have|has|'ve|’ve|been", `\b(?:(?:have|has|'ve|’ve)\s+(?:`+lastedAdv+`\s+)*([a-z]+)|(?:'s|’s)\s+(?:`+lastedAdv+`\s+)*been|been)\b[^.!?;:\n]{0,60}?\s(for\s+(?:(`+lastedApprox+`)\s+)?(`+count+`)\s+`+unit+`(?:\s+now)?)\b`, 2, enLasted),
+			func(low string, digit, words bool) bool { return strings.Contains(low, "for") }),
+		en("been", `\b(?:it's|it’s|it\s+has|that's|that’s|that\s+has)\s+(?:now\s+|already\s+)?been\s+(?:(`+lastedApprox+`)\s+)?(`+count+`)\s+`+unit+`\s+since\b`, 0, enBeenSince),
+		en("since", `\bsince\s+(?:(`+lastedApprox+`)\s+)?(`+count+`)\s+`+unit+`\b`, 0, enSinceCount),
 		en("hour|minute", `\b(?:(?:the|over\s+the|in\s+the|within\s+the|during\s+the)\s+)?(?:past|last|previous)\s+(?:(`+count+`)\s+)?(hour|minute)s?\b`, 0, enPastHours),
 		// The unit two before or after this one: "the week before last",
 		// "the Friday after next".
@@ -212,6 +221,10 @@ func buildRules() []rule {
 		// Counted units before or after a date (REC-29): 6月9日前两天, 2023年5月之后三个月.
 		zh(`(`+cright+`)(?:的|之)?(前|后)(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|日|周|星期|礼拜|月|年)`, "前|后", zhCountRelativeTo),
 		zh(`(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(多)?(个)?(多)?(天|日|周|星期|礼拜|月|年)(多|半)?(前|以前|之前|后|以后|之后)`, "前|后", zhAgo),
+		// How long a state has lasted dates its start (REC-32): 养了三年,
+		// 已经两个月了, 结婚五年了.
+		zh(`(已经|已|了)有?(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(多)?(个)?(多)?(天|周|星期|礼拜|月|年)(多|半)?了?`, "已|了", zhLasted),
+		zh(`(\d{1,3}|[一二两三四五六七八九十几半]{1,3})(多)?(个)?(多)?(天|周|星期|礼拜|月|年)(多|半)?了`, "了", zhLastedUntilNow),
 		zh(`(?:最近|过去|近)(的)?(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|周|星期|月|年)`, "最近|过去|近", zhPast),
 	}
 }
@@ -480,6 +493,102 @@ func enAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	}
 	u, lo, hi := perUnit(sub[2], lo, hi)
 	return span(u, c.ref, lo, hi), true
+}
+
+// lastedAdv are the adverbs between "have" and what has lasted ("I've
+// only had it", "we've now been"); lastedApprox the words that make a
+// duration approximate ("for over two years").
+const (
+	lastedAdv    = `(?:not|never|already|just|now|both|all|each|only|really|finally|officially|actually|always|basically|pretty\s+much|kind\s+of|sort\s+of)`
+	lastedApprox = `over|about|around|almost|nearly|roughly|more\s+than|close\s+to|just\s+over|just\s+under|at\s+least|well\s+over`
+)
+
+// enLasted is how long a state has lasted, said in the present perfect
+// ("I've had them for 3 years", "we've been married for five years",
+// "been doing this for two months"): when it began, so many units before
+// the text was written (REC-32). A query's duration asks how long, not
+// when: it names no time; nor does a past that is not the writer's
+// present ("had been", "would have been").
+func enLasted(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if c.query {
+		return Window{}, false
+	}
+	lead := lower(text[loc[0]:loc[1]])
+	if strings.HasPrefix(lead, "have") || strings.HasPrefix(lead, "has") || strings.HasPrefix(lead, "'") || strings.HasPrefix(lead, "’") {
+		if v := lower(sub[1]); v != "" && !participle(v) {
+			return Window{}, false // "I have a trip for two weeks": not a perfect
+		} else if arranged[v] {
+			return Window{}, false // "we've booked a cabin for three days": how long it will be
+		}
+	}
+	switch wordBefore(text, loc[0]) {
+	case "had", "would", "could", "should", "might", "must", "will", "may", "i'd", "we'd", "you'd", "he'd", "she'd", "they'd", "to":
+		return Window{}, false
+	}
+	if w := wordBefore(text, loc[0]); strings.HasSuffix(w, "'ll") || strings.HasSuffix(w, "’ll") ||
+		strings.HasPrefix(lead, "been") && (strings.HasSuffix(w, "'d") || strings.HasSuffix(w, "’d")) {
+		return Window{}, false // "I'll have been", "I'd been"
+	}
+	return lastedStart(sub[3], sub[4], sub[5], c)
+}
+
+// enBeenSince is "it's been two months since…": it began then (REC-32).
+func enBeenSince(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if c.query {
+		return Window{}, false
+	}
+	return lastedStart(sub[1], sub[2], sub[3], c)
+}
+
+// enSinceCount is "since three weeks" (what has held for three weeks):
+// it began then (REC-32). "since three weeks ago" is enAgo's time, opened
+// by "since".
+func enSinceCount(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if c.query {
+		return Window{}, false
+	}
+	switch wordAfter(text, loc[1]) {
+	case "ago", "back", "earlier", "before", "after", "later", "from":
+		return Window{}, false
+	}
+	return lastedStart(sub[1], sub[2], sub[3], c)
+}
+
+// lastedStart is when what has lasted n units (approximately, when approx
+// says so) up to c.ref began: the unit so many before, as "n units ago".
+func lastedStart(approx, n, u string, c ctx) (Window, bool) {
+	lo, hi, ok := number(n)
+	if !ok || hi == 0 || hi > 200 {
+		return Window{}, false
+	}
+	switch lower(approx) {
+	case "over", "more than", "just over", "well over", "at least":
+		hi++
+	case "almost", "nearly", "close to", "just under":
+		lo = max(lo-1, 1)
+	case "about", "around", "roughly":
+		lo, hi = max(lo-1, 1), hi+1
+	}
+	u, lo, hi = perUnit(u, lo, hi)
+	return span(u, c.ref, lo, hi), true
+}
+
+// arranged are the participles of arranging what is to come: the
+// duration after them is the arrangement's, not how long a state has
+// lasted ("I've booked a room for two nights").
+var arranged = map[string]bool{"booked": true, "planned": true, "scheduled": true, "reserved": true, "invited": true,
+	"arranged": true, "ordered": true, "paid": true, "signed": true, "registered": true, "asked": true, "applied": true,
+	"requested": true, "hired": true, "rented": true, "leased": true, "bought": true, "got": true}
+
+// participle reports whether w may be a past participle after "have":
+// one of the common irregular ones, or a word in -ed or -en.
+func participle(w string) bool {
+	switch w {
+	case "been", "had", "got", "gotten", "known", "kept", "done", "gone", "run", "taught", "met", "held", "felt",
+		"built", "sat", "stood", "spent", "won", "led", "worn", "lent", "dealt", "slept", "meant", "left", "grown", "sung":
+		return true
+	}
+	return len(w) > 3 && (strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "en"))
 }
 
 func enIn(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -1014,6 +1123,33 @@ func zhAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		return span(u, c.ref, -hi, -lo), true
 	}
 	return span(u, c.ref, lo, hi), true
+}
+
+// zhLasted is how long a state has lasted: 养了三年 (kept them three
+// years), 已经两个月了 (two months already): when it began (REC-32), as
+// 三年前 would say. A query's duration asks how long, not when.
+func zhLasted(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if c.query {
+		return Window{}, false
+	}
+	if sub[1] == "了" {
+		if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); !unicode.Is(unicode.Han, r) {
+			return Window{}, false // 了 after a verb: 养了, 学了
+		}
+	}
+	return zhAgo([]string{sub[0], sub[2], sub[3], sub[4], sub[5], sub[6], sub[7], "前"}, text, loc, c)
+}
+
+// zhLastedUntilNow is a duration a clause ends on with 了: 结婚五年了 (five
+// years married), 来这里两个多月了: it began then (REC-32).
+func zhLastedUntilNow(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if c.query {
+		return Window{}, false
+	}
+	if strings.HasPrefix(text[loc[1]:], "解") {
+		return Window{}, false // 三年了解: 了解 (to know), not 了
+	}
+	return zhAgo([]string{sub[0], sub[1], sub[2], sub[3], sub[4], sub[5], sub[6], "前"}, text, loc, c)
 }
 
 func zhPast(sub []string, text string, loc []int, c ctx) (Window, bool) {
