@@ -81,7 +81,7 @@ FULLSIZE = ^(TestReflectScenario6|TestSnapshotScenario3|TestOutageWritersNeverWa
 # Single-goroutine checks (rules, arithmetic, file formats, heap bounds) that
 # the detector slows ten- to sixtyfold and that have nothing for it to find:
 # they skip under -race and run only here.
-PLAINONLY = TestQuickListsAreSound|TestReadMapped|TestBulkReproducible|TestBulkFallback|TestFitProjection|TestBuildBoundsHeap|TestLexBuildBoundsHeap
+PLAINONLY = TestQuickListsAreSound|TestBulkOnLargeIndex|TestCompactPairSim|TestReadMappedUnchanged|TestReadMapped|TestBulkReproducible|TestBulkFallback|TestFitProjection|TestBuildBoundsHeap|TestLexBuildBoundsHeap
 
 # The partitioned layout's conformance run checks SQL, not Go's
 # concurrency: it runs here, without -race, with the test servers.

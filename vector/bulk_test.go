@@ -253,6 +253,9 @@ func TestBulkReproducible(t *testing.T) {
 // many vectors fits its projection only once it has added a quarter as
 // many: a few batches would not pay for coding every node.
 func TestBulkOnLargeIndex(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks when the projection is fitted, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a tenth")
+	}
 	data := lowRank(small(8000), 512, 160, 6)
 	base := len(data) / 2
 	x := build(t, data[:base], Options{Seed: 1})
@@ -290,6 +293,9 @@ func TestBulkOnLargeIndex(t *testing.T) {
 // lists by while it walks compact codes: the compact codes' dot product
 // times step² must track the full codes' cosine, pair by pair.
 func TestCompactPairSim(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks arithmetic, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a tenth")
+	}
 	data := lowRank(small(4000), 512, 320, 7)
 	bulkBuild(t, data, Options{Seed: 1}, 1000, func(x *Index) {
 		if x.proj == nil {

@@ -151,6 +151,9 @@ func TestReadMapped(t *testing.T) {
 // TestReadMappedUnchanged checks that writing to a mapped index leaves its
 // file as it was.
 func TestReadMappedUnchanged(t *testing.T) {
+	if raceEnabled {
+		t.Skip("checks the file, not concurrency: runs without -race (Makefile FULLSIZE), where it costs a tenth")
+	}
 	x := synthetic(chunkNodes+10, 64, 32, 12)
 	path := filepath.Join(t.TempDir(), "x.vec")
 	if err := writeFile(path, x.WriteTo); err != nil {
