@@ -172,7 +172,11 @@ type memTerms struct {
 // the match's allocations (PERF-10).
 func (s *Service) termsOf(m *mnemo.Memory, terms map[string]bool) memTerms {
 	var has memTerms
-	add := func(text string, tells bool) {
+	// add adds the query's terms in text. A sentence that asks, or speaks
+	// of its listener, holds them without telling them: whether it does
+	// is asked only of one that holds a query term, as most do not.
+	add := func(text string, sentence, asks bool) {
+		told := -1 // not asked yet
 		for _, t := range s.analyzer.Terms(text) {
 			if !terms[t] {
 				continue
@@ -181,15 +185,19 @@ func (s *Service) termsOf(m *mnemo.Memory, terms map[string]bool) memTerms {
 				has.all, has.told = make(map[string]bool, len(terms)), make(map[string]bool, len(terms))
 			}
 			has.all[t] = true
-			if tells {
+			if told < 0 {
+				told = 0
+				if !sentence || !asks && !addressed(text) {
+					told = 1
+				}
+			}
+			if told == 1 {
 				has.told[t] = true
 			}
 		}
 	}
-	sentences(m.Content, func(text string, asks bool) {
-		add(text, !asks && !addressed(text))
-	})
-	add(m.Summary+" "+strings.Join(m.Tags, " ")+" "+m.Key+" "+strings.Join(m.Entities, " "), true)
+	sentences(m.Content, func(text string, asks bool) { add(text, true, asks) })
+	add(m.Summary+" "+strings.Join(m.Tags, " ")+" "+m.Key+" "+strings.Join(m.Entities, " "), false, false)
 	return has
 }
 
