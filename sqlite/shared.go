@@ -19,6 +19,10 @@ type sharedRows struct {
 	db   *DB
 	mu   sync.Mutex
 	rows map[int64]*mnemo.Memory
+	// loading holds the seqs a read is loading, with a channel closed
+	// when it has: another read waits for those rather than load them
+	// too, as recall's searches run at once.
+	loading map[int64]chan struct{}
 }
 
 // ShareReads returns ctx with a record of the memory rows its searches
@@ -34,7 +38,9 @@ type sharedRows struct {
 // at different times, they are anyway. It is for the reads of one
 // request, not for longer.
 func (db *DB) ShareReads(ctx context.Context) context.Context {
-	return context.WithValue(ctx, sharedKey{}, &sharedRows{db: db, rows: make(map[int64]*mnemo.Memory)})
+	return context.WithValue(ctx, sharedKey{}, &sharedRows{
+		db: db, rows: make(map[int64]*mnemo.Memory), loading: make(map[int64]chan struct{}),
+	})
 }
 
 // shared returns the record of ctx's reads from this store, or nil.
@@ -47,8 +53,9 @@ func (db *DB) shared(ctx context.Context) *sharedRows {
 
 // fetchSeqs loads the memories at seqs that w selects: found[i] is the
 // memory at seqs[i], or nil when w leaves it out or it is gone. With the
-// record of ShareReads, it takes the rows loaded before from it, and
-// checks them against w: unless selected says that w selected them all.
+// record of ShareReads, it takes the rows loaded before from it, or waits
+// for a read loading them, and checks them against w: unless selected
+// says that w selected them all.
 func (db *DB) fetchSeqs(ctx context.Context, seqs []int64, w *where) ([]*mnemo.Memory, error) {
 	return db.fetchSeqsSelected(ctx, seqs, w, false)
 }
@@ -60,23 +67,59 @@ func (db *DB) fetchSeqsSelected(ctx context.Context, seqs []int64, w *where, sel
 	}
 	found := make([]*mnemo.Memory, len(seqs))
 	var (
-		load, check []int64
-		at          = make(map[int64]int, len(seqs))
+		load, check, wait []int64
+		waits             []chan struct{}
+		at                = make(map[int64]int, len(seqs))
+		done              = make(chan struct{})
 	)
 	sh.mu.Lock()
 	for i, s := range seqs {
 		at[s] = i
-		switch m := sh.rows[s]; {
-		case m == nil:
-			load = append(load, s)
-		case selected:
-			found[i] = m
-		default:
+		if sh.rows[s] != nil {
 			check = append(check, s)
+		} else if ch := sh.loading[s]; ch != nil {
+			wait, waits = append(wait, s), append(waits, ch)
+		} else {
+			load = append(load, s)
+			sh.loading[s] = done
 		}
 	}
 	sh.mu.Unlock()
-	if len(check) > 0 {
+
+	// Its own rows first: another read may be waiting for them.
+	loaded, err := sh.load(ctx, load, w, done)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range loaded {
+		found[at[load[i]]] = m
+	}
+	for _, ch := range waits {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	// What the other read did not load (its filter left it out, or it
+	// failed) is loaded now.
+	var again []int64
+	sh.mu.Lock()
+	for _, s := range wait {
+		if sh.rows[s] != nil {
+			check = append(check, s)
+		} else {
+			again = append(again, s)
+		}
+	}
+	sh.mu.Unlock()
+	if selected {
+		sh.mu.Lock()
+		for _, s := range check {
+			found[at[s]] = sh.rows[s]
+		}
+		sh.mu.Unlock()
+	} else if len(check) > 0 {
 		pass, err := db.passing(ctx, check, w)
 		if err != nil {
 			return nil, err
@@ -89,21 +132,33 @@ func (db *DB) fetchSeqsSelected(ctx context.Context, seqs []int64, w *where, sel
 		}
 		sh.mu.Unlock()
 	}
-	if len(load) > 0 {
-		loaded, err := db.loadSeqs(ctx, load, w)
+	if len(again) > 0 {
+		loaded, err := db.loadSeqs(ctx, again, w)
 		if err != nil {
 			return nil, err
 		}
-		sh.mu.Lock()
 		for i, m := range loaded {
-			if m != nil {
-				found[at[load[i]]] = m
-				sh.rows[load[i]] = m
-			}
+			found[at[again[i]]] = m
 		}
-		sh.mu.Unlock()
 	}
 	return found, nil
+}
+
+// load loads seqs, which this read claimed with done, into the record,
+// and closes done, whatever happens: other reads wait for it.
+func (sh *sharedRows) load(ctx context.Context, seqs []int64, w *where, done chan struct{}) (loaded []*mnemo.Memory, err error) {
+	defer func() {
+		sh.mu.Lock()
+		for i, s := range seqs {
+			if i < len(loaded) && loaded[i] != nil {
+				sh.rows[s] = loaded[i]
+			}
+			delete(sh.loading, s)
+		}
+		sh.mu.Unlock()
+		close(done)
+	}()
+	return sh.db.loadSeqs(ctx, seqs, w)
 }
 
 // loadSeqs reads the rows of fetchSeqs from the table.

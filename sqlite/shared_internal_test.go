@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
@@ -102,6 +103,28 @@ func TestShareReads(t *testing.T) {
 	// Each memory is loaded by whichever read finds it first, once.
 	if loaded > int64(len(seen)) {
 		t.Errorf("shared reads, twice, loaded %d rows of %d memories (%d once, unshared, lists aside)", loaded, len(seen), unshared)
+	}
+
+	// At once, as recall's searches run: each answers as alone, and a
+	// memory is loaded by one of them.
+	shared = db.ShareReads(ctx)
+	before = db.rowsRead.Load()
+	var wg sync.WaitGroup
+	for range 3 {
+		for i, r := range reads {
+			wg.Go(func() {
+				got, err := r.read(shared)
+				if err != nil {
+					t.Error(err)
+				} else if !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("%s, at once: shared reads answer otherwise", r.name)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if loaded := db.rowsRead.Load() - before; loaded > int64(len(seen)) {
+		t.Errorf("shared reads, at once, loaded %d rows of %d memories", loaded, len(seen))
 	}
 
 	// A memory forgotten after a read loaded it is gone from the next.
