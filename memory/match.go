@@ -7,10 +7,13 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/rank"
@@ -172,8 +175,8 @@ type memTerms struct {
 // the match's allocations (PERF-10).
 func (s *Service) termsOf(m *mnemo.Memory, terms map[string]bool) memTerms {
 	var has memTerms
-	add := func(text string, tells bool) {
-		for _, t := range s.analyzer.Terms(text) {
+	add := func(words []string, tells bool) {
+		for _, t := range words {
 			if !terms[t] {
 				continue
 			}
@@ -186,11 +189,62 @@ func (s *Service) termsOf(m *mnemo.Memory, terms map[string]bool) memTerms {
 			}
 		}
 	}
-	sentences(m.Content, func(text string, asks bool) {
-		add(text, !asks && !addressed(text))
-	})
-	add(m.Summary+" "+strings.Join(m.Tags, " ")+" "+m.Key+" "+strings.Join(m.Entities, " "), true)
+	for _, st := range s.said.of(s.analyzer, m.Content, false) {
+		add(st.terms, st.tells)
+	}
+	for _, st := range s.said.of(s.analyzer, m.Summary+" "+strings.Join(m.Tags, " ")+" "+m.Key+" "+strings.Join(m.Entities, " "), true) {
+		add(st.terms, st.tells)
+	}
 	return has
+}
+
+// saidTerms remembers the analysis of the texts match reads, each
+// sentence's words and whether it tells them: a recall's results and best
+// candidates are mostly those of the recalls before it, and analysing
+// their sentences was most of the match's time (PERF-10). At most
+// maxSaid texts; when full it starts again empty.
+type saidTerms struct {
+	texts sync.Map // saidKey → []sentenceTerms
+	n     atomic.Int32
+}
+
+type saidKey struct {
+	text  string
+	whole bool
+}
+
+// sentenceTerms is one sentence of a text: its analysed words, and whether
+// it tells them, neither asking (it has a question mark) nor speaking of
+// its listener (addressed).
+type sentenceTerms struct {
+	terms []string
+	tells bool
+}
+
+// maxSaid bounds the texts saidTerms remembers (a few MB).
+const maxSaid = 1 << 13
+
+// of returns the sentences of text, analysed by a, remembered; or, when
+// whole, text as one sentence that tells its words.
+func (c *saidTerms) of(a *analysis.Analyzer, text string, whole bool) []sentenceTerms {
+	k := saidKey{text, whole}
+	if v, ok := c.texts.Load(k); ok {
+		return v.([]sentenceTerms)
+	}
+	var out []sentenceTerms
+	if whole {
+		out = []sentenceTerms{{terms: a.Terms(text), tells: true}}
+	} else {
+		sentences(text, func(sentence string, asks bool) {
+			out = append(out, sentenceTerms{terms: a.Terms(sentence), tells: !asks && !addressed(sentence)})
+		})
+	}
+	if c.n.Add(1) > maxSaid {
+		c.texts.Clear()
+		c.n.Store(1)
+	}
+	c.texts.Store(k, out)
+	return out
 }
 
 // sentences calls fn with each sentence of text, and whether it asks (its

@@ -160,6 +160,9 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	if r.profile, r.now, err = s.checkQuery(scope, &r.q); err != nil {
 		return Result{}, err
 	}
+	if rs, ok := s.store.Store.(ReadSharer); ok {
+		ctx = rs.ShareReads(ctx) // the searches find many of the same memories
+	}
 
 	// 1. Analyse, with the session's topic and the time the query names.
 	res := Result{Results: []Scored{}}
@@ -235,6 +238,15 @@ func (s *Service) search(ctx context.Context, scope mnemo.Scope, q Query, record
 	}
 	r.sw.lap(func(t *Trace) *time.Duration { return &t.Links })
 	return res, nil
+}
+
+// ReadSharer is a mnemo.Store whose reads made with one context can share
+// the rows they load: ShareReads returns a context for the reads of one
+// recall, whose searches find many of the same memories, so that each
+// memory is loaded once (PERF-10). A row may then be as it was at the
+// first read that loaded it.
+type ReadSharer interface {
+	ShareReads(ctx context.Context) context.Context
 }
 
 // follow fills res.Linked with what links lead to from its results, when

@@ -106,6 +106,7 @@ type Service struct {
 
 	topicBoost float64 // recall's boost of memories on the session's topic
 	match      rank.MatchModel
+	said       saidTerms // the match's analysis of what memories say
 	// noTimeWho leaves out recall's time and people stages (REC-25 …
 	// REC-29), for a benchmark to measure what they cost (export_test.go).
 	noTimeWho bool

@@ -84,6 +84,9 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 	if limit == 0 {
 		limit = -1 // no limit
 	}
+	if q.NoTotal && !q.NoVectors && db.shared(ctx) != nil {
+		return db.listShared(ctx, w, order, limit, q.Offset)
+	}
 
 	tx, err := db.reader.BeginTx(ctx, nil)
 	if err != nil {
@@ -119,6 +122,41 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 		return nil, 0, fmt.Errorf("sqlite: list: %w", err)
 	}
 	return ms, total, nil
+}
+
+// listShared is List, without the total, for reads that share their rows
+// (ShareReads): it selects the page's seqs, then takes the rows loaded
+// before and loads the rest.
+func (db *DB) listShared(ctx context.Context, w *where, order string, limit, offset int) ([]mnemo.Memory, int, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT m.seq FROM memories m WHERE `+w.String()+`
+		ORDER BY `+order+` LIMIT ? OFFSET ?`, append(w.args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlite: list: %w", err)
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return nil, 0, fmt.Errorf("sqlite: list: %w", err)
+		}
+		seqs = append(seqs, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("sqlite: list: %w", err)
+	}
+	rows.Close()
+	found, err := db.fetchSeqsSelected(ctx, seqs, w, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	var ms []mnemo.Memory
+	for _, m := range found {
+		if m != nil { // gone since it was selected
+			ms = append(ms, *m)
+		}
+	}
+	return ms, -1, nil
 }
 
 // History returns the revisions of key in scope, oldest first, lost writes

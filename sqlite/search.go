@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
@@ -196,34 +195,11 @@ func (db *DB) matchFiltered(ctx context.Context, sp span, q *mnemo.TextQuery, op
 // selected reports which of rs the filter w selects, reading only the
 // columns w tests.
 func (db *DB) selected(ctx context.Context, rs []ranked, w *where) (map[int64]bool, error) {
-	var list strings.Builder
-	list.WriteByte('[')
+	seqs := make([]int64, len(rs))
 	for i, r := range rs {
-		if i > 0 {
-			list.WriteByte(',')
-		}
-		list.WriteString(strconv.FormatInt(r.seq, 10))
+		seqs[i] = r.seq
 	}
-	list.WriteByte(']')
-	rows, err := db.readStmts.QueryContext(ctx, `SELECT m.seq
-		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value WHERE `+w.String(),
-		append([]any{list.String()}, w.args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	defer rows.Close()
-	pass := make(map[int64]bool, len(rs))
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			return nil, fmt.Errorf("sqlite: search: %w", err)
-		}
-		pass[seq] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	return pass, nil
+	return db.passing(ctx, seqs, w)
 }
 
 // commonTermMatches is how many matches in a scope make a query term
@@ -388,43 +364,6 @@ func (db *DB) fetchRanked(ctx context.Context, rs []ranked, w *where, n int) ([]
 		}
 	}
 	return hits, nil
-}
-
-// fetchSeqs loads the memories at seqs that w selects: found[i] is the
-// memory at seqs[i], or nil when w leaves it out or it is gone.
-func (db *DB) fetchSeqs(ctx context.Context, seqs []int64, w *where) (found []*mnemo.Memory, err error) {
-	if len(seqs) == 0 {
-		return nil, nil
-	}
-	list := make([]string, len(seqs))
-	order := make(map[int64]int, len(seqs))
-	for i, s := range seqs {
-		list[i] = strconv.FormatInt(s, 10)
-		order[s] = i
-	}
-	// CROSS JOIN looks each memory up by seq; a plain IN would let the
-	// planner walk the scope's index instead.
-	rows, err := db.readStmts.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
-		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value WHERE `+w.String(),
-		append([]any{"[" + strings.Join(list, ",") + "]"}, w.args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	defer rows.Close()
-	found = make([]*mnemo.Memory, len(seqs))
-	for rows.Next() {
-		var seq int64
-		m, err := scanMemory(rows, &seq)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: search: %w", err)
-		}
-		found[order[seq]] = &m
-		db.rowsRead.Add(1)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	return found, nil
 }
 
 // selective reports whether f may drop most of the matches, beyond the

@@ -101,6 +101,12 @@ type Report struct {
 	Stages, TailStages Stages `json:"-"`
 	// IngestTime is the time spent in AddSession.
 	IngestTime time.Duration `json:"-"`
+	// QuestionCPU is the process's CPU time (user and system) while the
+	// questions were asked, over the questions asked: the recall's own
+	// cost, with the client's and the server's HTTP, where the system
+	// runs in the process. Other jobs on the machine disturb it less than
+	// the latency. Zero where the process's CPU time is not read.
+	QuestionCPU time.Duration `json:"-"`
 }
 
 // ConversationReport is one conversation's share of a Report.
@@ -149,6 +155,7 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 	}
 	var lat []time.Duration
 	var traces []*memory.Trace
+	var cpu time.Duration
 	maxK := Ks[len(Ks)-1]
 	for _, c := range convs {
 		agent := "locomo-" + c.SampleID
@@ -166,6 +173,7 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 			conv.Match = &MatchReport{Levels: map[string][2]int{}}
 		}
 		now := c.LastTime()
+		cpu0 := cpuTime()
 		for _, qa := range c.QA {
 			answerable := qa.Category >= 1 && qa.Category <= 4 && len(qa.Evidence) > 0
 			if !answerable && !(matching && qa.Category == 5) {
@@ -223,6 +231,7 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 				}
 			}
 		}
+		cpu += cpuTime() - cpu0
 		finish(&conv.All)
 		for _, s := range conv.ByCategory {
 			finish(s)
@@ -246,6 +255,9 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 		rep.Match.finish()
 	}
 	rep.P50, rep.P95 = percentile(lat, 0.50), percentile(lat, 0.95)
+	if len(lat) > 0 {
+		rep.QuestionCPU = cpu / time.Duration(len(lat))
+	}
 	rep.Stages = medians(lat, traces, 0)
 	rep.TailStages = medians(lat, traces, rep.P95)
 	return rep, nil
@@ -517,6 +529,9 @@ func (r Report) WriteText(w io.Writer, withTimes bool) {
 	if withTimes {
 		fmt.Fprintf(w, "\nrecall latency p50 %s, p95 %s; ingest %s\n",
 			r.P50.Round(10*time.Microsecond), r.P95.Round(10*time.Microsecond), r.IngestTime.Round(time.Millisecond))
+		if r.QuestionCPU > 0 {
+			fmt.Fprintf(w, "CPU a question (the process's user+sys while asking, client included): %s\n", r.QuestionCPU.Round(10*time.Microsecond))
+		}
 		if r.Stages.Total > 0 {
 			fmt.Fprintf(w, "stages, medians: %s\n  of the slowest 5 %%: %s\n", r.Stages, r.TailStages)
 		}

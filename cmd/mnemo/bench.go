@@ -103,7 +103,7 @@ func (a *app) benchCommand() *cobra.Command {
 				return err
 			}
 			if a.asJSON {
-				return a.printJSON(map[string]any{"report": rep, "p50_ms": ms(rep.P50), "p95_ms": ms(rep.P95), "ingest_ms": ms(rep.IngestTime)})
+				return a.printJSON(map[string]any{"report": rep, "p50_ms": ms(rep.P50), "p95_ms": ms(rep.P95), "ingest_ms": ms(rep.IngestTime), "cpu_ms_per_question": ms(rep.QuestionCPU)})
 			}
 			rep.WriteText(a.stdout, true)
 			return nil

@@ -6,11 +6,14 @@
 package sqlrow
 
 import (
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/temporal"
@@ -163,16 +166,21 @@ func DataExpiredAt(data json.RawMessage) *int64 {
 // Scan decodes a memory row. A backend selects the columns in the order
 // Dest lists them (its own names and casts), scans into Dest, and calls
 // Memory.
+//
+// The columns that may be NULL scan into sql.NullString and sql.NullInt64,
+// which database/sql fills directly: a **string or **int64 takes it a
+// reflected allocation a column, and recall reads a hundred rows or more
+// a query (PERF-10).
 type Scan struct {
 	m                  mnemo.Memory
-	session, key       *string
-	data, tags, source *string
+	session, key       sql.NullString
+	data, tags, source sql.NullString
 	created, updated   int64
-	accessed, expires  *int64
-	occStart, occEnd   *int64
-	occExpr, occSource *string
-	validTo            *int64
-	entities           *string
+	accessed, expires  sql.NullInt64
+	occStart, occEnd   sql.NullInt64
+	occExpr, occSource sql.NullString
+	validTo            sql.NullInt64
+	entities           sql.NullString
 }
 
 // Dest returns where to scan the columns id, tenant_id, agent_id,
@@ -215,38 +223,38 @@ func EntitiesArg(m *mnemo.Memory) *string {
 // Memory returns the memory scanned. Tags stored as JSON null are nil.
 func (s *Scan) Memory() (mnemo.Memory, error) {
 	m := s.m
-	if s.session != nil {
-		m.SessionID = *s.session
+	if s.session.Valid {
+		m.SessionID = s.session.String
 	}
-	if s.key != nil {
-		m.Key = *s.key
+	if s.key.Valid {
+		m.Key = s.key.String
 	}
-	if s.data != nil {
-		m.Data = json.RawMessage(*s.data)
+	if s.data.Valid {
+		m.Data = json.RawMessage(s.data.String)
 	}
-	if s.source != nil {
-		m.Source = json.RawMessage(*s.source)
+	if s.source.Valid {
+		m.Source = json.RawMessage(s.source.String)
 	}
-	if s.tags != nil {
-		if err := json.Unmarshal([]byte(*s.tags), &m.Tags); err != nil {
+	if s.tags.Valid {
+		if err := unmarshalStrings(s.tags.String, &m.Tags); err != nil {
 			return mnemo.Memory{}, fmt.Errorf("memory %s: tags: %w", m.ID, err)
 		}
 	}
 	m.CreatedAt, m.UpdatedAt = FromNanos(s.created), FromNanos(s.updated)
-	if s.accessed != nil {
-		m.AccessedAt = FromNanos(*s.accessed)
+	if s.accessed.Valid {
+		m.AccessedAt = FromNanos(s.accessed.Int64)
 	}
-	if s.expires != nil {
-		t := FromNanos(*s.expires)
+	if s.expires.Valid {
+		t := FromNanos(s.expires.Int64)
 		m.ExpiresAt = &t
 	}
-	if s.occStart != nil && s.occEnd != nil {
-		m.Occurred = &mnemo.Occurred{Start: FromNanos(*s.occStart), End: FromNanos(*s.occEnd)}
-		if s.occExpr != nil {
-			m.Occurred.Expression = *s.occExpr
+	if s.occStart.Valid && s.occEnd.Valid {
+		m.Occurred = &mnemo.Occurred{Start: FromNanos(s.occStart.Int64), End: FromNanos(s.occEnd.Int64)}
+		if s.occExpr.Valid {
+			m.Occurred.Expression = s.occExpr.String
 		}
-		if s.occSource != nil {
-			m.Occurred.Source = *s.occSource
+		if s.occSource.Valid {
+			m.Occurred.Source = s.occSource.String
 		}
 		if m.Occurred.End.Equal(mnemo.LatestTime) && m.Occurred.Expression != "" {
 			// A recurring time (REC-30) is kept as its expression and
@@ -260,16 +268,59 @@ func (s *Scan) Memory() (mnemo.Memory, error) {
 	} else {
 		m.Occurred = mnemo.CreatedOccurred(m.CreatedAt)
 	}
-	if s.validTo != nil {
-		t := FromNanos(*s.validTo)
+	if s.validTo.Valid {
+		t := FromNanos(s.validTo.Int64)
 		m.ValidTo = &t
 	}
-	if s.entities != nil && *s.entities != "" {
-		if err := json.Unmarshal([]byte(*s.entities), &m.Entities); err != nil {
+	if s.entities.Valid && s.entities.String != "" {
+		if err := unmarshalStrings(s.entities.String, &m.Entities); err != nil {
 			return mnemo.Memory{}, fmt.Errorf("memory %s: entities: %w", m.ID, err)
 		}
 	}
 	return m, nil
+}
+
+// unmarshalStrings is json.Unmarshal of a JSON array of strings into v,
+// as json.Marshal writes one (no spaces, no escapes, valid UTF-8) read
+// without reflection; anything else json.Unmarshal reads.
+func unmarshalStrings(s string, v *[]string) error {
+	if s == "null" {
+		return nil // as json.Unmarshal: v is left as it is
+	}
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' || strings.ContainsAny(s, `\ `+"\t\n\r") || !utf8.ValidString(s) {
+		return json.Unmarshal([]byte(s), v)
+	}
+	body := s[1 : len(s)-1]
+	if body == "" {
+		*v = []string{}
+		return nil
+	}
+	out := make([]string, 0, strings.Count(body, ",")+1)
+	for body != "" {
+		if body[0] != '"' {
+			return json.Unmarshal([]byte(s), v)
+		}
+		end := strings.IndexByte(body[1:], '"') + 1
+		if end == 0 {
+			return json.Unmarshal([]byte(s), v)
+		}
+		str := body[1:end]
+		for i := 0; i < len(str); i++ {
+			if str[i] < 0x20 {
+				return json.Unmarshal([]byte(s), v) // a control character: not JSON
+			}
+		}
+		out = append(out, str)
+		body = body[end+1:]
+		if body != "" {
+			if body[0] != ',' || len(body) == 1 {
+				return json.Unmarshal([]byte(s), v)
+			}
+			body = body[1:]
+		}
+	}
+	*v = out
+	return nil
 }
 
 // RecurringEnd is the occurred end of a recurring memory (REC-30), the

@@ -303,3 +303,46 @@ func TestEmbeddingDest(t *testing.T) {
 		})
 	}
 }
+
+// TestUnmarshalStrings: the fast path reads what json.Unmarshal reads, nil
+// and empty told apart, and leaves the rest, errors too, to it.
+func TestUnmarshalStrings(t *testing.T) {
+	tests := []string{
+		`null`, `[]`, `["a"]`, `["Caroline","Melanie"]`, `["",""]`, `["é","日本","😀"]`,
+		`["a","b","c","d","e","f"]`, `["<tag>"]`, `["\u003ctag\u003e"]`, `["a\"b"]`, `["a\\b"]`,
+		`[ "a" ]`, `["a", "b"]`, "[\"a\tb\"]", `["a",]`, `[,"a"]`, `["a""b"]`, `["a",1]`, `[null]`,
+		`[1]`, `["a"`, `"a"]`, `[`, `]`, ``, `"a"`, `{}`, "[\"\xff\"]", `["a"]x`, ` null`, `nul`,
+	}
+	for _, in := range tests {
+		var want, got []string
+		wantErr := json.Unmarshal([]byte(in), &want)
+		gotErr := unmarshalStrings(in, &got)
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Errorf("%q: error %v, json.Unmarshal's %v", in, gotErr, wantErr)
+			continue
+		}
+		if wantErr != nil {
+			continue
+		}
+		if !slices.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Errorf("%q: %#v, json.Unmarshal's %#v", in, got, want)
+		}
+	}
+}
+
+func FuzzUnmarshalStrings(f *testing.F) {
+	for _, s := range []string{`null`, `[]`, `["a","b"]`, `["a\"b"]`, "[\"\xff\"]", `[1]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var want, got []string
+		wantErr := json.Unmarshal([]byte(in), &want)
+		gotErr := unmarshalStrings(in, &got)
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Fatalf("%q: error %v, json.Unmarshal's %v", in, gotErr, wantErr)
+		}
+		if wantErr == nil && (!slices.Equal(got, want) || (got == nil) != (want == nil)) {
+			t.Fatalf("%q: %#v, json.Unmarshal's %#v", in, got, want)
+		}
+	})
+}
