@@ -44,7 +44,8 @@ func countCommits(t *testing.T, db *DB) *atomic.Int64 {
 // writer together are committed in one transaction, each in its own
 // scope, and one that fails (an id already stored, a context ended while
 // it waited) fails alone, its neighbours committed and its vector revs
-// left to the next write.
+// left to the next write. One that fails the whole transaction (a trigger
+// raising ROLLBACK) leaves the others to commit alone.
 func TestWriteGroup(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	vs := mnemo.VectorSpace{Model: "m", Dimension: 2}
@@ -60,26 +61,32 @@ func TestWriteGroup(t *testing.T) {
 		wantErr  string // the error code it fails with, or "canceled"
 	}
 	tests := []struct {
-		name   string
-		writes []write
+		name    string
+		writes  []write
+		commits int64
 	}{
 		{"all committed", []write{
 			{tenant: "a", recs: []mnemo.Record{rec(uuidFor(1), "one")}},
 			{tenant: "b", recs: []mnemo.Record{rec(uuidFor(2), "two"), rec(uuidFor(3), "three")}},
 			{tenant: "a", recs: []mnemo.Record{rec(uuidFor(4), "four")}},
 			{tenant: "c", recs: []mnemo.Record{rec(uuidFor(5), "five")}},
-		}},
+		}, 1},
 		{"one conflicts", []write{
 			{tenant: "a", recs: []mnemo.Record{rec(uuidFor(1), "one")}},
 			// Its second record's id is stored: the first must not stay.
 			{tenant: "b", recs: []mnemo.Record{rec(uuidFor(2), "two"), rec(uuidFor(0), "taken")}, wantErr: mnemo.ECONFLICT},
 			{tenant: "b", recs: []mnemo.Record{rec(uuidFor(3), "three")}},
-		}},
+		}, 1},
 		{"one canceled", []write{
 			{tenant: "a", recs: []mnemo.Record{rec(uuidFor(1), "one")}},
 			{tenant: "b", recs: []mnemo.Record{rec(uuidFor(2), "two")}, canceled: true, wantErr: "canceled"},
 			{tenant: "c", recs: []mnemo.Record{rec(uuidFor(3), "three")}},
-		}},
+		}, 1},
+		{"one rolls the transaction back", []write{
+			{tenant: "a", recs: []mnemo.Record{rec(uuidFor(1), "one")}},
+			{tenant: "b", recs: []mnemo.Record{rec(uuidFor(2), "poison")}, wantErr: mnemo.EINTERNAL},
+			{tenant: "c", recs: []mnemo.Record{rec(uuidFor(3), "three")}},
+		}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +101,12 @@ func TestWriteGroup(t *testing.T) {
 			}
 			taken := mnemo.Scope{TenantID: "b", AgentID: "x"}
 			if _, err := db.Write(ctx, taken, []mnemo.Record{rec(uuidFor(0), "zero")}); err != nil {
+				t.Fatal(err)
+			}
+			// A write of "poison" ends the whole transaction, savepoints
+			// and all.
+			if _, err := db.writer.ExecContext(ctx, `CREATE TEMP TRIGGER poison BEFORE INSERT ON memories
+				WHEN NEW.content = 'poison' BEGIN SELECT RAISE(ROLLBACK, 'poisoned'); END`); err != nil {
 				t.Fatal(err)
 			}
 			commits := countCommits(t, db)
@@ -122,8 +135,8 @@ func TestWriteGroup(t *testing.T) {
 			<-db.group.lead
 			wg.Wait()
 
-			if n := commits.Load(); n != 1 {
-				t.Errorf("%d commits, want 1 for the group", n)
+			if n := commits.Load(); n != tt.commits {
+				t.Errorf("%d commits, want %d", n, tt.commits)
 			}
 			for i, w := range tt.writes {
 				switch {
