@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/cpugate"
@@ -100,6 +101,10 @@ func (a *annIndexes) awaitBulk(ctx context.Context) {
 	}
 }
 
+// indexerCoalesce is how long the indexer waits after a wake for more
+// writes to wake it, so that one pass inserts their vectors together.
+const indexerCoalesce = 10 * time.Millisecond
+
 // wake asks the indexer to look for new vectors, starting it if needed.
 func (a *annIndexes) wake(db *DB) {
 	a.mu.Lock()
@@ -132,6 +137,15 @@ func (a *annIndexes) run(ctx context.Context, db *DB) {
 		case <-ctx.Done():
 			return
 		case <-a.wakeC:
+		}
+		// The commits right behind this one land first: a pass costs
+		// its queries whatever it inserts, and a conversation's writes
+		// woke it once a turn (PERF-16). Searches score what the index
+		// lacks meanwhile from the pending buffers.
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(indexerCoalesce):
 		}
 		a.work.Lock()
 		err := a.catchUpAll(ctx, db)

@@ -382,3 +382,38 @@ func BenchmarkWriteWhileSearching(b *testing.B) {
 	wg.Wait()
 	reportLatency(b, durs)
 }
+
+// BenchmarkListLastTurn measures the read POST /v1/messages makes before
+// each write: the newest turn of a session, for agents taking turns.
+func BenchmarkListLastTurn(b *testing.B) {
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "m.db"), sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	const agents = 4
+	scopes := make([]mnemo.Scope, agents)
+	for a := range scopes {
+		scopes[a] = mnemo.Scope{TenantID: "t", AgentID: fmt.Sprintf("agent-%d", a)}
+		var recs []mnemo.Record
+		for i := range 200 {
+			rec := put("", "", fmt.Sprintf("turn %d of agent %d", i, a))
+			rec.Memory.Type, rec.Memory.SessionID = mnemo.TypeEvent, "s1"
+			recs = append(recs, rec)
+		}
+		if _, err := db.Write(b.Context(), scopes[a], recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		ms, _, err := db.List(b.Context(), scopes[i%agents], mnemo.ListQuery{
+			Filter: mnemo.Filter{SessionID: "s1", Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
+			Order:  mnemo.OrderNewest, Limit: 1, NoTotal: true, NoVectors: true,
+		})
+		if err != nil || len(ms) != 1 {
+			b.Fatalf("List: %d, %v", len(ms), err)
+		}
+		i++
+	}
+}

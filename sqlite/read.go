@@ -88,24 +88,32 @@ func (db *DB) List(ctx context.Context, scope mnemo.Scope, q mnemo.ListQuery) ([
 		return db.listShared(ctx, w, order, limit, q.Offset)
 	}
 
-	tx, err := db.reader.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, 0, fmt.Errorf("sqlite: list: %w", err)
-	}
-	defer tx.Rollback()
-
-	total := -1
-	if !q.NoTotal {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+w.String(), w.args...).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("sqlite: list: %w", err)
-		}
-	}
 	cols := memoryColumns
 	if q.NoVectors {
 		cols = memoryColumnsNoVector
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+cols+` FROM memories m WHERE `+w.String()+`
-		ORDER BY `+order+` LIMIT ? OFFSET ?`, append(w.args, limit, q.Offset)...)
+	page := `SELECT ` + cols + ` FROM memories m WHERE ` + w.String() + `
+		ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+	args := append(w.args, limit, q.Offset)
+	total := -1
+	var rows *sql.Rows
+	if q.NoTotal {
+		// One statement sees one snapshot: no transaction to begin, and
+		// the statement prepared once. Planning it among the memories'
+		// indexes cost more than running it, on every turn a
+		// conversation's write reads before it (PERF-16).
+		rows, err = db.readStmts.QueryContext(ctx, page, args...)
+	} else {
+		var tx *sql.Tx
+		if tx, err = db.reader.BeginTx(ctx, nil); err != nil {
+			return nil, 0, fmt.Errorf("sqlite: list: %w", err)
+		}
+		defer tx.Rollback()
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+w.String(), w.args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("sqlite: list: %w", err)
+		}
+		rows, err = tx.QueryContext(ctx, page, args...)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlite: list: %w", err)
 	}

@@ -73,6 +73,7 @@ type DB struct {
 	reader      *sql.DB     // query-only pool
 	readStmts   *stmtCache  // the hot queries of reader, prepared
 	writeStmts  *writeStmts // Write's statements on writer, prepared
+	group       *writeGroup // the Writes waiting for writer, committed together
 
 	// scopes caches scope numbers: mnemo.Scope → int64. See scopeSpan.
 	scopes sync.Map
@@ -136,6 +137,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		now:         opts.Now,
 		logger:      opts.Logger,
 		synchronous: synchronous,
+		group:       newWriteGroup(),
 	}
 	if db.now == nil {
 		db.now = time.Now

@@ -46,7 +46,9 @@ func (db *DB) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) 
 }
 
 // write is Write; with replace, each keyless record replaces the live
-// memory with its id (ENOTFOUND when there is none).
+// memory with its id (ENOTFOUND when there is none). It joins the writes
+// waiting for the writer and returns once the transaction that applied it
+// has committed (writeGroup).
 func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, replace bool) ([]mnemo.Memory, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
@@ -54,40 +56,158 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 	if len(recs) == 0 {
 		return nil, nil
 	}
+	w := &groupWrite{ctx: ctx, scope: scope, recs: recs, replace: replace, done: make(chan struct{})}
+	db.group.do(ctx, w, db.commitGroup)
+	return w.out, w.err
+}
+
+// commitGroup applies ws in one transaction, each write in a savepoint
+// of its own, so that a write that fails leaves the others to commit
+// (MEM-16). When the transaction itself fails (begin, a savepoint or the
+// commit), each write runs again alone, so that it fails only for itself.
+func (db *DB) commitGroup(ws []*groupWrite) {
+	if err := db.writeTx(ws); err != nil {
+		if len(ws) == 1 {
+			ws[0].out, ws[0].err = nil, err
+			return
+		}
+		for _, w := range ws {
+			if err := db.writeTx([]*groupWrite{w}); err != nil {
+				w.out, w.err = nil, err
+			}
+		}
+	}
+}
+
+// writeTx applies ws in one transaction and commits it. It sets each
+// write's result, and returns an error only when the transaction failed
+// as a whole, leaving every result to the caller.
+func (db *DB) writeTx(ws []*groupWrite) error {
+	// No one write's context ends the transaction: SQLite rolls back the
+	// whole transaction of an interrupted statement. A write whose context
+	// has ended before its turn is skipped.
+	ctx := context.WithoutCancel(ws[0].ctx)
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: write: %w", err)
+		return fmt.Errorf("sqlite: write: %w", err)
 	}
 	defer tx.Rollback()
 
-	b := &batch{tx: tx, scope: scope, now: db.now(), replace: replace, cached: db.writeStmts}
-	defer b.closeStmts()
+	t := &wtx{tx: tx, now: db.now(), cached: db.writeStmts}
+	defer t.closeStmts()
 	committed := false
 	defer func() {
 		// Once the transaction has let the connection go and every lock
 		// below is released: a writer holding the connection may be
 		// waiting for one of them.
 		if committed {
-			db.writeStmts.add(ctx, b.uncached)
+			db.writeStmts.add(ctx, t.uncached)
 		}
 	}()
-	if b.fts, err = db.ftsExists(ctx, b); err != nil {
-		return nil, err
+	if t.fts, err = db.ftsExists(ctx, t); err != nil {
+		return err
 	}
+	if t.space, t.rev, err = vectorSpace(ctx, t); err != nil {
+		return fmt.Errorf("sqlite: write: %w", err)
+	}
+	rev0 := t.rev
+	alone := len(ws) == 1
+	bs := make([]*batch, len(ws))
+	applied := 0
+	for i, w := range ws {
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			continue
+		}
+		if !alone {
+			if _, err := t.exec(ctx, `SAVEPOINT write`); err != nil {
+				return fmt.Errorf("sqlite: write: %w", err)
+			}
+		}
+		b := &batch{wtx: t, scope: w.scope, replace: w.replace}
+		revBefore := t.rev
+		w.out, w.err = b.write(ctx, w.recs)
+		switch {
+		case w.err == nil:
+			bs[i] = b
+			applied++
+			if !alone {
+				if _, err := t.exec(ctx, `RELEASE write`); err != nil {
+					return fmt.Errorf("sqlite: write: %w", err)
+				}
+			}
+		case alone:
+			return nil
+		default:
+			// Its rows are gone, and the revs it took are free again.
+			t.rev = revBefore
+			if _, err := t.exec(ctx, `ROLLBACK TO write`); err != nil {
+				return fmt.Errorf("sqlite: write: %w", err)
+			}
+			if _, err := t.exec(ctx, `RELEASE write`); err != nil {
+				return fmt.Errorf("sqlite: write: %w", err)
+			}
+		}
+	}
+	if applied == 0 {
+		return nil
+	}
+	revUsed := t.rev != rev0
+	if revUsed {
+		if _, err := t.exec(ctx, `UPDATE vector_space SET rev = ?`, t.rev); err != nil {
+			return fmt.Errorf("sqlite: write: %w", err)
+		}
+		db.vectors.pub.Lock()
+		defer db.vectors.pub.Unlock()
+	}
+	var (
+		lexOps   []lexOp
+		vectored []storedVec
+		ftsRows  int64
+	)
+	for _, b := range bs {
+		if b != nil {
+			lexOps = append(lexOps, b.lexOps...)
+			vectored = append(vectored, b.vectored...)
+			ftsRows += b.ftsRows
+		}
+	}
+	db.lex.wmu.Lock()
+	if err := tx.Commit(); err != nil {
+		db.lex.wmu.Unlock()
+		return fmt.Errorf("sqlite: write: commit: %w", err)
+	}
+	committed = true
+	db.lex.apply(lexOps)
+	db.lex.wmu.Unlock()
+	if revUsed {
+		db.vectors.record(t.space, rev0, t.rev, vectored)
+	}
+	for _, b := range bs {
+		if b != nil {
+			db.vectors.forget(b.span, b.unvectored)
+		}
+	}
+	db.ftsMerge.wrote(ftsRows)
+	if revUsed {
+		db.vectors.wake(db) // the indexer inserts the new vectors, off this path
+	}
+	return nil
+}
+
+// write applies recs in the batch's transaction and reads back what they
+// left.
+func (b *batch) write(ctx context.Context, recs []mnemo.Record) ([]mnemo.Memory, error) {
 	if err := b.begin(ctx); err != nil {
 		return nil, fmt.Errorf("sqlite: write: %w", err)
 	}
-	if b.space, b.rev, err = vectorSpace(ctx, b); err != nil {
-		return nil, fmt.Errorf("sqlite: write: %w", err)
-	}
-	rev0 := b.rev
 	seqs := make([]int64, len(recs))
 	for i := range recs {
+		var err error
 		if seqs[i], err = b.apply(ctx, &recs[i]); err != nil {
 			return nil, fmt.Errorf("sqlite: write record %d: %w", i, err)
 		}
 	}
-
 	// Read back what the batch left, so that the caller sees exactly what a
 	// later Get returns, including a key written twice in the batch.
 	out, err := b.readBack(ctx, seqs)
@@ -96,31 +216,6 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 	}
 	if err := b.countInserted(ctx); err != nil {
 		return nil, fmt.Errorf("sqlite: write: %w", err)
-	}
-	if b.revUsed {
-		if _, err := b.exec(ctx, `UPDATE vector_space SET rev = ?`, b.rev); err != nil {
-			return nil, fmt.Errorf("sqlite: write: %w", err)
-		}
-	}
-	if b.revUsed {
-		db.vectors.pub.Lock()
-		defer db.vectors.pub.Unlock()
-	}
-	db.lex.wmu.Lock()
-	if err := tx.Commit(); err != nil {
-		db.lex.wmu.Unlock()
-		return nil, fmt.Errorf("sqlite: write: commit: %w", err)
-	}
-	committed = true
-	db.lex.apply(b.lexOps)
-	db.lex.wmu.Unlock()
-	if b.revUsed {
-		db.vectors.record(b.space, rev0, b.rev, b.vectored)
-	}
-	db.vectors.forget(b.span, b.unvectored)
-	db.ftsMerge.wrote(b.ftsRows)
-	if b.revUsed {
-		db.vectors.wake(db) // the indexer inserts the new vectors, off this path
 	}
 	return out, nil
 }
@@ -168,20 +263,33 @@ func (b *batch) readBack(ctx context.Context, seqs []int64) ([]mnemo.Memory, err
 	return out, nil
 }
 
-// batch is one Write transaction.
+// wtx is one write transaction: the writes of a group (writeGroup),
+// each a batch, share it, its statements and the store's vector rev.
+type wtx struct {
+	tx  *sql.Tx
+	fts bool // the full-text table exists
+	now time.Time
+
+	space mnemo.VectorSpace // of the store's vectors; zero when unset
+	rev   int64             // vector_space.rev, counting the vectors stored
+
+	// stmts are the transaction's statements, prepared once and run once
+	// per record: preparing each statement anew was a fifth of a bulk
+	// write transaction under the pure-Go driver (PERF-1).
+	stmts    map[string]*sql.Stmt
+	cached   *writeStmts // the writer's prepared statements
+	uncached []string    // queries prepared here, not there yet
+}
+
+// batch is one Write in its transaction.
 type batch struct {
-	tx    *sql.Tx
+	*wtx
 	scope mnemo.Scope
-	fts   bool // the full-text table exists
-	now   time.Time
 	// replace makes a keyless record replace the live memory with its id.
 	replace bool
 	span    span  // the scope's seqs
 	last    int64 // the highest seq of the scope so far
 
-	space   mnemo.VectorSpace // of the store's vectors; zero when unset
-	rev     int64             // vector_space.rev, counting this batch's vectors
-	revUsed bool              // the batch stored a vector
 	// unvectored are the seqs whose vector the batch removed or replaced
 	// by none: the ANN index must drop them.
 	unvectored []int64
@@ -195,18 +303,11 @@ type batch struct {
 	ftsRows int64
 	// lexOps are those rows, for the in-memory index once committed.
 	lexOps []lexOp
-
-	// stmts are the batch's statements, prepared once and run once per
-	// record: preparing each statement anew was a fifth of a bulk write
-	// transaction under the pure-Go driver (PERF-1).
-	stmts    map[string]*sql.Stmt
-	cached   *writeStmts // the writer's prepared statements
-	uncached []string    // queries prepared here, not there yet
 }
 
-// QueryRowContext runs a query of one row in the batch's transaction,
-// prepared as exec's are: the batch is a querier.
-func (b *batch) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+// QueryRowContext runs a query of one row in the transaction, prepared
+// as exec's are: the transaction is a querier.
+func (b *wtx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	st, err := b.stmt(ctx, q)
 	if err != nil {
 		// The transaction's own path, which reports the error in Scan.
@@ -216,7 +317,7 @@ func (b *batch) QueryRowContext(ctx context.Context, q string, args ...any) *sql
 }
 
 // query runs a query in the batch's transaction, prepared as exec's are.
-func (b *batch) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (b *wtx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	st, err := b.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -227,7 +328,7 @@ func (b *batch) query(ctx context.Context, q string, args ...any) (*sql.Rows, er
 // stmt returns q prepared in the batch's transaction: the writer's
 // statement when it has one, else prepared here, and for the writer
 // once the transaction has ended (writeStmts).
-func (b *batch) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+func (b *wtx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if st, ok := b.stmts[q]; ok {
 		return st, nil
 	}
@@ -249,7 +350,7 @@ func (b *batch) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 }
 
 // exec runs q in the batch's transaction, prepared once per batch.
-func (b *batch) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+func (b *wtx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	st, err := b.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -258,7 +359,7 @@ func (b *batch) exec(ctx context.Context, q string, args ...any) (sql.Result, er
 }
 
 // queryRow is exec for a query of one row.
-func (b *batch) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, error) {
+func (b *wtx) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, error) {
 	st, err := b.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -267,7 +368,7 @@ func (b *batch) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 }
 
 // closeStmts closes the batch's statements.
-func (b *batch) closeStmts() {
+func (b *wtx) closeStmts() {
 	for _, st := range b.stmts {
 		st.Close()
 	}
@@ -443,7 +544,6 @@ func (b *batch) vector(r *row) {
 		return
 	}
 	b.rev++
-	b.revUsed = true
 	r.vectorRev = b.rev
 }
 
