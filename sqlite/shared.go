@@ -102,7 +102,7 @@ func (db *DB) fetchSeqsSelected(ctx context.Context, seqs []int64, w *where, sel
 		}
 	}
 	// What the other read did not load (its filter left it out, or it
-	// failed) is loaded now.
+	// failed) is this one's to load.
 	var again []int64
 	sh.mu.Lock()
 	for _, s := range wait {
@@ -133,7 +133,9 @@ func (db *DB) fetchSeqsSelected(ctx context.Context, seqs []int64, w *where, sel
 		sh.mu.Unlock()
 	}
 	if len(again) > 0 {
-		loaded, err := db.loadSeqs(ctx, again, w)
+		// As the first time: another read may have claimed them since,
+		// and what this one loads is recorded for the next.
+		loaded, err := db.fetchSeqsSelected(ctx, again, w, selected)
 		if err != nil {
 			return nil, err
 		}
