@@ -99,8 +99,9 @@ UNITFIRST = ./postgres ./cmd/mnemo ./vector ./http ./failover ./mcp ./sqlite ./t
 # since on a loaded machine a package may take any time; each wait in the
 # tests has a budget of its own that stretches with the load
 # (internal/testwait, QUAL-3). -vet=off: the vet step has vetted every
-# package.
-GOTEST = $(GO) test -count=1 -timeout 0 -vet=off
+# package. -ldflags=-w: no DWARF in the test binaries (stack traces do not
+# need it), which halves each link.
+GOTEST = $(GO) test -count=1 -timeout 0 -vet=off -ldflags=-w
 
 # While the test servers start, the packages (not the command) compile for
 # the race run.
@@ -174,24 +175,24 @@ fuzz:
 # the usual priority and everything else beside them at a lower one
 # (NICED): the race build comes first, and the tests, which mostly wait on
 # PostgreSQL, the PGlites and servers of their own, get the cores for each
-# next step, while the rest fills the time they spend waiting. The rest is
-# the fuzzers (their instrumented build shares nothing with the others)
-# and, once one mnemo is built for them all, the checks that need it.
-CHECKS = unit fuzz beside
-NICED = fuzz beside
+# next step, while the rest fills the time they spend waiting.
+CHECKS = unit beside
+NICED = beside
 
 checks:
 	@NICED="$(NICED)" bash scripts/together.sh "$(MAKE)" $(CHECKS)
 
-# The checks that use a plain build: the recall-quality floors, vet, and
+# The checks that use the plain build, once one mnemo is built for them
+# (its packages are then in the cache for all of them): the fuzzers (only
+# mnemo's own packages instrumented), the recall-quality floors, vet, and
 # the MCP Inspector, the clients and the browser tests (each against a
 # mnemo of its own, from the one built here, MNEMO_BIN), which wait on
-# node, Python and a browser; quality and vet, which only compute, run
-# niced once more (BESIDENICED) so as not to hold those up.
-BESIDE = quality inspector clients ui vet
-BESIDENICED = quality vet
+# node, Python and a browser; those that only compute run niced once more
+# (BESIDENICED) so as not to hold those up.
+BESIDE = fuzz quality inspector clients ui vet
+BESIDENICED = fuzz quality vet
 beside:
-	@bin=$$(mktemp -d) && trap 'rm -rf "$$bin"' EXIT && $(GO) build -o "$$bin/mnemo" ./cmd/mnemo && \
+	@bin=$$(mktemp -d) && trap 'rm -rf "$$bin"' EXIT && $(GO) build -ldflags=-w -o "$$bin/mnemo" ./cmd/mnemo && \
 	  MNEMO_BIN="$$bin/mnemo" NICED="$(BESIDENICED)" bash scripts/together.sh "$(MAKE)" $(BESIDE)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its

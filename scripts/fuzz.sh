@@ -26,12 +26,18 @@ trap 'rm -rf "$out"' EXIT
 
 # Each package's fuzz-instrumented test binary is built once, by `go test
 # -c` (vet is the vet step's), and every fuzzer of the package runs from it
-# in the package's directory, as go test runs it, with go test's own corpus
-# cache ($GOCACHE/fuzz/IMPORTPATH): a build per fuzzer would link the same
-# instrumented binary again for each. Instrumentation covers every package
-# a binary links, the standard library too, and two go commands building at
-# once would each compile those shared packages: the package that reaches
+# in the package's directory, as go test runs it (without DWARF, -w, which
+# halves the link), with go test's own corpus cache ($GOCACHE/fuzz/IMPORTPATH):
+# a build per fuzzer would link the same instrumented binary again for
+# each. The coverage that guides the fuzzers is mnemo's own packages',
+# where the parsers are (the compiler's -d=libfuzzer, which `go test
+# -fuzz` would put on every package linked, the standard library and the
+# dependencies too): those come from the plain build's cache instead of a
+# third compile of their own. Two go commands building at once would each
+# compile the instrumented packages they share: the package that reaches
 # the most of them builds first, alone, then the rest $jobs at a time.
+module=$("$go" list -m)
+instrument="$module/...=-d=libfuzzer"
 bins=$out/bin
 mkdir -p "$bins"
 cache=$("$go" env GOCACHE)/fuzz
@@ -41,11 +47,11 @@ build() {
 	local pkg=$1 n
 	n=$(printf '%s' "$pkg" | md5sum | cut -c1-12)
 	"$go" list -f '{{.Dir}} {{.ImportPath}}' "$pkg" >"$bins/$n.where" 2>"$bins/$n.log" &&
-		"$go" test -c -vet=off -fuzz '^$' -o "$bins/$n.test" "$pkg" >>"$bins/$n.log" 2>&1
+		"$go" test -c -vet=off -gcflags="$instrument" -ldflags=-w -o "$bins/$n.test" "$pkg" >>"$bins/$n.log" 2>&1
 }
 binof() { printf '%s' "$1" | md5sum | cut -c1-12; }
 export -f build
-export go bins
+export go bins instrument
 pkgs=$(printf '%s\n' "$@" | sed 's/:.*//' | sort -u)
 # shellcheck disable=SC2086 # one package a word
 first=$("$go" list -test -f '{{.ImportPath}} {{len .Deps}}' $pkgs 2>/dev/null | awk '$1 ~ /\.test$/ && $2 > n { n = $2; p = $1 } END { sub(/\.test$/, "", p); print p }')
