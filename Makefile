@@ -171,29 +171,29 @@ FUZZERS = \
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
 
-# Every check side by side (scripts/together.sh). The unit tests run at
-# the usual priority and everything else beside them at a lower one
-# (NICED): the race build comes first, and the tests, which mostly wait on
-# PostgreSQL, the PGlites and servers of their own, get the cores for each
-# next step, while the rest fills the time they spend waiting.
+# Every check side by side (scripts/together.sh): the unit tests and the
+# checks that use the plain build. The race build and the plain one start
+# together; then the unit tests, which mostly wait on PostgreSQL, the
+# PGlites and servers of their own, and the end-to-end checks, which wait
+# on node, Python and a browser, leave the cores to what only computes
+# (the recall-quality floors, vet, the fuzzers' runs), which runs niced so
+# as never to hold up a waiting test's next step.
 CHECKS = unit beside
-NICED = beside
 
 checks:
-	@NICED="$(NICED)" bash scripts/together.sh "$(MAKE)" $(CHECKS)
+	@bash scripts/together.sh "$(MAKE)" $(CHECKS)
 
 # The checks that use the plain build, once one mnemo is built for them
 # (its packages are then in the cache for all of them): the fuzzers (only
-# mnemo's own packages instrumented), the recall-quality floors, vet, and
-# the MCP Inspector, the clients and the browser tests (each against a
-# mnemo of its own, from the one built here, MNEMO_BIN), which wait on
-# node, Python and a browser; those that only compute run niced once more
-# (BESIDENICED) so as not to hold those up.
+# mnemo's own packages instrumented; scripts/fuzz.sh nices their runs,
+# not their builds), the recall-quality floors, vet, and the MCP
+# Inspector, the clients and the browser tests (each against a mnemo of
+# its own, from the one built here, MNEMO_BIN).
 BESIDE = fuzz quality inspector clients ui vet
-BESIDENICED = fuzz quality vet
+NICED = quality vet
 beside:
 	@bin=$$(mktemp -d) && trap 'rm -rf "$$bin"' EXIT && $(GO) build -ldflags=-w -o "$$bin/mnemo" ./cmd/mnemo && \
-	  MNEMO_BIN="$$bin/mnemo" NICED="$(BESIDENICED)" bash scripts/together.sh "$(MAKE)" $(BESIDE)
+	  MNEMO_BIN="$$bin/mnemo" NICED="$(NICED)" bash scripts/together.sh "$(MAKE)" $(BESIDE)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.

@@ -5,9 +5,9 @@
 # worker (-parallel 1): the same CPU as one fuzzer with two workers at a
 # time, in half the wall time, and one worker per core never starves the
 # engine's coordinator. Each fuzzer's output is printed whole, in list order.
-# The fuzzers run niced (10) below the builds before them, which are ready
-# early that way; make test nices the whole step besides, below the unit
-# tests it runs beside.
+# The fuzzers run niced (10): beside other work (make test runs the unit
+# tests at the same time) they take the cores those leave idle, and the
+# builds before them run at the usual priority, so that they are ready early.
 #
 # Go 1.26's fuzz coordinator can end a run that found nothing with a bare
 # "context deadline exceeded" at the -fuzztime boundary (go.dev/issue/75804,
