@@ -91,10 +91,6 @@ PGFULLSIZE = ^TestStorePartitioned$$
 # PGlites), so four packages run at once, each with a PGlite of its own,
 # and the runs without -race go on beside them.
 UNITJOBS = 4
-# Within a package, four parallel tests at a time rather than one a core:
-# most of them wait on a server of their own, and what only computes beside
-# them runs niced.
-UNITPARALLEL = 4
 # go test starts packages in the order given: those that take longest
 # first, so that no long one starts last (the rest of ./... follows).
 UNITFIRST = ./postgres ./cmd/mnemo ./vector ./http ./failover ./mcp ./sqlite ./tenantroute ./memory ./agentcontext
@@ -112,7 +108,7 @@ GOTEST = $(GO) test -count=1 -timeout 0 -vet=off -ldflags=-w
 UNITBUILD = $(GO) build $(RACE) $$($(GO) list ./... | grep -v /cmd/)
 
 unit:
-	MNEMO_TEST_PGLITES=$(UNITJOBS) PGSERVERS_MEANWHILE='$(UNITBUILD)' $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) -parallel $(UNITPARALLEL) $(UNITFIRST) ./... & race=$$!; \
+	MNEMO_TEST_PGLITES=$(UNITJOBS) PGSERVERS_MEANWHILE='$(UNITBUILD)' $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) $(UNITFIRST) ./... & race=$$!; \
 	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" ./lifecycle ./agentcontext ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
