@@ -88,12 +88,9 @@ PLAINONLY = TestQuickListsAreSound|TestBulkOnLargeIndex|TestCompactPairSim|TestR
 PGFULLSIZE = ^TestStorePartitioned$$
 
 # Most test binaries wait more than they compute (servers, timers, the
-# PGlites), so four packages run at once, and the runs without -race go on
-# beside them (two packages at a time), each with a PGlite of its own: a
-# test binary keeps the one it claimed until it exits, and one that finds
-# none free shares another's, waiting for each of that one's tests.
+# PGlites), so four packages run at once, each with a PGlite of its own,
+# and the runs without -race go on beside them.
 UNITJOBS = 4
-UNITPGLITES = 6
 # go test starts packages in the order given: those that take longest
 # first, so that no long one starts last (the rest of ./... follows).
 UNITFIRST = ./postgres ./cmd/mnemo ./vector ./http ./failover ./mcp ./sqlite ./tenantroute ./memory ./agentcontext
@@ -111,7 +108,7 @@ GOTEST = $(GO) test -count=1 -timeout 0 -vet=off -ldflags=-w
 UNITBUILD = $(GO) build $(RACE) $$($(GO) list ./... | grep -v /cmd/)
 
 unit:
-	MNEMO_TEST_PGLITES=$(UNITPGLITES) PGSERVERS_MEANWHILE='$(UNITBUILD)' $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) $(UNITFIRST) ./... & race=$$!; \
+	MNEMO_TEST_PGLITES=$(UNITJOBS) PGSERVERS_MEANWHILE='$(UNITBUILD)' $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) $(UNITFIRST) ./... & race=$$!; \
 	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" ./lifecycle ./agentcontext ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 
