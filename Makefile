@@ -116,12 +116,8 @@ unit:
 # it measures ranking, and the detector slows the sentence encoder 20x.
 # Without the data it says so loudly, and fails when CI=true. Then the
 # README's examples against a served mnemo (TestReadme, also without -race).
-# Its stores live in memory (/dev/shm where there is one): it ingests the
-# dev split's thousands of turns, each commit an fsync that the unit tests
-# beside it would otherwise queue behind on the disk.
-QUALITYTMP ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm || echo "$${TMPDIR:-/tmp}")
 quality:
-	TMPDIR=$(QUALITYTMP) MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GOTEST) -v -run '^(TestLocomoQuality|TestReadme)$$' ./cmd/mnemo
+	MNEMO_LOCOMO=$(abspath $(LOCOMO)) $(GOTEST) -v -run '^(TestLocomoQuality|TestReadme)$$' ./cmd/mnemo
 	@test -f "$(LOCOMO)" || { \
 	  echo; echo "*** QUALITY NOT CHECKED: no LoCoMo data at $(LOCOMO)."; \
 	  echo "*** Get data/locomo10.json from github.com/snap-research/locomo and run"; \
