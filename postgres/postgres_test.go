@@ -123,8 +123,9 @@ func TestStorePgvector(t *testing.T) {
 }
 
 // TestStorePartitioned runs the conformance suite on stores partitioned by
-// tenant (Options.Partitions), on PostgreSQL 15 and on PGlite with
-// pgvector, every vector search walking the partitions' HNSW indexes.
+// tenant (Options.Partitions) on PostgreSQL 15, and its vector cases on
+// PGlite with pgvector, every vector search walking the partitions' HNSW
+// indexes.
 //
 // It checks the layout's SQL, not Go's concurrency, which TestStore covers
 // under the race detector: there it is skipped, and make test runs it once
@@ -141,10 +142,13 @@ func TestStorePartitioned(t *testing.T) {
 			return db
 		})
 	})
+	// The rest of the suite runs on pgvector unpartitioned (TestStorePgvector)
+	// and partitioned on PG15 above: here, the vector cases, whose columns
+	// and indexes are what pgvector adds to each partition.
 	t.Run("Pgvector", func(t *testing.T) {
 		dsn := pgvectorDSN(t)
 		ensureVector(t, dsn)
-		storetest.Run(t, func(t *testing.T) mnemo.Store {
+		storetest.RunVectors(t, func(t *testing.T) mnemo.Store {
 			serialize(t)
 			db := open(t, dsn, postgres.Options{MaxConns: 1, Partitions: 3, ExactSearchBelow: -1})
 			checkPartitioned(t, db, 3)
