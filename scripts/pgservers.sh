@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # pgservers.sh runs a command with the PostgreSQL servers mnemo's tests use
 # (internal/pgtest): Debian's PostgreSQL 15, started if it is down, and two
-# PGlites with pgvector for the whole command, stopped afterwards whatever the
-# command's outcome. It exports
+# PGlites with pgvector for the whole command, started beside it and stopped
+# afterwards whatever the command's outcome. It exports
 #   MNEMO_TEST_PG_DSN        PostgreSQL 15 (default: 127.0.0.1:5432, database test)
 #   MNEMO_TEST_PGVECTOR_DSN  a PGlite server (pgvector, pg_trgm)
 #   MNEMO_TEST_PGVECTOR_DSNS every PGlite server (two; each test binary
@@ -10,8 +10,8 @@
 # and installs pgbouncer when it is missing (the tests start their own),
 # and exits with the command's status, or 1 with the reason if a server
 # cannot start. $PGSERVERS_MEANWHILE, when set, is a shell command run while
-# the servers start (make unit compiles its tests meanwhile); COMMAND starts
-# once both are done, and not at all if it failed.
+# the PGlites start (make unit compiles its tests meanwhile); COMMAND starts
+# once it is done, and not at all if it failed.
 #
 # Usage: [PGSERVERS_MEANWHILE=CMD] scripts/pgservers.sh COMMAND [ARG...]
 set -euo pipefail
@@ -56,32 +56,58 @@ if ! pg_answers; then
 	testwait_until 60 pg_answers || fail "PostgreSQL $ver/$name started but does not answer: $(psql "$MNEMO_TEST_PG_DSN" -c 'SELECT 1' 2>&1)"
 fi
 
-# Two PGlites: go test runs two test binaries at a time on two cores, and
-# each claims a server of its own (internal/pgtest), rather than both
-# taking turns on one PGlite session. MNEMO_TEST_PGLITES sets how many.
+# PGlites: go test runs several test binaries at a time, and each claims a
+# server of its own (internal/pgtest), rather than all taking turns on one
+# PGlite session. MNEMO_TEST_PGLITES sets how many (default two). They
+# start in the background, on ports chosen here, while COMMAND runs: most
+# tests need none, and pgtest waits for a server's first answer (or for
+# the reason it did not start, in $TMPDIR/mnemo-pglite-PORT.failed).
 n=${MNEMO_TEST_PGLITES:-2}
-pids=() ports=() dsns=() outs=()
-for i in $(seq "$n"); do
-	outs[i]=$(mktemp)
-	"$here/pglite/start.sh" 0 $$ >"${outs[i]}" &
-done
-# On exit: stop the PGlites, and drop pgtest's lock files for them.
-trap 'kill "${pids[@]}" 2>/dev/null || true; for p in "${ports[@]}"; do rm -f "${TMPDIR:-/tmp}/mnemo-pgtest-127.0.0.1_$p.lock"{,.claim}; done' EXIT
-meanwhile=0
-if [[ -n ${PGSERVERS_MEANWHILE:-} ]]; then
-	sh -c "$PGSERVERS_MEANWHILE" || meanwhile=$?
-fi
-wait
-((meanwhile == 0)) || fail "$PGSERVERS_MEANWHILE: exit $meanwhile"
-for i in $(seq "$n"); do
-	read -r pid port <"${outs[i]}" || fail "PGlite (pgvector) did not start"
-	rm -f "${outs[i]}"
-	pids+=("$pid") ports+=("$port")
+mapfile -t ports < <(node -e '
+	const net = require("net"), n = +process.argv[1], ss = [];
+	for (let i = 0; i < n; i++) ss.push(new Promise((ok) => { const s = net.createServer().listen(0, "127.0.0.1", () => ok(s)); }));
+	Promise.all(ss).then((ss) => { for (const s of ss) { console.log(s.address().port); s.close(); } });
+' "$n") || fail "no free ports for the PGlites"
+((${#ports[@]} == n)) || fail "no free ports for the PGlites"
+tmp=${TMPDIR:-/tmp}
+starts=() dsns=()
+for port in "${ports[@]}"; do
+	rm -f "$tmp/mnemo-pglite-$port.failed" "$tmp/mnemo-pglite-$port.pid"
+	(
+		if out=$("$here/pglite/start.sh" "$port" $$ 2>"$tmp/mnemo-pglite-$port.err"); then
+			echo "${out%% *}" >"$tmp/mnemo-pglite-$port.pid"
+		else
+			mv "$tmp/mnemo-pglite-$port.err" "$tmp/mnemo-pglite-$port.failed"
+			echo "pgservers: PGlite (pgvector) on port $port did not start: $(tail -n 1 "$tmp/mnemo-pglite-$port.failed")" >&2
+		fi
+		rm -f "$tmp/mnemo-pglite-$port.err"
+	) &
+	starts+=($!)
 	dsns+=("postgres://postgres:postgres@127.0.0.1:$port/postgres?sslmode=disable&default_query_exec_mode=simple_protocol")
 done
+# On exit: stop the PGlites, and drop pgtest's lock files for them.
+cleanup() {
+	kill "${starts[@]}" 2>/dev/null || true
+	for p in "${ports[@]}"; do
+		if [[ -f $tmp/mnemo-pglite-$p.pid ]]; then kill "$(cat "$tmp/mnemo-pglite-$p.pid")" 2>/dev/null || true; fi
+		rm -f "$tmp/mnemo-pgtest-127.0.0.1_$p.lock"{,.claim} "$tmp/mnemo-pglite-$p".{pid,failed,err}
+	done
+	return 0
+}
+trap cleanup EXIT
 export MNEMO_TEST_PGVECTOR_DSN=${dsns[0]} MNEMO_TEST_PGVECTOR_DSNS="${dsns[*]}"
-echo "pgservers: PostgreSQL 15 up, $n PGlites (pgvector) on ports ${ports[*]}, set-up $((SECONDS - start))s" >&2
+if [[ -n ${PGSERVERS_MEANWHILE:-} ]]; then
+	sh -c "$PGSERVERS_MEANWHILE" || fail "$PGSERVERS_MEANWHILE: exit $?"
+fi
+echo "pgservers: PostgreSQL 15 up, $n PGlites (pgvector) starting on ports ${ports[*]}, set-up $((SECONDS - start))s" >&2
 
 status=0
 "$@" || status=$?
+for port in "${ports[@]}"; do
+	if [[ -f $tmp/mnemo-pglite-$port.failed ]]; then
+		echo "pgservers: PGlite (pgvector) on port $port did not start:" >&2
+		cat "$tmp/mnemo-pglite-$port.failed" >&2
+		((status != 0)) || status=1
+	fi
+done
 exit "$status"

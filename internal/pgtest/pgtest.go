@@ -6,9 +6,10 @@
 //     the local server is down, Native starts it with pg_ctlcluster.
 //   - [Vector]: a server with the pgvector (`vector`) and `pg_trgm`
 //     extensions: one of MNEMO_TEST_PGVECTOR_DSNS, claimed by this test
-//     binary, or MNEMO_TEST_PGVECTOR_DSN, when set (`make test` starts two
-//     PGlites for the whole run and sets both), otherwise a PGlite server
-//     that this test binary starts once with scripts/pglite/start.sh.
+//     binary, or MNEMO_TEST_PGVECTOR_DSN, when set (`make test` starts
+//     PGlites beside the tests, for the whole run, and sets both; the first
+//     Vector waits for its server's first answer), otherwise a PGlite
+//     server that this test binary starts once with scripts/pglite/start.sh.
 //   - [PgBouncer]: a PgBouncer in transaction mode in front of Native's
 //     database, started once per test binary on a free port (skipped, with
 //     the reason, only when the pgbouncer binary is missing); its DSN has
@@ -371,7 +372,12 @@ func (s *vectorServer) get() (*vectorServer, error) {
 		if dsns := strings.Fields(os.Getenv(VectorsEnv)); len(dsns) > 0 {
 			s.dsn, s.claim = claimServer(dsns)
 		}
-		if s.dsn == "" {
+		if s.dsn != "" {
+			// scripts/pgservers.sh starts its PGlites beside the tests.
+			if s.err = awaitServer(s.dsn); s.err != nil {
+				return
+			}
+		} else {
 			s.dsn, s.pid, s.err = startPGlite()
 			if s.err != nil {
 				return
@@ -413,6 +419,45 @@ func claimServer(dsns []string) (string, *os.File) {
 		}
 	}
 	return dsns[os.Getpid()%len(dsns)], nil
+}
+
+// awaitServer waits until the server at dsn answers a query, for up to
+// pgliteStartWait: scripts/pgservers.sh starts its PGlites while the tests
+// run, and writes why one did not start into os.TempDir's
+// mnemo-pglite-PORT.failed, which ends the wait at once.
+func awaitServer(dsn string) error {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	}
+	failed := filepath.Join(os.TempDir(), "mnemo-pglite-"+u.Port()+".failed")
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return err
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	ctx, cancel := testwait.Context(context.Background(), pgliteStartWait)
+	defer cancel()
+	for {
+		if why, err := os.ReadFile(failed); err == nil {
+			return fmt.Errorf("%s did not start: %s", redact(dsn), strings.TrimSpace(string(why)))
+		}
+		actx, acancel := context.WithTimeout(ctx, 10*time.Second)
+		conn, err := pgx.ConnectConfig(actx, cfg)
+		if err == nil {
+			err = conn.Ping(actx)
+			conn.Close(actx)
+		}
+		acancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no answer from %s after %v of quiet-machine time: %w", redact(dsn), pgliteStartWait, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // startPGlite starts a PGlite server with scripts/pglite/start.sh on a free
