@@ -104,11 +104,12 @@ UNITFIRST = ./postgres ./cmd/mnemo ./vector ./http ./failover ./mcp ./sqlite ./t
 GOTEST = $(GO) test -count=1 -timeout 0 -vet=off -ldflags=-w
 
 # While the test servers start, the packages (not the command) compile for
-# the race run.
+# the race run; the tests start without waiting for the PGlites, which
+# pgtest waits for where a test needs one.
 UNITBUILD = $(GO) build $(RACE) $$($(GO) list ./... | grep -v /cmd/)
 
 unit:
-	MNEMO_TEST_PGLITES=$(UNITJOBS) PGSERVERS_MEANWHILE='$(UNITBUILD)' $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) $(UNITFIRST) ./... & race=$$!; \
+	MNEMO_TEST_PGLITES=$(UNITJOBS) PGSERVERS_EARLY=1 PGSERVERS_MEANWHILE='$(UNITBUILD)' $(PGSERVERS) sh -c '$(GOTEST) $(RACE) -p $(UNITJOBS) $(UNITFIRST) ./... & race=$$!; \
 	  $(GOTEST) -run "$(PGFULLSIZE)" ./postgres && $(GOTEST) -run "$(FULLSIZE)" ./lifecycle ./agentcontext ./failover ./bench/scale ./embed/use ./vector ./sqlite ./temporal ./memory; \
 	  plain=$$?; wait $$race && exit $$plain'
 

@@ -11,7 +11,7 @@
 # and exits with the command's status, or 1 with the reason if a server
 # cannot start. $PGSERVERS_MEANWHILE, when set, is a shell command run while
 # the PGlites start (make unit compiles its tests meanwhile); COMMAND starts
-# once it is done, and not at all if it failed.
+# once it is done, and not at all if it failed. PGSERVERS_EARLY: below.
 #
 # Usage: [PGSERVERS_MEANWHILE=CMD] scripts/pgservers.sh COMMAND [ARG...]
 set -euo pipefail
@@ -59,9 +59,11 @@ fi
 # PGlites: go test runs several test binaries at a time, and each claims a
 # server of its own (internal/pgtest), rather than all taking turns on one
 # PGlite session. MNEMO_TEST_PGLITES sets how many (default two). They
-# start in the background, on ports chosen here, while COMMAND runs: most
-# tests need none, and pgtest waits for a server's first answer (or for
-# the reason it did not start, in $TMPDIR/mnemo-pglite-PORT.failed).
+# start in the background, on ports chosen here, while PGSERVERS_MEANWHILE
+# runs; COMMAND starts once they answer, or at once with PGSERVERS_EARLY
+# set, for go test: most tests need none, and pgtest waits for a server's
+# first answer (or for the reason it did not start, in
+# $TMPDIR/mnemo-pglite-PORT.failed).
 n=${MNEMO_TEST_PGLITES:-2}
 mapfile -t ports < <(node -e '
 	const net = require("net"), n = +process.argv[1], ss = [];
@@ -78,7 +80,7 @@ for port in "${ports[@]}"; do
 			echo "${out%% *}" >"$tmp/mnemo-pglite-$port.pid"
 		else
 			mv "$tmp/mnemo-pglite-$port.err" "$tmp/mnemo-pglite-$port.failed"
-			echo "pgservers: PGlite (pgvector) on port $port did not start: $(tail -n 1 "$tmp/mnemo-pglite-$port.failed")" >&2
+			[[ -z ${PGSERVERS_EARLY:-} ]] || echo "pgservers: PGlite (pgvector) on port $port did not start: $(tail -n 1 "$tmp/mnemo-pglite-$port.failed")" >&2
 		fi
 		rm -f "$tmp/mnemo-pglite-$port.err"
 	) &
@@ -99,7 +101,15 @@ export MNEMO_TEST_PGVECTOR_DSN=${dsns[0]} MNEMO_TEST_PGVECTOR_DSNS="${dsns[*]}"
 if [[ -n ${PGSERVERS_MEANWHILE:-} ]]; then
 	sh -c "$PGSERVERS_MEANWHILE" || fail "$PGSERVERS_MEANWHILE: exit $?"
 fi
-echo "pgservers: PostgreSQL 15 up, $n PGlites (pgvector) starting on ports ${ports[*]}, set-up $((SECONDS - start))s" >&2
+if [[ -n ${PGSERVERS_EARLY:-} ]]; then
+	echo "pgservers: PostgreSQL 15 up, $n PGlites (pgvector) starting on ports ${ports[*]}, set-up $((SECONDS - start))s" >&2
+else
+	wait "${starts[@]}"
+	for port in "${ports[@]}"; do
+		[[ ! -f $tmp/mnemo-pglite-$port.failed ]] || fail "PGlite (pgvector) did not start: $(cat "$tmp/mnemo-pglite-$port.failed")"
+	done
+	echo "pgservers: PostgreSQL 15 up, $n PGlites (pgvector) on ports ${ports[*]}, set-up $((SECONDS - start))s" >&2
+fi
 
 status=0
 "$@" || status=$?
