@@ -339,7 +339,7 @@ func relativeToAny(text string, m match) match {
 		}
 	}
 	isBefore := lower(sub[4]) == "before"
-	w := m.w
+	var w Window
 	if sub[1] != "" {
 		w = relativeTo(lower(sub[1]), isBefore, m.w)
 	} else {
