@@ -297,6 +297,26 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // runLocomo evaluates a fresh store served over loopback HTTP: an embedded
 // one in a temporary file, or PostgreSQL in a temporary schema of dsn (REC-10, PG-6).
 func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeName, dsn string, cfg *Config, o locomo.Options) (locomo.Report, error) {
+	reps, err := runLocomoProfiles(ctx, convs, []string{profile}, storeName, dsn, cfg, o)
+	if err != nil {
+		return locomo.Report{}, err
+	}
+	return reps[0], nil
+}
+
+// stored is a locomo.System over conversations already stored: it asks,
+// and adds nothing.
+type stored struct{ *locomo.HTTPSystem }
+
+func (stored) AddSession(context.Context, string, string, time.Time, []locomo.Turn) error { return nil }
+
+// runLocomoProfiles is runLocomo asking the questions once with each of
+// profiles, of one store fed once (asking, by surface, stores nothing).
+// The first profile asks each conversation's questions right after it is
+// fed, as runLocomo does; a later one asks of the store holding every
+// conversation, with its indexes caught up, so its figures may differ a
+// little from its own runLocomo's.
+func runLocomoProfiles(ctx context.Context, convs []locomo.Conversation, profiles []string, storeName, dsn string, cfg *Config, o locomo.Options) ([]locomo.Report, error) {
 	var db mnemo.Store
 	switch storeName {
 	case "postgres":
@@ -307,7 +327,7 @@ func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeN
 		// asks one question at a time anyway.
 		pg, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 1})
 		if err != nil {
-			return locomo.Report{}, err
+			return nil, err
 		}
 		defer func() { // after the service has closed the store
 			ctx := context.WithoutCancel(ctx)
@@ -324,17 +344,17 @@ func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeN
 	default:
 		dir, err := os.MkdirTemp("", "mnemo-locomo-*")
 		if err != nil {
-			return locomo.Report{}, err
+			return nil, err
 		}
 		defer os.RemoveAll(dir)
 		if db, err = sqlite.Open(ctx, filepath.Join(dir, "mnemo.db"), sqlite.Options{Synchronous: "NORMAL"}); err != nil {
-			return locomo.Report{}, err
+			return nil, err
 		}
 	}
 	doc, query, _, err := cfg.embedders(nil)
 	if err != nil {
 		db.Close()
-		return locomo.Report{}, err
+		return nil, err
 	}
 	// Vectors are made on write, so that every turn is searchable by
 	// meaning when the questions come, whatever the provider.
@@ -345,10 +365,19 @@ func runLocomo(ctx context.Context, convs []locomo.Conversation, profile, storeN
 	srv := mhttp.NewServer(svc, mhttp.Options{Timeout: -1})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return locomo.Report{}, err
+		return nil, err
 	}
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
-	sys := &locomo.HTTPSystem{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), Profile: profile}
-	return locomo.RunWith(ctx, convs, sys, o)
+	reps := make([]locomo.Report, len(profiles))
+	for i, profile := range profiles {
+		var sys locomo.System = &locomo.HTTPSystem{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), Profile: profile}
+		if i > 0 {
+			sys = stored{sys.(*locomo.HTTPSystem)}
+		}
+		if reps[i], err = locomo.RunWith(ctx, convs, sys, o); err != nil {
+			return nil, err
+		}
+	}
+	return reps, nil
 }
