@@ -324,7 +324,9 @@ func (s *Store) apply(ctx context.Context, mem *inmem.Store, batch []line, raws 
 			return nil
 		}
 		_, err = mem.Write(inmem.WithNow(ctx, rec.Memory.UpdatedAt), s.opts.Home, []mnemo.Record{rec})
-		s.noteWrite(ref{sc: s.opts.Home, key: rec.Memory.Key})
+		if err == nil {
+			s.noteWrite(ref{sc: s.opts.Home, key: rec.Memory.Key})
+		}
 		return s.applied(err)
 	}
 	sc := batch[0].scope()
@@ -333,6 +335,7 @@ func (s *Store) apply(ctx context.Context, mem *inmem.Store, batch []line, raws 
 	switch first.Op {
 	case opWrite:
 		recs := make([]mnemo.Record, len(batch))
+		refs := make([]ref, len(batch))
 		for i := range batch {
 			x := batch[i].Mnemo
 			if x == nil || x.Memory == nil {
@@ -348,16 +351,23 @@ func (s *Store) apply(ctx context.Context, mem *inmem.Store, batch []line, raws 
 			if x.Index != nil {
 				recs[i].Index = *x.Index
 			}
-			r := ref{sc: sc, key: m.Key}
-			if r.key == "" {
-				r.id = m.ID
+			refs[i] = ref{sc: sc, key: m.Key}
+			if refs[i].key == "" {
+				refs[i].id = m.ID
 			}
-			s.noteWrite(r)
 		}
 		if first.Replace {
 			_, err = mem.Replace(ctx, sc, recs[0])
 		} else {
 			_, err = mem.Write(ctx, sc, recs)
+		}
+		// Only a write that applied has index files for the open to
+		// check: a line that does not apply (skipped below) has none, and
+		// checking it would fail every later open (FS-8).
+		if err == nil {
+			for _, r := range refs {
+				s.noteWrite(r)
+			}
 		}
 	case opForget:
 		_, err = mem.Forget(ctx, sc, first.IDs, first.Keys)
