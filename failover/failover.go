@@ -161,6 +161,10 @@ type Store struct {
 	down    atomic.Bool
 	primary atomic.Pointer[primaryBox] // nil until the primary opens
 
+	// beforePass, when set (by tests only), is called before each pass of
+	// a replay, so that a test can hold one open.
+	beforePass atomic.Pointer[func()]
+
 	// spoolMu guards spool: held shared by every call that uses the spool,
 	// for the whole call, and exclusively to swap it for an empty one at
 	// the end of a replay, so that nothing is written into a spool being

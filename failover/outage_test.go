@@ -163,11 +163,23 @@ func testOutage(t *testing.T, mode string) {
 	time.Sleep(time.Until(cut.Add(3 * time.Second))) // the writers keep writing
 	n1 := log.count()
 
+	// The replay's first pass waits for the first rewrites below, so that
+	// some land before it applies anything and the rest beside its passes
+	// however the machine schedules them.
+	const heldFor = 10
+	hold := make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	defer release()
+	var held sync.Once
+	fs.SetBeforePass(func() { held.Do(func() { <-hold }) })
 	px.up()
 	waitFor("the replay to start", fs.Replaying)
 	// Keys of the spool written again while it is replayed, and reads.
 	var duringReplay int
 	for j := 0; j < bulkKeys && fs.Replaying(); j++ {
+		if j == heldFor {
+			release()
+		}
 		d := mnemo.Draft{Key: fmt.Sprintf("/bulk/%d", j), Content: str(fmt.Sprintf("bulk key %d rewritten while the spool was replayed", j))}
 		if _, err := log.remember(ctx, svc, alice, d); err == nil {
 			duringReplay++
@@ -181,6 +193,7 @@ func testOutage(t *testing.T, mode string) {
 			}
 		}
 	}
+	release()
 	waitUp(t, fs)
 	n2 := log.count()
 	waitFor("writes after the replay", func() bool { return log.count() >= n2+30 })

@@ -92,6 +92,9 @@ func (s *Store) Replay(ctx context.Context) (int, error) {
 			s.m.replays.WithLabelValues("failed").Inc()
 			return took, err
 		}
+		if f := s.beforePass.Load(); f != nil {
+			(*f)()
+		}
 		// Every spool write counted before the pass is in it.
 		gen := s.writes.Load()
 		recs, more, err := s.collect(ctx, s.replay.records)
