@@ -185,8 +185,9 @@ func TestResources(t *testing.T) {
 
 			for _, uri := range []string{"mnemo://memory/nope", "mnemo://key/user/nothing", "mnemo://memory/a/b"} {
 				_, err := cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: uri})
+				// Not found is invalid params (-32602) in MCP (SEP-2164).
 				var we *jsonrpc.Error
-				if !errors.As(err, &we) || we.Code != mcpsdk.CodeResourceNotFound {
+				if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams {
 					t.Fatalf("%s: %v, want resource not found", uri, err)
 				}
 			}
@@ -202,7 +203,7 @@ func TestResourceScope(t *testing.T) {
 	cs := connectHTTP(t, serveHTTP(t, svc), "bob")
 	_, err := cs.ReadResource(t.Context(), &mcpsdk.ReadResourceParams{URI: "mnemo://memory/" + fact.ID})
 	var we *jsonrpc.Error
-	if !errors.As(err, &we) || we.Code != mcpsdk.CodeResourceNotFound {
+	if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("bob read alice's memory: %v", err)
 	}
 }
