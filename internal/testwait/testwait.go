@@ -26,16 +26,64 @@ import (
 // as one under a debugger or an emulator.
 const EnvScale = "MNEMO_TEST_TIMEOUT_SCALE"
 
-// Scale is how many times slower than a quiet machine this one runs now:
-// the runnable threads per core (the larger of the load averages over one
-// and five minutes, and the threads runnable at this moment, which a burst
-// shows before the averages do), at least 1, times EnvScale.
+// Scale is how many times slower than a quiet machine this one runs now
+// for this process: the runnable threads per core (the larger of the load
+// averages over one and five minutes, and the threads runnable at this
+// moment, which a burst shows before the averages do), at least 1, with
+// the others' share weighed by this process's niceness (slowdown), times
+// EnvScale.
 func Scale() float64 {
-	s := 1.0
+	load := 1.0
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		s = max(s, loadPerCore(string(b), runtime.NumCPU()))
+		load = loadPerCore(string(b), runtime.NumCPU())
 	}
-	return s * envScale()
+	nice := 0
+	if b, err := os.ReadFile("/proc/self/stat"); err == nil {
+		nice = niceOf(string(b))
+	}
+	return slowdown(load, nice) * envScale()
+}
+
+// slowdown is how many times slower a thread of the given niceness runs
+// with load runnable threads per core (itself included) than alone: the
+// scheduler gives it its weight's share of a core, and a niced thread's
+// weight is a fraction of the others' (taken to be at nice 0, as a
+// machine's other work mostly is). At nice 0 it is the load itself, at
+// least 1; at nice 10, which make test gives the steps that only compute,
+// each other thread costs it about nine times as much.
+func slowdown(load float64, nice int) float64 {
+	others := max(load, 1) - 1
+	return 1 + others*max(1, 1024/niceWeight(nice))
+}
+
+// niceWeight is Linux's scheduling weight of a niceness (sched_prio_to_weight):
+// 1024 at nice 0, about 1.25 times less for each step up.
+func niceWeight(nice int) float64 {
+	weights := [...]float64{
+		88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+		9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+		1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+		110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+	}
+	return weights[min(max(nice, -20), 19)+20]
+}
+
+// niceOf reads the niceness from /proc/self/stat's text: the 19th field,
+// the 17th after the command name's closing parenthesis; 0 when it cannot.
+func niceOf(stat string) int {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 17 {
+		return 0
+	}
+	n, err := strconv.Atoi(f[16])
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // loadPerCore reads /proc/loadavg's text ("0.52 0.61 0.40 3/512 1234"):

@@ -28,6 +28,45 @@ func TestLoadPerCore(t *testing.T) {
 	}
 }
 
+func TestSlowdown(t *testing.T) {
+	for _, tt := range []struct {
+		load float64
+		nice int
+		want float64
+	}{
+		{0.3, 0, 1},               // a quiet machine
+		{0.3, 10, 1},              // niced, but nothing else wants the core
+		{5, 0, 5},                 // load 10 on two cores
+		{5, 10, 1 + 4*1024.0/110}, // niced under it: its share is a tenth of the others'
+		{5, -5, 5},                // a higher priority is not counted as faster
+		{2, 19, 1 + 1024.0/15},    // the lowest priority
+		{2, 40, 1 + 1024.0/15},    // out of range: the nearest
+		{1, 10, 1},                // alone on its core
+	} {
+		if got := slowdown(tt.load, tt.nice); got != tt.want {
+			t.Errorf("slowdown(%v, %d) = %v, want %v", tt.load, tt.nice, got, tt.want)
+		}
+	}
+}
+
+func TestNiceOf(t *testing.T) {
+	for _, tt := range []struct {
+		stat string
+		want int
+	}{
+		{"1234 (mnemo.test) R 1 1234 1234 0 -1 4194560 100 0 0 0 5 1 0 0 30 10 8 0 12345 1000000 500", 10},
+		{"1234 (a) b) c) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1", 0}, // a name with ") " in it
+		{"1234 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 39 19 1 0 1 1 1", 19},
+		{"1234 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 0 -20 1 0 1 1 1", -20},
+		{"garbage", 0},
+		{"1 (x) S 1", 0},
+	} {
+		if got := niceOf(tt.stat); got != tt.want {
+			t.Errorf("niceOf(%q) = %d, want %d", tt.stat, got, tt.want)
+		}
+	}
+}
+
 // The environment's factor stretches every budget: 20 ms of quiet time
 // at ×1000 outlasts 100 ms of wall time.
 func TestEnvScaleStretches(t *testing.T) {
