@@ -177,8 +177,10 @@ fuzz:
 # together; then the unit tests, which mostly wait on PostgreSQL, the
 # PGlites and servers of their own, and the end-to-end checks, which wait
 # on node, Python and a browser, leave the cores to what only computes
-# (the recall-quality floors, vet, the fuzzers' runs), which runs niced so
-# as never to hold up a waiting test's next step.
+# (the recall-quality floors, vet, the fuzzers' runs). Only the fuzzers'
+# runs are niced, being bounded in time: a niced step that must finish its
+# work gets a small part of its share on a machine busy with other work,
+# and would end last by far there.
 CHECKS = unit beside
 
 checks:
@@ -191,10 +193,9 @@ checks:
 # Inspector, the clients and the browser tests (each against a mnemo of
 # its own, from the one built here, MNEMO_BIN).
 BESIDE = fuzz quality inspector clients ui vet
-NICED = quality vet
 beside:
 	@bin=$$(mktemp -d) && trap 'rm -rf "$$bin"' EXIT && $(GO) build -ldflags=-w -o "$$bin/mnemo" ./cmd/mnemo && \
-	  MNEMO_BIN="$$bin/mnemo" NICED="$(NICED)" bash scripts/together.sh "$(MAKE)" $(BESIDE)
+	  MNEMO_BIN="$$bin/mnemo" bash scripts/together.sh "$(MAKE)" $(BESIDE)
 
 # The MCP Inspector's CLI (npm, pinned) against `mnemo mcp` over stdio; its
 # --strict schema lint fails the step on any warning.

@@ -9,12 +9,7 @@
 # its time waiting on node, Python or a browser, so side by side they take
 # little more than the longest alone.
 #
-# The targets named in $NICED run at a lower priority (nice 10): work that
-# only needs the cores in bulk (the recall-quality floors) then
-# fills the time the others spend waiting, instead of delaying their round
-# trips to PostgreSQL, node or a browser.
-#
-# Usage: [NICED="TARGET..."] scripts/together.sh MAKE TARGET...
+# Usage: scripts/together.sh MAKE TARGET...
 set -uo pipefail
 (($# > 1)) || {
 	echo "usage: scripts/together.sh MAKE TARGET..." >&2
@@ -28,9 +23,7 @@ trap 'rm -rf "$out"' EXIT
 for target in "$@"; do
 	(
 		start=$EPOCHREALTIME
-		run=()
-		[[ " ${NICED:-} " == *" $target "* ]] && run=(nice -n 10)
-		if "${run[@]}" $make --no-print-directory "$target" >"$out/$target.log" 2>&1; then r=ok; else r=FAIL; fi
+		if $make --no-print-directory "$target" >"$out/$target.log" 2>&1; then r=ok; else r=FAIL; fi
 		# This subshell's children are the target's processes: the second
 		# line of bash's times is their user and system time.
 		times >"$out/$target.times"
