@@ -12,11 +12,6 @@ var (
 	draft             = testkit.Draft
 	alice             = testkit.Alice
 	bob               = testkit.Bob
-	newService        = testkit.NewService
-	newSemantic       = testkit.NewSemantic
-	newEventService   = testkit.NewEventService
-	ev                = testkit.Event
-	mustAppend        = testkit.MustAppend
 	newCorpus         = testkit.NewCorpus
 	benchScope        = testkit.BenchScope
 	keptStore         = testkit.KeptStore

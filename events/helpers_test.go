@@ -6,22 +6,13 @@ import "github.com/mnemo-dev/mnemo/internal/testkit"
 type clock = testkit.Clock
 
 var (
-	newClock          = testkit.NewClock
-	str               = testkit.Str
-	tptr              = testkit.Tptr
-	draft             = testkit.Draft
-	alice             = testkit.Alice
-	bob               = testkit.Bob
-	newService        = testkit.NewService
-	newSemantic       = testkit.NewSemantic
-	newEventService   = testkit.NewEventService
-	ev                = testkit.Event
-	mustAppend        = testkit.MustAppend
-	newCorpus         = testkit.NewCorpus
-	benchScope        = testkit.BenchScope
-	keptStore         = testkit.KeptStore
-	openCopy          = testkit.OpenCopy
-	reportPercentiles = testkit.ReportPercentiles
-	wantCode          = testkit.WantCode
-	newContextService = testkit.NewContextService
+	newClock        = testkit.NewClock
+	tptr            = testkit.Tptr
+	draft           = testkit.Draft
+	alice           = testkit.Alice
+	bob             = testkit.Bob
+	newSemantic     = testkit.NewSemantic
+	newEventService = testkit.NewEventService
+	ev              = testkit.Event
+	mustAppend      = testkit.MustAppend
 )

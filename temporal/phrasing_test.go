@@ -27,13 +27,10 @@ var phrasingRefs = []time.Time{
 	time.Date(2026, 11, 29, 23, 30, 0, 0, time.FixedZone("CST", 8*3600)),
 }
 
-// phrasing is one phrase, the window it names against ref (none: it names
-// none) and, for a question about how long ago, that it asks for a time.
+// phrasing is one phrase and the window it names against ref.
 type phrasing struct {
 	text string
 	w    Window
-	none bool
-	when bool
 }
 
 func d0(y int, m time.Month, d int, loc *time.Location) time.Time {
