@@ -93,7 +93,8 @@ PGFULLSIZE = ^TestStorePartitioned$$
 UNITJOBS = 4
 # go test starts packages in the order given: those that take longest
 # first, so that no long one starts last (the rest of ./... follows).
-UNITFIRST = ./postgres ./cmd/mnemo ./vector ./http ./failover ./mcp ./sqlite ./tenantroute ./memory ./agentcontext
+UNITFIRST = ./postgres ./cmd/mnemo ./vector ./http ./failover ./mcp ./sqlite ./tenantroute ./memory ./agentcontext \
+	./embed/use ./files ./importers ./events ./backup ./bench/scale ./bench/crosslingual ./embed/builtin
 
 # Every go test of make test: no budget for a whole package (-timeout 0),
 # since on a loaded machine a package may take any time; each wait in the

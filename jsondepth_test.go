@@ -1,10 +1,12 @@
-package mnemo
+package mnemo_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 func TestJSONDepth(t *testing.T) {
@@ -16,7 +18,7 @@ func TestJSONDepth(t *testing.T) {
 		{`{"a":{"b":[{"c":"]]]}"}]}}`, 4}, {`["\"[", "\\", [1]]`, 2},
 		{strings.Repeat("[", 10000) + strings.Repeat("]", 10000), 10000},
 	} {
-		if got := JSONDepth([]byte(tt.in)); got != tt.want {
+		if got := mnemo.JSONDepth([]byte(tt.in)); got != tt.want {
 			t.Errorf("JSONDepth(%.40s) = %d, want %d", tt.in, got, tt.want)
 		}
 	}
@@ -27,7 +29,7 @@ func TestCheckRequestDepth(t *testing.T) {
 	for _, tt := range []struct {
 		name, doc, want string
 	}{
-		{"at the limit", `{"a":` + deep(MaxRequestDepth-1) + `}`, ""},
+		{"at the limit", `{"a":` + deep(mnemo.MaxRequestDepth-1) + `}`, ""},
 		{"a batch", `{"agent_id":"a","memories":[{"content":"x"},{"data":` + deep(100) + `}]}`, "at memories[1].data[0][0][0]…"},
 		{"objects", `{"a":1,"b":{"c":` + strings.Repeat(`{"d":`, 100) + "1" + strings.Repeat("}", 100) + `}}`, "at b.c.d.d.d.d…"},
 		{"a key that looks like a value", `{"[":{"]":` + deep(100) + `}}`, "at [.][0][0][0][0]…"},
@@ -35,30 +37,30 @@ func TestCheckRequestDepth(t *testing.T) {
 		{"cut short", `{"x":` + strings.Repeat("[", 100), "at x[0][0][0][0][0]…"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckRequestDepth("request body", []byte(tt.doc))
+			err := mnemo.CheckRequestDepth("request body", []byte(tt.doc))
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("CheckRequestDepth: %v", err)
 				}
 				return
 			}
-			if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), "request body nests deeper than 72 levels of arrays and objects "+tt.want+"; a JSON value such as data may nest at most 64") {
+			if mnemo.ErrorCode(err) != mnemo.EINVALID || !strings.Contains(mnemo.ErrorMessage(err), "request body nests deeper than 72 levels of arrays and objects "+tt.want+"; a JSON value such as data may nest at most 64") {
 				t.Fatalf("CheckRequestDepth = %v; want it to name %s", err, tt.want)
 			}
 		})
 	}
 }
 
-// FuzzJSONDepth checks JSONDepth against a decoder's view of any valid
-// JSON, and CheckRequestDepth's verdict against JSONDepth.
+// FuzzJSONDepth checks mnemo.JSONDepth against a decoder's view of any valid
+// JSON, and mnemo.CheckRequestDepth's verdict against mnemo.JSONDepth.
 func FuzzJSONDepth(f *testing.F) {
 	for _, s := range []string{`{"a":[1,{"b":"]"}]}`, `"\\"`, `[[["\"]"]]]`, `{"[{":{"}]":[]}}`, strings.Repeat("[", 80) + strings.Repeat("]", 80)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if !json.Valid([]byte(s)) {
-			JSONDepth([]byte(s)) // anything: no panic
-			CheckRequestDepth("x", []byte(s))
+			mnemo.JSONDepth([]byte(s)) // anything: no panic
+			mnemo.CheckRequestDepth("x", []byte(s))
 			return
 		}
 		want, depth := 0, 0
@@ -76,10 +78,10 @@ func FuzzJSONDepth(f *testing.F) {
 				depth--
 			}
 		}
-		if got := JSONDepth([]byte(s)); got != want {
+		if got := mnemo.JSONDepth([]byte(s)); got != want {
 			t.Fatalf("JSONDepth(%s) = %d, the decoder says %d", s, got, want)
 		}
-		if err := CheckRequestDepth("x", []byte(s)); (err != nil) != (want > MaxRequestDepth) {
+		if err := mnemo.CheckRequestDepth("x", []byte(s)); (err != nil) != (want > mnemo.MaxRequestDepth) {
 			t.Fatalf("CheckRequestDepth(%s) = %v at depth %d", s, err, want)
 		}
 	})

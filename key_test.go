@@ -1,10 +1,12 @@
-package mnemo
+package mnemo_test
 
 import (
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo"
 )
 
 func TestNormalizeKey(t *testing.T) {
@@ -17,22 +19,22 @@ func TestNormalizeKey(t *testing.T) {
 		{"knowledge://trading/rebound", "knowledge://trading/rebound", ""},
 		{"knowledge://trading//rebound/", "knowledge://trading/rebound", ""},
 		{"/turn/D1:3", "/turn/D1:3", ""},
-		{"", "", EINVALID},
-		{"user/style", "", EINVALID},
-		{"/", "", EINVALID},
-		{"/a/../b", "", EINVALID},
-		{"/a/./b", "", EINVALID},
-		{"/a/\x00b", "", EINVALID},
-		{"/a/b\nc", "", EINVALID},
-		{"/a/ /b", "", EINVALID},
-		{"Know://x", "", EINVALID},
-		{"://x", "", EINVALID},
-		{"/\xff", "", EINVALID},
-		{"/" + strings.Repeat("a", MaxKeyLen), "", ETOOLARGE},
+		{"", "", mnemo.EINVALID},
+		{"user/style", "", mnemo.EINVALID},
+		{"/", "", mnemo.EINVALID},
+		{"/a/../b", "", mnemo.EINVALID},
+		{"/a/./b", "", mnemo.EINVALID},
+		{"/a/\x00b", "", mnemo.EINVALID},
+		{"/a/b\nc", "", mnemo.EINVALID},
+		{"/a/ /b", "", mnemo.EINVALID},
+		{"Know://x", "", mnemo.EINVALID},
+		{"://x", "", mnemo.EINVALID},
+		{"/\xff", "", mnemo.EINVALID},
+		{"/" + strings.Repeat("a", mnemo.MaxKeyLen), "", mnemo.ETOOLARGE},
 	}
 	for _, tt := range tests {
-		got, err := NormalizeKey(tt.in)
-		if code := ErrorCode(err); code != tt.code {
+		got, err := mnemo.NormalizeKey(tt.in)
+		if code := mnemo.ErrorCode(err); code != tt.code {
 			t.Errorf("NormalizeKey(%q) error %v, want code %q", tt.in, err, tt.code)
 			continue
 		}
@@ -47,18 +49,18 @@ func FuzzNormalizeKey(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := NormalizeKey(in)
+		got, err := mnemo.NormalizeKey(in)
 		if err != nil {
-			if c := ErrorCode(err); c != EINVALID && c != ETOOLARGE {
+			if c := mnemo.ErrorCode(err); c != mnemo.EINVALID && c != mnemo.ETOOLARGE {
 				t.Fatalf("NormalizeKey(%q): unexpected code %q", in, c)
 			}
 			return
 		}
 		// A normalised key is stable, bounded, safe to map to a path.
-		if again, err := NormalizeKey(got); err != nil || again != got {
+		if again, err := mnemo.NormalizeKey(got); err != nil || again != got {
 			t.Fatalf("NormalizeKey not idempotent: %q -> %q -> %q, %v", in, got, again, err)
 		}
-		if len(got) > MaxKeyLen || !utf8.ValidString(got) {
+		if len(got) > mnemo.MaxKeyLen || !utf8.ValidString(got) {
 			t.Fatalf("bad key %q", got)
 		}
 		path := got

@@ -96,7 +96,7 @@ func TestMCPStdioBinary(t *testing.T) {
 //	go test -run '^$' -bench MCPStart ./cmd/mnemo
 func BenchmarkMCPStart(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "mnemo")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-ldflags=-w", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "bench", Version: "0"}, nil)

@@ -58,7 +58,7 @@ func spawnServe(t testing.TB, bin, data string, env []string, flags ...string) *
 func buildMnemo(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "mnemo")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-ldflags=-w", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
@@ -220,7 +220,7 @@ func TestServersShareOneDatabase(t *testing.T) {
 //	go test -run '^$' -bench ServersRecall -benchtime 2000x ./cmd/mnemo
 func BenchmarkServersRecall(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "mnemo")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-ldflags=-w", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	dsn := pgtest.Native(b)
