@@ -163,6 +163,12 @@ func (r *TaskRules) facts(e mnemo.Event) eventFacts {
 	if f.TaskType == "" {
 		f.TaskType = e.Type
 	}
+	if f.TaskType == "" {
+		// Nothing names the task (an event without a type, as an import
+		// may hold): an outcome of no task is not counted.
+		f.Outcome = OutcomeNone
+		return f
+	}
 	for _, m := range fields {
 		f.Tools = appendStrings(f.Tools, m["tools"])
 		f.Tools = appendStrings(f.Tools, m["tool"])

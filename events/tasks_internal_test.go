@@ -31,6 +31,7 @@ func TestTaskFacts(t *testing.T) {
 			false, []string{"go", "1", "make"}, []string{"cgo=false", "os=linux"}},
 		{"metadata", "Done", ``, OutcomeSuccess, "Done", false, nil, nil},
 		{"data not an object", "JobDone", `[1,2]`, OutcomeSuccess, "Job", false, nil, nil},
+		{"no type and no task", "", `{"status":"ok"}`, OutcomeNone, "", false, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := mnemo.Event{Type: tc.typ}
