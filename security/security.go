@@ -41,6 +41,11 @@ type rule struct {
 	// without '@' no e-mail address. Most memories hold none, and the
 	// rules run on every write (PERF-1).
 	may func(s, lower string) bool
+	// digitEnd: the span is not followed by a digit. RE2 has no
+	// lookahead, and a pattern that took the character after the span
+	// would take it from the next match, which may need it before its
+	// own span ("13812345678,13912345678": two phones).
+	digitEnd bool
 }
 
 // hasAny returns a may of texts that have a byte of chars.
@@ -77,23 +82,23 @@ var (
 )
 
 var rules = []rule{
-	{"national_id", Restricted, regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), nil, digits}, // US SSN
-	{"national_id", Restricted, regexp.MustCompile(`(?:^|[^\d])(\d{17}[\dXx])(?:[^\d]|$)`), chineseID, digits},
-	{"card", Restricted, regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), luhn, digits},
-	{"api_key", Restricted, regexp.MustCompile(`\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}\b|\bAIza[0-9A-Za-z_-]{35}\b`), nil, func(s, _ string) bool {
+	{name: "national_id", level: Restricted, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), may: digits}, // US SSN
+	{name: "national_id", level: Restricted, re: regexp.MustCompile(`(?:^|[^\d])(\d{17}[\dXx])`), valid: chineseID, may: digits, digitEnd: true},
+	{name: "card", level: Restricted, re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), valid: luhn, may: digits},
+	{name: "api_key", level: Restricted, re: regexp.MustCompile(`\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}\b|\bAIza[0-9A-Za-z_-]{35}\b`), may: func(s, _ string) bool {
 		return strings.ContainsAny(s, "-_") || strings.Contains(s, "AKIA") || strings.Contains(s, "AIza")
 	}},
-	{"token", Restricted, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*`), nil, func(s, lower string) bool { return strings.Contains(s, "eyJ") || mayBearer(s, lower) }},
-	{"private_key", Restricted, regexp.MustCompile(`-----BEGIN (?:RSA |EC |OPENSSH |DSA )?PRIVATE KEY-----`), nil, hasAny("-")},
-	{"password", Restricted, regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|passcode|pin)\b\s*(?:is|[:=：])\s*\S+|(?:密码|口令)\s*(?:是|为|[:=：])\s*\S+`), nil, func(s, lower string) bool {
+	{name: "token", level: Restricted, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*`), may: func(s, lower string) bool { return strings.Contains(s, "eyJ") || mayBearer(s, lower) }},
+	{name: "private_key", level: Restricted, re: regexp.MustCompile(`-----BEGIN (?:RSA |EC |OPENSSH |DSA )?PRIVATE KEY-----`), may: hasAny("-")},
+	{name: "password", level: Restricted, re: regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|passcode|pin)\b\s*(?:is|[:=：])\s*\S+|(?:密码|口令)\s*(?:是|为|[:=：])\s*\S+`), may: func(s, lower string) bool {
 		return strings.Contains(s, "密码") || strings.Contains(s, "口令") || mayPassword(s, lower)
 	}},
-	{"email", Confidential, regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b`), nil, hasAny("@")},
+	{name: "email", level: Confidential, re: regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b`), may: hasAny("@")},
 	// Phones: with a country code, with an area code in parentheses, in
 	// the dashed or dotted 3-3-4 form, or a mainland China mobile. Groups
 	// of four digits alone are not phones (they are cards, orders, years).
-	{"phone", Confidential, regexp.MustCompile(`\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,3}\b|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b\d{3}[.-]\d{3}[.-]\d{4}\b`), nil, digits},
-	{"phone", Confidential, regexp.MustCompile(`(?:^|[^\d])(1[3-9]\d{9})(?:[^\d]|$)`), nil, digits}, // mainland China mobile
+	{name: "phone", level: Confidential, re: regexp.MustCompile(`\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,3}\b|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b\d{3}[.-]\d{3}[.-]\d{4}\b`), may: digits},
+	{name: "phone", level: Confidential, re: regexp.MustCompile(`(?:^|[^\d])(1[3-9]\d{9})`), may: digits, digitEnd: true}, // mainland China mobile
 }
 
 // keywords mark text as confidential or restricted by what it says of
@@ -130,12 +135,8 @@ func Classify(text, def string) (string, []Finding) {
 		if r.may != nil && !r.may(text, lower) {
 			continue
 		}
-		for _, m := range r.re.FindAllStringSubmatch(text, 8) {
-			s := m[len(m)-1]
-			if r.valid == nil || r.valid(s) {
-				add(r.name, r.level)
-				break
-			}
+		if len(r.spans(text, 8, true)) > 0 {
+			add(r.name, r.level)
 		}
 	}
 	for _, k := range keywords {
@@ -216,18 +217,53 @@ func Redact(s string) string {
 		if r.may != nil && !r.may(s, lower) {
 			continue
 		}
-		s = r.re.ReplaceAllStringFunc(s, func(m string) string {
-			// A rule with a group matches the characters around the
-			// number too: only the group is replaced.
-			sub := r.re.FindStringSubmatch(m)
-			span := sub[len(sub)-1]
-			if r.valid != nil && !r.valid(span) {
-				return m
-			}
-			return strings.Replace(m, span, "["+strings.ToUpper(r.name)+"]", 1)
-		})
+		s = r.redact(s)
 	}
 	return s
+}
+
+// redact replaces the spans of s that r finds by r's name.
+func (r rule) redact(s string) string {
+	spans := r.spans(s, -1, false)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		b.WriteString("[" + strings.ToUpper(r.name) + "]")
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// spans returns where r finds sensitive text in s, among its first n
+// matches (all for n < 0), and only the first with first set. A rule with
+// a group matches the characters around the number too: the span is the
+// group. It is read from the match in s, never by matching the match again
+// on its own, where the boundaries around it (\b, ^, the characters
+// before and after) are not those it had in s.
+func (r rule) spans(s string, n int, first bool) [][2]int {
+	var out [][2]int
+	for _, m := range r.re.FindAllStringSubmatchIndex(s, n) {
+		lo, hi := m[len(m)-2], m[len(m)-1]
+		if lo < 0 { // a group that took no part: the whole match
+			lo, hi = m[0], m[1]
+		}
+		if r.digitEnd && hi < len(s) && '0' <= s[hi] && s[hi] <= '9' {
+			continue
+		}
+		if r.valid != nil && !r.valid(s[lo:hi]) {
+			continue
+		}
+		out = append(out, [2]int{lo, hi})
+		if first {
+			break
+		}
+	}
+	return out
 }
 
 // LogHandler wraps h so that no log line carries what Redact finds: the

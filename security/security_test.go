@@ -83,6 +83,33 @@ func TestMaskAndRedact(t *testing.T) {
 	}
 }
 
+// Each span is read where the rule matched it, and the character that
+// ends one span may begin the next (SEC-4, SEC-6): a rule's boundaries (\b, the
+// non-digit before a number) hold in the text, not in the match alone.
+func TestRedactInContext(t *testing.T) {
+	for _, tt := range []struct{ in, want, level string }{
+		{"0@0.AA%@0.AA", "[EMAIL][EMAIL]", security.Confidential},
+		{"电话13812345678,13912345678。", "电话[PHONE],[PHONE]。", security.Confidential},
+		{"call 13812345678 13912345678 now", "call [PHONE] [PHONE] now", security.Confidential},
+		{"ids 11010519491231002X,11010519491231002X", "ids [NATIONAL_ID],[NATIONAL_ID]", security.Restricted},
+		// The first fails its check character; the next is an ID all the same.
+		{"ids 110105194912310020,11010519491231002X", "ids 110105194912310020,[NATIONAL_ID]", security.Restricted},
+		{"order 138123456789", "order 138123456789", security.Internal},
+	} {
+		if got := security.Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if level, _ := security.Classify(tt.in, security.Internal); level != tt.level {
+			t.Errorf("Classify(%q) = %s, want %s", tt.in, level, tt.level)
+		}
+		var buf strings.Builder
+		slog.New(security.LogHandler(slog.NewTextHandler(&buf, nil))).Info(tt.in)
+		if !strings.Contains(buf.String(), tt.want) {
+			t.Errorf("log line of %q = %s", tt.in, buf.String())
+		}
+	}
+}
+
 func TestLogHandler(t *testing.T) {
 	var buf strings.Builder
 	log := slog.New(security.LogHandler(slog.NewTextHandler(&buf, nil))).With("user", "ana@example.com")
