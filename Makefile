@@ -3,8 +3,10 @@
 
 GO       ?= go
 # A short run of each fuzzer past its seed corpus, which the unit tests run
-# too; FUZZTIME=60s for a real search.
+# too, mutating blind; FUZZTIME=60s FUZZCOVER=1 for a real search, guided
+# by coverage (scripts/fuzz.sh says why a short run is blind).
 FUZZTIME ?= 1s
+FUZZCOVER ?= 0
 # LoCoMo data (not in the repository, CC BY-NC): locomo10.json from
 # github.com/snap-research/locomo, or the dev split made from it (README).
 MNEMO_LOCOMO ?= ../shared/eval/locomo-dev.json
@@ -32,7 +34,7 @@ help:
 	@echo 'make staticcheck  staticcheck, from the Go module proxy (not part of test)'
 	@echo 'make unit       the unit and end-to-end tests with -race, against real PostgreSQL'
 	@echo 'make quality    recall floors on LoCoMo (MNEMO_LOCOMO=path) and the README test'
-	@echo 'make fuzz       every fuzzer for FUZZTIME (1s; FUZZTIME=60s for a longer run)'
+	@echo 'make fuzz       every fuzzer for FUZZTIME (1s, blind; FUZZTIME=60s FUZZCOVER=1 for a longer, coverage-guided run)'
 	@echo 'make checks     unit, fuzz, quality, inspector, clients, ui and vet side by side'
 	@echo 'make inspector  the npm MCP Inspector against mnemo mcp, schemas --strict'
 	@echo 'make clients    the TypeScript and Python clients and adapters against a served mnemo'
@@ -171,7 +173,7 @@ FUZZERS = \
 	./memory:FuzzAddressed
 
 fuzz:
-	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh $(FUZZERS)
+	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZCOVER=$(FUZZCOVER) bash scripts/fuzz.sh $(FUZZERS)
 
 # Every check side by side (scripts/together.sh): the unit tests and the
 # checks that use the plain build. The race build and the plain one start
@@ -188,9 +190,9 @@ checks:
 	@bash scripts/together.sh "$(MAKE)" $(CHECKS)
 
 # The checks that use the plain build, once one mnemo is built for them
-# (its packages are then in the cache for all of them): the fuzzers (only
-# mnemo's own packages instrumented; scripts/fuzz.sh nices their runs,
-# not their builds), the recall-quality floors, vet, and the MCP
+# (its packages are then in the cache for all of them): the fuzzers
+# (plain test builds; scripts/fuzz.sh nices their runs, not their
+# builds), the recall-quality floors, vet, and the MCP
 # Inspector, the clients and the browser tests (each against a mnemo of
 # its own, from the one built here, MNEMO_BIN).
 BESIDE = fuzz quality inspector clients ui vet
