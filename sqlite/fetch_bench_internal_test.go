@@ -15,7 +15,8 @@ import (
 
 // BenchmarkFetchSeqs reads 60 of 600 conversation turns by seq, as each
 // of recall's searches does for its candidates (PERF-10): rows of a
-// speaker's data, two names, a 612-dimension vector.
+// speaker's data, two names, a 612-dimension vector; read from the table,
+// or kept from an earlier read.
 func BenchmarkFetchSeqs(b *testing.B) {
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(b.TempDir(), "mnemo.db"), Options{})
@@ -72,21 +73,29 @@ func BenchmarkFetchSeqs(b *testing.B) {
 	if err := db.IndexVectors(ctx); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for b.Loop() {
-		found, err := db.fetchSeqs(ctx, seqs, w)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if found[59] == nil {
-			b.Fatal("row 59 not found")
-		}
+	// read: every row read from the table; kept: the rows a search read
+	// before, checked (rowCache).
+	for _, kept := range []bool{false, true} {
+		b.Run(map[bool]string{false: "read", true: "kept"}[kept], func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if !kept {
+					db.rows = newRowCache(rowCacheBytes)
+				}
+				found, err := db.fetchSeqs(ctx, seqs, w)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if found[59] == nil {
+					b.Fatal("row 59 not found")
+				}
+			}
+			// CPU time, which the other jobs on a shared machine disturb
+			// less than wall time.
+			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+		})
 	}
-	// CPU time, which the other jobs on a shared machine disturb less
-	// than wall time.
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 }
 
 // cpuTime returns the CPU time the process has used, user and system.

@@ -163,40 +163,6 @@ func (sh *sharedRows) load(ctx context.Context, seqs []int64, w *where, done cha
 	return sh.db.loadSeqs(ctx, seqs, w)
 }
 
-// loadSeqs reads the rows of fetchSeqs from the table.
-func (db *DB) loadSeqs(ctx context.Context, seqs []int64, w *where) (found []*mnemo.Memory, err error) {
-	if len(seqs) == 0 {
-		return nil, nil
-	}
-	order := make(map[int64]int, len(seqs))
-	for i, s := range seqs {
-		order[s] = i
-	}
-	// CROSS JOIN looks each memory up by seq; a plain IN would let the
-	// planner walk the scope's index instead.
-	rows, err := db.readStmts.QueryContext(ctx, `SELECT `+memoryColumns+`, m.seq
-		FROM json_each(?) AS j CROSS JOIN memories m ON m.seq = j.value WHERE `+w.String(),
-		append([]any{seqList(seqs)}, w.args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	defer rows.Close()
-	found = make([]*mnemo.Memory, len(seqs))
-	for rows.Next() {
-		var seq int64
-		m, err := scanMemory(rows, &seq)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: search: %w", err)
-		}
-		found[order[seq]] = &m
-		db.rowsRead.Add(1)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	return found, nil
-}
-
 // passing reports which of seqs the filter w selects, reading only the
 // columns w tests.
 func (db *DB) passing(ctx context.Context, seqs []int64, w *where) (map[int64]bool, error) {

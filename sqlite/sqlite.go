@@ -87,6 +87,8 @@ type DB struct {
 	ftsMerge *ftsMerger
 	// lex ranks full-text matches in memory once built (lexindex.go).
 	lex *lexIndex
+	// rows keeps the rows searches read, checked on each read (rowcache.go).
+	rows *rowCache
 	// vectorExamined counts the neighbours vector searches checked against
 	// their filter and the vectors they scored exactly: tests hold it to a
 	// bound that does not grow with the store.
@@ -147,6 +149,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	db.vectors = newANNIndexes(abs, opts.SearchEffort, db.logger)
 	db.lex = newLexIndex(db)
+	db.rows = newRowCache(rowCacheBytes)
 
 	// The writer sets journal_mode, which is persistent, so it opens first.
 	// BEGIN IMMEDIATE takes the write lock up front: a deferred transaction
