@@ -46,6 +46,14 @@ type lexIndex struct {
 	log     []lexOp // committed since the build's snapshot
 	schema  int64   // the schema version the index was built at
 
+	// seen is the history seq up to which the index holds every write:
+	// each write appends to history, this process's and another's (the
+	// CLI beside a server) alike. A write of this process whose history
+	// follows seen advances it; one of another process leaves a gap,
+	// which catchUp fills from the table.
+	seen     int64
+	catching bool // a catch-up is under way
+
 	rows   int64 // live documents, all scopes: FTS5's row count
 	tokens int64 // their tokens, all columns
 	terms  map[string]uint32
@@ -102,10 +110,12 @@ type lexDoc struct {
 // lexOp is a committed change to one row of the full-text index: its new
 // index text, or its removal.
 type lexOp struct {
-	seq   int64
+	seq   int64 // -1: no row, only history
 	del   bool
 	dated bool      // occurred_source is text or writer (REC-29)
 	text  [3]string // text, context, meta
+	// history is the span of history seqs of the write, on its last op.
+	history historySpan
 }
 
 // BM25 of FTS5 with Search's column weights (bm25 in search.go).
@@ -177,15 +187,124 @@ func (ix *lexIndex) fresh(ctx context.Context) bool {
 	if !ready {
 		return false
 	}
-	var now int64
-	if err := ix.db.readStmts.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&now); err != nil {
+	var now, top int64
+	if err := ix.db.readStmts.QueryRowContext(ctx, `SELECT schema_version, `+historyTop+` FROM pragma_schema_version`).Scan(&now, &top); err != nil {
 		return false
 	}
 	if now != schema {
 		ix.reset()
 		return false
 	}
-	return true
+	ix.mu.RLock()
+	seen, ready := ix.seen, ix.ready
+	ix.mu.RUnlock()
+	if top <= seen {
+		return ready
+	}
+	// Written since by another process, or by this one between its commit
+	// and apply: FTS5 answers until the index has caught up.
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if !ix.catching && !ix.closing {
+		ix.catching = true
+		ix.wg.Add(1)
+		go func() {
+			defer ix.wg.Done()
+			if err := ix.catchUp(context.Background()); err != nil {
+				ix.db.logger.Warn("in-memory full-text index not caught up; building it again", "err", err)
+				ix.reset()
+			}
+		}()
+	}
+	return false
+}
+
+// historyTop is the history seq of the last write committed: AUTOINCREMENT
+// keeps it in sqlite_sequence.
+const historyTop = `coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history'), 0)`
+
+// catchUp brings the index in step with the writes of other processes
+// since seen: it applies each written memory's row as the table holds it
+// now. A deletion by another process has the index built anew, as the
+// rows it removed are gone from the table.
+func (ix *lexIndex) catchUp(ctx context.Context) error {
+	defer func() {
+		ix.mu.Lock()
+		ix.catching = false
+		ix.mu.Unlock()
+	}()
+	// No write of this process commits meanwhile: each history seq up
+	// to top is then another's or already applied.
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	tx, err := ix.db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ix.mu.RLock()
+	seen, ready := ix.seen, ix.ready
+	ix.mu.RUnlock()
+	if !ready {
+		return nil // a build is under way, and reads what it needs
+	}
+	var top int64
+	if err := tx.QueryRowContext(ctx, `SELECT `+historyTop).Scan(&top); err != nil {
+		return err
+	}
+	if top <= seen {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT h.op, m.seq, m.tombstone, m.index_text, m.index_context, m.index_meta,
+		m.occurred_source IN ('`+mnemo.OccurredText+`', '`+mnemo.OccurredWriter+`')
+		FROM history h LEFT JOIN memories m ON m.id = h.memory_id
+		WHERE h.seq > ? AND h.seq <= ? AND h.applied = 1 ORDER BY h.seq`, seen, top)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var ops []lexOp
+	for rows.Next() {
+		var (
+			op        string
+			seq       sql.NullInt64
+			tombstone sql.NullBool
+			text      [3]sql.NullString
+			dated     sql.NullBool
+		)
+		if err := rows.Scan(&op, &seq, &tombstone, &text[0], &text[1], &text[2], &dated); err != nil {
+			return err
+		}
+		if op == mnemo.OpForget || op == mnemo.OpClear {
+			rows.Close()
+			ix.reset()
+			return nil
+		}
+		if !seq.Valid {
+			continue // deleted since: its deletion's entry follows
+		}
+		o := lexOp{seq: seq.Int64, del: tombstone.Bool, dated: dated.Bool}
+		for i := range text {
+			o.text[i] = text[i].String
+		}
+		ops = append(ops, o)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if !ix.ready || ix.seen != seen {
+		return nil // built anew meanwhile
+	}
+	for i := range ops {
+		if !ix.applyLocked(&ops[i]) {
+			ix.ready = false
+			return fmt.Errorf("memory %d: index text that unicode61 may split otherwise", ops[i].seq)
+		}
+	}
+	ix.seen = top
+	return nil
 }
 
 // errLexStale is returned by a build that a newer one replaced.
@@ -213,9 +332,10 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 		ix.wmu.Unlock()
 		return err // no FTS5 table: Search is degraded, and says so
 	}
+	var seen int64
 	err = tx.QueryRowContext(ctx, `SELECT block FROM memories_fts_data WHERE id = 1`).Scan(&avg)
 	if err == nil {
-		err = tx.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&schema)
+		err = tx.QueryRowContext(ctx, `SELECT schema_version, `+historyTop+` FROM pragma_schema_version`).Scan(&schema, &seen)
 	}
 	if err == nil {
 		ix.mu.Lock()
@@ -269,12 +389,13 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 		return errLexStale
 	}
 	ix.rows, ix.tokens, ix.terms, ix.df, ix.scopes = nb.rows, nb.tokens, nb.terms, nb.df, nb.scopes
-	ix.schema = schema
+	ix.schema, ix.seen = schema, seen
 	for i := range ix.log {
 		if !ix.applyLocked(&ix.log[i]) {
 			ix.logging, ix.log = false, nil
 			return fmt.Errorf("memory %d: index text that unicode61 may split otherwise", ix.log[i].seq)
 		}
+		ix.follow(&ix.log[i])
 	}
 	ix.logging, ix.log = false, nil
 	ix.ready = true
@@ -311,12 +432,13 @@ func checkCounts(ftsRows, ftsTokens, rows, tokens int64) error {
 	return nil
 }
 
-// apply brings the index in step with ops, just committed. The caller holds
-// wmu from before the commit.
-func (ix *lexIndex) apply(ops []lexOp) {
-	if len(ops) == 0 {
-		return
-	}
+// apply brings the index in step with ops, just committed by a write whose
+// history entries are (h.from, h.to]. The caller holds wmu from before the
+// commit.
+func (ix *lexIndex) apply(ops []lexOp, h historySpan) {
+	// The span goes with the last op, or alone: a write may change no
+	// indexed text and still take history seqs.
+	ops = append(ops, lexOp{seq: -1, history: h})
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.logging {
@@ -332,11 +454,26 @@ func (ix *lexIndex) apply(ops []lexOp) {
 				"err", fmt.Sprintf("memory %d: index text that unicode61 may split otherwise", ops[i].seq))
 			return
 		}
+		ix.follow(&ops[i])
+	}
+}
+
+// historySpan is the history seqs a write took: (from, to].
+type historySpan struct{ from, to int64 }
+
+// follow advances seen past op's write when it follows seen: else another
+// process wrote between, and seen stays for catchUp to fill the gap.
+func (ix *lexIndex) follow(op *lexOp) {
+	if h := op.history; h.to > h.from && h.from == ix.seen {
+		ix.seen = h.to
 	}
 }
 
 // applyLocked applies op; it reports false for text it cannot index.
 func (ix *lexIndex) applyLocked(op *lexOp) bool {
+	if op.seq < 0 {
+		return true // a write's history span alone
+	}
 	ix.remove(op.seq)
 	if op.del {
 		return true

@@ -164,6 +164,45 @@ func TestLexIndexMatchesFTS5(t *testing.T) {
 	}
 	compareLex(t, db, scopes, rng, queries, "changed")
 
+	// Written by another process (the CLI beside a server): caught up
+	// from the table, with this process's writes between theirs; a
+	// deletion of theirs has the index built anew.
+	other, err := Open(ctx, path, Options{Synchronous: "NORMAL", Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for round := range 3 {
+		var mine, theirs []mnemo.Record
+		for j := range 60 {
+			r := lexRecord(rng, id, "")
+			if j%4 == 0 {
+				r = lexRecord(rng, id, fmt.Sprintf("/k/%d", 3*j)) // rewrites a key
+				r.Tombstone = j%8 == 0
+			}
+			if j%2 == 0 {
+				theirs = append(theirs, r)
+			} else {
+				mine = append(mine, r)
+			}
+			id++
+		}
+		if _, err := other.Write(ctx, scopes[round%2], theirs[:15]); err != nil {
+			t.Fatal(err)
+		}
+		write(scopes[round%2], mine)
+		if _, err := other.Write(ctx, scopes[1], theirs[15:]); err != nil {
+			t.Fatal(err)
+		}
+		if round == 2 {
+			if _, err := other.Forget(ctx, scopes[1], []string{uuidFor(id - 1), uuidFor(id - 3)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		waitLex(t, db)
+		compareLex(t, db, scopes, rng, queries, fmt.Sprintf("written by another process, round %d", round))
+	}
+
 	// Built while writes go on: what commits during the build is replayed.
 	db.lex.reset()
 	for i := range 4 {

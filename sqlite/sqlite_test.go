@@ -405,3 +405,45 @@ func TestMigrationLogsOneLine(t *testing.T) {
 		t.Errorf("a new store logged %d 'migrated database' lines, want one from version 0:\n%s", n, log.String())
 	}
 }
+
+// TestSearchFindsOtherHandlesWrites checks that a memory another process
+// wrote (the CLI beside a server, on the same file) is found by the
+// server's very next full-text search, as is one it forgot gone, while
+// the in-memory index catches up behind them.
+func TestSearchFindsOtherHandlesWrites(t *testing.T) {
+	ctx := t.Context()
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	path := filepath.Join(t.TempDir(), "mnemo.db")
+	server := open(t, path, sqlite.Options{})
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	found := func(word string) int {
+		t.Helper()
+		sr, err := server.Search(ctx, scope, mnemo.TextQuery{Terms: []string{word}, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(sr.Hits)
+	}
+	write(t, server, scope, mnemo.Memory{Content: "the user likes apples", CreatedAt: at}, "the user likes apples")
+	// Until its in-memory index is built and answers.
+	for i := 0; found("apples") != 1 || i < 50; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cli := open(t, path, sqlite.Options{})
+	for i, word := range []string{"zebras", "giraffes", "okapis"} {
+		id := write(t, cli, scope, mnemo.Memory{Content: "the user likes " + word, CreatedAt: at}, "the user likes "+word)
+		if n := found(word); n != 1 {
+			t.Fatalf("write %d of another handle: the server's search found %d memories with %q, want 1", i, n, word)
+		}
+		write(t, server, scope, mnemo.Memory{Content: "the user met " + word, CreatedAt: at}, "the user met "+word)
+		if n := found(word); n != 2 {
+			t.Fatalf("write %d of the server after another handle's: its search found %d memories with %q, want 2", i, n, word)
+		}
+		if _, err := cli.Forget(ctx, scope, []string{id}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n := found(word); n != 1 {
+			t.Fatalf("forget %d of another handle: the server's search found %d memories with %q, want 1", i, n, word)
+		}
+	}
+}

@@ -107,6 +107,12 @@ func (db *DB) writeTx(ws []*groupWrite) error {
 	if t.fts, err = db.ftsExists(ctx, t); err != nil {
 		return err
 	}
+	// The write lock is held from BEGIN IMMEDIATE: the history seqs this
+	// transaction takes follow from on, unbroken.
+	var hist historySpan
+	if err := t.QueryRowContext(ctx, `SELECT `+historyTop).Scan(&hist.from); err != nil {
+		return fmt.Errorf("sqlite: write: %w", err)
+	}
 	if t.space, t.rev, err = vectorSpace(ctx, t); err != nil {
 		return fmt.Errorf("sqlite: write: %w", err)
 	}
@@ -172,13 +178,16 @@ func (db *DB) writeTx(ws []*groupWrite) error {
 			ftsRows += b.ftsRows
 		}
 	}
+	if err := t.QueryRowContext(ctx, `SELECT `+historyTop).Scan(&hist.to); err != nil {
+		return fmt.Errorf("sqlite: write: %w", err)
+	}
 	db.lex.wmu.Lock()
 	if err := tx.Commit(); err != nil {
 		db.lex.wmu.Unlock()
 		return fmt.Errorf("sqlite: write: commit: %w", err)
 	}
 	committed = true
-	db.lex.apply(lexOps)
+	db.lex.apply(lexOps, hist)
 	db.lex.wmu.Unlock()
 	if revUsed {
 		db.vectors.record(t.space, rev0, t.rev, vectored)
@@ -773,6 +782,10 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	if err != nil {
 		return 0, err
 	}
+	var hist historySpan // as in writeTx
+	if err := tx.QueryRowContext(ctx, `SELECT `+historyTop).Scan(&hist.from); err != nil {
+		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+	}
 
 	sel := `FROM memories WHERE tenant_id = :tenant AND agent_id = :agent AND ` + cond
 	args = append(args, sql.Named("tenant", scope.TenantID), sql.Named("agent", scope.AgentID))
@@ -843,12 +856,15 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	// scope's pending buffer.
 	db.vectors.pub.Lock()
 	defer db.vectors.pub.Unlock()
+	if err := tx.QueryRowContext(ctx, `SELECT `+historyTop).Scan(&hist.to); err != nil {
+		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+	}
 	db.lex.wmu.Lock()
 	if err := tx.Commit(); err != nil {
 		db.lex.wmu.Unlock()
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 	}
-	db.lex.apply(unindexed)
+	db.lex.apply(unindexed, hist)
 	db.lex.wmu.Unlock()
 	if fts {
 		db.ftsMerge.wrote(int64(n))
