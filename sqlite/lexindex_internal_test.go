@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -433,4 +434,68 @@ func BenchmarkLexIndexBuild(b *testing.B) {
 	}
 	st := db.LexicalIndex()
 	b.ReportMetric(float64(st.Bytes)/float64(st.Rows), "bytes/memory")
+}
+
+// TestLexIndexFollowsConcurrentProcesses has two handles on one file write
+// at once (a server and the CLI beside it) while the first searches: once
+// the writes end, the first's in-memory index ranks as FTS5 does.
+func TestLexIndexFollowsConcurrentProcesses(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := Open(ctx, path, Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := Open(ctx, path, Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	scopes := []mnemo.Scope{{TenantID: "t", AgentID: "a"}, {TenantID: "t", AgentID: "b"}}
+	rounds := 30
+	if raceEnabled {
+		rounds = 10
+	}
+	var wg sync.WaitGroup
+	for w, h := range []*DB{db, other} {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for r := range rounds {
+				var recs []mnemo.Record
+				for j := range 20 {
+					key := ""
+					if j%3 == 0 {
+						key = fmt.Sprintf("/k/%d/%d", w, rng.IntN(40))
+					}
+					recs = append(recs, lexRecord(rng, 100000*(w+1)+20*r+j, key))
+				}
+				if _, err := h.Write(ctx, scopes[r%2], recs); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	stop := make(chan struct{})
+	searched := make(chan struct{})
+	go func() {
+		defer close(searched)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := db.Search(ctx, scopes[0], mnemo.TextQuery{Terms: []string{"apple", "fig"}, Limit: 10}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	<-searched
+	waitLex(t, db)
+	compareLex(t, db, scopes, rand.New(rand.NewPCG(3, 4)), 60, "after concurrent writers")
 }
