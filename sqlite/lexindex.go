@@ -48,9 +48,9 @@ type lexIndex struct {
 
 	// seen is the history seq up to which the index holds every write:
 	// each write appends to history, this process's and another's (the
-	// CLI beside a server, API-16) alike. A write of this process whose history
-	// follows seen advances it; one of another process leaves a gap,
-	// which catchUp fills from the table.
+	// CLI beside a server, API-16) alike. A write of this process whose
+	// history follows seen advances it; one of another process leaves a
+	// gap, which catchUp fills from the table.
 	seen     int64
 	catching bool // a catch-up is under way
 

@@ -108,7 +108,8 @@ func (db *DB) writeTx(ws []*groupWrite) error {
 		return err
 	}
 	// The write lock is held from BEGIN IMMEDIATE: the history seqs this
-	// transaction takes follow from on, unbroken.
+	// transaction takes run on from hist.from, with no other process's
+	// between them (lexIndex.follow).
 	var hist historySpan
 	if err := t.QueryRowContext(ctx, `SELECT `+historyTop).Scan(&hist.from); err != nil {
 		return fmt.Errorf("sqlite: write: %w", err)
