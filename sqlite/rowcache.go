@@ -27,8 +27,8 @@ const rowCacheBytes = 32 << 20
 // through the read's own filter, for each row's stamp and its volatile
 // columns (rowStamp, rowVolatile), and uses the kept row only when the
 // stamp is the stored one. So a write of any connection or process is
-// seen at once (API-16), a row the filter leaves out is left out, and the cache
-// changes what a read costs, never what it answers. The stamp changes
+// seen at once (API-16), a row the filter leaves out is left out, and the
+// cache changes what a read costs, never what it answers. The stamp changes
 // with every write of a row's other columns: arrival is the history seq
 // of the write that stored it (never reused), and vector_rev and
 // embedding_model change with its vector. The columns written in place
