@@ -202,7 +202,24 @@ func (ix *lexIndex) fresh(ctx context.Context) bool {
 		return ready
 	}
 	// Written since by another process, or by this one between its commit
-	// and apply: FTS5 answers until the index has caught up.
+	// and apply. A few writes are caught up here, unless this process's
+	// writer is committing (a search does not wait for it, PERF-11);
+	// else FTS5 answers until the index has caught up in the background.
+	if top-seen <= inlineCatchUp && ix.wmu.TryLock() {
+		err := ix.catchUpLocked(ctx)
+		ix.wmu.Unlock()
+		if err != nil {
+			ix.db.logger.Warn("in-memory full-text index not caught up; building it again", "err", err)
+			ix.reset()
+			return false
+		}
+		ix.mu.RLock()
+		seen, ready = ix.seen, ix.ready
+		ix.mu.RUnlock()
+		if top <= seen {
+			return ready
+		}
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if !ix.catching && !ix.closing {
@@ -219,6 +236,9 @@ func (ix *lexIndex) fresh(ctx context.Context) bool {
 	return false
 }
 
+// inlineCatchUp is the most history entries a search catches up itself.
+const inlineCatchUp = 64
+
 // historyTop is the history seq of the last write committed: AUTOINCREMENT
 // keeps it in sqlite_sequence.
 const historyTop = `coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history'), 0)`
@@ -233,10 +253,15 @@ func (ix *lexIndex) catchUp(ctx context.Context) error {
 		ix.catching = false
 		ix.mu.Unlock()
 	}()
-	// No write of this process commits meanwhile: each history seq up
-	// to top is then another's or already applied.
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	return ix.catchUpLocked(ctx)
+}
+
+// catchUpLocked is catchUp with wmu held: no write of this process
+// commits meanwhile, so each history seq up to top is another process's
+// or already applied.
+func (ix *lexIndex) catchUpLocked(ctx context.Context) error {
 	tx, err := ix.db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err

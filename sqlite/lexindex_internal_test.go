@@ -499,3 +499,46 @@ func TestLexIndexFollowsConcurrentProcesses(t *testing.T) {
 	waitLex(t, db)
 	compareLex(t, db, scopes, rand.New(rand.NewPCG(3, 4)), 60, "after concurrent writers")
 }
+
+// TestLexIndexCatchesUpInline checks that a search after a few writes of
+// another process catches the index up itself and ranks in memory, and
+// that after many it lets FTS5 answer and the index catch up behind.
+func TestLexIndexCatchesUpInline(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := Open(ctx, path, Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := Open(ctx, path, Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	write := func(h *DB, n int) {
+		t.Helper()
+		var recs []mnemo.Record
+		for range n {
+			recs = append(recs, lexRecord(rng, rng.IntN(1<<30), ""))
+		}
+		if _, err := h.Write(ctx, scope, recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(db, 50)
+	waitLex(t, db)
+	write(other, 3)
+	if !db.lex.fresh(ctx) {
+		t.Fatal("after 3 writes of another process, the next search did not catch the index up")
+	}
+	compareLex(t, db, []mnemo.Scope{scope}, rng, 20, "caught up by a search")
+	write(other, inlineCatchUp+1)
+	if db.lex.fresh(ctx) {
+		t.Fatalf("after %d writes of another process, the next search caught the index up itself", inlineCatchUp+1)
+	}
+	waitLex(t, db)
+	compareLex(t, db, []mnemo.Scope{scope}, rng, 20, "caught up in the background")
+}
