@@ -170,7 +170,8 @@ FUZZERS = \
 	./importers:FuzzMCPMemory \
 	./importers:FuzzSegment \
 	./backup:FuzzParseManifest \
-	./memory:FuzzAddressed
+	./memory:FuzzAddressed \
+	./sqlite:FuzzFullTextRank
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZCOVER=$(FUZZCOVER) bash scripts/fuzz.sh $(FUZZERS)

@@ -78,7 +78,7 @@ func (a *annIndexes) looked() {
 // to end. The in-memory full-text index is built after it: on two cores
 // the two builds slow each other, and at 1M memories together they hold
 // the index, its compact codes (until the build ends) and the full-text
-// index at once, past PERF-12's 2 GB; FTS5 ranks meanwhile.
+// index at once, past PERF-12's 2 GB; the full-text index ranks meanwhile.
 func (a *annIndexes) awaitBulk(ctx context.Context) {
 	a.mu.Lock()
 	first := a.firstLook

@@ -12,6 +12,25 @@ import (
 	"github.com/mnemo-dev/mnemo"
 )
 
+// bm25 is FTS5's ranking with Search's column weights (lexWeights):
+// lower is better, as FTS5 sorts it.
+const bm25 = `bm25(memories_fts, 1.0, 0.35, 0.6)`
+
+// matchExpr returns the FTS5 query for q, for tests that ask FTS5 itself: `"term" OR "pre"*`.
+func matchExpr(q *mnemo.TextQuery) string { return matchExprJoin(q, " OR ") }
+
+// matchExprJoin returns q's terms and prefixes joined by op.
+func matchExprJoin(q *mnemo.TextQuery, op string) string {
+	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
+	for _, t := range q.Terms {
+		parts = append(parts, quote(t))
+	}
+	for _, p := range q.Prefixes {
+		parts = append(parts, quote(p)+"*")
+	}
+	return strings.Join(parts, op)
+}
+
 func TestMatchExpr(t *testing.T) {
 	tests := []struct {
 		terms, prefixes []string

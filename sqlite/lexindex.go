@@ -17,21 +17,23 @@ import (
 )
 
 // lexIndex is the full-text index again, in memory: a posting list per
-// term and scope, and every document's length. FTS5 computes bm25 for every
-// row a query matches, reading each row's length from its own b-tree, which
-// was most of the lexical stage of recall on a large store (PERF-2,
-// PERF-10). lexIndex ranks the same rows with the same bm25, bit for bit
-// (same IDF, average length, column weights and order of float operations,
-// the same log), so Search's answers do not change.
+// term and scope, every document's length, and each scope's counts.
+// Ranking from FTS5's own records reads each matching row's length from a
+// b-tree, which was most of the lexical stage of recall on a large store
+// (PERF-2, PERF-10). lexIndex ranks the same rows with FTS5's bm25 over
+// the scope's statistics (REC-10), bit for bit as rankFTS does (bm25Top
+// scores both), so Search's answers do not depend on which answers.
 //
 // It mirrors FTS5 rather than replacing it: FTS5 stays the index of record,
-// answers every query lexIndex cannot (prefixes, phrases of several tokens,
-// text whose tokens lexIndex cannot be sure to split as unicode61 does)
-// and every query until lexIndex is built. It is built in the background
-// when the store opens, from the index text in the memories table, and
-// checked against FTS5's own row and token counts; the single writer keeps
-// it in step after each commit. A change it cannot follow one row at a time
-// (a forget, a clear, an index rebuild, a schema change) has it built anew.
+// and rankFTS answers every query lexIndex cannot (prefixes, terms whose
+// tokens it cannot be sure to split as unicode61 does) and every query
+// until lexIndex is built. It is built in the background when the store
+// opens, from the index text in the memories table, and checked against
+// FTS5's own row and token counts; text it cannot be sure to split is
+// split by SQLite's own tokenizer (ftsTokenizer). The single writer keeps
+// it in step after each commit. A change it cannot follow one row at a
+// time (a forget, a clear, an index rebuild, a schema change) has it built
+// anew.
 type lexIndex struct {
 	db *DB
 
@@ -54,10 +56,9 @@ type lexIndex struct {
 	seen     int64
 	catching bool // a catch-up is under way
 
-	rows   int64 // live documents, all scopes: FTS5's row count
-	tokens int64 // their tokens, all columns
-	terms  map[string]uint32
-	df     []int32 // live documents with the term, all scopes, by term id
+	rows   int64             // live documents, all scopes: FTS5's row count
+	tokens int64             // their tokens, all columns
+	terms  map[string]uint32 // term ids, never reused
 	scopes map[int64]*lexScope
 
 	// builds counts builds started, so that a stale one gives way; stop
@@ -87,6 +88,9 @@ type lexScope struct {
 	arena []uint32 // where the next documents' term lists go
 	// live counts live postings, dead those of removed documents.
 	live, dead int
+	// rows and tokens are the scope's live documents and their tokens,
+	// all columns: its BM25 statistics, with each term's live count.
+	rows, tokens int64
 }
 
 type lexPosts struct {
@@ -141,7 +145,7 @@ func (ix *lexIndex) startLocked() {
 	}
 	ix.builds++
 	ix.ready, ix.logging, ix.log = false, false, nil
-	ix.terms, ix.df, ix.scopes = nil, nil, nil
+	ix.terms, ix.scopes = nil, nil
 	gen := ix.builds
 	ctx, stop := context.WithCancel(context.Background())
 	ix.stop = stop
@@ -150,7 +154,7 @@ func (ix *lexIndex) startLocked() {
 		defer ix.wg.Done()
 		defer stop()
 		if err := ix.build(ctx, gen); err != nil && ctx.Err() == nil && !errors.Is(err, errLexStale) {
-			ix.db.logger.Warn("in-memory full-text index not built; FTS5 ranks every search", "err", err)
+			ix.db.logger.Warn("in-memory full-text index not built; the full-text index ranks every search", "err", err)
 		}
 	}()
 }
@@ -204,7 +208,7 @@ func (ix *lexIndex) fresh(ctx context.Context) bool {
 	// Written since by another process, or by this one between its commit
 	// and apply. A few writes are caught up here, unless this process's
 	// writer is committing (a search does not wait for it, PERF-11);
-	// else FTS5 answers until the index has caught up in the background.
+	// else the full-text index answers until the index has caught up in the background.
 	if top-seen <= inlineCatchUp && ix.wmu.TryLock() {
 		err := ix.catchUpLocked(ctx)
 		ix.wmu.Unlock()
@@ -323,9 +327,9 @@ func (ix *lexIndex) catchUpLocked(ctx context.Context) error {
 		return nil // built anew meanwhile
 	}
 	for i := range ops {
-		if !ix.applyLocked(&ops[i]) {
+		if err := ix.applyLocked(&ops[i]); err != nil {
 			ix.ready = false
-			return fmt.Errorf("memory %d: index text that unicode61 may split otherwise", ops[i].seq)
+			return err
 		}
 	}
 	ix.seen = top
@@ -394,9 +398,9 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 		if n%1024 == 0 {
 			ix.bound.check()
 		}
-		d, ok := analyzeDoc(&op)
-		if !ok {
-			return fmt.Errorf("memory %d: index text that unicode61 may split otherwise", op.seq)
+		d, err := ix.docTerms(ctx, &op)
+		if err != nil {
+			return fmt.Errorf("memory %d: %w", op.seq, err)
 		}
 		nb.insert(op.seq, op.dated, d)
 	}
@@ -413,12 +417,12 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 	if ix.builds != gen || ix.closing {
 		return errLexStale
 	}
-	ix.rows, ix.tokens, ix.terms, ix.df, ix.scopes = nb.rows, nb.tokens, nb.terms, nb.df, nb.scopes
+	ix.rows, ix.tokens, ix.terms, ix.scopes = nb.rows, nb.tokens, nb.terms, nb.scopes
 	ix.schema, ix.seen = schema, seen
 	for i := range ix.log {
-		if !ix.applyLocked(&ix.log[i]) {
+		if err := ix.applyLocked(&ix.log[i]); err != nil {
 			ix.logging, ix.log = false, nil
-			return fmt.Errorf("memory %d: index text that unicode61 may split otherwise", ix.log[i].seq)
+			return err
 		}
 		ix.follow(&ix.log[i])
 	}
@@ -473,10 +477,9 @@ func (ix *lexIndex) apply(ops []lexOp, h historySpan) {
 		return
 	}
 	for i := range ops {
-		if !ix.applyLocked(&ops[i]) {
+		if err := ix.applyLocked(&ops[i]); err != nil {
 			ix.ready = false
-			ix.db.logger.Warn("in-memory full-text index dropped; FTS5 ranks every search",
-				"err", fmt.Sprintf("memory %d: index text that unicode61 may split otherwise", ops[i].seq))
+			ix.db.logger.Warn("in-memory full-text index dropped; the full-text index ranks every search", "err", err)
 			return
 		}
 		ix.follow(&ops[i])
@@ -494,21 +497,48 @@ func (ix *lexIndex) follow(op *lexOp) {
 	}
 }
 
-// applyLocked applies op; it reports false for text it cannot index.
-func (ix *lexIndex) applyLocked(op *lexOp) bool {
+// applyLocked applies op.
+func (ix *lexIndex) applyLocked(op *lexOp) error {
 	if op.seq < 0 {
-		return true // a write's history span alone
+		return nil // a write's history span alone
 	}
 	ix.remove(op.seq)
 	if op.del {
-		return true
+		return nil
 	}
-	d, ok := analyzeDoc(op)
-	if !ok {
-		return false
+	d, err := ix.docTerms(context.Background(), op)
+	if err != nil {
+		return fmt.Errorf("memory %d: %w", op.seq, err)
 	}
 	ix.insert(op.seq, op.dated, d)
-	return true
+	return nil
+}
+
+// docTerms returns op's terms: analyzeDoc's when it is sure of them, else
+// those of SQLite's own tokenizer (ftsTokenizer), a little slower.
+func (ix *lexIndex) docTerms(ctx context.Context, op *lexOp) ([]lexTerm, error) {
+	if d, ok := analyzeDoc(op); ok {
+		return d, nil
+	}
+	var terms []lexTerm
+	for c, text := range op.text {
+		toks, err := ix.db.tokenizer.tokens(ctx, text)
+		if err != nil {
+			return nil, err
+		}
+		for _, tok := range toks {
+			i := slices.IndexFunc(terms, func(t lexTerm) bool { return t.term == tok })
+			if i < 0 {
+				i = len(terms)
+				terms = append(terms, lexTerm{term: tok})
+			}
+			if terms[i].tf[c] == 1<<16-1 {
+				return nil, errors.New("a term more than 65,535 times in one column")
+			}
+			terms[i].tf[c]++
+		}
+	}
+	return terms, nil
 }
 
 // lexTerm is one distinct term of a document and its frequencies.
@@ -534,11 +564,9 @@ func (ix *lexIndex) insert(seq int64, dated bool, terms []lexTerm) {
 	for i, t := range terms {
 		id, ok := ix.terms[t.term]
 		if !ok {
-			id = uint32(len(ix.df))
+			id = uint32(len(ix.terms))
 			ix.terms[t.term] = id
-			ix.df = append(ix.df, 0)
 		}
-		ix.df[id]++
 		p := s.post[id]
 		if p == nil {
 			p = &lexPosts{}
@@ -558,6 +586,8 @@ func (ix *lexIndex) insert(seq int64, dated bool, terms []lexTerm) {
 	s.live += len(terms)
 	ix.rows++
 	ix.tokens += int64(d.len)
+	s.rows++
+	s.tokens += int64(d.len)
 }
 
 // remove drops the document at seq, if the index holds it.
@@ -572,11 +602,12 @@ func (ix *lexIndex) remove(seq int64) {
 	}
 	d := &s.docs[s.bySeq[local]-1]
 	for _, id := range d.terms {
-		ix.df[id]--
 		s.post[id].live--
 	}
 	ix.rows--
 	ix.tokens -= int64(d.len)
+	s.rows--
+	s.tokens -= int64(d.len)
 	s.live -= len(d.terms)
 	s.dead += len(d.terms)
 	d.len, d.terms = -1, nil
@@ -734,8 +765,9 @@ func lexClass(r rune) int {
 
 // lexQuery is what rank can answer: terms of one token each, joined by op.
 type lexQuery struct {
-	terms []string
-	op    lexJoin
+	terms  []string
+	tokens bool // the terms are FTS5's tokens of them already
+	op     lexJoin
 	// dated keeps to the rows that say when they happened, which a "when"
 	// question's search wants (REC-29): few of the matches, so the table
 	// need not be asked about the rest (PERF-10).
@@ -789,13 +821,16 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 	if len(q.terms) == 0 || len(q.terms) > 64 {
 		return nil, false
 	}
-	toks := make([]string, len(q.terms))
-	for i, t := range q.terms {
-		tok, ok := lexQueryTerm(t)
-		if !ok {
-			return nil, false
+	toks := q.terms
+	if !q.tokens {
+		toks = make([]string, len(q.terms))
+		for i, t := range q.terms {
+			tok, ok := lexQueryTerm(t)
+			if !ok {
+				return nil, false
+			}
+			toks[i] = tok
 		}
-		toks[i] = tok
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
@@ -803,24 +838,43 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 		return nil, false
 	}
 	s := ix.scopes[sp.lo>>scopeBits]
-	if s == nil || ix.rows == 0 {
+	if s == nil || s.rows == 0 {
 		return nil, true
 	}
-	// FTS5's statistics are the whole table's (fts5Bm25GetData).
-	var (
-		nRow  = ix.rows
-		avgdl = float64(ix.tokens) / float64(nRow)
-		idf   = make([]float64, len(toks))
-		lists = make([][]lexPosting, len(toks))
-	)
+	// The scope's statistics, not the whole table's as FTS5's bm25 has
+	// them: a scope's ranking depends on nothing outside it (REC-10).
+	hits := make([]int64, len(toks))
+	lists := make([][]lexPosting, len(toks))
 	for i, tok := range toks {
-		var nHit int64
 		if id, ok := ix.terms[tok]; ok {
-			nHit = int64(ix.df[id])
 			if p := s.post[id]; p != nil {
-				lists[i] = p.p
+				lists[i], hits[i] = p.p, int64(p.live)
 			}
 		}
+	}
+	doc := func(d uint32) (int64, int32) {
+		e := &s.docs[d]
+		if q.dated && !e.dated {
+			return e.seq, -1
+		}
+		return e.seq, e.len
+	}
+	return bm25Top(s.rows, s.tokens, hits, lists, q.op, doc, n), true
+}
+
+// bm25Top returns the best n documents matching the phrases whose
+// postings are lists, joined as op says, by FTS5's bm25 with Search's
+// column weights, bit for bit (the same float operations in the same
+// order, the same log), over a scope of nRow documents of tokens tokens in
+// which hits[i] documents hold phrase i. doc gives a posting's seq and
+// length, a length below 0 leaving it out. Postings are sorted by document.
+func bm25Top(nRow, tokens int64, hits []int64, lists [][]lexPosting, op lexJoin, doc func(uint32) (int64, int32), n int) []ranked {
+	if nRow <= 0 {
+		return nil
+	}
+	avgdl := float64(tokens) / float64(nRow)
+	idf := make([]float64, len(lists))
+	for i, nHit := range hits {
 		// SQLite's own log (musl's, compiled to Go): math.Log may differ
 		// in the last bit, and ranks must not.
 		v := libc.Xlog(nil, (float64(nRow-nHit)+0.5)/(float64(nHit)+0.5))
@@ -828,8 +882,8 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 			v = 1e-6
 		}
 		idf[i] = v
-		if q.op == lexAnd && len(lists[i]) == 0 {
-			return nil, true
+		if op == lexAnd && len(lists[i]) == 0 {
+			return nil
 		}
 	}
 	const (
@@ -839,21 +893,21 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 	top := lexTop{n: n}
 	freq := make([]float64, len(lists))
 	has := make([]bool, len(lists))
-	// add scores the document doc, whose frequencies freq holds, as
+	// add scores the document d, whose frequencies freq holds, as
 	// fts5Bm25Function does: each phrase of the expression in order, its
 	// conversions keeping Go from fusing a multiply and an add.
-	add := func(doc uint32) {
-		d := &s.docs[doc]
-		if d.len < 0 || q.dated && !d.dated {
+	add := func(d uint32) {
+		seq, dl := doc(d)
+		if dl < 0 {
 			return
 		}
-		D := float64(d.len)
+		D := float64(dl)
 		term := func(i int) float64 {
 			f := freq[i]
 			return float64(idf[i] * (float64(f*(k1+float64(1))) / (f + float64(k1*(float64(1)-b+float64(b*D)/avgdl)))))
 		}
 		score := float64(0)
-		if q.op == lexPairs {
+		if op == lexPairs {
 			// Each term is a phrase of every pair it is in, and counts in
 			// those of the pairs the row matches (FTS5 reports no
 			// instances of a phrase whose AND did not match).
@@ -872,7 +926,7 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 				}
 			}
 		}
-		top.add(ranked{seq: d.seq, rank: float64(-float64(1) * score)})
+		top.add(ranked{seq: seq, rank: float64(-float64(1) * score)})
 	}
 	// weigh sets freq[i] from a posting: instance by instance, in column
 	// order, as bm25 adds them.
@@ -886,7 +940,7 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 		freq[i], has[i] = f, true
 	}
 
-	if q.op == lexAnd {
+	if op == lexAnd {
 		// Walk the shortest list, seeking the others.
 		short := 0
 		for i := range lists {
@@ -919,7 +973,7 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 			}
 			add(e.doc)
 		}
-		return top.sorted(), true
+		return top.sorted()
 	}
 
 	pos := make([]int, len(lists))
@@ -945,12 +999,12 @@ func (ix *lexIndex) rank(sp span, q lexQuery, n int) ([]ranked, bool) {
 				pos[i]++
 			}
 		}
-		if q.op == lexPairs && matched < 2 {
+		if op == lexPairs && matched < 2 {
 			continue
 		}
 		add(doc)
 	}
-	return top.sorted(), true
+	return top.sorted()
 }
 
 // lexTop keeps the best n of what it is given: lowest rank, then lowest
@@ -1010,7 +1064,7 @@ func (ix *lexIndex) bytes() int64 {
 	defer ix.mu.RUnlock()
 	var n int64
 	for t := range ix.terms {
-		n += int64(len(t)) + 16 + 4 + 8 // the key, its header, df, map overhead
+		n += int64(len(t)) + 16 + 8 // the key, its header, map overhead
 	}
 	for _, s := range ix.scopes {
 		for _, p := range s.post {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -242,6 +243,7 @@ func compareLex(t *testing.T, db *DB, scopes []mnemo.Scope, rng *rand.Rand, quer
 	if err != nil {
 		t.Fatalf("%s: %v", when, err)
 	}
+	checkFTSStats(t, db, when)
 	words := append(slices.Clone(lexWords), "absent", "ELDER", "Café")
 	pick := func() []string {
 		var out []string
@@ -264,17 +266,8 @@ func compareLex(t *testing.T, db *DB, scopes []mnemo.Scope, rng *rand.Rand, quer
 		terms := pick()
 		for _, op := range []lexJoin{lexOr, lexAnd, lexPairs} {
 			q := mnemo.TextQuery{Terms: terms}
-			var expr string
-			switch op {
-			case lexOr:
-				expr = matchExprJoin(&q, " OR ")
-			case lexAnd:
-				expr = matchExprJoin(&q, " AND ")
-			case lexPairs:
-				if len(terms) < 3 {
-					continue
-				}
-				expr = narrower(&q, true)[1]
+			if op == lexPairs && len(terms) < 3 {
+				continue
 			}
 			n := []int{1, 5, 20, 100, 5000}[rng.IntN(5)]
 			got, ok := db.lex.rank(sp, lexQuery{terms: terms, op: op}, n)
@@ -290,12 +283,12 @@ func compareLex(t *testing.T, db *DB, scopes []mnemo.Scope, rng *rand.Rand, quer
 				}
 				continue
 			}
-			want, err := db.rankInIndex(ctx, expr, sp, n)
+			want, err := db.rankFTS(ctx, sp, &q, op, n)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, want) {
-				t.Fatalf("%s: %s, %d wanted:\n in memory %v\n FTS5      %v", when, expr, n, got, want)
+				t.Fatalf("%s: %q joined by %d, %d wanted:\n in memory %v\n FTS5      %v", when, terms, op, n, got, want)
 			}
 			ranked++
 		}
@@ -541,4 +534,88 @@ func TestLexIndexCatchesUpInline(t *testing.T) {
 	}
 	waitLex(t, db)
 	compareLex(t, db, []mnemo.Scope{scope}, rng, 20, "caught up in the background")
+}
+
+// checkFTSStats checks the full-text statistics the writer keeps
+// (fts_scopes) against the index's own record of each row's length, and
+// the in-memory index's per scope against both when it is built.
+func checkFTSStats(t *testing.T, db *DB, when string) {
+	t.Helper()
+	ctx := t.Context()
+	kept := map[int64][2]int64{}
+	rows, err := db.reader.QueryContext(ctx, `SELECT scope, docs, tokens FROM fts_scopes WHERE scope > 0 AND docs != 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, docs, tokens int64
+		if err := rows.Scan(&id, &docs, &tokens); err != nil {
+			t.Fatal(err)
+		}
+		kept[id] = [2]int64{docs, tokens}
+	}
+	rows.Close()
+	want := map[int64][2]int64{}
+	rows, err = db.reader.QueryContext(ctx, `SELECT id, sz FROM memories_fts_docsize`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var (
+			id int64
+			sz []byte
+		)
+		if err := rows.Scan(&id, &sz); err != nil {
+			t.Fatal(err)
+		}
+		n, err := docsizeTokens(sz)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := want[id>>scopeBits]
+		want[id>>scopeBits] = [2]int64{st[0] + 1, st[1] + n}
+	}
+	rows.Close()
+	if !maps.Equal(kept, want) {
+		t.Fatalf("%s: fts_scopes holds %v, the index %v", when, kept, want)
+	}
+	db.lex.mu.RLock()
+	defer db.lex.mu.RUnlock()
+	if !db.lex.ready {
+		return
+	}
+	mem := map[int64][2]int64{}
+	for id, s := range db.lex.scopes {
+		if s.rows != 0 {
+			mem[id] = [2]int64{s.rows, s.tokens}
+		}
+	}
+	if !maps.Equal(mem, want) {
+		t.Fatalf("%s: the in-memory index holds %v by scope, the index %v", when, mem, want)
+	}
+}
+
+// fts5BM25 ranks expr in the span by FTS5's own bm25(), whose statistics
+// are the whole table's: in a store of one scope, the scope's.
+func fts5BM25(t *testing.T, db *DB, expr string, sp span, n int) []ranked {
+	t.Helper()
+	rows, err := db.reader.QueryContext(t.Context(), `SELECT rowid, `+bm25+` AS rank FROM memories_fts
+		WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ?
+		ORDER BY rank LIMIT ?`, expr, sp.lo, sp.hi, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []ranked
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.seq, &r.rank); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -133,6 +133,9 @@ func (db *DB) RebuildIndex(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return fmt.Errorf("sqlite: rebuild index: %w", err)
 	}
+	if err := fillFTSStats(ctx, tx, true); err != nil {
+		return fmt.Errorf("sqlite: rebuild index: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: rebuild index: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/mnemo-dev/mnemo"
@@ -14,10 +15,6 @@ import (
 // TextQuery.Limit is zero.
 const defaultSearchLimit = 100
 
-// bm25 ranks a full-text match: lower is better, as FTS5 sorts it. The
-// weights are those of the columns text, context and meta.
-const bm25 = `bm25(memories_fts, 1.0, 0.35, 0.6)`
-
 // overfetch is how many candidates per hit wanted the full-text index ranks
 // before the filter applies, when the filter is not selective.
 const overfetch = 2
@@ -26,8 +23,9 @@ const overfetch = 2
 // prefixes and match q's filter, best BM25 first. When the full-text index
 // fails it answers by substring matching instead, and says so.
 //
-// BM25 statistics (document frequency, average length) are those of the
-// whole index, all scopes together, as FTS5 keeps them.
+// BM25 statistics (rows, average length, each term's rows) are the
+// scope's own (REC-10), not the whole table's as FTS5's bm25() counts
+// them: nothing another scope holds moves the ranks or the scores.
 func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) (mnemo.SearchResult, error) {
 	if err := checkScope(scope); err != nil {
 		return mnemo.SearchResult{}, err
@@ -67,39 +65,35 @@ func (db *DB) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery) 
 	}, nil
 }
 
-// match asks the full-text index, within the scope's rowid range, so that
-// FTS5 reads only the scope's part of each posting list. CROSS JOIN keeps
-// the index as the outer loop: without statistics, SQLite may otherwise walk
-// every memory of the scope and look each up in the matches.
+// match ranks the scope's full-text matches, from the in-memory index
+// when it is fresh and can answer, else from the full-text index itself
+// (rankFTS): the same ranks either way, over the scope's statistics.
 //
-// FTS5 scores every row that matches before it can sort, so the join with
-// memories is what to keep off the rows that do not make the page. Unless
-// the filter is selective, match ranks in the index alone, takes a few more
-// candidates than wanted, and filters those; only if too few survive does it
-// filter every match, which is exact.
+// Ranking scores every row that matches before it can sort, so reading
+// rows is what to keep off those that do not make the page. Unless the
+// filter is selective, match ranks in the index alone, takes a few more
+// candidates than wanted, and filters those; only if too few survive does
+// it filter every match, which is exact.
 func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) ([]mnemo.Hit, error) {
 	var (
-		expr      string
 		allCommon bool
 		err       error
 		mem       = db.lex.fresh(ctx)
+		op        = lexOr
 	)
 	if q.MatchAll {
 		// Every term: the index intersects posting lists, as cheap as the
 		// rarest term; nothing to drop or narrow.
-		expr = matchExprJoin(q, " AND ")
+		op = lexAnd
 		if !selective(&q.Filter) {
-			ranked, err := db.rank(ctx, mem, q, lexAnd, expr, sp, overfetch*q.Limit)
+			ranked, err := db.rank(ctx, mem, q, lexAnd, false, sp, overfetch*q.Limit)
 			if err != nil {
 				return nil, err
 			}
 			return db.fetchRanked(ctx, ranked, w, q.Limit)
 		}
-	} else {
-		if q, allCommon, err = db.dropCommonTerms(ctx, mem, sp, q); err != nil {
-			return nil, err
-		}
-		expr = matchExpr(q)
+	} else if q, allCommon, err = db.dropCommonTerms(ctx, mem, sp, q); err != nil {
+		return nil, err
 	}
 	if !q.MatchAll && !selective(&q.Filter) {
 		want := overfetch * q.Limit
@@ -107,9 +101,8 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 		// of them. The rows with two or more of its words are far fewer
 		// and hold its best matches: rank those first, and every match
 		// only if they are too few.
-		for i, e := range narrower(q, allCommon) {
-			// Every term first, then any two.
-			ranked, err := db.rank(ctx, mem, q, []lexJoin{lexAnd, lexPairs}[i], e, sp, want)
+		for _, op := range narrower(q, allCommon) {
+			ranked, err := db.rank(ctx, mem, q, op, false, sp, want)
 			if err != nil {
 				return nil, err
 			}
@@ -120,7 +113,7 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 				}
 			}
 		}
-		ranked, err := db.rank(ctx, mem, q, lexOr, expr, sp, want)
+		ranked, err := db.rank(ctx, mem, q, lexOr, false, sp, want)
 		if err != nil {
 			return nil, err
 		}
@@ -131,48 +124,19 @@ func (db *DB) match(ctx context.Context, sp span, q *mnemo.TextQuery, w *where) 
 			return hits, err
 		}
 	}
-	if mem && len(q.Prefixes) == 0 {
-		op := lexOr
-		if q.MatchAll {
-			op = lexAnd
-		}
-		if hits, ok, err := db.matchFiltered(ctx, sp, q, op, w); err != nil || ok {
-			return hits, err
-		}
-	}
-	db.ftsFiltered.Add(1)
-	args := append([]any{expr, sp.lo, sp.hi}, w.args...)
-	rows, err := db.readStmts.QueryContext(ctx, `WITH ranked AS (
-			SELECT m.seq, `+bm25+` AS rank
-			FROM memories_fts CROSS JOIN memories m ON m.seq = memories_fts.rowid
-			WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND memories_fts.rowid < ? AND `+w.String()+`
-			ORDER BY rank LIMIT ?
-		)
-		SELECT `+memoryColumns+`, -ranked.rank
-		FROM ranked CROSS JOIN memories m ON m.seq = ranked.seq
-		ORDER BY ranked.rank, m.seq`, append(args, q.Limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	return scanHits(rows)
+	return db.matchFiltered(ctx, mem, sp, q, op, w)
 }
 
-// filteredMatches is how many matches a filtered search ranks in memory
-// at most; past it FTS5 ranks the rows the filter selects.
-const filteredMatches = 20_000
-
 // matchFiltered answers a search whose filter is selective, or dropped too
-// many of the best matches, from the in-memory index: it ranks every match
-// there, asks the table which of them the filter selects, best first a
-// page at a time, and loads the first q.Limit of those. FTS5 would score
-// every match and read each one's row to filter it, which made a "when"
-// question's search of dated memories (REC-29) the slowest part of recall
-// (PERF-10). The answer is FTS5's: the same ranks, ties by seq. It
-// reports false when the index cannot answer or the matches are too many.
-func (db *DB) matchFiltered(ctx context.Context, sp span, q *mnemo.TextQuery, op lexJoin, w *where) ([]mnemo.Hit, bool, error) {
-	rs, ok := db.lex.rank(sp, lexQuery{terms: q.Terms, op: op, dated: q.Filter.Dated}, filteredMatches+1)
-	if !ok || len(rs) > filteredMatches {
-		return nil, false, nil
+// many of the best matches: it ranks every match, asks the table which of
+// them the filter selects, best first a page at a time, and loads the
+// first q.Limit of those. Reading each match's row to filter it made a
+// "when" question's search of dated memories (REC-29) the slowest part of
+// recall (PERF-10); the in-memory index ranks the dated ones alone.
+func (db *DB) matchFiltered(ctx context.Context, mem bool, sp span, q *mnemo.TextQuery, op lexJoin, w *where) ([]mnemo.Hit, error) {
+	rs, err := db.rank(ctx, mem, q, op, q.Filter.Dated, sp, math.MaxInt)
+	if err != nil {
+		return nil, err
 	}
 	var sel []ranked
 	for page := overfetch * q.Limit; len(rs) > 0 && len(sel) < q.Limit; page *= 2 {
@@ -180,7 +144,7 @@ func (db *DB) matchFiltered(ctx context.Context, sp span, q *mnemo.TextQuery, op
 		rs = rs[len(part):]
 		pass, err := db.selected(ctx, part, w)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		for _, r := range part {
 			if pass[r.seq] {
@@ -188,8 +152,7 @@ func (db *DB) matchFiltered(ctx context.Context, sp span, q *mnemo.TextQuery, op
 			}
 		}
 	}
-	hits, err := db.fetchRanked(ctx, sel, w, q.Limit)
-	return hits, err == nil, err
+	return db.fetchRanked(ctx, sel, w, q.Limit)
 }
 
 // selected reports which of rs the filter w selects, reading only the
@@ -261,35 +224,19 @@ func (db *DB) dropCommonTerms(ctx context.Context, mem bool, sp span, q *mnemo.T
 	return &out, false, nil
 }
 
-// narrower returns, for a query of common terms only, FTS5 queries that
+// narrower returns, for a query of common terms only, the joins that
 // match fewer rows than the query itself and hold its best matches: the
 // rows with every term, then the rows with at least two. None for other
-// queries, or for queries of fewer than two terms.
-func narrower(q *mnemo.TextQuery, allCommon bool) []string {
-	if !allCommon {
+// queries, or for queries of fewer than two terms or more than six.
+func narrower(q *mnemo.TextQuery, allCommon bool) []lexJoin {
+	n := len(q.Terms) + len(q.Prefixes)
+	if !allCommon || n < 2 || n > 6 { // at most 15 pairs
 		return nil
 	}
-	var parts []string
-	for _, t := range q.Terms {
-		parts = append(parts, quote(t))
+	if n == 2 {
+		return []lexJoin{lexAnd}
 	}
-	for _, p := range q.Prefixes {
-		parts = append(parts, quote(p)+"*")
-	}
-	if len(parts) < 2 || len(parts) > 6 {
-		return nil // at most 15 pairs
-	}
-	out := []string{strings.Join(parts, " AND ")}
-	if len(parts) > 2 {
-		var pairs []string
-		for i := range parts {
-			for j := i + 1; j < len(parts); j++ {
-				pairs = append(pairs, "("+parts[i]+" AND "+parts[j]+")")
-			}
-		}
-		out = append(out, strings.Join(pairs, " OR "))
-	}
-	return out
+	return []lexJoin{lexAnd, lexPairs}
 }
 
 // ranked is one full-text match: a memory's seq and its BM25 rank (lower
@@ -299,41 +246,43 @@ type ranked struct {
 	rank float64
 }
 
-// rank returns the best n matches of expr, q's terms and prefixes joined as
-// op says, in the scope's rowid range: from the in-memory index when mem and
-// it can answer, which gives the same rows in the same order with the same
-// ranks, or else from FTS5 alone.
-func (db *DB) rank(ctx context.Context, mem bool, q *mnemo.TextQuery, op lexJoin, expr string, sp span, n int) ([]ranked, error) {
+// rank returns the best n matches of q's terms and prefixes, joined as op
+// says, in the scope's rowid range: from the in-memory index when mem and
+// it can answer, else from the full-text index (rankFTS), which gives the
+// same rows in the same order with the same ranks. dated lets the
+// in-memory index keep to the rows that say when they happened; the
+// caller's filter does so for the other (REC-29).
+func (db *DB) rank(ctx context.Context, mem bool, q *mnemo.TextQuery, op lexJoin, dated bool, sp span, n int) ([]ranked, error) {
 	if mem && len(q.Prefixes) == 0 {
-		if rs, ok := db.lex.rank(sp, lexQuery{terms: q.Terms, op: op}, n); ok {
-			return rs, nil
+		if toks, ok := db.queryTokens(ctx, q.Terms); ok {
+			if rs, ok := db.lex.rank(sp, lexQuery{terms: toks, tokens: true, op: op, dated: dated}, n); ok {
+				return rs, nil
+			}
 		}
 	}
-	return db.rankInIndex(ctx, expr, sp, n)
+	if dated || n == math.MaxInt {
+		db.ftsFiltered.Add(1)
+	}
+	return db.rankFTS(ctx, sp, q, op, n)
 }
 
-// rankInIndex returns the best n matches of expr in the scope's rowid range,
-// from the full-text index alone.
-func (db *DB) rankInIndex(ctx context.Context, expr string, sp span, n int) ([]ranked, error) {
-	rows, err := db.readStmts.QueryContext(ctx, `SELECT rowid, `+bm25+` AS rank FROM memories_fts
-		WHERE memories_fts MATCH ? AND rowid >= ? AND rowid < ?
-		ORDER BY rank LIMIT ?`, expr, sp.lo, sp.hi, n)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	defer rows.Close()
-	var out []ranked
-	for rows.Next() {
-		var r ranked
-		if err := rows.Scan(&r.seq, &r.rank); err != nil {
-			return nil, fmt.Errorf("sqlite: search: %w", err)
+// queryTokens returns the token FTS5 makes of each term, or false when it
+// makes other than exactly one of some term (a phrase, which rankFTS
+// matches).
+func (db *DB) queryTokens(ctx context.Context, terms []string) ([]string, bool) {
+	toks := make([]string, len(terms))
+	for i, t := range terms {
+		if tok, ok := lexQueryTerm(t); ok {
+			toks[i] = tok
+			continue
 		}
-		out = append(out, r)
+		split, err := db.tokenizer.tokens(ctx, t)
+		if err != nil || len(split) != 1 {
+			return nil, false
+		}
+		toks[i] = split[0]
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	return out, nil
+	return toks, true
 }
 
 // fetchRanked loads the first n memories of rs that pass the filter, in
@@ -373,21 +322,6 @@ func selective(f *mnemo.Filter) bool {
 		f.KeyPrefix != "" || f.CreatedAfter != nil || f.CreatedBefore != nil ||
 		f.OccurredAfter != nil || f.OccurredBefore != nil ||
 		f.Dated // few memories say when they happened (REC-29)
-}
-
-// matchExpr returns the FTS5 query for q: `"term" OR "pre"*`.
-func matchExpr(q *mnemo.TextQuery) string { return matchExprJoin(q, " OR ") }
-
-// matchExprJoin returns q's terms and prefixes joined by op.
-func matchExprJoin(q *mnemo.TextQuery, op string) string {
-	parts := make([]string, 0, len(q.Terms)+len(q.Prefixes))
-	for _, t := range q.Terms {
-		parts = append(parts, quote(t))
-	}
-	for _, p := range q.Prefixes {
-		parts = append(parts, quote(p)+"*")
-	}
-	return strings.Join(parts, op)
 }
 
 // quote makes s one FTS5 string, which the tokenizer splits like indexed

@@ -87,6 +87,8 @@ type DB struct {
 	ftsMerge *ftsMerger
 	// lex ranks full-text matches in memory once built (lexindex.go).
 	lex *lexIndex
+	// tokenizer splits query terms lexTokens cannot be sure of (rankFTS).
+	tokenizer ftsTokenizer
 	// rows keeps the rows searches read, checked on each read (rowcache.go).
 	rows *rowCache
 	// vectorExamined counts the neighbours vector searches checked against
@@ -97,8 +99,9 @@ type DB struct {
 	// search to reading no more rows than it returns when its filter
 	// drops none.
 	rowsRead atomic.Int64
-	// ftsFiltered counts the searches FTS5 ranked with their filter, which
-	// the in-memory index answers once built.
+	// ftsFiltered counts the searches that ranked every match from the
+	// full-text index's own records to filter them (rankFTS), which the
+	// in-memory index answers once built.
 	ftsFiltered atomic.Int64
 
 	// eventStmts are the statements of an event append (events.go).
@@ -174,6 +177,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.writer.Close()
 		return nil, err
 	}
+	if err := retryBusy(ctx, func() error { return db.fillFTSStats(ctx) }); err != nil {
+		db.writer.Close()
+		return nil, err
+	}
 
 	db.reader, err = sql.Open("sqlite", dsn(abs,
 		"_pragma=busy_timeout(5000)",
@@ -218,7 +225,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.ftsMerge = newFTSMerger(db)
 	if opts.PreloadVectors {
 		// The in-memory full-text index is built after the vector
-		// indexes are loaded: FTS5 ranks until it is, while a search
+		// indexes are loaded: the full-text index ranks until it is, while a search
 		// needs the vectors, and on two cores the build slows the load
 		// beside it (PERF-13).
 		db.vectors.preload(db, db.lex.start)
@@ -241,6 +248,7 @@ func (db *DB) Close() error {
 		db.ftsMerge.close()
 	}
 	db.lex.close()
+	db.tokenizer.close()
 	err := db.vectors.close()
 	if err != nil {
 		db.logger.Warn("saving vector indexes failed; they will be caught up on open", "err", err)

@@ -227,6 +227,9 @@ func (b *batch) write(ctx context.Context, recs []mnemo.Record) ([]mnemo.Memory,
 	if err := b.countInserted(ctx); err != nil {
 		return nil, fmt.Errorf("sqlite: write: %w", err)
 	}
+	if err := addFTSStats(ctx, b.exec, b.span, b.ftsDocs, b.ftsTokens); err != nil {
+		return nil, fmt.Errorf("sqlite: write: %w", err)
+	}
 	return out, nil
 }
 
@@ -313,6 +316,9 @@ type batch struct {
 	ftsRows int64
 	// lexOps are those rows, for the in-memory index once committed.
 	lexOps []lexOp
+	// ftsDocs and ftsTokens are what the batch changed the scope's
+	// full-text statistics by (fts_scopes).
+	ftsDocs, ftsTokens int64
 }
 
 // QueryRowContext runs a query of one row in the transaction, prepared
@@ -565,6 +571,17 @@ func (b *batch) index(ctx context.Context, seq int64, m *mnemo.Memory, idx *mnem
 			seq, idx.Text, idx.Context, idx.Meta); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
+		// The tokens as FTS5 counts them: lexTokens's count when it is sure
+		// of them, else FTS5's own record of the row.
+		n, ok := lexLen(idx.Text, idx.Context, idx.Meta)
+		if !ok {
+			var err error
+			if n, _, err = ftsLen(ctx, b, seq); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+		}
+		b.ftsDocs++
+		b.ftsTokens += n
 		b.ftsRows++
 		src := m.OccurredOf().Source
 		b.lexOps = append(b.lexOps, lexOp{seq: seq, dated: src == mnemo.OccurredText || src == mnemo.OccurredWriter,
@@ -581,8 +598,16 @@ func (b *batch) index(ctx context.Context, seq int64, m *mnemo.Memory, idx *mnem
 // unindex removes the memory at seq from the indexes.
 func (b *batch) unindex(ctx context.Context, seq int64) error {
 	if b.fts {
+		n, held, err := ftsLen(ctx, b, seq)
+		if err != nil {
+			return fmt.Errorf("unindex: %w", err)
+		}
 		if _, err := b.exec(ctx, `DELETE FROM memories_fts WHERE rowid = ?`, seq); err != nil {
 			return fmt.Errorf("unindex: %w", err)
+		}
+		if held {
+			b.ftsDocs--
+			b.ftsTokens -= n
 		}
 		b.ftsRows++
 		b.lexOps = append(b.lexOps, lexOp{seq: seq, del: true})
@@ -794,19 +819,34 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) `+sel+` AND tombstone = 0`, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 	}
-	var unindexed []lexOp // rows to drop from the in-memory full-text index
+	var (
+		unindexed          []lexOp // rows to drop from the in-memory full-text index
+		ftsDocs, ftsTokens int64   // and what they take from the scope's statistics
+	)
 	if fts {
-		rows, err := tx.QueryContext(ctx, `SELECT seq `+sel+` AND tombstone = 0`, args...)
+		rows, err := tx.QueryContext(ctx, `SELECT seq, (SELECT sz FROM memories_fts_docsize WHERE id = seq) `+sel+` AND tombstone = 0`, args...)
 		if err != nil {
 			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 		}
 		for rows.Next() {
-			var seq int64
-			if err := rows.Scan(&seq); err != nil {
+			var (
+				seq int64
+				sz  []byte
+			)
+			if err := rows.Scan(&seq, &sz); err != nil {
 				rows.Close()
 				return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 			}
 			unindexed = append(unindexed, lexOp{seq: seq, del: true})
+			if sz != nil {
+				n, err := docsizeTokens(sz)
+				if err != nil {
+					rows.Close()
+					return 0, fmt.Errorf("sqlite: %s: memory %d: %w", op, seq, err)
+				}
+				ftsDocs++
+				ftsTokens += n
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -850,6 +890,11 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	args = append(args, sql.Named("op", op), sql.Named("at", sqlrow.Nanos(db.now())))
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s, args...); err != nil {
+			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
+		}
+	}
+	if len(unindexed) > 0 {
+		if err := addFTSStats(ctx, tx.ExecContext, spanOf(unindexed[0].seq>>scopeBits), -ftsDocs, -ftsTokens); err != nil {
 			return 0, fmt.Errorf("sqlite: %s: %w", op, err)
 		}
 	}

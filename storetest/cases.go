@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,6 +185,64 @@ func testScopeIsolation(t *testing.T, s mnemo.Store) {
 			t.Errorf("%v: Stats = %+v, want 1 memory, no tombstone", sc, st)
 		}
 	}
+}
+
+// testScoresIsolation checks that a scope's full-text scores are over its
+// own statistics (REC-10): what another tenant stores, forgets or clears,
+// however many of the same words, moves none of them.
+func testScoresIsolation(t *testing.T, s mnemo.Store) {
+	ctx := t.Context()
+	var recs []mnemo.Record
+	for i, text := range []string{"apple pie recipe", "banana bread and apple", "grape juice", "recipe for a quiet week"} {
+		recs = append(recs, put(newMemory(scopeAY, i+1, "", text)))
+	}
+	write(t, s, scopeAY, recs...)
+	queries := []mnemo.TextQuery{
+		{Filter: mnemo.Filter{Now: t0}, Terms: []string{"apple", "recipe"}},
+		{Filter: mnemo.Filter{Now: t0}, Terms: []string{"apple", "banana"}, MatchAll: true},
+		{Filter: mnemo.Filter{Now: t0}, Terms: []string{"grape"}, Prefixes: []string{"rec"}},
+	}
+	scores := func() [][]mnemo.Hit {
+		out := make([][]mnemo.Hit, len(queries))
+		for i, q := range queries {
+			out[i] = search(t, s, scopeAY, q)
+		}
+		return out
+	}
+	same := func(when string, got, want [][]mnemo.Hit) {
+		t.Helper()
+		for i := range want {
+			if len(got[i]) != len(want[i]) || len(want[i]) == 0 {
+				t.Fatalf("%s: query %d: %d hits, want %d (and some)", when, i, len(got[i]), len(want[i]))
+			}
+			for k := range want[i] {
+				if g, w := got[i][k], want[i][k]; g.Memory.ID != w.Memory.ID || g.Lexical != w.Lexical {
+					t.Errorf("%s: query %d, hit %d: %s scored %v, want %s %v", when, i, k, g.Memory.ID, g.Lexical, w.Memory.ID, w.Lexical)
+				}
+			}
+		}
+	}
+	want := scores()
+
+	recs = nil
+	var forget []string
+	for i := range 60 {
+		m := newMemory(scopeBX, 100+i, "", "apple apple recipe banana bread grape "+strings.Repeat("filler words ", i%7))
+		recs = append(recs, put(m))
+		if i%3 == 0 {
+			forget = append(forget, m.ID)
+		}
+	}
+	write(t, s, scopeBX, recs...)
+	same("another tenant wrote", scores(), want)
+	if _, err := s.Forget(ctx, scopeBX, forget, nil); err != nil {
+		t.Fatalf("Forget: %v", err)
+	}
+	same("another tenant forgot", scores(), want)
+	if _, err := s.Clear(ctx, scopeBX); err != nil {
+		t.Fatalf("Clear: %v", err)
+	}
+	same("another tenant cleared", scores(), want)
 }
 
 // testBatchAtomic checks that a batch with a bad record stores nothing.

@@ -66,6 +66,7 @@ var cases = []testCase{
 	{"RoundTrip", testRoundTrip},
 	{"ScopeRequired", testScopeRequired},
 	{"ScopeIsolation", testScopeIsolation},
+	{"ScoresIsolation", testScoresIsolation},
 	{"BatchAtomic", testBatchAtomic},
 	{"LastWriteWins", testLastWriteWins},
 	{"Tombstone", testTombstone},
