@@ -110,8 +110,18 @@ type ftsMatch struct {
 	tf  [3]uint16
 }
 
-// ftsColumns are memories_fts's columns, in order.
-var ftsColumns = map[string]int{"text": 0, "context": 1, "meta": 2}
+// ftsColumn returns the number of a column of memories_fts, by name.
+func ftsColumn(name string) (int, error) {
+	switch name {
+	case "text":
+		return 0, nil
+	case "context":
+		return 1, nil
+	case "meta":
+		return 2, nil
+	}
+	return 0, fmt.Errorf("full-text column %q", name)
+}
 
 // phraseMatches returns the rows of the span holding p, by seq: where its
 // tokens stand one after the other in one column, as FTS5 matches a
@@ -154,10 +164,10 @@ func (db *DB) phraseMatches(ctx context.Context, sp span, p ftsPhrase) ([]ftsMat
 				rows.Close()
 				return nil, err
 			}
-			c, ok := ftsColumns[col]
-			if !ok {
+			c, err := ftsColumn(col)
+			if err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("full-text column %q", col)
+				return nil, err
 			}
 			k := place{seq, c}
 			m[k] = append(m[k], off)
@@ -219,9 +229,9 @@ func (db *DB) tokenMatches(ctx context.Context, sp span, tok string) ([]ftsMatch
 		if err := rows.Scan(&seq, &col); err != nil {
 			return nil, err
 		}
-		c, ok := ftsColumns[col]
-		if !ok {
-			return nil, fmt.Errorf("full-text column %q", col)
+		c, err := ftsColumn(col)
+		if err != nil {
+			return nil, err
 		}
 		if len(out) == 0 || out[len(out)-1].seq != seq {
 			if len(out) > 0 && out[len(out)-1].seq > seq {
@@ -317,24 +327,31 @@ type ftsTokenizer struct {
 	mu   sync.Mutex
 	db   *sql.DB
 	conn *sql.Conn // the one connection: the in-memory database is its own
+	// terms keeps the tokens of short texts (query terms, which come again
+	// and again), up to tokenizerTerms of them.
+	terms map[string][]string
 }
 
-func (t *ftsTokenizer) tokens(ctx context.Context, s string) (_ []string, err error) {
+const (
+	tokenizerTerms    = 4096
+	tokenizerTermSize = 64 // bytes: longer texts are not kept
+)
+
+func (t *ftsTokenizer) tokens(ctx context.Context, s string) ([]string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if toks, ok := t.terms[s]; ok {
+		return toks, nil
+	}
 	if t.conn == nil {
 		if err := t.open(ctx); err != nil {
 			return nil, fmt.Errorf("tokenizer: %w", err)
 		}
 	}
-	if _, err := t.conn.ExecContext(ctx, `INSERT INTO f (rowid, a) VALUES (1, ?)`, s); err != nil {
+	// The table holds one row, replaced each time.
+	if _, err := t.conn.ExecContext(ctx, `INSERT OR REPLACE INTO f (rowid, a) VALUES (1, ?)`, s); err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	defer func() {
-		if _, derr := t.conn.ExecContext(context.WithoutCancel(ctx), `DELETE FROM f WHERE rowid = 1`); derr != nil && err == nil {
-			err = fmt.Errorf("tokenizer: %w", derr)
-		}
-	}()
 	rows, err := t.conn.QueryContext(ctx, `SELECT term FROM v WHERE doc = 1 ORDER BY offset`)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
@@ -350,6 +367,12 @@ func (t *ftsTokenizer) tokens(ctx context.Context, s string) (_ []string, err er
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	if len(s) <= tokenizerTermSize {
+		if len(t.terms) >= tokenizerTerms || t.terms == nil {
+			t.terms = make(map[string][]string)
+		}
+		t.terms[s] = slices.Clip(toks)
 	}
 	return toks, nil
 }

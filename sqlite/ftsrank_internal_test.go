@@ -425,3 +425,45 @@ func FuzzFullTextRank(f *testing.F) {
 		}
 	})
 }
+
+// TestFTSTokenizer: the tokenizer splits as lexTokens does wherever
+// lexTokens is sure, holds nothing of one text when it splits the next,
+// and gives a kept term's tokens again.
+func TestFTSTokenizer(t *testing.T) {
+	var tz ftsTokenizer
+	defer tz.close()
+	ctx := t.Context()
+	texts := []string{"plain words here", "MiXeD Case", "x-ray o'neil v1.2", "café naïve", "喜欢 北京",
+		"ελλάδα москва", "a", "", "emoji 😀 here", strings.Repeat("long text ", 20)}
+	for range 2 { // the second time from what it keeps
+		for _, text := range texts {
+			var want []string
+			if !lexTokens(text, func(s string) bool { want = append(want, s); return true }) {
+				t.Fatalf("lexTokens is unsure of %q", text)
+			}
+			got, err := tz.tokens(ctx, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("tokens(%q) = %q, lexTokens %q", text, got, want)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"CAFÉ", []string{"café"}},
+		{"µ", []string{"μ"}},
+		{"e\u0301clair", []string{"e\u0301clair"}},
+	} {
+		got, err := tz.tokens(ctx, tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("tokens(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
