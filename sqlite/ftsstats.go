@@ -139,16 +139,40 @@ func (db *DB) fillFTSStats(ctx context.Context) error {
 	if filled > 0 {
 		return nil
 	}
+	return db.refillFTSStats(ctx, false)
+}
+
+// refillFTSStats runs fillFTSStats in a write transaction of its own.
+func (db *DB) refillFTSStats(ctx context.Context, all bool) error {
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: %w", err)
+		return fmt.Errorf("sqlite: full-text statistics: %w", err)
 	}
 	defer tx.Rollback()
-	if err := fillFTSStats(ctx, tx, false); err != nil {
+	if err := fillFTSStats(ctx, tx, all); err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: full-text statistics: %w", err)
 	}
 	return nil
+}
+
+// keptFTSStats returns the rows and tokens fts_scopes holds for each scope
+// with any.
+func keptFTSStats(ctx context.Context, tx *sql.Tx) (map[int64][2]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT scope, docs, tokens FROM fts_scopes WHERE scope > 0 AND (docs != 0 OR tokens != 0)`)
+	if err != nil {
+		return nil, fmt.Errorf("full-text statistics: %w", err)
+	}
+	defer rows.Close()
+	kept := map[int64][2]int64{}
+	for rows.Next() {
+		var id, docs, tokens int64
+		if err := rows.Scan(&id, &docs, &tokens); err != nil {
+			return nil, fmt.Errorf("full-text statistics: %w", err)
+		}
+		kept[id] = [2]int64{docs, tokens}
+	}
+	return kept, rows.Err()
 }

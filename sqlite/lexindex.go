@@ -410,7 +410,20 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 	if err := checkAverages(avg, nb.rows, nb.tokens); err != nil {
 		return err
 	}
+	// The statistics the writer keeps, against the index just counted:
+	// a process of a version that kept none may have written since the
+	// store was migrated (REC-10).
+	kept, err := keptFTSStats(ctx, tx)
+	if err != nil {
+		return err
+	}
 	tx.Rollback()
+	if !nb.statsEqual(kept) {
+		ix.db.logger.Warn("full-text statistics of the scopes differ from the index; counting them again")
+		if err := ix.db.refillFTSStats(ctx, true); err != nil {
+			return err
+		}
+	}
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -429,6 +442,22 @@ func (ix *lexIndex) build(ctx context.Context, gen int) error {
 	ix.logging, ix.log = false, nil
 	ix.ready = true
 	return nil
+}
+
+// statsEqual reports whether kept holds each scope's rows and tokens as
+// the index counts them.
+func (ix *lexIndex) statsEqual(kept map[int64][2]int64) bool {
+	n := 0
+	for id, s := range ix.scopes {
+		if s.rows == 0 && s.tokens == 0 {
+			continue
+		}
+		if kept[id] != [2]int64{s.rows, s.tokens} {
+			return false
+		}
+		n++
+	}
+	return n == len(kept)
 }
 
 // checkAverages compares the index's counts with FTS5's averages record: a
