@@ -120,10 +120,6 @@ type lexOp struct {
 	text  [3]string // text, context, meta
 	// history is the span of history seqs of the write, on its last op.
 	history historySpan
-	// analysed says that terms (or err) hold the row's terms already.
-	analysed bool
-	terms    []lexTerm
-	err      error
 }
 
 // BM25 of FTS5 with Search's column weights (bm25 in search.go).
@@ -501,20 +497,6 @@ func (ix *lexIndex) apply(ops []lexOp, h historySpan) {
 	// The span goes with the last op, or alone: a write may change no
 	// indexed text and still take history seqs.
 	ops = append(ops, lexOp{seq: -1, history: h})
-	// The rows are analysed before the lock, which searches wait for: a
-	// bulk write's text, and above all text only SQLite's tokenizer splits
-	// for certain, would hold them (PERF-11).
-	ix.mu.RLock()
-	wanted := ix.ready || ix.logging
-	ix.mu.RUnlock()
-	if wanted {
-		for i := range ops {
-			if op := &ops[i]; op.seq >= 0 && !op.del {
-				op.terms, op.err = ix.docTerms(context.Background(), op)
-				op.analysed = true
-			}
-		}
-	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.logging {
@@ -553,10 +535,7 @@ func (ix *lexIndex) applyLocked(op *lexOp) error {
 	if op.del {
 		return nil
 	}
-	d, err := op.terms, op.err
-	if !op.analysed {
-		d, err = ix.docTerms(context.Background(), op)
-	}
+	d, err := ix.docTerms(context.Background(), op)
 	if err != nil {
 		return fmt.Errorf("memory %d: %w", op.seq, err)
 	}
