@@ -501,3 +501,84 @@ func TestFTSStatsRepairedByBuild(t *testing.T) {
 		checkFTSStats(t, db, drift)
 	}
 }
+
+// BenchmarkSearchBesideWrites searches an agent while another goroutine
+// writes batches of 500 memories to it without pause, half of them with
+// text only SQLite's tokenizer splits for certain (unsure) or none (sure):
+// the searches' latency, the slowest included, shows how long the writes'
+// updates of the in-memory full-text index hold them (PERF-11).
+//
+//	go test -run '^$' -bench SearchBesideWrites -benchtime 3000x ./sqlite
+func BenchmarkSearchBesideWrites(b *testing.B) {
+	for _, unsure := range []bool{false, true} {
+		name := "text=sure"
+		if unsure {
+			name = "text=unsure"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := b.Context()
+			db, err := Open(ctx, filepath.Join(b.TempDir(), "m.db"), Options{Synchronous: "NORMAL"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			rng := rand.New(rand.NewPCG(1, 2))
+			sc := mnemo.Scope{TenantID: "t", AgentID: "a"}
+			id := 0
+			batch := func() []mnemo.Record {
+				recs := make([]mnemo.Record, 0, 500)
+				for j := range 500 {
+					r := lexRecord(rng, id, "")
+					id++
+					if unsure && j%2 == 0 {
+						r.Index.Text += " CAFÉ"
+					}
+					recs = append(recs, r)
+				}
+				return recs
+			}
+			for range 4 {
+				if _, err := db.Write(ctx, sc, batch()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for !db.LexicalIndex().Ready {
+				time.Sleep(time.Millisecond)
+			}
+			stop := make(chan struct{})
+			done := make(chan error)
+			go func() {
+				for {
+					select {
+					case <-stop:
+						done <- nil
+						return
+					default:
+					}
+					if _, err := db.Write(ctx, sc, batch()); err != nil {
+						done <- err
+						return
+					}
+				}
+			}()
+			q := mnemo.TextQuery{Terms: []string{"zucchini", "yam"}, Limit: 10}
+			var durs []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if _, err := db.Search(ctx, sc, q); err != nil {
+					b.Fatal(err)
+				}
+				durs = append(durs, time.Since(start))
+			}
+			close(stop)
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+			slices.Sort(durs)
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			b.ReportMetric(ms(durs[len(durs)/2]), "p50-ms")
+			b.ReportMetric(ms(durs[len(durs)*99/100]), "p99-ms")
+			b.ReportMetric(ms(durs[len(durs)-1]), "max-ms")
+		})
+	}
+}
