@@ -171,6 +171,10 @@ func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
 		m.quantised(l, y, x, rows, sc, false, false)
 		return
 	}
+	if l.half != nil {
+		l.apply(gemmHalf, y, x, rows)
+		return
+	}
 	l.apply(m.kernel, y, x, rows)
 }
 
@@ -178,6 +182,10 @@ func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
 func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
 	if l.q != nil {
 		m.quantised(l, y, x, rows, sc, false, true)
+		return
+	}
+	if l.half != nil {
+		l.applyAdd(gemmHalf, y, x, rows)
 		return
 	}
 	l.applyAdd(m.kernel, y, x, rows)

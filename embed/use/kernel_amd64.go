@@ -8,7 +8,7 @@ import (
 
 // bestPath returns the fastest path this CPU (and operating system, which
 // must save the wider registers) supports: int8 with AVX-512 VNNI, float32
-// with AVX2 and FMA, or the portable Go loops.
+// with AVX2, FMA and F16C, or the portable Go loops.
 func bestPath() path {
 	switch {
 	case hasVNNI():
@@ -19,7 +19,7 @@ func bestPath() path {
 	return pathGo
 }
 
-func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C }
 
 // hasVNNI reports AVX-512 with VNNI (and VL, for packBlockAVX512's
 // 128-bit forms, and POPCNT); the VNNI path also runs the float layers it
@@ -47,6 +47,17 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	_ = c[3*ldc+l.out-1]
 	_ = l.panels[panels*in*panelWidth-1]
 	gemm4x16(&a[0], lda, &l.panels[0], in, panels, &c[0], ldc)
+}
+
+// gemmHalf is the kernel type's contract implemented with AVX2, FMA and
+// F16C, on l's half-precision weights (see halve).
+func gemmHalf(a []float32, lda int, l *linear, c []float32, ldc int) {
+	in, panels := l.in, l.out/panelWidth
+	// Bounds the assembly relies on, checked once here.
+	_ = a[3*lda+in-1]
+	_ = c[3*ldc+l.out-1]
+	_ = l.half[panels*in*panelWidth-1]
+	gemm4x16h(&a[0], lda, &l.half[0], in, panels, &c[0], ldc)
 }
 
 // qgemm is qgemmGo's contract implemented with AVX-512 VNNI.
@@ -88,6 +99,9 @@ func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, b
 
 //go:noescape
 func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
+
+//go:noescape
+func gemm4x16h(a *float32, lda int, w *uint16, k int, panels int, c *float32, ldc int)
 
 //go:noescape
 func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)

@@ -11,6 +11,10 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	panic("use: no AVX2 kernel on this architecture")
 }
 
+func gemmHalf(a []float32, lda int, l *linear, c []float32, ldc int) {
+	panic("use: no AVX2 kernel on this architecture")
+}
+
 // The int8 path's kernels, which only amd64 runs (see supported), are
 // their portable twins here.
 

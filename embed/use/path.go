@@ -12,7 +12,7 @@ type path int
 
 const (
 	pathGo   path = iota // portable Go loops, float32
-	pathAVX2             // AVX2 and FMA assembly, float32
+	pathAVX2             // AVX2, FMA and F16C assembly, float32 (weights read as halves)
 	pathVNNI             // AVX-512 VNNI assembly, int8 weights and activations
 )
 

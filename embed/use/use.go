@@ -125,9 +125,16 @@ func loadModelPath(modelData, nfkcData []byte, p path, int8Layer0 bool) (*model,
 		return nil, err
 	}
 	m := &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel(), vec: p.vec(), signal: timingSignal(w.timing)}
-	if p == pathVNNI {
+	switch p {
+	case pathVNNI:
 		for _, l := range w.quantised() {
 			l.q = newQLinear(l)
+		}
+	case pathAVX2:
+		// The layers the int8 path quantises, read as halves (see
+		// halve).
+		for _, l := range w.quantised() {
+			l.halve()
 		}
 	}
 	m.layer0 = newLayer0(&w.layers[0], m.signal, m.kernel, len(w.embeddings)/embedDim, int8Layer0 && p == pathVNNI)

@@ -434,6 +434,78 @@ func TestKernelsAgree(t *testing.T) {
 	}
 }
 
+// TestHalfKernel checks that the AVX2 path reads the layers it halves as
+// halves, and that their products are the float32 kernel's on the halves'
+// values, bit for bit.
+func TestHalfKernel(t *testing.T) {
+	if !pathAVX2.supported() {
+		t.Skip("no AVX2, FMA and F16C")
+	}
+	m, err := loadModelPath(modelFile, nfkcFile, pathAVX2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, l := range m.weights.quantised() {
+		if l.half == nil {
+			t.Fatalf("layer %d (%d×%d) is not halved", n, l.in, l.out)
+		}
+		widened := &linear{in: l.in, out: l.out, bias: l.bias, panels: make([]float32, len(l.half))}
+		for i, h := range l.half {
+			widened.panels[i] = halfToFloat(h)
+			if d := math.Abs(float64(widened.panels[i] - l.panels[i])); d > math.Abs(float64(l.panels[i]))/2048 {
+				t.Fatalf("layer %d: weight %d is %v as a half, %v as read", n, i, widened.panels[i], l.panels[i])
+			}
+		}
+		for _, rows := range []int{1, 4, 7} {
+			x := make([]float32, rows*l.in)
+			for i := range x {
+				x[i] = float32(math.Sin(float64(i*(n+1)))) * 3
+			}
+			want := make([]float32, rows*l.out)
+			got := make([]float32, rows*l.out)
+			widened.apply(gemmAVX2, want, x, rows)
+			l.apply(gemmHalf, got, x, rows)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("layer %d, rows=%d: element %d = %v, want %v", n, rows, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestToHalf checks the rounding to half precision against every half and
+// the values halfway between neighbours.
+func TestToHalf(t *testing.T) {
+	for h := range 1 << 16 {
+		f := halfToFloat(uint16(h))
+		if f != f {
+			continue // NaN
+		}
+		if got := toHalf(f); got != uint16(h) {
+			t.Fatalf("toHalf(%v) = %#04x, want %#04x", f, got, h)
+		}
+	}
+	tests := []struct {
+		f    float32
+		want uint16
+	}{
+		{1 + 1.0/2048, 0x3c00},            // halfway, to the even 1
+		{1 + 3.0/2048, 0x3c02},            // halfway, to the even 1+2/1024
+		{1 + 1.0/2048 + 1.0/8192, 0x3c01}, // past halfway
+		{65520, 0x7c00},                   // rounds past the largest half
+		{1e-8, 0x0000},                    // under the smallest subnormal's half
+		{3e-8, 0x0001},                    // over it
+		{-2.5e-5, 0x81a3},                 // a subnormal
+		{float32(math.Inf(-1)), 0xfc00},
+	}
+	for _, tt := range tests {
+		if got := toHalf(tt.f); got != tt.want {
+			t.Errorf("toHalf(%v) = %#04x, want %#04x", tt.f, got, tt.want)
+		}
+	}
+}
+
 func TestNFKC(t *testing.T) {
 	e := loadedEmbedder(t)
 	tests := []struct{ in, want string }{
