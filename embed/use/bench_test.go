@@ -100,10 +100,17 @@ func BenchmarkKernel(b *testing.B) {
 		x[i] = float32(i%7) - 3
 	}
 	y := make([]float32, rows*l.out)
-	for _, k := range []struct {
+	kernels := []struct {
 		name string
 		k    kernel
-	}{{"go", gemmGo}, {"picked", bestPath().kernel()}} {
+	}{{"go", gemmGo}, {"picked", bestPath().kernel()}}
+	if l.half != nil {
+		kernels = append(kernels, struct {
+			name string
+			k    kernel
+		}{"half", gemmHalf})
+	}
+	for _, k := range kernels {
 		b.Run(k.name, func(b *testing.B) {
 			for b.Loop() {
 				l.apply(k.k, y, x, rows)
