@@ -15,7 +15,8 @@
 // feature (golang.org/x/sys/cpu) when the model loads: int8 with AVX-512
 // VNNI (VPDPBUSD; int8 weights with a scale per output unit, activations
 // quantised per row as they arrive, layer 0's query-key-value and residual
-// projections kept in float32), float32 with AVX2 and FMA, or portable Go.
+// projections kept in float32), float32 with AVX2 and FMA (the per-token
+// layers' weights read as halves with F16C), or portable Go.
 // All three are tested against the same golden vectors (PERF-8).
 //
 // The vocabulary is English. Text in scripts it lacks (Chinese, Japanese,
