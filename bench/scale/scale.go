@@ -549,7 +549,11 @@ func steadyRecalls(ctx context.Context, cfg Config, svc *service.Mnemo, emb mnem
 func recallsBesideWrites(ctx context.Context, cfg Config, svc *service.Mnemo, words []string, qgen *generator, rep *Report, logf func(string, ...any)) error {
 	logf("recall quiet, then beside a writer of %d memories a second", cfg.WriteBatch)
 	rep.WriteBatch = cfg.WriteBatch
+	// $MNEMO_SCALE_QUIET_PROFILE names a file for the CPU profile of the
+	// process while recall runs quiet: where recall's CPU goes.
+	stopQuiet := startProfile("MNEMO_SCALE_QUIET_PROFILE")
 	quiet, qtr, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "quiet")
+	stopQuiet()
 	if err != nil {
 		return err
 	}
@@ -585,12 +589,7 @@ func recallsBesideWrites(ctx context.Context, cfg Config, svc *service.Mnemo, wo
 	// $MNEMO_SCALE_BESIDE_PROFILE names a file for the CPU profile of
 	// the process while recall runs beside the writer: where the
 	// writer's CPU goes.
-	stopProfile := func() {}
-	if p := os.Getenv("MNEMO_SCALE_BESIDE_PROFILE"); p != "" {
-		if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
-			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
-		}
-	}
+	stopProfile := startProfile("MNEMO_SCALE_BESIDE_PROFILE")
 	busy, btr, err := timeRecalls(ctx, svc, qgen, cfg.Queries, cfg.Progress, "beside writes")
 	stopProfile()
 	close(done)
@@ -1004,4 +1003,23 @@ func size(path string) int64 {
 		return 0
 	}
 	return info.Size()
+}
+
+// startProfile starts the process's CPU profile into the file the
+// environment variable env names, if it names one, and returns what stops
+// it.
+func startProfile(env string) (stop func()) {
+	p := os.Getenv(env)
+	if p == "" {
+		return func() {}
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		return func() {}
+	}
+	if pprof.StartCPUProfile(f) != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
