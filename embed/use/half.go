@@ -42,9 +42,23 @@ func toHalf(f float32) uint16 {
 // The weights are halves in the model file, or int8 with a scale s per
 // output: rounding those to halves moves each by at most 2^-11 of itself,
 // under 127·s/2048, an eighth of the s/2 the int8 rounding may have moved it.
+//
+// The float32 panels go: the halves are all the kernel reads, and keeping
+// both would hold 18 MB more than the model needs.
 func (l *linear) halve() {
 	l.half = make([]uint16, len(l.panels))
 	for i, w := range l.panels {
 		l.half[i] = toHalf(w)
 	}
+	l.panels = nil
+}
+
+// widened is l with the float32 values of its halves as its panels, for the
+// float32 kernels.
+func (l *linear) widened() *linear {
+	w := &linear{in: l.in, out: l.out, bias: l.bias, panels: make([]float32, len(l.half))}
+	for i, h := range l.half {
+		w.panels[i] = halfToFloat(h)
+	}
+	return w
 }

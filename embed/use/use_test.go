@@ -445,15 +445,18 @@ func TestHalfKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	read, err := loadModelPath(modelFile, nfkcFile, pathGo, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for n, l := range m.weights.quantised() {
-		if l.half == nil {
-			t.Fatalf("layer %d (%d×%d) is not halved", n, l.in, l.out)
+		if l.half == nil || l.panels != nil {
+			t.Fatalf("layer %d (%d×%d): halves %v, float32 panels %v; want halves only", n, l.in, l.out, l.half != nil, l.panels != nil)
 		}
-		widened := &linear{in: l.in, out: l.out, bias: l.bias, panels: make([]float32, len(l.half))}
-		for i, h := range l.half {
-			widened.panels[i] = halfToFloat(h)
-			if d := math.Abs(float64(widened.panels[i] - l.panels[i])); d > math.Abs(float64(l.panels[i]))/2048 {
-				t.Fatalf("layer %d: weight %d is %v as a half, %v as read", n, i, widened.panels[i], l.panels[i])
+		widened, orig := l.widened(), read.weights.quantised()[n]
+		for i, w := range widened.panels {
+			if d := math.Abs(float64(w - orig.panels[i])); d > math.Abs(float64(orig.panels[i]))/2048 {
+				t.Fatalf("layer %d: weight %d is %v as a half, %v as read", n, i, w, orig.panels[i])
 			}
 		}
 		for _, rows := range []int{1, 4, 7} {
