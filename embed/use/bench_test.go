@@ -94,11 +94,6 @@ func BenchmarkKernel(b *testing.B) {
 		b.Fatal(err)
 	}
 	l := e.model.layers[1].ffn1
-	if l.half != nil { // the AVX2 path keeps it as halves only
-		half := l
-		l = half.widened()
-		l.half = half.half
-	}
 	const rows = 64
 	x := make([]float32, rows*l.in)
 	for i := range x {
@@ -109,12 +104,6 @@ func BenchmarkKernel(b *testing.B) {
 		name string
 		k    kernel
 	}{{"go", gemmGo}, {"picked", bestPath().kernel()}}
-	if l.half != nil {
-		kernels = append(kernels, struct {
-			name string
-			k    kernel
-		}{"half", gemmHalf})
-	}
 	for _, k := range kernels {
 		b.Run(k.name, func(b *testing.B) {
 			for b.Loop() {
@@ -125,29 +114,34 @@ func BenchmarkKernel(b *testing.B) {
 	}
 }
 
-// BenchmarkQKernel measures the int8 kernel on the largest layer, the
-// activations' quantisation included.
+// BenchmarkQKernel measures the int8 kernels on the largest layer, the
+// activations' quantisation included: VNNI's and AVX2's.
 func BenchmarkQKernel(b *testing.B) {
-	if !pathVNNI.supported() {
-		b.Skip("this CPU has no AVX-512 VNNI")
-	}
 	es, err := pathEmbedders()
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := es[pathVNNI].model
-	l := m.layers[1].ffn1
-	const rows = 64
-	x := make([]float32, rows*l.in)
-	for i := range x {
-		x[i] = float32(i%7) - 3
+	for _, p := range []path{pathAVX2, pathVNNI} {
+		b.Run("path="+p.String(), func(b *testing.B) {
+			e := es[p]
+			if e == nil {
+				b.Skipf("this CPU has no %v path", p)
+			}
+			m := e.model
+			l := m.layers[1].ffn1
+			const rows = 64
+			x := make([]float32, rows*l.in)
+			for i := range x {
+				x[i] = float32(i%7) - 3
+			}
+			y := make([]float32, rows*l.out)
+			sc := getScratch(rows)
+			for b.Loop() {
+				m.apply(l, y, x, rows, sc)
+			}
+			b.ReportMetric(float64(b.N)*rows*float64(l.in*l.out)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+		})
 	}
-	y := make([]float32, rows*l.out)
-	sc := getScratch(rows)
-	for b.Loop() {
-		m.apply(l, y, x, rows, sc)
-	}
-	b.ReportMetric(float64(b.N)*rows*float64(l.in*l.out)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 }
 
 // BenchmarkLoad measures decoding the embedded model, which the first Embed

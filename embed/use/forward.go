@@ -171,10 +171,6 @@ func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
 		m.quantised(l, y, x, rows, sc, false, false)
 		return
 	}
-	if l.half != nil {
-		l.apply(gemmHalf, y, x, rows)
-		return
-	}
 	l.apply(m.kernel, y, x, rows)
 }
 
@@ -182,10 +178,6 @@ func (m *model) apply(l *linear, y, x []float32, rows int, sc *scratch) {
 func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
 	if l.q != nil {
 		m.quantised(l, y, x, rows, sc, false, true)
-		return
-	}
-	if l.half != nil {
-		l.applyAdd(gemmHalf, y, x, rows)
 		return
 	}
 	l.applyAdd(m.kernel, y, x, rows)
@@ -198,6 +190,22 @@ func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
 func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu, add bool) {
 	// Rows past rows get a zero scale: their products are zero.
 	padded := (rows + blockRows - 1) / blockRows * blockRows
+	if m.path == pathAVX2 {
+		// The same codes, widened to int16 for VPMADDWD. Every k-step:
+		// skipping the ReLU's zero ones (as the VNNI path does) saved
+		// less here than listing them cost.
+		if n := padded * l.in; cap(sc.qw) < n {
+			sc.qw = make([]int16, n)
+		}
+		quantizeRowsWords(sc.qw, sc.sa, sc.zp, x, rows, l.in, relu)
+		for r := rows; r < padded; r++ {
+			sc.sa[r], sc.zp[r] = 0, 0
+		}
+		for r := 0; r < padded; r += blockRows {
+			qgemmWords(sc.qw[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
+		}
+		return
+	}
 	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
 	for r := rows; r < padded; r++ {
 		sc.sa[r], sc.zp[r] = 0, 0

@@ -7,8 +7,8 @@ import (
 )
 
 // bestPath returns the fastest path this CPU (and operating system, which
-// must save the wider registers) supports: int8 with AVX-512 VNNI, float32
-// with AVX2, FMA and F16C, or the portable Go loops.
+// must save the wider registers) supports: int8 with AVX-512 VNNI, the
+// same int8 products with AVX2 and FMA, or the portable Go loops.
 func bestPath() path {
 	switch {
 	case hasVNNI():
@@ -19,7 +19,7 @@ func bestPath() path {
 	return pathGo
 }
 
-func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C }
+func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
 
 // hasVNNI reports AVX-512 with VNNI (and VL, for packBlockAVX512's
 // 128-bit forms, and POPCNT); the VNNI path also runs the float layers it
@@ -47,17 +47,6 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	_ = c[3*ldc+l.out-1]
 	_ = l.panels[panels*in*panelWidth-1]
 	gemm4x16(&a[0], lda, &l.panels[0], in, panels, &c[0], ldc)
-}
-
-// gemmHalf is the kernel type's contract implemented with AVX2, FMA and
-// F16C, on l's half-precision weights (see halve).
-func gemmHalf(a []float32, lda int, l *linear, c []float32, ldc int) {
-	in, panels := l.in, l.out/panelWidth
-	// Bounds the assembly relies on, checked once here.
-	_ = a[3*lda+in-1]
-	_ = c[3*ldc+l.out-1]
-	_ = l.half[panels*in*panelWidth-1]
-	gemm4x16h(&a[0], lda, &l.half[0], in, panels, &c[0], ldc)
 }
 
 // qgemm is qgemmGo's contract implemented with AVX-512 VNNI.
@@ -97,11 +86,62 @@ func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, b
 	gemmVNNI4x64Sparse(p0, ks0, nk, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
 }
 
-//go:noescape
-func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
+// qgemmWords is qgemmGo's contract implemented with AVX2, on codes widened
+// to int16 (quantizeRowsWords): the same sums as qgemm's, and the same
+// results to the bit.
+func qgemmWords(a []int16, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	// Bounds the assembly relies on, checked once here.
+	_ = a[3*lda+q.in-1]
+	_ = c[3*ldc+q.out-1]
+	_ = sa[3]
+	_ = zp[3]
+	_ = bias[q.out-1]
+	_ = q.w[q.in*q.out-1]
+	gemmMadd4x8(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
+}
+
+// quantizeRowsWords is quantizeRowsVNNI with AVX2, the codes widened to
+// int16 for qgemmWords: the same scales, zero points and codes.
+func quantizeRowsWords(a []int16, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
+	if in%16 != 0 {
+		panic("use: int8 layer width not a multiple of 16")
+	}
+	var mm [16]float32
+	for r := range rows {
+		row := x[r*in : (r+1)*in : (r+1)*in]
+		out := a[r*in : (r+1)*in : (r+1)*in]
+		minMax8(&row[0], in, &mm)
+		lo, hi := mm[0], mm[8]
+		for i := 1; i < 8; i++ {
+			lo, hi = min(lo, mm[i]), max(hi, mm[8+i])
+		}
+		if relu {
+			lo = 0
+		}
+		if hi == lo {
+			clear(out)
+			sa[r], zp[r] = 0, 0
+			continue
+		}
+		scale := (hi - lo) / 255
+		inv := 1 / scale
+		z := float32(math.Round(float64(-lo * inv)))
+		sa[r], zp[r] = scale, int32(z)
+		quantWords(&row[0], in, &out[0], inv, z+0.5)
+	}
+}
 
 //go:noescape
-func gemm4x16h(a *float32, lda int, w *uint16, k int, panels int, c *float32, ldc int)
+func gemmMadd4x8(a *int16, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
+
+//go:noescape
+func minMax8(x *float32, n int, out *[16]float32)
+
+//go:noescape
+func quantWords(x *float32, n int, dst *int16, inv, z float32)
+
+//go:noescape
+func gemm4x16(a *float32, lda int, w *float32, k int, panels int, c *float32, ldc int)
 
 //go:noescape
 func gemmVNNI4x64(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)

@@ -11,10 +11,6 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	panic("use: no AVX2 kernel on this architecture")
 }
 
-func gemmHalf(a []float32, lda int, l *linear, c []float32, ldc int) {
-	panic("use: no AVX2 kernel on this architecture")
-}
-
 // The int8 path's kernels, which only amd64 runs (see supported), are
 // their portable twins here.
 
@@ -24,6 +20,14 @@ func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []f
 
 func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
 	qgemmSparseGo(p, ks, sa, zp, q, bias, c, ldc, add)
+}
+
+func qgemmWords(a []int16, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	panic("use: no AVX2 kernel on this architecture")
+}
+
+func quantizeRowsWords(a []int16, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
+	panic("use: no AVX2 kernel on this architecture")
 }
 
 func packBlockVNNI(p []uint32, ks []int32, a []uint8, in int) int { return packBlock(p, ks, a, in) }

@@ -18,7 +18,6 @@ type linear struct {
 	in, out int
 	panels  []float32 // [out/panelWidth][in][panelWidth]
 	bias    []float32 // [out]
-	half    []uint16  // panels in half precision, on the AVX2 path only
 	q       *qlinear  // the int8 form, on the int8 path only
 }
 

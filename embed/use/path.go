@@ -12,7 +12,7 @@ type path int
 
 const (
 	pathGo   path = iota // portable Go loops, float32
-	pathAVX2             // AVX2, FMA and F16C assembly, float32 (weights read as halves)
+	pathAVX2             // AVX2 and FMA assembly, int8 weights and activations widened to int16
 	pathVNNI             // AVX-512 VNNI assembly, int8 weights and activations
 )
 
@@ -28,8 +28,8 @@ func (p path) String() string {
 	return fmt.Sprintf("path(%d)", int(p))
 }
 
-// kernel returns the float32 kernel of p. The int8 path keeps some layers
-// in float32 (see quantised) and runs them with AVX2.
+// kernel returns the float32 kernel of p. The int8 paths keep some layers
+// in float32 (see quantised) and run them with AVX2.
 func (p path) kernel() kernel {
 	if p == pathGo {
 		return gemmGo
@@ -73,7 +73,7 @@ func (p path) vec() vecOps {
 	return vecAVX2
 }
 
-// quantised lists the layers the int8 path runs in int8 as they are:
+// quantised lists the layers the int8 paths run in int8 as they are:
 // every per-token matrix but layer 0's query-key-value and residual
 // projections, which layer0 runs in int8 on the token embeddings alone
 // (their input is the embeddings plus the wider timing signal, and
@@ -92,6 +92,7 @@ func (w *weights) quantised() []*linear {
 type scratch struct {
 	f   []float32
 	qa  []uint8
+	qw  []int16   // the codes widened, on the AVX2 path
 	sa  []float32 // per row: the activations' scales
 	zp  []int32   // ... their zero points
 	inv []float32 // ... and layer 0's layer-norm scale (see project)

@@ -10,7 +10,7 @@ import (
 // 1536) is a multiple, and every input width a multiple of 4.
 const qGroup = 64
 
-// qlinear is the int8 form of a linear layer, for the AVX-512 VNNI path
+// qlinear is the int8 form of a linear layer, for the int8 paths
 // (PERF-8): weights quantised to int8 with one scale per output unit,
 // multiplied with activations quantised per row to uint8 with a zero point
 // (dynamic quantisation), summed exactly in int32.

@@ -15,9 +15,10 @@
 // feature (golang.org/x/sys/cpu) when the model loads: int8 with AVX-512
 // VNNI (VPDPBUSD; int8 weights with a scale per output unit, activations
 // quantised per row as they arrive, layer 0's query-key-value and residual
-// projections kept in float32), float32 with AVX2 and FMA (the per-token
-// layers' weights read as halves with F16C), or portable Go.
-// All three are tested against the same golden vectors (PERF-8).
+// projections kept in float32), the same int8 products with AVX2 and FMA
+// (VPMADDWD, on codes widened to int16), which give the VNNI path's
+// vectors to the bit, or portable Go in float32. All three are tested
+// against the same golden vectors (PERF-8).
 //
 // The vocabulary is English. Text in scripts it lacks (Chinese, Japanese,
 // Korean, emoji) becomes one "unknown" token per space-separated run, so
@@ -127,15 +128,9 @@ func loadModelPath(modelData, nfkcData []byte, p path, int8Layer0 bool) (*model,
 	}
 	m := &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel(), vec: p.vec(), signal: timingSignal(w.timing)}
 	switch p {
-	case pathVNNI:
+	case pathVNNI, pathAVX2:
 		for _, l := range w.quantised() {
 			l.q = newQLinear(l)
-		}
-	case pathAVX2:
-		// The layers the int8 path quantises, read as halves (see
-		// halve).
-		for _, l := range w.quantised() {
-			l.halve()
 		}
 	}
 	m.layer0 = newLayer0(&w.layers[0], m.signal, m.kernel, len(w.embeddings)/embedDim, int8Layer0 && p == pathVNNI)

@@ -152,6 +152,56 @@ func TestEmbedMatchesReference(t *testing.T) {
 	}
 }
 
+// TestAVX2MatchesVNNI: the AVX2 path runs the int8 layers with the VNNI
+// path's weights, codes and sums, so that a store's vectors do not depend
+// on which of the two CPUs made them: every golden text, one at a time and
+// in a batch, gets the same vector to the bit.
+func TestAVX2MatchesVNNI(t *testing.T) {
+	es, err := pathEmbedders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es[pathVNNI] == nil || es[pathAVX2] == nil {
+		t.Skip("this CPU lacks AVX-512 VNNI or AVX2")
+	}
+	g := readGolden(t)
+	texts := make([]string, len(g.Sentences))
+	for i, s := range g.Sentences {
+		texts[i] = s.Text
+	}
+	ctx := context.Background()
+	for _, batch := range []bool{false, true} {
+		var want, got [][]float32
+		if batch {
+			if want, err = es[pathVNNI].Embed(ctx, texts); err != nil {
+				t.Fatal(err)
+			}
+			if got, err = es[pathAVX2].Embed(ctx, texts); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for _, text := range texts {
+				w, err := es[pathVNNI].Embed(ctx, []string{text})
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, err := es[pathAVX2].Embed(ctx, []string{text})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, got = append(want, w[0]), append(got, g[0])
+			}
+		}
+		for i := range want {
+			for j := range want[i] {
+				if math.Float32bits(got[i][j]) != math.Float32bits(want[i][j]) {
+					t.Fatalf("batch %v: %q: component %d = %v on AVX2, %v on VNNI", batch, texts[i], j, got[i][j], want[i][j])
+				}
+			}
+		}
+	}
+}
+
 // int8Layer0Embedder is the VNNI path with layer 0 in int8 too, which
 // loadModelPath keeps off; nil when the CPU lacks the path.
 var int8Layer0Embedder = sync.OnceValues(func() (*Embedder, error) {
@@ -434,81 +484,6 @@ func TestKernelsAgree(t *testing.T) {
 	}
 }
 
-// TestHalfKernel checks that the AVX2 path reads the layers it halves as
-// halves, and that their products are the float32 kernel's on the halves'
-// values, bit for bit.
-func TestHalfKernel(t *testing.T) {
-	if !pathAVX2.supported() {
-		t.Skip("no AVX2, FMA and F16C")
-	}
-	m, err := loadModelPath(modelFile, nfkcFile, pathAVX2, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, err := loadModelPath(modelFile, nfkcFile, pathGo, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n, l := range m.weights.quantised() {
-		if l.half == nil || l.panels != nil {
-			t.Fatalf("layer %d (%d×%d): halves %v, float32 panels %v; want halves only", n, l.in, l.out, l.half != nil, l.panels != nil)
-		}
-		widened, orig := l.widened(), read.weights.quantised()[n]
-		for i, w := range widened.panels {
-			if d := math.Abs(float64(w - orig.panels[i])); d > math.Abs(float64(orig.panels[i]))/2048 {
-				t.Fatalf("layer %d: weight %d is %v as a half, %v as read", n, i, w, orig.panels[i])
-			}
-		}
-		for _, rows := range []int{1, 4, 7} {
-			x := make([]float32, rows*l.in)
-			for i := range x {
-				x[i] = float32(math.Sin(float64(i*(n+1)))) * 3
-			}
-			want := make([]float32, rows*l.out)
-			got := make([]float32, rows*l.out)
-			widened.apply(gemmAVX2, want, x, rows)
-			l.apply(gemmHalf, got, x, rows)
-			for i := range want {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("layer %d, rows=%d: element %d = %v, want %v", n, rows, i, got[i], want[i])
-				}
-			}
-		}
-	}
-}
-
-// TestToHalf checks the rounding to half precision against every half and
-// the values halfway between neighbours.
-func TestToHalf(t *testing.T) {
-	for h := range 1 << 16 {
-		f := halfToFloat(uint16(h))
-		if f != f {
-			continue // NaN
-		}
-		if got := toHalf(f); got != uint16(h) {
-			t.Fatalf("toHalf(%v) = %#04x, want %#04x", f, got, h)
-		}
-	}
-	tests := []struct {
-		f    float32
-		want uint16
-	}{
-		{1 + 1.0/2048, 0x3c00},            // halfway, to the even 1
-		{1 + 3.0/2048, 0x3c02},            // halfway, to the even 1+2/1024
-		{1 + 1.0/2048 + 1.0/8192, 0x3c01}, // past halfway
-		{65520, 0x7c00},                   // rounds past the largest half
-		{1e-8, 0x0000},                    // under the smallest subnormal's half
-		{3e-8, 0x0001},                    // over it
-		{-2.5e-5, 0x81a3},                 // a subnormal
-		{float32(math.Inf(-1)), 0xfc00},
-	}
-	for _, tt := range tests {
-		if got := toHalf(tt.f); got != tt.want {
-			t.Errorf("toHalf(%v) = %#04x, want %#04x", tt.f, got, tt.want)
-		}
-	}
-}
-
 func TestNFKC(t *testing.T) {
 	e := loadedEmbedder(t)
 	tests := []struct{ in, want string }{
@@ -616,11 +591,12 @@ func TestQGemm(t *testing.T) {
 	}
 }
 
-// TestQuantizeRows checks the AVX-512 activation quantiser against the
-// portable one: the same scales and zero points, codes within one step.
+// TestQuantizeRows checks the assembly activation quantisers against the
+// portable one: the same scales and zero points, codes within one step;
+// and AVX2's widened codes against AVX-512's, exactly.
 func TestQuantizeRows(t *testing.T) {
-	if !pathVNNI.supported() {
-		t.Skip("this CPU has no AVX-512 VNNI")
+	if !pathAVX2.supported() {
+		t.Skip("this CPU has no AVX2")
 	}
 	const rows, in = 5, 1536
 	x := make([]float32, rows*in)
@@ -634,22 +610,31 @@ func TestQuantizeRows(t *testing.T) {
 		}
 	}
 	a1, a2 := make([]uint8, rows*in), make([]uint8, rows*in)
-	s1, s2 := make([]float32, rows), make([]float32, rows)
-	z1, z2 := make([]int32, rows), make([]int32, rows)
+	words := make([]int16, rows*in)
+	s1, s2, s3 := make([]float32, rows), make([]float32, rows), make([]float32, rows)
+	z1, z2, z3 := make([]int32, rows), make([]int32, rows), make([]int32, rows)
 	for _, relu := range []bool{false, true} {
 		quantizeRows(a1, s1, z1, x, rows, in, relu)
-		quantizeRowsVNNI(a2, s2, z2, x, rows, in, relu)
+		quantizeRowsWords(words, s3, z3, x, rows, in, relu)
+		if pathVNNI.supported() {
+			quantizeRowsVNNI(a2, s2, z2, x, rows, in, relu)
+			for i, w := range words {
+				if int16(a2[i]) != w {
+					t.Fatalf("relu %v: code %d = %d on AVX2, %d on AVX-512", relu, i, w, a2[i])
+				}
+			}
+		}
 		for r := range rows {
-			if s1[r] != s2[r] || z1[r] != z2[r] {
-				t.Fatalf("relu %v, row %d: scale, zero point %v, %v; want %v, %v", relu, r, s2[r], z2[r], s1[r], z1[r])
+			if s1[r] != s3[r] || z1[r] != z3[r] {
+				t.Fatalf("relu %v, row %d: scale, zero point %v, %v; want %v, %v", relu, r, s3[r], z3[r], s1[r], z1[r])
 			}
 		}
 		for i := range a1 {
-			if d := int(a1[i]) - int(a2[i]); d < -1 || d > 1 {
-				t.Fatalf("relu %v: code %d = %d, want %d", relu, i, a2[i], a1[i])
+			if d := int(a1[i]) - int(words[i]); d < -1 || d > 1 {
+				t.Fatalf("relu %v: code %d = %d, want %d", relu, i, words[i], a1[i])
 			}
-			if v := x[i]; relu && v <= 0 && a2[i] != 0 {
-				t.Fatalf("relu: code %d of %v = %d, want 0", i, v, a2[i])
+			if v := x[i]; relu && v <= 0 && words[i] != 0 {
+				t.Fatalf("relu: code %d of %v = %d, want 0", i, v, words[i])
 			}
 		}
 	}
@@ -747,6 +732,15 @@ func TestQGemmExact(t *testing.T) {
 	if pathVNNI.supported() {
 		kernels["qgemm"] = dense(qgemm)
 		kernels["qgemmSparse"] = sparse(qgemmSparse)
+	}
+	if pathAVX2.supported() {
+		kernels["qgemmWords"] = func(a []uint8, sa []float32, zp []int32, q *qlinear, bias, c []float32, add bool) {
+			words := make([]int16, len(a))
+			for i, v := range a {
+				words[i] = int16(v)
+			}
+			qgemmWords(words, q.in, sa, zp, q, bias, c, q.out, add)
+		}
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for _, shape := range []struct{ in, out int }{{4, 64}, {8, 128}, {60, 64}, {256, 192}, {516, 128}} {

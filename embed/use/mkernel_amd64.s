@@ -1,0 +1,226 @@
+#include "textflag.h"
+
+// The int8 path on AVX2 (PERF-8): the products of qgemmGo with the
+// weights of the VNNI kernel, as they are, and activations widened to
+// int16. VPMADDWD multiplies pairs of int16 and adds each pair's products
+// into an int32 lane, exactly: with a uint8 code and an int8 weight in
+// each, no product or pair sum can overflow. So the sums, and with the
+// same float epilogue the results, are the VNNI kernel's to the bit.
+//
+// A k-step of a group of 64 outputs is 256 bytes of weights, [4 panels][16
+// outputs][4 inputs]; 8 outputs' are the 32 bytes at 32·b for block b of
+// the group. VPMOVSXBW widens 4 outputs' 4 weights to 16 int16 and
+// VPMADDWD meets them with the row's 4 codes broadcast: each output's sum
+// builds up in two adjacent int32 lanes, which the epilogue adds.
+//
+// A block is 4 rows by 8 outputs: row r's sums in Y(2r) (outputs 0–3) and
+// Y(2r+1) (outputs 4–7), the weights in Y8 and Y9, the codes in Y10 and
+// Y13, the pair sums in Y11, Y12, Y14 and Y15.
+
+// MADDROW adds one row's k-step: codes broadcast from src into act.
+#define MADDROW(src, act, t0, t1, acc0, acc1) \
+	VPBROADCASTQ src, act; \
+	VPMADDWD Y8, act, t0; \
+	VPMADDWD Y9, act, t1; \
+	VPADDD t0, acc0, acc0; \
+	VPADDD t1, acc1, acc1
+
+// RESULT sets Y12 to one row's 8 results: the two lanes of each output
+// added, put in order, less zp·colsum (ncs in Y8), scaled by sa·sw (sw in
+// Y9), the bias (Y10) added. off is the row's offset in sa and zp, which
+// R8 and CX point at.
+#define RESULT(acc0, acc1, off) \
+	VPHADDD acc1, acc0, Y12; \
+	VPERMQ $0xD8, Y12, Y12; \
+	VPBROADCASTD off(CX), Y13; \
+	VPMULLD Y8, Y13, Y13; \
+	VPADDD Y13, Y12, Y12; \
+	VCVTDQ2PS Y12, Y12; \
+	VBROADCASTSS off(R8), Y13; \
+	VMULPS Y9, Y13, Y13; \
+	VFMADD213PS Y10, Y13, Y12
+
+// STORE writes Y12 to the row at DI and moves DI to the next row; ADD
+// adds it to what the row holds.
+#define STORE \
+	VMOVUPS Y12, (DI); \
+	ADDQ R10, DI
+
+#define ADD \
+	VADDPS (DI), Y12, Y12; \
+	VMOVUPS Y12, (DI); \
+	ADDQ R10, DI
+
+// EPILOGUE writes the block's 4 rows of 8 results to c (DX, offset R15)
+// with RESULT and STORE or ADD. The arguments are
+// ncs, sw, bias, zp, sa and add in the frame, and two labels of the kernel's own.
+#define EPILOGUE(ncs, sw, bias, zp, sa, add, addLabel, doneLabel) \
+	MOVQ ncs, AX; \
+	VMOVDQU (AX)(R15*1), Y8; \
+	MOVQ sw, AX; \
+	VMOVUPS (AX)(R15*1), Y9; \
+	MOVQ bias, AX; \
+	VMOVUPS (AX)(R15*1), Y10; \
+	MOVQ zp, CX; \
+	MOVQ sa, R8; \
+	LEAQ (DX)(R15*1), DI; \
+	CMPB add, $0; \
+	JNE addLabel; \
+	RESULT(Y0, Y1, 0); \
+	STORE; \
+	RESULT(Y2, Y3, 4); \
+	STORE; \
+	RESULT(Y4, Y5, 8); \
+	STORE; \
+	RESULT(Y6, Y7, 12); \
+	STORE; \
+	JMP doneLabel; \
+addLabel: \
+	RESULT(Y0, Y1, 0); \
+	ADD; \
+	RESULT(Y2, Y3, 4); \
+	ADD; \
+	RESULT(Y4, Y5, 8); \
+	ADD; \
+	RESULT(Y6, Y7, 12); \
+	ADD; \
+doneLabel:
+
+#define ZEROSUMS \
+	VPXOR Y0, Y0, Y0; \
+	VPXOR Y1, Y1, Y1; \
+	VPXOR Y2, Y2, Y2; \
+	VPXOR Y3, Y3, Y3; \
+	VPXOR Y4, Y4, Y4; \
+	VPXOR Y5, Y5, Y5; \
+	VPXOR Y6, Y6, Y6; \
+	VPXOR Y7, Y7, Y7
+
+// func gemmMadd4x8(a *int16, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
+//
+// For 4 rows of int16 codes a, lda codes apart, and every output of the
+// groups' weights w: the contract of qgemmGo.
+TEXT ·gemmMadd4x8(SB), NOSPLIT, $0-97
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	SHLQ $1, R8
+	LEAQ (SI)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	MOVQ w+16(FP), R14
+	MOVQ groups+32(FP), R9
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R10
+	SHLQ $2, R10
+	XORQ R15, R15 // the block's byte offset in c's rows, ncs, sw and bias
+
+mgroup:
+	XORQ BX, BX // the block's byte offset in a k-step
+
+mblock:
+	LEAQ (R14)(BX*1), DI
+	ZEROSUMS
+	MOVQ k4+24(FP), CX
+	XORQ R8, R8 // the k-step
+
+mloop:
+	VPMOVSXBW (DI), Y8
+	VPMOVSXBW 16(DI), Y9
+	MADDROW((SI)(R8*8), Y10, Y11, Y12, Y0, Y1)
+	MADDROW((R11)(R8*8), Y13, Y14, Y15, Y2, Y3)
+	MADDROW((R12)(R8*8), Y10, Y11, Y12, Y4, Y5)
+	MADDROW((R13)(R8*8), Y13, Y14, Y15, Y6, Y7)
+	ADDQ $256, DI
+	INCQ R8
+	CMPQ R8, CX
+	JLT mloop
+
+	EPILOGUE(ncs+72(FP), sw+80(FP), bias+88(FP), zp+64(FP), sa+56(FP), add+96(FP), madd, mnext)
+
+	ADDQ $32, R15
+	ADDQ $32, BX
+	CMPQ BX, $256
+	JLT mblock
+
+	// The next group's weights.
+	MOVQ k4+24(FP), CX
+	SHLQ $8, CX
+	ADDQ CX, R14
+	DECQ R9
+	JNZ mgroup
+
+	VZEROUPPER
+	RET
+
+// func minMax8(x *float32, n int, out *[16]float32)
+//
+// Lane-wise minimum and maximum of x[0:n] (n a multiple of 16), both
+// starting from 0: out[0:8] the minima, out[8:16] the maxima.
+TEXT ·minMax8(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ out+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	SHRQ $4, CX
+	JZ mmdone
+mmloop:
+	VMOVUPS (SI), Y4
+	VMOVUPS 32(SI), Y5
+	VMINPS Y4, Y0, Y0
+	VMAXPS Y4, Y1, Y1
+	VMINPS Y5, Y2, Y2
+	VMAXPS Y5, Y3, Y3
+	ADDQ $64, SI
+	DECQ CX
+	JNZ mmloop
+mmdone:
+	VMINPS Y2, Y0, Y0
+	VMAXPS Y3, Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VZEROUPPER
+	RET
+
+DATA codemax<>+0(SB)/4, $255
+GLOBL codemax<>(SB), RODATA|NOPTR, $4
+
+// func quantWords(x *float32, n int, dst *int16, inv, z float32)
+//
+// quant16 with AVX2, the codes widened to int16: dst[i] =
+// clamp(x[i]*inv + z, 0, 255), truncated, for n a multiple of 16.
+// VCVTTPS2DQ gives 0x80000000 for what does not fit, which the unsigned
+// minimum takes to 255 as quant16's unsigned saturation does.
+TEXT ·quantWords(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ dst+16(FP), DI
+	VBROADCASTSS inv+24(FP), Y1
+	VBROADCASTSS z+28(FP), Y2
+	VXORPS Y3, Y3, Y3
+	VPBROADCASTD codemax<>(SB), Y4
+	SHRQ $4, CX
+	JZ qwdone
+qwloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y5
+	VFMADD213PS Y2, Y1, Y0 // Y0 = x*inv + z
+	VFMADD213PS Y2, Y1, Y5
+	VMAXPS Y3, Y0, Y0
+	VMAXPS Y3, Y5, Y5
+	VCVTTPS2DQ Y0, Y0
+	VCVTTPS2DQ Y5, Y5
+	VPMINUD Y4, Y0, Y0
+	VPMINUD Y4, Y5, Y5
+	VPACKUSDW Y5, Y0, Y0 // codes 0–3, 8–11 | 4–7, 12–15
+	VPERMQ $0xD8, Y0, Y0
+	VMOVDQU Y0, (DI)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ qwloop
+qwdone:
+	VZEROUPPER
+	RET
