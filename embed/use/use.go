@@ -96,7 +96,7 @@ func (e *Embedder) Model() string { return Model }
 // Load decodes the model if that has not happened yet, and reports how long
 // decoding took (the same figure on every call). Embed loads on its own;
 // Load lets a server pay the cost (tens of milliseconds, and about 20 MB
-// of memory on the int8 paths, 37 MB for the portable path's float32
+// of memory on the int8 paths, 32 MB for the portable path's float32
 // weights) at start-up instead of on its first request.
 func (e *Embedder) Load() (time.Duration, error) {
 	e.once.Do(func() {
