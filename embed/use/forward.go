@@ -33,6 +33,45 @@ func timingSignal(timing []float32) []float32 {
 type span struct{ start, n int }
 
 // forward embeds a batch of tokenised texts, one unit vector per text.
+func (m *model) forward(docs [][]int32) [][]float32 {
+	windows, of := split(docs)
+	return m.vectors(docs, windows, of, m.tokenSums(windows))
+}
+
+// split cuts texts longer than the model reads into windows of maxTokens,
+// each attending within itself; of is the text of each window.
+func split(docs [][]int32) (windows [][]int32, of []int) {
+	for d, ids := range docs {
+		for s := 0; s < len(ids); s += maxTokens {
+			windows = append(windows, ids[s:min(s+maxTokens, len(ids))])
+			of = append(of, d)
+		}
+	}
+	return windows, of
+}
+
+// vectors makes each text's vector from the token sums of its windows: the
+// mean over all its tokens (finish).
+func (m *model) vectors(docs, windows [][]int32, of []int, sums [][]float32) [][]float32 {
+	textSums := make([][]float32, len(docs))
+	n := make([]int, len(docs))
+	for w, sum := range sums {
+		d := of[w]
+		if textSums[d] == nil {
+			textSums[d] = sum
+		} else {
+			for j, v := range sum {
+				textSums[d][j] += v
+			}
+		}
+		n[d] += len(windows[w])
+	}
+	return m.finish(textSums, n)
+}
+
+// tokenSums runs the transformer over a batch of tokenised texts of at
+// most maxTokens tokens each, and returns each text's sum of its tokens'
+// output rows.
 //
 // The TF.js graph pads the batch into a [texts][longest][width] tensor and
 // masks the padding out of attention and pooling. Here the tokens of all
@@ -40,7 +79,7 @@ type span struct{ start, n int }
 // layers run over every token of the batch at once, and only attention and
 // pooling look at text boundaries. Masked positions contribute exactly zero
 // in the graph, so the results agree.
-func (m *model) forward(docs [][]int32) [][]float32 {
+func (m *model) tokenSums(docs [][]int32) [][]float32 {
 	spans := make([]span, len(docs))
 	rows := 0
 	for i, ids := range docs {
@@ -69,25 +108,39 @@ func (m *model) forward(docs [][]int32) [][]float32 {
 	m.layer(&m.layers[0], y0, x, rows, spans, h, qkv, att, ffn, sc, projected)
 	m.layer(&m.layers[1], y1, y0, rows, spans, h, qkv, att, ffn, sc, false)
 
-	// Mean over each text's tokens; an empty text pools to zeros.
-	pooled := make([]float32, len(docs)*modelDim)
+	sums := make([][]float32, len(docs))
 	for d, s := range spans {
-		dst := pooled[d*modelDim : (d+1)*modelDim]
+		sum := make([]float32, modelDim)
 		for r := s.start; r < s.start+s.n; r++ {
 			for j, v := range y1[r*modelDim : (r+1)*modelDim] {
-				dst[j] += v
+				sum[j] += v
 			}
 		}
-		inv := 1 / float32(max(s.n, 1))
-		for j := range dst {
-			dst[j] *= inv
+		sums[d] = sum
+	}
+	return sums
+}
+
+// finish makes each text's vector from the sum of its tokens' output rows
+// (nil for a text with no tokens, which pools to zeros) over its n tokens:
+// their mean, the pooling layer, tanh and unit length.
+func (m *model) finish(sums [][]float32, n []int) [][]float32 {
+	pooled := make([]float32, len(sums)*modelDim)
+	for d, sum := range sums {
+		if sum == nil {
+			continue
+		}
+		dst := pooled[d*modelDim : (d+1)*modelDim]
+		inv := 1 / float32(max(n[d], 1))
+		for j, v := range sum {
+			dst[j] = v * inv
 		}
 	}
 
-	out := make([]float32, len(docs)*modelDim)
-	m.pool.apply(m.kernel, out, pooled, len(docs)) // float32 on every path: once per text
-	vecs := make([][]float32, len(docs))
-	for d := range docs {
+	out := make([]float32, len(sums)*modelDim)
+	m.pool.apply(m.kernel, out, pooled, len(sums)) // float32 on every path: once per text
+	vecs := make([][]float32, len(sums))
+	for d := range sums {
 		v := out[d*modelDim : (d+1)*modelDim : (d+1)*modelDim]
 		var sum float64
 		for j, x := range v {

@@ -11,7 +11,7 @@ import (
 // the TF.js model before it writes use-lite.bin, so a model with other
 // values is refused at conversion time rather than silently misread here.
 const (
-	maxTokens   = 128       // ClipToMaxLength: tokens past the 128th are dropped
+	maxTokens   = 128       // ClipToMaxLength: the longest text the graph reads (see Embed)
 	embedDim    = 256       // width of the token embeddings and of layer 0
 	modelDim    = Dimension // width of layer 1 and of the output
 	ffnDim      = 1536      // hidden width of both feed-forward blocks

@@ -93,8 +93,7 @@ type candidate struct {
 	id    int32
 }
 
-// encode returns the ids of text, at most maxTokens of them (the graph
-// drops the rest).
+// encode returns the ids of text, at most maxTextTokens of them.
 func (t *tokenizer) encode(text string) []int32 {
 	text = t.norm.String(text)
 	if text == "" {
@@ -158,8 +157,8 @@ func (t *tokenizer) encode(text string) []int32 {
 		prevUnknown = id == 0
 	}
 	slices.Reverse(merged)
-	if len(merged) > maxTokens {
-		merged = merged[:maxTokens]
+	if len(merged) > maxTextTokens {
+		merged = merged[:maxTextTokens]
 	}
 	return merged
 }

@@ -26,8 +26,11 @@
 // the model cannot tell them apart, and callers that need to should blend
 // in a signal of their own, such as embed/hashed's character bigrams.
 //
-// Inputs longer than 128 tokens (roughly 100 English words) are cut to
-// their first 128 tokens, as the model does.
+// The model reads at most 128 tokens (roughly 100 English words) at a
+// time. A longer text is read in windows of 128 tokens and its vector pools
+// the tokens of every window, so that what it says past its first hundred
+// words counts too; tokens past the 1,024th (roughly 800 words) are
+// dropped.
 package use
 
 import (
@@ -50,6 +53,9 @@ const Model = "use-lite-512-v1"
 
 // Dimension is the number of components of every vector.
 const Dimension = 512
+
+// maxTextTokens bounds the tokens of one text: eight windows of maxTokens.
+const maxTextTokens = 8 * maxTokens
 
 // chunkTokens bounds the tokens of one forward pass: large enough that the
 // weights loaded into cache serve many tokens, small enough to keep the
@@ -150,8 +156,9 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	for i, text := range texts {
 		docs[i] = m.tok.encode(text)
 	}
+	windows, of := split(docs)
 
-	// Cut the batch into chunks of about chunkTokens tokens.
+	// Cut the windows into chunks of about chunkTokens tokens.
 	type chunk struct{ lo, hi int }
 	var chunks []chunk
 	lo, tokens := 0, 0
@@ -159,18 +166,18 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if cpugate.IsBackground(ctx) {
 		limit = backgroundChunkTokens
 	}
-	for i, ids := range docs {
+	for i, ids := range windows {
 		if i > lo && tokens+len(ids) > limit {
 			chunks = append(chunks, chunk{lo, i})
 			lo, tokens = i, 0
 		}
 		tokens += len(ids)
 	}
-	if lo < len(docs) {
-		chunks = append(chunks, chunk{lo, len(docs)})
+	if lo < len(windows) {
+		chunks = append(chunks, chunk{lo, len(windows)})
 	}
 
-	out := make([][]float32, len(texts))
+	sums := make([][]float32, len(windows))
 	var next atomic.Int64
 	work := func() {
 		for {
@@ -179,7 +186,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			if c >= len(chunks) || ctx.Err() != nil {
 				return
 			}
-			copy(out[chunks[c].lo:], m.forward(docs[chunks[c].lo:chunks[c].hi]))
+			copy(sums[chunks[c].lo:], m.tokenSums(windows[chunks[c].lo:chunks[c].hi]))
 		}
 	}
 	if workers := min(runtime.GOMAXPROCS(0), len(chunks)); workers <= 1 {
@@ -197,5 +204,5 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("use: %w", err)
 	}
-	return out, nil
+	return m.vectors(docs, windows, of, sums), nil
 }

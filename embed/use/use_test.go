@@ -81,8 +81,8 @@ func TestTokenizerMatchesReference(t *testing.T) {
 	}
 	for _, c := range cases {
 		want := c.Tokens
-		if len(want) > maxTokens {
-			want = want[:maxTokens]
+		if len(want) > maxTextTokens {
+			want = want[:maxTextTokens]
 		}
 		if got := e.model.tok.encode(c.Text); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Errorf("encode(%q) = %v, want %v", c.Text, got, want)
@@ -111,16 +111,35 @@ var pathEmbedders = sync.OnceValues(func() (map[path]*Embedder, error) {
 	return m, nil
 })
 
+// embedGolden embeds the golden sentences with e as the reference does:
+// through Embed, but for those longer than the model reads, which TF.js
+// cuts to their first maxTokens tokens where Embed reads them in windows
+// (TestLongTextWindows): those through the forward pass of their first
+// maxTokens tokens.
+func embedGolden(t *testing.T, e *Embedder, g *golden) [][]float32 {
+	t.Helper()
+	texts := make([]string, len(g.Sentences))
+	for i, s := range g.Sentences {
+		texts[i] = s.Text
+	}
+	got, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		if ids := e.model.tok.encode(text); len(ids) > maxTokens {
+			got[i] = e.model.forward([][]int32{ids[:maxTokens]})[0]
+		}
+	}
+	return got
+}
+
 // TestEmbedMatchesReference checks every path the CPU supports (the
 // portable loops, AVX2 float32, AVX-512 VNNI int8) against the same
 // golden vectors from TF.js, at a cosine of at least 0.999 each: a faster
 // path must not change what recall finds (PERF-8).
 func TestEmbedMatchesReference(t *testing.T) {
 	g := readGolden(t)
-	texts := make([]string, len(g.Sentences))
-	for i, s := range g.Sentences {
-		texts[i] = s.Text
-	}
 	es, err := pathEmbedders()
 	if err != nil {
 		t.Fatal(err)
@@ -135,10 +154,7 @@ func TestEmbedMatchesReference(t *testing.T) {
 			if p == pathGo && raceEnabled {
 				t.Skip("the portable path's loops run without -race (make test's unit step, FULLSIZE)")
 			}
-			got, err := e.Embed(context.Background(), texts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := embedGolden(t, e, g)
 			worst := 1.0
 			for i, s := range g.Sentences {
 				c := cosine(got[i], s.Embedding)
@@ -234,14 +250,7 @@ func TestInt8Layer0MatchesReference(t *testing.T) {
 		t.Error("the default VNNI model runs layer 0 in int8")
 	}
 	g := readGolden(t)
-	texts := make([]string, len(g.Sentences))
-	for i, s := range g.Sentences {
-		texts[i] = s.Text
-	}
-	got, err := e.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := embedGolden(t, e, g)
 	worst := 1.0
 	for i, s := range g.Sentences {
 		c := cosine(got[i], s.Embedding)
@@ -955,5 +964,64 @@ func TestPackBlock(t *testing.T) {
 				t.Fatalf("in %d, zeros %v: kept %d, %v, %v; want %d, %v, %v", in, zeros, n2, p2[:4*n2], k2[:n2], n1, p1[:4*n1], k1[:n1])
 			}
 		}
+	}
+}
+
+// TestLongTextWindows: a text longer than the model reads is read in
+// windows of maxTokens and its vector pools every window's tokens, so that
+// what it says past its first hundred words moves its vector; tokens past
+// maxTextTokens are dropped.
+func TestLongTextWindows(t *testing.T) {
+	e := loadedEmbedder(t)
+	m := e.model
+	ctx := context.Background()
+	opening := strings.Repeat("The quarterly planning meeting covered budgets, hiring and the office move. ", 12)
+	fact := "Her daughter adopted a grey kitten named Pepper from the animal shelter."
+	long := opening + fact
+	ids := m.tok.encode(long)
+	if len(ids) <= maxTokens {
+		t.Fatalf("the long text has %d tokens, want more than %d", len(ids), maxTokens)
+	}
+	vs, err := e.Embed(ctx, []string{long, opening, fact, "Which pet did her daughter get from the shelter?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vLong, vOpening, vQuery := vs[0], vs[1], vs[3]
+	// The fact, past the first window, moves the vector toward a question
+	// about it: the opening alone (what a cut at maxTokens reads) is
+	// further from it.
+	if got, cut := cosine(vLong, vQuery), cosine(vOpening, vQuery); got <= cut {
+		t.Errorf("cosine with the question: %.4f with the fact past the first window, %.4f without it; want higher with it", got, cut)
+	}
+
+	// The vector is the pooled mean of the windows' tokens: what the
+	// windows' sums give, whichever batch and chunking made it.
+	windows, of := split([][]int32{ids})
+	if len(windows) != (len(ids)+maxTokens-1)/maxTokens || len(of) != len(windows) {
+		t.Fatalf("%d tokens in %d windows", len(ids), len(windows))
+	}
+	want := m.vectors([][]int32{ids}, windows, of, m.tokenSums(windows))[0]
+	if c := cosine(vLong, want); c < 0.999999 {
+		t.Errorf("cosine with the windows' pooled vector %.7f", c)
+	}
+	batch, err := e.Embed(ctx, []string{fact, long, fact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(batch[1], vLong) {
+		t.Error("the long text's vector depends on its batch")
+	}
+
+	// Past maxTextTokens nothing counts.
+	huge := strings.Repeat(opening, 20)
+	if n := len(m.tok.encode(huge)); n != maxTextTokens {
+		t.Fatalf("a huge text encodes to %d tokens, want %d", n, maxTextTokens)
+	}
+	v1, err := e.Embed(ctx, []string{huge, huge + " " + fact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v1[0], v1[1]) {
+		t.Error("words past maxTextTokens tokens changed the vector")
 	}
 }
