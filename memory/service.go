@@ -563,9 +563,24 @@ func embedText(m *mnemo.Memory, prev string) string {
 		text += "\n" + m.Summary
 	}
 	if prev != "" {
-		text += "\n" + prev
+		text += "\n" + lastWords(prev, prevWords)
 	}
 	return text
+}
+
+// prevWords bounds the turn before a message that its vector reads with
+// it: context that helps read a short reply, which a long message before
+// it must not outweigh.
+const prevWords = 64
+
+// lastWords returns the last n space-separated words of s, or s if it has
+// no more.
+func lastWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return s
+	}
+	return strings.Join(f[len(f)-n:], " ")
 }
 
 // indexText analyses what the lexical index sees of m.
