@@ -562,16 +562,18 @@ func embedText(m *mnemo.Memory, prev string) string {
 	if m.Summary != "" {
 		text += "\n" + m.Summary
 	}
-	if prev != "" {
-		text += "\n" + lastWords(prev, prevWords)
+	if room := embedWords - len(strings.Fields(text)); prev != "" && room > 0 {
+		text += "\n" + lastWords(prev, room)
 	}
 	return text
 }
 
-// prevWords bounds the turn before a message that its vector reads with
-// it: context that helps read a short reply, which a long message before
-// it must not outweigh.
-const prevWords = 64
+// embedWords is about as many words as the built-in sentence encoder reads
+// at once (128 tokens). The turn before a message fills the room the
+// message leaves, with its last words: context that helps read a short
+// reply, which must neither outweigh the reply nor, with a long message
+// read in several windows, make the message about the turn before it.
+const embedWords = 96
 
 // lastWords returns the last n space-separated words of s, or s if it has
 // no more.
