@@ -56,7 +56,7 @@ var longMessageChatter = []string{
 // or so words, which the sentence encoder reads in a later window, is
 // found by meaning. Each message is some 150 words of the same kind of
 // chatter and then its fact; a question about each fact in other words
-// find its message among the first five of the semantic profile for at
+// finds its message among the first five of the semantic profile for at
 // least ten of the sixteen (thirteen do). Read only as far as the first
 // window, the messages differ in their chatter alone, and seven did.
 func TestLongMessagesByMeaning(t *testing.T) {
