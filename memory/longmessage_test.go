@@ -94,3 +94,48 @@ func TestLongMessagesByMeaning(t *testing.T) {
 		t.Errorf("%d of %d facts' messages among the first five, want at least 10", found, len(longMessageFacts))
 	}
 }
+
+// TestShortRepliesAfterLongMessages: a short reply after a long message is
+// found by meaning: the long message it follows, read as context, fills
+// only the room the reply leaves in the encoder's window and does not
+// outweigh it. Each fact follows some 300 words of an assistant's chatter;
+// the question about each must find its reply among the first five of the
+// semantic profile for at least fifteen of the sixteen (all do). With the
+// whole message before each reply read with it, thirteen did; with every
+// text cut at the encoder's first window, fifteen.
+func TestShortRepliesAfterLongMessages(t *testing.T) {
+	ctx := context.Background()
+	svc := newSemantic(t, newClock(), "", service.Options{Embedder: use.New()})
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for i, f := range longMessageFacts {
+		var b strings.Builder
+		b.WriteString("Sure, here is some detail.")
+		for range 18 + rnd.IntN(8) {
+			b.WriteString(" " + longMessageChatter[rnd.IntN(len(longMessageChatter))])
+		}
+		msgs := []memory.Message{
+			{Key: fmt.Sprintf("/answer/%d", i), Role: "assistant", Content: b.String()},
+			{Key: fmt.Sprintf("/fact/%d", i), Role: "user", Name: "Sam", Content: f.fact},
+		}
+		if _, err := svc.AddMessages(ctx, alice, "s1", msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := 0
+	for i, f := range longMessageFacts {
+		res, err := svc.Surface(ctx, alice, memory.Query{Text: f.question, Profile: "semantic", Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Results {
+			if r.Key == fmt.Sprintf("/fact/%d", i) {
+				found++
+				break
+			}
+		}
+	}
+	t.Logf("%d of %d replies among the first five", found, len(longMessageFacts))
+	if found < 15 {
+		t.Errorf("%d of %d replies among the first five, want at least 15", found, len(longMessageFacts))
+	}
+}
