@@ -569,7 +569,7 @@ func embedText(m *mnemo.Memory, prev string) string {
 }
 
 // embedWords is about as many words as the built-in sentence encoder reads
-// at once (128 tokens). The turn before a message fills the room the
+// at once (128 tokens), EMB-9. The turn before a message fills the room the
 // message leaves, with its last words: context that helps read a short
 // reply, which must neither outweigh the reply nor, with a long message
 // read in several windows, make the message about the turn before it.

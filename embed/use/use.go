@@ -54,7 +54,8 @@ const Model = "use-lite-512-v1"
 // Dimension is the number of components of every vector.
 const Dimension = 512
 
-// maxTextTokens bounds the tokens of one text: eight windows of maxTokens.
+// maxTextTokens bounds the tokens of one text: eight windows of maxTokens
+// (EMB-9).
 const maxTextTokens = 8 * maxTokens
 
 // chunkTokens bounds the tokens of one forward pass: large enough that the
