@@ -539,7 +539,8 @@ func TestHalfToFloat(t *testing.T) {
 }
 
 func FuzzEmbed(f *testing.F) {
-	for _, s := range []string{"", "hello world", "我喜欢", "\xff", "e\u0301\u0323", "▁▁", "a  b"} {
+	for _, s := range []string{"", "hello world", "我喜欢", "\xff", "e\u0301\u0323", "▁▁", "a  b",
+		strings.Repeat("a long text in windows ", 40), strings.Repeat("x y ", 800)} {
 		f.Add(s)
 	}
 	e := loadedEmbedder(f)
