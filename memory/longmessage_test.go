@@ -52,6 +52,27 @@ var longMessageChatter = []string{
 	"Caching can speed up a service, but stale data is the price you pay.",
 }
 
+// factsFound asks svc each fact's question with the semantic profile and
+// counts the answers with the fact's message (/fact/i) among the first
+// five.
+func factsFound(t *testing.T, svc *service.Mnemo) int {
+	t.Helper()
+	found := 0
+	for i, f := range longMessageFacts {
+		res, err := svc.Surface(context.Background(), alice, memory.Query{Text: f.question, Profile: "semantic", Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Results {
+			if r.Key == fmt.Sprintf("/fact/%d", i) {
+				found++
+				break
+			}
+		}
+	}
+	return found
+}
+
 // TestLongMessagesByMeaning: what a message says past the first hundred
 // or so words, which the sentence encoder reads in a later window, is
 // found by meaning. Each message is some 150 words of the same kind of
@@ -76,19 +97,7 @@ func TestLongMessagesByMeaning(t *testing.T) {
 	if _, err := svc.AddMessages(ctx, alice, "s1", msgs); err != nil {
 		t.Fatal(err)
 	}
-	found := 0
-	for i, f := range longMessageFacts {
-		res, err := svc.Surface(ctx, alice, memory.Query{Text: f.question, Profile: "semantic", Limit: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range res.Results {
-			if r.Key == fmt.Sprintf("/fact/%d", i) {
-				found++
-				break
-			}
-		}
-	}
+	found := factsFound(t, svc)
 	t.Logf("%d of %d facts' messages among the first five", found, len(longMessageFacts))
 	if found < 10 {
 		t.Errorf("%d of %d facts' messages among the first five, want at least 10", found, len(longMessageFacts))
@@ -121,19 +130,7 @@ func TestShortRepliesAfterLongMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	found := 0
-	for i, f := range longMessageFacts {
-		res, err := svc.Surface(ctx, alice, memory.Query{Text: f.question, Profile: "semantic", Limit: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range res.Results {
-			if r.Key == fmt.Sprintf("/fact/%d", i) {
-				found++
-				break
-			}
-		}
-	}
+	found := factsFound(t, svc)
 	t.Logf("%d of %d replies among the first five", found, len(longMessageFacts))
 	if found < 15 {
 		t.Errorf("%d of %d replies among the first five, want at least 15", found, len(longMessageFacts))

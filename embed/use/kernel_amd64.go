@@ -115,18 +115,11 @@ func quantizeRowsWords(a []int16, sa []float32, zp []int32, x []float32, rows, i
 		for i := 1; i < 8; i++ {
 			lo, hi = min(lo, mm[i]), max(hi, mm[8+i])
 		}
-		if relu {
-			lo = 0
-		}
-		if hi == lo {
+		inv, z, ok := rowCode(lo, hi, relu, &sa[r], &zp[r])
+		if !ok {
 			clear(out)
-			sa[r], zp[r] = 0, 0
 			continue
 		}
-		scale := (hi - lo) / 255
-		inv := 1 / scale
-		z := float32(math.Round(float64(-lo * inv)))
-		sa[r], zp[r] = scale, int32(z)
 		quantWords(&row[0], in, &out[0], inv, z+0.5)
 	}
 }
@@ -183,18 +176,11 @@ func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in
 		for i := 1; i < 16; i++ {
 			lo, hi = min(lo, mm[i]), max(hi, mm[16+i])
 		}
-		if relu {
-			lo = 0
-		}
-		if hi == lo {
+		inv, z, ok := rowCode(lo, hi, relu, &sa[r], &zp[r])
+		if !ok {
 			clear(out)
-			sa[r], zp[r] = 0, 0
 			continue
 		}
-		scale := (hi - lo) / 255
-		inv := 1 / scale
-		z := float32(math.Round(float64(-lo * inv)))
-		sa[r], zp[r] = scale, int32(z)
 		quant16(&row[0], in, &out[0], inv, z+0.5)
 	}
 }

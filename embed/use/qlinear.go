@@ -70,25 +70,37 @@ func quantizeRows(a []uint8, sa []float32, zp []int32, x []float32, rows, in int
 			lo = min(lo, v)
 			hi = max(hi, v)
 		}
-		if relu {
-			lo = 0
-		}
 		out := a[r*in : (r+1)*in : (r+1)*in]
-		if hi == lo { // all zero
+		inv, z, ok := rowCode(lo, hi, relu, &sa[r], &zp[r])
+		if !ok {
 			clear(out)
-			sa[r], zp[r] = 0, 0
 			continue
 		}
-		scale := (hi - lo) / 255
-		inv := 1 / scale
-		z := float32(math.Round(float64(-lo * inv)))
-		sa[r], zp[r] = scale, int32(z)
 		// v*inv+z lies in [0, 255] up to rounding; +0.5 then truncation
 		// rounds half up.
 		for i, v := range row {
 			out[i] = uint8(min(255, max(0, v*inv+z+0.5)))
 		}
 	}
+}
+
+// rowCode sets the scale and the zero point of a row whose values span
+// [lo, hi], which includes 0 (with relu: [0, hi]), and returns the inverse
+// of the scale and the zero point as a float. ok is false for a row of
+// zeros, whose scale and zero point are 0.
+func rowCode(lo, hi float32, relu bool, sa *float32, zp *int32) (inv, z float32, ok bool) {
+	if relu {
+		lo = 0
+	}
+	if hi == lo {
+		*sa, *zp = 0, 0
+		return 0, 0, false
+	}
+	scale := (hi - lo) / 255
+	inv = 1 / scale
+	z = float32(math.Round(float64(-lo * inv)))
+	*sa, *zp = scale, int32(z)
+	return inv, z, true
 }
 
 // packBlock prepares blockRows rows of codes a ([blockRows][in]) for the
