@@ -106,22 +106,38 @@ func quantizeRowsWords(a []int16, sa []float32, zp []int32, x []float32, rows, i
 	if in%16 != 0 {
 		panic("use: int8 layer width not a multiple of 16")
 	}
-	var mm [16]float32
+	quantizeRowsWith(a, sa, zp, x, rows, in, relu, func(row []float32) (lo, hi float32) {
+		var mm [16]float32
+		minMax8(&row[0], len(row), &mm)
+		return lanesSpan(mm[:8], mm[8:])
+	}, quantWords)
+}
+
+// quantizeRowsWith is quantizeRows with span for a row's lowest and
+// highest values and code for its codes, in assembly.
+func quantizeRowsWith[T uint8 | int16](a []T, sa []float32, zp []int32, x []float32, rows, in int, relu bool,
+	span func(row []float32) (lo, hi float32), code func(x *float32, n int, dst *T, inv, z float32)) {
 	for r := range rows {
 		row := x[r*in : (r+1)*in : (r+1)*in]
 		out := a[r*in : (r+1)*in : (r+1)*in]
-		minMax8(&row[0], in, &mm)
-		lo, hi := mm[0], mm[8]
-		for i := 1; i < 8; i++ {
-			lo, hi = min(lo, mm[i]), max(hi, mm[8+i])
-		}
+		lo, hi := span(row)
 		inv, z, ok := rowCode(lo, hi, relu, &sa[r], &zp[r])
 		if !ok {
 			clear(out)
 			continue
 		}
-		quantWords(&row[0], in, &out[0], inv, z+0.5)
+		code(&row[0], in, &out[0], inv, z+0.5)
 	}
+}
+
+// lanesSpan is the lowest of lows and the highest of highs: the bounds of
+// a row from its lanes'.
+func lanesSpan(lows, highs []float32) (lo, hi float32) {
+	lo, hi = lows[0], highs[0]
+	for i := 1; i < len(lows); i++ {
+		lo, hi = min(lo, lows[i]), max(hi, highs[i])
+	}
+	return lo, hi
 }
 
 //go:noescape
@@ -167,22 +183,11 @@ func quant16(x *float32, n int, dst *uint8, inv, z float32)
 // rows' widths are multiples of 16). The result is the same but for
 // float rounding of the last ulp.
 func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
-	var mm [32]float32
-	for r := range rows {
-		row := x[r*in : (r+1)*in : (r+1)*in]
-		out := a[r*in : (r+1)*in : (r+1)*in]
-		minMax16(&row[0], in, &mm)
-		lo, hi := mm[0], mm[16]
-		for i := 1; i < 16; i++ {
-			lo, hi = min(lo, mm[i]), max(hi, mm[16+i])
-		}
-		inv, z, ok := rowCode(lo, hi, relu, &sa[r], &zp[r])
-		if !ok {
-			clear(out)
-			continue
-		}
-		quant16(&row[0], in, &out[0], inv, z+0.5)
-	}
+	quantizeRowsWith(a, sa, zp, x, rows, in, relu, func(row []float32) (lo, hi float32) {
+		var mm [32]float32
+		minMax16(&row[0], len(row), &mm)
+		return lanesSpan(mm[:16], mm[16:])
+	}, quant16)
 }
 
 //go:noescape
