@@ -49,15 +49,21 @@ func gemmAVX2(a []float32, lda int, l *linear, c []float32, ldc int) {
 	gemm4x16(&a[0], lda, &l.panels[0], in, panels, &c[0], ldc)
 }
 
-// qgemm is qgemmGo's contract implemented with AVX-512 VNNI.
-func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
-	// Bounds the assembly relies on, checked once here.
-	_ = a[3*lda+q.in-1]
+// checkBlock checks, once, the bounds the int8 kernels' assembly relies
+// on besides their codes': a block of rows of c, their scales and zero
+// points, the bias and the weights.
+func (q *qlinear) checkBlock(sa []float32, zp []int32, bias, c []float32, ldc int) {
 	_ = c[3*ldc+q.out-1]
 	_ = sa[3]
 	_ = zp[3]
 	_ = bias[q.out-1]
 	_ = q.w[q.in*q.out-1]
+}
+
+// qgemm is qgemmGo's contract implemented with AVX-512 VNNI.
+func qgemm(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	_ = a[3*lda+q.in-1] // bounds the assembly relies on, with checkBlock's
+	q.checkBlock(sa, zp, bias, c, ldc)
 	gemmVNNI4x64(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
 }
 
@@ -68,11 +74,7 @@ func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, b
 	if nk > q.in/4 || len(p) < 4*nk {
 		panic("use: more k-steps than inputs")
 	}
-	_ = c[3*ldc+q.out-1]
-	_ = sa[3]
-	_ = zp[3]
-	_ = bias[q.out-1]
-	_ = q.w[q.in*q.out-1]
+	q.checkBlock(sa, zp, bias, c, ldc)
 	var ks0 *int32
 	var p0 *uint32
 	if nk > 0 {
@@ -90,13 +92,8 @@ func qgemmSparse(p []uint32, ks []int32, sa []float32, zp []int32, q *qlinear, b
 // to int16 (quantizeRowsWords): the same sums as qgemm's, and the same
 // results to the bit.
 func qgemmWords(a []int16, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
-	// Bounds the assembly relies on, checked once here.
-	_ = a[3*lda+q.in-1]
-	_ = c[3*ldc+q.out-1]
-	_ = sa[3]
-	_ = zp[3]
-	_ = bias[q.out-1]
-	_ = q.w[q.in*q.out-1]
+	_ = a[3*lda+q.in-1] // bounds the assembly relies on, with checkBlock's
+	q.checkBlock(sa, zp, bias, c, ldc)
 	gemmMadd4x8(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
 }
 
