@@ -144,6 +144,27 @@ func BenchmarkQKernel(b *testing.B) {
 	}
 }
 
+// BenchmarkAttention measures attention over one text of n tokens at
+// layer 0's width (256) and layer 1's (512), in multiply-adds a second.
+func BenchmarkAttention(b *testing.B) {
+	for _, n := range []int{20, 55, 110} {
+		for _, dim := range []int{embedDim, modelDim} {
+			b.Run(fmt.Sprintf("tokens=%d/width=%d", n, dim), func(b *testing.B) {
+				qkv := make([]float32, n*3*dim)
+				for i := range qkv {
+					qkv[i] = float32(i%13)/6 - 1
+				}
+				att := make([]float32, n*dim)
+				vec := bestPath().vec()
+				for b.Loop() {
+					attention(att, qkv, dim, []span{{0, n}}, vec)
+				}
+				b.ReportMetric(float64(b.N)*float64(2*n*n*dim)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+			})
+		}
+	}
+}
+
 // BenchmarkLoad measures decoding the embedded model, which the first Embed
 // (or Load) of every Embedder pays once.
 func BenchmarkLoad(b *testing.B) {

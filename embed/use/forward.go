@@ -331,15 +331,28 @@ func attention(att, qkv []float32, dim int, spans []span, v vecOps) {
 	headDim := dim / numHeads
 	scale := float32(1 / math.Sqrt(float64(headDim)))
 	stride := 3 * dim
-	w := make([]float32, maxTokens)
+	w := make([]float32, 4*maxTokens)
 	for _, s := range spans {
 		for hd := 0; hd < dim; hd += headDim {
-			for i := range s.n {
-				q := qkv[(s.start+i)*stride+hd:][:headDim]
-				ws := w[:s.n]
-				v.scores(q, qkv[s.start*stride+dim+hd:], stride, s.n, ws)
-				v.softmax(ws, scale)
-				v.wsum(qkv[s.start*stride+2*dim+hd:], stride, s.n, ws, att[(s.start+i)*dim+hd:][:headDim])
+			keys, values := qkv[s.start*stride+dim+hd:], qkv[s.start*stride+2*dim+hd:]
+			for i := 0; i < s.n; {
+				rows := 1
+				if i+4 <= s.n {
+					// Four queries' scores at once read each key once.
+					v.scores4(qkv[(s.start+i)*stride+hd:], keys, stride, headDim, s.n, w, maxTokens)
+					rows = 4
+				} else {
+					v.scores(qkv[(s.start+i)*stride+hd:][:headDim], keys, stride, s.n, w[:s.n])
+				}
+				for r := range rows {
+					v.softmax(w[r*maxTokens:][:s.n], scale)
+				}
+				if rows == 4 {
+					v.wsum4(values, stride, headDim, s.n, w, maxTokens, att[(s.start+i)*dim+hd:], dim)
+				} else {
+					v.wsum(values, stride, s.n, w[:s.n], att[(s.start+i)*dim+hd:][:headDim])
+				}
+				i += rows
 			}
 		}
 	}

@@ -188,6 +188,12 @@ func quantizeRowsVNNI(a []uint8, sa []float32, zp []int32, x []float32, rows, in
 }
 
 //go:noescape
+func wsum4AVX2(v *float32, stride, n, hd int, w *float32, wstride int, out *float32, ostride int)
+
+//go:noescape
+func scores4AVX2(q, k *float32, stride, n, hd int, out *float32, ostride int)
+
+//go:noescape
 func scoresAVX2(q, k *float32, stride, n, hd int, out *float32)
 
 //go:noescape
@@ -227,6 +233,31 @@ func layerNormAVX2(dst, src *float32, rows, dim int, scale, bias *float32, eps f
 // attention a whole text's keys or values a call (head widths are 64 or
 // 128), layer norm a whole batch.
 var vecAVX2 = vecOps{
+	scores4: func(q, k []float32, stride, hd, n int, out []float32, ostride int) {
+		if hd%8 != 0 {
+			panic("use: head width not a multiple of 8")
+		}
+		_ = q[3*stride+hd-1]
+		_ = k[(n-1)*stride+hd-1]
+		_ = out[3*ostride+n-1]
+		if even := n &^ 1; even > 0 {
+			scores4AVX2(&q[0], &k[0], stride, even, hd, &out[0], ostride)
+		}
+		if n%2 == 1 {
+			for r := range 4 {
+				scoresAVX2(&q[r*stride], &k[(n-1)*stride], stride, 1, hd, &out[r*ostride+n-1])
+			}
+		}
+	},
+	wsum4: func(v []float32, stride, hd, n int, w []float32, wstride int, out []float32, ostride int) {
+		if hd%16 != 0 {
+			panic("use: head width not a multiple of 16")
+		}
+		_ = v[(n-1)*stride+hd-1]
+		_ = w[3*wstride+n-1]
+		_ = out[3*ostride+hd-1]
+		wsum4AVX2(&v[0], stride, n, hd, &w[0], wstride, &out[0], ostride)
+	},
 	scores: func(q, k []float32, stride, n int, out []float32) {
 		hd := len(q)
 		if hd%16 != 0 {

@@ -224,3 +224,167 @@ qwloop:
 qwdone:
 	VZEROUPPER
 	RET
+
+// func scores4AVX2(q, k *float32, stride, n, hd int, out *float32, ostride int)
+//
+// Attention's scores for 4 queries at once: out[r*ostride+j] = q_r·k_j for
+// the rows q_r and k_j stride floats apart, j < n (even), hd a multiple of
+// 8. A block is 4 queries by 2 keys: the sums in Y0–Y7 (query r, key t in
+// Y(2r+t)), the keys' 8 floats in Y8 and Y9, a query's in Y10.
+TEXT ·scores4AVX2(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), SI
+	MOVQ k+8(FP), DI
+	MOVQ stride+16(FP), R8
+	SHLQ $2, R8
+	MOVQ n+24(FP), R9
+	SHRQ $1, R9
+	MOVQ hd+32(FP), R10
+	SHRQ $3, R10
+	MOVQ out+40(FP), DX
+	MOVQ ostride+48(FP), R11
+	SHLQ $2, R11
+	LEAQ (SI)(R8*1), R12 // query 1
+	LEAQ (R12)(R8*1), R13 // query 2
+	LEAQ (R13)(R8*1), R14 // query 3
+	TESTQ R9, R9
+	JZ s4done
+
+s4pair:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ AX, AX // byte offset in the rows
+	MOVQ R10, CX
+	LEAQ (DI)(R8*1), BX // the second key
+
+s4loop:
+	VMOVUPS (DI)(AX*1), Y8
+	VMOVUPS (BX)(AX*1), Y9
+	VMOVUPS (SI)(AX*1), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VMOVUPS (R12)(AX*1), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VFMADD231PS Y9, Y10, Y3
+	VMOVUPS (R13)(AX*1), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VFMADD231PS Y9, Y10, Y5
+	VMOVUPS (R14)(AX*1), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VFMADD231PS Y9, Y10, Y7
+	ADDQ $32, AX
+	DECQ CX
+	JNZ s4loop
+
+	// Eight sums into Y1: r0k0, r0k1, r1k0, r1k1, r2k0, r2k1, r3k0, r3k1.
+	VHADDPS Y1, Y0, Y0
+	VHADDPS Y3, Y2, Y2
+	VHADDPS Y5, Y4, Y4
+	VHADDPS Y7, Y6, Y6
+	VHADDPS Y2, Y0, Y0
+	VHADDPS Y6, Y4, Y4
+	VPERM2F128 $0x20, Y4, Y0, Y1
+	VPERM2F128 $0x31, Y4, Y0, Y2
+	VADDPS Y2, Y1, Y1
+	VEXTRACTF128 $1, Y1, X2
+	MOVQ DX, AX
+	VMOVLPS X1, (AX)
+	ADDQ R11, AX
+	VMOVHPS X1, (AX)
+	ADDQ R11, AX
+	VMOVLPS X2, (AX)
+	ADDQ R11, AX
+	VMOVHPS X2, (AX)
+
+	ADDQ $8, DX
+	LEAQ (DI)(R8*2), DI
+	DECQ R9
+	JNZ s4pair
+
+s4done:
+	VZEROUPPER
+	RET
+
+// func wsum4AVX2(v *float32, stride, n, hd int, w *float32, wstride int, out *float32, ostride int)
+//
+// Attention's weighted sums for 4 queries at once: out_r = Σ_j w[r*wstride+j]
+// v_j for the value rows v_j stride floats apart, j < n, hd a multiple of
+// 16. A block is 16 of the head's floats for the 4 queries: the sums in
+// Y0–Y7 (query r in Y(2r) and Y(2r+1)), the value's 16 floats in Y8 and
+// Y9, a query's weight in Y10.
+TEXT ·wsum4AVX2(SB), NOSPLIT, $0-64
+	MOVQ v+0(FP), SI
+	MOVQ stride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ hd+24(FP), R10
+	SHRQ $4, R10
+	MOVQ w+32(FP), BX
+	MOVQ wstride+40(FP), R9
+	SHLQ $2, R9
+	LEAQ (BX)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), R14
+	MOVQ out+48(FP), DX
+	MOVQ ostride+56(FP), R11
+	SHLQ $2, R11
+
+w4block:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ SI, DI
+	XORQ AX, AX
+	MOVQ n+16(FP), CX
+	TESTQ CX, CX
+	JZ w4store
+
+w4loop:
+	VMOVUPS (DI), Y8
+	VMOVUPS 32(DI), Y9
+	VBROADCASTSS (BX)(AX*4), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VBROADCASTSS (R12)(AX*4), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VFMADD231PS Y9, Y10, Y3
+	VBROADCASTSS (R13)(AX*4), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VFMADD231PS Y9, Y10, Y5
+	VBROADCASTSS (R14)(AX*4), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VFMADD231PS Y9, Y10, Y7
+	ADDQ R8, DI
+	INCQ AX
+	DECQ CX
+	JNZ w4loop
+
+w4store:
+	MOVQ DX, DI
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ R11, DI
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ R11, DI
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ R11, DI
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	DECQ R10
+	JNZ w4block
+
+	VZEROUPPER
+	RET

@@ -43,13 +43,31 @@ func (p path) kernel() kernel {
 // sets out = Σ_j w[j]·v_j, where k_j and v_j start stride floats apart.
 // And layer norm: norm is layerNormGo or its twin.
 type vecOps struct {
+	scores4 func(q, k []float32, stride, hd, n int, out []float32, ostride int)
 	scores  func(q, k []float32, stride, n int, out []float32)
+	wsum4   func(v []float32, stride, hd, n int, w []float32, wstride int, out []float32, ostride int)
 	softmax func(x []float32, scale float32)
 	wsum    func(v []float32, stride, n int, w, out []float32)
 	norm    func(dst, src []float32, dim int, scale, bias []float32)
 }
 
 var vecGo = vecOps{
+	scores4: func(q, k []float32, stride, hd, n int, out []float32, ostride int) {
+		for r := range 4 {
+			for j := range n {
+				out[r*ostride+j] = dot(q[r*stride:][:hd], k[j*stride:][:hd])
+			}
+		}
+	},
+	wsum4: func(v []float32, stride, hd, n int, w []float32, wstride int, out []float32, ostride int) {
+		for r := range 4 {
+			o := out[r*ostride:][:hd]
+			clear(o)
+			for j := range n {
+				axpy(o, v[j*stride:][:hd], w[r*wstride+j])
+			}
+		}
+	},
 	scores: func(q, k []float32, stride, n int, out []float32) {
 		for j := range n {
 			out[j] = dot(q, k[j*stride:][:len(q)])

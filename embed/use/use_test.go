@@ -920,6 +920,18 @@ func TestAttentionOpsAgree(t *testing.T) {
 			wantS, wantW := make([]float32, n), make([]float32, hd)
 			vecGo.scores(q, k, stride, n, wantS)
 			vecGo.wsum(k, stride, n, w, wantW)
+			// Four queries (rows of k) and four rows of weights at once.
+			want4S, want4W := make([]float32, 4*n), make([]float32, 4*hd)
+			w4 := make([]float32, 4*n)
+			for i := range w4 {
+				w4[i] = float32(rnd.Float64())
+			}
+			if n >= 4 {
+				for r := range 4 {
+					vecGo.scores(k[r*stride:][:hd], k, stride, n, want4S[r*n:(r+1)*n])
+					vecGo.wsum(k, stride, n, w4[r*n:(r+1)*n], want4W[r*hd:(r+1)*hd])
+				}
+			}
 			for _, p := range allPaths {
 				if !p.supported() {
 					continue
@@ -935,6 +947,22 @@ func TestAttentionOpsAgree(t *testing.T) {
 				for j := range wantW {
 					if d := math.Abs(float64(gotW[j] - wantW[j])); d > 1e-5*(1+math.Abs(float64(wantW[j]))) {
 						t.Fatalf("%v, hd %d, n %d: weighted sum %d = %v, want %v", p, hd, n, j, gotW[j], wantW[j])
+					}
+				}
+				if n < 4 {
+					continue
+				}
+				got4S, got4W := make([]float32, 4*n), make([]float32, 4*hd)
+				p.vec().scores4(k, k, stride, hd, n, got4S, n)
+				p.vec().wsum4(k, stride, hd, n, w4, n, got4W, hd)
+				for j := range want4S {
+					if d := math.Abs(float64(got4S[j] - want4S[j])); d > 1e-5*(1+math.Abs(float64(want4S[j]))) {
+						t.Fatalf("%v, hd %d, n %d: query %d's score %d = %v, want %v", p, hd, n, j/n, j%n, got4S[j], want4S[j])
+					}
+				}
+				for j := range want4W {
+					if d := math.Abs(float64(got4W[j] - want4W[j])); d > 1e-5*(1+math.Abs(float64(want4W[j]))) {
+						t.Fatalf("%v, hd %d, n %d: query %d's weighted sum %d = %v, want %v", p, hd, n, j/hd, j%hd, got4W[j], want4W[j])
 					}
 				}
 			}
