@@ -38,16 +38,19 @@ func (p path) kernel() kernel {
 }
 
 // vecOps are the vector operations besides the matrix products. Those of
-// attention, for one query and one head over the n tokens of its text:
-// scores sets out[j] = q·k_j, softmax is softmaxGo or its twin, and wsum
-// sets out = Σ_j w[j]·v_j, where k_j and v_j start stride floats apart.
-// And layer norm: norm is layerNormGo or its twin.
+// attention, for one head over the n tokens of its text: scores sets
+// out[j] = q·k_j for one query, softmax is softmaxGo or its twin, and wsum
+// sets out = Σ_j w[j]·v_j, where k_j and v_j start stride floats apart;
+// scores4 and wsum4 do the same for four queries, stride floats apart,
+// their scores or weights ostride or wstride floats apart, reading each
+// key and value once for the four. And layer norm: norm is layerNormGo or
+// its twin.
 type vecOps struct {
-	scores4 func(q, k []float32, stride, hd, n int, out []float32, ostride int)
 	scores  func(q, k []float32, stride, n int, out []float32)
-	wsum4   func(v []float32, stride, hd, n int, w []float32, wstride int, out []float32, ostride int)
+	scores4 func(q, k []float32, stride, hd, n int, out []float32, ostride int)
 	softmax func(x []float32, scale float32)
 	wsum    func(v []float32, stride, n int, w, out []float32)
+	wsum4   func(v []float32, stride, hd, n int, w []float32, wstride int, out []float32, ostride int)
 	norm    func(dst, src []float32, dim int, scale, bias []float32)
 }
 
