@@ -25,7 +25,7 @@ var shortTexts = []string{
 // spreads a batch over GOMAXPROCS goroutines; run with -cpu 1 for the
 // figure per core.
 //
-// Each supported path (go, avx2, vnni) runs as its own sub-benchmark, so
+// Each supported path (go, avx2, avxvnni, vnni) runs as its own sub-benchmark, so
 // one run compares them on the same machine at the same load; texts/cpu-s
 // divides by the process's CPU time instead of wall time, which a shared
 // machine inflates.
@@ -115,13 +115,13 @@ func BenchmarkKernel(b *testing.B) {
 }
 
 // BenchmarkQKernel measures the int8 kernels on the largest layer, the
-// activations' quantisation included: VNNI's and AVX2's.
+// activations' quantisation included: VNNI's, AVX-VNNI's and AVX2's.
 func BenchmarkQKernel(b *testing.B) {
 	es, err := pathEmbedders()
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, p := range []path{pathAVX2, pathVNNI} {
+	for _, p := range []path{pathAVX2, pathAVXVNNI, pathVNNI} {
 		b.Run("path="+p.String(), func(b *testing.B) {
 			e := es[p]
 			if e == nil {

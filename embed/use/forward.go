@@ -259,6 +259,17 @@ func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu
 		}
 		return
 	}
+	if m.path == pathAVXVNNI {
+		// Every k-step, as on AVX2.
+		quantizeRowsBytes(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
+		for r := rows; r < padded; r++ {
+			sc.sa[r], sc.zp[r] = 0, 0
+		}
+		for r := 0; r < padded; r += blockRows {
+			qgemmBytes(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
+		}
+		return
+	}
 	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
 	for r := rows; r < padded; r++ {
 		sc.sa[r], sc.zp[r] = 0, 0

@@ -8,11 +8,14 @@ import (
 
 // bestPath returns the fastest path this CPU (and operating system, which
 // must save the wider registers) supports: int8 with AVX-512 VNNI, the
-// same int8 products with AVX2 and FMA, or the portable Go loops.
+// same int8 products with AVX-VNNI or with AVX2 and FMA, or the portable
+// Go loops.
 func bestPath() path {
 	switch {
 	case hasVNNI():
 		return pathVNNI
+	case hasAVXVNNI():
+		return pathAVXVNNI
 	case hasAVX2FMA():
 		return pathAVX2
 	}
@@ -20,6 +23,11 @@ func bestPath() path {
 }
 
 func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+
+// hasAVXVNNI reports VPDPBUSD on 256-bit registers in its VEX form
+// (AVX-VNNI), besides AVX2 and FMA: Intel's CPUs since Alder Lake, which
+// most have no AVX-512.
+func hasAVXVNNI() bool { return cpu.X86.HasAVXVNNI && hasAVX2FMA() }
 
 // hasVNNI reports AVX-512 with VNNI (and VL, for packBlockAVX512's
 // 128-bit forms, and POPCNT); the VNNI path also runs the float layers it
@@ -33,6 +41,8 @@ func (p path) supported() bool {
 	switch p {
 	case pathVNNI:
 		return hasVNNI()
+	case pathAVXVNNI:
+		return hasAVXVNNI()
 	case pathAVX2:
 		return hasAVX2FMA()
 	}
@@ -97,6 +107,27 @@ func qgemmWords(a []int16, lda int, sa []float32, zp []int32, q *qlinear, bias, 
 	gemmMadd4x8(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
 }
 
+// qgemmBytes is qgemmGo's contract implemented with AVX-VNNI: the same
+// sums as qgemm's, and the same results to the bit.
+func qgemmBytes(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	_ = a[3*lda+q.in-1] // bounds the assembly relies on, with checkBlock's
+	q.checkBlock(sa, zp, bias, c, ldc)
+	gemmDot4x16(&a[0], lda, &q.w[0], q.in/4, q.out/qGroup, &c[0], ldc, &sa[0], &zp[0], &q.ncs[0], &q.sw[0], &bias[0], add)
+}
+
+// quantizeRowsBytes is quantizeRowsVNNI with AVX2, for qgemmBytes: the
+// same scales, zero points and codes.
+func quantizeRowsBytes(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
+	if in%16 != 0 {
+		panic("use: int8 layer width not a multiple of 16")
+	}
+	quantizeRowsWith(a, sa, zp, x, rows, in, relu, func(row []float32) (lo, hi float32) {
+		var mm [16]float32
+		minMax8(&row[0], len(row), &mm)
+		return lanesSpan(mm[:8], mm[8:])
+	}, quantBytes)
+}
+
 // quantizeRowsWords is quantizeRowsVNNI with AVX2, the codes widened to
 // int16 for qgemmWords: the same scales, zero points and codes.
 func quantizeRowsWords(a []int16, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
@@ -139,6 +170,12 @@ func lanesSpan(lows, highs []float32) (lo, hi float32) {
 
 //go:noescape
 func gemmMadd4x8(a *int16, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
+
+//go:noescape
+func gemmDot4x16(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
+
+//go:noescape
+func quantBytes(x *float32, n int, dst *uint8, inv, z float32)
 
 //go:noescape
 func minMax8(x *float32, n int, out *[16]float32)

@@ -26,6 +26,14 @@ func qgemmWords(a []int16, lda int, sa []float32, zp []int32, q *qlinear, bias, 
 	panic("use: no AVX2 kernel on this architecture")
 }
 
+func qgemmBytes(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool) {
+	panic("use: no AVX-VNNI kernel on this architecture")
+}
+
+func quantizeRowsBytes(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
+	panic("use: no AVX-VNNI kernel on this architecture")
+}
+
 func quantizeRowsWords(a []int16, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
 	panic("use: no AVX2 kernel on this architecture")
 }

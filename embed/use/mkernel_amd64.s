@@ -152,6 +152,130 @@ mloop:
 	VZEROUPPER
 	RET
 
+// The int8 path on AVX-VNNI (PERF-8): VPDPBUSD on 256-bit registers, the
+// VEX form that CPUs without AVX-512 have (Intel's since Alder Lake), with
+// the VNNI kernel's weights and codes: the same exact sums, and with the
+// same float epilogue the same results to the bit. The Go assembler knows
+// VPDPBUSD only in its EVEX form, which these CPUs lack, so DOTROW spells
+// the VEX form out (VEX.256.66.0F38.W0 50 /r): YMMa += the unsigned bytes
+// of Ycodes times the signed bytes at (DI) or 32(DI), 4 to a lane.
+//
+// A block is 4 rows by 16 outputs, one panel: the 64 bytes at 64·b of a
+// k-step for block b of the group. Row r's sums are in Y(2r) (outputs
+// 0–7) and Y(2r+1) (8–15), its codes broadcast in Y(8+r).
+#define DOTROWS \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x3d; BYTE $0x50; BYTE $0xc4; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x3d; BYTE $0x50; BYTE $0xcd; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x35; BYTE $0x50; BYTE $0xd4; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x35; BYTE $0x50; BYTE $0xdd; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x2d; BYTE $0x50; BYTE $0xe4; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x2d; BYTE $0x50; BYTE $0xed; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x25; BYTE $0x50; BYTE $0xf4; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x25; BYTE $0x50; BYTE $0xfd
+
+// RESULT8 is RESULT for sums that need no pairs added: Y12 set to one
+// row's 8 results from acc.
+#define RESULT8(acc, off) \
+	VPBROADCASTD off(CX), Y13; \
+	VPMULLD Y8, Y13, Y13; \
+	VPADDD Y13, acc, Y12; \
+	VCVTDQ2PS Y12, Y12; \
+	VBROADCASTSS off(R8), Y13; \
+	VMULPS Y9, Y13, Y13; \
+	VFMADD213PS Y10, Y13, Y12
+
+// HALF8 is EPILOGUE for the 8 outputs of the block at R15 whose 4 rows'
+// sums are a0–a3.
+#define HALF8(a0, a1, a2, a3, ncs, sw, bias, zp, sa, add, addLabel, doneLabel) \
+	MOVQ ncs, AX; \
+	VMOVDQU (AX)(R15*1), Y8; \
+	MOVQ sw, AX; \
+	VMOVUPS (AX)(R15*1), Y9; \
+	MOVQ bias, AX; \
+	VMOVUPS (AX)(R15*1), Y10; \
+	MOVQ zp, CX; \
+	MOVQ sa, R8; \
+	LEAQ (DX)(R15*1), DI; \
+	CMPB add, $0; \
+	JNE addLabel; \
+	RESULT8(a0, 0); \
+	STORE; \
+	RESULT8(a1, 4); \
+	STORE; \
+	RESULT8(a2, 8); \
+	STORE; \
+	RESULT8(a3, 12); \
+	STORE; \
+	JMP doneLabel; \
+addLabel: \
+	RESULT8(a0, 0); \
+	ADD; \
+	RESULT8(a1, 4); \
+	ADD; \
+	RESULT8(a2, 8); \
+	ADD; \
+	RESULT8(a3, 12); \
+	ADD; \
+doneLabel:
+
+// func gemmDot4x16(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
+//
+// For 4 rows of uint8 codes a, lda bytes apart, and every output of the
+// groups' weights w: the contract of qgemmGo.
+TEXT ·gemmDot4x16(SB), NOSPLIT, $0-97
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), R8
+	LEAQ (SI)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	MOVQ w+16(FP), R14
+	MOVQ groups+32(FP), R9
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R10
+	SHLQ $2, R10
+	XORQ R15, R15 // the block's byte offset in c's rows, ncs, sw and bias
+
+dgroup:
+	XORQ BX, BX // the block's byte offset in a k-step
+
+dblock:
+	LEAQ (R14)(BX*1), DI
+	ZEROSUMS
+	MOVQ k4+24(FP), CX
+	XORQ R8, R8 // the k-step
+
+dloop:
+	VPBROADCASTD (SI)(R8*4), Y8
+	VPBROADCASTD (R11)(R8*4), Y9
+	VPBROADCASTD (R12)(R8*4), Y10
+	VPBROADCASTD (R13)(R8*4), Y11
+	VMOVDQU (DI), Y12
+	VMOVDQU 32(DI), Y13
+	DOTROWS
+	ADDQ $256, DI
+	INCQ R8
+	CMPQ R8, CX
+	JLT dloop
+
+	HALF8(Y0, Y2, Y4, Y6, ncs+72(FP), sw+80(FP), bias+88(FP), zp+64(FP), sa+56(FP), add+96(FP), dadd0, dnext0)
+	ADDQ $32, R15
+	HALF8(Y1, Y3, Y5, Y7, ncs+72(FP), sw+80(FP), bias+88(FP), zp+64(FP), sa+56(FP), add+96(FP), dadd1, dnext1)
+	ADDQ $32, R15
+
+	ADDQ $64, BX
+	CMPQ BX, $256
+	JLT dblock
+
+	// The next group's weights.
+	MOVQ k4+24(FP), CX
+	SHLQ $8, CX
+	ADDQ CX, R14
+	DECQ R9
+	JNZ dgroup
+
+	VZEROUPPER
+	RET
+
 // func minMax8(x *float32, n int, out *[16]float32)
 //
 // Lane-wise minimum and maximum of x[0:n] (n a multiple of 16), both
@@ -372,5 +496,43 @@ w4store:
 	DECQ R10
 	JNZ w4block
 
+	VZEROUPPER
+	RET
+
+// func quantBytes(x *float32, n int, dst *uint8, inv, z float32)
+//
+// quantWords with the codes as bytes, quant16's to the bit, for the
+// AVX-VNNI kernel.
+TEXT ·quantBytes(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ dst+16(FP), DI
+	VBROADCASTSS inv+24(FP), Y1
+	VBROADCASTSS z+28(FP), Y2
+	VXORPS Y3, Y3, Y3
+	VPBROADCASTD codemax<>(SB), Y4
+	SHRQ $4, CX
+	JZ qbdone
+qbloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y5
+	VFMADD213PS Y2, Y1, Y0 // Y0 = x*inv + z
+	VFMADD213PS Y2, Y1, Y5
+	VMAXPS Y3, Y0, Y0
+	VMAXPS Y3, Y5, Y5
+	VCVTTPS2DQ Y0, Y0
+	VCVTTPS2DQ Y5, Y5
+	VPMINUD Y4, Y0, Y0
+	VPMINUD Y4, Y5, Y5
+	VPACKUSDW Y5, Y0, Y0 // codes 0–3, 8–11 | 4–7, 12–15
+	VPERMQ $0xD8, Y0, Y0
+	VEXTRACTI128 $1, Y0, X5
+	VPACKUSWB X5, X0, X0
+	VMOVDQU X0, (DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ qbloop
+qbdone:
 	VZEROUPPER
 	RET

@@ -11,9 +11,10 @@ import (
 type path int
 
 const (
-	pathGo   path = iota // portable Go loops, float32
-	pathAVX2             // AVX2 and FMA assembly, int8 weights and activations widened to int16
-	pathVNNI             // AVX-512 VNNI assembly, int8 weights and activations
+	pathGo      path = iota // portable Go loops, float32
+	pathAVX2                // AVX2 and FMA assembly, int8 weights and activations widened to int16
+	pathVNNI                // AVX-512 VNNI assembly, int8 weights and activations
+	pathAVXVNNI             // AVX-VNNI assembly (VPDPBUSD on 256 bits), the same int8 products
 )
 
 func (p path) String() string {
@@ -24,6 +25,8 @@ func (p path) String() string {
 		return "avx2"
 	case pathVNNI:
 		return "vnni"
+	case pathAVXVNNI:
+		return "avxvnni"
 	}
 	return fmt.Sprintf("path(%d)", int(p))
 }

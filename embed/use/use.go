@@ -135,7 +135,7 @@ func loadModelPath(modelData, nfkcData []byte, p path, int8Layer0 bool) (*model,
 	}
 	m := &model{weights: w, tok: newTokenizer(w.vocab, norm), path: p, kernel: p.kernel(), vec: p.vec(), signal: timingSignal(w.timing)}
 	switch p {
-	case pathVNNI, pathAVX2:
+	case pathVNNI, pathAVXVNNI, pathAVX2:
 		for _, l := range w.quantised() {
 			l.q = newQLinear(l)
 			l.panels = nil // the int8 form is all these paths read

@@ -91,7 +91,7 @@ func TestTokenizerMatchesReference(t *testing.T) {
 }
 
 // allPaths lists every matmul path; tests skip those the CPU lacks.
-var allPaths = []path{pathGo, pathAVX2, pathVNNI}
+var allPaths = []path{pathGo, pathAVX2, pathAVXVNNI, pathVNNI}
 
 // pathEmbedders holds one Embedder per supported path, loaded once.
 var pathEmbedders = sync.OnceValues(func() (map[path]*Embedder, error) {
@@ -168,17 +168,17 @@ func TestEmbedMatchesReference(t *testing.T) {
 	}
 }
 
-// TestAVX2MatchesVNNI: the AVX2 path runs the int8 layers with the VNNI
-// path's weights, codes and sums, so that a store's vectors do not depend
-// on which of the two CPUs made them: every golden text, one at a time and
-// in a batch, gets the same vector to the bit.
-func TestAVX2MatchesVNNI(t *testing.T) {
+// TestInt8PathsMatchVNNI: the AVX2 and AVX-VNNI paths run the int8 layers
+// with the VNNI path's weights, codes and sums, so that a store's vectors
+// do not depend on which of the CPUs made them: every golden text, one at
+// a time and in a batch, gets the same vector to the bit.
+func TestInt8PathsMatchVNNI(t *testing.T) {
 	es, err := pathEmbedders()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if es[pathVNNI] == nil || es[pathAVX2] == nil {
-		t.Skip("this CPU lacks AVX-512 VNNI or AVX2")
+	if es[pathVNNI] == nil {
+		t.Skip("this CPU lacks AVX-512 VNNI")
 	}
 	g := readGolden(t)
 	texts := make([]string, len(g.Sentences))
@@ -186,32 +186,38 @@ func TestAVX2MatchesVNNI(t *testing.T) {
 		texts[i] = s.Text
 	}
 	ctx := context.Background()
-	for _, batch := range []bool{false, true} {
-		var want, got [][]float32
-		if batch {
-			if want, err = es[pathVNNI].Embed(ctx, texts); err != nil {
-				t.Fatal(err)
-			}
-			if got, err = es[pathAVX2].Embed(ctx, texts); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			for _, text := range texts {
-				w, err := es[pathVNNI].Embed(ctx, []string{text})
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := es[pathAVX2].Embed(ctx, []string{text})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, got = append(want, w[0]), append(got, g[0])
-			}
+	for _, p := range []path{pathAVX2, pathAVXVNNI} {
+		if es[p] == nil {
+			t.Logf("this CPU lacks the %s path", p)
+			continue
 		}
-		for i := range want {
-			for j := range want[i] {
-				if math.Float32bits(got[i][j]) != math.Float32bits(want[i][j]) {
-					t.Fatalf("batch %v: %q: component %d = %v on AVX2, %v on VNNI", batch, texts[i], j, got[i][j], want[i][j])
+		for _, batch := range []bool{false, true} {
+			var want, got [][]float32
+			if batch {
+				if want, err = es[pathVNNI].Embed(ctx, texts); err != nil {
+					t.Fatal(err)
+				}
+				if got, err = es[p].Embed(ctx, texts); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				for _, text := range texts {
+					w, err := es[pathVNNI].Embed(ctx, []string{text})
+					if err != nil {
+						t.Fatal(err)
+					}
+					g, err := es[p].Embed(ctx, []string{text})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, got = append(want, w[0]), append(got, g[0])
+				}
+			}
+			for i := range want {
+				for j := range want[i] {
+					if math.Float32bits(got[i][j]) != math.Float32bits(want[i][j]) {
+						t.Fatalf("batch %v: %q: component %d = %v on %s, %v on VNNI", batch, texts[i], j, got[i][j], p, want[i][j])
+					}
 				}
 			}
 		}
@@ -604,7 +610,7 @@ func TestQGemm(t *testing.T) {
 
 // TestQuantizeRows checks the assembly activation quantisers against the
 // portable one: the same scales and zero points, codes within one step;
-// and AVX2's widened codes against AVX-512's, exactly.
+// and AVX2's codes, widened and as bytes, against AVX-512's, exactly.
 func TestQuantizeRows(t *testing.T) {
 	if !pathAVX2.supported() {
 		t.Skip("this CPU has no AVX2")
@@ -627,6 +633,18 @@ func TestQuantizeRows(t *testing.T) {
 	for _, relu := range []bool{false, true} {
 		quantizeRows(a1, s1, z1, x, rows, in, relu)
 		quantizeRowsWords(words, s3, z3, x, rows, in, relu)
+		if pathAVXVNNI.supported() {
+			bytes, sb, zb := make([]uint8, rows*in), make([]float32, rows), make([]int32, rows)
+			quantizeRowsBytes(bytes, sb, zb, x, rows, in, relu)
+			for i, w := range words {
+				if int16(bytes[i]) != w {
+					t.Fatalf("relu %v: code %d = %d as bytes, %d widened", relu, i, bytes[i], w)
+				}
+			}
+			if !slices.Equal(sb, s3) || !slices.Equal(zb, z3) {
+				t.Fatalf("relu %v: scales, zero points %v, %v as bytes; %v, %v widened", relu, sb, zb, s3, z3)
+			}
+		}
 		if pathVNNI.supported() {
 			quantizeRowsVNNI(a2, s2, z2, x, rows, in, relu)
 			for i, w := range words {
@@ -752,6 +770,9 @@ func TestQGemmExact(t *testing.T) {
 			}
 			qgemmWords(words, q.in, sa, zp, q, bias, c, q.out, add)
 		}
+	}
+	if pathAVXVNNI.supported() {
+		kernels["qgemmBytes"] = dense(qgemmBytes)
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for _, shape := range []struct{ in, out int }{{4, 64}, {8, 128}, {60, 64}, {256, 192}, {516, 128}} {
