@@ -61,3 +61,21 @@ func dotUint8Int8VNNI(u *uint8, c *int8, n int) int32
 //
 //go:noescape
 func dotInt8VNNI(a, b *int8, n int) int32
+
+// useAVXVNNI is whether the int8 dot products of the graph use the
+// AVX-VNNI kernels, when they do not use the VNNI ones: VPDPBUSD on 256
+// bits in its VEX form, which Intel's CPUs without AVX-512 have (Alder
+// Lake and later).
+var useAVXVNNI = cpu.X86.HasAVXVNNI && cpu.X86.HasAVX2
+
+// dotUint8Int8AVXVNNI is Σ (u[i]-128)·c[i] over i < n, n a positive
+// multiple of 32.
+//
+//go:noescape
+func dotUint8Int8AVXVNNI(u *uint8, c *int8, n int) int32
+
+// dotInt8AVXVNNI is the dot product of a[:n] and b[:n], n a positive
+// multiple of 32.
+//
+//go:noescape
+func dotInt8AVXVNNI(a, b *int8, n int) int32

@@ -320,3 +320,78 @@ wdone:
 	VZEROUPPER
 	MOVL          AX, ret+24(FP)
 	RET
+
+// AVXDOT is the two VPDPBUSD of the AVX-VNNI kernels, in their VEX form
+// (VEX.256.66.0F38.W0 50 /r), which the Go assembler does not have: Y0 +=
+// the unsigned bytes of Y4 times the signed bytes of Y3, and Y1 += 128
+// (Y2) times them.
+#define AVXDOT \
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x5d; BYTE $0x50; BYTE $0xc3; \
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x6d; BYTE $0x50; BYTE $0xcb
+
+// AVXSUM returns Y0 - Y1, summed across its lanes, in ret.
+#define AVXSUM(ret) \
+	VPSUBD       Y1, Y0, Y0; \
+	VEXTRACTI128 $1, Y0, X1; \
+	VPADDD       X1, X0, X0; \
+	VPSHUFD      $0x4E, X0, X1; \
+	VPADDD       X1, X0, X0; \
+	VPSHUFD      $0xB1, X0, X1; \
+	VPADDD       X1, X0, X0; \
+	VMOVD        X0, AX; \
+	VZEROUPPER; \
+	MOVL         AX, ret
+
+// func dotUint8Int8AVXVNNI(u *uint8, c *int8, n int) int32
+//
+// dotUint8Int8VNNI with AVX-VNNI (VPDPBUSD on 256 bits, for CPUs without
+// AVX-512): 32 components an instruction pair, n a positive multiple of
+// 32.
+TEXT ·dotUint8Int8AVXVNNI(SB), NOSPLIT, $0-28
+	MOVQ         u+0(FP), SI
+	MOVQ         c+8(FP), DI
+	MOVQ         n+16(FP), CX
+	SHRQ         $5, CX
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	MOVL         $0x80808080, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+
+xloop:
+	VMOVDQU (SI), Y4
+	VMOVDQU (DI), Y3
+	AVXDOT
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     xloop
+	AVXSUM(ret+24(FP))
+	RET
+
+// func dotInt8AVXVNNI(a, b *int8, n int) int32
+//
+// dotInt8VNNI with AVX-VNNI: a's bytes offset by 128 as they are read, n
+// a positive multiple of 32.
+TEXT ·dotInt8AVXVNNI(SB), NOSPLIT, $0-28
+	MOVQ         a+0(FP), SI
+	MOVQ         b+8(FP), DI
+	MOVQ         n+16(FP), CX
+	SHRQ         $5, CX
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	MOVL         $0x80808080, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+
+yloop:
+	VMOVDQU (SI), Y4
+	VPXOR   Y2, Y4, Y4
+	VMOVDQU (DI), Y3
+	AVXDOT
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     yloop
+	AVXSUM(ret+24(FP))
+	RET

@@ -8,7 +8,8 @@ import (
 
 // int8Kernels are the int8 dot products the graph may run, each with
 // whether this CPU can: the portable loop, AVX2, AVX-512 VNNI, and VNNI
-// with the query offset once (searcher.dot). bind fixes the first operand.
+// with the query offset once (searcher.dot), and the AVX-VNNI kernels,
+// which the graph runs without AVX-512 VNNI. bind fixes the first operand.
 var int8Kernels = []struct {
 	name string
 	ok   bool
@@ -21,6 +22,14 @@ var int8Kernels = []struct {
 		s := new(searcher)
 		s.setQueryCode(a, 1)
 		return s.dot
+	}},
+	{"AVX-VNNI", useAVXVNNI, bind(dotInt8AVXVNNIGo)},
+	{"AVX-VNNI query", useAVXVNNI, func(a []int8) func(b []int8) int32 {
+		u := make([]uint8, len(a))
+		for i, c := range a {
+			u[i] = uint8(c) ^ 0x80
+		}
+		return func(b []int8) int32 { return dotUint8Int8AVXVNNIGo(u, b) }
 	}},
 }
 

@@ -198,7 +198,40 @@ func dotInt8(a, b []int8) int32 {
 	if useVNNI && len(a) > 0 {
 		return dotInt8VNNI(&a[0], &b[0], len(a))
 	}
+	if useAVXVNNI {
+		return dotInt8AVXVNNIGo(a, b)
+	}
 	return dotInt8AVX2Go(a, b)
+}
+
+// dotInt8AVXVNNIGo is dotInt8 with the AVX-VNNI kernel, the last len(a)
+// mod 32 components in Go.
+func dotInt8AVXVNNIGo(a, b []int8) int32 {
+	b = b[:len(a)]
+	n := len(a) &^ 31
+	var s int32
+	if n > 0 {
+		s = dotInt8AVXVNNI(&a[0], &b[0], n)
+	}
+	for i := n; i < len(a); i++ {
+		s += int32(a[i]) * int32(b[i])
+	}
+	return s
+}
+
+// dotUint8Int8AVXVNNIGo is Σ (u[i]-128)·c[i] with the AVX-VNNI kernel,
+// the last len(u) mod 32 components in Go.
+func dotUint8Int8AVXVNNIGo(u []uint8, c []int8) int32 {
+	c = c[:len(u)]
+	n := len(u) &^ 31
+	var s int32
+	if n > 0 {
+		s = dotUint8Int8AVXVNNI(&u[0], &c[0], n)
+	}
+	for i := n; i < len(u); i++ {
+		s += (int32(u[i]) - 128) * int32(c[i])
+	}
+	return s
 }
 
 // dotInt8AVX2Go is dotInt8 without the VNNI kernel.

@@ -141,9 +141,9 @@ func (s *searcher) setQueryCode(c []int8, scale float32) {
 }
 
 // offsetQuery keeps q8 offset by 128 in qu, the unsigned operand of the
-// VNNI kernel: once a query rather than once a code.
+// VNNI and AVX-VNNI kernels: once a query rather than once a code.
 func (s *searcher) offsetQuery() {
-	if !useVNNI {
+	if !useVNNI && !useAVXVNNI {
 		return
 	}
 	s.qu = slices.Grow(s.qu[:0], len(s.q8))[:len(s.q8)]
@@ -156,6 +156,9 @@ func (s *searcher) offsetQuery() {
 func (s *searcher) dot(c []int8) int32 {
 	if useVNNI && len(s.qu) > 0 {
 		return dotUint8Int8VNNI(&s.qu[0], &c[:len(s.qu)][0], len(s.qu))
+	}
+	if useAVXVNNI && len(s.qu) > 0 {
+		return dotUint8Int8AVXVNNIGo(s.qu, c)
 	}
 	return dotInt8(s.q8, c)
 }
