@@ -68,14 +68,14 @@ func dotInt8VNNI(a, b *int8, n int) int32
 // Lake and later).
 var useAVXVNNI = cpu.X86.HasAVXVNNI && cpu.X86.HasAVX2
 
-// dotUint8Int8AVXVNNI is Σ (u[i]-128)·c[i] over i < n, n a positive
+// dotUint8Int8AVXVNNI is Σ (a[i]-128)·c[i] over i < n, n a positive
 // multiple of 32.
 //
 //go:noescape
-func dotUint8Int8AVXVNNI(u *uint8, c *int8, n int) int32
+func dotUint8Int8AVXVNNI(a *uint8, c *int8, n int) int32
 
-// dotInt8AVXVNNI is the dot product of a[:n] and b[:n], n a positive
+// dotInt8AVXVNNI is the dot product of a[:n] and c[:n], n a positive
 // multiple of 32.
 //
 //go:noescape
-func dotInt8AVXVNNI(a, b *int8, n int) int32
+func dotInt8AVXVNNI(a, c *int8, n int) int32

@@ -1,5 +1,18 @@
 #include "textflag.h"
 
+// AVXSETUP loads the AVX-VNNI kernels' arguments: a in SI, c in DI, n/32
+// in CX; zeroes the sums Y0 and Y1 and sets every byte of Y2 to 128.
+#define AVXSETUP \
+	MOVQ         a+0(FP), SI; \
+	MOVQ         c+8(FP), DI; \
+	MOVQ         n+16(FP), CX; \
+	SHRQ         $5, CX; \
+	VPXOR        Y0, Y0, Y0; \
+	VPXOR        Y1, Y1, Y1; \
+	MOVL         $0x80808080, AX; \
+	VMOVD        AX, X2; \
+	VPBROADCASTD X2, Y2
+
 // func dotInt8AVX2(a, b *int8, n int) int32
 //
 // n is a multiple of 16. Each step sign-extends 16 int8 of a and of b to
@@ -342,21 +355,13 @@ wdone:
 	VZEROUPPER; \
 	MOVL         AX, ret
 
-// func dotUint8Int8AVXVNNI(u *uint8, c *int8, n int) int32
+// func dotUint8Int8AVXVNNI(a *uint8, c *int8, n int) int32
 //
 // dotUint8Int8VNNI with AVX-VNNI (VPDPBUSD on 256 bits, for CPUs without
 // AVX-512): 32 components an instruction pair, n a positive multiple of
 // 32.
 TEXT ·dotUint8Int8AVXVNNI(SB), NOSPLIT, $0-28
-	MOVQ         u+0(FP), SI
-	MOVQ         c+8(FP), DI
-	MOVQ         n+16(FP), CX
-	SHRQ         $5, CX
-	VPXOR        Y0, Y0, Y0
-	VPXOR        Y1, Y1, Y1
-	MOVL         $0x80808080, AX
-	VMOVD        AX, X2
-	VPBROADCASTD X2, Y2
+	AVXSETUP
 
 xloop:
 	VMOVDQU (SI), Y4
@@ -369,20 +374,12 @@ xloop:
 	AVXSUM(ret+24(FP))
 	RET
 
-// func dotInt8AVXVNNI(a, b *int8, n int) int32
+// func dotInt8AVXVNNI(a, c *int8, n int) int32
 //
 // dotInt8VNNI with AVX-VNNI: a's bytes offset by 128 as they are read, n
 // a positive multiple of 32.
 TEXT ·dotInt8AVXVNNI(SB), NOSPLIT, $0-28
-	MOVQ         a+0(FP), SI
-	MOVQ         b+8(FP), DI
-	MOVQ         n+16(FP), CX
-	SHRQ         $5, CX
-	VPXOR        Y0, Y0, Y0
-	VPXOR        Y1, Y1, Y1
-	MOVL         $0x80808080, AX
-	VMOVD        AX, X2
-	VPBROADCASTD X2, Y2
+	AVXSETUP
 
 yloop:
 	VMOVDQU (SI), Y4

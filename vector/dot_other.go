@@ -36,10 +36,10 @@ func dotInt8VNNI(a, b *int8, n int) int32 { panic("vector: no VNNI kernel on thi
 
 const useAVXVNNI = false
 
-func dotUint8Int8AVXVNNI(u *uint8, c *int8, n int) int32 {
+func dotUint8Int8AVXVNNI(a *uint8, c *int8, n int) int32 {
 	panic("vector: no AVX-VNNI kernel on this architecture")
 }
 
-func dotInt8AVXVNNI(a, b *int8, n int) int32 {
+func dotInt8AVXVNNI(a, c *int8, n int) int32 {
 	panic("vector: no AVX-VNNI kernel on this architecture")
 }

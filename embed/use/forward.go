@@ -243,31 +243,19 @@ func (m *model) applyAdd(l *linear, y, x []float32, rows int, sc *scratch) {
 func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu, add bool) {
 	// Rows past rows get a zero scale: their products are zero.
 	padded := (rows + blockRows - 1) / blockRows * blockRows
-	if m.path == pathAVX2 {
+	switch m.path {
+	case pathAVX2:
 		// The same codes, widened to int16 for VPMADDWD. Every k-step:
 		// skipping the ReLU's zero ones (as the VNNI path does) saved
 		// less here than listing them cost.
 		if n := padded * l.in; cap(sc.qw) < n {
 			sc.qw = make([]int16, n)
 		}
-		quantizeRowsWords(sc.qw, sc.sa, sc.zp, x, rows, l.in, relu)
-		for r := rows; r < padded; r++ {
-			sc.sa[r], sc.zp[r] = 0, 0
-		}
-		for r := 0; r < padded; r += blockRows {
-			qgemmWords(sc.qw[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
-		}
+		quantisedDense(sc.qw, l, y, x, rows, padded, sc, relu, add, quantizeRowsWords, qgemmWords)
 		return
-	}
-	if m.path == pathAVXVNNI {
+	case pathAVXVNNI:
 		// Every k-step, as on AVX2.
-		quantizeRowsBytes(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
-		for r := rows; r < padded; r++ {
-			sc.sa[r], sc.zp[r] = 0, 0
-		}
-		for r := 0; r < padded; r += blockRows {
-			qgemmBytes(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
-		}
+		quantisedDense(sc.qa, l, y, x, rows, padded, sc, relu, add, quantizeRowsBytes, qgemmBytes)
 		return
 	}
 	quantizeRowsVNNI(sc.qa, sc.sa, sc.zp, x, rows, l.in, relu)
@@ -283,6 +271,21 @@ func (m *model) quantised(l *linear, y, x []float32, rows int, sc *scratch, relu
 			continue
 		}
 		qgemm(sc.qa[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
+	}
+}
+
+// quantisedDense is quantised on every k-step, with codes of type T made
+// by quantize and multiplied by gemm: the AVX2 and AVX-VNNI paths. rows
+// past rows up to padded get a zero scale.
+func quantisedDense[T uint8 | int16](codes []T, l *linear, y, x []float32, rows, padded int, sc *scratch, relu, add bool,
+	quantize func(a []T, sa []float32, zp []int32, x []float32, rows, in int, relu bool),
+	gemm func(a []T, lda int, sa []float32, zp []int32, q *qlinear, bias, c []float32, ldc int, add bool)) {
+	quantize(codes, sc.sa, sc.zp, x, rows, l.in, relu)
+	for r := rows; r < padded; r++ {
+		sc.sa[r], sc.zp[r] = 0, 0
+	}
+	for r := 0; r < padded; r += blockRows {
+		gemm(codes[r*l.in:], l.in, sc.sa[r:], sc.zp[r:], l.q, l.bias, y[r*l.out:], l.out, add)
 	}
 }
 

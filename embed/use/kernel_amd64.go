@@ -118,27 +118,30 @@ func qgemmBytes(a []uint8, lda int, sa []float32, zp []int32, q *qlinear, bias, 
 // quantizeRowsBytes is quantizeRowsVNNI with AVX2, for qgemmBytes: the
 // same scales, zero points and codes.
 func quantizeRowsBytes(a []uint8, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
-	if in%16 != 0 {
-		panic("use: int8 layer width not a multiple of 16")
-	}
-	quantizeRowsWith(a, sa, zp, x, rows, in, relu, func(row []float32) (lo, hi float32) {
-		var mm [16]float32
-		minMax8(&row[0], len(row), &mm)
-		return lanesSpan(mm[:8], mm[8:])
-	}, quantBytes)
+	checkWidth16(in)
+	quantizeRowsWith(a, sa, zp, x, rows, in, relu, spanAVX2, quantBytes)
 }
 
 // quantizeRowsWords is quantizeRowsVNNI with AVX2, the codes widened to
 // int16 for qgemmWords: the same scales, zero points and codes.
 func quantizeRowsWords(a []int16, sa []float32, zp []int32, x []float32, rows, in int, relu bool) {
+	checkWidth16(in)
+	quantizeRowsWith(a, sa, zp, x, rows, in, relu, spanAVX2, quantWords)
+}
+
+// checkWidth16 checks the row width the AVX2 quantisers rely on.
+func checkWidth16(in int) {
 	if in%16 != 0 {
 		panic("use: int8 layer width not a multiple of 16")
 	}
-	quantizeRowsWith(a, sa, zp, x, rows, in, relu, func(row []float32) (lo, hi float32) {
-		var mm [16]float32
-		minMax8(&row[0], len(row), &mm)
-		return lanesSpan(mm[:8], mm[8:])
-	}, quantWords)
+}
+
+// spanAVX2 is a row's lowest and highest values (both from 0), with AVX2;
+// len(row) is a multiple of 16.
+func spanAVX2(row []float32) (lo, hi float32) {
+	var mm [16]float32
+	minMax8(&row[0], len(row), &mm)
+	return lanesSpan(mm[:8], mm[8:])
 }
 
 // quantizeRowsWith is quantizeRows with span for a row's lowest and

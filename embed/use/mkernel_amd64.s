@@ -311,41 +311,70 @@ mmdone:
 DATA codemax<>+0(SB)/4, $255
 GLOBL codemax<>(SB), RODATA|NOPTR, $4
 
+// QUANTSETUP loads quantWords' and quantBytes' arguments: x in SI, n/16
+// in CX, dst in DI, inv, z, 0 and 255 broadcast in Y1–Y4.
+#define QUANTSETUP \
+	MOVQ x+0(FP), SI; \
+	MOVQ n+8(FP), CX; \
+	MOVQ dst+16(FP), DI; \
+	VBROADCASTSS inv+24(FP), Y1; \
+	VBROADCASTSS z+28(FP), Y2; \
+	VXORPS Y3, Y3, Y3; \
+	VPBROADCASTD codemax<>(SB), Y4; \
+	SHRQ $4, CX
+
+// QUANT16 sets Y0 to the codes of the 16 floats at SI, as int16 in order.
+// VCVTTPS2DQ gives 0x80000000 for what does not fit, which the unsigned
+// minimum takes to 255 as quant16's unsigned saturation does.
+#define QUANT16 \
+	VMOVUPS (SI), Y0; \
+	VMOVUPS 32(SI), Y5; \
+	VFMADD213PS Y2, Y1, Y0; \
+	VFMADD213PS Y2, Y1, Y5; \
+	VMAXPS Y3, Y0, Y0; \
+	VMAXPS Y3, Y5, Y5; \
+	VCVTTPS2DQ Y0, Y0; \
+	VCVTTPS2DQ Y5, Y5; \
+	VPMINUD Y4, Y0, Y0; \
+	VPMINUD Y4, Y5, Y5; \
+	VPACKUSDW Y5, Y0, Y0; \
+	VPERMQ $0xD8, Y0, Y0
+
 // func quantWords(x *float32, n int, dst *int16, inv, z float32)
 //
 // quant16 with AVX2, the codes widened to int16: dst[i] =
 // clamp(x[i]*inv + z, 0, 255), truncated, for n a multiple of 16.
-// VCVTTPS2DQ gives 0x80000000 for what does not fit, which the unsigned
-// minimum takes to 255 as quant16's unsigned saturation does.
 TEXT ·quantWords(SB), NOSPLIT, $0-32
-	MOVQ x+0(FP), SI
-	MOVQ n+8(FP), CX
-	MOVQ dst+16(FP), DI
-	VBROADCASTSS inv+24(FP), Y1
-	VBROADCASTSS z+28(FP), Y2
-	VXORPS Y3, Y3, Y3
-	VPBROADCASTD codemax<>(SB), Y4
-	SHRQ $4, CX
+	QUANTSETUP
 	JZ qwdone
 qwloop:
-	VMOVUPS (SI), Y0
-	VMOVUPS 32(SI), Y5
-	VFMADD213PS Y2, Y1, Y0 // Y0 = x*inv + z
-	VFMADD213PS Y2, Y1, Y5
-	VMAXPS Y3, Y0, Y0
-	VMAXPS Y3, Y5, Y5
-	VCVTTPS2DQ Y0, Y0
-	VCVTTPS2DQ Y5, Y5
-	VPMINUD Y4, Y0, Y0
-	VPMINUD Y4, Y5, Y5
-	VPACKUSDW Y5, Y0, Y0 // codes 0–3, 8–11 | 4–7, 12–15
-	VPERMQ $0xD8, Y0, Y0
+	QUANT16
 	VMOVDQU Y0, (DI)
 	ADDQ $64, SI
 	ADDQ $32, DI
 	DECQ CX
 	JNZ qwloop
 qwdone:
+	VZEROUPPER
+	RET
+
+// func quantBytes(x *float32, n int, dst *uint8, inv, z float32)
+//
+// quantWords with the codes as bytes, quant16's to the bit, for the
+// AVX-VNNI kernel.
+TEXT ·quantBytes(SB), NOSPLIT, $0-32
+	QUANTSETUP
+	JZ qbdone
+qbloop:
+	QUANT16
+	VEXTRACTI128 $1, Y0, X5
+	VPACKUSWB X5, X0, X0
+	VMOVDQU X0, (DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ qbloop
+qbdone:
 	VZEROUPPER
 	RET
 
@@ -496,43 +525,5 @@ w4store:
 	DECQ R10
 	JNZ w4block
 
-	VZEROUPPER
-	RET
-
-// func quantBytes(x *float32, n int, dst *uint8, inv, z float32)
-//
-// quantWords with the codes as bytes, quant16's to the bit, for the
-// AVX-VNNI kernel.
-TEXT ·quantBytes(SB), NOSPLIT, $0-32
-	MOVQ x+0(FP), SI
-	MOVQ n+8(FP), CX
-	MOVQ dst+16(FP), DI
-	VBROADCASTSS inv+24(FP), Y1
-	VBROADCASTSS z+28(FP), Y2
-	VXORPS Y3, Y3, Y3
-	VPBROADCASTD codemax<>(SB), Y4
-	SHRQ $4, CX
-	JZ qbdone
-qbloop:
-	VMOVUPS (SI), Y0
-	VMOVUPS 32(SI), Y5
-	VFMADD213PS Y2, Y1, Y0 // Y0 = x*inv + z
-	VFMADD213PS Y2, Y1, Y5
-	VMAXPS Y3, Y0, Y0
-	VMAXPS Y3, Y5, Y5
-	VCVTTPS2DQ Y0, Y0
-	VCVTTPS2DQ Y5, Y5
-	VPMINUD Y4, Y0, Y0
-	VPMINUD Y4, Y5, Y5
-	VPACKUSDW Y5, Y0, Y0 // codes 0–3, 8–11 | 4–7, 12–15
-	VPERMQ $0xD8, Y0, Y0
-	VEXTRACTI128 $1, Y0, X5
-	VPACKUSWB X5, X0, X0
-	VMOVDQU X0, (DI)
-	ADDQ $64, SI
-	ADDQ $16, DI
-	DECQ CX
-	JNZ qbloop
-qbdone:
 	VZEROUPPER
 	RET
