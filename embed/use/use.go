@@ -11,14 +11,15 @@
 // reference TF.js implementation, which the tests match to a cosine of at
 // least 0.999.
 //
-// The matrix products run on one of three paths, picked once by CPU
+// The matrix products run on one of four paths, picked once by CPU
 // feature (golang.org/x/sys/cpu) when the model loads: int8 with AVX-512
 // VNNI (VPDPBUSD; int8 weights with a scale per output unit, activations
 // quantised per row as they arrive, layer 0's query-key-value and residual
-// projections kept in float32), the same int8 products with AVX2 and FMA
-// (VPMADDWD, on codes widened to int16), which give the VNNI path's
-// vectors to the bit, or portable Go in float32. All three are tested
-// against the same golden vectors (PERF-8).
+// projections kept in float32), the same int8 products with AVX-VNNI
+// (VPDPBUSD on 256 bits, for CPUs without AVX-512) or with AVX2 and FMA
+// (VPMADDWD, on codes widened to int16), both of which give the VNNI
+// path's vectors to the bit, or portable Go in float32. All four are
+// tested against the same golden vectors (PERF-8).
 //
 // The vocabulary is English. Text in scripts it lacks (Chinese, Japanese,
 // Korean, emoji) becomes one "unknown" token per space-separated run, so
