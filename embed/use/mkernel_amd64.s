@@ -25,21 +25,6 @@
 	VPADDD t0, acc0, acc0; \
 	VPADDD t1, acc1, acc1
 
-// RESULT sets Y12 to one row's 8 results: the two lanes of each output
-// added, put in order, less zp·colsum (ncs in Y8), scaled by sa·sw (sw in
-// Y9), the bias (Y10) added. off is the row's offset in sa and zp, which
-// R8 and CX point at.
-#define RESULT(acc0, acc1, off) \
-	VPHADDD acc1, acc0, Y12; \
-	VPERMQ $0xD8, Y12, Y12; \
-	VPBROADCASTD off(CX), Y13; \
-	VPMULLD Y8, Y13, Y13; \
-	VPADDD Y13, Y12, Y12; \
-	VCVTDQ2PS Y12, Y12; \
-	VBROADCASTSS off(R8), Y13; \
-	VMULPS Y9, Y13, Y13; \
-	VFMADD213PS Y10, Y13, Y12
-
 // STORE writes Y12 to the row at DI and moves DI to the next row; ADD
 // adds it to what the row holds.
 #define STORE \
@@ -51,10 +36,23 @@
 	VMOVUPS Y12, (DI); \
 	ADDQ R10, DI
 
-// EPILOGUE writes the block's 4 rows of 8 results to c (DX, offset R15)
-// with RESULT and STORE or ADD. The arguments are
-// ncs, sw, bias, zp, sa and add in the frame, and two labels of the kernel's own.
-#define EPILOGUE(ncs, sw, bias, zp, sa, add, addLabel, doneLabel) \
+// RESULT8 sets Y12 to one row's 8 results from its sums acc: less
+// zp·colsum (ncs in Y8), scaled by sa·sw (sw in Y9), the bias (Y10)
+// added. off is the row's offset in sa and zp, which R8 and CX point at.
+#define RESULT8(acc, off) \
+	VPBROADCASTD off(CX), Y13; \
+	VPMULLD Y8, Y13, Y13; \
+	VPADDD Y13, acc, Y12; \
+	VCVTDQ2PS Y12, Y12; \
+	VBROADCASTSS off(R8), Y13; \
+	VMULPS Y9, Y13, Y13; \
+	VFMADD213PS Y10, Y13, Y12
+
+// HALF8 writes the 4 rows of results of the 8 outputs at R15 (a byte
+// offset in c's rows, ncs, sw and bias) to c (DX), from the rows' sums
+// a0–a3, with RESULT8 and STORE or ADD. The arguments are ncs, sw, bias,
+// zp, sa and add in the frame, and two labels of the kernel's own.
+#define HALF8(a0, a1, a2, a3, ncs, sw, bias, zp, sa, add, addLabel, doneLabel) \
 	MOVQ ncs, AX; \
 	VMOVDQU (AX)(R15*1), Y8; \
 	MOVQ sw, AX; \
@@ -66,23 +64,23 @@
 	LEAQ (DX)(R15*1), DI; \
 	CMPB add, $0; \
 	JNE addLabel; \
-	RESULT(Y0, Y1, 0); \
+	RESULT8(a0, 0); \
 	STORE; \
-	RESULT(Y2, Y3, 4); \
+	RESULT8(a1, 4); \
 	STORE; \
-	RESULT(Y4, Y5, 8); \
+	RESULT8(a2, 8); \
 	STORE; \
-	RESULT(Y6, Y7, 12); \
+	RESULT8(a3, 12); \
 	STORE; \
 	JMP doneLabel; \
 addLabel: \
-	RESULT(Y0, Y1, 0); \
+	RESULT8(a0, 0); \
 	ADD; \
-	RESULT(Y2, Y3, 4); \
+	RESULT8(a1, 4); \
 	ADD; \
-	RESULT(Y4, Y5, 8); \
+	RESULT8(a2, 8); \
 	ADD; \
-	RESULT(Y6, Y7, 12); \
+	RESULT8(a3, 12); \
 	ADD; \
 doneLabel:
 
@@ -135,7 +133,16 @@ mloop:
 	CMPQ R8, CX
 	JLT mloop
 
-	EPILOGUE(ncs+72(FP), sw+80(FP), bias+88(FP), zp+64(FP), sa+56(FP), add+96(FP), madd, mnext)
+	// Each output's two lanes added, in order.
+	VPHADDD Y1, Y0, Y0
+	VPERMQ $0xD8, Y0, Y0
+	VPHADDD Y3, Y2, Y2
+	VPERMQ $0xD8, Y2, Y2
+	VPHADDD Y5, Y4, Y4
+	VPERMQ $0xD8, Y4, Y4
+	VPHADDD Y7, Y6, Y6
+	VPERMQ $0xD8, Y6, Y6
+	HALF8(Y0, Y2, Y4, Y6, ncs+72(FP), sw+80(FP), bias+88(FP), zp+64(FP), sa+56(FP), add+96(FP), madd, mnext)
 
 	ADDQ $32, R15
 	ADDQ $32, BX
@@ -172,51 +179,6 @@ mloop:
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x2d; BYTE $0x50; BYTE $0xed; \
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x25; BYTE $0x50; BYTE $0xf4; \
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x25; BYTE $0x50; BYTE $0xfd
-
-// RESULT8 is RESULT for sums that need no pairs added: Y12 set to one
-// row's 8 results from acc.
-#define RESULT8(acc, off) \
-	VPBROADCASTD off(CX), Y13; \
-	VPMULLD Y8, Y13, Y13; \
-	VPADDD Y13, acc, Y12; \
-	VCVTDQ2PS Y12, Y12; \
-	VBROADCASTSS off(R8), Y13; \
-	VMULPS Y9, Y13, Y13; \
-	VFMADD213PS Y10, Y13, Y12
-
-// HALF8 is EPILOGUE for the 8 outputs of the block at R15 whose 4 rows'
-// sums are a0–a3.
-#define HALF8(a0, a1, a2, a3, ncs, sw, bias, zp, sa, add, addLabel, doneLabel) \
-	MOVQ ncs, AX; \
-	VMOVDQU (AX)(R15*1), Y8; \
-	MOVQ sw, AX; \
-	VMOVUPS (AX)(R15*1), Y9; \
-	MOVQ bias, AX; \
-	VMOVUPS (AX)(R15*1), Y10; \
-	MOVQ zp, CX; \
-	MOVQ sa, R8; \
-	LEAQ (DX)(R15*1), DI; \
-	CMPB add, $0; \
-	JNE addLabel; \
-	RESULT8(a0, 0); \
-	STORE; \
-	RESULT8(a1, 4); \
-	STORE; \
-	RESULT8(a2, 8); \
-	STORE; \
-	RESULT8(a3, 12); \
-	STORE; \
-	JMP doneLabel; \
-addLabel: \
-	RESULT8(a0, 0); \
-	ADD; \
-	RESULT8(a1, 4); \
-	ADD; \
-	RESULT8(a2, 8); \
-	ADD; \
-	RESULT8(a3, 12); \
-	ADD; \
-doneLabel:
 
 // func gemmDot4x16(a *uint8, lda int, w *int8, k4 int, groups int, c *float32, ldc int, sa *float32, zp *int32, ncs *int32, sw *float32, bias *float32, add bool)
 //
