@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
@@ -20,6 +21,9 @@ type HTTPSystem struct {
 	BaseURL string
 	Client  *http.Client
 	Profile string // ranking profile; empty is the server's default
+	// PerRequest is how many turns a request sends; 0 sends a session
+	// in one.
+	PerRequest int
 }
 
 type message struct {
@@ -36,14 +40,20 @@ func (h *HTTPSystem) AddSession(ctx context.Context, agent, session string, at t
 	for i, t := range turns {
 		msgs[i] = message{Key: "/turn/" + t.DiaID, Role: "user", Name: t.Speaker, Content: t.Content(), CreatedAt: at}
 	}
-	var out struct {
-		IDs []string `json:"ids"`
+	n := h.PerRequest
+	if n <= 0 {
+		n = len(msgs)
 	}
-	if err := h.post(ctx, "/v1/messages", map[string]any{"agent_id": agent, "session_id": session, "messages": msgs}, &out); err != nil {
-		return err
-	}
-	if len(out.IDs) != len(turns) {
-		return fmt.Errorf("stored %d of %d turns", len(out.IDs), len(turns))
+	for part := range slices.Chunk(msgs, n) {
+		var out struct {
+			IDs []string `json:"ids"`
+		}
+		if err := h.post(ctx, "/v1/messages", map[string]any{"agent_id": agent, "session_id": session, "messages": part}, &out); err != nil {
+			return err
+		}
+		if len(out.IDs) != len(part) {
+			return fmt.Errorf("stored %d of %d turns", len(out.IDs), len(part))
+		}
 	}
 	return nil
 }

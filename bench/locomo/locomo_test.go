@@ -171,3 +171,78 @@ func TestAUROC(t *testing.T) {
 		}
 	}
 }
+
+func TestSentences(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"", nil},
+		{"Hi", []string{"Hi"}},
+		{"Lovely! What breed?", []string{"Lovely!", "What breed?"}},
+		{"Wow!!! That's great... Really? Yes.", []string{"Wow!!!", "That's great...", "Really?", "Yes."}},
+		{`She said "go home." Then left.`, []string{`She said "go home."`, "Then left."}},
+		{"I saw Dr. Lee and J. K. Rowling today. Fun!", []string{"I saw Dr. Lee and J. K. Rowling today.", "Fun!"}},
+		{"It costs 3.50 now.Really", []string{"It costs 3.50 now.Really"}},
+		{"  spaced out.   twice.  ", []string{"spaced out.", "twice."}},
+	} {
+		if got := Sentences(tc.text); !equalStrings(got, tc.want) {
+			t.Errorf("Sentences(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestAsChat: a turn becomes a message a sentence and one for its photo,
+// keyed under the turn, and results count for the turn they came from.
+func TestAsChat(t *testing.T) {
+	convs := load(t)
+	chat := AsChat(convs)
+	var got []string
+	for _, tr := range chat[0].Sessions[0].Turns {
+		got = append(got, tr.DiaID+" "+tr.Speaker+": "+tr.Text)
+	}
+	want := []string{
+		"D1:1/1 Ann: I adopted a puppy named Rex.",
+		"D1:2/1 Bo: Lovely!",
+		"D1:2/2 Bo: What breed?",
+		"D1:2/3 Bo: [shares a photo: a photo of a dog]",
+		"D1:3/1 Ann: A beagle.",
+	}
+	if !equalStrings(got, want) {
+		t.Errorf("messages:\n%q\nwant\n%q", got, want)
+	}
+	if n := len(convs[0].Sessions[0].Turns); n != 3 {
+		t.Errorf("AsChat changed its input: %d turns, want 3", n)
+	}
+	for key, want := range map[string]string{"/turn/D1:2/3": "D1:2", "/turn/D1:2": "D1:2", "D8:6": "D8:6"} {
+		if got := TurnOf(key); got != want {
+			t.Errorf("TurnOf(%q) = %q, want %q", key, got, want)
+		}
+	}
+	sys := &scripted{answers: map[string][]string{
+		"What is the name of Ann's puppy?": {"/turn/D1:1/1"},
+		"What breed is Rex?":               {"/turn/D1:3/1", "/turn/D1:3/1", "/turn/D1:2/1"},
+		"When did Bo start pottery?":       {"/turn/D2:2/1"},
+	}}
+	rep, err := Run(context.Background(), chat, sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two messages of one turn count once; the pottery question found
+	// the right session but not the turn.
+	if math.Abs(rep.All.Hit[10]-2.0/3) > 1e-9 || math.Abs(rep.All.Recall[10]-0.5) > 1e-9 || rep.All.SessionHit[10] != 1 {
+		t.Errorf("hit@10 %.3f, recall@10 %.3f, session hit@10 %.3f; want 0.667, 0.500, 1", rep.All.Hit[10], rep.All.Recall[10], rep.All.SessionHit[10])
+	}
+}

@@ -56,6 +56,9 @@ type Options struct {
 	// the answer's match, and each result's match features and whether it
 	// is an evidence turn, for calibrating the match model.
 	Features io.Writer
+	// PerRequest is how many turns an HTTPSystem sends a request (0: a
+	// session in one); the caller sets it on the system it makes.
+	PerRequest int
 }
 
 // Ks are the cut-offs reported.
@@ -67,6 +70,10 @@ type Scores struct {
 	Questions int             `json:"questions"`
 	Hit       map[int]float64 `json:"hit"`
 	Recall    map[int]float64 `json:"recall"`
+	// SessionHit is the share of questions with an evidence turn's
+	// session among the sessions of the top k: whether the search found
+	// where it was said, if not what.
+	SessionHit map[int]float64 `json:"session_hit"`
 }
 
 // Report is the outcome of a run.
@@ -441,7 +448,9 @@ func category(by map[int]*Scores, c int) *Scores {
 	return s
 }
 
-func newScores() *Scores { return &Scores{Hit: map[int]float64{}, Recall: map[int]float64{}} }
+func newScores() *Scores {
+	return &Scores{Hit: map[int]float64{}, Recall: map[int]float64{}, SessionHit: map[int]float64{}}
+}
 
 // score adds one question's outcome (sums; finish turns them into means).
 func score(s *Scores, keys, evidence []string) {
@@ -449,15 +458,17 @@ func score(s *Scores, keys, evidence []string) {
 		*s = *newScores()
 	}
 	s.Questions++
-	want := map[string]bool{}
+	want, sessions := map[string]bool{}, map[string]bool{}
 	for _, e := range evidence {
-		want[e] = true
+		want[e], sessions[SessionOf(e)] = true, true
 	}
 	for _, k := range Ks {
 		found := 0
 		seen := map[string]bool{}
+		session := false
 		for _, key := range keys[:min(k, len(keys))] {
-			id := strings.TrimPrefix(key, "/turn/")
+			id := TurnOf(key)
+			session = session || sessions[SessionOf(id)]
 			if want[id] && !seen[id] {
 				seen[id] = true
 				found++
@@ -465,6 +476,9 @@ func score(s *Scores, keys, evidence []string) {
 		}
 		if found > 0 {
 			s.Hit[k]++
+		}
+		if session {
+			s.SessionHit[k]++
 		}
 		s.Recall[k] += float64(found) / float64(len(want))
 	}
@@ -477,6 +491,7 @@ func finish(s *Scores) {
 	for _, k := range Ks {
 		s.Hit[k] /= float64(s.Questions)
 		s.Recall[k] /= float64(s.Questions)
+		s.SessionHit[k] /= float64(s.Questions)
 	}
 }
 
@@ -494,10 +509,10 @@ func percentile(d []time.Duration, p float64) time.Duration {
 func (r Report) WriteText(w io.Writer, withTimes bool) {
 	fmt.Fprintf(w, "LoCoMo retrieval: %d conversations, %d turns, %d questions (categories 1-4)\n\n",
 		r.Conversations, r.Turns, r.All.Questions)
-	fmt.Fprintf(w, "%-12s %5s  %6s %6s %6s  %6s %6s %6s\n", "category", "n", "hit@5", "hit@10", "hit@20", "rec@5", "rec@10", "rec@20")
+	fmt.Fprintf(w, "%-12s %5s  %6s %6s %6s  %6s %6s %6s  %7s\n", "category", "n", "hit@5", "hit@10", "hit@20", "rec@5", "rec@10", "rec@20", "sess@10")
 	row := func(name string, s *Scores) {
-		fmt.Fprintf(w, "%-12s %5d  %6.3f %6.3f %6.3f  %6.3f %6.3f %6.3f\n", name, s.Questions,
-			s.Hit[5], s.Hit[10], s.Hit[20], s.Recall[5], s.Recall[10], s.Recall[20])
+		fmt.Fprintf(w, "%-12s %5d  %6.3f %6.3f %6.3f  %6.3f %6.3f %6.3f  %7.3f\n", name, s.Questions,
+			s.Hit[5], s.Hit[10], s.Hit[20], s.Recall[5], s.Recall[10], s.Recall[20], s.SessionHit[10])
 	}
 	cats := make([]int, 0, len(r.ByCategory))
 	for c := range r.ByCategory {

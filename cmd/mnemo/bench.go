@@ -35,6 +35,8 @@ func (a *app) benchCommand() *cobra.Command {
 		Short: "Run a benchmark",
 	}
 	var profile, conversations, features, cpuProfile string
+	var asChat bool
+	var perRequest int
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
 		Short: "Recall quality on LoCoMo: hit@k and recall@k of the evidence turns, and recall latency",
@@ -45,7 +47,11 @@ func (a *app) benchCommand() *cobra.Command {
 			"the median of each recall stage (its trace) over all the questions and over the slowest 5 %; then\n" +
 			"how well the answers' match (strong, weak, none) tells those questions from the adversarial ones\n" +
 			"(category 5: asked of the wrong person), as the AUROC of match_score; then hit@10 and recall@10 of\n" +
-			"each category and the AUROC for each conversation on its own.\n" +
+			"each category and the AUROC for each conversation on its own. sess@10 is the share of questions\n" +
+			"with an evidence turn's session among the sessions of the top 10.\n" +
+			"--as-chat feeds each turn as people type in a chat app, a message a sentence (and the photo's\n" +
+			"caption one of its own); a result counts for the turn its message came from. --per-request n\n" +
+			"sends n turns a request rather than a session in one, as an agent that writes each turn does.\n" +
 			"The file is LoCoMo's data/locomo10.json (github.com/snap-research/locomo) or a part of it;\n" +
 			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41, conv-44, conv-48).\n" +
 			"The store is --store sqlite (a temporary file) or postgres (a temporary schema of\n" +
@@ -67,6 +73,9 @@ func (a *app) benchCommand() *cobra.Command {
 			if convs, err = locomo.Select(convs, conversations); err != nil {
 				return usagef("--conversations: %v", err)
 			}
+			if asChat {
+				convs = locomo.AsChat(convs)
+			}
 			if profile != "" {
 				if _, ok := rank.Profiles()[profile]; !ok {
 					return usagef("unknown profile %q", profile)
@@ -78,7 +87,10 @@ func (a *app) benchCommand() *cobra.Command {
 			default:
 				return usagef("--store: the benchmark runs on sqlite or postgres, got %q", storeName)
 			}
-			var o locomo.Options
+			if perRequest < 0 {
+				return usagef("--per-request: want a count of turns, or 0 for a session a request, got %d", perRequest)
+			}
+			o := locomo.Options{PerRequest: perRequest}
 			if features != "" {
 				f, err := os.Create(features)
 				if err != nil {
@@ -109,6 +121,8 @@ func (a *app) benchCommand() *cobra.Command {
 			return nil
 		},
 	}
+	loc.Flags().IntVar(&perRequest, "per-request", 0, "turns a request (default: a session in one)")
+	loc.Flags().BoolVar(&asChat, "as-chat", false, "feed each turn as chat messages, one a sentence")
 	loc.Flags().StringVar(&conversations, "conversations", "", "which conversations: sample ids and zero-based positions or ranges (conv-26,0-2), or dev (default: all)")
 	// --store postgres benchmarks a temporary schema of store.postgres.dsn
 	// ($MNEMO_POSTGRES_DSN), or of the test servers scripts/pgservers.sh
@@ -371,7 +385,7 @@ func runLocomoProfiles(ctx context.Context, convs []locomo.Conversation, profile
 	defer srv.Shutdown(context.Background())
 	reps := make([]locomo.Report, len(profiles))
 	for i, profile := range profiles {
-		var sys locomo.System = &locomo.HTTPSystem{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), Profile: profile}
+		var sys locomo.System = &locomo.HTTPSystem{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), Profile: profile, PerRequest: o.PerRequest}
 		if i > 0 {
 			sys = stored{sys.(*locomo.HTTPSystem)}
 		}
