@@ -497,15 +497,17 @@ func (s *Service) linkMessages(recs []mnemo.Record) {
 		sort.SliceStable(idx, func(a, b int) bool {
 			return recs[idx[a]].Memory.CreatedAt.Before(recs[idx[b]].Memory.CreatedAt)
 		})
-		lines := make([]string, len(idx))
+		lines, speakers := make([]string, len(idx)), make([]string, len(idx))
 		for k, i := range idx {
 			m := &recs[i].Memory
-			lines[k] = speakerName(m) + ": " + m.Content
+			speakers[k] = speakerName(m)
+			lines[k] = speakers[k] + ": " + m.Content
 		}
+		c := newConversation(lines, speakers)
 		for k, i := range idx {
-			recs[i].Index = s.indexText(&recs[i].Memory, neighbours(lines, k))
+			recs[i].Index = s.indexText(&recs[i].Memory, c.context(k))
 			if k > 0 {
-				recs[i].Embed = embedText(&recs[i].Memory, lines[k-1])
+				recs[i].Embed = embedText(&recs[i].Memory, c.before(k))
 			}
 		}
 	}

@@ -27,9 +27,13 @@ type Message struct {
 	Entities []string `json:"entities,omitempty"`
 }
 
-// contextWindow is how many neighbours on each side of a message are indexed
-// as its conversational context.
-const contextWindow = 2
+// contextTurns is how many turns on each side of a message are indexed as
+// its conversational context, and contextLines the most lines a side that
+// context takes (a long run of one speaker's messages), REC-33.
+const (
+	contextTurns = 2
+	contextLines = 8
+)
 
 // AddMessages stores a session's messages in order, each as a memory of type
 // event whose data holds the role and speaker name. The speaker name is
@@ -37,9 +41,9 @@ const contextWindow = 2
 // indexed as its context (with a lower weight), so that recall can find a
 // turn by what was said around it.
 //
-// Neighbours are taken from the same call and, for the first message, from
-// the last message already stored in the session; a message stored earlier
-// does not learn of replies that arrive in a later call.
+// Neighbours are taken from the same call and from the session's last
+// messages already stored (up to contextLines of them); a message stored
+// earlier does not learn of replies that arrive in a later call.
 func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID string, msgs []Message) ([]mnemo.Memory, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
@@ -51,6 +55,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		return nil, mnemo.Errorf(mnemo.EINVALID, "no messages")
 	}
 	lines := make([]string, len(msgs))
+	speakers := make([]string, len(msgs))
 	drafts := make([]mnemo.Draft, len(msgs))
 	for i, m := range msgs {
 		role, err := mnemo.CheckWord("role", m.Role)
@@ -71,37 +76,38 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 			Type: mnemo.TypeEvent, CreatedAt: m.CreatedAt, OccurredAt: m.OccurredAt,
 			Entities: m.Entities,
 		}
-		lines[i] = content
+		lines[i], speakers[i] = content, role
 		if name != "" {
-			lines[i] = name + ": " + content
+			lines[i], speakers[i] = name+": "+content, "name:"+name
 		}
 	}
 
-	prev := ""
+	// The session's last lines stored before this call are the first
+	// message's context, as they would be had the session come in one call.
+	off := 0
 	if last, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
 		Filter: mnemo.Filter{SessionID: sessionID, Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
-		Order:  mnemo.OrderNewest, Limit: 1,
-		// One row, read on every request: counting the session's turns
-		// and reading a vector would cost more than the rest of a
-		// one-turn request's store work (PERF-8).
+		Order:  mnemo.OrderNewest, Limit: contextLines,
+		// Read on every request: counting the session's turns and
+		// reading vectors would cost more than the rest of a one-turn
+		// request's store work (PERF-8).
 		NoTotal: true, NoVectors: true,
-	}); err == nil && len(last) == 1 {
-		prev = last[0].Content
-		if name := speakerName(&last[0]); name != "" {
-			prev = name + ": " + prev
+	}); err == nil && len(last) > 0 {
+		stored, who := make([]string, len(last)), make([]string, len(last))
+		for i := range last {
+			m := &last[len(last)-1-i]
+			stored[i], who[i] = m.Content, speakerRole(m)
+			if name := speakerName(m); name != "" {
+				stored[i], who[i] = name+": "+m.Content, "name:"+name
+			}
 		}
+		lines, speakers, off = append(stored, lines...), append(who, speakers...), len(last)
 	}
-	off := 0
-	if prev != "" {
-		lines = append([]string{prev}, lines...)
-		off = 1
-	}
+	c := newConversation(lines, speakers)
 	turns := make([]turn, len(drafts))
 	for i := range turns {
-		turns[i].context = neighbours(lines, i+off)
-		if i+off > 0 {
-			turns[i].prev = lines[i+off-1]
-		}
+		turns[i].context = c.context(i + off)
+		turns[i].prev = c.before(i + off)
 	}
 	recs, err := s.records(ctx, scope, drafts, turns)
 	if err != nil {
@@ -118,15 +124,51 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	return ms, err
 }
 
-// neighbours joins the lines within contextWindow of line k, except k.
-func neighbours(lines []string, k int) string {
+// conversation is a session's lines in order ("name: content") and the
+// turn each belongs to: a turn is what one speaker says before another
+// speaks, one message or a run of them, as chat apps have people send
+// a sentence at a time (REC-33). A message's context goes by turns, so a
+// chat gets what composed turns get.
+type conversation struct {
+	lines []string
+	turn  []int // turn[i] is line i's turn, counted from 0
+	start []int // start[t] is turn t's first line; start[len] = len(lines)
+}
+
+func newConversation(lines, speakers []string) *conversation {
+	c := &conversation{lines: lines, turn: make([]int, len(lines))}
+	for i := range lines {
+		if i == 0 || speakers[i] != speakers[i-1] || speakers[i] == "" {
+			c.start = append(c.start, i)
+		}
+		c.turn[i] = len(c.start) - 1
+	}
+	c.start = append(c.start, len(lines))
+	return c
+}
+
+// context joins the lines around line k that are indexed as its
+// conversational context: the rest of its turn and the contextTurns turns
+// on each side, at most contextLines lines a side.
+func (c *conversation) context(k int) string {
+	t := c.turn[k]
+	lo := max(c.start[max(0, t-contextTurns)], k-contextLines)
+	hi := min(c.start[min(len(c.start)-1, t+contextTurns+1)], k+contextLines+1)
 	var out []string
-	for j := max(0, k-contextWindow); j <= k+contextWindow && j < len(lines); j++ {
+	for j := lo; j < hi; j++ {
 		if j != k {
-			out = append(out, lines[j])
+			out = append(out, c.lines[j])
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// before is what line k is read with when its vector is made: the turn
+// before its own and what its own turn said before it, at most
+// contextLines lines.
+func (c *conversation) before(k int) string {
+	lo := max(c.start[max(0, c.turn[k]-1)], k-contextLines)
+	return strings.Join(c.lines[lo:k], "\n")
 }
 
 // messagePrefix names message i in an error, even the only one: the

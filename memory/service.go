@@ -835,15 +835,26 @@ func (s *Service) Stats(ctx context.Context, scope mnemo.Scope) (mnemo.Stats, er
 // speakerName is the name of a message's speaker, kept in data by
 // AddMessages, so that "who said it" is searchable with the text.
 func speakerName(m *mnemo.Memory) string {
+	_, name := speaker(m)
+	return name
+}
+
+// speakerRole is the role of a message stored by AddMessages, or "".
+func speakerRole(m *mnemo.Memory) string {
+	role, _ := speaker(m)
+	return role
+}
+
+func speaker(m *mnemo.Memory) (role, name string) {
 	if m.Type != mnemo.TypeEvent || len(m.Data) == 0 || m.Data[0] != '{' {
-		return ""
+		return "", ""
 	}
 	var v struct {
 		Role string `json:"role"`
 		Name string `json:"name"`
 	}
 	if json.Unmarshal(m.Data, &v) != nil || v.Role == "" {
-		return ""
+		return "", ""
 	}
-	return v.Name
+	return v.Role, v.Name
 }

@@ -384,7 +384,8 @@ func BenchmarkWriteWhileSearching(b *testing.B) {
 }
 
 // BenchmarkListLastTurn measures the read POST /v1/messages makes before
-// each write: the newest turn of a session, for agents taking turns.
+// each write: the newest turns of a session (eight, the most a message's
+// context takes on a side), for agents taking turns; and one turn.
 func BenchmarkListLastTurn(b *testing.B) {
 	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "m.db"), sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
@@ -405,15 +406,19 @@ func BenchmarkListLastTurn(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	i := 0
-	for b.Loop() {
-		ms, _, err := db.List(b.Context(), scopes[i%agents], mnemo.ListQuery{
-			Filter: mnemo.Filter{SessionID: "s1", Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
-			Order:  mnemo.OrderNewest, Limit: 1, NoTotal: true, NoVectors: true,
+	for _, n := range []int{1, 8} {
+		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				ms, _, err := db.List(b.Context(), scopes[i%agents], mnemo.ListQuery{
+					Filter: mnemo.Filter{SessionID: "s1", Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
+					Order:  mnemo.OrderNewest, Limit: n, NoTotal: true, NoVectors: true,
+				})
+				if err != nil || len(ms) != n {
+					b.Fatalf("List: %d, %v", len(ms), err)
+				}
+				i++
+			}
 		})
-		if err != nil || len(ms) != 1 {
-			b.Fatalf("List: %d, %v", len(ms), err)
-		}
-		i++
 	}
 }
