@@ -507,3 +507,48 @@ func TestWriteLostLastWriteWins(t *testing.T) {
 		}
 	}
 }
+
+// TestChatContextByTurns: in a chat sent a sentence a message, a reply is
+// found by what its turn answered, three messages up, whether the session
+// came in one call or a message a call (REC-33).
+func TestChatContextByTurns(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	chat := []memory.Message{
+		{Key: "/m/1", Role: "user", Name: "Caroline", Content: "Guess what happened yesterday!"},
+		{Key: "/m/2", Role: "user", Name: "Caroline", Content: "I finally adopted a dog from the shelter."},
+		{Key: "/m/3", Role: "user", Name: "Melanie", Content: "No way!"},
+		{Key: "/m/4", Role: "user", Name: "Melanie", Content: "So happy for you."},
+		{Key: "/m/5", Role: "user", Name: "Melanie", Content: "What breed?"},
+		{Key: "/m/6", Role: "user", Name: "Caroline", Content: "A beagle."},
+		{Key: "/m/7", Role: "user", Name: "Caroline", Content: "She's called Daisy."},
+		{Key: "/m/8", Role: "user", Name: "Melanie", Content: "Cute name!"},
+		{Key: "/m/9", Role: "user", Name: "Melanie", Content: "Send me a picture sometime."},
+	}
+	for i := range chat {
+		at := c.T.Add(time.Duration(i) * time.Second)
+		chat[i].CreatedAt = &at
+	}
+	if _, err := svc.AddMessages(ctx, alice, "s1", chat); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range chat {
+		if _, err := svc.AddMessages(ctx, bob, "s1", []memory.Message{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, scope := range []mnemo.Scope{alice, bob} {
+		res, err := svc.Surface(ctx, scope, memory.Query{Text: "which dog breed did Caroline adopt from the shelter", Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, r := range res.Results {
+			keys = append(keys, r.Key)
+		}
+		if !slices.Contains(keys, "/m/6") {
+			t.Errorf("%s: the answer /m/6 is not among the first three: %v", scope.AgentID, keys)
+		}
+	}
+}
