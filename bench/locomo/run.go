@@ -399,7 +399,7 @@ func writeFeatures(w io.Writer, sample string, qa QA, a Answer) error {
 		Results    []result `json:"results"`
 	}{Sample: sample, Question: qa.Question, Category: qa.Category, Match: a.Match, MatchScore: a.MatchScore, Results: []result{}}
 	for i, k := range a.Keys {
-		r := result{Key: k, Evidence: qa.Category != 5 && evidence[strings.TrimPrefix(k, "/turn/")]}
+		r := result{Key: k, Evidence: qa.Category != 5 && evidence[TurnOf(k)]}
 		if i < len(a.Features) {
 			r.Match = a.Features[i]
 		}
