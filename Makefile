@@ -157,7 +157,7 @@ FUZZERS = \
 	./temporal:FuzzExtract \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
-	./memory:FuzzSentences \
+	./internal/textutil:FuzzSentences \
 	./bench/locomo:FuzzReadFeatures \
 	./internal/timejson:FuzzRewrite \
 	./internal/agenthook:FuzzReadTranscript \

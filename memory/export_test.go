@@ -10,6 +10,3 @@ func SetMatch(s *Service, on bool) { s.noMatch = !on }
 
 // Addressed is addressed, for its table test.
 var Addressed = addressed
-
-// Sentences is sentences, for its table test and fuzzer.
-var Sentences = sentences

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
@@ -235,7 +234,7 @@ func (c *saidTerms) of(a *analysis.Analyzer, text string, whole bool) []sentence
 	if whole {
 		out = []sentenceTerms{{terms: a.Terms(text), tells: true}}
 	} else {
-		sentences(text, func(sentence string, asks bool) {
+		textutil.Sentences(text, func(sentence string, asks bool) {
 			out = append(out, sentenceTerms{terms: a.Terms(sentence), tells: !asks && !addressed(sentence)})
 		})
 	}
@@ -245,38 +244,6 @@ func (c *saidTerms) of(a *analysis.Analyzer, text string, whole bool) []sentence
 	}
 	c.texts.Store(k, out)
 	return out
-}
-
-// sentences calls fn with each sentence of text, and whether it asks (its
-// closing marks have a question mark: "really?!"). A full stop ends one
-// only before a space, a quote or the end, so numbers ("5.5") and names
-// ("example.com") stay whole.
-func sentences(text string, fn func(text string, asks bool)) {
-	start, asks := 0, false
-	for i, r := range text {
-		end := i + utf8.RuneLen(r)
-		switch r {
-		case '.', '!', '?':
-			asks = asks || r == '?'
-			if end < len(text) && !strings.ContainsRune(" \t\n\"'", rune(text[end])) {
-				if !strings.ContainsRune(".!?", rune(text[end])) {
-					asks = false
-				}
-				continue
-			}
-		case '。', '！', '？', '\n':
-			asks = asks || r == '？'
-		default:
-			continue
-		}
-		if start < end {
-			fn(text[start:end], asks)
-		}
-		start, asks = end, false
-	}
-	if start < len(text) {
-		fn(text[start:], false)
-	}
 }
 
 // queryTerms are the analysed words of a query, and among them those of

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
 
 // Turn is one line of dialogue.
@@ -177,7 +179,7 @@ func Select(convs []Conversation, spec string) ([]Conversation, error) {
 }
 
 // AsChat returns convs as people type in a chat app: each turn becomes
-// one message per sentence, and a shared photo's caption a message of its
+// one message per sentence (textutil.Sentences), and a shared photo's caption a message of its
 // own, keyed by the turn's dia_id and the message's number ("D1:3/2").
 // A result counts for the turn its message came from (TurnOf), so the
 // figures stay comparable with the turns' own while every evidence turn
@@ -190,7 +192,12 @@ func AsChat(convs []Conversation) []Conversation {
 		for j, s := range c.Sessions {
 			var turns []Turn
 			for _, t := range s.Turns {
-				parts := Sentences(t.Text)
+				var parts []string
+				textutil.Sentences(t.Text, func(s string, _ bool) {
+					if s = strings.TrimSpace(s); s != "" {
+						parts = append(parts, s)
+					}
+				})
 				if t.BlipCaption != "" {
 					parts = append(parts, "[shares a photo: "+t.BlipCaption+"]")
 				}
@@ -217,53 +224,4 @@ func TurnOf(key string) string {
 func SessionOf(diaID string) string {
 	s, _, _ := strings.Cut(diaID, ":")
 	return s
-}
-
-// Sentences splits text after each '.', '!' or '?' (a run of them, and
-// closing quotes or brackets after) that a space follows, except after a
-// title such as "Dr." or an initial; a text with no such end is one
-// sentence. Empty pieces are dropped.
-func Sentences(text string) []string {
-	var out []string
-	rest := strings.TrimSpace(text)
-	for i := 0; i < len(rest); i++ {
-		if c := rest[i]; c != '.' && c != '!' && c != '?' {
-			continue
-		}
-		end := i + 1
-		for end < len(rest) && strings.IndexByte(".!?\"')]", rest[end]) >= 0 {
-			end++
-		}
-		if end >= len(rest) || rest[end] != ' ' {
-			i = end - 1
-			continue
-		}
-		if rest[i] == '.' && abbreviation(rest[:i]) {
-			i = end - 1
-			continue
-		}
-		if p := strings.TrimSpace(rest[:end]); p != "" {
-			out = append(out, p)
-		}
-		rest = strings.TrimSpace(rest[end:])
-		i = -1
-	}
-	if rest != "" {
-		out = append(out, rest)
-	}
-	return out
-}
-
-// abbreviation reports whether the word that ends before a '.' is a
-// title or an initial, after which a sentence goes on.
-func abbreviation(before string) bool {
-	w := before[strings.LastIndexAny(before, " (\"")+1:]
-	if len(w) == 1 {
-		return true // an initial: "J. K. Rowling"
-	}
-	switch strings.ToLower(w) {
-	case "mr", "mrs", "ms", "dr", "st", "vs", "e.g", "i.e", "etc", "jr", "sr", "prof", "mt":
-		return true
-	}
-	return false
 }

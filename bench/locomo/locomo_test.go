@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -172,38 +173,6 @@ func TestAUROC(t *testing.T) {
 	}
 }
 
-func TestSentences(t *testing.T) {
-	for _, tc := range []struct {
-		text string
-		want []string
-	}{
-		{"", nil},
-		{"Hi", []string{"Hi"}},
-		{"Lovely! What breed?", []string{"Lovely!", "What breed?"}},
-		{"Wow!!! That's great... Really? Yes.", []string{"Wow!!!", "That's great...", "Really?", "Yes."}},
-		{`She said "go home." Then left.`, []string{`She said "go home."`, "Then left."}},
-		{"I saw Dr. Lee and J. K. Rowling today. Fun!", []string{"I saw Dr. Lee and J. K. Rowling today.", "Fun!"}},
-		{"It costs 3.50 now.Really", []string{"It costs 3.50 now.Really"}},
-		{"  spaced out.   twice.  ", []string{"spaced out.", "twice."}},
-	} {
-		if got := Sentences(tc.text); !equalStrings(got, tc.want) {
-			t.Errorf("Sentences(%q) = %q, want %q", tc.text, got, tc.want)
-		}
-	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestAsChat: a turn becomes a message a sentence and one for its photo,
 // keyed under the turn, and results count for the turn they came from.
 func TestAsChat(t *testing.T) {
@@ -220,7 +189,7 @@ func TestAsChat(t *testing.T) {
 		"D1:2/3 Bo: [shares a photo: a photo of a dog]",
 		"D1:3/1 Ann: A beagle.",
 	}
-	if !equalStrings(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("messages:\n%q\nwant\n%q", got, want)
 	}
 	if n := len(convs[0].Sessions[0].Turns); n != 3 {

@@ -92,3 +92,35 @@ func EditDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// Sentences calls fn with each sentence of text, and whether it asks (its
+// closing marks have a question mark: "really?!"). A full stop ends one
+// only before a space, a quote or the end, so numbers ("5.5") and names
+// ("example.com") stay whole.
+func Sentences(text string, fn func(text string, asks bool)) {
+	start, asks := 0, false
+	for i, r := range text {
+		end := i + utf8.RuneLen(r)
+		switch r {
+		case '.', '!', '?':
+			asks = asks || r == '?'
+			if end < len(text) && !strings.ContainsRune(" \t\n\"'", rune(text[end])) {
+				if !strings.ContainsRune(".!?", rune(text[end])) {
+					asks = false
+				}
+				continue
+			}
+		case '。', '！', '？', '\n':
+			asks = asks || r == '？'
+		default:
+			continue
+		}
+		if start < end {
+			fn(text[start:end], asks)
+		}
+		start, asks = end, false
+	}
+	if start < len(text) {
+		fn(text[start:], false)
+	}
+}
