@@ -56,6 +56,7 @@ func TestConversationContext(t *testing.T) {
 	for i := range run {
 		run[i], same[i] = "x", "a"
 	}
+	same[0] = "b"
 	long := newConversation(run, same)
 	if n := len(strings.Split(long.context(15), "\n")); n != 2*contextLines {
 		t.Errorf("a long run's context has %d lines, want %d", n, 2*contextLines)
@@ -63,9 +64,15 @@ func TestConversationContext(t *testing.T) {
 	if n := len(strings.Split(long.before(15), "\n")); n != contextLines {
 		t.Errorf("a long run's before has %d lines, want %d", n, contextLines)
 	}
-	// A speaker nobody named is a turn of its own each time.
-	anon := newConversation([]string{"p", "q", "r"}, []string{"", "", ""})
-	if got := anon.before(2); got != "q" {
-		t.Errorf("unnamed before(2) = %q, want %q", got, "q")
+	// A speaker nobody named is a turn of its own each time, and so is
+	// each line where one speaker says them all.
+	for _, speakers := range [][]string{{"", "", "", "", "", ""}, {"user", "user", "user", "user", "user", "user"}} {
+		c := newConversation([]string{"p", "q", "r", "s", "t", "u"}, speakers)
+		if got := c.before(2); got != "q" {
+			t.Errorf("%q: before(2) = %q, want %q", speakers, got, "q")
+		}
+		if got := c.context(2); got != "p\nq\ns\nt" {
+			t.Errorf("%q: context(2) = %q, want %q", speakers, got, "p\nq\ns\nt")
+		}
 	}
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,8 +138,11 @@ type conversation struct {
 
 func newConversation(lines, speakers []string) *conversation {
 	c := &conversation{lines: lines, turn: make([]int, len(lines))}
+	// Lines of one speaker throughout tell no turns apart: notes an agent
+	// keeps, or a chat whose speakers were not named. Each is a turn.
+	one := !slices.ContainsFunc(speakers, func(s string) bool { return s != speakers[0] })
 	for i := range lines {
-		if i == 0 || speakers[i] != speakers[i-1] || speakers[i] == "" {
+		if i == 0 || one || speakers[i] != speakers[i-1] || speakers[i] == "" {
 			c.start = append(c.start, i)
 		}
 		c.turn[i] = len(c.start) - 1
