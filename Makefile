@@ -157,6 +157,7 @@ FUZZERS = \
 	./temporal:FuzzExtract \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
+	./memory:FuzzAddMessages \
 	./internal/textutil:FuzzSentences \
 	./bench/locomo:FuzzReadFeatures \
 	./internal/timejson:FuzzRewrite \

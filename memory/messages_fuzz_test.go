@@ -1,0 +1,73 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
+)
+
+// FuzzAddMessages: whatever messages a client sends, a session at once or
+// a few a call (each reading the session's earlier lines as context,
+// REC-33), each is stored as one memory as sent, or the call is refused
+// with a coded error: never EINTERNAL, never a panic. spec is a message a
+// line, "role|name|content".
+func FuzzAddMessages(f *testing.F) {
+	for _, s := range []struct {
+		spec string
+		per  uint8
+	}{
+		{"user|Ann|Hi there. I adopted a dog!\nuser|Bo|What breed?\nuser|Bo|Tell me.\nuser|Ann|A beagle.", 0},
+		{"user|Ann|one\nuser|Ann|two\nuser|Ann|three\nassistant||four", 1},
+		{"user||a\nuser||b\nassistant||c\nuser||d", 2},
+		{"|x|y", 1},
+		{"user|" + strings.Repeat("n", 200) + "|z", 0},
+		{"user|Ann|\nuser|Bo|  ", 3},
+		{"user|Ann|" + strings.Repeat("word ", 300), 1},
+	} {
+		f.Add(s.spec, s.per)
+	}
+	ctx := context.Background()
+	svc := newService(f, newClock())
+	sessions := 0
+	f.Fuzz(func(t *testing.T, spec string, per uint8) {
+		var msgs []memory.Message
+		for i, line := range strings.Split(spec, "\n") {
+			if i == 64 {
+				break
+			}
+			parts := strings.SplitN(line, "|", 3)
+			for len(parts) < 3 {
+				parts = append(parts, "")
+			}
+			msgs = append(msgs, memory.Message{Role: parts[0], Name: parts[1], Content: parts[2]})
+		}
+		sessions++
+		session := fmt.Sprintf("s%d", sessions)
+		n := int(per % 4)
+		if n == 0 {
+			n = len(msgs)
+		}
+		for part := range slices.Chunk(msgs, n) {
+			ms, err := svc.AddMessages(ctx, alice, session, part)
+			if err != nil {
+				if code := mnemo.ErrorCode(err); code == mnemo.EINTERNAL {
+					t.Fatalf("AddMessages(%+v) = %v (%s)", part, err, code)
+				}
+				return
+			}
+			if len(ms) != len(part) {
+				t.Fatalf("AddMessages(%+v) stored %d memories", part, len(ms))
+			}
+			for i, m := range ms {
+				if m.Content != strings.TrimSpace(part[i].Content) || m.SessionID != session {
+					t.Fatalf("message %d stored as %+v", i, m)
+				}
+			}
+		}
+	})
+}
