@@ -96,7 +96,29 @@ func (s *Service) score(r *recall, f *found, cands []candidate) ([]Scored, []can
 		scored = append(scored, sc)
 		kept = append(kept, c)
 	}
+	s.sessionPrior(scored, profile.SessionPrior)
 	return scored, kept
+}
+
+// sessionPrior moves each score toward its session's best (rank.
+// SessionPrior, REC-34), and says so in an explanation.
+func (s *Service) sessionPrior(scored []Scored, p float64) {
+	if p <= 0 {
+		return
+	}
+	scores, sessions := make([]float64, len(scored)), make([]string, len(scored))
+	for i := range scored {
+		scores[i], sessions[i] = scored[i].Score, scored[i].SessionID
+	}
+	rank.SessionPrior(scores, sessions, p)
+	for i := range scored {
+		sc := &scored[i]
+		if sc.Explain != nil && sc.SessionID != "" && sc.Score > 0 {
+			sc.Explain.Components = append(sc.Explain.Components, rank.Component{Name: "session_prior", Value: scores[i] / sc.Score})
+			sc.Explain.Score = scores[i]
+		}
+		sc.Score = scores[i]
+	}
 }
 
 // adjustment is what a candidate's score is multiplied by beyond its

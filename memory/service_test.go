@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -550,5 +551,49 @@ func TestChatContextByTurns(t *testing.T) {
 		if !slices.Contains(keys, "/m/6") {
 			t.Errorf("%s: the answer /m/6 is not among the first three: %v", scope.AgentID, keys)
 		}
+	}
+}
+
+// TestSessionPriorExplained: a conversation's turns are scored toward
+// their session's best (REC-34), and an explanation's factors still
+// multiply to the result's relevance, the session prior among them.
+func TestSessionPriorExplained(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	for _, s := range []struct {
+		id   string
+		msgs []string
+	}{
+		{"s1", []string{"We planted tomatoes in the garden", "The garden needs more sun", "Dinner was pasta"}},
+		{"s2", []string{"My sister visited the garden centre", "We bought a new lamp"}},
+	} {
+		var msgs []memory.Message
+		for i, text := range s.msgs {
+			msgs = append(msgs, memory.Message{Role: "user", Name: []string{"Ann", "Bo"}[i%2], Content: text})
+		}
+		if _, err := svc.AddMessages(ctx, alice, s.id, msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Surface(ctx, alice, memory.Query{Text: "tomatoes in the garden", Explain: true, Limit: 5})
+	if err != nil || len(res.Results) < 2 {
+		t.Fatalf("Surface = %+v, %v", res.Results, err)
+	}
+	prior := 0
+	for _, r := range res.Results {
+		product := 1.0
+		for _, comp := range r.Explain.Components {
+			product *= comp.Value
+			if comp.Name == "session_prior" {
+				prior++
+			}
+		}
+		if math.Abs(product-r.Relevance) > 1e-9 {
+			t.Errorf("%q: factors %+v multiply to %v, relevance %v", r.Content, r.Explain.Components, product, r.Relevance)
+		}
+	}
+	if prior == 0 {
+		t.Errorf("no result explains a session prior: %+v", res.Results)
 	}
 }

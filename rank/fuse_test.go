@@ -2,6 +2,7 @@ package rank
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -119,5 +120,36 @@ func TestFuseDropsAMissingSignal(t *testing.T) {
 	_, _, rel = Hybrid().Fuse([]float64{0, 0}, []float64{0.8, 0.4})
 	if rel[0] != 1 || rel[1] != 0.5 {
 		t.Fatalf("relevance %v, want [1 0.5]", rel)
+	}
+}
+
+func TestSessionPrior(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		scores   []float64
+		sessions []string
+		p        float64
+		want     []float64
+	}{
+		{"none", []float64{1, 0.5}, []string{"a", "a"}, 0, []float64{1, 0.5}},
+		{"toward the session's best", []float64{1, 0.5, 0.6}, []string{"a", "a", "b"}, 0.2, []float64{1, 0.6, 0.6}},
+		{"no session", []float64{1, 0.5}, []string{"a", ""}, 0.5, []float64{1, 0.5}},
+		{"a session alone", []float64{0.3}, []string{"a"}, 0.5, []float64{0.3}},
+	} {
+		got := slices.Clone(tt.scores)
+		SessionPrior(got, tt.sessions, tt.p)
+		for i := range got {
+			if math.Abs(got[i]-tt.want[i]) > 1e-12 {
+				t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+				break
+			}
+		}
+	}
+	// The order within a session stays; a stronger session's weaker turn
+	// can pass a weaker session's best.
+	scores := []float64{0.9, 0.5, 0.55}
+	SessionPrior(scores, []string{"a", "a", "b"}, 0.15)
+	if !(scores[0] > scores[1]) || !(scores[1] > scores[2]) {
+		t.Errorf("scores %v: want a's turns first, in their order", scores)
 	}
 }

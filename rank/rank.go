@@ -97,6 +97,9 @@ type Profile struct {
 	// MMRLambda trades relevance (1) against diversity (0) when picking the
 	// results; 0 turns diversification off.
 	MMRLambda float64 `json:"mmr_lambda"`
+	// SessionPrior is how much of a memory's score is its session's best
+	// candidate's (SessionPrior, REC-34); 0 leaves scores alone.
+	SessionPrior float64 `json:"session_prior"`
 }
 
 // Hybrid is the default profile: lexical and semantic relevance fused
@@ -106,14 +109,15 @@ type Profile struct {
 // and 0.7's stronger diversity held back the second and third of them, not
 // only repeats; docs/BENCHMARKS.md has it per conversation).
 // Candidates under a fifth of the best relevance are dropped: vector search
-// always has a nearest neighbour, related or not. docs/BENCHMARKS.md has
-// what each setting was measured at.
+// always has a nearest neighbour, related or not. A memory's score is 0.15
+// its session's best candidate's (REC-34). docs/BENCHMARKS.md has what
+// each setting was measured at.
 func Hybrid() Profile {
 	return Profile{
 		Name: "hybrid", Formula: FormulaHybrid,
 		Fusion: FusionWeighted, LexicalWeight: 0.3, SemanticWeight: 0.7, MinRelevance: 0.2,
 		DecayHalfLife: 30 * 24 * time.Hour, DecayFloor: 0.9, UsePriority: true,
-		MatchBoost: 1.5, FrequencySaturation: 100, MMRLambda: 0.8,
+		MatchBoost: 1.5, FrequencySaturation: 100, MMRLambda: 0.8, SessionPrior: 0.15,
 	}
 }
 
