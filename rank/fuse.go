@@ -139,21 +139,20 @@ func Diversified(relevance, penalty, lambda float64) float64 {
 // answers is more likely beside the best match than in a session that
 // matched less, though its own words may match less than another
 // session's (REC-34). An empty session is no session: its score is left
-// alone, as is every score when p is 0.
+// alone, as is a score of 0 (what the profile holds back stays back) and
+// every score when p is 0.
 func SessionPrior(scores []float64, sessions []string, p float64) {
 	if p <= 0 {
 		return
 	}
 	best := make(map[string]float64)
 	for i, s := range sessions {
-		if s != "" {
-			if b, ok := best[s]; !ok || scores[i] > b {
-				best[s] = scores[i]
-			}
+		if s != "" && scores[i] > best[s] {
+			best[s] = scores[i]
 		}
 	}
 	for i, s := range sessions {
-		if s != "" {
+		if s != "" && scores[i] > 0 {
 			scores[i] = (1-p)*scores[i] + p*best[s]
 		}
 	}

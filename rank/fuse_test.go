@@ -135,6 +135,7 @@ func TestSessionPrior(t *testing.T) {
 		{"toward the session's best", []float64{1, 0.5, 0.6}, []string{"a", "a", "b"}, 0.2, []float64{1, 0.6, 0.6}},
 		{"no session", []float64{1, 0.5}, []string{"a", ""}, 0.5, []float64{1, 0.5}},
 		{"a session alone", []float64{0.3}, []string{"a"}, 0.5, []float64{0.3}},
+		{"a score of 0 stays", []float64{1, 0}, []string{"a", "a"}, 0.5, []float64{1, 0}},
 	} {
 		got := slices.Clone(tt.scores)
 		SessionPrior(got, tt.sessions, tt.p)
