@@ -106,6 +106,16 @@ func TestBenchLocomoConversations(t *testing.T) {
 			t.Errorf("--conversations %s: exit %d, %q; want exit 2 and one line", sel, code, errs)
 		}
 	}
+	// As chat messages, a message a request: the same questions, and the
+	// tiny file's five turns as seven messages.
+	code, out, errs = run(t, dir, "", "bench", "locomo", "--as-chat", "--per-request", "1", "--profile", "lexical", tiny)
+	if code != 0 || !strings.Contains(out, "7 turns, 3 questions") || !strings.Contains(out, "sess@10") {
+		t.Fatalf("bench locomo --as-chat --per-request 1: exit %d: %s %s", code, out, errs)
+	}
+	code, _, errs = run(t, dir, "", "bench", "locomo", "--per-request", "-1", tiny)
+	if code != 2 || !strings.Contains(errs, "--per-request") {
+		t.Errorf("--per-request -1: exit %d, %q; want exit 2 naming the flag", code, errs)
+	}
 }
 
 // TestBenchCrossLingual runs `mnemo bench crosslingual` with the default
