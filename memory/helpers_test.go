@@ -13,6 +13,7 @@ var (
 	alice             = testkit.Alice
 	bob               = testkit.Bob
 	newService        = testkit.NewService
+	newFuzzService    = testkit.NewFuzzService
 	newSemantic       = testkit.NewSemantic
 	newEventService   = testkit.NewEventService
 	ev                = testkit.Event

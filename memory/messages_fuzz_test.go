@@ -3,15 +3,12 @@ package memory_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/service"
-	"github.com/mnemo-dev/mnemo/sqlite"
 )
 
 // FuzzAddMessages: whatever messages a client sends, a session at once or
@@ -35,12 +32,7 @@ func FuzzAddMessages(f *testing.F) {
 		f.Add(s.spec, s.per)
 	}
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"), sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { db.Close() })
-	svc := service.New(db, service.Options{})
+	svc := newFuzzService(f)
 	sessions := 0
 	f.Fuzz(func(t *testing.T, spec string, per uint8) {
 		var msgs []memory.Message

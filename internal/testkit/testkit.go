@@ -50,13 +50,25 @@ var (
 
 // NewService returns a service over a fresh real SQLite store.
 func NewService(t testing.TB, c *Clock) *service.Mnemo {
+	return newService(t, sqlite.Options{Now: c.Now}, service.Options{Now: c.Now})
+}
+
+// NewFuzzService returns a service over a fresh real SQLite store with
+// synchronous NORMAL, for a fuzzer: its inputs are about what a write
+// holds, not whether it survives a crash, and a coverage-guided run that
+// waits on an fsync a write barely gets anywhere.
+func NewFuzzService(t testing.TB) *service.Mnemo {
+	return newService(t, sqlite.Options{Synchronous: "NORMAL"}, service.Options{})
+}
+
+func newService(t testing.TB, so sqlite.Options, o service.Options) *service.Mnemo {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), sqlite.Options{Now: c.Now})
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemo.db"), so)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return service.New(db, service.Options{Now: c.Now})
+	return service.New(db, o)
 }
 
 // NewSemantic returns a service with an embedder over a fresh real SQLite
