@@ -64,6 +64,19 @@ func TestConversationContext(t *testing.T) {
 	if n := len(strings.Split(long.before(15), "\n")); n != contextLines {
 		t.Errorf("a long run's before has %d lines, want %d", n, contextLines)
 	}
+	// Long lines: at most contextWords words a side, the nearest.
+	long2 := newConversation([]string{
+		strings.Repeat("far ", 150) + strings.Repeat("near ", 150),
+		"k",
+		strings.Repeat("next ", 250) + "beyond",
+		"x",
+	}, []string{"a", "b", "a", "b"})
+	got := strings.Split(long2.context(1), "\n")
+	if len(got) != 2 || got[0] != strings.TrimSpace(strings.Repeat("far ", 50)+strings.Repeat("near ", 150)) ||
+		got[1] != strings.TrimSpace(strings.Repeat("next ", 200)) {
+		t.Errorf("long lines' context: %d lines, %q…", len(got), long2.context(1)[:40])
+	}
+
 	// A speaker nobody named is a turn of its own each time, and so is
 	// each line where one speaker says them all.
 	for _, speakers := range [][]string{{"", "", "", "", "", ""}, {"user", "user", "user", "user", "user", "user"}} {

@@ -29,11 +29,13 @@ type Message struct {
 }
 
 // contextTurns is how many turns on each side of a message are indexed as
-// its conversational context, and contextLines the most lines a side that
-// context takes (a long run of one speaker's messages), REC-33.
+// its conversational context, and contextLines and contextWords the most
+// lines and words a side that context takes (a long run of one speaker's
+// messages, long messages), REC-33.
 const (
 	contextTurns = 2
 	contextLines = 8
+	contextWords = 200
 )
 
 // AddMessages stores a session's messages in order, each as a memory of type
@@ -153,18 +155,31 @@ func newConversation(lines, speakers []string) *conversation {
 
 // context joins the lines around line k that are indexed as its
 // conversational context: the rest of its turn and the contextTurns turns
-// on each side, at most contextLines lines a side.
+// on each side, at most contextLines lines and contextWords words a side
+// (the words nearest line k).
 func (c *conversation) context(k int) string {
 	t := c.turn[k]
 	lo := max(c.start[max(0, t-contextTurns)], k-contextLines)
 	hi := min(c.start[min(len(c.start)-1, t+contextTurns+1)], k+contextLines+1)
-	var out []string
-	for j := lo; j < hi; j++ {
-		if j != k {
-			out = append(out, c.lines[j])
+	var before, after []string
+	for j, room := k-1, contextWords; j >= lo && room > 0; j-- {
+		w := strings.Fields(c.lines[j])
+		if len(w) > room {
+			before = append(before, strings.Join(w[len(w)-room:], " "))
+			break
 		}
+		before, room = append(before, c.lines[j]), room-len(w)
 	}
-	return strings.Join(out, "\n")
+	slices.Reverse(before)
+	for j, room := k+1, contextWords; j < hi && room > 0; j++ {
+		w := strings.Fields(c.lines[j])
+		if len(w) > room {
+			after = append(after, strings.Join(w[:room], " "))
+			break
+		}
+		after, room = append(after, c.lines[j]), room-len(w)
+	}
+	return strings.Join(append(before, after...), "\n")
 }
 
 // before is what line k is read with when its vector is made: the turn
