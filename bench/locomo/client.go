@@ -24,6 +24,8 @@ type HTTPSystem struct {
 	// PerRequest is how many turns a request sends; 0 sends a session
 	// in one.
 	PerRequest int
+	// NamesInText sends each turn as "Speaker: text" with no name.
+	NamesInText bool
 }
 
 type message struct {
@@ -39,6 +41,9 @@ func (h *HTTPSystem) AddSession(ctx context.Context, agent, session string, at t
 	msgs := make([]message, len(turns))
 	for i, t := range turns {
 		msgs[i] = message{Key: "/turn/" + t.DiaID, Role: "user", Name: t.Speaker, Content: t.Content(), CreatedAt: at}
+		if h.NamesInText {
+			msgs[i].Name, msgs[i].Content = "", t.Speaker+": "+t.Content()
+		}
 	}
 	n := h.PerRequest
 	if n <= 0 {

@@ -3,9 +3,12 @@ package locomo
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,5 +216,35 @@ func TestAsChat(t *testing.T) {
 	// the right session but not the turn.
 	if math.Abs(rep.All.Hit[10]-2.0/3) > 1e-9 || math.Abs(rep.All.Recall[10]-0.5) > 1e-9 || rep.All.SessionHit[10] != 1 {
 		t.Errorf("hit@10 %.3f, recall@10 %.3f, session hit@10 %.3f; want 0.667, 0.500, 1", rep.All.Hit[10], rep.All.Recall[10], rep.All.SessionHit[10])
+	}
+}
+
+// TestHTTPSystemNamesInText: with NamesInText a turn goes in as
+// "Speaker: text" with no name, as harnesses that know only roles send it;
+// without, its name goes in the name field.
+func TestHTTPSystemNamesInText(t *testing.T) {
+	var got []message
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Messages []message }
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			t.Error(err)
+		}
+		got = in.Messages
+		ids := make([]string, len(in.Messages))
+		json.NewEncoder(w).Encode(map[string]any{"ids": ids})
+	}))
+	defer srv.Close()
+	turns := []Turn{{Speaker: "Caroline", DiaID: "D1:1", Text: "Hi Mel!"}}
+	for _, tt := range []struct {
+		inText        bool
+		name, content string
+	}{{false, "Caroline", "Hi Mel!"}, {true, "", "Caroline: Hi Mel!"}} {
+		h := &HTTPSystem{BaseURL: srv.URL, Client: srv.Client(), NamesInText: tt.inText}
+		if err := h.AddSession(context.Background(), "a", "s", time.Now(), turns); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Name != tt.name || got[0].Content != tt.content {
+			t.Errorf("NamesInText %v: sent %+v, want name %q and content %q", tt.inText, got, tt.name, tt.content)
+		}
 	}
 }

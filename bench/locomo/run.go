@@ -59,6 +59,10 @@ type Options struct {
 	// PerRequest is how many turns an HTTPSystem sends a request (0: a
 	// session in one); the caller sets it on the system it makes.
 	PerRequest int
+	// NamesInText writes each turn's speaker into its text ("Caroline:
+	// …") and sends no name, as harnesses that know only roles do; the
+	// caller sets it on the system it makes.
+	NamesInText bool
 }
 
 // Ks are the cut-offs reported.

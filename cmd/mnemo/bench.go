@@ -35,7 +35,7 @@ func (a *app) benchCommand() *cobra.Command {
 		Short: "Run a benchmark",
 	}
 	var profile, conversations, features, cpuProfile string
-	var asChat bool
+	var asChat, namesInText bool
 	var perRequest int
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
@@ -52,6 +52,8 @@ func (a *app) benchCommand() *cobra.Command {
 			"--as-chat feeds each turn as people type in a chat app, a message a sentence (and the photo's\n" +
 			"caption one of its own); a result counts for the turn its message came from. --per-request n\n" +
 			"sends n turns a request rather than a session in one, as an agent that writes each turn does.\n" +
+			"--names-in-text writes each speaker's name into the turn's text (\"Caroline: …\") and sends no\n" +
+			"name, as harnesses that know only roles do.\n" +
 			"The file is LoCoMo's data/locomo10.json (github.com/snap-research/locomo) or a part of it;\n" +
 			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41, conv-44, conv-48).\n" +
 			"The store is --store sqlite (a temporary file) or postgres (a temporary schema of\n" +
@@ -90,7 +92,7 @@ func (a *app) benchCommand() *cobra.Command {
 			if perRequest < 0 {
 				return usagef("--per-request: want a count of turns, or 0 for a session a request, got %d", perRequest)
 			}
-			o := locomo.Options{PerRequest: perRequest}
+			o := locomo.Options{PerRequest: perRequest, NamesInText: namesInText}
 			if features != "" {
 				f, err := os.Create(features)
 				if err != nil {
@@ -123,6 +125,7 @@ func (a *app) benchCommand() *cobra.Command {
 	}
 	loc.Flags().IntVar(&perRequest, "per-request", 0, "turns a request (default: a session in one)")
 	loc.Flags().BoolVar(&asChat, "as-chat", false, "feed each turn as chat messages, one a sentence")
+	loc.Flags().BoolVar(&namesInText, "names-in-text", false, `write each speaker's name into the text ("Caroline: …") and send no name`)
 	loc.Flags().StringVar(&conversations, "conversations", "", "which conversations: sample ids and zero-based positions or ranges (conv-26,0-2), or dev (default: all)")
 	// --store postgres benchmarks a temporary schema of store.postgres.dsn
 	// ($MNEMO_POSTGRES_DSN), or of the test servers scripts/pgservers.sh
@@ -385,7 +388,7 @@ func runLocomoProfiles(ctx context.Context, convs []locomo.Conversation, profile
 	defer srv.Shutdown(context.Background())
 	reps := make([]locomo.Report, len(profiles))
 	for i, profile := range profiles {
-		var sys locomo.System = &locomo.HTTPSystem{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), Profile: profile, PerRequest: o.PerRequest}
+		var sys locomo.System = &locomo.HTTPSystem{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), Profile: profile, PerRequest: o.PerRequest, NamesInText: o.NamesInText}
 		if i > 0 {
 			sys = stored{sys.(*locomo.HTTPSystem)}
 		}
