@@ -89,3 +89,89 @@ func TestConversationContext(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeakerLabel: a name a line opens with, and what only looks like one.
+func TestSpeakerLabel(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"Caroline: I went to the support group", "Caroline"},
+		{"Mary Jane Watson: hi", "Mary Jane Watson"},
+		{"O'Brien: sure", "O'Brien"},
+		{"Zoë: oui", "Zoë"},
+		{"小明：我去了公园", "小明"},
+		{"小明: 我去了公园", "小明"},
+		{"J: fine", "J"},
+		{"Jean-Luc: engage", "Jean-Luc"},
+		{"Agent 47: done", ""},
+		// Roles and labels of notes.
+		{"User: hello", ""},
+		{"assistant: hi", ""},
+		{"Note: buy milk", ""},
+		{"Q: why?", ""},
+		{"用户：你好", ""},
+		// Not a name.
+		{"TODO: fix it", ""},
+		{"caroline: lower case", ""},
+		{"The plan for Monday: rest", ""},
+		{"Mary Jane Watson Parker: four words", ""},
+		{"https://example.com", ""},
+		{"Meet at 10:30", ""},
+		{"Caroline:no space", ""},
+		{"Caroline: ", ""},
+		{"Caroline:", ""},
+		{": nothing", ""},
+		{" Caroline: a space first", ""},
+		{"Step 1: open it", ""},
+		{"张三丰大师傅: 太长", ""},
+		{"Hello, Caroline: commas", ""},
+		{"No colon at all", ""},
+	}
+	for _, tt := range tests {
+		if got := speakerLabel(tt.text); got != tt.want {
+			t.Errorf("speakerLabel(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestNameFromText: lines sent with no name are said by the name they
+// open with when two lines or more open so (REC-35); one line alone,
+// labels that name no one and names sent stay as they are.
+func TestNameFromText(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []line
+		want  []string
+	}{
+		{"a chat", []line{{content: "Caroline: Hi!"}, {content: "Melanie: Hey"}, {content: "no label"}}, []string{"Caroline", "Melanie", ""}},
+		{"one speaker's run", []line{{content: "Caroline: Hi!"}, {content: "Caroline: Guess what"}}, []string{"Caroline", "Caroline"}},
+		{"one line alone", []line{{content: "Meeting: at noon"}}, []string{""}},
+		{"one line among others", []line{{content: "Meeting: at noon"}, {content: "ok"}}, []string{"", ""}},
+		{"labels of notes", []line{{content: "Note: a"}, {content: "Note: b"}}, []string{"", ""}},
+		{"names sent", []line{{name: "Ann", content: "Bob: is here"}, {content: "Bob: hi"}}, []string{"Ann", ""}},
+		{"a name sent with its label", []line{{name: "Ann", content: "Ann: hi"}, {content: "Bob: hello"}}, []string{"Ann", "Bob"}},
+	}
+	for _, tt := range tests {
+		nameFromText(tt.lines)
+		var got []string
+		for _, l := range tt.lines {
+			got = append(got, l.name)
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s: names %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestTurnLine: a line is "name: content", its name not written twice.
+func TestTurnLine(t *testing.T) {
+	for _, tt := range []struct{ name, content, want string }{
+		{"", "hi", "hi"},
+		{"Ann", "hi", "Ann: hi"},
+		{"Ann", "Ann: hi", "Ann: hi"},
+		{"Ann", "Bob: hi", "Ann: Bob: hi"},
+		{"小明", "小明：你好", "小明：你好"},
+	} {
+		if got := turnLine(tt.name, tt.content); got != tt.want {
+			t.Errorf("turnLine(%q, %q) = %q, want %q", tt.name, tt.content, got, tt.want)
+		}
+	}
+}

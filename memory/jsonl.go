@@ -501,7 +501,7 @@ func (s *Service) linkMessages(recs []mnemo.Record) {
 		for k, i := range idx {
 			m := &recs[i].Memory
 			speakers[k] = speakerName(m)
-			lines[k] = speakers[k] + ": " + m.Content
+			lines[k] = turnLine(speakers[k], m.Content)
 		}
 		c := newConversation(lines, speakers)
 		for k, i := range idx {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 )
@@ -57,9 +59,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	if len(msgs) == 0 {
 		return nil, mnemo.Errorf(mnemo.EINVALID, "no messages")
 	}
-	lines := make([]string, len(msgs))
-	speakers := make([]string, len(msgs))
-	drafts := make([]mnemo.Draft, len(msgs))
+	roles, names := make([]string, len(msgs)), make([]string, len(msgs))
 	for i, m := range msgs {
 		role, err := mnemo.CheckWord("role", m.Role)
 		if err != nil {
@@ -69,46 +69,55 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		if len(name) > 128 {
 			return nil, mnemo.Errorf(mnemo.EINVALID, "%sname is longer than 128 bytes", messagePrefix(i))
 		}
-		data, _ := json.Marshal(struct {
-			Role string `json:"role"`
-			Name string `json:"name,omitempty"`
-		}{role, name})
-		content := m.Content
-		drafts[i] = mnemo.Draft{
-			Key: m.Key, SessionID: sessionID, Content: &content, Data: data,
-			Type: mnemo.TypeEvent, CreatedAt: m.CreatedAt, OccurredAt: m.OccurredAt,
-			Entities: m.Entities,
-		}
-		lines[i], speakers[i] = content, role
-		if name != "" {
-			lines[i], speakers[i] = name+": "+content, "name:"+name
-		}
+		roles[i], names[i] = role, name
 	}
 
 	// The session's last lines stored before this call are the first
 	// message's context, as they would be had the session come in one call.
-	off := 0
-	if last, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
+	last, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
 		Filter: mnemo.Filter{SessionID: sessionID, Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
 		Order:  mnemo.OrderNewest, Limit: contextLines,
 		// Read on every request: counting the session's turns and
 		// reading vectors would cost more than the rest of a one-turn
 		// request's store work (PERF-8).
 		NoTotal: true, NoVectors: true,
-	}); err == nil && len(last) > 0 {
-		stored, who := make([]string, len(last)), make([]string, len(last))
-		for i := range last {
-			m := &last[len(last)-1-i]
-			stored[i], who[i] = m.Content, speakerRole(m)
-			if name := speakerName(m); name != "" {
-				stored[i], who[i] = name+": "+m.Content, "name:"+name
-			}
-		}
-		lines, speakers, off = append(stored, lines...), append(who, speakers...), len(last)
+	})
+	if err != nil {
+		last = nil // context is a help, not a condition of storing
 	}
+	off := len(last)
+	window := make([]line, 0, off+len(msgs))
+	for i := range last {
+		m := &last[off-1-i]
+		role, name := speaker(m)
+		window = append(window, line{role: role, name: name, content: m.Content})
+	}
+	for i, m := range msgs {
+		window = append(window, line{role: roles[i], name: names[i], content: m.Content})
+	}
+	nameFromText(window)
+
+	lines, speakers := make([]string, len(window)), make([]string, len(window))
+	for i, l := range window {
+		lines[i], speakers[i] = turnLine(l.name, l.content), l.role
+		if l.name != "" {
+			speakers[i] = "name:" + l.name
+		}
+	}
+	drafts := make([]mnemo.Draft, len(msgs))
+	turns := make([]turn, len(msgs))
 	c := newConversation(lines, speakers)
-	turns := make([]turn, len(drafts))
-	for i := range turns {
+	for i, m := range msgs {
+		data, _ := json.Marshal(struct {
+			Role string `json:"role"`
+			Name string `json:"name,omitempty"`
+		}{roles[i], window[off+i].name})
+		content := m.Content
+		drafts[i] = mnemo.Draft{
+			Key: m.Key, SessionID: sessionID, Content: &content, Data: data,
+			Type: mnemo.TypeEvent, CreatedAt: m.CreatedAt, OccurredAt: m.OccurredAt,
+			Entities: m.Entities,
+		}
 		turns[i].context = c.context(i + off)
 		turns[i].prev = c.before(i + off)
 	}
@@ -125,6 +134,130 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		s.extract(ctx, scope, sessionID, msgs, level)
 	}
 	return ms, err
+}
+
+// line is a message of a session as its conversation reads it.
+type line struct {
+	role, name, content string
+}
+
+// turnLine is a message as a line of its conversation: "name: content",
+// or the content as it is where it opens with its name already.
+func turnLine(name, content string) string {
+	if name == "" || speakerLabel(content) == name {
+		return content
+	}
+	return name + ": " + content
+}
+
+// nameFromText names the speakers of lines sent with no name whose text
+// opens with one ("Caroline: …", as transcripts and harnesses that know
+// only roles write a conversation), REC-35: where two lines or more open
+// so, each is said by the name it opens with. A label one line alone
+// opens with ("Meeting: …") names no one; a name sent is never replaced.
+func nameFromText(lines []line) {
+	labels := make([]string, len(lines))
+	labelled := 0
+	for i, l := range lines {
+		label := speakerLabel(l.content)
+		if label == "" || l.name != "" && l.name != label {
+			continue
+		}
+		labels[i] = label
+		labelled++
+	}
+	if labelled < 2 {
+		return
+	}
+	for i := range lines {
+		if lines[i].name == "" {
+			lines[i].name = labels[i]
+		}
+	}
+}
+
+// speakerLabel is the speaker's name a text opens with, "Caroline" of
+// "Caroline: I went…" or "小明" of "小明：我去了…", or "": one to three
+// words of a name (capitalised, or Han), then a colon, a space and the
+// text. Roles and the labels notes open with ("User", "Note", "Q") are no
+// names; nor is a word in capitals ("TODO").
+func speakerLabel(text string) string {
+	i := strings.IndexAny(text, ":：")
+	if i <= 0 || i > maxLabel {
+		return ""
+	}
+	label, rest := text[:i], text[i:]
+	if r, size := utf8.DecodeRuneInString(rest); r == ':' {
+		if rest = rest[size:]; rest == "" || rest[0] != ' ' {
+			return "" // "https://…", "10:30"
+		}
+	} else {
+		rest = rest[size:]
+	}
+	if strings.TrimSpace(rest) == "" {
+		return ""
+	}
+	words := strings.Fields(label)
+	if len(words) == 0 || len(words) > 3 || strings.Join(words, " ") != label || notNames[strings.ToLower(label)] {
+		return ""
+	}
+	for _, w := range words {
+		if !nameWord(w) {
+			return ""
+		}
+	}
+	return label
+}
+
+// maxLabel is the longest speaker's name, in bytes, speakerLabel takes.
+const maxLabel = 40
+
+// nameWord reports whether w can be a word of a name: a capitalised word
+// of letters (with marks, digits, apostrophes, hyphens, dots), not all
+// capitals, or up to four Han characters.
+func nameWord(w string) bool {
+	first, _ := utf8.DecodeRuneInString(w)
+	han := unicode.Is(unicode.Han, first)
+	if !han && !unicode.IsUpper(first) && !unicode.IsTitle(first) {
+		return false
+	}
+	letters, upper := 0, 0
+	for _, r := range w {
+		switch {
+		case unicode.IsLetter(r):
+			if unicode.Is(unicode.Han, r) != han {
+				return false
+			}
+			letters++
+			if unicode.IsUpper(r) {
+				upper++
+			}
+		case han:
+			return false
+		case unicode.IsMark(r) || unicode.IsDigit(r) || strings.ContainsRune(".'’-_", r):
+		default:
+			return false
+		}
+	}
+	if han {
+		return letters <= 4
+	}
+	return letters == 1 || upper < letters
+}
+
+// notNames are labels a line opens with that name no speaker: roles, and
+// what notes and transcripts mark.
+var notNames = map[string]bool{
+	"user": true, "assistant": true, "system": true, "human": true, "ai": true, "bot": true,
+	"agent": true, "tool": true, "function": true, "developer": true, "model": true,
+	"me": true, "you": true, "q": true, "a": true, "question": true, "answer": true,
+	"note": true, "notes": true, "nb": true, "ps": true, "re": true, "fyi": true, "edit": true,
+	"update": true, "todo": true, "warning": true, "error": true, "tip": true, "hint": true,
+	"summary": true, "important": true, "reminder": true, "context": true, "task": true,
+	"goal": true, "example": true, "source": true, "title": true, "subject": true,
+	"date": true, "time": true, "location": true, "result": true, "input": true,
+	"output": true, "response": true, "reply": true, "status": true, "info": true,
+	"用户": true, "助手": true, "系统": true, "问": true, "答": true, "注意": true, "备注": true, "提示": true,
 }
 
 // conversation is a session's lines in order ("name: content") and the

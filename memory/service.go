@@ -555,10 +555,7 @@ func (s *Service) writeWith(ctx context.Context, scope mnemo.Scope, recs []mnemo
 // and the turn it answers (prev), since a reply alone ("yes, last May")
 // often means nothing.
 func embedText(m *mnemo.Memory, prev string) string {
-	text := m.Content
-	if name := speakerName(m); name != "" {
-		text = name + ": " + text
-	}
+	text := turnLine(speakerName(m), m.Content)
 	if m.Summary != "" {
 		text += "\n" + m.Summary
 	}
@@ -587,10 +584,7 @@ func lastWords(s string, n int) string {
 
 // indexText analyses what the lexical index sees of m.
 func (s *Service) indexText(m *mnemo.Memory, context string) mnemo.IndexText {
-	text := m.Content
-	if name := speakerName(m); name != "" {
-		text = name + ": " + text
-	}
+	text := turnLine(speakerName(m), m.Content)
 	if m.Summary != "" {
 		text += "\n" + m.Summary
 	}

@@ -597,3 +597,65 @@ func TestSessionPriorExplained(t *testing.T) {
 		t.Errorf("no result explains a session prior: %+v", res.Results)
 	}
 }
+
+// TestNamesFromText: a chat whose speakers are written into its text
+// ("Caroline: …") and sent with no name is stored said by them (REC-35),
+// and read by turns as a chat with names is: sent in one call or a
+// message a call, where the first message, alone, names no one yet.
+func TestNamesFromText(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	chat := []memory.Message{
+		{Key: "/m/1", Role: "user", Content: "Caroline: Guess what happened yesterday!"},
+		{Key: "/m/2", Role: "user", Content: "Caroline: I finally adopted a dog from the shelter."},
+		{Key: "/m/3", Role: "user", Content: "Melanie: No way!"},
+		{Key: "/m/4", Role: "user", Content: "Melanie: So happy for you."},
+		{Key: "/m/5", Role: "user", Content: "Melanie: What breed?"},
+		{Key: "/m/6", Role: "user", Content: "Caroline: A beagle."},
+		{Key: "/m/7", Role: "user", Content: "Caroline: She's called Daisy."},
+		{Key: "/m/8", Role: "user", Content: "Melanie: Cute name!"},
+		{Key: "/m/9", Role: "user", Content: "Melanie: Send me a picture sometime."},
+	}
+	for i := range chat {
+		at := c.T.Add(time.Duration(i) * time.Second)
+		chat[i].CreatedAt = &at
+	}
+	stored, err := svc.AddMessages(ctx, alice, "s1", chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range chat {
+		ms, err := svc.AddMessages(ctx, bob, "s1", []memory.Message{m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, ms...)
+	}
+	for i, m := range stored {
+		want := strings.Split(m.Content, ":")[0]
+		if i == len(chat) {
+			want = "" // bob's first message came alone
+		}
+		var data struct{ Name string }
+		if err := json.Unmarshal(m.Data, &data); err != nil || data.Name != want {
+			t.Errorf("%s %s: data %s, want the name %q", m.AgentID, m.Key, m.Data, want)
+		}
+		if m.Content != chat[i%len(chat)].Content {
+			t.Errorf("%s %s: content %q, want it as sent", m.AgentID, m.Key, m.Content)
+		}
+	}
+	for _, scope := range []mnemo.Scope{alice, bob} {
+		res, err := svc.Surface(ctx, scope, memory.Query{Text: "which dog breed did Caroline adopt from the shelter", Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, r := range res.Results {
+			keys = append(keys, r.Key)
+		}
+		if !slices.Contains(keys, "/m/6") {
+			t.Errorf("%s: the answer /m/6 is not among the first three: %v", scope.AgentID, keys)
+		}
+	}
+}

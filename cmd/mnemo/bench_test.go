@@ -28,7 +28,8 @@ func locomoPath() string {
 // questions have several; the match's AUROC 0.82) sit a little under the
 // measured figures in docs/BENCHMARKS.md and well over plain BM25's hit@10
 // of 0.637; the same conversations fed as chats, a message a sentence
-// (REC-33), have theirs (hit@10 0.83, recall@10 0.76). So a change that
+// (REC-33), each speaker's name in its text and none sent (REC-35), have
+// theirs (hit@10 0.83, recall@10 0.76, AUROC 0.82). So a change that
 // hurts quality fails here.
 //
 // It measures ranking, not concurrency, and the race detector slows the
@@ -90,13 +91,17 @@ func TestLocomoQuality(t *testing.T) {
 		}
 		t.Logf("profile %q: hit@5 %.3f hit@10 %.3f recall@10 %.3f", tt.profile, rep.All.Hit[5], rep.All.Hit[10], rep.All.Recall[10])
 	}
-	// The same conversations as chats, a message a sentence (REC-33).
-	chat, err := runLocomoProfiles(context.Background(), locomo.AsChat(convs), []string{""}, "sqlite", "", &cfg, locomo.Options{})
+	// The same conversations as chats, a message a sentence (REC-33),
+	// each speaker's name written into the text and none sent (REC-35).
+	chat, err := runLocomoProfiles(context.Background(), locomo.AsChat(convs), []string{""}, "sqlite", "", &cfg, locomo.Options{NamesInText: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := chat[0].All; got.Hit[10] < 0.83 || got.Recall[10] < 0.76 {
 		t.Errorf("as chat: hit@10 %.3f, recall@10 %.3f; want ≥ 0.83 and ≥ 0.76", got.Hit[10], got.Recall[10])
+	}
+	if m := chat[0].Match; m == nil || m.AUROC < 0.82 {
+		t.Errorf("as chat: match AUROC = %+v, want ≥ 0.82", m)
 	}
 	t.Logf("as chat: hit@10 %.3f recall@10 %.3f", chat[0].All.Hit[10], chat[0].All.Recall[10])
 }
@@ -118,7 +123,7 @@ func TestBenchLocomoConversations(t *testing.T) {
 	}
 	// As chat messages, a message a request: the same questions, and the
 	// tiny file's five turns as seven messages.
-	code, out, errs = run(t, dir, "", "bench", "locomo", "--as-chat", "--per-request", "1", "--profile", "lexical", tiny)
+	code, out, errs = run(t, dir, "", "bench", "locomo", "--as-chat", "--per-request", "1", "--names-in-text", "--profile", "lexical", tiny)
 	if code != 0 || !strings.Contains(out, "7 turns, 3 questions") || !strings.Contains(out, "sess@10") {
 		t.Fatalf("bench locomo --as-chat --per-request 1: exit %d: %s %s", code, out, errs)
 	}
