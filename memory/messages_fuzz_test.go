@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,9 +14,10 @@ import (
 
 // FuzzAddMessages: whatever messages a client sends, a session at once or
 // a few a call (each reading the session's earlier lines as context,
-// REC-33), each is stored as one memory as sent, or the call is refused
-// with a coded error: never EINTERNAL, never a panic. spec is a message a
-// line, "role|name|content".
+// REC-33), each is stored as one memory as sent, said by the name sent or,
+// with none, by none or the name its text opens with (REC-35), or the call
+// is refused with a coded error: never EINTERNAL, never a panic. spec is a
+// message a line, "role|name|content".
 func FuzzAddMessages(f *testing.F) {
 	for _, s := range []struct {
 		spec string
@@ -28,6 +30,8 @@ func FuzzAddMessages(f *testing.F) {
 		{"user|" + strings.Repeat("n", 200) + "|z", 0},
 		{"user|Ann|\nuser|Bo|  ", 3},
 		{"user|Ann|" + strings.Repeat("word ", 300), 1},
+		{"user||Ann: hi\nuser||Bo: hello\nuser||Note: x\nassistant|Cy|Ann: no", 1},
+		{"user||小明：你好\nuser||小红：嗨", 0},
 	} {
 		f.Add(s.spec, s.per)
 	}
@@ -66,6 +70,15 @@ func FuzzAddMessages(f *testing.F) {
 			for i, m := range ms {
 				if m.Content != strings.TrimSpace(part[i].Content) || m.SessionID != session {
 					t.Fatalf("message %d stored as %+v", i, m)
+				}
+				var data struct{ Name string }
+				if err := json.Unmarshal(m.Data, &data); err != nil {
+					t.Fatalf("message %d: data %q: %v", i, m.Data, err)
+				}
+				sent := strings.TrimSpace(part[i].Name)
+				fromText := sent == "" && (strings.HasPrefix(m.Content, data.Name+": ") || strings.HasPrefix(m.Content, data.Name+"："))
+				if data.Name != sent && !fromText {
+					t.Fatalf("message %d: %q sent with the name %q stored said by %q", i, m.Content, sent, data.Name)
 				}
 			}
 		}
