@@ -96,6 +96,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		window = append(window, line{role: roles[i], name: names[i], content: m.Content})
 	}
 	nameFromText(window)
+	s.knownSpeakers(ctx, scope, window[off:])
 
 	lines, speakers := make([]string, len(window)), make([]string, len(window))
 	for i, l := range window {
@@ -172,6 +173,35 @@ func nameFromText(lines []line) {
 	for i := range lines {
 		if lines[i].name == "" {
 			lines[i].name = labels[i]
+		}
+	}
+}
+
+// knownSpeakers names, in a call whose lines alone cannot tell (a
+// session's first message, sent on its own), the speakers of lines sent
+// with no name whose text opens with the name of someone the agent's last
+// messages were said by (REC-35).
+func (s *Service) knownSpeakers(ctx context.Context, scope mnemo.Scope, lines []line) {
+	unnamed := slices.ContainsFunc(lines, func(l line) bool { return l.name == "" && speakerLabel(l.content) != "" })
+	if !unnamed {
+		return
+	}
+	last, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
+		Filter: mnemo.Filter{Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
+		Order:  mnemo.OrderNewest, Limit: contextLines, NoTotal: true, NoVectors: true,
+	})
+	if err != nil {
+		return // a name is a help, not a condition of storing
+	}
+	known := make(map[string]bool)
+	for i := range last {
+		if name := speakerName(&last[i]); name != "" {
+			known[name] = true
+		}
+	}
+	for i := range lines {
+		if label := speakerLabel(lines[i].content); lines[i].name == "" && known[label] {
+			lines[i].name = label
 		}
 	}
 }

@@ -601,7 +601,8 @@ func TestSessionPriorExplained(t *testing.T) {
 // TestNamesFromText: a chat whose speakers are written into its text
 // ("Caroline: …") and sent with no name is stored said by them (REC-35),
 // and read by turns as a chat with names is: sent in one call or a
-// message a call, where the first message, alone, names no one yet.
+// message a call, where the first message, alone and of a speaker the
+// agent does not know yet, names no one.
 func TestNamesFromText(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
@@ -643,6 +644,21 @@ func TestNamesFromText(t *testing.T) {
 		}
 		if m.Content != chat[i%len(chat)].Content {
 			t.Errorf("%s %s: content %q, want it as sent", m.AgentID, m.Key, m.Content)
+		}
+	}
+	// A session's first message, alone, is said by a speaker the agent
+	// knows; a label it does not know names no one.
+	for _, tt := range []struct{ session, content, want string }{
+		{"s2", "Melanie: Morning!", "Melanie"},
+		{"s3", "Meeting: at noon", ""},
+	} {
+		ms, err := svc.AddMessages(ctx, bob, tt.session, []memory.Message{{Role: "user", Content: tt.content}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data struct{ Name string }
+		if err := json.Unmarshal(ms[0].Data, &data); err != nil || data.Name != tt.want {
+			t.Errorf("%s %q alone: data %s, want the name %q", tt.session, tt.content, ms[0].Data, tt.want)
 		}
 	}
 	for _, scope := range []mnemo.Scope{alice, bob} {
