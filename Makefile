@@ -158,6 +158,7 @@ FUZZERS = \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
 	./memory:FuzzAddMessages \
+	./memory:FuzzSpeakerLabel \
 	./internal/textutil:FuzzSentences \
 	./bench/locomo:FuzzReadFeatures \
 	./internal/timejson:FuzzRewrite \

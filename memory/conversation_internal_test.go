@@ -124,6 +124,12 @@ func TestSpeakerLabel(t *testing.T) {
 		{"张三丰大师傅: 太长", ""},
 		{"Hello, Caroline: commas", ""},
 		{"No colon at all", ""},
+		{"Ann: hi\nthere\nAnn: again", "Ann"},
+		{"Ann: hi\nBo: hello", ""},
+		{"Ann: line one\nNote: a label, not a speaker", "Ann"},
+		{"Ann:\nBo: hello", ""},
+		{"Caroline: " + strings.Repeat("x", 1000) + "\nMelanie: y", ""},
+		{"Caroline: I said: hi", "Caroline"},
 	}
 	for _, tt := range tests {
 		if got := speakerLabel(tt.text); got != tt.want {
@@ -174,4 +180,24 @@ func TestTurnLine(t *testing.T) {
 			t.Errorf("turnLine(%q, %q) = %q, want %q", tt.name, tt.content, got, tt.want)
 		}
 	}
+}
+
+// FuzzSpeakerLabel: whatever a text, the name found is one it opens with,
+// before a colon, within maxLabel bytes, and the line is its own again.
+func FuzzSpeakerLabel(f *testing.F) {
+	for _, s := range []string{"Caroline: hi", "小明：你好", "Ann: hi\nBo: hello", "https://x", "Note: a", "Mary Jane: x\ny"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		label := speakerLabel(text)
+		if label == "" {
+			return
+		}
+		if len(label) > maxLabel || !strings.HasPrefix(text, label+": ") && !strings.HasPrefix(text, label+"：") {
+			t.Fatalf("speakerLabel(%q) = %q", text, label)
+		}
+		if got := turnLine(label, text); got != text {
+			t.Fatalf("turnLine(%q, %q) = %q, want the text as it is", label, text, got)
+		}
+	})
 }

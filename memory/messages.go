@@ -210,33 +210,52 @@ func (s *Service) knownSpeakers(ctx context.Context, scope mnemo.Scope, lines []
 // "Caroline: I went…" or "小明" of "小明：我去了…", or "": one to three
 // words of a name (capitalised, or Han), then a colon, a space and the
 // text. Roles and the labels notes open with ("User", "Note", "Q") are no
-// names; nor is a word in capitals ("TODO").
+// names; nor is a word in capitals ("TODO"). A transcript in one text,
+// whose later lines open with another's name ("Ann: hi\nBo: hello"), is
+// no one's.
 func speakerLabel(text string) string {
-	i := strings.IndexAny(text, ":：")
-	if i <= 0 || i > maxLabel {
+	label, rest := lineLabel(text)
+	if label == "" {
 		return ""
 	}
-	label, rest := text[:i], text[i:]
-	if r, size := utf8.DecodeRuneInString(rest); r == ':' {
-		if rest = rest[size:]; rest == "" || rest[0] != ' ' {
-			return "" // "https://…", "10:30"
-		}
-	} else {
-		rest = rest[size:]
-	}
-	if strings.TrimSpace(rest) == "" {
-		return ""
-	}
-	words := strings.Fields(label)
-	if len(words) == 0 || len(words) > 3 || strings.Join(words, " ") != label || notNames[strings.ToLower(label)] {
-		return ""
-	}
-	for _, w := range words {
-		if !nameWord(w) {
+	for line := range strings.Lines(rest) {
+		if other, _ := lineLabel(line); other != "" && other != label {
 			return ""
 		}
 	}
 	return label
+}
+
+// lineLabel is the speaker's name a line opens with, as speakerLabel, and
+// the text after it; it reads no further than the name's colon, and the
+// text after only to see that there is some.
+func lineLabel(text string) (label, rest string) {
+	i := strings.IndexAny(text[:min(len(text), maxLabel+len("："))], ":：")
+	if i <= 0 || i > maxLabel {
+		return "", ""
+	}
+	label, rest = text[:i], text[i:]
+	if r, size := utf8.DecodeRuneInString(rest); r == ':' {
+		if rest = rest[size:]; rest == "" || rest[0] != ' ' {
+			return "", "" // "https://…", "10:30"
+		}
+	} else {
+		rest = rest[size:]
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	if strings.TrimSpace(line) == "" {
+		return "", ""
+	}
+	words := strings.Fields(label)
+	if len(words) == 0 || len(words) > 3 || strings.Join(words, " ") != label || notNames[strings.ToLower(label)] {
+		return "", ""
+	}
+	for _, w := range words {
+		if !nameWord(w) {
+			return "", ""
+		}
+	}
+	return label, rest
 }
 
 // maxLabel is the longest speaker's name, in bytes, speakerLabel takes.
