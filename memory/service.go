@@ -833,12 +833,6 @@ func speakerName(m *mnemo.Memory) string {
 	return name
 }
 
-// speakerRole is the role of a message stored by AddMessages, or "".
-func speakerRole(m *mnemo.Memory) string {
-	role, _ := speaker(m)
-	return role
-}
-
 func speaker(m *mnemo.Memory) (role, name string) {
 	if m.Type != mnemo.TypeEvent || len(m.Data) == 0 || m.Data[0] != '{' {
 		return "", ""

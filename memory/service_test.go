@@ -539,8 +539,16 @@ func TestChatContextByTurns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, scope := range []mnemo.Scope{alice, bob} {
-		res, err := svc.Surface(ctx, scope, memory.Query{Text: "which dog breed did Caroline adopt from the shelter", Limit: 3})
+	breedAmongFirstThree(t, svc, alice, bob)
+}
+
+// breedAmongFirstThree checks that each scope, fed the chat of
+// TestChatContextByTurns, finds its answer (/m/6, "A beagle.") among the
+// first three.
+func breedAmongFirstThree(t *testing.T, svc *service.Mnemo, scopes ...mnemo.Scope) {
+	t.Helper()
+	for _, scope := range scopes {
+		res, err := svc.Surface(context.Background(), scope, memory.Query{Text: "which dog breed did Caroline adopt from the shelter", Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -661,17 +669,5 @@ func TestNamesFromText(t *testing.T) {
 			t.Errorf("%s %q alone: data %s, want the name %q", tt.session, tt.content, ms[0].Data, tt.want)
 		}
 	}
-	for _, scope := range []mnemo.Scope{alice, bob} {
-		res, err := svc.Surface(ctx, scope, memory.Query{Text: "which dog breed did Caroline adopt from the shelter", Limit: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys []string
-		for _, r := range res.Results {
-			keys = append(keys, r.Key)
-		}
-		if !slices.Contains(keys, "/m/6") {
-			t.Errorf("%s: the answer /m/6 is not among the first three: %v", scope.AgentID, keys)
-		}
-	}
+	breedAmongFirstThree(t, svc, alice, bob)
 }
