@@ -13,6 +13,7 @@ type Backend struct {
 	Insights     InsightStore     // L4 and L5
 	Agents       AgentLister      // the agents of a tenant (GET /v1/agents)
 	KeyTree      KeyTreeLister    // one level of the key tree (GET /v1/keys/tree)
+	Contexts     ContextIndexer   // a message's context, once its replies arrive
 }
 
 // NewBackend checks s once for each optional interface. A store's type
@@ -27,5 +28,6 @@ func NewBackend(s Store) Backend {
 	b.Insights, _ = s.(InsightStore)
 	b.Agents, _ = s.(AgentLister)
 	b.KeyTree, _ = s.(KeyTreeLister)
+	b.Contexts, _ = s.(ContextIndexer)
 	return b
 }

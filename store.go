@@ -89,6 +89,25 @@ type IndexText struct {
 	Meta    string // key segments, tags, category, type
 }
 
+// ContextIndexer is a Store that can change, in place, the conversational
+// context a live memory is indexed with (IndexText.Context), REC-36: a
+// message stored before its replies arrived learns of them so. Nothing
+// else of the memory changes — not its content, version, history nor
+// vector — and nothing but lexical search sees it.
+type ContextIndexer interface {
+	// WriteContexts is Write that also sets the index context of each
+	// update's memory, in the same transaction where the store can; with
+	// no records it only sets them. An id the scope does not hold live is
+	// skipped: the context is a help, and the memory may be gone.
+	WriteContexts(ctx context.Context, scope Scope, recs []Record, updates []ContextUpdate) ([]Memory, error)
+}
+
+// ContextUpdate is a memory's new index context, already analysed.
+type ContextUpdate struct {
+	ID      string
+	Context string
+}
+
 // Filter narrows reads. The zero Filter matches every live memory that is
 // neither archived nor expired at Now.
 type Filter struct {

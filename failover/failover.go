@@ -86,6 +86,7 @@ type Primary interface {
 	mnemo.LifecycleStore
 	mnemo.StateStore
 	mnemo.VectorStore
+	mnemo.ContextIndexer
 	BatchLookup
 	Replayer
 }

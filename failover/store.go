@@ -254,6 +254,21 @@ func (s *Store) Touch(ctx context.Context, scope mnemo.Scope, ids []string, at t
 	return err
 }
 
+// WriteContexts writes recs as Write does, and sets the index contexts
+// in the primary (REC-36); while it is down, recs go to the spool and the
+// contexts are left: they are a help, and the messages they belong to may
+// be in the spool, which replays them as written.
+func (s *Store) WriteContexts(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, updates []mnemo.ContextUpdate) ([]mnemo.Memory, error) {
+	var ms []mnemo.Memory
+	if ok, err := s.call(ctx, true, func(ctx context.Context, p Primary) (err error) {
+		ms, err = p.WriteContexts(ctx, scope, recs, updates)
+		return
+	}); ok {
+		return ms, err
+	}
+	return s.Write(ctx, scope, recs)
+}
+
 // primaryAndReplayed runs fn on the primary once the spool is replayed:
 // while it is down or the spool is replayed it fails with EUNAVAILABLE,
 // since what fn deletes may be in the spool.

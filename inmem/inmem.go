@@ -53,6 +53,7 @@ var (
 	_ mnemo.Store          = (*Store)(nil)
 	_ mnemo.LifecycleStore = (*Store)(nil)
 	_ mnemo.StateStore     = (*Store)(nil)
+	_ mnemo.ContextIndexer = (*Store)(nil)
 	_ mnemo.VectorStore    = (*Store)(nil)
 )
 

@@ -374,3 +374,32 @@ func (s *Store) Lookup(sc mnemo.Scope, ids, keys []string) []Found {
 	}
 	return out
 }
+
+// WriteContexts writes recs and then sets the index context of the
+// scope's live memories of ups (mnemo.ContextIndexer, REC-36); nothing
+// else of them changes.
+func (s *Store) WriteContexts(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record, ups []mnemo.ContextUpdate) ([]mnemo.Memory, error) {
+	if err := mnemo.CheckScope(sc); err != nil {
+		return nil, err
+	}
+	out, err := s.write(ctx, sc, recs, false)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.scope(sc)
+	if d == nil {
+		return out, nil
+	}
+	for _, u := range ups {
+		r := d.rows[u.ID]
+		if r == nil || r.tomb || r.idx.Context == u.Context {
+			continue
+		}
+		d.unindex(r)
+		r.idx.Context = u.Context
+		d.index(r)
+	}
+	return out, nil
+}

@@ -47,8 +47,9 @@ const (
 // turn by what was said around it.
 //
 // Neighbours are taken from the same call and from the session's last
-// messages already stored (up to contextLines of them); a message stored
-// earlier does not learn of replies that arrive in a later call.
+// messages already stored (up to contextLines of them); those stored
+// earlier learn of the replies that follow them, where the store can
+// index a context again (REC-36).
 func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID string, msgs []Message) ([]mnemo.Memory, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
@@ -76,7 +77,9 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	// message's context, as they would be had the session come in one call.
 	last, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
 		Filter: mnemo.Filter{SessionID: sessionID, Types: []string{mnemo.TypeEvent}, IncludeArchived: true, IncludeExpired: true},
-		Order:  mnemo.OrderNewest, Limit: contextLines,
+		// Twice the lines a context reaches back: the earlier ones are the
+		// context of the later ones, which learn of this call's (REC-36).
+		Order: mnemo.OrderNewest, Limit: 2 * contextLines,
 		// Read on every request: counting the session's turns and
 		// reading vectors would cost more than the rest of a one-turn
 		// request's store work (PERF-8).
@@ -95,7 +98,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	for i, m := range msgs {
 		window = append(window, line{role: roles[i], name: names[i], content: m.Content})
 	}
-	nameFromText(window)
+	nameFromText(window[max(0, off-contextLines):])
 	s.knownSpeakers(ctx, scope, window[off:])
 
 	lines, speakers := make([]string, len(window)), make([]string, len(window))
@@ -126,7 +129,13 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	if err != nil {
 		return nil, err
 	}
-	ms, err := s.write(ctx, scope, recs, true)
+	put := s.store.Write
+	if ups := s.replyContexts(last, c, len(last) < 2*contextLines); len(ups) > 0 {
+		put = func(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
+			return s.store.Contexts.WriteContexts(ctx, scope, recs, ups)
+		}
+	}
+	ms, err := s.writeWith(ctx, scope, recs, true, put)
 	if err == nil && s.extractor != nil {
 		level := mnemo.SecurityInternal
 		for _, r := range recs {
@@ -135,6 +144,31 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		s.extract(ctx, scope, sessionID, msgs, level)
 	}
 	return ms, err
+}
+
+// replyContexts returns the new index contexts of the session's messages
+// stored before a call, last (newest first), which c holds before the
+// call's (REC-36): the context each would have had in one call with them,
+// so that a message sent on its own is found by the replies that follow
+// it. Only a line whose context changes is indexed again, and only one
+// whose earlier side c holds in full (whole: c holds the session from its
+// first line). A store that cannot index a context again gets none.
+func (s *Service) replyContexts(last []mnemo.Memory, c *conversation, whole bool) []mnemo.ContextUpdate {
+	off := len(last)
+	if s.store.Contexts == nil || off == 0 {
+		return nil
+	}
+	was := newConversation(c.lines[:off], c.speakers[:off])
+	var ups []mnemo.ContextUpdate
+	for j := max(0, off-contextLines); j < off; j++ {
+		if j < contextLines && !whole {
+			continue
+		}
+		if now := c.context(j); now != was.context(j) {
+			ups = append(ups, mnemo.ContextUpdate{ID: last[off-1-j].ID, Context: s.analyzer.IndexString(now)})
+		}
+	}
+	return ups
 }
 
 // line is a message of a session as its conversation reads it.
@@ -315,13 +349,14 @@ var notNames = map[string]bool{
 // a sentence at a time (REC-33). A message's context goes by turns, so a
 // chat gets what composed turns get.
 type conversation struct {
-	lines []string
-	turn  []int // turn[i] is line i's turn, counted from 0
-	start []int // start[t] is turn t's first line; start[len] = len(lines)
+	lines    []string
+	speakers []string
+	turn     []int // turn[i] is line i's turn, counted from 0
+	start    []int // start[t] is turn t's first line; start[len] = len(lines)
 }
 
 func newConversation(lines, speakers []string) *conversation {
-	c := &conversation{lines: lines, turn: make([]int, len(lines))}
+	c := &conversation{lines: lines, speakers: speakers, turn: make([]int, len(lines))}
 	// Lines of one speaker throughout tell no turns apart: notes an agent
 	// keeps, or a chat whose speakers were not named. Each is a turn.
 	one := !slices.ContainsFunc(speakers, func(s string) bool { return s != speakers[0] })

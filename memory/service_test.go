@@ -671,3 +671,60 @@ func TestNamesFromText(t *testing.T) {
 	}
 	breedAmongFirstThree(t, svc, alice, bob)
 }
+
+// TestRepliesReachEarlierMessages: a message sent on its own is found by
+// the replies that follow it, as in a session sent in one call (REC-36),
+// and only by those within its context's reach.
+func TestRepliesReachEarlierMessages(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	chat := []memory.Message{
+		{Key: "/m/1", Role: "user", Name: "Caroline", Content: "Did you do anything fun last weekend?"},
+		{Key: "/m/2", Role: "assistant", Name: "Melanie", Content: "We hiked up to the glacier lake with the kids."},
+		{Key: "/m/3", Role: "user", Name: "Caroline", Content: "That sounds lovely."},
+		{Key: "/m/4", Role: "assistant", Name: "Melanie", Content: "It was cold though."},
+		{Key: "/m/5", Role: "user", Name: "Caroline", Content: "I bought a canoe yesterday."},
+	}
+	for i := range chat {
+		at := c.T.Add(time.Duration(i) * time.Second)
+		chat[i].CreatedAt = &at
+	}
+	if _, err := svc.AddMessages(ctx, alice, "s1", chat); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range chat {
+		if _, err := svc.AddMessages(ctx, bob, "s1", []memory.Message{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := func(scope mnemo.Scope, q string) []string {
+		t.Helper()
+		res, err := svc.Surface(ctx, scope, memory.Query{Text: q, Profile: "lexical", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ks []string
+		for _, r := range res.Results {
+			ks = append(ks, r.Key)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	for _, tt := range []struct {
+		query string
+		want  []string
+	}{
+		// The question is found by the answer two turns on.
+		{"glacier lake", []string{"/m/1", "/m/2", "/m/3", "/m/4"}},
+		// A turn three on is beyond the first message's context.
+		{"canoe", []string{"/m/3", "/m/4", "/m/5"}},
+	} {
+		if got := keys(alice, tt.query); !slices.Equal(got, tt.want) {
+			t.Errorf("%q, one call: %v, want %v", tt.query, got, tt.want)
+		}
+		if got := keys(bob, tt.query); !slices.Equal(got, tt.want) {
+			t.Errorf("%q, a message a call: %v, want %v", tt.query, got, tt.want)
+		}
+	}
+}

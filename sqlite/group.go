@@ -36,6 +36,8 @@ type groupWrite struct {
 	scope   mnemo.Scope
 	recs    []mnemo.Record
 	replace bool
+	// contexts are index contexts to set after recs (WriteContexts).
+	contexts []mnemo.ContextUpdate
 
 	// out and err are its result, set by the leader before done closes.
 	out  []mnemo.Memory

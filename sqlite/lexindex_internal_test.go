@@ -166,6 +166,21 @@ func TestLexIndexMatchesFTS5(t *testing.T) {
 	}
 	compareLex(t, db, scopes, rng, queries, "changed")
 
+	// Contexts indexed again in place (REC-36), of live memories and of
+	// ones tombstoned or forgotten (skipped).
+	reindex := func(h *DB, sc mnemo.Scope, from, to int) {
+		t.Helper()
+		var ups []mnemo.ContextUpdate
+		for j := from; j < to; j += 5 {
+			ups = append(ups, mnemo.ContextUpdate{ID: uuidFor(j), Context: lexText(rng)})
+		}
+		if _, err := h.WriteContexts(ctx, sc, nil, ups); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reindex(db, scopes[0], 0, sizes[0])
+	compareLex(t, db, scopes, rng, queries, "contexts indexed again")
+
 	// Written by another process (the CLI beside a server): caught up
 	// from the table, with this process's writes between theirs; a
 	// deletion of theirs has the index built anew.
@@ -195,6 +210,9 @@ func TestLexIndexMatchesFTS5(t *testing.T) {
 		write(scopes[round%2], mine)
 		if _, err := other.Write(ctx, scopes[1], theirs[15:]); err != nil {
 			t.Fatal(err)
+		}
+		if round == 1 {
+			reindex(other, scopes[1], sizes[0], sizes[0]+sizes[1])
 		}
 		if round == 2 {
 			if _, err := other.Forget(ctx, scopes[1], []string{uuidFor(id - 1), uuidFor(id - 3)}, nil); err != nil {

@@ -133,7 +133,12 @@ func (db *DB) writeTx(ws []*groupWrite) error {
 		}
 		b := &batch{wtx: t, scope: w.scope, replace: w.replace}
 		revBefore := t.rev
-		w.out, w.err = b.write(ctx, w.recs)
+		if len(w.recs) > 0 {
+			w.out, w.err = b.write(ctx, w.recs)
+		}
+		if w.err == nil && w.contexts != nil {
+			w.err = b.indexContexts(ctx, w.contexts)
+		}
 		switch {
 		case w.err == nil:
 			bs[i] = b

@@ -100,6 +100,7 @@ var cases = []testCase{
 	{"Agents", testAgents},
 	{"KeyTree", testKeyTree},
 	{"Replace", testReplace},
+	{"IndexContext", testIndexContext},
 }
 
 func run(t *testing.T, open func(t *testing.T) mnemo.Store, tests []testCase) {

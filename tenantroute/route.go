@@ -197,6 +197,10 @@ func (s *Store) Search(ctx context.Context, scope mnemo.Scope, q mnemo.TextQuery
 	return s.of(scope).Search(ctx, scope, q)
 }
 
+func (s *Store) WriteContexts(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, updates []mnemo.ContextUpdate) ([]mnemo.Memory, error) {
+	return s.of(scope).WriteContexts(ctx, scope, recs, updates)
+}
+
 func (s *Store) Touch(ctx context.Context, scope mnemo.Scope, ids []string, at time.Time) error {
 	return s.of(scope).Touch(ctx, scope, ids, at)
 }
@@ -510,4 +514,5 @@ var (
 	_ mnemo.EventVectorStore = (*Store)(nil)
 	_ mnemo.InsightStore     = (*Store)(nil)
 	_ mnemo.AgentLister      = (*Store)(nil)
+	_ mnemo.ContextIndexer   = (*Store)(nil)
 )
