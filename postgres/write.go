@@ -36,7 +36,7 @@ const insertChunk = 200
 // to Options.WriteAttempts times, after which it fails with ECONFLICT:
 // nothing is acknowledged that was not stored.
 func (db *DB) Write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
-	return db.write(ctx, scope, recs, writeNew)
+	return db.write(ctx, scope, recs, writeNew, nil)
 }
 
 // writeMode is what a batch's records are.
@@ -56,7 +56,7 @@ func (db *DB) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) 
 	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
 		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")
 	}
-	ms, err := db.write(ctx, scope, []mnemo.Record{rec}, writeReplace)
+	ms, err := db.write(ctx, scope, []mnemo.Record{rec}, writeReplace, nil)
 	if err != nil {
 		return mnemo.Memory{}, err
 	}
@@ -64,8 +64,9 @@ func (db *DB) Replace(ctx context.Context, scope mnemo.Scope, rec mnemo.Record) 
 }
 
 // write is Write; with writeReplace, each keyless record replaces the live
-// keyless memory of its id (ENOTFOUND when there is none).
-func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, mode writeMode) ([]mnemo.Memory, error) {
+// keyless memory of its id (ENOTFOUND when there is none). contexts are
+// set after the records, in the same transaction (WriteContexts).
+func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, mode writeMode, contexts []mnemo.ContextUpdate) ([]mnemo.Memory, error) {
 	if err := checkScope(scope); err != nil {
 		return nil, err
 	}
@@ -87,8 +88,10 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 			return err
 		}
 		var err error
-		out, err = db.writeBatch(ctx, tx, scope, rows, now, mode)
-		return err
+		if out, err = db.writeBatch(ctx, tx, scope, rows, now, mode); err != nil || len(contexts) == 0 {
+			return err
+		}
+		return indexContexts(ctx, tx, scope, contexts)
 	})
 	if err != nil {
 		return nil, err
