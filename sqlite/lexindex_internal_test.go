@@ -449,7 +449,8 @@ func BenchmarkLexIndexBuild(b *testing.B) {
 
 // TestLexIndexFollowsConcurrentProcesses has two handles on one file write
 // at once (a server and the CLI beside it) while the first searches: once
-// the writes end, the first's in-memory index ranks as FTS5 does.
+// the writes end, the first's in-memory index ranks as FTS5 does. Each
+// write also sets earlier memories' contexts (REC-36).
 func TestLexIndexFollowsConcurrentProcesses(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "m.db")
@@ -481,7 +482,13 @@ func TestLexIndexFollowsConcurrentProcesses(t *testing.T) {
 					}
 					recs = append(recs, lexRecord(rng, 100000*(w+1)+20*r+j, key))
 				}
-				if _, err := h.Write(ctx, scopes[r%2], recs); err != nil {
+				// Earlier memories of the scope get new contexts, in
+				// the same transaction (REC-36), from either process.
+				var ups []mnemo.ContextUpdate
+				for j := 0; r >= 2 && j < 20; j += 3 {
+					ups = append(ups, mnemo.ContextUpdate{ID: uuidFor(100000*(w+1) + 20*(r-2) + j), Context: lexText(rng)})
+				}
+				if _, err := h.WriteContexts(ctx, scopes[r%2], recs, ups); err != nil {
 					t.Error(err)
 					return
 				}
