@@ -78,7 +78,7 @@ func (a *annIndexes) scorePending(x *annIndex, at, rev int64, q []float32) (_ []
 // work open may do; it never inserts. It returns nil when the store has no
 // vector space yet.
 func (a *annIndexes) open(ctx context.Context, db *DB, sp span) (*annIndex, int64, error) {
-	vs, rev, err := vectorSpace(ctx, db.reader)
+	vs, rev, err := vectorSpace(ctx, db.readStmts)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlite: %w", err)
 	}
