@@ -79,7 +79,7 @@ func (s *Server) memoryRoutes() []route {
 		{method: "POST", path: "/v1/surface", summary: "Recall without recording an access",
 			scopes: []string{ScopeRead}, body: recallRequest{}, status: 200, resp: memory.Result{}, handler: s.handleSurface},
 		{method: "POST", path: "/v1/messages", summary: "Store the messages of a conversation",
-			doc:    "Stores each message as an event memory of the session, in order, indexed with its neighbours. A message with no name whose text opens with its speaker's (\"Ana: …\") is stored said by them where two of the session's lines or more open so, or the agent's last messages were said by them.",
+			doc:    "Stores each message as an event memory of the session, in order, indexed with its neighbours; the session's earlier messages are indexed again with the new ones beside them. A message with no name whose text opens with its speaker's (\"Ana: …\") is stored said by them where two of the session's lines or more open so, or the agent's last messages were said by them.",
 			scopes: []string{ScopeWrite}, body: messagesRequest{}, status: 201, resp: idsResponse{}, handler: s.handleMessages},
 		{method: "GET", path: "/v1/export", summary: "Export the agent's memories as JSON Lines",
 			doc:    "Every live memory of the agent, archived and expired included, oldest first, one per line; POST /v1/import reads it back losslessly.",

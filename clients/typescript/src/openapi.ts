@@ -686,7 +686,7 @@ export interface paths {
         put?: never;
         /**
          * Store the messages of a conversation
-         * @description Stores each message as an event memory of the session, in order, indexed with its neighbours. A message with no name whose text opens with its speaker's ("Ana: …") is stored said by them where two of the session's lines or more open so, or the agent's last messages were said by them.
+         * @description Stores each message as an event memory of the session, in order, indexed with its neighbours; the session's earlier messages are indexed again with the new ones beside them. A message with no name whose text opens with its speaker's ("Ana: …") is stored said by them where two of the session's lines or more open so, or the agent's last messages were said by them.
          */
         post: operations["postV1Messages"];
         delete?: never;
