@@ -57,8 +57,12 @@ func TestRunSmall(t *testing.T) {
 	if st := rep.Stages; st.Total <= 0 || st.Embed <= 0 || st.Lexical <= 0 || st.Vector <= 0 {
 		t.Fatalf("stages: %+v", st)
 	}
-	if rep.TailStages.Total < rep.Stages.Total {
-		t.Fatalf("the slowest recalls' median %v is below all recalls' %v", rep.TailStages.Total, rep.Stages.Total)
+	// The slowest recalls are chosen by their whole time, their stages
+	// timed inside it: under load the two can disagree, so only that the
+	// tail is measured is checked here (which recalls slowest picks is
+	// TestSlowest's).
+	if st := rep.TailStages; st.Total <= 0 {
+		t.Fatalf("the slowest recalls' stages: %+v", st)
 	}
 	if rep.QuietP95 <= 0 || rep.WritesP95 <= 0 || rep.WritesDone == 0 {
 		t.Fatalf("recall beside writes: %+v", rep)
