@@ -513,7 +513,6 @@ func TestWriteLostLastWriteWins(t *testing.T) {
 // found by what its turn answered, three messages up, whether the session
 // came in one call or a message a call (REC-33).
 func TestChatContextByTurns(t *testing.T) {
-	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
 	chat := []memory.Message{
@@ -527,19 +526,26 @@ func TestChatContextByTurns(t *testing.T) {
 		{Key: "/m/8", Role: "user", Name: "Melanie", Content: "Cute name!"},
 		{Key: "/m/9", Role: "user", Name: "Melanie", Content: "Send me a picture sometime."},
 	}
+	feedBothWays(t, svc, c, chat)
+	breedAmongFirstThree(t, svc, alice, bob)
+}
+
+// feedBothWays stores chat, a second apart, as session s1 of alice in one
+// call and of bob a message a call.
+func feedBothWays(t *testing.T, svc *service.Mnemo, c *clock, chat []memory.Message) {
+	t.Helper()
 	for i := range chat {
 		at := c.T.Add(time.Duration(i) * time.Second)
 		chat[i].CreatedAt = &at
 	}
-	if _, err := svc.AddMessages(ctx, alice, "s1", chat); err != nil {
+	if _, err := svc.AddMessages(context.Background(), alice, "s1", chat); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range chat {
-		if _, err := svc.AddMessages(ctx, bob, "s1", []memory.Message{m}); err != nil {
+		if _, err := svc.AddMessages(context.Background(), bob, "s1", []memory.Message{m}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	breedAmongFirstThree(t, svc, alice, bob)
 }
 
 // breedAmongFirstThree checks that each scope, fed the chat of
@@ -686,18 +692,7 @@ func TestRepliesReachEarlierMessages(t *testing.T) {
 		{Key: "/m/4", Role: "assistant", Name: "Melanie", Content: "It was cold though."},
 		{Key: "/m/5", Role: "user", Name: "Caroline", Content: "I bought a canoe yesterday."},
 	}
-	for i := range chat {
-		at := c.T.Add(time.Duration(i) * time.Second)
-		chat[i].CreatedAt = &at
-	}
-	if _, err := svc.AddMessages(ctx, alice, "s1", chat); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range chat {
-		if _, err := svc.AddMessages(ctx, bob, "s1", []memory.Message{m}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	feedBothWays(t, svc, c, chat)
 	keys := func(scope mnemo.Scope, q string) []string {
 		t.Helper()
 		res, err := svc.Surface(ctx, scope, memory.Query{Text: q, Profile: "lexical", Limit: 10})
