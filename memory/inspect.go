@@ -187,9 +187,21 @@ func aliases(m *mnemo.Memory) []string {
 
 // rewrite writes d over m: by its key through Write, or in place. It keeps
 // m's vitality: a correction is not a use.
+//
+// A conversation message keeps its turn: it is indexed and embedded with
+// the messages around it, and where its text changes, they are indexed
+// again without its old words (REC-37).
 func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory, d mnemo.Draft, res *UpdateResult) error {
+	var o WriteOptions
+	if isMessage(m) {
+		t, ups, err := s.messageTurn(ctx, scope, m, strings.TrimSpace(*d.Content))
+		if err != nil {
+			return err
+		}
+		o.turns, o.contexts = []turn{t}, ups
+	}
 	if m.Key != "" {
-		out, err := s.Write(ctx, scope, []mnemo.Draft{d})
+		out, err := s.WriteWith(ctx, scope, []mnemo.Draft{d}, o)
 		if err != nil {
 			return err
 		}
@@ -197,7 +209,7 @@ func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memor
 		res.Memory, res.Guard, res.Applied = w.Memory, &w.Guard, w.Applied
 		return nil
 	}
-	recs, err := s.records(ctx, scope, []mnemo.Draft{d}, nil)
+	recs, err := s.records(ctx, scope, []mnemo.Draft{d}, o.turns, false)
 	if err != nil {
 		return err
 	}
@@ -228,6 +240,13 @@ func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memor
 	}
 	res.Memory, res.Guard = stored, &g
 	res.Applied = !stored.UpdatedAt.After(rec.Memory.UpdatedAt)
+	if res.Applied && len(o.contexts) > 0 {
+		// After the change, not with it: Replace is a transaction of its
+		// own. The change stands if this fails, and says so in the log.
+		if _, err := s.store.Contexts.WriteContexts(ctx, scope, nil, o.contexts); err != nil {
+			s.log.Warn("corrected message's neighbours not indexed again", "id", m.ID, "err", err)
+		}
+	}
 	return nil
 }
 

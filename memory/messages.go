@@ -91,9 +91,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	off := len(last)
 	window := make([]line, 0, off+len(msgs))
 	for i := range last {
-		m := &last[off-1-i]
-		role, name := speaker(m)
-		window = append(window, line{role: role, name: name, content: m.Content})
+		window = append(window, lineOf(&last[off-1-i]))
 	}
 	for i, m := range msgs {
 		window = append(window, line{role: roles[i], name: names[i], content: m.Content})
@@ -101,16 +99,9 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	nameFromText(window[max(0, off-contextLines):])
 	s.knownSpeakers(ctx, scope, window[off:])
 
-	lines, speakers := make([]string, len(window)), make([]string, len(window))
-	for i, l := range window {
-		lines[i], speakers[i] = turnLine(l.name, l.content), l.role
-		if l.name != "" {
-			speakers[i] = "name:" + l.name
-		}
-	}
 	drafts := make([]mnemo.Draft, len(msgs))
 	turns := make([]turn, len(msgs))
-	c := newConversation(lines, speakers)
+	c := conversationOf(window)
 	for i, m := range msgs {
 		data, _ := json.Marshal(struct {
 			Role string `json:"role"`
@@ -125,17 +116,11 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		turns[i].context = c.context(i + off)
 		turns[i].prev = c.before(i + off)
 	}
-	recs, err := s.records(ctx, scope, drafts, turns)
+	recs, err := s.records(ctx, scope, drafts, turns, true)
 	if err != nil {
 		return nil, err
 	}
-	put := s.store.Write
-	if ups := s.replyContexts(last, c, len(last) < 2*contextLines); len(ups) > 0 {
-		put = func(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
-			return s.store.Contexts.WriteContexts(ctx, scope, recs, ups)
-		}
-	}
-	ms, err := s.writeWith(ctx, scope, recs, true, put)
+	ms, err := s.writeWith(ctx, scope, recs, true, s.putWith(s.replyContexts(last, c, len(last) < 2*contextLines)))
 	if err == nil && s.extractor != nil {
 		level := mnemo.SecurityInternal
 		for _, r := range recs {
@@ -174,6 +159,25 @@ func (s *Service) replyContexts(last []mnemo.Memory, c *conversation, whole bool
 // line is a message of a session as its conversation reads it.
 type line struct {
 	role, name, content string
+}
+
+// lineOf is a stored message as a line of its conversation.
+func lineOf(m *mnemo.Memory) line {
+	role, name := speaker(m)
+	return line{role: role, name: name, content: m.Content}
+}
+
+// conversationOf reads lines as a conversation: a speaker is its name
+// where it has one, else its role.
+func conversationOf(window []line) *conversation {
+	lines, speakers := make([]string, len(window)), make([]string, len(window))
+	for i, l := range window {
+		lines[i], speakers[i] = turnLine(l.name, l.content), l.role
+		if l.name != "" {
+			speakers[i] = "name:" + l.name
+		}
+	}
+	return newConversation(lines, speakers)
 }
 
 // turnLine is a message as a line of its conversation: "name: content",

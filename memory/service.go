@@ -255,6 +255,12 @@ type WriteOptions struct {
 	// loads: recall finds them by their words until their vectors land
 	// (explain says vector "pending").
 	AsyncEmbedding bool
+
+	// turns are the drafts' conversation turns, when they are messages
+	// (AddMessages, a message corrected), and contexts the index contexts
+	// of other messages that change with them, set in the same write.
+	turns    []turn
+	contexts []mnemo.ContextUpdate
 }
 
 // WriteWith is Write with options.
@@ -262,13 +268,14 @@ func (s *Service) WriteWith(ctx context.Context, scope mnemo.Scope, drafts []mne
 	// The embedding of earlier writes waits meanwhile (PERF-1).
 	defer s.gate.BeginWrite()()
 	inline := !o.AsyncEmbedding
-	recs, err := s.records(ctx, scope, drafts, nil)
+	recs, err := s.records(ctx, scope, drafts, o.turns, len(drafts) > 1)
 	if err != nil {
 		return nil, err
 	}
+	put := s.putWith(o.contexts)
 	out := make([]WriteResult, len(recs))
 	if s.guardOpts.Off {
-		ms, err := s.write(ctx, scope, recs, inline)
+		ms, err := s.writeWith(ctx, scope, recs, inline, put)
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +335,7 @@ func (s *Service) WriteWith(ctx context.Context, scope mnemo.Scope, drafts []mne
 		todo, at = append(todo, *r), append(at, i)
 	}
 	if len(todo) > 0 {
-		ms, err := s.write(ctx, scope, todo, inline)
+		ms, err := s.writeWith(ctx, scope, todo, inline, put)
 		if err != nil {
 			return nil, err
 		}
@@ -430,7 +437,7 @@ func (s *Service) spread(ctx context.Context, n int, what string, f func(i int) 
 // Service makes itself (conversation turns, compaction summaries, archived
 // session facts).
 func (s *Service) RememberUnguarded(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft) ([]mnemo.Memory, error) {
-	recs, err := s.records(ctx, scope, drafts, nil)
+	recs, err := s.records(ctx, scope, drafts, nil, len(drafts) > 1)
 	if err != nil {
 		return nil, err
 	}
@@ -445,8 +452,9 @@ type turn struct{ context, prev string }
 // records validates drafts into records: defaults, classification, ids and
 // index text. turns, when not nil, holds the turn of each draft: the drafts
 // are conversation messages, whose content has the higher MaxMessageChars
-// limit and whose errors name messages[i].
-func (s *Service) records(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft, turns []turn) ([]mnemo.Record, error) {
+// limit. listed says the caller sent a list: an error names the draft,
+// messages[i] or memories[i].
+func (s *Service) records(ctx context.Context, scope mnemo.Scope, drafts []mnemo.Draft, turns []turn, listed bool) ([]mnemo.Record, error) {
 	if err := mnemo.CheckScope(scope); err != nil {
 		return nil, err
 	}
@@ -494,12 +502,12 @@ func (s *Service) records(ctx context.Context, scope mnemo.Scope, drafts []mnemo
 	for i, err := range errs { // the first draft's error, as one by one
 		switch {
 		case err == nil:
+		case !listed:
+			return nil, err
 		case turns != nil:
 			return nil, mnemo.WithPrefix(err, messagePrefix(i))
-		case len(drafts) > 1:
-			return nil, mnemo.WithPrefix(err, fmt.Sprintf("memories[%d]: ", i))
 		default:
-			return nil, err
+			return nil, mnemo.WithPrefix(err, fmt.Sprintf("memories[%d]: ", i))
 		}
 	}
 	// Ids in the drafts' order: they sort by time.
@@ -513,6 +521,17 @@ func (s *Service) records(ctx context.Context, scope mnemo.Scope, drafts []mnemo
 // stores them; the worker embeds the others.
 func (s *Service) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, inline bool) ([]mnemo.Memory, error) {
 	return s.writeWith(ctx, scope, recs, inline, s.store.Write)
+}
+
+// putWith is the store's Write, setting the index contexts of ups in the
+// same transaction where the store can index a context again.
+func (s *Service) putWith(ups []mnemo.ContextUpdate) func(context.Context, mnemo.Scope, []mnemo.Record) ([]mnemo.Memory, error) {
+	if len(ups) == 0 || s.store.Contexts == nil {
+		return s.store.Write
+	}
+	return func(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
+		return s.store.Contexts.WriteContexts(ctx, scope, recs, ups)
+	}
 }
 
 // writeWith is write, storing with put (the store's Write, or Replace).
@@ -754,8 +773,10 @@ func (s *Service) Forget(ctx context.Context, scope mnemo.Scope, ids, keys []str
 			return 0, err
 		}
 	}
+	gone := s.messagesOf(ctx, scope, ids, norm)
 	n, err := s.store.Forget(ctx, scope, ids, norm)
 	if err == nil && n > 0 {
+		s.forgetContexts(ctx, scope, gone)
 		s.record(ctx, scope, mnemo.LedgerEntry{Action: mnemo.ActionForget, MemoryIDs: ids,
 			Reason: fmt.Sprintf("forgotten on request: %d memories (ids %d, keys %s)", n, len(ids), strings.Join(norm, " "))})
 	}

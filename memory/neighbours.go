@@ -1,0 +1,164 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+)
+
+// A conversation message is indexed with its neighbours' words (REC-33),
+// and its vector reads the turn before it. When a message is corrected or
+// forgotten for good, the messages around it are indexed again from what
+// the session now holds, so that nothing of the old text is found through
+// them, and a corrected message keeps its own context (REC-37).
+
+// isMessage reports whether m was stored as a conversation message
+// (AddMessages): an event of a session said by a role.
+func isMessage(m *mnemo.Memory) bool {
+	role, _ := speaker(m)
+	return m.SessionID != "" && role != ""
+}
+
+// around reads the messages of m's session around m, in the session's
+// order: up to reach before the place m has (or had) and reach after it,
+// and every message stored at m's time. m's place is window[at:], m
+// itself being window[at] while it is stored. Messages stored at one time
+// (a call's) are in the order of their ids, which is their order of
+// arrival.
+func (s *Service) around(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory, reach int) (window []mnemo.Memory, at int, err error) {
+	t := m.CreatedAt
+	next := t.Add(time.Nanosecond)
+	q := func(after, before *time.Time, order string, limit int) ([]mnemo.Memory, error) {
+		ms, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
+			Filter: mnemo.Filter{SessionID: m.SessionID, Types: []string{mnemo.TypeEvent},
+				IncludeArchived: true, IncludeExpired: true, CreatedAfter: after, CreatedBefore: before},
+			Order: order, Limit: limit, NoTotal: true, NoVectors: true,
+		})
+		return ms, err
+	}
+	before, err := q(nil, &t, mnemo.OrderNewest, reach)
+	if err != nil {
+		return nil, 0, err
+	}
+	same, err := q(&t, &next, mnemo.OrderOldest, mnemo.MaxListLimit)
+	if err != nil {
+		return nil, 0, err
+	}
+	after, err := q(&next, nil, mnemo.OrderOldest, reach)
+	if err != nil {
+		return nil, 0, err
+	}
+	slices.Reverse(before)
+	slices.SortStableFunc(same, func(a, b mnemo.Memory) int { return cmp.Compare(a.ID, b.ID) })
+	at = len(before)
+	for _, o := range same {
+		if o.ID < m.ID {
+			at++
+		}
+	}
+	return slices.Concat(before, same, after), at, nil
+}
+
+// contexts returns the index contexts of window[lo:hi], read from window
+// as conversation c, but for line skip's (a message being rewritten, which
+// gets its own). A line's context reaches contextLines lines a side, so
+// those within contextLines of a place are the ones that can hold what
+// was there, and window, reaching twice as far, holds all of theirs.
+func (s *Service) contexts(c *conversation, window []mnemo.Memory, lo, hi, skip int) []mnemo.ContextUpdate {
+	var ups []mnemo.ContextUpdate
+	for j := max(0, lo); j < min(len(window), hi); j++ {
+		if j != skip {
+			ups = append(ups, mnemo.ContextUpdate{ID: window[j].ID, Context: s.analyzer.IndexString(c.context(j))})
+		}
+	}
+	return ups
+}
+
+// linesOf is window's messages as lines of their conversation.
+func linesOf(window []mnemo.Memory) []line {
+	lines := make([]line, len(window))
+	for i := range window {
+		lines[i] = lineOf(&window[i])
+	}
+	return lines
+}
+
+// messageTurn returns the turn of message m, stored, as it reads once its
+// content is changed to content: its context and the lines its vector
+// reads, from the session around it; and, where the content changes, the
+// contexts of the messages around it that hold its old words.
+func (s *Service) messageTurn(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory, content string) (turn, []mnemo.ContextUpdate, error) {
+	window, at, err := s.around(ctx, scope, m, 2*contextLines)
+	if err != nil {
+		return turn{}, nil, err
+	}
+	lines := linesOf(window)
+	if at >= len(window) || window[at].ID != m.ID {
+		return turn{}, nil, nil // gone meanwhile: it is indexed alone
+	}
+	lines[at].content = content
+	c := conversationOf(lines)
+	t := turn{context: c.context(at), prev: c.before(at)}
+	if content == m.Content || s.store.Contexts == nil {
+		return t, nil, nil
+	}
+	return t, s.contexts(c, window, at-contextLines, at+contextLines+1, at), nil
+}
+
+// forgetContexts indexes again the messages around gone, messages forgotten
+// for good, from what their sessions now hold.
+func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []mnemo.Memory) {
+	ci := s.store.Contexts
+	if ci == nil || len(gone) == 0 {
+		return
+	}
+	var ups []mnemo.ContextUpdate
+	seen := map[string]bool{}
+	for i := range gone {
+		window, at, err := s.around(ctx, scope, &gone[i], 2*contextLines)
+		if err != nil {
+			s.log.Warn("forgotten message's neighbours not indexed again", "err", err)
+			return
+		}
+		// Its place lies between window[at-1] and window[at].
+		c := conversationOf(linesOf(window))
+		for _, u := range s.contexts(c, window, at-contextLines, at+contextLines, -1) {
+			if !seen[u.ID] { // every window is read after the forgetting
+				seen[u.ID] = true
+				ups = append(ups, u)
+			}
+		}
+	}
+	if len(ups) == 0 {
+		return
+	}
+	if _, err := ci.WriteContexts(ctx, scope, nil, ups); err != nil {
+		s.log.Warn("forgotten message's neighbours not indexed again", "err", err)
+	}
+}
+
+// messagesOf returns the conversation messages among the live memories of
+// ids and keys, read before they are forgotten: those whose neighbours
+// are indexed with their words.
+func (s *Service) messagesOf(ctx context.Context, scope mnemo.Scope, ids, keys []string) []mnemo.Memory {
+	if s.store.Contexts == nil {
+		return nil
+	}
+	var out []mnemo.Memory
+	keep := func(m mnemo.Memory, err error) {
+		if err == nil && isMessage(&m) {
+			m.Embedding = nil
+			out = append(out, m)
+		}
+	}
+	for _, id := range ids {
+		keep(s.store.Get(ctx, scope, id))
+	}
+	for _, k := range keys {
+		keep(s.store.GetByKey(ctx, scope, k))
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/service"
+)
+
+// TestEditedMessagesReindexNeighbours checks that a message corrected or
+// forgotten for good leaves none of its old words in its neighbours'
+// index (REC-37): each word finds the messages it finds in a session that
+// never held the old text — in sessions fed in one call (at one time, and
+// a message a second) and a message a call, whether the messages have
+// keys (changed by key) or not (in place); and that a message whose tags
+// change keeps its context.
+func TestEditedMessagesReindexNeighbours(t *testing.T) {
+	short := []memory.Message{
+		{Key: "/m/0", Role: "user", Name: "Caroline", Content: "I took the kayak out this morning."},
+		{Key: "/m/1", Role: "assistant", Name: "Melanie", Content: "Up near the glacier again?"},
+		{Key: "/m/2", Role: "user", Name: "Caroline", Content: "Yes, and a zeppelin flew over us."},
+		{Key: "/m/3", Role: "assistant", Name: "Melanie", Content: "The old harbour one?"},
+		{Key: "/m/4", Role: "user", Name: "Caroline", Content: "Maybe, I was busy with my canoe."},
+		{Key: "/m/5", Role: "assistant", Name: "Melanie", Content: "Bring a lantern next time."},
+	}
+	// A long session, with runs of one speaker's messages (turns of
+	// several lines), each message saying a word of its own.
+	var long []memory.Message
+	for i := range 40 {
+		name := []string{"Caroline", "Melanie"}[i/3%2]
+		long = append(long, memory.Message{Key: fmt.Sprintf("/m/%d", i), Role: "user", Name: name,
+			Content: fmt.Sprintf("I said %s.", word(i))})
+	}
+	corrected := "Yes, and a balloon flew over us."
+	for _, tt := range []struct {
+		name  string
+		chat  []memory.Message
+		k     int  // the message edited
+		keyed bool // only for messages with keys
+		edit  func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error
+		// want is the chat as the edit leaves it.
+		want func([]memory.Message) []memory.Message
+	}{
+		{"forgotten by key", short, 2, true, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			return forgetOne(svc.Forget(context.Background(), scope, nil, []string{m.Key}))
+		}, func(m []memory.Message) []memory.Message { return slices.Delete(m, 2, 3) }},
+		{"forgotten by id", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
+		}, func(m []memory.Message) []memory.Message { return slices.Delete(m, 2, 3) }},
+		{"first forgotten", short, 0, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
+		}, func(m []memory.Message) []memory.Message { return slices.Delete(m, 0, 1) }},
+		{"forgotten in a long session", long, 19, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
+		}, func(m []memory.Message) []memory.Message { return slices.Delete(m, 19, 20) }},
+		{"corrected", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Content: &corrected}, "test")
+			return err
+		}, func(m []memory.Message) []memory.Message {
+			m[2].Content = corrected
+			return m
+		}},
+		{"corrected in a long session", long, 22, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Content: &corrected}, "test")
+			return err
+		}, func(m []memory.Message) []memory.Message {
+			m[22].Content = corrected
+			return m
+		}},
+		{"tagged", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			tags := []string{"outdoors"}
+			_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Tags: &tags}, "test")
+			return err
+		}, func(m []memory.Message) []memory.Message { return m }},
+	} {
+		for _, keyed := range []bool{true, false} {
+			if tt.keyed && !keyed {
+				continue
+			}
+			name := tt.name + "/keyless"
+			if keyed {
+				name = tt.name + "/keyed"
+			}
+			t.Run(name, func(t *testing.T) {
+				chat := func() []memory.Message {
+					m := slices.Clone(tt.chat)
+					for i := range m {
+						if !keyed {
+							m[i].Key = ""
+						}
+					}
+					return m
+				}
+				testEditedMessages(t, chat, tt.k, tt.edit, tt.want(chat()))
+			})
+		}
+	}
+}
+
+func testEditedMessages(t *testing.T, chat func() []memory.Message, k int,
+	edit func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error, ref []memory.Message) {
+	ctx := context.Background()
+	carol := mnemo.Scope{TenantID: alice.TenantID, AgentID: "carol"}
+	dave := mnemo.Scope{TenantID: alice.TenantID, AgentID: "dave"}
+	c := newClock()
+	svc := newService(t, c)
+	if _, err := svc.AddMessages(ctx, dave, "s1", chat()); err != nil { // all at one time
+		t.Fatal(err)
+	}
+	feedBothWays(t, svc, c, chat())
+	for i := range ref {
+		at := c.T.Add(time.Duration(i) * time.Second)
+		ref[i].CreatedAt = &at
+	}
+	if _, err := svc.AddMessages(ctx, carol, "s1", ref); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Hour) // a correction is written after the chat
+	// The words one message says, before the edit or after: those that
+	// find it and its neighbours only.
+	var words []string
+	for _, msgs := range [][]memory.Message{chat(), ref} {
+		n := map[string]int{}
+		for _, m := range msgs {
+			for _, w := range strings.Fields(m.Content) {
+				n[w]++
+			}
+		}
+		for w, n := range n {
+			if n == 1 && !slices.Contains(words, w) {
+				words = append(words, w)
+			}
+		}
+	}
+	for _, scope := range []mnemo.Scope{alice, bob, dave} {
+		msgs, _, err := svc.List(ctx, scope, mnemo.ListQuery{Order: mnemo.OrderOldest, Limit: 100})
+		if err != nil || len(msgs) != len(chat()) {
+			t.Fatalf("%d messages, %v", len(msgs), err)
+		}
+		if scope == dave { // one time: the order of ids is the order sent
+			slices.SortFunc(msgs, func(a, b mnemo.Memory) int { return strings.Compare(a.ID, b.ID) })
+		}
+		if err := edit(svc, scope, msgs[k]); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range words {
+			got, want := lexicalTexts(t, svc, scope, w), lexicalTexts(t, svc, carol, w)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %q finds %q, want %q", scope.AgentID, w, got, want)
+			}
+		}
+	}
+}
+
+func forgetOne(n int, err error) error {
+	if err == nil && n != 1 {
+		return fmt.Errorf("forgot %d memories, want 1", n)
+	}
+	return err
+}
+
+// word is a word of its own for message i: two letters of a made-up
+// alphabet, so that no two are alike to the analyser.
+func word(i int) string {
+	const a = "bdfgklmnprstvz"
+	return "qu" + string(a[i/len(a)]) + "o" + string(a[i%len(a)]) + "ix"
+}
+
+// lexicalTexts returns what lexical recall finds for q in scope, sorted.
+func lexicalTexts(t *testing.T, svc *service.Mnemo, scope mnemo.Scope, q string) []string {
+	t.Helper()
+	res, err := svc.Surface(context.Background(), scope, memory.Query{Text: q, Profile: "lexical", Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := []string{}
+	for _, r := range res.Results {
+		ks = append(ks, r.Content)
+	}
+	slices.Sort(ks)
+	return ks
+}
