@@ -97,3 +97,42 @@ func TestPruneResetRestorePurge(t *testing.T) {
 		t.Fatalf("purge ledger = %+v", es)
 	}
 }
+
+// A conversation message that reflect's purge erases leaves none of its
+// words in the messages around it (REC-37): a card number pasted into a
+// chat, pruned by its level and purged past the grace period.
+func TestPurgedMessageLeavesNeighbours(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newService(t, c)
+	_, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{
+		{Role: "user", Name: "Caroline", Content: "Can you book the ferry for Friday?"},
+		{Role: "assistant", Name: "Melanie", Content: "Sure, which card?"},
+		{Role: "user", Name: "Caroline", Content: "The zeppelin card, 4111 1111 1111 1111."},
+		{Role: "assistant", Name: "Melanie", Content: "Booked the ferry."},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := func() int {
+		t.Helper()
+		res, err := svc.Recall(ctx, alice, memory.Query{Text: "zeppelin", Profile: "lexical"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Results)
+	}
+	if n := found(); n != 4 { // the message and those around it
+		t.Fatalf("before: %d found", n)
+	}
+	if p, err := svc.Prune(ctx, alice, lifecycle.PruneQuery{SecurityLevels: []string{mnemo.SecurityRestricted}}); err != nil || len(p.Archived) != 1 {
+		t.Fatalf("prune = %+v, %v", p, err)
+	}
+	c.Advance(31 * 24 * time.Hour)
+	if rep, err := svc.Reflect(ctx, alice, lifecycle.ReflectOptions{Phases: []string{lifecycle.PhasePurge}}); err != nil || len(rep.Purged) != 1 {
+		t.Fatalf("purge = %+v, %v", rep.Purged, err)
+	}
+	if n := found(); n != 0 {
+		t.Fatalf("after the purge: %d found", n)
+	}
+}

@@ -542,7 +542,11 @@ func (s *Service) purge(ctx context.Context, ls mnemo.LifecycleStore, scope mnem
 	if dry || len(ids) == 0 {
 		return out, nil
 	}
-	if _, err := s.store.Forget(ctx, scope, ids, nil); err != nil {
+	forget := s.store.Forget
+	if s.mem != nil {
+		forget = s.mem.Erase // the messages around one erased forget it too (REC-37)
+	}
+	if _, err := forget(ctx, scope, ids, nil); err != nil {
 		return nil, err
 	}
 	s.record(ctx, scope, mnemo.LedgerEntry{At: now, Action: mnemo.ActionDelete, MemoryIDs: ids, Actor: actor,

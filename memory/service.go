@@ -773,12 +773,23 @@ func (s *Service) Forget(ctx context.Context, scope mnemo.Scope, ids, keys []str
 			return 0, err
 		}
 	}
-	gone := s.messagesOf(ctx, scope, ids, norm)
-	n, err := s.store.Forget(ctx, scope, ids, norm)
+	n, err := s.Erase(ctx, scope, ids, norm)
 	if err == nil && n > 0 {
-		s.forgetContexts(ctx, scope, gone)
 		s.record(ctx, scope, mnemo.LedgerEntry{Action: mnemo.ActionForget, MemoryIDs: ids,
 			Reason: fmt.Sprintf("forgotten on request: %d memories (ids %d, keys %s)", n, len(ids), strings.Join(norm, " "))})
+	}
+	return n, err
+}
+
+// Erase deletes the memories of ids and keys (normalized) for good, as
+// Forget does but with no ledger entry, for callers that write their own
+// (reflect's purge). The conversation messages around a message erased
+// are indexed again without it (REC-37).
+func (s *Service) Erase(ctx context.Context, scope mnemo.Scope, ids, keys []string) (int, error) {
+	gone := s.messagesOf(ctx, scope, ids, keys)
+	n, err := s.store.Forget(ctx, scope, ids, keys)
+	if err == nil && n > 0 {
+		s.forgetContexts(ctx, scope, gone)
 	}
 	return n, err
 }
