@@ -91,9 +91,10 @@ type IndexText struct {
 
 // ContextIndexer is a Store that can change, in place, the conversational
 // context a live memory is indexed with (IndexText.Context), REC-36: a
-// message stored before its replies arrived learns of them so. Nothing
-// else of the memory changes — not its content, version, history nor
-// vector — and nothing but lexical search sees it.
+// message stored before its replies arrived learns of them so, and one
+// beside a message corrected or forgotten forgets its old words (REC-37).
+// Nothing else of the memory changes — not its content, version nor
+// history — and its vector only where the update says so.
 type ContextIndexer interface {
 	// WriteContexts is Write that also sets the index context of each
 	// update's memory, in the same transaction where the store can; with
@@ -102,10 +103,14 @@ type ContextIndexer interface {
 	WriteContexts(ctx context.Context, scope Scope, recs []Record, updates []ContextUpdate) ([]Memory, error)
 }
 
-// ContextUpdate is a memory's new index context, already analysed.
+// ContextUpdate is a memory's new index context, already analysed, and
+// when Embed is not empty the new text its vector is made from: a
+// VectorStore drops the vector made from the old text and queues the
+// memory for embedding, as a write that comes without its vector.
 type ContextUpdate struct {
 	ID      string
 	Context string
+	Embed   string
 }
 
 // Filter narrows reads. The zero Filter matches every live memory that is

@@ -376,8 +376,8 @@ func (s *Store) Lookup(sc mnemo.Scope, ids, keys []string) []Found {
 }
 
 // WriteContexts writes recs and then sets the index context of the
-// scope's live memories of ups (mnemo.ContextIndexer, REC-36); nothing
-// else of them changes.
+// scope's live memories of ups, and the text their vectors are made from
+// where an update gives one (mnemo.ContextIndexer, REC-36, REC-37).
 func (s *Store) WriteContexts(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record, ups []mnemo.ContextUpdate) ([]mnemo.Memory, error) {
 	if err := mnemo.CheckScope(sc); err != nil {
 		return nil, err
@@ -394,7 +394,14 @@ func (s *Store) WriteContexts(ctx context.Context, sc mnemo.Scope, recs []mnemo.
 	}
 	for _, u := range ups {
 		r := d.rows[u.ID]
-		if r == nil || r.tomb || r.idx.Context == u.Context {
+		if r == nil || r.tomb {
+			continue
+		}
+		if u.Embed != "" && u.Embed != r.embed {
+			r.embed = u.Embed
+			r.m.Embedding, r.m.EmbeddingModel, r.vectored, r.norm = nil, "", false, 0
+		}
+		if r.idx.Context == u.Context {
 			continue
 		}
 		d.unindex(r)

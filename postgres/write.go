@@ -91,7 +91,7 @@ func (db *DB) write(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record,
 		if out, err = db.writeBatch(ctx, tx, scope, rows, now, mode); err != nil || len(contexts) == 0 {
 			return err
 		}
-		return indexContexts(ctx, tx, scope, contexts)
+		return db.indexContexts(ctx, tx, scope, contexts)
 	})
 	if err != nil {
 		return nil, err

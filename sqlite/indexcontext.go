@@ -17,8 +17,9 @@ var _ mnemo.ContextIndexer = (*DB)(nil)
 // another process's in-memory full-text index follows (lexIndex.catchUp).
 const opContext = "context"
 
-// WriteContexts implements mnemo.ContextIndexer (REC-36): the records
-// and each memory's index_context column and full-text row change in one
+// WriteContexts implements mnemo.ContextIndexer (REC-36, REC-37): the
+// records and each memory's index_context column and full-text row, and
+// its embed_text and vector where an update says so, change in one
 // transaction of the writer, as a write does.
 func (db *DB) WriteContexts(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, updates []mnemo.ContextUpdate) ([]mnemo.Memory, error) {
 	if len(updates) == 0 {
@@ -51,11 +52,26 @@ func (b *batch) indexContexts(ctx context.Context, ups []mnemo.ContextUpdate) er
 			occurred_source IN ('`+mnemo.OccurredText+`', '`+mnemo.OccurredWriter+`')
 			FROM memories WHERE tenant_id = ? AND agent_id = ? AND id = ? AND NOT tombstone`,
 			b.scope.TenantID, b.scope.AgentID, u.ID).Scan(&seq, &text, &was, &meta, &dated)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && was == u.Context {
+		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("sqlite: index context: %w", err)
+		}
+		if u.Embed != "" {
+			// The vector made from the old text goes; the memory waits for
+			// the embedder (Unembedded), as one written without a vector.
+			res, err := b.exec(ctx, `UPDATE memories SET embed_text = ?, embedding = NULL, embedding_model = '', vector_rev = NULL
+				WHERE seq = ? AND embed_text <> ?`, u.Embed, seq, u.Embed)
+			if err != nil {
+				return fmt.Errorf("sqlite: index context: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				b.unvectored = append(b.unvectored, seq)
+			}
+		}
+		if was == u.Context {
+			continue
 		}
 		if _, err := b.exec(ctx, `UPDATE memories SET index_context = ? WHERE seq = ?`, u.Context, seq); err != nil {
 			return fmt.Errorf("sqlite: index context: %w", err)

@@ -95,3 +95,71 @@ func testIndexContext(t *testing.T, s mnemo.Store) {
 		t.Errorf("durian after the key was written again = %v, want nothing", got)
 	}
 }
+
+// testIndexContextEmbed checks a ContextUpdate that gives a new embed text
+// (REC-37): the vector made from the old text goes — vector search no
+// longer finds it, and the memory is queued with the new text — and a
+// vector of the old text arriving late is skipped; an update with no
+// embed text, or the one stored, leaves the vector alone.
+func testIndexContextEmbed(t *testing.T, store mnemo.Store) {
+	ci, ok := store.(mnemo.ContextIndexer)
+	if !ok {
+		t.Skip("the store has no ContextIndexer")
+	}
+	s, ok := vectorStore(t, store)
+	if !ok {
+		return
+	}
+	ctx := t.Context()
+	setSpace(t, s)
+	after := embedded(scopeAX, 1, "", "a reply", []float32{1, 0, 0})
+	kept := embedded(scopeAX, 2, "", "another reply", []float32{0.9, 0.1, 0})
+	same := embedded(scopeAX, 3, "", "a third reply", []float32{0.8, 0.2, 0})
+	write(t, s, scopeAX, after, kept, same)
+	nearest := func() []string {
+		t.Helper()
+		hits, err := s.SearchVectors(ctx, scopeAX, mnemo.VectorQuery{Vector: []float32{1, 0, 0}, Limit: 10})
+		if err != nil {
+			t.Fatalf("SearchVectors: %v", err)
+		}
+		var ids []string
+		for _, h := range hits {
+			ids = append(ids, h.Memory.ID)
+		}
+		return ids
+	}
+	if got := nearest(); !slices.Equal(got, []string{id(1), id(2), id(3)}) {
+		t.Fatalf("nearest before = %v", got)
+	}
+	_, err := ci.WriteContexts(ctx, scopeAX, nil, []mnemo.ContextUpdate{
+		{ID: id(1), Context: "new words", Embed: "the turn before\na reply"},
+		{ID: id(2), Context: "new words"},
+		{ID: id(3), Context: "new words", Embed: same.Embed},
+	})
+	if err != nil {
+		t.Fatalf("WriteContexts: %v", err)
+	}
+	if got := nearest(); !slices.Equal(got, []string{id(2), id(3)}) {
+		t.Errorf("nearest after = %v, want %s and %s: %s's vector was of its old text", got, id(2), id(3), id(1))
+	}
+	jobs, err := s.Unembedded(ctx, 10)
+	if err != nil || len(jobs) != 1 || jobs[0].ID != id(1) || jobs[0].Text != "the turn before\na reply" {
+		t.Fatalf("queued = %+v, %v; want %s with its new text", jobs, err, id(1))
+	}
+	if m := get(t, s, scopeAX, id(1)); len(m.Embedding) != 0 || m.Content != after.Memory.Content || m.Version != after.Memory.Version {
+		t.Errorf("after the update: embedding %v, content %q, version %d", m.Embedding, m.Content, m.Version)
+	}
+	// The old text's vector, late, is skipped; the new one's is stored.
+	if err := s.SetVectors(ctx, []mnemo.EmbedJob{{ID: id(1), Text: after.Embed}}, [][]float32{{1, 0, 0}}); err != nil {
+		t.Fatalf("SetVectors: %v", err)
+	}
+	if got := nearest(); !slices.Equal(got, []string{id(2), id(3)}) {
+		t.Errorf("nearest after the old text's vector = %v, want it skipped", got)
+	}
+	if err := s.SetVectors(ctx, jobs, [][]float32{{0, 0, 1}}); err != nil {
+		t.Fatalf("SetVectors: %v", err)
+	}
+	if got := nearest(); !slices.Equal(got, []string{id(2), id(3), id(1)}) {
+		t.Errorf("nearest with the new vector = %v", got)
+	}
+}

@@ -50,7 +50,7 @@ func RunVectors(t *testing.T, open func(t *testing.T) mnemo.Store) {
 	var vectors []testCase
 	for _, tc := range cases {
 		switch tc.name {
-		case "VectorSpace", "VectorQueue", "VectorSearch", "EventVectors":
+		case "VectorSpace", "VectorQueue", "VectorSearch", "EventVectors", "IndexContextEmbed":
 			vectors = append(vectors, tc)
 		}
 	}
@@ -101,6 +101,7 @@ var cases = []testCase{
 	{"KeyTree", testKeyTree},
 	{"Replace", testReplace},
 	{"IndexContext", testIndexContext},
+	{"IndexContextEmbed", testIndexContextEmbed},
 }
 
 func run(t *testing.T, open func(t *testing.T) mnemo.Store, tests []testCase) {
