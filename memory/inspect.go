@@ -243,7 +243,7 @@ func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memor
 	if res.Applied && len(o.contexts) > 0 {
 		// After the change, not with it: Replace is a transaction of its
 		// own. The change stands if this fails, and says so in the log.
-		if _, err := s.store.Contexts.WriteContexts(ctx, scope, nil, o.contexts); err != nil {
+		if _, err := s.writeContexts(ctx, scope, nil, o.contexts); err != nil {
 			s.log.Warn("corrected message's neighbours not indexed again", "id", m.ID, "err", err)
 		}
 	}

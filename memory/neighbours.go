@@ -62,19 +62,41 @@ func (s *Service) around(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory
 	return slices.Concat(before, same, after), at, nil
 }
 
-// contexts returns the index contexts of window[lo:hi], read from window
-// as conversation c, but for line skip's (a message being rewritten, which
-// gets its own). A line's context reaches contextLines lines a side, so
-// those within contextLines of a place are the ones that can hold what
-// was there, and window, reaching twice as far, holds all of theirs.
-func (s *Service) contexts(c *conversation, window []mnemo.Memory, lo, hi, skip int) []mnemo.ContextUpdate {
+// changes returns the updates of window's lines in [lo, hi) but skip (a
+// message rewritten, which gets its own), read as conversation now, whose
+// index context or vector's text differ from what they were in was, the
+// session as it read before; wasAt(j) is line j's index in was. A line's
+// context and vector reach contextLines lines back or on, so the lines
+// within contextLines of a place are those that can hold what was there,
+// and window, reaching twice as far, holds all of theirs.
+func (s *Service) changes(window []mnemo.Memory, now, was *conversation, lo, hi, skip int, wasAt func(int) int) []mnemo.ContextUpdate {
 	var ups []mnemo.ContextUpdate
 	for j := max(0, lo); j < min(len(window), hi); j++ {
-		if j != skip {
-			ups = append(ups, mnemo.ContextUpdate{ID: window[j].ID, Context: s.analyzer.IndexString(c.context(j))})
+		if j == skip {
+			continue
+		}
+		o := wasAt(j)
+		text := now.context(j)
+		u := mnemo.ContextUpdate{ID: window[j].ID, Context: s.analyzer.IndexString(text)}
+		changed := text != was.context(o)
+		if prev := now.before(j); s.vec != nil && prev != was.before(o) {
+			u.Embed, changed = embedText(&window[j], prev), true
+		}
+		if changed {
+			ups = append(ups, u)
 		}
 	}
 	return ups
+}
+
+// writeContexts is the store's WriteContexts, waking the embedder for the
+// vectors it drops.
+func (s *Service) writeContexts(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record, ups []mnemo.ContextUpdate) ([]mnemo.Memory, error) {
+	ms, err := s.store.Contexts.WriteContexts(ctx, scope, recs, ups)
+	if err == nil && s.vec != nil && slices.ContainsFunc(ups, func(u mnemo.ContextUpdate) bool { return u.Embed != "" }) {
+		s.vec.kick()
+	}
+	return ms, err
 }
 
 // linesOf is window's messages as lines of their conversation.
@@ -99,20 +121,21 @@ func (s *Service) messageTurn(ctx context.Context, scope mnemo.Scope, m *mnemo.M
 	if at >= len(window) || window[at].ID != m.ID {
 		return turn{}, nil, nil // gone meanwhile: it is indexed alone
 	}
+	was := conversationOf(lines)
 	lines[at].content = content
 	c := conversationOf(lines)
 	t := turn{context: c.context(at), prev: c.before(at)}
 	if content == m.Content || s.store.Contexts == nil {
 		return t, nil, nil
 	}
-	return t, s.contexts(c, window, at-contextLines, at+contextLines+1, at), nil
+	same := func(j int) int { return j }
+	return t, s.changes(window, c, was, at-contextLines, at+contextLines+1, at, same), nil
 }
 
 // forgetContexts indexes again the messages around gone, messages forgotten
 // for good, from what their sessions now hold.
 func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []mnemo.Memory) {
-	ci := s.store.Contexts
-	if ci == nil || len(gone) == 0 {
+	if s.store.Contexts == nil || len(gone) == 0 {
 		return
 	}
 	var ups []mnemo.ContextUpdate
@@ -125,7 +148,14 @@ func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []
 		}
 		// Its place lies between window[at-1] and window[at].
 		c := conversationOf(linesOf(window))
-		for _, u := range s.contexts(c, window, at-contextLines, at+contextLines, -1) {
+		was := conversationOf(linesOf(slices.Insert(slices.Clone(window), at, gone[i])))
+		shift := func(j int) int {
+			if j < at {
+				return j
+			}
+			return j + 1
+		}
+		for _, u := range s.changes(window, c, was, at-contextLines, at+contextLines, -1, shift) {
 			if !seen[u.ID] { // every window is read after the forgetting
 				seen[u.ID] = true
 				ups = append(ups, u)
@@ -135,7 +165,7 @@ func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []
 	if len(ups) == 0 {
 		return
 	}
-	if _, err := ci.WriteContexts(ctx, scope, nil, ups); err != nil {
+	if _, err := s.writeContexts(ctx, scope, nil, ups); err != nil {
 		s.log.Warn("forgotten message's neighbours not indexed again", "err", err)
 	}
 }

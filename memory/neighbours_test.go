@@ -186,3 +186,89 @@ func lexicalTexts(t *testing.T, svc *service.Mnemo, scope mnemo.Scope, q string)
 	slices.Sort(ks)
 	return ks
 }
+
+// TestEditedMessagesEmbedAgain checks that the messages whose vectors
+// read a message corrected or forgotten (the turn before theirs) are
+// embedded again without it (REC-37): once the queue is done, each
+// message's vector is the one it has in a session that never held the
+// old text.
+func TestEditedMessagesEmbedAgain(t *testing.T) {
+	chat := []memory.Message{
+		{Role: "user", Name: "Caroline", Content: "I took the kayak out this morning."},
+		{Role: "assistant", Name: "Melanie", Content: "Up near the glacier again?"},
+		{Role: "user", Name: "Caroline", Content: "Yes, and a zeppelin flew over us."},
+		{Role: "assistant", Name: "Melanie", Content: "The old harbour one?"},
+		{Role: "user", Name: "Caroline", Content: "Maybe, I was busy with my canoe."},
+	}
+	corrected := "Yes, and a balloon flew over us."
+	for _, tt := range []struct {
+		name string
+		edit func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error
+		want []memory.Message
+	}{
+		{"forgotten", func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
+		}, slices.Delete(slices.Clone(chat), 2, 3)},
+		{"corrected", func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Content: &corrected}, "test")
+			return err
+		}, append(slices.Clone(chat[:2]), append([]memory.Message{{Role: "user", Name: "Caroline", Content: corrected}}, chat[3:]...)...)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			c := newClock()
+			svc := newSemantic(t, c, "", service.Options{})
+			carol := mnemo.Scope{TenantID: alice.TenantID, AgentID: "carol"}
+			feedBothWays(t, svc, c, slices.Clone(chat))
+			ref := slices.Clone(tt.want)
+			for i := range ref {
+				at := c.T.Add(time.Duration(i) * time.Second)
+				ref[i].CreatedAt = &at
+			}
+			if _, err := svc.AddMessages(ctx, carol, "s1", ref); err != nil {
+				t.Fatal(err)
+			}
+			c.Advance(time.Hour)
+			for _, scope := range []mnemo.Scope{alice, bob} {
+				msgs, _, err := svc.List(ctx, scope, mnemo.ListQuery{Order: mnemo.OrderOldest})
+				if err != nil || len(msgs) != len(chat) {
+					t.Fatalf("%d messages, %v", len(msgs), err)
+				}
+				if err := tt.edit(svc, scope, msgs[2]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			vs := svc.Store().(mnemo.VectorStore)
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+				if n, err := vs.CountUnembedded(ctx); err != nil || n == 0 {
+					break
+				} else if time.Now().After(deadline) {
+					t.Fatalf("%d memories still wait for a vector", n)
+				}
+			}
+			vectors := func(scope mnemo.Scope) map[string][]float32 {
+				ms, _, err := svc.List(ctx, scope, mnemo.ListQuery{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string][]float32{}
+				for _, m := range ms {
+					out[m.Content] = m.Embedding
+				}
+				return out
+			}
+			want := vectors(carol)
+			for _, scope := range []mnemo.Scope{alice, bob} {
+				got := vectors(scope)
+				for text, v := range want {
+					if len(v) == 0 {
+						t.Fatalf("%q has no vector", text)
+					}
+					if !slices.Equal(got[text], v) {
+						t.Errorf("%s: the vector of %q is not the one it has in a session without the old text", scope.AgentID, text)
+					}
+				}
+			}
+		})
+	}
+}

@@ -530,7 +530,7 @@ func (s *Service) putWith(ups []mnemo.ContextUpdate) func(context.Context, mnemo
 		return s.store.Write
 	}
 	return func(ctx context.Context, scope mnemo.Scope, recs []mnemo.Record) ([]mnemo.Memory, error) {
-		return s.store.Contexts.WriteContexts(ctx, scope, recs, ups)
+		return s.writeContexts(ctx, scope, recs, ups)
 	}
 }
 
