@@ -70,6 +70,11 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		if len(name) > 128 {
 			return nil, mnemo.Errorf(mnemo.EINVALID, "%sname is longer than 128 bytes", messagePrefix(i))
 		}
+		// Refused, not mended: the name is stored in the message's data
+		// and written into what is indexed and embedded.
+		if !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+			return nil, mnemo.Errorf(mnemo.EINVALID, "%sname must be UTF-8 text with no control characters", messagePrefix(i))
+		}
 		roles[i], names[i] = role, name
 	}
 
