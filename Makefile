@@ -158,6 +158,7 @@ FUZZERS = \
 	./temporal:FuzzParseTime \
 	./memory:FuzzWriteTimes \
 	./memory:FuzzAddMessages \
+	./memory:FuzzEditMessages \
 	./memory:FuzzSpeakerLabel \
 	./internal/textutil:FuzzSentences \
 	./bench/locomo:FuzzReadFeatures \
