@@ -139,12 +139,12 @@ func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []
 		return
 	}
 	var ups []mnemo.ContextUpdate
-	seen := map[string]bool{}
+	seen := map[string]int{} // ups[seen[id]] is id's
 	for i := range gone {
 		window, at, err := s.around(ctx, scope, &gone[i], 2*contextLines)
 		if err != nil {
-			s.log.Warn("forgotten message's neighbours not indexed again", "err", err)
-			return
+			s.log.Warn("forgotten message's neighbours not indexed again", "id", gone[i].ID, "err", err)
+			continue
 		}
 		// Its place lies between window[at-1] and window[at].
 		c := conversationOf(linesOf(window))
@@ -155,11 +155,16 @@ func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []
 			}
 			return j + 1
 		}
+		// Every window is read after the forgetting, so a line's context
+		// is the same in each; whether its vector reads a message
+		// forgotten, each pass tells for its own.
 		for _, u := range s.changes(window, c, was, at-contextLines, at+contextLines, -1, shift) {
-			if !seen[u.ID] { // every window is read after the forgetting
-				seen[u.ID] = true
-				ups = append(ups, u)
+			if k, ok := seen[u.ID]; ok {
+				ups[k].Embed = cmp.Or(ups[k].Embed, u.Embed)
+				continue
 			}
+			seen[u.ID] = len(ups)
+			ups = append(ups, u)
 		}
 	}
 	if len(ups) == 0 {

@@ -43,37 +43,44 @@ func TestEditedMessagesReindexNeighbours(t *testing.T) {
 		chat  []memory.Message
 		k     int  // the message edited
 		keyed bool // only for messages with keys
-		edit  func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error
+		edit  func(svc *service.Mnemo, scope mnemo.Scope, msgs []mnemo.Memory, m mnemo.Memory) error
 		// want is the chat as the edit leaves it.
 		want func([]memory.Message) []memory.Message
 	}{
-		{"forgotten by key", short, 2, true, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"forgotten by key", short, 2, true, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
 			return forgetOne(svc.Forget(context.Background(), scope, nil, []string{m.Key}))
 		}, func(m []memory.Message) []memory.Message { return slices.Delete(m, 2, 3) }},
-		{"forgotten by id", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"forgotten by id", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
 			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
 		}, func(m []memory.Message) []memory.Message { return slices.Delete(m, 2, 3) }},
-		{"first forgotten", short, 0, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"first forgotten", short, 0, false, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
 			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
 		}, func(m []memory.Message) []memory.Message { return slices.Delete(m, 0, 1) }},
-		{"forgotten in a long session", long, 19, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"forgotten in a long session", long, 19, false, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
 			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
 		}, func(m []memory.Message) []memory.Message { return slices.Delete(m, 19, 20) }},
-		{"corrected", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"two forgotten in a long session", long, 19, false, func(svc *service.Mnemo, scope mnemo.Scope, msgs []mnemo.Memory, m mnemo.Memory) error {
+			n, err := svc.Forget(context.Background(), scope, []string{m.ID, msgs[21].ID}, nil)
+			if err == nil && n != 2 {
+				return fmt.Errorf("forgot %d memories, want 2", n)
+			}
+			return err
+		}, func(m []memory.Message) []memory.Message { return slices.Delete(slices.Delete(m, 21, 22), 19, 20) }},
+		{"corrected", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
 			_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Content: &corrected}, "test")
 			return err
 		}, func(m []memory.Message) []memory.Message {
 			m[2].Content = corrected
 			return m
 		}},
-		{"corrected in a long session", long, 22, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"corrected in a long session", long, 22, false, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
 			_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Content: &corrected}, "test")
 			return err
 		}, func(m []memory.Message) []memory.Message {
 			m[22].Content = corrected
 			return m
 		}},
-		{"tagged", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"tagged", short, 2, false, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
 			tags := []string{"outdoors"}
 			_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Tags: &tags}, "test")
 			return err
@@ -104,7 +111,7 @@ func TestEditedMessagesReindexNeighbours(t *testing.T) {
 }
 
 func testEditedMessages(t *testing.T, chat func() []memory.Message, k int,
-	edit func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error, ref []memory.Message) {
+	edit func(svc *service.Mnemo, scope mnemo.Scope, msgs []mnemo.Memory, m mnemo.Memory) error, ref []memory.Message) {
 	ctx := context.Background()
 	carol := mnemo.Scope{TenantID: alice.TenantID, AgentID: "carol"}
 	dave := mnemo.Scope{TenantID: alice.TenantID, AgentID: "dave"}
@@ -146,7 +153,7 @@ func testEditedMessages(t *testing.T, chat func() []memory.Message, k int,
 		if scope == dave { // one time: the order of ids is the order sent
 			slices.SortFunc(msgs, func(a, b mnemo.Memory) int { return strings.Compare(a.ID, b.ID) })
 		}
-		if err := edit(svc, scope, msgs[k]); err != nil {
+		if err := edit(svc, scope, msgs, msgs[k]); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range words {
@@ -193,6 +200,12 @@ func lexicalTexts(t *testing.T, svc *service.Mnemo, scope mnemo.Scope, q string)
 // message's vector is the one it has in a session that never held the
 // old text.
 func TestEditedMessagesEmbedAgain(t *testing.T) {
+	// Turns of three lines, each line a word of its own.
+	var long []memory.Message
+	for i := range 24 {
+		name := []string{"Caroline", "Melanie"}[i/3%2]
+		long = append(long, memory.Message{Role: "user", Name: name, Content: fmt.Sprintf("I said %s.", word(i))})
+	}
 	chat := []memory.Message{
 		{Role: "user", Name: "Caroline", Content: "I took the kayak out this morning."},
 		{Role: "assistant", Name: "Melanie", Content: "Up near the glacier again?"},
@@ -203,13 +216,36 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 	corrected := "Yes, and a balloon flew over us."
 	for _, tt := range []struct {
 		name string
+		chat []memory.Message
 		edit func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error
 		want []memory.Message
 	}{
-		{"forgotten", func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"two forgotten a turn apart", long, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			msgs, _, err := svc.List(context.Background(), scope, mnemo.ListQuery{Order: mnemo.OrderOldest, Limit: 100})
+			if err != nil {
+				return err
+			}
+			n, err := svc.Forget(context.Background(), scope, []string{msgs[10].ID, msgs[13].ID}, nil)
+			if err == nil && n != 2 {
+				return fmt.Errorf("forgot %d memories, want 2", n)
+			}
+			return err
+		}, slices.Delete(slices.Delete(slices.Clone(long), 13, 13+1), 10, 10+1)},
+		{"forgotten", chat, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
 			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
 		}, slices.Delete(slices.Clone(chat), 2, 3)},
-		{"corrected", func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+		{"two forgotten", chat, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
+			msgs, _, err := svc.List(context.Background(), scope, mnemo.ListQuery{Order: mnemo.OrderOldest})
+			if err != nil {
+				return err
+			}
+			n, err := svc.Forget(context.Background(), scope, []string{msgs[3].ID, m.ID}, nil)
+			if err == nil && n != 2 {
+				return fmt.Errorf("forgot %d memories, want 2", n)
+			}
+			return err
+		}, slices.Delete(slices.Clone(chat), 2, 4)},
+		{"corrected", chat, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
 			_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Content: &corrected}, "test")
 			return err
 		}, append(slices.Clone(chat[:2]), append([]memory.Message{{Role: "user", Name: "Caroline", Content: corrected}}, chat[3:]...)...)},
@@ -218,8 +254,11 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 			ctx := context.Background()
 			c := newClock()
 			svc := newSemantic(t, c, "", service.Options{})
+			// The references, fed as alice (one call) and bob (a message a
+			// call) are.
 			carol := mnemo.Scope{TenantID: alice.TenantID, AgentID: "carol"}
-			feedBothWays(t, svc, c, slices.Clone(chat))
+			dave := mnemo.Scope{TenantID: alice.TenantID, AgentID: "dave"}
+			feedBothWays(t, svc, c, slices.Clone(tt.chat))
 			ref := slices.Clone(tt.want)
 			for i := range ref {
 				at := c.T.Add(time.Duration(i) * time.Second)
@@ -228,10 +267,15 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 			if _, err := svc.AddMessages(ctx, carol, "s1", ref); err != nil {
 				t.Fatal(err)
 			}
+			for _, m := range ref {
+				if _, err := svc.AddMessages(ctx, dave, "s1", []memory.Message{m}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			c.Advance(time.Hour)
 			for _, scope := range []mnemo.Scope{alice, bob} {
-				msgs, _, err := svc.List(ctx, scope, mnemo.ListQuery{Order: mnemo.OrderOldest})
-				if err != nil || len(msgs) != len(chat) {
+				msgs, _, err := svc.List(ctx, scope, mnemo.ListQuery{Order: mnemo.OrderOldest, Limit: 100})
+				if err != nil || len(msgs) != len(tt.chat) {
 					t.Fatalf("%d messages, %v", len(msgs), err)
 				}
 				if err := tt.edit(svc, scope, msgs[2]); err != nil {
@@ -257,9 +301,8 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 				}
 				return out
 			}
-			want := vectors(carol)
-			for _, scope := range []mnemo.Scope{alice, bob} {
-				got := vectors(scope)
+			for scope, ref := range map[mnemo.Scope]mnemo.Scope{alice: carol, bob: dave} {
+				got, want := vectors(scope), vectors(ref)
 				for text, v := range want {
 					if len(v) == 0 {
 						t.Fatalf("%q has no vector", text)
