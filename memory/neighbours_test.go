@@ -230,7 +230,7 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 				return fmt.Errorf("forgot %d memories, want 2", n)
 			}
 			return err
-		}, slices.Delete(slices.Delete(slices.Clone(long), 13, 13+1), 10, 10+1)},
+		}, slices.Delete(slices.Delete(slices.Clone(long), 13, 14), 10, 11)},
 		{"forgotten", chat, func(svc *service.Mnemo, scope mnemo.Scope, m mnemo.Memory) error {
 			return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
 		}, slices.Delete(slices.Clone(chat), 2, 3)},
