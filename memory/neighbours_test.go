@@ -282,13 +282,8 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			vs := svc.Store().(mnemo.VectorStore)
-			for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-				if n, err := vs.CountUnembedded(ctx); err != nil || n == 0 {
-					break
-				} else if time.Now().After(deadline) {
-					t.Fatalf("%d memories still wait for a vector", n)
-				}
+			if err := svc.WaitEmbedded(ctx); err != nil {
+				t.Fatal(err)
 			}
 			vectors := func(scope mnemo.Scope) map[string][]float32 {
 				ms, _, err := svc.List(ctx, scope, mnemo.ListQuery{})

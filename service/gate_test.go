@@ -32,6 +32,7 @@ var ungated = map[string]string{
 	"CountByType":            "counts by type",
 	"DegradedReasons":        "degradation causes",
 	"DropOldSummaries":       "a count",
+	"Erase":                  "a count",
 	"FlushAccess":            "no answer",
 	"Forget":                 "a count",
 	"Import":                 "a count",
