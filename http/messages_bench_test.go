@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -76,6 +77,8 @@ func BenchmarkMessagesHTTP(b *testing.B) {
 				if err != nil {
 					return err
 				}
+				// Read to the end, or the connection is not reused.
+				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusCreated {
 					return fmt.Errorf("status %d", resp.StatusCode)
