@@ -27,6 +27,9 @@ const (
 	opUnstate = "unstate" // DeleteState
 	opSpace   = "space"   // SetVectorSpace
 	opVectors = "vectors" // SetVectors
+	// contexts: WriteContexts's index contexts (and embed texts), alone or
+	// as the last line of a batch of its write lines
+	opContexts = "contexts"
 
 	// state.jsonl only
 	opHeader = "header"
@@ -72,6 +75,9 @@ type ext struct {
 	Vectored bool  `json:"vectored,omitempty"`
 	Seq      int64 `json:"seq,omitempty"`
 	Arrival  int64 `json:"arrival,omitempty"`
+
+	// contexts
+	Contexts []mnemo.ContextUpdate `json:"contexts,omitempty"`
 
 	// forget (ids and keys of every row deleted), touch (ids)
 	IDs  []string `json:"ids,omitempty"`

@@ -45,6 +45,10 @@ type Store struct {
 	ident  atomic.Pointer[os.FileInfo]
 	tail   int         // lines folded after the state's cover: what triggers compaction
 	redact bool        // a forget or clear is in the log, its content not yet rewritten away
+	// rescrub: a forget was redacted before the messages around what it
+	// forgot were indexed again (REC-37): the next contexts line redacts
+	// again, taking their old contexts away.
+	rescrub bool
 	stale  atomic.Bool // memory ran ahead of the log (an append failed): fold again
 	closed bool
 	recent []ref       // the last writes folded at open, whose index files are checked
@@ -334,6 +338,11 @@ func (s *Store) apply(ctx context.Context, mem *inmem.Store, batch []line, raws 
 	var err error
 	switch first.Op {
 	case opWrite:
+		// A batch of WriteContexts ends with its contexts line.
+		var ups []mnemo.ContextUpdate
+		if last := batch[len(batch)-1].Mnemo; len(batch) > 1 && last != nil && last.Op == opContexts {
+			ups, batch = last.Contexts, batch[:len(batch)-1]
+		}
 		recs := make([]mnemo.Record, len(batch))
 		refs := make([]ref, len(batch))
 		for i := range batch {
@@ -356,9 +365,12 @@ func (s *Store) apply(ctx context.Context, mem *inmem.Store, batch []line, raws 
 				refs[i].id = m.ID
 			}
 		}
-		if first.Replace {
+		switch {
+		case first.Replace:
 			_, err = mem.Replace(ctx, sc, recs[0])
-		} else {
+		case len(ups) > 0:
+			_, err = mem.WriteContexts(ctx, sc, recs, ups)
+		default:
 			_, err = mem.Write(ctx, sc, recs)
 		}
 		// Only a write that applied has index files for the open to
@@ -369,6 +381,8 @@ func (s *Store) apply(ctx context.Context, mem *inmem.Store, batch []line, raws 
 				s.noteWrite(r)
 			}
 		}
+	case opContexts:
+		_, err = mem.WriteContexts(ctx, sc, nil, first.Contexts)
 	case opForget:
 		_, err = mem.Forget(ctx, sc, first.IDs, first.Keys)
 		s.redact = true
@@ -538,8 +552,88 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 		return nil, nil
 	}
 	now := s.now()
-	// Ids and times are fixed before the line is written, so that every
-	// fold of it makes the same memory.
+	recs, err := s.fixRecords(sc, recs, now)
+	if err != nil {
+		return nil, err
+	}
+	return s.writeContexts(ctx, sc, recs, nil, now)
+}
+
+// WriteContexts implements mnemo.ContextIndexer (REC-36, REC-37): the
+// records' write lines and a contexts line, one batch, applied together
+// by every fold. Redaction drops a context (and an embed text, and its
+// vector) that a later contexts line replaced, so that a forgotten
+// message's words leave the lines of the messages around it too.
+func (s *Store) WriteContexts(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record, updates []mnemo.ContextUpdate) ([]mnemo.Memory, error) {
+	if len(updates) == 0 {
+		return s.Write(ctx, sc, recs)
+	}
+	if err := mnemo.CheckScope(sc); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	recs, err := s.fixRecords(sc, recs, now)
+	if err != nil {
+		return nil, err
+	}
+	return s.writeContexts(ctx, sc, recs, updates, now)
+}
+
+// writeContexts appends recs, fixed, and updates as one batch.
+func (s *Store) writeContexts(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record, updates []mnemo.ContextUpdate, now time.Time) ([]mnemo.Memory, error) {
+	var out []mnemo.Memory
+	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
+		var err error
+		if len(updates) == 0 {
+			out, err = mem.Write(inmem.WithNow(ctx, now), sc, recs)
+		} else {
+			out, err = mem.WriteContexts(inmem.WithNow(ctx, now), sc, recs, updates)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(updates) > 0 && s.rescrub {
+			s.redact, s.rescrub = true, false
+		}
+		batch := s.newBatch()
+		n := len(recs)
+		if len(updates) > 0 {
+			n++
+		}
+		lines := make([]line, 0, n)
+		for _, r := range recs {
+			x := &ext{Op: opWrite, Batch: batch, Tenant: sc.TenantID, Agent: sc.AgentID, At: now, Embed: r.Embed}
+			if n > 1 {
+				x.N = n
+			}
+			if r.Index != (mnemo.IndexText{}) {
+				idx := r.Index
+				x.Index = &idx
+			}
+			m := r.Memory
+			m.TenantID, m.AgentID = "", ""
+			lines = append(lines, memoryLine(m, r.Tombstone, x))
+		}
+		if len(updates) > 0 {
+			x := &ext{Op: opContexts, Batch: batch, Tenant: sc.TenantID, Agent: sc.AgentID, At: now, Contexts: updates}
+			if n > 1 {
+				x.N = n
+			}
+			lines = append(lines, metaLine(x))
+		}
+		return lines, nil
+	}, func(mem *inmem.Store) error {
+		return s.indexRows(ctx, mem, sc, recs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fixRecords fixes the ids and times of recs before their lines are
+// written, so that every fold of them makes the same memories.
+func (s *Store) fixRecords(sc mnemo.Scope, recs []mnemo.Record, now time.Time) ([]mnemo.Record, error) {
 	recs = append([]mnemo.Record(nil), recs...)
 	for i := range recs {
 		m := &recs[i].Memory
@@ -564,35 +658,7 @@ func (s *Store) Write(ctx context.Context, sc mnemo.Scope, recs []mnemo.Record) 
 			}
 		}
 	}
-	var out []mnemo.Memory
-	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
-		var err error
-		if out, err = mem.Write(inmem.WithNow(ctx, now), sc, recs); err != nil {
-			return nil, err
-		}
-		batch := s.newBatch()
-		lines := make([]line, len(recs))
-		for i, r := range recs {
-			x := &ext{Op: opWrite, Batch: batch, Tenant: sc.TenantID, Agent: sc.AgentID, At: now, Embed: r.Embed}
-			if len(recs) > 1 {
-				x.N = len(recs)
-			}
-			if r.Index != (mnemo.IndexText{}) {
-				idx := r.Index
-				x.Index = &idx
-			}
-			m := r.Memory
-			m.TenantID, m.AgentID = "", ""
-			lines[i] = memoryLine(m, r.Tombstone, x)
-		}
-		return lines, nil
-	}, func(mem *inmem.Store) error {
-		return s.indexRows(ctx, mem, sc, recs)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return recs, nil
 }
 
 // Replace changes a keyless memory in place (API-14): one write line,
@@ -766,7 +832,7 @@ func (s *Store) Forget(ctx context.Context, sc mnemo.Scope, ids, keys []string) 
 				x.Keys = append(x.Keys, g.Key)
 			}
 		}
-		s.redact = true
+		s.redact, s.rescrub = true, true
 		forgotten = gone
 		return []line{metaLine(x)}, nil
 	}, func(*inmem.Store) error { return s.unindex(sc, forgotten) })

@@ -415,7 +415,11 @@ type forgotten struct {
 }
 
 // redactAll rewrites the archive and the log without the content of the
-// memories a later forget or clear deleted.
+// memories a later forget or clear deleted, and without the index
+// contexts, embed texts and vectors that a later contexts line replaced:
+// a message's context holds its neighbours' words, and its embed text the
+// turn before it, so a message forgotten leaves them once the lines
+// around it are indexed again (REC-37).
 func (s *Store) redactAll() error {
 	files, err := s.archives()
 	if err != nil {
@@ -424,6 +428,9 @@ func (s *Store) redactAll() error {
 	files = append(files, s.logPath())
 	gone := map[mnemo.Scope]*forgotten{}
 	owner := map[string]mnemo.Scope{}
+	// The last contexts line to set each memory's context, and its embed
+	// text: what each earlier line held of them is replaced.
+	lastContext, lastEmbed := map[string]int{}, map[string]int{}
 	pos := 0
 	starts := make([]int, len(files)) // the position before each file's first line
 	for i, p := range files {
@@ -436,6 +443,14 @@ func (s *Store) redactAll() error {
 			x := l.Mnemo
 			if x.Op == opWrite && x.Memory != nil {
 				owner[x.Memory.ID] = l.scope() // a vectors line names memories by id alone
+			}
+			if x.Op == opContexts {
+				for _, u := range x.Contexts {
+					lastContext[u.ID] = pos
+					if u.Embed != "" {
+						lastEmbed[u.ID] = pos
+					}
+				}
 			}
 			if x.Op != opForget && x.Op != opClear {
 				return
@@ -475,11 +490,19 @@ func (s *Store) redactAll() error {
 				id = plainID(raw)
 			case x.Op == opWrite && !x.Redacted && x.Memory != nil:
 				sc, key, id = l.scope(), x.Memory.Key, x.Memory.ID
+				if g := gone[sc]; g == nil || !(g.clear > pos || key != "" && g.keys[key] > pos || g.ids[id] > pos) {
+					return replaced(l, raw, pos, lastContext, lastEmbed)
+				}
+			case x.Op == opContexts:
+				return replaced(l, raw, pos, lastContext, lastEmbed)
 			case x.Op == opVectors:
 				var keep []int
 				for i, j := range x.Jobs {
 					sc, ok := owner[j.ID]
 					g := gone[sc]
+					if lastEmbed[j.ID] > pos {
+						continue // a vector of an embed text replaced
+					}
 					if !ok || g == nil || !(g.ids[j.ID] > pos || g.clear > pos) {
 						keep = append(keep, i)
 					}
@@ -510,6 +533,46 @@ func (s *Store) redactAll() error {
 		}
 	}
 	return s.refold()
+}
+
+// replaced returns l, at pos, without the index contexts and embed texts
+// (and vectors) that a later contexts line replaced; raw when it holds
+// none.
+func replaced(l *line, raw []byte, pos int, lastContext, lastEmbed map[string]int) []byte {
+	x := *l.Mnemo
+	changed := false
+	switch x.Op {
+	case opWrite:
+		id := x.Memory.ID
+		if x.Index != nil && x.Index.Context != "" && lastContext[id] > pos {
+			idx := *x.Index
+			idx.Context, x.Index, changed = "", &idx, true
+		}
+		if (x.Embed != "" || x.Vector != "") && lastEmbed[id] > pos {
+			x.Embed, x.Vector, changed = "", "", true
+		}
+	case opContexts:
+		var keep []mnemo.ContextUpdate
+		for _, u := range x.Contexts {
+			if lastContext[u.ID] > pos && u.Context != "" {
+				u.Context, changed = "", true
+			}
+			if lastEmbed[u.ID] > pos && u.Embed != "" {
+				u.Embed, changed = "", true
+			}
+			if u.Context != "" || u.Embed != "" || lastContext[u.ID] == pos {
+				keep = append(keep, u)
+			} else {
+				changed = true
+			}
+		}
+		x.Contexts = keep
+	}
+	if !changed {
+		return raw
+	}
+	l.Mnemo = &x
+	return encodeLine(l)
 }
 
 func encodeLine(l *line) []byte {

@@ -235,3 +235,86 @@ func TestStoreSemanticRecall(t *testing.T) {
 		t.Fatalf("after reopen: %q, want %q", after, before)
 	}
 }
+
+// A conversation message forgotten leaves its words nowhere under the
+// root: not in the lines of the messages around it, whose index contexts
+// and embed texts held them, nor in their vectors (REC-37); and a reopened
+// store finds by the contexts its lines now hold what the store did.
+func TestStoreForgetsMessageFromNeighbours(t *testing.T) {
+	ctx := t.Context()
+	root := t.TempDir()
+	s := open(t, root, files.StoreOptions{NoSync: true})
+	opts := service.Options{Embedder: hashed.New(64)}
+	svc := service.New(s, opts)
+	chat := []memory.Message{
+		{Role: "user", Name: "Caroline", Content: "I took the kayak out this morning."},
+		{Role: "assistant", Name: "Melanie", Content: "Up near the glacier again?"},
+		{Role: "user", Name: "Caroline", Content: "Yes, and a zeppelin flew over us."},
+		{Role: "assistant", Name: "Melanie", Content: "The old harbour one?"},
+		{Role: "user", Name: "Caroline", Content: "Maybe, I was busy with my canoe."},
+	}
+	var secret string
+	for i, m := range chat { // a message a call: each learns of the replies
+		at := t0.Add(time.Duration(i) * time.Second)
+		m.CreatedAt = &at
+		ms, err := svc.AddMessages(ctx, home, "s1", []memory.Message{m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			secret = ms[0].ID
+		}
+	}
+	find := func(svc *service.Mnemo, q string) []string {
+		t.Helper()
+		res, err := svc.Surface(ctx, home, memory.Query{Text: q, Profile: "lexical", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range res.Results {
+			out = append(out, r.Content)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := find(svc, "zeppelin"); len(got) != 5 {
+		t.Fatalf("zeppelin before = %q, want all five", got)
+	}
+	if _, err := svc.Forget(ctx, home, []string{secret}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.WaitEmbedded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(svc, "zeppelin"); len(got) != 0 {
+		t.Fatalf("zeppelin after = %q", got)
+	}
+	kayak := find(svc, "kayak")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(strings.ToLower(string(b)), "zeppelin") {
+			t.Errorf("%s holds the forgotten message's word", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	r := open(t, root, files.StoreOptions{NoSync: true})
+	defer r.Close()
+	again := service.New(r, opts)
+	if got := find(again, "kayak"); !slices.Equal(got, kayak) {
+		t.Errorf("kayak after reopening = %q, want %q", got, kayak)
+	}
+	if got := find(again, "zeppelin"); len(got) != 0 {
+		t.Errorf("zeppelin after reopening = %q", got)
+	}
+}
