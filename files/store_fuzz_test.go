@@ -18,6 +18,10 @@ func FuzzStoreLog(f *testing.F) {
 	f.Add([]byte(`{"key":"/user/a","ts":"2026-02-22T10:00:00Z","valid":false,"content":null}` + "\n" + `{"key":"/x","ts":"2026-02-22T10:00:00Z","valid":true,"content":"t","mnemo":{"op":"write","batch":"b","n":2,"tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","memory":{"id":"1","key":"/x"}}}` + "\n"))
 	f.Add([]byte(`{"key":"/@mnemo/forget","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"forget","batch":"c","tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","ids":["1"],"keys":["/x"]}}` + "\n"))
 	f.Add([]byte(`{"key":"/v","ts":"2026-02-22T10:00:00Z","valid":true,"content":null,"mnemo":{"op":"vectors","batch":"d","at":"2026-02-22T10:00:00Z","jobs":[{"ID":"1","Text":"t"}],"vectors":["!!"]}}` + "\n"))
+	// Contexts lines: alone, and closing a batch of writes (REC-36).
+	f.Add([]byte(`{"key":"/@mnemo/contexts","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"contexts","batch":"f","tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","contexts":[{"ID":"1","Context":"words","Embed":"text"},{"ID":""}]}}` + "\n"))
+	f.Add([]byte(`{"key":"/x","ts":"2026-02-22T10:00:00Z","valid":true,"content":"t","mnemo":{"op":"write","batch":"g","n":2,"tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","memory":{"id":"1","key":"/x"}}}` + "\n" +
+		`{"key":"/@mnemo/contexts","ts":"2026-02-22T10:00:00Z","valid":false,"content":null,"mnemo":{"op":"contexts","batch":"g","n":2,"tenant":"default","agent":"default","at":"2026-02-22T10:00:00Z","contexts":[{"ID":"1","Context":"around"}]}}` + "\n"))
 	f.Add([]byte("not json\n{\"key\":\n"))
 	// Another writer's content nested deeper than mnemo takes (API-21).
 	f.Add([]byte(`{"key":"/deep","ts":"2026-02-22T10:00:00Z","valid":true,"content":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "}\n"))
