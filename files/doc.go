@@ -33,16 +33,17 @@
 //     memory of text an object of its text, type, tags, importance,
 //     summary (ContentOf), so that `jq 'select(.content.type=="reminder")'`
 //     works either way; null for a tombstone;
-//   - mnemo holds the rest: op (write, forget, clear, touch, life, ledger,
-//     state, unstate, space, vectors), the batch it belongs to and how many
+//   - mnemo holds the rest: op (write, contexts, forget, clear, touch, life,
+//     ledger, state, unstate, space, vectors), the batch it belongs to and how many
 //     lines that batch has, tenant and agent, the time of the operation,
 //     and for a write the whole memory but its source, its data when that
 //     is the content, and its vector (base64 float32s beside it), with its
 //     analysed index text and embed text.
 //
-// Operations that are not a key's write (forget, clear, accesses,
-// lifecycle changes with their ledger entries, ledger entries, state
-// documents of runs and sessions, the vector space, vectors) are lines of
+// Operations that are not a key's write (conversation messages' index
+// contexts, forget, clear, accesses, lifecycle changes with their ledger
+// entries, ledger entries, state documents of runs and sessions, the
+// vector space, vectors) are lines of
 // their own, with keys under /@mnemo/, valid false and content null, so
 // the usual `select(.valid==true)` leaves them out. Lines are told apart
 // by mnemo.op, never by key: a key under /@mnemo/ is still an agent's key.
