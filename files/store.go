@@ -43,16 +43,12 @@ type Store struct {
 	offset int64    // bytes of file folded
 	seen   atomic.Int64
 	ident  atomic.Pointer[os.FileInfo]
-	tail   int  // lines folded after the state's cover: what triggers compaction
-	redact bool // a forget or clear is in the log, its content not yet rewritten away
-	// rescrub: a forget was redacted before the messages around what it
-	// forgot were indexed again (REC-37): the next contexts line redacts
-	// again, taking their old contexts away.
-	rescrub bool
-	stale   atomic.Bool // memory ran ahead of the log (an append failed): fold again
-	closed  bool
-	recent  []ref       // the last writes folded at open, whose index files are checked
-	state   os.FileInfo // state.jsonl as last read or written
+	tail   int         // lines folded after the state's cover: what triggers compaction
+	redact bool        // a forget or clear is in the log, its content not yet rewritten away
+	stale  atomic.Bool // memory ran ahead of the log (an append failed): fold again
+	closed bool
+	recent []ref       // the last writes folded at open, whose index files are checked
+	state  os.FileInfo // state.jsonl as last read or written
 }
 
 // stateChanged reports whether state.jsonl is another than the one this
@@ -592,9 +588,6 @@ func (s *Store) writeContexts(ctx context.Context, sc mnemo.Scope, recs []mnemo.
 		if err != nil {
 			return nil, err
 		}
-		if len(updates) > 0 && s.rescrub {
-			s.redact, s.rescrub = true, false
-		}
 		batch := s.newBatch()
 		n := len(recs)
 		if len(updates) > 0 {
@@ -832,7 +825,7 @@ func (s *Store) Forget(ctx context.Context, sc mnemo.Scope, ids, keys []string) 
 				x.Keys = append(x.Keys, g.Key)
 			}
 		}
-		s.redact, s.rescrub = true, true
+		s.redact = true
 		forgotten = gone
 		return []line{metaLine(x)}, nil
 	}, func(*inmem.Store) error { return s.unindex(sc, forgotten) })

@@ -132,33 +132,50 @@ func (s *Service) messageTurn(ctx context.Context, scope mnemo.Scope, m *mnemo.M
 	return t, s.changes(window, c, was, at-contextLines, at+contextLines+1, at, same), nil
 }
 
-// forgetContexts indexes again the messages around gone, messages forgotten
-// for good, from what their sessions now hold.
-func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []mnemo.Memory) {
+// forgetContexts returns the updates that index the messages around gone,
+// messages about to be forgotten for good, as their sessions will read
+// without them. They are written before the forgetting, so that a
+// forgetting acknowledged has left nothing of gone in its neighbours,
+// whatever fails after, and a files store's rewrite of its log, which the
+// forgetting makes, finds their old contexts replaced.
+func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []mnemo.Memory) ([]mnemo.ContextUpdate, error) {
 	if s.store.Contexts == nil || len(gone) == 0 {
-		return
+		return nil, nil
+	}
+	going := make(map[string]bool, len(gone))
+	for _, g := range gone {
+		going[g.ID] = true
 	}
 	var ups []mnemo.ContextUpdate
 	seen := map[string]int{} // ups[seen[id]] is id's
 	for i := range gone {
 		window, at, err := s.around(ctx, scope, &gone[i], 2*contextLines)
 		if err != nil {
-			s.log.Warn("forgotten message's neighbours not indexed again", "id", gone[i].ID, "err", err)
-			continue
+			return nil, err
 		}
-		// Its place lies between window[at-1] and window[at].
-		c := conversationOf(linesOf(window))
-		was := conversationOf(linesOf(slices.Insert(slices.Clone(window), at, gone[i])))
-		shift := func(j int) int {
-			if j < at {
-				return j
+		// kept is window without what is forgotten; kept[j] is
+		// window[from[j]], and gone[i]'s place lies before kept[place].
+		var (
+			kept  []mnemo.Memory
+			from  []int
+			place int
+		)
+		for j := range window {
+			if j == at {
+				place = len(kept)
 			}
-			return j + 1
+			if !going[window[j].ID] {
+				kept, from = append(kept, window[j]), append(from, j)
+			}
 		}
-		// Every window is read after the forgetting, so a line's context
-		// is the same in each; whether its vector reads a message
-		// forgotten, each pass tells for its own.
-		for _, u := range s.changes(window, c, was, at-contextLines, at+contextLines, -1, shift) {
+		if at >= len(window) {
+			place = len(kept)
+		}
+		now, was := conversationOf(linesOf(kept)), conversationOf(linesOf(window))
+		// Every window is read before the forgetting and leaves all of
+		// gone out, so a line's context is the same in each; whether its
+		// vector reads a message forgotten, each pass tells for its own.
+		for _, u := range s.changes(kept, now, was, place-contextLines, place+contextLines, -1, func(j int) int { return from[j] }) {
 			if k, ok := seen[u.ID]; ok {
 				ups[k].Embed = cmp.Or(ups[k].Embed, u.Embed)
 				continue
@@ -167,12 +184,7 @@ func (s *Service) forgetContexts(ctx context.Context, scope mnemo.Scope, gone []
 			ups = append(ups, u)
 		}
 	}
-	if len(ups) == 0 {
-		return
-	}
-	if _, err := s.writeContexts(ctx, scope, nil, ups); err != nil {
-		s.log.Warn("forgotten message's neighbours not indexed again", "err", err)
-	}
+	return ups, nil
 }
 
 // messagesOf returns the conversation messages among the live memories of

@@ -784,14 +784,19 @@ func (s *Service) Forget(ctx context.Context, scope mnemo.Scope, ids, keys []str
 // Erase deletes the memories of ids and keys (normalized) for good, as
 // Forget does but with no ledger entry, for callers that write their own
 // (reflect's purge). The conversation messages around a message erased
-// are indexed again without it (REC-37).
+// are indexed again without it first (REC-37): a failure there fails the
+// forgetting, which forgets nothing, and may be asked again.
 func (s *Service) Erase(ctx context.Context, scope mnemo.Scope, ids, keys []string) (int, error) {
-	gone := s.messagesOf(ctx, scope, ids, keys)
-	n, err := s.store.Forget(ctx, scope, ids, keys)
-	if err == nil && n > 0 {
-		s.forgetContexts(ctx, scope, gone)
+	ups, err := s.forgetContexts(ctx, scope, s.messagesOf(ctx, scope, ids, keys))
+	if err != nil {
+		return 0, err
 	}
-	return n, err
+	if len(ups) > 0 {
+		if _, err := s.writeContexts(ctx, scope, nil, ups); err != nil {
+			return 0, err
+		}
+	}
+	return s.store.Forget(ctx, scope, ids, keys)
 }
 
 // record appends a ledger entry for an action already done. It is best
