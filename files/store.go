@@ -660,26 +660,18 @@ func (s *Store) Replace(ctx context.Context, sc mnemo.Scope, rec mnemo.Record) (
 	if err := mnemo.CheckScope(sc); err != nil {
 		return mnemo.Memory{}, err
 	}
-	m := &rec.Memory
-	if m.Key != "" || rec.Tombstone || m.ID == "" {
+	if rec.Memory.Key != "" || rec.Tombstone || rec.Memory.ID == "" {
 		return mnemo.Memory{}, mnemo.Errorf(mnemo.EINVALID, "replace takes a keyless memory with its id")
 	}
 	now := s.now()
 	// Times and scope are fixed before the line is written, as Write's.
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
+	recs, err := s.fixRecords(sc, []mnemo.Record{rec}, now)
+	if err != nil {
+		return mnemo.Memory{}, err
 	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = now
-	}
-	if m.TenantID == "" {
-		m.TenantID = sc.TenantID
-	}
-	if m.AgentID == "" {
-		m.AgentID = sc.AgentID
-	}
+	rec = recs[0]
 	var out mnemo.Memory
-	err := s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
+	err = s.mutate(ctx, true, func(mem *inmem.Store) ([]line, error) {
 		var err error
 		if out, err = mem.Replace(inmem.WithNow(ctx, now), sc, rec); err != nil {
 			return nil, err

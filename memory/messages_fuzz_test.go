@@ -39,17 +39,7 @@ func FuzzAddMessages(f *testing.F) {
 	svc := newFuzzService(f)
 	sessions := 0
 	f.Fuzz(func(t *testing.T, spec string, per uint8) {
-		var msgs []memory.Message
-		for i, line := range strings.Split(spec, "\n") {
-			if i == 64 {
-				break
-			}
-			parts := strings.SplitN(line, "|", 3)
-			for len(parts) < 3 {
-				parts = append(parts, "")
-			}
-			msgs = append(msgs, memory.Message{Role: parts[0], Name: parts[1], Content: parts[2]})
-		}
+		msgs := specMessages(spec, 64)
 		sessions++
 		session := fmt.Sprintf("s%d", sessions)
 		n := int(per % 4)
@@ -109,17 +99,7 @@ func FuzzEditMessages(f *testing.F) {
 	svc := newFuzzService(f)
 	sessions := 0
 	f.Fuzz(func(t *testing.T, spec string, per, k uint8, edit string) {
-		var msgs []memory.Message
-		for i, line := range strings.Split(spec, "\n") {
-			if i == 32 {
-				break
-			}
-			parts := strings.SplitN(line, "|", 3)
-			for len(parts) < 3 {
-				parts = append(parts, "")
-			}
-			msgs = append(msgs, memory.Message{Role: parts[0], Name: parts[1], Content: parts[2]})
-		}
+		msgs := specMessages(spec, 32)
 		sessions++
 		session := fmt.Sprintf("s%d", sessions)
 		// A word no other message of the store says.
@@ -169,4 +149,21 @@ func FuzzEditMessages(f *testing.F) {
 			t.Fatalf("%s, said by a message edited out, finds %d: %q", secret, len(res.Results), res.Results[0].Content)
 		}
 	})
+}
+
+// specMessages reads up to n messages of a fuzzer's spec, a message a
+// line, "role|name|content".
+func specMessages(spec string, n int) []memory.Message {
+	var msgs []memory.Message
+	for i, line := range strings.Split(spec, "\n") {
+		if i == n {
+			break
+		}
+		parts := strings.SplitN(line, "|", 3)
+		for len(parts) < 3 {
+			parts = append(parts, "")
+		}
+		msgs = append(msgs, memory.Message{Role: parts[0], Name: parts[1], Content: parts[2]})
+	}
+	return msgs
 }

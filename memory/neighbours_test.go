@@ -121,10 +121,7 @@ func testEditedMessages(t *testing.T, chat func() []memory.Message, k int,
 		t.Fatal(err)
 	}
 	feedBothWays(t, svc, c, chat())
-	for i := range ref {
-		at := c.T.Add(time.Duration(i) * time.Second)
-		ref[i].CreatedAt = &at
-	}
+	stamp(c, ref)
 	if _, err := svc.AddMessages(ctx, carol, "s1", ref); err != nil {
 		t.Fatal(err)
 	}
@@ -259,19 +256,7 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 			carol := mnemo.Scope{TenantID: alice.TenantID, AgentID: "carol"}
 			dave := mnemo.Scope{TenantID: alice.TenantID, AgentID: "dave"}
 			feedBothWays(t, svc, c, slices.Clone(tt.chat))
-			ref := slices.Clone(tt.want)
-			for i := range ref {
-				at := c.T.Add(time.Duration(i) * time.Second)
-				ref[i].CreatedAt = &at
-			}
-			if _, err := svc.AddMessages(ctx, carol, "s1", ref); err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range ref {
-				if _, err := svc.AddMessages(ctx, dave, "s1", []memory.Message{m}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			feedBothWaysTo(t, svc, c, slices.Clone(tt.want), carol, dave)
 			c.Advance(time.Hour)
 			for _, scope := range []mnemo.Scope{alice, bob} {
 				msgs, _, err := svc.List(ctx, scope, mnemo.ListQuery{Order: mnemo.OrderOldest, Limit: 100})

@@ -534,17 +534,29 @@ func TestChatContextByTurns(t *testing.T) {
 // call and of bob a message a call.
 func feedBothWays(t *testing.T, svc *service.Mnemo, c *clock, chat []memory.Message) {
 	t.Helper()
-	for i := range chat {
-		at := c.T.Add(time.Duration(i) * time.Second)
-		chat[i].CreatedAt = &at
-	}
-	if _, err := svc.AddMessages(context.Background(), alice, "s1", chat); err != nil {
+	feedBothWaysTo(t, svc, c, chat, alice, bob)
+}
+
+// feedBothWaysTo feeds chat, a message a second from c's time, to session
+// s1 of one in one call and of each a message a call.
+func feedBothWaysTo(t *testing.T, svc *service.Mnemo, c *clock, chat []memory.Message, one, each mnemo.Scope) {
+	t.Helper()
+	stamp(c, chat)
+	if _, err := svc.AddMessages(context.Background(), one, "s1", chat); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range chat {
-		if _, err := svc.AddMessages(context.Background(), bob, "s1", []memory.Message{m}); err != nil {
+		if _, err := svc.AddMessages(context.Background(), each, "s1", []memory.Message{m}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// stamp dates chat's messages a second apart from c's time.
+func stamp(c *clock, chat []memory.Message) {
+	for i := range chat {
+		at := c.T.Add(time.Duration(i) * time.Second)
+		chat[i].CreatedAt = &at
 	}
 }
 
