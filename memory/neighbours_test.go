@@ -179,16 +179,23 @@ func word(i int) string {
 // lexicalTexts returns what lexical recall finds for q in scope, sorted.
 func lexicalTexts(t *testing.T, svc *service.Mnemo, scope mnemo.Scope, q string) []string {
 	t.Helper()
+	return lexicalFind(t, svc, scope, q, func(r memory.Scored) string { return r.Content })
+}
+
+// lexicalFind returns field of each memory lexical recall finds for q in
+// scope, sorted.
+func lexicalFind(t *testing.T, svc *service.Mnemo, scope mnemo.Scope, q string, field func(memory.Scored) string) []string {
+	t.Helper()
 	res, err := svc.Surface(context.Background(), scope, memory.Query{Text: q, Profile: "lexical", Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks := []string{}
+	out := []string{}
 	for _, r := range res.Results {
-		ks = append(ks, r.Content)
+		out = append(out, field(r))
 	}
-	slices.Sort(ks)
-	return ks
+	slices.Sort(out)
+	return out
 }
 
 // TestEditedMessagesEmbedAgain checks that the messages whose vectors

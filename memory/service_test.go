@@ -694,7 +694,6 @@ func TestNamesFromText(t *testing.T) {
 // the replies that follow it, as in a session sent in one call (REC-36),
 // and only by those within its context's reach.
 func TestRepliesReachEarlierMessages(t *testing.T) {
-	ctx := context.Background()
 	c := newClock()
 	svc := newService(t, c)
 	chat := []memory.Message{
@@ -707,16 +706,7 @@ func TestRepliesReachEarlierMessages(t *testing.T) {
 	feedBothWays(t, svc, c, chat)
 	keys := func(scope mnemo.Scope, q string) []string {
 		t.Helper()
-		res, err := svc.Surface(ctx, scope, memory.Query{Text: q, Profile: "lexical", Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ks []string
-		for _, r := range res.Results {
-			ks = append(ks, r.Key)
-		}
-		slices.Sort(ks)
-		return ks
+		return lexicalFind(t, svc, scope, q, func(r memory.Scored) string { return r.Key })
 	}
 	for _, tt := range []struct {
 		query string
