@@ -194,6 +194,7 @@ func aliases(m *mnemo.Memory) []string {
 func (s *Service) rewrite(ctx context.Context, scope mnemo.Scope, m *mnemo.Memory, d mnemo.Draft, res *UpdateResult) error {
 	var o WriteOptions
 	if isMessage(m) {
+		defer s.sessions.lock(scope, m.SessionID)()
 		t, ups, err := s.messageTurn(ctx, scope, m, strings.TrimSpace(*d.Content))
 		if err != nil {
 			return err

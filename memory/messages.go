@@ -78,6 +78,21 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 		roles[i], names[i] = role, name
 	}
 
+	ms, err := s.addMessages(ctx, scope, sessionID, msgs, roles, names)
+	if err == nil && s.extractor != nil {
+		level := mnemo.SecurityInternal
+		for _, m := range ms {
+			level = mnemo.Highest(level, m.SecurityLevel)
+		}
+		s.extract(ctx, scope, sessionID, msgs, level)
+	}
+	return ms, err
+}
+
+// addMessages stores msgs, checked, with the contexts of the session's
+// messages before them that change, the session locked meanwhile.
+func (s *Service) addMessages(ctx context.Context, scope mnemo.Scope, sessionID string, msgs []Message, roles, names []string) ([]mnemo.Memory, error) {
+	defer s.sessions.lock(scope, sessionID)()
 	// The session's last lines stored before this call are the first
 	// message's context, as they would be had the session come in one call.
 	last, _, err := s.store.List(ctx, scope, mnemo.ListQuery{
@@ -125,15 +140,7 @@ func (s *Service) AddMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 	if err != nil {
 		return nil, err
 	}
-	ms, err := s.writeWith(ctx, scope, recs, true, s.putWith(s.replyContexts(last, c, len(last) < 2*contextLines)))
-	if err == nil && s.extractor != nil {
-		level := mnemo.SecurityInternal
-		for _, r := range recs {
-			level = mnemo.Highest(level, r.Memory.SecurityLevel)
-		}
-		s.extract(ctx, scope, sessionID, msgs, level)
-	}
-	return ms, err
+	return s.writeWith(ctx, scope, recs, true, s.putWith(s.replyContexts(last, c, len(last) < 2*contextLines)))
 }
 
 // replyContexts returns the new index contexts of the session's messages

@@ -3,7 +3,9 @@ package memory
 import (
 	"cmp"
 	"context"
+	"hash/fnv"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
@@ -14,6 +16,40 @@ import (
 // forgotten for good, the messages around it are indexed again from what
 // the session now holds, so that nothing of the old text is found through
 // them, and a corrected message keeps its own context (REC-37).
+
+// sessionLocks serialises, within a process, the changes of a session's
+// messages that read the session's other messages: a call adding messages
+// (whose contexts read the session's last lines), a correction and a
+// forgetting. Without it, a call that read a message being forgotten
+// could index its words into a neighbour after the forgetting took them
+// out, and two calls adding to one session at once would each miss the
+// other's lines. Sessions share a lock by a hash of their names: they
+// wait for each other now and then, but never deadlock, as each locker
+// takes its locks in one order.
+type sessionLocks [64]sync.Mutex
+
+// lock locks the sessions of scope and returns their unlock.
+func (l *sessionLocks) lock(scope mnemo.Scope, sessions ...string) (unlock func()) {
+	var idx []int
+	for _, sess := range sessions {
+		if sess == "" {
+			continue
+		}
+		h := fnv.New32a()
+		h.Write([]byte(scope.TenantID + "\x00" + scope.AgentID + "\x00" + sess))
+		idx = append(idx, int(h.Sum32()%uint32(len(l))))
+	}
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	for _, i := range idx {
+		l[i].Lock()
+	}
+	return func() {
+		for _, i := range slices.Backward(idx) {
+			l[i].Unlock()
+		}
+	}
+}
 
 // isMessage reports whether m was stored as a conversation message
 // (AddMessages): an event of a session said by a role.

@@ -2,9 +2,11 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -300,5 +302,47 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConcurrentCallsSeeEachOther checks that calls adding to one session
+// at once each read the lines of those before them (the session locked
+// meanwhile, REC-36): every message ends with the context it has in the
+// session sent in one call in the order stored, so each message's word
+// finds the same messages in both.
+func TestConcurrentCallsSeeEachOther(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, newClock())
+	const writers, each = 8, 4
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				n := w*each + i
+				m := memory.Message{Role: "user", Name: []string{"Caroline", "Melanie"}[w%2], Content: "I said " + word(n) + "."}
+				if _, err := svc.AddMessages(ctx, alice, "s1", []memory.Message{m}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	stored, _, err := svc.List(ctx, alice, mnemo.ListQuery{Order: mnemo.OrderOldest, Limit: 100})
+	if err != nil || len(stored) != writers*each {
+		t.Fatalf("%d stored, %v", len(stored), err)
+	}
+	ref := make([]memory.Message, len(stored))
+	for i, m := range stored {
+		var d struct{ Name string }
+		json.Unmarshal(m.Data, &d)
+		ref[i] = memory.Message{Role: "user", Name: d.Name, Content: m.Content}
+	}
+	if _, err := svc.AddMessages(ctx, bob, "s1", ref); err != nil {
+		t.Fatal(err)
+	}
+	for n := range writers * each {
+		if got, want := lexicalTexts(t, svc, alice, word(n)), lexicalTexts(t, svc, bob, word(n)); !slices.Equal(got, want) {
+			t.Errorf("%s finds %q, want %q", word(n), got, want)
+		}
 	}
 }

@@ -116,6 +116,9 @@ type Service struct {
 
 	access *accessRecorder // recall's access records, written in the background
 	gate   *cpugate.Gate   // recall is marked in flight on it; nil: no priority
+	// sessions serialises the changes of a session's messages that read
+	// its other messages (REC-36, REC-37).
+	sessions sessionLocks
 }
 
 // New returns a Service over b. b.State keeps runs, sessions and profiles;
@@ -787,7 +790,13 @@ func (s *Service) Forget(ctx context.Context, scope mnemo.Scope, ids, keys []str
 // are indexed again without it first (REC-37): a failure there fails the
 // forgetting, which forgets nothing, and may be asked again.
 func (s *Service) Erase(ctx context.Context, scope mnemo.Scope, ids, keys []string) (int, error) {
-	ups, err := s.forgetContexts(ctx, scope, s.messagesOf(ctx, scope, ids, keys))
+	gone := s.messagesOf(ctx, scope, ids, keys)
+	sessions := make([]string, len(gone))
+	for i := range gone {
+		sessions[i] = gone[i].SessionID
+	}
+	defer s.sessions.lock(scope, sessions...)()
+	ups, err := s.forgetContexts(ctx, scope, gone)
 	if err != nil {
 		return 0, err
 	}
