@@ -11,7 +11,11 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/files"
+	"github.com/mnemo-dev/mnemo/inmem"
+	"github.com/mnemo-dev/mnemo/internal/pgtest"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/postgres"
 	"github.com/mnemo-dev/mnemo/service"
 )
 
@@ -114,11 +118,15 @@ func TestEditedMessagesReindexNeighbours(t *testing.T) {
 
 func testEditedMessages(t *testing.T, chat func() []memory.Message, k int,
 	edit func(svc *service.Mnemo, scope mnemo.Scope, msgs []mnemo.Memory, m mnemo.Memory) error, ref []memory.Message) {
+	c := newClock()
+	testEditedMessagesOn(t, newService(t, c), c, chat, k, edit, ref)
+}
+
+func testEditedMessagesOn(t *testing.T, svc *service.Mnemo, c *clock, chat func() []memory.Message, k int,
+	edit func(svc *service.Mnemo, scope mnemo.Scope, msgs []mnemo.Memory, m mnemo.Memory) error, ref []memory.Message) {
 	ctx := context.Background()
 	carol := mnemo.Scope{TenantID: alice.TenantID, AgentID: "carol"}
 	dave := mnemo.Scope{TenantID: alice.TenantID, AgentID: "dave"}
-	c := newClock()
-	svc := newService(t, c)
 	if _, err := svc.AddMessages(ctx, dave, "s1", chat()); err != nil { // all at one time
 		t.Fatal(err)
 	}
@@ -344,5 +352,60 @@ func TestConcurrentCallsSeeEachOther(t *testing.T) {
 		if got, want := lexicalTexts(t, svc, alice, word(n)), lexicalTexts(t, svc, bob, word(n)); !slices.Equal(got, want) {
 			t.Errorf("%s finds %q, want %q", word(n), got, want)
 		}
+	}
+}
+
+// TestEditedMessagesOnEveryStore runs a forgetting and a correction of
+// TestEditedMessagesReindexNeighbours's long session on every store that
+// indexes contexts again, whose reads of a session's order (ties
+// included) it relies on.
+func TestEditedMessagesOnEveryStore(t *testing.T) {
+	var long []memory.Message
+	for i := range 30 {
+		long = append(long, memory.Message{Role: "user", Name: []string{"Caroline", "Melanie"}[i/3%2], Content: fmt.Sprintf("I said %s.", word(i))})
+	}
+	chat := func() []memory.Message { return slices.Clone(long) }
+	corrected := "I said nothing."
+	for _, st := range []struct {
+		name string
+		open func(t *testing.T, c *clock) mnemo.Store
+	}{
+		{"memory", func(t *testing.T, c *clock) mnemo.Store { return inmem.New(inmem.Options{Now: c.Now}) }},
+		{"files", func(t *testing.T, c *clock) mnemo.Store {
+			s, err := files.OpenStore(t.Context(), t.TempDir(), files.StoreOptions{NoSync: true, Now: c.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}},
+		{"postgres", func(t *testing.T, c *clock) mnemo.Store {
+			db, err := postgres.Open(t.Context(), pgtest.Native(t), postgres.Options{Now: c.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db
+		}},
+	} {
+		t.Run(st.name+"/forgotten", func(t *testing.T) {
+			c := newClock()
+			svc := service.New(st.open(t, c), service.Options{Now: c.Now})
+			t.Cleanup(func() { svc.Close() })
+			testEditedMessagesOn(t, svc, c, chat, 13, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
+				return forgetOne(svc.Forget(context.Background(), scope, []string{m.ID}, nil))
+			}, slices.Delete(chat(), 13, 14))
+		})
+		t.Run(st.name+"/corrected", func(t *testing.T) {
+			c := newClock()
+			svc := service.New(st.open(t, c), service.Options{Now: c.Now})
+			t.Cleanup(func() { svc.Close() })
+			want := chat()
+			want[16].Content = corrected
+			testEditedMessagesOn(t, svc, c, chat, 16, func(svc *service.Mnemo, scope mnemo.Scope, _ []mnemo.Memory, m mnemo.Memory) error {
+				_, err := svc.Update(context.Background(), scope, m.ID, memory.Patch{Content: &corrected}, "test")
+				return err
+			}, want)
+		})
 	}
 }
