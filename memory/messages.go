@@ -149,23 +149,22 @@ func (s *Service) addMessages(ctx context.Context, scope mnemo.Scope, sessionID 
 // so that a message sent on its own is found by the replies that follow
 // it. Only a line whose context changes is indexed again, and only one
 // whose earlier side c holds in full (whole: c holds the session from its
-// first line). A store that cannot index a context again gets none.
+// first line). A line whose vector's text changes too — a session's first
+// speaker's lines, each a turn of its own until another speaks (REC-33) —
+// is embedded again. A store that cannot index a context again gets none.
 func (s *Service) replyContexts(last []mnemo.Memory, c *conversation, whole bool) []mnemo.ContextUpdate {
 	off := len(last)
 	if s.store.Contexts == nil || off == 0 {
 		return nil
 	}
 	was := newConversation(c.lines[:off], c.speakers[:off])
-	var ups []mnemo.ContextUpdate
-	for j := max(0, off-contextLines); j < off; j++ {
-		if j < contextLines && !whole {
-			continue
-		}
-		if now := c.context(j); now != was.context(j) {
-			ups = append(ups, mnemo.ContextUpdate{ID: last[off-1-j].ID, Context: s.analyzer.IndexString(now)})
-		}
+	window := slices.Clone(last)
+	slices.Reverse(window)
+	lo := off - contextLines
+	if !whole {
+		lo = max(lo, contextLines)
 	}
-	return ups
+	return s.changes(window, c, was, lo, off, -1, func(j int) int { return j })
 }
 
 // line is a message of a session as its conversation reads it.

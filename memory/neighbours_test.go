@@ -409,3 +409,41 @@ func TestEditedMessagesOnEveryStore(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstSpeakerEmbeddedAgain checks that a session's first speaker's
+// lines, sent a message a call, are embedded again once another speaks
+// (REC-36): until then each was a turn of its own, read with the line
+// before it alone; after, their turn is one, and each reads all of it
+// before it, as in the session sent in one call.
+func TestFirstSpeakerEmbeddedAgain(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	svc := newSemantic(t, c, "", service.Options{})
+	chat := []memory.Message{
+		{Role: "user", Name: "Caroline", Content: "Guess what happened at the lake."},
+		{Role: "user", Name: "Caroline", Content: "We saw a heron."},
+		{Role: "user", Name: "Caroline", Content: "It caught a fish right in front of us."},
+		{Role: "assistant", Name: "Melanie", Content: "Wow, lucky you!"},
+	}
+	feedBothWays(t, svc, c, chat)
+	if err := svc.WaitEmbedded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	vectors := func(scope mnemo.Scope) map[string][]float32 {
+		ms, _, err := svc.List(ctx, scope, mnemo.ListQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]float32{}
+		for _, m := range ms {
+			out[m.Content] = m.Embedding
+		}
+		return out
+	}
+	one, each := vectors(alice), vectors(bob)
+	for _, m := range chat {
+		if len(one[m.Content]) == 0 || !slices.Equal(each[m.Content], one[m.Content]) {
+			t.Errorf("%q: a message a call gives another vector than one call", m.Content)
+		}
+	}
+}

@@ -63,6 +63,11 @@ type Options struct {
 	// …") and sends no name, as harnesses that know only roles do; the
 	// caller sets it on the system it makes.
 	NamesInText bool
+	// Settle, when set, waits after a conversation is fed, before it is
+	// asked, for the work its server does in the background (vectors made
+	// again, REC-36), so that every run asks the same memories; its time
+	// is the ingest's.
+	Settle func(context.Context) error
 }
 
 // Ks are the cut-offs reported.
@@ -176,6 +181,11 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 				return rep, fmt.Errorf("%s session %d: %w", c.SampleID, s.N, err)
 			}
 			rep.Turns += len(s.Turns)
+		}
+		if o.Settle != nil {
+			if err := o.Settle(ctx); err != nil {
+				return rep, fmt.Errorf("%s: %w", c.SampleID, err)
+			}
 		}
 		rep.IngestTime += time.Since(start)
 		rep.Conversations++

@@ -377,6 +377,7 @@ func runLocomoProfiles(ctx context.Context, convs []locomo.Conversation, profile
 	// meaning when the questions come, whatever the provider.
 	svc := service.New(db, service.Options{Embedder: doc, QueryEmbedder: query})
 	defer svc.Close()
+	o.Settle = svc.WaitEmbedded
 	// No request timeout: the benchmark's own server does bounded work,
 	// which on a loaded machine may take any time (QUAL-3).
 	srv := mhttp.NewServer(svc, mhttp.Options{Timeout: -1})
