@@ -115,7 +115,9 @@ func (s *Service) changes(window []mnemo.Memory, now, was *conversation, lo, hi,
 		text := now.context(j)
 		u := mnemo.ContextUpdate{ID: window[j].ID, Context: s.analyzer.IndexString(text)}
 		changed := text != was.context(o)
-		if prev := now.before(j); s.vec != nil && prev != was.before(o) {
+		// The text a vector is made from is kept with or without an
+		// embedder (one configured later embeds it).
+		if prev := now.before(j); prev != was.before(o) {
 			u.Embed, changed = embedText(&window[j], prev), true
 		}
 		if changed {

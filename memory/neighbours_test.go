@@ -170,6 +170,29 @@ func testEditedMessagesOn(t *testing.T, svc *service.Mnemo, c *clock, chat func(
 			}
 		}
 	}
+	// No text a vector is to be made from holds an old word either (the
+	// service has no embedder: every memory waits for one, with its text).
+	vs, ok := svc.Store().(mnemo.VectorStore)
+	if !ok {
+		return
+	}
+	jobs, err := vs.Unembedded(ctx, 1000)
+	if mnemo.ErrorCode(err) == mnemo.EUNAVAILABLE {
+		return // no vectors kept (PostgreSQL without pgvector)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	kept := strings.Join(strings.Fields(fmt.Sprint(ref)), " ")
+	for _, w := range words {
+		if strings.Contains(kept, w) {
+			continue
+		}
+		for _, j := range jobs {
+			if strings.Contains(j.Text, w) {
+				t.Errorf("the text %q is to be embedded from holds %q, edited out", j.Text, w)
+			}
+		}
+	}
 }
 
 func forgetOne(n int, err error) error {
