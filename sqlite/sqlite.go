@@ -158,12 +158,16 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	// BEGIN IMMEDIATE takes the write lock up front: a deferred transaction
 	// that reads and then writes can fail with SQLITE_BUSY when another
 	// process committed in between, without waiting on busy_timeout.
+	// secure_delete zeroes what a write frees, so that a memory forgotten
+	// for good (API-12) leaves no bytes in the file's free space; the
+	// full-text index's segments keep a deleted row's terms until merged.
 	db.writer, err = sql.Open("sqlite", dsn(abs,
 		"_txlock=immediate",
 		"_pragma=busy_timeout(5000)",
 		"_pragma=journal_mode(WAL)",
 		"_pragma=synchronous("+synchronous+")",
 		"_pragma=foreign_keys(1)",
+		"_pragma=secure_delete(ON)",
 	))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)

@@ -447,3 +447,61 @@ func TestSearchFindsOtherHandlesWrites(t *testing.T) {
 		}
 	}
 }
+
+// A memory forgotten for good leaves no bytes of its text in the file
+// (API-12): what the forgetting frees is zeroed (secure_delete), and the
+// full-text index's segments, which keep a deleted row's terms until
+// they are merged, keep none once merged.
+func TestForgottenTextLeavesTheFile(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mnemo.db")
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	const secret = "qzxwvutsecret"
+	var recs []mnemo.Record
+	for i := range 50 {
+		text := fmt.Sprintf("note %d about the weather and the lake", i)
+		if i == 20 {
+			text = "my password is " + secret + " keep it"
+		}
+		m := mnemo.Memory{ID: fmt.Sprintf("01959581-0000-7000-8000-%012d", i+1), Content: text, Type: mnemo.TypeEvent,
+			CreatedAt: time.Unix(1700000000+int64(i), 0).UTC()}
+		m.UpdatedAt = m.CreatedAt
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: text}, Embed: text})
+	}
+	if _, err := db.Write(ctx, sc, recs); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Forget(ctx, sc, []string{recs[20].Memory.ID}, nil); err != nil || n != 1 {
+		t.Fatalf("Forget = %d, %v", n, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, q := range []string{
+		`PRAGMA secure_delete = ON`,
+		`INSERT INTO memories_fts (memories_fts) VALUES ('optimize')`, // as the background merge does
+		`PRAGMA wal_checkpoint(TRUNCATE)`,
+	} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, name := range []string{path, path + "-wal"} {
+		b, err := os.ReadFile(name)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte(secret)); n > 0 {
+			t.Errorf("%s holds the forgotten text %d times", filepath.Base(name), n)
+		}
+	}
+}
