@@ -307,22 +307,8 @@ func TestEditedMessagesEmbedAgain(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := svc.WaitEmbedded(ctx); err != nil {
-				t.Fatal(err)
-			}
-			vectors := func(scope mnemo.Scope) map[string][]float32 {
-				ms, _, err := svc.List(ctx, scope, mnemo.ListQuery{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				out := map[string][]float32{}
-				for _, m := range ms {
-					out[m.Content] = m.Embedding
-				}
-				return out
-			}
 			for scope, ref := range map[mnemo.Scope]mnemo.Scope{alice: carol, bob: dave} {
-				got, want := vectors(scope), vectors(ref)
+				got, want := embeddedVectors(t, svc, scope), embeddedVectors(t, svc, ref)
 				for text, v := range want {
 					if len(v) == 0 {
 						t.Fatalf("%q has no vector", text)
@@ -439,7 +425,6 @@ func TestEditedMessagesOnEveryStore(t *testing.T) {
 // before it alone; after, their turn is one, and each reads all of it
 // before it, as in the session sent in one call.
 func TestFirstSpeakerEmbeddedAgain(t *testing.T) {
-	ctx := context.Background()
 	c := newClock()
 	svc := newSemantic(t, c, "", service.Options{})
 	chat := []memory.Message{
@@ -449,24 +434,28 @@ func TestFirstSpeakerEmbeddedAgain(t *testing.T) {
 		{Role: "assistant", Name: "Melanie", Content: "Wow, lucky you!"},
 	}
 	feedBothWays(t, svc, c, chat)
-	if err := svc.WaitEmbedded(ctx); err != nil {
-		t.Fatal(err)
-	}
-	vectors := func(scope mnemo.Scope) map[string][]float32 {
-		ms, _, err := svc.List(ctx, scope, mnemo.ListQuery{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string][]float32{}
-		for _, m := range ms {
-			out[m.Content] = m.Embedding
-		}
-		return out
-	}
-	one, each := vectors(alice), vectors(bob)
+	one, each := embeddedVectors(t, svc, alice), embeddedVectors(t, svc, bob)
 	for _, m := range chat {
 		if len(one[m.Content]) == 0 || !slices.Equal(each[m.Content], one[m.Content]) {
 			t.Errorf("%q: a message a call gives another vector than one call", m.Content)
 		}
 	}
+}
+
+// embeddedVectors waits for the embedder and returns the vector of each
+// memory of scope, by its text.
+func embeddedVectors(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) map[string][]float32 {
+	t.Helper()
+	if err := svc.WaitEmbedded(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := svc.List(context.Background(), scope, mnemo.ListQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]float32{}
+	for _, m := range ms {
+		out[m.Content] = m.Embedding
+	}
+	return out
 }
