@@ -46,6 +46,11 @@ type ftsMerger struct {
 	mu      sync.Mutex
 	written int64 // rows indexed or removed since the last merge
 	due     bool  // merge once regardless of written: the store was just opened
+	// erased counts the rows a forget or clear removed since the last
+	// merge: FTS5 keeps a removed row's terms in its segments until they
+	// are rewritten, so these are merged however few the segments are, and
+	// with the writer's secure_delete the old pages are zeroed (API-12).
+	erased  int64
 	timer   *time.Timer
 	running bool
 	closed  bool
@@ -71,6 +76,21 @@ func (m *ftsMerger) wrote(n int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.written += n
+	if !m.closed {
+		m.timer.Reset(ftsMergeIdle)
+	}
+}
+
+// forgot records that a committed forget or clear removed n rows of the
+// full-text index: the next merge, once the writer is quiet, rewrites
+// every segment, so that nothing of them stays in the file.
+func (m *ftsMerger) forgot(n int64) {
+	if m == nil || n <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.erased += n
 	if !m.closed {
 		m.timer.Reset(ftsMergeIdle)
 	}
@@ -106,9 +126,9 @@ func (m *ftsMerger) run() error {
 		return err
 	}
 	m.mu.Lock()
-	written, due := m.written, m.due
+	written, due, erased := m.written, m.due, m.erased
 	m.mu.Unlock()
-	if !due {
+	if !due && erased == 0 {
 		rows, err := db.ftsRows(ctx)
 		if err != nil {
 			return err
@@ -121,7 +141,7 @@ func (m *ftsMerger) run() error {
 	if err := db.reader.QueryRowContext(ctx, `SELECT count(DISTINCT segid) FROM memories_fts_idx`).Scan(&segments); err != nil {
 		return fmt.Errorf("count segments: %w", err)
 	}
-	if segments > ftsMergeSegments {
+	if segments > ftsMergeSegments || erased > 0 && segments > 0 {
 		for {
 			db.vectors.gate.Load().Yield(ctx)
 			done, err := db.ftsMergeStep(ctx)
@@ -135,6 +155,7 @@ func (m *ftsMerger) run() error {
 	}
 	m.mu.Lock()
 	m.written -= written // what was written meanwhile counts for the next
+	m.erased -= erased
 	m.due = false
 	m.mu.Unlock()
 	return nil

@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -84,5 +86,63 @@ func TestFTSMerge(t *testing.T) {
 		if err != nil || len(res.Hits) != tt.want {
 			t.Errorf("search %q: %d hits, %v; want %d", tt.term, len(res.Hits), err, tt.want)
 		}
+	}
+}
+
+// TestFTSMergeAfterForget checks that a forget makes the next merge
+// rewrite the full-text index however few its segments, so that the
+// forgotten row's terms, which FTS5 keeps in a segment until it is
+// rewritten, leave the file (API-12; the writer's secure_delete zeroes the
+// pages they were on).
+func TestFTSMergeAfterForget(t *testing.T) {
+	idle := ftsMergeIdle
+	ftsMergeIdle = time.Hour // the test starts the check itself
+	t.Cleanup(func() { ftsMergeIdle = idle })
+
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := mnemo.Scope{TenantID: "t", AgentID: "a"}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const secret = "qzxwvutsecret"
+	var recs []mnemo.Record
+	for i := range 50 {
+		text := fmt.Sprintf("note %d about the weather and the lake", i)
+		if i == 20 {
+			text = "my password is " + secret + " keep it"
+		}
+		m := mnemo.Memory{ID: uuidFor(i), Content: text, Type: "fact", CreatedAt: now, UpdatedAt: now}
+		recs = append(recs, mnemo.Record{Memory: m, Index: mnemo.IndexText{Text: text}})
+	}
+	if _, err := db.Write(ctx, scope, recs); err != nil { // one segment
+		t.Fatal(err)
+	}
+	db.ftsMerge.fire() // the merge the open made due, out of the way
+	testwait.Until(t, 10*time.Second, "the open's merge", func() bool {
+		db.ftsMerge.mu.Lock()
+		defer db.ftsMerge.mu.Unlock()
+		return !db.ftsMerge.due && !db.ftsMerge.running
+	})
+	if _, err := db.Forget(ctx, scope, []string{uuidFor(20)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db.ftsMerge.fire()
+	testwait.Until(t, 10*time.Second, "the forget's merge", func() bool {
+		db.ftsMerge.mu.Lock()
+		defer db.ftsMerge.mu.Unlock()
+		return db.ftsMerge.erased == 0 && !db.ftsMerge.running
+	})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(secret)); n > 0 {
+		t.Errorf("the file holds the forgotten text %d times", n)
 	}
 }

@@ -160,7 +160,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	// process committed in between, without waiting on busy_timeout.
 	// secure_delete zeroes what a write frees, so that a memory forgotten
 	// for good (API-12) leaves no bytes in the file's free space; the
-	// full-text index's segments keep a deleted row's terms until merged.
+	// full-text index's segments, which keep a deleted row's terms, are
+	// rewritten by the merge a forgetting makes due (ftsMerger.forgot).
 	db.writer, err = sql.Open("sqlite", dsn(abs,
 		"_txlock=immediate",
 		"_pragma=busy_timeout(5000)",

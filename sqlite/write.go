@@ -919,6 +919,7 @@ func (db *DB) delete(ctx context.Context, scope mnemo.Scope, op, cond string, ar
 	db.lex.wmu.Unlock()
 	if fts {
 		db.ftsMerge.wrote(int64(n))
+		db.ftsMerge.forgot(int64(len(unindexed)))
 	}
 	if sp, err := db.scopeSpan(ctx, scope); err == nil && sp.lo != 0 {
 		if op == mnemo.OpClear {
