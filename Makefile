@@ -159,6 +159,7 @@ FUZZERS = \
 	./memory:FuzzWriteTimes \
 	./memory:FuzzAddMessages \
 	./memory:FuzzEditMessages \
+	./memory:FuzzTurnNumber \
 	./memory:FuzzSpeakerLabel \
 	./internal/textutil:FuzzSentences \
 	./bench/locomo:FuzzReadFeatures \

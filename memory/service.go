@@ -3,7 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -880,15 +879,6 @@ func speakerName(m *mnemo.Memory) string {
 }
 
 func speaker(m *mnemo.Memory) (role, name string) {
-	if m.Type != mnemo.TypeEvent || len(m.Data) == 0 || m.Data[0] != '{' {
-		return "", ""
-	}
-	var v struct {
-		Role string `json:"role"`
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(m.Data, &v) != nil || v.Role == "" {
-		return "", ""
-	}
-	return v.Role, v.Name
+	d := messageOf(m)
+	return d.Role, d.Name
 }

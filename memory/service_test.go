@@ -385,7 +385,7 @@ func TestMessagesUseContext(t *testing.T) {
 	if err != nil || len(ms) != 2 {
 		t.Fatalf("AddMessages = %v, %v", ms, err)
 	}
-	if ms[0].Type != mnemo.TypeEvent || ms[0].SessionID != "s1" || string(ms[0].Data) != `{"role":"user","name":"Caroline"}` {
+	if ms[0].Type != mnemo.TypeEvent || ms[0].SessionID != "s1" || string(ms[0].Data) != `{"role":"user","name":"Caroline","turn":1}` {
 		t.Fatalf("message memory = %+v", ms[0])
 	}
 	// The speaker's name is indexed with the text.
