@@ -83,6 +83,11 @@ func joinRange(text string, a, b match) (match, bool) {
 		return match{}, false
 	}
 	bw := b.w
+	if _, weekday := weekdays[strings.TrimPrefix(strings.ToLower(text[b.pos:b.end]), "on ")]; weekday && !bw.End.After(a.w.Start) {
+		// A weekday read alone ("to Friday" after "from Wednesday",
+		// written in the past tense): the right end is the next one.
+		bw = Window{bw.Start.AddDate(0, 0, 7), bw.End.AddDate(0, 0, 7)}
+	}
 	if !bw.End.After(a.w.Start) && bw.Duration() < 366*24*time.Hour {
 		// An incomplete date read alone ("七月" said in May): the right
 		// end follows the left, as in enRange.

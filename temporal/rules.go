@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -718,7 +719,29 @@ func enSeason(sub []string, text string, loc []int, c ctx) (Window, bool) {
 
 func enWeekday(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	day := weekdays[lower(sub[1])]
+	if day == c.ref.Weekday() && !c.query && !rangeEnd(text, loc) {
+		// On the day itself people say "today": its weekday names the
+		// one a week before or after (REC-23). A range's end ("from
+		// Monday to Wednesday") and a question's weekday keep the
+		// nearest reading.
+		if c.biasOf() == past {
+			return lastWeekday(c.ref, day), true
+		}
+		return nextWeekday(c.ref, day), true
+	}
 	return choose([]Window{weekdayW(c.ref, day, -1), weekdayW(c.ref, day, 0), weekdayW(c.ref, day, 1)}, c)
+}
+
+// rangeEnd reports whether the time at loc in text is an end of a range:
+// a word that joins one ("to", "until", "from", "between") is next to it.
+func rangeEnd(text string, loc []int) bool {
+	before := strings.Fields(strings.ToLower(text[:loc[0]]))
+	after := strings.Fields(strings.ToLower(text[loc[1]:]))
+	if n := len(before); n > 0 && (rangeJoins[before[n-1]] || before[n-1] == "from" || before[n-1] == "between") {
+		return true
+	}
+	// "and" joins only after "between": "on Monday and we talked" is no range.
+	return len(after) > 0 && rangeJoins[after[0]] && (after[0] != "and" || slices.Contains(before, "between"))
 }
 
 func enRelativeTo(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -1177,8 +1200,11 @@ func tense(text string) bias {
 
 var tenseRes = sync.OnceValue(func() [2]*regexp.Regexp {
 	return [2]*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|hope\s+to|want\s+to|upcoming|next|tomorrow|soon)\b|'ll\b|明天|明年|下周|下个月|将|打算|准备|计划`),
-		regexp.MustCompile(`(?i)\b(was|were|did|had|went|ago|yesterday|last|been|[a-z]{3,}ed)\b|昨天|去年|上周|上个月|以前|之前|了|过`),
+		// Plans are also proposed and asked about with no future tense:
+		// "Let's…", "How about…", "Are you free…", "See you…".
+		regexp.MustCompile(`(?i)\b(will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|hope\s+to|want\s+to|wanna|upcoming|next|tomorrow|soon|let's|let\s+us|how\s+about|what\s+about|are\s+you\s+(?:free|around|busy|available|coming|up\s+for)|sound\s+good|see\s+you|can't\s+wait|cannot\s+wait|looking\s+forward|would\s+you\s+like|should\s+we|about\s+to|(?:am|are|is|'m|'re|'s)\s+(?:going|coming|meeting|visiting|flying|driving|leaving|heading|hosting)\b)\b|'ll\b|明天|明年|下周|下个月|将|打算|准备|计划`),
+		// Regular pasts and the irregular verbs people write most.
+		regexp.MustCompile(`(?i)\b(was|were|did|had|went|ago|yesterday|last|been|[a-z]{3,}ed|met|saw|got|took|made|came|told|said|felt|found|gave|bought|brought|thought|ran|left|ate|wrote|began|won|lost|spent|sent|kept|heard|paid|sold|held|became|caught|drove|flew|fell|forgot|knew|wore|sang|swam|sat|stood|slept|threw|woke|rode|broke|chose|drank|spoke|taught|fought|built|grew|hung|meant|led|shook|stole|tore)\b|昨天|去年|上周|上个月|以前|之前|了|过`),
 	}
 })
 
