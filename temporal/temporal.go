@@ -109,18 +109,80 @@ type lazyTense struct {
 	text string
 	done bool
 	b    bias
+	// whole, when set, is the tense of the text that text is a sentence
+	// of: what a sentence that says nothing of its time is read by.
+	whole *lazyTense
+}
+
+func (t *lazyTense) get() bias {
+	if !t.done {
+		t.b, t.done = tense(t.text), true
+		if t.b == nearest && t.whole != nil {
+			t.b = t.whole.get()
+		}
+	}
+	return t.b
 }
 
 // biasOf returns c's bias.
 func (c ctx) biasOf() bias {
-	t := c.tense
-	if t == nil {
+	if c.tense == nil {
 		return c.bias
 	}
-	if !t.done {
-		t.b, t.done = tense(t.text), true
+	return c.tense.get()
+}
+
+// inSentence is c for a time at [lo, hi) of text: its tense, if it reads
+// one, is its sentence's, where a message says what one did and then
+// asks about a plan ("We went to the lake. Are you free on Saturday?").
+func (c ctx) inSentence(text string, lo, hi int) ctx {
+	if c.tense != nil {
+		if s := sentenceAt(text, lo, hi); len(s) < len(text) {
+			c.tense = &lazyTense{text: s, whole: c.tense}
+		}
 	}
-	return t.b
+	return c
+}
+
+// sentenceAt is the sentence of text that holds [lo, hi): from the end
+// of the one before it to its own end (". ", "! ", "? ", "; ", a line
+// break, 。！？；).
+func sentenceAt(text string, lo, hi int) string {
+	start, end := 0, len(text)
+	for i := lo - 1; i >= 0; i-- {
+		if n := sentenceEnd(text, i); n > 0 {
+			start = i + n
+			break
+		}
+	}
+	for i := hi; i < len(text); i++ {
+		if n := sentenceEnd(text, i); n > 0 {
+			end = i + n
+			break
+		}
+	}
+	return text[start:end]
+}
+
+// sentenceEnd is the length of the mark that ends a sentence at text[i:],
+// or 0.
+func sentenceEnd(text string, i int) int {
+	switch b := text[i]; b {
+	case '\n':
+		return 1
+	case '.', '!', '?', ';':
+		if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' {
+			return 1
+		}
+		return 0
+	case 0xE3, 0xEF: // 。 and the full-width ！？；
+		for _, m := range []string{"。", "！", "？", "；"} {
+			if strings.HasPrefix(text[i:], m) {
+				return len(m)
+			}
+		}
+	}
+	return 0
 }
 
 // Extract returns every time expression in text, in order, each resolved
@@ -200,7 +262,7 @@ func find(text string, c ctx) []Expr {
 			if r.trim > 0 && loc[2*r.trim] >= 0 { // the expression proper is a group
 				start, end = loc[2*r.trim], loc[2*r.trim+1]
 			}
-			w, ok := r.resolve(sub, text, loc, c)
+			w, ok := r.resolve(sub, text, loc, c.inSentence(text, loc[0], loc[1]))
 			if !ok || !w.Valid() {
 				continue
 			}

@@ -23,6 +23,10 @@ var weekdaySentences = struct{ past, future []string }{
 		"We took the dogs to the beach on %s.",
 		"I got the job offer on %s!",
 		"He ran his first half marathon on %s.",
+		// A sentence's own tense, where the message's others say another.
+		"Let's catch up soon! We met on %s.",
+		// A sentence that says nothing of its time: the message's.
+		"It was a long week. %s, the big storm.",
 	},
 	future: []string{
 		"Are you free on %s?",
@@ -35,6 +39,8 @@ var weekdaySentences = struct{ past, future []string }{
 		"Can't wait for %s!",
 		"We're planning to go hiking on %s.",
 		"Would you like to come over on %s?",
+		"I went to the lake with the kids. Are you free on %s?",
+		"We had a blast at the wedding! See you %s!",
 	},
 }
 
