@@ -126,13 +126,11 @@ func enRecent(sub []string, text string, loc []int, c ctx) (Window, bool) {
 }
 
 // enTheWeekend is "over the weekend": in a query, the latest one begun
-// (a question asks about the past); in a text, the nearest, whatever its
-// tense: said on a Friday, the one to come ("can't wait for the
-// weekend"), on a Monday, the one just over.
+// (a question asks about the past); in a text, the one its sentence's
+// tense picks ("we went hiking over the weekend", said on a Wednesday:
+// the one just over), else the nearest (said on a Friday, the one to
+// come).
 func enTheWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {
-	if !c.query {
-		c.tense, c.bias = nil, nearest
-	}
 	return choose([]Window{weekendW(c.ref.AddDate(0, 0, -7)), weekendW(c.ref), weekendW(c.ref.AddDate(0, 0, 7))}, c)
 }
 

@@ -116,3 +116,44 @@ func TestWeekdayRangeEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestTheWeekendByTense checks that "the weekend" in a message written
+// mid-week is the one its sentence speaks of: just over for what was
+// done, the coming one for a plan (REC-23).
+func TestTheWeekendByTense(t *testing.T) {
+	past := []string{
+		"We went hiking over the weekend.",
+		"I did something fun with my pups over the weekend, took them to the beach.",
+		"Let's catch up soon! I met her parents on the weekend.",
+	}
+	future := []string{
+		"Are you free over the weekend?",
+		"Let's go camping on the weekend.",
+		"It was a long week. I can't wait for the weekend!",
+	}
+	n := 0
+	for _, ref := range phrasingRefs {
+		if wd := ref.Weekday(); wd < time.Tuesday || wd > time.Thursday {
+			continue // next to a weekend the nearest one is meant whatever the tense
+		}
+		sat := daysFrom(ref, -(int(ref.Weekday())+1)%7)
+		for _, c := range []struct {
+			texts []string
+			want  Window
+		}{
+			{past, Window{sat, daysFrom(sat, 2)}},
+			{future, Window{daysFrom(sat, 7), daysFrom(sat, 9)}},
+		} {
+			for _, text := range c.texts {
+				n++
+				exprs := Extract(text, ref)
+				if len(exprs) != 1 || !exprs[0].Window.Start.Equal(c.want.Start) || !exprs[0].Window.End.Equal(c.want.End) {
+					t.Errorf("ref %s: %q: %v, want %s", ref.Format("Mon 2006-01-02"), text, exprs, show(c.want))
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no reference time mid-week")
+	}
+}
