@@ -744,6 +744,18 @@ func rangeEnd(text string, loc []int) bool {
 	return len(after) > 0 && rangeJoins[after[0]] && (after[0] != "and" || slices.Contains(before, "between"))
 }
 
+// zhRangeEnd is rangeEnd for Chinese: 从, 自 or a range's mark (到, 至, a
+// dash) next to the time.
+func zhRangeEnd(text string, loc []int) bool {
+	before, after := strings.TrimSpace(text[:loc[0]]), strings.TrimSpace(text[loc[1]:])
+	for _, m := range []string{"到", "至", "~", "～", "-", "—", "–"} {
+		if strings.HasSuffix(before, m) || strings.HasPrefix(after, m) {
+			return true
+		}
+	}
+	return strings.HasSuffix(before, "从") || strings.HasSuffix(before, "自")
+}
+
 func enRelativeTo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	var p Window
 	var ok bool
@@ -945,6 +957,13 @@ func zhWeekday(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	off, ok := zhOffset(sub[1])
 	if !ok && countedBefore(text, loc[0]) {
 		return Window{}, false // 一周三次, 每周五: how often, not when
+	}
+	if !ok && day == c.ref.Weekday() && !c.query && !zhRangeEnd(text, loc) {
+		// 周五 alone, written on a Friday: another week's, as enWeekday.
+		if c.biasOf() == past {
+			return lastWeekday(c.ref, day), true
+		}
+		return nextWeekday(c.ref, day), true
 	}
 	if !ok { // 周五 alone
 		return choose([]Window{weekdayW(c.ref, day, -1), weekdayW(c.ref, day, 0), weekdayW(c.ref, day, 1)}, c)

@@ -157,3 +157,23 @@ func TestTheWeekendByTense(t *testing.T) {
 		t.Fatal("no reference time mid-week")
 	}
 }
+
+// TestTodaysWeekdayChinese checks 周五 alone written on a Friday as
+// TestTodaysWeekday does in English: the last one for what was done (了,
+// 过), else the next.
+func TestTodaysWeekdayChinese(t *testing.T) {
+	for _, ref := range phrasingRefs {
+		day := zhDays[ref.Weekday()]
+		for text, want := range map[string]Window{
+			"我们周" + day + "去了公园。":  oneDay(daysFrom(ref, -7)),
+			"星期" + day + "我去过那家店。": oneDay(daysFrom(ref, -7)),
+			"周" + day + "见！":       oneDay(daysFrom(ref, 7)),
+			"周" + day + "我们打算去爬山。": oneDay(daysFrom(ref, 7)),
+		} {
+			exprs := Extract(text, ref)
+			if len(exprs) != 1 || !exprs[0].Window.Start.Equal(want.Start) || !exprs[0].Window.End.Equal(want.End) {
+				t.Errorf("ref %s: %q: %v, want %s", ref.Format("Mon 2006-01-02"), text, exprs, show(want))
+			}
+		}
+	}
+}
