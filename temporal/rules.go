@@ -1207,7 +1207,14 @@ func zhPast(sub []string, text string, loc []int, c ctx) (Window, bool) {
 // to read its incomplete dates ("in May", "on Friday").
 func tense(text string) bias {
 	r := tenseRes()
-	fut, pst := r[0].MatchString(text), r[1].MatchString(text)
+	fut, pst := r[0].MatchString(text), false
+	for _, w := range r[1].FindAllString(text, -1) {
+		// "I'm so excited for Saturday": a feeling now, not a past.
+		if !feelings[strings.ToLower(w)] {
+			pst = true
+			break
+		}
+	}
 	switch {
 	case fut && !pst:
 		return future
@@ -1217,11 +1224,19 @@ func tense(text string) bias {
 	return nearest
 }
 
+// feelings are the words in -ed that say how one feels, as often now
+// as then: alone they tell no past.
+var feelings = map[string]bool{
+	"excited": true, "tired": true, "interested": true, "worried": true, "scared": true,
+	"bored": true, "stressed": true, "thrilled": true, "pleased": true, "overwhelmed": true,
+	"exhausted": true, "relieved": true, "pumped": true, "stoked": true, "psyched": true,
+}
+
 var tenseRes = sync.OnceValue(func() [2]*regexp.Regexp {
 	return [2]*regexp.Regexp{
 		// Plans are also proposed and asked about with no future tense:
 		// "Let's…", "How about…", "Are you free…", "See you…".
-		regexp.MustCompile(`(?i)\b(will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|hope\s+to|want\s+to|wanna|upcoming|next|tomorrow|soon|let's|let\s+us|how\s+about|what\s+about|are\s+you\s+(?:free|around|busy|available|coming|up\s+for)|sound\s+good|see\s+you|can't\s+wait|cannot\s+wait|looking\s+forward|would\s+you\s+like|should\s+we|about\s+to|(?:am|are|is|'m|'re|'s)\s+(?:going|coming|meeting|visiting|flying|driving|leaving|heading|hosting)\b)\b|'ll\b|明天|明年|下周|下个月|将|打算|准备|计划`),
+		regexp.MustCompile(`(?i)\b(will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|hope\s+to|want\s+to|wanna|upcoming|next|tomorrow|soon|let's|let\s+us|how\s+about|what\s+about|are\s+you\s+(?:free|around|busy|available|coming|up\s+for)|sound\s+good|see\s+you|can't\s+wait|cannot\s+wait|looking\s+forward|would\s+you\s+like|should\s+we|about\s+to|(?:excited|nervous|ready)\s+for|plans?\s+for|getting\s+married|(?:am|are|is|'m|'re|'s)\s+(?:going|coming|meeting|visiting|flying|driving|leaving|heading|hosting)\b)\b|'ll\b|明天|明年|下周|下个月|将|打算|准备|计划`),
 		// Regular pasts and the irregular verbs people write most.
 		regexp.MustCompile(`(?i)\b(was|were|did|had|went|ago|yesterday|last|been|[a-z]{3,}ed|met|saw|got|took|made|came|told|said|felt|found|gave|bought|brought|thought|ran|left|ate|wrote|began|won|lost|spent|sent|kept|heard|paid|sold|held|became|caught|drove|flew|fell|forgot|knew|wore|sang|swam|sat|stood|slept|threw|woke|rode|broke|chose|drank|spoke|taught|fought|built|grew|hung|meant|led|shook|stole|tore)\b|昨天|去年|上周|上个月|以前|之前|了|过`),
 	}

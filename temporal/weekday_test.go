@@ -41,6 +41,8 @@ var weekdaySentences = struct{ past, future []string }{
 		"Would you like to come over on %s?",
 		"I went to the lake with the kids. Are you free on %s?",
 		"We had a blast at the wedding! See you %s!",
+		"I'm so excited for %s!",
+		"Any plans for %s?",
 	},
 }
 
