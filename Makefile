@@ -162,6 +162,7 @@ FUZZERS = \
 	./memory:FuzzTurnNumber \
 	./memory:FuzzSpeakerLabel \
 	./internal/textutil:FuzzSentences \
+	./internal/shorthand:FuzzExpand \
 	./bench/locomo:FuzzReadFeatures \
 	./internal/timejson:FuzzRewrite \
 	./internal/agenthook:FuzzReadTranscript \
