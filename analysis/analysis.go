@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/mnemo-dev/mnemo/internal/shorthand"
 )
 
 // Analyzer turns text into index terms. It is safe for concurrent use and
@@ -73,9 +75,7 @@ func (a *Analyzer) Terms(text string) []string {
 			})
 			continue
 		}
-		if w, ok := a.analyzeWord(tok.text); ok {
-			terms = append(terms, w.term)
-		}
+		a.analyzeWords(tok.text, func(w analyzed) { terms = append(terms, w.term) })
 	}
 	return terms
 }
@@ -128,9 +128,7 @@ func (a *Analyzer) Query(q string) Query {
 				bigrams(tok.text, seg, func(t string) { add(&out.Terms, t, t) })
 			})
 		default:
-			if w, ok := a.analyzeWord(tok.text); ok {
-				add(&out.Terms, w.term, w.term)
-			}
+			a.analyzeWords(tok.text, func(w analyzed) { add(&out.Terms, w.term, w.term) })
 		}
 	}
 	return out
@@ -205,9 +203,11 @@ func (a *Analyzer) Keywords(text string, n int) []string {
 			})
 			continue
 		}
-		if w, ok := a.analyzeWord(tok.text); ok && w.kind == plain {
-			add(w.term, w.surface)
-		}
+		a.analyzeWords(tok.text, func(w analyzed) {
+			if w.kind == plain {
+				add(w.term, w.surface)
+			}
+		})
 	}
 	slices.SortStableFunc(kws, func(a, b keyword) int { return cmp.Compare(b.count, a.count) })
 	out := make([]string, 0, min(n, len(kws)))
@@ -237,6 +237,25 @@ type analyzed struct {
 // or contracted auxiliaries ("I'm", "we'll"), all stop words on their own.
 var clitics = map[string]struct{}{
 	"'s": {}, "'m": {}, "'re": {}, "'ve": {}, "'ll": {}, "'d": {},
+}
+
+// analyzeWords analyses a word token, or the words a chat's shorthand
+// stands for ("bday" is "birthday", "idk" "i don't know"), so that a
+// question written out in full finds a chat's words (REC-39), and calls
+// yield with each word not dropped.
+func (a *Analyzer) analyzeWords(text string, yield func(analyzed)) {
+	full, ok := shorthand.Word(text)
+	if !ok {
+		if w, ok := a.analyzeWord(text); ok {
+			yield(w)
+		}
+		return
+	}
+	for w := range strings.FieldsSeq(full) {
+		if w, ok := a.analyzeWord(w); ok {
+			yield(w)
+		}
+	}
 }
 
 // analyzeWord analyses a word token, reporting false if it is dropped.

@@ -53,6 +53,11 @@ func TestTerms(t *testing.T) {
 		{"korean", "파이썬 좋아", []string{"파이", "이썬", "좋아"}},
 		{"korean syllable", "책", []string{"책"}},
 		{"invalid utf-8", "ab\xffcd", []string{"ab", "cd"}},
+		{"chat shorthand", "my bday pics from yday", []string{"birthday", "pictur", "yesterday"}},
+		{"shorthand of several words", "idk, gonna ask", []string{"not", "know", "go", "ask"}},
+		{"shorthand possessive", "Bday's cake", []string{"birthday", "cake"}},
+		{"acronym is no shorthand", "UNI BC", []string{"uni", "bc"}},
+		{"british spelling", "my favourite colour", []string{"favorit", "color"}},
 	}
 	a := New()
 	for _, tt := range tests {
@@ -67,6 +72,27 @@ func TestTerms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShorthandFound: a question written out in full asks with the
+// terms of a chat's shorthand (REC-39).
+func TestShorthandFound(t *testing.T) {
+	a := New()
+	for _, tc := range []struct{ chat, question string }{
+		{"omg my bday party!!", "birthday party"},
+		{"got new pics of the kids", "pictures kids"},
+		{"my bf took me to the theatre", "boyfriend theater"},
+		{"congrats on the new appt", "congratulations appointment"},
+		{"we spent the wknd at my mum's", "weekend mom"},
+		{"fave band, c u 2nite", "favorite band tonight"},
+	} {
+		have := a.Terms(tc.chat)
+		for _, q := range a.Query(tc.question).Terms {
+			if !slices.Contains(have, q) {
+				t.Errorf("%q asks with %q, which %q's terms %q lack", tc.question, q, tc.chat, have)
+			}
+		}
 	}
 }
 
