@@ -193,7 +193,8 @@ func buildRules() []rule {
 		zh(`(`+cyear+`)年(?:(`+cnum+`{1,3})月(?:(`+cnum+`{1,3})[日号])?)?`+cmod, "年", zhAbs),
 		zh(`(大前年|前年|去年|今年|明年|后年|大后年)(?:(`+cnum+`{1,3})月(?:(`+cnum+`{1,3})[日号])?)?`+cmod, "年", zhYearRel),
 		zh(`(`+cnum+`{1,3})月份?(?:(`+cnum+`{1,3})[日号])?`+cmod, "月", zhMonthDay),
-		zh(`(大前天|前天|昨天|昨日|昨晚|今天|今日|今晚|今早|明天|明日|明早|后天|大后天)`, "天|日|晚|早", zhDayWord),
+		// With the spoken forms of the north (REC-39): 昨儿, 今儿个, 明儿.
+		zh(`(大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今晚|今夜|今早|明天|明日|明早|明晚|后天|大后天|前儿个|昨儿个|昨儿|今儿个|今儿|明儿个|明儿|后儿个)`, "天|日|晚|早|夜|儿", zhDayWord),
 		// A span of weekdays: 周一到周三, 下周二至周五.
 		zh(`(上上|上|这|本|下下|下)?个?(周|星期|礼拜)([一二三四五六日天1-7])(?:到|至|~|～|-|—|–)(?:周|星期|礼拜)?([一二三四五六日天1-7])`, "周|星期|礼拜", zhWeekdayRange),
 		zh(`(上上|上|这|本|下下|下)?个?(周|星期|礼拜)([一二三四五六日天1-7])`, "周|星期|礼拜", zhWeekday),
@@ -931,8 +932,9 @@ func zhRange(sub []string, text string, loc []int, c ctx) (Window, bool) {
 }
 
 func zhDayWord(sub []string, text string, loc []int, c ctx) (Window, bool) {
-	off := map[string]int{"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
-		"明天": 1, "明日": 1, "明早": 1, "后天": 2, "大后天": 3}[sub[1]]
+	off := map[string]int{"大前天": -3, "前天": -2, "前儿个": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "昨儿": -1, "昨儿个": -1,
+		"今天": 0, "今日": 0, "今晚": 0, "今夜": 0, "今早": 0, "今儿": 0, "今儿个": 0,
+		"明天": 1, "明日": 1, "明早": 1, "明晚": 1, "明儿": 1, "明儿个": 1, "后天": 2, "后儿个": 2, "大后天": 3}[sub[1]]
 	return dayW(c.ref.AddDate(0, 0, off)), true
 }
 
@@ -1236,9 +1238,9 @@ var tenseRes = sync.OnceValue(func() [2]*regexp.Regexp {
 	return [2]*regexp.Regexp{
 		// Plans are also proposed and asked about with no future tense:
 		// "Let's…", "How about…", "Are you free…", "See you…".
-		regexp.MustCompile(`(?i)\b(will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|hope\s+to|want\s+to|wanna|upcoming|next|tomorrow|soon|let's|let\s+us|how\s+about|what\s+about|are\s+you\s+(?:free|around|busy|available|coming|up\s+for)|sound\s+good|see\s+you|can't\s+wait|cannot\s+wait|looking\s+forward|would\s+you\s+like|should\s+we|about\s+to|(?:excited|nervous|ready)\s+for|plans?\s+for|getting\s+married|(?:am|are|is|'m|'re|'s)\s+(?:going|coming|meeting|visiting|flying|driving|leaving|heading|hosting)\b)\b|'ll\b|明天|明年|下周|下个月|将|打算|准备|计划`),
+		regexp.MustCompile(`(?i)\b(will|won't|shall|gonna|going\s+to|plan(?:s|ning)?\s+to|hope\s+to|want\s+to|wanna|upcoming|next|tomorrow|soon|let's|let\s+us|how\s+about|what\s+about|are\s+you\s+(?:free|around|busy|available|coming|up\s+for)|sound\s+good|see\s+you|can't\s+wait|cannot\s+wait|looking\s+forward|would\s+you\s+like|should\s+we|about\s+to|(?:excited|nervous|ready)\s+for|plans?\s+for|getting\s+married|(?:am|are|is|'m|'re|'s)\s+(?:going|coming|meeting|visiting|flying|driving|leaving|heading|hosting)\b)\b|'ll\b|明天|明儿|明晚|明年|下周|下个月|将|打算|准备|计划`),
 		// Regular pasts and the irregular verbs people write most.
-		regexp.MustCompile(`(?i)\b(was|were|did|had|went|ago|yesterday|last|been|[a-z]{3,}ed|met|saw|got|took|made|came|told|said|felt|found|gave|bought|brought|thought|ran|left|ate|wrote|began|won|lost|spent|sent|kept|heard|paid|sold|held|became|caught|drove|flew|fell|forgot|knew|wore|sang|swam|sat|stood|slept|threw|woke|rode|broke|chose|drank|spoke|taught|fought|built|grew|hung|meant|led|shook|stole|tore)\b|昨天|去年|上周|上个月|以前|之前|了|过`),
+		regexp.MustCompile(`(?i)\b(was|were|did|had|went|ago|yesterday|last|been|[a-z]{3,}ed|met|saw|got|took|made|came|told|said|felt|found|gave|bought|brought|thought|ran|left|ate|wrote|began|won|lost|spent|sent|kept|heard|paid|sold|held|became|caught|drove|flew|fell|forgot|knew|wore|sang|swam|sat|stood|slept|threw|woke|rode|broke|chose|drank|spoke|taught|fought|built|grew|hung|meant|led|shook|stole|tore)\b|昨天|昨儿|昨晚|去年|上周|上个月|以前|之前|了|过`),
 	}
 })
 

@@ -48,6 +48,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/shorthand"
 )
 
 // Window is a span of time [Start, End).
@@ -188,7 +190,23 @@ func sentenceEnd(text string, i int) int {
 // Extract returns every time expression in text, in order, each resolved
 // against ref (a memory's text against its creation time).
 func Extract(text string, ref time.Time) []Expr {
-	return find(text, ctx{ref: ref, tense: &lazyTense{text: text}})
+	read, off, short := shorthand.Expand(text)
+	exprs := find(read, ctx{ref: ref, tense: &lazyTense{text: read}})
+	if short {
+		pointAt(text, exprs, off)
+	}
+	return exprs
+}
+
+// pointAt points exprs, found in the text shorthand.Expand wrote of text, at
+// text: a chat's "tmrw" is read as "tomorrow" (REC-39), and is what a
+// time expression there says.
+func pointAt(text string, exprs []Expr, off shorthand.Offsets) {
+	for i := range exprs {
+		e := &exprs[i]
+		e.Pos, e.EndPos = off.Start(e.Pos), off.End(e.EndPos)
+		e.Text = text[e.Pos:e.EndPos]
+	}
 }
 
 // Asked is the time constraint of a query.
@@ -209,10 +227,14 @@ type Asked struct {
 // Query finds the time a query asks about, resolved against now with a
 // bias to the past, and the query's text without it.
 func Query(text string, now time.Time) Asked {
-	a := Asked{Text: text, When: asksWhen(text)}
-	exprs := find(text, ctx{ref: now, bias: past, query: true})
+	read, off, short := shorthand.Expand(text)
+	a := Asked{Text: text, When: asksWhen(read)}
+	exprs := find(read, ctx{ref: now, bias: past, query: true})
 	if len(exprs) == 0 {
 		return a
+	}
+	if short {
+		pointAt(text, exprs, off)
 	}
 	e := exprs[0]
 	a.Found, a.Expr, a.Window = true, e.Text, e.Window
