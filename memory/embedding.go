@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/cpugate"
 	"github.com/mnemo-dev/mnemo/embed"
+	"github.com/mnemo-dev/mnemo/internal/shorthand"
 	"github.com/mnemo-dev/mnemo/internal/worker"
 )
 
@@ -86,6 +87,8 @@ func (v *vectors) embedQuery(ctx context.Context, text string) ([]float32, error
 		ctx, cancel = context.WithTimeout(ctx, v.timeout)
 		defer cancel()
 	}
+	// A query's shorthand written out as a memory's is (REC-39).
+	text, _, _ = shorthand.Expand(text)
 	vs, err := v.query.Embed(ctx, []string{text})
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/analysis"
 	"github.com/mnemo-dev/mnemo/entity"
+	"github.com/mnemo-dev/mnemo/internal/shorthand"
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 	"github.com/mnemo-dev/mnemo/rank"
 )
@@ -320,6 +321,11 @@ func addressed(text string) bool {
 			return false
 		case "you", "your", "yours", "yourself", "yourselves":
 			you = true
+		default:
+			// "u", "ur": a chat's shorthand (REC-39); "omg" is no
+			// first person.
+			full, ok := shorthand.Word(w)
+			you = you || ok && strings.HasPrefix(full, "you")
 		}
 	}
 	return you

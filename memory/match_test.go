@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/embed/builtin"
+	"github.com/mnemo-dev/mnemo/internal/shorthand"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/service"
@@ -215,6 +217,10 @@ func TestAddressed(t *testing.T) {
 		"Young people love it":                         false,
 		"你跑了慈善赛跑吗？":                                    true,
 		"我跑了慈善赛跑，你呢？":                                  false,
+		"omg u ran a race?":                            true, // a chat's shorthand (REC-39)
+		"ur painting is so gr8":                        true,
+		"omg you ran a race?":                          true,
+		"u know, I've been painting a lot":             false,
 	} {
 		if got := memory.Addressed(text); got != want {
 			t.Errorf("Addressed(%q) = %v, want %v", text, got, want)
@@ -230,8 +236,13 @@ func FuzzAddressed(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		got := memory.Addressed(text)
-		lower := strings.ToLower(text)
-		if got && !strings.Contains(lower, "you") && !strings.ContainsAny(text, "你您") {
+		// "u", "ur": a chat's shorthand, read as written out (REC-39).
+		var full strings.Builder
+		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+			w, _ = shorthand.Word(w)
+			full.WriteString(w + " ")
+		}
+		if got && !strings.Contains(full.String(), "you") && !strings.ContainsAny(text, "你您") {
 			t.Errorf("Addressed(%q) with no second person", text)
 		}
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo/entity"
 	"github.com/mnemo-dev/mnemo/internal/ids"
 	"github.com/mnemo-dev/mnemo/internal/panics"
+	"github.com/mnemo-dev/mnemo/internal/shorthand"
 	"github.com/mnemo-dev/mnemo/rank"
 	"github.com/mnemo-dev/mnemo/security"
 	"github.com/mnemo-dev/mnemo/temporal"
@@ -574,7 +575,8 @@ func (s *Service) writeWith(ctx context.Context, scope mnemo.Scope, recs []mnemo
 
 // embedText is what a memory's vector is made from: what was said, by whom,
 // and the turn it answers (prev), since a reply alone ("yes, last May")
-// often means nothing.
+// often means nothing; a chat's shorthand written out, as a question asks
+// (REC-39).
 func embedText(m *mnemo.Memory, prev string) string {
 	text := turnLine(speakerName(m), m.Content)
 	if m.Summary != "" {
@@ -583,6 +585,7 @@ func embedText(m *mnemo.Memory, prev string) string {
 	if room := embedWords - len(strings.Fields(text)); prev != "" && room > 0 {
 		text += "\n" + lastWords(prev, room)
 	}
+	text, _, _ = shorthand.Expand(text)
 	return text
 }
 
