@@ -14,6 +14,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/internal/shorthand"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -246,5 +248,34 @@ func TestHTTPSystemNamesInText(t *testing.T) {
 		if len(got) != 1 || got[0].Name != tt.name || got[0].Content != tt.content {
 			t.Errorf("NamesInText %v: sent %+v, want name %q and content %q", tt.inText, got, tt.name, tt.content)
 		}
+	}
+}
+
+func TestInShorthand(t *testing.T) {
+	convs := []Conversation{{Sessions: []Session{{Turns: []Turn{
+		{Speaker: "Ann", DiaID: "D1:1", Text: "Thanks! I'm going to post the Photos tomorrow, by the way.", BlipCaption: "a photo of you"},
+		{Speaker: "Bo", DiaID: "D1:2", Text: "Youth weekends, yesterday's birthday"},
+	}}}}}
+	got := InShorthand(convs)
+	for i, want := range []string{"thx! I'm gonna post the pics tmrw, btw.", "Youth wknds, yday's bday"} {
+		if tr := got[0].Sessions[0].Turns[i]; tr.Text != want {
+			t.Errorf("turn %d: %q, want %q", i, tr.Text, want)
+		}
+	}
+	if c := got[0].Sessions[0].Turns[0].BlipCaption; c != "a photo of you" {
+		t.Errorf("caption %q, want it as it was", c)
+	}
+	if convs[0].Sessions[0].Turns[0].Text[:7] != "Thanks!" {
+		t.Error("InShorthand changed its input")
+	}
+	// What it types is what mnemo reads back (REC-39): the figures
+	// measure the reading, docs/BENCHMARKS.md says so.
+	for full, short := range typed {
+		if _, ok := shorthand.Word(short); !ok {
+			t.Errorf("%q, typed for %q, is not read as shorthand", short, full)
+		}
+	}
+	if len(typed) != 51 {
+		t.Errorf("%d forms typed; docs/BENCHMARKS.md says 51", len(typed))
 	}
 }

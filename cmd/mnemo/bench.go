@@ -35,7 +35,7 @@ func (a *app) benchCommand() *cobra.Command {
 		Short: "Run a benchmark",
 	}
 	var profile, conversations, features, cpuProfile string
-	var asChat, namesInText bool
+	var asChat, namesInText, inShorthand bool
 	var perRequest int
 	loc := &cobra.Command{
 		Use:   "locomo <locomo.json>",
@@ -53,7 +53,8 @@ func (a *app) benchCommand() *cobra.Command {
 			"caption one of its own); a result counts for the turn its message came from. --per-request n\n" +
 			"sends n turns a request rather than a session in one, as an agent that writes each turn does.\n" +
 			"--names-in-text writes each speaker's name into the turn's text (\"Caroline: …\") and sends no\n" +
-			"name, as harnesses that know only roles do.\n" +
+			"name, as harnesses that know only roles do. --shorthand types each turn's words as people type\n" +
+			"them in a chat (\"tmrw\", \"u\", \"gonna\"); the questions stay written out.\n" +
 			"The file is LoCoMo's data/locomo10.json (github.com/snap-research/locomo) or a part of it;\n" +
 			"--conversations dev is the project's dev split (conv-26, conv-30, conv-41, conv-44, conv-48).\n" +
 			"The store is --store sqlite (a temporary file) or postgres (a temporary schema of\n" +
@@ -74,6 +75,9 @@ func (a *app) benchCommand() *cobra.Command {
 			}
 			if convs, err = locomo.Select(convs, conversations); err != nil {
 				return usagef("--conversations: %v", err)
+			}
+			if inShorthand {
+				convs = locomo.InShorthand(convs)
 			}
 			if asChat {
 				convs = locomo.AsChat(convs)
@@ -126,6 +130,7 @@ func (a *app) benchCommand() *cobra.Command {
 	loc.Flags().IntVar(&perRequest, "per-request", 0, "turns a request (default: a session in one)")
 	loc.Flags().BoolVar(&asChat, "as-chat", false, "feed each turn as chat messages, one a sentence")
 	loc.Flags().BoolVar(&namesInText, "names-in-text", false, `write each speaker's name into the text ("Caroline: …") and send no name`)
+	loc.Flags().BoolVar(&inShorthand, "shorthand", false, `type each turn's words in chat shorthand ("tmrw", "u", "gonna")`)
 	loc.Flags().StringVar(&conversations, "conversations", "", "which conversations: sample ids and zero-based positions or ranges (conv-26,0-2), or dev (default: all)")
 	// --store postgres benchmarks a temporary schema of store.postgres.dsn
 	// ($MNEMO_POSTGRES_DSN), or of the test servers scripts/pgservers.sh
