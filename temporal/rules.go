@@ -154,9 +154,12 @@ func buildRules() []rule {
 		en("0s|0's|ties", `\b(?:the\s+)?(?:((?:1[89]|20)[0-9]0)'?s|'([0-9]0)s|(twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)|the\s+([0-9]0)s)\b`, 0, enDecade),
 		// Quarters: "Q1 2023", "the first quarter of last year".
 		en("q|quarter", `\b(?:q([1-4])\s*(`+year+`)|(?:the\s+)?(first|second|third|fourth|last|1st|2nd|3rd|4th)\s+quarter\s+of\s+(`+year+`|(?:last|this|next|the)\s+year))\b`, 0, enQuarter),
-		en("other", `\bthe\s+other\s+day\b`, 0, enOtherDay),
+		en("other", `\bthe\s+other\s+(day|week)\b`, 0, enOtherDay),
+		// Weekends and weekdays counted back: "two weekends ago", "three
+		// Saturdays back".
+		en("ago|back", `\b(`+count+`)\s+(weekend|`+wd+`)s?\s+(?:ago|back)\b`, 0, enWeekdaysAgo),
 		en("recent", `\b(?:in|over|during)\s+(?:the\s+)?recent\s+(day|week|month|year)s\b`, 0, enRecent),
-		en("weekend", `\b(?:over|during|on|at|for)\s+the\s+weekend\b`, 0, enTheWeekend),
+		en("weekend", `\b(?:over|during|on|at|for)\s+the\s+(long\s+)?weekend\b`, 0, enTheWeekend),
 		en("early|late|mid", `\b(early|earlier|late|later|mid)[\s-]+in\s+(`+inner+`)\b`, 0, enPartIn),
 		// Days of a month by their ordinal: "the fifth of May", "the 5th
 		// of last month", "May the 5th", "March first".

@@ -112,12 +112,41 @@ func enThisTimeLast(sub []string, text string, loc []int, c ctx) (Window, bool) 
 	return dayW(addUnits(lower(sub[4]), c.ref, -hi)), true
 }
 
-// enOtherDay is "the other day": a few days before, within the week.
+// enOtherDay is "the other day": a few days before, within the week; "the
+// other week": a week or a few before this one.
 func enOtherDay(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if w := wordBefore(text, loc[0]); w == "every" || w == "each" {
 		return Window{}, false // every other day: how often (REC-30)
 	}
+	if lower(sub[1]) == "week" {
+		return Window{weekStart(c.ref).AddDate(0, 0, -21), weekStart(c.ref)}, true
+	}
 	return Window{dayStart(c.ref.AddDate(0, 0, -7)), dayStart(c.ref)}, true
+}
+
+// enWeekdaysAgo is "two weekends ago", "three Saturdays back": counted
+// back from the last one over before the day written (one weekend ago is
+// the last weekend), a range of counts ("two or three") a span of them.
+func enWeekdaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	lo, hi, ok := number(sub[1])
+	if !ok || lo < 1 || hi > 200 {
+		return Window{}, false
+	}
+	today := dayStart(c.ref)
+	var last Window
+	if u := lower(sub[2]); u == "weekend" {
+		if last = weekendW(c.ref); last.End.After(today) {
+			last = weekendW(c.ref.AddDate(0, 0, -7))
+		}
+	} else {
+		d := (int(today.Weekday()) - int(weekdays[u]) + 7) % 7
+		if d == 0 {
+			d = 7
+		}
+		last = dayW(today.AddDate(0, 0, -d))
+	}
+	first := Window{last.Start.AddDate(0, 0, -7*(hi-1)), last.End.AddDate(0, 0, -7*(hi-1))}
+	return Window{first.Start, last.End.AddDate(0, 0, -7*(lo-1))}, true
 }
 
 // enRecent is "in recent weeks": as "the past few weeks".
@@ -131,7 +160,12 @@ func enRecent(sub []string, text string, loc []int, c ctx) (Window, bool) {
 // the one just over), else the nearest (said on a Friday, the one to
 // come).
 func enTheWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {
-	return choose([]Window{weekendW(c.ref.AddDate(0, 0, -7)), weekendW(c.ref), weekendW(c.ref.AddDate(0, 0, 7))}, c)
+	w, ok := choose([]Window{weekendW(c.ref.AddDate(0, 0, -7)), weekendW(c.ref), weekendW(c.ref.AddDate(0, 0, 7))}, c)
+	if ok && sub[1] != "" {
+		// A long weekend: with its Friday and its Monday.
+		w = Window{w.Start.AddDate(0, 0, -1), w.End.AddDate(0, 0, 1)}
+	}
+	return w, ok
 }
 
 // enPartIn is "early in the year", "later in the week", "late in 2022".

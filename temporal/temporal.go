@@ -18,7 +18,9 @@
 // "2022年1月", "三年前", "上个月", "下周", "11月初", "8月11日到15日");
 // spoken forms (REC-32): two units back or on ("the week before last",
 // "the Friday after next", "上上个月"), fortnights, spans of counts ("two
-// or three weeks ago", "a month or two ago"), hours, ordinal days ("the
+// or three weeks ago", "a month or two ago"), weekends and weekdays
+// counted back ("two weekends ago", "three Saturdays ago"), "the other
+// week", "the long weekend", hours, ordinal days ("the
 // fifth of May", "the 5th of last month"), holidays ("last Christmas",
 // "国庆节"), the next few days, the first Monday of May, decades,
 // quarters, Chinese spans of counts ("两三天前", "两个多月前"); a range of
