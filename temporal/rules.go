@@ -207,6 +207,8 @@ func buildRules() []rule {
 		zh(`(上|下)半年`, "半年", zhHalfYear),
 		// A few days ago, said the other way round: 前几天, 前些天.
 		zh(`前(几|些|两|一两|两三)(个)?(天|周|星期|礼拜|月|年)`, "前", zhFewDaysAgo),
+		// In a few days: 过几天, 过两个礼拜 (REC-32).
+		zh(`过(几|两|一两|两三)(个)?(天|周|星期|礼拜|月)`, "过", zhInFewDays),
 		zh(`(上上|上|这|本|下下|下)?个?(?:周末)`, "周末", zhWeekend),
 		// This month's or year's start or end: 月初, 年底.
 		zh(`(月初|月底|月末|年初|年底|年末)`, "初|底|末", zhPartAlone),
@@ -221,7 +223,7 @@ func buildRules() []rule {
 		zh(`(`+cnum+`{1,3})[日号]`, "日|号", zhDayAlone),
 		// This time a year (or month) ago: 去年这个时候, 去年的今天.
 		zh(`(前年|去年|上个月|上月)的?(这个时候|这时候|这时|此时|今天|今日|这一天|这天)`, "年|月", zhThisTimeLast),
-		zh(`(?:(大前年|前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(`+zhHolidayNames+`)`, "节|元旦|夜|国庆|圣诞", zhHoliday),
+		zh(`(?:(大前年|前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(`+zhHolidayNames+`)`, "节|元旦|夜|国庆|圣诞|五一", zhHoliday),
 		zh(`(上上|上|这|本|下下|下)个?(周|星期|礼拜|月)`+cmod, "周|星期|礼拜|月", zhModUnit),
 		// Counted units before or after a date (REC-29): 6月9日前两天, 2023年5月之后三个月.
 		zh(`(`+cright+`)(?:的|之)?(前|后)(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|日|周|星期|礼拜|月|年)`, "前|后", zhCountRelativeTo),
@@ -1036,6 +1038,15 @@ func zhFewDaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		n = "几"
 	}
 	return zhAgo([]string{"", n, "", "个", "", sub[3], "", "前"}, text, loc, c)
+}
+
+// zhInFewDays is 过几天, 过两周 as 几天后 reads; not 超过两天, 经过几天,
+// 度过几天 (more than, after, spent: how long, not when) nor 不过 (but).
+func zhInFewDays(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); loc[0] > 0 && strings.ContainsRune("不经超度越通路跨错熬挺撑", r) {
+		return Window{}, false
+	}
+	return zhAgo([]string{"", sub[1], "", "个", "", sub[3], "", "后"}, text, loc, c)
 }
 
 func zhWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {

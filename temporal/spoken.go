@@ -450,7 +450,7 @@ func zhThisTimeLast(sub []string, text string, loc []int, c ctx) (Window, bool) 
 }
 
 // The Chinese names of holidays on fixed days of the Gregorian calendar.
-const zhHolidayNames = `元旦|情人节|劳动节|国庆节|国庆|万圣节|平安夜|圣诞节|圣诞|儿童节|妇女节|教师节`
+const zhHolidayNames = `元旦|情人节|劳动节|五一|国庆节|国庆|万圣节|平安夜|圣诞节|圣诞|儿童节|妇女节|教师节`
 
 func zhHolidayW(name string, y int, loc *time.Location) Window {
 	day := func(m time.Month, d, days int) Window {
@@ -464,7 +464,7 @@ func zhHolidayW(name string, y int, loc *time.Location) Window {
 		return day(2, 14, 1)
 	case "妇女节":
 		return day(3, 8, 1)
-	case "劳动节":
+	case "劳动节", "五一":
 		return day(5, 1, 5) // the May Day holiday
 	case "儿童节":
 		return day(6, 1, 1)
@@ -481,6 +481,16 @@ func zhHolidayW(name string, y int, loc *time.Location) Window {
 }
 
 func zhHoliday(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if sub[3] == "五一" {
+		// 五一 is the holiday, not five and one of a number (五一二),
+		// a street (五一路), a square (五一广场) or a name of it.
+		if r, _ := utf8.DecodeRuneInString(text[loc[1]:]); strings.ContainsRune("〇零一二两三四五六七八九十百千万0123456789点月日号路街广大村镇区", r) {
+			return Window{}, false
+		}
+		if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); strings.ContainsRune("〇零一二两三四五六七八九十百千万0123456789第", r) {
+			return Window{}, false
+		}
+	}
 	f := func(y int) Window { return zhHolidayW(sub[3], y, c.ref.Location()) }
 	switch {
 	case sub[1] != "":

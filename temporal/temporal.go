@@ -23,7 +23,7 @@
 // week", "the long weekend", hours, ordinal days ("the
 // fifth of May", "the 5th of last month"), holidays ("last Christmas",
 // "国庆节"), the next few days, the first Monday of May, decades,
-// quarters, Chinese spans of counts ("两三天前", "两个多月前"); a range of
+// quarters, Chinese spans of counts ("两三天前", "两个多月前", "过几天"); a range of
 // any two times ("from last Monday to Wednesday",
 // "五月和七月之间"); and, in a query, a window open on one side ("after
 // March 5", "before last Monday", "3月5日以后", "今年以来").
