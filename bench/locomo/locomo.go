@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mnemo-dev/mnemo/internal/textutil"
 )
@@ -224,4 +225,69 @@ func TurnOf(key string) string {
 func SessionOf(diaID string) string {
 	s, _, _ := strings.Cut(diaID, ":")
 	return s
+}
+
+// messagesByTurn returns the messages of c fed as chats (AsChat), by the
+// dia_id of the turn each came from; nil for turns fed whole.
+func (c Conversation) messagesByTurn() map[string][]Turn {
+	var m map[string][]Turn
+	for _, s := range c.Sessions {
+		for _, t := range s.Turns {
+			if turn := TurnOf(t.DiaID); turn != t.DiaID {
+				if m == nil {
+					m = map[string][]Turn{}
+				}
+				m[turn] = append(m[turn], t)
+			}
+		}
+	}
+	return m
+}
+
+// answerMessages are the dia_ids of the messages of qa's evidence turns
+// that hold a word of its gold answer (three letters or more, not a
+// function word): the message that says "I applied to adoption agencies",
+// not "Guess what!" before it. None when no message has one, or the turns
+// were fed whole.
+func answerMessages(qa QA, byTurn map[string][]Turn) []string {
+	if byTurn == nil {
+		return nil
+	}
+	var answer string
+	if json.Unmarshal(qa.Answer, &answer) != nil {
+		answer = string(qa.Answer)
+	}
+	words := contentWords(answer)
+	var ids []string
+	for _, e := range qa.Evidence {
+		for _, t := range byTurn[e] {
+			for w := range contentWords(t.Text) {
+				if words[w] && !slices.Contains(ids, t.DiaID) {
+					ids = append(ids, t.DiaID)
+					break
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// contentWords are the lower-case words of s of three letters or more,
+// function words left out.
+func contentWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) >= 3 && !functionWords[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+var functionWords = map[string]bool{
+	"the": true, "and": true, "for": true, "was": true, "were": true, "been": true, "you": true, "she": true,
+	"her": true, "his": true, "him": true, "they": true, "their": true, "them": true, "our": true, "this": true,
+	"that": true, "with": true, "from": true, "about": true, "did": true, "does": true, "what": true, "when": true,
+	"where": true, "who": true, "why": true, "how": true, "which": true, "have": true, "has": true, "had": true,
+	"not": true, "yes": true, "are": true, "but": true, "its": true, "it's": true, "also": true, "some": true,
 }

@@ -219,6 +219,30 @@ func TestAsChat(t *testing.T) {
 	if math.Abs(rep.All.Hit[10]-2.0/3) > 1e-9 || math.Abs(rep.All.Recall[10]-0.5) > 1e-9 || rep.All.SessionHit[10] != 1 {
 		t.Errorf("hit@10 %.3f, recall@10 %.3f, session hit@10 %.3f; want 0.667, 0.500, 1", rep.All.Hit[10], rep.All.Recall[10], rep.All.SessionHit[10])
 	}
+	// The messages that hold the answer: "Rex" in D1:1/1, "beagle" in
+	// D1:3/1 (not D1:1/1, also evidence); no message of D2:1 says "June
+	// 2023", so that question is not counted.
+	if m := rep.AnswerMessages; m == nil || m.Questions != 2 || m.Hit[10] != 1 || m.Recall[10] != 1 {
+		t.Errorf("answer messages %+v, want 2 questions, both found", m)
+	}
+	if got := answerMessages(convs[0].QA[1], chat[0].messagesByTurn()); !slices.Equal(got, []string{"D1:3/1"}) {
+		t.Errorf("answer messages of %q: %v, want [D1:3/1]", convs[0].QA[1].Question, got)
+	}
+	// A result that is another message of the answer's turn is no hit.
+	var s Scores
+	scoreMessages(&s, []string{"/turn/D1:2/2", "/turn/D1:2/1"}, []string{"D1:2/1", "D1:2/3"})
+	finish(&s)
+	if s.Hit[5] != 1 || s.Recall[5] != 0.5 {
+		t.Errorf("two results, one of two answer messages: hit@5 %v, recall@5 %v; want 1, 0.5", s.Hit[5], s.Recall[5])
+	}
+	// Turns fed whole have no messages of their own to count.
+	whole, err := Run(context.Background(), convs, &scripted{answers: map[string][]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.AnswerMessages != nil {
+		t.Errorf("turns fed whole: answer messages %+v, want none", whole.AnswerMessages)
+	}
 }
 
 // TestHTTPSystemNamesInText: with NamesInText a turn goes in as

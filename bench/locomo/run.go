@@ -101,6 +101,12 @@ type Report struct {
 	// 2023", "last week", "the week before 9 June"), as temporal.Query
 	// finds one: REC-25's class, whatever the category.
 	NamingTime *Scores `json:"naming_time,omitempty"`
+	// AnswerMessages scores, for conversations fed as chats (AsChat), the
+	// messages that hold the answer: those of the evidence turns with a
+	// word of the gold answer (answerMessages), counted each, not by
+	// their turn. What an agent reading the results needs is the message
+	// that says it, not another of its turn.
+	AnswerMessages *Scores `json:"answer_messages,omitempty"`
 	// Match measures the answer's match (API-17), when the system says
 	// it: the answerable questions against the adversarial ones.
 	Match *MatchReport `json:"match,omitempty"`
@@ -127,10 +133,11 @@ type Report struct {
 
 // ConversationReport is one conversation's share of a Report.
 type ConversationReport struct {
-	Sample     string          `json:"sample"`
-	All        Scores          `json:"all"`
-	ByCategory map[int]*Scores `json:"by_category"`
-	Match      *MatchReport    `json:"match,omitempty"`
+	Sample         string          `json:"sample"`
+	All            Scores          `json:"all"`
+	ByCategory     map[int]*Scores `json:"by_category"`
+	Match          *MatchReport    `json:"match,omitempty"`
+	AnswerMessages *Scores         `json:"answer_messages,omitempty"`
 }
 
 // MatchReport is how well an answer's match (API-17) tells the questions
@@ -194,6 +201,7 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 			conv.Match = &MatchReport{Levels: map[string][2]int{}}
 		}
 		now := c.LastTime()
+		messages := c.messagesByTurn()
 		cpu0 := cpuTime()
 		for _, qa := range c.QA {
 			answerable := qa.Category >= 1 && qa.Category <= 4 && len(qa.Evidence) > 0
@@ -242,6 +250,14 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 				}
 				score(rep.NamingTime, keys, qa.Evidence)
 			}
+			if ids := answerMessages(qa, messages); len(ids) > 0 {
+				for _, s := range []**Scores{&rep.AnswerMessages, &conv.AnswerMessages} {
+					if *s == nil {
+						*s = newScores()
+					}
+					scoreMessages(*s, keys, ids)
+				}
+			}
 			if gold, ok := GoldDate(qa, now); ok && qa.Category == 2 && occ != nil {
 				rep.DatedQuestions++
 				for _, w := range occ[:min(5, len(occ))] {
@@ -254,6 +270,9 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 		}
 		cpu += cpuTime() - cpu0
 		finish(&conv.All)
+		if conv.AnswerMessages != nil {
+			finish(conv.AnswerMessages)
+		}
 		for _, s := range conv.ByCategory {
 			finish(s)
 		}
@@ -268,6 +287,9 @@ func RunWith(ctx context.Context, convs []Conversation, sys System, o Options) (
 	finish(&rep.All)
 	if rep.NamingTime != nil {
 		finish(rep.NamingTime)
+	}
+	if rep.AnswerMessages != nil {
+		finish(rep.AnswerMessages)
 	}
 	for _, s := range rep.ByCategory {
 		finish(s)
@@ -498,6 +520,40 @@ func score(s *Scores, keys, evidence []string) {
 	}
 }
 
+// scoreMessages adds to s how many of the messages ids are in keys' top
+// k, each message counted, not its turn.
+func scoreMessages(s *Scores, keys, ids []string) {
+	if s.Hit == nil {
+		*s = *newScores()
+	}
+	s.Questions++
+	want, sessions := map[string]bool{}, map[string]bool{}
+	for _, id := range ids {
+		want[id], sessions[SessionOf(id)] = true, true
+	}
+	for _, k := range Ks {
+		found, session := 0, false
+		for _, key := range keys[:min(k, len(keys))] {
+			id := strings.TrimPrefix(key, "/turn/")
+			session = session || sessions[SessionOf(id)]
+			if want[id] {
+				want[id] = false
+				found++
+			}
+		}
+		for _, id := range ids {
+			want[id] = true
+		}
+		if found > 0 {
+			s.Hit[k]++
+		}
+		if session {
+			s.SessionHit[k]++
+		}
+		s.Recall[k] += float64(found) / float64(len(want))
+	}
+}
+
 func finish(s *Scores) {
 	if s.Questions == 0 {
 		return
@@ -541,6 +597,9 @@ func (r Report) WriteText(w io.Writer, withTimes bool) {
 	if r.NamingTime != nil {
 		row("names a time", r.NamingTime)
 	}
+	if r.AnswerMessages != nil {
+		row("answer msgs", r.AnswerMessages)
+	}
 	if r.DatedQuestions > 0 {
 		fmt.Fprintf(w, "\ntemporal questions naming a date: %d; a top-5 result's occurred holds it: %.3f\n", r.DatedQuestions, r.DatedAt5)
 	}
@@ -582,6 +641,9 @@ func (r Report) writePerConversation(w io.Writer, cats []int) {
 		fmt.Fprintf(w, "  %-13s", CategoryNames[c])
 	}
 	fmt.Fprintf(w, "  %-13s", "all")
+	if r.AnswerMessages != nil {
+		fmt.Fprintf(w, "  %-13s", "answer msgs")
+	}
 	if r.Match != nil {
 		fmt.Fprintf(w, "  %s", "AUROC")
 	}
@@ -596,6 +658,13 @@ func (r Report) writePerConversation(w io.Writer, cats []int) {
 			}
 		}
 		fmt.Fprintf(w, "  %.3f / %.3f", c.All.Hit[10], c.All.Recall[10])
+		if r.AnswerMessages != nil {
+			if s := c.AnswerMessages; s != nil {
+				fmt.Fprintf(w, "  %.3f / %.3f", s.Hit[10], s.Recall[10])
+			} else {
+				fmt.Fprintf(w, "  %-13s", "-")
+			}
+		}
 		if c.Match != nil {
 			fmt.Fprintf(w, "  %.3f", c.Match.AUROC)
 		}

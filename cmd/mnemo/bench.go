@@ -50,7 +50,9 @@ func (a *app) benchCommand() *cobra.Command {
 			"each category and the AUROC for each conversation on its own. sess@10 is the share of questions\n" +
 			"with an evidence turn's session among the sessions of the top 10.\n" +
 			"--as-chat feeds each turn as people type in a chat app, a message a sentence (and the photo's\n" +
-			"caption one of its own); a result counts for the turn its message came from. --per-request n\n" +
+			"caption one of its own); a result counts for the turn its message came from, and the row\n" +
+			"\"answer msgs\" counts the messages of the evidence turns that hold a word of the answer, each\n" +
+			"on its own. --per-request n\n" +
 			"sends n turns a request rather than a session in one, as an agent that writes each turn does.\n" +
 			"--names-in-text writes each speaker's name into the turn's text (\"Caroline: …\") and sends no\n" +
 			"name, as harnesses that know only roles do. --shorthand types each turn's words as people type\n" +

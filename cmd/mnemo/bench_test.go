@@ -29,8 +29,9 @@ func locomoPath() string {
 // measured figures in docs/BENCHMARKS.md and well over plain BM25's hit@10
 // of 0.637; the same conversations fed as chats, a message a sentence
 // (REC-33), each speaker's name in its text and none sent (REC-35), typed
-// in chat shorthand (REC-39), have theirs (hit@10 0.87, recall@10 0.80,
-// AUROC 0.82). So a change that hurts quality fails here.
+// in chat shorthand (REC-39), have theirs (hit@10 0.83, recall@10 0.76 by
+// turn, 0.77 and 0.69 by the messages that hold the answer, AUROC 0.82).
+// So a change that hurts quality fails here.
 //
 // It measures ranking, not concurrency, and the race detector slows the
 // sentence encoder twentyfold: `make test` runs it in a step of its own,
@@ -98,13 +99,20 @@ func TestLocomoQuality(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := chat[0].All; got.Hit[10] < 0.87 || got.Recall[10] < 0.80 {
-		t.Errorf("as chat: hit@10 %.3f, recall@10 %.3f; want ≥ 0.87 and ≥ 0.80", got.Hit[10], got.Recall[10])
+	if got := chat[0].All; got.Hit[10] < 0.83 || got.Recall[10] < 0.76 {
+		t.Errorf("as chat: hit@10 %.3f, recall@10 %.3f; want ≥ 0.83 and ≥ 0.76", got.Hit[10], got.Recall[10])
+	}
+	// The messages that hold the answer, each counted (REC-38).
+	if got := chat[0].AnswerMessages; got == nil || got.Hit[10] < 0.77 || got.Recall[10] < 0.69 {
+		t.Errorf("as chat, the answer's messages: %+v; want hit@10 ≥ 0.77 and recall@10 ≥ 0.69", got)
 	}
 	if m := chat[0].Match; m == nil || m.AUROC < 0.82 {
 		t.Errorf("as chat: match AUROC = %+v, want ≥ 0.82", m)
 	}
 	t.Logf("as chat: hit@10 %.3f recall@10 %.3f", chat[0].All.Hit[10], chat[0].All.Recall[10])
+	if m := chat[0].AnswerMessages; m != nil {
+		t.Logf("as chat, the answer's messages: hit@10 %.3f recall@10 %.3f", m.Hit[10], m.Recall[10])
+	}
 }
 
 // TestBenchLocomoConversations runs `bench locomo` on a part of a file, and
