@@ -159,7 +159,6 @@ FUZZERS = \
 	./memory:FuzzWriteTimes \
 	./memory:FuzzAddMessages \
 	./memory:FuzzEditMessages \
-	./memory:FuzzTurnNumber \
 	./memory:FuzzSpeakerLabel \
 	./internal/textutil:FuzzSentences \
 	./internal/shorthand:FuzzExpand \

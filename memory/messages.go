@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -444,60 +443,6 @@ type messageData struct {
 	// Turn is the message's turn in its session, counted from 1: the
 	// messages one speaker sends before another speaks share it (REC-38).
 	Turn int `json:"turn,omitempty"`
-}
-
-// turnNumber is messageOf(m).Turn, read without decoding the data where
-// it is as AddMessages writes it: recall reads it for candidates
-// (REC-38), and decoding each one's data cost a fifth of MMR's time.
-func turnNumber(m *mnemo.Memory) int {
-	if m.Type != mnemo.TypeEvent {
-		return 0
-	}
-	if n, ok := writtenTurn(m.Data); ok {
-		return n
-	}
-	return messageOf(m).Turn
-}
-
-// writtenTurn reads the turn of data exactly as AddMessages writes it,
-// {"role":"…","name":"…","turn":N} (the name optional), whose strings
-// hold no escape or control character: data of that form decode to just
-// those members. ok is false for any other data.
-func writtenTurn(d []byte) (n int, ok bool) {
-	str := func(b []byte) (rest []byte, empty, ok bool) {
-		i := bytes.IndexByte(b, '"')
-		if i < 0 || bytes.ContainsFunc(b[:i], func(r rune) bool { return r == '\\' || r < 0x20 }) {
-			return nil, false, false
-		}
-		return b[i+1:], i == 0, true
-	}
-	rest, ok := bytes.CutPrefix(d, []byte(`{"role":"`))
-	if !ok {
-		return 0, false
-	}
-	rest, empty, ok := str(rest)
-	if !ok || empty {
-		return 0, false
-	}
-	if r, named := bytes.CutPrefix(rest, []byte(`,"name":"`)); named {
-		if rest, _, ok = str(r); !ok {
-			return 0, false
-		}
-	}
-	num, ok := bytes.CutPrefix(rest, []byte(`,"turn":`))
-	if !ok {
-		return 0, false
-	}
-	if num, ok = bytes.CutSuffix(num, []byte("}")); !ok || len(num) == 0 || len(num) > 9 || num[0] == '0' {
-		return 0, false
-	}
-	for _, c := range num {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 // messageOf reads what AddMessages kept in a message's data; the zero

@@ -245,27 +245,7 @@ func diversify(scored []Scored, cands []candidate, profile rank.Profile, limit i
 			inv[k] = 1 / math.Sqrt(float64(n))
 		}
 	}
-	// A turn sent as several messages (a sentence a message, as chat apps
-	// send) is one answer: a message of a turn already picked repeats it
-	// whatever its words, and waits behind every other candidate (REC-38).
-	var repeat float64
-	if len(scores) > 0 {
-		repeat = rank.Repeat(profile.MMRLambda, scores[0])
-	}
-	turns := make([]int, len(ranked)) // 0 not read yet, -1 none
-	turn := func(k int) int {
-		if turns[k] == 0 {
-			turns[k] = -1
-			if n := turnNumber(&ranked[k].Memory); n > 0 {
-				turns[k] = n
-			}
-		}
-		return turns[k]
-	}
 	picked, penalty := rank.MMR(scores, func(i, j int) float64 {
-		if s := ranked[i].SessionID; s != "" && s == ranked[j].SessionID && turn(i) > 0 && turn(i) == turn(j) {
-			return repeat
-		}
 		a, b := rcands[i].vec, rcands[j].vec
 		if len(a) != len(b) || inv[i] == 0 || inv[j] == 0 {
 			return 0

@@ -74,12 +74,13 @@ func turnNumbers(t *testing.T, svc *service.Mnemo, scope mnemo.Scope) []int {
 	return turns
 }
 
-// TestTurnCountsOnce checks that a turn sent a sentence a message is one
-// result among the first (REC-38): a query that each of its sentences
-// matches, through the words its turn shares, finds the other turns that
-// match before a second sentence of it, which waits behind them with a
-// score of 0 — sent in one call or a message a call.
-func TestTurnCountsOnce(t *testing.T) {
+// TestTurnMessagesEach checks that a turn sent a sentence a message is
+// as many answers as it has messages (REC-38): a message whose turn is
+// already among the results ranks by its own relevance, not behind every
+// other candidate, since the answer a question needs is often in the
+// message after the one that says its words ("We rented a kayak" — "It
+// tipped over twice").
+func TestTurnMessagesEach(t *testing.T) {
 	c := newClock()
 	svc := newSemantic(t, c, "", service.Options{})
 	chat := []memory.Message{
@@ -95,45 +96,21 @@ func TestTurnCountsOnce(t *testing.T) {
 	if err := svc.WaitEmbedded(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	turnOf := map[string]int{}
-	for i, m := range chat {
-		turnOf[m.Content] = []int{1, 2, 2, 2, 3, 4, 5}[i]
-	}
 	for _, scope := range []mnemo.Scope{alice, bob} {
-		res, err := svc.Surface(context.Background(), scope, memory.Query{Text: "kayak", Limit: len(chat)})
+		res, err := svc.Surface(context.Background(), scope, memory.Query{Text: "what happened when Ana rented a kayak", Limit: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var turns []int
-		seen := map[int]bool{}
-		repeated := false
-		for _, r := range res.Results {
-			turn := turnOf[r.Content]
-			if seen[turn] {
-				repeated = true
-				if r.Score != 0 || r.Relevance <= 0 {
-					t.Errorf("%s: %q repeats turn %d: score %v, relevance %v; want 0 and its own", scope.AgentID, r.Content, turn, r.Score, r.Relevance)
-				}
-			} else if repeated {
-				t.Errorf("%s: turn %d (%q) after a repeat", scope.AgentID, turn, r.Content)
+		got := contents(res.Results)
+		for _, want := range []string{"We rented a kayak at the lake.", "It tipped over twice."} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: %q not among the first four: %s", scope.AgentID, want, got)
 			}
-			seen[turn] = true
-			turns = append(turns, turn)
 		}
-		if !repeated || !seen[2] || !seen[4] || !seen[5] {
-			t.Errorf("%s: results of turns %v, want turns 2, 4 and 5 first and a repeat of 2 after: %s", scope.AgentID, turns, contents(res.Results))
-		}
-		// The three that match: three turns.
-		res, err = svc.Surface(context.Background(), scope, memory.Query{Text: "kayak", Limit: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		three := map[int]bool{}
 		for _, r := range res.Results {
-			three[turnOf[r.Content]] = true
-		}
-		if len(three) != 3 {
-			t.Errorf("%s: three results from turns %v: %s", scope.AgentID, three, contents(res.Results))
+			if r.Score <= 0 {
+				t.Errorf("%s: %q scored %v (relevance %v), held back", scope.AgentID, r.Content, r.Score, r.Relevance)
+			}
 		}
 	}
 }

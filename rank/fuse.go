@@ -121,18 +121,6 @@ func MMR(scores []float64, sim func(i, j int) float64, lambda float64, k int) (p
 	return picked, penalty
 }
 
-// Repeat is the similarity MMR (at λ lambda, over scores of at most
-// best) takes for a candidate that repeats a pick outright: large enough
-// that it is picked after every candidate that does not, each of whose
-// MMR values is at least −(1−λ), and that its final score (Diversified)
-// is 0.
-func Repeat(lambda, best float64) float64 {
-	if lambda <= 0 || lambda >= 1 {
-		return 1
-	}
-	return 1 + lambda/(1-lambda)*max(best, 0) + 1e-9
-}
-
 // Diversified is the final score of a result MMR picked with the given
 // penalty (its greatest similarity to a result picked before it): its
 // MMR value over λ, relevance − (1−λ)/λ × penalty, at least 0. MMR picks

@@ -110,45 +110,6 @@ func TestMMR(t *testing.T) {
 	}
 }
 
-func TestMMRRepeat(t *testing.T) {
-	// 1 repeats 0 outright (REC-38): however relevant, it waits behind
-	// every other candidate, even one that is near 0 and alike another
-	// pick, and its final score is 0.
-	for _, tt := range []struct {
-		name   string
-		scores []float64
-		lambda float64
-	}{
-		{"scores to 1", []float64{1, 0.99, 0.3, 0.01}, 0.8},
-		{"boosted past 1", []float64{2.4, 2.3, 0.5, 0.001}, 0.8},
-		{"λ 0.5", []float64{1, 0.99, 0.3, 0}, 0.5},
-		{"λ 0.95", []float64{1.5, 1.49, 0.2, 0.1}, 0.95},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			repeat := Repeat(tt.lambda, tt.scores[0])
-			sim := func(i, j int) float64 {
-				switch {
-				case i+j == 1:
-					return repeat
-				case i == 3 || j == 3:
-					return 1 // 3 is a copy of the others' vectors
-				}
-				return 0.2
-			}
-			picked, penalty := MMR(tt.scores, sim, tt.lambda, 4)
-			if !slices.Equal(picked, []int{0, 2, 3, 1}) {
-				t.Fatalf("picked %v, want [0 2 3 1]", picked)
-			}
-			if got := Diversified(tt.scores[1], penalty[3], tt.lambda); got != 0 {
-				t.Errorf("the repeat's final score = %v, want 0", got)
-			}
-			if got := Diversified(tt.scores[2], penalty[1], tt.lambda); got <= 0 {
-				t.Errorf("the next candidate's final score = %v, want > 0", got)
-			}
-		})
-	}
-}
-
 func TestFuseDropsAMissingSignal(t *testing.T) {
 	// No candidate has a vector (no embedder): lexical relevance alone.
 	_, _, rel := Hybrid().Fuse([]float64{2, 1}, []float64{math.NaN(), math.NaN()})
