@@ -489,23 +489,33 @@ func newScores() *Scores {
 }
 
 // score adds one question's outcome (sums; finish turns them into means).
-func score(s *Scores, keys, evidence []string) {
+func score(s *Scores, keys, evidence []string) { scoreBy(s, keys, evidence, TurnOf) }
+
+// scoreMessages adds to s how many of the messages ids are in keys' top
+// k, each message counted, not its turn.
+func scoreMessages(s *Scores, keys, ids []string) {
+	scoreBy(s, keys, ids, func(key string) string { return strings.TrimPrefix(key, "/turn/") })
+}
+
+// scoreBy adds to s how many of want are among the dia_ids (idOf) of
+// keys' top k.
+func scoreBy(s *Scores, keys, want []string, idOf func(key string) string) {
 	if s.Hit == nil {
 		*s = *newScores()
 	}
 	s.Questions++
-	want, sessions := map[string]bool{}, map[string]bool{}
-	for _, e := range evidence {
-		want[e], sessions[SessionOf(e)] = true, true
+	wanted, sessions := map[string]bool{}, map[string]bool{}
+	for _, e := range want {
+		wanted[e], sessions[SessionOf(e)] = true, true
 	}
 	for _, k := range Ks {
 		found := 0
 		seen := map[string]bool{}
 		session := false
 		for _, key := range keys[:min(k, len(keys))] {
-			id := TurnOf(key)
+			id := idOf(key)
 			session = session || sessions[SessionOf(id)]
-			if want[id] && !seen[id] {
+			if wanted[id] && !seen[id] {
 				seen[id] = true
 				found++
 			}
@@ -516,41 +526,7 @@ func score(s *Scores, keys, evidence []string) {
 		if session {
 			s.SessionHit[k]++
 		}
-		s.Recall[k] += float64(found) / float64(len(want))
-	}
-}
-
-// scoreMessages adds to s how many of the messages ids are in keys' top
-// k, each message counted, not its turn.
-func scoreMessages(s *Scores, keys, ids []string) {
-	if s.Hit == nil {
-		*s = *newScores()
-	}
-	s.Questions++
-	want, sessions := map[string]bool{}, map[string]bool{}
-	for _, id := range ids {
-		want[id], sessions[SessionOf(id)] = true, true
-	}
-	for _, k := range Ks {
-		found, session := 0, false
-		for _, key := range keys[:min(k, len(keys))] {
-			id := strings.TrimPrefix(key, "/turn/")
-			session = session || sessions[SessionOf(id)]
-			if want[id] {
-				want[id] = false
-				found++
-			}
-		}
-		for _, id := range ids {
-			want[id] = true
-		}
-		if found > 0 {
-			s.Hit[k]++
-		}
-		if session {
-			s.SessionHit[k]++
-		}
-		s.Recall[k] += float64(found) / float64(len(want))
+		s.Recall[k] += float64(found) / float64(len(wanted))
 	}
 }
 
