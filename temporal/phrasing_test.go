@@ -400,6 +400,13 @@ func TestHowLongAgo(t *testing.T) {
 		{"How many days a week does she run?", false},
 		{"How many times a month do they meet?", false},
 		{"How many books did she read?", false},
+		{"Which weekend did she go camping?", true},
+		{"What weekend did they meet?", true},
+		{"Which season did they move in?", true},
+		{"During which week was the trip?", true},
+		{"Over what weekend did they paint the fence?", true},
+		{"What weekends does she work?", false},
+		{"Which seasonal fruit does she like?", false},
 	} {
 		a := Query(c.q, ref)
 		if a.Found || a.When != c.when {

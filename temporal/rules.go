@@ -3,6 +3,7 @@ package temporal
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -136,7 +137,7 @@ func buildRules() []rule {
 		en("hour|minute", `\b(?:(?:the|over\s+the|in\s+the|within\s+the|during\s+the)\s+)?(?:past|last|previous)\s+(?:(`+count+`)\s+)?(hour|minute)s?\b`, 0, enPastHours),
 		// The unit two before or after this one: "the week before last",
 		// "the Friday after next".
-		withPre(en("before|after", `\bthe\s+(day|night|week|weekend|month|year|`+wd+`)\s+(before\s+last|after\s+next)\b`, 0, enBeforeLast),
+		withPre(en("before|after", `\bthe\s+(day|night|week|weekend|month|year|spring|summer|autumn|fall|winter|`+wd+`)\s+(before\s+last|after\s+next)\b`, 0, enBeforeLast),
 			func(low string, digit, words bool) bool {
 				return strings.Contains(low, "last") || strings.Contains(low, "next")
 			}),
@@ -158,6 +159,7 @@ func buildRules() []rule {
 		// Weekends and weekdays counted back: "two weekends ago", "three
 		// Saturdays back".
 		en("ago|back", `\b(`+count+`)\s+(weekend|`+wd+`)s?\s+(?:ago|back)\b`, 0, enWeekdaysAgo),
+		en("ago|back", `\b(`+count+`)\s+(spring|summer|autumn|fall|winter)s?\s+(?:ago|back)\b`, 0, enSeasonsAgo),
 		en("recent", `\b(?:in|over|during)\s+(?:the\s+)?recent\s+(day|week|month|year)s\b`, 0, enRecent),
 		en("weekend", `\b(?:over|during|on|at|for)\s+the\s+(long\s+)?weekend\b`, 0, enTheWeekend),
 		en("early|late|mid", `\b(early|earlier|late|later|mid)[\s-]+in\s+(`+inner+`)\b`, 0, enPartIn),
@@ -178,6 +180,8 @@ func buildRules() []rule {
 		// Abbreviated weekdays after a modifier (REC-29): "last Fri", "next Tues".
 		en("last|next|this|past|previous|coming", `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b`, 0, enModWeekday),
 		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|fortnight|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
+		en("'|’", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)\s+of\s+['’]([0-9]{2})\b`, 0, enSeasonShortYear),
+		en("'|’", `\b(?:in|since|from|until|till|by|around|circa|back\s+in)\s+['’]([0-9]{2})\b`, 0, enShortYear),
 		en("spring|summer|autumn|fall|winter", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(`+year+`))?\b`, 0, enSeason),
 		// Absolute dates.
 		// A date without a digit is a month's name alone, which enAbs
@@ -348,6 +352,36 @@ func enYear(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		w.End = c.ref
 	}
 	return w, true
+}
+
+// shortYear is the year a chat writes as '19: the one in the century
+// that puts it at most ten years after ref's.
+func shortYear(yy string, ref time.Time) int {
+	n, _ := strconv.Atoi(yy)
+	y := ref.Year()/100*100 + n
+	if y > ref.Year()+10 {
+		y -= 100
+	}
+	return y
+}
+
+// enShortYear is a year written with two digits after a preposition: "in
+// '22", "back in '08", "since '15".
+func enShortYear(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	w := yearW(shortYear(sub[1], c.ref), c.ref.Location())
+	if strings.HasPrefix(lower(text[loc[0]:loc[1]]), "since ") && c.ref.After(w.Start) {
+		w.End = c.ref
+	}
+	return w, true
+}
+
+// enSeasonShortYear is "the summer of '19".
+func enSeasonShortYear(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	s := lower(sub[1])
+	if s == "fall" {
+		s = "autumn"
+	}
+	return seasonW(s, shortYear(sub[2], c.ref), c.ref.Location()), true
 }
 
 func enRange(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -1266,5 +1300,5 @@ var tenseRes = sync.OnceValue(func() [2]*regexp.Regexp {
 func asksWhen(text string) bool { return whenRe().MatchString(text) }
 
 var whenRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week)\b|which\s+(?:date|day|year|month|week)\b|how\s+long\s+ago\b|how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|time)\s+(?:ago|passed|elapsed|went\s+by|between|since|before|after|later|earlier|(?:has|had|have)\s+(?:passed|elapsed|gone\s+by)|(?:has|had|is|was)\s+it\s+been)\b|how\s+long\s+(?:since|(?:is|was|has|had)\s+it\s+been\s+since|after|before)\b|since\s+when\b|at\s+what\s+time\b|in\s+(?:what|which)\s+(?:year|month)\b|on\s+(?:what|which)\s+(?:date|day)\b)|(?:什么时候|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|多久以前|多久前|多长时间以前|多少(?:天|年|个?月|周|个?星期|个?礼拜)(?:前|以前|之前)|哪个月|什么日子)`)
+	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week|weekend|season)\b|which\s+(?:date|day|year|month|week|weekend|season)\b|how\s+long\s+ago\b|how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|time)\s+(?:ago|passed|elapsed|went\s+by|between|since|before|after|later|earlier|(?:has|had|have)\s+(?:passed|elapsed|gone\s+by)|(?:has|had|is|was)\s+it\s+been)\b|how\s+long\s+(?:since|(?:is|was|has|had)\s+it\s+been\s+since|after|before)\b|since\s+when\b|at\s+what\s+time\b|(?:in|during)\s+(?:what|which)\s+(?:year|month|week|season)\b|(?:on|over)\s+(?:what|which)\s+(?:date|day|weekend)\b)|(?:什么时候|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|多久以前|多久前|多长时间以前|多少(?:天|年|个?月|周|个?星期|个?礼拜)(?:前|以前|之前)|哪个月|什么日子)`)
 })

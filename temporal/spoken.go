@@ -30,6 +30,13 @@ func enBeforeLast(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		return dayW(nextWeekday(c.ref, day).Start.AddDate(0, 0, 7)), true
 	}
 	switch u {
+	case "spring", "summer", "autumn", "fall", "winter":
+		// The one before the last one over, or after the next to start.
+		if u == "fall" {
+			u = "autumn"
+		}
+		w := seasonNear(u, c, dir/2)
+		return seasonW(u, w.Start.Year()+dir/2, c.ref.Location()), true
 	case "day", "night":
 		return dayW(c.ref.AddDate(0, 0, dir)), true
 	case "weekend":
@@ -147,6 +154,22 @@ func enWeekdaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	}
 	first := Window{last.Start.AddDate(0, 0, -7*(hi-1)), last.End.AddDate(0, 0, -7*(hi-1))}
 	return Window{first.Start, last.End.AddDate(0, 0, -7*(lo-1))}, true
+}
+
+// enSeasonsAgo is "two summers ago", "three winters back": the last such
+// season over, and the ones before it back to the count.
+func enSeasonsAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	lo, hi, ok := number(sub[1])
+	if !ok || lo < 1 || hi > 100 {
+		return Window{}, false
+	}
+	s := lower(sub[2])
+	if s == "fall" {
+		s = "autumn"
+	}
+	last := seasonNear(s, c, -1)
+	y := last.Start.Year()
+	return Window{seasonW(s, y-(hi-1), c.ref.Location()).Start, seasonW(s, y-(lo-1), c.ref.Location()).End}, true
 }
 
 // enRecent is "in recent weeks": as "the past few weeks".
