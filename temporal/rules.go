@@ -137,7 +137,7 @@ func buildRules() []rule {
 		en("hour|minute", `\b(?:(?:the|over\s+the|in\s+the|within\s+the|during\s+the)\s+)?(?:past|last|previous)\s+(?:(`+count+`)\s+)?(hour|minute)s?\b`, 0, enPastHours),
 		// The unit two before or after this one: "the week before last",
 		// "the Friday after next".
-		withPre(en("before|after", `\bthe\s+(day|night|week|weekend|month|year|spring|summer|autumn|fall|winter|`+wd+`)\s+(before\s+last|after\s+next)\b`, 0, enBeforeLast),
+		withPre(en("before|after", `\b(?:the\s+)?(day|night|week|weekend|month|year|spring|summer|autumn|fall|winter|`+wd+`)\s+(before\s+last|after\s+next)\b`, 0, enBeforeLast),
 			func(low string, digit, words bool) bool {
 				return strings.Contains(low, "last") || strings.Contains(low, "next")
 			}),
@@ -179,6 +179,8 @@ func buildRules() []rule {
 		en(wdays, `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(`+wd+`)\b`, 0, enModWeekday),
 		// Abbreviated weekdays after a modifier (REC-29): "last Fri", "next Tues".
 		en("last|next|this|past|previous|coming", `\b(last|next|this|past|previous|coming|this\s+past|this\s+coming)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b`, 0, enModWeekday),
+		en("last|past|previous", `\b(?:over|in|during|within|throughout|for)\s+(?:most\s+of\s+|all\s+of\s+)?the\s+(?:last|past|previous)\s+(month|year)\b`, 0, enOverTheLast),
+		en("just", `\b(?:this|the)\s+(week|weekend|month)\s+just\s+(?:gone|passed|past)\b`, 0, enJustGone),
 		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|fortnight|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
 		en("'|’", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)\s+of\s+['’]([0-9]{2})\b`, 0, enSeasonShortYear),
 		en("'|’", `\b(?:in|since|from|until|till|by|around|circa|back\s+in)\s+['’]([0-9]{2})\b`, 0, enShortYear),

@@ -156,6 +156,23 @@ func enWeekdaysAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	return Window{first.Start, last.End.AddDate(0, 0, -7*(lo-1))}, true
 }
 
+// enOverTheLast is "over the last month", "during the past year": the
+// unit before this one, or the same span back from today, as people mean
+// either (REC-29's "last week"); not "the last month of the year".
+func enOverTheLast(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if rest := strings.Fields(lower(text[loc[1]:])); len(rest) > 0 && rest[0] == "of" {
+		return Window{}, false
+	}
+	u := lower(sub[1])
+	return Window{unitW(u, shift(u, c.ref, -1)).Start, dayW(c.ref).End}, true
+}
+
+// enJustGone is "the weekend just gone", "this week just passed": the
+// one before this one.
+func enJustGone(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	return enModUnit([]string{sub[0], "last", sub[1]}, text, loc, c)
+}
+
 // enSeasonsAgo is "two summers ago", "three winters back": the last such
 // season over, and the ones before it back to the count.
 func enSeasonsAgo(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -294,7 +311,7 @@ func enMonthOrdinal(sub []string, text string, loc []int, c ctx) (Window, bool) 
 // Holidays by their names: fixed days, and those a rule of the calendar
 // sets (Easter, Thanksgiving, Mother's Day).
 const (
-	holidayNames = `(?:chinese|lunar)\s+new\s+year(?:'?s\s+eve)?|spring\s+festival|lantern\s+festival|qingming(?:\s+festival)?|tomb[\s-]sweeping\s+day|dragon\s+boat\s+festival|qixi(?:\s+festival)?|mid[\s-]autumn\s+festival|moon(?:cake)?\s+festival|double\s+ninth\s+festival|christmas\s+eve|christmas\s+day|(?:christmas|xmas)(?:\s+(?:holidays?|break|vacation))?|boxing\s+day|new\s+year'?s\s+eve|new\s+year'?s(?:\s+day)?|valentine'?s(?:\s+day)?|halloween|thanksgiving|easter(?:\s+sunday)?|independence\s+day|mother'?s\s+day|father'?s\s+day|labou?r\s+day|memorial\s+day`
+	holidayNames = `(?:chinese|lunar)\s+new\s+year(?:'?s\s+eve)?|spring\s+festival|lantern\s+festival|qingming(?:\s+festival)?|tomb[\s-]sweeping\s+day|dragon\s+boat\s+festival|qixi(?:\s+festival)?|mid[\s-]autumn\s+festival|moon(?:cake)?\s+festival|double\s+ninth\s+festival|christmas\s+eve|christmas\s+day|(?:christmas|xmas)(?:\s+(?:holidays?|break|vacation))?|boxing\s+day|new\s+year'?s\s+eve|new\s+year'?s(?:\s+day)?|valentine'?s(?:\s+day)?|halloween|thanksgiving|easter(?:\s+(?:sunday|monday|weekend|holidays?|break|vacation))?|independence\s+day|mother'?s\s+day|father'?s\s+day|labou?r\s+day|memorial\s+day`
 	holidayQuick = `new|festival|qingming|tomb|qixi|christmas|xmas|boxing|valentine|halloween|thanksgiving|easter|independence|mother|father|labor|labour|memorial`
 )
 
@@ -344,7 +361,16 @@ func holidayW(name string, y int, loc *time.Location) Window {
 	case n == "memorial day":
 		return nth(5, time.Monday, -1)
 	case strings.HasPrefix(n, "easter"):
-		return dayW(easter(y, loc))
+		e := easter(y, loc)
+		switch strings.TrimSpace(strings.TrimPrefix(n, "easter")) {
+		case "monday":
+			return dayW(e.AddDate(0, 0, 1))
+		case "weekend":
+			return Window{e.AddDate(0, 0, -2), e.AddDate(0, 0, 2)} // Good Friday to Easter Monday
+		case "holiday", "holidays", "break", "vacation":
+			return Window{e.AddDate(0, 0, -7), e.AddDate(0, 0, 8)} // the week before and the week after
+		}
+		return dayW(e)
 	}
 	return Window{}
 }
