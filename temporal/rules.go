@@ -169,7 +169,7 @@ func buildRules() []rule {
 			func(low string, digit, words bool) bool { return digit || quick(low, ordinalStems, digit, words) }),
 		withPre(en("", `\b(`+mon+`)\.?\s+(?:the\s+(`+ordw+`|`+dnum+ord+`)|(`+ordw+`))\b(?:,?\s+(`+year+`))?`, 0, enMonthOrdinal),
 			func(low string, digit, words bool) bool { return quick(low, monthWords, digit, words) }),
-		withPre(en(holidayQuick, `\b(?:(last|this|next|the)\s+)?(`+holidayNames+`)(?:,?\s+(`+year+`))?\b`, 0, enHoliday), func(low string, digit, words bool) bool {
+		withPre(en(holidayQuick, `\b(?:(last|this|next|the)\s+)?(`+holidayNames+`)(?:,?\s+(`+year+`)|`+yearAfter+`)?\b`, 0, enHoliday), func(low string, digit, words bool) bool {
 			return !strings.Contains(low, "new") || strings.Contains(low, "year") || quick(low, strings.TrimPrefix(holidayQuick, "new|"), digit, words)
 		}),
 		en("in |within", `\b(?:in|within)\s+(`+count+`)\s+`+unit+`\b`, 0, enIn),
@@ -184,7 +184,7 @@ func buildRules() []rule {
 		en("last|next|this|past|previous|coming|following", `\b(?:the\s+)?(last|next|this|past|previous|coming|this\s+past|this\s+coming|following)\s+(week|weekend|fortnight|month|year|decade|spring|summer|autumn|fall|winter)\b`, 0, enModUnit),
 		en("'|’", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)\s+of\s+['’]([0-9]{2})\b`, 0, enSeasonShortYear),
 		en("'|’", `\b(?:in|since|from|until|till|by|around|circa|back\s+in)\s+['’]([0-9]{2})\b`, 0, enShortYear),
-		en("spring|summer|autumn|fall|winter", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(`+year+`))?\b`, 0, enSeason),
+		en("spring|summer|autumn|fall|winter", `\b(?:(?:in|during|over)\s+(?:the\s+)?|the\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(`+year+`)|`+yearAfter+`)?\b`, 0, enSeason),
 		// Absolute dates.
 		// A date without a digit is a month's name alone, which enAbs
 		// keeps only if it is not a three-letter abbreviation other than
@@ -384,6 +384,28 @@ func enSeasonShortYear(sub []string, text string, loc []int, c ctx) (Window, boo
 		s = "autumn"
 	}
 	return seasonW(s, shortYear(sub[2], c.ref), c.ref.Location()), true
+}
+
+// yearAfter is the year said after a holiday's or a season's name, as
+// two groups: "last", "this" or "next" year, or a count of years ago
+// ("Christmas last year", "the summer two years ago").
+const yearAfter = `\s+(last|this|next)\s+year|\s+(` + count + `)\s+years?\s+ago`
+
+// yearSaidAfter is the year yearAfter's groups rel and ago say, and
+// whether they say one.
+func yearSaidAfter(rel, ago string, ref time.Time) (int, bool) {
+	switch lower(rel) {
+	case "last":
+		return ref.Year() - 1, true
+	case "this":
+		return ref.Year(), true
+	case "next":
+		return ref.Year() + 1, true
+	}
+	if n, hi, ok := number(ago); ok && n == hi && n > 0 && n <= 200 {
+		return ref.Year() - n, true
+	}
+	return 0, false
 }
 
 func enRange(sub []string, text string, loc []int, c ctx) (Window, bool) {
@@ -750,6 +772,9 @@ func enSeason(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	}
 	if sub[2] != "" {
 		y, _, _ := number(sub[2])
+		return seasonW(s, y, c.ref.Location()), true
+	}
+	if y, ok := yearSaidAfter(sub[3], sub[4], c.ref); ok {
 		return seasonW(s, y, c.ref.Location()), true
 	}
 	var cands []Window

@@ -434,8 +434,12 @@ func enHoliday(sub []string, text string, loc []int, c ctx) (Window, bool) {
 		return Window{}, false // "my mother's day off", "labor day" as words
 	}
 	f := func(y int) Window { return holidayW(n, y, c.ref.Location()) }
+	y, said := yearSaidAfter(sub[4], sub[5], c.ref)
 	if sub[3] != "" {
-		y, _, _ := number(sub[3])
+		y, _, _ = number(sub[3])
+		said = true
+	}
+	if said {
 		w := f(y)
 		return w, w.Valid()
 	}
