@@ -109,6 +109,9 @@ const (
 	fromStart
 	toStart
 	toEnd
+	// around is no opening but a margin: the time named and some days
+	// either side (前后, 左右).
+	around
 )
 
 // English words before a time that open its window, longest first. Not
@@ -154,6 +157,13 @@ func openWindow(text string, m match, c ctx) match {
 	if o == notOpen {
 		o, pos, end = zhOpening(text, m)
 	}
+	if o == around {
+		// As said in a text too: the time and a quarter of its length
+		// either side, at least three days (元旦前后: 29 December to 4
+		// January).
+		days := max(3, int(m.w.End.Sub(m.w.Start).Hours()/24/4+0.5))
+		return match{pos: pos, end: end, prio: m.prio, w: Window{m.w.Start.AddDate(0, 0, -days), m.w.End.AddDate(0, 0, days)}}
+	}
 	if o == notOpen || !c.query && o != fromStart {
 		return m
 	}
@@ -186,7 +196,8 @@ func openWindow(text string, m match, c ctx) match {
 
 // zhOpening reads the Chinese words around m that open its window:
 // 以后, 之后, 后 (after), 以来, 起, 开始 and a leading 自从 (since), 以前,
-// 之前, 前 (before), 为止 and a leading 截至 or 直到 (until).
+// 之前, 前 (before), 为止 and a leading 截至 or 直到 (until); or, after
+// it, 前后 and 左右 (around).
 func zhOpening(text string, m match) (opening, int, int) {
 	r, _ := utf8.DecodeLastRuneInString(text[m.pos:m.end])
 	if r < utf8.RuneSelf {
@@ -196,6 +207,9 @@ func zhOpening(text string, m match) (opening, int, int) {
 	lead := ""
 	if p, ok := cutPrefixRune(text[:m.pos], "自从", "截至", "截止到", "截止", "直到", "从", "自", "到"); ok {
 		lead, pos = text[p:m.pos], p
+	}
+	if lead == "" && hasAnyPrefix(rest, "前后", "左右") {
+		return around, pos, end + len("前后")
 	}
 	for _, s := range []struct {
 		suf string

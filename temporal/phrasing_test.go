@@ -407,6 +407,12 @@ func TestHowLongAgo(t *testing.T) {
 		{"Over what weekend did they paint the fence?", true},
 		{"What weekends does she work?", false},
 		{"Which seasonal fruit does she like?", false},
+		{"她啥时候搬家的？", true},
+		{"她什么时间去的北京？", true},
+		{"她几点到的？", true},
+		{"他们多久之前认识的？", true},
+		{"她哪个周末去的？", true},
+		{"她去了哪里？", false},
 	} {
 		a := Query(c.q, ref)
 		if a.Found || a.When != c.when {

@@ -217,7 +217,7 @@ func buildRules() []rule {
 		zh(`过(几|两|一两|两三)(个)?(天|周|星期|礼拜|月)`, "过", zhInFewDays),
 		zh(`(上上|上|这|本|下下|下)?个?(?:周末)`, "周末", zhWeekend),
 		// This month's or year's start or end: 月初, 年底.
-		zh(`(月初|月底|月末|年初|年底|年末)`, "初|底|末", zhPartAlone),
+		zh(`(月初|月中|月底|月末|年初|年中|年底|年末)`, "初|中|底|末", zhPartAlone),
 		// The last few days: 这几天, 这两天.
 		zh(`这(几|两|些)天`, "天", zhTheseDays),
 		// The school holidays: 暑假 (July and August), 寒假 (mid-January to
@@ -228,7 +228,7 @@ func buildRules() []rule {
 		// A day of the month alone: 3号, 十五日.
 		zh(`(`+cnum+`{1,3})[日号]`, "日|号", zhDayAlone),
 		// This time a year (or month) ago: 去年这个时候, 去年的今天.
-		zh(`(前年|去年|上个月|上月)的?(这个时候|这时候|这时|此时|今天|今日|这一天|这天)`, "年|月", zhThisTimeLast),
+		zh(`(前年|去年|上个月|上月)的?(这个时候|这时候|这会儿|这时|此时|今天|今日|这一天|这天)`, "年|月", zhThisTimeLast),
 		zh(`(?:(大前年|前年|去年|今年|明年|后年)|(`+cyear+`)年)?的?(`+zhHolidayNames+`)`, "节|元旦|夜|国庆|圣诞|五一|过年|除夕|大年|正月|清明|端午|七夕|中秋", zhHoliday),
 		zh(`(上上|上|这|本|下下|下)个?(周|星期|礼拜|月)`+cmod, "周|星期|礼拜|月", zhModUnit),
 		// Counted units before or after a date (REC-29): 6月9日前两天, 2023年5月之后三个月.
@@ -1111,6 +1111,9 @@ func zhInFewDays(sub []string, text string, loc []int, c ctx) (Window, bool) {
 }
 
 func zhWeekend(sub []string, text string, loc []int, c ctx) (Window, bool) {
+	if strings.HasSuffix(text[:loc[0]], "哪") {
+		return Window{}, false // 哪个周末: which one, asked
+	}
 	off, ok := zhOffset(sub[1])
 	if !ok {
 		return choose([]Window{weekendW(c.ref.AddDate(0, 0, -7)), weekendW(c.ref), weekendW(c.ref.AddDate(0, 0, 7))}, c)
@@ -1327,5 +1330,5 @@ var tenseRes = sync.OnceValue(func() [2]*regexp.Regexp {
 func asksWhen(text string) bool { return whenRe().MatchString(text) }
 
 var whenRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week|weekend|season)\b|which\s+(?:date|day|year|month|week|weekend|season)\b|how\s+long\s+ago\b|how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|time)\s+(?:ago|passed|elapsed|went\s+by|between|since|before|after|later|earlier|(?:has|had|have)\s+(?:passed|elapsed|gone\s+by)|(?:has|had|is|was)\s+it\s+been)\b|how\s+long\s+(?:since|(?:is|was|has|had)\s+it\s+been\s+since|after|before)\b|since\s+when\b|at\s+what\s+time\b|(?:in|during)\s+(?:what|which)\s+(?:year|month|week|season)\b|(?:on|over)\s+(?:what|which)\s+(?:date|day|weekend)\b)|(?:什么时候|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|多久以前|多久前|多长时间以前|多少(?:天|年|个?月|周|个?星期|个?礼拜)(?:前|以前|之前)|哪个月|什么日子)`)
+	return regexp.MustCompile(`(?i)^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|what\s+(?:date|day|time|year|month|week|weekend|season)\b|which\s+(?:date|day|year|month|week|weekend|season)\b|how\s+long\s+ago\b|how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|time)\s+(?:ago|passed|elapsed|went\s+by|between|since|before|after|later|earlier|(?:has|had|have)\s+(?:passed|elapsed|gone\s+by)|(?:has|had|is|was)\s+it\s+been)\b|how\s+long\s+(?:since|(?:is|was|has|had)\s+it\s+been\s+since|after|before)\b|since\s+when\b|at\s+what\s+time\b|(?:in|during)\s+(?:what|which)\s+(?:year|month|week|season)\b|(?:on|over)\s+(?:what|which)\s+(?:date|day|weekend)\b)|(?:什么时候|什么时间|啥时候|啥时|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|几点|哪个星期|哪一周|哪周|哪个周末|多久以前|多久之前|多久前|多长时间以前|多长时间之前|多少(?:天|年|个?月|周|个?星期|个?礼拜)(?:前|以前|之前)|哪个月|什么日子)`)
 })

@@ -3,6 +3,7 @@ package temporal
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -454,6 +455,13 @@ var zhYearOff = map[string]int{"大前年": -3, "前年": -2, "去年": -1, "今
 func zhPartAlone(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if strings.HasSuffix(text[:loc[0]], "每") || strings.HasSuffix(text[:loc[0]], "个") {
 		return Window{}, false // 每月初: how often
+	}
+	if strings.HasSuffix(sub[1], "中") {
+		// 中 is "in" as often: 一年中, 岁月中, 五月中 are no middles said
+		// alone; after a word that leads a time (在月中, 到年中) it is.
+		if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); unicode.Is(unicode.Han, r) && !strings.ContainsRune("在到等是于从至就才再约", r) {
+			return Window{}, false
+		}
 	}
 	w := monthW(c.ref.Year(), c.ref.Month(), c.ref.Location())
 	if strings.HasPrefix(sub[1], "年") {
