@@ -24,8 +24,9 @@ const (
 )
 
 var (
-	// Capitalised words in a row: "Ana", "Ana Silva", "New York".
-	capitalised = regexp.MustCompile(`\p{Lu}[\p{L}\p{N}&.-]*(?:'[\p{L}]+)?(?:\s+(?:of\s+|de\s+|da\s+|van\s+)?\p{Lu}[\p{L}\p{N}&.-]*(?:'[\p{L}]+)?)*`)
+	// Capitalised words in a row: "Ana", "Ana Silva", "New York". A letter
+	// of a script without case ends one: "Caroline上周二…" names Caroline.
+	capitalised = regexp.MustCompile(`\p{Lu}[\p{Lu}\p{Ll}\p{Lt}\p{N}&.-]*(?:'[\p{Lu}\p{Ll}]+)?(?:\s+(?:of\s+|de\s+|da\s+|van\s+)?\p{Lu}[\p{Lu}\p{Ll}\p{Lt}\p{N}&.-]*(?:'[\p{Lu}\p{Ll}]+)?)*`)
 	// A Chinese personal name (REC-28), by class: a common surname and a
 	// given name of one or two characters where a person stands, before
 	// what a person says, does, has or is (说, 的, 和, 昨天, 去, …, or a
@@ -67,7 +68,9 @@ Thanks Thank Please Sorry Sure Well So And But Or If Then Also Just Let Let's As
 Into Over After Before Since Until During Some Any All Every Each Both Many Much More Most Other Another Such
 Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April June July August September
 October November December Mon Tue Wed Thu Fri Sat Sun Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec
-Today Tomorrow Yesterday Tonight Mr Mrs Ms Dr Christmas Easter English Chinese`)
+Today Tomorrow Yesterday Tonight Mr Mrs Ms Dr Christmas Easter English Chinese
+Anything Something Nothing Everything Anyone Someone Everyone Anybody Somebody Everybody Nobody
+Tell Show Give List Find Remind Remember Recall Describe Summarize Summarise Explain Catch Check Search Look`)
 
 func set(words string) map[string]bool {
 	m := map[string]bool{}
@@ -138,6 +141,10 @@ func names(text string, query bool) []string {
 	}
 	for _, loc := range capitalised.FindAllStringIndex(text, -1) {
 		m := text[loc[0]:loc[1]]
+		if r, _ := utf8.DecodeRuneInString(text[loc[1]:]); unicode.Is(unicode.Han, r) {
+			// "Caroline3月7日": the digits are the date's, not the name's.
+			m = strings.TrimRightFunc(m, unicode.IsDigit)
+		}
 		words := strings.Fields(m)
 		// Leading words that name no one go: "The Acme Corp", "Did Ana".
 		lead := 0

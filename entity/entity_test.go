@@ -39,6 +39,12 @@ func TestQuery(t *testing.T) {
 		{"What is the capital of France?", []string{"France"}},
 		{"what did we decide", nil},
 		{"王小明说了什么？", []string{"王小明"}},
+		{"Caroline上周二做了什么？", []string{"Caroline"}},
+		{"你还记得Caroline3月7日做了什么吗？", []string{"Caroline"}},
+		{"R2D2 and C3PO", []string{"R2D2", "C3PO"}},
+		{"Anything interesting happen last week?", nil},
+		{"Catch me up on what happened yesterday", nil},
+		{"Do you remember what Caroline did?", []string{"Caroline"}},
 	} {
 		if got := Query(tt.text); !slices.Equal(got, tt.want) {
 			t.Errorf("Query(%q) = %q, want %q", tt.text, got, tt.want)

@@ -26,21 +26,37 @@ var scaffoldWords = map[string]bool{
 	"get": true, "got": true, "getting": true, "go": true, "went": true, "going": true, "gone": true,
 	"do": true, "did": true, "does": true, "doing": true, "done": true, "up": true, "whereabouts": true,
 	"anything": true, "something": true, "stuff": true, "things": true, "thing": true, "kind": true,
+	"please": true, "catch": true,
+}
+
+// askingWords ask to be reminded ("do you remember…", "any idea…") or
+// are what a conversation's lines all are ("what did we talk about on
+// Monday?"): alone they leave a question led by its time, but beside
+// words of its own they stay searched ("the book she mentioned", "what
+// idea did she have").
+var askingWords = map[string]bool{
+	"remember": true, "recall": true, "know": true, "idea": true, "wonder": true,
+	"say": true, "said": true, "says": true, "talk": true, "talked": true, "talking": true, "discuss": true,
+	"discussed": true, "chat": true, "chatted": true, "mention": true, "mentioned": true, "speak": true, "spoke": true,
+	"about": true,
 }
 
 // zhScaffold are the same in Chinese, cut out of the text as strings.
-var zhScaffold = []string{"用户", "发生了什么", "发生", "做了什么", "干什么了", "干了什么", "在做什么", "做什么", "干什么",
-	"去哪儿了", "去哪里了", "去哪儿", "去哪里", "在哪儿", "在哪里", "什么", "做了", "干了", "我们", "我", "他们", "她", "他", "了", "呢", "吗", "？", "?"}
+var zhScaffold = []string{"用户", "你还记得", "还记得", "记不记得", "记得", "你知道", "告诉我", "提醒我", "请问",
+	"聊了些什么", "聊了什么", "说了些什么", "说了什么", "讨论了什么", "干嘛了", "干嘛", "干啥", "做啥", "发生了啥",
+	"发生了什么", "发生", "做了什么", "干什么了", "干了什么", "在做什么", "做什么", "干什么",
+	"去哪儿了", "去哪里了", "去哪儿", "去哪里", "在哪儿", "在哪里", "什么", "做了", "干了", "我们", "我", "你", "他们", "她", "他", "了", "呢", "吗", "啥", "？", "?"}
 
 // questionTopic is text, the question without its time, less the words
 // that name the user and the question's scaffolding: the words that say
 // what it asks about, and own, those less the people it names (names,
-// entity.Query). When own has no word the index keeps, the question is
-// led by its time.
+// entity.Query) and askingWords. When own has no word the index
+// keeps, the question is led by its time.
 func questionTopic(text string, names []string) (topic, own string) {
 	for _, z := range zhScaffold {
 		text = strings.ReplaceAll(text, z, " ")
 	}
+	text = apartFromHan(text)
 	fields := strings.FieldsFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || r == ',' || r == '?' || r == '!' || r == '.' || r == ';' || r == ':' || r == '，' || r == '。'
 	})
@@ -57,11 +73,27 @@ func questionTopic(text string, names []string) (topic, own string) {
 			continue
 		}
 		kept = append(kept, f)
-		if !named[w] && !named[strings.TrimSuffix(w, "'s")] {
+		if !named[w] && !named[strings.TrimSuffix(w, "'s")] && !askingWords[w] {
 			mine = append(mine, f)
 		}
 	}
 	return strings.Join(kept, " "), strings.Join(mine, " ")
+}
+
+// apartFromHan is text with a space between a Han character and a letter
+// of another script beside it: Chinese writes no space around a name in
+// Latin letters ("Caroline都去了哪里"), which is a word of its own.
+func apartFromHan(text string) string {
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range text {
+		if prev != 0 && unicode.IsLetter(prev) && unicode.IsLetter(r) && unicode.Is(unicode.Han, prev) != unicode.Is(unicode.Han, r) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
 
 // mentions reports whether text writes out one of names as it is spelt,

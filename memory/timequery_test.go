@@ -33,8 +33,8 @@ func timeQueries(now time.Time, did map[string][]string) []timeQuery {
 	subjects := []subject{
 		{"user", "the user", "the user", "用户"},
 		{"user", "I", "me", "我"},
-		{"Caroline", "Caroline", "Caroline", ""},
-		{"Melanie", "Melanie", "Melanie", ""},
+		{"Caroline", "Caroline", "Caroline", "Caroline"},
+		{"Melanie", "Melanie", "Melanie", "Melanie"},
 	}
 	en := []string{
 		"What did {S} do {T}?",
@@ -46,8 +46,12 @@ func timeQueries(now time.Time, did map[string][]string) []timeQuery {
 		"Tell me what {S} did {T}.",
 		"What happened with {O} {T}?",
 		"Remind me what {S} did {T}",
+		"Do you remember what {S} did {T}?",
+		"Can you recall what {S} did {T}?",
+		"Any idea what {S} was up to {T}?",
+		"Please tell me what {S} did {T}.",
 	}
-	zh := []string{"{S}{T}做了什么？", "{T}{S}去哪儿了？", "{S}{T}干什么了", "{T}{S}在做什么？"}
+	zh := []string{"{S}{T}做了什么？", "{T}{S}去哪儿了？", "{S}{T}干什么了", "{T}{S}在做什么？", "你还记得{S}{T}做了什么吗？", "{T}{S}都干嘛了？"}
 	var out []timeQuery
 	for d := 1; d <= 6; d++ {
 		day := now.AddDate(0, 0, -d)
