@@ -102,7 +102,7 @@ func guardLunar(name, text string, loc []int) bool {
 	next, _ := utf8.DecodeRuneInString(text[loc[1]:])
 	switch name {
 	case "过年":
-		return strings.ContainsRune("轻纪龄限头", next)
+		return strings.ContainsRune("轻纪龄限头底末检度", next)
 	case "清明":
 		return next == '上'
 	}
