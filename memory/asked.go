@@ -126,3 +126,38 @@ func firstRune(s string) rune {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
 }
+
+// withoutAsking is a question's text without the words that ask to be
+// reminded or told (askingWords, "remind", "tell"), whatever it asks.
+func withoutAsking(text string) string {
+	var kept []string
+	for _, w := range strings.Fields(text) {
+		lw := strings.ToLower(strings.TrimFunc(w, unicode.IsPunct))
+		if askingWords[lw] || tellingWords[lw] {
+			continue
+		}
+		kept = append(kept, w)
+	}
+	return strings.Join(kept, " ")
+}
+
+// tellingWords ask to be told: "remind me", "tell me", "what I told you".
+var tellingWords = map[string]bool{"remind": true, "tell": true, "told": true, "please": true}
+
+// isQuestion reports whether text asks: a question mark, or a question's
+// or a request's first word ("what…", "remind me…").
+func isQuestion(text string) bool {
+	if strings.ContainsAny(text, "?？") {
+		return true
+	}
+	f := strings.Fields(strings.ToLower(text))
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.TrimFunc(f[0], unicode.IsPunct) {
+	case "what", "when", "where", "who", "whom", "which", "why", "how", "do", "does", "did", "can", "could",
+		"would", "will", "is", "are", "was", "were", "have", "has", "had", "remind", "tell", "any":
+		return true
+	}
+	return false
+}

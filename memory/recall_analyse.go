@@ -85,6 +85,13 @@ func (s *Service) analyse(ctx context.Context, r *recall, res *Result) error {
 			r.sq.Text, r.lq.Text = r.asked.Text, topic
 		}
 	}
+	if !r.asked.Found && isQuestion(r.lq.Text) {
+		// "Can you remind me what I told you about…": the asking is
+		// no part of what is asked about (REC-31).
+		if lt := withoutAsking(r.lq.Text); !s.analyzer.Query(lt).Empty() {
+			r.lq.Text = lt
+		}
+	}
 	if r.q.Explain && (r.asked.Found || r.asked.When) {
 		asked := r.asked
 		res.Time = &asked
