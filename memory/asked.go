@@ -130,6 +130,9 @@ func firstRune(s string) rune {
 // withoutAsking is a question's text without the words that ask to be
 // reminded or told (askingWords, "remind", "tell"), whatever it asks.
 func withoutAsking(text string) string {
+	for _, z := range zhAsking {
+		text = strings.ReplaceAll(text, z, " ")
+	}
 	var kept []string
 	for _, w := range strings.Fields(text) {
 		lw := strings.ToLower(strings.TrimFunc(w, unicode.IsPunct))
@@ -141,14 +144,22 @@ func withoutAsking(text string) string {
 	return strings.Join(kept, " ")
 }
 
+// zhAsking are the same in Chinese, cut out of the text as strings.
+var zhAsking = []string{"你还记得", "还记得", "记不记得", "记得", "你知道", "告诉我", "提醒我", "请问", "我跟你说过", "我告诉过你", "我说过", "跟你说过"}
+
 // tellingWords ask to be told: "remind me", "tell me", "what I told you".
 var tellingWords = map[string]bool{"remind": true, "tell": true, "told": true, "please": true}
 
 // isQuestion reports whether text asks: a question mark, or a question's
 // or a request's first word ("what…", "remind me…").
 func isQuestion(text string) bool {
-	if strings.ContainsAny(text, "?？") {
+	if strings.ContainsAny(text, "?？") || strings.HasSuffix(strings.TrimSpace(text), "吗") {
 		return true
+	}
+	for _, z := range zhAsking {
+		if strings.HasPrefix(text, z) {
+			return true
+		}
 	}
 	f := strings.Fields(strings.ToLower(text))
 	if len(f) == 0 {

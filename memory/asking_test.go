@@ -22,6 +22,9 @@ func TestAskingWords(t *testing.T) {
 		"Do you remember the name of that café? I keep forgetting",
 		"My sister's wedding is in June, in Porto",
 		"I talked to my manager about a raise",
+		"记得提醒我明天给妈妈打电话",
+		"你说过要记得提醒我跟你一起去交房租",
+		"我妹妹的婚礼在六月，在波尔图",
 	}
 	ids := map[string]string{}
 	for _, text := range texts {
@@ -36,6 +39,8 @@ func TestAskingWords(t *testing.T) {
 		{"Do you remember what I said about the wedding?", texts[4]},
 		{"What did I tell you about my raise?", texts[5]},
 		{"remind me about the quarterly report", texts[0]},
+		{"你还记得我跟你说过我妹妹的婚礼吗？", texts[8]},
+		{"提醒我妹妹婚礼在哪里", texts[8]},
 	} {
 		res, err := svc.Recall(ctx, alice, memory.Query{Text: q.text, Limit: 3})
 		if err != nil {
