@@ -186,6 +186,7 @@ FUZZERS = \
 	./importers:FuzzSegment \
 	./backup:FuzzParseManifest \
 	./memory:FuzzAddressed \
+	./memory:FuzzFindAnchor \
 	./sqlite:FuzzFullTextRank
 
 fuzz:

@@ -70,6 +70,13 @@ func (s *Service) analyse(ctx context.Context, r *recall, res *Result) error {
 	r.sq, r.lq = r.q, r.q
 	if !s.noTimeWho {
 		r.asked = temporal.Query(r.q.Text, r.now)
+		if !r.asked.Found {
+			// A time placed by another event: "the day after the
+			// wedding" (anchor.go).
+			if a, ok := s.anchorTime(ctx, r); ok {
+				r.asked = a
+			}
+		}
 		r.who = entity.Query(r.q.Text)     // the people it asks about (REC-28)
 		r.said = entity.Speakers(r.q.Text) // and who said what it asks for
 	}

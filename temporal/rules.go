@@ -1332,3 +1332,7 @@ func asksWhen(text string) bool { return whenRe().MatchString(text) }
 var whenRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\bbefore\s+or\s+after\b|\bafter\s+or\s+before\b|^\W*(?:and\s+|so\s+|but\s+)?(?:when\b|whens\b|(?:by|until|till|since)\s+when\b|at\s+what\s+point\b|how\s+recently\b|since\s+what\s+(?:date|day|year|month|time)\b|what(?:'s|’s|\s+is|\s+was|\s+were)\s+the\s+(?:date|day|time|year|month)\b|what\s+(?:date|day|time|year|month|week|weekend|season)\b|which\s+(?:date|day|year|month|week|weekend|season)\b|how\s+long\s+ago\b|how\s+(?:many|much)\s+(?:days|weeks|months|years|hours|nights|time)\s+(?:ago|passed|elapsed|went\s+by|between|since|before|after|later|earlier|(?:has|had|have)\s+(?:passed|elapsed|gone\s+by)|(?:has|had|is|was)\s+it\s+been)\b|how\s+long\s+(?:since|(?:is|was|has|had)\s+it\s+been\s+since|after|before)\b|since\s+when\b|at\s+what\s+time\b|(?:in|during)\s+(?:what|which)\s+(?:year|month|week|season)\b|(?:on|over)\s+(?:what|which)\s+(?:date|day|weekend)\b)|(?:什么时候|什么时间|啥时候|啥时|何时|哪天|哪一天|哪年|哪一年|几号|几月|几时|几点|哪个星期|哪一周|哪周|哪个周末|多久以前|多久之前|多久前|多长时间以前|多长时间之前|多少(?:天|年|个?月|周|个?星期|个?礼拜)(?:前|以前|之前)|哪个月|什么日子)`)
 })
+
+// Beside is the unit u (day, night, week, weekend, month) just before or
+// after w: "the day after" an event's time.
+func Beside(u string, before bool, w Window) Window { return relativeTo(u, before, w) }

@@ -1,0 +1,119 @@
+package memory
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/mnemo-dev/mnemo"
+	"github.com/mnemo-dev/mnemo/rank"
+	"github.com/mnemo-dev/mnemo/temporal"
+)
+
+// An event as a time (REC-32): "what did she do after the road trip?",
+// "the day before the wedding". A question naming no time may place what
+// it asks about by another event; the memory that tells of that event
+// best, when it matches strongly and says when it happened, gives the
+// time, and the question is asked as one naming it.
+
+// anchorRe finds "(the day|week…) before|after|since <the event>" where
+// the event opens with a determiner: its words run to a clause's end.
+var anchorRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:the\s+(day|night|week|weekend|month)\s+)?(before|after|since|following|prior\s+to)\s+((?:the|her|his|their|my|our|your)\s+[\p{L}\p{N}' -]{2,60})`)
+})
+
+// anchorStop are the words that end an event's phrase: what follows them
+// is the question's, not the event's ("after the road trip to relax").
+var anchorStop = map[string]bool{"to": true, "and": true, "or": true, "with": true, "did": true, "does": true, "do": true,
+	"was": true, "were": true, "is": true, "are": true, "in": true, "on": true, "at": true, "for": true, "when": true,
+	"where": true, "while": true, "because": true, "so": true, "that": true, "which": true, "who": true, "as": true,
+	"has": true, "had": true, "have": true, "by": true, "from": true, "of": true}
+
+// anchor is the event a question's time is placed by.
+type anchor struct {
+	expr     string // as written: "after the road trip"
+	unit     string // "day", "week"…; "" for the open side
+	relation string // before, after, since
+	event    string // "the road trip"
+}
+
+// findAnchor is the event text places its time by, if any.
+func findAnchor(text string) (anchor, bool) {
+	m := anchorRe().FindStringSubmatchIndex(text)
+	if m == nil {
+		return anchor{}, false
+	}
+	words := strings.Fields(text[m[6]:m[7]])
+	n := 1 // the determiner
+	for n < len(words) && !anchorStop[strings.ToLower(words[n])] && n < 6 {
+		n++
+	}
+	if n < 2 {
+		return anchor{}, false
+	}
+	// The event as written: to the end of its last word kept.
+	end := m[6]
+	for _, w := range words[:n] {
+		end += strings.Index(text[end:], w) + len(w)
+	}
+	a := anchor{expr: text[m[0]:end], relation: strings.ToLower(strings.Fields(text[m[4]:m[5]])[0]), event: text[m[6]:end]}
+	if m[2] >= 0 {
+		a.unit = strings.ToLower(text[m[2]:m[3]])
+	}
+	switch a.relation {
+	case "following":
+		a.relation = "after"
+	case "prior":
+		a.relation = "before"
+	}
+	return a, true
+}
+
+// anchorTime is the time q's event places it at, and q's text without
+// the event's words, when a memory tells of the event strongly and is
+// dated.
+func (s *Service) anchorTime(ctx context.Context, r *recall) (temporal.Asked, bool) {
+	if ctx.Value(anchoring{}) != nil {
+		return temporal.Asked{}, false // the event's own search places nothing
+	}
+	a, ok := findAnchor(r.q.Text)
+	if !ok {
+		return temporal.Asked{}, false
+	}
+	ctx = context.WithValue(ctx, anchoring{}, true)
+	q := Query{Text: a.event, Limit: 1, Now: r.q.Now, Filter: r.q.Filter, Profile: r.q.Profile}
+	res, err := s.search(ctx, r.scope, q, false)
+	if err != nil || len(res.Results) == 0 || res.Match != rank.MatchStrong {
+		return temporal.Asked{}, false
+	}
+	occ := res.Results[0].OccurredOf()
+	ev := temporal.Window{Start: occ.Start, End: occ.End}
+	if !ev.Valid() {
+		return temporal.Asked{}, false
+	}
+	var w temporal.Window
+	switch {
+	case a.unit != "":
+		w = temporal.Beside(a.unit, a.relation == "before", ev)
+	case a.relation == "after", a.relation == "since":
+		// With the event: what is said of it is often said with it.
+		w = temporal.Window{Start: ev.Start, End: mnemo.LatestTime}
+	default:
+		w = temporal.Window{Start: mnemo.EarliestTime, End: ev.End}
+	}
+	if !w.Valid() {
+		return temporal.Asked{}, false
+	}
+	// "The day after the wedding" asks of another day than the wedding's:
+	// the event's words leave the text searched. "After the wedding"
+	// asks as often of what was said with it, which its words find.
+	text := r.q.Text
+	if a.unit != "" {
+		text = strings.Join(strings.Fields(strings.Replace(r.q.Text, a.expr, "", 1)), " ")
+	}
+	return temporal.Asked{Found: true, Expr: a.expr, Window: w, Text: text, When: r.asked.When}, true
+}
+
+// anchoring marks the context of an event's search.
+type anchoring struct{}

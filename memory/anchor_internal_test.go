@@ -1,0 +1,50 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestFindAnchor(t *testing.T) {
+	for _, tt := range []struct {
+		text               string
+		ok                 bool
+		expr, unit, rel, e string
+	}{
+		{"Where did we go the day after the wedding?", true, "the day after the wedding", "day", "after", "the wedding"},
+		{"What did Melanie do after the road trip to relax?", true, "after the road trip", "", "after", "the road trip"},
+		{"What did I buy before my trip to Lisbon?", true, "before my trip", "", "before", "my trip"},
+		{"How has he felt since the accident?", true, "since the accident", "", "since", "the accident"},
+		{"What happened the week following her promotion", true, "the week following her promotion", "week", "after", "her promotion"},
+		{"What did she do prior to the move?", true, "prior to the move", "", "before", "the move"},
+		{"What did she do after lunch?", false, "", "", "", ""},
+		{"What did she do after March 5?", false, "", "", "", ""},
+		{"after the", false, "", "", "", ""},
+	} {
+		a, ok := findAnchor(tt.text)
+		if ok != tt.ok || ok && (a.expr != tt.expr || a.unit != tt.unit || a.relation != tt.rel || a.event != tt.e) {
+			t.Errorf("findAnchor(%q) = %+v, %v; want %q %q %q %q, %v", tt.text, a, ok, tt.expr, tt.unit, tt.rel, tt.e, tt.ok)
+		}
+	}
+}
+
+// FuzzFindAnchor: any text, no panic; an anchor found is written in the
+// text, and its event opens with a determiner within it.
+func FuzzFindAnchor(f *testing.F) {
+	for _, s := range []string{"the day after the wedding", "after the road trip to relax?", "prior to the", "since her 2nd  marathon"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		a, ok := findAnchor(text)
+		if !ok {
+			return
+		}
+		if !strings.Contains(text, a.expr) || !strings.Contains(a.expr, a.event) || !utf8.ValidString(a.expr) && utf8.ValidString(text) {
+			t.Fatalf("findAnchor(%q) = %+v", text, a)
+		}
+		if f := strings.Fields(a.event); len(f) < 2 {
+			t.Fatalf("findAnchor(%q): event %q", text, a.event)
+		}
+	})
+}
