@@ -30,6 +30,20 @@ var anchorStop = map[string]bool{"to": true, "and": true, "or": true, "with": tr
 	"where": true, "while": true, "because": true, "so": true, "that": true, "which": true, "who": true, "as": true,
 	"has": true, "had": true, "have": true, "by": true, "from": true, "of": true}
 
+// clauseVerb reports whether w is a verb that makes a clause of an
+// event's words: a past in -ed, or one of the verbs said most.
+func clauseVerb(w string) bool {
+	w = strings.ToLower(strings.Trim(w, ",.?!"))
+	return len(w) > 4 && strings.HasSuffix(w, "ed") || clauseVerbs[w]
+}
+
+var clauseVerbs = map[string]bool{"go": true, "goes": true, "went": true, "gone": true, "get": true, "gets": true, "got": true,
+	"come": true, "comes": true, "came": true, "leave": true, "leaves": true, "left": true, "start": true, "starts": true,
+	"began": true, "begin": true, "begins": true, "end": true, "ends": true, "took": true, "take": true, "takes": true,
+	"made": true, "make": true, "makes": true, "said": true, "say": true, "says": true, "told": true, "ran": true, "run": true,
+	"runs": true, "saw": true, "see": true, "sees": true, "met": true, "meet": true, "meets": true, "gave": true, "give": true,
+	"be": true, "been": true, "being": true, "will": true, "would": true, "can": true, "could": true}
+
 // anchor is the event a question's time is placed by.
 type anchor struct {
 	expr     string // as written: "after the road trip"
@@ -46,7 +60,12 @@ func findAnchor(text string) (anchor, bool) {
 	}
 	words := strings.Fields(text[m[6]:m[7]])
 	n := 1 // the determiner
-	for n < len(words) && !anchorStop[strings.ToLower(words[n])] && n < 6 {
+	for n < len(words) && !anchorStop[strings.ToLower(words[n])] {
+		if n == 5 || clauseVerb(words[n]) {
+			// A long phrase or a clause ("after the kids went to
+			// bed"): no event a memory is simply of.
+			return anchor{}, false
+		}
 		n++
 	}
 	if n < 2 {

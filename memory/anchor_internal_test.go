@@ -21,6 +21,11 @@ func TestFindAnchor(t *testing.T) {
 		{"What did she do after lunch?", false, "", "", "", ""},
 		{"What did she do after March 5?", false, "", "", "", ""},
 		{"after the", false, "", "", "", ""},
+		{"What does she do after the kids go to bed?", false, "", "", "", ""},
+		{"What did she do after the kids went to bed?", false, "", "", "", ""},
+		{"What did she do after the party finished?", false, "", "", "", ""},
+		{"What did he do after the long boring annual company meeting?", false, "", "", "", ""},
+		{"What did she do after the end of the semester?", false, "", "", "", ""},
 	} {
 		a, ok := findAnchor(tt.text)
 		if ok != tt.ok || ok && (a.expr != tt.expr || a.unit != tt.unit || a.relation != tt.rel || a.event != tt.e) {
