@@ -58,6 +58,20 @@ func findAnchor(text string) (anchor, bool) {
 	if m == nil {
 		return anchor{}, false
 	}
+	// "What does she do after the gym?" asks what she does each time,
+	// not once after one gym; "what did she do after…" asks of once.
+	habitual, past := false, false
+	for _, w := range strings.Fields(strings.ToLower(text[:m[0]])) {
+		switch w {
+		case "does", "do", "doesn't", "don't":
+			habitual = true
+		case "did", "didn't", "was", "were", "had":
+			past = true
+		}
+	}
+	if habitual && !past {
+		return anchor{}, false
+	}
 	words := strings.Fields(text[m[6]:m[7]])
 	n := 1 // the determiner
 	for n < len(words) && !anchorStop[strings.ToLower(words[n])] {

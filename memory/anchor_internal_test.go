@@ -22,6 +22,8 @@ func TestFindAnchor(t *testing.T) {
 		{"What did she do after March 5?", false, "", "", "", ""},
 		{"after the", false, "", "", "", ""},
 		{"What does she do after the kids go to bed?", false, "", "", "", ""},
+		{"What does she eat after the gym?", false, "", "", "", ""},
+		{"Where will they live after the wedding?", true, "after the wedding", "", "after", "the wedding"},
 		{"What did she do after the kids went to bed?", false, "", "", "", ""},
 		{"What did she do after the party finished?", false, "", "", "", ""},
 		{"What did he do after the long boring annual company meeting?", false, "", "", "", ""},
