@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/rank"
@@ -52,8 +54,50 @@ type anchor struct {
 	event    string // "the road trip"
 }
 
+// zhAnchorRe finds the same in Chinese: an event and 之后 or 以后 (after),
+// 之前 or 以前 (before), 的第二天 (the day after) or 的前一天 (the day
+// before). Where the event's words begin is zhEvent's.
+var zhAnchorRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\p{Han}{2,12}?)(后的第二天|之后的第二天|的第二天|的前一天|之后|以后|之前|以前)`)
+})
+
+// zhEventStart are the characters after which a Chinese event's words
+// begin: a pronoun, a preposition or a particle before them.
+const zhEventStart = "在从自她他我你们的了是，。？！、"
+
+// findZhAnchor is findAnchor for a Chinese question.
+func findZhAnchor(text string) (anchor, bool) {
+	m := zhAnchorRe().FindStringSubmatchIndex(text)
+	if m == nil {
+		return anchor{}, false
+	}
+	span := text[m[2]:m[3]]
+	start := m[2]
+	if i := strings.LastIndexAny(span, zhEventStart); i >= 0 {
+		_, size := utf8.DecodeRuneInString(span[i:])
+		start = m[2] + i + size
+	}
+	event := text[start:m[3]]
+	if utf8.RuneCountInString(event) < 2 || temporal.Query(text[start:m[5]], time.Time{}).Found {
+		return anchor{}, false // a time, or no event: the rules read times
+	}
+	a := anchor{expr: text[start:m[5]], event: event, relation: "after"}
+	switch text[m[4]:m[5]] {
+	case "之前", "以前":
+		a.relation = "before"
+	case "的前一天":
+		a.relation, a.unit = "before", "day"
+	case "后的第二天", "之后的第二天", "的第二天":
+		a.unit = "day"
+	}
+	return a, true
+}
+
 // findAnchor is the event text places its time by, if any.
 func findAnchor(text string) (anchor, bool) {
+	if a, ok := findZhAnchor(text); ok {
+		return a, true
+	}
 	m := anchorRe().FindStringSubmatchIndex(text)
 	if m == nil {
 		return anchor{}, false

@@ -3,6 +3,7 @@ package memory
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -39,7 +40,7 @@ func TestFindAnchor(t *testing.T) {
 // FuzzFindAnchor: any text, no panic; an anchor found is written in the
 // text, and its event opens with a determiner within it.
 func FuzzFindAnchor(f *testing.F) {
-	for _, s := range []string{"the day after the wedding", "after the road trip to relax?", "prior to the", "since her 2nd  marathon"} {
+	for _, s := range []string{"the day after the wedding", "after the road trip to relax?", "prior to the", "since her 2nd  marathon", "我们在婚礼之后去了哪里？", "马拉松的前一天"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -50,8 +51,29 @@ func FuzzFindAnchor(f *testing.F) {
 		if !strings.Contains(text, a.expr) || !strings.Contains(a.expr, a.event) || !utf8.ValidString(a.expr) && utf8.ValidString(text) {
 			t.Fatalf("findAnchor(%q) = %+v", text, a)
 		}
-		if f := strings.Fields(a.event); len(f) < 2 {
+		if f := strings.Fields(a.event); len(f) < 2 && !strings.ContainsFunc(a.event, func(r rune) bool { return unicode.Is(unicode.Han, r) }) || utf8.RuneCountInString(a.event) < 2 {
 			t.Fatalf("findAnchor(%q): event %q", text, a.event)
 		}
 	})
+}
+
+func TestFindZhAnchor(t *testing.T) {
+	for _, tt := range []struct {
+		text            string
+		ok              bool
+		expr, unit, rel string
+		event           string
+	}{
+		{"婚礼的第二天我们去哪里徒步了？", true, "婚礼的第二天", "day", "after", "婚礼"},
+		{"我们在婚礼之后去了哪里？", true, "婚礼之后", "", "after", "婚礼"},
+		{"她搬家以前住在哪里？", true, "搬家以前", "", "before", "搬家"},
+		{"马拉松的前一天我做了什么？", true, "马拉松的前一天", "day", "before", "马拉松"},
+		{"三天以前她做了什么？", false, "", "", "", ""},
+		{"五月之后她去了哪里？", false, "", "", "", ""},
+	} {
+		a, ok := findAnchor(tt.text)
+		if ok != tt.ok || ok && (a.expr != tt.expr || a.unit != tt.unit || a.relation != tt.rel || a.event != tt.event) {
+			t.Errorf("findAnchor(%q) = %+v, %v; want %q %q %q %q, %v", tt.text, a, ok, tt.expr, tt.unit, tt.rel, tt.event, tt.ok)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/service"
 )
 
 // TestEventAsTime: a question that places its time by another event ("the
@@ -46,16 +47,54 @@ func TestEventAsTime(t *testing.T) {
 		{"Where did we go hiking the day before the wedding?", 0},
 		{"What did I do the day after the marathon?", 4},
 	} {
-		res, err := svc.Recall(ctx, alice, memory.Query{Text: q.text, Limit: 3})
+		check(t, svc, alice, q.text, ids[q.want], written[q.want].text)
+	}
+	zh := []struct {
+		at   time.Time
+		text string
+	}{
+		{day(3), "我们带孩子去山里徒步了"},
+		{day(4), "今天是表哥的婚礼，在海边举行，非常美"},
+		{day(5), "我们沿着海岸徒步，跳了一晚上舞腿还酸着"},
+		{day(11), "今天跑完了城市马拉松，不到四个小时"},
+		{day(12), "睡了一整天，傍晚去面包店走了走"},
+		{day(18), "和朋友去森林里徒步"},
+	}
+	zhIDs := make([]string, len(zh))
+	for i, w := range zh {
+		c.T = w.at
+		m, err := svc.Remember(ctx, bob, mnemo.Draft{Content: str(w.text)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Results) == 0 || res.Results[0].ID != ids[q.want] {
-			first := "nothing"
-			if len(res.Results) > 0 {
-				first = res.Results[0].Content
-			}
-			t.Errorf("%q: first %q, want %q", q.text, first, written[q.want].text)
+		zhIDs[i] = m.ID
+	}
+	c.T = day(25)
+	for _, q := range []struct {
+		text string
+		want int
+	}{
+		{"婚礼的第二天我们去哪里徒步了？", 2},
+		{"婚礼的前一天我们去哪里徒步了？", 0},
+		{"马拉松的第二天我做了什么？", 4},
+	} {
+		check(t, svc, bob, q.text, zhIDs[q.want], zh[q.want].text)
+	}
+}
+
+// check fails t unless recall's first answer to q in scope is the memory
+// with id want.
+func check(t *testing.T, svc *service.Mnemo, scope mnemo.Scope, q, want, text string) {
+	t.Helper()
+	res, err := svc.Recall(context.Background(), scope, memory.Query{Text: q, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) == 0 || res.Results[0].ID != want {
+		first := "nothing"
+		if len(res.Results) > 0 {
+			first = res.Results[0].Content
 		}
+		t.Errorf("%q: first %q, want %q", q, first, text)
 	}
 }
