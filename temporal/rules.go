@@ -162,6 +162,8 @@ func buildRules() []rule {
 		en("ago|back", `\b(`+count+`)\s+(spring|summer|autumn|fall|winter)s?\s+(?:ago|back)\b`, 0, enSeasonsAgo),
 		en("recent", `\b(?:in|over|during)\s+(?:the\s+)?recent\s+(day|week|month|year)s\b`, 0, enRecent),
 		en("weekend", `\b(?:over|during|on|at|for)\s+the\s+(long\s+)?weekend\b`, 0, enTheWeekend),
+		// Someone's weekend, as asked after it ("how was your weekend?").
+		en("weekend", `\b(?:my|your|his|her|our|their|\p{Lu}\p{Ll}+(?:'s|’s))\s+(long\s+)?weekend\b`, 0, enTheWeekend),
 		en("early|late|mid", `\b(early|earlier|late|later|mid)[\s-]+in\s+(`+inner+`)\b`, 0, enPartIn),
 		// Days of a month by their ordinal: "the fifth of May", "the 5th
 		// of last month", "May the 5th", "March first".
