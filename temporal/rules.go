@@ -663,6 +663,11 @@ func enIn(sub []string, text string, loc []int, c ctx) (Window, bool) {
 	if !ok || hi > 200 {
 		return Window{}, false
 	}
+	if m := lower(text[loc[0]:loc[1]]); (strings.HasSuffix(m, "later") || strings.HasSuffix(m, "after that")) && !c.query && c.biasOf() == past {
+		// "Two days later we got the results": later than a time the
+		// story told, not than now.
+		return Window{}, false
+	}
 	u, lo, hi := perUnit(sub[2], lo, hi)
 	return span(u, c.ref, -hi, -lo), true
 }
