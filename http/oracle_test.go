@@ -142,6 +142,23 @@ func testMaskedOracles(t *testing.T, store mnemo.Store) {
 		}
 	})
 
+	t.Run("an event's time", func(t *testing.T) {
+		// A question placed by the restricted memory's event is asked at
+		// the time the key reads: its day for the clearing key, its
+		// writing for the masking key, which never learns the date.
+		// The fence was painted the day after; the roses, written last,
+		// come first where no date tells them apart.
+		fence := write("owner", map[string]any{"content": "We repainted the fence on 15 March 1987", "type": "event", "security_level": "public"})
+		write("owner", map[string]any{"content": "We planted roses on 3 June 1995", "type": "event", "security_level": "public"})
+		q := map[string]any{"query": "What happened the day after the lunch with the auditor?", "min_match": "none"}
+		if got := recall("clear", q); len(got) == 0 || got[0] != fence.ID {
+			t.Errorf("clearing key: %v, want %s first", got, fence.ID)
+		}
+		if got := recall("masked", q); len(got) > 0 && got[0] == fence.ID {
+			t.Errorf("masking key: %v, the day after the restricted date first", got)
+		}
+	})
+
 	t.Run("kept by design", func(t *testing.T) {
 		// Recall ranks a memory by its words for every key: the masking
 		// key learns that one matches, never its words (docs/SECURITY.md).

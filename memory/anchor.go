@@ -49,6 +49,7 @@ var clauseVerbs = map[string]bool{"go": true, "goes": true, "went": true, "gone"
 // anchor is the event a question's time is placed by.
 type anchor struct {
 	expr     string // as written: "after the road trip"
+	phrase   string // expr and the rest of its clause: "after the road trip to relax"
 	unit     string // "day", "week"…; "" for the open side
 	relation string // before, after, since
 	event    string // "the road trip"
@@ -81,7 +82,7 @@ func findZhAnchor(text string) (anchor, bool) {
 	if utf8.RuneCountInString(event) < 2 || temporal.Query(text[start:m[5]], time.Time{}).Found {
 		return anchor{}, false // a time, or no event: the rules read times
 	}
-	a := anchor{expr: text[start:m[5]], event: event, relation: "after"}
+	a := anchor{expr: text[start:m[5]], phrase: text[start:m[5]], event: event, relation: "after"}
 	switch text[m[4]:m[5]] {
 	case "之前", "以前":
 		a.relation = "before"
@@ -134,7 +135,7 @@ func findAnchor(text string) (anchor, bool) {
 	for _, w := range words[:n] {
 		end += strings.Index(text[end:], w) + len(w)
 	}
-	a := anchor{expr: text[m[0]:end], relation: strings.ToLower(strings.Fields(text[m[4]:m[5]])[0]), event: text[m[6]:end]}
+	a := anchor{expr: text[m[0]:end], phrase: text[m[0]:m[7]], relation: strings.ToLower(strings.Fields(text[m[4]:m[5]])[0]), event: text[m[6]:end]}
 	if m[2] >= 0 {
 		a.unit = strings.ToLower(text[m[2]:m[3]])
 	}
@@ -164,7 +165,13 @@ func (s *Service) anchorTime(ctx context.Context, r *recall) (temporal.Asked, bo
 	if err != nil || len(res.Results) == 0 || res.Match != rank.MatchStrong {
 		return temporal.Asked{}, false
 	}
-	occ := res.Results[0].OccurredOf()
+	ev0 := res.Results[0].Memory
+	if r.clear.Conceals(ev0.SecurityLevel) {
+		// A time its caller may not read places nothing; its creation,
+		// which it reads, stands in (SEC-14).
+		ev0.Occurred = nil
+	}
+	occ := ev0.OccurredOf()
 	ev := temporal.Window{Start: occ.Start, End: occ.End}
 	if !ev.Valid() {
 		return temporal.Asked{}, false
@@ -183,11 +190,12 @@ func (s *Service) anchorTime(ctx context.Context, r *recall) (temporal.Asked, bo
 		return temporal.Asked{}, false
 	}
 	// "The day after the wedding" asks of another day than the wedding's:
-	// the event's words leave the text searched. "After the wedding"
+	// the event's words, to its clause's end ("the day after the lunch
+	// with the auditor"), leave the text searched. "After the wedding"
 	// asks as often of what was said with it, which its words find.
 	text := r.q.Text
 	if a.unit != "" {
-		text = strings.Join(strings.Fields(strings.Replace(r.q.Text, a.expr, "", 1)), " ")
+		text = strings.Join(strings.Fields(strings.Replace(r.q.Text, a.phrase, "", 1)), " ")
 	}
 	return temporal.Asked{Found: true, Expr: a.expr, Window: w, Text: text, When: r.asked.When}, true
 }
